@@ -1,0 +1,119 @@
+// The configuration contract. The same names are used by `[vars]` / `wrangler secret put`
+// when deployed and by the process environment in the local stack (see README).
+
+export type OriginKind = 's3' | 'http';
+export type S3Addressing = 'path' | 'virtual';
+
+export interface S3Config {
+  bucket: string;
+  region: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  addressing: S3Addressing;
+}
+
+export interface Config {
+  originKind: OriginKind;
+  /** Origin endpoint: the S3 service endpoint (no bucket) or the HTTP site's base URL. */
+  originUrl: URL;
+  /** Present iff `originKind === 's3'`. */
+  s3: S3Config | undefined;
+  /** Time allowed for the origin to start answering before the shield gives up with 504. */
+  originTimeoutMs: number;
+  /** Freshness for stored objects without explicit freshness (seconds); 0 = store nothing then. */
+  defaultTtl: number;
+  /** Credential the edge presents to the shield; `undefined` = the shield refuses everything. */
+  shieldToken: string | undefined;
+}
+
+/** Every setting as it arrives: strings (or absent), from `env` or `process.env`. */
+export type RawConfig = Partial<Record<ConfigName, string>>;
+
+export const CONFIG_NAMES = [
+  'ORIGIN_KIND',
+  'ORIGIN_URL',
+  'S3_BUCKET',
+  'S3_REGION',
+  'S3_ACCESS_KEY_ID',
+  'S3_SECRET_ACCESS_KEY',
+  'S3_ADDRESSING',
+  'ORIGIN_TIMEOUT_MS',
+  'DEFAULT_TTL',
+  'SHIELD_TOKEN',
+] as const;
+export type ConfigName = (typeof CONFIG_NAMES)[number];
+
+export const STORJ_GATEWAY = 'https://gateway.storjshare.io';
+const DEFAULT_S3_TTL = 3600;
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+/** Thrown for a configuration that cannot work; the message names the setting. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export function parseConfig(raw: RawConfig): Config {
+  const originKind = oneOf(raw, 'ORIGIN_KIND', ['s3', 'http'], 's3');
+  const originUrl = parseUrl(raw.ORIGIN_URL ?? (originKind === 's3' ? STORJ_GATEWAY : undefined));
+  return {
+    originKind,
+    originUrl,
+    s3: originKind === 's3' ? parseS3(raw) : undefined,
+    originTimeoutMs: integer(raw, 'ORIGIN_TIMEOUT_MS', DEFAULT_TIMEOUT_MS, 1),
+    defaultTtl: integer(raw, 'DEFAULT_TTL', originKind === 's3' ? DEFAULT_S3_TTL : 0, 0),
+    shieldToken: nonEmpty(raw.SHIELD_TOKEN),
+  };
+}
+
+function parseS3(raw: RawConfig): S3Config {
+  return {
+    bucket: required(raw, 'S3_BUCKET'),
+    region: nonEmpty(raw.S3_REGION) ?? 'us-east-1',
+    accessKeyId: required(raw, 'S3_ACCESS_KEY_ID'),
+    secretAccessKey: required(raw, 'S3_SECRET_ACCESS_KEY'),
+    addressing: oneOf(raw, 'S3_ADDRESSING', ['path', 'virtual'], 'path'),
+  };
+}
+
+function parseUrl(value: string | undefined): URL {
+  if (value === undefined) throw new ConfigError('ORIGIN_URL is required when ORIGIN_KIND=http');
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(`ORIGIN_URL must be an absolute http(s) URL, got ${JSON.stringify(value)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(`ORIGIN_URL must use http or https, got ${url.protocol}`);
+  }
+  return url;
+}
+
+function required(raw: RawConfig, name: ConfigName): string {
+  const value = nonEmpty(raw[name]);
+  if (value === undefined) throw new ConfigError(`${name} is required when ORIGIN_KIND=s3`);
+  return value;
+}
+
+function oneOf<T extends string>(raw: RawConfig, name: ConfigName, allowed: readonly T[], fallback: T): T {
+  const value = nonEmpty(raw[name]);
+  if (value === undefined) return fallback;
+  const found = allowed.find((option) => option === value);
+  if (found === undefined) throw new ConfigError(`${name} must be one of ${allowed.join('|')}, got ${JSON.stringify(value)}`);
+  return found;
+}
+
+function integer(raw: RawConfig, name: ConfigName, fallback: number, min: number): number {
+  const value = nonEmpty(raw[name]);
+  if (value === undefined) return fallback;
+  const parsed = Number(value);
+  if (!Number.isSafeInteger(parsed) || parsed < min) {
+    throw new ConfigError(`${name} must be an integer >= ${min}, got ${JSON.stringify(value)}`);
+  }
+  return parsed;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed ? trimmed : undefined;
+}
