@@ -117,3 +117,15 @@ function nonEmpty(value: string | undefined): string | undefined {
   const trimmed = value?.trim();
   return trimmed ? trimmed : undefined;
 }
+
+const parsed = new WeakMap<object, Config>();
+
+/** `parseConfig` once per bindings object: an isolate keeps the same `env` between requests. */
+export function configFrom(env: RawConfig): Config {
+  let config = parsed.get(env);
+  if (config === undefined) {
+    config = parseConfig(env);
+    parsed.set(env, config);
+  }
+  return config;
+}

@@ -1,7 +1,67 @@
-import type { EdgeEnv } from './env.ts';
+// The edge worker: runs in every location, answers from its own cache, and on a miss asks the
+// shield over the service binding. This file only wires: the read path is shared/read-through.ts,
+// the next hop is shield-client.ts, unsafe methods for HTTP origins are pass-through.ts.
 
-export default {
-  async fetch(request: Request, env: EdgeEnv): Promise<Response> {
-    return env.SHIELD.fetch(request);
-  },
-} satisfies ExportedHandler<EdgeEnv>;
+import { Hono } from 'hono';
+import { EDGE_CACHE_NAME } from '../shared/cache-status.ts';
+import { configFrom } from '../shared/config.ts';
+import { HttpError, MethodNotAllowed, errorResponse } from '../shared/http-error.ts';
+import { readMethod, readThrough } from '../shared/read-through.ts';
+import { type RequestTarget, requestTarget } from '../shared/request-target.ts';
+import { withTierReport } from '../shared/tier-headers.ts';
+import type { EdgeEnv } from './env.ts';
+import { passThrough } from './pass-through.ts';
+import { askShield } from './shield-client.ts';
+
+const ALLOWED = ['GET', 'HEAD', 'OPTIONS'];
+
+const app = new Hono<{ Bindings: EdgeEnv; Variables: { started: number } }>();
+
+app.use('*', async (c, next) => {
+  c.set('started', Date.now());
+  await next();
+});
+
+app.onError((error, c) => {
+  if (!(error instanceof HttpError)) console.error('edge: unexpected error', error);
+  return withTierReport(errorResponse(error, c.req.method), 'edge', { detail: 'refused' }, Date.now() - c.var.started);
+});
+
+app.on(['GET', 'HEAD'], '*', async (c) => {
+  const config = configFrom(c.env);
+  const url = new URL(c.req.url);
+  const target = requestTarget(url, config.originKind);
+  return readThrough({
+    tier: 'edge',
+    cache: await caches.open(EDGE_CACHE_NAME),
+    key: edgeKey(url, target),
+    method: readMethod(c.req.method),
+    defaultTtl: config.defaultTtl,
+    now: Date.now,
+    waitUntil: (promise) => c.executionCtx.waitUntil(promise),
+    forward: (method) => askShield(c.env.SHIELD, config, { method, target }),
+  });
+});
+
+app.options('*', (c) => withTierReport(new Response(null, { status: 204, headers: { allow: ALLOWED.join(', ') } }), 'edge', {}, Date.now() - c.var.started));
+
+app.all('*', async (c) => {
+  const config = configFrom(c.env);
+  if (config.originKind !== 'http') throw new MethodNotAllowed(c.req.method, ALLOWED);
+  const url = new URL(c.req.url);
+  const target = requestTarget(url, config.originKind);
+  const response = await passThrough(c.req.raw, target, edgeKey(url, target), {
+    config,
+    shield: c.env.SHIELD,
+    cache: await caches.open(EDGE_CACHE_NAME),
+    waitUntil: (promise) => c.executionCtx.waitUntil(promise),
+  });
+  return withTierReport(response, 'edge', { fwd: 'method' }, Date.now() - c.var.started);
+});
+
+/** The edge keys entries by the URL the client asked for, in canonical form. */
+function edgeKey(url: URL, target: RequestTarget): string {
+  return `${url.protocol}//${url.host}${target.path}${target.query}`;
+}
+
+export default app;

@@ -1,0 +1,86 @@
+// RFC 9211 Cache-Status: one list member per cache that handled the response, the cache
+// nearest the origin first. Members are Structured Field items (RFC 8941): a token naming the
+// cache, then parameters.
+
+/** Why a cache went forward (RFC 9211 §2.2). */
+export type ForwardReason = 'bypass' | 'method' | 'uri-miss' | 'vary-miss' | 'miss' | 'request' | 'stale' | 'partial';
+
+export interface CacheStatusParams {
+  /** §2.1: served from this cache without going forward. */
+  hit?: boolean;
+  /** §2.2 */
+  fwd?: ForwardReason;
+  /** §2.3: the status the next hop answered with, when it differs from ours or is worth telling. */
+  fwdStatus?: number;
+  /** §2.4: remaining freshness in seconds; negative when stale. */
+  ttl?: number;
+  /** §2.5: the forwarded response was stored. */
+  stored?: boolean;
+  /** §2.6: the request was collapsed with another one. */
+  collapsed?: boolean;
+  /** §2.8: free-form; must be a token or sf-string. */
+  detail?: string;
+}
+
+export const EDGE_CACHE_NAME = 'tiercache-edge';
+export const SHIELD_CACHE_NAME = 'tiercache-shield';
+
+export function cacheStatusMember(cache: string, params: CacheStatusParams): string {
+  const parts = [cache];
+  if (params.hit) parts.push('hit');
+  if (params.fwd !== undefined) parts.push(`fwd=${params.fwd}`);
+  if (params.fwdStatus !== undefined) parts.push(`fwd-status=${params.fwdStatus}`);
+  if (params.ttl !== undefined) parts.push(`ttl=${Math.trunc(params.ttl)}`);
+  if (params.stored) parts.push('stored');
+  if (params.collapsed) parts.push('collapsed');
+  if (params.detail !== undefined) parts.push(`detail=${sfStringOrToken(params.detail)}`);
+  return parts.join('; ');
+}
+
+/**
+ * Adds our member after those of the caches nearer the origin. RFC 9211 §2: "caches SHOULD
+ * preserve the existing field value, to allow debugging of the entire chain of caches".
+ */
+export function appendCacheStatus(existing: string | null, member: string): string {
+  const before = existing?.trim();
+  return before ? `${before}, ${member}` : member;
+}
+
+/** The members whose cache name is `cache` removed (so a tier never reports itself twice). */
+export function withoutMember(existing: string | null, cache: string): string | null {
+  if (!existing) return null;
+  const kept = splitMembers(existing).filter((member) => memberName(member) !== cache);
+  return kept.length > 0 ? kept.join(', ') : null;
+}
+
+function splitMembers(value: string): string[] {
+  // Members are separated by commas outside sf-strings.
+  const members: string[] = [];
+  let current = '';
+  let quoted = false;
+  for (let i = 0; i < value.length; i++) {
+    const char = value[i];
+    if (char === '"' && value[i - 1] !== '\\') quoted = !quoted;
+    if (char === ',' && !quoted) {
+      members.push(current.trim());
+      current = '';
+    } else {
+      current += char;
+    }
+  }
+  if (current.trim()) members.push(current.trim());
+  return members.filter((member) => member.length > 0);
+}
+
+function memberName(member: string): string {
+  return member.split(';', 1)[0]?.trim() ?? '';
+}
+
+const TOKEN = /^[A-Za-z*][!#$%&'*+\-.^_`|~0-9A-Za-z:/]*$/;
+
+function sfStringOrToken(value: string): string {
+  if (TOKEN.test(value)) return value;
+  // sf-string allows printable ASCII only; escape the two specials, drop the rest.
+  const printable = value.replace(/[^\x20-\x7e]/g, '?');
+  return `"${printable.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+}

@@ -1,0 +1,90 @@
+// Shared-cache storage and freshness decisions (RFC 9111 §3 and §4.2), as functions of
+// plain headers and time. No I/O: each tier calls these with what it received.
+
+import { type CacheControl, directiveSeconds, hasDirective, parseCacheControl } from './cache-control.ts';
+
+export type StoreVerdict = { store: true; lifetime: number } | { store: false; reason: string };
+
+export interface FreshnessOptions {
+  /** Freshness (s) for responses that carry no explicit freshness; 0 = none. */
+  defaultTtl: number;
+  /** ms epoch; stands in for a missing Date header (RFC 9110 §6.6.1). */
+  now: number;
+}
+
+/** Statuses we store. Others are passed through (negative caching is a separate decision). */
+const STORED_STATUSES = new Set([200]);
+/** RFC 9111 §4.2.2: "a typical setting of this fraction might be 10%". */
+const HEURISTIC_FRACTION = 0.1;
+const HEURISTIC_CAP = 86_400;
+
+/** Whether a shared cache may store this response to a GET, and for how long it is fresh. */
+export function storeVerdict(status: number, headers: Headers, options: FreshnessOptions): StoreVerdict {
+  const cc = parseCacheControl(headers.get('cache-control'));
+  if (!STORED_STATUSES.has(status)) return { store: false, reason: `status ${status}` };
+  // §3: "the no-store cache directive is not present in the response"
+  if (hasDirective(cc, 'no-store')) return { store: false, reason: 'no-store' };
+  // §3: "if the cache is shared: the private response directive is either not present ..."
+  if (hasDirective(cc, 'private')) return { store: false, reason: 'private' };
+  // §7.3 / RFC 6265 §8: a shared cache must not hand one client's cookie to another.
+  if (headers.has('set-cookie')) return { store: false, reason: 'set-cookie' };
+  // §4.1: "A stored response with a Vary header field value containing ... '*' always fails to match"
+  if (varyFields(headers).includes('*')) return { store: false, reason: 'vary-star' };
+  const lifetime = freshnessLifetime(headers, options, cc);
+  if (lifetime <= 0) return { store: false, reason: 'no-freshness' };
+  return { store: true, lifetime };
+}
+
+/**
+ * RFC 9111 §4.2.1, shared cache: s-maxage, then max-age, then Expires minus Date. Without any
+ * of them, the configured default, then the Last-Modified heuristic (§4.2.2).
+ */
+export function freshnessLifetime(headers: Headers, options: FreshnessOptions, cc: CacheControl = parseCacheControl(headers.get('cache-control'))): number {
+  const sMaxAge = directiveSeconds(cc, 's-maxage');
+  if (sMaxAge !== undefined) return sMaxAge;
+  const maxAge = directiveSeconds(cc, 'max-age');
+  if (maxAge !== undefined) return maxAge;
+  const expires = headers.get('expires');
+  if (expires !== null) {
+    // §5.3: "a cache recipient MUST interpret invalid date formats ... as representing a time in the past"
+    const expiresAt = parseHttpDate(expires);
+    const date = parseHttpDate(headers.get('date')) ?? options.now;
+    return expiresAt === undefined ? 0 : Math.max(0, Math.floor((expiresAt - date) / 1000));
+  }
+  if (options.defaultTtl > 0) return options.defaultTtl;
+  return heuristicLifetime(headers, options.now);
+}
+
+/**
+ * RFC 9111 §4.2.3: the age a response already had when it reached us, corrected for the
+ * time the request took. `requestTime` and `responseTime` are ms epochs on our clock.
+ */
+export function correctedInitialAge(headers: Headers, requestTime: number, responseTime: number): number {
+  const date = parseHttpDate(headers.get('date'));
+  const apparentAge = date === undefined ? 0 : Math.max(0, (responseTime - date) / 1000);
+  const ageValue = Number(headers.get('age') ?? '0');
+  const responseDelay = Math.max(0, (responseTime - requestTime) / 1000);
+  const correctedAgeValue = (Number.isFinite(ageValue) && ageValue >= 0 ? ageValue : 0) + responseDelay;
+  return Math.max(apparentAge, correctedAgeValue);
+}
+
+export function varyFields(headers: Headers): string[] {
+  const vary = headers.get('vary');
+  if (!vary) return [];
+  return vary.split(',').map((field) => field.trim().toLowerCase()).filter((field) => field.length > 0);
+}
+
+/** An IMF-fixdate (or the obsolete forms Date.parse accepts) as ms epoch; undefined if invalid. */
+export function parseHttpDate(value: string | null): number | undefined {
+  if (!value) return undefined;
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+function heuristicLifetime(headers: Headers, now: number): number {
+  const lastModified = parseHttpDate(headers.get('last-modified'));
+  if (lastModified === undefined) return 0;
+  const date = parseHttpDate(headers.get('date')) ?? now;
+  const sinceModified = Math.max(0, (date - lastModified) / 1000);
+  return Math.min(HEURISTIC_CAP, Math.floor(sinceModified * HEURISTIC_FRACTION));
+}

@@ -1,0 +1,40 @@
+// Which headers cross which hop. Allow-lists, not deny-lists, wherever a header could carry a
+// credential or instruct the next hop.
+
+/** RFC 9110 §7.6.1 hop-by-hop fields, plus the non-standard ones proxies still meet. */
+export const HOP_BY_HOP = [
+  'connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade',
+  'proxy-authenticate', 'proxy-authorization',
+];
+
+/** Never forwarded to any origin: client credentials and anything S3 would act on. */
+const NEVER_FORWARDED = ['authorization', 'cookie', 'host', 'content-length', ...HOP_BY_HOP];
+const NEVER_FORWARDED_PREFIXES = ['x-amz-', 'x-tiercache-', 'cf-'];
+
+/** Representation and caching metadata worth keeping from an S3 object response. */
+export const S3_RESPONSE_HEADERS = [
+  'content-type', 'content-length', 'content-encoding', 'content-language', 'content-disposition',
+  'cache-control', 'expires', 'etag', 'last-modified', 'date', 'accept-ranges', 'vary',
+];
+
+/** Client request headers allowed through to a plain HTTP origin on a pass-through request. */
+export function passThroughRequestHeaders(client: Headers): Headers {
+  const forwarded = new Headers();
+  for (const [name, value] of client) {
+    if (NEVER_FORWARDED.includes(name)) continue;
+    if (NEVER_FORWARDED_PREFIXES.some((prefix) => name.startsWith(prefix))) continue;
+    forwarded.set(name, value);
+  }
+  return forwarded;
+}
+
+/** An origin response's headers minus the per-hop ones (and, for S3, all but the allow-list). */
+export function originResponseHeaders(origin: Headers, allowList?: readonly string[]): Headers {
+  const kept = new Headers();
+  const connectionTokens = (origin.get('connection') ?? '').split(',').map((t) => t.trim().toLowerCase());
+  for (const [name, value] of origin) {
+    if (allowList !== undefined ? !allowList.includes(name) : HOP_BY_HOP.includes(name) || connectionTokens.includes(name)) continue;
+    kept.append(name, value);
+  }
+  return kept;
+}

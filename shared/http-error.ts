@@ -1,0 +1,76 @@
+// Typed errors that build their own response (after miniflare's cache worker and hono's
+// HTTPException). Thrown anywhere on the request path, turned into a response in one place
+// (each worker's `onError`). Messages say what was expected and what arrived; an origin's own
+// error body never reaches a client.
+
+export class HttpError extends Error {
+  override name = 'HttpError';
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  /** The status the next hop answered with, when this error stands for its answer (RFC 9211 fwd-status). */
+  upstreamStatus: number | undefined;
+
+  constructor(status: number, message: string, headers: Record<string, string> = {}) {
+    super(message);
+    this.status = status;
+    this.headers = headers;
+  }
+
+  /** Records the next hop's status behind this error; returns this error. */
+  from(upstreamStatus: number): this {
+    this.upstreamStatus = upstreamStatus;
+    return this;
+  }
+
+  toResponse(method = 'GET'): Response {
+    const body = `${this.status} ${this.message}\n`;
+    const headers = new Headers(this.headers);
+    headers.set('content-type', 'text/plain; charset=utf-8');
+    headers.set('cache-control', 'no-store');
+    headers.set('content-length', String(new TextEncoder().encode(body).byteLength));
+    return new Response(method === 'HEAD' ? null : body, { status: this.status, headers });
+  }
+}
+
+export class BadRequest extends HttpError {
+  constructor(message: string) {
+    super(400, message);
+  }
+}
+
+export class Forbidden extends HttpError {
+  constructor(message: string) {
+    super(403, message);
+  }
+}
+
+export class NotFound extends HttpError {
+  constructor(message = 'not found') {
+    super(404, message);
+  }
+}
+
+/** RFC 9110 §15.5.6: a 405 MUST carry Allow. */
+export class MethodNotAllowed extends HttpError {
+  constructor(method: string, allow: readonly string[]) {
+    super(405, `method ${method.slice(0, 32)} is not allowed here; use ${allow.join(', ')}`, { allow: allow.join(', ') });
+  }
+}
+
+export class BadGateway extends HttpError {
+  constructor(message: string) {
+    super(502, message);
+  }
+}
+
+export class GatewayTimeout extends HttpError {
+  constructor(message: string) {
+    super(504, message);
+  }
+}
+
+/** Any error as a response: ours as built, anything else as an opaque 500. */
+export function errorResponse(error: unknown, method: string): Response {
+  if (error instanceof HttpError) return error.toResponse(method);
+  return new HttpError(500, 'internal error').toResponse(method);
+}

@@ -1,0 +1,16 @@
+// The edge → shield hop. The shield has no public route when deployed, but it is a Worker like
+// any other (and addressable locally), so it checks that the edge sent the request.
+
+export const CREDENTIAL_HEADER = 'x-tiercache-credential';
+/** The shield's URL as the edge names it; only the path and query mean anything. */
+export const SHIELD_ORIGIN = 'https://tiercache-shield.internal';
+
+/** Compares in time independent of where the strings differ, so the token cannot be guessed byte by byte. */
+export function credentialMatches(presented: string | null, expected: string | undefined): boolean {
+  if (presented === null || expected === undefined || expected.length === 0) return false;
+  let difference = presented.length ^ expected.length;
+  for (let i = 0; i < expected.length; i++) {
+    difference |= (presented.charCodeAt(i % Math.max(1, presented.length)) || 0) ^ expected.charCodeAt(i);
+  }
+  return difference === 0;
+}

@@ -1,0 +1,38 @@
+// What a request is asking for, in one canonical spelling, so that every spelling of the same
+// resource shares one cache entry and the shield re-derives exactly what the edge meant.
+
+import type { OriginKind } from './config.ts';
+import { BadRequest, NotFound } from './http-error.ts';
+import { encodeKeyForPath, objectKeyFromPath } from './object-key.ts';
+
+export interface RequestTarget {
+  /** Canonical percent-encoded path, starting with `/`. */
+  path: string;
+  /** `''` or `?…`; always `''` for S3 origins, whose query parameters select sub-resources. */
+  query: string;
+  /** The S3 object key, for S3 origins. */
+  key: string | undefined;
+}
+
+export function requestTarget(url: URL, kind: OriginKind): RequestTarget {
+  if (kind === 'http') return { path: normalizePath(url.pathname), query: url.search, key: undefined };
+  const parsed = objectKeyFromPath(url.pathname);
+  if (!parsed.ok) {
+    // The bucket root would be a ListObjects call: there is no object there to serve.
+    if (url.pathname === '/' || url.pathname === '') throw new NotFound('no object at the bucket root');
+    throw new BadRequest(parsed.reason);
+  }
+  return { path: `/${encodeKeyForPath(parsed.key)}`, query: '', key: parsed.key };
+}
+
+/**
+ * RFC 3986 §6.2.2 syntax-based normalisation of an already parsed path: percent-encodings of
+ * unreserved characters decoded, the remaining ones upper-cased. (Dot segments were removed
+ * by the URL parser.)
+ */
+export function normalizePath(pathname: string): string {
+  return pathname.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) => {
+    const char = String.fromCharCode(parseInt(hex, 16));
+    return /[A-Za-z0-9\-._~]/.test(char) ? char : `%${hex.toUpperCase()}`;
+  });
+}

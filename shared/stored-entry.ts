@@ -1,0 +1,77 @@
+// How a response is kept in a tier's Cache API namespace.
+//
+// The platform cache decides retention from Cache-Control/Expires and rewrites Date and Age on
+// the way in (Miniflare does; so may Cloudflare's edge). Our freshness decisions must not depend
+// on that, so the stored copy is an envelope: the origin's Cache-Control, Expires and Date are
+// kept under internal names and restored on the way out, the platform sees a plain
+// `public, max-age=<retention>`, and our own timing travels in one internal header.
+
+export interface EntryMeta {
+  /** ms epoch at which this tier stored the response. */
+  storedAt: number;
+  /** Age (s) the response already had when stored (RFC 9111 §4.2.3 corrected initial age). */
+  initialAge: number;
+  /** Freshness lifetime (s) this tier computed when storing. */
+  lifetime: number;
+}
+
+const META = 'x-tiercache-entry';
+const KEPT = ['cache-control', 'expires', 'date'] as const;
+const keptName = (name: string): string => `x-tiercache-origin-${name}`;
+/** Never stored: per-hop, per-request or per-client. */
+const NOT_STORED = ['age', 'server-timing', 'set-cookie', 'cf-cache-status', 'connection', 'keep-alive', 'transfer-encoding'];
+
+/** Headers for the stored copy; `retention` (s) is how long the platform should keep it. */
+export function toStoredHeaders(headers: Headers, meta: EntryMeta, retention: number): Headers {
+  const stored = new Headers(headers);
+  for (const name of NOT_STORED) stored.delete(name);
+  for (const name of KEPT) {
+    const value = stored.get(name);
+    stored.delete(name);
+    if (value !== null) stored.set(keptName(name), value);
+  }
+  stored.set('cache-control', `public, max-age=${Math.max(1, Math.ceil(retention))}`);
+  stored.set(META, `stored=${Math.round(meta.storedAt)}, age=${round3(meta.initialAge)}, life=${meta.lifetime}`);
+  return stored;
+}
+
+/** The response headers as the origin sent them plus our timing; undefined if not our envelope. */
+export function fromStoredHeaders(stored: Headers): { headers: Headers; meta: EntryMeta } | undefined {
+  const meta = parseMeta(stored.get(META));
+  if (meta === undefined) return undefined;
+  const headers = new Headers(stored);
+  for (const name of [...NOT_STORED, 'cache-control', 'expires', 'date', META]) headers.delete(name);
+  for (const name of KEPT) {
+    const value = stored.get(keptName(name));
+    headers.delete(keptName(name));
+    if (value !== null) headers.set(name, value);
+  }
+  return { headers, meta };
+}
+
+/** RFC 9111 §4.2.3 current_age = corrected_initial_age + resident_time, in seconds. */
+export function currentAge(meta: EntryMeta, now: number): number {
+  return meta.initialAge + Math.max(0, (now - meta.storedAt) / 1000);
+}
+
+/** Seconds of freshness left (negative once stale). */
+export function remainingFreshness(meta: EntryMeta, now: number): number {
+  return meta.lifetime - currentAge(meta, now);
+}
+
+function parseMeta(value: string | null): EntryMeta | undefined {
+  if (!value) return undefined;
+  const fields = new Map(value.split(',').map((part) => {
+    const [name = '', number = ''] = part.split('=');
+    return [name.trim(), Number(number)] as const;
+  }));
+  const storedAt = fields.get('stored');
+  const initialAge = fields.get('age');
+  const lifetime = fields.get('life');
+  if (![storedAt, initialAge, lifetime].every((n) => n !== undefined && Number.isFinite(n) && n >= 0)) return undefined;
+  return { storedAt: storedAt ?? 0, initialAge: initialAge ?? 0, lifetime: lifetime ?? 0 };
+}
+
+function round3(n: number): number {
+  return Math.round(n * 1000) / 1000;
+}

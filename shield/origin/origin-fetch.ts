@@ -1,0 +1,41 @@
+// One fetch to the origin, with the failure modes a CDN must turn into quick, clean answers:
+// unreachable → 502, no response headers within the timeout → 504. The timeout covers the wait
+// for headers only: a large body may take longer than that to stream.
+
+import { BadGateway, GatewayTimeout } from '../../shared/http-error.ts';
+
+/** How much of an error body we read to find S3's error code. */
+const ERROR_BODY_LIMIT = 4096;
+
+export async function originFetch(url: URL, init: RequestInit, timeoutMs: number): Promise<Response> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  try {
+    return await fetch(url, { ...init, signal: controller.signal, redirect: 'manual' });
+  } catch {
+    if (controller.signal.aborted) throw new GatewayTimeout(`origin did not answer within ${timeoutMs} ms`);
+    throw new BadGateway('origin could not be reached');
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The first few KiB of a body as text; the body is always consumed or cancelled. */
+export async function readErrorBody(response: Response): Promise<string> {
+  if (response.body === null) return '';
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  try {
+    while (text.length < ERROR_BODY_LIMIT) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+  } catch {
+    // A broken error body changes nothing: the status already says it failed.
+  } finally {
+    void reader.cancel().catch(() => undefined);
+  }
+  return text;
+}
