@@ -12,18 +12,10 @@ export function parseCacheControl(value: string | null | undefined): CacheContro
     const eq = part.indexOf('=');
     const name = (eq === -1 ? part : part.slice(0, eq)).trim().toLowerCase();
     if (!/^[a-z0-9!#$%&'*+\-.^_`|~]+$/.test(name)) continue;
-    // RFC 9111 §4.2.1: with duplicate directives, a cache should use the most restrictive;
-    // for the delta-seconds ones that is the smallest, which keeping the first does not give.
-    const argument = eq === -1 ? true : unquote(part.slice(eq + 1).trim());
-    const previous = directives.get(name);
-    if (previous !== undefined && typeof previous === 'string' && typeof argument === 'string') {
-      const a = deltaSeconds(previous);
-      const b = deltaSeconds(argument);
-      if (a !== undefined && b !== undefined && a <= b) continue;
-    } else if (previous !== undefined) {
-      continue;
-    }
-    directives.set(name, argument);
+    // RFC 9111 §4.2.1: "When there is more than one value present for a given directive ...
+    // either the first occurrence should be used or the response should be considered stale."
+    if (directives.has(name)) continue;
+    directives.set(name, eq === -1 ? true : unquote(part.slice(eq + 1).trim()));
   }
   return directives;
 }

@@ -60,7 +60,13 @@ function splitMembers(value: string): string[] {
   let quoted = false;
   for (let i = 0; i < value.length; i++) {
     const char = value[i];
-    if (char === '"' && value[i - 1] !== '\\') quoted = !quoted;
+    // RFC 8941 §4.2.5: inside an sf-string, a backslash escapes the character after it.
+    if (quoted && char === '\\') {
+      current += char + (value[i + 1] ?? '');
+      i++;
+      continue;
+    }
+    if (char === '"') quoted = !quoted;
     if (char === ',' && !quoted) {
       members.push(current.trim());
       current = '';

@@ -54,7 +54,7 @@ export class ConfigError extends Error {
 
 export function parseConfig(raw: RawConfig): Config {
   const originKind = oneOf(raw, 'ORIGIN_KIND', ['s3', 'http'], 's3');
-  const originUrl = parseUrl(raw.ORIGIN_URL ?? (originKind === 's3' ? STORJ_GATEWAY : undefined));
+  const originUrl = parseUrl(nonEmpty(raw.ORIGIN_URL) ?? (originKind === 's3' ? STORJ_GATEWAY : undefined));
   return {
     originKind,
     originUrl,
@@ -81,7 +81,8 @@ function parseUrl(value: string | undefined): URL {
   try {
     url = new URL(value);
   } catch {
-    throw new ConfigError(`ORIGIN_URL must be an absolute http(s) URL, got ${JSON.stringify(value)}`);
+    // The value is not echoed: a URL may carry credentials.
+    throw new ConfigError('ORIGIN_URL must be an absolute http(s) URL');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new ConfigError(`ORIGIN_URL must use http or https, got ${url.protocol}`);
@@ -106,7 +107,7 @@ function oneOf<T extends string>(raw: RawConfig, name: ConfigName, allowed: read
 function integer(raw: RawConfig, name: ConfigName, fallback: number, min: number): number {
   const value = nonEmpty(raw[name]);
   if (value === undefined) return fallback;
-  const parsed = Number(value);
+  const parsed = /^\d+$/.test(value) ? Number(value) : Number.NaN;
   if (!Number.isSafeInteger(parsed) || parsed < min) {
     throw new ConfigError(`${name} must be an integer >= ${min}, got ${JSON.stringify(value)}`);
   }

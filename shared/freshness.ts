@@ -2,6 +2,9 @@
 // plain headers and time. No I/O: each tier calls these with what it received.
 
 import { type CacheControl, directiveSeconds, hasDirective, parseCacheControl } from './cache-control.ts';
+import { parseHttpDate } from './http-date.ts';
+
+export { parseHttpDate } from './http-date.ts';
 
 export type StoreVerdict = { store: true; lifetime: number } | { store: false; reason: string };
 
@@ -40,15 +43,15 @@ export function storeVerdict(status: number, headers: Headers, options: Freshnes
  * of them, the configured default, then the Last-Modified heuristic (§4.2.2).
  */
 export function freshnessLifetime(headers: Headers, options: FreshnessOptions, cc: CacheControl = parseCacheControl(headers.get('cache-control'))): number {
-  const sMaxAge = directiveSeconds(cc, 's-maxage');
-  if (sMaxAge !== undefined) return sMaxAge;
-  const maxAge = directiveSeconds(cc, 'max-age');
-  if (maxAge !== undefined) return maxAge;
+  // A directive present with an invalid argument makes the response stale rather than letting a
+  // weaker source (or our default) decide (§4.2.1 allows treating conflicts as stale).
+  if (hasDirective(cc, 's-maxage')) return directiveSeconds(cc, 's-maxage') ?? 0;
+  if (hasDirective(cc, 'max-age')) return directiveSeconds(cc, 'max-age') ?? 0;
   const expires = headers.get('expires');
   if (expires !== null) {
     // §5.3: "a cache recipient MUST interpret invalid date formats ... as representing a time in the past"
-    const expiresAt = parseHttpDate(expires);
-    const date = parseHttpDate(headers.get('date')) ?? options.now;
+    const expiresAt = parseHttpDate(expires, options.now);
+    const date = parseHttpDate(headers.get('date'), options.now) ?? options.now;
     return expiresAt === undefined ? 0 : Math.max(0, Math.floor((expiresAt - date) / 1000));
   }
   if (options.defaultTtl > 0) return options.defaultTtl;
@@ -60,11 +63,10 @@ export function freshnessLifetime(headers: Headers, options: FreshnessOptions, c
  * time the request took. `requestTime` and `responseTime` are ms epochs on our clock.
  */
 export function correctedInitialAge(headers: Headers, requestTime: number, responseTime: number): number {
-  const date = parseHttpDate(headers.get('date'));
+  const date = parseHttpDate(headers.get('date'), responseTime);
   const apparentAge = date === undefined ? 0 : Math.max(0, (responseTime - date) / 1000);
-  const ageValue = Number(headers.get('age') ?? '0');
   const responseDelay = Math.max(0, (responseTime - requestTime) / 1000);
-  const correctedAgeValue = (Number.isFinite(ageValue) && ageValue >= 0 ? ageValue : 0) + responseDelay;
+  const correctedAgeValue = ageValue(headers.get('age')) + responseDelay;
   return Math.max(apparentAge, correctedAgeValue);
 }
 
@@ -74,17 +76,19 @@ export function varyFields(headers: Headers): string[] {
   return vary.split(',').map((field) => field.trim().toLowerCase()).filter((field) => field.length > 0);
 }
 
-/** An IMF-fixdate (or the obsolete forms Date.parse accepts) as ms epoch; undefined if invalid. */
-export function parseHttpDate(value: string | null): number | undefined {
-  if (!value) return undefined;
-  const ms = Date.parse(value);
-  return Number.isNaN(ms) ? undefined : ms;
+/**
+ * RFC 9111 §5.1: Age is delta-seconds; with a list, "use the first member"; an invalid value
+ * is ignored (read as 0).
+ */
+function ageValue(value: string | null): number {
+  const first = value?.split(',', 1)[0]?.trim() ?? '';
+  return /^\d+$/.test(first) ? Math.min(Number(first), 2_147_483_648) : 0;
 }
 
 function heuristicLifetime(headers: Headers, now: number): number {
-  const lastModified = parseHttpDate(headers.get('last-modified'));
+  const lastModified = parseHttpDate(headers.get('last-modified'), now);
   if (lastModified === undefined) return 0;
-  const date = parseHttpDate(headers.get('date')) ?? now;
+  const date = parseHttpDate(headers.get('date'), now) ?? now;
   const sinceModified = Math.max(0, (date - lastModified) / 1000);
   return Math.min(HEURISTIC_CAP, Math.floor(sinceModified * HEURISTIC_FRACTION));
 }

@@ -20,8 +20,9 @@ export const S3_RESPONSE_HEADERS = [
 /** Client request headers allowed through to a plain HTTP origin on a pass-through request. */
 export function passThroughRequestHeaders(client: Headers): Headers {
   const forwarded = new Headers();
+  const connectionOptions = connectionTokens(client);
   for (const [name, value] of client) {
-    if (NEVER_FORWARDED.includes(name)) continue;
+    if (NEVER_FORWARDED.includes(name) || connectionOptions.includes(name)) continue;
     if (NEVER_FORWARDED_PREFIXES.some((prefix) => name.startsWith(prefix))) continue;
     forwarded.set(name, value);
   }
@@ -31,10 +32,18 @@ export function passThroughRequestHeaders(client: Headers): Headers {
 /** An origin response's headers minus the per-hop ones (and, for S3, all but the allow-list). */
 export function originResponseHeaders(origin: Headers, allowList?: readonly string[]): Headers {
   const kept = new Headers();
-  const connectionTokens = (origin.get('connection') ?? '').split(',').map((t) => t.trim().toLowerCase());
+  const connectionOptions = connectionTokens(origin);
   for (const [name, value] of origin) {
-    if (allowList !== undefined ? !allowList.includes(name) : HOP_BY_HOP.includes(name) || connectionTokens.includes(name)) continue;
+    if (allowList !== undefined && !allowList.includes(name)) continue;
+    if (HOP_BY_HOP.includes(name) || connectionOptions.includes(name)) continue;
+    // Our own internal names are ours alone: an origin must not be able to forge a stored envelope.
+    if (name.startsWith('x-tiercache-')) continue;
     kept.append(name, value);
   }
   return kept;
+}
+
+/** RFC 9110 §7.6.1: the fields named in Connection are per-hop too, and must be removed. */
+function connectionTokens(headers: Headers): string[] {
+  return (headers.get('connection') ?? '').split(',').map((token) => token.trim().toLowerCase()).filter(Boolean);
 }

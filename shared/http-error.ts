@@ -3,6 +3,8 @@
 // (each worker's `onError`). Messages say what was expected and what arrived; an origin's own
 // error body never reaches a client.
 
+import { ConfigError } from './config.ts';
+
 export class HttpError extends Error {
   override name = 'HttpError';
   readonly status: number;
@@ -69,8 +71,10 @@ export class GatewayTimeout extends HttpError {
   }
 }
 
-/** Any error as a response: ours as built, anything else as an opaque 500. */
+/** Any error as a response: ours as built, a bad setting named, anything else an opaque 500. */
 export function errorResponse(error: unknown, method: string): Response {
   if (error instanceof HttpError) return error.toResponse(method);
+  // Names the setting, never its value when it is a secret (ConfigError messages never quote those).
+  if (error instanceof ConfigError) return new HttpError(500, `tiercache is misconfigured: ${error.message}`).toResponse(method);
   return new HttpError(500, 'internal error').toResponse(method);
 }

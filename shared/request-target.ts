@@ -27,11 +27,13 @@ export function requestTarget(url: URL, kind: OriginKind): RequestTarget {
 
 /**
  * RFC 3986 §6.2.2 syntax-based normalisation of an already parsed path: percent-encodings of
- * unreserved characters decoded, the remaining ones upper-cased. (Dot segments were removed
- * by the URL parser.)
+ * unreserved characters decoded, the remaining ones upper-cased, and a stray `%` encoded as
+ * `%25` (else `%4%41` would become `%4A` here and `J` at the next tier: normalising must be
+ * idempotent). Dot segments were removed by the URL parser.
  */
 export function normalizePath(pathname: string): string {
-  return pathname.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) => {
+  return pathname.replace(/%([0-9A-Fa-f]{2})?/g, (_, hex: string | undefined) => {
+    if (hex === undefined) return '%25';
     const char = String.fromCharCode(parseInt(hex, 16));
     return /[A-Za-z0-9\-._~]/.test(char) ? char : `%${hex.toUpperCase()}`;
   });

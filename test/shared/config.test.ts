@@ -1,0 +1,177 @@
+import { describe, it, expect } from 'vitest';
+import { ConfigError, STORJ_GATEWAY, configFrom, parseConfig, type RawConfig } from '../../shared/config.ts';
+
+const s3Minimal: RawConfig = { S3_BUCKET: 'assets', S3_ACCESS_KEY_ID: 'AKID', S3_SECRET_ACCESS_KEY: 'SECRET-KEY-VALUE' };
+const httpMinimal: RawConfig = { ORIGIN_KIND: 'http', ORIGIN_URL: 'https://www.example.com' };
+
+/** The ConfigError parseConfig throws for this input. */
+function configError(raw: RawConfig): ConfigError {
+  try {
+    parseConfig(raw);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error(`expected a ConfigError for ${JSON.stringify(raw)}`);
+}
+
+describe('parseConfig defaults', () => {
+  it('serves an S3 bucket through the Storj gateway, path-style in us-east-1, by default', () => {
+    const config = parseConfig(s3Minimal);
+    expect(config.originKind).toBe('s3');
+    expect(config.originUrl.href).toBe(`${STORJ_GATEWAY}/`);
+    expect(config.s3).toEqual({ bucket: 'assets', region: 'us-east-1', accessKeyId: 'AKID', secretAccessKey: 'SECRET-KEY-VALUE', addressing: 'path' });
+  });
+
+  it('gives objects without explicit freshness an hour in S3 mode', () => {
+    expect(parseConfig(s3Minimal).defaultTtl).toBe(3600);
+  });
+
+  it('gives the origin 10 seconds to answer and has no shield token by default', () => {
+    const config = parseConfig(s3Minimal);
+    expect(config.originTimeoutMs).toBe(10_000);
+    expect(config.shieldToken).toBeUndefined();
+  });
+
+  it('treats a blank setting as absent', () => {
+    const config = parseConfig({ ...s3Minimal, S3_REGION: '  ', S3_ADDRESSING: '', DEFAULT_TTL: ' ', ORIGIN_TIMEOUT_MS: '', SHIELD_TOKEN: '   ' });
+    expect(config.s3?.region).toBe('us-east-1');
+    expect(config.s3?.addressing).toBe('path');
+    expect(config.defaultTtl).toBe(3600);
+    expect(config.originTimeoutMs).toBe(10_000);
+    expect(config.shieldToken).toBeUndefined();
+  });
+});
+
+describe('parseConfig with every setting given', () => {
+  it('uses each setting as given, trimmed', () => {
+    const config = parseConfig({
+      ORIGIN_KIND: 's3',
+      ORIGIN_URL: 'http://127.0.0.1:4569',
+      S3_BUCKET: ' media ',
+      S3_REGION: 'eu-west-1',
+      S3_ACCESS_KEY_ID: 'AKID2',
+      S3_SECRET_ACCESS_KEY: 'SECRET2',
+      S3_ADDRESSING: 'virtual',
+      ORIGIN_TIMEOUT_MS: '2500',
+      DEFAULT_TTL: '0',
+      SHIELD_TOKEN: ' token ',
+    });
+    expect(config).toEqual({
+      originKind: 's3',
+      originUrl: new URL('http://127.0.0.1:4569'),
+      s3: { bucket: 'media', region: 'eu-west-1', accessKeyId: 'AKID2', secretAccessKey: 'SECRET2', addressing: 'virtual' },
+      originTimeoutMs: 2500,
+      defaultTtl: 0,
+      shieldToken: 'token',
+    });
+  });
+});
+
+describe('parseConfig for an S3 origin', () => {
+  it('requires each S3 credential setting, naming the one missing', () => {
+    for (const name of ['S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'] as const) {
+      const error = configError({ ...s3Minimal, [name]: undefined });
+      expect(error.message, name).toBe(`${name} is required when ORIGIN_KIND=s3`);
+      expect(configError({ ...s3Minimal, [name]: '   ' }).message, name).toBe(`${name} is required when ORIGIN_KIND=s3`);
+    }
+  });
+
+  it('fails for an empty configuration, naming the bucket first', () => {
+    expect(configError({}).message).toBe('S3_BUCKET is required when ORIGIN_KIND=s3');
+  });
+
+  it('refuses an unknown addressing style, naming the setting and the choices', () => {
+    expect(configError({ ...s3Minimal, S3_ADDRESSING: 'vhost' }).message).toBe('S3_ADDRESSING must be one of path|virtual, got "vhost"');
+  });
+});
+
+describe('parseConfig for a plain HTTP origin', () => {
+  it('requires ORIGIN_URL', () => {
+    expect(configError({ ORIGIN_KIND: 'http' }).message).toBe('ORIGIN_URL is required when ORIGIN_KIND=http');
+  });
+
+  it('needs no S3 settings and has none', () => {
+    const config = parseConfig(httpMinimal);
+    expect(config.originKind).toBe('http');
+    expect(config.originUrl.href).toBe('https://www.example.com/');
+    expect(config.s3).toBeUndefined();
+  });
+
+  it('ignores S3 settings, even invalid ones', () => {
+    expect(parseConfig({ ...httpMinimal, ...s3Minimal, S3_ADDRESSING: 'nonsense' }).s3).toBeUndefined();
+  });
+
+  it('stores nothing without explicit freshness by default (DEFAULT_TTL 0)', () => {
+    expect(parseConfig(httpMinimal).defaultTtl).toBe(0);
+    expect(parseConfig({ ...httpMinimal, DEFAULT_TTL: '60' }).defaultTtl).toBe(60);
+  });
+});
+
+describe('parseConfig refusing invalid values', () => {
+  it('refuses an unknown origin kind, naming the setting and the choices', () => {
+    expect(configError({ ...s3Minimal, ORIGIN_KIND: 'ftp' }).message).toBe('ORIGIN_KIND must be one of s3|http, got "ftp"');
+    expect(configError({ ...s3Minimal, ORIGIN_KIND: 'S3' }).message).toMatch(/^ORIGIN_KIND must be one of/);
+  });
+
+  it('refuses an ORIGIN_URL that is not an absolute URL, without echoing it (it may carry credentials)', () => {
+    const error = configError({ ...httpMinimal, ORIGIN_URL: '//user:p4ssw0rd@origin.example/' });
+    expect(error.message).toMatch(/^ORIGIN_URL must be an absolute http\(s\) URL/);
+    expect(error.message).not.toContain('p4ssw0rd');
+  });
+
+  it('refuses an ORIGIN_URL that is not http or https', () => {
+    expect(configError({ ...httpMinimal, ORIGIN_URL: 'ftp://files.example.com' }).message).toBe('ORIGIN_URL must use http or https, got ftp:');
+  });
+
+  it('refuses a DEFAULT_TTL that is not a non-negative integer', () => {
+    for (const value of ['-1', '1.5', 'abc', '9007199254740993', 'Infinity']) {
+      expect(configError({ ...s3Minimal, DEFAULT_TTL: value }).message, value).toBe(`DEFAULT_TTL must be an integer >= 0, got ${JSON.stringify(value)}`);
+    }
+  });
+
+  it('refuses an ORIGIN_TIMEOUT_MS below one millisecond', () => {
+    expect(configError({ ...s3Minimal, ORIGIN_TIMEOUT_MS: '0' }).message).toBe('ORIGIN_TIMEOUT_MS must be an integer >= 1, got "0"');
+    expect(configError({ ...s3Minimal, ORIGIN_TIMEOUT_MS: 'soon' }).message).toMatch(/^ORIGIN_TIMEOUT_MS must be an integer >= 1/);
+  });
+
+  it('never puts a secret in an error message', () => {
+    const secrets = { ...s3Minimal, SHIELD_TOKEN: 'SHIELD-TOKEN-VALUE' };
+    const broken: RawConfig[] = [
+      { ...secrets, DEFAULT_TTL: 'x' },
+      { ...secrets, ORIGIN_TIMEOUT_MS: '-5' },
+      { ...secrets, S3_ADDRESSING: 'x' },
+      { ...secrets, ORIGIN_URL: 'not a url' },
+      { ...secrets, S3_BUCKET: undefined },
+    ];
+    for (const raw of broken) {
+      const { message } = configError(raw);
+      expect(message).not.toContain('SECRET-KEY-VALUE');
+      expect(message).not.toContain('SHIELD-TOKEN-VALUE');
+    }
+  });
+
+  it('throws a ConfigError, an Error named ConfigError', () => {
+    const error = configError({});
+    expect(error).toBeInstanceOf(Error);
+    expect(error.name).toBe('ConfigError');
+  });
+});
+
+describe('configFrom', () => {
+  it('parses a bindings object once and reuses the result', () => {
+    const env: RawConfig = { ...s3Minimal };
+    expect(configFrom(env)).toBe(configFrom(env));
+  });
+
+  it('parses each bindings object on its own', () => {
+    expect(configFrom({ ...s3Minimal, DEFAULT_TTL: '5' }).defaultTtl).toBe(5);
+    expect(configFrom({ ...s3Minimal, DEFAULT_TTL: '6' }).defaultTtl).toBe(6);
+  });
+
+  it('keeps failing for a broken configuration rather than remembering a result', () => {
+    const env: RawConfig = {};
+    expect(() => configFrom(env)).toThrow(ConfigError);
+    expect(() => configFrom(env)).toThrow(ConfigError);
+  });
+});
