@@ -1,0 +1,97 @@
+// One running stack per test file: the real S3 server (SigV4-verifying s3rver) behind a
+// recording tap, and both workers in Miniflare pointed at the tap. Tests speak HTTP to the
+// edge and assert on what the origin really received.
+
+import { request as httpRequest } from 'node:http';
+import type { RawConfig } from '../../shared/config.ts';
+import { type S3Origin, startS3Origin } from '../stack/origin.ts';
+import { type Tap, startTap } from '../stack/origin-tap.ts';
+import { type Stack, startWorkers } from '../stack/workers.ts';
+
+export const SHIELD_TOKEN = 'test-shield-token';
+
+export interface Fixture {
+  origin: S3Origin;
+  tap: Tap;
+  stack: Stack;
+  /** A request to the edge; the body is read so connections are reused. */
+  get(path: string, init?: RequestInit): Promise<Answer>;
+  close(): Promise<void>;
+}
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  body: Uint8Array;
+  text: string;
+}
+
+/** Settings over the defaults; a function when they depend on where the tap listens. */
+export type FixtureConfig = RawConfig | ((tap: Tap) => RawConfig);
+
+export async function startFixture(overrides: FixtureConfig = {}, options: { resolve?: (tap: Tap) => Record<string, string> } = {}): Promise<Fixture> {
+  const origin = await startS3Origin();
+  const tap = await startTap(origin.url);
+  const config = typeof overrides === 'function' ? overrides(tap) : overrides;
+  const stack = await startWorkers({
+    config: {
+      ORIGIN_KIND: 's3',
+      ORIGIN_URL: tap.url,
+      S3_BUCKET: origin.bucket,
+      S3_ACCESS_KEY_ID: origin.accessKeyId,
+      S3_SECRET_ACCESS_KEY: origin.secretAccessKey,
+      SHIELD_TOKEN,
+      ...config,
+    },
+    ...(options.resolve ? { resolve: options.resolve(tap) } : {}),
+  });
+  return {
+    origin,
+    tap,
+    stack,
+    get: (path, init) => request(new URL(path, stack.url), init),
+    async close() {
+      await stack.dispose();
+      await tap.close();
+      await origin.close();
+    },
+  };
+}
+
+export async function request(url: URL | string, init?: RequestInit): Promise<Answer> {
+  const response = await fetch(url, { redirect: 'manual', ...init });
+  const body = new Uint8Array(await response.arrayBuffer());
+  return { status: response.status, headers: response.headers, body, text: new TextDecoder().decode(body) };
+}
+
+/**
+ * A GET through node:http, which (unlike fetch) sends any header as given: Connection,
+ * Proxy-Authorization and friends, as a hostile or careless client would.
+ */
+export function rawGet(url: URL, headers: Record<string, string>): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: 'GET', headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const body = new Uint8Array(Buffer.concat(chunks));
+        const answerHeaders = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) if (typeof value === 'string') answerHeaders.set(name, value);
+        resolve({ status: res.statusCode ?? 0, headers: answerHeaders, body, text: new TextDecoder().decode(body) });
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** The Cache-Status members, each as [cache name, params...]. */
+export function cacheStatus(answer: Answer): string[][] {
+  const value = answer.headers.get('cache-status') ?? '';
+  return value.split(',').map((member) => member.split(';').map((part) => part.trim())).filter((m) => m[0]);
+}
+
+/** Entries are stored after the response is sent (waitUntil); give that a moment. */
+export function settle(ms = 150): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

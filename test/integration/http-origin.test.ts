@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Stack, startWorkers } from '../stack/workers.ts';
+import { type Answer, cacheStatus, request, settle } from './fixture.ts';
+import { type Site, startSite } from './http-site.ts';
+
+let site: Site;
+let stack: Stack;
+const get = (path: string, init?: RequestInit): Promise<Answer> => request(new URL(path, stack.url), init);
+
+beforeAll(async () => {
+  site = await startSite();
+  site.page('/page.html', '<p>page</p>', { 'cache-control': 'max-age=600', etag: '"p1"' });
+  site.page('/search', '<p>results</p>', { 'cache-control': 'max-age=600' });
+  site.page('/dynamic.html', '<p>no freshness</p>');
+  stack = await startWorkers({ config: { ORIGIN_KIND: 'http', ORIGIN_URL: site.url, SHIELD_TOKEN: 't' } });
+});
+afterAll(async () => {
+  await stack?.dispose();
+  await site?.close();
+});
+
+describe('a plain HTTP origin', () => {
+  it('is fetched unsigned, with path and query, and cached per query', async () => {
+    site.received.length = 0;
+    expect((await get('/search?q=cats')).text).toBe('<p>results</p>');
+    await settle();
+    expect(cacheStatus(await get('/search?q=cats')).at(-1)?.[1]).toBe('hit');
+    await get('/search?q=dogs');
+    expect(site.received.map((r) => r.path)).toEqual(['/search?q=cats', '/search?q=dogs']);
+    expect(site.received[0]?.headers.authorization).toBeUndefined();
+  });
+
+  it('does not store a response without explicit or heuristic freshness', async () => {
+    await get('/dynamic.html');
+    await settle();
+    const second = await get('/dynamic.html');
+    expect(cacheStatus(second).at(-1)).toEqual(['tiercache-edge', 'fwd=uri-miss']);
+  });
+
+  it('passes other methods through uncached, without cookies or credentials', async () => {
+    site.received.length = 0;
+    const answer = await get('/form?x=1', {
+      method: 'POST',
+      body: 'name=value',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: 'session=s', authorization: 'Bearer b' },
+    });
+    expect(answer.status).toBe(201);
+    expect(answer.text).toBe('POST /form?x=1 got 10 bytes');
+    const [received] = site.received;
+    expect(received?.method).toBe('POST');
+    expect(received?.body).toBe('name=value');
+    expect(received?.headers.cookie).toBeUndefined();
+    expect(received?.headers.authorization).toBeUndefined();
+    expect(cacheStatus(answer).map((m) => m.slice(0, 2))).toEqual([['tiercache-shield', 'fwd=method'], ['tiercache-edge', 'fwd=method']]);
+  });
+
+  it('invalidates the stored URL at both tiers after a successful unsafe request (RFC 9111 §4.4)', async () => {
+    await get('/page.html');
+    await settle();
+    expect(cacheStatus(await get('/page.html')).at(-1)?.[1]).toBe('hit');
+    expect((await get('/page.html', { method: 'PUT', body: 'new' })).status).toBe(200);
+    await settle();
+    site.page('/page.html', '<p>page v2</p>', { 'cache-control': 'max-age=600', etag: '"p2"' });
+    const after = await get('/page.html');
+    expect(after.text).toBe('<p>page v2</p>');
+    expect(cacheStatus(after).map((m) => m.slice(0, 2))).toEqual([['tiercache-shield', 'fwd=uri-miss'], ['tiercache-edge', 'fwd=uri-miss']]);
+  });
+
+  it('answers 404 without passing the origin error page through', async () => {
+    const answer = await get('/missing.html');
+    expect(answer.status).toBe(404);
+    expect(answer.text).not.toContain('own 404 page');
+  });
+});

@@ -1,0 +1,65 @@
+// A small web site for the `http` origin kind: static pages with validators and explicit
+// freshness, and a form endpoint that accepts POST (what a site behind a CDN really has).
+// It records what it received, as the S3 tap does.
+
+import { type IncomingMessage, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface Received { method: string; path: string; headers: Record<string, string>; body: string }
+
+export interface Site {
+  url: string;
+  received: Received[];
+  /** Replace or add a page. */
+  page(path: string, body: string, headers?: Record<string, string>): void;
+  close(): Promise<void>;
+}
+
+export async function startSite(): Promise<Site> {
+  const pages = new Map<string, { body: string; headers: Record<string, string> }>();
+  const received: Received[] = [];
+  const server = createServer(async (req, res) => {
+    const body = await readBody(req);
+    const path = req.url ?? '/';
+    received.push({ method: req.method ?? '', path, headers: flatten(req.headers), body });
+    if (req.method === 'POST' || req.method === 'PUT' || req.method === 'DELETE') {
+      res.writeHead(req.method === 'POST' ? 201 : 200, { 'content-type': 'text/plain', 'set-cookie': 'flash=saved' });
+      res.end(`${req.method} ${path} got ${body.length} bytes`);
+      return;
+    }
+    const page = pages.get(new URL(path, 'http://site').pathname);
+    if (page === undefined) {
+      res.writeHead(404, { 'content-type': 'text/html' });
+      res.end('<h1>the site’s own 404 page</h1>');
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/html', 'content-length': Buffer.byteLength(page.body), ...page.headers });
+    res.end(req.method === 'HEAD' ? undefined : page.body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    received,
+    page: (path, body, headers = {}) => pages.set(path, { body, headers }),
+    close: () => new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function flatten(headers: IncomingMessage['headers']): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
+  return flat;
+}

@@ -1,0 +1,172 @@
+// `npm start`: the whole CDN on this machine. Settings come from the environment (the
+// configuration contract, plus PORT). Without ORIGIN_URL it also starts an S3 origin with a
+// sample site; with ORIGIN_URL it fronts that origin instead. Ctrl-C stops everything.
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:net';
+import { CONFIG_NAMES, parseConfig, type RawConfig } from '../../shared/config.ts';
+import type { SeededAsset } from './assets.ts';
+import type { S3Origin } from './origin.ts';
+import type { Stack } from './workers.ts';
+
+const DEFAULT_PORT = 8787;
+/** What the embedded origin dictates: its one bucket and account, reached by path. */
+const EMBEDDED_NAMES = ['ORIGIN_KIND', 'S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_ADDRESSING'] as const;
+const SECRET_NAMES = new Set(['S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'SHIELD_TOKEN']);
+
+/** Thrown inside startup when a signal arrived meanwhile: stop quietly, not as a failure. */
+class Interrupted extends Error {}
+
+const stops: (() => Promise<void>)[] = [];
+let phase: 'starting' | 'running' | 'stopping' = 'starting';
+let interrupted = false;
+
+process.on('SIGINT', onSignal);
+process.on('SIGTERM', onSignal);
+// Miniflare adds SIGINT/SIGTERM listeners that kill workerd and exit(130) on the spot, before
+// the origin is closed and its directory removed: this CLI keeps signal handling to itself.
+// (A microtask runs before any signal can be delivered, and Miniflare's 'exit' hook stays.)
+process.on('newListener', (event: string | symbol, listener: (...args: unknown[]) => void) => {
+  if ((event === 'SIGINT' || event === 'SIGTERM') && listener !== onSignal) queueMicrotask(() => process.off(event, listener));
+});
+await main();
+
+async function main(): Promise<void> {
+  try {
+    const port = parsePort(process.env.PORT);
+    await checkPortFree(port); // before anything starts, and without workerd's crash report
+    const config = configFromEnv(process.env);
+    // Loaded once the signal handlers are in place: importing Miniflare alone takes ~0.4 s.
+    const [{ startS3Origin }, { seedSampleAssets }, { startWorkers }] = await checkpoint(
+      Promise.all([import('./origin.ts'), import('./assets.ts'), import('./workers.ts')]),
+    );
+    const notes: string[] = [];
+    let origin: S3Origin | undefined;
+    if (config.ORIGIN_URL === undefined) {
+      origin = track(await startS3Origin(), (started) => started.close());
+      notes.push(...useEmbeddedOrigin(config, origin));
+    }
+    config.SHIELD_TOKEN ??= randomUUID();
+    parseConfig(config); // a setting that cannot work is reported here, by name, not per request
+    // Seeding (64 MiB) and starting workerd take about as long as each other: run them together.
+    const [seeding, starting] = await Promise.allSettled([
+      origin ? seedSampleAssets(origin) : Promise.resolve([]),
+      startWorkers({ config, port }),
+    ]);
+    if (starting.status === 'rejected') throw starting.reason;
+    const stack = track(starting.value, (started) => started.dispose());
+    if (seeding.status === 'rejected') throw seeding.reason;
+    const seeded: SeededAsset[] = seeding.value;
+    phase = 'running';
+    console.log(report(config, origin, seeded, stack, notes, performance.now())); // since the process began
+  } catch (error) {
+    if (error instanceof Interrupted) return stop(0);
+    console.error(`tiercache: cannot start: ${describe(error)}`);
+    await stop(1);
+  }
+}
+
+function onSignal(): void {
+  if (phase === 'running') void stop(0);
+  else if (phase === 'starting') interrupted = true; // startup notices at its next step and stops
+  else process.exit(130); // a second Ctrl-C while stopping: give up waiting
+}
+
+/** Stops what was started, newest first, then exits. */
+async function stop(code: number): Promise<void> {
+  phase = 'stopping';
+  for (const close of stops.reverse()) {
+    await close().catch((error: unknown) => console.error(`tiercache: while stopping: ${describe(error)}`));
+  }
+  process.exit(code);
+}
+
+function track<T>(resource: T, close: (resource: T) => Promise<void>): T {
+  stops.push(() => close(resource));
+  if (interrupted) throw new Interrupted();
+  return resource;
+}
+
+async function checkpoint<T>(step: Promise<T>): Promise<T> {
+  const value = await step;
+  if (interrupted) throw new Interrupted();
+  return value;
+}
+
+function configFromEnv(env: NodeJS.ProcessEnv): RawConfig {
+  const config: RawConfig = {};
+  for (const name of CONFIG_NAMES) {
+    const value = env[name]?.trim();
+    if (value) config[name] = value;
+  }
+  return config;
+}
+
+/** Points the config at the embedded origin; answers a note for each user setting it overrides. */
+function useEmbeddedOrigin(config: RawConfig, origin: S3Origin): string[] {
+  const dictated = {
+    ORIGIN_KIND: 's3',
+    S3_BUCKET: origin.bucket,
+    S3_ACCESS_KEY_ID: origin.accessKeyId,
+    S3_SECRET_ACCESS_KEY: origin.secretAccessKey,
+    // s3rver checks a virtual-hosted request's signature over /bucket/key instead of /key,
+    // so it would refuse the shield's correct signatures; path-style it verifies properly.
+    S3_ADDRESSING: 'path',
+  } satisfies Record<(typeof EMBEDDED_NAMES)[number], string>;
+  const notes = EMBEDDED_NAMES.filter((name) => config[name] !== undefined && config[name] !== dictated[name]).map(
+    (name) => `${name} ignored: the embedded origin needs ${SECRET_NAMES.has(name) ? 'its own credentials' : `${name}=${dictated[name]}`} (set ORIGIN_URL to use another origin)`,
+  );
+  Object.assign(config, dictated, { ORIGIN_URL: origin.url });
+  return notes;
+}
+
+function report(config: RawConfig, origin: S3Origin | undefined, seeded: SeededAsset[], stack: Stack, notes: string[], ms: number): string {
+  const keyWidth = Math.max(0, ...seeded.map((asset) => asset.key.length));
+  const settings = CONFIG_NAMES.filter((name) => config[name] !== undefined && name !== 'ORIGIN_URL')
+    .map((name) => `${name}=${SECRET_NAMES.has(name) ? '(set)' : config[name]}`)
+    .join(' ');
+  const example = seeded.some((asset) => asset.key === 'index.html') ? 'index.html' : '<path>';
+  return [
+    `tiercache local stack ready in ${(ms / 1000).toFixed(2)} s`,
+    '',
+    origin
+      ? `  origin  ${origin.url}  embedded S3 (s3rver), bucket "${origin.bucket}", seeded with:`
+      : `  origin  ${config.ORIGIN_URL}`,
+    ...seeded.map((asset) => `            ${asset.key.padEnd(keyWidth)}  ${formatSize(asset.size).padStart(9)}  ${asset.contentType}`),
+    `  shield  ${stack.shieldUrl}  refuses requests without the edge's credential (SHIELD_TOKEN)`,
+    `  edge    ${stack.url}  <- send requests here`,
+    `  config  ${settings}`,
+    ...notes.map((note) => `  note    ${note}`),
+    '',
+    origin ? 'Try it (twice: the first is a miss filled through the shield, the second an edge hit):' : 'Try it:',
+    `  curl -i ${stack.url}/${example}`,
+    ...(origin ? [`  curl -i -H 'Range: bytes=0-99' ${stack.url}/video/big.bin`] : []),
+    '',
+    'Ctrl-C stops everything.',
+  ].join('\n');
+}
+
+function parsePort(value: string | undefined): number {
+  if (value === undefined || value.trim() === '') return DEFAULT_PORT;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be an integer 0..65535, got ${JSON.stringify(value)}`);
+  return port;
+}
+
+function checkPortFree(port: number): Promise<void> {
+  if (port === 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', () => reject(new Error(`127.0.0.1:${port} is already in use (set PORT to use another port)`)));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve()));
+  });
+}
+
+function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? (error.message.split('\n')[0] ?? error.message) : String(error);
+}

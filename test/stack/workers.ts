@@ -1,0 +1,101 @@
+// Both tiers in one Miniflare: the edge on the public port with its SHIELD service binding,
+// the shield behind it and also on a direct socket of its own (to prove it refuses callers
+// that are not the edge). Caches live in Miniflare's temporary directory, gone on dispose.
+import { rm } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
+import { Log, LogLevel, Miniflare } from 'miniflare';
+import type { RawConfig } from '../../shared/config.ts';
+import { bundleWorker } from './bundle.ts';
+import { resolvingOutbound, type ResolveMap } from './outbound.ts';
+
+const COMPATIBILITY_DATE = '2026-07-30';
+const EDGE_ENTRY = 'worker/index.ts';
+const SHIELD_ENTRY = 'shield/index.ts';
+const LOOPBACK = '127.0.0.1';
+
+export interface WorkersOptions {
+  /** Bindings for both workers; absent values are not bound. */
+  config: RawConfig;
+  /** Edge port; 0 (the default) = any free port. */
+  port?: number;
+  /** Port of the shield's direct socket; 0 (the default) = any free port. */
+  shieldPort?: number;
+  /** Host name → `host:port` for the shield's fetches to names that do not resolve. */
+  resolve?: ResolveMap;
+  /** Entry files relative to the project root, to run other workers in the same stack (tests). */
+  entries?: { edge?: string; shield?: string };
+}
+
+export interface Stack {
+  /** Edge base URL, `http://127.0.0.1:PORT`. */
+  url: string;
+  /** The shield's own socket, `http://127.0.0.1:PORT` (production has no such route). */
+  shieldUrl: string;
+  mf: Miniflare;
+  dispose(): Promise<void>;
+}
+
+export async function startWorkers(options: WorkersOptions): Promise<Stack> {
+  const [edge, shield] = await Promise.all([
+    bundleWorker(options.entries?.edge ?? EDGE_ENTRY),
+    bundleWorker(options.entries?.shield ?? SHIELD_ENTRY),
+  ]);
+  const bindings = definedStrings(options.config);
+  const mf = new Miniflare({
+    host: LOOPBACK,
+    port: options.port ?? 0,
+    // Miniflare's own chatter stays quiet; workers' console output still shows.
+    log: new Log(LogLevel.WARN),
+    // The placeholder `request.cf`, instead of fetching one from the Internet at every start.
+    cf: false,
+    workers: [
+      {
+        name: 'edge',
+        modules: true,
+        script: edge.code,
+        scriptPath: edge.path,
+        compatibilityDate: COMPATIBILITY_DATE,
+        bindings,
+        serviceBindings: { SHIELD: 'shield' },
+      },
+      {
+        name: 'shield',
+        modules: true,
+        script: shield.code,
+        scriptPath: shield.path,
+        compatibilityDate: COMPATIBILITY_DATE,
+        bindings,
+        unsafeDirectSockets: [{ host: LOOPBACK, port: options.shieldPort ?? 0 }],
+        ...(options.resolve ? { outboundService: resolvingOutbound(options.resolve) } : {}),
+      },
+    ],
+  });
+  const dispose = disposer(mf);
+  try {
+    const url = await mf.ready;
+    const shieldUrl = await mf.unsafeGetDirectURL('shield');
+    return { url: url.origin, shieldUrl: shieldUrl.origin, mf, dispose };
+  } catch (error) {
+    await dispose().catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * Miniflare's dispose() removes its temporary directory (where the caches live) without
+ * waiting, so a process exiting right after it leaves the directory behind: wait for it here.
+ */
+function disposer(mf: Miniflare): () => Promise<void> {
+  const cachePath = mf.unsafeGetPersistPaths().get('cache');
+  const temporary = cachePath === undefined ? undefined : dirname(cachePath);
+  const owned = temporary !== undefined && basename(temporary).startsWith('miniflare-');
+  let disposed: Promise<void> | undefined;
+  return () =>
+    (disposed ??= mf.dispose().then(async () => {
+      if (owned) await rm(temporary, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+    }));
+}
+
+function definedStrings(config: RawConfig): Record<string, string> {
+  return Object.fromEntries(Object.entries(config).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+}
