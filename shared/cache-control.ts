@@ -2,13 +2,15 @@
 // a malformed directive is ignored, as §4 of RFC 9111 lets a cache do with what it does not
 // understand.
 
+import { splitList } from './header-list.ts';
+
 /** Directive name (lowercase) → argument; `true` for a directive without one. */
 export type CacheControl = ReadonlyMap<string, string | true>;
 
 export function parseCacheControl(value: string | null | undefined): CacheControl {
   const directives = new Map<string, string | true>();
   if (!value) return directives;
-  for (const part of splitOutsideQuotes(value)) {
+  for (const part of splitList(value)) {
     const eq = part.indexOf('=');
     const name = (eq === -1 ? part : part.slice(0, eq)).trim().toLowerCase();
     if (!/^[a-z0-9!#$%&'*+\-.^_`|~]+$/.test(name)) continue;
@@ -38,29 +40,6 @@ const MAX_DELTA = 2_147_483_648;
 function deltaSeconds(value: string): number | undefined {
   if (!/^\d+$/.test(value)) return undefined;
   return Math.min(Number(value), MAX_DELTA);
-}
-
-function splitOutsideQuotes(value: string): string[] {
-  const parts: string[] = [];
-  let current = '';
-  let quoted = false;
-  for (let i = 0; i < value.length; i++) {
-    const char = value[i] ?? '';
-    if (quoted && char === '\\') {
-      current += char + (value[i + 1] ?? '');
-      i++;
-      continue;
-    }
-    if (char === '"') quoted = !quoted;
-    if (char === ',' && !quoted) {
-      parts.push(current);
-      current = '';
-    } else {
-      current += char;
-    }
-  }
-  parts.push(current);
-  return parts.map((part) => part.trim()).filter((part) => part.length > 0);
 }
 
 function unquote(value: string): string {

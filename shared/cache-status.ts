@@ -2,6 +2,8 @@
 // nearest the origin first. Members are Structured Field items (RFC 8941): a token naming the
 // cache, then parameters.
 
+import { splitList } from './header-list.ts';
+
 /** Why a cache went forward (RFC 9211 §2.2). */
 export type ForwardReason = 'bypass' | 'method' | 'uri-miss' | 'vary-miss' | 'miss' | 'request' | 'stale' | 'partial';
 
@@ -49,33 +51,8 @@ export function appendCacheStatus(existing: string | null, member: string): stri
 /** The members whose cache name is `cache` removed (so a tier never reports itself twice). */
 export function withoutMember(existing: string | null, cache: string): string | null {
   if (!existing) return null;
-  const kept = splitMembers(existing).filter((member) => memberName(member) !== cache);
+  const kept = splitList(existing).filter((member) => memberName(member) !== cache);
   return kept.length > 0 ? kept.join(', ') : null;
-}
-
-function splitMembers(value: string): string[] {
-  // Members are separated by commas outside sf-strings.
-  const members: string[] = [];
-  let current = '';
-  let quoted = false;
-  for (let i = 0; i < value.length; i++) {
-    const char = value[i];
-    // RFC 8941 §4.2.5: inside an sf-string, a backslash escapes the character after it.
-    if (quoted && char === '\\') {
-      current += char + (value[i + 1] ?? '');
-      i++;
-      continue;
-    }
-    if (char === '"') quoted = !quoted;
-    if (char === ',' && !quoted) {
-      members.push(current.trim());
-      current = '';
-    } else {
-      current += char;
-    }
-  }
-  if (current.trim()) members.push(current.trim());
-  return members.filter((member) => member.length > 0);
 }
 
 function memberName(member: string): string {

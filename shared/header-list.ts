@@ -1,0 +1,26 @@
+// The comma-separated list form of a field value (RFC 9110 §5.6.1), split on the commas that
+// are not inside a quoted-string (§5.6.4) or sf-string (RFC 8941 §4.2.5); in both, a backslash
+// escapes the next character. Empty members are dropped, as §5.6.1 asks of recipients.
+
+export function splitList(value: string): string[] {
+  const members: string[] = [];
+  let current = '';
+  let quoted = false;
+  for (let i = 0; i < value.length; i++) {
+    const char = value[i] ?? '';
+    if (quoted && char === '\\') {
+      current += char + (value[i + 1] ?? '');
+      i++;
+      continue;
+    }
+    if (char === '"') quoted = !quoted;
+    if (char === ',' && !quoted) {
+      members.push(current);
+      current = '';
+    } else {
+      current += char;
+    }
+  }
+  members.push(current);
+  return members.map((member) => member.trim()).filter((member) => member.length > 0);
+}
