@@ -24,6 +24,18 @@ export interface Config {
   defaultTtl: number;
   /** Credential the edge presents to the shield; `undefined` = the shield refuses everything. */
   shieldToken: string | undefined;
+  slicing: SlicingConfig;
+}
+
+export interface SlicingConfig {
+  /** Bytes per slice: a power-of-two multiple of 1 MiB between 1 and 64 MiB. */
+  sliceSize: number;
+  /** Objects of at least this many bytes are sliced; smaller ones are cached whole. */
+  threshold: number;
+  /** Slices fetched from upstream at once on a cold read (Workers allow 6 connections). */
+  readahead: number;
+  /** Subrequests one request may make (Workers: 50 on the free plan, 1,000 or more on paid). */
+  subrequests: number;
 }
 
 /** Every setting as it arrives: strings (or absent), from `env` or `process.env`. */
@@ -40,12 +52,22 @@ export const CONFIG_NAMES = [
   'ORIGIN_TIMEOUT_MS',
   'DEFAULT_TTL',
   'SHIELD_TOKEN',
+  'SLICE_SIZE',
+  'SLICE_THRESHOLD',
+  'SLICE_READAHEAD',
+  'SUBREQUEST_LIMIT',
 ] as const;
 export type ConfigName = (typeof CONFIG_NAMES)[number];
 
 export const STORJ_GATEWAY = 'https://gateway.storjshare.io';
 const DEFAULT_S3_TTL = 3600;
 const DEFAULT_TIMEOUT_MS = 10_000;
+const MIB = 1024 * 1024;
+const DEFAULT_SLICE_SIZE = 8 * MIB;
+const DEFAULT_READAHEAD = 4;
+/** Workers allow 6 simultaneous outgoing connections per request; keep one for the rest. */
+const MAX_READAHEAD = 5;
+const DEFAULT_SUBREQUESTS = 1000;
 
 /** Thrown for a configuration that cannot work; the message names the setting. */
 export class ConfigError extends Error {
@@ -62,7 +84,34 @@ export function parseConfig(raw: RawConfig): Config {
     originTimeoutMs: integer(raw, 'ORIGIN_TIMEOUT_MS', DEFAULT_TIMEOUT_MS, 1),
     defaultTtl: integer(raw, 'DEFAULT_TTL', originKind === 's3' ? DEFAULT_S3_TTL : 0, 0),
     shieldToken: nonEmpty(raw.SHIELD_TOKEN),
+    slicing: parseSlicing(raw),
   };
+}
+
+function parseSlicing(raw: RawConfig): SlicingConfig {
+  const sliceSize = byteSize(raw, 'SLICE_SIZE', DEFAULT_SLICE_SIZE);
+  // Slices are aligned to multiples of their size, and a power of two keeps every slice
+  // boundary on a power-of-two offset whatever the size chosen.
+  if (sliceSize < MIB || sliceSize > 64 * MIB || (sliceSize & (sliceSize - 1)) !== 0) {
+    throw new ConfigError(`SLICE_SIZE must be a power of two from 1 MiB to 64 MiB, got ${sliceSize} bytes`);
+  }
+  return {
+    sliceSize,
+    threshold: byteSize(raw, 'SLICE_THRESHOLD', sliceSize),
+    readahead: Math.min(MAX_READAHEAD, integer(raw, 'SLICE_READAHEAD', DEFAULT_READAHEAD, 1)),
+    subrequests: integer(raw, 'SUBREQUEST_LIMIT', DEFAULT_SUBREQUESTS, 10),
+  };
+}
+
+/** A byte count, plain or with a binary suffix: `8388608`, `8MiB`, `8M`, `512KiB`. */
+function byteSize(raw: RawConfig, name: ConfigName, fallback: number): number {
+  const value = nonEmpty(raw[name]);
+  if (value === undefined) return fallback;
+  const match = /^(\d{1,12})\s*(k|kib|m|mib|g|gib)?$/i.exec(value);
+  if (!match) throw new ConfigError(`${name} must be a byte count like 8388608 or 8MiB, got ${JSON.stringify(value)}`);
+  const unit = (match[2] ?? '').toLowerCase().charAt(0);
+  const factor = unit === 'k' ? 1024 : unit === 'm' ? MIB : unit === 'g' ? 1024 * MIB : 1;
+  return Number(match[1]) * factor;
 }
 
 function parseS3(raw: RawConfig): S3Config {

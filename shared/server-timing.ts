@@ -1,15 +1,16 @@
 // Server-Timing (W3C Server Timing): one metric per tier that ran, `dur` in milliseconds.
 
 export type TierMetric = 'edge' | 'shield' | 'origin';
+/** Per tier, the time until the first slice a request needed was in hand. */
+export type SliceMetric = 'edge-slice' | 'shield-slice';
 
-export function serverTimingMetric(name: TierMetric, durationMs: number): string {
+export function serverTimingMetric(name: TierMetric | SliceMetric, durationMs: number): string {
   return `${name};dur=${round(durationMs)}`;
 }
 
 /** Metrics already on the upstream response come first: they describe the hops behind us. */
-export function appendServerTiming(existing: string | null, metric: string): string {
-  const before = existing?.trim();
-  return before ? `${before}, ${metric}` : metric;
+export function appendServerTiming(existing: string | null | undefined, metric: string | null | undefined): string {
+  return [existing?.trim(), metric?.trim()].filter(Boolean).join(', ');
 }
 
 function round(ms: number): number {

@@ -23,3 +23,15 @@ export function withTierReport(response: Response, tier: Tier, params: CacheStat
   const headers = reportTier(new Headers(response.headers), tier, params, durationMs);
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }
+
+/**
+ * A tier's report for a sliced object: a hit only when the manifest was fresh and every slice
+ * looked up before the first byte was here; RFC 9211 `fwd=partial` when only some were. The
+ * detail says how many of the slices looked up were hits, and of how many in all.
+ */
+export function slicedReport(base: CacheStatusParams, hits: number, checked: number, total: number): CacheStatusParams {
+  const detail = `slices ${hits}/${checked}${checked < total ? ` of ${total}` : ''}`;
+  if (base.hit && hits === checked) return { ...base, detail };
+  if (base.hit) return { fwd: 'partial', ...(base.ttl !== undefined ? { ttl: base.ttl } : {}), stored: checked > hits, detail };
+  return { ...base, stored: Boolean(base.stored) || checked > hits, detail };
+}

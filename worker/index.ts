@@ -1,17 +1,20 @@
 // The edge worker: runs in every location, answers from its own cache, and on a miss asks the
-// shield over the service binding. This file only wires: the read path is shared/read-through.ts,
+// shield over the service binding. This file only wires: GET is serve-object.ts (over
+// shared/object-read.ts), HEAD shared/object-head.ts,
 // the next hop is shield-client.ts, unsafe methods for HTTP origins are pass-through.ts.
 
 import { Hono } from 'hono';
 import { EDGE_CACHE_NAME } from '../shared/cache-status.ts';
 import { configFrom } from '../shared/config.ts';
 import { HttpError, MethodNotAllowed, errorResponse } from '../shared/http-error.ts';
-import { readMethod, readThrough } from '../shared/read-through.ts';
+import { headObject } from '../shared/object-head.ts';
+import type { ObjectRead } from '../shared/object-read.ts';
 import { type RequestTarget, requestTarget } from '../shared/request-target.ts';
 import { withTierReport } from '../shared/tier-headers.ts';
 import type { EdgeEnv } from './env.ts';
 import { passThrough } from './pass-through.ts';
-import { askShield } from './shield-client.ts';
+import { serveObject } from './serve-object.ts';
+import { shieldUpstream } from './shield-client.ts';
 
 const ALLOWED = ['GET', 'HEAD', 'OPTIONS'];
 
@@ -31,16 +34,16 @@ app.on(['GET', 'HEAD'], '*', async (c) => {
   const config = configFrom(c.env);
   const url = new URL(c.req.url);
   const target = requestTarget(url, config.originKind);
-  return readThrough({
-    tier: 'edge',
+  const read: ObjectRead = {
     cache: await caches.open(EDGE_CACHE_NAME),
     key: edgeKey(url, target),
-    method: readMethod(c.req.method),
     defaultTtl: config.defaultTtl,
     now: Date.now,
     waitUntil: (promise) => c.executionCtx.waitUntil(promise),
-    forward: (method) => askShield(c.env.SHIELD, config, { method, target }),
-  });
+    upstream: shieldUpstream(c.env.SHIELD, config, target),
+  };
+  if (c.req.method === 'HEAD') return headObject(read, 'edge', c.var.started);
+  return serveObject(c.req.raw, read, config, c.var.started);
 });
 
 app.options('*', (c) => withTierReport(new Response(null, { status: 204, headers: { allow: ALLOWED.join(', ') } }), 'edge', {}, Date.now() - c.var.started));

@@ -18,7 +18,7 @@ export interface PassThroughDeps {
 export async function passThrough(request: Request, target: RequestTarget, key: string, deps: PassThroughDeps): Promise<Response> {
   const response = await askShield(deps.shield, deps.config, {
     method: request.method,
-    target,
+    path: target.path + target.query,
     headers: passThroughRequestHeaders(request.headers),
     body: request.body,
   });

@@ -1,27 +1,75 @@
-// The edge's next hop: the shield, over the service binding. The edge sends only what the
-// shield needs (method, canonical path, query for HTTP origins, the internal credential):
-// nothing the client sent is copied by default.
+// The edge's next hop: the shield, over the service binding. GETs go as slice requests
+// (shared/slice-protocol.ts) and every answer is checked like an origin's: the span asked
+// for, its exact length, the pinned ETag. Nothing the client sent is copied by default.
 
 import type { Config } from '../shared/config.ts';
 import { BadGateway } from '../shared/http-error.ts';
 import { CREDENTIAL_HEADER, SHIELD_ORIGIN } from '../shared/internal.ts';
+import { OBJECT_HEADER, type ObjectMeta, representationHeaders } from '../shared/object-meta.ts';
 import type { RequestTarget } from '../shared/request-target.ts';
+import { type ObjectVersion, type SliceSpan, isStrongEtag, sliceCount, spanBytes } from '../shared/slice-plan.ts';
+import { SPAN_HEADER, WHOLE, sliceRequestPath } from '../shared/slice-protocol.ts';
+import { type Upstream, type UpstreamAnswer, VersionChanged } from '../shared/upstream.ts';
 
-export interface ShieldRequest {
+export interface ShieldCall {
   method: string;
-  target: RequestTarget;
+  /** Path and query as the shield should see them. */
+  path: string;
   headers?: Headers;
   body?: ReadableStream | null;
 }
 
-export async function askShield(shield: Fetcher, config: Config, request: ShieldRequest): Promise<Response> {
-  const headers = new Headers(request.headers);
+export async function askShield(shield: Fetcher, config: Config, call: ShieldCall): Promise<Response> {
+  const headers = new Headers(call.headers);
   if (config.shieldToken !== undefined) headers.set(CREDENTIAL_HEADER, config.shieldToken);
-  const init: RequestInit = { method: request.method, headers, redirect: 'manual' };
-  if (request.body) init.body = request.body;
+  const init: RequestInit = { method: call.method, headers, redirect: 'manual' };
+  if (call.body) init.body = call.body;
   try {
-    return await shield.fetch(new Request(`${SHIELD_ORIGIN}${request.target.path}${request.target.query}`, init));
+    return await shield.fetch(new Request(`${SHIELD_ORIGIN}${call.path}`, init));
   } catch {
     throw new BadGateway('the shield tier could not be reached');
   }
+}
+
+export function shieldUpstream(shield: Fetcher, config: Config, target: RequestTarget): Upstream {
+  const { sliceSize } = config.slicing;
+  return {
+    async slices(span, pinned) {
+      const path = sliceRequestPath({ span, sliceSize, etag: pinned?.etag }, target.path) + target.query;
+      const response = await askShield(shield, config, { method: 'GET', path });
+      return checkAnswer(response, span, pinned, sliceSize);
+    },
+    head: () => askShield(shield, config, { method: 'HEAD', path: target.path + target.query }),
+  };
+}
+
+async function checkAnswer(response: Response, span: SliceSpan, pinned: ObjectVersion | undefined, sliceSize: number): Promise<UpstreamAnswer> {
+  const fail = async (why: string): Promise<never> => {
+    await response.body?.cancel();
+    throw new VersionChanged(why);
+  };
+  if (response.status === 412) return fail('the shield no longer has the pinned version');
+  const marker = response.headers.get(OBJECT_HEADER);
+  const described = /^size=(\d{1,16}); slice=(\d{1,9})$/.exec(marker ?? '');
+  if (described === null) {
+    if (pinned !== undefined && response.status === 200) return fail('the object is no longer sliced');
+    // Not sliced (the whole object, marked), or an error the shield answered with.
+    const headers = new Headers(response.headers);
+    if (marker === WHOLE) headers.delete(OBJECT_HEADER);
+    return { kind: 'whole', response: new Response(response.body, { status: response.status, headers }) };
+  }
+  const etag = response.headers.get('etag');
+  const meta: ObjectMeta = { size: Number(described[1]), sliceSize: Number(described[2]), etag: etag ?? '', headers: representationHeaders(response.headers) };
+  if (!isStrongEtag(etag) || meta.sliceSize !== sliceSize) return fail(`the shield described the object as ${marker} with ETag ${etag}`);
+  if (pinned !== undefined && (meta.etag !== pinned.etag || meta.size !== pinned.size)) return fail(`etag mismatch in slice response: expected ${pinned.etag}, got ${meta.etag}`);
+  if (response.status === 416) {
+    await response.body?.cancel();
+    return { kind: 'beyond', meta, response };
+  }
+  const last = Math.min(span.last, sliceCount(meta.size, sliceSize) - 1);
+  const bytes = spanBytes({ first: span.first, last }, sliceSize, meta.size);
+  if (response.status !== 200 || response.body === null || response.headers.get(SPAN_HEADER) !== `${span.first}-${last}` || response.headers.get('content-length') !== String(bytes.end - bytes.start + 1)) {
+    return fail(`the shield answered ${response.status} with span ${response.headers.get(SPAN_HEADER)} for ${span.first}-${last}`);
+  }
+  return { kind: 'span', meta, span: { first: span.first, last }, body: response.body, response };
 }

@@ -27,7 +27,10 @@ describe('the tiered read path', () => {
     expect(second.text).toBe(first.text);
     const members = cacheStatus(second);
     expect(members.at(-1)?.slice(0, 2)).toEqual(['tiercache-edge', 'hit']);
-    expect(members.at(-1)?.[2]).toMatch(/^ttl=(3599|3600)$/);
+    // A fresh hour (the default TTL for S3 objects), less the second or two this test took.
+    const ttl = Number(/^ttl=(\d+)$/.exec(members.at(-1)?.[2] ?? '')?.[1]);
+    expect(ttl).toBeGreaterThan(3590);
+    expect(ttl).toBeLessThanOrEqual(3600);
     expect(f.tap.requests.filter((r) => r.method === 'GET')).toHaveLength(1);
   });
 

@@ -56,6 +56,10 @@ describe('parseConfig with every setting given', () => {
       ORIGIN_TIMEOUT_MS: '2500',
       DEFAULT_TTL: '0',
       SHIELD_TOKEN: ' token ',
+      SLICE_SIZE: '16MiB',
+      SLICE_THRESHOLD: '33554432',
+      SLICE_READAHEAD: '3',
+      SUBREQUEST_LIMIT: '50',
     });
     expect(config).toEqual({
       originKind: 's3',
@@ -64,7 +68,34 @@ describe('parseConfig with every setting given', () => {
       originTimeoutMs: 2500,
       defaultTtl: 0,
       shieldToken: 'token',
+      slicing: { sliceSize: 16 * 1024 * 1024, threshold: 32 * 1024 * 1024, readahead: 3, subrequests: 50 },
     });
+  });
+});
+
+describe('parseConfig for slicing', () => {
+  const base = { S3_BUCKET: 'b', S3_ACCESS_KEY_ID: 'k', S3_SECRET_ACCESS_KEY: 's' };
+
+  it('slices by 8 MiB from one slice up, four at a time, within 1,000 subrequests by default', () => {
+    expect(parseConfig(base).slicing).toEqual({ sliceSize: 8 * 1024 * 1024, threshold: 8 * 1024 * 1024, readahead: 4, subrequests: 1000 });
+  });
+
+  it('takes byte counts plain or with a binary unit', () => {
+    expect(parseConfig({ ...base, SLICE_SIZE: '1048576' }).slicing.sliceSize).toBe(1024 * 1024);
+    expect(parseConfig({ ...base, SLICE_SIZE: '2M' }).slicing.sliceSize).toBe(2 * 1024 * 1024);
+    expect(parseConfig({ ...base, SLICE_SIZE: '64mib' }).slicing.sliceSize).toBe(64 * 1024 * 1024);
+    expect(parseConfig({ ...base, SLICE_THRESHOLD: '1GiB' }).slicing.threshold).toBe(1024 * 1024 * 1024);
+  });
+
+  it('refuses a slice size that is not a power of two from 1 MiB to 64 MiB, naming the setting', () => {
+    for (const value of ['512KiB', '3MiB', '128MiB', '0', 'big', '-1']) {
+      expect(() => parseConfig({ ...base, SLICE_SIZE: value }), value).toThrow(/^SLICE_SIZE/);
+    }
+  });
+
+  it('keeps read-ahead within the six connections a Worker may open', () => {
+    expect(parseConfig({ ...base, SLICE_READAHEAD: '50' }).slicing.readahead).toBe(5);
+    expect(() => parseConfig({ ...base, SLICE_READAHEAD: '0' })).toThrow(/^SLICE_READAHEAD/);
   });
 });
 

@@ -21,15 +21,25 @@ export interface Tap {
   /** Every request so far, in arrival order. */
   requests: RecordedRequest[];
   clear(): void;
+  /**
+   * Runs `hook` on each request before it is forwarded (fault injection: replace the object
+   * between two slice fetches, say); `undefined` removes it.
+   */
+  intercept(hook: ((request: RecordedRequest) => Promise<void> | void) | undefined): void;
   close(): Promise<void>;
 }
 
 export async function startTap(target: string): Promise<Tap> {
   const origin = new URL(target);
   const requests: RecordedRequest[] = [];
-  const server = createServer((incoming, outgoing) => {
+  let hook: ((request: RecordedRequest) => Promise<void> | void) | undefined;
+  const server = createServer(async (incoming, outgoing) => {
     const record: RecordedRequest = { method: incoming.method ?? 'GET', path: incoming.url ?? '/', headers: headerRecord(incoming) };
     requests.push(record);
+    if (hook !== undefined) {
+      incoming.pause();
+      await hook(record);
+    }
     // Raw header pairs: Node then sends exactly these, Host included, in the same order and case.
     const forward = httpRequest({
       host: origin.hostname,
@@ -58,6 +68,7 @@ export async function startTap(target: string): Promise<Tap> {
     url,
     requests,
     clear: () => void requests.splice(0),
+    intercept: (next) => void (hook = next),
     close: () => (closed ??= closeServer(server)),
   };
 }

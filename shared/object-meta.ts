@@ -1,0 +1,63 @@
+// What a tier knows about one object without its bytes: size, version and the headers it is
+// served with. Sliced objects keep this in a manifest entry (an empty 200 at the object's own
+// key) so that a range request needs no upstream round trip; slices carry a marker naming the
+// slice they hold, checked on every read.
+
+import { type ObjectVersion, isSliced, isStrongEtag } from './slice-plan.ts';
+
+export interface ObjectMeta extends ObjectVersion {
+  sliceSize: number;
+  /** The object's representation and caching headers (no Content-Length, no Content-Range). */
+  headers: Headers;
+}
+
+/** Marks a manifest: `size=<bytes>; slice=<bytes>`. */
+export const OBJECT_HEADER = 'x-tiercache-object';
+/** Marks a slice entry: `<index>`. */
+export const SLICE_HEADER = 'x-tiercache-slice';
+
+/** Response headers that describe the representation, kept in a manifest and sent with every part of it. */
+const PER_MESSAGE = ['content-length', 'content-range', 'transfer-encoding', 'connection', 'keep-alive', 'age', 'server-timing', OBJECT_HEADER, SLICE_HEADER];
+
+export function representationHeaders(headers: Headers): Headers {
+  const kept = new Headers(headers);
+  for (const name of PER_MESSAGE) kept.delete(name);
+  return kept;
+}
+
+/** The manifest's headers: the representation plus the marker. Its body is empty. */
+export function manifestHeaders(meta: ObjectMeta): Headers {
+  const headers = representationHeaders(meta.headers);
+  headers.set(OBJECT_HEADER, `size=${meta.size}; slice=${meta.sliceSize}`);
+  headers.set('content-length', '0');
+  return headers;
+}
+
+/** The object described by a stored manifest's headers, or undefined if they are not one. */
+export function readManifest(headers: Headers): ObjectMeta | undefined {
+  const marker = /^size=(\d{1,16}); slice=(\d{1,9})$/.exec(headers.get(OBJECT_HEADER) ?? '');
+  const etag = headers.get('etag');
+  if (!marker || !isStrongEtag(etag)) return undefined;
+  return { size: Number(marker[1]), sliceSize: Number(marker[2]), etag, headers: representationHeaders(headers) };
+}
+
+/**
+ * The object an upstream 206 describes, when it can be sliced: a known size at or above the
+ * threshold and a strong ETag to pin later slices to (without one, slices of two versions
+ * could not be told apart, so the object is served whole instead).
+ */
+export function slicedMeta(size: number, headers: Headers, sliceSize: number, threshold: number): ObjectMeta | undefined {
+  const etag = headers.get('etag');
+  if (!isSliced(size, threshold) || !isStrongEtag(etag)) return undefined;
+  return { size, etag, sliceSize, headers: representationHeaders(headers) };
+}
+
+/** Headers for a stored slice: just enough to check it is the slice we asked for. */
+export function sliceEntryHeaders(index: number, length: number): Headers {
+  return new Headers({ 'content-type': 'application/octet-stream', 'content-length': String(length), [SLICE_HEADER]: String(index) });
+}
+
+/** Whether a stored entry holds slice `index` with `length` bytes. */
+export function isSliceEntry(headers: Headers, index: number, length: number): boolean {
+  return headers.get(SLICE_HEADER) === String(index) && headers.get('content-length') === String(length);
+}

@@ -1,0 +1,160 @@
+// Reads the slices a request needs, in order, from this tier's store or from upstream, with
+// a bounded window of slices in flight ahead of the reader (the read-ahead that lets a cold
+// download pull several slices at once). Slices fetched from upstream are stored as they pass.
+// Memory stays bounded by `window` slices: nothing past the window is started.
+
+import type { Piece } from './byte-stream.ts';
+import { splitStream } from './byte-stream.ts';
+import type { ObjectMeta } from './object-meta.ts';
+import { type SliceSpan, sliceBytes } from './slice-plan.ts';
+
+/** This tier's slices of one version of one object. */
+export interface SliceStore {
+  get(index: number, length: number): Promise<ReadableStream<Uint8Array> | undefined>;
+  put(index: number, length: number, body: ReadableStream<Uint8Array>): void;
+}
+
+/** The next hop, asked for exactly the bytes of a span of slices of the pinned version. */
+export type SpanFetch = (span: SliceSpan) => Promise<ReadableStream<Uint8Array>>;
+
+/** Subrequests this request may still make (Workers cap them per request). */
+export interface Budget {
+  remaining: number;
+}
+
+export interface SliceReadOptions {
+  meta: ObjectMeta;
+  /** The slices to read, ascending. */
+  indices: readonly number[];
+  store: SliceStore;
+  fetchSpan: SpanFetch;
+  /** Slices in flight ahead of the reader. */
+  window: number;
+  /** Most slices one upstream request may carry. */
+  maxSpan: number;
+  budget: Budget;
+  /** Slices already in hand (the one that came with discovery), not yet stored. */
+  prefetched?: ReadonlyMap<number, ReadableStream<Uint8Array>>;
+}
+
+export interface SliceRead {
+  pieces: AsyncIterator<Piece>;
+  /** Of the slices looked up in this tier's store before the first byte: how many were there. */
+  hits: number;
+  checked: number;
+}
+
+/** Starts reading; resolves once the first slice is in hand, so a version change seen before any byte went out can still restart the request. */
+export async function readSlices(options: SliceReadOptions): Promise<SliceRead> {
+  const { meta, indices, store, budget } = options;
+  const slots = new Map<number, Promise<ReadableStream<Uint8Array>>>();
+  const fromSpan = new Map<number, Promise<ReadableStream<Uint8Array>>>();
+  const stats = { hits: 0, checked: 0 };
+  let position = 0;
+  /** Lookups of the first window, awaited before the first byte so the counts are exact. */
+  let initialLookups: Promise<unknown>[] | undefined = [];
+
+  const length = (index: number): number => {
+    const bytes = sliceBytes(index, meta.sliceSize, meta.size);
+    return bytes.end - bytes.start + 1;
+  };
+  /** Spans still needed for the rest, were every remaining slice a miss: never spend those. */
+  const reserve = (at: number): number => Math.ceil((indices.length - at) / options.maxSpan) + 1;
+
+  const produce = async (at: number): Promise<ReadableStream<Uint8Array>> => {
+    const index = indices[at] ?? -1;
+    const prefetched = options.prefetched?.get(index);
+    if (prefetched !== undefined) {
+      // Fetched with discovery: known to be missing here.
+      if (initialLookups !== undefined) stats.checked++;
+      return storing(index, prefetched);
+    }
+    const spanned = fromSpan.get(index);
+    if (spanned !== undefined) return spanned;
+    if (budget.remaining > reserve(at)) {
+      budget.remaining--;
+      const lookup = store.get(index, length(index));
+      if (initialLookups !== undefined) {
+        stats.checked++;
+        initialLookups.push(lookup.then((found) => (stats.hits += found === undefined ? 0 : 1), () => undefined));
+      }
+      const found = await lookup;
+      if (found !== undefined) return found;
+    }
+    return startSpan(at);
+  };
+
+  const startSpan = (at: number): Promise<ReadableStream<Uint8Array>> => {
+    const first = indices[at] ?? -1;
+    let last = first;
+    // Extend over following slices nobody has started yet, while they are consecutive.
+    for (let next = at + 1; next < indices.length && last - first + 1 < options.maxSpan; next++) {
+      const index = indices[next] ?? -1;
+      if (index !== last + 1 || slots.has(index) || options.prefetched?.has(index)) break;
+      last = index;
+    }
+    budget.remaining--;
+    const parts = options.fetchSpan({ first, last }).then((body) => {
+      const lengths = Array.from({ length: last - first + 1 }, (_, i) => length(first + i));
+      return splitStream(body, lengths);
+    });
+    for (let index = first; index <= last; index++) {
+      const part = parts.then((streams) => storing(index, streams[index - first] as ReadableStream<Uint8Array>));
+      void part.catch(() => undefined);
+      fromSpan.set(index, part);
+    }
+    return fromSpan.get(first) as Promise<ReadableStream<Uint8Array>>;
+  };
+
+  const storing = (index: number, body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> => {
+    if (budget.remaining <= reserve(position)) return body;
+    budget.remaining--;
+    const [toStore, toReader] = body.tee();
+    store.put(index, length(index), toStore);
+    return toReader;
+  };
+
+  const fill = (): void => {
+    for (let at = position; at < Math.min(indices.length, position + options.window); at++) {
+      const index = indices[at] ?? -1;
+      if (slots.has(index)) continue;
+      const slot = produce(at);
+      void slot.catch(() => undefined);
+      slots.set(index, slot);
+    }
+  };
+
+  const take = async (): Promise<IteratorResult<Piece>> => {
+    if (position >= indices.length) return { done: true, value: undefined };
+    fill();
+    const index = indices[position] ?? -1;
+    const body = await (slots.get(index) as Promise<ReadableStream<Uint8Array>>);
+    slots.delete(index);
+    position++;
+    return { done: false, value: { offset: index * meta.sliceSize, body } };
+  };
+
+  const first = await take();
+  await Promise.all(initialLookups);
+  initialLookups = undefined;
+  let pending: IteratorResult<Piece> | undefined = first;
+  const pieces: AsyncIterator<Piece> = {
+    next: () => {
+      if (pending !== undefined) {
+        const result = pending;
+        pending = undefined;
+        return Promise.resolve(result);
+      }
+      return take();
+    },
+    return: async () => {
+      position = indices.length;
+      if (pending !== undefined && !pending.done) await pending.value.body.cancel().catch(() => undefined);
+      pending = undefined;
+      for (const slot of slots.values()) void slot.then((body) => body.cancel()).catch(() => undefined);
+      slots.clear();
+      return { done: true, value: undefined };
+    },
+  };
+  return { pieces, hits: stats.hits, checked: stats.checked };
+}

@@ -1,0 +1,102 @@
+// The origin as the shield's upstream: each slice is a ranged GET (signed for S3), pinned to
+// the version first seen with If-Match, and checked as nginx's slice module checks: status
+// 206, exactly the expected Content-Range, the same ETag. An origin that ignores Range (200)
+// serves the object whole.
+
+import type { Config } from '../../shared/config.ts';
+import { slicedMeta } from '../../shared/object-meta.ts';
+import { parseContentRange } from '../../shared/range.ts';
+import type { RequestTarget } from '../../shared/request-target.ts';
+import { type ObjectVersion, type SliceSpan, spanBytes } from '../../shared/slice-plan.ts';
+import { type Upstream, type UpstreamAnswer, VersionChanged } from '../../shared/upstream.ts';
+import { serverTimingMetric } from '../../shared/server-timing.ts';
+import { fetchOrigin, keptHeaders, originFailure } from './origin.ts';
+
+export function originUpstream(config: Config, target: RequestTarget, now: () => number): Upstream {
+  const { sliceSize, threshold } = config.slicing;
+
+  const get = async (headers: Record<string, string>): Promise<Response> => {
+    const started = now();
+    const response = await fetchOrigin(config, target, 'GET', headers, now());
+    lastDuration = now() - started;
+    return response;
+  };
+  /** Time until the origin's last response headers arrived, for Server-Timing. */
+  let lastDuration = 0;
+  const timing = (headers: Headers): Headers => {
+    headers.set('server-timing', serverTimingMetric('origin', lastDuration));
+    return headers;
+  };
+
+  const whole = async (): Promise<UpstreamAnswer> => {
+    const response = await get({});
+    if (response.status !== 200) throw await originFailure(config, response);
+    return { kind: 'whole', response: new Response(response.body, { status: 200, headers: timing(keptHeaders(config, response.headers)) }) };
+  };
+
+  /** A version we may not pin (size, ETag) or not slice: the object is served whole. */
+  const discoverSize = async (): Promise<UpstreamAnswer> => {
+    const head = await fetchOrigin(config, target, 'HEAD', {}, now());
+    if (head.status !== 200) throw await originFailure(config, head);
+    const headers = keptHeaders(config, head.headers);
+    const meta = slicedMeta(Number(head.headers.get('content-length')), headers, sliceSize, threshold);
+    return meta === undefined ? whole() : { kind: 'beyond', meta, response: new Response(null, { headers }) };
+  };
+
+  return {
+    async slices(span: SliceSpan, pinned: ObjectVersion | undefined): Promise<UpstreamAnswer> {
+      const wanted = spanBytes(span, sliceSize, pinned?.size ?? Number.MAX_SAFE_INTEGER);
+      const conditions: Record<string, string> = { range: `bytes=${wanted.start}-${wanted.end}` };
+      if (pinned !== undefined) conditions['if-match'] = pinned.etag;
+      const response = await get(conditions);
+      if (pinned !== undefined && response.status !== 206) {
+        await response.body?.cancel();
+        // 412: If-Match failed; 200/416: the object is no longer what we sliced.
+        if (response.status === 412 || response.status === 200 || response.status === 416) throw new VersionChanged(`origin answered ${response.status} for a slice of ${pinned.etag}`);
+        throw await originFailure(config, response);
+      }
+      if (response.status === 200) return { kind: 'whole', response: new Response(response.body, { status: 200, headers: timing(keptHeaders(config, response.headers)) }) };
+      // S3 sends no Content-Range with 416 (only the size in its XML): ask with HEAD instead.
+      if (response.status === 416) {
+        await response.body?.cancel();
+        return discoverSize();
+      }
+      if (response.status !== 206) throw await originFailure(config, response);
+      return checkedSlice(response, span, pinned);
+    },
+    async head(): Promise<Response> {
+      const response = await fetchOrigin(config, target, 'HEAD', {}, now());
+      if (response.status !== 200) throw await originFailure(config, response);
+      return new Response(null, { status: 200, headers: keptHeaders(config, response.headers) });
+    },
+  };
+
+  async function checkedSlice(response: Response, span: SliceSpan, pinned: ObjectVersion | undefined): Promise<UpstreamAnswer> {
+    const range = parseContentRange(response.headers.get('content-range'));
+    const headers = timing(keptHeaders(config, response.headers));
+    const fail = async (why: string): Promise<never> => {
+      await response.body?.cancel();
+      throw new VersionChanged(why);
+    };
+    if (range === undefined || 'unsatisfied' in range) return fail(`unusable Content-Range ${response.headers.get('content-range')}`);
+    if (pinned !== undefined && (range.size !== pinned.size || headers.get('etag') !== pinned.etag)) {
+      return fail(`etag mismatch in slice response: expected ${pinned.etag} of ${pinned.size} bytes, got ${headers.get('etag')} of ${range.size}`);
+    }
+    const meta = pinned === undefined ? slicedMeta(range.size, headers, sliceSize, threshold) : { ...pinned, sliceSize, headers };
+    if (meta === undefined) {
+      // Too small to slice, or no strong ETag to pin slices to. The first slice may already be all of it.
+      if (range.start === 0 && range.end === range.size - 1) {
+        headers.set('content-length', String(range.size));
+        return { kind: 'whole', response: new Response(response.body, { status: 200, headers }) };
+      }
+      await response.body?.cancel();
+      return whole();
+    }
+    const expected = spanBytes(span, sliceSize, meta.size);
+    if (range.start !== expected.start || range.end !== expected.end) {
+      return fail(`Content-Range ${range.start}-${range.end}/${range.size} is not the expected bytes ${expected.start}-${expected.end}`);
+    }
+    if (response.body === null) return fail('slice response without a body');
+    return { kind: 'span', meta, span, body: response.body, response: new Response(null, { headers }) };
+  }
+}

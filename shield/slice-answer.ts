@@ -1,0 +1,88 @@
+// The shield's answer to the edge's slice requests (shared/slice-protocol.ts): a complete 200
+// of exactly the span's bytes of the pinned version, read from the shield's own slices or from
+// the origin, several slices at once. 412 when the version the edge pinned is gone, 416 (with
+// the object's size) when the span starts past its end, the whole object when it is not sliced.
+
+import { type Config } from '../shared/config.ts';
+import { BadRequest, HttpError } from '../shared/http-error.ts';
+import { OBJECT_HEADER } from '../shared/object-meta.ts';
+import { type ObjectRead, type Resolved, pinnedSpans, resolveObject } from '../shared/object-read.ts';
+import { rangesStream, withLength } from '../shared/byte-stream.ts';
+import { unsatisfiedRange } from '../shared/range.ts';
+import { type Budget, readSlices } from '../shared/slice-reader.ts';
+import { SPAN_HEADER, type SliceRequest, WHOLE } from '../shared/slice-protocol.ts';
+import { sliceCount, spanBytes } from '../shared/slice-plan.ts';
+import { tierSlices } from '../shared/slice-store.ts';
+import { VersionChanged } from '../shared/upstream.ts';
+import { reportTier, slicedReport } from '../shared/tier-headers.ts';
+import { appendServerTiming, serverTimingMetric } from '../shared/server-timing.ts';
+
+export interface SliceAnswerContext {
+  config: Config;
+  read: ObjectRead;
+  budget: Budget;
+  started: number;
+}
+
+export async function answerSlices(request: SliceRequest, context: SliceAnswerContext): Promise<Response> {
+  const { config, read } = context;
+  if (request.sliceSize !== config.slicing.sliceSize) {
+    throw new BadRequest(`the edge slices by ${request.sliceSize} bytes and the shield by ${config.slicing.sliceSize}: set the same SLICE_SIZE on both`);
+  }
+  for (let attempt = 0; ; attempt++) {
+    const resolved = await resolveObject(read, request.span.first);
+    if (resolved.kind === 'whole') {
+      const headers = new Headers(resolved.headers);
+      headers.set(OBJECT_HEADER, WHOLE);
+      return finish(context, resolved.status, headers, resolved.body, resolved.age, resolved.report);
+    }
+    const { meta } = resolved;
+    if (request.etag !== undefined && request.etag !== meta.etag) return refuse(context, resolved, 412);
+    const count = sliceCount(meta.size, meta.sliceSize);
+    if (!resolved.inRange || request.span.first >= count) return refuse(context, resolved, 416);
+    const span = { first: request.span.first, last: Math.min(request.span.last, count - 1) };
+    const indices = Array.from({ length: span.last - span.first + 1 }, (_, i) => span.first + i);
+    try {
+      const sliceStarted = read.now();
+      const sliceRead = await readSlices({
+        meta,
+        indices,
+        store: tierSlices(read.cache, read.key, meta, resolved.entry, read.waitUntil),
+        fetchSpan: pinnedSpans(read, meta),
+        window: config.slicing.readahead,
+        maxSpan: 1,
+        budget: context.budget,
+        prefetched: resolved.prefetched,
+      });
+      const bytes = spanBytes(span, meta.sliceSize, meta.size);
+      const headers = new Headers(meta.headers);
+      headers.set(OBJECT_HEADER, `size=${meta.size}; slice=${meta.sliceSize}`);
+      headers.set(SPAN_HEADER, `${span.first}-${span.last}`);
+      headers.set('content-length', String(bytes.end - bytes.start + 1));
+      const sliceTiming = serverTimingMetric('shield-slice', read.now() - sliceStarted);
+      headers.set('server-timing', appendServerTiming(resolved.upstreamHeaders?.get('server-timing'), sliceTiming));
+      const report = slicedReport(resolved.report, sliceRead.hits, sliceRead.checked, indices.length);
+      return finish(context, 200, headers, withLength(rangesStream(sliceRead.pieces, [bytes]), bytes.end - bytes.start + 1), resolved.age, report);
+    } catch (error) {
+      if (!(error instanceof VersionChanged)) throw error;
+      for (const body of resolved.prefetched.values()) void body.cancel().catch(() => undefined);
+      // Not one byte has gone out yet: start over from what the origin holds now, unless the
+      // edge pinned a version, which is now gone.
+      if (request.etag !== undefined || attempt > 0) return new HttpError(412, 'the object changed while it was read').toResponse();
+    }
+  }
+}
+
+function refuse(context: SliceAnswerContext, resolved: Extract<Resolved, { kind: 'sliced' }>, status: 412 | 416): Response {
+  for (const body of resolved.prefetched.values()) void body.cancel().catch(() => undefined);
+  const headers = new Headers(resolved.meta.headers);
+  headers.set(OBJECT_HEADER, `size=${resolved.meta.size}; slice=${resolved.meta.sliceSize}`);
+  if (status === 416) headers.set('content-range', unsatisfiedRange(resolved.meta.size));
+  return finish(context, status, headers, null, resolved.age, resolved.report);
+}
+
+function finish(context: SliceAnswerContext, status: number, headers: Headers, body: ReadableStream | null, age: number, report: Parameters<typeof reportTier>[2]): Response {
+  reportTier(headers, 'shield', report, context.read.now() - context.started);
+  headers.set('age', String(Math.floor(age)));
+  return new Response(body, { status, headers });
+}

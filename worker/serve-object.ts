@@ -1,0 +1,103 @@
+// GET at the edge: the object from this tier (whole, or its manifest and slices) or from the
+// shield, cut to the client's ranges. A version change seen before the first byte restarts the
+// request from fresh metadata; after it, the stream is aborted: a client may see a broken
+// transfer, never a body mixed from two versions.
+
+import type { Config } from '../shared/config.ts';
+import { BadGateway } from '../shared/http-error.ts';
+import { type ObjectRead, type Resolved, type WholeObject, forgetObject, pinnedSpans, resolveObject } from '../shared/object-read.ts';
+import { type Budget, readSlices } from '../shared/slice-reader.ts';
+import { slicesFor } from '../shared/slice-plan.ts';
+import { tierSlices } from '../shared/slice-store.ts';
+import { type CacheStatusParams } from '../shared/cache-status.ts';
+import { reportTier, slicedReport } from '../shared/tier-headers.ts';
+import { appendServerTiming, serverTimingMetric } from '../shared/server-timing.ts';
+import { VersionChanged } from '../shared/upstream.ts';
+import { firstSliceHint, framedBody, planRanges, unsatisfiable, wholePieces } from './client-range.ts';
+
+/** Slices in flight ahead of the client at the edge; the shield reads ahead from the origin. */
+const EDGE_WINDOW = 2;
+/** Most slices per request to the shield: each costs the shield about three subrequests. */
+const MAX_SPAN = 16;
+
+export async function serveObject(request: Request, read: ObjectRead, config: Config, started: number): Promise<Response> {
+  const budget: Budget = { remaining: config.slicing.subrequests };
+  const hint = firstSliceHint(request.headers, config.slicing.sliceSize);
+  for (let attempt = 0; ; attempt++) {
+    const resolved = await resolveObject(read, hint);
+    if (resolved.kind === 'whole') return serveWhole(request, resolved, read, started);
+    try {
+      return await serveSliced(request, resolved, read, budget, started, Math.max(1, Math.min(MAX_SPAN, Math.floor((budget.remaining - 2) / 3))));
+    } catch (error) {
+      if (!(error instanceof VersionChanged)) throw error;
+      await forgetObject(read);
+      if (attempt > 0) throw new BadGateway('the object kept changing while it was read');
+    }
+  }
+}
+
+async function serveSliced(request: Request, resolved: Extract<Resolved, { kind: 'sliced' }>, read: ObjectRead, budget: Budget, started: number, maxSpan: number): Promise<Response> {
+  const { meta } = resolved;
+  const plan = planRanges(request.headers, meta.size, meta.headers);
+  const indices = plan.kind === 'unsatisfiable' ? [] : neededSlices(plan.ranges, meta.sliceSize);
+  for (const [index, body] of resolved.prefetched) if (!indices.includes(index)) void body.cancel().catch(() => undefined);
+  if (plan.kind === 'unsatisfiable') return deliver(read, 416, withHeaders(meta.headers, unsatisfiable(meta.size)), null, resolved, resolved.report, started);
+
+  const sliceStarted = read.now();
+  const sliceRead = await readSlices({
+    meta,
+    indices,
+    store: tierSlices(read.cache, read.key, meta, resolved.entry, read.waitUntil),
+    fetchSpan: pinnedSpans(read, meta),
+    window: EDGE_WINDOW,
+    maxSpan,
+    budget,
+    prefetched: resolved.prefetched,
+  });
+  const framed = framedBody(plan, meta.size, meta.headers.get('content-type'), sliceRead.pieces);
+  const headers = withHeaders(meta.headers, framed.headers);
+  headers.set('server-timing', serverTimingMetric('edge-slice', read.now() - sliceStarted));
+  const report = slicedReport(resolved.report, sliceRead.hits, sliceRead.checked, indices.length);
+  return deliver(read, framed.status, headers, framed.body, resolved, report, started);
+}
+
+function serveWhole(request: Request, whole: WholeObject, read: ObjectRead, started: number): Response {
+  const size = Number(whole.headers.get('content-length') ?? Number.NaN);
+  if (whole.status !== 200 || whole.body === null || !Number.isSafeInteger(size)) {
+    return deliver(read, whole.status, whole.headers, whole.body, whole, whole.report, started);
+  }
+  const plan = planRanges(request.headers, size, whole.headers);
+  if (plan.kind === 'unsatisfiable') {
+    void whole.body.cancel();
+    return deliver(read, 416, withHeaders(whole.headers, unsatisfiable(size)), null, whole, whole.report, started);
+  }
+  if (plan.kind === 'full') {
+    // The common case: the stored (or upstream) body passes through untouched.
+    return deliver(read, 200, withHeaders(whole.headers, new Headers({ 'accept-ranges': 'bytes' })), whole.body, whole, whole.report, started);
+  }
+  const framed = framedBody(plan, size, whole.headers.get('content-type'), wholePieces(whole.body));
+  return deliver(read, framed.status, withHeaders(whole.headers, framed.headers), framed.body, whole, whole.report, started);
+}
+
+function deliver(read: ObjectRead, status: number, headers: Headers, body: ReadableStream | null, source: { age: number; upstreamHeaders?: Headers | undefined }, report: CacheStatusParams, started: number): Response {
+  const upstreamTiming = source.upstreamHeaders?.get('server-timing');
+  if (upstreamTiming) headers.set('server-timing', appendServerTiming(upstreamTiming, headers.get('server-timing')));
+  reportTier(headers, 'edge', report, read.now() - started);
+  headers.set('age', String(Math.floor(source.age)));
+  return new Response(body, { status, headers });
+}
+
+function withHeaders(base: Headers, extra: Headers): Headers {
+  const headers = new Headers(base);
+  for (const [name, value] of extra) headers.set(name, value);
+  return headers;
+}
+
+function neededSlices(ranges: readonly { start: number; end: number }[], sliceSize: number): number[] {
+  const indices = new Set<number>();
+  for (const range of ranges) {
+    const span = slicesFor(range, sliceSize);
+    for (let index = span.first; index <= span.last; index++) indices.add(index);
+  }
+  return [...indices].sort((a, b) => a - b);
+}
