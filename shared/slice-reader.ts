@@ -58,8 +58,11 @@ export async function readSlices(options: SliceReadOptions): Promise<SliceRead> 
     const bytes = sliceBytes(index, meta.sliceSize, meta.size);
     return bytes.end - bytes.start + 1;
   };
-  /** Spans still needed for the rest, were every remaining slice a miss: never spend those. */
-  const reserve = (at: number): number => Math.ceil((indices.length - at) / options.maxSpan) + 1;
+  /**
+   * Upstream requests still needed for the slices from position `at` on, were all of them
+   * misses: a lookup or a store may only spend what is left over, so every byte is still delivered.
+   */
+  const reserve = (at: number): number => Math.ceil((indices.length - at) / options.maxSpan);
 
   const produce = async (at: number): Promise<ReadableStream<Uint8Array>> => {
     const index = indices[at] ?? -1;
@@ -67,11 +70,11 @@ export async function readSlices(options: SliceReadOptions): Promise<SliceRead> 
     if (prefetched !== undefined) {
       // Fetched with discovery: known to be missing here.
       if (initialLookups !== undefined) stats.checked++;
-      return storing(index, prefetched);
+      return storing(index, at, prefetched);
     }
     const spanned = fromSpan.get(index);
     if (spanned !== undefined) return spanned;
-    if (budget.remaining > reserve(at)) {
+    if (budget.remaining - 1 >= reserve(at)) {
       budget.remaining--;
       const lookup = store.get(index, length(index));
       if (initialLookups !== undefined) {
@@ -99,15 +102,15 @@ export async function readSlices(options: SliceReadOptions): Promise<SliceRead> 
       return splitStream(body, lengths);
     });
     for (let index = first; index <= last; index++) {
-      const part = parts.then((streams) => storing(index, streams[index - first] as ReadableStream<Uint8Array>));
+      const part = parts.then((streams) => storing(index, at + index - first, streams[index - first] as ReadableStream<Uint8Array>));
       void part.catch(() => undefined);
       fromSpan.set(index, part);
     }
     return fromSpan.get(first) as Promise<ReadableStream<Uint8Array>>;
   };
 
-  const storing = (index: number, body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> => {
-    if (budget.remaining <= reserve(position)) return body;
+  const storing = (index: number, at: number, body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> => {
+    if (budget.remaining - 1 < reserve(at + 1)) return body;
     budget.remaining--;
     const [toStore, toReader] = body.tee();
     store.put(index, length(index), toStore);

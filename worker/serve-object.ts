@@ -27,7 +27,7 @@ export async function serveObject(request: Request, read: ObjectRead, config: Co
     const resolved = await resolveObject(read, hint);
     if (resolved.kind === 'whole') return serveWhole(request, resolved, read, started);
     try {
-      return await serveSliced(request, resolved, read, budget, started, Math.max(1, Math.min(MAX_SPAN, Math.floor((budget.remaining - 2) / 3))));
+      return await serveSliced(request, resolved, read, budget, started, spanLimit(budget.remaining));
     } catch (error) {
       if (!(error instanceof VersionChanged)) throw error;
       await forgetObject(read);
@@ -85,6 +85,14 @@ function deliver(read: ObjectRead, status: number, headers: Headers, body: Reada
   reportTier(headers, 'edge', report, read.now() - started);
   headers.set('age', String(Math.floor(source.age)));
   return new Response(body, { status, headers });
+}
+
+/**
+ * Slices per request to the shield so that the shield stays within its own budget: about three
+ * subrequests a slice (look up, fetch, store) and one for the manifest.
+ */
+function spanLimit(subrequests: number): number {
+  return Math.max(1, Math.min(MAX_SPAN, Math.floor((subrequests - 1) / 3)));
 }
 
 function withHeaders(base: Headers, extra: Headers): Headers {
