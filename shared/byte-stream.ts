@@ -10,6 +10,7 @@ type Bytes = Uint8Array;
 /** A run of the object's bytes starting at `offset`: a slice, or a whole object at 0. */
 export interface Piece {
   offset: number;
+  length: number;
   body: ReadableStream<Bytes>;
 }
 
@@ -22,6 +23,9 @@ export class LengthMismatch extends Error {
  * order (each waits for the one before it); a part nobody reads to its end is skipped over.
  */
 export function splitStream(source: ReadableStream<Bytes>, lengths: readonly number[]): ReadableStream<Bytes>[] {
+  // One part: the source itself (its length was checked from the headers; the reader of the
+  // slices checks it again), so that it can still be piped natively.
+  if (lengths.length === 1) return [source];
   const reader = source.getReader();
   let leftover: Bytes | undefined;
   let turn = Promise.resolve();
@@ -84,79 +88,85 @@ export function splitStream(source: ReadableStream<Bytes>, lengths: readonly num
 /**
  * The bytes of `ranges` (sorted, disjoint) taken from `pieces` (in object order), each range
  * preceded by its entry in `heads` if given, then `tail`: a single range, or the body of a
- * multipart/byteranges response.
+ * multipart/byteranges response. A piece that lies wholly inside a range is piped as it is
+ * (in workerd a native pipe, no JavaScript per chunk); only the pieces a range starts or ends
+ * in are cut. `length`, when known, is the exact total, enforced in workerd.
  */
-export function rangesStream(pieces: AsyncIterator<Piece>, ranges: readonly ByteRange[], heads: readonly Bytes[] = [], tail?: Bytes): ReadableStream<Bytes> {
-  let current: { reader: ReadableStreamDefaultReader<Bytes>; position: number } | undefined;
-  let rangeIndex = 0;
-  let headSent = false;
-  let done = false;
-  return new ReadableStream<Bytes>({
-    async pull(controller) {
-      for (;;) {
-        const range = ranges[rangeIndex];
-        if (range === undefined) {
-          if (!done) {
-            done = true;
-            if (tail) controller.enqueue(tail);
-            await current?.reader.cancel();
-            await pieces.return?.();
-          }
-          controller.close();
-          return;
+export function rangesStream(pieces: AsyncIterator<Piece>, ranges: readonly ByteRange[], heads: readonly Bytes[] = [], tail?: Bytes, length?: number): ReadableStream<Bytes> {
+  const { readable, writable } = lengthChecked(length);
+  void pumpRanges(pieces, ranges, heads, tail, writable);
+  return readable;
+}
+
+async function pumpRanges(pieces: AsyncIterator<Piece>, ranges: readonly ByteRange[], heads: readonly Bytes[], tail: Bytes | undefined, writable: WritableStream<Bytes>): Promise<void> {
+  let writer: WritableStreamDefaultWriter<Bytes> | undefined = writable.getWriter();
+  /** The piece being read, and the object offset of its next unread byte. */
+  let current: { piece: Piece; reader: ReadableStreamDefaultReader<Bytes> | undefined; position: number } | undefined;
+  const nextPiece = async (): Promise<NonNullable<typeof current>> => {
+    const next = await pieces.next();
+    if (next.done) throw new LengthMismatch('ran out of slices before the range ended');
+    return { piece: next.value, reader: undefined, position: next.value.offset };
+  };
+  try {
+    for (const [index, range] of ranges.entries()) {
+      const head = heads[index];
+      if (head) await writer.write(head);
+      let position = range.start;
+      while (position <= range.end) {
+        if (current === undefined || current.piece.offset + current.piece.length <= position) {
+          await discard(current);
+          current = await nextPiece();
+          continue;
         }
-        if (!headSent) {
-          headSent = true;
-          const head = heads[rangeIndex];
-          if (head) {
-            controller.enqueue(head);
-            return;
-          }
-        }
-        if (current === undefined) {
-          const piece = await pieces.next();
-          if (piece.done) throw new LengthMismatch('ran out of slices before the range ended');
-          current = { reader: piece.value.body.getReader(), position: piece.value.offset };
-        }
-        const { done: ended, value } = await current.reader.read();
-        if (ended) {
+        const pieceEnd = current.piece.offset + current.piece.length - 1;
+        if (current.reader === undefined && current.piece.offset === position && pieceEnd <= range.end) {
+          // Wholly inside the range: pipe it as it is.
+          writer.releaseLock();
+          writer = undefined;
+          await current.piece.body.pipeTo(writable, { preventClose: true });
+          writer = writable.getWriter();
+          position = pieceEnd + 1;
           current = undefined;
           continue;
         }
-        const chunkStart = current.position;
+        current.reader ??= current.piece.body.getReader();
+        const { done, value } = await current.reader.read();
+        if (done) throw new LengthMismatch(`a slice ended ${pieceEnd - current.position + 1} bytes early`);
+        const start = current.position;
         current.position += value.byteLength;
-        const emitted = emit(controller, value, chunkStart);
-        if (emitted) return;
+        const from = Math.max(position, start);
+        const to = Math.min(range.end, start + value.byteLength - 1);
+        if (from <= to) {
+          await writer.write(from === start && to === start + value.byteLength - 1 ? value : value.subarray(from - start, to - start + 1));
+          position = to + 1;
+        }
       }
-    },
-    async cancel(reason) {
-      await current?.reader.cancel(reason);
-      await pieces.return?.();
-    },
-  });
-
-  /** Enqueues the part of `chunk` (object offset `start`) inside the current range(s). */
-  function emit(controller: ReadableStreamDefaultController<Bytes>, chunk: Bytes, start: number): boolean {
-    let emitted = false;
-    const end = start + chunk.byteLength - 1;
-    for (let range = ranges[rangeIndex]; range !== undefined && range.start <= end; range = ranges[rangeIndex]) {
-      if (!headSent) {
-        headSent = true;
-        const head = heads[rangeIndex];
-        if (head) controller.enqueue(head);
-      }
-      const from = Math.max(range.start, start);
-      const to = Math.min(range.end, end);
-      if (from <= to) {
-        controller.enqueue(from === start && to === end ? chunk : chunk.subarray(from - start, to - start + 1));
-        emitted = true;
-      }
-      if (range.end > end) break;
-      rangeIndex++;
-      headSent = false;
     }
-    return emitted;
+    if (tail) await writer.write(tail);
+    await discard(current);
+    await pieces.return?.();
+    await writer.close();
+  } catch (error) {
+    await discard(current, error);
+    await pieces.return?.().catch(() => undefined);
+    if (writer === undefined) writer = writable.getWriter();
+    await writer.abort(error).catch(() => undefined);
   }
+}
+
+async function discard(current: { piece: Piece; reader: ReadableStreamDefaultReader<Bytes> | undefined } | undefined, reason?: unknown): Promise<void> {
+  if (current === undefined) return;
+  await (current.reader ?? current.piece.body).cancel(reason).catch(() => undefined);
+}
+
+/** An identity stream; in workerd of exactly `length` bytes when given (see withLength). */
+function lengthChecked(length: number | undefined): TransformStream<Bytes, Bytes> {
+  const Fixed = fixedLengthStream();
+  return length !== undefined && Fixed !== undefined ? new Fixed(length) : new TransformStream<Bytes, Bytes>();
+}
+
+function fixedLengthStream(): (new (length: number) => TransformStream<Bytes, Bytes>) | undefined {
+  return (globalThis as { FixedLengthStream?: new (length: number) => TransformStream<Bytes, Bytes> }).FixedLengthStream;
 }
 
 /**
@@ -165,7 +175,7 @@ export function rangesStream(pieces: AsyncIterator<Piece>, ranges: readonly Byte
  * and errors if the source ends short or runs long. Elsewhere (unit tests) the body is returned as is.
  */
 export function withLength(body: ReadableStream<Bytes>, length: number): ReadableStream<Bytes> {
-  const Fixed = (globalThis as { FixedLengthStream?: new (length: number) => TransformStream<Bytes, Bytes> }).FixedLengthStream;
+  const Fixed = fixedLengthStream();
   if (Fixed === undefined) return body;
   const { readable, writable } = new Fixed(length);
   body.pipeTo(writable).catch(() => undefined);

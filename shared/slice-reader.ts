@@ -134,7 +134,7 @@ export async function readSlices(options: SliceReadOptions): Promise<SliceRead> 
     const body = await (slots.get(index) as Promise<ReadableStream<Uint8Array>>);
     slots.delete(index);
     position++;
-    return { done: false, value: { offset: index * meta.sliceSize, body } };
+    return { done: false, value: { offset: index * meta.sliceSize, length: length(index), body } };
   };
 
   const first = await take();

@@ -7,7 +7,7 @@ import { type Config } from '../shared/config.ts';
 import { BadRequest, HttpError } from '../shared/http-error.ts';
 import { OBJECT_HEADER } from '../shared/object-meta.ts';
 import { type ObjectRead, type Resolved, pinnedSpans, resolveObject } from '../shared/object-read.ts';
-import { rangesStream, withLength } from '../shared/byte-stream.ts';
+import { rangesStream } from '../shared/byte-stream.ts';
 import { unsatisfiedRange } from '../shared/range.ts';
 import { type Budget, readSlices } from '../shared/slice-reader.ts';
 import { SPAN_HEADER, type SliceRequest, WHOLE } from '../shared/slice-protocol.ts';
@@ -62,7 +62,7 @@ export async function answerSlices(request: SliceRequest, context: SliceAnswerCo
       const sliceTiming = serverTimingMetric('shield-slice', read.now() - sliceStarted);
       headers.set('server-timing', appendServerTiming(resolved.upstreamHeaders?.get('server-timing'), sliceTiming));
       const report = slicedReport(resolved.report, sliceRead.hits, sliceRead.checked, indices.length);
-      return finish(context, 200, headers, withLength(rangesStream(sliceRead.pieces, [bytes]), bytes.end - bytes.start + 1), resolved.age, report);
+      return finish(context, 200, headers, rangesStream(sliceRead.pieces, [bytes], [], undefined, bytes.end - bytes.start + 1), resolved.age, report);
     } catch (error) {
       if (!(error instanceof VersionChanged)) throw error;
       for (const body of resolved.prefetched.values()) void body.cancel().catch(() => undefined);

@@ -3,7 +3,7 @@
 
 import { BOUNDARY_BYTES, boundaryFrom, planMultipart } from '../shared/multipart.ts';
 import { type ByteRange, contentRange, evaluateRange, ifRangeAllows, unsatisfiedRange } from '../shared/range.ts';
-import { type Piece, rangesStream, withLength } from '../shared/byte-stream.ts';
+import { type Piece, rangesStream } from '../shared/byte-stream.ts';
 
 export type RangePlan = { kind: 'full'; ranges: ByteRange[] } | { kind: 'partial'; ranges: ByteRange[] } | { kind: 'unsatisfiable' };
 
@@ -35,13 +35,13 @@ export function framedBody(plan: Exclude<RangePlan, { kind: 'unsatisfiable' }>, 
     const range = only ?? { start: 0, end: -1 };
     headers.set('content-length', String(range.end - range.start + 1));
     if (plan.kind === 'partial') headers.set('content-range', contentRange(range, size));
-    return { status: plan.kind === 'full' ? 200 : 206, headers, body: withLength(rangesStream(pieces, plan.ranges), range.end - range.start + 1) };
+    return { status: plan.kind === 'full' ? 200 : 206, headers, body: rangesStream(pieces, plan.ranges, [], undefined, range.end - range.start + 1) };
   }
   const multipart = planMultipart(plan.ranges, size, contentType, boundaryFrom(crypto.getRandomValues(new Uint8Array(BOUNDARY_BYTES))));
   headers.set('content-type', multipart.contentType);
   headers.set('content-length', String(multipart.contentLength));
   const heads = multipart.parts.map((part) => part.head);
-  return { status: 206, headers, body: withLength(rangesStream(pieces, plan.ranges, heads, multipart.tail), multipart.contentLength) };
+  return { status: 206, headers, body: rangesStream(pieces, plan.ranges, heads, multipart.tail, multipart.contentLength) };
 }
 
 export function unsatisfiable(size: number): Headers {
@@ -49,13 +49,13 @@ export function unsatisfiable(size: number): Headers {
 }
 
 /** The pieces of a whole body: one, at offset 0. */
-export function wholePieces(body: ReadableStream<Uint8Array>): AsyncIterator<Piece> {
+export function wholePieces(body: ReadableStream<Uint8Array>, length: number): AsyncIterator<Piece> {
   let given = false;
   return {
     next: async () => {
       if (given) return { done: true, value: undefined };
       given = true;
-      return { done: false, value: { offset: 0, body } };
+      return { done: false, value: { offset: 0, length, body } };
     },
     return: async () => {
       if (!given) await body.cancel();

@@ -75,7 +75,7 @@ function serveWhole(request: Request, whole: WholeObject, read: ObjectRead, star
     // The common case: the stored (or upstream) body passes through untouched.
     return deliver(read, 200, withHeaders(whole.headers, new Headers({ 'accept-ranges': 'bytes' })), whole.body, whole, whole.report, started);
   }
-  const framed = framedBody(plan, size, whole.headers.get('content-type'), wholePieces(whole.body));
+  const framed = framedBody(plan, size, whole.headers.get('content-type'), wholePieces(whole.body, size));
   return deliver(read, framed.status, withHeaders(whole.headers, framed.headers), framed.body, whole, whole.report, started);
 }
 
