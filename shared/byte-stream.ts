@@ -100,12 +100,11 @@ export function rangesStream(pieces: AsyncIterator<Piece>, ranges: readonly Byte
 
 async function pumpRanges(pieces: AsyncIterator<Piece>, ranges: readonly ByteRange[], heads: readonly Bytes[], tail: Bytes | undefined, writable: WritableStream<Bytes>): Promise<void> {
   let writer: WritableStreamDefaultWriter<Bytes> | undefined = writable.getWriter();
-  /** The piece being read, and the object offset of its next unread byte. */
-  let current: { piece: Piece; reader: ReadableStreamDefaultReader<Bytes> | undefined; position: number } | undefined;
-  const nextPiece = async (): Promise<NonNullable<typeof current>> => {
+  let current: Reading | undefined;
+  const nextPiece = async (): Promise<Reading> => {
     const next = await pieces.next();
     if (next.done) throw new LengthMismatch('ran out of slices before the range ended');
-    return { piece: next.value, reader: undefined, position: next.value.offset };
+    return { piece: next.value, reader: undefined, position: next.value.offset, pending: undefined };
   };
   try {
     for (const [index, range] of ranges.entries()) {
@@ -119,7 +118,7 @@ async function pumpRanges(pieces: AsyncIterator<Piece>, ranges: readonly ByteRan
           continue;
         }
         const pieceEnd = current.piece.offset + current.piece.length - 1;
-        if (current.reader === undefined && current.piece.offset === position && pieceEnd <= range.end) {
+        if (current.reader === undefined && current.pending === undefined && current.piece.offset === position && pieceEnd <= range.end) {
           // Wholly inside the range: pipe it as it is.
           writer.releaseLock();
           writer = undefined;
@@ -129,16 +128,18 @@ async function pumpRanges(pieces: AsyncIterator<Piece>, ranges: readonly ByteRan
           current = undefined;
           continue;
         }
-        current.reader ??= current.piece.body.getReader();
-        const { done, value } = await current.reader.read();
-        if (done) throw new LengthMismatch(`a slice ended ${pieceEnd - current.position + 1} bytes early`);
-        const start = current.position;
-        current.position += value.byteLength;
+        const { chunk, start } = await readFrom(current, pieceEnd);
+        const end = start + chunk.byteLength - 1;
         const from = Math.max(position, start);
-        const to = Math.min(range.end, start + value.byteLength - 1);
+        const to = Math.min(range.end, end);
         if (from <= to) {
-          await writer.write(from === start && to === start + value.byteLength - 1 ? value : value.subarray(from - start, to - start + 1));
+          await writer.write(from === start && to === end ? chunk : chunk.subarray(from - start, to - start + 1));
           position = to + 1;
+        }
+        // Bytes past this range may belong to the next one: keep them for it.
+        if (to < end) {
+          current.pending = chunk.subarray(to - start + 1);
+          current.position = to + 1;
         }
       }
     }
@@ -154,7 +155,31 @@ async function pumpRanges(pieces: AsyncIterator<Piece>, ranges: readonly ByteRan
   }
 }
 
-async function discard(current: { piece: Piece; reader: ReadableStreamDefaultReader<Bytes> | undefined } | undefined, reason?: unknown): Promise<void> {
+/** A piece being read: the object offset of its next unread byte, and bytes read but not yet used. */
+interface Reading {
+  piece: Piece;
+  reader: ReadableStreamDefaultReader<Bytes> | undefined;
+  position: number;
+  pending: Bytes | undefined;
+}
+
+/** The next bytes of the piece (what was kept over first), with the object offset of the first. */
+async function readFrom(current: Reading, pieceEnd: number): Promise<{ chunk: Bytes; start: number }> {
+  const start = current.position;
+  if (current.pending !== undefined) {
+    const chunk = current.pending;
+    current.pending = undefined;
+    current.position += chunk.byteLength;
+    return { chunk, start };
+  }
+  current.reader ??= current.piece.body.getReader();
+  const { done, value } = await current.reader.read();
+  if (done) throw new LengthMismatch(`a slice ended ${pieceEnd - current.position + 1} bytes early`);
+  current.position += value.byteLength;
+  return { chunk: value, start };
+}
+
+async function discard(current: Reading | undefined, reason?: unknown): Promise<void> {
   if (current === undefined) return;
   await (current.reader ?? current.piece.body).cancel(reason).catch(() => undefined);
 }

@@ -15,10 +15,10 @@ import { appendServerTiming, serverTimingMetric } from '../shared/server-timing.
 import { VersionChanged } from '../shared/upstream.ts';
 import { firstSliceHint, framedBody, planRanges, unsatisfiable, wholePieces } from './client-range.ts';
 
-/** Slices in flight ahead of the client at the edge; the shield reads ahead from the origin. */
-const EDGE_WINDOW = 2;
 /** Most slices per request to the shield: each costs the shield about three subrequests. */
 const MAX_SPAN = 16;
+/** Subrequests the edge spends per slice it reads and stores: look up, fetch, store. */
+const PER_SLICE = 3;
 
 export async function serveObject(request: Request, read: ObjectRead, config: Config, started: number): Promise<Response> {
   const budget: Budget = { remaining: config.slicing.subrequests };
@@ -27,7 +27,7 @@ export async function serveObject(request: Request, read: ObjectRead, config: Co
     const resolved = await resolveObject(read, hint);
     if (resolved.kind === 'whole') return serveWhole(request, resolved, read, started);
     try {
-      return await serveSliced(request, resolved, read, budget, started, spanLimit(budget.remaining));
+      return await serveSliced(request, resolved, read, config, budget, started);
     } catch (error) {
       if (!(error instanceof VersionChanged)) throw error;
       await forgetObject(read);
@@ -36,7 +36,7 @@ export async function serveObject(request: Request, read: ObjectRead, config: Co
   }
 }
 
-async function serveSliced(request: Request, resolved: Extract<Resolved, { kind: 'sliced' }>, read: ObjectRead, budget: Budget, started: number, maxSpan: number): Promise<Response> {
+async function serveSliced(request: Request, resolved: Extract<Resolved, { kind: 'sliced' }>, read: ObjectRead, config: Config, budget: Budget, started: number): Promise<Response> {
   const { meta } = resolved;
   const plan = planRanges(request.headers, meta.size, meta.headers);
   const indices = plan.kind === 'unsatisfiable' ? [] : neededSlices(plan.ranges, meta.sliceSize);
@@ -49,8 +49,8 @@ async function serveSliced(request: Request, resolved: Extract<Resolved, { kind:
     indices,
     store: tierSlices(read.cache, read.key, meta, resolved.entry, read.waitUntil),
     fetchSpan: pinnedSpans(read, meta),
-    window: EDGE_WINDOW,
-    maxSpan,
+    window: config.slicing.readahead,
+    maxSpan: spanLimit(indices.length, budget.remaining),
     budget,
     prefetched: resolved.prefetched,
   });
@@ -88,11 +88,16 @@ function deliver(read: ObjectRead, status: number, headers: Headers, body: Reada
 }
 
 /**
- * Slices per request to the shield so that the shield stays within its own budget: about three
- * subrequests a slice (look up, fetch, store) and one for the manifest.
+ * Slices per request to the shield. One, whenever the budget allows a request per slice: each
+ * answer is then one slice's bytes, piped and stored as they come, never cut up in JavaScript,
+ * and the edge's read-ahead window runs that many shield requests (and origin reads) at once.
+ * Longer spans only when `slices` would not fit the budget otherwise, and never more than the
+ * shield can serve within its own budget (a manifest lookup plus three per slice).
  */
-function spanLimit(subrequests: number): number {
-  return Math.max(1, Math.min(MAX_SPAN, Math.floor((subrequests - 1) / 3)));
+function spanLimit(slices: number, subrequests: number): number {
+  const needed = Math.ceil((slices * PER_SLICE) / subrequests);
+  const shieldCap = Math.floor((subrequests - 1) / PER_SLICE);
+  return Math.max(1, Math.min(MAX_SPAN, shieldCap, needed));
 }
 
 function withHeaders(base: Headers, extra: Headers): Headers {
