@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Stack, startWorkers } from '../stack/workers.ts';
 import { type Answer, cacheStatus, request, settle } from './fixture.ts';
+import { patternBytes } from './bytes.ts';
 import { type Site, startSite } from './http-site.ts';
 
+const VIDEO = patternBytes(5, 3 * 1024 * 1024 + 17);
 let site: Site;
 let stack: Stack;
 const get = (path: string, init?: RequestInit): Promise<Answer> => request(new URL(path, stack.url), init);
@@ -12,7 +14,9 @@ beforeAll(async () => {
   site.page('/page.html', '<p>page</p>', { 'cache-control': 'max-age=600', etag: '"p1"' });
   site.page('/search', '<p>results</p>', { 'cache-control': 'max-age=600' });
   site.page('/dynamic.html', '<p>no freshness</p>');
-  stack = await startWorkers({ config: { ORIGIN_KIND: 'http', ORIGIN_URL: site.url, SHIELD_TOKEN: 't' } });
+  site.page('/video.bin', VIDEO, { 'cache-control': 'max-age=600', etag: '"v1"', 'accept-ranges': 'bytes' });
+  site.page('/download.bin', VIDEO, { 'cache-control': 'max-age=600', etag: '"d1"' });
+  stack = await startWorkers({ config: { ORIGIN_KIND: 'http', ORIGIN_URL: site.url, SHIELD_TOKEN: 't', SLICE_SIZE: '1MiB' } });
 });
 afterAll(async () => {
   await stack?.dispose();
@@ -64,6 +68,27 @@ describe('a plain HTTP origin', () => {
     const after = await get('/page.html');
     expect(after.text).toBe('<p>page v2</p>');
     expect(cacheStatus(after).map((m) => m.slice(0, 2))).toEqual([['tiercache-shield', 'fwd=uri-miss'], ['tiercache-edge', 'fwd=uri-miss']]);
+  });
+
+  it('is read in slices when it serves byte ranges', async () => {
+    site.received.length = 0;
+    const answer = await get('/video.bin', { headers: { range: 'bytes=2097152-2097161' } });
+    expect(answer.status).toBe(206);
+    expect(Buffer.compare(answer.body, VIDEO.subarray(2097152, 2097162))).toBe(0);
+    expect(site.received.map((r) => r.headers.range)).toEqual(['bytes=2097152-3145727']);
+    expect(cacheStatus(answer).at(-1)?.at(-1)).toMatch(/^detail="slices/);
+  });
+
+  it('is cached whole when it ignores Range', async () => {
+    const answer = await get('/download.bin', { headers: { range: 'bytes=0-9' } });
+    expect(answer.status).toBe(206);
+    expect(Buffer.compare(answer.body, VIDEO.subarray(0, 10))).toBe(0);
+    await settle();
+    site.received.length = 0;
+    const whole = await get('/download.bin');
+    expect(whole.body.byteLength).toBe(VIDEO.length);
+    expect(site.received).toEqual([]);
+    expect(cacheStatus(whole).at(-1)?.slice(0, 2)).toEqual(['tiercache-edge', 'hit']);
   });
 
   it('answers 404 without passing the origin error page through', async () => {

@@ -11,12 +11,12 @@ export interface Site {
   url: string;
   received: Received[];
   /** Replace or add a page. */
-  page(path: string, body: string, headers?: Record<string, string>): void;
+  page(path: string, body: string | Uint8Array, headers?: Record<string, string>): void;
   close(): Promise<void>;
 }
 
 export async function startSite(): Promise<Site> {
-  const pages = new Map<string, { body: string; headers: Record<string, string> }>();
+  const pages = new Map<string, { body: Buffer; headers: Record<string, string> }>();
   const received: Received[] = [];
   const server = createServer(async (req, res) => {
     const body = await readBody(req);
@@ -33,7 +33,16 @@ export async function startSite(): Promise<Site> {
       res.end('<h1>the site’s own 404 page</h1>');
       return;
     }
-    res.writeHead(200, { 'content-type': 'text/html', 'content-length': Buffer.byteLength(page.body), ...page.headers });
+    // Byte ranges only where the page says so (Accept-Ranges), as a plain static server would.
+    const range = /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? '');
+    if (range && page.headers['accept-ranges'] === 'bytes') {
+      const start = Number(range[1]);
+      const end = Math.min(Number(range[2]), page.body.length - 1);
+      res.writeHead(206, { 'content-type': 'text/html', 'content-length': end - start + 1, 'content-range': `bytes ${start}-${end}/${page.body.length}`, ...page.headers });
+      res.end(req.method === 'HEAD' ? undefined : page.body.subarray(start, end + 1));
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/html', 'content-length': page.body.length, ...page.headers });
     res.end(req.method === 'HEAD' ? undefined : page.body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -41,7 +50,7 @@ export async function startSite(): Promise<Site> {
   return {
     url: `http://127.0.0.1:${port}`,
     received,
-    page: (path, body, headers = {}) => pages.set(path, { body, headers }),
+    page: (path, body, headers = {}) => pages.set(path, { body: Buffer.from(body), headers }),
     close: () => new Promise((resolve) => {
       server.closeAllConnections();
       server.close(() => resolve());
