@@ -22,6 +22,8 @@ export interface Config {
   originTimeoutMs: number;
   /** Freshness for stored objects without explicit freshness (seconds); 0 = store nothing then. */
   defaultTtl: number;
+  /** Freshness (s) of a 404/410 without explicit freshness; 0 = never store them. */
+  negativeTtl: number;
   /** Credential the edge presents to the shield; `undefined` = the shield refuses everything. */
   shieldToken: string | undefined;
   slicing: SlicingConfig;
@@ -51,6 +53,7 @@ export const CONFIG_NAMES = [
   'S3_ADDRESSING',
   'ORIGIN_TIMEOUT_MS',
   'DEFAULT_TTL',
+  'NEGATIVE_TTL',
   'SHIELD_TOKEN',
   'SLICE_SIZE',
   'SLICE_THRESHOLD',
@@ -62,6 +65,7 @@ export type ConfigName = (typeof CONFIG_NAMES)[number];
 export const STORJ_GATEWAY = 'https://gateway.storjshare.io';
 const DEFAULT_S3_TTL = 3600;
 const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_NEGATIVE_TTL = 60;
 const MIB = 1024 * 1024;
 const DEFAULT_SLICE_SIZE = 8 * MIB;
 const DEFAULT_READAHEAD = 4;
@@ -83,6 +87,7 @@ export function parseConfig(raw: RawConfig): Config {
     s3: originKind === 's3' ? parseS3(raw) : undefined,
     originTimeoutMs: integer(raw, 'ORIGIN_TIMEOUT_MS', DEFAULT_TIMEOUT_MS, 1),
     defaultTtl: integer(raw, 'DEFAULT_TTL', originKind === 's3' ? DEFAULT_S3_TTL : 0, 0),
+    negativeTtl: integer(raw, 'NEGATIVE_TTL', DEFAULT_NEGATIVE_TTL, 0),
     shieldToken: nonEmpty(raw.SHIELD_TOKEN),
     slicing: parseSlicing(raw),
   };

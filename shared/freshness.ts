@@ -11,12 +11,15 @@ export type StoreVerdict = { store: true; lifetime: number } | { store: false; r
 export interface FreshnessOptions {
   /** Freshness (s) for responses that carry no explicit freshness; 0 = none. */
   defaultTtl: number;
+  /** Freshness (s) for 404 and 410 answers without explicit freshness (negative caching); 0 = none. */
+  negativeTtl?: number;
   /** ms epoch; stands in for a missing Date header (RFC 9110 §6.6.1). */
   now: number;
 }
 
-/** Statuses we store. Others are passed through (negative caching is a separate decision). */
-const STORED_STATUSES = new Set([200]);
+/** Statuses we store: the object, and briefly its absence (negative caching). */
+const STORED_STATUSES = new Set([200, 404, 410]);
+const NEGATIVE_STATUSES = new Set([404, 410]);
 /** RFC 9111 §4.2.2: "a typical setting of this fraction might be 10%". */
 const HEURISTIC_FRACTION = 0.1;
 const HEURISTIC_CAP = 86_400;
@@ -33,7 +36,9 @@ export function storeVerdict(status: number, headers: Headers, options: Freshnes
   if (headers.has('set-cookie')) return { store: false, reason: 'set-cookie' };
   // §4.1: "A stored response with a Vary header field value containing ... '*' always fails to match"
   if (varyFields(headers).includes('*')) return { store: false, reason: 'vary-star' };
-  const lifetime = freshnessLifetime(headers, options, cc);
+  const lifetime = NEGATIVE_STATUSES.has(status)
+    ? freshnessLifetime(headers, { defaultTtl: options.negativeTtl ?? 0, now: options.now }, cc, false)
+    : freshnessLifetime(headers, options, cc);
   if (lifetime <= 0) return { store: false, reason: 'no-freshness' };
   return { store: true, lifetime };
 }
@@ -42,7 +47,7 @@ export function storeVerdict(status: number, headers: Headers, options: Freshnes
  * RFC 9111 §4.2.1, shared cache: s-maxage, then max-age, then Expires minus Date. Without any
  * of them, the configured default, then the Last-Modified heuristic (§4.2.2).
  */
-export function freshnessLifetime(headers: Headers, options: FreshnessOptions, cc: CacheControl = parseCacheControl(headers.get('cache-control'))): number {
+export function freshnessLifetime(headers: Headers, options: FreshnessOptions, cc: CacheControl = parseCacheControl(headers.get('cache-control')), heuristic = true): number {
   // A directive present with an invalid argument makes the response stale rather than letting a
   // weaker source (or our default) decide (§4.2.1 allows treating conflicts as stale).
   if (hasDirective(cc, 's-maxage')) return directiveSeconds(cc, 's-maxage') ?? 0;
@@ -55,7 +60,7 @@ export function freshnessLifetime(headers: Headers, options: FreshnessOptions, c
     return expiresAt === undefined ? 0 : Math.max(0, Math.floor((expiresAt - date) / 1000));
   }
   if (options.defaultTtl > 0) return options.defaultTtl;
-  return heuristicLifetime(headers, options.now);
+  return heuristic ? heuristicLifetime(headers, options.now) : 0;
 }
 
 /**

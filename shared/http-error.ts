@@ -28,7 +28,8 @@ export class HttpError extends Error {
     const body = `${this.status} ${this.message}\n`;
     const headers = new Headers(this.headers);
     headers.set('content-type', 'text/plain; charset=utf-8');
-    headers.set('cache-control', 'no-store');
+    // The absence of an object may be cached briefly (a tier's choice, NEGATIVE_TTL); nothing else may.
+    if (this.status !== 404 && this.status !== 410) headers.set('cache-control', 'no-store');
     headers.set('content-length', String(new TextEncoder().encode(body).byteLength));
     return new Response(method === 'HEAD' ? null : body, { status: this.status, headers });
   }

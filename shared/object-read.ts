@@ -10,15 +10,20 @@ import { HttpError } from './http-error.ts';
 import { type ObjectMeta, manifestHeaders, readManifest } from './object-meta.ts';
 import type { EntryMeta } from './stored-entry.ts';
 import { currentAge, remainingFreshness } from './stored-entry.ts';
-import { type TierCache, lookup, remove, store } from './tier-cache.ts';
+import { claimOrWait } from './collapse.ts';
+import { type StoredEntry, type TierCache, lookup, remove, store } from './tier-cache.ts';
 import type { SliceSpan } from './slice-plan.ts';
 import { type Upstream, VersionChanged } from './upstream.ts';
 
 export interface ObjectRead {
   cache: TierCache;
+  /** Longest a request waits for another one already fetching the same entry. */
+  collapseWait: number;
   /** The object's own key in this tier's cache. */
   key: string;
   defaultTtl: number;
+  /** Freshness for 404/410 answers without their own (negative caching). */
+  negativeTtl: number;
   now(): number;
   waitUntil(promise: Promise<unknown>): void;
   upstream: Upstream;
@@ -56,16 +61,38 @@ export type Resolved = WholeObject | SlicedObject;
 export async function resolveObject(read: ObjectRead, firstSlice: number): Promise<Resolved> {
   const started = read.now();
   const entry = await lookup(read.cache, read.key);
-  if (entry !== undefined && remainingFreshness(entry.meta, started) > 0) {
-    const age = currentAge(entry.meta, started);
-    const report: CacheStatusParams = { hit: true, ttl: remainingFreshness(entry.meta, started) };
-    const meta = readManifest(entry.headers);
-    if (meta === undefined) return { kind: 'whole', status: entry.status, headers: entry.headers, body: entry.body, age, report };
-    await entry.body?.cancel();
-    return { kind: 'sliced', meta, age, report, upstreamHeaders: undefined, entry: entry.meta, prefetched: new Map(), inRange: true };
-  }
+  if (entry !== undefined && remainingFreshness(entry.meta, started) > 0) return fromEntry(entry, started, { hit: true });
   await entry?.body?.cancel();
-  return discover(read, firstSlice, started, entry === undefined ? 'uri-miss' : 'stale');
+  const fwd = entry === undefined ? 'uri-miss' : 'stale';
+  // Concurrent misses in this isolate share one upstream fetch: wait for it, then read what it stored.
+  const claimed = await claimOrWait(read.key, () => freshEntry(read), read.collapseWait, true);
+  if (claimed.found !== undefined) return fromEntry(claimed.found, read.now(), { fwd, collapsed: true });
+  const { claim } = claimed;
+  try {
+    const { resolved, stored } = await discover(read, firstSlice, started, fwd);
+    if (claim.collapsed) resolved.report.collapsed = true;
+    read.waitUntil(stored.finally(claim.release));
+    return resolved;
+  } catch (error) {
+    claim.release();
+    throw error;
+  }
+}
+
+async function freshEntry(read: ObjectRead): Promise<StoredEntry | undefined> {
+  const entry = await lookup(read.cache, read.key);
+  if (entry !== undefined && remainingFreshness(entry.meta, read.now()) > 0) return entry;
+  await entry?.body?.cancel();
+  return undefined;
+}
+
+async function fromEntry(entry: StoredEntry, now: number, base: CacheStatusParams): Promise<Resolved> {
+  const age = currentAge(entry.meta, now);
+  const report: CacheStatusParams = { ...base, ttl: remainingFreshness(entry.meta, now) };
+  const meta = readManifest(entry.headers);
+  if (meta === undefined) return { kind: 'whole', status: entry.status, headers: entry.headers, body: entry.body, age, report };
+  await entry.body?.cancel();
+  return { kind: 'sliced', meta, age, report, upstreamHeaders: undefined, entry: entry.meta, prefetched: new Map(), inRange: true };
 }
 
 /** Forget this tier's manifest (the object changed upstream). */
@@ -87,16 +114,23 @@ export function pinnedSpans(read: ObjectRead, meta: ObjectMeta): (span: SliceSpa
   };
 }
 
-async function discover(read: ObjectRead, index: number, started: number, fwd: ForwardReason): Promise<Resolved> {
+/** What discovery found, and the promise of its stores (resolved when they are done or skipped). */
+interface Discovered {
+  resolved: Resolved;
+  stored: Promise<unknown>;
+}
+
+async function discover(read: ObjectRead, index: number, started: number, fwd: ForwardReason): Promise<Discovered> {
   let answer;
   try {
     answer = await read.upstream.slices({ first: index, last: index }, undefined);
   } catch (error) {
     if (!(error instanceof HttpError)) throw error;
-    const response = error.toResponse();
-    const report: CacheStatusParams = { fwd };
-    if (error.upstreamStatus !== undefined) report.fwdStatus = error.upstreamStatus;
-    return { kind: 'whole', status: response.status, headers: new Headers(response.headers), body: response.body, age: 0, report };
+    // An error answer is stored only if it may be (a 404 briefly, say); the next hop's status is kept for Cache-Status.
+    const whole = storeWhole(read, error.toResponse(), new Headers(error.toResponse().headers), 0, read.now(), fwd);
+    if (error.upstreamStatus !== undefined) whole.resolved.report.fwdStatus = error.upstreamStatus;
+    else delete whole.resolved.report.fwdStatus;
+    return whole;
   }
   const responseTime = read.now();
   const headers = new Headers(answer.response.headers);
@@ -104,32 +138,38 @@ async function discover(read: ObjectRead, index: number, started: number, fwd: F
   const age = correctedInitialAge(headers, started, responseTime);
   if (answer.kind === 'whole') return storeWhole(read, answer.response, headers, age, responseTime, fwd);
 
-  const verdict = storeVerdict(200, answer.meta.headers, { defaultTtl: read.defaultTtl, now: responseTime });
+
+  const verdict = storeVerdict(200, answer.meta.headers, { defaultTtl: read.defaultTtl, negativeTtl: read.negativeTtl, now: responseTime });
   let entry: EntryMeta | undefined;
+  let stored: Promise<unknown> = Promise.resolve();
   if (verdict.store) {
     entry = { storedAt: responseTime, initialAge: age, lifetime: verdict.lifetime };
-    const manifest = { status: 200, headers: manifestHeaders(answer.meta), body: new Response('').body as ReadableStream, meta: entry, retention: verdict.lifetime - age };
-    read.waitUntil(store(read.cache, read.key, manifest).catch(() => undefined));
+    const manifest = { status: 200, headers: manifestHeaders(answer.meta), body: emptyBody(), meta: entry, retention: verdict.lifetime - age };
+    stored = store(read.cache, read.key, manifest).catch(() => undefined);
+    read.waitUntil(stored);
   }
   const prefetched = new Map<number, ReadableStream<Uint8Array>>();
   if (answer.kind === 'span') prefetched.set(answer.span.first, answer.body);
-  return { kind: 'sliced', meta: answer.meta, age, report: { fwd, stored: verdict.store }, upstreamHeaders: headers, entry, prefetched, inRange: answer.kind === 'span' };
+  const resolved: SlicedObject = { kind: 'sliced', meta: answer.meta, age, report: { fwd, stored: verdict.store }, upstreamHeaders: headers, entry, prefetched, inRange: answer.kind === 'span' };
+  return { resolved, stored };
 }
 
-function storeWhole(read: ObjectRead, response: Response, headers: Headers, age: number, responseTime: number, fwd: ForwardReason): WholeObject {
+function emptyBody(): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
+}
+
+function storeWhole(read: ObjectRead, response: Response, headers: Headers, age: number, responseTime: number, fwd: ForwardReason): Discovered {
   let body = response.body;
-  let stored = false;
-  if (body !== null) {
-    const verdict = storeVerdict(response.status, headers, { defaultTtl: read.defaultTtl, now: responseTime });
-    if (verdict.store) {
-      const [toClient, toCache] = body.tee();
-      body = toClient;
-      stored = true;
-      const meta = { storedAt: responseTime, initialAge: age, lifetime: verdict.lifetime };
-      read.waitUntil(store(read.cache, read.key, { status: response.status, headers, body: toCache, meta, retention: verdict.lifetime - age }).catch(() => undefined));
-    }
+  let stored: Promise<unknown> = Promise.resolve();
+  const verdict = storeVerdict(response.status, headers, { defaultTtl: read.defaultTtl, negativeTtl: read.negativeTtl, now: responseTime });
+  if (body !== null && verdict.store) {
+    const [toClient, toCache] = body.tee();
+    body = toClient;
+    const meta = { storedAt: responseTime, initialAge: age, lifetime: verdict.lifetime };
+    stored = store(read.cache, read.key, { status: response.status, headers, body: toCache, meta, retention: verdict.lifetime - age }).catch(() => undefined);
+    read.waitUntil(stored);
   }
-  const report: CacheStatusParams = { fwd, stored };
+  const report: CacheStatusParams = { fwd, stored: verdict.store && body !== null };
   if (response.status !== 200) report.fwdStatus = response.status;
-  return { kind: 'whole', status: response.status, headers, body, age, report };
+  return { resolved: { kind: 'whole', status: response.status, headers, body, age, report }, stored };
 }

@@ -12,6 +12,10 @@ import { type SliceSpan, sliceBytes } from './slice-plan.ts';
 export interface SliceStore {
   get(index: number, length: number): Promise<ReadableStream<Uint8Array> | undefined>;
   put(index: number, length: number, body: ReadableStream<Uint8Array>): void;
+  /** This request holds slice `index` already and will store it: others should wait for that. */
+  claim?(index: number): void;
+  /** This request will not store a slice it missed after all (others waiting for it may go on). */
+  release?(index: number): void;
 }
 
 /** The next hop, asked for exactly the bytes of a span of slices of the pinned version. */
@@ -47,6 +51,7 @@ export interface SliceRead {
 /** Starts reading; resolves once the first slice is in hand, so a version change seen before any byte went out can still restart the request. */
 export async function readSlices(options: SliceReadOptions): Promise<SliceRead> {
   const { meta, indices, store, budget } = options;
+  for (const index of options.prefetched?.keys() ?? []) if (indices.includes(index)) store.claim?.(index);
   const slots = new Map<number, Promise<ReadableStream<Uint8Array>>>();
   const fromSpan = new Map<number, Promise<ReadableStream<Uint8Array>>>();
   const stats = { hits: 0, checked: 0 };
@@ -101,6 +106,9 @@ export async function readSlices(options: SliceReadOptions): Promise<SliceRead> 
       const lengths = Array.from({ length: last - first + 1 }, (_, i) => length(first + i));
       return splitStream(body, lengths);
     });
+    parts.catch(() => {
+      for (let index = first; index <= last; index++) store.release?.(index);
+    });
     for (let index = first; index <= last; index++) {
       const part = parts.then((streams) => storing(index, at + index - first, streams[index - first] as ReadableStream<Uint8Array>));
       void part.catch(() => undefined);
@@ -110,7 +118,10 @@ export async function readSlices(options: SliceReadOptions): Promise<SliceRead> 
   };
 
   const storing = (index: number, at: number, body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> => {
-    if (budget.remaining - 1 < reserve(at + 1)) return body;
+    if (budget.remaining - 1 < reserve(at + 1)) {
+      store.release?.(index);
+      return body;
+    }
     budget.remaining--;
     const [toStore, toReader] = body.tee();
     store.put(index, length(index), toStore);

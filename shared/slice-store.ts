@@ -7,24 +7,38 @@ import { type ObjectMeta, isSliceEntry, sliceEntryHeaders } from './object-meta.
 import { sliceKey } from './slice-plan.ts';
 import type { SliceStore } from './slice-reader.ts';
 import type { EntryMeta } from './stored-entry.ts';
+import { type Claim, claim, claimOrWait } from './collapse.ts';
 import { type TierCache, lookup, store } from './tier-cache.ts';
 
 /**
  * `entry` is the timing the slices are stored with (the manifest's); undefined when the object
  * may not be stored, so nothing is looked up or kept.
  */
-export function tierSlices(cache: TierCache, objectKey: string, meta: ObjectMeta, entry: EntryMeta | undefined, waitUntil: (promise: Promise<unknown>) => void): SliceStore {
+export function tierSlices(cache: TierCache, objectKey: string, meta: ObjectMeta, entry: EntryMeta | undefined, waitUntil: (promise: Promise<unknown>) => void, collapseWait: number): SliceStore {
   const key = (index: number): string => sliceKey(objectKey, meta, meta.sliceSize, index);
+  /** Slices this request missed and is now the one to fetch and store (collapse.ts). */
+  const claims = new Map<number, Claim>();
+  const release = (index: number): void => {
+    claims.get(index)?.release();
+    claims.delete(index);
+  };
+  const stored = async (index: number, length: number): Promise<ReadableStream<Uint8Array> | undefined> => {
+    const found = await lookup(cache, key(index));
+    if (found === undefined) return undefined;
+    if (found.body === null || !isSliceEntry(found.headers, index, length)) {
+      await found.body?.cancel();
+      return undefined;
+    }
+    return found.body;
+  };
   return {
     async get(index, length) {
       if (entry === undefined) return undefined;
-      const found = await lookup(cache, key(index));
-      if (found === undefined) return undefined;
-      if (found.body === null || !isSliceEntry(found.headers, index, length)) {
-        await found.body?.cancel();
-        return undefined;
-      }
-      return found.body;
+      // Another request of this isolate fetching the same slice: wait for it rather than fetch again.
+      const claimed = await claimOrWait(key(index), () => stored(index, length), collapseWait);
+      if (claimed.found !== undefined) return claimed.found;
+      claims.set(index, claimed.claim);
+      return undefined;
     },
     put(index, length, body) {
       if (entry === undefined) {
@@ -35,7 +49,12 @@ export function tierSlices(cache: TierCache, objectKey: string, meta: ObjectMeta
       const retention = Math.max(1, entry.lifetime - entry.initialAge);
       // A known length: the platform cache stores a body of unknown length badly or not at all.
       const sized = withLength(body, length);
-      waitUntil(store(cache, key(index), { status: 200, headers: sliceEntryHeaders(index, length), body: sized, meta: entry, retention }).catch(() => undefined));
+      const put = store(cache, key(index), { status: 200, headers: sliceEntryHeaders(index, length), body: sized, meta: entry, retention }).catch(() => undefined);
+      waitUntil(put.finally(() => release(index)));
     },
+    claim(index) {
+      if (entry !== undefined && !claims.has(index)) claims.set(index, claim(key(index)));
+    },
+    release,
   };
 }

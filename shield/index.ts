@@ -45,6 +45,8 @@ app.on(['GET', 'HEAD'], '*', async (c) => {
     cache: await caches.open(SHIELD_CACHE_NAME),
     key: shieldKey(config, target),
     defaultTtl: config.defaultTtl,
+    negativeTtl: config.negativeTtl,
+    collapseWait: config.originTimeoutMs,
     now: Date.now,
     waitUntil: (promise) => c.executionCtx.waitUntil(promise),
     upstream: originUpstream(config, target, Date.now),

@@ -47,7 +47,7 @@ export async function answerSlices(request: SliceRequest, context: SliceAnswerCo
       const sliceRead = await readSlices({
         meta,
         indices,
-        store: tierSlices(read.cache, read.key, meta, resolved.entry, read.waitUntil),
+        store: tierSlices(read.cache, read.key, meta, resolved.entry, read.waitUntil, read.collapseWait),
         fetchSpan: pinnedSpans(read, meta),
         window: config.slicing.readahead,
         maxSpan: 1,

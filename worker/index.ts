@@ -5,6 +5,7 @@
 
 import { Hono } from 'hono';
 import { EDGE_CACHE_NAME } from '../shared/cache-status.ts';
+import { evaluatePreconditions, notModifiedHeaders } from '../shared/conditional.ts';
 import { configFrom } from '../shared/config.ts';
 import { HttpError, MethodNotAllowed, errorResponse } from '../shared/http-error.ts';
 import { headObject } from '../shared/object-head.ts';
@@ -38,11 +39,13 @@ app.on(['GET', 'HEAD'], '*', async (c) => {
     cache: await caches.open(EDGE_CACHE_NAME),
     key: edgeKey(url, target),
     defaultTtl: config.defaultTtl,
+    negativeTtl: config.negativeTtl,
+    collapseWait: config.originTimeoutMs,
     now: Date.now,
     waitUntil: (promise) => c.executionCtx.waitUntil(promise),
     upstream: shieldUpstream(c.env.SHIELD, config, target),
   };
-  if (c.req.method === 'HEAD') return headObject(read, 'edge', c.var.started);
+  if (c.req.method === 'HEAD') return conditionalHead(c.req.raw.headers, await headObject(read, 'edge', c.var.started));
   return serveObject(c.req.raw, read, config, c.var.started);
 });
 
@@ -61,6 +64,19 @@ app.all('*', async (c) => {
   });
   return withTierReport(response, 'edge', { fwd: 'method' }, Date.now() - c.var.started);
 });
+
+/** HEAD with If-None-Match and friends: the same 304 or 412 a GET would get (RFC 9110 §13.2.2). */
+function conditionalHead(request: Headers, response: Response): Response {
+  if (response.status !== 200) return response;
+  const precondition = evaluatePreconditions(request, response.headers);
+  if (precondition === 'proceed') return response;
+  const headers = precondition === 'not-modified' ? notModifiedHeaders(response.headers) : new Headers();
+  for (const name of ['age', 'cache-status', 'server-timing']) {
+    const value = response.headers.get(name);
+    if (value !== null) headers.set(name, value);
+  }
+  return new Response(null, { status: precondition === 'not-modified' ? 304 : 412, headers });
+}
 
 /** The edge keys entries by the URL the client asked for, in canonical form. */
 function edgeKey(url: URL, target: RequestTarget): string {

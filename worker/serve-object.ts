@@ -4,7 +4,8 @@
 // transfer, never a body mixed from two versions.
 
 import type { Config } from '../shared/config.ts';
-import { BadGateway } from '../shared/http-error.ts';
+import { evaluatePreconditions, notModifiedHeaders } from '../shared/conditional.ts';
+import { BadGateway, HttpError } from '../shared/http-error.ts';
 import { type ObjectRead, type Resolved, type WholeObject, forgetObject, pinnedSpans, resolveObject } from '../shared/object-read.ts';
 import { type Budget, readSlices } from '../shared/slice-reader.ts';
 import { slicesFor } from '../shared/slice-plan.ts';
@@ -38,6 +39,11 @@ export async function serveObject(request: Request, read: ObjectRead, config: Co
 
 async function serveSliced(request: Request, resolved: Extract<Resolved, { kind: 'sliced' }>, read: ObjectRead, config: Config, budget: Budget, started: number): Promise<Response> {
   const { meta } = resolved;
+  const precondition = evaluatePreconditions(request.headers, meta.headers);
+  if (precondition !== 'proceed') {
+    for (const body of resolved.prefetched.values()) void body.cancel().catch(() => undefined);
+    return deliverCondition(read, precondition, meta.headers, resolved, started);
+  }
   const plan = planRanges(request.headers, meta.size, meta.headers);
   const indices = plan.kind === 'unsatisfiable' ? [] : neededSlices(plan.ranges, meta.sliceSize);
   for (const [index, body] of resolved.prefetched) if (!indices.includes(index)) void body.cancel().catch(() => undefined);
@@ -47,7 +53,7 @@ async function serveSliced(request: Request, resolved: Extract<Resolved, { kind:
   const sliceRead = await readSlices({
     meta,
     indices,
-    store: tierSlices(read.cache, read.key, meta, resolved.entry, read.waitUntil),
+    store: tierSlices(read.cache, read.key, meta, resolved.entry, read.waitUntil, read.collapseWait),
     fetchSpan: pinnedSpans(read, meta),
     window: config.slicing.readahead,
     maxSpan: spanLimit(indices.length, budget.remaining),
@@ -66,6 +72,12 @@ function serveWhole(request: Request, whole: WholeObject, read: ObjectRead, star
   if (whole.status !== 200 || whole.body === null || !Number.isSafeInteger(size)) {
     return deliver(read, whole.status, whole.headers, whole.body, whole, whole.report, started);
   }
+  const precondition = evaluatePreconditions(request.headers, whole.headers);
+  if (precondition !== 'proceed') {
+    // A miss still finishes storing: only the client's branch of the body is dropped.
+    void whole.body.cancel();
+    return deliverCondition(read, precondition, whole.headers, whole, started);
+  }
   const plan = planRanges(request.headers, size, whole.headers);
   if (plan.kind === 'unsatisfiable') {
     void whole.body.cancel();
@@ -77,6 +89,15 @@ function serveWhole(request: Request, whole: WholeObject, read: ObjectRead, star
   }
   const framed = framedBody(plan, size, whole.headers.get('content-type'), wholePieces(whole.body, size));
   return deliver(read, framed.status, withHeaders(whole.headers, framed.headers), framed.body, whole, whole.report, started);
+}
+
+/** 304 (RFC 9110 §15.4.5: only the validator and caching headers) or 412. */
+function deliverCondition(read: ObjectRead, precondition: 'not-modified' | 'failed', representation: Headers, source: { age: number; report: CacheStatusParams; upstreamHeaders?: Headers | undefined }, started: number): Response {
+  if (precondition === 'failed') {
+    const failed = new HttpError(412, 'a precondition of the request failed (If-Match or If-Unmodified-Since)').toResponse();
+    return deliver(read, 412, new Headers(failed.headers), failed.body, source, source.report, started);
+  }
+  return deliver(read, 304, notModifiedHeaders(representation), null, source, source.report, started);
 }
 
 function deliver(read: ObjectRead, status: number, headers: Headers, body: ReadableStream | null, source: { age: number; upstreamHeaders?: Headers | undefined }, report: CacheStatusParams, started: number): Response {

@@ -1,0 +1,57 @@
+// Request collapsing within one isolate: when several requests miss the same entry at once,
+// the first (the leader) goes upstream and the others wait until it has stored what it got,
+// then read that (Varnish's waiting list). A waiter never waits longer than `maxWait`: if the
+// leader stores nothing (not storable, failed), the waiters go upstream themselves.
+
+export interface Claim {
+  /** True for the request that must fetch; false for one that waited for another. */
+  leader: boolean;
+  /** Whether this request waited for a leader. */
+  collapsed: boolean;
+  /** The leader calls this once the entry is stored, or it knows it will not be. */
+  release(): void;
+}
+
+const fills = new Map<string, Promise<void>>();
+
+/**
+ * The entry for `key`: waits for a fill already under way, if any, and reads what it stored;
+ * on a miss, returns the claim making the caller the one to fill it. `missed` says the caller
+ * has just looked it up and found nothing, so that is not asked again when no fill is under way.
+ */
+export async function claimOrWait<T>(key: string, lookup: () => Promise<T | undefined>, maxWait: number, missed = false): Promise<{ found: T; collapsed: boolean } | { found: undefined; claim: Claim }> {
+  let collapsed = false;
+  for (let round = 0; ; round++) {
+    const pending = fills.get(key);
+    if (pending !== undefined) {
+      collapsed = true;
+      await Promise.race([pending, new Promise<void>((resolve) => setTimeout(resolve, maxWait))]);
+    }
+    if (pending !== undefined || !missed || round > 0) {
+      const found = await lookup();
+      if (found !== undefined) return { found, collapsed };
+    }
+    // Claim only if nobody did while we looked; after a few rounds, go upstream regardless.
+    if (!fills.has(key) || round >= 2) return { found: undefined, claim: claim(key, collapsed) };
+  }
+}
+
+/** Makes the caller the one filling `key` (it already holds what it will store). */
+export function claim(key: string, collapsed = false): Claim {
+  let release: () => void = () => undefined;
+  const fill = new Promise<void>((resolve) => (release = resolve));
+  fills.set(key, fill);
+  return {
+    leader: true,
+    collapsed,
+    release: () => {
+      if (fills.get(key) === fill) fills.delete(key);
+      release();
+    },
+  };
+}
+
+/** Whether a fill of `key` is under way (for tests and reporting). */
+export function isFilling(key: string): boolean {
+  return fills.has(key);
+}
