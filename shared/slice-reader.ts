@@ -56,6 +56,12 @@ export async function readSlices(options: SliceReadOptions): Promise<SliceRead> 
   const fromSpan = new Map<number, Promise<ReadableStream<Uint8Array>>>();
   const stats = { hits: 0, checked: 0 };
   let position = 0;
+  /** Lookups under way: each may still turn into a span of its own, so their budget is held back. */
+  let lookingUp = 0;
+  /** Positions before this one have a source (a lookup under way, a stored slice or a span). */
+  let frontier = 0;
+  /** What the rest of the read may still need: a span per pending lookup, packed spans past the frontier. */
+  const held = (from = frontier): number => lookingUp + reserve(from);
   /** Lookups of the first window, awaited before the first byte so the counts are exact. */
   let initialLookups: Promise<unknown>[] | undefined = [];
 
@@ -79,14 +85,21 @@ export async function readSlices(options: SliceReadOptions): Promise<SliceRead> 
     }
     const spanned = fromSpan.get(index);
     if (spanned !== undefined) return spanned;
-    if (budget.remaining - 1 >= reserve(at)) {
+    frontier = Math.max(frontier, at + 1);
+    // Looking it up costs one; should it and every lookup under way miss, each needs a span of
+    // its own, and the rest packs into spans from the next slice on.
+    if (budget.remaining - 1 >= 1 + held()) {
       budget.remaining--;
+      lookingUp++;
       const lookup = store.get(index, length(index));
       if (initialLookups !== undefined) {
         stats.checked++;
         initialLookups.push(lookup.then((found) => (stats.hits += found === undefined ? 0 : 1), () => undefined));
       }
-      const found = await lookup;
+      const found = await lookup.catch(() => undefined);
+      // Released in the same step as the span it may turn into spends its subrequest: no gap
+      // in which a store could take what that span needs.
+      lookingUp--;
       if (found !== undefined) return found;
     }
     return startSpan(at);
@@ -102,6 +115,7 @@ export async function readSlices(options: SliceReadOptions): Promise<SliceRead> 
       last = index;
     }
     budget.remaining--;
+    frontier = Math.max(frontier, at + last - first + 1);
     const parts = options.fetchSpan({ first, last }).then((body) => {
       const lengths = Array.from({ length: last - first + 1 }, (_, i) => length(first + i));
       return splitStream(body, lengths);
@@ -118,7 +132,7 @@ export async function readSlices(options: SliceReadOptions): Promise<SliceRead> 
   };
 
   const storing = (index: number, at: number, body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> => {
-    if (budget.remaining - 1 < reserve(at + 1)) {
+    if (budget.remaining - 1 < held()) {
       store.release?.(index);
       return body;
     }
