@@ -1,6 +1,8 @@
 // The configuration contract. The same names are used by `[vars]` / `wrangler secret put`
 // when deployed and by the process environment in the local stack (see README).
 
+import { SITE_CONFIG_NAMES, type SiteConfig, parseSiteConfig } from './site-config.ts';
+
 export type OriginKind = 's3' | 'http';
 export type S3Addressing = 'path' | 'virtual';
 
@@ -24,9 +26,16 @@ export interface Config {
   defaultTtl: number;
   /** Freshness (s) of a 404/410 without explicit freshness; 0 = never store them. */
   negativeTtl: number;
+  /** RFC 5861 windows (s) for responses that give none. */
+  staleWhileRevalidate: number;
+  staleIfError: number;
   /** Credential the edge presents to the shield; `undefined` = the shield refuses everything. */
   shieldToken: string | undefined;
+  /** Bearer token for `POST /__tiercache/purge` at the edge; `undefined` = purge is disabled. */
+  purgeToken: string | undefined;
   slicing: SlicingConfig;
+  /** Static-site conveniences: index and 404 documents, Content-Type, CORS (site-config.ts). */
+  site: SiteConfig;
 }
 
 export interface SlicingConfig {
@@ -54,11 +63,15 @@ export const CONFIG_NAMES = [
   'ORIGIN_TIMEOUT_MS',
   'DEFAULT_TTL',
   'NEGATIVE_TTL',
+  'STALE_WHILE_REVALIDATE',
+  'STALE_IF_ERROR',
   'SHIELD_TOKEN',
+  'PURGE_TOKEN',
   'SLICE_SIZE',
   'SLICE_THRESHOLD',
   'SLICE_READAHEAD',
   'SUBREQUEST_LIMIT',
+  ...SITE_CONFIG_NAMES,
 ] as const;
 export type ConfigName = (typeof CONFIG_NAMES)[number];
 
@@ -66,6 +79,10 @@ export const STORJ_GATEWAY = 'https://gateway.storjshare.io';
 const DEFAULT_S3_TTL = 3600;
 const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_NEGATIVE_TTL = 60;
+/** Varnish's default grace is 10 s; a minute hides a slow refresh without serving old content for long. */
+const DEFAULT_STALE_WHILE_REVALIDATE = 60;
+/** A day of stale content rather than errors while an origin is down (as commonly recommended for CDNs). */
+const DEFAULT_STALE_IF_ERROR = 86_400;
 const MIB = 1024 * 1024;
 const DEFAULT_SLICE_SIZE = 8 * MIB;
 const DEFAULT_READAHEAD = 4;
@@ -88,8 +105,12 @@ export function parseConfig(raw: RawConfig): Config {
     originTimeoutMs: integer(raw, 'ORIGIN_TIMEOUT_MS', DEFAULT_TIMEOUT_MS, 1),
     defaultTtl: integer(raw, 'DEFAULT_TTL', originKind === 's3' ? DEFAULT_S3_TTL : 0, 0),
     negativeTtl: integer(raw, 'NEGATIVE_TTL', DEFAULT_NEGATIVE_TTL, 0),
+    staleWhileRevalidate: integer(raw, 'STALE_WHILE_REVALIDATE', DEFAULT_STALE_WHILE_REVALIDATE, 0),
+    staleIfError: integer(raw, 'STALE_IF_ERROR', DEFAULT_STALE_IF_ERROR, 0),
     shieldToken: nonEmpty(raw.SHIELD_TOKEN),
+    purgeToken: nonEmpty(raw.PURGE_TOKEN),
     slicing: parseSlicing(raw),
+    site: parseSiteConfig(raw, (message) => new ConfigError(message)),
   };
 }
 

@@ -3,10 +3,11 @@
 
 import { type CacheControl, directiveSeconds, hasDirective, parseCacheControl } from './cache-control.ts';
 import { parseHttpDate } from './http-date.ts';
+import { type StaleDefaults, type StalePolicy, stalePolicy } from './stale.ts';
 
 export { parseHttpDate } from './http-date.ts';
 
-export type StoreVerdict = { store: true; lifetime: number } | { store: false; reason: string };
+export type StoreVerdict = { store: true; lifetime: number; stale: StalePolicy } | { store: false; reason: string };
 
 export interface FreshnessOptions {
   /** Freshness (s) for responses that carry no explicit freshness; 0 = none. */
@@ -15,6 +16,8 @@ export interface FreshnessOptions {
   negativeTtl?: number;
   /** ms epoch; stands in for a missing Date header (RFC 9110 §6.6.1). */
   now: number;
+  /** Stale windows for responses that give none (RFC 5861). */
+  staleDefaults?: StaleDefaults;
 }
 
 /** Statuses we store: the object, and briefly its absence (negative caching). */
@@ -36,11 +39,19 @@ export function storeVerdict(status: number, headers: Headers, options: Freshnes
   if (headers.has('set-cookie')) return { store: false, reason: 'set-cookie' };
   // §4.1: "A stored response with a Vary header field value containing ... '*' always fails to match"
   if (varyFields(headers).includes('*')) return { store: false, reason: 'vary-star' };
+  // Our default stale windows are for objects: a remembered 404 should end when it says it does.
+  const defaults = NEGATIVE_STATUSES.has(status) ? undefined : options.staleDefaults;
+  const stale = stalePolicy(cc, defaults ?? { whileRevalidate: 0, ifError: 0 });
+  // §5.2.2.4: no-cache may be stored, but is validated before every use: fresh for no time.
+  if (hasDirective(cc, 'no-cache')) {
+    const validator = headers.has('etag') || headers.has('last-modified');
+    return validator && !NEGATIVE_STATUSES.has(status) ? { store: true, lifetime: 0, stale } : { store: false, reason: 'no-cache without validator' };
+  }
   const lifetime = NEGATIVE_STATUSES.has(status)
     ? freshnessLifetime(headers, { defaultTtl: options.negativeTtl ?? 0, now: options.now }, cc, false)
     : freshnessLifetime(headers, options, cc);
   if (lifetime <= 0) return { store: false, reason: 'no-freshness' };
-  return { store: true, lifetime };
+  return { store: true, lifetime, stale };
 }
 
 /**

@@ -11,10 +11,15 @@ export const HOP_BY_HOP = [
 const NEVER_FORWARDED = ['authorization', 'cookie', 'host', 'content-length', ...HOP_BY_HOP];
 const NEVER_FORWARDED_PREFIXES = ['x-amz-', 'x-tiercache-', 'cf-'];
 
+/** S3 user metadata carrying an object's purge tags; exposed as `Cache-Tag` (s3CacheTag). */
+export const S3_CACHE_TAG = 'x-amz-meta-cache-tag';
+
 /** Representation and caching metadata worth keeping from an S3 object response. */
 export const S3_RESPONSE_HEADERS = [
   'content-type', 'content-length', 'content-encoding', 'content-language', 'content-disposition',
   'cache-control', 'expires', 'etag', 'last-modified', 'date', 'accept-ranges', 'vary',
+  // Object metadata set at upload, kept (as Cache-Tag) to purge by tag (README "Purge").
+  S3_CACHE_TAG,
 ];
 
 /** Client request headers allowed through to a plain HTTP origin on a pass-through request. */
@@ -46,4 +51,12 @@ export function originResponseHeaders(origin: Headers, allowList?: readonly stri
 /** RFC 9110 §7.6.1: the fields named in Connection are per-hop too, and must be removed. */
 function connectionTokens(headers: Headers): string[] {
   return (headers.get('connection') ?? '').split(',').map((token) => token.trim().toLowerCase()).filter(Boolean);
+}
+
+/** An S3 object's `x-amz-meta-cache-tag` under the name a Cloudflare origin would use: `Cache-Tag`. */
+export function exposeS3CacheTag(headers: Headers): Headers {
+  const tags = headers.get(S3_CACHE_TAG);
+  headers.delete(S3_CACHE_TAG);
+  if (tags !== null && !headers.has('cache-tag')) headers.set('cache-tag', tags);
+  return headers;
 }

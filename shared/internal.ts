@@ -2,6 +2,10 @@
 // any other (and addressable locally), so it checks that the edge sent the request.
 
 export const CREDENTIAL_HEADER = 'x-tiercache-credential';
+/** On a request from the edge: it is revalidating its own copy, so no stale answer may serve it. */
+export const REVALIDATE_HEADER = 'x-tiercache-revalidate';
+/** Purge (README "Purge"): public at the edge (POST, bearer token), and the edge's call to the shield. */
+export const PURGE_PATH = '/__tiercache/purge';
 /** The shield's URL as the edge names it; only the path and query mean anything. */
 export const SHIELD_ORIGIN = 'https://tiercache-shield.internal';
 

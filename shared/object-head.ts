@@ -5,13 +5,12 @@
 
 import { HttpError } from './http-error.ts';
 import { readManifest } from './object-meta.ts';
-import type { ObjectRead } from './object-read.ts';
+import { type ObjectRead, lookupLive } from './object-read.ts';
 import { currentAge, remainingFreshness } from './stored-entry.ts';
-import { lookup } from './tier-cache.ts';
 import { type Tier, reportTier } from './tier-headers.ts';
 
 export async function headObject(read: ObjectRead, tier: Tier, started: number): Promise<Response> {
-  const entry = await lookup(read.cache, read.key);
+  const entry = await lookupLive(read);
   await entry?.body?.cancel();
   const now = read.now();
   if (entry !== undefined && remainingFreshness(entry.meta, now) > 0) {

@@ -5,13 +5,14 @@
 // clients' ranges, the shield answers slice requests).
 
 import type { CacheStatusParams, ForwardReason } from './cache-status.ts';
-import { correctedInitialAge, storeVerdict } from './freshness.ts';
+import { type Claim, claim, claimOrWait, isFilling } from './collapse.ts';
 import { HttpError } from './http-error.ts';
-import { type ObjectMeta, manifestHeaders, readManifest } from './object-meta.ts';
+import { type Filled, fill } from './object-fill.ts';
+import { type ObjectMeta, readManifest } from './object-meta.ts';
+import { type StaleDefaults, staleUse, usableOnError } from './stale.ts';
 import type { EntryMeta } from './stored-entry.ts';
 import { currentAge, remainingFreshness } from './stored-entry.ts';
-import { claimOrWait } from './collapse.ts';
-import { type StoredEntry, type TierCache, lookup, remove, store } from './tier-cache.ts';
+import { type StoredEntry, type TierCache, lookup, remove } from './tier-cache.ts';
 import type { SliceSpan } from './slice-plan.ts';
 import { type Upstream, VersionChanged } from './upstream.ts';
 
@@ -24,9 +25,15 @@ export interface ObjectRead {
   defaultTtl: number;
   /** Freshness for 404/410 answers without their own (negative caching). */
   negativeTtl: number;
+  /** Stale windows for responses that give none (RFC 5861). */
+  staleDefaults: StaleDefaults;
+  /** Never answer from a stale entry (the edge's revalidation of its own, at the shield). */
+  noStale?: boolean;
   now(): number;
   waitUntil(promise: Promise<unknown>): void;
   upstream: Upstream;
+  /** Whether a purge (shared/purge.ts) removed this stored entry; absent = nothing is purged. */
+  purged?(entry: StoredEntry): boolean;
 }
 
 /** A whole response (stored, from upstream, or an upstream error) to deliver as it is. */
@@ -60,28 +67,89 @@ export type Resolved = WholeObject | SlicedObject;
 /** What this tier has for the object, or what discovery found; `firstSlice` is the slice to discover with. */
 export async function resolveObject(read: ObjectRead, firstSlice: number): Promise<Resolved> {
   const started = read.now();
-  const entry = await lookup(read.cache, read.key);
-  if (entry !== undefined && remainingFreshness(entry.meta, started) > 0) return fromEntry(entry, started, { hit: true });
-  await entry?.body?.cancel();
-  const fwd = entry === undefined ? 'uri-miss' : 'stale';
+  const entry = await lookupLive(read);
+  if (entry !== undefined) {
+    const use = staleUse(entry.meta, started, read.noStale);
+    if (use === 'fresh') return fromEntry(entry, started, { hit: true });
+    if (use === 'serve-stale-and-refresh') {
+      // RFC 5861 §3: serve it stale now, refresh in the background (once per isolate).
+      read.waitUntil(refreshInBackground(read, firstSlice));
+      return fromEntry(entry, started, { hit: true, detail: 'stale-while-revalidate' });
+    }
+    return revalidate(read, entry, firstSlice, started);
+  }
   // Concurrent misses in this isolate share one upstream fetch: wait for it, then read what it stored.
   const claimed = await claimOrWait(read.key, () => freshEntry(read), read.collapseWait, true);
-  if (claimed.found !== undefined) return fromEntry(claimed.found, read.now(), { fwd, collapsed: true });
-  const { claim } = claimed;
+  if (claimed.found !== undefined) return fromEntry(claimed.found, read.now(), { fwd: 'uri-miss', collapsed: true });
+  return filling(read, claimed.claim, () => fill(read, firstSlice, started, 'uri-miss'));
+}
+
+/** A stale entry, validated upstream first; on an origin error, served stale if RFC 5861 §4 allows. */
+async function revalidate(read: ObjectRead, entry: StoredEntry, firstSlice: number, started: number): Promise<Resolved> {
+  const claimed = await claimOrWait(read.key, () => freshEntry(read), read.collapseWait, true);
+  if (claimed.found !== undefined) {
+    await entry.body?.cancel();
+    return fromEntry(claimed.found, read.now(), { fwd: 'stale', collapsed: true });
+  }
+  let outcome: Resolved | HttpError;
   try {
-    const { resolved, stored } = await discover(read, firstSlice, started, fwd);
-    if (claim.collapsed) resolved.report.collapsed = true;
-    read.waitUntil(stored.finally(claim.release));
+    outcome = await filling(read, claimed.claim, () => fill(read, firstSlice, started, 'stale', entry));
+  } catch (error) {
+    if (!(error instanceof HttpError)) throw error;
+    outcome = error;
+  }
+  const failed = outcome instanceof HttpError || (outcome.kind === 'whole' && outcome.status >= 500);
+  // Answering the edge's own revalidation, the shield reports the failure: the edge decides with its copy.
+  if (failed && !read.noStale && usableOnError(entry.meta, read.now())) {
+    if (!(outcome instanceof HttpError)) await discardBody(outcome);
+    const fwdStatus = outcome instanceof HttpError ? outcome.upstreamStatus : outcome.report.fwdStatus;
+    return fromEntry(entry, read.now(), { fwd: 'stale', ...(fwdStatus !== undefined ? { fwdStatus } : {}), detail: 'stale-if-error' });
+  }
+  if (outcome instanceof HttpError) throw outcome;
+  // The held body is needed only when the answer was 304 (fill re-stored it); otherwise let it go.
+  if (outcome.report.fwdStatus !== 304) void entry.body?.cancel().catch(() => undefined);
+  return outcome;
+}
+
+/** The background half of stale-while-revalidate: a conditional fill, one per isolate at a time. */
+async function refreshInBackground(read: ObjectRead, firstSlice: number): Promise<void> {
+  if (isFilling(read.key)) return;
+  const started = read.now();
+  const entry = await lookupLive(read);
+  if (entry === undefined) return;
+  const leader = claim(read.key);
+  try {
+    const { resolved, stored } = await fill(read, firstSlice, started, 'stale', entry);
+    await discardBody(resolved);
+    await stored;
+  } catch {
+    // A failed refresh leaves the stale entry to be revalidated by the next request.
+  } finally {
+    leader.release();
+  }
+}
+
+/** Runs a fill as the leader of `claim`: released once what it stores is stored. */
+async function filling(read: ObjectRead, leader: Claim, run: () => Promise<Filled>): Promise<Resolved> {
+  try {
+    const { resolved, stored } = await run();
+    if (leader.collapsed) resolved.report.collapsed = true;
+    read.waitUntil(stored.finally(leader.release));
     return resolved;
   } catch (error) {
-    claim.release();
+    leader.release();
     throw error;
   }
 }
 
+async function discardBody(resolved: Resolved): Promise<void> {
+  if (resolved.kind === 'whole') await resolved.body?.cancel().catch(() => undefined);
+  else for (const body of resolved.prefetched.values()) await body.cancel().catch(() => undefined);
+}
+
 async function freshEntry(read: ObjectRead): Promise<StoredEntry | undefined> {
-  const entry = await lookup(read.cache, read.key);
-  if (entry !== undefined && remainingFreshness(entry.meta, read.now()) > 0) return entry;
+  const entry = await lookupLive(read);
+  if (entry !== undefined && staleUse(entry.meta, read.now(), true) === 'fresh') return entry;
   await entry?.body?.cancel();
   return undefined;
 }
@@ -93,6 +161,16 @@ async function fromEntry(entry: StoredEntry, now: number, base: CacheStatusParam
   if (meta === undefined) return { kind: 'whole', status: entry.status, headers: entry.headers, body: entry.body, age, report };
   await entry.body?.cancel();
   return { kind: 'sliced', meta, age, report, upstreamHeaders: undefined, entry: entry.meta, prefetched: new Map(), inRange: true };
+}
+
+/** The object's primary entry (whole or manifest); a purged one is deleted and counts as a miss. */
+export async function lookupLive(read: ObjectRead): Promise<StoredEntry | undefined> {
+  const entry = await lookup(read.cache, read.key);
+  if (entry === undefined || read.purged?.(entry) !== true) return entry;
+  await entry.body?.cancel();
+  // Awaited, so the delete cannot land after the fill that replaces the entry.
+  await forgetObject(read);
+  return undefined;
 }
 
 /** Forget this tier's manifest (the object changed upstream). */
@@ -112,64 +190,4 @@ export function pinnedSpans(read: ObjectRead, meta: ObjectMeta): (span: SliceSpa
       throw error;
     }
   };
-}
-
-/** What discovery found, and the promise of its stores (resolved when they are done or skipped). */
-interface Discovered {
-  resolved: Resolved;
-  stored: Promise<unknown>;
-}
-
-async function discover(read: ObjectRead, index: number, started: number, fwd: ForwardReason): Promise<Discovered> {
-  let answer;
-  try {
-    answer = await read.upstream.slices({ first: index, last: index }, undefined);
-  } catch (error) {
-    if (!(error instanceof HttpError)) throw error;
-    // An error answer is stored only if it may be (a 404 briefly, say); the next hop's status is kept for Cache-Status.
-    const whole = storeWhole(read, error.toResponse(), new Headers(error.toResponse().headers), 0, read.now(), fwd);
-    if (error.upstreamStatus !== undefined) whole.resolved.report.fwdStatus = error.upstreamStatus;
-    else delete whole.resolved.report.fwdStatus;
-    return whole;
-  }
-  const responseTime = read.now();
-  const headers = new Headers(answer.response.headers);
-  if (!headers.has('date')) headers.set('date', new Date(responseTime).toUTCString());
-  const age = correctedInitialAge(headers, started, responseTime);
-  if (answer.kind === 'whole') return storeWhole(read, answer.response, headers, age, responseTime, fwd);
-
-
-  const verdict = storeVerdict(200, answer.meta.headers, { defaultTtl: read.defaultTtl, negativeTtl: read.negativeTtl, now: responseTime });
-  let entry: EntryMeta | undefined;
-  let stored: Promise<unknown> = Promise.resolve();
-  if (verdict.store) {
-    entry = { storedAt: responseTime, initialAge: age, lifetime: verdict.lifetime };
-    const manifest = { status: 200, headers: manifestHeaders(answer.meta), body: emptyBody(), meta: entry, retention: verdict.lifetime - age };
-    stored = store(read.cache, read.key, manifest).catch(() => undefined);
-    read.waitUntil(stored);
-  }
-  const prefetched = new Map<number, ReadableStream<Uint8Array>>();
-  if (answer.kind === 'span') prefetched.set(answer.span.first, answer.body);
-  const resolved: SlicedObject = { kind: 'sliced', meta: answer.meta, age, report: { fwd, stored: verdict.store }, upstreamHeaders: headers, entry, prefetched, inRange: answer.kind === 'span' };
-  return { resolved, stored };
-}
-
-function emptyBody(): ReadableStream<Uint8Array> {
-  return new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
-}
-
-function storeWhole(read: ObjectRead, response: Response, headers: Headers, age: number, responseTime: number, fwd: ForwardReason): Discovered {
-  let body = response.body;
-  let stored: Promise<unknown> = Promise.resolve();
-  const verdict = storeVerdict(response.status, headers, { defaultTtl: read.defaultTtl, negativeTtl: read.negativeTtl, now: responseTime });
-  if (body !== null && verdict.store) {
-    const [toClient, toCache] = body.tee();
-    body = toClient;
-    const meta = { storedAt: responseTime, initialAge: age, lifetime: verdict.lifetime };
-    stored = store(read.cache, read.key, { status: response.status, headers, body: toCache, meta, retention: verdict.lifetime - age }).catch(() => undefined);
-    read.waitUntil(stored);
-  }
-  const report: CacheStatusParams = { fwd, stored: verdict.store && body !== null };
-  if (response.status !== 200) report.fwdStatus = response.status;
-  return { resolved: { kind: 'whole', status: response.status, headers, body, age, report }, stored };
 }

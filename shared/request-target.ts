@@ -14,9 +14,16 @@ export interface RequestTarget {
   key: string | undefined;
 }
 
-export function requestTarget(url: URL, kind: OriginKind): RequestTarget {
+/**
+ * `indexDocument` (INDEX_DOCUMENT, S3 only): a path naming a "folder" (ending in `/`, or in
+ * `%2F`, which is a `/` inside the key) names that folder's index object instead, as S3's
+ * website endpoints do: `/` is `index.html`, `/docs/` is `docs/index.html`. Undefined = off.
+ */
+export function requestTarget(url: URL, kind: OriginKind, indexDocument?: string): RequestTarget {
   if (kind === 'http') return { path: normalizePath(url.pathname), query: url.search, key: undefined };
-  const parsed = objectKeyFromPath(url.pathname);
+  const folder = indexDocument !== undefined && /(\/|%2F)$/i.test(url.pathname);
+  // Appended before parsing, so the whole key is checked (length, segments) as any other.
+  const parsed = objectKeyFromPath(folder ? `${url.pathname}${encodeKeyForPath(indexDocument)}` : url.pathname);
   if (!parsed.ok) {
     // The bucket root would be a ListObjects call: there is no object there to serve.
     if (url.pathname === '/' || url.pathname === '') throw new NotFound('no object at the bucket root');

@@ -5,6 +5,7 @@
 import { withLength } from './byte-stream.ts';
 import { type ObjectMeta, isSliceEntry, sliceEntryHeaders } from './object-meta.ts';
 import { sliceKey } from './slice-plan.ts';
+import { retention } from './stale.ts';
 import type { SliceStore } from './slice-reader.ts';
 import type { EntryMeta } from './stored-entry.ts';
 import { type Claim, claim, claimOrWait } from './collapse.ts';
@@ -45,11 +46,12 @@ export function tierSlices(cache: TierCache, objectKey: string, meta: ObjectMeta
         void body.cancel();
         return;
       }
-      // Slices live as long as their manifest: a fresh manifest of the same version keeps using them.
-      const retention = Math.max(1, entry.lifetime - entry.initialAge);
+      // Slices are kept as long as their manifest (and its stale and keep windows): a manifest
+      // refreshed by a 304 goes on using the slices of its version.
+      const keep = retention(entry.lifetime, entry.initialAge, entry);
       // A known length: the platform cache stores a body of unknown length badly or not at all.
       const sized = withLength(body, length);
-      const put = store(cache, key(index), { status: 200, headers: sliceEntryHeaders(index, length), body: sized, meta: entry, retention }).catch(() => undefined);
+      const put = store(cache, key(index), { status: 200, headers: sliceEntryHeaders(index, length), body: sized, meta: entry, retention: keep }).catch(() => undefined);
       waitUntil(put.finally(() => release(index)));
     },
     claim(index) {

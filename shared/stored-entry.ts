@@ -13,6 +13,10 @@ export interface EntryMeta {
   initialAge: number;
   /** Freshness lifetime (s) this tier computed when storing. */
   lifetime: number;
+  /** Stale windows (s) and whether stale use is forbidden (shared/stale.ts). */
+  whileRevalidate: number;
+  ifError: number;
+  mustRevalidate: boolean;
 }
 
 const META = 'x-tiercache-entry';
@@ -31,7 +35,7 @@ export function toStoredHeaders(headers: Headers, meta: EntryMeta, retention: nu
     if (value !== null) stored.set(keptName(name), value);
   }
   stored.set('cache-control', `public, max-age=${Math.max(1, Math.ceil(retention))}`);
-  stored.set(META, `stored=${Math.round(meta.storedAt)}, age=${round3(meta.initialAge)}, life=${meta.lifetime}`);
+  stored.set(META, `stored=${Math.round(meta.storedAt)}, age=${round3(meta.initialAge)}, life=${meta.lifetime}, swr=${meta.whileRevalidate}, sie=${meta.ifError}, mr=${meta.mustRevalidate ? 1 : 0}`);
   return stored;
 }
 
@@ -69,7 +73,18 @@ function parseMeta(value: string | null): EntryMeta | undefined {
   const initialAge = fields.get('age');
   const lifetime = fields.get('life');
   if (![storedAt, initialAge, lifetime].every((n) => n !== undefined && Number.isFinite(n) && n >= 0)) return undefined;
-  return { storedAt: storedAt ?? 0, initialAge: initialAge ?? 0, lifetime: lifetime ?? 0 };
+  const seconds = (name: string): number => {
+    const value = fields.get(name);
+    return value !== undefined && Number.isFinite(value) && value >= 0 ? value : 0;
+  };
+  return {
+    storedAt: storedAt ?? 0,
+    initialAge: initialAge ?? 0,
+    lifetime: lifetime ?? 0,
+    whileRevalidate: seconds('swr'),
+    ifError: seconds('sie'),
+    mustRevalidate: fields.get('mr') === 1,
+  };
 }
 
 function round3(n: number): number {

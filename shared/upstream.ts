@@ -11,14 +11,22 @@ export type UpstreamAnswer =
   /** Exactly the bytes of `span` of the object `meta` describes. */
   | { kind: 'span'; meta: ObjectMeta; span: SliceSpan; body: ReadableStream<Uint8Array>; response: Response }
   /** The span starts past the object's end; `meta` says how long the object is. */
-  | { kind: 'beyond'; meta: ObjectMeta; response: Response };
+  | { kind: 'beyond'; meta: ObjectMeta; response: Response }
+  /** The validators sent still match (RFC 9110 §15.4.5): `response` carries the updated headers. */
+  | { kind: 'not-modified'; response: Response };
+
+/** What a tier holds, for a conditional request upstream (RFC 9111 §4.3.1). */
+export interface Validators {
+  etag: string | null;
+  lastModified: string | null;
+}
 
 export interface Upstream {
   /**
    * A span of slices: for discovery (`pinned` undefined: whatever version is current) or of the
    * pinned version, in which case a different version throws VersionChanged.
    */
-  slices(span: SliceSpan, pinned: ObjectVersion | undefined): Promise<UpstreamAnswer>;
+  slices(span: SliceSpan, pinned: ObjectVersion | undefined, validators?: Validators): Promise<UpstreamAnswer>;
   /** HEAD of the object, for HEAD requests a tier cannot answer itself. */
   head(): Promise<Response>;
 }

@@ -6,9 +6,11 @@ import { Hono } from 'hono';
 import { SHIELD_CACHE_NAME } from '../shared/cache-status.ts';
 import { type Config, configFrom } from '../shared/config.ts';
 import { Forbidden, HttpError, MethodNotAllowed, errorResponse } from '../shared/http-error.ts';
-import { CREDENTIAL_HEADER, credentialMatches } from '../shared/internal.ts';
+import { CREDENTIAL_HEADER, PURGE_PATH, REVALIDATE_HEADER, credentialMatches } from '../shared/internal.ts';
 import { headObject } from '../shared/object-head.ts';
 import type { ObjectRead } from '../shared/object-read.ts';
+import { purgedBy } from '../shared/purge.ts';
+import { purgeRecords } from '../shared/purge-store.ts';
 import { type RequestTarget, requestTarget } from '../shared/request-target.ts';
 import { parseSliceRequestPath } from '../shared/slice-protocol.ts';
 import { type TierCache, remove } from '../shared/tier-cache.ts';
@@ -16,6 +18,7 @@ import { withTierReport } from '../shared/tier-headers.ts';
 import type { ShieldEnv } from './env.ts';
 import { passThroughToHttp } from './origin/http.ts';
 import { originUpstream } from './origin/ranged.ts';
+import { acceptPurge } from './purge.ts';
 import { answerSlices } from './slice-answer.ts';
 
 /** Larger than any object's slice count: "every slice". */
@@ -46,15 +49,23 @@ app.on(['GET', 'HEAD'], '*', async (c) => {
     key: shieldKey(config, target),
     defaultTtl: config.defaultTtl,
     negativeTtl: config.negativeTtl,
+    staleDefaults: { whileRevalidate: config.staleWhileRevalidate, ifError: config.staleIfError },
     collapseWait: config.originTimeoutMs,
     now: Date.now,
     waitUntil: (promise) => c.executionCtx.waitUntil(promise),
     upstream: originUpstream(config, target, Date.now),
+    noStale: c.req.header(REVALIDATE_HEADER) === '1',
+    purged: purgedBy(await purgeRecords(c.env.PURGES, Date.now()), `${target.path}${target.query}`),
   };
   if (c.req.method === 'HEAD') return headObject(read, 'shield', c.var.started);
   // A plain GET (not from the edge's slice protocol) asks for the whole object.
   const request = sliced?.request ?? { span: { first: 0, last: MAX_SLICE_INDEX }, sliceSize: config.slicing.sliceSize, etag: undefined };
-  return answerSlices(request, { config, read, budget: { remaining: config.slicing.subrequests }, started: c.var.started });
+  return answerSlices(request, { config, read, budget: { remaining: config.slicing.subrequests }, started: c.var.started, conditions: c.req.raw.headers });
+});
+
+app.post(PURGE_PATH, (c) => {
+  const config = configFrom(c.env);
+  return acceptPurge(c.req.raw, config, (target) => shieldKey(config, target));
 });
 
 app.all('*', async (c) => {

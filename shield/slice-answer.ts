@@ -4,6 +4,7 @@
 // the object's size) when the span starts past its end, the whole object when it is not sliced.
 
 import { type Config } from '../shared/config.ts';
+import { evaluatePreconditions, notModifiedHeaders } from '../shared/conditional.ts';
 import { BadRequest, HttpError } from '../shared/http-error.ts';
 import { OBJECT_HEADER } from '../shared/object-meta.ts';
 import { type ObjectRead, type Resolved, pinnedSpans, resolveObject } from '../shared/object-read.ts';
@@ -22,6 +23,8 @@ export interface SliceAnswerContext {
   read: ObjectRead;
   budget: Budget;
   started: number;
+  /** The edge's If-None-Match / If-Modified-Since, when it revalidates its copy. */
+  conditions: Headers;
 }
 
 export async function answerSlices(request: SliceRequest, context: SliceAnswerContext): Promise<Response> {
@@ -31,6 +34,13 @@ export async function answerSlices(request: SliceRequest, context: SliceAnswerCo
   }
   for (let attempt = 0; ; attempt++) {
     const resolved = await resolveObject(read, request.span.first);
+    const representation = resolved.kind === 'whole' ? resolved.headers : resolved.meta.headers;
+    if ((resolved.kind === 'sliced' || resolved.status === 200) && evaluatePreconditions(context.conditions, representation) === 'not-modified') {
+      // The edge's copy is current: tell it so, with the headers that refresh it (RFC 9110 §15.4.5).
+      if (resolved.kind === 'whole') void resolved.body?.cancel();
+      else for (const body of resolved.prefetched.values()) void body.cancel().catch(() => undefined);
+      return finish(context, 304, notModifiedHeaders(representation), null, resolved.age, resolved.report);
+    }
     if (resolved.kind === 'whole') {
       const headers = new Headers(resolved.headers);
       headers.set(OBJECT_HEADER, WHOLE);

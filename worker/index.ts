@@ -1,21 +1,27 @@
 // The edge worker: runs in every location, answers from its own cache, and on a miss asks the
 // shield over the service binding. This file only wires: GET is serve-object.ts (over
 // shared/object-read.ts), HEAD shared/object-head.ts,
-// the next hop is shield-client.ts, unsafe methods for HTTP origins are pass-through.ts.
+// the next hop is shield-client.ts, unsafe methods for HTTP origins are pass-through.ts;
+// site-responses.ts finishes GET/HEAD/OPTIONS answers (the 404 page, CORS).
 
 import { Hono } from 'hono';
 import { EDGE_CACHE_NAME } from '../shared/cache-status.ts';
 import { evaluatePreconditions, notModifiedHeaders } from '../shared/conditional.ts';
 import { configFrom } from '../shared/config.ts';
 import { HttpError, MethodNotAllowed, errorResponse } from '../shared/http-error.ts';
+import { PURGE_PATH } from '../shared/internal.ts';
 import { headObject } from '../shared/object-head.ts';
 import type { ObjectRead } from '../shared/object-read.ts';
+import { purgedBy } from '../shared/purge.ts';
+import { purgeRecords } from '../shared/purge-store.ts';
 import { type RequestTarget, requestTarget } from '../shared/request-target.ts';
 import { withTierReport } from '../shared/tier-headers.ts';
 import type { EdgeEnv } from './env.ts';
 import { passThrough } from './pass-through.ts';
+import { purge } from './purge.ts';
 import { serveObject } from './serve-object.ts';
 import { shieldUpstream } from './shield-client.ts';
+import { withSiteResponses } from './site-responses.ts';
 
 const ALLOWED = ['GET', 'HEAD', 'OPTIONS'];
 
@@ -34,22 +40,26 @@ app.onError((error, c) => {
 app.on(['GET', 'HEAD'], '*', async (c) => {
   const config = configFrom(c.env);
   const url = new URL(c.req.url);
-  const target = requestTarget(url, config.originKind);
+  const target = requestTarget(url, config.originKind, config.site.indexDocument);
   const read: ObjectRead = {
     cache: await caches.open(EDGE_CACHE_NAME),
     key: edgeKey(url, target),
     defaultTtl: config.defaultTtl,
     negativeTtl: config.negativeTtl,
+    staleDefaults: { whileRevalidate: config.staleWhileRevalidate, ifError: config.staleIfError },
     collapseWait: config.originTimeoutMs,
     now: Date.now,
     waitUntil: (promise) => c.executionCtx.waitUntil(promise),
     upstream: shieldUpstream(c.env.SHIELD, config, target),
+    purged: purgedBy(await purgeRecords(c.env.PURGES, Date.now()), `${target.path}${target.query}`),
   };
   if (c.req.method === 'HEAD') return conditionalHead(c.req.raw.headers, await headObject(read, 'edge', c.var.started));
   return serveObject(c.req.raw, read, config, c.var.started);
 });
 
 app.options('*', (c) => withTierReport(new Response(null, { status: 204, headers: { allow: ALLOWED.join(', ') } }), 'edge', {}, Date.now() - c.var.started));
+
+app.post(PURGE_PATH, (c) => purge(c.req.raw, c.env, configFrom(c.env), edgeKey));
 
 app.all('*', async (c) => {
   const config = configFrom(c.env);
@@ -83,4 +93,5 @@ function edgeKey(url: URL, target: RequestTarget): string {
   return `${url.protocol}//${url.host}${target.path}${target.query}`;
 }
 
-export default app;
+/** Every GET, HEAD and OPTIONS answer passes last through the static-site conveniences (404 page, CORS). */
+export default { fetch: withSiteResponses(app.fetch) } satisfies ExportedHandler<EdgeEnv>;

@@ -4,7 +4,7 @@
 
 import type { Config } from '../shared/config.ts';
 import { BadGateway } from '../shared/http-error.ts';
-import { CREDENTIAL_HEADER, SHIELD_ORIGIN } from '../shared/internal.ts';
+import { CREDENTIAL_HEADER, REVALIDATE_HEADER, SHIELD_ORIGIN } from '../shared/internal.ts';
 import { OBJECT_HEADER, type ObjectMeta, representationHeaders } from '../shared/object-meta.ts';
 import type { RequestTarget } from '../shared/request-target.ts';
 import { type ObjectVersion, type SliceSpan, isStrongEtag, sliceCount, spanBytes } from '../shared/slice-plan.ts';
@@ -34,9 +34,17 @@ export async function askShield(shield: Fetcher, config: Config, call: ShieldCal
 export function shieldUpstream(shield: Fetcher, config: Config, target: RequestTarget): Upstream {
   const { sliceSize } = config.slicing;
   return {
-    async slices(span, pinned) {
+    async slices(span, pinned, validators) {
       const path = sliceRequestPath({ span, sliceSize, etag: pinned?.etag }, target.path) + target.query;
-      const response = await askShield(shield, config, { method: 'GET', path });
+      const headers = new Headers();
+      if (validators !== undefined) {
+        // The edge revalidates what it holds: the shield must not answer from a stale copy of its own.
+        headers.set(REVALIDATE_HEADER, '1');
+        if (validators.etag) headers.set('if-none-match', validators.etag);
+        if (validators.lastModified) headers.set('if-modified-since', validators.lastModified);
+      }
+      const response = await askShield(shield, config, { method: 'GET', path, headers });
+      if (response.status === 304 && validators !== undefined) return { kind: 'not-modified', response };
       return checkAnswer(response, span, pinned, sliceSize);
     },
     head: () => askShield(shield, config, { method: 'HEAD', path: target.path + target.query }),

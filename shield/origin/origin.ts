@@ -2,7 +2,7 @@
 // 206, 412 or 416 means. Errors are mapped here, once, to what a client may see.
 
 import type { Config } from '../../shared/config.ts';
-import { S3_RESPONSE_HEADERS, originResponseHeaders } from '../../shared/headers.ts';
+import { S3_RESPONSE_HEADERS, exposeS3CacheTag, originResponseHeaders } from '../../shared/headers.ts';
 import type { HttpError } from '../../shared/http-error.ts';
 
 import type { RequestTarget } from '../../shared/request-target.ts';
@@ -35,7 +35,8 @@ export async function originFailure(config: Config, response: Response): Promise
 
 /** The origin's headers worth keeping: S3's representation headers, or a site's minus per-hop ones. */
 export function keptHeaders(config: Config, headers: Headers): Headers {
-  return originResponseHeaders(headers, config.originKind === 's3' ? S3_RESPONSE_HEADERS : undefined);
+  if (config.originKind !== 's3') return originResponseHeaders(headers);
+  return exposeS3CacheTag(originResponseHeaders(headers, S3_RESPONSE_HEADERS));
 }
 
 export function originUrlFor(config: Config, target: RequestTarget): URL {

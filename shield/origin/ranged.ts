@@ -4,16 +4,22 @@
 // serves the object whole.
 
 import type { Config } from '../../shared/config.ts';
+import { withTypeFromExtension } from '../../shared/content-type.ts';
 import { slicedMeta } from '../../shared/object-meta.ts';
 import { parseContentRange } from '../../shared/range.ts';
 import type { RequestTarget } from '../../shared/request-target.ts';
 import { type ObjectVersion, type SliceSpan, spanBytes } from '../../shared/slice-plan.ts';
-import { type Upstream, type UpstreamAnswer, VersionChanged } from '../../shared/upstream.ts';
+import { type Upstream, type UpstreamAnswer, type Validators, VersionChanged } from '../../shared/upstream.ts';
 import { serverTimingMetric } from '../../shared/server-timing.ts';
 import { fetchOrigin, keptHeaders, originFailure } from './origin.ts';
 
 export function originUpstream(config: Config, target: RequestTarget, now: () => number): Upstream {
   const { sliceSize, threshold } = config.slicing;
+  /** The origin's headers as both tiers keep them; a missing or S3-default type from the key's extension. */
+  const kept = (headers: Headers): Headers => {
+    const headersKept = keptHeaders(config, headers);
+    return config.site.contentTypeFromExtension ? withTypeFromExtension(headersKept, target.key ?? target.path) : headersKept;
+  };
 
   const get = async (headers: Record<string, string>): Promise<Response> => {
     const started = now();
@@ -31,31 +37,37 @@ export function originUpstream(config: Config, target: RequestTarget, now: () =>
   const whole = async (): Promise<UpstreamAnswer> => {
     const response = await get({});
     if (response.status !== 200) throw await originFailure(config, response);
-    return { kind: 'whole', response: new Response(response.body, { status: 200, headers: timing(keptHeaders(config, response.headers)) }) };
+    return { kind: 'whole', response: new Response(response.body, { status: 200, headers: timing(kept(response.headers)) }) };
   };
 
   /** A version we may not pin (size, ETag) or not slice: the object is served whole. */
   const discoverSize = async (): Promise<UpstreamAnswer> => {
     const head = await fetchOrigin(config, target, 'HEAD', {}, now());
     if (head.status !== 200) throw await originFailure(config, head);
-    const headers = keptHeaders(config, head.headers);
+    const headers = kept(head.headers);
     const meta = slicedMeta(Number(head.headers.get('content-length')), headers, sliceSize, threshold);
     return meta === undefined ? whole() : { kind: 'beyond', meta, response: new Response(null, { headers }) };
   };
 
   return {
-    async slices(span: SliceSpan, pinned: ObjectVersion | undefined): Promise<UpstreamAnswer> {
+    async slices(span: SliceSpan, pinned: ObjectVersion | undefined, validators?: Validators): Promise<UpstreamAnswer> {
       const wanted = spanBytes(span, sliceSize, pinned?.size ?? Number.MAX_SAFE_INTEGER);
       const conditions: Record<string, string> = { range: `bytes=${wanted.start}-${wanted.end}` };
       if (pinned !== undefined) conditions['if-match'] = pinned.etag;
+      // RFC 9111 §4.3.1: revalidate what the shield holds; the signature covers these headers too.
+      if (validators?.etag) conditions['if-none-match'] = validators.etag;
+      else if (validators?.lastModified) conditions['if-modified-since'] = validators.lastModified;
       const response = await get(conditions);
+      if (response.status === 304 && validators !== undefined) {
+        return { kind: 'not-modified', response: new Response(null, { headers: timing(keptHeaders(config, response.headers)) }) };
+      }
       if (pinned !== undefined && response.status !== 206) {
         await response.body?.cancel();
         // 412: If-Match failed; 200/416: the object is no longer what we sliced.
         if (response.status === 412 || response.status === 200 || response.status === 416) throw new VersionChanged(`origin answered ${response.status} for a slice of ${pinned.etag}`);
         throw await originFailure(config, response);
       }
-      if (response.status === 200) return { kind: 'whole', response: new Response(response.body, { status: 200, headers: timing(keptHeaders(config, response.headers)) }) };
+      if (response.status === 200) return { kind: 'whole', response: new Response(response.body, { status: 200, headers: timing(kept(response.headers)) }) };
       // S3 sends no Content-Range with 416 (only the size in its XML): ask with HEAD instead.
       if (response.status === 416) {
         await response.body?.cancel();
@@ -67,13 +79,13 @@ export function originUpstream(config: Config, target: RequestTarget, now: () =>
     async head(): Promise<Response> {
       const response = await fetchOrigin(config, target, 'HEAD', {}, now());
       if (response.status !== 200) throw await originFailure(config, response);
-      return new Response(null, { status: 200, headers: keptHeaders(config, response.headers) });
+      return new Response(null, { status: 200, headers: kept(response.headers) });
     },
   };
 
   async function checkedSlice(response: Response, span: SliceSpan, pinned: ObjectVersion | undefined): Promise<UpstreamAnswer> {
     const range = parseContentRange(response.headers.get('content-range'));
-    const headers = timing(keptHeaders(config, response.headers));
+    const headers = timing(kept(response.headers));
     const fail = async (why: string): Promise<never> => {
       await response.body?.cancel();
       throw new VersionChanged(why);

@@ -60,6 +60,11 @@ describe('parseConfig with every setting given', () => {
       SLICE_THRESHOLD: '33554432',
       SLICE_READAHEAD: '3',
       SUBREQUEST_LIMIT: '50',
+      INDEX_DOCUMENT: ' index.html ',
+      NOT_FOUND_DOCUMENT: ' 404.html ',
+      CONTENT_TYPE_FROM_EXTENSION: 'off',
+      CORS_ALLOW_ORIGINS: ' https://app.example ',
+      PURGE_TOKEN: ' purge-secret ',
     });
     expect(config).toEqual({
       originKind: 's3',
@@ -67,8 +72,13 @@ describe('parseConfig with every setting given', () => {
       s3: { bucket: 'media', region: 'eu-west-1', accessKeyId: 'AKID2', secretAccessKey: 'SECRET2', addressing: 'virtual' },
       originTimeoutMs: 2500,
       defaultTtl: 0,
+      negativeTtl: 60,
+      staleWhileRevalidate: 60,
+      staleIfError: 86400,
       shieldToken: 'token',
+      purgeToken: 'purge-secret',
       slicing: { sliceSize: 16 * 1024 * 1024, threshold: 32 * 1024 * 1024, readahead: 3, subrequests: 50 },
+      site: { indexDocument: 'index.html', notFoundDocument: '404.html', contentTypeFromExtension: false, corsAllowOrigins: ['https://app.example'] },
     });
   });
 });

@@ -2,6 +2,8 @@ import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import { correctedInitialAge, freshnessLifetime, parseHttpDate, storeVerdict, varyFields, type FreshnessOptions } from '../../shared/freshness.ts';
 
+const NO_STALE = { whileRevalidate: 0, ifError: 0, mustRevalidate: false };
+
 const NOW = Date.parse('2026-09-01T12:00:00Z');
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -17,11 +19,11 @@ function headers(init: Record<string, string>): Headers {
 
 describe('storeVerdict', () => {
   it('stores a 200 with max-age for that many seconds', () => {
-    expect(storeVerdict(200, headers({ 'cache-control': 'max-age=60' }), noDefault)).toEqual({ store: true, lifetime: 60 });
+    expect(storeVerdict(200, headers({ 'cache-control': 'max-age=60' }), noDefault)).toEqual({ store: true, lifetime: 60, stale: NO_STALE });
   });
 
-  it('does not store statuses other than 200, even with explicit freshness', () => {
-    for (const status of [201, 204, 206, 301, 304, 404, 410, 500, 503]) {
+  it('does not store statuses other than 200, 404 and 410, even with explicit freshness', () => {
+    for (const status of [201, 204, 206, 301, 304, 500, 503]) {
       expect(storeVerdict(status, headers({ 'cache-control': 'max-age=60' }), withDefault), String(status)).toEqual({ store: false, reason: `status ${status}` });
     }
   });
@@ -53,11 +55,13 @@ describe('storeVerdict', () => {
   });
 
   it('stores a response that varies on named fields', () => {
-    expect(storeVerdict(200, headers({ 'cache-control': 'max-age=60', vary: 'Accept-Encoding' }), withDefault)).toEqual({ store: true, lifetime: 60 });
+    expect(storeVerdict(200, headers({ 'cache-control': 'max-age=60', vary: 'Accept-Encoding' }), withDefault)).toEqual({ store: true, lifetime: 60, stale: NO_STALE });
   });
 
   it('stores a response marked no-cache, which only has to be revalidated before reuse (RFC 9111 §5.2.2.4)', () => {
-    expect(storeVerdict(200, headers({ 'cache-control': 'no-cache, max-age=60' }), noDefault)).toEqual({ store: true, lifetime: 60 });
+    // Fresh for no time, and never served stale: revalidated before every use.
+    expect(storeVerdict(200, headers({ 'cache-control': 'no-cache, max-age=60', etag: '"v"' }), noDefault)).toEqual({ store: true, lifetime: 0, stale: { whileRevalidate: 0, ifError: 0, mustRevalidate: true } });
+    expect(storeVerdict(200, headers({ 'cache-control': 'no-cache, max-age=60' }), noDefault)).toEqual({ store: false, reason: 'no-cache without validator' });
   });
 
   it('does not store a response that is fresh for zero seconds', () => {
@@ -71,7 +75,7 @@ describe('storeVerdict', () => {
   });
 
   it('stores a response without freshness information for the configured default', () => {
-    expect(storeVerdict(200, headers({ 'content-type': 'text/plain' }), withDefault)).toEqual({ store: true, lifetime: 3600 });
+    expect(storeVerdict(200, headers({ 'content-type': 'text/plain' }), withDefault)).toEqual({ store: true, lifetime: 3600, stale: NO_STALE });
   });
 });
 

@@ -50,10 +50,12 @@ describe('HttpError.toResponse', () => {
     expect(await response.text()).toBe('400 expected an object key, got "/"\n');
   });
 
-  it('is never stored by any cache (RFC 9111 §5.2.2.5 no-store)', () => {
-    for (const error of [new BadRequest('x'), new NotFound(), new BadGateway('x'), new HttpError(500, 'x')]) {
+  it('is never stored by any cache (RFC 9111 §5.2.2.5 no-store), except the absence of an object', () => {
+    for (const error of [new BadRequest('x'), new BadGateway('x'), new HttpError(500, 'x'), new HttpError(412, 'x')]) {
       expect(error.toResponse().headers.get('cache-control')).toBe('no-store');
     }
+    // A 404 or 410 may be kept briefly (negative caching, NEGATIVE_TTL): no no-store on it.
+    for (const error of [new NotFound(), new HttpError(410, 'gone')]) expect(error.toResponse().headers.get('cache-control')).toBeNull();
   });
 
   it('gives the Content-Length of the body in UTF-8 bytes', async () => {

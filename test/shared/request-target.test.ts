@@ -184,3 +184,43 @@ describe('request target properties', () => {
     );
   });
 });
+
+describe('requestTarget with an index document (INDEX_DOCUMENT)', () => {
+  const indexed = (pathAndQuery: string, kind: 's3' | 'http' = 's3') => requestTarget(url(pathAndQuery), kind, 'index.html');
+
+  it('maps the root to the index object, as an S3 website endpoint does', () => {
+    expect(indexed('/')).toEqual({ path: '/index.html', query: '', key: 'index.html' });
+    expect(indexed('/?list-type=2')).toEqual({ path: '/index.html', query: '', key: 'index.html' });
+  });
+
+  it("maps a path ending in / to that folder's index object", () => {
+    expect(indexed('/docs/')).toEqual({ path: '/docs/index.html', query: '', key: 'docs/index.html' });
+    expect(indexed('/docs/guide/')).toEqual({ path: '/docs/guide/index.html', query: '', key: 'docs/guide/index.html' });
+  });
+
+  it('treats an encoded %2F at the end as the / it is inside the key', () => {
+    expect(indexed('/docs%2F').key).toBe('docs/index.html');
+    expect(indexed('/docs%2f').key).toBe('docs/index.html');
+    expect(indexed('/docs%252F').key).toBe('docs%2F');
+  });
+
+  it('leaves paths that name an object alone', () => {
+    expect(indexed('/docs')).toEqual({ path: '/docs', query: '', key: 'docs' });
+    expect(indexed('/docs/page.html').key).toBe('docs/page.html');
+  });
+
+  it('still checks the whole key: dot segments and the key length', () => {
+    expect(thrown(() => indexed('/a%2F..%2F')).status).toBe(400);
+    expect(thrown(() => indexed(`/${'a'.repeat(1020)}/`)).status).toBe(400);
+  });
+
+  it('leaves paths alone for an HTTP origin, whose site decides what / means', () => {
+    expect(indexed('/docs/', 'http')).toEqual({ path: '/docs/', query: '', key: undefined });
+    expect(indexed('/', 'http').path).toBe('/');
+  });
+
+  it('changes nothing when off: / names no object and dir/ is the literal key', () => {
+    expect(thrown(() => requestTarget(url('/'), 's3')).status).toBe(404);
+    expect(requestTarget(url('/docs/'), 's3').key).toBe('docs/');
+  });
+});

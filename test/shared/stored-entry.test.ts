@@ -3,7 +3,8 @@ import fc from 'fast-check';
 import { currentAge, fromStoredHeaders, remainingFreshness, toStoredHeaders, type EntryMeta } from '../../shared/stored-entry.ts';
 
 const STORED_AT = Date.parse('2026-09-01T12:00:00Z');
-const meta: EntryMeta = { storedAt: STORED_AT, initialAge: 12.5, lifetime: 3600 };
+const STALE = { whileRevalidate: 60, ifError: 86400, mustRevalidate: false };
+const meta: EntryMeta = { storedAt: STORED_AT, initialAge: 12.5, lifetime: 3600, ...STALE };
 const NOT_STORED = ['age', 'server-timing', 'set-cookie', 'cf-cache-status', 'connection', 'keep-alive', 'transfer-encoding'];
 
 function originHeaders(): Headers {
@@ -89,8 +90,8 @@ describe('fromStoredHeaders', () => {
   });
 
   it('gives back the timing the tier stored', () => {
-    const stored = toStoredHeaders(originHeaders(), { storedAt: STORED_AT + 0.4, initialAge: 1.23456, lifetime: 600 }, 600);
-    expect(unpack(stored).meta).toEqual({ storedAt: STORED_AT, initialAge: 1.235, lifetime: 600 });
+    const stored = toStoredHeaders(originHeaders(), { storedAt: STORED_AT + 0.4, initialAge: 1.23456, lifetime: 600, whileRevalidate: 0, ifError: 30, mustRevalidate: true }, 600);
+    expect(unpack(stored).meta).toEqual({ storedAt: STORED_AT, initialAge: 1.235, lifetime: 600, whileRevalidate: 0, ifError: 30, mustRevalidate: true });
   });
 
   it('is undefined for a response that is not our envelope', () => {
@@ -144,6 +145,9 @@ const entryMeta = fc.record({
   storedAt: fc.integer({ min: 0, max: 8.64e15 }),
   initialAge: fc.integer({ min: 0, max: 1e9 }).map((n) => n / 1000),
   lifetime: fc.nat(),
+  whileRevalidate: fc.nat(),
+  ifError: fc.nat(),
+  mustRevalidate: fc.boolean(),
 });
 
 describe('stored entry properties', () => {

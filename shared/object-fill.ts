@@ -1,0 +1,122 @@
+// The second half of a tier's read path on a miss or a stale entry: ask the next hop (for the
+// first slice the request needs, conditionally when the tier holds a copy), store what may be
+// stored, and on 304 refresh the stored entry's headers and timing without its body (RFC 9111
+// §4.3.4): a manifest is re-written, a whole entry re-stored from its own bytes.
+
+import type { CacheStatusParams, ForwardReason } from './cache-status.ts';
+import { correctedInitialAge, storeVerdict } from './freshness.ts';
+import { HttpError } from './http-error.ts';
+import { type ObjectMeta, manifestHeaders, readManifest, representationHeaders } from './object-meta.ts';
+import type { ObjectRead, Resolved, SlicedObject, WholeObject } from './object-read.ts';
+import { retention } from './stale.ts';
+import type { EntryMeta } from './stored-entry.ts';
+import { type StoredEntry, store } from './tier-cache.ts';
+import type { UpstreamAnswer, Validators } from './upstream.ts';
+
+/** What a fill produced, and the promise of its stores (settled when done or skipped). */
+export interface Filled {
+  resolved: Resolved;
+  stored: Promise<unknown>;
+}
+
+/** Asks upstream for slice `index` (conditionally when `held` is given) and stores what it may. */
+export async function fill(read: ObjectRead, index: number, started: number, fwd: ForwardReason, held?: StoredEntry): Promise<Filled> {
+  let answer: UpstreamAnswer;
+  try {
+    answer = await read.upstream.slices({ first: index, last: index }, undefined, held && validatorsOf(held.headers));
+  } catch (error) {
+    if (!(error instanceof HttpError)) throw error;
+    // An error is stored only if it may be (a 404, briefly); Cache-Status keeps the next hop's status.
+    const response = error.toResponse();
+    const filled = storeWhole(read, response, new Headers(response.headers), 0, read.now(), fwd);
+    if (error.upstreamStatus !== undefined) filled.resolved.report.fwdStatus = error.upstreamStatus;
+    else delete filled.resolved.report.fwdStatus;
+    return filled;
+  }
+  const responseTime = read.now();
+  const headers = new Headers(answer.response.headers);
+  if (!headers.has('date')) headers.set('date', new Date(responseTime).toUTCString());
+  const age = correctedInitialAge(headers, started, responseTime);
+  if (answer.kind === 'not-modified' && held !== undefined) return refresh(read, held, headers, age, responseTime);
+  if (answer.kind === 'not-modified') throw new HttpError(502, 'upstream answered 304 to an unconditional request');
+  if (answer.kind === 'whole') return storeWhole(read, answer.response, headers, age, responseTime, fwd);
+
+  const verdict = storeVerdict(200, answer.meta.headers, verdictOptions(read, responseTime));
+  let entry: EntryMeta | undefined;
+  let stored: Promise<unknown> = Promise.resolve();
+  if (verdict.store) {
+    entry = entryMeta(responseTime, age, verdict);
+    stored = storeManifest(read, answer.meta, entry, retention(verdict.lifetime, age, verdict.stale));
+  }
+  const prefetched = new Map<number, ReadableStream<Uint8Array>>();
+  if (answer.kind === 'span') prefetched.set(answer.span.first, answer.body);
+  const resolved: SlicedObject = { kind: 'sliced', meta: answer.meta, age, report: { fwd, stored: verdict.store }, upstreamHeaders: headers, entry, prefetched, inRange: answer.kind === 'span' };
+  return { resolved, stored };
+}
+
+/** RFC 9111 §4.3.4: a 304 updates the stored headers (and freshness); the stored body stands. */
+function refresh(read: ObjectRead, held: StoredEntry, update: Headers, age: number, responseTime: number): Filled {
+  const headers = new Headers(held.headers);
+  for (const [name, value] of representationHeaders(update)) if (!['content-type', 'content-length', 'content-encoding'].includes(name)) headers.set(name, value);
+  const report: CacheStatusParams = { fwd: 'stale', fwdStatus: 304 };
+  const verdict = storeVerdict(held.status, headers, verdictOptions(read, responseTime));
+  const entry = verdict.store ? entryMeta(responseTime, age, verdict) : undefined;
+  const keep = verdict.store ? retention(verdict.lifetime, age, verdict.stale) : 0;
+  report.stored = verdict.store;
+  const manifest = readManifest(held.headers);
+  if (manifest !== undefined) {
+    void held.body?.cancel();
+    const meta: ObjectMeta = { ...manifest, headers: representationHeaders(headers) };
+    const stored = entry ? storeManifest(read, meta, entry, keep) : Promise.resolve();
+    const resolved: SlicedObject = { kind: 'sliced', meta, age, report, upstreamHeaders: update, entry, prefetched: new Map(), inRange: true };
+    return { resolved, stored };
+  }
+  let body = held.body;
+  let stored: Promise<unknown> = Promise.resolve();
+  if (body !== null && entry !== undefined) {
+    const [toClient, toCache] = body.tee();
+    body = toClient;
+    stored = store(read.cache, read.key, { status: held.status, headers, body: toCache, meta: entry, retention: keep }).catch(() => undefined);
+    read.waitUntil(stored);
+  }
+  const whole: WholeObject = { kind: 'whole', status: held.status, headers, body, age, report };
+  return { resolved: whole, stored };
+}
+
+function storeWhole(read: ObjectRead, response: Response, headers: Headers, age: number, responseTime: number, fwd: ForwardReason): Filled {
+  let body = response.body;
+  let stored: Promise<unknown> = Promise.resolve();
+  const verdict = storeVerdict(response.status, headers, verdictOptions(read, responseTime));
+  if (body !== null && verdict.store) {
+    const [toClient, toCache] = body.tee();
+    body = toClient;
+    const meta = entryMeta(responseTime, age, verdict);
+    stored = store(read.cache, read.key, { status: response.status, headers, body: toCache, meta, retention: retention(verdict.lifetime, age, verdict.stale) }).catch(() => undefined);
+    read.waitUntil(stored);
+  }
+  const report: CacheStatusParams = { fwd, stored: verdict.store && body !== null };
+  if (response.status !== 200) report.fwdStatus = response.status;
+  return { resolved: { kind: 'whole', status: response.status, headers, body, age, report }, stored };
+}
+
+function storeManifest(read: ObjectRead, meta: ObjectMeta, entry: EntryMeta, keep: number): Promise<unknown> {
+  const stored = store(read.cache, read.key, { status: 200, headers: manifestHeaders(meta), body: emptyBody(), meta: entry, retention: keep }).catch(() => undefined);
+  read.waitUntil(stored);
+  return stored;
+}
+
+function verdictOptions(read: ObjectRead, now: number) {
+  return { defaultTtl: read.defaultTtl, negativeTtl: read.negativeTtl, staleDefaults: read.staleDefaults, now };
+}
+
+function entryMeta(storedAt: number, initialAge: number, verdict: { lifetime: number; stale: { whileRevalidate: number; ifError: number; mustRevalidate: boolean } }): EntryMeta {
+  return { storedAt, initialAge, lifetime: verdict.lifetime, ...verdict.stale };
+}
+
+function validatorsOf(headers: Headers): Validators {
+  return { etag: headers.get('etag'), lastModified: headers.get('last-modified') };
+}
+
+function emptyBody(): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
+}

@@ -1,0 +1,34 @@
+// The edge's purge, told to the shield (README "Purge"): this isolate learns the records at
+// once (others re-read the global list within its bound), and the shield's entries for the
+// URLs named are deleted. Only the edge reaches this (index.ts checks its credential).
+
+import { SHIELD_CACHE_NAME } from '../shared/cache-status.ts';
+import type { Config } from '../shared/config.ts';
+import { BadRequest } from '../shared/http-error.ts';
+import { SHIELD_ORIGIN } from '../shared/internal.ts';
+import { type PurgeRecord, asRecord } from '../shared/purge.ts';
+import { rememberPurges } from '../shared/purge-store.ts';
+import { type RequestTarget, requestTarget } from '../shared/request-target.ts';
+import { remove } from '../shared/tier-cache.ts';
+
+export async function acceptPurge(request: Request, config: Config, shieldKey: (target: RequestTarget) => string): Promise<Response> {
+  const records = await readRecords(request);
+  rememberPurges(records, Date.now());
+  const cache = await caches.open(SHIELD_CACHE_NAME);
+  const urls = records.filter((record) => record.kind === 'url');
+  // The edge sent canonical paths; re-derived here exactly as a request for them would be.
+  await Promise.all(urls.map((record) => remove(cache, shieldKey(requestTarget(new URL(record.value, SHIELD_ORIGIN), config.originKind))).catch(() => false)));
+  return new Response(null, { status: 204 });
+}
+
+async function readRecords(request: Request): Promise<PurgeRecord[]> {
+  let body: unknown;
+  try {
+    body = await request.json();
+  } catch {
+    throw new BadRequest('expected {"records": [...]} from the edge, got a body that is not JSON');
+  }
+  const list = typeof body === 'object' && body !== null ? (body as { records?: unknown }).records : undefined;
+  if (!Array.isArray(list)) throw new BadRequest('expected {"records": [...]} from the edge');
+  return list.map(asRecord).filter((record) => record !== undefined);
+}

@@ -1,0 +1,102 @@
+// POST /__tiercache/purge (README "Purge"): checks the bearer token, parses the body
+// (shared/purge.ts), records the purges in the global list (KV, shared/purge-store.ts),
+// deletes this location's entries for the URLs named, and tells the shield, which does the
+// same with its own. Nothing is ever sent to the origin.
+
+import { EDGE_CACHE_NAME } from '../shared/cache-status.ts';
+import type { Config } from '../shared/config.ts';
+import { BadRequest, Forbidden, HttpError } from '../shared/http-error.ts';
+import { PURGE_PATH, credentialMatches } from '../shared/internal.ts';
+import { PURGE_BODY_LIMIT, type PurgeRecord, type PurgeRequest, parsePurgeBody } from '../shared/purge.ts';
+import { REACHES_EVERY_LOCATION_WITHIN, recordPurges } from '../shared/purge-store.ts';
+import { type RequestTarget, normalizePath, requestTarget } from '../shared/request-target.ts';
+import { remove } from '../shared/tier-cache.ts';
+import type { EdgeEnv } from './env.ts';
+import { askShield } from './shield-client.ts';
+
+/** A URL the client named, resolved: where the edge keeps it, and the canonical path both tiers match. */
+interface PurgedUrl {
+  url: URL;
+  target: RequestTarget;
+}
+
+export async function purge(request: Request, env: EdgeEnv, config: Config, edgeKey: (url: URL, target: RequestTarget) => string): Promise<Response> {
+  if (config.purgeToken === undefined) throw new Forbidden('purge is disabled: set the PURGE_TOKEN secret to enable it');
+  // RFC 6750 §3: a request without valid credentials is answered 401 with WWW-Authenticate.
+  if (!credentialMatches(bearerToken(request.headers.get('authorization')), config.purgeToken)) {
+    throw new HttpError(401, 'purge needs Authorization: Bearer <PURGE_TOKEN>', { 'www-authenticate': 'Bearer realm="tiercache purge"' });
+  }
+  if (env.PURGES === undefined) throw new HttpError(500, 'tiercache is misconfigured: purge needs the PURGES KV namespace binding');
+  const parsed = parsePurgeBody(await readBody(request));
+  if (!parsed.ok) throw new BadRequest(parsed.reason);
+  const at = Date.now();
+  const urls = parsed.request.urls.map((value) => resolve(value, new URL(request.url), config));
+  const records = purgeRecords(parsed.request, urls, at);
+  await recordPurges(env.PURGES, records, at);
+  const cache = await caches.open(EDGE_CACHE_NAME);
+  await Promise.all(urls.map(({ url, target }) => remove(cache, edgeKey(url, target)).catch(() => false)));
+  const shield = await askShield(env.SHIELD, config, {
+    method: 'POST',
+    path: PURGE_PATH,
+    headers: new Headers({ 'content-type': 'application/json' }),
+    body: new Response(JSON.stringify({ records })).body,
+  });
+  await shield.body?.cancel();
+  // The global record reaches the shield anyway, within the bound; say so rather than fail.
+  if (!shield.ok) console.error(`purge: the shield answered ${shield.status}; it will learn of the purge from the global list`);
+  return Response.json({ purged: parsed.request, at, reachesEveryLocationWithin: REACHES_EVERY_LOCATION_WITHIN }, { headers: { 'cache-control': 'no-store' } });
+}
+
+function purgeRecords(request: PurgeRequest, urls: PurgedUrl[], at: number): PurgeRecord[] {
+  return [
+    ...urls.map(({ target }): PurgeRecord => ({ kind: 'url', value: `${target.path}${target.query}`, at })),
+    ...request.prefixes.map((prefix): PurgeRecord => ({ kind: 'prefix', value: normalizePath(prefix), at })),
+    ...request.tags.map((tag): PurgeRecord => ({ kind: 'tag', value: tag.toLowerCase(), at })),
+    ...(request.everything ? [{ kind: 'everything', value: '', at } satisfies PurgeRecord] : []),
+  ];
+}
+
+/** An absolute URL or a path (relative to this edge), in the canonical form the tiers key by. */
+function resolve(value: string, base: URL, config: Config): PurgedUrl {
+  let url: URL;
+  try {
+    url = new URL(value, base);
+  } catch {
+    throw new BadRequest(`expected each of "urls" to be an absolute URL or a path, got ${JSON.stringify(value)}`);
+  }
+  try {
+    return { url, target: requestTarget(url, config.originKind, config.site.indexDocument) };
+  } catch (error) {
+    if (error instanceof HttpError) throw new BadRequest(`expected each of "urls" to name an object, got ${JSON.stringify(value)}: ${error.message}`);
+    throw error;
+  }
+}
+
+function bearerToken(authorization: string | null): string | null {
+  const match = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization ?? '');
+  return match?.[1] ?? null;
+}
+
+/** The body as text: JSON, at most PURGE_BODY_LIMIT bytes. */
+async function readBody(request: Request): Promise<string> {
+  const type = (request.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
+  if (type !== 'application/json') throw new HttpError(415, `expected Content-Type: application/json, got ${JSON.stringify(type || 'none')}`);
+  const tooLarge = (): HttpError => new HttpError(413, `expected a body of at most ${PURGE_BODY_LIMIT} bytes`);
+  if (Number(request.headers.get('content-length') ?? 0) > PURGE_BODY_LIMIT) throw tooLarge();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (request.body !== null) {
+    for await (const chunk of request.body as ReadableStream<Uint8Array>) {
+      size += chunk.byteLength;
+      if (size > PURGE_BODY_LIMIT) throw tooLarge();
+      chunks.push(chunk);
+    }
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
+}

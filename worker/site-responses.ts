@@ -1,0 +1,77 @@
+// What every edge answer to GET, HEAD and OPTIONS passes through last (README "Static sites"):
+// the site's own 404 page in place of a bare 404 (NOT_FOUND_DOCUMENT), then CORS
+// (CORS_ALLOW_ORIGINS, decided in shared/cors.ts). Answers to other methods (pass-through to an
+// HTTP origin, or 405) leave untouched.
+
+import { type AllowedOrigins, addCorsHeaders, corsEnabled, preflightHeaders } from '../shared/cors.ts';
+import { ConfigError, configFrom } from '../shared/config.ts';
+import { encodeKeyForPath } from '../shared/object-key.ts';
+import type { SiteConfig } from '../shared/site-config.ts';
+import { withTierReport } from '../shared/tier-headers.ts';
+import type { EdgeEnv } from './env.ts';
+
+export type EdgeFetch = (request: Request, env: EdgeEnv, ctx: ExecutionContext) => Response | Promise<Response>;
+
+/** What the 404 page brings along: its representation. Everything else stays the 404's own. */
+const PAGE_HEADERS = ['content-type', 'content-length', 'content-encoding', 'content-language'];
+
+export function withSiteResponses(app: EdgeFetch): EdgeFetch {
+  return async (request, env, ctx) => {
+    const started = Date.now();
+    const site = siteConfig(env);
+    if (site === undefined) return app(request, env, ctx);
+    if (request.method === 'OPTIONS') {
+      const preflight = preflightHeaders(request.headers, site.corsAllowOrigins);
+      if (preflight === undefined) return app(request, env, ctx);
+      return withTierReport(new Response(null, { status: 204, headers: preflight }), 'edge', {}, Date.now() - started);
+    }
+    if (request.method !== 'GET' && request.method !== 'HEAD') return app(request, env, ctx);
+    let response = await app(request, env, ctx);
+    if (response.status === 404 && site.notFoundDocument !== undefined) {
+      response = await withNotFoundPage(request, response, site.notFoundDocument, (page) => app(page, env, ctx));
+    }
+    return withCors(response, request.headers.get('origin'), site.corsAllowOrigins);
+  };
+}
+
+/**
+ * The 404 answer with the page's body and representation headers, the page read as any client
+ * would read it (so it is cached at both tiers like any object); the bare 404 when the page is
+ * missing too. The status, Cache-Status, caching headers and Age stay the 404's: they describe
+ * the resource asked for. Nothing of the client's request goes along (no Range, no conditions).
+ */
+async function withNotFoundPage(request: Request, notFound: Response, document: string, read: (page: Request) => Response | Promise<Response>): Promise<Response> {
+  const url = new URL(request.url);
+  const pagePath = `/${encodeKeyForPath(document)}`;
+  if (url.pathname === pagePath) return notFound;
+  const page = await read(new Request(new URL(pagePath, url), { method: request.method }));
+  if (page.status !== 200) {
+    await page.body?.cancel();
+    return notFound;
+  }
+  await notFound.body?.cancel();
+  const headers = new Headers(notFound.headers);
+  for (const name of PAGE_HEADERS) {
+    const value = page.headers.get(name);
+    if (value === null) headers.delete(name);
+    else headers.set(name, value);
+  }
+  return new Response(request.method === 'HEAD' ? null : page.body, { status: 404, headers });
+}
+
+function withCors(response: Response, origin: string | null, allowed: AllowedOrigins): Response {
+  if (!corsEnabled(allowed)) return response;
+  // Copied: an answer may come straight from a fetch, whose headers are immutable.
+  const headers = addCorsHeaders(new Headers(response.headers), origin, allowed);
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}
+
+/** The settings, or undefined when they cannot be read: the app then answers 500 naming the setting. */
+function siteConfig(env: EdgeEnv): SiteConfig | undefined {
+  try {
+    return configFrom(env).site;
+  } catch (error) {
+    if (error instanceof ConfigError) return undefined;
+    throw error;
+  }
+}
