@@ -4,7 +4,8 @@
 // the object is sliced at all. What to send back is decided by the caller (the edge answers
 // clients' ranges, the shield answers slice requests).
 
-import type { CacheStatusParams, ForwardReason } from './cache-status.ts';
+import type { CacheStatusParams } from './cache-status.ts';
+import type { Config } from './config.ts';
 import { type Claim, claim, claimOrWait, isFilling } from './collapse.ts';
 import { HttpError } from './http-error.ts';
 import { type Filled, fill } from './object-fill.ts';
@@ -13,8 +14,7 @@ import { type StaleDefaults, staleUse, usableOnError } from './stale.ts';
 import type { EntryMeta } from './stored-entry.ts';
 import { currentAge, remainingFreshness } from './stored-entry.ts';
 import { type StoredEntry, type TierCache, lookup, remove } from './tier-cache.ts';
-import type { SliceSpan } from './slice-plan.ts';
-import { type Upstream, VersionChanged } from './upstream.ts';
+import type { Upstream } from './upstream.ts';
 
 export interface ObjectRead {
   cache: TierCache;
@@ -34,6 +34,19 @@ export interface ObjectRead {
   upstream: Upstream;
   /** Whether a purge (shared/purge.ts) removed this stored entry; absent = nothing is purged. */
   purged?(entry: StoredEntry): boolean;
+}
+
+/** The parts of an ObjectRead that come from the configuration, the same at both tiers. */
+export type ReadPolicy = Pick<ObjectRead, 'defaultTtl' | 'negativeTtl' | 'staleDefaults' | 'collapseWait' | 'now'>;
+
+export function readPolicy(config: Config): ReadPolicy {
+  return {
+    defaultTtl: config.defaultTtl,
+    negativeTtl: config.negativeTtl,
+    staleDefaults: { whileRevalidate: config.staleWhileRevalidate, ifError: config.staleIfError },
+    collapseWait: config.originTimeoutMs,
+    now: Date.now,
+  };
 }
 
 /** A whole response (stored, from upstream, or an upstream error) to deliver as it is. */
@@ -178,16 +191,3 @@ export function forgetObject(read: ObjectRead): Promise<boolean> {
   return remove(read.cache, read.key).catch(() => false);
 }
 
-/** Fetches spans of the version `meta` describes; forgets the manifest when that version is gone. */
-export function pinnedSpans(read: ObjectRead, meta: ObjectMeta): (span: SliceSpan) => Promise<ReadableStream<Uint8Array>> {
-  return async (span) => {
-    try {
-      const answer = await read.upstream.slices(span, meta);
-      if (answer.kind !== 'span') throw new VersionChanged('upstream no longer serves this object in slices');
-      return answer.body;
-    } catch (error) {
-      if (error instanceof VersionChanged) await forgetObject(read);
-      throw error;
-    }
-  };
-}

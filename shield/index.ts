@@ -8,7 +8,7 @@ import { type Config, configFrom } from '../shared/config.ts';
 import { Forbidden, HttpError, MethodNotAllowed, errorResponse } from '../shared/http-error.ts';
 import { CREDENTIAL_HEADER, PURGE_PATH, REVALIDATE_HEADER, credentialMatches } from '../shared/internal.ts';
 import { headObject } from '../shared/object-head.ts';
-import type { ObjectRead } from '../shared/object-read.ts';
+import { type ObjectRead, readPolicy } from '../shared/object-read.ts';
 import { purgedBy } from '../shared/purge.ts';
 import { purgeRecords } from '../shared/purge-store.ts';
 import { type RequestTarget, requestTarget } from '../shared/request-target.ts';
@@ -47,11 +47,7 @@ app.on(['GET', 'HEAD'], '*', async (c) => {
   const read: ObjectRead = {
     cache: await caches.open(SHIELD_CACHE_NAME),
     key: shieldKey(config, target),
-    defaultTtl: config.defaultTtl,
-    negativeTtl: config.negativeTtl,
-    staleDefaults: { whileRevalidate: config.staleWhileRevalidate, ifError: config.staleIfError },
-    collapseWait: config.originTimeoutMs,
-    now: Date.now,
+    ...readPolicy(config),
     waitUntil: (promise) => c.executionCtx.waitUntil(promise),
     upstream: originUpstream(config, target, Date.now),
     noStale: c.req.header(REVALIDATE_HEADER) === '1',

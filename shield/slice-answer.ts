@@ -7,13 +7,13 @@ import { type Config } from '../shared/config.ts';
 import { evaluatePreconditions, notModifiedHeaders } from '../shared/conditional.ts';
 import { BadRequest, HttpError } from '../shared/http-error.ts';
 import { OBJECT_HEADER } from '../shared/object-meta.ts';
-import { type ObjectRead, type Resolved, pinnedSpans, resolveObject } from '../shared/object-read.ts';
+import { type ObjectRead, type Resolved, resolveObject } from '../shared/object-read.ts';
+import { readObjectSlices } from '../shared/object-slices.ts';
 import { rangesStream } from '../shared/byte-stream.ts';
 import { unsatisfiedRange } from '../shared/range.ts';
-import { type Budget, readSlices } from '../shared/slice-reader.ts';
+import type { Budget } from '../shared/slice-reader.ts';
 import { SPAN_HEADER, type SliceRequest, WHOLE } from '../shared/slice-protocol.ts';
 import { sliceCount, spanBytes } from '../shared/slice-plan.ts';
-import { tierSlices } from '../shared/slice-store.ts';
 import { VersionChanged } from '../shared/upstream.ts';
 import { reportTier, slicedReport } from '../shared/tier-headers.ts';
 import { appendServerTiming, serverTimingMetric } from '../shared/server-timing.ts';
@@ -54,16 +54,7 @@ export async function answerSlices(request: SliceRequest, context: SliceAnswerCo
     const indices = Array.from({ length: span.last - span.first + 1 }, (_, i) => span.first + i);
     try {
       const sliceStarted = read.now();
-      const sliceRead = await readSlices({
-        meta,
-        indices,
-        store: tierSlices(read.cache, read.key, meta, resolved.entry, read.waitUntil, read.collapseWait),
-        fetchSpan: pinnedSpans(read, meta),
-        window: config.slicing.readahead,
-        maxSpan: 1,
-        budget: context.budget,
-        prefetched: resolved.prefetched,
-      });
+      const sliceRead = await readObjectSlices(read, resolved, indices, { window: config.slicing.readahead, maxSpan: 1, budget: context.budget });
       const bytes = spanBytes(span, meta.sliceSize, meta.size);
       const headers = new Headers(meta.headers);
       headers.set(OBJECT_HEADER, `size=${meta.size}; slice=${meta.sliceSize}`);

@@ -3,6 +3,7 @@
 // shared/object-read.ts), HEAD shared/object-head.ts,
 // the next hop is shield-client.ts, unsafe methods for HTTP origins are pass-through.ts;
 // site-responses.ts finishes GET/HEAD/OPTIONS answers (the 404 page, CORS).
+// POST /__tiercache/purge is purge.ts.
 
 import { Hono } from 'hono';
 import { EDGE_CACHE_NAME } from '../shared/cache-status.ts';
@@ -11,7 +12,7 @@ import { configFrom } from '../shared/config.ts';
 import { HttpError, MethodNotAllowed, errorResponse } from '../shared/http-error.ts';
 import { PURGE_PATH } from '../shared/internal.ts';
 import { headObject } from '../shared/object-head.ts';
-import type { ObjectRead } from '../shared/object-read.ts';
+import { type ObjectRead, readPolicy } from '../shared/object-read.ts';
 import { purgedBy } from '../shared/purge.ts';
 import { purgeRecords } from '../shared/purge-store.ts';
 import { type RequestTarget, requestTarget } from '../shared/request-target.ts';
@@ -44,11 +45,7 @@ app.on(['GET', 'HEAD'], '*', async (c) => {
   const read: ObjectRead = {
     cache: await caches.open(EDGE_CACHE_NAME),
     key: edgeKey(url, target),
-    defaultTtl: config.defaultTtl,
-    negativeTtl: config.negativeTtl,
-    staleDefaults: { whileRevalidate: config.staleWhileRevalidate, ifError: config.staleIfError },
-    collapseWait: config.originTimeoutMs,
-    now: Date.now,
+    ...readPolicy(config),
     waitUntil: (promise) => c.executionCtx.waitUntil(promise),
     upstream: shieldUpstream(c.env.SHIELD, config, target),
     purged: purgedBy(await purgeRecords(c.env.PURGES, Date.now()), `${target.path}${target.query}`),

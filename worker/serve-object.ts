@@ -6,10 +6,10 @@
 import type { Config } from '../shared/config.ts';
 import { evaluatePreconditions, notModifiedHeaders } from '../shared/conditional.ts';
 import { BadGateway, HttpError } from '../shared/http-error.ts';
-import { type ObjectRead, type Resolved, type WholeObject, forgetObject, pinnedSpans, resolveObject } from '../shared/object-read.ts';
-import { type Budget, readSlices } from '../shared/slice-reader.ts';
+import { type ObjectRead, type Resolved, type WholeObject, forgetObject, resolveObject } from '../shared/object-read.ts';
+import { readObjectSlices } from '../shared/object-slices.ts';
+import type { Budget } from '../shared/slice-reader.ts';
 import { slicesFor } from '../shared/slice-plan.ts';
-import { tierSlices } from '../shared/slice-store.ts';
 import { type CacheStatusParams } from '../shared/cache-status.ts';
 import { reportTier, slicedReport } from '../shared/tier-headers.ts';
 import { appendServerTiming, serverTimingMetric } from '../shared/server-timing.ts';
@@ -50,16 +50,7 @@ async function serveSliced(request: Request, resolved: Extract<Resolved, { kind:
   if (plan.kind === 'unsatisfiable') return deliver(read, 416, withHeaders(meta.headers, unsatisfiable(meta.size)), null, resolved, resolved.report, started);
 
   const sliceStarted = read.now();
-  const sliceRead = await readSlices({
-    meta,
-    indices,
-    store: tierSlices(read.cache, read.key, meta, resolved.entry, read.waitUntil, read.collapseWait),
-    fetchSpan: pinnedSpans(read, meta),
-    window: config.slicing.readahead,
-    maxSpan: spanLimit(indices.length, budget.remaining),
-    budget,
-    prefetched: resolved.prefetched,
-  });
+  const sliceRead = await readObjectSlices(read, resolved, indices, { window: config.slicing.readahead, maxSpan: spanLimit(indices.length, budget.remaining), budget });
   const framed = framedBody(plan, meta.size, meta.headers.get('content-type'), sliceRead.pieces);
   const headers = withHeaders(meta.headers, framed.headers);
   headers.set('server-timing', serverTimingMetric('edge-slice', read.now() - sliceStarted));

@@ -13,10 +13,12 @@ afterAll(() => f?.close());
 
 describe('stale content', () => {
   it('serves the stale copy and refreshes it in the background once (stale-while-revalidate)', async () => {
-    await f.origin.putObject('swr.txt', 'v1', { 'cache-control': 'max-age=1, stale-while-revalidate=30' });
+    // Three seconds of freshness: HTTP dates have one-second precision, and the refreshed copy
+    // must still be fresh when the last request comes.
+    await f.origin.putObject('swr.txt', 'v1', { 'cache-control': 'max-age=3, stale-while-revalidate=30' });
     expect((await f.get('/swr.txt')).text).toBe('v1');
-    await settle(1200);
-    await f.origin.putObject('swr.txt', 'v2', { 'cache-control': 'max-age=1, stale-while-revalidate=30' });
+    await settle(3200);
+    await f.origin.putObject('swr.txt', 'v2', { 'cache-control': 'max-age=3, stale-while-revalidate=30' });
     f.tap.clear();
     const stale = await f.get('/swr.txt');
     expect(stale.text).toBe('v1');

@@ -12,6 +12,8 @@ const COMPATIBILITY_DATE = '2026-07-30';
 const EDGE_ENTRY = 'worker/index.ts';
 const SHIELD_ENTRY = 'shield/index.ts';
 const LOOPBACK = '127.0.0.1';
+/** One KV namespace id for both workers: the purge list is shared, as in one account. */
+const PURGES_NAMESPACE = 'tiercache-purges';
 
 export interface WorkersOptions {
   /** Bindings for both workers; absent values are not bound. */
@@ -57,6 +59,7 @@ export async function startWorkers(options: WorkersOptions): Promise<Stack> {
         compatibilityDate: COMPATIBILITY_DATE,
         bindings,
         serviceBindings: { SHIELD: 'shield' },
+        kvNamespaces: { PURGES: PURGES_NAMESPACE },
       },
       {
         name: 'shield',
@@ -65,6 +68,7 @@ export async function startWorkers(options: WorkersOptions): Promise<Stack> {
         scriptPath: shield.path,
         compatibilityDate: COMPATIBILITY_DATE,
         bindings,
+        kvNamespaces: { PURGES: PURGES_NAMESPACE },
         unsafeDirectSockets: [{ host: LOOPBACK, port: options.shieldPort ?? 0 }],
         ...(options.resolve ? { outboundService: resolvingOutbound(options.resolve) } : {}),
       },

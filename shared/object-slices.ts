@@ -1,0 +1,45 @@
+// Reading a sliced object's slices at a tier: its own slice store, the next hop for the ones it
+// lacks (pinned to the manifest's version), and what discovery already brought.
+
+import { type ObjectRead, type SlicedObject, forgetObject } from './object-read.ts';
+import type { ObjectMeta } from './object-meta.ts';
+import { type Budget, type SliceRead, readSlices } from './slice-reader.ts';
+import type { SliceSpan } from './slice-plan.ts';
+import { tierSlices } from './slice-store.ts';
+import { VersionChanged } from './upstream.ts';
+
+export interface SliceWindow {
+  /** Slices in flight ahead of the reader. */
+  window: number;
+  /** Most slices per upstream request. */
+  maxSpan: number;
+  budget: Budget;
+}
+
+/** Starts reading `indices` of `sliced`; resolves when the first is in hand (see readSlices). */
+export function readObjectSlices(read: ObjectRead, sliced: SlicedObject, indices: readonly number[], window: SliceWindow): Promise<SliceRead> {
+  return readSlices({
+    meta: sliced.meta,
+    indices,
+    store: tierSlices(read.cache, read.key, sliced.meta, sliced.entry, read.waitUntil, read.collapseWait),
+    fetchSpan: pinnedSpans(read, sliced.meta),
+    window: window.window,
+    maxSpan: window.maxSpan,
+    budget: window.budget,
+    prefetched: sliced.prefetched,
+  });
+}
+
+/** Fetches spans of the version `meta` describes; forgets the manifest when that version is gone. */
+export function pinnedSpans(read: ObjectRead, meta: ObjectMeta): (span: SliceSpan) => Promise<ReadableStream<Uint8Array>> {
+  return async (span) => {
+    try {
+      const answer = await read.upstream.slices(span, meta);
+      if (answer.kind !== 'span') throw new VersionChanged('upstream no longer serves this object in slices');
+      return answer.body;
+    } catch (error) {
+      if (error instanceof VersionChanged) await forgetObject(read);
+      throw error;
+    }
+  };
+}

@@ -1,0 +1,139 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { MAX_PURGE_VALUES, MAX_RECORDS, type PurgeRecord, RECORD_LIFETIME_MS, asRecord, entryTags, isPurged, keptRecords, parsePurgeBody, purgedBy } from '../../shared/purge.ts';
+
+const reasonOf = (text: string): string => {
+  const parsed = parsePurgeBody(text);
+  if (parsed.ok) throw new Error(`expected ${text} to be refused`);
+  return parsed.reason;
+};
+
+describe('parsePurgeBody', () => {
+  it('accepts urls, prefixes, tags and everything in any combination', () => {
+    expect(parsePurgeBody('{"urls": ["/a.txt", "https://cdn.example/b.txt"], "prefixes": ["/img/"], "tags": ["Blog"], "everything": true}')).toEqual({
+      ok: true,
+      request: { urls: ['/a.txt', 'https://cdn.example/b.txt'], prefixes: ['/img/'], tags: ['Blog'], everything: true },
+    });
+    expect(parsePurgeBody('{"tags": ["t"]}')).toEqual({ ok: true, request: { urls: [], prefixes: [], tags: ['t'], everything: false } });
+  });
+
+  it('refuses text that is not JSON, saying what arrived', () => {
+    expect(reasonOf('urls=/a')).toMatch(/^expected a JSON object.*not JSON \("urls=\/a"\)/);
+  });
+
+  it('refuses JSON that is not an object', () => {
+    expect(reasonOf('["/a"]')).toMatch(/got an array$/);
+    expect(reasonOf('null')).toMatch(/got null$/);
+    expect(reasonOf('3')).toMatch(/got number$/);
+  });
+
+  it('refuses a request that purges nothing', () => {
+    expect(reasonOf('{}')).toMatch(/at least one/);
+    expect(reasonOf('{"urls": [], "everything": false}')).toMatch(/at least one/);
+  });
+
+  it('refuses unknown fields, naming the field', () => {
+    expect(reasonOf('{"url": ["/a"]}')).toMatch(/expected only the fields urls, prefixes, tags, everything, got "url"/);
+  });
+
+  it('refuses lists that are not lists of non-empty strings', () => {
+    expect(reasonOf('{"urls": "/a"}')).toMatch(/"urls" to be an array of strings, got "\\"\/a\\""/);
+    expect(reasonOf('{"tags": [1]}')).toMatch(/"tags" to hold non-empty strings, got "1"/);
+    expect(reasonOf('{"tags": ["  "]}')).toMatch(/non-empty/);
+    expect(reasonOf(`{"tags": ["${'x'.repeat(513)}"]}`)).toMatch(/at most 512 characters, got 513/);
+  });
+
+  it('refuses an everything that is not a boolean', () => {
+    expect(reasonOf('{"everything": "yes"}')).toMatch(/"everything" to be true or false/);
+  });
+
+  it('refuses a prefix that is not a path', () => {
+    expect(reasonOf('{"prefixes": ["img/"]}')).toMatch(/starting with "\/", got "img\/"/);
+  });
+
+  it(`refuses more than ${MAX_PURGE_VALUES} values at once`, () => {
+    const urls = Array.from({ length: MAX_PURGE_VALUES + 1 }, (_, i) => `/${i}`);
+    expect(reasonOf(JSON.stringify({ urls }))).toMatch(new RegExp(`at most ${MAX_PURGE_VALUES} .* got ${MAX_PURGE_VALUES + 1}`));
+  });
+
+  it('never throws, whatever arrives', () => {
+    const anyJson = fc.json().map((text) => text);
+    const shaped = fc.record({ urls: fc.anything(), prefixes: fc.anything(), tags: fc.anything(), everything: fc.anything() }, { requiredKeys: [] }).map((v) => JSON.stringify(v) ?? '');
+    fc.assert(fc.property(fc.oneof(fc.string(), anyJson, shaped), (text) => {
+      const parsed = parsePurgeBody(text);
+      expect(typeof parsed.ok).toBe('boolean');
+      if (!parsed.ok) expect(parsed.reason).toMatch(/^expected /);
+    }), { numRuns: 2000 });
+  });
+});
+
+describe('isPurged', () => {
+  const entry = { storedAt: 1000, path: '/docs/a.html', tags: ['blog', 'docs'] };
+  const record = (kind: PurgeRecord['kind'], value: string, at = 2000): PurgeRecord => ({ kind, value, at });
+
+  it('purges an entry stored before a purge of its URL, prefix, tag, or everything', () => {
+    expect(isPurged(entry, [record('url', '/docs/a.html')])).toBe(true);
+    expect(isPurged(entry, [record('prefix', '/docs/')])).toBe(true);
+    expect(isPurged(entry, [record('tag', 'docs')])).toBe(true);
+    expect(isPurged(entry, [record('everything', '')])).toBe(true);
+  });
+
+  it('purges an entry stored in the same millisecond as the purge', () => {
+    expect(isPurged(entry, [record('url', '/docs/a.html', 1000)])).toBe(true);
+  });
+
+  it('keeps an entry stored after the purge', () => {
+    expect(isPurged(entry, [record('everything', '', 999)])).toBe(false);
+  });
+
+  it('keeps an entry that no record matches', () => {
+    expect(isPurged(entry, [record('url', '/docs/a.htm'), record('url', '/docs/a.html?x=1'), record('prefix', '/img/'), record('tag', 'news')])).toBe(false);
+    expect(isPurged(entry, [])).toBe(false);
+  });
+});
+
+describe('entryTags', () => {
+  it('reads Cache-Tag as comma-separated tags, compared without regard to case', () => {
+    expect(entryTags(new Headers({ 'cache-tag': ' Blog, docs ,,v2' }))).toEqual(['blog', 'docs', 'v2']);
+    expect(entryTags(new Headers())).toEqual([]);
+  });
+});
+
+describe('purgedBy', () => {
+  it('checks a stored entry by its timing, the path given and its Cache-Tag', () => {
+    const check = purgedBy([{ kind: 'tag', value: 'blog', at: 2000 }], '/a');
+    expect(check({ meta: { storedAt: 1000 }, headers: new Headers({ 'cache-tag': 'BLOG' }) })).toBe(true);
+    expect(check({ meta: { storedAt: 3000 }, headers: new Headers({ 'cache-tag': 'blog' }) })).toBe(false);
+    expect(check({ meta: { storedAt: 1000 }, headers: new Headers() })).toBe(false);
+  });
+});
+
+describe('keptRecords', () => {
+  const now = 100 * RECORD_LIFETIME_MS;
+
+  it('keeps the newest records first, without duplicates', () => {
+    const a = { kind: 'url', value: '/a', at: now - 5 } as const;
+    const b = { kind: 'tag', value: 't', at: now - 1 } as const;
+    expect(keptRecords([a, b, a], now)).toEqual([b, a]);
+  });
+
+  it('drops records older than the lifetime', () => {
+    expect(keptRecords([{ kind: 'everything', value: '', at: now - RECORD_LIFETIME_MS - 1 }], now)).toEqual([]);
+  });
+
+  it(`keeps at most ${MAX_RECORDS} records`, () => {
+    const many = Array.from({ length: MAX_RECORDS + 5 }, (_, i): PurgeRecord => ({ kind: 'url', value: `/${i}`, at: now - i }));
+    const kept = keptRecords(many, now);
+    expect(kept).toHaveLength(MAX_RECORDS);
+    expect(kept[0]?.value).toBe('/0');
+  });
+});
+
+describe('asRecord', () => {
+  it('accepts a stored record and refuses anything else', () => {
+    expect(asRecord({ kind: 'prefix', value: '/a', at: 5 })).toEqual({ kind: 'prefix', value: '/a', at: 5 });
+    for (const bad of [null, 'x', { kind: 'host', value: 'a', at: 1 }, { kind: 'url', value: 1, at: 1 }, { kind: 'url', value: '/a', at: 'now' }]) {
+      expect(asRecord(bad)).toBeUndefined();
+    }
+  });
+});
