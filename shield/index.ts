@@ -16,6 +16,8 @@ import { parseSliceRequestPath } from '../shared/slice-protocol.ts';
 import { type TierCache, remove } from '../shared/tier-cache.ts';
 import { withTierReport } from '../shared/tier-headers.ts';
 import type { ShieldEnv } from './env.ts';
+import { invalidatedUrls } from '../shared/invalidation.ts';
+import { originUrlFor } from './origin/origin.ts';
 import { passThroughToHttp } from './origin/http.ts';
 import { originUpstream } from './origin/ranged.ts';
 import { acceptPurge } from './purge.ts';
@@ -69,11 +71,21 @@ app.all('*', async (c) => {
   if (config.originKind !== 'http') throw new MethodNotAllowed(c.req.method, ['GET', 'HEAD', 'OPTIONS']);
   const target = requestTarget(new URL(c.req.url), config.originKind);
   const response = await passThroughToHttp(config, target, c.req.raw);
-  // RFC 9111 §4.4: a non-error answer to an unsafe method invalidates the stored URL.
+  // RFC 9111 §4.4: a non-error answer to an unsafe method invalidates the stored URL, and the
+  // Location / Content-Location URLs it names on the origin's own host.
   const cache: TierCache = await caches.open(SHIELD_CACHE_NAME);
-  if (response.status < 400) c.executionCtx.waitUntil(remove(cache, shieldKey(config, target)).catch(() => false));
+  for (const url of invalidatedUrls(originUrlFor(config, target), response.status, response.headers)) {
+    const invalidated = requestTarget(url, config.originKind);
+    c.executionCtx.waitUntil(remove(cache, shieldKey(config, { ...invalidated, path: originRelative(config, invalidated.path) })).catch(() => false));
+  }
   return withTierReport(response, 'shield', { fwd: 'method' }, Date.now() - c.var.started);
 });
+
+/** A path on the origin as the shield's keys see it: without the origin URL's base path. */
+function originRelative(config: Config, path: string): string {
+  const base = config.originUrl.pathname.replace(/\/+$/, '');
+  return base && path.startsWith(`${base}/`) ? path.slice(base.length) : path;
+}
 
 /** The shield keys entries by the origin resource, so a change of bucket or origin never reuses them. */
 function shieldKey(config: Config, target: RequestTarget): string {

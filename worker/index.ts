@@ -63,7 +63,8 @@ app.all('*', async (c) => {
   if (config.originKind !== 'http') throw new MethodNotAllowed(c.req.method, ALLOWED);
   const url = new URL(c.req.url);
   const target = requestTarget(url, config.originKind);
-  const response = await passThrough(c.req.raw, target, edgeKey(url, target), {
+  const keyOf = (invalidated: URL): string | undefined => tryKey(() => edgeKey(invalidated, requestTarget(invalidated, config.originKind)));
+  const response = await passThrough(c.req.raw, target, keyOf, {
     config,
     shield: c.env.SHIELD,
     cache: await caches.open(EDGE_CACHE_NAME),
@@ -83,6 +84,15 @@ function conditionalHead(request: Headers, response: Response): Response {
     if (value !== null) headers.set(name, value);
   }
   return new Response(null, { status: precondition === 'not-modified' ? 304 : 412, headers });
+}
+
+/** A cache key, or undefined for a URL that cannot name an object (it was never stored). */
+function tryKey(key: () => string): string | undefined {
+  try {
+    return key();
+  } catch {
+    return undefined;
+  }
 }
 
 /** The edge keys entries by the URL the client asked for, in canonical form. */

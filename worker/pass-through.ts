@@ -1,9 +1,11 @@
 // HTTP origins only: methods other than GET/HEAD go to the origin uncached (through the shield,
 // which owns the origin connection), and a successful one invalidates what the edge stored for
-// that URL (the shield does the same for its own entry), as RFC 9111 §4.4 asks.
+// that URL and the same-host URLs its Location and Content-Location name (the shield does the
+// same for its own entries), as RFC 9111 §4.4 asks.
 
 import type { Config } from '../shared/config.ts';
 import { passThroughRequestHeaders } from '../shared/headers.ts';
+import { invalidatedUrls } from '../shared/invalidation.ts';
 import type { RequestTarget } from '../shared/request-target.ts';
 import { type TierCache, remove } from '../shared/tier-cache.ts';
 import { askShield } from './shield-client.ts';
@@ -15,15 +17,17 @@ export interface PassThroughDeps {
   waitUntil(promise: Promise<unknown>): void;
 }
 
-export async function passThrough(request: Request, target: RequestTarget, key: string, deps: PassThroughDeps): Promise<Response> {
+export async function passThrough(request: Request, target: RequestTarget, keyOf: (url: URL) => string | undefined, deps: PassThroughDeps): Promise<Response> {
   const response = await askShield(deps.shield, deps.config, {
     method: request.method,
     path: target.path + target.query,
     headers: passThroughRequestHeaders(request.headers),
     body: request.body,
   });
-  // §4.4: "A cache MUST invalidate the target URI ... when it receives a non-error status code
-  // in response to an unsafe request method".
-  if (response.status < 400) deps.waitUntil(remove(deps.cache, key).catch(() => false));
+  // RFC 9111 §4.4: the target and the same-host Location / Content-Location it names.
+  for (const url of invalidatedUrls(new URL(request.url), response.status, response.headers)) {
+    const key = keyOf(url);
+    if (key !== undefined) deps.waitUntil(remove(deps.cache, key).catch(() => false));
+  }
   return response;
 }

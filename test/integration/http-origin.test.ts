@@ -91,6 +91,18 @@ describe('a plain HTTP origin', () => {
     expect(cacheStatus(whole).at(-1)?.slice(0, 2)).toEqual(['tiercache-edge', 'hit']);
   });
 
+  it('also invalidates the same-host URL in Location, never one on another host (RFC 9111 §4.4)', async () => {
+    site.page('/page2.html', '<p>two</p>', { 'cache-control': 'max-age=600' });
+    site.page('/page3.html', '<p>three</p>', { 'cache-control': 'max-age=600' });
+    await get('/page2.html');
+    await get('/page3.html');
+    await settle();
+    expect((await get('/comments', { method: 'POST', body: 'hi' })).status).toBe(201);
+    await settle();
+    expect(cacheStatus(await get('/page2.html')).map((m) => m[1])).toEqual(['fwd=uri-miss', 'fwd=uri-miss']);
+    expect(cacheStatus(await get('/page3.html')).at(-1)?.[1]).toBe('hit');
+  });
+
   it('answers 404 without passing the origin error page through', async () => {
     const answer = await get('/missing.html');
     expect(answer.status).toBe(404);

@@ -22,6 +22,12 @@ export async function startSite(): Promise<Site> {
     const body = await readBody(req);
     const path = req.url ?? '/';
     received.push({ method: req.method ?? '', path, headers: flatten(req.headers), body });
+    if (req.method === 'POST' && path === '/comments') {
+      // A new resource, and a representation on another host: RFC 9111 §4.4's two cases.
+      res.writeHead(201, { 'content-type': 'text/plain', location: '/page2.html', 'content-location': 'http://elsewhere.example/page3.html' });
+      res.end('created');
+      return;
+    }
     if (req.method === 'POST' || req.method === 'PUT' || req.method === 'DELETE') {
       res.writeHead(req.method === 'POST' ? 201 : 200, { 'content-type': 'text/plain', 'set-cookie': 'flash=saved' });
       res.end(`${req.method} ${path} got ${body.length} bytes`);
