@@ -1,13 +1,17 @@
 // The configuration contract. The same names are used by `[vars]` / `wrangler secret put`
 // when deployed and by the process environment in the local stack (see README).
 
+import { type HostBuckets, parseHostBuckets } from './host-buckets.ts';
 import { SITE_CONFIG_NAMES, type SiteConfig, parseSiteConfig } from './site-config.ts';
 
 export type OriginKind = 's3' | 'http';
 export type S3Addressing = 'path' | 'virtual';
 
 export interface S3Config {
+  /** S3_BUCKET: the bucket for hosts HOST_BUCKETS does not list ('' when there is none). */
   bucket: string;
+  /** HOST_BUCKETS: several sites behind one deployment. */
+  hostBuckets: HostBuckets;
   region: string;
   accessKeyId: string;
   secretAccessKey: string;
@@ -29,6 +33,8 @@ export interface Config {
   /** RFC 5861 windows (s) for responses that give none. */
   staleWhileRevalidate: number;
   staleIfError: number;
+  /** Query parameters kept in S3 cache keys (CACHE_KEY_QUERY); all others are dropped. */
+  cacheKeyQuery: readonly string[];
   /** Credential the edge presents to the shield; `undefined` = the shield refuses everything. */
   shieldToken: string | undefined;
   /** Bearer token for `POST /__tiercache/purge` at the edge; `undefined` = purge is disabled. */
@@ -71,6 +77,8 @@ export const CONFIG_NAMES = [
   'SLICE_THRESHOLD',
   'SLICE_READAHEAD',
   'SUBREQUEST_LIMIT',
+  'HOST_BUCKETS',
+  'CACHE_KEY_QUERY',
   ...SITE_CONFIG_NAMES,
 ] as const;
 export type ConfigName = (typeof CONFIG_NAMES)[number];
@@ -108,6 +116,7 @@ export function parseConfig(raw: RawConfig): Config {
     staleWhileRevalidate: integer(raw, 'STALE_WHILE_REVALIDATE', DEFAULT_STALE_WHILE_REVALIDATE, 0),
     staleIfError: integer(raw, 'STALE_IF_ERROR', DEFAULT_STALE_IF_ERROR, 0),
     shieldToken: nonEmpty(raw.SHIELD_TOKEN),
+    cacheKeyQuery: (raw.CACHE_KEY_QUERY ?? '').split(',').map((name) => name.trim()).filter(Boolean),
     purgeToken: nonEmpty(raw.PURGE_TOKEN),
     slicing: parseSlicing(raw),
     site: parseSiteConfig(raw, (message) => new ConfigError(message)),
@@ -141,8 +150,15 @@ function byteSize(raw: RawConfig, name: ConfigName, fallback: number): number {
 }
 
 function parseS3(raw: RawConfig): S3Config {
+  let hostBuckets: HostBuckets;
+  try {
+    hostBuckets = parseHostBuckets(raw.HOST_BUCKETS);
+  } catch (error) {
+    throw new ConfigError(`HOST_BUCKETS: ${error instanceof Error ? error.message : String(error)}`);
+  }
   return {
-    bucket: required(raw, 'S3_BUCKET'),
+    bucket: hostBuckets.size > 0 ? nonEmpty(raw.S3_BUCKET) ?? '' : required(raw, 'S3_BUCKET'),
+    hostBuckets,
     region: nonEmpty(raw.S3_REGION) ?? 'us-east-1',
     accessKeyId: required(raw, 'S3_ACCESS_KEY_ID'),
     secretAccessKey: required(raw, 'S3_SECRET_ACCESS_KEY'),

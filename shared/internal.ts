@@ -2,6 +2,8 @@
 // any other (and addressable locally), so it checks that the edge sent the request.
 
 export const CREDENTIAL_HEADER = 'x-tiercache-credential';
+/** On a request from the edge: the client's host name, which picks the bucket (HOST_BUCKETS). */
+export const HOST_HEADER = 'x-tiercache-host';
 /** On a request from the edge: it is revalidating its own copy, so no stale answer may serve it. */
 export const REVALIDATE_HEADER = 'x-tiercache-revalidate';
 /** Purge (README "Purge"): public at the edge (POST, bearer token), and the edge's call to the shield. */

@@ -8,19 +8,29 @@ import { encodeKeyForPath, objectKeyFromPath } from './object-key.ts';
 export interface RequestTarget {
   /** Canonical percent-encoded path, starting with `/`. */
   path: string;
-  /** `''` or `?…`; always `''` for S3 origins, whose query parameters select sub-resources. */
+  /**
+   * `''` or `?…`. For S3 origins only the parameters CACHE_KEY_QUERY lists, sorted: they tell
+   * cache entries apart but never reach the origin, whose query parameters select sub-resources.
+   */
   query: string;
   /** The S3 object key, for S3 origins. */
   key: string | undefined;
 }
 
-/**
- * `indexDocument` (INDEX_DOCUMENT, S3 only): a path naming a "folder" (ending in `/`, or in
- * `%2F`, which is a `/` inside the key) names that folder's index object instead, as S3's
- * website endpoints do: `/` is `index.html`, `/docs/` is `docs/index.html`. Undefined = off.
- */
-export function requestTarget(url: URL, kind: OriginKind, indexDocument?: string): RequestTarget {
+export interface TargetOptions {
+  /**
+   * INDEX_DOCUMENT (S3 only): a path naming a "folder" (ending in `/`, or in `%2F`, which is a
+   * `/` inside the key) names that folder's index object instead, as S3's website endpoints do:
+   * `/` is `index.html`, `/docs/` is `docs/index.html`. Undefined = off.
+   */
+  indexDocument?: string | undefined;
+  /** CACHE_KEY_QUERY (S3 only): the query parameters kept in the cache key. */
+  keyQuery?: readonly string[];
+}
+
+export function requestTarget(url: URL, kind: OriginKind, options: TargetOptions = {}): RequestTarget {
   if (kind === 'http') return { path: normalizePath(url.pathname), query: url.search, key: undefined };
+  const { indexDocument } = options;
   const folder = indexDocument !== undefined && /(\/|%2F)$/i.test(url.pathname);
   // Appended before parsing, so the whole key is checked (length, segments) as any other.
   const parsed = objectKeyFromPath(folder ? `${url.pathname}${encodeKeyForPath(indexDocument)}` : url.pathname);
@@ -29,7 +39,16 @@ export function requestTarget(url: URL, kind: OriginKind, indexDocument?: string
     if (url.pathname === '/' || url.pathname === '') throw new NotFound('no object at the bucket root');
     throw new BadRequest(parsed.reason);
   }
-  return { path: `/${encodeKeyForPath(parsed.key)}`, query: '', key: parsed.key };
+  return { path: `/${encodeKeyForPath(parsed.key)}`, query: keptQuery(url.searchParams, options.keyQuery ?? []), key: parsed.key };
+}
+
+/** The listed parameters only, sorted by name, in one canonical encoding; `''` when none is there. */
+function keptQuery(params: URLSearchParams, names: readonly string[]): string {
+  if (names.length === 0) return '';
+  const kept = new URLSearchParams([...params].filter(([name]) => names.includes(name)));
+  kept.sort();
+  const query = kept.toString();
+  return query ? `?${query}` : '';
 }
 
 /**

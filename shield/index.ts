@@ -6,7 +6,9 @@ import { Hono } from 'hono';
 import { SHIELD_CACHE_NAME } from '../shared/cache-status.ts';
 import { type Config, configFrom } from '../shared/config.ts';
 import { Forbidden, HttpError, MethodNotAllowed, errorResponse } from '../shared/http-error.ts';
-import { CREDENTIAL_HEADER, PURGE_PATH, REVALIDATE_HEADER, credentialMatches } from '../shared/internal.ts';
+import { bucketFor, misdirected } from '../shared/host-buckets.ts';
+import { CREDENTIAL_HEADER, HOST_HEADER, PURGE_PATH, REVALIDATE_HEADER, credentialMatches } from '../shared/internal.ts';
+import { invalidatedUrls } from '../shared/invalidation.ts';
 import { headObject } from '../shared/object-head.ts';
 import { type ObjectRead, readPolicy } from '../shared/object-read.ts';
 import { purgedBy } from '../shared/purge.ts';
@@ -16,7 +18,6 @@ import { parseSliceRequestPath } from '../shared/slice-protocol.ts';
 import { type TierCache, remove } from '../shared/tier-cache.ts';
 import { withTierReport } from '../shared/tier-headers.ts';
 import type { ShieldEnv } from './env.ts';
-import { invalidatedUrls } from '../shared/invalidation.ts';
 import { originUrlFor } from './origin/origin.ts';
 import { passThroughToHttp } from './origin/http.ts';
 import { originUpstream } from './origin/ranged.ts';
@@ -42,10 +43,10 @@ app.use('*', async (c, next) => {
 });
 
 app.on(['GET', 'HEAD'], '*', async (c) => {
-  const config = configFrom(c.env);
+  const config = forHost(configFrom(c.env), c.req.header(HOST_HEADER) ?? '');
   const url = new URL(c.req.url);
   const sliced = parseSliceRequestPath(url.pathname);
-  const target = requestTarget(sliced ? new URL(`${sliced.objectPath}${url.search}`, url) : url, config.originKind);
+  const target = requestTarget(sliced ? new URL(`${sliced.objectPath}${url.search}`, url) : url, config.originKind, { keyQuery: config.cacheKeyQuery });
   const read: ObjectRead = {
     cache: await caches.open(SHIELD_CACHE_NAME),
     key: shieldKey(config, target),
@@ -80,6 +81,14 @@ app.all('*', async (c) => {
   }
   return withTierReport(response, 'shield', { fwd: 'method' }, Date.now() - c.var.started);
 });
+
+/** The configuration with the bucket the edge's client host reads (HOST_BUCKETS), or 421. */
+function forHost(config: Config, host: string): Config {
+  if (config.s3 === undefined) return config;
+  const bucket = bucketFor(config.s3, host);
+  if (bucket === undefined) throw misdirected(host);
+  return bucket === config.s3.bucket ? config : { ...config, s3: { ...config.s3, bucket } };
+}
 
 /** A path on the origin as the shield's keys see it: without the origin URL's base path. */
 function originRelative(config: Config, path: string): string {

@@ -9,6 +9,7 @@ import { Hono } from 'hono';
 import { EDGE_CACHE_NAME } from '../shared/cache-status.ts';
 import { evaluatePreconditions, notModifiedHeaders } from '../shared/conditional.ts';
 import { configFrom } from '../shared/config.ts';
+import { bucketFor, misdirected } from '../shared/host-buckets.ts';
 import { HttpError, MethodNotAllowed, errorResponse } from '../shared/http-error.ts';
 import { PURGE_PATH } from '../shared/internal.ts';
 import { headObject } from '../shared/object-head.ts';
@@ -41,13 +42,14 @@ app.onError((error, c) => {
 app.on(['GET', 'HEAD'], '*', async (c) => {
   const config = configFrom(c.env);
   const url = new URL(c.req.url);
-  const target = requestTarget(url, config.originKind, config.site.indexDocument);
+  if (config.s3 !== undefined && bucketFor(config.s3, url.hostname) === undefined) throw misdirected(url.hostname);
+  const target = requestTarget(url, config.originKind, { indexDocument: config.site.indexDocument, keyQuery: config.cacheKeyQuery });
   const read: ObjectRead = {
     cache: await caches.open(EDGE_CACHE_NAME),
     key: edgeKey(url, target),
     ...readPolicy(config),
     waitUntil: (promise) => c.executionCtx.waitUntil(promise),
-    upstream: shieldUpstream(c.env.SHIELD, config, target),
+    upstream: shieldUpstream(c.env.SHIELD, config, target, url.hostname),
     purged: purgedBy(await purgeRecords(c.env.PURGES, Date.now()), `${target.path}${target.query}`),
   };
   if (c.req.method === 'HEAD') return conditionalHead(c.req.raw.headers, await headObject(read, 'edge', c.var.started));

@@ -65,7 +65,7 @@ function resolve(value: string, base: URL, config: Config): PurgedUrl {
     throw new BadRequest(`expected each of "urls" to be an absolute URL or a path, got ${JSON.stringify(value)}`);
   }
   try {
-    return { url, target: requestTarget(url, config.originKind, config.site.indexDocument) };
+    return { url, target: requestTarget(url, config.originKind, { indexDocument: config.site.indexDocument, keyQuery: config.cacheKeyQuery }) };
   } catch (error) {
     if (error instanceof HttpError) throw new BadRequest(`expected each of "urls" to name an object, got ${JSON.stringify(value)}: ${error.message}`);
     throw error;

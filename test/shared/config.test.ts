@@ -20,7 +20,14 @@ describe('parseConfig defaults', () => {
     const config = parseConfig(s3Minimal);
     expect(config.originKind).toBe('s3');
     expect(config.originUrl.href).toBe(`${STORJ_GATEWAY}/`);
-    expect(config.s3).toEqual({ bucket: 'assets', region: 'us-east-1', accessKeyId: 'AKID', secretAccessKey: 'SECRET-KEY-VALUE', addressing: 'path' });
+    expect(config.s3).toEqual({ bucket: 'assets', hostBuckets: new Map(), region: 'us-east-1', accessKeyId: 'AKID', secretAccessKey: 'SECRET-KEY-VALUE', addressing: 'path' });
+  });
+
+  it('maps host names to buckets with HOST_BUCKETS, making S3_BUCKET optional', () => {
+    const config = parseConfig({ ...s3Minimal, S3_BUCKET: undefined, HOST_BUCKETS: 'CDN.a.example=site-a, cdn.b.example = site-b' });
+    expect(config.s3?.bucket).toBe('');
+    expect([...(config.s3?.hostBuckets ?? [])]).toEqual([['cdn.a.example', 'site-a'], ['cdn.b.example', 'site-b']]);
+    expect(() => parseConfig({ ...s3Minimal, HOST_BUCKETS: 'no-equals-sign' })).toThrow(/^HOST_BUCKETS: expected host=bucket pairs/);
   });
 
   it('gives objects without explicit freshness an hour in S3 mode', () => {
@@ -69,7 +76,8 @@ describe('parseConfig with every setting given', () => {
     expect(config).toEqual({
       originKind: 's3',
       originUrl: new URL('http://127.0.0.1:4569'),
-      s3: { bucket: 'media', region: 'eu-west-1', accessKeyId: 'AKID2', secretAccessKey: 'SECRET2', addressing: 'virtual' },
+      s3: { bucket: 'media', hostBuckets: new Map(), region: 'eu-west-1', accessKeyId: 'AKID2', secretAccessKey: 'SECRET2', addressing: 'virtual' },
+      cacheKeyQuery: [],
       originTimeoutMs: 2500,
       defaultTtl: 0,
       negativeTtl: 60,

@@ -186,7 +186,7 @@ describe('request target properties', () => {
 });
 
 describe('requestTarget with an index document (INDEX_DOCUMENT)', () => {
-  const indexed = (pathAndQuery: string, kind: 's3' | 'http' = 's3') => requestTarget(url(pathAndQuery), kind, 'index.html');
+  const indexed = (pathAndQuery: string, kind: 's3' | 'http' = 's3') => requestTarget(url(pathAndQuery), kind, { indexDocument: 'index.html' });
 
   it('maps the root to the index object, as an S3 website endpoint does', () => {
     expect(indexed('/')).toEqual({ path: '/index.html', query: '', key: 'index.html' });
@@ -224,3 +224,21 @@ describe('requestTarget with an index document (INDEX_DOCUMENT)', () => {
     expect(requestTarget(url('/docs/'), 's3').key).toBe('docs/');
   });
 });
+
+describe('requestTarget with CACHE_KEY_QUERY (S3)', () => {
+  const keyed = (pathAndQuery: string) => requestTarget(url(pathAndQuery), 's3', { keyQuery: ['v', 'w'] });
+
+  it('keeps only the listed parameters in the cache key, sorted, so their order does not matter', () => {
+    expect(keyed('/app.js?w=2&cachebuster=9&v=1').query).toBe('?v=1&w=2');
+    expect(keyed('/app.js?v=1&w=2').query).toBe(keyed('/app.js?w=2&v=1').query);
+  });
+
+  it('drops every other parameter, so cache-busting query strings cannot force origin fetches', () => {
+    expect(keyed('/app.js?list-type=2&acl&x=1').query).toBe('');
+  });
+
+  it('keeps the object key unchanged whatever the parameters', () => {
+    expect(keyed('/app.js?v=1').key).toBe('app.js');
+  });
+});
+

@@ -9,6 +9,8 @@ import { createS3Client, type S3Body } from './s3-client.ts';
 import { closeServer, listen } from './server.ts';
 
 export const BUCKET = 'assets';
+/** A second bucket, for several sites behind one deployment (HOST_BUCKETS). */
+export const SECOND_BUCKET = 'site-b';
 /** s3rver's only account (lib/models/account.js); it verifies SigV4 against this pair. */
 export const S3RVER_ACCESS_KEY_ID = 'S3RVER';
 export const S3RVER_SECRET_ACCESS_KEY = 'S3RVER';
@@ -37,6 +39,8 @@ export interface S3Origin {
   /** Signed PUT Object; throws `S3RequestError` (with the S3 error code) when refused. */
   putObject(key: string, body: S3Body, headers?: Record<string, string>): Promise<void>;
   deleteObject(key: string): Promise<void>;
+  /** Signed PUT Object into another bucket of the same server (SECOND_BUCKET). */
+  putObjectIn(bucket: string, key: string, body: S3Body, headers?: Record<string, string>): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -49,7 +53,7 @@ export async function startS3Origin(options: S3OriginOptions = {}): Promise<S3Or
       silent: true,
       directory,
       serviceEndpoint: options.serviceEndpoint ?? DEFAULT_SERVICE_ENDPOINT,
-      configureBuckets: [{ name: BUCKET }],
+      configureBuckets: [{ name: BUCKET }, { name: SECOND_BUCKET }],
     });
     await s3rver.configureBuckets();
     // Our own server around s3rver's Koa handler (rather than s3rver.run()): a listen error
@@ -72,6 +76,7 @@ export async function startS3Origin(options: S3OriginOptions = {}): Promise<S3Or
       secretAccessKey: S3RVER_SECRET_ACCESS_KEY,
       putObject: client.putObject,
       deleteObject: client.deleteObject,
+      putObjectIn: (bucket, key, body, headers) => createS3Client({ endpoint: url, bucket, accessKeyId: S3RVER_ACCESS_KEY_ID, secretAccessKey: S3RVER_SECRET_ACCESS_KEY }).putObject(key, body, headers),
       close: once(async () => {
         await closeServer(listening);
         await removeDirectory();

@@ -4,6 +4,7 @@ import { encodeKeyForPath } from '../../../shared/object-key.ts';
 import { FORWARDED_HEADER_NAMES, s3ObjectRequest, type ForwardedHeaders } from '../../../shield/origin/s3-request.ts';
 
 const pathStyle: S3Config = {
+  hostBuckets: new Map(),
   bucket: 'assets',
   region: 'us-east-1',
   accessKeyId: 'AKID',

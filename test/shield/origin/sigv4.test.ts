@@ -98,6 +98,7 @@ describe('SigV4 test vector get-vanilla', () => {
 // The S3 docs' worked example "GET Object":
 // https://docs.aws.amazon.com/AmazonS3/latest/API/sig-v4-header-based-auth.html
 const exampleBucket: S3Config = {
+  hostBuckets: new Map(),
   bucket: 'examplebucket',
   region: 'us-east-1',
   accessKeyId: 'AKIAIOSFODNN7EXAMPLE',
