@@ -21,18 +21,20 @@ const fills = new Map<string, Promise<void>>();
  */
 export async function claimOrWait<T>(key: string, lookup: () => Promise<T | undefined>, maxWait: number, missed = false): Promise<{ found: T; collapsed: boolean } | { found: undefined; claim: Claim }> {
   let collapsed = false;
+  const deadline = Date.now() + maxWait;
   for (let round = 0; ; round++) {
     const pending = fills.get(key);
-    if (pending !== undefined) {
+    if (pending !== undefined && Date.now() < deadline) {
       collapsed = true;
-      await Promise.race([pending, new Promise<void>((resolve) => setTimeout(resolve, maxWait))]);
+      // However many rounds it takes, a waiter waits at most `maxWait` in all.
+      await Promise.race([pending, new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, deadline - Date.now())))]);
     }
     if (pending !== undefined || !missed || round > 0) {
       const found = await lookup();
       if (found !== undefined) return { found, collapsed };
     }
-    // Claim only if nobody did while we looked; after a few rounds, go upstream regardless.
-    if (!fills.has(key) || round >= 2) return { found: undefined, claim: claim(key, collapsed) };
+    // Claim only if nobody did while we looked; past the deadline or a few rounds, go upstream regardless.
+    if (!fills.has(key) || round >= 2 || Date.now() >= deadline) return { found: undefined, claim: claim(key, collapsed) };
   }
 }
 

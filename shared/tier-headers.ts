@@ -30,7 +30,9 @@ export function withTierReport(response: Response, tier: Tier, params: CacheStat
  * detail says how many of the slices looked up were hits, and of how many in all.
  */
 export function slicedReport(base: CacheStatusParams, hits: number, checked: number, total: number): CacheStatusParams {
-  const detail = `slices ${hits}/${checked}${checked < total ? ` of ${total}` : ''}`;
+  // One detail per member (RFC 9211 §2.8): why the copy was used, if that was said, then the slices.
+  const slices = `slices ${hits}/${checked}${checked < total ? ` of ${total}` : ''}`;
+  const detail = base.detail === undefined ? slices : `${base.detail} ${slices}`;
   if (base.hit && hits === checked) return { ...base, detail };
   if (base.hit) return { fwd: 'partial', ...(base.ttl !== undefined ? { ttl: base.ttl } : {}), stored: checked > hits, detail };
   return { ...base, stored: Boolean(base.stored) || checked > hits, detail };
