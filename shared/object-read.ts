@@ -39,13 +39,14 @@ export interface ObjectRead {
 /** The parts of an ObjectRead that come from the configuration, the same at both tiers. */
 export type ReadPolicy = Pick<ObjectRead, 'defaultTtl' | 'negativeTtl' | 'staleDefaults' | 'collapseWait' | 'now'>;
 
-export function readPolicy(config: Config): ReadPolicy {
+/** `clockOffset` (ms) moves the clock freshness is judged by; only the local test stack sets it. */
+export function readPolicy(config: Config, clockOffset = 0): ReadPolicy {
   return {
     defaultTtl: config.defaultTtl,
     negativeTtl: config.negativeTtl,
     staleDefaults: { whileRevalidate: config.staleWhileRevalidate, ifError: config.staleIfError },
     collapseWait: config.originTimeoutMs,
-    now: Date.now,
+    now: clockOffset === 0 ? Date.now : () => Date.now() + clockOffset,
   };
 }
 

@@ -4,4 +4,6 @@ import type { RawConfig } from '../shared/config.ts';
 export type ShieldEnv = RawConfig & {
   /** The global purge list (shared/purge-store.ts), shared with the edge. */
   PURGES?: KVNamespace;
+  /** The local test stack's movable clock (shared/test-clock.ts); never bound when deployed. */
+  TEST_CLOCK?: Fetcher;
 };

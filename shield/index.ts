@@ -11,6 +11,7 @@ import { CREDENTIAL_HEADER, HOST_HEADER, PURGE_PATH, REVALIDATE_HEADER, credenti
 import { invalidatedUrls } from '../shared/invalidation.ts';
 import { headObject } from '../shared/object-head.ts';
 import { type ObjectRead, readPolicy } from '../shared/object-read.ts';
+import { clockOffset } from '../shared/test-clock.ts';
 import { purgedBy } from '../shared/purge.ts';
 import { purgeRecords } from '../shared/purge-store.ts';
 import { type RequestTarget, requestTarget } from '../shared/request-target.ts';
@@ -27,7 +28,7 @@ import { answerSlices } from './slice-answer.ts';
 /** Larger than any object's slice count: "every slice". */
 const MAX_SLICE_INDEX = 999_999_999;
 
-const app = new Hono<{ Bindings: ShieldEnv; Variables: { started: number } }>();
+const app = new Hono<{ Bindings: ShieldEnv; Variables: { started: number; clockOffset: number } }>();
 
 app.onError((error, c) => {
   if (!(error instanceof HttpError)) console.error('shield: unexpected error', error);
@@ -39,6 +40,7 @@ app.use('*', async (c, next) => {
   if (!credentialMatches(c.req.header(CREDENTIAL_HEADER) ?? null, configFrom(c.env).shieldToken)) {
     throw new Forbidden('the shield answers only the edge tier');
   }
+  c.set('clockOffset', await clockOffset(c.env.TEST_CLOCK, c.var.started));
   await next();
 });
 
@@ -50,7 +52,7 @@ app.on(['GET', 'HEAD'], '*', async (c) => {
   const read: ObjectRead = {
     cache: await caches.open(SHIELD_CACHE_NAME),
     key: shieldKey(config, target),
-    ...readPolicy(config),
+    ...readPolicy(config, c.var.clockOffset),
     waitUntil: (promise) => c.executionCtx.waitUntil(promise),
     upstream: originUpstream(config, target, Date.now),
     noStale: c.req.header(REVALIDATE_HEADER) === '1',

@@ -5,4 +5,6 @@ export interface EdgeEnv extends RawConfig {
   SHIELD: Fetcher;
   /** The global purge list (shared/purge-store.ts), shared with the shield; absent = purge unavailable. */
   PURGES?: KVNamespace;
+  /** The local test stack's movable clock (shared/test-clock.ts); never bound when deployed. */
+  TEST_CLOCK?: Fetcher;
 }

@@ -14,6 +14,7 @@ import { HttpError, MethodNotAllowed, errorResponse } from '../shared/http-error
 import { PURGE_PATH } from '../shared/internal.ts';
 import { headObject } from '../shared/object-head.ts';
 import { type ObjectRead, readPolicy } from '../shared/object-read.ts';
+import { clockOffset } from '../shared/test-clock.ts';
 import { purgedBy } from '../shared/purge.ts';
 import { purgeRecords } from '../shared/purge-store.ts';
 import { type RequestTarget, requestTarget } from '../shared/request-target.ts';
@@ -27,10 +28,11 @@ import { withSiteResponses } from './site-responses.ts';
 
 const ALLOWED = ['GET', 'HEAD', 'OPTIONS'];
 
-const app = new Hono<{ Bindings: EdgeEnv; Variables: { started: number } }>();
+const app = new Hono<{ Bindings: EdgeEnv; Variables: { started: number; clockOffset: number } }>();
 
 app.use('*', async (c, next) => {
   c.set('started', Date.now());
+  c.set('clockOffset', await clockOffset(c.env.TEST_CLOCK, c.var.started));
   await next();
 });
 
@@ -47,7 +49,7 @@ app.on(['GET', 'HEAD'], '*', async (c) => {
   const read: ObjectRead = {
     cache: await caches.open(EDGE_CACHE_NAME),
     key: edgeKey(url, target),
-    ...readPolicy(config),
+    ...readPolicy(config, c.var.clockOffset),
     waitUntil: (promise) => c.executionCtx.waitUntil(promise),
     upstream: shieldUpstream(c.env.SHIELD, config, target, url.hostname),
     purged: purgedBy(await purgeRecords(c.env.PURGES, Date.now()), `${target.path}${target.query}`),

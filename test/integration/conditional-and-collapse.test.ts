@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { patternBytes } from './bytes.ts';
-import { type Fixture, cacheStatus, settle, startFixture } from './fixture.ts';
+import { FakeClock, type Fixture, cacheStatus, settle, startFixture } from './fixture.ts';
 
 const MiB = 1024 * 1024;
 let f: Fixture;
+const clock = new FakeClock();
 
 beforeAll(async () => {
-  f = await startFixture({ SLICE_SIZE: '1MiB', NEGATIVE_TTL: '2' });
+  f = await startFixture({ SLICE_SIZE: '1MiB', NEGATIVE_TTL: '60' }, { clock });
   await f.origin.putObject('page.html', '<p>page</p>', { 'content-type': 'text/html' });
   await f.origin.putObject('movie.bin', patternBytes(41, 3 * MiB));
 });
@@ -66,7 +67,7 @@ describe('negative caching', () => {
     expect(again.status).toBe(404);
     expect(cacheStatus(again).at(-1)?.[1]).toBe('hit');
     expect(f.tap.requests.filter((r) => r.method === 'GET')).toHaveLength(1);
-    await settle(2100);
+    clock.advance(61);
     await f.origin.putObject('not/here.txt', 'now it is');
     const later = await f.get('/not/here.txt');
     expect(later.status).toBe(200);

@@ -29,9 +29,19 @@ export interface Answer {
 /** Settings over the defaults; a function when they depend on where the tap listens. */
 export type FixtureConfig = RawConfig | ((tap: Tap) => RawConfig);
 
-export async function startFixture(overrides: FixtureConfig = {}, options: { resolve?: (tap: Tap) => Record<string, string> } = {}): Promise<Fixture> {
+/** The fake clock of a fixture: real time plus however far a test has moved it. */
+export class FakeClock {
+  private offset = 0;
+  now = (): number => Date.now() + this.offset;
+  /** Moves the clock forward by `seconds`: entries age without the test sleeping. */
+  advance(seconds: number): void {
+    this.offset += seconds * 1000;
+  }
+}
+
+export async function startFixture(overrides: FixtureConfig = {}, options: { resolve?: (tap: Tap) => Record<string, string>; clock?: FakeClock } = {}): Promise<Fixture> {
   const origin = await startS3Origin();
-  const tap = await startTap(origin.url);
+  const tap = await startTap(origin.url, options.clock ? { clock: options.clock.now } : {});
   const config = typeof overrides === 'function' ? overrides(tap) : overrides;
   const stack = await startWorkers({
     config: {
@@ -44,6 +54,7 @@ export async function startFixture(overrides: FixtureConfig = {}, options: { res
       ...config,
     },
     ...(options.resolve ? { resolve: options.resolve(tap) } : {}),
+    ...(options.clock ? { clock: options.clock.now } : {}),
   });
   return {
     origin,

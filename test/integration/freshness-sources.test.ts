@@ -1,14 +1,15 @@
 // Where freshness comes from (RFC 9111 §4.2.1, §4.2.2, §4.2.3), observed across both tiers.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Answer, type Fixture, cacheStatus, settle, startFixture } from './fixture.ts';
+import { type Answer, FakeClock, type Fixture, cacheStatus, settle, startFixture } from './fixture.ts';
 
 let f: Fixture;
 /** Same stack with no configured default, so the Last-Modified heuristic decides. */
 let noDefault: Fixture;
+const clock = new FakeClock();
 
 beforeAll(async () => {
-  [f, noDefault] = await Promise.all([startFixture(), startFixture({ DEFAULT_TTL: '0' })]);
+  [f, noDefault] = await Promise.all([startFixture({}, { clock }), startFixture({ DEFAULT_TTL: '0' }, { clock })]);
 });
 afterAll(async () => {
   await Promise.all([f?.close(), noDefault?.close()]);
@@ -116,7 +117,8 @@ describe('Age across tiers', () => {
   it('counts the time the response spent at the shield in the Age the edge sends (RFC 9111 §4.2.3, §5.1)', async () => {
     await f.origin.putObject('aged.txt', 'x', { 'cache-control': 'max-age=600' });
     await f.get('/aged.txt');
-    await settle(2100);
+    await settle();
+    clock.advance(2);
     await forgetAtEdge(f, '/aged.txt');
     f.tap.clear();
     const answer = await f.get('/aged.txt');

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Fixture, cacheStatus, settle, startFixture } from './fixture.ts';
+import { FakeClock, type Fixture, cacheStatus, settle, startFixture } from './fixture.ts';
 
 let f: Fixture;
+const clock = new FakeClock();
 
 beforeAll(async () => {
-  f = await startFixture();
+  f = await startFixture({}, { clock });
   await f.origin.putObject('index.html', '<!doctype html><h1>hello</h1>', { 'content-type': 'text/html; charset=utf-8' });
   await f.origin.putObject('app.js', 'console.log(1)', { 'content-type': 'text/javascript' });
   await f.origin.putObject('shield-only.css', 'body{}', { 'content-type': 'text/css' });
@@ -88,12 +89,14 @@ describe('the tiered read path', () => {
 
   it('counts Age across both tiers from when the origin answered', async () => {
     await f.get('/aged.txt');
-    await settle(2100);
+    await settle();
+    clock.advance(2);
     const edge = await (await f.stack.mf.getCaches()).open('tiercache-edge');
     await edge.delete(new URL('/aged.txt', f.stack.url).href);
     const fromShield = await f.get('/aged.txt');
     expect(Number(fromShield.headers.get('age'))).toBeGreaterThanOrEqual(2);
-    await settle(1100);
+    await settle();
+    clock.advance(1);
     const fromEdge = await f.get('/aged.txt');
     expect(Number(fromEdge.headers.get('age'))).toBeGreaterThanOrEqual(3);
     expect(Number(fromEdge.headers.get('age'))).toBeLessThan(10);

@@ -1,24 +1,25 @@
-// RFC 9111 §4.2.4 / §4.3 and RFC 5861 across both tiers, with short freshness lifetimes.
+// RFC 9111 §4.2.4 / §4.3 and RFC 5861 across both tiers, on a fake clock: time passes when a
+// test moves it, so these tests neither sleep for freshness to run out nor race it.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Fixture, cacheStatus, settle, startFixture } from './fixture.ts';
+import { FakeClock, type Fixture, cacheStatus, settle, startFixture } from './fixture.ts';
 
 let f: Fixture;
+const clock = new FakeClock();
 const originGets = () => f.tap.requests.filter((r) => r.method === 'GET');
 
 beforeAll(async () => {
-  f = await startFixture({ STALE_WHILE_REVALIDATE: '0', STALE_IF_ERROR: '0' });
+  f = await startFixture({ STALE_WHILE_REVALIDATE: '0', STALE_IF_ERROR: '0' }, { clock });
 });
 afterAll(() => f?.close());
 
 describe('stale content', () => {
   it('serves the stale copy and refreshes it in the background once (stale-while-revalidate)', async () => {
-    // Three seconds of freshness: HTTP dates have one-second precision, and the refreshed copy
-    // must still be fresh when the last request comes.
-    await f.origin.putObject('swr.txt', 'v1', { 'cache-control': 'max-age=3, stale-while-revalidate=30' });
+    await f.origin.putObject('swr.txt', 'v1', { 'cache-control': 'max-age=60, stale-while-revalidate=30' });
     expect((await f.get('/swr.txt')).text).toBe('v1');
-    await settle(3200);
-    await f.origin.putObject('swr.txt', 'v2', { 'cache-control': 'max-age=3, stale-while-revalidate=30' });
+    await settle();
+    clock.advance(70);
+    await f.origin.putObject('swr.txt', 'v2', { 'cache-control': 'max-age=60, stale-while-revalidate=30' });
     f.tap.clear();
     const stale = await f.get('/swr.txt');
     expect(stale.text).toBe('v1');
@@ -32,11 +33,10 @@ describe('stale content', () => {
   });
 
   it('revalidates a stale copy with a conditional request and keeps its body on 304', async () => {
-    // Three seconds: HTTP dates have one-second precision, so the refreshed copy must be fresh
-    // for clearly longer than that for the last request to be a hit.
-    await f.origin.putObject('revalidate.txt', 'same', { 'cache-control': 'max-age=3' });
+    await f.origin.putObject('revalidate.txt', 'same', { 'cache-control': 'max-age=60' });
     const first = await f.get('/revalidate.txt');
-    await settle(3200);
+    await settle();
+    clock.advance(61);
     f.tap.clear();
     const again = await f.get('/revalidate.txt');
     expect(again.text).toBe('same');
@@ -86,18 +86,19 @@ describe('stale content', () => {
 
 describe('when the origin fails', () => {
   it('serves stale within stale-if-error, never past it, and never when must-revalidate forbids', async () => {
-    await f.origin.putObject('sie.txt', 'still here', { 'cache-control': 'max-age=1, stale-if-error=3' });
-    await f.origin.putObject('strict.txt', 'strict', { 'cache-control': 'max-age=1, must-revalidate, stale-if-error=3' });
+    await f.origin.putObject('sie.txt', 'still here', { 'cache-control': 'max-age=60, stale-if-error=300' });
+    await f.origin.putObject('strict.txt', 'strict', { 'cache-control': 'max-age=60, must-revalidate, stale-if-error=300' });
     await f.get('/sie.txt');
     await f.get('/strict.txt');
-    await settle(1200);
+    await settle();
+    clock.advance(61);
     await f.origin.close();
     const stale = await f.get('/sie.txt');
     expect(stale.status).toBe(200);
     expect(stale.text).toBe('still here');
     expect(cacheStatus(stale).at(-1)).toContain('detail=stale-if-error');
     expect((await f.get('/strict.txt')).status).toBe(502);
-    await settle(3100);
+    clock.advance(300);
     expect((await f.get('/sie.txt')).status).toBe(502);
   });
 });

@@ -29,7 +29,11 @@ export interface Tap {
   close(): Promise<void>;
 }
 
-export async function startTap(target: string): Promise<Tap> {
+/**
+ * `clock`: the fake clock of the workers, which the origin's `Date` then follows too (a real
+ * origin's clock agrees with the cache's; the fake one only moves the tiers' otherwise).
+ */
+export async function startTap(target: string, options: { clock?: () => number } = {}): Promise<Tap> {
   const origin = new URL(target);
   const requests: RecordedRequest[] = [];
   let hook: ((request: RecordedRequest) => Promise<void> | void) | undefined;
@@ -50,7 +54,8 @@ export async function startTap(target: string): Promise<Tap> {
     });
     forward.once('response', (response) => {
       record.status = response.statusCode;
-      outgoing.writeHead(response.statusCode ?? 502, response.statusMessage, response.rawHeaders);
+      const raw = options.clock === undefined ? response.rawHeaders : withDate(response.rawHeaders, new Date(options.clock()).toUTCString());
+      outgoing.writeHead(response.statusCode ?? 502, response.statusMessage, raw);
       pipeline(response, outgoing).catch(() => outgoing.destroy());
     });
     forward.once('error', () => {
@@ -81,4 +86,11 @@ function headerRecord(incoming: IncomingMessage): Record<string, string> {
     headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
   }
   return headers;
+}
+
+/** Raw header pairs with Date replaced. */
+function withDate(raw: string[], date: string): string[] {
+  const out = [...raw];
+  for (let i = 0; i + 1 < out.length; i += 2) if ((out[i] ?? '').toLowerCase() === 'date') out[i + 1] = date;
+  return out;
 }

@@ -26,6 +26,8 @@ export interface WorkersOptions {
   resolve?: ResolveMap;
   /** Entry files relative to the project root, to run other workers in the same stack (tests). */
   entries?: { edge?: string; shield?: string };
+  /** A movable clock (ms epoch) both workers judge freshness by; absent = the real one. */
+  clock?: () => number;
 }
 
 export interface Stack {
@@ -58,7 +60,7 @@ export async function startWorkers(options: WorkersOptions): Promise<Stack> {
         scriptPath: edge.path,
         compatibilityDate: COMPATIBILITY_DATE,
         bindings,
-        serviceBindings: { SHIELD: 'shield' },
+        serviceBindings: { SHIELD: 'shield', ...clockBinding(options.clock) },
         kvNamespaces: { PURGES: PURGES_NAMESPACE },
       },
       {
@@ -69,6 +71,7 @@ export async function startWorkers(options: WorkersOptions): Promise<Stack> {
         compatibilityDate: COMPATIBILITY_DATE,
         bindings,
         kvNamespaces: { PURGES: PURGES_NAMESPACE },
+        serviceBindings: clockBinding(options.clock),
         unsafeDirectSockets: [{ host: LOOPBACK, port: options.shieldPort ?? 0 }],
         ...(options.resolve ? { outboundService: resolvingOutbound(options.resolve) } : {}),
       },
@@ -102,4 +105,12 @@ function disposer(mf: Miniflare): () => Promise<void> {
 
 function definedStrings(config: RawConfig): Record<string, string> {
   return Object.fromEntries(Object.entries(config).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+}
+
+/**
+ * TEST_CLOCK for both workers (shared/test-clock.ts): a Node function answering the fake time,
+ * so that a test can move the clock freshness is judged by instead of sleeping.
+ */
+function clockBinding(clock: (() => number) | undefined): Record<string, (request: Request) => Response> {
+  return clock === undefined ? {} : { TEST_CLOCK: () => new Response(String(clock())) };
 }
