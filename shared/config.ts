@@ -83,6 +83,9 @@ export const CONFIG_NAMES = [
 ] as const;
 export type ConfigName = (typeof CONFIG_NAMES)[number];
 
+/** Settings that are secrets (`wrangler secret put`): never logged, echoed or printed. */
+export const SECRET_CONFIG_NAMES: ReadonlySet<ConfigName> = new Set<ConfigName>(['S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'SHIELD_TOKEN', 'PURGE_TOKEN']);
+
 export const STORJ_GATEWAY = 'https://gateway.storjshare.io';
 const DEFAULT_S3_TTL = 3600;
 const DEFAULT_TIMEOUT_MS = 10_000;

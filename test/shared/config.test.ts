@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { ConfigError, STORJ_GATEWAY, configFrom, parseConfig, type RawConfig } from '../../shared/config.ts';
+import { ConfigError, SECRET_CONFIG_NAMES, STORJ_GATEWAY, configFrom, parseConfig, type RawConfig } from '../../shared/config.ts';
 
 const s3Minimal: RawConfig = { S3_BUCKET: 'assets', S3_ACCESS_KEY_ID: 'AKID', S3_SECRET_ACCESS_KEY: 'SECRET-KEY-VALUE' };
 const httpMinimal: RawConfig = { ORIGIN_KIND: 'http', ORIGIN_URL: 'https://www.example.com' };
@@ -222,5 +222,11 @@ describe('configFrom', () => {
     const env: RawConfig = {};
     expect(() => configFrom(env)).toThrow(ConfigError);
     expect(() => configFrom(env)).toThrow(ConfigError);
+  });
+});
+
+describe('secret settings', () => {
+  it('counts the credentials and both tokens as secrets, never to be printed', () => {
+    expect([...SECRET_CONFIG_NAMES].sort()).toEqual(['PURGE_TOKEN', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'SHIELD_TOKEN']);
   });
 });

@@ -3,7 +3,7 @@
 // sample site; with ORIGIN_URL it fronts that origin instead. Ctrl-C stops everything.
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
-import { CONFIG_NAMES, parseConfig, type RawConfig } from '../../shared/config.ts';
+import { CONFIG_NAMES, SECRET_CONFIG_NAMES, parseConfig, type RawConfig } from '../../shared/config.ts';
 import type { SeededAsset } from './assets.ts';
 import type { S3Origin } from './origin.ts';
 import type { Stack } from './workers.ts';
@@ -11,7 +11,7 @@ import type { Stack } from './workers.ts';
 const DEFAULT_PORT = 8787;
 /** What the embedded origin dictates: its one bucket and account, reached by path. */
 const EMBEDDED_NAMES = ['ORIGIN_KIND', 'S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_ADDRESSING'] as const;
-const SECRET_NAMES = new Set(['S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'SHIELD_TOKEN']);
+const SECRET_NAMES: ReadonlySet<string> = SECRET_CONFIG_NAMES;
 
 /** Thrown inside startup when a signal arrived meanwhile: stop quietly, not as a failure. */
 class Interrupted extends Error {}
