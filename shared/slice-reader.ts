@@ -4,7 +4,7 @@
 // Memory stays bounded by `window` slices: nothing past the window is started.
 
 import type { Piece } from './byte-stream.ts';
-import { splitStream } from './byte-stream.ts';
+import { splitStream } from './split-stream.ts';
 import type { ObjectMeta } from './object-meta.ts';
 import { type SliceSpan, sliceBytes } from './slice-plan.ts';
 

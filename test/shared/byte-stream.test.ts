@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { LengthMismatch, rangesStream, splitStream, withLength, type Piece } from '../../shared/byte-stream.ts';
+import { LengthMismatch, rangesStream, withLength, type Piece } from '../../shared/byte-stream.ts';
+import { splitStream } from '../../shared/split-stream.ts';
 import type { ByteRange } from '../../shared/range.ts';
 
 /** An object whose every byte is distinguishable from its neighbours. */
