@@ -96,7 +96,15 @@ function deliver(read: ObjectRead, status: number, headers: Headers, body: Reada
   if (upstreamTiming) headers.set('server-timing', appendServerTiming(upstreamTiming, headers.get('server-timing')));
   reportTier(headers, 'edge', report, read.now() - started);
   headers.set('age', String(Math.floor(source.age)));
+  // Content-Range counts bytes of the identity representation: a 206 must not be compressed on
+  // the way (RFC 9111 §5.2.2.6 no-transform; Cloudflare does not compress no-transform answers).
+  if (status === 206) headers.set('cache-control', withNoTransform(headers.get('cache-control')));
   return new Response(body, { status, headers });
+}
+
+function withNoTransform(cacheControl: string | null): string {
+  if (cacheControl === null || cacheControl.trim() === '') return 'no-transform';
+  return /(^|,)\s*no-transform\s*(,|$)/i.test(cacheControl) ? cacheControl : `${cacheControl}, no-transform`;
 }
 
 /**
