@@ -1,0 +1,342 @@
+// Load for the benchmarks: `connections` concurrent clients against one URL or several (taken in
+// turn), either for a fixed number of requests in all (Siege/ab style; wrk cannot stop after N, so
+// the built-in Node generator runs these) or for a duration (wrk when installed, else the Node
+// generator). Also the per-tier view of a few sequential responses: RFC 9211 Cache-Status hits
+// and Server-Timing durations.
+//
+// Counting, which both tools share: `requests` is responses received in full (any status),
+// `errors` is exchanges that ended without one (refused, reset, timed out), so with a fixed
+// count requests + errors = the count. Two differences remain, inherent in wrk: its `bytes` are
+// all bytes read from the sockets (headers too; the Node generator counts body bytes), and its
+// "Non-2xx or 3xx responses" counts statuses ≥ 400 only (the Node generator: anything not 2xx).
+
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { Agent, type ClientRequest, type IncomingHttpHeaders, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { EDGE_CACHE_NAME, SHIELD_CACHE_NAME } from '../shared/cache-status.ts';
+import { splitList } from '../shared/header-list.ts';
+
+const DEFAULT_TIMEOUT_SEC = 10;
+const WRK_THREADS = 2;
+const MIB = 2 ** 20;
+const TIME_UNITS_MS: Record<string, number> = { us: 1e-3, ms: 1, s: 1e3, m: 60e3, h: 3600e3 };
+const BINARY_UNITS: Record<string, number> = { '': 1, K: 2 ** 10, M: 2 ** 20, G: 2 ** 30, T: 2 ** 40, P: 2 ** 50 };
+
+export interface LoadOptions {
+  /** One URL, or several taken in turn (round-robin); http: only. */
+  url: string | string[];
+  connections: number;
+  /** Requests in all, across the connections (10 connections × 50 requests = 500). */
+  requests?: number;
+  /** Or: keep every connection busy this long. Exactly one of `requests` and `durationSec`. */
+  durationSec?: number;
+  headers?: Record<string, string>;
+  /** Per request, until its last body byte; 10 s unless said. */
+  timeoutSec?: number;
+  /** The whole run is stopped after this long, and the run then rejects. */
+  maxSeconds: number;
+  /** Forces a generator; by default wrk runs durations when it is installed (wrk needs `durationSec`). */
+  tool?: LoadResult['tool'];
+}
+
+export interface LoadResult {
+  tool: 'wrk 4.x' | 'node-http';
+  requests: number;
+  errors: number;
+  non2xx: number;
+  elapsedSec: number;
+  reqPerSec: number;
+  bytes: number;
+  mibPerSec: number;
+  /** From writing a request to its last body byte, over the `requests` answered; NaN when none were. */
+  latency: { meanMs: number; p50Ms: number; p99Ms: number; maxMs: number };
+}
+
+export interface HeaderSample {
+  status: number;
+  /** By lower-case name; undefined when the response did not have the field. */
+  headers: Record<string, string | undefined>;
+}
+
+export interface TierCount {
+  hits: number;
+  forwards: number;
+  /** hits / (hits + forwards); NaN when no response said either. */
+  hitRatio: number;
+}
+
+export type TimedTier = 'edge' | 'shield' | 'origin';
+
+export interface TierStats {
+  samples: number;
+  /** From the `tiercache-edge` member: `hit`, or `fwd=…` (any reason). */
+  edge: TierCount;
+  /** From the `tiercache-shield` member, on the responses the edge forwarded only. */
+  shield: TierCount;
+  /** Mean Server-Timing `dur` per tier, over the `count` responses that carry its metric. */
+  timing: Record<TimedTier, { meanMs: number; count: number }>;
+}
+
+/** Runs the load; rejects on bad options, on a failed wrk, or when `maxSeconds` ran out. */
+export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+  const urls = targets(options);
+  const { durationSec, tool } = options;
+  const wrkCan = durationSec !== undefined && Number.isInteger(durationSec) && sameOrigin(urls);
+  if (tool === 'wrk 4.x' && !wrkCan) throw new Error('wrk runs a whole number of seconds (durationSec) against URLs of one origin');
+  if (wrkCan && tool !== 'node-http' && (tool === 'wrk 4.x' || (await wrkInstalled()))) return wrkLoad(options, urls, durationSec);
+  return nodeLoad(options, urls);
+}
+
+/** `n` sequential GETs of `url` (bodies read and dropped), with the fields `names` of each response. */
+export async function sampleHeaders(url: string, names: string[], n: number, timeoutSec = DEFAULT_TIMEOUT_SEC): Promise<HeaderSample[]> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const samples: HeaderSample[] = [];
+  try {
+    for (let i = 0; i < n; i++) {
+      const answer = await exchange(new URL(url), agent, {}, timeoutSec * 1000, new Set());
+      if (!answer.ok) throw new Error(`sample ${i + 1} of ${n} from ${url} failed: ${answer.reason}`);
+      const headers = Object.fromEntries(names.map((name) => [name.toLowerCase(), fieldValue(answer.headers, name)]));
+      samples.push({ status: answer.status, headers });
+    }
+  } finally {
+    agent.destroy();
+  }
+  return samples;
+}
+
+export function tierStats(samples: readonly HeaderSample[]): TierStats {
+  const edge = { hits: 0, forwards: 0 };
+  const shield = { hits: 0, forwards: 0 };
+  const timing = { edge: [] as number[], shield: [] as number[], origin: [] as number[] };
+  for (const sample of samples) {
+    const members = cacheStatusMembers(sample.headers['cache-status']);
+    const atEdge = verdict(members.get(EDGE_CACHE_NAME));
+    if (atEdge) edge[atEdge]++;
+    // The shield's member describes this response only when the edge went forward for it.
+    const atShield = atEdge === 'forwards' ? verdict(members.get(SHIELD_CACHE_NAME)) : undefined;
+    if (atShield) shield[atShield]++;
+    for (const [name, dur] of serverTimingDurations(sample.headers['server-timing'])) {
+      if (name === 'edge' || name === 'shield' || name === 'origin') timing[name].push(dur);
+    }
+  }
+  const summary = (durations: number[]) => ({ meanMs: mean(durations), count: durations.length });
+  return {
+    samples: samples.length,
+    edge: { ...edge, hitRatio: edge.hits / (edge.hits + edge.forwards) },
+    shield: { ...shield, hitRatio: shield.hits / (shield.hits + shield.forwards) },
+    timing: { edge: summary(timing.edge), shield: summary(timing.shield), origin: summary(timing.origin) },
+  };
+}
+
+/** wrk's report (with --latency), as a LoadResult. */
+export function parseWrkOutput(text: string): LoadResult {
+  const total = /(\d+) requests in ([\d.]+\w+), ([\d.]+)([KMGTP]?)B read/.exec(text);
+  const latency = /^\s*Latency\s+([\d.]+\w+)\s+[\d.]+\w+\s+([\d.]+\w+)/m.exec(text);
+  const p50 = /^\s*50(?:\.0+)?%\s+([\d.]+\w+)/m.exec(text);
+  const p99 = /^\s*99(?:\.0+)?%\s+([\d.]+\w+)/m.exec(text);
+  const perSec = /Requests\/sec:\s+([\d.]+)/.exec(text);
+  const transfer = /Transfer\/sec:\s+([\d.]+)([KMGTP]?)B/.exec(text);
+  if (!total || !latency || !p50 || !p99 || !perSec || !transfer) throw new Error(`wrk's output lacks the expected summary lines:\n${text}`);
+  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(text);
+  const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(text);
+  return {
+    tool: 'wrk 4.x',
+    requests: Number(total[1]),
+    errors: socket ? socket.slice(1).reduce((sum, count) => sum + Number(count), 0) : 0,
+    non2xx: non2xx ? Number(non2xx[1]) : 0,
+    elapsedSec: wrkMs(total[2]) / 1000,
+    reqPerSec: Number(perSec[1]),
+    bytes: Math.round(Number(total[3]) * (BINARY_UNITS[total[4] ?? ''] ?? Number.NaN)),
+    mibPerSec: (Number(transfer[1]) * (BINARY_UNITS[transfer[2] ?? ''] ?? Number.NaN)) / MIB,
+    latency: { meanMs: wrkMs(latency[1]), p50Ms: wrkMs(p50[1]), p99Ms: wrkMs(p99[1]), maxMs: wrkMs(latency[2]) },
+  };
+}
+
+function targets(options: LoadOptions): URL[] {
+  const urls = (Array.isArray(options.url) ? options.url : [options.url]).map((url) => new URL(url));
+  const wholeNumber = (value: number | undefined) => value !== undefined && Number.isSafeInteger(value) && value > 0;
+  if (urls.length === 0 || urls.some((url) => url.protocol !== 'http:')) throw new Error(`expected one or more http: URLs, got ${String(options.url)}`);
+  if (!wholeNumber(options.connections)) throw new Error(`connections must be a positive whole number, got ${options.connections}`);
+  if ((options.requests === undefined) === (options.durationSec === undefined)) throw new Error('expected either requests or durationSec, not both or neither');
+  if (options.requests !== undefined && !wholeNumber(options.requests)) throw new Error(`requests must be a positive whole number, got ${options.requests}`);
+  if (options.durationSec !== undefined && !(options.durationSec > 0 && options.durationSec < options.maxSeconds)) {
+    throw new Error(`durationSec must be above 0 and below maxSeconds (${options.maxSeconds}), got ${options.durationSec}`);
+  }
+  if (!(options.maxSeconds > 0)) throw new Error(`maxSeconds must be above 0, got ${options.maxSeconds}`);
+  return urls;
+}
+
+// The Node generator: each connection is a loop of back-to-back requests on its keep-alive socket.
+
+type Exchange = { ok: true; status: number; bytes: number; ms: number; headers: IncomingHttpHeaders } | { ok: false; reason: string };
+
+async function nodeLoad(options: LoadOptions, urls: URL[]): Promise<LoadResult> {
+  const { connections, requests: total, durationSec, headers = {}, timeoutSec = DEFAULT_TIMEOUT_SEC, maxSeconds } = options;
+  const agent = new Agent({ keepAlive: true, maxSockets: connections, maxFreeSockets: connections });
+  const inFlight = new Set<ClientRequest>();
+  const latencies: number[] = [];
+  const counts = { issued: 0, requests: 0, errors: 0, non2xx: 0, bytes: 0 };
+  const started = performance.now();
+  const endsAt = durationSec === undefined ? Number.POSITIVE_INFINITY : started + durationSec * 1000;
+  let overrun = false;
+  const hardStop = setTimeout(() => {
+    overrun = true;
+    for (const pending of inFlight) pending.destroy(new Error(`the run's ${maxSeconds} s ran out`));
+  }, maxSeconds * 1000);
+  const next = (): URL | undefined => {
+    if (overrun || (total !== undefined ? counts.issued >= total : performance.now() >= endsAt)) return undefined;
+    return urls[counts.issued++ % urls.length];
+  };
+  const connection = async () => {
+    for (let url = next(); url !== undefined; url = next()) {
+      const answer = await exchange(url, agent, headers, timeoutSec * 1000, inFlight);
+      if (!answer.ok) {
+        counts.errors++;
+        continue;
+      }
+      counts.requests++;
+      counts.bytes += answer.bytes;
+      if (answer.status < 200 || answer.status > 299) counts.non2xx++;
+      latencies.push(answer.ms);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: connections }, connection));
+  } finally {
+    clearTimeout(hardStop);
+    agent.destroy();
+  }
+  if (overrun) throw new Error(`the load run was stopped after ${maxSeconds} s with ${counts.requests} responses and ${counts.errors} errors`);
+  const elapsedSec = (performance.now() - started) / 1000;
+  return {
+    tool: 'node-http',
+    requests: counts.requests,
+    errors: counts.errors,
+    non2xx: counts.non2xx,
+    elapsedSec,
+    reqPerSec: counts.requests / elapsedSec,
+    bytes: counts.bytes,
+    mibPerSec: counts.bytes / MIB / elapsedSec,
+    latency: latencySummary(latencies),
+  };
+}
+
+/** One GET, body read in full; settles once, never rejects. */
+function exchange(url: URL, agent: Agent, headers: Record<string, string>, timeoutMs: number, inFlight: Set<ClientRequest>): Promise<Exchange> {
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = (answer: Exchange) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      inFlight.delete(pending);
+      resolve(answer);
+    };
+    const pending = request(url, { agent, headers }, (response) => {
+      let bytes = 0;
+      response.on('data', (chunk: Buffer) => (bytes += chunk.length));
+      response.on('end', () => finish({ ok: true, status: response.statusCode ?? 0, bytes, ms: performance.now() - written, headers: response.headers }));
+      response.on('error', (error) => finish({ ok: false, reason: error.message }));
+      response.on('close', () => finish({ ok: false, reason: 'the response ended before its last byte' }));
+    });
+    pending.on('error', (error) => finish({ ok: false, reason: error.message }));
+    const timer = setTimeout(() => pending.destroy(new Error(`no complete response within ${timeoutMs} ms`)), timeoutMs);
+    inFlight.add(pending);
+    const written = performance.now();
+    pending.end();
+  });
+}
+
+/** Exact percentiles by nearest rank: the smallest latency with at least p % of them at or below it. */
+function latencySummary(latencies: number[]): LoadResult['latency'] {
+  const sorted = Float64Array.from(latencies).sort();
+  const rank = (p: number) => sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+  return { meanMs: mean(latencies), p50Ms: rank(50), p99Ms: rank(99), maxMs: sorted[sorted.length - 1] ?? Number.NaN };
+}
+
+// wrk: one run for the duration; several URLs become a Lua script taking their paths in turn.
+
+async function wrkLoad(options: LoadOptions, urls: URL[], durationSec: number): Promise<LoadResult> {
+  const { connections, headers = {}, timeoutSec = DEFAULT_TIMEOUT_SEC, maxSeconds } = options;
+  const args = ['-t', String(Math.min(WRK_THREADS, connections)), '-c', String(connections), '-d', `${durationSec}s`, '--latency', '--timeout', `${timeoutSec}s`];
+  for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}: ${value}`);
+  const directory = urls.length > 1 ? await mkdtemp(join(tmpdir(), 'tiercache-wrk-')) : undefined;
+  try {
+    if (directory) {
+      const paths = urls.map((url) => JSON.stringify(url.pathname + url.search)).join(', ');
+      const script = `local paths = { ${paths} }\nlocal i = 0\nrequest = function()\n  i = i % #paths + 1\n  return wrk.format(nil, paths[i])\nend\n`;
+      await writeFile(join(directory, 'round-robin.lua'), script);
+      args.push('-s', join(directory, 'round-robin.lua'));
+    }
+    args.push(urls[0]?.href ?? '');
+    const { stdout } = await promisify(execFile)('wrk', args, { timeout: maxSeconds * 1000, killSignal: 'SIGKILL', maxBuffer: 1 << 20 });
+    return parseWrkOutput(stdout);
+  } finally {
+    if (directory) await rm(directory, { recursive: true, force: true });
+  }
+}
+
+async function wrkInstalled(): Promise<boolean> {
+  return promisify(execFile)('which', ['wrk']).then(
+    () => true,
+    () => false,
+  );
+}
+
+function sameOrigin(urls: URL[]): boolean {
+  return urls.every((url) => url.origin === urls[0]?.origin);
+}
+
+/** wrk's durations: a number and one of us, ms, s, m, h. */
+function wrkMs(value: string | undefined): number {
+  const match = /^([\d.]+)(us|ms|s|m|h)$/.exec(value ?? '');
+  return match ? Number(match[1]) * (TIME_UNITS_MS[match[2] ?? ''] ?? Number.NaN) : Number.NaN;
+}
+
+// RFC 9211 Cache-Status and Server-Timing, read as far as tierStats needs.
+
+/** Each member's parameters by cache name; a quoted detail may hold ';' (RFC 8941 sf-string). */
+function cacheStatusMembers(value: string | undefined): Map<string, Map<string, string>> {
+  const members = new Map<string, Map<string, string>>();
+  for (const member of splitList(value ?? '')) {
+    const [name = '', ...params] = parameters(member);
+    // A parameter without a value is the boolean true, ?1 (RFC 8941 §3.1.2).
+    members.set(name, new Map(params.map((param) => (param.includes('=') ? [param.slice(0, param.indexOf('=')), param.slice(param.indexOf('=') + 1)] : [param, '?1']))));
+  }
+  return members;
+}
+
+/** RFC 9211 §2.1 `hit`: served without going forward; §2.2 `fwd`: went forward, whatever the reason. */
+function verdict(params: Map<string, string> | undefined): keyof Omit<TierCount, 'hitRatio'> | undefined {
+  if (params?.has('fwd')) return 'forwards';
+  return params?.get('hit') === '?1' ? 'hits' : undefined;
+}
+
+function serverTimingDurations(value: string | undefined): [string, number][] {
+  return splitList(value ?? '').flatMap((metric) => {
+    const [name = '', ...params] = parameters(metric);
+    const dur = params.find((param) => param.startsWith('dur='));
+    const ms = Number(dur?.slice('dur='.length) || Number.NaN);
+    return Number.isFinite(ms) ? [[name, ms] as [string, number]] : [];
+  });
+}
+
+/** `item;a=1;b` split on the ';' outside quoted strings, quoted values blanked, trimmed. */
+function parameters(item: string): string[] {
+  return item
+    .replace(/"(?:[^"\\]|\\.)*"/g, '""')
+    .split(';')
+    .map((part) => part.trim());
+}
+
+function fieldValue(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name.toLowerCase()];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+function mean(values: readonly number[]): number {
+  return values.length === 0 ? Number.NaN : values.reduce((sum, value) => sum + value, 0) / values.length;
+}
