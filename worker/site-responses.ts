@@ -35,7 +35,7 @@ export function withSiteResponses(app: EdgeFetch): EdgeFetch {
 }
 
 /**
- * The 404 answer with the page's body and representation headers, the page read as any client
+ * The 404 answer with the page's body and representation headers, the page read as a client
  * would read it (so it is cached at both tiers like any object); the bare 404 when the page is
  * missing too. The status, Cache-Status, caching headers and Age stay the 404's: they describe
  * the resource asked for. Nothing of the client's request goes along (no Range, no conditions).

@@ -5,6 +5,7 @@ import type { ObjectMeta } from '../../shared/object-meta.ts';
 import type { SliceSpan } from '../../shared/slice-plan.ts';
 import { readSlices, type Budget, type SliceRead, type SliceReadOptions, type SliceStore, type SpanFetch } from '../../shared/slice-reader.ts';
 import { VersionChanged } from '../../shared/upstream.ts';
+import { streamOf } from '../streams.ts';
 
 const SLICE = 4;
 const PLENTY = 10_000;
@@ -22,23 +23,6 @@ function range(count: number, from = 0): number[] {
   return Array.from({ length: count }, (_, i) => from + i);
 }
 
-/** `bytes` as a stream of chunks of at most `chunkSize`; `onCancel` hears a cancel. */
-function streamOf(bytes: Uint8Array, chunkSize = 3, onCancel?: () => void): ReadableStream<Uint8Array> {
-  let offset = 0;
-  return new ReadableStream<Uint8Array>(
-    {
-      pull(controller) {
-        if (offset >= bytes.length) return controller.close();
-        controller.enqueue(bytes.slice(offset, offset + chunkSize));
-        offset += chunkSize;
-      },
-      cancel() {
-        onCancel?.();
-      },
-    },
-    { highWaterMark: 0 },
-  );
-}
 
 async function readAll(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
   return new Uint8Array(await new Response(stream).arrayBuffer());

@@ -3,6 +3,7 @@ import type { Piece } from '../../shared/byte-stream.ts';
 import { planMultipart } from '../../shared/multipart.ts';
 import type { ByteRange } from '../../shared/range.ts';
 import { firstSliceHint, framedBody, planRanges, unsatisfiable, wholePieces, type RangePlan } from '../../worker/client-range.ts';
+import { streamOf } from '../streams.ts';
 
 const ETAG = '"9b2cf535f27731c974343645a3985328"';
 const LAST_MODIFIED = 'Sat, 01 Aug 2026 00:00:00 GMT';
@@ -18,23 +19,6 @@ function objectBytes(size: number): Uint8Array {
   return Uint8Array.from({ length: size }, (_, i) => (i * 7 + 3) & 0xff);
 }
 
-/** `bytes` as a stream of chunks of at most `chunkSize` bytes. */
-function streamOf(bytes: Uint8Array, chunkSize: number, onCancel?: () => void): ReadableStream<Uint8Array> {
-  let offset = 0;
-  return new ReadableStream<Uint8Array>(
-    {
-      pull(controller) {
-        if (offset >= bytes.length) return controller.close();
-        controller.enqueue(bytes.slice(offset, offset + chunkSize));
-        offset += chunkSize;
-      },
-      cancel() {
-        onCancel?.();
-      },
-    },
-    { highWaterMark: 0 },
-  );
-}
 
 /** The object as slices of `sliceSize`, each arriving a byte at a time. */
 function slicePieces(bytes: Uint8Array, sliceSize: number): AsyncIterator<Piece> {
