@@ -25,20 +25,32 @@ export function representationHeaders(headers: Headers): Headers {
   return kept;
 }
 
+/** The object marker for `meta`: `size=<bytes>; slice=<bytes>`. */
+export function objectMarker(meta: Pick<ObjectMeta, 'size' | 'sliceSize'>): string {
+  return `size=${meta.size}; slice=${meta.sliceSize}`;
+}
+
+/** A marker's size and slice size; undefined for anything else (`whole`, absent, garbled, slice 0). */
+export function parseObjectMarker(value: string | null): { size: number; sliceSize: number } | undefined {
+  const match = /^size=(\d{1,16}); slice=(\d{1,9})$/.exec(value ?? '');
+  const sliceSize = Number(match?.[2]);
+  return match && sliceSize > 0 ? { size: Number(match[1]), sliceSize } : undefined;
+}
+
 /** The manifest's headers: the representation plus the marker. Its body is empty. */
 export function manifestHeaders(meta: ObjectMeta): Headers {
   const headers = representationHeaders(meta.headers);
-  headers.set(OBJECT_HEADER, `size=${meta.size}; slice=${meta.sliceSize}`);
+  headers.set(OBJECT_HEADER, objectMarker(meta));
   headers.set('content-length', '0');
   return headers;
 }
 
 /** The object described by a stored manifest's headers, or undefined if they are not one. */
 export function readManifest(headers: Headers): ObjectMeta | undefined {
-  const marker = /^size=(\d{1,16}); slice=(\d{1,9})$/.exec(headers.get(OBJECT_HEADER) ?? '');
+  const marker = parseObjectMarker(headers.get(OBJECT_HEADER));
   const etag = headers.get('etag');
-  if (!marker || !isStrongEtag(etag)) return undefined;
-  return { size: Number(marker[1]), sliceSize: Number(marker[2]), etag, headers: representationHeaders(headers) };
+  if (marker === undefined || !isStrongEtag(etag)) return undefined;
+  return { ...marker, etag, headers: representationHeaders(headers) };
 }
 
 /**

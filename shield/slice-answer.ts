@@ -6,7 +6,7 @@
 import { type Config } from '../shared/config.ts';
 import { evaluatePreconditions, notModifiedHeaders } from '../shared/conditional.ts';
 import { BadRequest, HttpError } from '../shared/http-error.ts';
-import { OBJECT_HEADER } from '../shared/object-meta.ts';
+import { OBJECT_HEADER, objectMarker } from '../shared/object-meta.ts';
 import { type ObjectRead, type Resolved, resolveObject } from '../shared/object-read.ts';
 import { readObjectSlices } from '../shared/object-slices.ts';
 import { rangesStream } from '../shared/byte-stream.ts';
@@ -57,7 +57,7 @@ export async function answerSlices(request: SliceRequest, context: SliceAnswerCo
       const sliceRead = await readObjectSlices(read, resolved, indices, { window: config.slicing.readahead, maxSpan: 1, budget: context.budget });
       const bytes = spanBytes(span, meta.sliceSize, meta.size);
       const headers = new Headers(meta.headers);
-      headers.set(OBJECT_HEADER, `size=${meta.size}; slice=${meta.sliceSize}`);
+      headers.set(OBJECT_HEADER, objectMarker(meta));
       headers.set(SPAN_HEADER, `${span.first}-${span.last}`);
       headers.set('content-length', String(bytes.end - bytes.start + 1));
       const sliceTiming = serverTimingMetric('shield-slice', read.now() - sliceStarted);
@@ -77,7 +77,7 @@ export async function answerSlices(request: SliceRequest, context: SliceAnswerCo
 function refuse(context: SliceAnswerContext, resolved: Extract<Resolved, { kind: 'sliced' }>, status: 412 | 416): Response {
   for (const body of resolved.prefetched.values()) void body.cancel().catch(() => undefined);
   const headers = new Headers(resolved.meta.headers);
-  headers.set(OBJECT_HEADER, `size=${resolved.meta.size}; slice=${resolved.meta.sliceSize}`);
+  headers.set(OBJECT_HEADER, objectMarker(resolved.meta));
   if (status === 416) headers.set('content-range', unsatisfiedRange(resolved.meta.size));
   return finish(context, status, headers, null, resolved.age, resolved.report);
 }

@@ -17,3 +17,14 @@ export function streamOf(bytes: Uint8Array, chunkSize = 3, onCancel?: () => void
     { highWaterMark: 0 },
   );
 }
+
+/** The chunks as one byte array. */
+export function concat(chunks: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(chunks.reduce((n, chunk) => n + chunk.length, 0));
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return out;
+}

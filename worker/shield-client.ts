@@ -5,7 +5,7 @@
 import type { Config } from '../shared/config.ts';
 import { BadGateway } from '../shared/http-error.ts';
 import { CREDENTIAL_HEADER, HOST_HEADER, REVALIDATE_HEADER, SHIELD_ORIGIN } from '../shared/internal.ts';
-import { OBJECT_HEADER, type ObjectMeta, representationHeaders } from '../shared/object-meta.ts';
+import { OBJECT_HEADER, type ObjectMeta, parseObjectMarker, representationHeaders } from '../shared/object-meta.ts';
 import type { RequestTarget } from '../shared/request-target.ts';
 import { type ObjectVersion, type SliceSpan, isStrongEtag, sliceCount, spanBytes } from '../shared/slice-plan.ts';
 import { SPAN_HEADER, WHOLE, sliceRequestPath } from '../shared/slice-protocol.ts';
@@ -59,8 +59,8 @@ async function checkAnswer(response: Response, span: SliceSpan, pinned: ObjectVe
   };
   if (response.status === 412) return fail('the shield no longer has the pinned version');
   const marker = response.headers.get(OBJECT_HEADER);
-  const described = /^size=(\d{1,16}); slice=(\d{1,9})$/.exec(marker ?? '');
-  if (described === null) {
+  const described = parseObjectMarker(marker);
+  if (described === undefined) {
     if (pinned !== undefined && response.status === 200) return fail('the object is no longer sliced');
     // Not sliced (the whole object, marked), or an error the shield answered with.
     const headers = new Headers(response.headers);
@@ -68,7 +68,7 @@ async function checkAnswer(response: Response, span: SliceSpan, pinned: ObjectVe
     return { kind: 'whole', response: new Response(response.body, { status: response.status, headers }) };
   }
   const etag = response.headers.get('etag');
-  const meta: ObjectMeta = { size: Number(described[1]), sliceSize: Number(described[2]), etag: etag ?? '', headers: representationHeaders(response.headers) };
+  const meta: ObjectMeta = { ...described, etag: etag ?? '', headers: representationHeaders(response.headers) };
   if (!isStrongEtag(etag) || meta.sliceSize !== sliceSize) return fail(`the shield described the object as ${marker} with ETag ${etag}`);
   if (pinned !== undefined && (meta.etag !== pinned.etag || meta.size !== pinned.size)) return fail(`etag mismatch in slice response: expected ${pinned.etag}, got ${meta.etag}`);
   if (response.status === 416) {

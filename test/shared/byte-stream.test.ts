@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { LengthMismatch, rangesStream, withLength, type Piece } from '../../shared/byte-stream.ts';
 import { splitStream } from '../../shared/split-stream.ts';
 import type { ByteRange } from '../../shared/range.ts';
+import { concat } from '../streams.ts';
 
 /** An object whose every byte is distinguishable from its neighbours. */
 function objectBytes(size: number): Uint8Array {
@@ -86,15 +87,6 @@ async function readAll(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> 
   }
 }
 
-function concat(chunks: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((n, chunk) => n + chunk.length, 0));
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out;
-}
 
 /** What `promise` came to within `ms`, or 'pending' if it had not settled by then. */
 async function settledWithin<T>(promise: Promise<T>, ms: number): Promise<{ value: T } | { error: unknown } | 'pending'> {

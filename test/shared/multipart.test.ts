@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { BOUNDARY_BYTES, boundaryFrom, planMultipart, type MultipartPlan } from '../../shared/multipart.ts';
 import { evaluateRange, type ByteRange } from '../../shared/range.ts';
+import { concat } from '../streams.ts';
 
 /** RFC 2046 §5.1.1, written out independently: 1-70 bchars, the last not a space. */
 const BCHARS_NOSPACE = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'()+_,-./:=?";
@@ -18,13 +19,7 @@ function representation(size: number): Uint8Array {
 function body(plan: MultipartPlan, bytes: Uint8Array): Uint8Array {
   const chunks = plan.parts.flatMap((part) => [part.head, bytes.slice(part.range.start, part.range.end + 1)]);
   chunks.push(plan.tail);
-  const out = new Uint8Array(chunks.reduce((n, chunk) => n + chunk.length, 0));
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out;
+  return concat(chunks);
 }
 
 type ParsedPart = { headers: Record<string, string>; bytes: Uint8Array };

@@ -201,3 +201,13 @@ describe('slice entries', () => {
     expect(isSliceEntry(new Headers({ [SLICE_HEADER]: '0' }), 0, MIB)).toBe(false);
   });
 });
+
+describe('the object marker', () => {
+  it('reads back what it writes, and refuses a slice size of zero (no slice count could follow)', async () => {
+    const { objectMarker, parseObjectMarker } = await import('../../shared/object-meta.ts');
+    expect(parseObjectMarker(objectMarker({ size: 123, sliceSize: 8 }))).toEqual({ size: 123, sliceSize: 8 });
+    expect(parseObjectMarker('size=123; slice=0')).toBeUndefined();
+    expect(parseObjectMarker('whole')).toBeUndefined();
+    expect(parseObjectMarker(null)).toBeUndefined();
+  });
+});
