@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import {
   OBJECT_HEADER, SLICE_HEADER, isSliceEntry, manifestHeaders, readManifest, representationHeaders, sliceEntryHeaders, slicedMeta,
   type ObjectMeta,
+  objectMarker,
+  parseObjectMarker,
 } from '../../shared/object-meta.ts';
 
 const MIB = 1024 * 1024;
@@ -203,8 +205,7 @@ describe('slice entries', () => {
 });
 
 describe('the object marker', () => {
-  it('reads back what it writes, and refuses a slice size of zero (no slice count could follow)', async () => {
-    const { objectMarker, parseObjectMarker } = await import('../../shared/object-meta.ts');
+  it('reads back what it writes, and refuses a slice size of zero (no slice count could follow)', () => {
     expect(parseObjectMarker(objectMarker({ size: 123, sliceSize: 8 }))).toEqual({ size: 123, sliceSize: 8 });
     expect(parseObjectMarker('size=123; slice=0')).toBeUndefined();
     expect(parseObjectMarker('whole')).toBeUndefined();
