@@ -1,13 +1,18 @@
 // `node bench/load-check.ts`: the load generator against a local node:http server answering
 // 20 KiB, run the two ways the benchmarks run it (10 connections × 50 requests; 50 connections
-// for 2 s), plus tierStats on scripted Cache-Status/Server-Timing answers and parseWrkOutput on a
-// wrk report. The server shares this process's CPU with the generator: the rates are a floor.
-// Exits 1 when a count or a parsed number is not what it must be.
+// for 2 s), with wrk (when installed) and with the Node generator; wrk's fixed count is checked
+// against what the server saw (exactly the count sent, none more), and its status counting
+// against a server that answers some requests 302, with small bodies (counted by wrk-load.lua's
+// hook) and with large ones (counted from the bytes). Plus tierStats on scripted
+// Cache-Status/Server-Timing answers and wrkLoadResult on a wrk summary line. The server shares
+// this process's CPU with the generator: the rates are a floor. Exits 1 when a count or a parsed
+// number is not what it must be.
 
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type LoadResult, parseWrkOutput, runLoad, sampleHeaders, tierStats } from './load.ts';
+import { type LoadResult, runLoad, sampleHeaders, tierStats } from './load.ts';
+import { parseWrkJson, wrkInstalled, wrkLoadResult } from './wrk.ts';
 import { describeError, describeMachine, formatTable, machine } from './report.ts';
 
 const BODY = Buffer.alloc(20 * 1024, 'x');
@@ -18,30 +23,26 @@ const TIER_ANSWERS = [
   { status: 'tiercache-shield; fwd=miss; stored, tiercache-edge; fwd=miss; stored', timing: 'origin;dur=10, shield;dur=3, edge;dur=1' },
   { status: 'tiercache-shield; fwd=stale, tiercache-edge; fwd=stale', timing: 'origin;dur=10, shield;dur=3, edge;dur=1;desc="x"' },
 ] as const;
-const WRK_REPORT = `Running 2s test @ http://127.0.0.1:8080/
-  2 threads and 50 connections
-  Thread Stats   Avg      Stdev     Max   +/- Stdev
-    Latency   635.91us  400.14us  12.35ms   93.02%
-    Req/Sec    39.52k     2.31k   43.10k    72.50%
-  Latency Distribution
-     50%  580.00us
-     75%  700.00us
-     90%  850.00us
-     99%    1.95ms
-  78651 requests in 2.00s, 1.51GB read
-  Socket errors: connect 0, read 2, write 0, timeout 1
-  Non-2xx or 3xx responses: 7
-Requests/sec:  39325.50
-Transfer/sec:    772.38MB
+const WRK_LINE = `Running 2s test @ http://127.0.0.1:8080/
+tiercache-wrk-json: {"requests":500,"bytes":52500000,"durationUs":2100000,"elapsedUs":2000000,"threads":2,"finished":2,"sent":500,"answered":500,"non2xx":0,"countedStatuses":false,"errors":{"connect":0,"read":2,"write":0,"timeout":1,"status":3},"latencyUs":{"mean":635.91,"p50":580,"p99":1950,"max":12350}}
 `;
+/** Every seventh request to /redirect-* is answered 302 with a short body. */
+const REDIRECT_EVERY = 7;
+const LARGE_BODY = Buffer.alloc(2 * 1024 * 1024, 'y');
 
 await main();
 
 async function main(): Promise<void> {
   let served = 0;
   let tierRequests = 0;
+  let redirectRequests = 0;
   const server = createServer((request, response) => {
     served++;
+    if (request.url?.startsWith('/redirect-')) {
+      if (++redirectRequests % REDIRECT_EVERY === 0) return void response.writeHead(302, { location: '/object.bin', 'content-length': 5 }).end('moved');
+      const body = request.url === '/redirect-large' ? LARGE_BODY : BODY;
+      return void response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': body.length }).end(body);
+    }
     if (request.url === '/tiers') {
       const answer = TIER_ANSWERS[tierRequests++ % TIER_ANSWERS.length];
       response.setHeader('cache-status', answer?.status ?? '');
@@ -56,10 +57,27 @@ async function main(): Promise<void> {
   const expect = (ok: boolean, what: string) => void (ok || failures.push(what));
   try {
     console.log(describeMachine(machine()));
-    const fixed = await runLoad({ url, connections: 10, requests: 10 * 50, maxSeconds: 30 });
-    expect(fixed.requests === 500 && fixed.errors === 0 && fixed.non2xx === 0, `10 × 50: 500 responses, no errors (got ${fixed.requests}, ${fixed.errors} errors)`);
-    expect(fixed.bytes === 500 * BODY.length, `10 × 50: ${500 * BODY.length} body bytes (got ${fixed.bytes})`);
-    const runs: [string, LoadResult][] = [['10 connections × 50 requests', fixed]];
+    const runs: [string, LoadResult][] = [];
+    const wrk = await wrkInstalled();
+    for (const tool of wrk ? (['wrk 4.x', 'node-http'] as const) : (['node-http'] as const)) {
+      const servedBefore = served;
+      const fixed = await runLoad({ url, connections: 10, requests: 10 * 50, maxSeconds: 30, tool, bodyBytes: BODY.length });
+      const what = `10 × 50 (${tool})`;
+      expect(fixed.requests === 500 && fixed.sent === 500 && fixed.errors === 0 && fixed.non2xx === 0, `${what}: 500 sent, 500 responses, no errors (got ${fixed.sent} sent, ${fixed.requests}, ${fixed.errors} errors, ${fixed.non2xx} non-2xx)`);
+      expect(served - servedBefore === 500, `${what}: the server saw exactly 500 requests (saw ${served - servedBefore})`);
+      // wrk's bytes include the headers (about 150 bytes each from node:http).
+      const headerBound = tool === 'node-http' ? 0 : 400;
+      expect(fixed.bytes >= 500 * BODY.length && fixed.bytes <= 500 * (BODY.length + headerBound), `${what}: 500 bodies read (${fixed.bytes} bytes)`);
+      runs.push([what, fixed]);
+    }
+    if (wrk) {
+      // 50 requests, every seventh answered 302: 7 of them; hook-counted (20 KiB) and byte-counted (2 MiB).
+      for (const [path, bodyBytes] of [['/redirect-small', BODY.length], ['/redirect-large', LARGE_BODY.length]] as const) {
+        redirectRequests = 0;
+        const counted = await runLoad({ url: url.replace('/object.bin', path), connections: 10, requests: 50, maxSeconds: 30, tool: 'wrk 4.x', bodyBytes });
+        expect(counted.requests === 50 && counted.non2xx === 7, `wrk, 50 requests to ${path}: 7 answered 302 counted as non-2xx (got ${counted.requests} responses, ${counted.non2xx} non-2xx)`);
+      }
+    }
     // By default wrk when installed; then the Node generator for the same 2 s, to compare.
     for (const tool of [undefined, 'node-http'] as const) {
       const servedBefore = served;
@@ -79,11 +97,14 @@ async function main(): Promise<void> {
     expect(tiers.shield.hits === 2 && tiers.shield.forwards === 4, 'shield: 2 hits, 4 forwards (the edge hits not counted)');
     expect(tiers.timing.edge.meanMs === 1 && tiers.timing.shield.meanMs === 3 && tiers.timing.origin.count === 4, 'Server-Timing means');
 
-    const wrk = parseWrkOutput(WRK_REPORT);
-    console.log(`parseWrkOutput of a wrk 4.2 report: ${JSON.stringify(wrk)}`);
-    expect(wrk.requests === 78651 && wrk.errors === 3 && wrk.non2xx === 7 && wrk.elapsedSec === 2, 'wrk counts');
-    expect(Math.abs(wrk.latency.meanMs - 0.63591) < 1e-9 && wrk.latency.p99Ms === 1.95 && wrk.latency.maxMs === 12.35, 'wrk latencies');
-    expect(Math.abs(wrk.mibPerSec - 772.38) < 1e-9 && wrk.bytes === Math.round(1.51 * 2 ** 30), 'wrk transfer');
+    const summary = parseWrkJson(WRK_LINE);
+    const parsed = wrkLoadResult(summary, { requests: 500, bodyBytes: 105_000 });
+    console.log(`wrkLoadResult of a summary line: ${JSON.stringify(parsed)}`);
+    expect(parsed.requests === 500 && parsed.sent === 500 && parsed.errors === 3 && parsed.elapsedSec === 2, "wrk counts, and the script's clock over wrk's");
+    expect(parsed.non2xx === 3, 'wrk statuses: its own ≥ 400 count, plus no short bodies (500 × 105,000 bytes read)');
+    expect(wrkLoadResult(summary, { requests: 500, bodyBytes: 106_000 }).non2xx === 3 + 5, 'wrk statuses: 500,000 bytes short of 500 × 106,000 = 5 bodies missing');
+    expect(Math.abs(parsed.latency.meanMs - 0.63591) < 1e-9 && parsed.latency.p99Ms === 1.95 && parsed.latency.maxMs === 12.35, 'wrk latencies');
+    expect(wrkLoadResult(summary, {}).elapsedSec === 2.1, "a duration run: wrk's own duration");
   } catch (error) {
     failures.push(`the check threw: ${describeError(error)}`);
   } finally {

@@ -1,29 +1,21 @@
 // Load for the benchmarks: `connections` concurrent clients against one URL or several (taken in
-// turn), either for a fixed number of requests in all (Siege/ab style; wrk cannot stop after N, so
-// the built-in Node generator runs these) or for a duration (wrk when installed, else the Node
-// generator). Also the per-tier view of a few sequential responses: RFC 9211 Cache-Status hits
-// and Server-Timing durations.
+// turn), either for a fixed number of requests in all (Siege/ab style) or for a duration; wrk
+// runs both when it is installed (wrk.ts), else the built-in keep-alive Node generator. Also the
+// per-tier view of a few sequential responses: RFC 9211 Cache-Status hits and Server-Timing
+// durations.
 //
 // Counting, which both tools share: `requests` is responses received in full (any status),
 // `errors` is exchanges that ended without one (refused, reset, timed out), so with a fixed
-// count requests + errors = the count. Two differences remain, inherent in wrk: its `bytes` are
-// all bytes read from the sockets (headers too; the Node generator counts body bytes), and its
-// "Non-2xx or 3xx responses" counts statuses ≥ 400 only (the Node generator: anything not 2xx).
+// count requests + errors = the count. What differs with wrk (its bytes, latencies and statuses)
+// is said in wrk.ts.
 
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { Agent, type ClientRequest, type IncomingHttpHeaders, request } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { EDGE_CACHE_NAME, SHIELD_CACHE_NAME } from '../shared/cache-status.ts';
 import { splitList } from '../shared/header-list.ts';
+import { runWrk, wrkInstalled } from './wrk.ts';
 
 const DEFAULT_TIMEOUT_SEC = 10;
-const WRK_THREADS = 2;
 const MIB = 2 ** 20;
-const TIME_UNITS_MS: Record<string, number> = { us: 1e-3, ms: 1, s: 1e3, m: 60e3, h: 3600e3 };
-const BINARY_UNITS: Record<string, number> = { '': 1, K: 2 ** 10, M: 2 ** 20, G: 2 ** 30, T: 2 ** 40, P: 2 ** 50 };
 
 export interface LoadOptions {
   /** One URL, or several taken in turn (round-robin); http: only. */
@@ -38,13 +30,17 @@ export interface LoadOptions {
   timeoutSec?: number;
   /** The whole run is stopped after this long, and the run then rejects. */
   maxSeconds: number;
-  /** Forces a generator; by default wrk runs durations when it is installed (wrk needs `durationSec`). */
+  /** Forces a generator; by default wrk runs when it is installed (durations in whole seconds, URLs of one origin). */
   tool?: LoadResult['tool'];
+  /** Every answer's body length, when each must carry the whole object (lets wrk check statuses cheaply). */
+  bodyBytes?: number;
 }
 
 export interface LoadResult {
   tool: 'wrk 4.x' | 'node-http';
   requests: number;
+  /** Requests written, for a fixed count (wrk writes none past it either). */
+  sent?: number;
   errors: number;
   non2xx: number;
   elapsedSec: number;
@@ -83,10 +79,13 @@ export interface TierStats {
 /** Runs the load; rejects on bad options, on a failed wrk, or when `maxSeconds` ran out. */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const urls = targets(options);
-  const { durationSec, tool } = options;
-  const wrkCan = durationSec !== undefined && Number.isInteger(durationSec) && sameOrigin(urls);
-  if (tool === 'wrk 4.x' && !wrkCan) throw new Error('wrk runs a whole number of seconds (durationSec) against URLs of one origin');
-  if (wrkCan && tool !== 'node-http' && (tool === 'wrk 4.x' || (await wrkInstalled()))) return wrkLoad(options, urls, durationSec);
+  const { requests, durationSec, tool } = options;
+  const wrkCan = (requests !== undefined || Number.isInteger(durationSec)) && sameOrigin(urls);
+  if (tool === 'wrk 4.x' && !wrkCan) throw new Error('wrk runs a count or a whole number of seconds against URLs of one origin');
+  if (wrkCan && tool !== 'node-http' && (tool === 'wrk 4.x' || (await wrkInstalled()))) {
+    const { connections, headers = {}, timeoutSec = DEFAULT_TIMEOUT_SEC, maxSeconds, bodyBytes } = options;
+    return runWrk({ urls, connections, headers, timeoutSec, maxSeconds, ...(requests !== undefined ? { requests } : { durationSec }), ...(bodyBytes !== undefined && { bodyBytes }) });
+  }
   return nodeLoad(options, urls);
 }
 
@@ -128,30 +127,6 @@ export function tierStats(samples: readonly HeaderSample[]): TierStats {
     edge: { ...edge, hitRatio: edge.hits / (edge.hits + edge.forwards) },
     shield: { ...shield, hitRatio: shield.hits / (shield.hits + shield.forwards) },
     timing: { edge: summary(timing.edge), shield: summary(timing.shield), origin: summary(timing.origin) },
-  };
-}
-
-/** wrk's report (with --latency), as a LoadResult. */
-export function parseWrkOutput(text: string): LoadResult {
-  const total = /(\d+) requests in ([\d.]+\w+), ([\d.]+)([KMGTP]?)B read/.exec(text);
-  const latency = /^\s*Latency\s+([\d.]+\w+)\s+[\d.]+\w+\s+([\d.]+\w+)/m.exec(text);
-  const p50 = /^\s*50(?:\.0+)?%\s+([\d.]+\w+)/m.exec(text);
-  const p99 = /^\s*99(?:\.0+)?%\s+([\d.]+\w+)/m.exec(text);
-  const perSec = /Requests\/sec:\s+([\d.]+)/.exec(text);
-  const transfer = /Transfer\/sec:\s+([\d.]+)([KMGTP]?)B/.exec(text);
-  if (!total || !latency || !p50 || !p99 || !perSec || !transfer) throw new Error(`wrk's output lacks the expected summary lines:\n${text}`);
-  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(text);
-  const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(text);
-  return {
-    tool: 'wrk 4.x',
-    requests: Number(total[1]),
-    errors: socket ? socket.slice(1).reduce((sum, count) => sum + Number(count), 0) : 0,
-    non2xx: non2xx ? Number(non2xx[1]) : 0,
-    elapsedSec: wrkMs(total[2]) / 1000,
-    reqPerSec: Number(perSec[1]),
-    bytes: Math.round(Number(total[3]) * (BINARY_UNITS[total[4] ?? ''] ?? Number.NaN)),
-    mibPerSec: (Number(transfer[1]) * (BINARY_UNITS[transfer[2] ?? ''] ?? Number.NaN)) / MIB,
-    latency: { meanMs: wrkMs(latency[1]), p50Ms: wrkMs(p50[1]), p99Ms: wrkMs(p99[1]), maxMs: wrkMs(latency[2]) },
   };
 }
 
@@ -214,6 +189,7 @@ async function nodeLoad(options: LoadOptions, urls: URL[]): Promise<LoadResult> 
   return {
     tool: 'node-http',
     requests: counts.requests,
+    sent: counts.issued,
     errors: counts.errors,
     non2xx: counts.non2xx,
     elapsedSec,
@@ -257,43 +233,8 @@ function latencySummary(latencies: number[]): LoadResult['latency'] {
   return { meanMs: mean(latencies), p50Ms: rank(50), p99Ms: rank(99), maxMs: sorted[sorted.length - 1] ?? Number.NaN };
 }
 
-// wrk: one run for the duration; several URLs become a Lua script taking their paths in turn.
-
-async function wrkLoad(options: LoadOptions, urls: URL[], durationSec: number): Promise<LoadResult> {
-  const { connections, headers = {}, timeoutSec = DEFAULT_TIMEOUT_SEC, maxSeconds } = options;
-  const args = ['-t', String(Math.min(WRK_THREADS, connections)), '-c', String(connections), '-d', `${durationSec}s`, '--latency', '--timeout', `${timeoutSec}s`];
-  for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}: ${value}`);
-  const directory = urls.length > 1 ? await mkdtemp(join(tmpdir(), 'tiercache-wrk-')) : undefined;
-  try {
-    if (directory) {
-      const paths = urls.map((url) => JSON.stringify(url.pathname + url.search)).join(', ');
-      const script = `local paths = { ${paths} }\nlocal i = 0\nrequest = function()\n  i = i % #paths + 1\n  return wrk.format(nil, paths[i])\nend\n`;
-      await writeFile(join(directory, 'round-robin.lua'), script);
-      args.push('-s', join(directory, 'round-robin.lua'));
-    }
-    args.push(urls[0]?.href ?? '');
-    const { stdout } = await promisify(execFile)('wrk', args, { timeout: maxSeconds * 1000, killSignal: 'SIGKILL', maxBuffer: 1 << 20 });
-    return parseWrkOutput(stdout);
-  } finally {
-    if (directory) await rm(directory, { recursive: true, force: true });
-  }
-}
-
-async function wrkInstalled(): Promise<boolean> {
-  return promisify(execFile)('which', ['wrk']).then(
-    () => true,
-    () => false,
-  );
-}
-
 function sameOrigin(urls: URL[]): boolean {
   return urls.every((url) => url.origin === urls[0]?.origin);
-}
-
-/** wrk's durations: a number and one of us, ms, s, m, h. */
-function wrkMs(value: string | undefined): number {
-  const match = /^([\d.]+)(us|ms|s|m|h)$/.exec(value ?? '');
-  return match ? Number(match[1]) * (TIME_UNITS_MS[match[2] ?? ''] ?? Number.NaN) : Number.NaN;
 }
 
 // RFC 9211 Cache-Status and Server-Timing, read as far as tierStats needs.

@@ -1,0 +1,125 @@
+-- wrk's script for bench/wrk.ts (wrk 4.x with LuaJIT): one or several paths taken in turn, for
+-- a duration or for an exact number of requests, and one JSON line from done().
+--
+-- Arguments after the URL: <total> <threads> <connections> <count statuses 0|1> <path>...
+--   total    0 = a duration run (-d); otherwise exactly this many requests in all, split evenly
+--            across the threads. wrk itself cannot stop after N: each thread counts, and once
+--            its share has been answered it stops its event loop and says so on stderr; wrk's
+--            main thread sleeps for -d regardless, so bench/wrk.ts then interrupts it (SIGINT).
+--   count statuses  1 = a response() hook counts answers outside 2xx. wrk copies every body
+--            into Lua for that hook, which halves its throughput from 1 MB bodies up, so it is
+--            only asked for where bodies are small (wrk itself counts statuses >= 400 only).
+--
+-- Why responses are counted in request(), not in response(): wrk calls request() on a
+-- connection when it is about to write, which is once at the start and then once right after
+-- each response is complete; so a thread's calls minus its connections are its answered
+-- requests, with no body copied. Past its share, request() returns "" and the connection writes
+-- nothing and waits: no request is sent beyond the count.
+
+local DONE_MARK = "tiercache-wrk: share answered"
+local JSON_MARK = "tiercache-wrk-json: "
+
+-- A monotonic microsecond clock through LuaJIT's FFI; without it the run's time is wrk's own
+-- (from its start to the interrupt, a little long).
+local now_us = function() return -1 end
+local has_ffi, ffi = pcall(require, "ffi")
+if has_ffi then
+  ffi.cdef [[
+    struct tiercache_timespec { long tv_sec; long tv_nsec; };
+    int clock_gettime(int clock_id, struct tiercache_timespec *tp);
+  ]]
+  local CLOCK_MONOTONIC = 1
+  local ts = ffi.new("struct tiercache_timespec")
+  now_us = function()
+    ffi.C.clock_gettime(CLOCK_MONOTONIC, ts)
+    return tonumber(ts.tv_sec) * 1e6 + tonumber(ts.tv_nsec) / 1e3
+  end
+end
+
+-- In the main Lua state: every thread, in order; each learns its index before its init().
+local threads = {}
+
+function setup(thread)
+  thread:set("thread_index", #threads)
+  table.insert(threads, thread)
+end
+
+-- In each thread's Lua state; the globals below are read back by done() with thread:get().
+issued, answered, non2xx, counting, first_us, last_us = 0, 0, 0, 0, -1, -1
+local total, share, connections_here, paths, turn, calls, checking = 0, 0, 0, {}, 0, 0, false
+
+local function next_request()
+  if checking then
+    -- wrk calls request() once on its first thread before the run, to check what it returns
+    -- (script_verify_request): that request is never sent.
+    checking = false
+    return wrk.format(nil, paths[1])
+  end
+  calls = calls + 1
+  if first_us < 0 then first_us = now_us() end
+  if total > 0 then
+    answered = calls - connections_here
+    if answered == share then
+      last_us = now_us()
+      io.stderr:write(DONE_MARK .. "\n")
+      io.stderr:flush()
+      wrk.thread:stop()
+    end
+    if issued >= share then return "" end
+  end
+  issued = issued + 1
+  turn = turn % #paths + 1
+  return wrk.format(nil, paths[turn])
+end
+
+local function count_status(status, headers, body)
+  if status < 200 or status > 299 then non2xx = non2xx + 1 end
+end
+
+function init(args)
+  total = tonumber(args[1]) or 0
+  local thread_count = tonumber(args[2]) or 1
+  local connections = tonumber(args[3]) or 1
+  for i = 5, #args do paths[#paths + 1] = args[i] end
+  if #paths == 0 then paths[1] = wrk.path end
+  -- As wrk splits them: connections / threads each (the caller keeps that a whole number).
+  connections_here = math.floor(connections / thread_count)
+  share = math.floor(total / thread_count) + ((thread_index < total % thread_count) and 1 or 0)
+  checking = thread_index == 0
+  -- wrk reads these globals after init(): without request() every request is the same
+  -- pre-built one (the fastest path), without response() no body is copied.
+  if total > 0 or #paths > 1 then request = next_request end
+  if args[4] == "1" then
+    response = count_status
+    counting = 1
+  end
+end
+
+local function sum(name)
+  local value = 0
+  for _, thread in ipairs(threads) do value = value + (thread:get(name) or 0) end
+  return value
+end
+
+function done(summary, latency, requests)
+  local first, last, finished = math.huge, -1, 0
+  for _, thread in ipairs(threads) do
+    local f, l = thread:get("first_us") or -1, thread:get("last_us") or -1
+    if f >= 0 and f < first then first = f end
+    if l >= 0 then
+      finished = finished + 1
+      if l > last then last = l end
+    end
+  end
+  local elapsed = (finished == #threads and last >= first) and (last - first) or -1
+  local e = summary.errors
+  io.write(string.format(
+    '%s{"requests":%.0f,"bytes":%.0f,"durationUs":%.0f,"elapsedUs":%.0f,"threads":%d,"finished":%d,'
+      .. '"sent":%.0f,"answered":%.0f,"non2xx":%.0f,"countedStatuses":%s,'
+      .. '"errors":{"connect":%.0f,"read":%.0f,"write":%.0f,"timeout":%.0f,"status":%.0f},'
+      .. '"latencyUs":{"mean":%.3f,"p50":%.0f,"p99":%.0f,"max":%.0f}}\n',
+    JSON_MARK, summary.requests, summary.bytes, summary.duration, elapsed, #threads, finished,
+    sum("issued"), sum("answered"), sum("non2xx"), sum("counting") > 0 and "true" or "false",
+    e.connect, e.read, e.write, e.timeout, e.status,
+    latency.mean, latency:percentile(50), latency:percentile(99), latency.max))
+end
