@@ -40,6 +40,8 @@ export interface Config {
   /** Bearer token for `POST /__tiercache/purge` at the edge; `undefined` = purge is disabled. */
   purgeToken: string | undefined;
   slicing: SlicingConfig;
+  /** The edge's in-isolate cache of hot small objects (worker/memory-cache.ts). */
+  memory: MemoryConfig;
   /** Static-site conveniences: index and 404 documents, Content-Type, CORS (site-config.ts). */
   site: SiteConfig;
 }
@@ -53,6 +55,13 @@ export interface SlicingConfig {
   readahead: number;
   /** Subrequests one request may make (Workers: 50 on the free plan, 1,000 or more on paid). */
   subrequests: number;
+}
+
+export interface MemoryConfig {
+  /** MEMORY_CACHE_SIZE: bytes of bodies and headers kept per isolate; 0 = off. */
+  budget: number;
+  /** MEMORY_OBJECT_MAX: the largest body kept. */
+  maxObject: number;
 }
 
 /** Every setting as it arrives: strings (or absent), from `env` or `process.env`. */
@@ -79,6 +88,8 @@ export const CONFIG_NAMES = [
   'SUBREQUEST_LIMIT',
   'HOST_BUCKETS',
   'CACHE_KEY_QUERY',
+  'MEMORY_CACHE_SIZE',
+  'MEMORY_OBJECT_MAX',
   ...SITE_CONFIG_NAMES,
 ] as const;
 export type ConfigName = (typeof CONFIG_NAMES)[number];
@@ -100,6 +111,11 @@ const DEFAULT_READAHEAD = 4;
 /** Workers allow 6 simultaneous outgoing connections per request; keep one for the rest. */
 const MAX_READAHEAD = 5;
 const DEFAULT_SUBREQUESTS = 1000;
+/** A quarter of the 128 MB isolate limit: room left for streams in flight and the code itself. */
+const DEFAULT_MEMORY_CACHE = 32 * MIB;
+const MAX_MEMORY_CACHE = 64 * MIB;
+/** Small objects are where the Cache API's per-lookup cost dominates; larger ones stream from it. */
+const DEFAULT_MEMORY_OBJECT = MIB;
 
 /** Thrown for a configuration that cannot work; the message names the setting. */
 export class ConfigError extends Error {
@@ -122,6 +138,7 @@ export function parseConfig(raw: RawConfig): Config {
     cacheKeyQuery: (raw.CACHE_KEY_QUERY ?? '').split(',').map((name) => name.trim()).filter(Boolean),
     purgeToken: nonEmpty(raw.PURGE_TOKEN),
     slicing: parseSlicing(raw),
+    memory: parseMemory(raw),
     site: parseSiteConfig(raw, (message) => new ConfigError(message)),
   };
 }
@@ -139,6 +156,14 @@ function parseSlicing(raw: RawConfig): SlicingConfig {
     readahead: Math.min(MAX_READAHEAD, integer(raw, 'SLICE_READAHEAD', DEFAULT_READAHEAD, 1)),
     subrequests: integer(raw, 'SUBREQUEST_LIMIT', DEFAULT_SUBREQUESTS, 10),
   };
+}
+
+function parseMemory(raw: RawConfig): MemoryConfig {
+  const budget = byteSize(raw, 'MEMORY_CACHE_SIZE', DEFAULT_MEMORY_CACHE);
+  if (budget > MAX_MEMORY_CACHE) throw new ConfigError(`MEMORY_CACHE_SIZE must be at most 64MiB (an isolate has 128 MB in all), got ${budget} bytes`);
+  const maxObject = byteSize(raw, 'MEMORY_OBJECT_MAX', Math.min(DEFAULT_MEMORY_OBJECT, budget));
+  if (maxObject > budget) throw new ConfigError(`MEMORY_OBJECT_MAX must not exceed MEMORY_CACHE_SIZE (${budget} bytes), got ${maxObject} bytes`);
+  return { budget, maxObject };
 }
 
 /** A byte count, plain or with a binary suffix: `8388608`, `8MiB`, `8M`, `512KiB`. */

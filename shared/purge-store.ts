@@ -36,6 +36,19 @@ export async function purgeRecords(kv: PurgeKv | undefined, now: number): Promis
   return reading;
 }
 
+const NO_RECORDS: readonly PurgeRecord[] = [];
+
+/**
+ * The records, without reading KV: this isolate's copy while it is recent enough, undefined
+ * when a re-read is due (purgeRecords does it). The same array is answered until the copy
+ * changes, so a caller may remember what it checked an entry against.
+ */
+export function knownPurgeRecords(kv: PurgeKv | undefined, now: number): readonly PurgeRecord[] | undefined {
+  if (kv === undefined) return copy?.records ?? NO_RECORDS;
+  if (copy !== undefined && now - copy.readAt < REFRESH_MS) return copy.records;
+  return undefined;
+}
+
 /** Adds records to KV and to this isolate's copy (at once). */
 export async function recordPurges(kv: PurgeKv, records: readonly PurgeRecord[], now: number): Promise<void> {
   rememberPurges(records, now);

@@ -3,13 +3,12 @@
 // shared/object-read.ts), HEAD shared/object-head.ts,
 // the next hop is shield-client.ts, unsafe methods for HTTP origins are pass-through.ts;
 // site-responses.ts finishes GET/HEAD/OPTIONS answers (the 404 page, CORS).
-// POST /__tiercache/purge is purge.ts.
+// POST /__tiercache/purge is purge.ts. Before any of it, memory-hit.ts answers plain GETs of
+// fresh small objects the isolate holds in memory (edge-cache.ts).
 
 import { Hono } from 'hono';
-import { EDGE_CACHE_NAME } from '../shared/cache-status.ts';
 import { evaluatePreconditions, notModifiedHeaders } from '../shared/conditional.ts';
 import { configFrom } from '../shared/config.ts';
-import { bucketFor, misdirected } from '../shared/host-buckets.ts';
 import { HttpError, MethodNotAllowed, errorResponse } from '../shared/http-error.ts';
 import { PURGE_PATH } from '../shared/internal.ts';
 import { headObject } from '../shared/object-head.ts';
@@ -17,9 +16,12 @@ import { type ObjectRead, readPolicy } from '../shared/object-read.ts';
 import { clockOffset } from '../shared/test-clock.ts';
 import { purgedBy } from '../shared/purge.ts';
 import { purgeRecords } from '../shared/purge-store.ts';
-import { type RequestTarget, requestTarget } from '../shared/request-target.ts';
+import { requestTarget } from '../shared/request-target.ts';
 import { withTierReport } from '../shared/tier-headers.ts';
+import { edgeAddress, edgeKey } from './edge-address.ts';
+import { edgeCache } from './edge-cache.ts';
 import type { EdgeEnv } from './env.ts';
+import { answerFromMemory } from './memory-hit.ts';
 import { passThrough } from './pass-through.ts';
 import { purge } from './purge.ts';
 import { serveObject } from './serve-object.ts';
@@ -44,15 +46,14 @@ app.onError((error, c) => {
 app.on(['GET', 'HEAD'], '*', async (c) => {
   const config = configFrom(c.env);
   const url = new URL(c.req.url);
-  if (config.s3 !== undefined && bucketFor(config.s3, url.hostname) === undefined) throw misdirected(url.hostname);
-  const target = requestTarget(url, config.originKind, { indexDocument: config.site.indexDocument, keyQuery: config.cacheKeyQuery });
+  const { target, key, purgePath } = edgeAddress(url, config);
   const read: ObjectRead = {
-    cache: await caches.open(EDGE_CACHE_NAME),
-    key: edgeKey(url, target),
+    cache: await edgeCache(config),
+    key,
     ...readPolicy(config, c.var.clockOffset),
     waitUntil: (promise) => c.executionCtx.waitUntil(promise),
     upstream: shieldUpstream(c.env.SHIELD, config, target, url.hostname),
-    purged: purgedBy(await purgeRecords(c.env.PURGES, Date.now()), `${target.path}${target.query}`),
+    purged: purgedBy(await purgeRecords(c.env.PURGES, Date.now()), purgePath),
   };
   if (c.req.method === 'HEAD') return conditionalHead(c.req.raw.headers, await headObject(read, 'edge', c.var.started));
   return serveObject(c.req.raw, read, config, c.var.started);
@@ -71,7 +72,7 @@ app.all('*', async (c) => {
   const response = await passThrough(c.req.raw, target, keyOf, {
     config,
     shield: c.env.SHIELD,
-    cache: await caches.open(EDGE_CACHE_NAME),
+    cache: await edgeCache(config),
     waitUntil: (promise) => c.executionCtx.waitUntil(promise),
   });
   return withTierReport(response, 'edge', { fwd: 'method' }, Date.now() - c.var.started);
@@ -99,10 +100,13 @@ function tryKey(key: () => string): string | undefined {
   }
 }
 
-/** The edge keys entries by the URL the client asked for, in canonical form. */
-function edgeKey(url: URL, target: RequestTarget): string {
-  return `${url.protocol}//${url.host}${target.path}${target.query}`;
+/** The hot path first; everything it does not answer goes through the app. */
+function edgeFetch(request: Request, env: EdgeEnv, ctx: ExecutionContext): Response | Promise<Response> {
+  const hot = answerFromMemory(request, env);
+  if (hot instanceof Response) return hot;
+  if (hot === undefined) return app.fetch(request, env, ctx);
+  return hot.then((answer) => answer ?? app.fetch(request, env, ctx));
 }
 
 /** Every GET, HEAD and OPTIONS answer passes last through the static-site conveniences (404 page, CORS). */
-export default { fetch: withSiteResponses(app.fetch) } satisfies ExportedHandler<EdgeEnv>;
+export default { fetch: withSiteResponses(edgeFetch) } satisfies ExportedHandler<EdgeEnv>;

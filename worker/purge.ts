@@ -3,7 +3,6 @@
 // deletes this location's entries for the URLs named, and tells the shield, which does the
 // same with its own. Nothing is ever sent to the origin.
 
-import { EDGE_CACHE_NAME } from '../shared/cache-status.ts';
 import type { Config } from '../shared/config.ts';
 import { BadRequest, Forbidden, HttpError } from '../shared/http-error.ts';
 import { PURGE_PATH, credentialMatches } from '../shared/internal.ts';
@@ -11,6 +10,7 @@ import { PURGE_BODY_LIMIT, type PurgeRecord, type PurgeRequest, parsePurgeBody }
 import { REACHES_EVERY_LOCATION_WITHIN, recordPurges } from '../shared/purge-store.ts';
 import { type RequestTarget, normalizePath, requestTarget } from '../shared/request-target.ts';
 import { remove } from '../shared/tier-cache.ts';
+import { edgeCache } from './edge-cache.ts';
 import type { EdgeEnv } from './env.ts';
 import { askShield } from './shield-client.ts';
 
@@ -33,7 +33,7 @@ export async function purge(request: Request, env: EdgeEnv, config: Config, edge
   const urls = parsed.request.urls.map((value) => resolve(value, new URL(request.url), config));
   const records = purgeRecords(parsed.request, urls, at);
   await recordPurges(env.PURGES, records, at);
-  const cache = await caches.open(EDGE_CACHE_NAME);
+  const cache = await edgeCache(config);
   await Promise.all(urls.map(({ url, target }) => remove(cache, edgeKey(url, target)).catch(() => false)));
   const shield = await askShield(env.SHIELD, config, {
     method: 'POST',

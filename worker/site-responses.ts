@@ -16,22 +16,27 @@ export type EdgeFetch = (request: Request, env: EdgeEnv, ctx: ExecutionContext) 
 const PAGE_HEADERS = ['content-type', 'content-length', 'content-encoding', 'content-language'];
 
 export function withSiteResponses(app: EdgeFetch): EdgeFetch {
-  return async (request, env, ctx) => {
-    const started = Date.now();
+  return (request, env, ctx) => {
     const site = siteConfig(env);
-    if (site === undefined) return app(request, env, ctx);
-    if (request.method === 'OPTIONS') {
-      const preflight = preflightHeaders(request.headers, site.corsAllowOrigins);
-      if (preflight === undefined) return app(request, env, ctx);
-      return withTierReport(new Response(null, { status: 204, headers: preflight }), 'edge', {}, Date.now() - started);
-    }
-    if (request.method !== 'GET' && request.method !== 'HEAD') return app(request, env, ctx);
-    let response = await app(request, env, ctx);
-    if (response.status === 404 && site.notFoundDocument !== undefined) {
-      response = await withNotFoundPage(request, response, site.notFoundDocument, (page) => app(page, env, ctx));
-    }
-    return withCors(response, request.headers.get('origin'), site.corsAllowOrigins);
+    // Neither feature on (the default): nothing to do, and no extra step on the hot path.
+    if (site === undefined || (site.notFoundDocument === undefined && !corsEnabled(site.corsAllowOrigins))) return app(request, env, ctx);
+    return siteResponse(request, env, ctx, site, app);
   };
+}
+
+async function siteResponse(request: Request, env: EdgeEnv, ctx: ExecutionContext, site: SiteConfig, app: EdgeFetch): Promise<Response> {
+  const started = Date.now();
+  if (request.method === 'OPTIONS') {
+    const preflight = preflightHeaders(request.headers, site.corsAllowOrigins);
+    if (preflight === undefined) return app(request, env, ctx);
+    return withTierReport(new Response(null, { status: 204, headers: preflight }), 'edge', {}, Date.now() - started);
+  }
+  if (request.method !== 'GET' && request.method !== 'HEAD') return app(request, env, ctx);
+  let response = await app(request, env, ctx);
+  if (response.status === 404 && site.notFoundDocument !== undefined) {
+    response = await withNotFoundPage(request, response, site.notFoundDocument, (page) => app(page, env, ctx));
+  }
+  return withCors(response, request.headers.get('origin'), site.corsAllowOrigins);
 }
 
 /**

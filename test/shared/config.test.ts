@@ -67,6 +67,8 @@ describe('parseConfig with every setting given', () => {
       SLICE_THRESHOLD: '33554432',
       SLICE_READAHEAD: '3',
       SUBREQUEST_LIMIT: '50',
+      MEMORY_CACHE_SIZE: ' 16MiB ',
+      MEMORY_OBJECT_MAX: '256KiB',
       INDEX_DOCUMENT: ' index.html ',
       NOT_FOUND_DOCUMENT: ' 404.html ',
       CONTENT_TYPE_FROM_EXTENSION: 'off',
@@ -86,6 +88,7 @@ describe('parseConfig with every setting given', () => {
       shieldToken: 'token',
       purgeToken: 'purge-secret',
       slicing: { sliceSize: 16 * 1024 * 1024, threshold: 32 * 1024 * 1024, readahead: 3, subrequests: 50 },
+      memory: { budget: 16 * 1024 * 1024, maxObject: 256 * 1024 },
       site: { indexDocument: 'index.html', notFoundDocument: '404.html', contentTypeFromExtension: false, corsAllowOrigins: ['https://app.example'] },
     });
   });
@@ -114,6 +117,28 @@ describe('parseConfig for slicing', () => {
   it('keeps read-ahead within the six connections a Worker may open', () => {
     expect(parseConfig({ ...base, SLICE_READAHEAD: '50' }).slicing.readahead).toBe(5);
     expect(() => parseConfig({ ...base, SLICE_READAHEAD: '0' })).toThrow(/^SLICE_READAHEAD/);
+  });
+});
+
+describe('parseConfig for the edge memory layer', () => {
+  const base = { S3_BUCKET: 'b', S3_ACCESS_KEY_ID: 'k', S3_SECRET_ACCESS_KEY: 's' };
+
+  it('keeps 32 MiB of objects up to 1 MiB each by default', () => {
+    expect(parseConfig(base).memory).toEqual({ budget: 32 * 1024 * 1024, maxObject: 1024 * 1024 });
+  });
+
+  it('is off at 0, and then holds no object either', () => {
+    expect(parseConfig({ ...base, MEMORY_CACHE_SIZE: '0' }).memory).toEqual({ budget: 0, maxObject: 0 });
+  });
+
+  it('defaults the largest object to the budget when the budget is below 1 MiB', () => {
+    expect(parseConfig({ ...base, MEMORY_CACHE_SIZE: '512KiB' }).memory).toEqual({ budget: 512 * 1024, maxObject: 512 * 1024 });
+  });
+
+  it('refuses a budget over 64 MiB (half an isolate) and an object limit over the budget, naming the setting', () => {
+    expect(() => parseConfig({ ...base, MEMORY_CACHE_SIZE: '65MiB' })).toThrow(/^MEMORY_CACHE_SIZE must be at most 64MiB/);
+    expect(() => parseConfig({ ...base, MEMORY_CACHE_SIZE: 'lots' })).toThrow(/^MEMORY_CACHE_SIZE/);
+    expect(() => parseConfig({ ...base, MEMORY_CACHE_SIZE: '1MiB', MEMORY_OBJECT_MAX: '2MiB' })).toThrow(/^MEMORY_OBJECT_MAX must not exceed MEMORY_CACHE_SIZE/);
   });
 });
 

@@ -31,6 +31,8 @@ export interface WorkersOptions {
   entries?: { edge?: string; shield?: string };
   /** A movable clock (ms epoch) both workers judge freshness by; absent = the real one. */
   clock?: () => number;
+  /** Opens workerd's V8 inspector on this port (bench/profile-hit.ts); absent = closed. */
+  inspectorPort?: number;
 }
 
 export interface Stack {
@@ -56,6 +58,7 @@ export async function startWorkers(options: WorkersOptions): Promise<Stack> {
     log: new Log(LogLevel.WARN),
     // The placeholder `request.cf`, instead of fetching one from the Internet at every start.
     cf: false,
+    ...(options.inspectorPort !== undefined ? { inspectorPort: options.inspectorPort } : {}),
     workers: [
       {
         name: 'edge',

@@ -1,0 +1,231 @@
+// The edge's memory layer (worker/memory-cache.ts, worker/memory-hit.ts): small objects the
+// edge has hit once are answered from the isolate's memory, with every guarantee of the Cache
+// API path — freshness, stale use, purge, Vary, ranges, conditions, invalidation. An object is
+// shown to come from memory by dropping the edge's Cache API copy behind its back: the answer
+// is still the edge's hit, with nothing asked of the shield or the origin.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REFRESH_MS, recordPurges } from '../../shared/purge-store.ts';
+import { type Stack, startWorkers } from '../stack/workers.ts';
+import { type Answer, FakeClock, type Fixture, cacheStatus, request, settle, startFixture } from './fixture.ts';
+import { type Site, startSite } from './http-site.ts';
+
+const PURGE_TOKEN = 'memory-purge-token';
+const clock = new FakeClock();
+let f: Fixture;
+let small: Fixture;
+let off: Fixture;
+
+beforeAll(async () => {
+  [f, small, off] = await Promise.all([
+    startFixture({ PURGE_TOKEN }, { clock }),
+    startFixture({ MEMORY_OBJECT_MAX: '16' }),
+    startFixture({ MEMORY_CACHE_SIZE: '0' }),
+  ]);
+});
+afterAll(async () => {
+  await Promise.all([f?.close(), small?.close(), off?.close()]);
+});
+
+/** Drops the edge's Cache API copy, leaving whatever its memory holds. */
+async function dropEdgeCacheCopy(fixture: { stack: Stack }, path: string): Promise<void> {
+  const edge = await (await fixture.stack.mf.getCaches()).open('tiercache-edge');
+  expect(await edge.delete(new URL(path, fixture.stack.url).href), `the edge's Cache API copy of ${path}`).toBe(true);
+}
+
+/** A miss, then a hit from the Cache API (which copies the object into memory). */
+async function hitTwice(fixture: Fixture, path: string): Promise<Answer> {
+  await fixture.get(path);
+  await settle();
+  const hit = await fixture.get(path);
+  expect(edgeMember(hit).slice(0, 2), path).toEqual(['tiercache-edge', 'hit']);
+  return hit;
+}
+
+/** `path` held in the edge's memory and nowhere else at the edge. */
+async function inMemoryOnly(fixture: Fixture, path: string): Promise<Answer> {
+  const fromCacheApi = await hitTwice(fixture, path);
+  await dropEdgeCacheCopy(fixture, path);
+  return fromCacheApi;
+}
+
+function edgeMember(answer: Answer): string[] {
+  return cacheStatus(answer).at(-1) ?? [];
+}
+
+function originGets(fixture: Fixture): string[] {
+  return fixture.tap.requests.filter((r) => r.method === 'GET' || r.method === 'HEAD').map((r) => `${r.method} ${r.path}`);
+}
+
+describe('the edge memory layer', () => {
+  it('answers an object it has hit once from memory, with the headers the Cache API path sends', async () => {
+    await f.origin.putObject('hot.txt', 'hot body', { 'content-type': 'text/plain', 'cache-control': 'max-age=600' });
+    const fromCacheApi = await inMemoryOnly(f, '/hot.txt');
+    f.tap.clear();
+    const fromMemory = await f.get('/hot.txt');
+    expect(fromMemory.status).toBe(200);
+    expect(fromMemory.text).toBe('hot body');
+    expect(edgeMember(fromMemory).slice(0, 2)).toEqual(['tiercache-edge', 'hit']);
+    expect(originGets(f)).toEqual([]);
+    // Everything but what moves with time (Age, ttl, Server-Timing) is as the Cache API hit said it.
+    const stable = (answer: Answer) => [...answer.headers].filter(([name]) => !['age', 'cache-status', 'server-timing', 'date'].includes(name));
+    expect(stable(fromMemory)).toEqual(stable(fromCacheApi));
+    expect(fromMemory.headers.get('cache-status')?.replace(/ttl=\d+/, 'ttl=N')).toBe(fromCacheApi.headers.get('cache-status')?.replace(/ttl=\d+/, 'ttl=N'));
+    expect(fromMemory.headers.get('server-timing')).toMatch(/^edge;dur=[\d.]+$/);
+    expect(fromMemory.headers.get('accept-ranges')).toBe('bytes');
+  });
+
+  it('answers ranges, multipart ranges, conditions and HEAD from memory', async () => {
+    await f.origin.putObject('ranged.txt', '0123456789', { 'content-type': 'text/plain', 'cache-control': 'max-age=600' });
+    const first = await inMemoryOnly(f, '/ranged.txt');
+    const etag = first.headers.get('etag') ?? '';
+    f.tap.clear();
+
+    const part = await f.get('/ranged.txt', { headers: { range: 'bytes=2-4' } });
+    expect(part.status).toBe(206);
+    expect(part.text).toBe('234');
+    expect(part.headers.get('content-range')).toBe('bytes 2-4/10');
+
+    const parts = await f.get('/ranged.txt', { headers: { range: 'bytes=0-0,8-9' } });
+    expect(parts.status).toBe(206);
+    expect(parts.headers.get('content-type')).toMatch(/^multipart\/byteranges; boundary=/);
+    expect(parts.text).toContain('Content-Range: bytes 8-9/10');
+
+    expect((await f.get('/ranged.txt', { headers: { range: 'bytes=20-' } })).status).toBe(416);
+    expect((await f.get('/ranged.txt', { headers: { 'if-none-match': etag } })).status).toBe(304);
+    expect((await f.get('/ranged.txt', { headers: { 'if-match': '"other"' } })).status).toBe(412);
+    const head = await f.get('/ranged.txt', { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-length')).toBe('10');
+    expect(edgeMember(head).slice(0, 2)).toEqual(['tiercache-edge', 'hit']);
+    expect(originGets(f)).toEqual([]);
+  });
+
+  it('stops answering from memory once the copy is stale: stale-while-revalidate, then the new version', async () => {
+    await f.origin.putObject('short.txt', 'v1', { 'content-type': 'text/plain', 'cache-control': 'max-age=10' });
+    await inMemoryOnly(f, '/short.txt');
+    await f.origin.putObject('short.txt', 'v2', { 'content-type': 'text/plain', 'cache-control': 'max-age=10' });
+    clock.advance(11);
+    f.tap.clear();
+    // RFC 5861 §3 (STALE_WHILE_REVALIDATE, 60 s by default): the stale copy once, refreshed behind it.
+    const afterExpiry = await f.get('/short.txt');
+    expect(afterExpiry.text).toBe('v1');
+    expect(edgeMember(afterExpiry)).toContain('detail=stale-while-revalidate');
+    await settle();
+    expect(originGets(f)).toEqual([`GET /${f.origin.bucket}/short.txt`]);
+    const refreshed = await f.get('/short.txt');
+    expect(refreshed.text).toBe('v2');
+    expect(edgeMember(refreshed).slice(0, 2)).toEqual(['tiercache-edge', 'hit']);
+  });
+
+  it('forgets a purged object at once in the isolate that took the purge', async () => {
+    await f.origin.putObject('purged.txt', 'before', { 'content-type': 'text/plain', 'cache-control': 'max-age=600' });
+    await f.origin.putObject('kept.txt', 'kept', { 'content-type': 'text/plain', 'cache-control': 'max-age=600' });
+    await inMemoryOnly(f, '/purged.txt');
+    await inMemoryOnly(f, '/kept.txt');
+    await f.origin.putObject('purged.txt', 'after', { 'content-type': 'text/plain', 'cache-control': 'max-age=600' });
+    const purge = await request(new URL('/__tiercache/purge', f.stack.url), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${PURGE_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ urls: ['/purged.txt'] }),
+    });
+    expect(purge.status).toBe(200);
+    f.tap.clear();
+    expect((await f.get('/purged.txt')).text).toBe('after');
+    expect(originGets(f)).toHaveLength(1);
+    f.tap.clear();
+    expect(edgeMember(await f.get('/kept.txt')).slice(0, 2)).toEqual(['tiercache-edge', 'hit']);
+    expect(originGets(f)).toEqual([]);
+  });
+
+  it(`forgets an object purged elsewhere (the global list) within ${REFRESH_MS / 1000} s`, async () => {
+    await f.origin.putObject('elsewhere.txt', 'before', { 'content-type': 'text/plain', 'cache-control': 'max-age=600' });
+    await inMemoryOnly(f, '/elsewhere.txt');
+    await f.origin.putObject('elsewhere.txt', 'after', { 'content-type': 'text/plain', 'cache-control': 'max-age=600' });
+    // As another location's edge records it: straight into the shared KV namespace.
+    const purges = await f.stack.mf.getKVNamespace('PURGES');
+    const recordedAt = Date.now();
+    // Stamped by the clock entries are stamped by here (the fixture's moved one), as in production both are the real one.
+    await recordPurges(purges, [{ kind: 'prefix', value: '/elsewhere', at: clock.now() }], clock.now());
+    let body = '';
+    while (Date.now() - recordedAt < REFRESH_MS + 3000) {
+      body = (await f.get('/elsewhere.txt')).text;
+      if (body === 'after') break;
+      await settle(250);
+    }
+    expect(body).toBe('after');
+    expect(Date.now() - recordedAt).toBeLessThan(REFRESH_MS + 1000);
+  });
+
+  it('holds no object larger than MEMORY_OBJECT_MAX', async () => {
+    await small.origin.putObject('tiny.txt', 'tiny', { 'content-type': 'text/plain' });
+    await small.origin.putObject('larger.txt', 'more than sixteen bytes', { 'content-type': 'text/plain' });
+    await inMemoryOnly(small, '/tiny.txt');
+    await inMemoryOnly(small, '/larger.txt');
+    expect(edgeMember(await small.get('/tiny.txt')).slice(0, 2)).toEqual(['tiercache-edge', 'hit']);
+    // Not in memory, and its Cache API copy gone: the shield answers.
+    const larger = await small.get('/larger.txt');
+    expect(cacheStatus(larger)[0]?.slice(0, 2)).toEqual(['tiercache-shield', 'hit']);
+    expect(edgeMember(larger)).toContain('fwd=uri-miss');
+  });
+
+  it('holds nothing with MEMORY_CACHE_SIZE=0', async () => {
+    await off.origin.putObject('plain.txt', 'plain', { 'content-type': 'text/plain' });
+    await inMemoryOnly(off, '/plain.txt');
+    expect(edgeMember(await off.get('/plain.txt'))).toContain('fwd=uri-miss');
+  });
+});
+
+describe('the edge memory layer with an HTTP origin', () => {
+  let site: Site;
+  let stack: Stack;
+  const get = (path: string, init?: RequestInit): Promise<Answer> => request(new URL(path, stack.url), init);
+  const held = async (path: string, init?: RequestInit): Promise<void> => {
+    await get(path, init);
+    await settle();
+    expect(cacheStatus(await get(path, init)).at(-1)?.slice(0, 2)).toEqual(['tiercache-edge', 'hit']);
+    await dropEdgeCacheCopy({ stack }, path);
+  };
+
+  beforeAll(async () => {
+    site = await startSite();
+    site.page('/negotiated.html', '<p>one</p>', { 'cache-control': 'max-age=600', vary: 'Accept-Language' });
+    site.page('/star.html', '<p>star</p>', { 'cache-control': 'max-age=600', vary: '*' });
+    site.page('/page2.html', '<p>two</p>', { 'cache-control': 'max-age=600' });
+    stack = await startWorkers({ config: { ORIGIN_KIND: 'http', ORIGIN_URL: site.url, SHIELD_TOKEN: 't' } });
+  });
+  afterAll(async () => {
+    await stack?.dispose();
+    await site?.close();
+  });
+
+  it('serves a response that varies on a header the tiers never forward to every client, from memory', async () => {
+    await held('/negotiated.html', { headers: { 'accept-language': 'fr' } });
+    site.received.length = 0;
+    const other = await get('/negotiated.html', { headers: { 'accept-language': 'de' } });
+    expect(other.text).toBe('<p>one</p>');
+    expect(other.headers.get('vary')).toBe('Accept-Language');
+    expect(cacheStatus(other).at(-1)?.slice(0, 2)).toEqual(['tiercache-edge', 'hit']);
+    expect(site.received).toEqual([]);
+  });
+
+  it('never holds a response with Vary: *', async () => {
+    await get('/star.html');
+    await settle();
+    site.received.length = 0;
+    await get('/star.html');
+    await get('/star.html');
+    expect(site.received).toHaveLength(2);
+  });
+
+  it('drops what an unsafe request invalidates (RFC 9111 §4.4), Location included', async () => {
+    await held('/page2.html');
+    site.page('/page2.html', '<p>two, edited</p>', { 'cache-control': 'max-age=600' });
+    const created = await get('/comments', { method: 'POST', body: 'hello' });
+    expect(created.status).toBe(201);
+    await settle();
+    site.received.length = 0;
+    expect((await get('/page2.html')).text).toBe('<p>two, edited</p>');
+    expect(site.received.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /page2.html']);
+  });
+});

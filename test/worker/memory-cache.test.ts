@@ -1,0 +1,190 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { manifestHeaders } from '../../shared/object-meta.ts';
+import { type EntryMeta, toStoredHeaders } from '../../shared/stored-entry.ts';
+import type { TierCache } from '../../shared/tier-cache.ts';
+import { MemoryCache, memoryFronted } from '../../worker/memory-cache.ts';
+
+const META: EntryMeta = { storedAt: Date.parse('2026-11-30T12:00:00Z'), initialAge: 0, lifetime: 3600, whileRevalidate: 60, ifError: 86400, mustRevalidate: false };
+/** What MemoryCache counts for an entry besides its body. */
+const OVERHEAD = 2048;
+
+function stored(extra: Record<string, string> = {}): Headers {
+  return toStoredHeaders(new Headers({ 'content-type': 'text/plain', etag: '"v1"', ...extra }), META, 3600);
+}
+
+function bytes(length: number, fill = 1): Blob {
+  return new Blob([new Uint8Array(length).fill(fill)]);
+}
+
+/** A Cache API namespace in a Map, counting lookups. */
+function platformCache(): TierCache & { entries: Map<string, { status: number; headers: Headers; body: ArrayBuffer }>; lookups: number } {
+  const entries = new Map<string, { status: number; headers: Headers; body: ArrayBuffer }>();
+  const cache = {
+    entries,
+    lookups: 0,
+    async match(request: Request) {
+      cache.lookups++;
+      const entry = entries.get(request.url);
+      return entry && new Response(entry.body.byteLength === 0 ? null : entry.body.slice(0), { status: entry.status, headers: entry.headers });
+    },
+    async put(request: Request, response: Response) {
+      const body = await response.arrayBuffer();
+      const headers = new Headers(response.headers);
+      headers.set('content-length', String(body.byteLength));
+      entries.set(request.url, { status: response.status, headers, body });
+    },
+    async delete(request: Request) {
+      return entries.delete(request.url);
+    },
+  };
+  return cache;
+}
+
+describe('MemoryCache', () => {
+  it('keeps a stored response with its envelope unpacked once', () => {
+    const memory = new MemoryCache({ budget: 1 << 20, maxObject: 1 << 16 });
+    expect(memory.set('https://a/x', 200, stored({ 'content-length': '5' }), bytes(5))).toBe(true);
+    const entry = memory.get('https://a/x');
+    expect(entry?.whole).toBe(true);
+    expect(entry?.meta).toEqual(META);
+    expect(entry?.headers.get('etag')).toBe('"v1"');
+    expect(entry?.headers.has('x-tiercache-entry')).toBe(false);
+    expect(entry?.stored.has('x-tiercache-entry')).toBe(true);
+    expect(memory.bytes).toBe(5 + OVERHEAD);
+  });
+
+  it('answers only whole 200s straight from memory: not a 404, not a sliced object’s manifest', () => {
+    const memory = new MemoryCache({ budget: 1 << 20, maxObject: 1 << 16 });
+    memory.set('https://a/missing', 404, stored(), bytes(9));
+    const manifest = manifestHeaders({ size: 64 << 20, sliceSize: 8 << 20, etag: '"v1"', headers: new Headers({ etag: '"v1"', 'content-type': 'video/mp4' }) });
+    memory.set('https://a/big.mp4', 200, toStoredHeaders(manifest, META, 3600), bytes(0));
+    expect(memory.get('https://a/missing')?.whole).toBe(false);
+    expect(memory.get('https://a/big.mp4')?.whole).toBe(false);
+  });
+
+  it('refuses bodies over the object limit, and responses that are not a tier’s envelope', () => {
+    const memory = new MemoryCache({ budget: 1 << 20, maxObject: 100 });
+    expect(memory.admits(100)).toBe(true);
+    expect(memory.admits(101)).toBe(false);
+    expect(memory.set('https://a/big', 200, stored(), bytes(101))).toBe(false);
+    expect(memory.set('https://a/raw', 200, new Headers({ 'content-type': 'text/plain' }), bytes(10))).toBe(false);
+    expect(memory.size).toBe(0);
+    expect(memory.bytes).toBe(0);
+  });
+
+  it('replaces an entry under the same key, counting it once', () => {
+    const memory = new MemoryCache({ budget: 1 << 20, maxObject: 1 << 16 });
+    memory.set('https://a/x', 200, stored(), bytes(10));
+    memory.set('https://a/x', 200, stored({ etag: '"v2"' }), bytes(20));
+    expect(memory.size).toBe(1);
+    expect(memory.bytes).toBe(20 + OVERHEAD);
+    expect(memory.get('https://a/x')?.headers.get('etag')).toBe('"v2"');
+  });
+
+  it('evicts the oldest entry not used since the sweep last passed it (CLOCK)', () => {
+    const size = 1000;
+    const memory = new MemoryCache({ budget: 3 * (size + OVERHEAD), maxObject: size });
+    for (const name of ['a', 'b', 'c']) memory.set(`https://h/${name}`, 200, stored(), bytes(size));
+    memory.get('https://h/a');
+    memory.set('https://h/d', 200, stored(), bytes(size));
+    expect(memory.get('https://h/b')).toBeUndefined();
+    for (const name of ['a', 'c', 'd']) expect(memory.get(`https://h/${name}`), name).toBeDefined();
+    expect(memory.bytes).toBe(3 * (size + OVERHEAD));
+  });
+
+  it('never holds more than its budget, and counts exactly what it holds, whatever the operations', () => {
+    const key = fc.integer({ min: 0, max: 7 }).map((n) => `https://h/${n}`);
+    const operation = fc.oneof(
+      fc.record({ op: fc.constant('set' as const), key, length: fc.integer({ min: 0, max: 6000 }) }),
+      fc.record({ op: fc.constant('get' as const), key }),
+      fc.record({ op: fc.constant('delete' as const), key }),
+    );
+    fc.assert(
+      fc.property(fc.integer({ min: OVERHEAD, max: 20_000 }), fc.integer({ min: 0, max: 5000 }), fc.array(operation, { maxLength: 60 }), (budget, maxObject, operations) => {
+        const memory = new MemoryCache({ budget, maxObject });
+        const lengths = new Map<string, number>();
+        for (const operation of operations) {
+          if (operation.op === 'set') {
+            const kept = memory.set(operation.key, 200, stored(), bytes(operation.length));
+            expect(kept).toBe(operation.length <= maxObject && operation.length + OVERHEAD <= budget);
+          } else if (operation.op === 'get') memory.get(operation.key);
+          else memory.delete(operation.key);
+          expect(memory.bytes).toBeLessThanOrEqual(budget);
+          lengths.clear();
+          for (let n = 0; n < 8; n++) {
+            const entry = memory.get(`https://h/${n}`);
+            if (entry !== undefined) lengths.set(`https://h/${n}`, entry.body.size);
+          }
+          expect(memory.size).toBe(lengths.size);
+          expect(memory.bytes).toBe([...lengths.values()].reduce((sum, length) => sum + length + OVERHEAD, 0));
+        }
+      }),
+    );
+  });
+});
+
+describe('memoryFronted', () => {
+  const key = 'https://edge.example/a.txt';
+
+  async function withStored(cache: TierCache, body: string, extra: Record<string, string> = {}): Promise<void> {
+    await cache.put(new Request(key), new Response(body, { headers: stored(extra) }));
+  }
+
+  it('copies a small stored response on its first hit and answers later lookups from memory', async () => {
+    const platform = platformCache();
+    const memory = new MemoryCache({ budget: 1 << 20, maxObject: 1 << 10 });
+    const cache = memoryFronted(platform, memory);
+    await withStored(platform, 'hello');
+    for (let i = 0; i < 3; i++) {
+      const found = await cache.match(new Request(key));
+      expect(await found?.text()).toBe('hello');
+      expect(found?.headers.get('etag')).toBe('"v1"');
+    }
+    expect(platform.lookups).toBe(1);
+    // Gone from the platform cache (evicted there), still answered: memory holds a valid copy.
+    platform.entries.clear();
+    expect(await (await cache.match(new Request(key)))?.text()).toBe('hello');
+  });
+
+  it('leaves responses over the object limit in the platform cache only', async () => {
+    const platform = platformCache();
+    const memory = new MemoryCache({ budget: 1 << 20, maxObject: 4 });
+    const cache = memoryFronted(platform, memory);
+    await withStored(platform, 'hello');
+    expect(await (await cache.match(new Request(key)))?.text()).toBe('hello');
+    expect(await (await cache.match(new Request(key)))?.text()).toBe('hello');
+    expect(platform.lookups).toBe(2);
+    expect(memory.size).toBe(0);
+  });
+
+  it('drops the copy when the entry is stored again, so a new version is read from the platform cache', async () => {
+    const platform = platformCache();
+    const memory = new MemoryCache({ budget: 1 << 20, maxObject: 1 << 10 });
+    const cache = memoryFronted(platform, memory);
+    await withStored(platform, 'v1');
+    await cache.match(new Request(key));
+    await withStored(cache, 'v2', { etag: '"v2"' });
+    expect(memory.size).toBe(0);
+    const found = await cache.match(new Request(key));
+    expect(await found?.text()).toBe('v2');
+    expect(found?.headers.get('etag')).toBe('"v2"');
+  });
+
+  it('drops the copy on delete, and says whether either layer had the entry', async () => {
+    const platform = platformCache();
+    const memory = new MemoryCache({ budget: 1 << 20, maxObject: 1 << 10 });
+    const cache = memoryFronted(platform, memory);
+    await withStored(platform, 'hello');
+    await cache.match(new Request(key));
+    platform.entries.clear();
+    expect(await cache.delete(new Request(key))).toBe(true);
+    expect(await cache.match(new Request(key))).toBeUndefined();
+    expect(await cache.delete(new Request(key))).toBe(false);
+  });
+
+  it('answers a miss as a miss', async () => {
+    const cache = memoryFronted(platformCache(), new MemoryCache({ budget: 1 << 20, maxObject: 1 << 10 }));
+    expect(await cache.match(new Request(key))).toBeUndefined();
+  });
+});

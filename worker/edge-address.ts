@@ -1,0 +1,53 @@
+// Where the edge keeps an object: the canonical request target (shared/request-target.ts) and
+// the cache key built from it. The hot path (memory-hit.ts) looks addresses up by the raw
+// request URL, so each spelling of a URL is parsed and normalised once per isolate.
+
+import type { Config } from '../shared/config.ts';
+import { bucketFor, misdirected } from '../shared/host-buckets.ts';
+import { type RequestTarget, requestTarget } from '../shared/request-target.ts';
+
+export interface EdgeAddress {
+  target: RequestTarget;
+  /** The cache key (and the memory layer's key: a lookup request's URL is this, reparsed). */
+  key: string;
+  /** What purge records match against: the canonical path and kept query. */
+  purgePath: string;
+}
+
+/** The address of `url`; throws the HttpError a client gets for a URL that names no object here. */
+export function edgeAddress(url: URL, config: Config): EdgeAddress {
+  if (config.s3 !== undefined && bucketFor(config.s3, url.hostname) === undefined) throw misdirected(url.hostname);
+  const target = requestTarget(url, config.originKind, { indexDocument: config.site.indexDocument, keyQuery: config.cacheKeyQuery });
+  // Reparsed as the Request built for a lookup would reparse it: the memory layer keys by that.
+  return { target, key: new URL(edgeKey(url, target)).href, purgePath: `${target.path}${target.query}` };
+}
+
+/** The edge keys entries by the URL the client asked for, in canonical form. */
+export function edgeKey(url: URL, target: RequestTarget): string {
+  return `${url.protocol}//${url.host}${target.path}${target.query}`;
+}
+
+/** Characters of raw URLs remembered per isolate and configuration: a bound on what clients can make it hold. */
+const REMEMBERED_CHARS = 1 << 20;
+const remembered = new WeakMap<Config, { addresses: Map<string, EdgeAddress>; chars: number }>();
+
+/** The address of a raw request URL, remembered; undefined for one that names no object here. */
+export function knownAddress(rawUrl: string, config: Config): EdgeAddress | undefined {
+  let memo = remembered.get(config);
+  if (memo === undefined) remembered.set(config, (memo = { addresses: new Map(), chars: 0 }));
+  const known = memo.addresses.get(rawUrl);
+  if (known !== undefined) return known;
+  let address: EdgeAddress;
+  try {
+    address = edgeAddress(new URL(rawUrl), config);
+  } catch {
+    return undefined;
+  }
+  if (memo.chars + rawUrl.length > REMEMBERED_CHARS) {
+    memo.addresses.clear();
+    memo.chars = 0;
+  }
+  memo.addresses.set(rawUrl, address);
+  memo.chars += rawUrl.length;
+  return address;
+}

@@ -1,0 +1,85 @@
+// The edge's hot path: a plain GET for a fresh whole object in the memory layer, answered
+// before any routing, with no Cache API call and no parsing beyond a remembered address. It
+// sends exactly what the full read path sends for a fresh hit (serve-object.ts); anything
+// else — a range, a condition, HEAD, a stale or purged copy, a miss, a purge list due for a
+// re-read — returns undefined and takes the full path, which reads the same memory through
+// edge-cache.ts and decides stale use, revalidation and ranges there.
+
+import { type Config, configFrom } from '../shared/config.ts';
+import { purgedBy } from '../shared/purge.ts';
+import { knownPurgeRecords } from '../shared/purge-store.ts';
+import { currentAge, remainingFreshness } from '../shared/stored-entry.ts';
+import { clockOffset } from '../shared/test-clock.ts';
+import { appendCacheStatus, cacheStatusMember, withoutMember } from '../shared/cache-status.ts';
+import { serverTimingMetric } from '../shared/server-timing.ts';
+import { cacheName } from '../shared/tier-headers.ts';
+import { knownAddress } from './edge-address.ts';
+import { edgeMemory } from './edge-cache.ts';
+import type { EdgeEnv } from './env.ts';
+import type { MemoryEntry } from './memory-cache.ts';
+
+/** Request headers that make a GET more than "the whole representation, please". */
+const CONDITIONS = ['range', 'if-none-match', 'if-modified-since', 'if-match', 'if-unmodified-since', 'if-range'];
+
+/** A promise only when the test clock must be asked: a hit costs no turn of the event loop. */
+export function answerFromMemory(request: Request, env: EdgeEnv): Response | undefined | Promise<Response | undefined> {
+  if (request.method !== 'GET') return undefined;
+  const started = Date.now();
+  let config: Config;
+  try {
+    config = configFrom(env);
+  } catch {
+    return undefined;
+  }
+  const memory = edgeMemory(config);
+  if (memory === undefined) return undefined;
+  const address = knownAddress(request.url, config);
+  if (address === undefined) return undefined;
+  const entry = memory.get(address.key);
+  if (entry === undefined || !entry.whole) return undefined;
+  for (const name of CONDITIONS) if (request.headers.has(name)) return undefined;
+  const records = knownPurgeRecords(env.PURGES, started);
+  if (records === undefined) return undefined;
+  if (entry.purgeChecked !== records) {
+    // Purged: the full path deletes it from the Cache API and memory, and goes upstream.
+    if (purgedBy(records, address.purgePath)(entry)) return undefined;
+    entry.purgeChecked = records;
+  }
+  if (env.TEST_CLOCK === undefined) return freshHit(entry, started, started);
+  return clockOffset(env.TEST_CLOCK, started).then((offset) => freshHit(entry, started + offset, started));
+}
+
+const EDGE = cacheName('edge');
+
+/** The parts of a hit's headers that never change, worked out at its first hit. */
+interface HitTemplate {
+  /** The stored headers and Accept-Ranges (a Headers to copy: workerd builds one from another far faster than from pairs). */
+  fixed: Headers;
+  /** Cache-Status members of the tiers behind (recorded when this tier stored the entry). */
+  behind: string | null;
+}
+
+const templates = new WeakMap<MemoryEntry, HitTemplate>();
+
+/**
+ * What serve-object.ts sends for a fresh whole hit (the stored headers, Accept-Ranges, this
+ * tier's Cache-Status member and Server-Timing, Age); undefined once the copy is not fresh.
+ */
+function freshHit(entry: MemoryEntry, now: number, started: number): Response | undefined {
+  const ttl = remainingFreshness(entry.meta, now);
+  if (ttl <= 0) return undefined;
+  let template = templates.get(entry);
+  if (template === undefined) templates.set(entry, (template = hitTemplate(entry)));
+  const headers = new Headers(template.fixed);
+  headers.set('cache-status', appendCacheStatus(template.behind, cacheStatusMember(EDGE, { hit: true, ttl })));
+  headers.set('server-timing', serverTimingMetric('edge', Date.now() - started));
+  headers.set('age', String(Math.floor(currentAge(entry.meta, now))));
+  return new Response(entry.body, { status: 200, headers });
+}
+
+function hitTemplate(entry: MemoryEntry): HitTemplate {
+  const fixed = new Headers(entry.headers);
+  for (const name of ['cache-status', 'server-timing', 'age']) fixed.delete(name);
+  fixed.set('accept-ranges', 'bytes');
+  return { fixed, behind: withoutMember(entry.headers.get('cache-status'), EDGE) };
+}
