@@ -2,10 +2,10 @@
 // single-stream GET straight from the shaped origin. Time to first byte, throughput, and what the
 // origin sent. tiercache fetches 8 MiB slices in parallel (read-ahead), the peers one stream.
 
-import { request } from 'node:http';
 import { type TierStats, tierStats } from './load.ts';
 import { type Context, objectPath, originDelta } from './plan.ts';
 import type { TargetName } from './targets.ts';
+import { timedGet } from './timed-get.ts';
 
 const MIB = 2 ** 20;
 const GET_TIMEOUT_MS = 120_000;
@@ -31,7 +31,7 @@ export async function coldLarge(context: Context): Promise<ColdRun[]> {
   for (const target of targets) {
     log(`cold ${plan.coldLarge.label} ${target.name}: one GET`);
     const before = shaper.stats();
-    const answer = await timedGet(`${target.url}${path}`);
+    const answer = await timedGet(`${target.url}${path}`, GET_TIMEOUT_MS);
     const origin = originDelta(shaper, before);
     const complete = answer.status === 200 && answer.bytes === plan.coldLarge.size;
     const mibPerSec = answer.bytes / MIB / (answer.totalMs / 1000);
@@ -40,39 +40,4 @@ export async function coldLarge(context: Context): Promise<ColdRun[]> {
     runs.push({ target: target.name, status: answer.status, bytes: answer.bytes, complete, ttfbMs: answer.ttfbMs, totalMs: answer.totalMs, mibPerSec, origin, ...(tiers && { tiers }) });
   }
   return runs;
-}
-
-interface Answer {
-  status: number;
-  bytes: number;
-  ttfbMs: number;
-  totalMs: number;
-  headers: Record<string, string | undefined>;
-}
-
-/** One GET on a fresh connection; the body is counted and dropped. Rejects after GET_TIMEOUT_MS. */
-function timedGet(url: string): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    let ttfbMs = Number.NaN;
-    const pending = request(url, { agent: false }, (response) => {
-      let bytes = 0;
-      const headers = { 'cache-status': String(response.headers['cache-status'] ?? ''), 'server-timing': String(response.headers['server-timing'] ?? '') };
-      response.on('data', (chunk: Buffer) => {
-        if (bytes === 0) ttfbMs = performance.now() - started;
-        bytes += chunk.length;
-      });
-      response.on('end', () => {
-        clearTimeout(timer);
-        resolve({ status: response.statusCode ?? 0, bytes, ttfbMs, totalMs: performance.now() - started, headers });
-      });
-      response.on('error', reject);
-    });
-    const timer = setTimeout(() => pending.destroy(new Error(`GET ${url} took longer than ${GET_TIMEOUT_MS / 1000} s`)), GET_TIMEOUT_MS);
-    pending.on('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    pending.end();
-  });
 }

@@ -11,7 +11,7 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type LoadResult, runLoad, sampleHeaders, tierStats } from './load.ts';
+import { type LoadResult, runLoad, sampleHeaders, tierStats, withFirstAnswer } from './load.ts';
 import { parseWrkJson, wrkInstalled, wrkLoadResult } from './wrk.ts';
 import { describeError, describeMachine, formatTable, machine } from './report.ts';
 
@@ -24,7 +24,7 @@ const TIER_ANSWERS = [
   { status: 'tiercache-shield; fwd=stale, tiercache-edge; fwd=stale', timing: 'origin;dur=10, shield;dur=3, edge;dur=1;desc="x"' },
 ] as const;
 const WRK_LINE = `Running 2s test @ http://127.0.0.1:8080/
-tiercache-wrk-json: {"requests":500,"bytes":52500000,"durationUs":2100000,"elapsedUs":2000000,"threads":2,"finished":2,"sent":500,"answered":500,"non2xx":0,"countedStatuses":false,"errors":{"connect":0,"read":2,"write":0,"timeout":1,"status":3},"latencyUs":{"mean":635.91,"p50":580,"p99":1950,"max":12350}}
+tiercache-wrk-json: {"requests":500,"bytes":52500000,"durationUs":2100000,"elapsedUs":2000000,"threads":2,"finished":2,"sent":500,"answered":500,"latencySumUs":400000,"non2xx":0,"countedStatuses":false,"errors":{"connect":0,"read":2,"write":0,"timeout":1,"status":3},"latencyUs":{"mean":635.91,"p50":580,"p99":1950,"max":12350}}
 `;
 /** Every seventh request to /redirect-* is answered 302 with a short body. */
 const REDIRECT_EVERY = 7;
@@ -65,6 +65,9 @@ async function main(): Promise<void> {
       const what = `10 × 50 (${tool})`;
       expect(fixed.requests === 500 && fixed.sent === 500 && fixed.errors === 0 && fixed.non2xx === 0, `${what}: 500 sent, 500 responses, no errors (got ${fixed.sent} sent, ${fixed.requests}, ${fixed.errors} errors, ${fixed.non2xx} non-2xx)`);
       expect(served - servedBefore === 500, `${what}: the server saw exactly 500 requests (saw ${served - servedBefore})`);
+      // A closed loop: 10 connections busy for the run at most, so the mean is at most 10 × elapsed / 500.
+      const busiest = (10 * fixed.elapsedSec * 1000) / 500;
+      expect(fixed.latency.meanMs > 0 && fixed.latency.meanMs <= busiest * 1.05, `${what}: mean latency ${fixed.latency.meanMs.toFixed(2)} ms within 10 × elapsed / 500 = ${busiest.toFixed(2)} ms`);
       // wrk's bytes include the headers (about 150 bytes each from node:http).
       const headerBound = tool === 'node-http' ? 0 : 400;
       expect(fixed.bytes >= 500 * BODY.length && fixed.bytes <= 500 * (BODY.length + headerBound), `${what}: 500 bodies read (${fixed.bytes} bytes)`);
@@ -103,8 +106,16 @@ async function main(): Promise<void> {
     expect(parsed.requests === 500 && parsed.sent === 500 && parsed.errors === 3 && parsed.elapsedSec === 2, "wrk counts, and the script's clock over wrk's");
     expect(parsed.non2xx === 3, 'wrk statuses: its own ≥ 400 count, plus no short bodies (500 × 105,000 bytes read)');
     expect(wrkLoadResult(summary, { requests: 500, bodyBytes: 106_000 }).non2xx === 3 + 5, 'wrk statuses: 500,000 bytes short of 500 × 106,000 = 5 bodies missing');
-    expect(Math.abs(parsed.latency.meanMs - 0.63591) < 1e-9 && parsed.latency.p99Ms === 1.95 && parsed.latency.maxMs === 12.35, 'wrk latencies');
+    expect(parsed.latency.meanMs === 0.8 && parsed.latency.p99Ms === 1.95 && parsed.latency.maxMs === 12.35, "wrk latencies: the script's mean (400 ms over 500), wrk's p99 and max");
+    expect(Math.abs(wrkLoadResult(summary, {}).latency.meanMs - 0.63591) < 1e-9, "a duration run: wrk's mean");
     expect(wrkLoadResult(summary, {}).elapsedSec === 2.1, "a duration run: wrk's own duration");
+
+    // A cold phase: one GET alone (200 ms, 105,000 bytes), then 499 under load.
+    const rest = wrkLoadResult({ ...summary, requests: 499, sent: 499, bytes: 499 * 105_000 }, { requests: 499, bodyBytes: 105_000 });
+    const whole = withFirstAnswer({ status: 200, bytes: 105_000, totalMs: 200 }, rest);
+    expect(whole.requests === 500 && whole.sent === 500 && whole.bytes === 500 * 105_000 && whole.elapsedSec === 2.2, 'withFirstAnswer: counts, bytes and times add up');
+    expect(Math.abs(whole.latency.meanMs - (200 + rest.latency.meanMs * 499) / 500) < 1e-9 && whole.latency.maxMs === 200 && whole.latency.p99Ms === 1.95, 'withFirstAnswer: mean and max take the first in, p99 is the load\'s');
+    expect(withFirstAnswer({ status: 304, bytes: 0, totalMs: 1 }, rest).non2xx === rest.non2xx + 1, 'withFirstAnswer: a first answer outside 2xx counts');
   } catch (error) {
     failures.push(`the check threw: ${describeError(error)}`);
   } finally {

@@ -5,8 +5,10 @@
 // the numbers come from the script's JSON line (done()), not from wrk's rounded report.
 //
 // What wrk counts differently from the Node generator (load.ts): `bytes` are all bytes read
-// (headers too); latencies come from wrk's histogram, which wrk corrects for coordinated omission
-// (it adds the samples a slow answer kept from being sent); statuses: see countStatuses below.
+// (headers too); p50 and p99 come from wrk's histogram, which wrk corrects for coordinated
+// omission (it adds the samples a slow answer would have kept from being sent), so they read
+// high; so does its mean, which for fixed counts is replaced by the script's exact one (see
+// wrk-load.lua); the max is exact either way. Statuses: see countStatuses below.
 
 import { execFile, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -54,6 +56,8 @@ export interface WrkSummary {
   /** Requests written (fixed counts; 0 for a duration run with one URL). */
   sent: number;
   answered: number;
+  /** Fixed counts: every request's latency summed, uncorrected; -1 when unknown. */
+  latencySumUs: number;
   non2xx: number;
   countedStatuses: boolean;
   errors: { connect: number; read: number; write: number; timeout: number; status: number };
@@ -117,6 +121,7 @@ export function wrkLoadResult(summary: WrkSummary, expected: Pick<WrkOptions, 'r
   const body = expected.bodyBytes;
   const shortBodies = fixed && body ? Math.max(0, Math.ceil((summary.requests * body - summary.bytes) / body)) : 0;
   const ms = (us: number) => us / 1000;
+  const meanUs = fixed && summary.latencySumUs >= 0 && summary.requests > 0 ? summary.latencySumUs / summary.requests : summary.latencyUs.mean;
   return {
     tool: 'wrk 4.x',
     requests: summary.requests,
@@ -127,7 +132,7 @@ export function wrkLoadResult(summary: WrkSummary, expected: Pick<WrkOptions, 'r
     reqPerSec: summary.requests / elapsedSec,
     bytes: summary.bytes,
     mibPerSec: summary.bytes / MIB / elapsedSec,
-    latency: { meanMs: ms(summary.latencyUs.mean), p50Ms: ms(summary.latencyUs.p50), p99Ms: ms(summary.latencyUs.p99), maxMs: ms(summary.latencyUs.max) },
+    latency: { meanMs: ms(meanUs), p50Ms: ms(summary.latencyUs.p50), p99Ms: ms(summary.latencyUs.p99), maxMs: ms(summary.latencyUs.max) },
   };
 }
 
@@ -145,7 +150,7 @@ function isSummary(value: unknown): value is WrkSummary {
   const record = value as Record<string, unknown>;
   const numbers = (object: unknown, keys: string[]) => typeof object === 'object' && object !== null && keys.every((key) => typeof (object as Record<string, unknown>)[key] === 'number');
   return (
-    numbers(record, ['requests', 'bytes', 'durationUs', 'elapsedUs', 'threads', 'finished', 'sent', 'answered', 'non2xx']) &&
+    numbers(record, ['requests', 'bytes', 'durationUs', 'elapsedUs', 'threads', 'finished', 'sent', 'answered', 'latencySumUs', 'non2xx']) &&
     typeof record.countedStatuses === 'boolean' &&
     numbers(record.errors, ['connect', 'read', 'write', 'timeout', 'status']) &&
     numbers(record.latencyUs, ['mean', 'p50', 'p99', 'max'])
