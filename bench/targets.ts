@@ -1,17 +1,21 @@
 // The caches under test, each in front of the same shaped origin: tiercache (both workers in
 // workerd via Miniflare, ORIGIN_KIND=http), and, when installed, Varnish (malloc) and nginx
-// (proxy_cache, and the slice module at tiercache's slice size). Fresh processes start with
+// (proxy_cache, and the slice module at tiercache's slice size); and the naive single-tier
+// workers on tiercache's runtime (caches.default, a global Map). Fresh processes start with
 // empty caches; `direct` is the shaped origin itself, the baseline every speed-up is against.
 
 import { randomUUID } from 'node:crypto';
 import type { RawConfig } from '../shared/config.ts';
 import { startWorkers } from '../test/stack/workers.ts';
-import { type Peers, startNginx, startVarnish } from './peers/peers.ts';
+import { type Peers, startNaiveWorkers, startNginx, startVarnish } from './peers/peers.ts';
 
 export const SLICE_SIZE = 8 * 2 ** 20;
 const VARNISH_STORAGE_MIB = 2048;
 
-export type TargetName = 'direct' | 'tiercache' | 'varnish' | 'nginx' | 'nginx-slice';
+export type TargetName = 'direct' | 'tiercache' | 'varnish' | 'nginx' | 'nginx-slice' | 'naive-cache' | 'naive-map';
+
+/** The naive baselines, which need nothing installed. */
+export const NAIVE_NAMES: readonly TargetName[] = ['naive-cache', 'naive-map'];
 
 export interface Target {
   name: TargetName;
@@ -29,19 +33,27 @@ export function cacheNames(peers: Peers): TargetName[] {
   return names;
 }
 
-/** Starts the targets named (fresh, empty caches) in front of `origin`; stops those started if one fails. */
+/**
+ * Starts the targets named (fresh, empty caches) in front of `origin`, all at once (each is its
+ * own process); answers them in the order named; stops those started if one fails.
+ */
 export async function startTargets(names: readonly TargetName[], origin: string, peers: Peers): Promise<Target[]> {
-  const targets: Target[] = [];
-  try {
-    for (const name of names) {
-      if (targets.some((target) => target.name === name)) continue;
-      targets.push(...(await startTarget(name, origin, peers)));
-    }
-    return targets.filter((target) => names.includes(target.name));
-  } catch (error) {
+  // nginx and nginx-slice are one process, and so are the two naive workers: one start each.
+  const starts = [...new Set(names.map(startedWith))];
+  const settled = await Promise.allSettled(starts.map((name) => startTarget(name, origin, peers)));
+  const targets = settled.flatMap((result) => (result.status === 'fulfilled' ? result.value : []));
+  const failed = settled.find((result) => result.status === 'rejected');
+  if (failed) {
     await stopTargets(targets);
-    throw error;
+    throw failed.reason;
   }
+  return names.flatMap((name) => targets.filter((target) => target.name === name));
+}
+
+function startedWith(name: TargetName): TargetName {
+  if (name === 'nginx-slice') return 'nginx';
+  if (name === 'naive-map') return 'naive-cache';
+  return name;
 }
 
 export async function stopTargets(targets: readonly Target[]): Promise<void> {
@@ -69,6 +81,16 @@ async function startTarget(name: TargetName, origin: string, peers: Peers): Prom
       return [
         { name: 'nginx', url: nginx.cache.url, stop },
         { name: 'nginx-slice', url: nginx.slice.url, stop },
+      ];
+    }
+    case 'naive-cache':
+    case 'naive-map': {
+      // One workerd serves both.
+      const naive = await startNaiveWorkers({ origin });
+      const stop = once(naive.stop);
+      return [
+        { name: 'naive-cache', url: naive.cacheUrl, stop },
+        { name: 'naive-map', url: naive.mapUrl, stop },
       ];
     }
   }

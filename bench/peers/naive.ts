@@ -1,0 +1,32 @@
+// The naive baselines (naive-worker.ts) as peers: bundled as tiercache's workers are (esbuild,
+// test/stack/bundle.ts), both in one workerd driven by Miniflare, each on a socket of its own as
+// tiercache's edge is (miniflare-direct.ts), in front of the same origin.
+
+import { bundleWorker } from '../../test/stack/bundle.ts';
+import { startDirectWorkers } from '../miniflare-direct.ts';
+
+const ENTRY = 'bench/peers/naive-worker.ts';
+
+export interface NaivePeers {
+  /** caches.default in front of the origin. */
+  cacheUrl: string;
+  /** A global Map in front of the origin. */
+  mapUrl: string;
+  /** Ends both (one workerd); a second call is a no-op. */
+  stop(): Promise<void>;
+}
+
+export async function startNaiveWorkers(options: { origin: string }): Promise<NaivePeers> {
+  const { code } = await bundleWorker(ENTRY);
+  const workers = await startDirectWorkers([
+    { name: 'naive-cache', code, bindings: { ORIGIN_URL: options.origin, NAIVE_MODE: 'cache' } },
+    { name: 'naive-map', code, bindings: { ORIGIN_URL: options.origin, NAIVE_MODE: 'map' } },
+  ]);
+  const cacheUrl = workers.urls.get('naive-cache');
+  const mapUrl = workers.urls.get('naive-map');
+  if (!cacheUrl || !mapUrl) {
+    await workers.stop();
+    throw new Error('Miniflare gave no direct socket to a naive worker');
+  }
+  return { cacheUrl, mapUrl, stop: workers.stop };
+}
