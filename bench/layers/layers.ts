@@ -1,7 +1,8 @@
-// The three local layers a worker can run in, each started on a free loopback port around the
-// same bundled naive worker: bare workerd (a generated capnp config, no Cache API service),
-// the Miniflare API, and `wrangler dev --local`. Each answers a stop() that ends every process
-// it started (the whole process group for workerd and wrangler) and removes its temporary files.
+// The local layers a worker can run in, each started on a free loopback port around the same
+// bundled naive worker: bare workerd (a generated capnp config, no Cache API service), Miniflare
+// with the worker on a workerd socket of its own (as tiercache runs locally), Miniflare through
+// its entry worker, and `wrangler dev --local`. Each answers a stop() that ends every process it
+// started (the whole process group for workerd and wrangler) and removes its temporary files.
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -10,14 +11,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Log, LogLevel, Miniflare } from 'miniflare';
 import { PROJECT_ROOT } from '../../test/stack/bundle.ts';
+import { COMPATIBILITY_DATE, startDirectWorkers } from '../miniflare-direct.ts';
 
-export const COMPATIBILITY_DATE = '2026-07-30';
 const LOOPBACK = '127.0.0.1';
 const READY_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 3_000;
 const BIN = join(PROJECT_ROOT, 'node_modules', '.bin');
 
-export type LayerName = 'workerd' | 'miniflare' | 'wrangler dev';
+export type LayerName = 'workerd' | 'Miniflare direct socket' | 'Miniflare entry' | 'wrangler dev';
 
 export interface Layer {
   name: LayerName;
@@ -38,11 +39,23 @@ export async function startWorkerd(code: string): Promise<Layer> {
   return started('workerd', port, child, directory, false);
 }
 
-export async function startMiniflare(code: string): Promise<Layer> {
+/** The worker on a workerd socket of its own, past Miniflare's entry worker: where tiercache runs. */
+export async function startMiniflareDirect(code: string): Promise<Layer> {
+  const workers = await startDirectWorkers([{ name: 'naive', code }]);
+  const url = workers.urls.get('naive');
+  if (!url) {
+    await workers.stop();
+    throw new Error('Miniflare gave the worker no direct socket');
+  }
+  return { name: 'Miniflare direct socket', url, hasCache: true, stop: workers.stop };
+}
+
+/** Through Miniflare's entry worker (its request logging, error pages and `cf` blob). */
+export async function startMiniflareEntry(code: string): Promise<Layer> {
   const port = await freePort();
   const mf = new Miniflare({ modules: true, script: code, compatibilityDate: COMPATIBILITY_DATE, host: LOOPBACK, port, cf: false, log: new Log(LogLevel.WARN) });
   const url = await mf.ready;
-  return { name: 'miniflare', url: url.origin, hasCache: true, stop: () => mf.dispose() };
+  return { name: 'Miniflare entry', url: url.origin, hasCache: true, stop: () => mf.dispose() };
 }
 
 /** `wrangler dev --local` over a generated wrangler.toml whose `main` is the bundle (no re-bundling). */
