@@ -26,9 +26,9 @@ export function sTable(s: SResult): Table {
   const rows = s.runs.map((run) => {
     const direct = find(run.size, 'direct', 'direct');
     const varnish = find(run.size, 'varnish', run.phase);
-    return [run.size, run.target, run.phase, String(run.load.requests), String(run.load.errors + run.load.non2xx), fixed(run.load.elapsedSec, 2), fixed(run.load.latency.meanMs, 1), fixed(run.load.latency.p99Ms, 1), fixed(run.load.mibPerSec, 1), ratio(direct?.load.elapsedSec, run.load.elapsedSec), run.phase === 'direct' ? '–' : ratio(varnish?.load.elapsedSec, run.load.elapsedSec)];
+    return [run.size, run.target, run.phase, String(run.load.requests), run.load.sent === undefined ? '–' : String(run.load.sent), String(run.load.errors + run.load.non2xx), fixed(run.load.elapsedSec, 2), fixed(run.load.latency.meanMs, 1), fixed(run.load.latency.p99Ms, 1), fixed(run.load.mibPerSec, 1), ratio(direct?.load.elapsedSec, run.load.elapsedSec), run.phase === 'direct' ? '–' : ratio(varnish?.load.elapsedSec, run.load.elapsedSec)];
   });
-  return { columns: ['size', 'target', 'phase', 'responses', 'errors', 'elapsed s', 'mean ms', 'p99 ms', 'MiB/s', '× faster than direct', '× faster than Varnish'], rows };
+  return { columns: ['size', 'target', 'phase', 'responses', 'sent', 'errors', 'elapsed s', 'mean ms', 'p99 ms', 'MiB/s', '× faster than direct', '× faster than Varnish'], rows };
 }
 
 /** What reached the origin per run, and the egress a cache saved against reading it directly. */
@@ -42,18 +42,24 @@ export function originTable(s: SResult): Table {
   return { columns: ['size', 'target', 'phase', 'origin requests', 'origin MB', 'egress saved MB', `saved at $${DOLLARS_PER_TB}/TB`, 'origin bytes vs Varnish'], rows };
 }
 
-/** tiercache's tiers after each warm run, from Cache-Status and Server-Timing. */
+/** tiercache's tiers on each cold phase's first response and after each warm run, from Cache-Status and Server-Timing. */
 export function tierTable(s: SResult): Table {
-  const rows = Object.entries(s.tiers).map(([size, t]) => [size, String(t.samples), pct(t.edge.hitRatio), pct(t.shield.hitRatio), fixed(t.timing.edge.meanMs, 1), fixed(t.timing.shield.meanMs, 1), fixed(t.timing.origin.meanMs, 1)]);
-  return { columns: ['size', 'samples', 'edge hit ratio', 'shield hit ratio (of edge forwards)', 'edge ms', 'shield ms', 'origin ms'], rows };
+  const rows = Object.entries(s.tiers).flatMap(([size, phases]) =>
+    (['cold', 'warm'] as const).map((phase) => {
+      const t = phases[phase];
+      const what = phase === 'cold' ? 'cold (first response)' : `warm (${t.samples} GETs after)`;
+      return [size, what, String(t.samples), pct(t.edge.hitRatio), pct(t.shield.hitRatio), fixed(t.timing.edge.meanMs, 1), fixed(t.timing.shield.meanMs, 1), fixed(t.timing.origin.meanMs, 1)];
+    }),
+  );
+  return { columns: ['size', 'phase', 'samples', 'edge hit ratio', 'shield hit ratio (of edge forwards)', 'edge ms', 'shield ms', 'origin ms'], rows };
 }
 
 export function vTable(runs: readonly VRun[]): Table {
   const rows = runs.map((run) => {
-    const varnish = runs.find((r) => r.size === run.size && r.concurrency === run.concurrency && r.target === 'varnish');
-    return [run.size, String(run.concurrency), run.target, fixed(run.load.reqPerSec, 0), fixed(run.load.latency.meanMs, 2), fixed(run.load.latency.p99Ms, 2), String(run.load.errors), String(run.load.non2xx), ratio(run.load.reqPerSec, varnish?.load.reqPerSec)];
+    const cell = (target: TargetName) => runs.find((r) => r.size === run.size && r.concurrency === run.concurrency && r.target === target)?.load.reqPerSec;
+    return [run.size, String(run.concurrency), run.target, fixed(run.load.reqPerSec, 0), fixed(run.load.latency.meanMs, 2), fixed(run.load.latency.p99Ms, 2), String(run.load.errors), String(run.load.non2xx), ratio(run.load.reqPerSec, cell('varnish')), ratio(run.load.reqPerSec, cell('naive-map'))];
   });
-  return { columns: ['size', 'concurrency', 'target', 'req/s', 'mean ms', 'p99 ms', 'errors', 'non-2xx', 'req/s vs Varnish'], rows };
+  return { columns: ['size', 'concurrency', 'target', 'req/s', 'mean ms', 'p99 ms', 'errors', 'non-2xx', 'req/s vs Varnish', 'req/s vs naive-map'], rows };
 }
 
 export function coldTable(runs: readonly ColdRun[]): Table {

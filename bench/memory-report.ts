@@ -1,6 +1,7 @@
 // What bench:memory found, as data (memory.json) and as the table it prints (memory.md).
 
 import type { SlicingConfig } from '../shared/config.ts';
+import type { MemoryEvidence } from './issue-targets.ts';
 import { type Machine, describeMachine, formatTable } from './report.ts';
 import type { RssSample } from './rss-sampler.ts';
 
@@ -42,6 +43,20 @@ export interface MemoryRun {
   upload: { durationMs: number };
   baseline: { runtimeBytes: number; nodeBytes: number; samples: RssSample[] };
   phases: Phase[];
+}
+
+/** T4's evidence (issue-targets.ts) from a memory.json, checked field by field; undefined when it is not one. */
+export function memoryEvidence(json: unknown, source: string): MemoryEvidence | undefined {
+  if (typeof json !== 'object' || json === null) return undefined;
+  const run = json as Partial<Record<keyof MemoryRun, unknown>>;
+  const object = run.object as { size?: unknown } | undefined;
+  if (run.benchmark !== 'memory' || typeof object?.size !== 'number' || !Array.isArray(run.phases)) return undefined;
+  const phases = (run.phases as unknown[]).flatMap((value) => {
+    const p = value as Partial<Record<keyof Phase, unknown>>;
+    const known = (p.phase === 'cold' || p.phase === 'warm') && typeof p.growthBytes === 'number' && typeof p.bytesOk === 'boolean';
+    return known ? [{ phase: p.phase as Phase['phase'], growthBytes: p.growthBytes as number, bytesOk: p.bytesOk as boolean }] : [];
+  });
+  return { source, objectBytes: object.size, phases };
 }
 
 export function memoryTable(run: MemoryRun): string {

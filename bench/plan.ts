@@ -3,7 +3,8 @@
 
 import type { BenchObject } from './site-origin.ts';
 import type { Shaper } from './shaper.ts';
-import type { Target } from './targets.ts';
+import type { LayerPlan } from './layers/layer-costs.ts';
+import type { Target, TargetName } from './targets.ts';
 
 const KB = 1000;
 const MB = 1000 * KB;
@@ -20,8 +21,22 @@ export interface SizeCase {
 export interface Plan {
   mode: 'full' | 'quick';
   workloadS: SizeCase[];
-  workloadV: { sizes: { label: string; size: number }[]; concurrency: number[]; durationSec: number };
+  /** Sizes (labels) at which the naive baselines run Workload S, warm only. */
+  naiveS: string[];
+  workloadV: {
+    sizes: { label: string; size: number }[];
+    concurrency: number[];
+    durationSec: number;
+    /** The caches that run every cell (those installed). */
+    targets: TargetName[];
+    /** Where the naive baselines run, at every size. */
+    naiveConcurrency: number[];
+  };
   coldLarge: { label: string; size: number };
+  /** The per-layer costs (bench/layers), reduced; absent = skipped. */
+  layers?: LayerPlan;
+  /** T4: run bench:memory (1 GiB through both tiers) in the suite, or report its latest results file. */
+  memory: 'run' | 'latest';
   /** What the plan leaves out of the issue's workloads, said in the report. */
   reductions: string[];
 }
@@ -39,18 +54,24 @@ export const FULL_PLAN: Plan = {
   workloadS: [
     { label: '100 KB', size: 100 * KB, connections: 10, perConnection: 50 },
     { label: '1 MB', size: MB, connections: 10, perConnection: 50 },
-    { label: '10 MB', size: 10 * MB, connections: 10, perConnection: 20 },
-    { label: '50 MB', size: 50 * MB, connections: 10, perConnection: 5 },
+    { label: '10 MB', size: 10 * MB, connections: 10, perConnection: 50 },
+    { label: '50 MB', size: 50 * MB, connections: 10, perConnection: 50 },
   ],
+  naiveS: ['100 KB', '1 MB'],
   workloadV: {
     sizes: [10, 15, 20, 25, 30, 40, 50].map((k) => ({ label: `${k} KB`, size: k * KB })),
     concurrency: [10, 25, 50, 100, 200, 400],
     durationSec: 1,
+    targets: ['tiercache', 'varnish', 'nginx'],
+    naiveConcurrency: [100],
   },
   coldLarge: { label: '256 MiB', size: 256 * MIB },
+  layers: { connections: 100, warmUpSec: 1, measureSec: 2 },
+  memory: 'run',
   reductions: [
-    'Workload S: 10 MB runs 10 × 20 requests and 50 MB 10 × 5 (not 10 × 50), to keep the whole suite under 10 minutes on 2 cores.',
-    'Workload V: every size and concurrency of the 2009 test, 1 s of wrk each (ApacheBench there ran a fixed count).',
+    'Workload V: every size and concurrency of the 2009 test, 1 s of wrk each (ApacheBench there ran a fixed count), for tiercache, Varnish and nginx; not nginx slice (below its 8 MiB slice size it serves as plain nginx does, one slice per object); the naive baselines at c = 100 only.',
+    'Naive baselines in Workload S: 100 KB and 1 MB, warm only (primed by one GET).',
+    'Per-layer costs: 20 KiB at c = 100, 1 s warm-up and 2 s measured per cell (npm run bench:layers measures 3 s).',
   ],
 };
 
@@ -60,9 +81,13 @@ export const QUICK_PLAN: Plan = {
     { label: '100 KB', size: 100 * KB, connections: 10, perConnection: 10 },
     { label: '10 MB', size: 10 * MB, connections: 10, perConnection: 10 },
   ],
-  workloadV: { sizes: [{ label: '20 KB', size: 20 * KB }], concurrency: [10, 100], durationSec: 1 },
+  naiveS: ['100 KB'],
+  workloadV: { sizes: [{ label: '20 KB', size: 20 * KB }], concurrency: [10, 100], durationSec: 1, targets: ['tiercache', 'varnish', 'nginx'], naiveConcurrency: [100] },
   coldLarge: { label: '64 MiB', size: 64 * MIB },
-  reductions: ['Quick mode: Workload S 100 KB and 10 MB only, 10 × 10 requests; Workload V 20 KB at c = 10 and 100, 1 s each; cold object 64 MiB.'],
+  memory: 'latest',
+  reductions: [
+    'Quick mode: Workload S 100 KB and 10 MB only, 10 × 10 requests (naive baselines at 100 KB); Workload V 20 KB at c = 10 and 100, 1 s each (naive baselines at c = 100); cold object 64 MiB (T3 judged on it); per-layer costs skipped (npm run bench, or npm run bench:layers); T4 from the latest bench:memory results file, not measured.',
+  ],
 };
 
 /** Every object the plan reads, with a seed each: Workload S, Workload V, the cold large object. */

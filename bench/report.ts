@@ -1,7 +1,8 @@
 // A benchmark's results: the table it prints, and one folder per run,
 // bench/results/<ISO 8601 timestamp>/, holding <name>.json for machines and <name>.md for people.
-import { mkdir, writeFile } from 'node:fs/promises';
-import { cpus, loadavg, totalmem } from 'node:os';
+import { readFileSync } from 'node:fs';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { cpus, loadavg, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -16,6 +17,8 @@ export interface Table {
 export interface Machine {
   node: string;
   platform: string;
+  /** The distribution and kernel, e.g. `Debian GNU/Linux 12 (bookworm), kernel 6.1.0`. */
+  os: string;
   cpus: number;
   cpuModel: string;
   totalMemoryBytes: number;
@@ -46,11 +49,23 @@ export async function writeResults(name: string, at: Date, json: unknown, markdo
   return paths;
 }
 
+/** The newest `<name>.json` under bench/results/ (folders sort by time), parsed; undefined when there is none. */
+export async function latestResult(name: string): Promise<{ path: string; json: unknown } | undefined> {
+  const folders = await readdir(RESULTS_DIRECTORY).catch(() => [] as string[]);
+  for (const folder of folders.sort().reverse()) {
+    const path = join(RESULTS_DIRECTORY, folder, `${name}.json`);
+    const text = await readFile(path, 'utf8').catch(() => undefined);
+    if (text !== undefined) return { path, json: JSON.parse(text) as unknown };
+  }
+  return undefined;
+}
+
 export function machine(): Machine {
   const processors = cpus();
   return {
     node: process.version,
     platform: `${process.platform} ${process.arch}`,
+    os: operatingSystem(),
     cpus: processors.length,
     cpuModel: processors[0]?.model ?? 'unknown',
     totalMemoryBytes: totalmem(),
@@ -59,7 +74,20 @@ export function machine(): Machine {
 }
 
 export function describeMachine(m: Machine): string {
-  return `Node ${m.node}, ${m.platform}, ${m.cpus} × ${m.cpuModel}, ${(m.totalMemoryBytes / 2 ** 30).toFixed(1)} GiB RAM, load average ${m.loadAverage.join(' ')}`;
+  // `os` is absent from results written before it was recorded.
+  const os = m.os ? `${m.os}, ` : '';
+  return `Node ${m.node}, ${os}${m.platform}, ${m.cpus} × ${m.cpuModel}, ${(m.totalMemoryBytes / 2 ** 30).toFixed(1)} GiB RAM, load average ${m.loadAverage.join(' ')}`;
+}
+
+/** PRETTY_NAME from os-release where there is one, and the kernel release. */
+function operatingSystem(): string {
+  const kernel = `kernel ${release()}`;
+  try {
+    const name = /^PRETTY_NAME="?([^"\n]*)"?$/m.exec(readFileSync('/etc/os-release', 'utf8'))?.[1];
+    return name ? `${name}, ${kernel}` : kernel;
+  } catch {
+    return kernel;
+  }
 }
 
 export function describeError(error: unknown): string {

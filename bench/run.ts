@@ -1,22 +1,34 @@
 // `npm run bench` (`-- --quick` for the reduced suite, `-- --profile sg` for another origin
 // distance): the whole comparison, end to end. A static origin over deterministic objects,
-// behind the WAN shaper; tiercache (workerd via Miniflare) and the installed peers in front of
-// it; Workload S, Workload V, the cold large object; then bench/results/<timestamp>/ with the
-// report, the raw JSON and SVG charts. Progress goes to stderr.
+// behind the WAN shaper; tiercache (workerd via Miniflare), the installed peers and the naive
+// baselines in front of it; Workload S, Workload V, the cold large object, the per-layer costs
+// and bench:memory; issue 6's targets judged on the lot; then bench/results/<timestamp>/ with the
+// report, the raw JSON and SVG charts. Progress goes to stderr, the targets table to stdout.
 
+import { spawn } from 'node:child_process';
+import { relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { writeReport } from './bench-report.ts';
 import { coldLarge } from './cold-large.ts';
+import { evaluateTargets, type MemoryEvidence, targetsTable } from './issue-targets.ts';
+import { measureLayers } from './layers/layer-costs.ts';
+import { stopChildren } from './layers/layers.ts';
+import { memoryEvidence } from './memory-report.ts';
 import { DEFAULT_PROFILE, parseProfile, shaperOptions } from './origin-profiles.ts';
 import { detectPeers } from './peers/peers.ts';
 import { type Context, FULL_PLAN, planObjects, QUICK_PLAN } from './plan.ts';
-import { describeError, machine } from './report.ts';
-import { startShaper } from './shaper.ts';
+import { describeError, formatTable, latestResult, machine } from './report.ts';
+import { type Shaper, startShaper } from './shaper.ts';
 import { startSiteOrigin } from './site-origin.ts';
-import { cacheNames, startTargets, stopTargets, type Target } from './targets.ts';
+import { cacheNames, NAIVE_NAMES, SLICE_SIZE, startTargets, stopTargets, type Target, type TargetName } from './targets.ts';
 import { versions } from './versions.ts';
 import { workloadS } from './workload-s.ts';
 import { workloadV } from './workload-v.ts';
+
+const MEMORY_SCRIPT = fileURLToPath(new URL('./memory.ts', import.meta.url));
+const PROJECT_ROOT = fileURLToPath(new URL('../', import.meta.url));
+const MEMORY_LIMIT_MS = 5 * 60_000;
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, profile: { type: 'string', default: DEFAULT_PROFILE } } });
 const plan = values.quick ? QUICK_PLAN : FULL_PLAN;
@@ -27,7 +39,7 @@ const log = (message: string) => {
   const seconds = Math.floor((performance.now() - started) / 1000);
   process.stderr.write(`[${String(Math.floor(seconds / 60)).padStart(2, '0')}:${String(seconds % 60).padStart(2, '0')}] ${message}\n`);
 };
-const cleanups: (() => Promise<void>)[] = [];
+const cleanups: (() => Promise<void>)[] = [stopChildren];
 const cleanUp = async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
 };
@@ -44,7 +56,7 @@ try {
   const toolVersions = await versions(peers);
   const names = cacheNames(peers);
   log(`bench (${plan.mode}), origin profile ${profile.name}: ${profile.firstByteLatencyMs} ms first byte, ${profile.bandwidthBytesPerSec / 1e6} MB/s per connection`);
-  log(`targets: direct, ${names.join(', ')}${peers.varnish ? '' : ' (Varnish not installed: bash bench/peers/install.sh)'}${peers.nginx?.hasSlice ? '' : ' (nginx with the slice module not installed)'}`);
+  log(`targets: direct, ${[...names, ...NAIVE_NAMES].join(', ')}${peers.varnish ? '' : ' (Varnish not installed: bash bench/peers/install.sh)'}${peers.nginx?.hasSlice ? '' : ' (nginx with the slice module not installed)'}`);
   const objects = planObjects(plan);
   log(`writing ${objects.length} objects (${(objects.reduce((sum, o) => sum + o.size, 0) / 2 ** 20).toFixed(0)} MiB) for the origin`);
   const origin = await startSiteOrigin(objects);
@@ -54,21 +66,56 @@ try {
   const direct: Target = { name: 'direct', url: shaper.url, stop: async () => undefined };
   const context = (targets: Target[]): Context => ({ plan, shaper, targets, log });
 
-  log(`starting ${names.join(', ')} (fresh, empty caches)`);
-  const caches = await startTargets(names, shaper.url, peers);
-  cleanups.push(() => stopTargets(caches));
-  const s = await workloadS(context([direct, ...caches]));
-  const v = await workloadV(context(caches));
-  // Restarted: the large object is read with every cache empty, as from a fresh deploy.
-  log('restarting the caches for the cold large object');
-  await stopTargets(caches.splice(0));
-  caches.push(...(await startTargets(names, shaper.url, peers)));
-  const cold = await coldLarge(context([direct, ...caches]));
+  log(`starting ${[...names, ...NAIVE_NAMES].join(', ')} (fresh, empty caches, all at once)`);
+  const running = await startTargets([...names, ...NAIVE_NAMES], shaper.url, peers);
+  cleanups.push(() => stopTargets(running));
+  const s = await workloadS(context([direct, ...running]));
+  const vTargets = running.filter((target) => plan.workloadV.targets.includes(target.name) || NAIVE_NAMES.includes(target.name));
+  const v = await workloadV(context(vTargets));
+  await stopTargets(running.splice(0));
+
+  // With nothing else running: each layer is measured alone.
+  const layers = plan.layers && { plan: plan.layers, measurements: await measureLayers(plan.layers, log) };
+
+  // Restarted: the large object is read with every cache empty, as from a fresh deploy; each
+  // behind a shaper of its own, since the single streams are read at once (cold-large.ts).
+  log('restarting the caches for the cold large object, each behind a shaper of its own');
+  const coldShapers = new Map<TargetName, Shaper>();
+  for (const name of names) {
+    const own = await startShaper(shaperOptions(profile, origin.url));
+    cleanups.push(own.close);
+    coldShapers.set(name, own);
+  }
+  const restarted = await Promise.allSettled(names.map((name) => startTargets([name], coldShapers.get(name)?.url ?? shaper.url, peers)));
+  running.push(...restarted.flatMap((result) => (result.status === 'fulfilled' ? result.value : [])));
+  const failed = restarted.find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
+  const cold = await coldLarge(context([direct, ...running]), (name) => coldShapers.get(name) ?? shaper);
+  await stopTargets(running.splice(0));
+  const memory = plan.memory === 'run' ? await runMemory() : await latestMemory();
   await cleanUp();
 
+  const targets = evaluateTargets({ caches: names, vSizes: plan.workloadV.sizes, workloadS: s.runs, workloadV: v, coldLarge: cold, coldLabel: plan.coldLarge.label, profile, sliceSize: SLICE_SIZE, ...(memory && { memory }) });
   const durationSec = (performance.now() - started) / 1000;
-  const run = { startedAt: startedAt.toISOString(), durationSec, mode: plan.mode, reductions: plan.reductions, profile, versions: toolVersions, machine: { before: machineBefore, after: machine() }, peers: names, workloadS: s, workloadV: v, coldLarge: cold };
+  const run = {
+    startedAt: startedAt.toISOString(),
+    durationSec,
+    mode: plan.mode,
+    reductions: plan.reductions,
+    profile,
+    sliceSize: SLICE_SIZE,
+    versions: toolVersions,
+    machine: { before: machineBefore, after: machine() },
+    peers: names,
+    workloadS: s,
+    workloadV: v,
+    coldLarge: cold,
+    ...(layers && { layers }),
+    ...(memory && { memory }),
+    targets,
+  };
   const directory = await writeReport(run, startedAt);
+  process.stdout.write(`\nIssue 6's targets (${plan.mode} run, ${durationSec.toFixed(0)} s):\n\n${formatTable(targetsTable(targets))}\n`);
   log(`done in ${durationSec.toFixed(0)} s: ${directory}/report.md`);
 } catch (error) {
   log(`bench failed: ${describeError(error)}`);
@@ -76,4 +123,27 @@ try {
   process.exitCode = 1;
 } finally {
   await cleanUp();
+}
+
+/** bench:memory in a process of its own (its own stack and origin), then its results file. */
+async function runMemory(): Promise<MemoryEvidence | undefined> {
+  log('T4: bench:memory (1 GiB through both tiers, workerd RSS sampled)');
+  const spawned = Date.now();
+  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', MEMORY_SCRIPT], { stdio: ['ignore', 'pipe', 'pipe'] });
+  cleanups.push(async () => void child.kill('SIGTERM'));
+  const prefix = (chunk: Buffer) => chunk.toString().split('\n').filter((line) => line.trim()).forEach((line) => log(`  memory: ${line}`));
+  child.stdout.on('data', prefix);
+  child.stderr.on('data', prefix);
+  const timer = setTimeout(() => child.kill('SIGKILL'), MEMORY_LIMIT_MS);
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+  clearTimeout(timer);
+  if (code !== 0) log(`  bench:memory exited with ${code}`);
+  const latest = await latestResult('memory');
+  const fresh = latest && typeof latest.json === 'object' && latest.json !== null && Date.parse(String((latest.json as { startedAt?: unknown }).startedAt)) >= spawned - 1000;
+  return fresh ? memoryEvidence(latest.json, `this run, ${relative(PROJECT_ROOT, latest.path)}`) : undefined;
+}
+
+async function latestMemory(): Promise<MemoryEvidence | undefined> {
+  const latest = await latestResult('memory');
+  return latest && memoryEvidence(latest.json, `not this run: ${relative(PROJECT_ROOT, latest.path)}`);
 }

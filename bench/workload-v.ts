@@ -1,10 +1,12 @@
 // Workload V, after the 2009 Varnish vs Squid test: small objects served from a warm cache at
 // rising concurrency, for a fixed time each (wrk when installed): requests per second, mean and
-// p99 latency, errors. Each cache is warmed with one GET of each object first.
+// p99 latency, errors. The caches of the plan run every cell; the naive baselines (issue 6's
+// floor for tiercache's edge hits) at the plan's concurrencies only. Each target is warmed with
+// one GET of each object first.
 
 import { type LoadResult, runLoad } from './load.ts';
 import { type Context, objectPath } from './plan.ts';
-import type { TargetName } from './targets.ts';
+import { NAIVE_NAMES, type TargetName } from './targets.ts';
 
 const REQUEST_TIMEOUT_SEC = 10;
 const WARM_TIMEOUT_MS = 30_000;
@@ -20,7 +22,7 @@ export interface VRun {
 
 export async function workloadV(context: Context): Promise<VRun[]> {
   const { plan, targets, log } = context;
-  const { sizes, concurrency, durationSec } = plan.workloadV;
+  const { sizes, concurrency, durationSec, naiveConcurrency } = plan.workloadV;
   const runs: VRun[] = [];
   for (const target of targets) {
     for (const size of sizes) await warm(`${target.url}${objectPath('v', size.label)}`);
@@ -28,6 +30,7 @@ export async function workloadV(context: Context): Promise<VRun[]> {
   for (const size of sizes) {
     for (const connections of concurrency) {
       for (const target of targets) {
+        if (NAIVE_NAMES.includes(target.name) && !naiveConcurrency.includes(connections)) continue;
         log(`V ${size.label} c=${connections} ${target.name}: ${durationSec} s`);
         const url = `${target.url}${objectPath('v', size.label)}`;
         const load = await runLoad({ url, connections, durationSec, timeoutSec: REQUEST_TIMEOUT_SEC, maxSeconds: durationSec + RUN_SLACK_SEC });
