@@ -97,8 +97,8 @@ describe('parseConfig with every setting given', () => {
 describe('parseConfig for slicing', () => {
   const base = { S3_BUCKET: 'b', S3_ACCESS_KEY_ID: 'k', S3_SECRET_ACCESS_KEY: 's' };
 
-  it('slices by 8 MiB from one slice up, four at a time, within 1,000 subrequests by default', () => {
-    expect(parseConfig(base).slicing).toEqual({ sliceSize: 8 * 1024 * 1024, threshold: 8 * 1024 * 1024, readahead: 4, subrequests: 1000 });
+  it('slices by 8 MiB from one slice up, six at a time, within 1,000 subrequests by default', () => {
+    expect(parseConfig(base).slicing).toEqual({ sliceSize: 8 * 1024 * 1024, threshold: 8 * 1024 * 1024, readahead: 6, subrequests: 1000 });
   });
 
   it('takes byte counts plain or with a binary unit', () => {
@@ -114,8 +114,11 @@ describe('parseConfig for slicing', () => {
     }
   });
 
-  it('keeps read-ahead within the six connections a Worker may open', () => {
-    expect(parseConfig({ ...base, SLICE_READAHEAD: '50' }).slicing.readahead).toBe(5);
+  it('keeps read-ahead to eight slices and 64 MiB in flight', () => {
+    expect(parseConfig({ ...base, SLICE_READAHEAD: '50' }).slicing.readahead).toBe(8);
+    expect(parseConfig({ ...base, SLICE_READAHEAD: '8', SLICE_SIZE: '16MiB' }).slicing.readahead).toBe(4);
+    expect(parseConfig({ ...base, SLICE_READAHEAD: '3', SLICE_SIZE: '16MiB' }).slicing.readahead).toBe(3);
+    expect(parseConfig({ ...base, SLICE_SIZE: '64MiB' }).slicing.readahead).toBe(1);
     expect(() => parseConfig({ ...base, SLICE_READAHEAD: '0' })).toThrow(/^SLICE_READAHEAD/);
   });
 });
