@@ -16,10 +16,15 @@ interface DefaultCache {
   put(request: Request, response: Response): Promise<void>;
 }
 
+/**
+ * Kept in the forms workerd answers fastest (bench:hit-cost): a Headers to copy, not name/value
+ * pairs (~20 µs less per response), and a Blob, which a response does not copy as it does an
+ * ArrayBuffer. The baseline is meant as the runtime's ceiling, so it gets what tiercache gets.
+ */
 interface Kept {
   status: number;
-  headers: [string, string][];
-  body: ArrayBuffer;
+  headers: Headers;
+  body: Blob;
 }
 
 /** The origin's fields worth serving again; hop-by-hop and framing ones are the runtime's. */
@@ -42,7 +47,7 @@ async function fromMap(upstream: URL): Promise<Response> {
   let entry = kept.get(upstream.href);
   if (!entry) {
     const response = await fetch(upstream);
-    const fresh: Kept = { status: response.status, headers: keptHeaders(response.headers), body: await response.arrayBuffer() };
+    const fresh: Kept = { status: response.status, headers: new Headers(keptHeaders(response.headers)), body: new Blob([await response.arrayBuffer()]) };
     if (response.status !== 200) return new Response(fresh.body, { status: fresh.status, headers: fresh.headers });
     kept.set(upstream.href, fresh);
     entry = fresh;
