@@ -26,6 +26,7 @@ const TIER_ANSWERS = [
 const WRK_LINE = `Running 2s test @ http://127.0.0.1:8080/
 tiercache-wrk-json: {"requests":500,"bytes":52500000,"durationUs":2100000,"elapsedUs":2000000,"threads":2,"finished":2,"sent":500,"answered":500,"latencySumUs":400000,"non2xx":0,"countedStatuses":false,"errors":{"connect":0,"read":2,"write":0,"timeout":1,"status":3},"latencyUs":{"mean":635.91,"p50":580,"p99":1950,"max":12350}}
 `;
+const IDLE_CLOSE_MS = 100;
 /** Every seventh request to /redirect-* is answered 302 with a short body. */
 const REDIRECT_EVERY = 7;
 const LARGE_BODY = Buffer.alloc(2 * 1024 * 1024, 'y');
@@ -36,8 +37,18 @@ async function main(): Promise<void> {
   let served = 0;
   let tierRequests = 0;
   let redirectRequests = 0;
+  let staggerRequests = 0;
+  // Like workerd, the server closes a keep-alive connection left idle (here after 100 ms).
+  const idle = new WeakMap<object, NodeJS.Timeout>();
   const server = createServer((request, response) => {
     served++;
+    clearTimeout(idle.get(request.socket));
+    response.on('finish', () => idle.set(request.socket, setTimeout(() => request.socket.end(), IDLE_CLOSE_MS)));
+    if (request.url === '/stagger') {
+      // Every tenth answer comes late (400 ms), while connections done with their share sit idle.
+      const late = ++staggerRequests % 10 === 0;
+      return void setTimeout(() => response.writeHead(200, { 'content-length': BODY.length }).end(BODY), late ? 400 : 0);
+    }
     if (request.url?.startsWith('/redirect-')) {
       if (++redirectRequests % REDIRECT_EVERY === 0) return void response.writeHead(302, { location: '/object.bin', 'content-length': 5 }).end('moved');
       const body = request.url === '/redirect-large' ? LARGE_BODY : BODY;
@@ -74,6 +85,12 @@ async function main(): Promise<void> {
       runs.push([what, fixed]);
     }
     if (wrk) {
+      // Connections done with their share sit idle while the late answers come, and the server
+      // closes them: wrk reopens them (and counts a read error), which must not count as an answer.
+      const servedBefore = served;
+      const staggered = await runLoad({ url: url.replace('/object.bin', '/stagger'), connections: 10, requests: 50, maxSeconds: 30, tool: 'wrk 4.x', bodyBytes: BODY.length });
+      console.log(`staggered: ${JSON.stringify(staggered)}`);
+      expect(staggered.requests === 50 && staggered.sent === 50 && staggered.errors === 0 && served - servedBefore === 50 && (staggered.socketErrors ?? 0) > 0, `wrk, 50 requests, idle connections closed (wrk counts read errors): 50 answers, 50 served, no errors (got ${staggered.requests}, ${served - servedBefore} served, ${staggered.errors} errors, wrk's socket errors ${staggered.socketErrors})`);
       // 50 requests, every seventh answered 302: 7 of them; hook-counted (20 KiB) and byte-counted (2 MiB).
       for (const [path, bodyBytes] of [['/redirect-small', BODY.length], ['/redirect-large', LARGE_BODY.length]] as const) {
         redirectRequests = 0;
@@ -103,7 +120,8 @@ async function main(): Promise<void> {
     const summary = parseWrkJson(WRK_LINE);
     const parsed = wrkLoadResult(summary, { requests: 500, bodyBytes: 105_000 });
     console.log(`wrkLoadResult of a summary line: ${JSON.stringify(parsed)}`);
-    expect(parsed.requests === 500 && parsed.sent === 500 && parsed.errors === 3 && parsed.elapsedSec === 2, "wrk counts, and the script's clock over wrk's");
+    expect(parsed.requests === 500 && parsed.sent === 500 && parsed.errors === 0 && parsed.socketErrors === 3 && parsed.elapsedSec === 2, "wrk counts (a fixed count's errors: sent and not answered), and the script's clock over wrk's");
+    expect(wrkLoadResult({ ...summary, requests: 498 }, { requests: 500 }).errors === 2, 'wrk: 2 sent and not answered are 2 errors');
     expect(parsed.non2xx === 3, 'wrk statuses: its own ≥ 400 count, plus no short bodies (500 × 105,000 bytes read)');
     expect(wrkLoadResult(summary, { requests: 500, bodyBytes: 106_000 }).non2xx === 3 + 5, 'wrk statuses: 500,000 bytes short of 500 × 106,000 = 5 bodies missing');
     expect(parsed.latency.meanMs === 0.8 && parsed.latency.p99Ms === 1.95 && parsed.latency.maxMs === 12.35, "wrk latencies: the script's mean (400 ms over 500), wrk's p99 and max");

@@ -42,6 +42,8 @@ export interface LoadResult {
   /** Requests written, for a fixed count (wrk writes none past it either). */
   sent?: number;
   errors: number;
+  /** wrk only: its own socket error count (connect, read, write, timeout), for the record. */
+  socketErrors?: number;
   non2xx: number;
   elapsedSec: number;
   reqPerSec: number;

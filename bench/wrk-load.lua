@@ -10,19 +10,20 @@
 --            into Lua for that hook, which halves its throughput from 1 MB bodies up, so it is
 --            only asked for where bodies are small (wrk itself counts statuses >= 400 only).
 --
--- Why responses are counted in request(), not in response(): wrk calls request() on a
--- connection when it is about to write, which is once at the start and then once right after
--- each response is complete; so a thread's calls minus its connections are its answered
--- requests, with no body copied. Past its share, request() returns "" and the connection writes
--- nothing and waits: no request is sent beyond the count.
+-- Why answers are counted in delay(), not in response() nor request(): wrk calls delay() on a
+-- connection before each request it writes, which is once at the start and then once right
+-- after each response is complete, and never when it reopens a connection (request() is called
+-- then too: after an error, and when the server closes a connection left idle, which workerd
+-- does after a few seconds). So a thread's delay() calls minus its connections are exactly its
+-- answered requests, with no body copied. Each delay() reserves the next request for its
+-- connection while the thread's share lasts; request() sends only against a reservation, else
+-- returns "" (the connection writes nothing and waits): no request is sent past the count.
 --
--- The mean latency comes from the same calls, uncorrected: a request's latency runs from the
--- call that writes it to the next call on its connection (its response complete), so summed
--- over a thread they telescope to (the times of the calls that send nothing, one per connection
--- at its end) - (the times of its first calls, one per connection at its start). wrk's own
--- histogram is corrected for coordinated omission (it adds the samples a slow answer would have
--- kept from being sent, as if the load were open-loop), which inflates the mean of a closed-loop
--- fixed count; its percentiles are reported as they are, and said to be.
+-- The mean latency comes from the same calls, uncorrected: the sum of every completion's time
+-- (delay() past the first on each connection) minus the sum of every write's (request()
+-- sending). wrk's own histogram is corrected for coordinated omission (it adds the samples a
+-- slow answer would have kept from being sent, as if the load were open-loop), which inflates
+-- the mean of a closed-loop fixed count; its percentiles are reported as they are, and said to be.
 
 local DONE_MARK = "tiercache-wrk: share answered"
 local JSON_MARK = "tiercache-wrk-json: "
@@ -54,8 +55,29 @@ end
 
 -- In each thread's Lua state; the globals below are read back by done() with thread:get().
 issued, answered, non2xx, counting, first_us, last_us = 0, 0, 0, 0, -1, -1
-starts_us, ends_us = 0, 0
-local total, share, connections_here, paths, turn, calls, checking = 0, 0, 0, {}, 0, 0, false
+completions_us, writes_us = 0, 0
+local total, share, connections_here, paths, turn, checking = 0, 0, 0, {}, 0, false
+local delays, reserved, to_send = 0, 0, 0
+
+local function next_delay()
+  delays = delays + 1
+  local now = now_us()
+  if delays > connections_here then
+    answered = delays - connections_here
+    completions_us = completions_us + now
+    if answered == share then
+      last_us = now
+      io.stderr:write(DONE_MARK .. "\n")
+      io.stderr:flush()
+      wrk.thread:stop()
+    end
+  end
+  if reserved < share then
+    reserved = reserved + 1
+    to_send = to_send + 1
+  end
+  return 0
+end
 
 local function next_request()
   if checking then
@@ -64,22 +86,13 @@ local function next_request()
     checking = false
     return wrk.format(nil, paths[1])
   end
-  calls = calls + 1
   local now = now_us()
   if first_us < 0 then first_us = now end
   if total > 0 then
-    if calls <= connections_here then starts_us = starts_us + now end
-    answered = calls - connections_here
-    if answered == share then
-      last_us = now
-      io.stderr:write(DONE_MARK .. "\n")
-      io.stderr:flush()
-      wrk.thread:stop()
-    end
-    if issued >= share then
-      ends_us = ends_us + now
-      return ""
-    end
+    -- No reservation: a connection reopened, or past the share.
+    if to_send == 0 then return "" end
+    to_send = to_send - 1
+    writes_us = writes_us + now
   end
   issued = issued + 1
   turn = turn % #paths + 1
@@ -101,8 +114,10 @@ function init(args)
   share = math.floor(total / thread_count) + ((thread_index < total % thread_count) and 1 or 0)
   checking = thread_index == 0
   -- wrk reads these globals after init(): without request() every request is the same
-  -- pre-built one (the fastest path), without response() no body is copied.
+  -- pre-built one (the fastest path), without response() no body is copied, without delay()
+  -- no timer runs between requests.
   if total > 0 or #paths > 1 then request = next_request end
+  if total > 0 then delay = next_delay end
   if args[4] == "1" then
     response = count_status
     counting = 1
@@ -127,7 +142,7 @@ function done(summary, latency, requests)
   end
   local complete = finished == #threads and last >= first
   local elapsed = complete and (last - first) or -1
-  local latency_sum = complete and (sum("ends_us") - sum("starts_us")) or -1
+  local latency_sum = complete and (sum("completions_us") - sum("writes_us")) or -1
   local e = summary.errors
   io.write(string.format(
     '%s{"requests":%.0f,"bytes":%.0f,"durationUs":%.0f,"elapsedUs":%.0f,"threads":%d,"finished":%d,'
