@@ -3,9 +3,8 @@
 // which costs about 3× per request (bench/layers). Used for the naive baselines (peers/naive.ts)
 // and for the layers measurement's "Miniflare direct socket" row, so both stand where tiercache does.
 
-import { rm } from 'node:fs/promises';
-import { basename, dirname } from 'node:path';
 import { Log, LogLevel, Miniflare } from 'miniflare';
+import { disposer } from '../test/stack/workers.ts';
 
 export const COMPATIBILITY_DATE = '2026-07-30';
 const LOOPBACK = '127.0.0.1';
@@ -52,16 +51,4 @@ export async function startDirectWorkers(workers: readonly DirectWorker[]): Prom
     await stop().catch(() => undefined);
     throw error;
   }
-}
-
-/** Miniflare's dispose() removes its temporary directory without waiting for it: wait here (as workers.ts). */
-function disposer(mf: Miniflare): () => Promise<void> {
-  const cachePath = mf.unsafeGetPersistPaths().get('cache');
-  const temporary = cachePath === undefined ? undefined : dirname(cachePath);
-  const owned = temporary !== undefined && basename(temporary).startsWith('miniflare-');
-  let disposed: Promise<void> | undefined;
-  return () =>
-    (disposed ??= mf.dispose().then(async () => {
-      if (owned) await rm(temporary, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
-    }));
 }

@@ -101,7 +101,7 @@ export async function startWorkers(options: WorkersOptions): Promise<Stack> {
  * Miniflare's dispose() removes its temporary directory (where the caches live) without
  * waiting, so a process exiting right after it leaves the directory behind: wait for it here.
  */
-function disposer(mf: Miniflare): () => Promise<void> {
+export function disposer(mf: Miniflare): () => Promise<void> {
   const cachePath = mf.unsafeGetPersistPaths().get('cache');
   const temporary = cachePath === undefined ? undefined : dirname(cachePath);
   const owned = temporary !== undefined && basename(temporary).startsWith('miniflare-');
