@@ -1,9 +1,11 @@
 // `node bench/load-check.ts`: the load generator against a local node:http server answering
 // 20 KiB, run the two ways the benchmarks run it (10 connections × 50 requests; 50 connections
 // for 2 s), with wrk (when installed) and with the Node generator; wrk's fixed count is checked
-// against what the server saw (exactly the count sent, none more), and its status counting
-// against a server that answers some requests 302, with small bodies (counted by wrk-load.lua's
-// hook) and with large ones (counted from the bytes). Plus tierStats on scripted
+// against what the server saw (exactly the count sent, none more), with the server closing
+// connections left idle (not answers) and one under its request (an error, and the run reported
+// once answers stop, not left hanging); its status counting against a server that answers some
+// requests 302, with small bodies (counted by wrk-load.lua's hook) and with large ones (counted
+// from the bytes). Plus tierStats on scripted
 // Cache-Status/Server-Timing answers and wrkLoadResult on a wrk summary line. The server shares
 // this process's CPU with the generator: the rates are a floor. Exits 1 when a count or a parsed
 // number is not what it must be.
@@ -24,7 +26,7 @@ const TIER_ANSWERS = [
   { status: 'tiercache-shield; fwd=stale, tiercache-edge; fwd=stale', timing: 'origin;dur=10, shield;dur=3, edge;dur=1;desc="x"' },
 ] as const;
 const WRK_LINE = `Running 2s test @ http://127.0.0.1:8080/
-tiercache-wrk-json: {"requests":500,"bytes":52500000,"durationUs":2100000,"elapsedUs":2000000,"threads":2,"finished":2,"sent":500,"answered":500,"latencySumUs":400000,"non2xx":0,"countedStatuses":false,"errors":{"connect":0,"read":2,"write":0,"timeout":1,"status":3},"latencyUs":{"mean":635.91,"p50":580,"p99":1950,"max":12350}}
+tiercache-wrk-json: {"requests":500,"bytes":52500000,"durationUs":2100000,"elapsedUs":2000000,"threads":2,"finished":2,"sent":500,"answered":500,"lost":0,"latencySumUs":400000,"non2xx":0,"countedStatuses":false,"errors":{"connect":0,"read":2,"write":0,"timeout":1,"status":3},"latencyUs":{"mean":635.91,"p50":580,"p99":1950,"max":12350}}
 `;
 const IDLE_CLOSE_MS = 100;
 /** Every seventh request to /redirect-* is answered 302 with a short body. */
@@ -38,12 +40,14 @@ async function main(): Promise<void> {
   let tierRequests = 0;
   let redirectRequests = 0;
   let staggerRequests = 0;
+  let loseRequests = 0;
   // Like workerd, the server closes a keep-alive connection left idle (here after 100 ms).
   const idle = new WeakMap<object, NodeJS.Timeout>();
   const server = createServer((request, response) => {
     served++;
     clearTimeout(idle.get(request.socket));
     response.on('finish', () => idle.set(request.socket, setTimeout(() => request.socket.end(), IDLE_CLOSE_MS)));
+    if (request.url?.startsWith('/lose-') && ++loseRequests === Number(request.url.slice('/lose-'.length))) return void request.socket.destroy();
     if (request.url === '/stagger') {
       // Every tenth answer comes late (400 ms), while connections done with their share sit idle.
       const late = ++staggerRequests % 10 === 0;
@@ -91,6 +95,17 @@ async function main(): Promise<void> {
       const staggered = await runLoad({ url: url.replace('/object.bin', '/stagger'), connections: 10, requests: 50, maxSeconds: 30, tool: 'wrk 4.x', bodyBytes: BODY.length });
       console.log(`staggered: ${JSON.stringify(staggered)}`);
       expect(staggered.requests === 50 && staggered.sent === 50 && staggered.errors === 0 && served - servedBefore === 50 && (staggered.socketErrors ?? 0) > 0, `wrk, 50 requests, idle connections closed (wrk counts read errors): 50 answers, 50 served, no errors (got ${staggered.requests}, ${served - servedBefore} served, ${staggered.errors} errors, wrk's socket errors ${staggered.socketErrors})`);
+      // One request's connection is closed under it: 49 answers and 1 error. The 7th is seen lost
+      // at once (while the share lasts no connection is idle); the 50th, the last sent, once no
+      // answer has come for the request timeout (here 2 s), not after the run's limit.
+      for (const nth of [7, 50]) {
+        loseRequests = 0;
+        const started = performance.now();
+        const lossy = await runLoad({ url: url.replace('/object.bin', `/lose-${nth}`), connections: 10, requests: 50, timeoutSec: 2, maxSeconds: 30, tool: 'wrk 4.x', bodyBytes: BODY.length });
+        const wallSec = (performance.now() - started) / 1000;
+        const bound = nth === 50 ? 4 : 1;
+        expect(lossy.requests === 49 && lossy.sent === 50 && lossy.errors === 1 && lossy.elapsedSec < 1 && wallSec < bound, `wrk, 50 requests, the ${nth}th's connection closed under it: 49 answers, 1 error, elapsed to the last answer, done within ${bound} s (got ${lossy.requests}, ${lossy.errors} errors, ${lossy.elapsedSec.toFixed(2)} s, ${wallSec.toFixed(2)} s in all)`);
+      }
       // 50 requests, every seventh answered 302: 7 of them; hook-counted (20 KiB) and byte-counted (2 MiB).
       for (const [path, bodyBytes] of [['/redirect-small', BODY.length], ['/redirect-large', LARGE_BODY.length]] as const) {
         redirectRequests = 0;

@@ -11,7 +11,8 @@ import { type Context, objectPath, originDelta, type SizeCase } from './plan.ts'
 import { NAIVE_NAMES, type Target, type TargetName } from './targets.ts';
 import { type TimedAnswer, timedGet } from './timed-get.ts';
 
-const REQUEST_TIMEOUT_SEC = 60;
+/** Per request; also how long a wrk run waits without any answer before it reports what it got. */
+const REQUEST_TIMEOUT_SEC = 15;
 const RUN_LIMIT_SEC = 240;
 const HEADER_SAMPLES = 5;
 const TIER_FIELDS = ['cache-status', 'server-timing'];

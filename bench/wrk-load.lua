@@ -13,11 +13,16 @@
 -- Why answers are counted in delay(), not in response() nor request(): wrk calls delay() on a
 -- connection before each request it writes, which is once at the start and then once right
 -- after each response is complete, and never when it reopens a connection (request() is called
--- then too: after an error, and when the server closes a connection left idle, which workerd
--- does after a few seconds). So a thread's delay() calls minus its connections are exactly its
--- answered requests, with no body copied. Each delay() reserves the next request for its
--- connection while the thread's share lasts; request() sends only against a reservation, else
--- returns "" (the connection writes nothing and waits): no request is sent past the count.
+-- then too: after an error, and when the server closes a connection, idle or not). So a
+-- thread's delay() calls minus its connections are exactly its answered requests, with no body
+-- copied. request() sends while the thread's share lasts, then returns "" (the connection
+-- writes nothing and waits): no request is sent past the count.
+--
+-- Exchanges lost to a connection closed under them: a request() call that no delay() announced
+-- is a reopened connection. While the share lasts no connection is idle, so it was closed under
+-- a request: that one is lost, and the thread stops one answer sooner. Past the share it may
+-- also be an idle connection the server closed (workerd does after some seconds), so a loss
+-- there is left to bench/wrk.ts, which stops the run once answers stop coming.
 --
 -- The mean latency comes from the same calls, uncorrected: the sum of every completion's time
 -- (delay() past the first on each connection) minus the sum of every write's (request()
@@ -26,6 +31,9 @@
 -- the mean of a closed-loop fixed count; its percentiles are reported as they are, and said to be.
 
 local DONE_MARK = "tiercache-wrk: share answered"
+-- One per answer, so that bench/wrk.ts can tell a stalled run (an exchange lost to a closed
+-- connection never completes) from a slow one.
+local ANSWER_MARK = "tiercache-wrk: +"
 local JSON_MARK = "tiercache-wrk-json: "
 
 -- A monotonic microsecond clock through LuaJIT's FFI; without it the run's time is wrk's own
@@ -54,27 +62,35 @@ function setup(thread)
 end
 
 -- In each thread's Lua state; the globals below are read back by done() with thread:get().
-issued, answered, non2xx, counting, first_us, last_us = 0, 0, 0, 0, -1, -1
+issued, answered, non2xx, counting, first_us, last_us, last_answer_us = 0, 0, 0, 0, -1, -1, -1
 completions_us, writes_us = 0, 0
 local total, share, connections_here, paths, turn, checking = 0, 0, 0, {}, 0, false
-local delays, reserved, to_send = 0, 0, 0
+local delays, pending_delays = 0, 0
+lost = 0
+
+local function finish_if_answered(now)
+  if answered == share - lost then
+    last_us = now
+    io.stderr:write(DONE_MARK .. "\n")
+    io.stderr:flush()
+    wrk.thread:stop()
+    return true
+  end
+  return false
+end
 
 local function next_delay()
   delays = delays + 1
+  pending_delays = pending_delays + 1
   local now = now_us()
   if delays > connections_here then
     answered = delays - connections_here
     completions_us = completions_us + now
-    if answered == share then
-      last_us = now
-      io.stderr:write(DONE_MARK .. "\n")
+    last_answer_us = now
+    if not finish_if_answered(now) then
+      io.stderr:write(ANSWER_MARK .. "\n")
       io.stderr:flush()
-      wrk.thread:stop()
     end
-  end
-  if reserved < share then
-    reserved = reserved + 1
-    to_send = to_send + 1
   end
   return 0
 end
@@ -89,9 +105,15 @@ local function next_request()
   local now = now_us()
   if first_us < 0 then first_us = now end
   if total > 0 then
-    -- No reservation: a connection reopened, or past the share.
-    if to_send == 0 then return "" end
-    to_send = to_send - 1
+    -- Calls are told apart by count: with a delay() pending, this is taken to be its call (if
+    -- it is another connection's reopening, that one's call is counted as the reopening instead).
+    if pending_delays > 0 then
+      pending_delays = pending_delays - 1
+    elseif issued < share then
+      lost = lost + 1
+      if finish_if_answered(now) then return "" end
+    end
+    if issued >= share then return "" end
     writes_us = writes_us + now
   end
   issued = issued + 1
@@ -141,16 +163,20 @@ function done(summary, latency, requests)
     end
   end
   local complete = finished == #threads and last >= first
-  local elapsed = complete and (last - first) or -1
-  local latency_sum = complete and (sum("completions_us") - sum("writes_us")) or -1
+  -- Stopped before every share was answered (bench/wrk.ts gave up on a stalled run): up to the last answer.
+  local last_answer = -1
+  for _, thread in ipairs(threads) do last_answer = math.max(last_answer, thread:get("last_answer_us") or -1) end
+  local elapsed = complete and (last - first) or ((last_answer >= first) and (last_answer - first) or -1)
+  -- Exact only when every request sent was answered.
+  local latency_sum = (complete and sum("lost") == 0) and (sum("completions_us") - sum("writes_us")) or -1
   local e = summary.errors
   io.write(string.format(
     '%s{"requests":%.0f,"bytes":%.0f,"durationUs":%.0f,"elapsedUs":%.0f,"threads":%d,"finished":%d,'
-      .. '"sent":%.0f,"answered":%.0f,"latencySumUs":%.0f,"non2xx":%.0f,"countedStatuses":%s,'
+      .. '"sent":%.0f,"answered":%.0f,"lost":%.0f,"latencySumUs":%.0f,"non2xx":%.0f,"countedStatuses":%s,'
       .. '"errors":{"connect":%.0f,"read":%.0f,"write":%.0f,"timeout":%.0f,"status":%.0f},'
       .. '"latencyUs":{"mean":%.3f,"p50":%.0f,"p99":%.0f,"max":%.0f}}\n',
     JSON_MARK, summary.requests, summary.bytes, summary.duration, elapsed, #threads, finished,
-    sum("issued"), sum("answered"), latency_sum, sum("non2xx"), sum("counting") > 0 and "true" or "false",
+    sum("issued"), sum("answered"), sum("lost"), latency_sum, sum("non2xx"), sum("counting") > 0 and "true" or "false",
     e.connect, e.read, e.write, e.timeout, e.status,
     latency.mean, latency:percentile(50), latency:percentile(99), latency.max))
 end

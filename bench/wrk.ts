@@ -17,12 +17,14 @@ import type { LoadResult } from './load.ts';
 
 const SCRIPT = fileURLToPath(new URL('./wrk-load.lua', import.meta.url));
 const DONE_MARK = 'tiercache-wrk: share answered';
+const ANSWER_MARK = 'tiercache-wrk: +';
 const JSON_MARK = 'tiercache-wrk-json: ';
 const MAX_THREADS = 2;
 /** A generous bound on one response's header bytes (ours are 200–600). */
 const HEADER_BYTES_BOUND = 1024;
 /** After every thread has said it is done, wrk is interrupted again this often until it exits. */
 const INTERRUPT_EVERY_MS = 50;
+const STALL_CHECK_MS = 250;
 const KILL_GRACE_MS = 5_000;
 const OUTPUT_KEPT = 64 * 1024;
 const MIB = 2 ** 20;
@@ -56,6 +58,8 @@ export interface WrkSummary {
   /** Requests written (fixed counts; 0 for a duration run with one URL). */
   sent: number;
   answered: number;
+  /** Fixed counts: requests seen lost to a connection closed under them while the share lasted. */
+  lost: number;
   /** Fixed counts: every request's latency summed, uncorrected; -1 when unknown. */
   latencySumUs: number;
   non2xx: number;
@@ -105,9 +109,11 @@ export async function runWrk(options: WrkOptions): Promise<LoadResult> {
   for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}: ${value}`);
   const paths = urls.map((url) => url.pathname + url.search);
   args.push(first.href, '--', String(requests ?? 0), String(threads), String(connections), countStatuses(options) ? '1' : '0', ...paths);
-  const { stdout, finishedEarly } = await spawnWrk(args, requests === undefined ? 0 : threads, maxSeconds);
+  // A fixed count whose answers stop coming for a request's timeout has lost exchanges (a
+  // connection closed under them): it is stopped and reported with what was answered.
+  const { stdout, finished, stalled } = await spawnWrk(args, requests === undefined ? 0 : threads, maxSeconds, timeoutSec * 1000);
   const summary = parseWrkJson(stdout);
-  if (requests !== undefined && (!finishedEarly || summary.finished < summary.threads)) {
+  if (requests !== undefined && !finished && !stalled) {
     throw new Error(`wrk was stopped after ${seconds} s with ${summary.requests} of ${requests} responses (${summary.finished} of ${summary.threads} threads done)`);
   }
   return wrkLoadResult(summary, options);
@@ -154,7 +160,7 @@ function isSummary(value: unknown): value is WrkSummary {
   const record = value as Record<string, unknown>;
   const numbers = (object: unknown, keys: string[]) => typeof object === 'object' && object !== null && keys.every((key) => typeof (object as Record<string, unknown>)[key] === 'number');
   return (
-    numbers(record, ['requests', 'bytes', 'durationUs', 'elapsedUs', 'threads', 'finished', 'sent', 'answered', 'latencySumUs', 'non2xx']) &&
+    numbers(record, ['requests', 'bytes', 'durationUs', 'elapsedUs', 'threads', 'finished', 'sent', 'answered', 'lost', 'latencySumUs', 'non2xx']) &&
     typeof record.countedStatuses === 'boolean' &&
     numbers(record.errors, ['connect', 'read', 'write', 'timeout', 'status']) &&
     numbers(record.latencyUs, ['mean', 'p50', 'p99', 'max'])
@@ -162,45 +168,61 @@ function isSummary(value: unknown): value is WrkSummary {
 }
 
 /**
- * Runs wrk; once `threads` threads have said their share is answered (0: a duration run), it is
- * interrupted until it exits. Killed after `maxSeconds`, and then rejects.
+ * Runs wrk; once `threads` threads have said their share is answered (0: a duration run), or
+ * when no answer has come for `stallMs`, it is interrupted until it exits. Killed after
+ * `maxSeconds`, and then rejects.
  */
-function spawnWrk(args: string[], threads: number, maxSeconds: number): Promise<{ stdout: string; finishedEarly: boolean }> {
+function spawnWrk(args: string[], threads: number, maxSeconds: number, stallMs: number): Promise<{ stdout: string; finished: boolean; stalled: boolean }> {
   return new Promise((resolve, reject) => {
     const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    let marks = '';
+    let partialLine = '';
     let done = 0;
+    let stalled = false;
+    let lastAnswer = performance.now();
     let interrupting: NodeJS.Timeout | undefined;
     const interrupt = () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
     };
+    // The signal may reach a worker thread still winding down, and only the main thread's
+    // sleep must end: so again until wrk exits.
+    const stop = () => {
+      if (interrupting) return;
+      interrupt();
+      interrupting = setInterval(interrupt, INTERRUPT_EVERY_MS);
+    };
+    const watchdog = threads > 0 ? setInterval(() => {
+      if (done < threads && performance.now() - lastAnswer > stallMs) {
+        stalled = true;
+        stop();
+      }
+    }, STALL_CHECK_MS) : undefined;
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => void (stdout = (stdout + chunk).slice(-OUTPUT_KEPT)));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr = (stderr + chunk).slice(-OUTPUT_KEPT);
-      // Only the tail that may hold a mark cut in two is kept between chunks.
-      marks += chunk;
-      done += marks.split(DONE_MARK).length - 1;
-      marks = marks.slice(marks.lastIndexOf(DONE_MARK) >= 0 ? marks.lastIndexOf(DONE_MARK) + DONE_MARK.length : 0).slice(-DONE_MARK.length);
-      // The signal may reach a worker thread still winding down, and only the main thread's
-      // sleep must end: so again until wrk exits.
-      if (threads > 0 && done >= threads && !interrupting) {
-        interrupt();
-        interrupting = setInterval(interrupt, INTERRUPT_EVERY_MS);
+      const lines = (partialLine + chunk).split('\n');
+      partialLine = lines.pop() ?? '';
+      for (const line of lines) {
+        if (line === ANSWER_MARK || line === DONE_MARK) lastAnswer = performance.now();
+        if (line === DONE_MARK) done++;
+        else if (line !== ANSWER_MARK) stderr = `${stderr}${line}\n`.slice(-OUTPUT_KEPT);
       }
+      if (threads > 0 && done >= threads) stop();
     });
     const killer = setTimeout(() => child.kill('SIGKILL'), maxSeconds * 1000 + KILL_GRACE_MS);
-    child.once('error', (error) => {
+    const settle = () => {
       clearTimeout(killer);
       clearInterval(interrupting);
+      clearInterval(watchdog);
+    };
+    child.once('error', (error) => {
+      settle();
       reject(error);
     });
     child.once('close', (code, signal) => {
-      clearTimeout(killer);
-      clearInterval(interrupting);
-      if (code !== 0) return reject(new Error(`wrk ${signal ? `was killed (${signal})` : `exited with status ${code}`}: ${stderr.replaceAll(DONE_MARK, '').trim().slice(-2000)}`));
-      resolve({ stdout, finishedEarly: threads > 0 && done >= threads });
+      settle();
+      if (code !== 0) return reject(new Error(`wrk ${signal ? `was killed (${signal})` : `exited with status ${code}`}: ${stderr.trim().slice(-2000)}`));
+      resolve({ stdout, finished: threads > 0 && done >= threads, stalled });
     });
   });
 }
