@@ -69,7 +69,7 @@ function markdown(run: BenchRun): string {
     '',
     '## Workload S (after Storj + Varnish 2024)',
     '',
-    'Fixed request counts over 10 connections. Cold = a cache\'s first requests for that object, the first made alone (the miss) and the rest under load; warm = the same again. The naive baselines run warm only (primed by one GET). With wrk: bytes and MiB/s include headers; the mean latency is exact (each request from its write to its response, summed by bench/wrk-load.lua) but p99 is wrk\'s histogram, which wrk corrects for coordinated omission as if the load were open-loop, so it reads high; "sent" is requests written (none past the count); non-2xx answers count as errors.',
+    'Fixed request counts over 10 connections. Cold = a cache\'s first requests for that object, the first made alone (the miss) and the rest under load; warm = the same again. The naive baselines run warm only (primed by one GET). With wrk: bytes and MiB/s include headers; the mean latency is exact (each request from its write to its response, summed by bench/wrk-load.lua) but p99 is wrk\'s histogram, which wrk corrects for coordinated omission as if the load were open-loop, so it reads high; "sent" is requests written (none past the count); "errors" are requests sent and not answered (a connection closed under them) plus answers outside 2xx.',
     '',
     formatTable(sTable(run.workloadS)),
     '',
