@@ -85,6 +85,8 @@ function markdown(run: BenchRun): string {
     '',
     '## Workload V (after Varnish vs Squid 2009): warm hits',
     '',
+    'Duration runs. With wrk, mean and p99 are its histogram, corrected for coordinated omission as if the load were open-loop: they read high on a busy machine; req/s is the measure.',
+    '',
     formatTable(vTable(run.workloadV)),
     '',
     `## Cold large object (${run.coldLarge[0] ? fixed((run.coldLarge[0].bytes || 0) / 2 ** 20, 0) : '?'} MiB), caches restarted empty`,
@@ -148,7 +150,7 @@ function layersSection(run: BenchRun): string[] {
   if (!run.layers) return ['Skipped in quick mode: `npm run bench` (full) or `npm run bench:layers`.'];
   const { plan, measurements } = run.layers;
   return [
-    `A naive worker (bench/layers/naive-worker.ts, ${BODY_KIB} KiB from a global Map, /map, or from caches.default, /cache; no origin) under wrk at c = ${plan.connections}, ${plan.warmUpSec} s warm-up then ${plan.measureSec} s measured per cell. tiercache runs on the "Miniflare direct socket" layer. Bare workerd has no Cache API without a cache service configured.`,
+    `A naive worker (bench/layers/naive-worker.ts, ${BODY_KIB} KiB from a global Map, /map, or from caches.default, /cache; no origin) under wrk at c = ${plan.connections}, ${plan.warmUpSec} s warm-up then ${plan.measureSec} s measured per cell. tiercache runs on the "Miniflare direct socket" layer. Bare workerd has no Cache API without a cache service configured. The ratios are of req/s; mean and p99 are wrk's corrected histogram (as in Workload V).`,
     '',
     formatTable(layersTable(measurements)),
     '',
