@@ -22,7 +22,7 @@ export interface VRun {
 
 export async function workloadV(context: Context): Promise<VRun[]> {
   const { plan, targets, log } = context;
-  const { sizes, concurrency, durationSec, naiveConcurrency } = plan.workloadV;
+  const { sizes, concurrency, naiveConcurrency } = plan.workloadV;
   const runs: VRun[] = [];
   for (const target of targets) {
     for (const size of sizes) await warm(`${target.url}${objectPath('v', size.label)}`);
@@ -31,6 +31,7 @@ export async function workloadV(context: Context): Promise<VRun[]> {
     for (const connections of concurrency) {
       for (const target of targets) {
         if (NAIVE_NAMES.includes(target.name) && !naiveConcurrency.includes(connections)) continue;
+        const durationSec = naiveConcurrency.includes(connections) ? plan.workloadV.naiveDurationSec : plan.workloadV.durationSec;
         log(`V ${size.label} c=${connections} ${target.name}: ${durationSec} s`);
         const url = `${target.url}${objectPath('v', size.label)}`;
         const load = await runLoad({ url, connections, durationSec, timeoutSec: REQUEST_TIMEOUT_SEC, maxSeconds: durationSec + RUN_SLACK_SEC });
