@@ -75,6 +75,20 @@ describe('the edge memory layer', () => {
     expect(fromMemory.headers.get('accept-ranges')).toBe('bytes');
   });
 
+  it('counts Age up and ttl down on every answer from memory as time passes', async () => {
+    await f.origin.putObject('ageing.txt', 'ageing', { 'content-type': 'text/plain', 'cache-control': 'max-age=600' });
+    await inMemoryOnly(f, '/ageing.txt');
+    const ttlOf = (answer: Answer) => Number(edgeMember(answer).find((p) => p.startsWith('ttl='))?.slice(4));
+    const before = await f.get('/ageing.txt');
+    const again = await f.get('/ageing.txt');
+    clock.advance(3);
+    const later = await f.get('/ageing.txt');
+    expect(Number(again.headers.get('age'))).toBe(Number(before.headers.get('age')));
+    expect(Number(later.headers.get('age'))).toBe(Number(before.headers.get('age')) + 3);
+    expect(ttlOf(later)).toBe(ttlOf(before) - 3);
+    expect(edgeMember(later).slice(0, 2)).toEqual(['tiercache-edge', 'hit']);
+  });
+
   it('answers ranges, multipart ranges, conditions and HEAD from memory', async () => {
     await f.origin.putObject('ranged.txt', '0123456789', { 'content-type': 'text/plain', 'cache-control': 'max-age=600' });
     const first = await inMemoryOnly(f, '/ranged.txt');
