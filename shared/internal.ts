@@ -6,6 +6,8 @@ export const CREDENTIAL_HEADER = 'x-tiercache-credential';
 export const HOST_HEADER = 'x-tiercache-host';
 /** On a request from the edge: it is revalidating its own copy, so no stale answer may serve it. */
 export const REVALIDATE_HEADER = 'x-tiercache-revalidate';
+/** On a request from the edge: the newest purge (ms epoch) it applied to the object; older shield copies are purged too. */
+export const PURGED_AT_HEADER = 'x-tiercache-purged-at';
 /** Purge (README "Purge"): public at the edge (POST, bearer token), and the edge's call to the shield. */
 export const PURGE_PATH = '/__tiercache/purge';
 /** The shield's URL as the edge names it; only the path and query mean anything. */

@@ -75,6 +75,34 @@ export function isPurged(entry: PurgeSubject, records: readonly PurgeRecord[]): 
   return records.some((record) => entry.storedAt <= record.at && matches(record, entry));
 }
 
+/** When the newest purge matching an object at `path` with `tags` was made (ms epoch); undefined if none. */
+export function lastPurge(records: readonly PurgeRecord[], path: string, tags: readonly string[] = []): number | undefined {
+  let last: number | undefined;
+  for (const record of records) {
+    if ((last === undefined || record.at > last) && matches(record, { storedAt: 0, path, tags })) last = record.at;
+  }
+  return last;
+}
+
+/**
+ * A purge check that also notes the newest purge it applied, so the edge can pass it on to
+ * the shield (shield-client.ts): the shield may not have read that purge from the global list
+ * yet, and must not answer the refill from the copy the purge was meant to remove.
+ */
+export function purgeWatch(records: readonly PurgeRecord[], path: string): { purged: (entry: { meta: { storedAt: number }; headers: Headers }) => boolean; watermark: () => number | undefined } {
+  // Purges by URL, prefix or everything apply whatever the entry; by tag, only to a tagged entry found here.
+  let watermark = lastPurge(records, path);
+  return {
+    purged: (entry) => {
+      const at = lastPurge(records, path, entryTags(entry.headers));
+      if (at === undefined || entry.meta.storedAt > at) return false;
+      watermark = Math.max(watermark ?? at, at);
+      return true;
+    },
+    watermark: () => watermark,
+  };
+}
+
 /** The tags of a response: `Cache-Tag`, comma-separated, compared without regard to case (as Cloudflare's). */
 export function entryTags(headers: Headers): string[] {
   return (headers.get('cache-tag') ?? '').split(',').map((tag) => tag.trim().toLowerCase()).filter(Boolean);
@@ -135,8 +163,12 @@ function describe(text: string): string {
   return JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text);
 }
 
-/** The check a tier hands to ObjectRead: is this stored entry (at `path`, canonical) purged? */
-export function purgedBy(records: readonly PurgeRecord[], path: string): (entry: { meta: { storedAt: number }; headers: Headers }) => boolean {
-  if (records.length === 0) return () => false;
-  return (entry) => isPurged({ storedAt: entry.meta.storedAt, path, tags: entryTags(entry.headers) }, records);
+/**
+ * The check a tier hands to ObjectRead: is this stored entry (at `path`, canonical) purged?
+ * `watermark` (ms epoch): entries stored at or before it are purged too (the edge's word, when
+ * it knows of a purge this tier has not read yet).
+ */
+export function purgedBy(records: readonly PurgeRecord[], path: string, watermark?: number): (entry: { meta: { storedAt: number }; headers: Headers }) => boolean {
+  if (records.length === 0 && watermark === undefined) return () => false;
+  return (entry) => (watermark !== undefined && entry.meta.storedAt <= watermark) || isPurged({ storedAt: entry.meta.storedAt, path, tags: entryTags(entry.headers) }, records);
 }

@@ -7,7 +7,7 @@ import { SHIELD_CACHE_NAME } from '../shared/cache-status.ts';
 import { type Config, configFrom } from '../shared/config.ts';
 import { Forbidden, HttpError, MethodNotAllowed, errorResponse } from '../shared/http-error.ts';
 import { bucketFor, misdirected } from '../shared/host-buckets.ts';
-import { CREDENTIAL_HEADER, HOST_HEADER, PURGE_PATH, REVALIDATE_HEADER, credentialMatches } from '../shared/internal.ts';
+import { CREDENTIAL_HEADER, HOST_HEADER, PURGED_AT_HEADER, PURGE_PATH, REVALIDATE_HEADER, credentialMatches } from '../shared/internal.ts';
 import { invalidatedUrls } from '../shared/invalidation.ts';
 import { headObject } from '../shared/object-head.ts';
 import { type ObjectRead, readPolicy } from '../shared/object-read.ts';
@@ -56,7 +56,7 @@ app.on(['GET', 'HEAD'], '*', async (c) => {
     waitUntil: (promise) => c.executionCtx.waitUntil(promise),
     upstream: originUpstream(config, target, Date.now),
     noStale: c.req.header(REVALIDATE_HEADER) === '1',
-    purged: purgedBy(await purgeRecords(c.env.PURGES, Date.now()), `${target.path}${target.query}`),
+    purged: purgedBy(await purgeRecords(c.env.PURGES, Date.now()), `${target.path}${target.query}`, purgedAt(c.req.header(PURGED_AT_HEADER))),
   };
   if (c.req.method === 'HEAD') return headObject(read, 'shield', c.var.started);
   // A plain GET (not from the edge's slice protocol) asks for the whole object.
@@ -102,6 +102,12 @@ function originRelative(config: Config, path: string): string {
 function shieldKey(config: Config, target: RequestTarget): string {
   const bucket = config.s3 === undefined ? '' : `/${config.s3.bucket}`;
   return `${config.originUrl.origin}${config.originUrl.pathname.replace(/\/+$/, '')}${bucket}${target.path}${target.query}`;
+}
+
+/** The edge's purge watermark (PURGED_AT_HEADER), when it sent a valid one. */
+function purgedAt(value: string | undefined): number | undefined {
+  if (value === undefined || !/^\d{1,15}$/.test(value)) return undefined;
+  return Number(value);
 }
 
 export default app;

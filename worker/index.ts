@@ -14,7 +14,7 @@ import { PURGE_PATH } from '../shared/internal.ts';
 import { headObject } from '../shared/object-head.ts';
 import { type ObjectRead, readPolicy } from '../shared/object-read.ts';
 import { clockOffset } from '../shared/test-clock.ts';
-import { purgedBy } from '../shared/purge.ts';
+import { purgeWatch } from '../shared/purge.ts';
 import { purgeRecords } from '../shared/purge-store.ts';
 import { requestTarget } from '../shared/request-target.ts';
 import { withTierReport } from '../shared/tier-headers.ts';
@@ -47,13 +47,14 @@ app.on(['GET', 'HEAD'], '*', async (c) => {
   const config = configFrom(c.env);
   const url = new URL(c.req.url);
   const { target, key, purgePath } = edgeAddress(url, config);
+  const purges = purgeWatch(await purgeRecords(c.env.PURGES, Date.now()), purgePath);
   const read: ObjectRead = {
     cache: await edgeCache(config),
     key,
     ...readPolicy(config, c.var.clockOffset),
     waitUntil: (promise) => c.executionCtx.waitUntil(promise),
-    upstream: shieldUpstream(c.env.SHIELD, config, target, url.hostname),
-    purged: purgedBy(await purgeRecords(c.env.PURGES, Date.now()), purgePath),
+    upstream: shieldUpstream(c.env.SHIELD, config, target, url.hostname, purges.watermark),
+    purged: purges.purged,
   };
   if (c.req.method === 'HEAD') return conditionalHead(c.req.raw.headers, await headObject(read, 'edge', c.var.started));
   return serveObject(c.req.raw, read, config, c.var.started);

@@ -4,7 +4,7 @@
 
 import type { Config } from '../shared/config.ts';
 import { BadGateway } from '../shared/http-error.ts';
-import { CREDENTIAL_HEADER, HOST_HEADER, REVALIDATE_HEADER, SHIELD_ORIGIN } from '../shared/internal.ts';
+import { CREDENTIAL_HEADER, HOST_HEADER, PURGED_AT_HEADER, REVALIDATE_HEADER, SHIELD_ORIGIN } from '../shared/internal.ts';
 import { OBJECT_HEADER, type ObjectMeta, parseObjectMarker, representationHeaders } from '../shared/object-meta.ts';
 import type { RequestTarget } from '../shared/request-target.ts';
 import { type ObjectVersion, type SliceSpan, isStrongEtag, sliceCount, spanBytes } from '../shared/slice-plan.ts';
@@ -31,13 +31,22 @@ export async function askShield(shield: Fetcher, config: Config, call: ShieldCal
   }
 }
 
-/** The shield as this request's next hop; `host` is the client's, which picks the shield's bucket. */
-export function shieldUpstream(shield: Fetcher, config: Config, target: RequestTarget, host: string): Upstream {
+/**
+ * The shield as this request's next hop; `host` is the client's, which picks the shield's
+ * bucket. `purgedAt` answers the newest purge the edge applied to this object, if any.
+ */
+export function shieldUpstream(shield: Fetcher, config: Config, target: RequestTarget, host: string, purgedAt: () => number | undefined = () => undefined): Upstream {
   const { sliceSize } = config.slicing;
+  const hopHeaders = (): Headers => {
+    const headers = new Headers({ [HOST_HEADER]: host });
+    const at = purgedAt();
+    if (at !== undefined) headers.set(PURGED_AT_HEADER, String(at));
+    return headers;
+  };
   return {
     async slices(span, pinned, validators) {
       const path = sliceRequestPath({ span, sliceSize, etag: pinned?.etag }, target.path) + target.query;
-      const headers = new Headers({ [HOST_HEADER]: host });
+      const headers = hopHeaders();
       if (validators !== undefined) {
         // The edge revalidates what it holds: the shield must not answer from a stale copy of its own.
         headers.set(REVALIDATE_HEADER, '1');
@@ -48,7 +57,7 @@ export function shieldUpstream(shield: Fetcher, config: Config, target: RequestT
       if (response.status === 304 && validators !== undefined) return { kind: 'not-modified', response };
       return checkAnswer(response, span, pinned, sliceSize);
     },
-    head: () => askShield(shield, config, { method: 'HEAD', path: target.path + target.query, headers: new Headers({ [HOST_HEADER]: host }) }),
+    head: () => askShield(shield, config, { method: 'HEAD', path: target.path + target.query, headers: hopHeaders() }),
   };
 }
 

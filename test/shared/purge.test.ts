@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_PURGE_VALUES, MAX_RECORDS, type PurgeRecord, RECORD_LIFETIME_MS, asRecord, entryTags, isPurged, keptRecords, parsePurgeBody, purgedBy } from '../../shared/purge.ts';
+import { MAX_PURGE_VALUES, MAX_RECORDS, type PurgeRecord, RECORD_LIFETIME_MS, asRecord, entryTags, isPurged, keptRecords, lastPurge, parsePurgeBody, purgeWatch, purgedBy } from '../../shared/purge.ts';
 
 const reasonOf = (text: string): string => {
   const parsed = parsePurgeBody(text);
@@ -105,6 +105,58 @@ describe('purgedBy', () => {
     expect(check({ meta: { storedAt: 1000 }, headers: new Headers({ 'cache-tag': 'BLOG' }) })).toBe(true);
     expect(check({ meta: { storedAt: 3000 }, headers: new Headers({ 'cache-tag': 'blog' }) })).toBe(false);
     expect(check({ meta: { storedAt: 1000 }, headers: new Headers() })).toBe(false);
+  });
+});
+
+describe('purge watermarks (an edge telling the shield of a purge it has not read yet)', () => {
+  const records: PurgeRecord[] = [
+    { kind: 'prefix', value: '/img/', at: 100 },
+    { kind: 'url', value: '/img/a.png', at: 300 },
+    { kind: 'tag', value: 'blog', at: 500 },
+    { kind: 'url', value: '/other.css', at: 700 },
+  ];
+  const entry = (storedAt: number, tags = '') => ({ meta: { storedAt }, headers: new Headers(tags ? { 'cache-tag': tags } : {}) });
+
+  it('finds the newest purge matching a path, and by tag only for a tagged object', () => {
+    expect(lastPurge(records, '/img/a.png')).toBe(300);
+    expect(lastPurge(records, '/img/b.png')).toBe(100);
+    expect(lastPurge(records, '/img/b.png', ['blog'])).toBe(500);
+    expect(lastPurge(records, '/docs/x.html')).toBeUndefined();
+    expect(lastPurge([], '/img/a.png')).toBeUndefined();
+  });
+
+  it('starts from the path purges, and raises the watermark to a tag purge it applied', () => {
+    const watch = purgeWatch(records, '/img/b.png');
+    expect(watch.watermark()).toBe(100);
+    expect(watch.purged(entry(600, 'blog'))).toBe(false);
+    expect(watch.watermark()).toBe(100);
+    expect(watch.purged(entry(400, 'Blog, news'))).toBe(true);
+    expect(watch.watermark()).toBe(500);
+  });
+
+  it('purges, at the shield, what was stored at or before the watermark, and nothing newer', () => {
+    expect(purgedBy([], '/a', 1000)(entry(1000))).toBe(true);
+    expect(purgedBy([], '/a', 1000)(entry(1001))).toBe(false);
+    expect(purgedBy(records, '/img/a.png', undefined)(entry(200))).toBe(true);
+    expect(purgedBy(records, '/img/a.png', 50)(entry(301))).toBe(false);
+  });
+
+  it('agrees with isPurged on every entry, for any records', () => {
+    const record = fc.record({
+      kind: fc.constantFrom('url' as const, 'prefix' as const, 'tag' as const, 'everything' as const),
+      value: fc.constantFrom('/a', '/a/b', '/b', 'blog', ''),
+      at: fc.integer({ min: 0, max: 1000 }),
+    });
+    fc.assert(
+      fc.property(fc.array(record, { maxLength: 8 }), fc.constantFrom('/a', '/a/b', '/b'), fc.integer({ min: 0, max: 1000 }), fc.boolean(), (list, path, storedAt, tagged) => {
+        const stored = entry(storedAt, tagged ? 'blog' : '');
+        const watch = purgeWatch(list, path);
+        const purged = watch.purged(stored);
+        expect(purged).toBe(isPurged({ storedAt, path, tags: tagged ? ['blog'] : [] }, list));
+        // What the edge tells the shield purges at least what the edge purged.
+        if (purged) expect(purgedBy([], path, watch.watermark())(stored)).toBe(true);
+      }),
+    );
   });
 });
 
