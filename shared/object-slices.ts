@@ -3,7 +3,7 @@
 
 import { type ObjectRead, type SlicedObject, forgetObject } from './object-read.ts';
 import type { ObjectMeta } from './object-meta.ts';
-import { type Budget, type SliceRead, readSlices } from './slice-reader.ts';
+import { type Budget, type ReadaheadPool, type SliceRead, readSlices } from './slice-reader.ts';
 import type { SliceSpan } from './slice-plan.ts';
 import { tierSlices } from './slice-store.ts';
 import { VersionChanged } from './upstream.ts';
@@ -14,6 +14,8 @@ export interface SliceWindow {
   /** Most slices per upstream request. */
   maxSpan: number;
   budget: Budget;
+  /** The isolate's shared read-ahead (see ReadaheadPool). */
+  pool?: ReadaheadPool;
 }
 
 /** Starts reading `indices` of `sliced`; resolves when the first is in hand (see readSlices). */
@@ -27,6 +29,7 @@ export function readObjectSlices(read: ObjectRead, sliced: SlicedObject, indices
     maxSpan: window.maxSpan,
     budget: window.budget,
     prefetched: sliced.prefetched,
+    ...(window.pool !== undefined ? { pool: window.pool } : {}),
   });
 }
 

@@ -21,6 +21,23 @@ export interface SliceStore {
 /** The next hop, asked for exactly the bytes of a span of slices of the pinned version. */
 export type SpanFetch = (span: SliceSpan) => Promise<ReadableStream<Uint8Array>>;
 
+/**
+ * Read-ahead shared by every request of an isolate: slices started ahead of their reader (not
+ * the one each reader needs next), at most `limit` at once. Each slice ahead is buffered whole
+ * until its reader gets to it, so without a shared bound N cold downloads in one isolate would
+ * hold N windows of slices; with it they share one window, and each still has its next slice.
+ */
+export interface ReadaheadPool {
+  limit: number;
+  inUse: number;
+}
+
+/** This isolate's pool for a tier reading `window` slices at a time: one window's worth ahead in all. */
+export function isolatePool(pool: ReadaheadPool, window: number): ReadaheadPool {
+  pool.limit = Math.max(0, window - 1);
+  return pool;
+}
+
 /** Subrequests this request may still make (Workers cap them per request). */
 export interface Budget {
   remaining: number;
@@ -39,6 +56,8 @@ export interface SliceReadOptions {
   budget: Budget;
   /** Slices already in hand (the one that came with discovery), not yet stored. */
   prefetched?: ReadonlyMap<number, ReadableStream<Uint8Array>>;
+  /** The isolate's read-ahead, shared with its other requests; absent = only `window` bounds it. */
+  pool?: ReadaheadPool;
 }
 
 export interface SliceRead {
@@ -53,6 +72,11 @@ export async function readSlices(options: SliceReadOptions): Promise<SliceRead> 
   const { meta, indices, store, budget } = options;
   for (const index of options.prefetched?.keys() ?? []) if (indices.includes(index)) store.claim?.(index);
   const slots = new Map<number, Promise<ReadableStream<Uint8Array>>>();
+  /** Slots holding a share of the pool: given back when their slice is taken or dropped. */
+  const pooled = new Set<number>();
+  const giveBack = (index: number): void => {
+    if (pooled.delete(index) && options.pool !== undefined) options.pool.inUse--;
+  };
   const fromSpan = new Map<number, Promise<ReadableStream<Uint8Array>>>();
   const stats = { hits: 0, checked: 0 };
   let position = 0;
@@ -100,7 +124,11 @@ export async function readSlices(options: SliceReadOptions): Promise<SliceRead> 
       // Released in the same step as the span it may turn into spends its subrequest: no gap
       // in which a store could take what that span needs.
       lookingUp--;
-      if (found !== undefined) return found;
+      if (found !== undefined) {
+        // A stored slice is read as the reader goes, not buffered ahead: it needs no share.
+        giveBack(index);
+        return found;
+      }
     }
     return startSpan(at);
   };
@@ -143,9 +171,16 @@ export async function readSlices(options: SliceReadOptions): Promise<SliceRead> 
   };
 
   const fill = (): void => {
+    const { pool } = options;
     for (let at = position; at < Math.min(indices.length, position + options.window); at++) {
       const index = indices[at] ?? -1;
       if (slots.has(index)) continue;
+      // The slice the reader needs next always starts; those ahead of it only within the pool.
+      if (pool !== undefined && at > position) {
+        if (pool.inUse >= pool.limit) break;
+        pool.inUse++;
+        pooled.add(index);
+      }
       const slot = produce(at);
       void slot.catch(() => undefined);
       slots.set(index, slot);
@@ -156,14 +191,35 @@ export async function readSlices(options: SliceReadOptions): Promise<SliceRead> 
     if (position >= indices.length) return { done: true, value: undefined };
     fill();
     const index = indices[position] ?? -1;
-    const body = await (slots.get(index) as Promise<ReadableStream<Uint8Array>>);
-    slots.delete(index);
+    const slot = slots.get(index) as Promise<ReadableStream<Uint8Array>>;
+    let body: ReadableStream<Uint8Array>;
+    try {
+      body = await slot;
+    } finally {
+      slots.delete(index);
+      giveBack(index);
+    }
     position++;
     return { done: false, value: { offset: index * meta.sliceSize, length: length(index), body } };
   };
 
-  const first = await take();
-  await Promise.all(initialLookups);
+  const dropSlots = (): void => {
+    for (const [index, slot] of slots) {
+      void slot.then((body) => body.cancel()).catch(() => undefined);
+      giveBack(index);
+    }
+    slots.clear();
+  };
+  let first: IteratorResult<Piece>;
+  try {
+    first = await take();
+    await Promise.all(initialLookups);
+  } catch (error) {
+    // No reader will ever see these: let go of them and of their share of the pool.
+    position = indices.length;
+    dropSlots();
+    throw error;
+  }
   initialLookups = undefined;
   let pending: IteratorResult<Piece> | undefined = first;
   const pieces: AsyncIterator<Piece> = {
@@ -179,8 +235,7 @@ export async function readSlices(options: SliceReadOptions): Promise<SliceRead> 
       position = indices.length;
       if (pending !== undefined && !pending.done) await pending.value.body.cancel().catch(() => undefined);
       pending = undefined;
-      for (const slot of slots.values()) void slot.then((body) => body.cancel()).catch(() => undefined);
-      slots.clear();
+      dropSlots();
       return { done: true, value: undefined };
     },
   };

@@ -11,12 +11,15 @@ import { type ObjectRead, type Resolved, resolveObject } from '../shared/object-
 import { readObjectSlices } from '../shared/object-slices.ts';
 import { rangesStream } from '../shared/byte-stream.ts';
 import { unsatisfiedRange } from '../shared/range.ts';
-import type { Budget } from '../shared/slice-reader.ts';
+import { type Budget, type ReadaheadPool, isolatePool } from '../shared/slice-reader.ts';
 import { SPAN_HEADER, type SliceRequest, WHOLE } from '../shared/slice-protocol.ts';
 import { sliceCount, spanBytes } from '../shared/slice-plan.ts';
 import { VersionChanged } from '../shared/upstream.ts';
 import { reportTier, slicedReport } from '../shared/tier-headers.ts';
 import { appendServerTiming, serverTimingMetric } from '../shared/server-timing.ts';
+
+/** Slices read ahead by all of this isolate's requests together (module scope: one per isolate). */
+const READAHEAD: ReadaheadPool = { limit: 0, inUse: 0 };
 
 export interface SliceAnswerContext {
   config: Config;
@@ -54,7 +57,7 @@ export async function answerSlices(request: SliceRequest, context: SliceAnswerCo
     const indices = Array.from({ length: span.last - span.first + 1 }, (_, i) => span.first + i);
     try {
       const sliceStarted = read.now();
-      const sliceRead = await readObjectSlices(read, resolved, indices, { window: config.slicing.readahead, maxSpan: 1, budget: context.budget });
+      const sliceRead = await readObjectSlices(read, resolved, indices, { window: config.slicing.readahead, maxSpan: 1, budget: context.budget, pool: isolatePool(READAHEAD, config.slicing.readahead) });
       const bytes = spanBytes(span, meta.sliceSize, meta.size);
       const headers = new Headers(meta.headers);
       headers.set(OBJECT_HEADER, objectMarker(meta));

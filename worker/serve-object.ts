@@ -8,7 +8,7 @@ import { evaluatePreconditions, notModifiedHeaders } from '../shared/conditional
 import { BadGateway, HttpError } from '../shared/http-error.ts';
 import { type ObjectRead, type Resolved, type WholeObject, forgetObject, resolveObject } from '../shared/object-read.ts';
 import { readObjectSlices } from '../shared/object-slices.ts';
-import type { Budget } from '../shared/slice-reader.ts';
+import { type Budget, type ReadaheadPool, isolatePool } from '../shared/slice-reader.ts';
 import { slicesFor } from '../shared/slice-plan.ts';
 import { type CacheStatusParams } from '../shared/cache-status.ts';
 import { reportTier, slicedReport } from '../shared/tier-headers.ts';
@@ -20,6 +20,8 @@ import { firstSliceHint, framedBody, planRanges, unsatisfiable, wholePieces } fr
 const MAX_SPAN = 16;
 /** Subrequests the edge spends per slice it reads and stores: look up, fetch, store. */
 const PER_SLICE = 3;
+/** Slices read ahead by all of this isolate's requests together (module scope: one per isolate). */
+const READAHEAD: ReadaheadPool = { limit: 0, inUse: 0 };
 
 export async function serveObject(request: Request, read: ObjectRead, config: Config, started: number): Promise<Response> {
   const budget: Budget = { remaining: config.slicing.subrequests };
@@ -50,7 +52,7 @@ async function serveSliced(request: Request, resolved: Extract<Resolved, { kind:
   if (plan.kind === 'unsatisfiable') return deliver(read, 416, withHeaders(meta.headers, unsatisfiable(meta.size)), null, resolved, resolved.report, started);
 
   const sliceStarted = read.now();
-  const sliceRead = await readObjectSlices(read, resolved, indices, { window: config.slicing.readahead, maxSpan: spanLimit(indices.length, budget.remaining), budget });
+  const sliceRead = await readObjectSlices(read, resolved, indices, { window: config.slicing.readahead, maxSpan: spanLimit(indices.length, budget.remaining), budget, pool: isolatePool(READAHEAD, config.slicing.readahead) });
   const framed = framedBody(plan, meta.size, meta.headers.get('content-type'), sliceRead.pieces);
   const headers = withHeaders(meta.headers, framed.headers);
   headers.set('server-timing', serverTimingMetric('edge-slice', read.now() - sliceStarted));

@@ -247,6 +247,71 @@ describe('readSlices', () => {
     expect(upstream.mostActive).toBe(3);
   });
 
+  describe('with a read-ahead pool shared by the isolate', () => {
+    it('lets one read run its whole window when the pool holds a window', async () => {
+      const pool = { limit: 2, inUse: 0 };
+      const { upstream, options, bytes } = setup(48, { window: 3, maxSpan: 1, pool });
+      upstream.delayMs = 5;
+      const { bytes: pieces } = await readPieces(await readSlices(options));
+      expect(Buffer.concat(pieces)).toEqual(Buffer.from(bytes));
+      expect(upstream.mostActive).toBe(3);
+      expect(pool.inUse).toBe(0);
+    });
+
+    it('shares the slices ahead among concurrent reads, each still getting the slice it needs next', async () => {
+      const pool = { limit: 2, inUse: 0 };
+      const one = setup(48, { window: 3, maxSpan: 1, pool });
+      const two = setup(48, { window: 3, maxSpan: 1, pool });
+      let active = 0;
+      let mostActive = 0;
+      one.upstream.delayMs = 5;
+      two.upstream.delayMs = 5;
+      const counted = (fetchSpan: SpanFetch): SpanFetch => async (span) => {
+        active++;
+        mostActive = Math.max(mostActive, active);
+        try {
+          return await fetchSpan(span);
+        } finally {
+          active--;
+        }
+      };
+      const [a, b] = await Promise.all([
+        readSlices({ ...one.options, fetchSpan: counted(one.upstream.fetchSpan) }).then(readPieces),
+        readSlices({ ...two.options, fetchSpan: counted(two.upstream.fetchSpan) }).then(readPieces),
+      ]);
+      expect(Buffer.concat(a.bytes)).toEqual(Buffer.from(one.bytes));
+      expect(Buffer.concat(b.bytes)).toEqual(Buffer.from(two.bytes));
+      // Two slices needed next, plus at most the pool's two ahead.
+      expect(mostActive).toBeLessThanOrEqual(4);
+      expect(pool.inUse).toBe(0);
+    });
+
+    it('takes no share for a slice found stored, so cached reads keep their window', async () => {
+      const pool = { limit: 0, inUse: 0 };
+      const { store, options, upstream } = setup(40, { stored: range(10), window: 3, pool });
+      await readPieces(await readSlices(options));
+      expect(store.gets).toHaveLength(10);
+      expect(upstream.spans).toEqual([]);
+      expect(pool.inUse).toBe(0);
+    });
+
+    it('gives every share back when the reader stops early, or when the first slice fails', async () => {
+      const pool = { limit: 2, inUse: 0 };
+      const early = setup(48, { window: 3, maxSpan: 1, pool });
+      early.upstream.delayMs = 2;
+      const read = await readSlices(early.options);
+      await read.pieces.next();
+      expect(pool.inUse).toBeGreaterThan(0);
+      await read.pieces.return?.();
+      expect(pool.inUse).toBe(0);
+
+      const failing = setup(48, { window: 3, maxSpan: 1, pool });
+      failing.upstream.changedAt = new Set([0]);
+      await expect(readSlices(failing.options)).rejects.toBeInstanceOf(VersionChanged);
+      expect(pool.inUse).toBe(0);
+    });
+  });
+
   describe('hits and checked', () => {
     it('count the lookups of the first window: how many there were and how many found their slice', async () => {
       const { options } = setup(40, { stored: [0, 2], window: 3 });
