@@ -189,15 +189,17 @@ export async function readSlices(options: SliceReadOptions): Promise<SliceRead> 
 
   const take = async (): Promise<IteratorResult<Piece>> => {
     if (position >= indices.length) return { done: true, value: undefined };
-    fill();
     const index = indices[position] ?? -1;
+    // The slice needed now is no longer ahead of the reader: its share goes back before the
+    // window refills, so one download alone keeps `window` slices in flight.
+    giveBack(index);
+    fill();
     const slot = slots.get(index) as Promise<ReadableStream<Uint8Array>>;
     let body: ReadableStream<Uint8Array>;
     try {
       body = await slot;
     } finally {
       slots.delete(index);
-      giveBack(index);
     }
     position++;
     return { done: false, value: { offset: index * meta.sliceSize, length: length(index), body } };

@@ -248,13 +248,18 @@ describe('readSlices', () => {
   });
 
   describe('with a read-ahead pool shared by the isolate', () => {
-    it('lets one read run its whole window when the pool holds a window', async () => {
+    it('lets one read run its whole window when the pool holds a window, slice after slice', async () => {
       const pool = { limit: 2, inUse: 0 };
       const { upstream, options, bytes } = setup(48, { window: 3, maxSpan: 1, pool });
       upstream.delayMs = 5;
+      // When each slice is asked for, how many were in flight: the window refills as the reader moves on.
+      const inFlight: number[] = [];
+      upstream.onFetch = () => inFlight.push(upstream.active + 1);
       const { bytes: pieces } = await readPieces(await readSlices(options));
       expect(Buffer.concat(pieces)).toEqual(Buffer.from(bytes));
       expect(upstream.mostActive).toBe(3);
+      // Past the first window, every new fetch joins two others: three in flight again.
+      expect(inFlight.slice(3, -1).every((n) => n === 3), inFlight.join(' ')).toBe(true);
       expect(pool.inUse).toBe(0);
     });
 
