@@ -16,12 +16,17 @@ export const OBJECT_HEADER = 'x-tiercache-object';
 /** Marks a slice entry: `<index>`. */
 export const SLICE_HEADER = 'x-tiercache-slice';
 
-/** Response headers that describe the representation, kept in a manifest and sent with every part of it. */
-const PER_MESSAGE = ['content-length', 'content-range', 'transfer-encoding', 'connection', 'keep-alive', 'age', 'server-timing', OBJECT_HEADER, SLICE_HEADER];
+/** Fields that belong to one message, not to the representation a manifest keeps and every part of it is sent with. */
+const PER_MESSAGE = ['content-length', 'content-range', 'transfer-encoding', 'connection', 'keep-alive', 'age', 'server-timing'];
+/** Our own fields (markers, the shield's span answer) are per message too: a client never sees one. */
+const INTERNAL_PREFIX = 'x-tiercache-';
 
 export function representationHeaders(headers: Headers): Headers {
-  const kept = new Headers(headers);
-  for (const name of PER_MESSAGE) kept.delete(name);
+  const kept = new Headers();
+  for (const [name, value] of headers) {
+    if (PER_MESSAGE.includes(name) || name.startsWith(INTERNAL_PREFIX)) continue;
+    kept.append(name, value);
+  }
   return kept;
 }
 

@@ -27,6 +27,14 @@ describe('client ranges on a sliced object (RFC 9110 §14)', () => {
     expectBytes(answer.body, CLIP.subarray(100, 200));
   });
 
+  it('never shows a client the tiers\' own fields (manifest, slice and span markers), cold or warm', async () => {
+    await f.origin.putObject('media/fields.bin', CLIP, { 'content-type': 'video/mp4' });
+    for (const answer of [await f.get('/media/fields.bin'), await f.get('/media/fields.bin'), await range('/media/fields.bin', `bytes=${2 * MiB}-${2 * MiB + 9}`)]) {
+      expect(answer.status).toBeLessThan(300);
+      expect([...answer.headers.keys()].filter((name) => name.startsWith('x-tiercache-'))).toEqual([]);
+    }
+  });
+
   it('serves a range across slice boundaries', async () => {
     const answer = await range('/media/clip.bin', `bytes=${MiB - 10}-${3 * MiB + 9}`);
     expect(answer.status).toBe(206);

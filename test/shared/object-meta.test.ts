@@ -6,6 +6,7 @@ import {
   objectMarker,
   parseObjectMarker,
 } from '../../shared/object-meta.ts';
+import { SPAN_HEADER } from '../../shared/slice-protocol.ts';
 
 const MIB = 1024 * 1024;
 const THRESHOLD = 8 * MIB;
@@ -64,8 +65,8 @@ describe('representationHeaders', () => {
     for (const name of PER_MESSAGE) expect(kept.has(name), name).toBe(false);
   });
 
-  it("drops this project's own manifest and slice markers", () => {
-    const kept = representationHeaders(new Headers({ [OBJECT_HEADER]: 'size=1; slice=1', [SLICE_HEADER]: '0', 'content-type': 'text/plain' }));
+  it("drops this project's own fields: manifest and slice markers, the shield's span answer, any other", () => {
+    const kept = representationHeaders(new Headers({ [OBJECT_HEADER]: 'size=1; slice=1', [SLICE_HEADER]: '0', [SPAN_HEADER]: '0-0', 'x-tiercache-entry': '{}', 'content-type': 'text/plain' }));
     expect(sorted(kept)).toEqual([['content-type', 'text/plain']]);
   });
 
