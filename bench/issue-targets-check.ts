@@ -59,6 +59,8 @@ const full: TargetInputs = {
     s('50 MB', 'direct', 'direct', 100),
     s('50 MB', 'tiercache', 'warm', 20, 1200),
     s('50 MB', 'varnish', 'warm', 10, 2000),
+    s('50 MB', 'naive-map', 'warm', 12, 1600),
+    s('50 MB', 'naive-cache', 'warm', 16, 1250),
   ],
   workloadV: [
     v('10 KB', 'tiercache', 9000),
@@ -98,6 +100,9 @@ expect(is(row('T4', 'warm'), 'short'), 'T4 warm: 130 MB is not < 128 MB');
 expect(is(row('T5', '100 KB'), 'short', 0.5), 'T5 100 KB: 40× vs 80× = 0.5, short of 0.8');
 expect(is(row('T5', '10 MB'), 'pass', 1), 'T5 10 MB: 5× vs 5× = 1.0 ≥ 1.0');
 expect(is(row('T5', '50 MB'), 'short', 0.5), 'T5 50 MB: 5× vs 10× = 0.5');
+expect(row('T2', '')?.ceiling === 'naive-map 0.80, naive-cache 0.63', `T2 beside the naive workers' 1600 and 1250 / 2000 (got ${row('T2', '')?.ceiling})`);
+expect(row('T5', '50 MB')?.ceiling === 'naive-map 0.83, naive-cache 0.63', `T5 50 MB beside the naive workers' 100/12 and 100/16 over 10× (got ${row('T5', '50 MB')?.ceiling})`);
+expect(row('T5', '10 MB')?.ceiling === undefined && row('T1', 'naive-map')?.ceiling === undefined, 'no naive runs at a size, or T1 (judged against them): no ceiling');
 
 // Without the peers: their targets are n/a, the rest still judged.
 const alone = evaluateTargets({ ...full, caches: ['tiercache'], workloadS: full.workloadS.filter((r) => r.target !== 'varnish'), coldLarge: full.coldLarge.filter((r) => r.target === 'direct' || r.target === 'tiercache') });

@@ -3,7 +3,7 @@
 // shaper) once; each cache is read twice, cold (its first 500 requests for that object) and warm
 // (the same again). The cold phase's first request is made alone, timed and its headers kept,
 // so that it is the miss (tiercache's per-tier timings of a miss come from it); the other 499 are
-// the load. The naive baselines run warm only, where cheap (primed by one GET).
+// the load. The naive baselines run warm only (primed by one GET): how far any worker gets on tiercache's runtime.
 // What reached the origin is counted at the shaper; tiercache's tiers are read from its headers.
 
 import { type LoadResult, runLoad, sampleHeaders, type TierStats, tierStats, withFirstAnswer } from './load.ts';
