@@ -55,6 +55,8 @@ export interface SlicingConfig {
   readahead: number;
   /** Subrequests one request may make (Workers: 50 on the free plan, 1,000 or more on paid). */
   subrequests: number;
+  /** WHOLE_COPY_MAX: the largest sliced object the edge also keeps whole for full GETs (worker/whole-copy.ts); 0 = never. */
+  wholeCopyMax: number;
 }
 
 export interface MemoryConfig {
@@ -86,6 +88,7 @@ export const CONFIG_NAMES = [
   'SLICE_THRESHOLD',
   'SLICE_READAHEAD',
   'SUBREQUEST_LIMIT',
+  'WHOLE_COPY_MAX',
   'HOST_BUCKETS',
   'CACHE_KEY_QUERY',
   'MEMORY_CACHE_SIZE',
@@ -118,6 +121,10 @@ const DEFAULT_READAHEAD = 6;
  * gets its headers; bodies streaming do not count. More than eight buys little and costs memory.
  */
 const MAX_READAHEAD = 8;
+/** Large enough for the downloads people make whole; larger ones are read as slices only. */
+const DEFAULT_WHOLE_COPY = 64 * MIB;
+/** The Workers Cache API's largest object. */
+const MAX_WHOLE_COPY = 512 * MIB;
 /** Slices in flight are buffered ahead of the reader: at most this many bytes of them. */
 const READAHEAD_BYTES = 64 * MIB;
 const DEFAULT_SUBREQUESTS = 1000;
@@ -165,7 +172,14 @@ function parseSlicing(raw: RawConfig): SlicingConfig {
     threshold: byteSize(raw, 'SLICE_THRESHOLD', sliceSize),
     readahead: Math.max(1, Math.min(MAX_READAHEAD, Math.floor(READAHEAD_BYTES / sliceSize), integer(raw, 'SLICE_READAHEAD', DEFAULT_READAHEAD, 1))),
     subrequests: integer(raw, 'SUBREQUEST_LIMIT', DEFAULT_SUBREQUESTS, 10),
+    wholeCopyMax: wholeCopyMax(raw),
   };
+}
+
+function wholeCopyMax(raw: RawConfig): number {
+  const max = byteSize(raw, 'WHOLE_COPY_MAX', DEFAULT_WHOLE_COPY);
+  if (max > MAX_WHOLE_COPY) throw new ConfigError(`WHOLE_COPY_MAX must be at most 512MiB (the Cache API's largest object), got ${max} bytes`);
+  return max;
 }
 
 function parseMemory(raw: RawConfig): MemoryConfig {

@@ -69,12 +69,15 @@ export function slicedMeta(size: number, headers: Headers, sliceSize: number, th
   return { size, etag, sliceSize, headers: representationHeaders(headers) };
 }
 
-/** Headers for a stored slice: just enough to check it is the slice we asked for. */
-export function sliceEntryHeaders(index: number, length: number): Headers {
+/** The slice marker of an entry holding every byte of a sliced version (the edge's whole copy). */
+export const WHOLE_COPY = 'whole';
+
+/** Headers for a stored slice (or the whole copy): just enough to check it is the one we asked for. */
+export function sliceEntryHeaders(index: number | typeof WHOLE_COPY, length: number): Headers {
   return new Headers({ 'content-type': 'application/octet-stream', 'content-length': String(length), [SLICE_HEADER]: String(index) });
 }
 
-/** Whether a stored entry holds slice `index` with `length` bytes. */
-export function isSliceEntry(headers: Headers, index: number, length: number): boolean {
+/** Whether a stored entry holds slice `index` (or the whole copy) with `length` bytes. */
+export function isSliceEntry(headers: Headers, index: number | typeof WHOLE_COPY, length: number): boolean {
   return headers.get(SLICE_HEADER) === String(index) && headers.get('content-length') === String(length);
 }

@@ -59,7 +59,16 @@ export function spansOf(missing: readonly number[], maxSlices: number): SliceSpa
  * versions (or two slicings) apart.
  */
 export function sliceKey(objectKey: string, version: ObjectVersion, sliceSize: number, index: number): string {
-  return `https://slice.tiercache.internal/${encodeURIComponent(objectKey)}/${encodeURIComponent(version.etag)}/${version.size}/${sliceSize}/${index}`;
+  return `${versionPrefix(objectKey, version, sliceSize)}/${index}`;
+}
+
+/** Where the edge keeps a sliced version whole (worker/whole-copy.ts): beside its slices. */
+export function wholeCopyKey(objectKey: string, version: ObjectVersion, sliceSize: number): string {
+  return `${versionPrefix(objectKey, version, sliceSize)}/whole`;
+}
+
+function versionPrefix(objectKey: string, version: ObjectVersion, sliceSize: number): string {
+  return `https://slice.tiercache.internal/${encodeURIComponent(objectKey)}/${encodeURIComponent(version.etag)}/${version.size}/${sliceSize}`;
 }
 
 /** Whether an object of `size` bytes is handled as slices. */

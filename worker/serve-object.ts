@@ -15,6 +15,7 @@ import { reportTier, slicedReport } from '../shared/tier-headers.ts';
 import { appendServerTiming, serverTimingMetric } from '../shared/server-timing.ts';
 import { VersionChanged } from '../shared/upstream.ts';
 import { firstSliceHint, framedBody, planRanges, unsatisfiable, wholePieces } from './client-range.ts';
+import { copyWhole, storedWholeCopy } from './whole-copy.ts';
 
 /** Most slices per request to the shield: each costs the shield about three subrequests. */
 const MAX_SPAN = 16;
@@ -51,12 +52,25 @@ async function serveSliced(request: Request, resolved: Extract<Resolved, { kind:
   for (const [index, body] of resolved.prefetched) if (!indices.includes(index)) void body.cancel().catch(() => undefined);
   if (plan.kind === 'unsatisfiable') return deliver(read, 416, withHeaders(meta.headers, unsatisfiable(meta.size)), null, resolved, resolved.report, started);
 
+  // A full read of a version this tier already had (a copy can exist only then): whole, if kept so.
+  const wholeCopies = plan.kind === 'full' && meta.size <= config.slicing.wholeCopyMax && resolved.report.hit === true;
+  if (wholeCopies && resolved.prefetched.size === 0) {
+    const copy = await storedWholeCopy(read, resolved, budget);
+    if (copy !== undefined) {
+      const headers = withHeaders(meta.headers, new Headers({ 'accept-ranges': 'bytes', 'content-length': String(meta.size) }));
+      const detail = resolved.report.detail === undefined ? 'whole copy' : `${resolved.report.detail} whole copy`;
+      return deliver(read, 200, headers, copy, resolved, { ...resolved.report, detail }, started);
+    }
+  }
+
   const sliceStarted = read.now();
   const sliceRead = await readObjectSlices(read, resolved, indices, { window: config.slicing.readahead, maxSpan: spanLimit(indices.length, budget.remaining), budget, pool: isolatePool(READAHEAD, config.slicing.readahead) });
   const framed = framedBody(plan, meta.size, meta.headers.get('content-type'), sliceRead.pieces);
   const headers = withHeaders(meta.headers, framed.headers);
   headers.set('server-timing', serverTimingMetric('edge-slice', read.now() - sliceStarted));
   const report = slicedReport(resolved.report, sliceRead.hits, sliceRead.checked, indices.length);
+  // Served in full from slices all found here: keep it whole for the next full read.
+  if (wholeCopies && sliceRead.checked > 0 && sliceRead.hits === sliceRead.checked) copyWhole(read, resolved, budget);
   return deliver(read, framed.status, headers, framed.body, resolved, report, started);
 }
 

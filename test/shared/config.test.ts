@@ -67,6 +67,7 @@ describe('parseConfig with every setting given', () => {
       SLICE_THRESHOLD: '33554432',
       SLICE_READAHEAD: '3',
       SUBREQUEST_LIMIT: '50',
+      WHOLE_COPY_MAX: ' 128MiB ',
       MEMORY_CACHE_SIZE: ' 16MiB ',
       MEMORY_OBJECT_MAX: '256KiB',
       INDEX_DOCUMENT: ' index.html ',
@@ -87,7 +88,7 @@ describe('parseConfig with every setting given', () => {
       staleIfError: 86400,
       shieldToken: 'token',
       purgeToken: 'purge-secret',
-      slicing: { sliceSize: 16 * 1024 * 1024, threshold: 32 * 1024 * 1024, readahead: 3, subrequests: 50 },
+      slicing: { sliceSize: 16 * 1024 * 1024, threshold: 32 * 1024 * 1024, readahead: 3, subrequests: 50, wholeCopyMax: 128 * 1024 * 1024 },
       memory: { budget: 16 * 1024 * 1024, maxObject: 256 * 1024 },
       site: { indexDocument: 'index.html', notFoundDocument: '404.html', contentTypeFromExtension: false, corsAllowOrigins: ['https://app.example'] },
     });
@@ -97,8 +98,15 @@ describe('parseConfig with every setting given', () => {
 describe('parseConfig for slicing', () => {
   const base = { S3_BUCKET: 'b', S3_ACCESS_KEY_ID: 'k', S3_SECRET_ACCESS_KEY: 's' };
 
-  it('slices by 8 MiB from one slice up, six at a time, within 1,000 subrequests by default', () => {
-    expect(parseConfig(base).slicing).toEqual({ sliceSize: 8 * 1024 * 1024, threshold: 8 * 1024 * 1024, readahead: 6, subrequests: 1000 });
+  it('slices by 8 MiB from one slice up, six at a time, within 1,000 subrequests, kept whole at the edge up to 64 MiB by default', () => {
+    expect(parseConfig(base).slicing).toEqual({ sliceSize: 8 * 1024 * 1024, threshold: 8 * 1024 * 1024, readahead: 6, subrequests: 1000, wholeCopyMax: 64 * 1024 * 1024 });
+  });
+
+  it('keeps whole copies up to WHOLE_COPY_MAX: 0 turns them off, beyond the Cache API\'s 512 MiB is refused', () => {
+    expect(parseConfig({ ...base, WHOLE_COPY_MAX: '0' }).slicing.wholeCopyMax).toBe(0);
+    expect(parseConfig({ ...base, WHOLE_COPY_MAX: '512MiB' }).slicing.wholeCopyMax).toBe(512 * 1024 * 1024);
+    expect(() => parseConfig({ ...base, WHOLE_COPY_MAX: '513MiB' })).toThrow(/^WHOLE_COPY_MAX must be at most 512MiB/);
+    expect(() => parseConfig({ ...base, WHOLE_COPY_MAX: 'all' })).toThrow(/^WHOLE_COPY_MAX/);
   });
 
   it('takes byte counts plain or with a binary unit', () => {

@@ -4,6 +4,7 @@ import { manifestHeaders } from '../../shared/object-meta.ts';
 import { type EntryMeta, toStoredHeaders } from '../../shared/stored-entry.ts';
 import type { TierCache } from '../../shared/tier-cache.ts';
 import { MemoryCache, memoryFronted } from '../../worker/memory-cache.ts';
+import { platformCache } from './platform-cache.ts';
 
 const META: EntryMeta = { storedAt: Date.parse('2026-11-30T12:00:00Z'), initialAge: 0, lifetime: 3600, whileRevalidate: 60, ifError: 86400, mustRevalidate: false };
 /** What MemoryCache counts for an entry besides its body. */
@@ -15,30 +16,6 @@ function stored(extra: Record<string, string> = {}): Headers {
 
 function bytes(length: number, fill = 1): Blob {
   return new Blob([new Uint8Array(length).fill(fill)]);
-}
-
-/** A Cache API namespace in a Map, counting lookups. */
-function platformCache(): TierCache & { entries: Map<string, { status: number; headers: Headers; body: ArrayBuffer }>; lookups: number } {
-  const entries = new Map<string, { status: number; headers: Headers; body: ArrayBuffer }>();
-  const cache = {
-    entries,
-    lookups: 0,
-    async match(request: Request) {
-      cache.lookups++;
-      const entry = entries.get(request.url);
-      return entry && new Response(entry.body.byteLength === 0 ? null : entry.body.slice(0), { status: entry.status, headers: entry.headers });
-    },
-    async put(request: Request, response: Response) {
-      const body = await response.arrayBuffer();
-      const headers = new Headers(response.headers);
-      headers.set('content-length', String(body.byteLength));
-      entries.set(request.url, { status: response.status, headers, body });
-    },
-    async delete(request: Request) {
-      return entries.delete(request.url);
-    },
-  };
-  return cache;
 }
 
 describe('MemoryCache', () => {

@@ -1,0 +1,71 @@
+// The edge's whole copy of a sliced object: one more entry beside its slices, keyed by the same
+// version, holding every byte. A full GET (no Range) is then answered with that stored body
+// passed through untouched, as an object cached whole is, instead of its slices piped one after
+// another into one stream in JavaScript. In workerd the pipe costs a core at ~2 GB/s and, under
+// load, stalls now and then (bench/stream-stall.ts); a stored body passes through at well under
+// half the CPU. Ranges and seeks still read slices. The copy is made only for objects up to
+// WHOLE_COPY_MAX, only once this tier has served a full read from its own slices, from those
+// stored slices, in the background, one at a time per version and isolate; nothing is stored
+// unless every slice is there and every byte arrives.
+
+import { type Piece, rangesStream } from '../shared/byte-stream.ts';
+import { claim, isFilling } from '../shared/collapse.ts';
+import { WHOLE_COPY, isSliceEntry, sliceEntryHeaders } from '../shared/object-meta.ts';
+import type { ObjectRead, SlicedObject } from '../shared/object-read.ts';
+import type { Budget } from '../shared/slice-reader.ts';
+import { sliceBytes, sliceCount, sliceKey, wholeCopyKey } from '../shared/slice-plan.ts';
+import { retention } from '../shared/stale.ts';
+import { lookup, store } from '../shared/tier-cache.ts';
+
+const READ_RESERVE = 3;
+
+/** The stored whole copy of `sliced`'s version, if this tier has one (one lookup). */
+export async function storedWholeCopy(read: ObjectRead, sliced: SlicedObject, budget: Budget): Promise<ReadableStream<Uint8Array> | undefined> {
+  if (budget.remaining < 1) return undefined;
+  budget.remaining--;
+  const { meta } = sliced;
+  const found = await lookup(read.cache, wholeCopyKey(read.key, meta, meta.sliceSize));
+  if (found === undefined) return undefined;
+  if (found.body === null || !isSliceEntry(found.headers, WHOLE_COPY, meta.size)) {
+    await found.body?.cancel();
+    return undefined;
+  }
+  return found.body as ReadableStream<Uint8Array>;
+}
+
+/** Starts storing the whole copy of `sliced` from this tier's slices, unless one is under way or the budget is short. */
+export function copyWhole(read: ObjectRead, sliced: SlicedObject, budget: Budget): void {
+  const { meta, entry } = sliced;
+  if (entry === undefined) return;
+  const count = sliceCount(meta.size, meta.sliceSize);
+  const key = wholeCopyKey(read.key, meta, meta.sliceSize);
+  // A lookup per slice and the put, and room left for the read this request is still making
+  // (at worst each of its slices missed: a lookup, a fetch and a store).
+  if (budget.remaining < count + 1 + READ_RESERVE * count || isFilling(key)) return;
+  budget.remaining -= count + 1;
+  const filling = claim(key);
+  // Length-checked: a slice gone or short errors the body, and the put stores nothing.
+  const body = rangesStream(storedSlices(read, sliced, count), [{ start: 0, end: meta.size - 1 }], [], undefined, meta.size);
+  const put = store(read.cache, key, { status: 200, headers: sliceEntryHeaders(WHOLE_COPY, meta.size), body, meta: entry, retention: retention(entry.lifetime, entry.initialAge, entry) });
+  read.waitUntil(put.catch(() => undefined).finally(() => filling.release()));
+}
+
+/** The version's slices as this tier stores them, looked up one at a time as the copy reaches them. */
+function storedSlices(read: ObjectRead, sliced: SlicedObject, count: number): AsyncIterator<Piece> {
+  const { meta } = sliced;
+  let index = 0;
+  return {
+    async next() {
+      if (index >= count) return { done: true, value: undefined };
+      const bytes = sliceBytes(index, meta.sliceSize, meta.size);
+      const length = bytes.end - bytes.start + 1;
+      const found = await lookup(read.cache, sliceKey(read.key, meta, meta.sliceSize, index));
+      if (found === undefined || found.body === null || !isSliceEntry(found.headers, index, length)) {
+        await found?.body?.cancel();
+        throw new Error(`slice ${index} is no longer stored here: no whole copy`);
+      }
+      index++;
+      return { done: false, value: { offset: bytes.start, length, body: found.body as ReadableStream<Uint8Array> } };
+    },
+  };
+}
