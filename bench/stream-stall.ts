@@ -1,4 +1,4 @@
-// `node bench/stream-stall.ts`: the lost exchanges Workload S reports on 50 MB sliced reads,
+// `npm run bench:stream-stall`: the lost exchanges Workload S reports on 50 MB sliced reads,
 // reproduced without tiercache. One worker on tiercache's runtime (Miniflare 4, workerd on a
 // socket of its own) keeps a 50 MB body in caches.default and serves it three ways: as stored
 // (a native pass-through), piped through a FixedLengthStream, and as seven 8 MiB entries piped
