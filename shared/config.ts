@@ -1,6 +1,7 @@
 // The configuration contract. The same names are used by `[vars]` / `wrangler secret put`
 // when deployed and by the process environment in the local stack (see README).
 
+import { ConfigError, byteSize, integer, nonEmpty, oneOf, required } from './config-values.ts';
 import { type HostBuckets, parseHostBuckets } from './host-buckets.ts';
 import { SITE_CONFIG_NAMES, type SiteConfig, parseSiteConfig } from './site-config.ts';
 
@@ -134,10 +135,7 @@ const MAX_MEMORY_CACHE = 64 * MIB;
 /** Small objects are where the Cache API's per-lookup cost dominates; larger ones stream from it. */
 const DEFAULT_MEMORY_OBJECT = MIB;
 
-/** Thrown for a configuration that cannot work; the message names the setting. */
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
+export { ConfigError };
 
 export function parseConfig(raw: RawConfig): Config {
   const originKind = oneOf(raw, 'ORIGIN_KIND', ['s3', 'http'], 's3');
@@ -190,17 +188,6 @@ function parseMemory(raw: RawConfig): MemoryConfig {
   return { budget, maxObject };
 }
 
-/** A byte count, plain or with a binary suffix: `8388608`, `8MiB`, `8M`, `512KiB`. */
-function byteSize(raw: RawConfig, name: ConfigName, fallback: number): number {
-  const value = nonEmpty(raw[name]);
-  if (value === undefined) return fallback;
-  const match = /^(\d{1,12})\s*(k|kib|m|mib|g|gib)?$/i.exec(value);
-  if (!match) throw new ConfigError(`${name} must be a byte count like 8388608 or 8MiB, got ${JSON.stringify(value)}`);
-  const unit = (match[2] ?? '').toLowerCase().charAt(0);
-  const factor = unit === 'k' ? 1024 : unit === 'm' ? MIB : unit === 'g' ? 1024 * MIB : 1;
-  return Number(match[1]) * factor;
-}
-
 function parseS3(raw: RawConfig): S3Config {
   let hostBuckets: HostBuckets;
   try {
@@ -231,35 +218,6 @@ function parseUrl(value: string | undefined): URL {
     throw new ConfigError(`ORIGIN_URL must use http or https, got ${url.protocol}`);
   }
   return url;
-}
-
-function required(raw: RawConfig, name: ConfigName): string {
-  const value = nonEmpty(raw[name]);
-  if (value === undefined) throw new ConfigError(`${name} is required when ORIGIN_KIND=s3`);
-  return value;
-}
-
-function oneOf<T extends string>(raw: RawConfig, name: ConfigName, allowed: readonly T[], fallback: T): T {
-  const value = nonEmpty(raw[name]);
-  if (value === undefined) return fallback;
-  const found = allowed.find((option) => option === value);
-  if (found === undefined) throw new ConfigError(`${name} must be one of ${allowed.join('|')}, got ${JSON.stringify(value)}`);
-  return found;
-}
-
-function integer(raw: RawConfig, name: ConfigName, fallback: number, min: number): number {
-  const value = nonEmpty(raw[name]);
-  if (value === undefined) return fallback;
-  const parsed = /^\d+$/.test(value) ? Number(value) : Number.NaN;
-  if (!Number.isSafeInteger(parsed) || parsed < min) {
-    throw new ConfigError(`${name} must be an integer >= ${min}, got ${JSON.stringify(value)}`);
-  }
-  return parsed;
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  const trimmed = value?.trim();
-  return trimmed ? trimmed : undefined;
 }
 
 const parsed = new WeakMap<object, Config>();

@@ -1,0 +1,53 @@
+// Reading one setting's value, as it arrives (a string or nothing): byte counts, integers,
+// choices, required and optional strings. Every refusal is a ConfigError naming the setting.
+
+/** Thrown for a configuration that cannot work; the message names the setting. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Settings by name, as strings (or absent). */
+type Raw<N extends string> = Partial<Record<N, string>>;
+
+const MIB = 1024 * 1024;
+
+/** A byte count, plain or with a binary suffix: `8388608`, `8MiB`, `8M`, `512KiB`. */
+export function byteSize<N extends string>(raw: Raw<N>, name: N, fallback: number): number {
+  const value = nonEmpty(raw[name]);
+  if (value === undefined) return fallback;
+  const match = /^(\d{1,12})\s*(k|kib|m|mib|g|gib)?$/i.exec(value);
+  if (!match) throw new ConfigError(`${name} must be a byte count like 8388608 or 8MiB, got ${JSON.stringify(value)}`);
+  const unit = (match[2] ?? '').toLowerCase().charAt(0);
+  const factor = unit === 'k' ? 1024 : unit === 'm' ? MIB : unit === 'g' ? 1024 * MIB : 1;
+  return Number(match[1]) * factor;
+}
+
+export function required<N extends string>(raw: Raw<N>, name: N): string {
+  const value = nonEmpty(raw[name]);
+  if (value === undefined) throw new ConfigError(`${name} is required when ORIGIN_KIND=s3`);
+  return value;
+}
+
+export function oneOf<N extends string, T extends string>(raw: Raw<N>, name: N, allowed: readonly T[], fallback: T): T {
+  const value = nonEmpty(raw[name]);
+  if (value === undefined) return fallback;
+  const found = allowed.find((option) => option === value);
+  if (found === undefined) throw new ConfigError(`${name} must be one of ${allowed.join('|')}, got ${JSON.stringify(value)}`);
+  return found;
+}
+
+export function integer<N extends string>(raw: Raw<N>, name: N, fallback: number, min: number): number {
+  const value = nonEmpty(raw[name]);
+  if (value === undefined) return fallback;
+  const parsed = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(parsed) || parsed < min) {
+    throw new ConfigError(`${name} must be an integer >= ${min}, got ${JSON.stringify(value)}`);
+  }
+  return parsed;
+}
+
+/** The value trimmed; undefined when absent or blank. */
+export function nonEmpty(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed ? trimmed : undefined;
+}
