@@ -44,6 +44,20 @@ export function framedBody(plan: Exclude<RangePlan, { kind: 'unsatisfiable' }>, 
   return { status: 206, headers, body: rangesStream(pieces, plan.ranges, heads, multipart.tail, multipart.contentLength) };
 }
 
+/**
+ * Status and framing when `plan` sends every byte of the object in one piece, in order: a 200,
+ * or a 206 whose one range is the whole (a browser's `bytes=0-`); undefined for anything less.
+ */
+export function wholeInOnePiece(plan: RangePlan, size: number): { status: 200 | 206; headers: Headers } | undefined {
+  if (plan.kind === 'unsatisfiable' || size <= 0) return undefined;
+  const headers = new Headers({ 'accept-ranges': 'bytes', 'content-length': String(size) });
+  if (plan.kind === 'full') return { status: 200, headers };
+  const [only] = plan.ranges;
+  if (plan.ranges.length !== 1 || only === undefined || only.start !== 0 || only.end !== size - 1) return undefined;
+  headers.set('content-range', contentRange(only, size));
+  return { status: 206, headers };
+}
+
 export function unsatisfiable(size: number): Headers {
   return new Headers({ 'content-range': unsatisfiedRange(size), 'accept-ranges': 'bytes' });
 }

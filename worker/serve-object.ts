@@ -14,7 +14,7 @@ import { type CacheStatusParams } from '../shared/cache-status.ts';
 import { reportTier, slicedReport } from '../shared/tier-headers.ts';
 import { appendServerTiming, serverTimingMetric } from '../shared/server-timing.ts';
 import { VersionChanged } from '../shared/upstream.ts';
-import { firstSliceHint, framedBody, planRanges, unsatisfiable, wholePieces } from './client-range.ts';
+import { firstSliceHint, framedBody, planRanges, unsatisfiable, wholeInOnePiece, wholePieces } from './client-range.ts';
 import { copyWhole, storedWholeCopy } from './whole-copy.ts';
 
 /** Most slices per request to the shield: each costs the shield about three subrequests. */
@@ -52,14 +52,15 @@ async function serveSliced(request: Request, resolved: Extract<Resolved, { kind:
   for (const [index, body] of resolved.prefetched) if (!indices.includes(index)) void body.cancel().catch(() => undefined);
   if (plan.kind === 'unsatisfiable') return deliver(read, 416, withHeaders(meta.headers, unsatisfiable(meta.size)), null, resolved, resolved.report, started);
 
-  // A full read of a version this tier already had (a copy can exist only then): whole, if kept so.
-  const wholeCopies = plan.kind === 'full' && meta.size <= config.slicing.wholeCopyMax && resolved.report.hit === true;
+  // Every byte in one piece (a plain GET, or `bytes=0-`) of a version this tier already had (a
+  // copy can exist only then): from the whole copy, if one is kept.
+  const onePiece = wholeInOnePiece(plan, meta.size);
+  const wholeCopies = onePiece !== undefined && meta.size <= config.slicing.wholeCopyMax && resolved.report.hit === true;
   if (wholeCopies && resolved.prefetched.size === 0) {
     const copy = await storedWholeCopy(read, resolved, budget);
     if (copy !== undefined) {
-      const headers = withHeaders(meta.headers, new Headers({ 'accept-ranges': 'bytes', 'content-length': String(meta.size) }));
       const detail = resolved.report.detail === undefined ? 'whole copy' : `${resolved.report.detail} whole copy`;
-      return deliver(read, 200, headers, copy, resolved, { ...resolved.report, detail }, started);
+      return deliver(read, onePiece.status, withHeaders(meta.headers, onePiece.headers), copy, resolved, { ...resolved.report, detail }, started);
     }
   }
 

@@ -1,12 +1,12 @@
 // The edge's whole copy of a sliced object: one more entry beside its slices, keyed by the same
-// version, holding every byte. A full GET (no Range) is then answered with that stored body
-// passed through untouched, as an object cached whole is, instead of its slices piped one after
-// another into one stream in JavaScript. In workerd the pipe costs a core at ~2 GB/s and, under
-// load, stalls now and then (bench/stream-stall.ts); a stored body passes through at well under
-// half the CPU. Ranges and seeks still read slices. The copy is made only for objects up to
-// WHOLE_COPY_MAX, only once this tier has served a full read from its own slices, from those
-// stored slices, in the background, one at a time per version and isolate; nothing is stored
-// unless every slice is there and every byte arrives.
+// version, holding every byte. A GET of every byte (no Range, or a browser's `bytes=0-`) is
+// then answered with that stored body passed through untouched, as an object cached whole is,
+// instead of its slices piped one after another into one stream in JavaScript. In workerd the
+// pipe costs a core at ~2 GB/s and, under load, stalls now and then (bench/stream-stall.ts); a
+// stored body passes through at well under half the CPU. Other ranges still read slices. The
+// copy is made only for objects up to WHOLE_COPY_MAX, only once this tier has served every byte
+// from its own slices, from those stored slices, in the background, one at a time per version
+// and isolate; nothing is stored unless every slice is there and every byte arrives.
 
 import { type Piece, rangesStream } from '../shared/byte-stream.ts';
 import { claim, isFilling } from '../shared/collapse.ts';

@@ -45,6 +45,16 @@ describe('the edge keeps a sliced object whole for full reads (WHOLE_COPY_MAX)',
     expect(originGets('clip.bin')).toBe(gets);
   });
 
+  it('answers a browser\'s bytes=0- from the copy too, as a 206 of every byte', async () => {
+    const opening = await f.get('/clip.bin', { headers: { range: 'bytes=0-' } });
+    expect(opening.status).toBe(206);
+    expect(edgeDetail(opening)).toMatch(/detail="whole copy"/);
+    expect(opening.headers.get('content-range')).toBe(`bytes 0-${SMALL.length - 1}/${SMALL.length}`);
+    expect(opening.headers.get('content-length')).toBe(String(SMALL.length));
+    expect(opening.headers.get('cache-control')).toMatch(/no-transform/);
+    expect(sha256(opening.body)).toBe(sha256(SMALL));
+  });
+
   it('still answers ranges from slices, and conditions before any body', async () => {
     const ranged = await f.get('/clip.bin', { headers: { range: `bytes=${MiB - 5}-${MiB + 4}` } });
     expect(ranged.status).toBe(206);

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { Piece } from '../../shared/byte-stream.ts';
 import { planMultipart } from '../../shared/multipart.ts';
 import type { ByteRange } from '../../shared/range.ts';
-import { firstSliceHint, framedBody, planRanges, unsatisfiable, wholePieces, type RangePlan } from '../../worker/client-range.ts';
+import fc from 'fast-check';
+import { firstSliceHint, framedBody, planRanges, unsatisfiable, wholeInOnePiece, wholePieces, type RangePlan } from '../../worker/client-range.ts';
 import { streamOf } from '../streams.ts';
 
 const ETAG = '"9b2cf535f27731c974343645a3985328"';
@@ -205,6 +206,41 @@ describe('framedBody', () => {
     const framed = framedBody(plan, 40, 'video/mp4', wholePieces(streamOf(bytes, 40), 40));
     const body = await readAll(framed.body);
     expect(body).toEqual(multipartBody(bytes, [{ start: 0, end: 0 }, { start: 39, end: 39 }], 'video/mp4', boundaryOf(framed.headers.get('content-type'))));
+  });
+});
+
+describe('wholeInOnePiece', () => {
+  const size = 10 * MIB;
+  const plan = (range?: string) => planRanges(request(range === undefined ? {} : { range }), size, REPRESENTATION);
+
+  it('frames a plain GET as 200 and bytes=0- (or 0-last, or a suffix as long as the object) as 206 of every byte', () => {
+    const full = wholeInOnePiece(plan(), size);
+    expect(full?.status).toBe(200);
+    expect(Object.fromEntries(full?.headers ?? [])).toEqual({ 'accept-ranges': 'bytes', 'content-length': String(size) });
+    for (const range of ['bytes=0-', `bytes=0-${size - 1}`, `bytes=0-${size + 100}`, `bytes=-${size}`]) {
+      const whole = wholeInOnePiece(plan(range), size);
+      expect(whole?.status, range).toBe(206);
+      expect(whole?.headers.get('content-range'), range).toBe(`bytes 0-${size - 1}/${size}`);
+      expect(whole?.headers.get('content-length'), range).toBe(String(size));
+    }
+  });
+
+  it('refuses anything less than every byte in one piece, in order', () => {
+    for (const range of ['bytes=1-', `bytes=0-${size - 2}`, 'bytes=-1', `bytes=0-9,20-`, `bytes=${size}-`]) {
+      expect(wholeInOnePiece(plan(range), size), range).toBeUndefined();
+    }
+    expect(wholeInOnePiece({ kind: 'full', ranges: [] }, 0)).toBeUndefined();
+  });
+
+  it('agrees with the plan: whatever it frames is the one range from 0 to the last byte', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 1000 }), fc.nat(1100), fc.option(fc.nat(1100), { nil: undefined }), (objectSize, start, end) => {
+        const planned = planRanges(request({ range: `bytes=${start}-${end ?? ''}` }), objectSize, REPRESENTATION);
+        const framed = wholeInOnePiece(planned, objectSize);
+        const covers = planned.kind === 'full' || (planned.kind === 'partial' && planned.ranges.length === 1 && planned.ranges[0]?.start === 0 && planned.ranges[0]?.end === objectSize - 1);
+        expect(framed !== undefined).toBe(covers);
+      }),
+    );
   });
 });
 
