@@ -38,6 +38,9 @@ export function isolatePool(pool: ReadaheadPool, window: number): ReadaheadPool 
   return pool;
 }
 
+/** Subrequests a tier spends on a slice it reads and stores: look it up, fetch it, store it. */
+export const SUBREQUESTS_PER_SLICE = 3;
+
 /** Subrequests this request may still make (Workers cap them per request). */
 export interface Budget {
   remaining: number;

@@ -3,7 +3,7 @@
 // asked for, with its exact length.
 
 import { withLength } from './byte-stream.ts';
-import { type ObjectMeta, isSliceEntry, sliceEntryHeaders } from './object-meta.ts';
+import { type ObjectMeta, type WHOLE_COPY, isSliceEntry, sliceEntryHeaders } from './object-meta.ts';
 import { sliceKey } from './slice-plan.ts';
 import { retention } from './stale.ts';
 import type { SliceStore } from './slice-reader.ts';
@@ -15,6 +15,20 @@ import { type TierCache, lookup, store } from './tier-cache.ts';
  * `entry` is the timing the slices are stored with (the manifest's); undefined when the object
  * may not be stored, so nothing is looked up or kept.
  */
+/**
+ * The body stored at `key` if it is the part asked for (slice `index`, or the whole copy) with
+ * exactly `length` bytes; anything else there is left unread.
+ */
+export async function storedPart(cache: TierCache, key: string, index: number | typeof WHOLE_COPY, length: number): Promise<ReadableStream<Uint8Array> | undefined> {
+  const found = await lookup(cache, key);
+  if (found === undefined) return undefined;
+  if (found.body === null || !isSliceEntry(found.headers, index, length)) {
+    await found.body?.cancel();
+    return undefined;
+  }
+  return found.body as ReadableStream<Uint8Array>;
+}
+
 export function tierSlices(cache: TierCache, objectKey: string, meta: ObjectMeta, entry: EntryMeta | undefined, waitUntil: (promise: Promise<unknown>) => void, collapseWait: number): SliceStore {
   const key = (index: number): string => sliceKey(objectKey, meta, meta.sliceSize, index);
   /** Slices this request missed and is now the one to fetch and store (collapse.ts). */
@@ -23,15 +37,7 @@ export function tierSlices(cache: TierCache, objectKey: string, meta: ObjectMeta
     claims.get(index)?.release();
     claims.delete(index);
   };
-  const stored = async (index: number, length: number): Promise<ReadableStream<Uint8Array> | undefined> => {
-    const found = await lookup(cache, key(index));
-    if (found === undefined) return undefined;
-    if (found.body === null || !isSliceEntry(found.headers, index, length)) {
-      await found.body?.cancel();
-      return undefined;
-    }
-    return found.body;
-  };
+  const stored = (index: number, length: number): Promise<ReadableStream<Uint8Array> | undefined> => storedPart(cache, key(index), index, length);
   return {
     async get(index, length) {
       if (entry === undefined) return undefined;

@@ -29,14 +29,12 @@ export function firstSliceHint(request: Headers, sliceSize: number): number {
 
 /** Status, framing headers and body for `plan` over `pieces` (the object's bytes, in order). */
 export function framedBody(plan: Exclude<RangePlan, { kind: 'unsatisfiable' }>, size: number, contentType: string | null, pieces: AsyncIterator<Piece>): { status: number; headers: Headers; body: ReadableStream<Uint8Array> } {
-  const headers = new Headers({ 'accept-ranges': 'bytes' });
-  const [only] = plan.ranges;
-  if (plan.kind === 'full' || (plan.ranges.length === 1 && only !== undefined)) {
-    const range = only ?? { start: 0, end: -1 };
-    headers.set('content-length', String(range.end - range.start + 1));
-    if (plan.kind === 'partial') headers.set('content-range', contentRange(range, size));
-    return { status: plan.kind === 'full' ? 200 : 206, headers, body: rangesStream(pieces, plan.ranges, [], undefined, range.end - range.start + 1) };
+  const one = oneRange(plan, size);
+  if (one !== undefined) {
+    const length = one.range.end - one.range.start + 1;
+    return { status: one.status, headers: one.headers, body: rangesStream(pieces, plan.ranges, [], undefined, length) };
   }
+  const headers = new Headers({ 'accept-ranges': 'bytes' });
   const multipart = planMultipart(plan.ranges, size, contentType, boundaryFrom(crypto.getRandomValues(new Uint8Array(BOUNDARY_BYTES))));
   headers.set('content-type', multipart.contentType);
   headers.set('content-length', String(multipart.contentLength));
@@ -50,12 +48,19 @@ export function framedBody(plan: Exclude<RangePlan, { kind: 'unsatisfiable' }>, 
  */
 export function wholeInOnePiece(plan: RangePlan, size: number): { status: 200 | 206; headers: Headers } | undefined {
   if (plan.kind === 'unsatisfiable' || size <= 0) return undefined;
-  const headers = new Headers({ 'accept-ranges': 'bytes', 'content-length': String(size) });
-  if (plan.kind === 'full') return { status: 200, headers };
+  const one = oneRange(plan, size);
+  return one !== undefined && one.range.start === 0 && one.range.end === size - 1 ? one : undefined;
+}
+
+/** A 200, or a 206 of a single range: its status and framing; undefined for multipart. */
+function oneRange(plan: Exclude<RangePlan, { kind: 'unsatisfiable' }>, size: number): { status: 200 | 206; headers: Headers; range: ByteRange } | undefined {
   const [only] = plan.ranges;
-  if (plan.ranges.length !== 1 || only === undefined || only.start !== 0 || only.end !== size - 1) return undefined;
-  headers.set('content-range', contentRange(only, size));
-  return { status: 206, headers };
+  if (plan.kind === 'partial' && (plan.ranges.length !== 1 || only === undefined)) return undefined;
+  const range = only ?? { start: 0, end: -1 };
+  const headers = new Headers({ 'accept-ranges': 'bytes', 'content-length': String(range.end - range.start + 1) });
+  if (plan.kind === 'full') return { status: 200, headers, range };
+  headers.set('content-range', contentRange(range, size));
+  return { status: 206, headers, range };
 }
 
 export function unsatisfiable(size: number): Headers {

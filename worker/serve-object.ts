@@ -8,7 +8,7 @@ import { evaluatePreconditions, notModifiedHeaders } from '../shared/conditional
 import { BadGateway, HttpError } from '../shared/http-error.ts';
 import { type ObjectRead, type Resolved, type WholeObject, forgetObject, resolveObject } from '../shared/object-read.ts';
 import { readObjectSlices } from '../shared/object-slices.ts';
-import { type Budget, type ReadaheadPool, isolatePool } from '../shared/slice-reader.ts';
+import { type Budget, type ReadaheadPool, SUBREQUESTS_PER_SLICE, isolatePool } from '../shared/slice-reader.ts';
 import { slicesFor } from '../shared/slice-plan.ts';
 import { type CacheStatusParams } from '../shared/cache-status.ts';
 import { reportTier, slicedReport } from '../shared/tier-headers.ts';
@@ -19,8 +19,6 @@ import { copyWhole, storedWholeCopy } from './whole-copy.ts';
 
 /** Most slices per request to the shield: each costs the shield about three subrequests. */
 const MAX_SPAN = 16;
-/** Subrequests the edge spends per slice it reads and stores: look up, fetch, store. */
-const PER_SLICE = 3;
 /** Slices read ahead by all of this isolate's requests together (module scope: one per isolate). */
 const READAHEAD: ReadaheadPool = { limit: 0, inUse: 0 };
 
@@ -132,8 +130,8 @@ function withNoTransform(cacheControl: string | null): string {
  * shield can serve within its own budget (a manifest lookup plus three per slice).
  */
 function spanLimit(slices: number, subrequests: number): number {
-  const needed = Math.ceil((slices * PER_SLICE) / subrequests);
-  const shieldCap = Math.floor((subrequests - 1) / PER_SLICE);
+  const needed = Math.ceil((slices * SUBREQUESTS_PER_SLICE) / subrequests);
+  const shieldCap = Math.floor((subrequests - 1) / SUBREQUESTS_PER_SLICE);
   return Math.max(1, Math.min(MAX_SPAN, shieldCap, needed));
 }
 

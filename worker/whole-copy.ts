@@ -10,27 +10,20 @@
 
 import { type Piece, rangesStream } from '../shared/byte-stream.ts';
 import { claim, isFilling } from '../shared/collapse.ts';
-import { WHOLE_COPY, isSliceEntry, sliceEntryHeaders } from '../shared/object-meta.ts';
+import { WHOLE_COPY, sliceEntryHeaders } from '../shared/object-meta.ts';
 import type { ObjectRead, SlicedObject } from '../shared/object-read.ts';
-import type { Budget } from '../shared/slice-reader.ts';
+import { type Budget, SUBREQUESTS_PER_SLICE } from '../shared/slice-reader.ts';
 import { sliceBytes, sliceCount, sliceKey, wholeCopyKey } from '../shared/slice-plan.ts';
 import { retention } from '../shared/stale.ts';
-import { lookup, store } from '../shared/tier-cache.ts';
-
-const READ_RESERVE = 3;
+import { storedPart } from '../shared/slice-store.ts';
+import { store } from '../shared/tier-cache.ts';
 
 /** The stored whole copy of `sliced`'s version, if this tier has one (one lookup). */
 export async function storedWholeCopy(read: ObjectRead, sliced: SlicedObject, budget: Budget): Promise<ReadableStream<Uint8Array> | undefined> {
   if (budget.remaining < 1) return undefined;
   budget.remaining--;
   const { meta } = sliced;
-  const found = await lookup(read.cache, wholeCopyKey(read.key, meta, meta.sliceSize));
-  if (found === undefined) return undefined;
-  if (found.body === null || !isSliceEntry(found.headers, WHOLE_COPY, meta.size)) {
-    await found.body?.cancel();
-    return undefined;
-  }
-  return found.body as ReadableStream<Uint8Array>;
+  return storedPart(read.cache, wholeCopyKey(read.key, meta, meta.sliceSize), WHOLE_COPY, meta.size);
 }
 
 /** Starts storing the whole copy of `sliced` from this tier's slices, unless one is under way or the budget is short. */
@@ -41,7 +34,7 @@ export function copyWhole(read: ObjectRead, sliced: SlicedObject, budget: Budget
   const key = wholeCopyKey(read.key, meta, meta.sliceSize);
   // A lookup per slice and the put, and room left for the read this request is still making
   // (at worst each of its slices missed: a lookup, a fetch and a store).
-  if (budget.remaining < count + 1 + READ_RESERVE * count || isFilling(key)) return;
+  if (budget.remaining < count + 1 + SUBREQUESTS_PER_SLICE * count || isFilling(key)) return;
   budget.remaining -= count + 1;
   const filling = claim(key);
   // Length-checked: a slice gone or short errors the body, and the put stores nothing.
@@ -59,13 +52,10 @@ function storedSlices(read: ObjectRead, sliced: SlicedObject, count: number): As
       if (index >= count) return { done: true, value: undefined };
       const bytes = sliceBytes(index, meta.sliceSize, meta.size);
       const length = bytes.end - bytes.start + 1;
-      const found = await lookup(read.cache, sliceKey(read.key, meta, meta.sliceSize, index));
-      if (found === undefined || found.body === null || !isSliceEntry(found.headers, index, length)) {
-        await found?.body?.cancel();
-        throw new Error(`slice ${index} is no longer stored here: no whole copy`);
-      }
+      const body = await storedPart(read.cache, sliceKey(read.key, meta, meta.sliceSize, index), index, length);
+      if (body === undefined) throw new Error(`slice ${index} is no longer stored here: no whole copy`);
       index++;
-      return { done: false, value: { offset: bytes.start, length, body: found.body as ReadableStream<Uint8Array> } };
+      return { done: false, value: { offset: bytes.start, length, body } };
     },
   };
 }
