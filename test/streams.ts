@@ -28,3 +28,48 @@ export function concat(chunks: readonly Uint8Array[]): Uint8Array {
   }
   return out;
 }
+
+/** How a test body goes wrong at its fault point: it errors, ends early, or falls silent. */
+export type Fault = 'error' | 'end' | 'stall';
+
+/**
+ * `bytes` in chunks of `chunkSize`, going wrong (`fault`) once `cutAt` bytes have been sent;
+ * `onCancel` hears a cancel (a stalled body is cancelled by whoever gave up on it).
+ */
+export function faultyStream(bytes: Uint8Array, cutAt: number, fault: Fault, chunkSize = 3, onCancel?: () => void): ReadableStream<Uint8Array> {
+  let offset = 0;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        if (offset >= cutAt) {
+          if (fault === 'error') return controller.error(new Error('connection reset'));
+          if (fault === 'end') return controller.close();
+          return new Promise<void>(() => undefined);
+        }
+        const end = Math.min(offset + chunkSize, cutAt, bytes.length);
+        controller.enqueue(bytes.slice(offset, end));
+        offset = end;
+        if (offset >= bytes.length) controller.close();
+      },
+      cancel() {
+        onCancel?.();
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+/** Reads a stream to its end: the bytes, or the error it failed with. */
+export async function readOutcome(stream: ReadableStream<Uint8Array>): Promise<{ bytes: Uint8Array; error: unknown }> {
+  const chunks: Uint8Array[] = [];
+  const reader = stream.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return { bytes: concat(chunks), error: undefined };
+      chunks.push(value);
+    }
+  } catch (error) {
+    return { bytes: concat(chunks), error };
+  }
+}
