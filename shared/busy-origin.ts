@@ -1,0 +1,39 @@
+// An origin that says it is busy: Storj's gateway answers 503 (S3's SlowDown) or 429 with
+// Retry-After once a credential has 500 transfers under way. A tier waits as it is told and
+// tries again, within a bounded total wait; past that the client gets the 503 with the
+// origin's Retry-After (or a stale copy, where one may stand in for an error). Pure: the
+// caller does the waiting.
+
+import { parseHttpDate } from './http-date.ts';
+
+/** Statuses that say "try again later" (RFC 9110 §15.6.4, RFC 6585 §4). */
+export function isBusy(status: number): boolean {
+  return status === 503 || status === 429;
+}
+
+/** Tries after the first, at most. */
+export const BUSY_RETRIES = 3;
+/** Wait when the origin names none, doubled for each further try. */
+const DEFAULT_WAIT_MS = 250;
+
+/**
+ * RFC 9110 §10.2.3 Retry-After: delay-seconds or an HTTP-date, as ms from `now`; undefined
+ * when absent or neither.
+ */
+export function retryAfterMs(value: string | null, now: number): number | undefined {
+  if (value === null) return undefined;
+  const text = value.trim();
+  if (/^\d{1,10}$/.test(text)) return Number(text) * 1000;
+  const at = parseHttpDate(text);
+  return at === undefined ? undefined : Math.max(0, at - now);
+}
+
+/**
+ * How long to wait before try `retry` (1 for the first retry), or undefined to give up: no
+ * tries left, or the wait would end past `deadline` (ms epoch, the bound on all waiting).
+ */
+export function busyWait(retry: number, retryAfter: string | null, now: number, deadline: number): number | undefined {
+  if (retry > BUSY_RETRIES) return undefined;
+  const wait = retryAfterMs(retryAfter, now) ?? DEFAULT_WAIT_MS * 2 ** (retry - 1);
+  return now + wait > deadline ? undefined : wait;
+}
