@@ -3,6 +3,7 @@
 // body that ends early or runs long errors the stream, so a short slice is never stored and a
 // client never gets a silently truncated body.
 
+import { LengthMismatch } from './counted-body.ts';
 import type { ByteRange } from './range.ts';
 
 type Bytes = Uint8Array;
@@ -14,16 +15,14 @@ export interface Piece {
   body: ReadableStream<Bytes>;
 }
 
-export class LengthMismatch extends Error {
-  override name = 'LengthMismatch';
-}
-
 /**
  * The bytes of `ranges` (sorted, disjoint) taken from `pieces` (in object order), each range
  * preceded by its entry in `heads` if given, then `tail`: a single range, or the body of a
- * multipart/byteranges response. A piece that lies wholly inside a range is piped as it is
- * (in workerd a native pipe, no JavaScript per chunk); only the pieces a range starts or ends
- * in are cut. `length`, when known, is the exact total, enforced in workerd.
+ * multipart/byteranges response. A piece that lies wholly inside a range is piped as it is;
+ * only the pieces a range starts or ends in are cut. Every piece must error rather than end
+ * short (counted-body.ts); `length`, when known, is the exact total, enforced in workerd.
+ * Once the stream fails (a piece broke, or the reader went away), `pieces.throw()` gives the
+ * read up; when it is done, `pieces.return()`.
  */
 export function rangesStream(pieces: AsyncIterator<Piece>, ranges: readonly ByteRange[], heads: readonly Bytes[] = [], tail?: Bytes, length?: number): ReadableStream<Bytes> {
   const { readable, writable } = lengthChecked(length);
@@ -82,7 +81,7 @@ async function pumpRanges(pieces: AsyncIterator<Piece>, ranges: readonly ByteRan
     await writer.close();
   } catch (error) {
     await discard(current, error);
-    await pieces.return?.().catch(() => undefined);
+    await (pieces.throw ?? pieces.return)?.call(pieces, error).catch(() => undefined);
     if (writer === undefined) writer = writable.getWriter();
     await writer.abort(error).catch(() => undefined);
   }

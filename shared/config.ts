@@ -27,6 +27,8 @@ export interface Config {
   s3: S3Config | undefined;
   /** Time allowed for the origin to start answering before the shield gives up with 504. */
   originTimeoutMs: number;
+  /** ORIGIN_IDLE_TIMEOUT_MS: the longest silence inside a body before it counts as broken (healed, or the transfer fails). */
+  originIdleTimeoutMs: number;
   /** Freshness for stored objects without explicit freshness (seconds); 0 = store nothing then. */
   defaultTtl: number;
   /** Freshness (s) of a 404/410 without explicit freshness; 0 = never store them. */
@@ -79,6 +81,7 @@ export const CONFIG_NAMES = [
   'S3_SECRET_ACCESS_KEY',
   'S3_ADDRESSING',
   'ORIGIN_TIMEOUT_MS',
+  'ORIGIN_IDLE_TIMEOUT_MS',
   'DEFAULT_TTL',
   'NEGATIVE_TTL',
   'STALE_WHILE_REVALIDATE',
@@ -104,6 +107,12 @@ export const SECRET_CONFIG_NAMES: ReadonlySet<ConfigName> = new Set<ConfigName>(
 export const STORJ_GATEWAY = 'https://gateway.storjshare.io';
 const DEFAULT_S3_TTL = 3600;
 const DEFAULT_TIMEOUT_MS = 10_000;
+/**
+ * Varnish's between_bytes_timeout and nginx's proxy_read_timeout are 60 s; a slice that falls
+ * silent is asked for again from the byte reached, so a shorter bound costs one request, not
+ * the transfer.
+ */
+const DEFAULT_IDLE_TIMEOUT_MS = 10_000;
 const DEFAULT_NEGATIVE_TTL = 60;
 /** Varnish's default grace is 10 s; a minute hides a slow refresh without serving old content for long. */
 const DEFAULT_STALE_WHILE_REVALIDATE = 60;
@@ -145,6 +154,7 @@ export function parseConfig(raw: RawConfig): Config {
     originUrl,
     s3: originKind === 's3' ? parseS3(raw) : undefined,
     originTimeoutMs: integer(raw, 'ORIGIN_TIMEOUT_MS', DEFAULT_TIMEOUT_MS, 1),
+    originIdleTimeoutMs: integer(raw, 'ORIGIN_IDLE_TIMEOUT_MS', DEFAULT_IDLE_TIMEOUT_MS, 1),
     defaultTtl: integer(raw, 'DEFAULT_TTL', originKind === 's3' ? DEFAULT_S3_TTL : 0, 0),
     negativeTtl: integer(raw, 'NEGATIVE_TTL', DEFAULT_NEGATIVE_TTL, 0),
     staleWhileRevalidate: integer(raw, 'STALE_WHILE_REVALIDATE', DEFAULT_STALE_WHILE_REVALIDATE, 0),

@@ -1,16 +1,20 @@
 // The second half of a tier's read path on a miss or a stale entry: ask the next hop (for the
 // first slice the request needs, conditionally when the tier holds a copy), store what may be
 // stored, and on 304 refresh the stored entry's headers and timing without its body (RFC 9111
-// §4.3.4): a manifest is re-written, a whole entry re-stored from its own bytes.
+// §4.3.4): a manifest is re-written, a whole entry re-stored from its own bytes. A whole body
+// is stored as it streams to the client, at the store's pace (store-tee.ts): a slow client
+// reads back from the stored copy what it let go of, and never holds up the fill.
 
 import type { CacheStatusParams, ForwardReason } from './cache-status.ts';
+import { countedBody, skipBytes } from './counted-body.ts';
 import { correctedInitialAge, storeVerdict } from './freshness.ts';
 import { HttpError } from './http-error.ts';
 import { type ObjectMeta, manifestHeaders, readManifest, representationHeaders } from './object-meta.ts';
 import type { ObjectRead, Resolved, SlicedObject, WholeObject } from './object-read.ts';
 import { retention } from './stale.ts';
+import { READER_LAG, storeTee } from './store-tee.ts';
 import type { EntryMeta } from './stored-entry.ts';
-import { type StoredEntry, store } from './tier-cache.ts';
+import { type Storable, type StoredEntry, lookup, newFill, store } from './tier-cache.ts';
 import type { UpstreamAnswer, Validators } from './upstream.ts';
 
 /** What a fill produced, and the promise of its stores (settled when done or skipped). */
@@ -74,35 +78,60 @@ function refresh(read: ObjectRead, held: StoredEntry, update: Headers, age: numb
   let body = held.body;
   let stored: Promise<unknown> = Promise.resolve();
   if (body !== null && entry !== undefined) {
-    const [toClient, toCache] = body.tee();
-    body = toClient;
-    stored = store(read.cache, read.key, { status: held.status, headers, body: toCache, meta: entry, retention: keep }).catch(() => undefined);
-    read.waitUntil(stored);
+    ({ body, stored } = storeWhileServing(read, { status: held.status, headers, meta: entry, retention: keep, length: held.length }, body));
   }
   const whole: WholeObject = { kind: 'whole', status: held.status, headers, body, age, report };
   return { resolved: whole, stored };
 }
 
 function storeWhole(read: ObjectRead, response: Response, headers: Headers, age: number, responseTime: number, fwd: ForwardReason): Filled {
-  let body = response.body;
+  let body: ReadableStream | null = response.body;
   let stored: Promise<unknown> = Promise.resolve();
   const verdict = storeVerdict(response.status, headers, verdictOptions(read, responseTime));
   if (body !== null && verdict.store) {
-    const [toClient, toCache] = body.tee();
-    body = toClient;
-    const meta = entryMeta(responseTime, age, verdict);
-    stored = store(read.cache, read.key, { status: response.status, headers, body: toCache, meta, retention: retention(verdict.lifetime, age, verdict.stale) }).catch(() => undefined);
-    read.waitUntil(stored);
+    const entry = { status: response.status, headers, meta: entryMeta(responseTime, age, verdict), retention: retention(verdict.lifetime, age, verdict.stale), length: declaredLength(headers) };
+    ({ body, stored } = storeWhileServing(read, entry, body));
   }
   const report: CacheStatusParams = { fwd, stored: verdict.store && body !== null };
   if (response.status !== 200) report.fwdStatus = response.status;
   return { resolved: { kind: 'whole', status: response.status, headers, body, age, report }, stored };
 }
 
+/**
+ * Stores `body` at the object's key while the client streams it too; answers the client's
+ * branch. A client that falls behind reads the rest back from this very fill once stored.
+ */
+function storeWhileServing(read: ObjectRead, entry: Omit<Storable, 'body' | 'fill'>, body: ReadableStream): { body: ReadableStream<Uint8Array>; stored: Promise<boolean> } {
+  const fill = newFill();
+  let stored: Promise<boolean> = Promise.resolve(false);
+  const tee = storeTee(body as ReadableStream<Uint8Array>, {
+    readerLag: READER_LAG,
+    // A whole object is at most one slice: its fill is worth finishing for the next client.
+    onClientCancel: 'store',
+    resume: async (offset) => {
+      const copy = (await stored) ? await lookup(read.cache, read.key) : undefined;
+      if (copy?.fill !== fill || copy.body === null) {
+        await copy?.body?.cancel();
+        throw new Error('the rest of this response is no longer stored');
+      }
+      return skipBytes(countedBody(copy.body as ReadableStream<Uint8Array>, copy.length), offset);
+    },
+  });
+  stored = store(read.cache, read.key, { ...entry, body: tee.toStore, fill });
+  read.waitUntil(stored);
+  return { body: tee.toClient, stored };
+}
+
 function storeManifest(read: ObjectRead, meta: ObjectMeta, entry: EntryMeta, keep: number): Promise<unknown> {
-  const stored = store(read.cache, read.key, { status: 200, headers: manifestHeaders(meta), body: emptyBody(), meta: entry, retention: keep }).catch(() => undefined);
+  const stored = store(read.cache, read.key, { status: 200, headers: manifestHeaders(meta), body: emptyBody(), meta: entry, retention: keep, length: 0 });
   read.waitUntil(stored);
   return stored;
+}
+
+/** The Content-Length a response declares, when it is a byte count. */
+function declaredLength(headers: Headers): number | undefined {
+  const value = headers.get('content-length');
+  return value !== null && /^\d{1,16}$/.test(value) ? Number(value) : undefined;
 }
 
 function verdictOptions(read: ObjectRead, now: number) {

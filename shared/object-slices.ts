@@ -3,7 +3,7 @@
 
 import { type ObjectRead, type SlicedObject, forgetObject } from './object-read.ts';
 import type { ObjectMeta } from './object-meta.ts';
-import { type Budget, type ReadaheadPool, type SliceRead, readSlices } from './slice-reader.ts';
+import { type Budget, type ReadaheadPool, type SliceRead, type SliceReadOptions, readSlices } from './slice-reader.ts';
 import type { SliceSpan } from './slice-plan.ts';
 import { tierSlices } from './slice-store.ts';
 import { VersionChanged } from './upstream.ts';
@@ -16,6 +16,8 @@ export interface SliceWindow {
   budget: Budget;
   /** The isolate's shared read-ahead (see ReadaheadPool). */
   pool?: ReadaheadPool;
+  /** Hears how the read ended (SliceReadOptions.onEnd). */
+  onEnd?: SliceReadOptions['onEnd'];
 }
 
 /** Starts reading `indices` of `sliced`; resolves when the first is in hand (see readSlices). */
@@ -30,14 +32,15 @@ export function readObjectSlices(read: ObjectRead, sliced: SlicedObject, indices
     budget: window.budget,
     prefetched: sliced.prefetched,
     ...(window.pool !== undefined ? { pool: window.pool } : {}),
+    ...(window.onEnd !== undefined ? { onEnd: window.onEnd } : {}),
   });
 }
 
 /** Fetches spans of the version `meta` describes; forgets the manifest when that version is gone. */
-export function pinnedSpans(read: ObjectRead, meta: ObjectMeta): (span: SliceSpan) => Promise<ReadableStream<Uint8Array>> {
-  return async (span) => {
+export function pinnedSpans(read: ObjectRead, meta: ObjectMeta): (span: SliceSpan, from?: number) => Promise<ReadableStream<Uint8Array>> {
+  return async (span, from) => {
     try {
-      const answer = await read.upstream.slices(span, meta);
+      const answer = await read.upstream.slices(span, meta, undefined, from);
       if (answer.kind !== 'span') throw new VersionChanged('upstream no longer serves this object in slices');
       return answer.body;
     } catch (error) {

@@ -1,31 +1,41 @@
-// Reads the slices a request needs, in order, from this tier's store or from upstream, with
-// a bounded window of slices in flight ahead of the reader (the read-ahead that lets a cold
-// download pull several slices at once). Slices fetched from upstream are stored as they pass.
-// Memory stays bounded by `window` slices: nothing past the window is started.
+// Reads the slices a request needs, in order, from this tier's store or from upstream, with a
+// bounded window of slices in flight ahead of the reader (the read-ahead that lets a cold
+// download pull several slices at once). Slices fetched from upstream are stored as they pass,
+// the store setting the pace (store-tee.ts): a slice read ahead goes into the store, the
+// reader keeping at most a little of it and reading the rest back when it gets there, so a
+// reader that stops or slows holds neither memory nor a share of the isolate's read-ahead for
+// longer than the slices it started take to arrive. When the read is given up (the client went
+// away), every fetch it started is cancelled.
 
 import type { Piece } from './byte-stream.ts';
+import { skipBytes } from './counted-body.ts';
 import { splitStream } from './split-stream.ts';
+import { READER_LAG, type StoreTee, storeTee } from './store-tee.ts';
 import type { ObjectMeta } from './object-meta.ts';
 import { type SliceSpan, sliceBytes } from './slice-plan.ts';
 
 /** This tier's slices of one version of one object. */
 export interface SliceStore {
+  /** False when the object may not be stored here: slices are then read straight through, none ahead. */
+  readonly storing: boolean;
+  /** The stored slice, counted as it is read; undefined on a miss. */
   get(index: number, length: number): Promise<ReadableStream<Uint8Array> | undefined>;
-  put(index: number, length: number, body: ReadableStream<Uint8Array>): void;
+  /** Stores `body` as slice `index`; true once it is stored, exactly. */
+  put(index: number, length: number, body: ReadableStream<Uint8Array>): Promise<boolean>;
   /** This request holds slice `index` already and will store it: others should wait for that. */
   claim?(index: number): void;
   /** This request will not store a slice it missed after all (others waiting for it may go on). */
   release?(index: number): void;
 }
 
-/** The next hop, asked for exactly the bytes of a span of slices of the pinned version. */
-export type SpanFetch = (span: SliceSpan) => Promise<ReadableStream<Uint8Array>>;
+/** The next hop, asked for exactly the bytes of a span of slices of the pinned version (from `from` on). */
+export type SpanFetch = (span: SliceSpan, from?: number) => Promise<ReadableStream<Uint8Array>>;
 
 /**
  * Read-ahead shared by every request of an isolate: slices started ahead of their reader (not
- * the one each reader needs next), at most `limit` at once. Each slice ahead is buffered whole
- * until its reader gets to it, so without a shared bound N cold downloads in one isolate would
- * hold N windows of slices; with it they share one window, and each still has its next slice.
+ * the one each reader needs next), at most `limit` at once. A share is held while its slice is
+ * on its way into the store (or taken by its reader), so N cold downloads in one isolate share
+ * one window of fetches, and each still has its next slice.
  */
 export interface ReadaheadPool {
   limit: number;
@@ -38,8 +48,8 @@ export function isolatePool(pool: ReadaheadPool, window: number): ReadaheadPool 
   return pool;
 }
 
-/** Subrequests a tier spends on a slice it reads and stores: look it up, fetch it, store it. */
-export const SUBREQUESTS_PER_SLICE = 3;
+/** Subrequests a tier spends on a slice it reads and stores: look it up, fetch it, store it, read the rest back. */
+export const SUBREQUESTS_PER_SLICE = 4;
 
 /** Subrequests this request may still make (Workers cap them per request). */
 export interface Budget {
@@ -61,8 +71,14 @@ export interface SliceReadOptions {
   prefetched?: ReadonlyMap<number, ReadableStream<Uint8Array>>;
   /** The isolate's read-ahead, shared with its other requests; absent = only `window` bounds it. */
   pool?: ReadaheadPool;
+  /** Hears once how the read ended: every slice taken (`complete`), and whether all of them came from the store. */
+  onEnd?(outcome: { complete: boolean; allStored: boolean }): void;
 }
 
+/**
+ * The pieces in order. `return()` ends the read (what is being stored goes on being stored);
+ * `throw()` gives it up: every fetch it started is cancelled, and nothing half-read is stored.
+ */
 export interface SliceRead {
   pieces: AsyncIterator<Piece>;
   /** Of the slices looked up in this tier's store before the first byte: how many were there. */
@@ -72,177 +88,271 @@ export interface SliceRead {
 
 /** Starts reading; resolves once the first slice is in hand, so a version change seen before any byte went out can still restart the request. */
 export async function readSlices(options: SliceReadOptions): Promise<SliceRead> {
-  const { meta, indices, store, budget } = options;
-  for (const index of options.prefetched?.keys() ?? []) if (indices.includes(index)) store.claim?.(index);
-  const slots = new Map<number, Promise<ReadableStream<Uint8Array>>>();
-  /** Slots holding a share of the pool: given back when their slice is taken or dropped. */
-  const pooled = new Set<number>();
-  const giveBack = (index: number): void => {
-    if (pooled.delete(index) && options.pool !== undefined) options.pool.inUse--;
+  const reading = new SliceReading(options);
+  let first: IteratorResult<Piece>;
+  try {
+    first = await reading.take();
+    await reading.firstLookups();
+  } catch (error) {
+    // No reader will ever see these: let go of them and of their share of the pool.
+    reading.giveUp(error);
+    throw error;
+  }
+  let pending: IteratorResult<Piece> | undefined = first;
+  const pieces: AsyncIterator<Piece> = {
+    next: () => {
+      if (pending === undefined) return reading.take();
+      const result = pending;
+      pending = undefined;
+      return Promise.resolve(result);
+    },
+    return: async () => {
+      if (pending !== undefined && !pending.done) await pending.value.body.cancel().catch(() => undefined);
+      pending = undefined;
+      reading.finish();
+      return { done: true, value: undefined };
+    },
+    throw: async (error: unknown) => {
+      if (pending !== undefined && !pending.done) await pending.value.body.cancel(error).catch(() => undefined);
+      pending = undefined;
+      reading.giveUp(error);
+      return { done: true, value: undefined };
+    },
   };
-  const fromSpan = new Map<number, Promise<ReadableStream<Uint8Array>>>();
-  const stats = { hits: 0, checked: 0 };
-  let position = 0;
-  /** Lookups under way: each may still turn into a span of its own, so their budget is held back. */
-  let lookingUp = 0;
-  /** Positions before this one have a source (a lookup under way, a stored slice or a span). */
-  let frontier = 0;
-  /** What the rest of the read may still need: a span per pending lookup, packed spans past the frontier. */
-  const held = (from = frontier): number => lookingUp + reserve(from);
-  /** Lookups of the first window, awaited before the first byte so the counts are exact. */
-  let initialLookups: Promise<unknown>[] | undefined = [];
+  return { pieces, hits: reading.stats.hits, checked: reading.stats.checked };
+}
 
-  const length = (index: number): number => {
+/** One read's slots: the slices it has started, in order, and what each costs. */
+class SliceReading {
+  readonly stats = { hits: 0, checked: 0 };
+  private readonly options: SliceReadOptions;
+  private position = 0;
+  /** Slices started and not yet taken by the reader. */
+  private readonly slots = new Map<number, Promise<ReadableStream<Uint8Array>>>();
+  /** Slots holding a share of the pool: given back once their slice is stored, taken or dropped. */
+  private readonly pooled = new Set<number>();
+  /** Slices coming in a span with an earlier one. */
+  private readonly fromSpan = new Map<number, Promise<ReadableStream<Uint8Array>>>();
+  /** Slices that came from the store rather than upstream. */
+  private readonly stored = new Set<number>();
+  /** Every fill under way (a slice fetched and stored), to cancel when the read is given up. */
+  private readonly fills = new Set<StoreTee>();
+  private taken = 0;
+  private ended = false;
+  /** Lookups under way: each may still turn into a span of its own, so their budget is held back. */
+  private lookingUp = 0;
+  /** Positions before this one have a source (a lookup under way, a stored slice or a span). */
+  private frontier = 0;
+  /** Lookups of the first window, awaited before the first byte so the counts are exact. */
+  private initialLookups: Promise<unknown>[] | undefined = [];
+
+  constructor(options: SliceReadOptions) {
+    this.options = options;
+    for (const [index, body] of options.prefetched ?? []) {
+      if (options.indices.includes(index)) options.store.claim?.(index);
+      else void body.cancel().catch(() => undefined);
+    }
+  }
+
+  async firstLookups(): Promise<void> {
+    await Promise.all(this.initialLookups ?? []);
+    this.initialLookups = undefined;
+  }
+
+  /** The next piece: the slot at the reader's position, after starting those ahead of it. */
+  async take(): Promise<IteratorResult<Piece>> {
+    const { indices, meta } = this.options;
+    if (this.ended || this.position >= indices.length) return { done: true, value: undefined };
+    const index = indices[this.position] ?? -1;
+    // The slice needed now is no longer ahead of the reader: its share goes back before the
+    // window refills, so one download alone keeps `window` slices in flight.
+    this.giveBack(index);
+    this.fill();
+    const slot = this.slots.get(index) as Promise<ReadableStream<Uint8Array>>;
+    let body: ReadableStream<Uint8Array>;
+    try {
+      body = await slot;
+    } finally {
+      this.slots.delete(index);
+    }
+    this.position++;
+    this.taken++;
+    return { done: false, value: { offset: index * meta.sliceSize, length: this.length(index), body } };
+  }
+
+  /** The reader is done: untaken slots are let go; fills under way finish storing. */
+  finish(): void {
+    this.end();
+  }
+
+  /** The read is given up: untaken slots and every fill under way are cancelled. */
+  giveUp(reason: unknown): void {
+    this.end();
+    for (const fill of this.fills) fill.abort(reason);
+    this.fills.clear();
+  }
+
+  private end(): void {
+    if (this.ended) return;
+    const complete = this.taken === this.options.indices.length;
+    this.ended = true;
+    this.position = this.options.indices.length;
+    for (const [index, slot] of this.slots) {
+      void slot.then((body) => body.cancel()).catch(() => undefined);
+      this.giveBack(index);
+    }
+    this.slots.clear();
+    this.options.onEnd?.({ complete, allStored: complete && this.stored.size === this.options.indices.length });
+  }
+
+  /** Starts the slots of the window; the slice needed next always, those ahead within the pool. */
+  private fill(): void {
+    const { pool, indices, window, store } = this.options;
+    for (let at = this.position; at < Math.min(indices.length, this.position + window); at++) {
+      const index = indices[at] ?? -1;
+      if (this.slots.has(index)) continue;
+      if (at > this.position) {
+        // Reading ahead means holding slices for later: only into a store.
+        if (!store.storing) break;
+        if (pool !== undefined) {
+          if (pool.inUse >= pool.limit) break;
+          pool.inUse++;
+          this.pooled.add(index);
+        }
+      }
+      const slot = this.produce(at);
+      void slot.catch(() => undefined);
+      this.slots.set(index, slot);
+    }
+  }
+
+  private giveBack(index: number): void {
+    if (this.pooled.delete(index) && this.options.pool !== undefined) this.options.pool.inUse--;
+  }
+
+  private length(index: number): number {
+    const { meta } = this.options;
     const bytes = sliceBytes(index, meta.sliceSize, meta.size);
     return bytes.end - bytes.start + 1;
-  };
+  }
+
   /**
    * Upstream requests still needed for the slices from position `at` on, were all of them
    * misses: a lookup or a store may only spend what is left over, so every byte is still delivered.
    */
-  const reserve = (at: number): number => Math.ceil((indices.length - at) / options.maxSpan);
+  private reserve(at: number): number {
+    return Math.ceil((this.options.indices.length - at) / this.options.maxSpan);
+  }
 
-  const produce = async (at: number): Promise<ReadableStream<Uint8Array>> => {
+  /** What the rest of the read may still need: a span per pending lookup, packed spans past the frontier. */
+  private held(): number {
+    return this.lookingUp + this.reserve(this.frontier);
+  }
+
+  /** The slice at position `at`: came with discovery, comes with a span, is stored here, or is fetched. */
+  private async produce(at: number): Promise<ReadableStream<Uint8Array>> {
+    const { indices, prefetched, budget, store } = this.options;
     const index = indices[at] ?? -1;
-    const prefetched = options.prefetched?.get(index);
-    if (prefetched !== undefined) {
+    const came = prefetched?.get(index);
+    if (came !== undefined) {
       // Fetched with discovery: known to be missing here.
-      if (initialLookups !== undefined) stats.checked++;
-      return storing(index, at, prefetched);
+      if (this.initialLookups !== undefined) this.stats.checked++;
+      return this.storing(index, came);
     }
-    const spanned = fromSpan.get(index);
+    const spanned = this.fromSpan.get(index);
     if (spanned !== undefined) return spanned;
-    frontier = Math.max(frontier, at + 1);
+    this.frontier = Math.max(this.frontier, at + 1);
     // Looking it up costs one; should it and every lookup under way miss, each needs a span of
     // its own, and the rest packs into spans from the next slice on.
-    if (budget.remaining - 1 >= 1 + held()) {
+    if (budget.remaining - 1 >= 1 + this.held()) {
       budget.remaining--;
-      lookingUp++;
-      const lookup = store.get(index, length(index));
-      if (initialLookups !== undefined) {
-        stats.checked++;
-        initialLookups.push(lookup.then((found) => (stats.hits += found === undefined ? 0 : 1), () => undefined));
+      this.lookingUp++;
+      const lookup = store.get(index, this.length(index));
+      if (this.initialLookups !== undefined) {
+        this.stats.checked++;
+        this.initialLookups.push(lookup.then((found) => (this.stats.hits += found === undefined ? 0 : 1), () => undefined));
       }
       const found = await lookup.catch(() => undefined);
       // Released in the same step as the span it may turn into spends its subrequest: no gap
       // in which a store could take what that span needs.
-      lookingUp--;
+      this.lookingUp--;
       if (found !== undefined) {
         // A stored slice is read as the reader goes, not buffered ahead: it needs no share.
-        giveBack(index);
+        this.giveBack(index);
+        this.stored.add(index);
         return found;
       }
     }
-    return startSpan(at);
-  };
+    return this.startSpan(at);
+  }
 
-  const startSpan = (at: number): Promise<ReadableStream<Uint8Array>> => {
+  /** Fetches the slice at `at` and the following ones nobody started yet, while consecutive, as one span. */
+  private startSpan(at: number): Promise<ReadableStream<Uint8Array>> {
+    const { indices, maxSpan, prefetched, budget, store, fetchSpan } = this.options;
     const first = indices[at] ?? -1;
     let last = first;
-    // Extend over following slices nobody has started yet, while they are consecutive.
-    for (let next = at + 1; next < indices.length && last - first + 1 < options.maxSpan; next++) {
+    for (let next = at + 1; next < indices.length && last - first + 1 < maxSpan; next++) {
       const index = indices[next] ?? -1;
-      if (index !== last + 1 || slots.has(index) || options.prefetched?.has(index)) break;
+      if (index !== last + 1 || this.slots.has(index) || prefetched?.has(index)) break;
       last = index;
     }
     budget.remaining--;
-    frontier = Math.max(frontier, at + last - first + 1);
-    const parts = options.fetchSpan({ first, last }).then((body) => {
-      const lengths = Array.from({ length: last - first + 1 }, (_, i) => length(first + i));
+    this.frontier = Math.max(this.frontier, at + last - first + 1);
+    const parts = fetchSpan({ first, last }).then((body) => {
+      const lengths = Array.from({ length: last - first + 1 }, (_, i) => this.length(first + i));
       return splitStream(body, lengths);
     });
     parts.catch(() => {
       for (let index = first; index <= last; index++) store.release?.(index);
     });
     for (let index = first; index <= last; index++) {
-      const part = parts.then((streams) => storing(index, at + index - first, streams[index - first] as ReadableStream<Uint8Array>));
+      const part = parts.then((streams) => this.storing(index, streams[index - first] as ReadableStream<Uint8Array>));
       void part.catch(() => undefined);
-      fromSpan.set(index, part);
+      this.fromSpan.set(index, part);
     }
-    return fromSpan.get(first) as Promise<ReadableStream<Uint8Array>>;
-  };
+    return this.fromSpan.get(first) as Promise<ReadableStream<Uint8Array>>;
+  }
 
-  const storing = (index: number, at: number, body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> => {
-    if (budget.remaining - 1 < held()) {
+  /**
+   * A slice fetched from upstream: stored as it arrives, the reader getting its share (and the
+   * rest from the store, should it fall behind). Straight through when it may not be stored,
+   * or the budget has no room for the store and a read back.
+   */
+  private storing(index: number, body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+    const { store, budget } = this.options;
+    if (this.ended) {
+      void body.cancel().catch(() => undefined);
       store.release?.(index);
       return body;
     }
-    budget.remaining--;
-    const [toStore, toReader] = body.tee();
-    store.put(index, length(index), toStore);
-    return toReader;
-  };
-
-  const fill = (): void => {
-    const { pool } = options;
-    for (let at = position; at < Math.min(indices.length, position + options.window); at++) {
-      const index = indices[at] ?? -1;
-      if (slots.has(index)) continue;
-      // The slice the reader needs next always starts; those ahead of it only within the pool.
-      if (pool !== undefined && at > position) {
-        if (pool.inUse >= pool.limit) break;
-        pool.inUse++;
-        pooled.add(index);
-      }
-      const slot = produce(at);
-      void slot.catch(() => undefined);
-      slots.set(index, slot);
+    if (!store.storing || budget.remaining - 2 < this.held()) {
+      store.release?.(index);
+      return body;
     }
-  };
-
-  const take = async (): Promise<IteratorResult<Piece>> => {
-    if (position >= indices.length) return { done: true, value: undefined };
-    const index = indices[position] ?? -1;
-    // The slice needed now is no longer ahead of the reader: its share goes back before the
-    // window refills, so one download alone keeps `window` slices in flight.
-    giveBack(index);
-    fill();
-    const slot = slots.get(index) as Promise<ReadableStream<Uint8Array>>;
-    let body: ReadableStream<Uint8Array>;
-    try {
-      body = await slot;
-    } finally {
-      slots.delete(index);
-    }
-    position++;
-    return { done: false, value: { offset: index * meta.sliceSize, length: length(index), body } };
-  };
-
-  const dropSlots = (): void => {
-    for (const [index, slot] of slots) {
-      void slot.then((body) => body.cancel()).catch(() => undefined);
-      giveBack(index);
-    }
-    slots.clear();
-  };
-  let first: IteratorResult<Piece>;
-  try {
-    first = await take();
-    await Promise.all(initialLookups);
-  } catch (error) {
-    // No reader will ever see these: let go of them and of their share of the pool.
-    position = indices.length;
-    dropSlots();
-    throw error;
+    budget.remaining -= 2;
+    const length = this.length(index);
+    let stored: Promise<boolean> = Promise.resolve(false);
+    const fill = storeTee(body, {
+      readerLag: READER_LAG,
+      onClientCancel: 'store',
+      resume: async (offset) => {
+        if (await stored) {
+          const found = await store.get(index, length);
+          if (found !== undefined) return skipBytes(found, offset);
+        }
+        // Not stored after all: the rest from the next hop (the subrequest was reserved).
+        return this.options.fetchSpan({ first: index, last: index }, offset);
+      },
+    });
+    this.fills.add(fill);
+    stored = store.put(index, length, fill.toStore);
+    void stored
+      .finally(() => {
+        this.fills.delete(fill);
+        // On its way no more: a slice ahead of the reader gives its share back.
+        this.giveBack(index);
+      })
+      .catch(() => undefined);
+    return fill.toClient;
   }
-  initialLookups = undefined;
-  let pending: IteratorResult<Piece> | undefined = first;
-  const pieces: AsyncIterator<Piece> = {
-    next: () => {
-      if (pending !== undefined) {
-        const result = pending;
-        pending = undefined;
-        return Promise.resolve(result);
-      }
-      return take();
-    },
-    return: async () => {
-      position = indices.length;
-      if (pending !== undefined && !pending.done) await pending.value.body.cancel().catch(() => undefined);
-      pending = undefined;
-      dropSlots();
-      return { done: true, value: undefined };
-    },
-  };
-  return { pieces, hits: stats.hits, checked: stats.checked };
 }

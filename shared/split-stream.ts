@@ -1,6 +1,6 @@
 // Cutting one upstream body into exact-length parts: a span of slices into its slices.
 
-import { LengthMismatch } from './byte-stream.ts';
+import { LengthMismatch } from './counted-body.ts';
 
 type Bytes = Uint8Array;
 

@@ -25,8 +25,11 @@ const keptName = (name: string): string => `x-tiercache-origin-${name}`;
 /** Never stored: per-hop, per-request or per-client. */
 const NOT_STORED = ['age', 'server-timing', 'set-cookie', 'cf-cache-status', 'connection', 'keep-alive', 'transfer-encoding'];
 
-/** Headers for the stored copy; `retention` (s) is how long the platform should keep it. */
-export function toStoredHeaders(headers: Headers, meta: EntryMeta, retention: number): Headers {
+/**
+ * Headers for the stored copy; `retention` (s) is how long the platform should keep it, and
+ * `length` the bytes its body holds (counted before the entry may be used; undefined = unknown).
+ */
+export function toStoredHeaders(headers: Headers, meta: EntryMeta, retention: number, body: StoredBody = {}): Headers {
   const stored = new Headers(headers);
   for (const name of NOT_STORED) stored.delete(name);
   for (const name of KEPT) {
@@ -35,13 +38,31 @@ export function toStoredHeaders(headers: Headers, meta: EntryMeta, retention: nu
     if (value !== null) stored.set(keptName(name), value);
   }
   stored.set('cache-control', `public, max-age=${Math.max(1, Math.ceil(retention))}`);
-  stored.set(META, `stored=${Math.round(meta.storedAt)}, age=${round3(meta.initialAge)}, life=${meta.lifetime}, swr=${meta.whileRevalidate}, sie=${meta.ifError}, mr=${meta.mustRevalidate ? 1 : 0}`);
+  const len = body.length === undefined ? '' : `, len=${body.length}`;
+  const fill = body.fill === undefined ? '' : `, fill=${body.fill}`;
+  stored.set(META, `stored=${Math.round(meta.storedAt)}, age=${round3(meta.initialAge)}, life=${meta.lifetime}, swr=${meta.whileRevalidate}, sie=${meta.ifError}, mr=${meta.mustRevalidate ? 1 : 0}${len}${fill}`);
   return stored;
 }
 
+/** What the envelope says of the stored body. */
+export interface StoredBody {
+  /** Bytes it holds, counted before the entry could be used; undefined when the origin gave no length. */
+  length?: number | undefined;
+  /** Which fill stored it (a client reading the rest of a fill from the store must meet that fill, not a later one). */
+  fill?: number | undefined;
+}
+
+/** A stored entry unpacked: the origin's headers, our timing, and what it says of its body. */
+export interface Unpacked {
+  headers: Headers;
+  meta: EntryMeta;
+  body: StoredBody;
+}
+
 /** The response headers as the origin sent them plus our timing; undefined if not our envelope. */
-export function fromStoredHeaders(stored: Headers): { headers: Headers; meta: EntryMeta } | undefined {
-  const meta = parseMeta(stored.get(META));
+export function fromStoredHeaders(stored: Headers): Unpacked | undefined {
+  const value = stored.get(META);
+  const meta = parseMeta(value);
   if (meta === undefined) return undefined;
   const headers = new Headers(stored);
   for (const name of [...NOT_STORED, 'cache-control', 'expires', 'date', META]) headers.delete(name);
@@ -50,7 +71,13 @@ export function fromStoredHeaders(stored: Headers): { headers: Headers; meta: En
     headers.delete(keptName(name));
     if (value !== null) headers.set(name, value);
   }
-  return { headers, meta };
+  return { headers, meta, body: { length: envelopeNumber(value, 'len'), fill: envelopeNumber(value, 'fill') } };
+}
+
+/** A whole-number field of the envelope; undefined when absent or not one. */
+function envelopeNumber(value: string | null, name: 'len' | 'fill'): number | undefined {
+  const match = new RegExp(`(?:^|,)\\s*${name}=(\\d{1,16})\\s*(?:,|$)`).exec(value ?? '');
+  return match ? Number(match[1]) : undefined;
 }
 
 /** RFC 9111 §4.2.3 current_age = corrected_initial_age + resident_time, in seconds. */

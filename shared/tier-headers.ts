@@ -3,6 +3,7 @@
 
 import { type CacheStatusParams, appendCacheStatus, cacheStatusMember, withoutMember } from './cache-status.ts';
 import { type TierMetric, appendServerTiming, serverTimingMetric } from './server-timing.ts';
+import { responseAsIs } from './response-as-is.ts';
 
 export type Tier = Extract<TierMetric, 'edge' | 'shield'>;
 
@@ -21,7 +22,8 @@ export function reportTier(headers: Headers, tier: Tier, params: CacheStatusPara
 /** A response with the tier's report added (headers copied: upstream responses may be immutable). */
 export function withTierReport(response: Response, tier: Tier, params: CacheStatusParams, durationMs: number): Response {
   const headers = reportTier(new Headers(response.headers), tier, params, durationMs);
-  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+  // Bodies pass as they came: one with a Content-Encoding is already encoded.
+  return responseAsIs(response.body, { status: response.status, statusText: response.statusText, headers });
 }
 
 /**

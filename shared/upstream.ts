@@ -24,9 +24,11 @@ export interface Validators {
 export interface Upstream {
   /**
    * A span of slices: for discovery (`pinned` undefined: whatever version is current) or of the
-   * pinned version, in which case a different version throws VersionChanged.
+   * pinned version, in which case a different version throws VersionChanged. `from` asks for
+   * the span's bytes from that offset on only (the rest of a body that broke, or that a slow
+   * client let go of); it needs `pinned`.
    */
-  slices(span: SliceSpan, pinned: ObjectVersion | undefined, validators?: Validators): Promise<UpstreamAnswer>;
+  slices(span: SliceSpan, pinned: ObjectVersion | undefined, validators?: Validators, from?: number): Promise<UpstreamAnswer>;
   /** HEAD of the object, for HEAD requests a tier cannot answer itself. */
   head(): Promise<Response>;
 }

@@ -8,6 +8,7 @@ import { type Config, configFrom } from '../shared/config.ts';
 import { Forbidden, HttpError, MethodNotAllowed, errorResponse } from '../shared/http-error.ts';
 import { bucketFor, misdirected } from '../shared/host-buckets.ts';
 import { CREDENTIAL_HEADER, HOST_HEADER, PURGED_AT_HEADER, PURGE_PATH, REVALIDATE_HEADER, credentialMatches } from '../shared/internal.ts';
+import { healingUpstream, originHealing } from '../shared/healing-upstream.ts';
 import { invalidatedUrls } from '../shared/invalidation.ts';
 import { headObject } from '../shared/object-head.ts';
 import { type ObjectRead, readPolicy } from '../shared/object-read.ts';
@@ -54,7 +55,7 @@ app.on(['GET', 'HEAD'], '*', async (c) => {
     key: shieldKey(config, target),
     ...readPolicy(config, c.var.clockOffset),
     waitUntil: (promise) => c.executionCtx.waitUntil(promise),
-    upstream: originUpstream(config, target, Date.now),
+    upstream: healingUpstream(originUpstream(config, target, Date.now), originHealing(config.originIdleTimeoutMs)),
     noStale: c.req.header(REVALIDATE_HEADER) === '1',
     purged: purgedBy(await purgeRecords(c.env.PURGES, Date.now()), `${target.path}${target.query}`, purgedAt(c.req.header(PURGED_AT_HEADER))),
   };

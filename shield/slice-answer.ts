@@ -17,6 +17,7 @@ import { sliceCount, spanBytes } from '../shared/slice-plan.ts';
 import { VersionChanged } from '../shared/upstream.ts';
 import { reportTier, slicedReport } from '../shared/tier-headers.ts';
 import { appendServerTiming, serverTimingMetric } from '../shared/server-timing.ts';
+import { responseAsIs } from '../shared/response-as-is.ts';
 
 /** Slices read ahead by all of this isolate's requests together (module scope: one per isolate). */
 const READAHEAD: ReadaheadPool = { limit: 0, inUse: 0 };
@@ -54,19 +55,24 @@ export async function answerSlices(request: SliceRequest, context: SliceAnswerCo
     const count = sliceCount(meta.size, meta.sliceSize);
     if (!resolved.inRange || request.span.first >= count) return refuse(context, resolved, 416);
     const span = { first: request.span.first, last: Math.min(request.span.last, count - 1) };
-    const indices = Array.from({ length: span.last - span.first + 1 }, (_, i) => span.first + i);
+    // The span's bytes, or their rest from `from` on (the edge healing a body that broke).
+    const all = spanBytes(span, meta.sliceSize, meta.size);
+    const bytes = { start: all.start + (request.from ?? 0), end: all.end };
+    if (bytes.start > bytes.end) throw new BadRequest(`the span ${span.first}-${span.last} holds ${all.end - all.start + 1} bytes, not ${request.from} and more`);
+    const firstNeeded = Math.floor(bytes.start / meta.sliceSize);
+    const indices = Array.from({ length: span.last - firstNeeded + 1 }, (_, i) => firstNeeded + i);
     try {
       const sliceStarted = read.now();
       const sliceRead = await readObjectSlices(read, resolved, indices, { window: config.slicing.readahead, maxSpan: 1, budget: context.budget, pool: isolatePool(READAHEAD, config.slicing.readahead) });
-      const bytes = spanBytes(span, meta.sliceSize, meta.size);
+      const length = bytes.end - bytes.start + 1;
       const headers = new Headers(meta.headers);
       headers.set(OBJECT_HEADER, objectMarker(meta));
       headers.set(SPAN_HEADER, `${span.first}-${span.last}`);
-      headers.set('content-length', String(bytes.end - bytes.start + 1));
+      headers.set('content-length', String(length));
       const sliceTiming = serverTimingMetric('shield-slice', read.now() - sliceStarted);
       headers.set('server-timing', appendServerTiming(resolved.upstreamHeaders?.get('server-timing'), sliceTiming));
       const report = slicedReport(resolved.report, sliceRead.hits, sliceRead.checked, indices.length);
-      return finish(context, 200, headers, rangesStream(sliceRead.pieces, [bytes], [], undefined, bytes.end - bytes.start + 1), resolved.age, report);
+      return finish(context, 200, headers, rangesStream(sliceRead.pieces, [bytes], [], undefined, length), resolved.age, report);
     } catch (error) {
       if (!(error instanceof VersionChanged)) throw error;
       for (const body of resolved.prefetched.values()) void body.cancel().catch(() => undefined);
@@ -88,5 +94,6 @@ function refuse(context: SliceAnswerContext, resolved: Extract<Resolved, { kind:
 function finish(context: SliceAnswerContext, status: number, headers: Headers, body: ReadableStream | null, age: number, report: Parameters<typeof reportTier>[2]): Response {
   reportTier(headers, 'shield', report, context.read.now() - context.started);
   headers.set('age', String(Math.floor(age)));
-  return new Response(body, { status, headers });
+  // The body is the object's stored bytes: with a Content-Encoding, already encoded.
+  return responseAsIs(body, { status, headers });
 }

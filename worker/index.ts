@@ -9,6 +9,7 @@
 import { Hono } from 'hono';
 import { evaluatePreconditions, notModifiedHeaders } from '../shared/conditional.ts';
 import { configFrom } from '../shared/config.ts';
+import { healingUpstream, shieldHealing } from '../shared/healing-upstream.ts';
 import { HttpError, MethodNotAllowed, errorResponse } from '../shared/http-error.ts';
 import { PURGE_PATH } from '../shared/internal.ts';
 import { headObject } from '../shared/object-head.ts';
@@ -53,7 +54,7 @@ app.on(['GET', 'HEAD'], '*', async (c) => {
     key,
     ...readPolicy(config, c.var.clockOffset),
     waitUntil: (promise) => c.executionCtx.waitUntil(promise),
-    upstream: shieldUpstream(c.env.SHIELD, config, target, url.hostname, purges.watermark),
+    upstream: healingUpstream(shieldUpstream(c.env.SHIELD, config, target, url.hostname, purges.watermark), shieldHealing(config.originIdleTimeoutMs)),
     purged: purges.purged,
   };
   if (c.req.method === 'HEAD') return conditionalHead(c.req.raw.headers, await headObject(read, 'edge', c.var.started));

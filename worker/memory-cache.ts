@@ -14,6 +14,7 @@
 import { readManifest } from '../shared/object-meta.ts';
 import { type EntryMeta, fromStoredHeaders } from '../shared/stored-entry.ts';
 import type { TierCache } from '../shared/tier-cache.ts';
+import { responseAsIs } from '../shared/response-as-is.ts';
 
 export interface MemoryLimits {
   /** Bytes of bodies and headers kept in all. */
@@ -160,5 +161,5 @@ export function memoryFronted(cache: TierCache, memory: MemoryCache): TierCache 
 }
 
 function storedResponse(status: number, stored: Headers, body: Blob): Response {
-  return new Response(body.size === 0 ? null : body, { status, headers: stored });
+  return responseAsIs(body.size === 0 ? null : body, { status, headers: stored });
 }

@@ -17,6 +17,7 @@ import { knownAddress } from './edge-address.ts';
 import { edgeMemory } from './edge-cache.ts';
 import type { EdgeEnv } from './env.ts';
 import type { MemoryEntry } from './memory-cache.ts';
+import { responseAsIs } from '../shared/response-as-is.ts';
 
 /** Request headers that make a GET more than "the whole representation, please". */
 const CONDITIONS = ['range', 'if-none-match', 'if-modified-since', 'if-match', 'if-unmodified-since', 'if-range'];
@@ -81,14 +82,15 @@ function freshHit(entry: MemoryEntry, now: number, started: number): Response | 
   const durationMs = Date.now() - started;
   const last = template.last;
   if (last !== undefined && last.ttl === ttl && last.age === age && last.durationMs === durationMs) {
-    return new Response(entry.body, { status: 200, headers: last.headers });
+    return responseAsIs(entry.body, { status: 200, headers: last.headers });
   }
   const headers = new Headers(template.fixed);
   headers.set('cache-status', appendCacheStatus(template.behind, cacheStatusMember(EDGE, { hit: true, ttl })));
   headers.set('server-timing', serverTimingMetric('edge', durationMs));
   headers.set('age', String(age));
   template.last = { ttl, age, durationMs, headers };
-  return new Response(entry.body, { status: 200, headers });
+  // The stored bytes: with a Content-Encoding, already encoded.
+  return responseAsIs(entry.body, { status: 200, headers });
 }
 
 function hitTemplate(entry: MemoryEntry): HitTemplate {

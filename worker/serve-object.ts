@@ -16,6 +16,7 @@ import { appendServerTiming, serverTimingMetric } from '../shared/server-timing.
 import { VersionChanged } from '../shared/upstream.ts';
 import { firstSliceHint, framedBody, planRanges, unsatisfiable, wholeInOnePiece, wholePieces } from './client-range.ts';
 import { copyWhole, storedWholeCopy } from './whole-copy.ts';
+import { responseAsIs } from '../shared/response-as-is.ts';
 
 /** Most slices per request to the shield: each costs the shield about three subrequests. */
 const MAX_SPAN = 16;
@@ -63,13 +64,13 @@ async function serveSliced(request: Request, resolved: Extract<Resolved, { kind:
   }
 
   const sliceStarted = read.now();
-  const sliceRead = await readObjectSlices(read, resolved, indices, { window: config.slicing.readahead, maxSpan: spanLimit(indices.length, budget.remaining), budget, pool: isolatePool(READAHEAD, config.slicing.readahead) });
+  // Served in full from slices every one of which was stored here: keep it whole for the next full read.
+  const onEnd = wholeCopies ? ({ allStored }: { allStored: boolean }) => allStored && copyWhole(read, resolved, budget) : undefined;
+  const sliceRead = await readObjectSlices(read, resolved, indices, { window: config.slicing.readahead, maxSpan: spanLimit(indices.length, budget.remaining), budget, pool: isolatePool(READAHEAD, config.slicing.readahead), onEnd });
   const framed = framedBody(plan, meta.size, meta.headers.get('content-type'), sliceRead.pieces);
   const headers = withHeaders(meta.headers, framed.headers);
   headers.set('server-timing', serverTimingMetric('edge-slice', read.now() - sliceStarted));
   const report = slicedReport(resolved.report, sliceRead.hits, sliceRead.checked, indices.length);
-  // Served in full from slices all found here: keep it whole for the next full read.
-  if (wholeCopies && sliceRead.checked > 0 && sliceRead.hits === sliceRead.checked) copyWhole(read, resolved, budget);
   return deliver(read, framed.status, headers, framed.body, resolved, report, started);
 }
 
@@ -114,7 +115,8 @@ function deliver(read: ObjectRead, status: number, headers: Headers, body: Reada
   // Content-Range counts bytes of the identity representation: a 206 must not be compressed on
   // the way (RFC 9111 §5.2.2.6 no-transform; Cloudflare does not compress no-transform answers).
   if (status === 206) headers.set('cache-control', withNoTransform(headers.get('cache-control')));
-  return new Response(body, { status, headers });
+  // The body is the object's stored bytes: with a Content-Encoding, already encoded.
+  return responseAsIs(body, { status, headers });
 }
 
 function withNoTransform(cacheControl: string | null): string {

@@ -10,6 +10,7 @@ import type { RequestTarget } from '../shared/request-target.ts';
 import { type ObjectVersion, type SliceSpan, isStrongEtag, sliceCount, spanBytes } from '../shared/slice-plan.ts';
 import { SPAN_HEADER, WHOLE, sliceRequestPath } from '../shared/slice-protocol.ts';
 import { type Upstream, type UpstreamAnswer, VersionChanged } from '../shared/upstream.ts';
+import { responseAsIs } from '../shared/response-as-is.ts';
 
 export interface ShieldCall {
   method: string;
@@ -22,7 +23,8 @@ export interface ShieldCall {
 export async function askShield(shield: Fetcher, config: Config, call: ShieldCall): Promise<Response> {
   const headers = new Headers(call.headers);
   if (config.shieldToken !== undefined) headers.set(CREDENTIAL_HEADER, config.shieldToken);
-  const init: RequestInit = { method: call.method, headers, redirect: 'manual' };
+  // Bodies as the shield sent them: an encoded object stays its encoded bytes (never decoded here).
+  const init: RequestInit = { method: call.method, headers, redirect: 'manual', encodeResponseBody: 'manual' };
   if (call.body) init.body = call.body;
   try {
     return await shield.fetch(new Request(`${SHIELD_ORIGIN}${call.path}`, init));
@@ -44,8 +46,8 @@ export function shieldUpstream(shield: Fetcher, config: Config, target: RequestT
     return headers;
   };
   return {
-    async slices(span, pinned, validators) {
-      const path = sliceRequestPath({ span, sliceSize, etag: pinned?.etag }, target.path) + target.query;
+    async slices(span, pinned, validators, from = 0) {
+      const path = sliceRequestPath({ span, sliceSize, etag: pinned?.etag, from }, target.path) + target.query;
       const headers = hopHeaders();
       if (validators !== undefined) {
         // The edge revalidates what it holds: the shield must not answer from a stale copy of its own.
@@ -55,13 +57,13 @@ export function shieldUpstream(shield: Fetcher, config: Config, target: RequestT
       }
       const response = await askShield(shield, config, { method: 'GET', path, headers });
       if (response.status === 304 && validators !== undefined) return { kind: 'not-modified', response };
-      return checkAnswer(response, span, pinned, sliceSize);
+      return checkAnswer(response, span, pinned, sliceSize, from);
     },
     head: () => askShield(shield, config, { method: 'HEAD', path: target.path + target.query, headers: hopHeaders() }),
   };
 }
 
-async function checkAnswer(response: Response, span: SliceSpan, pinned: ObjectVersion | undefined, sliceSize: number): Promise<UpstreamAnswer> {
+async function checkAnswer(response: Response, span: SliceSpan, pinned: ObjectVersion | undefined, sliceSize: number, from: number): Promise<UpstreamAnswer> {
   const fail = async (why: string): Promise<never> => {
     await response.body?.cancel();
     throw new VersionChanged(why);
@@ -74,7 +76,7 @@ async function checkAnswer(response: Response, span: SliceSpan, pinned: ObjectVe
     // Not sliced (the whole object, marked), or an error the shield answered with.
     const headers = new Headers(response.headers);
     if (marker === WHOLE) headers.delete(OBJECT_HEADER);
-    return { kind: 'whole', response: new Response(response.body, { status: response.status, headers }) };
+    return { kind: 'whole', response: responseAsIs(response.body, { status: response.status, headers }) };
   }
   const etag = response.headers.get('etag');
   const meta: ObjectMeta = { ...described, etag: etag ?? '', headers: representationHeaders(response.headers) };
@@ -86,7 +88,7 @@ async function checkAnswer(response: Response, span: SliceSpan, pinned: ObjectVe
   }
   const last = Math.min(span.last, sliceCount(meta.size, sliceSize) - 1);
   const bytes = spanBytes({ first: span.first, last }, sliceSize, meta.size);
-  if (response.status !== 200 || response.body === null || response.headers.get(SPAN_HEADER) !== `${span.first}-${last}` || response.headers.get('content-length') !== String(bytes.end - bytes.start + 1)) {
+  if (response.status !== 200 || response.body === null || response.headers.get(SPAN_HEADER) !== `${span.first}-${last}` || response.headers.get('content-length') !== String(bytes.end - bytes.start + 1 - from)) {
     return fail(`the shield answered ${response.status} with span ${response.headers.get(SPAN_HEADER)} for ${span.first}-${last}`);
   }
   return { kind: 'span', meta, span: { first: span.first, last }, body: response.body, response };

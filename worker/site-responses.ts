@@ -9,6 +9,7 @@ import { encodeKeyForPath } from '../shared/object-key.ts';
 import type { SiteConfig } from '../shared/site-config.ts';
 import { withTierReport } from '../shared/tier-headers.ts';
 import type { EdgeEnv } from './env.ts';
+import { responseAsIs } from '../shared/response-as-is.ts';
 
 export type EdgeFetch = (request: Request, env: EdgeEnv, ctx: ExecutionContext) => Response | Promise<Response>;
 
@@ -61,14 +62,14 @@ async function withNotFoundPage(request: Request, notFound: Response, document: 
     if (value === null) headers.delete(name);
     else headers.set(name, value);
   }
-  return new Response(request.method === 'HEAD' ? null : page.body, { status: 404, headers });
+  return responseAsIs(request.method === 'HEAD' ? null : page.body, { status: 404, headers });
 }
 
 function withCors(response: Response, origin: string | null, allowed: AllowedOrigins): Response {
   if (!corsEnabled(allowed)) return response;
   // Copied: an answer may come straight from a fetch, whose headers are immutable.
   const headers = addCorsHeaders(new Headers(response.headers), origin, allowed);
-  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+  return responseAsIs(response.body, { status: response.status, statusText: response.statusText, headers });
 }
 
 /** The settings, or undefined when they cannot be read: the app then answers 500 naming the setting. */

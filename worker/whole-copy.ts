@@ -4,15 +4,16 @@
 // instead of its slices piped one after another into one stream in JavaScript. In workerd the
 // pipe costs a core at ~2 GB/s and, under load, stalls now and then (bench/stream-stall.ts); a
 // stored body passes through at well under half the CPU. Other ranges still read slices. The
-// copy is made only for objects up to WHOLE_COPY_MAX, only once this tier has served every byte
-// from its own slices, from those stored slices, in the background, one at a time per version
-// and isolate; nothing is stored unless every slice is there and every byte arrives.
+// copy is made only for objects up to WHOLE_COPY_MAX, only once this tier has served a full
+// read whose every slice came from its own store (serve-object.ts), from those stored slices
+// read again and each counted, in the background, one at a time per version and isolate;
+// nothing is kept unless every slice is there and every byte of the object arrives.
 
 import { type Piece, rangesStream } from '../shared/byte-stream.ts';
 import { claim, isFilling } from '../shared/collapse.ts';
 import { WHOLE_COPY, sliceEntryHeaders } from '../shared/object-meta.ts';
 import type { ObjectRead, SlicedObject } from '../shared/object-read.ts';
-import { type Budget, SUBREQUESTS_PER_SLICE } from '../shared/slice-reader.ts';
+import type { Budget } from '../shared/slice-reader.ts';
 import { sliceBytes, sliceCount, sliceKey, wholeCopyKey } from '../shared/slice-plan.ts';
 import { retention } from '../shared/stale.ts';
 import { storedPart } from '../shared/slice-store.ts';
@@ -23,24 +24,25 @@ export async function storedWholeCopy(read: ObjectRead, sliced: SlicedObject, bu
   if (budget.remaining < 1) return undefined;
   budget.remaining--;
   const { meta } = sliced;
-  return storedPart(read.cache, wholeCopyKey(read.key, meta, meta.sliceSize), WHOLE_COPY, meta.size);
+  // Handed to the client as it is: the point of the copy is the runtime's own pass-through.
+  return storedPart(read.cache, wholeCopyKey(read.key, meta, meta.sliceSize), WHOLE_COPY, meta.size, true);
 }
 
-/** Starts storing the whole copy of `sliced` from this tier's slices, unless one is under way or the budget is short. */
+/** Starts storing the whole copy of `sliced` from this tier's slices, unless one is under way or the budget is short; once a full read from them is over. */
 export function copyWhole(read: ObjectRead, sliced: SlicedObject, budget: Budget): void {
   const { meta, entry } = sliced;
   if (entry === undefined) return;
   const count = sliceCount(meta.size, meta.sliceSize);
   const key = wholeCopyKey(read.key, meta, meta.sliceSize);
-  // A lookup per slice and the put, and room left for the read this request is still making
-  // (at worst each of its slices missed: a lookup, a fetch and a store).
-  if (budget.remaining < count + 1 + SUBREQUESTS_PER_SLICE * count || isFilling(key)) return;
+  // A lookup per slice and the put (the read that asked for it is over).
+  if (budget.remaining < count + 1 || isFilling(key)) return;
   budget.remaining -= count + 1;
   const filling = claim(key);
-  // Length-checked: a slice gone or short errors the body, and the put stores nothing.
+  // Every slice counted as it is read, and the copy as it is stored: a slice gone, short or
+  // long errors the body, and nothing is kept.
   const body = rangesStream(storedSlices(read, sliced, count), [{ start: 0, end: meta.size - 1 }], [], undefined, meta.size);
-  const put = store(read.cache, key, { status: 200, headers: sliceEntryHeaders(WHOLE_COPY, meta.size), body, meta: entry, retention: retention(entry.lifetime, entry.initialAge, entry) });
-  read.waitUntil(put.catch(() => undefined).finally(() => filling.release()));
+  const put = store(read.cache, key, { status: 200, headers: sliceEntryHeaders(WHOLE_COPY, meta.size), body, meta: entry, retention: retention(entry.lifetime, entry.initialAge, entry), length: meta.size });
+  read.waitUntil(put.finally(() => filling.release()));
 }
 
 /** The version's slices as this tier stores them, looked up one at a time as the copy reaches them. */

@@ -6,10 +6,11 @@ import { originResponseHeaders, passThroughRequestHeaders } from '../../shared/h
 import type { RequestTarget } from '../../shared/request-target.ts';
 import { originUrlFor } from './origin.ts';
 import { originFetch } from './origin-fetch.ts';
+import { responseAsIs } from '../../shared/response-as-is.ts';
 
 export async function passThroughToHttp(config: Config, target: RequestTarget, request: Request): Promise<Response> {
   const init: RequestInit = { method: request.method, headers: passThroughRequestHeaders(request.headers) };
   if (request.body !== null) init.body = request.body;
   const response = await originFetch(originUrlFor(config, target), init, config.originTimeoutMs);
-  return new Response(response.body, { status: response.status, statusText: response.statusText, headers: originResponseHeaders(response.headers) });
+  return responseAsIs(response.body, { status: response.status, statusText: response.statusText, headers: originResponseHeaders(response.headers) });
 }

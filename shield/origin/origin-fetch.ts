@@ -1,6 +1,8 @@
 // One fetch to the origin, with the failure modes a CDN must turn into quick, clean answers:
 // unreachable → 502, no response headers within the timeout → 504. The timeout covers the wait
-// for headers only: a large body may take longer than that to stream.
+// for headers only: a large body may take longer than that to stream (the silence inside it
+// is bounded where it is read, shared/healing-upstream.ts). Bodies arrive as the origin sent
+// them: an object stored gzip-encoded stays those bytes, never decoded on the way.
 
 import { BadGateway, GatewayTimeout } from '../../shared/http-error.ts';
 
@@ -11,7 +13,8 @@ export async function originFetch(url: URL, init: RequestInit, timeoutMs: number
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
   try {
-    return await fetch(url, { ...init, signal: controller.signal, redirect: 'manual' });
+    // workerd would otherwise decode gzip and keep the header and the encoded length.
+    return await fetch(url, { ...init, signal: controller.signal, redirect: 'manual', encodeResponseBody: 'manual' });
   } catch {
     if (controller.signal.aborted) throw new GatewayTimeout(`origin did not answer within ${timeoutMs} ms`);
     throw new BadGateway('origin could not be reached');

@@ -1,9 +1,10 @@
 // One request to the origin, whichever kind it is, answered raw: the callers decide what a
 // 206, 412 or 416 means. Errors are mapped here, once, to what a client may see.
 
+import { busyWait, isBusy } from '../../shared/busy-origin.ts';
 import type { Config } from '../../shared/config.ts';
 import { S3_RESPONSE_HEADERS, exposeS3CacheTag, originResponseHeaders } from '../../shared/headers.ts';
-import type { HttpError } from '../../shared/http-error.ts';
+import { HttpError } from '../../shared/http-error.ts';
 
 import type { RequestTarget } from '../../shared/request-target.ts';
 import { httpFailure, s3ErrorCode, s3Failure } from './origin-errors.ts';
@@ -12,8 +13,24 @@ import type { ForwardedHeaders } from './s3-request.ts';
 import { s3ObjectRequest } from './s3-request.ts';
 import { signS3Request } from './sigv4.ts';
 
-/** GET or HEAD of the object, carrying only `forwarded` (Range, If-Match …) from us. */
-export async function fetchOrigin(config: Config, target: RequestTarget, method: 'GET' | 'HEAD', forwarded: ForwardedHeaders, now: number): Promise<Response> {
+/**
+ * GET or HEAD of the object, carrying only `forwarded` (Range, If-Match …) from us. An origin
+ * answering busy (503, 429) is asked again as its Retry-After says, within ORIGIN_TIMEOUT_MS
+ * in all (shared/busy-origin.ts); past that its busy answer is returned. `now` signs each try.
+ */
+export async function fetchOrigin(config: Config, target: RequestTarget, method: 'GET' | 'HEAD', forwarded: ForwardedHeaders, now: () => number): Promise<Response> {
+  const deadline = Date.now() + config.originTimeoutMs;
+  for (let retry = 1; ; retry++) {
+    const response = await fetchOnce(config, target, method, forwarded, now());
+    if (!isBusy(response.status)) return response;
+    const wait = busyWait(retry, response.headers.get('retry-after'), Date.now(), deadline);
+    if (wait === undefined) return response;
+    await response.body?.cancel();
+    await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+}
+
+async function fetchOnce(config: Config, target: RequestTarget, method: 'GET' | 'HEAD', forwarded: ForwardedHeaders, now: number): Promise<Response> {
   if (config.s3 !== undefined && target.key !== undefined) {
     const unsigned = s3ObjectRequest(config.s3, config.originUrl, target.key, method, forwarded);
     const headers = await signS3Request(unsigned, config.s3, new Date(now));
@@ -28,6 +45,12 @@ export async function fetchOrigin(config: Config, target: RequestTarget, method:
 
 /** The error a client sees for an origin answer we cannot use; consumes the body. */
 export async function originFailure(config: Config, response: Response): Promise<HttpError> {
+  if (isBusy(response.status)) {
+    // Still busy after the retries: the client may try again when the origin said to.
+    await response.body?.cancel();
+    const retryAfter = response.headers.get('retry-after');
+    return new HttpError(503, 'the origin is busy (SlowDown); try again later', retryAfter === null ? {} : { 'retry-after': retryAfter }).from(response.status);
+  }
   if (config.originKind === 's3') return s3Failure(response.status, s3ErrorCode(await readErrorBody(response)));
   await response.body?.cancel();
   return httpFailure(response.status);

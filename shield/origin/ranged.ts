@@ -1,7 +1,8 @@
 // The origin as the shield's upstream: each slice is a ranged GET (signed for S3), pinned to
 // the version first seen with If-Match, and checked as nginx's slice module checks: status
 // 206, exactly the expected Content-Range, the same ETag. An origin that ignores Range (200)
-// serves the object whole.
+// serves the object whole. The rest of a slice from a byte on (`from`) is the same request
+// with the range starting there: how a body cut part-way is healed (healing-upstream.ts).
 
 import type { Config } from '../../shared/config.ts';
 import { withTypeFromExtension } from '../../shared/content-type.ts';
@@ -12,6 +13,7 @@ import { type ObjectVersion, type SliceSpan, spanBytes } from '../../shared/slic
 import { type Upstream, type UpstreamAnswer, type Validators, VersionChanged } from '../../shared/upstream.ts';
 import { serverTimingMetric } from '../../shared/server-timing.ts';
 import { fetchOrigin, keptHeaders, originFailure } from './origin.ts';
+import { responseAsIs } from '../../shared/response-as-is.ts';
 
 export function originUpstream(config: Config, target: RequestTarget, now: () => number): Upstream {
   const { sliceSize, threshold } = config.slicing;
@@ -23,7 +25,7 @@ export function originUpstream(config: Config, target: RequestTarget, now: () =>
 
   const get = async (headers: Record<string, string>): Promise<Response> => {
     const started = now();
-    const response = await fetchOrigin(config, target, 'GET', headers, now());
+    const response = await fetchOrigin(config, target, 'GET', headers, now);
     lastDuration = now() - started;
     return response;
   };
@@ -37,12 +39,12 @@ export function originUpstream(config: Config, target: RequestTarget, now: () =>
   const whole = async (): Promise<UpstreamAnswer> => {
     const response = await get({});
     if (response.status !== 200) throw await originFailure(config, response);
-    return { kind: 'whole', response: new Response(response.body, { status: 200, headers: timing(kept(response.headers)) }) };
+    return { kind: 'whole', response: responseAsIs(response.body, { status: 200, headers: timing(kept(response.headers)) }) };
   };
 
   /** A version we may not pin (size, ETag) or not slice: the object is served whole. */
   const discoverSize = async (): Promise<UpstreamAnswer> => {
-    const head = await fetchOrigin(config, target, 'HEAD', {}, now());
+    const head = await fetchOrigin(config, target, 'HEAD', {}, now);
     if (head.status !== 200) throw await originFailure(config, head);
     const headers = kept(head.headers);
     const meta = slicedMeta(Number(head.headers.get('content-length')), headers, sliceSize, threshold);
@@ -50,9 +52,10 @@ export function originUpstream(config: Config, target: RequestTarget, now: () =>
   };
 
   return {
-    async slices(span: SliceSpan, pinned: ObjectVersion | undefined, validators?: Validators): Promise<UpstreamAnswer> {
+    async slices(span: SliceSpan, pinned: ObjectVersion | undefined, validators?: Validators, from = 0): Promise<UpstreamAnswer> {
+      if (from > 0 && pinned === undefined) throw new Error('the rest of a span needs the version it belongs to');
       const wanted = spanBytes(span, sliceSize, pinned?.size ?? Number.MAX_SAFE_INTEGER);
-      const conditions: Record<string, string> = { range: `bytes=${wanted.start}-${wanted.end}` };
+      const conditions: Record<string, string> = { range: `bytes=${wanted.start + from}-${wanted.end}` };
       if (pinned !== undefined) conditions['if-match'] = pinned.etag;
       // RFC 9111 §4.3.1: revalidate what the shield holds; the signature covers these headers too.
       if (validators?.etag) conditions['if-none-match'] = validators.etag;
@@ -67,23 +70,23 @@ export function originUpstream(config: Config, target: RequestTarget, now: () =>
         if (response.status === 412 || response.status === 200 || response.status === 416) throw new VersionChanged(`origin answered ${response.status} for a slice of ${pinned.etag}`);
         throw await originFailure(config, response);
       }
-      if (response.status === 200) return { kind: 'whole', response: new Response(response.body, { status: 200, headers: timing(kept(response.headers)) }) };
+      if (response.status === 200) return { kind: 'whole', response: responseAsIs(response.body, { status: 200, headers: timing(kept(response.headers)) }) };
       // S3 sends no Content-Range with 416 (only the size in its XML): ask with HEAD instead.
       if (response.status === 416) {
         await response.body?.cancel();
         return discoverSize();
       }
       if (response.status !== 206) throw await originFailure(config, response);
-      return checkedSlice(response, span, pinned);
+      return checkedSlice(response, span, pinned, from);
     },
     async head(): Promise<Response> {
-      const response = await fetchOrigin(config, target, 'HEAD', {}, now());
+      const response = await fetchOrigin(config, target, 'HEAD', {}, now);
       if (response.status !== 200) throw await originFailure(config, response);
       return new Response(null, { status: 200, headers: kept(response.headers) });
     },
   };
 
-  async function checkedSlice(response: Response, span: SliceSpan, pinned: ObjectVersion | undefined): Promise<UpstreamAnswer> {
+  async function checkedSlice(response: Response, span: SliceSpan, pinned: ObjectVersion | undefined, from: number): Promise<UpstreamAnswer> {
     const range = parseContentRange(response.headers.get('content-range'));
     const headers = timing(kept(response.headers));
     const fail = async (why: string): Promise<never> => {
@@ -99,16 +102,16 @@ export function originUpstream(config: Config, target: RequestTarget, now: () =>
       // Too small to slice, or no strong ETag to pin slices to. The first slice may already be all of it.
       if (range.start === 0 && range.end === range.size - 1) {
         headers.set('content-length', String(range.size));
-        return { kind: 'whole', response: new Response(response.body, { status: 200, headers }) };
+        return { kind: 'whole', response: responseAsIs(response.body, { status: 200, headers }) };
       }
       await response.body?.cancel();
       return whole();
     }
     const expected = spanBytes(span, sliceSize, meta.size);
-    if (range.start !== expected.start || range.end !== expected.end) {
-      return fail(`Content-Range ${range.start}-${range.end}/${range.size} is not the expected bytes ${expected.start}-${expected.end}`);
+    if (range.start !== expected.start + from || range.end !== expected.end) {
+      return fail(`Content-Range ${range.start}-${range.end}/${range.size} is not the expected bytes ${expected.start + from}-${expected.end}`);
     }
     if (response.body === null) return fail('slice response without a body');
-    return { kind: 'span', meta, span, body: response.body, response: new Response(null, { headers }) };
+    return { kind: 'span', meta, span: { first: span.first, last: Math.min(span.last, Math.ceil(meta.size / sliceSize) - 1) }, body: response.body, response: new Response(null, { headers }) };
   }
 }

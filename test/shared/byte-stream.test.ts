@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { LengthMismatch, rangesStream, withLength, type Piece } from '../../shared/byte-stream.ts';
+import { rangesStream, withLength, type Piece } from '../../shared/byte-stream.ts';
+import { LengthMismatch } from '../../shared/counted-body.ts';
 import { splitStream } from '../../shared/split-stream.ts';
 import type { ByteRange } from '../../shared/range.ts';
 import { concat } from '../streams.ts';

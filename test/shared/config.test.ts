@@ -37,6 +37,7 @@ describe('parseConfig defaults', () => {
   it('gives the origin 10 seconds to answer and has no shield token by default', () => {
     const config = parseConfig(s3Minimal);
     expect(config.originTimeoutMs).toBe(10_000);
+    expect(config.originIdleTimeoutMs).toBe(10_000);
     expect(config.shieldToken).toBeUndefined();
   });
 
@@ -61,6 +62,7 @@ describe('parseConfig with every setting given', () => {
       S3_SECRET_ACCESS_KEY: 'SECRET2',
       S3_ADDRESSING: 'virtual',
       ORIGIN_TIMEOUT_MS: '2500',
+      ORIGIN_IDLE_TIMEOUT_MS: '750',
       DEFAULT_TTL: '0',
       SHIELD_TOKEN: ' token ',
       SLICE_SIZE: '16MiB',
@@ -82,6 +84,7 @@ describe('parseConfig with every setting given', () => {
       s3: { bucket: 'media', hostBuckets: new Map(), region: 'eu-west-1', accessKeyId: 'AKID2', secretAccessKey: 'SECRET2', addressing: 'virtual' },
       cacheKeyQuery: [],
       originTimeoutMs: 2500,
+      originIdleTimeoutMs: 750,
       defaultTtl: 0,
       negativeTtl: 60,
       staleWhileRevalidate: 60,

@@ -122,3 +122,16 @@ describe('parseSliceRequestPath', () => {
     }));
   });
 });
+
+describe('the rest of a span (from)', () => {
+  it('names the offset in the path, so no cache can take the rest for the whole span', () => {
+    const rest: SliceRequest = { ...PINNED, from: 12345 };
+    const path = sliceRequestPath(rest, '/videos/film.mp4');
+    expect(path).toBe(`/__tiercache/slices/4-19+12345/${MIB}/%229b2cf535f27731c974343645a3985328%22/videos/film.mp4`);
+    expect(parseSliceRequestPath(pathAtShield(path))).toEqual({ request: rest, objectPath: '/videos/film.mp4' });
+  });
+
+  it('refuses an offset on a discovery request, which has no version to continue', () => {
+    expect(parseSliceRequestPath(`/__tiercache/slices/0-0+5/${MIB}/-/k`)).toBeUndefined();
+  });
+});

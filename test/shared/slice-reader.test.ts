@@ -32,6 +32,7 @@ const tick = (ms = 0): Promise<void> => new Promise((resolve) => setTimeout(reso
 
 /** This tier's slices in a Map: what a lookup finds and what gets stored. */
 class MemoryStore implements SliceStore {
+  readonly storing = true;
   readonly slices = new Map<number, Uint8Array>();
   readonly gets: number[] = [];
   readonly puts: number[] = [];
@@ -48,11 +49,18 @@ class MemoryStore implements SliceStore {
     return slice !== undefined && slice.length === length ? streamOf(slice, 3, () => this.cancelled.push(index)) : undefined;
   }
 
-  put(index: number, length: number, body: ReadableStream<Uint8Array>): void {
+  put(index: number, length: number, body: ReadableStream<Uint8Array>): Promise<boolean> {
     this.puts.push(index);
-    this.writes.push(readAll(body).then((bytes) => {
-      if (bytes.length === length) this.slices.set(index, bytes);
-    }));
+    const write = readAll(body).then(
+      (bytes) => {
+        if (bytes.length !== length) return false;
+        this.slices.set(index, bytes);
+        return true;
+      },
+      () => false,
+    );
+    this.writes.push(write.then(() => undefined));
+    return write;
   }
 
   /** Resolves once every put has been read to its end. */

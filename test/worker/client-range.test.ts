@@ -254,10 +254,20 @@ describe('unsatisfiable', () => {
 
 describe('wholePieces', () => {
   it('gives the whole body once, as one piece at offset 0, then ends', async () => {
-    const body = streamOf(objectBytes(10), 10);
-    const pieces = wholePieces(body, 10);
-    expect(await pieces.next()).toEqual({ done: false, value: { offset: 0, length: 10, body } });
+    const pieces = wholePieces(streamOf(objectBytes(10), 10), 10);
+    const first = await pieces.next();
+    expect(first.done).toBe(false);
+    if (first.done) return;
+    expect({ offset: first.value.offset, length: first.value.length }).toEqual({ offset: 0, length: 10 });
+    expect(await readAll(first.value.body)).toEqual(objectBytes(10));
     expect(await pieces.next()).toEqual({ done: true, value: undefined });
+  });
+
+  it('counts the body it cuts: one shorter than its length fails the piece', async () => {
+    const pieces = wholePieces(streamOf(objectBytes(7), 10), 10);
+    const first = await pieces.next();
+    if (first.done) throw new Error('expected a piece');
+    await expect(readAll(first.value.body)).rejects.toThrow(/ended after 7 of 10 bytes/);
   });
 
   it('cancels the body when handed back before anyone took it', async () => {

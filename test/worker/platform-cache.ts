@@ -1,7 +1,10 @@
-// A Cache API namespace in a Map, for unit tests of what the edge keeps in its Cache API: it
-// stores a body only once it has read all of it (a body that errors stores nothing), and counts lookups.
+// A Cache API namespace in a Map, for unit tests of what the edge keeps in its Cache API, and
+// as careless as the local one: a body whose stream errors part-way is stored anyway, with
+// whatever arrived of it (so a test proves that our code, not the platform, keeps it out).
+// It counts lookups.
 
 import type { TierCache } from '../../shared/tier-cache.ts';
+import { concat } from '../streams.ts';
 
 export interface PlatformCache extends TierCache {
   entries: Map<string, { status: number; headers: Headers; body: ArrayBuffer }>;
@@ -19,7 +22,14 @@ export function platformCache(): PlatformCache {
       return entry && new Response(entry.body.byteLength === 0 ? null : entry.body.slice(0), { status: entry.status, headers: entry.headers });
     },
     async put(request: Request, response: Response) {
-      const body = await response.arrayBuffer();
+      const chunks: Uint8Array[] = [];
+      const reader = response.body?.getReader();
+      try {
+        for (let read = await reader?.read(); read !== undefined && !read.done; read = await reader?.read()) chunks.push(read.value);
+      } catch {
+        // Kept anyway, as the local Cache API keeps it.
+      }
+      const body = concat(chunks).slice().buffer as ArrayBuffer;
       const headers = new Headers(response.headers);
       headers.set('content-length', String(body.byteLength));
       entries.set(request.url, { status: response.status, headers, body });
