@@ -39,8 +39,19 @@ export function countedBody(source: ReadableStream<Bytes>, length: number | unde
     void reader.cancel(error).catch(() => undefined);
     controller.error(error);
   };
+  const exact = (controller: ReadableStreamDefaultController<Bytes>): void => {
+    settled = true;
+    watch.onExact?.(count);
+    controller.close();
+  };
   return new ReadableStream<Bytes>({
     async pull(controller) {
+      // Every byte it claims is in: done, whatever the source would still say (a connection
+      // that then breaks, a Content-Length that promised more than the Content-Range).
+      if (length !== undefined && count === length) {
+        void reader.cancel().catch(() => undefined);
+        return exact(controller);
+      }
       let read: ReadableStreamReadResult<Bytes>;
       try {
         read = await readWithin(reader, watch.idleMs);
@@ -49,9 +60,7 @@ export function countedBody(source: ReadableStream<Bytes>, length: number | unde
       }
       if (read.done) {
         if (length !== undefined && count !== length) return inexact(controller, new LengthMismatch(`body ended after ${count} of ${length} bytes`));
-        settled = true;
-        watch.onExact?.(count);
-        return controller.close();
+        return exact(controller);
       }
       count += read.value.byteLength;
       if (length !== undefined && count > length) return inexact(controller, new LengthMismatch(`body ran past its ${length} bytes`));

@@ -52,6 +52,11 @@ export function healingBody(first: ReadableStream<Bytes>, length: number, healin
   return new ReadableStream<Bytes>({
     async pull(controller) {
       for (;;) {
+        // Every byte is in: whatever the source does next (breaks, says more) no longer matters.
+        if (delivered === length) {
+          void reader.cancel().catch(() => undefined);
+          return controller.close();
+        }
         let read: ReadableStreamReadResult<Bytes>;
         try {
           read = await readWithin(reader, healing.idleMs);
@@ -61,7 +66,6 @@ export function healingBody(first: ReadableStream<Bytes>, length: number, healin
           continue;
         }
         if (read.done) {
-          if (delivered === length) return controller.close();
           await heal(new LengthMismatch(`body ended after ${delivered} of ${length} bytes`)).catch((final: unknown) => controller.error(final));
           if (cancelled || isErrored(controller)) return;
           continue;

@@ -4,6 +4,7 @@
 // described (healing-body.ts); a whole body is counted against its Content-Length and bounded
 // in silence, so a cut or stalled one fails visibly instead of passing as complete.
 
+import { withLength } from './byte-stream.ts';
 import { countedBody } from './counted-body.ts';
 import { HEAL_ATTEMPTS, HEAL_BACKOFF_MS, healingBody } from './healing-body.ts';
 import { spanBytes } from './slice-plan.ts';
@@ -53,11 +54,16 @@ export function shieldHealing(originIdleMs: number): HealingPolicy {
   return { idleMs: (HEAL_ATTEMPTS + 1) * originIdleMs + HEAL_BACKOFF_MS * 2 ** HEAL_ATTEMPTS, attempts: 1 };
 }
 
-/** A whole answer whose body is counted against its Content-Length and bounded in silence. */
+/**
+ * A whole answer whose body is counted against its Content-Length and bounded in silence,
+ * and keeps that length on the wire: workerd ends a chunked body that errors as if it were
+ * complete, while one of known length that errors is a broken transfer.
+ */
 function countedResponse(response: Response, idleMs: number): Response {
   if (response.body === null) return response;
   const declared = Number(response.headers.get('content-length') ?? Number.NaN);
   const length = Number.isSafeInteger(declared) && declared >= 0 ? declared : undefined;
-  const body = countedBody(response.body, length, { idleMs });
+  const counted = countedBody(response.body, length, { idleMs });
+  const body = length === undefined ? counted : withLength(counted, length);
   return responseAsIs(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }

@@ -6,6 +6,7 @@
 // reads back from the stored copy what it let go of, and never holds up the fill.
 
 import type { CacheStatusParams, ForwardReason } from './cache-status.ts';
+import { withLength } from './byte-stream.ts';
 import { countedBody, skipBytes } from './counted-body.ts';
 import { correctedInitialAge, storeVerdict } from './freshness.ts';
 import { HttpError } from './http-error.ts';
@@ -119,7 +120,9 @@ function storeWhileServing(read: ObjectRead, entry: Omit<Storable, 'body' | 'fil
   });
   stored = store(read.cache, read.key, { ...entry, body: tee.toStore, fill });
   read.waitUntil(stored);
-  return { body: tee.toClient, stored };
+  // Its length on the wire: a body of known length that breaks is a broken transfer to the
+  // client, where workerd would end a chunked one as if it were complete.
+  return { body: entry.length === undefined ? tee.toClient : withLength(tee.toClient, entry.length), stored };
 }
 
 function storeManifest(read: ObjectRead, meta: ObjectMeta, entry: EntryMeta, keep: number): Promise<unknown> {

@@ -4,11 +4,14 @@
 // itself: the Cache is a parameter, which keeps it usable from both tiers and from tests.
 //
 // A body is stored only when it is exactly what it claims. The platform cannot be trusted to
-// refuse a body whose stream failed (the local Cache API keeps what arrived of it, under the
-// length it was announced with), so every put is counted here: a short, long or broken body
-// makes the entry unsound at once, it is deleted once the put settles, and until then no
-// lookup in this isolate can see it. Entries record the length they were counted at, and a
-// lookup that finds the platform's length disagreeing treats the entry as gone.
+// refuse a body whose stream failed: the local Cache API keeps what arrived of it, under the
+// length it was announced with, and may commit it after the put has already failed (so a
+// delete right after can come too early). So every put is counted here, and every entry names
+// the fill that wrote it: a fill whose body was short, long or broken is remembered as failed,
+// its entry is deleted, and whenever a lookup in this isolate meets an entry of a failed fill
+// (however late the platform committed it) it is deleted and counts as a miss. Entries also
+// record the length they were counted at; a lookup that finds the platform's length
+// disagreeing treats the entry as gone.
 
 import { countedBody } from './counted-body.ts';
 import { withLength } from './byte-stream.ts';
@@ -33,12 +36,22 @@ export interface StoredEntry {
   fill: number | undefined;
 }
 
-/** Keys whose latest put turned out inexact, until its leftovers are deleted (count of such puts). */
-const unsound = new Map<string, number>();
+/** Fills of this isolate whose body turned out inexact, newest last; a bounded memory. */
+const failedFills = new Set<number>();
+const FAILED_FILLS_KEPT = 4096;
+
+function rememberFailed(fill: number): void {
+  failedFills.add(fill);
+  if (failedFills.size > FAILED_FILLS_KEPT) failedFills.delete(failedFills.values().next().value as number);
+}
+
+/** Whether a stored entry's body cannot be the one that was counted in. */
+export function isUnsound(fill: number | undefined, length: number | undefined, declared: string | null): boolean {
+  return (fill !== undefined && failedFills.has(fill)) || (length !== undefined && declared !== null && declared !== String(length));
+}
 
 /** Look up by key alone, so the platform never applies the client's Range or conditionals. */
 export async function lookup(cache: TierCache, key: string): Promise<StoredEntry | undefined> {
-  if (unsound.has(key)) return undefined;
   const found = await cache.match(new Request(key));
   if (found === undefined) return undefined;
   const unpacked = fromStoredHeaders(found.headers);
@@ -46,9 +59,8 @@ export async function lookup(cache: TierCache, key: string): Promise<StoredEntry
     await found.body?.cancel();
     return undefined;
   }
-  const declared = found.headers.get('content-length');
   const { length, fill } = unpacked.body;
-  if (length !== undefined && declared !== null && declared !== String(length)) {
+  if (isUnsound(fill, length, found.headers.get('content-length'))) {
     // Not the body that was counted in: never serve it, and do not meet it again.
     await found.body?.cancel();
     await remove(cache, key).catch(() => false);
@@ -66,23 +78,19 @@ export interface Storable {
   retention: number;
   /** Bytes the body must hold: its Content-Length, or the slice's; undefined = unknown (then only a clean end counts). */
   length: number | undefined;
-  /** Names this fill, for a client that reads the rest of it back from the store (newFill). */
+  /** Names this fill (newFill), for a client that reads the rest of it back from the store; one is made when absent. */
   fill?: number;
 }
 
 /** Stores `entry` if its body is exactly what it claims; true once it is stored so, false when nothing is kept. */
 export async function store(cache: TierCache, key: string, entry: Storable): Promise<boolean> {
+  const fill = entry.fill ?? newFill();
   let exact = false;
-  let masked = false;
-  const mask = (): void => {
-    if (masked) return;
-    masked = true;
-    unsound.set(key, (unsound.get(key) ?? 0) + 1);
-  };
-  const counted = countedBody(entry.body, entry.length, { onExact: () => (exact = true), onInexact: mask });
+  // The moment a body is known to be wrong, its fill is: no lookup in this isolate will take it.
+  const counted = countedBody(entry.body, entry.length, { onExact: () => (exact = true), onInexact: () => rememberFailed(fill) });
   // A known length where there is one: the put then announces it, and a short body fails it.
   const body = entry.length === undefined ? counted : withLength(counted, entry.length);
-  const headers = toStoredHeaders(entry.headers, entry.meta, entry.retention, { length: entry.length, fill: entry.fill });
+  const headers = toStoredHeaders(entry.headers, entry.meta, entry.retention, { length: entry.length, fill });
   let put = true;
   try {
     await cache.put(new Request(key), responseAsIs(body, { status: entry.status, headers }));
@@ -90,14 +98,8 @@ export async function store(cache: TierCache, key: string, entry: Storable): Pro
     put = false;
   }
   if (put && exact) return true;
-  mask();
-  try {
-    await remove(cache, key).catch(() => false);
-  } finally {
-    const left = (unsound.get(key) ?? 1) - 1;
-    if (left > 0) unsound.set(key, left);
-    else unsound.delete(key);
-  }
+  rememberFailed(fill);
+  await remove(cache, key).catch(() => false);
   return false;
 }
 
@@ -109,9 +111,4 @@ export function newFill(): number {
 
 export function remove(cache: TierCache, key: string): Promise<boolean> {
   return cache.delete(new Request(key));
-}
-
-/** Whether a put of `key` was found inexact and its leftovers are not yet deleted (tests). */
-export function isUnsound(key: string): boolean {
-  return unsound.has(key);
 }

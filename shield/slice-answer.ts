@@ -5,7 +5,7 @@
 
 import { type Config } from '../shared/config.ts';
 import { evaluatePreconditions, notModifiedHeaders } from '../shared/conditional.ts';
-import { BadRequest, HttpError } from '../shared/http-error.ts';
+import { BadGateway, BadRequest, HttpError } from '../shared/http-error.ts';
 import { OBJECT_HEADER, objectMarker } from '../shared/object-meta.ts';
 import { type ObjectRead, type Resolved, resolveObject } from '../shared/object-read.ts';
 import { readObjectSlices } from '../shared/object-slices.ts';
@@ -37,7 +37,16 @@ export async function answerSlices(request: SliceRequest, context: SliceAnswerCo
     throw new BadRequest(`the edge slices by ${request.sliceSize} bytes and the shield by ${config.slicing.sliceSize}: set the same SLICE_SIZE on both`);
   }
   for (let attempt = 0; ; attempt++) {
-    const resolved = await resolveObject(read, request.span.first);
+    let resolved: Resolved;
+    try {
+      resolved = await resolveObject(read, request.span.first);
+    } catch (error) {
+      // Discovery met an answer that does not fit what was asked (a Content-Range not the one
+      // asked for, an ETag that moved): once more from the origin, then a 502.
+      if (!(error instanceof VersionChanged)) throw error;
+      if (attempt > 0) throw new BadGateway('the origin kept answering with other bytes than those asked for');
+      continue;
+    }
     const representation = resolved.kind === 'whole' ? resolved.headers : resolved.meta.headers;
     if ((resolved.kind === 'sliced' || resolved.status === 200) && evaluatePreconditions(context.conditions, representation) === 'not-modified') {
       // The edge's copy is current: tell it so, with the headers that refresh it (RFC 9110 §15.4.5).

@@ -140,6 +140,12 @@ export function memoryFronted(cache: TierCache, memory: MemoryCache): TierCache 
       const length = Number(found.headers.get('content-length') ?? Number.NaN);
       if (!Number.isSafeInteger(length) || !memory.admits(length)) return found;
       const body = new Blob([await found.arrayBuffer()]);
+      // Counted as it is taken in: a stored body that is not the length it was stored at is no entry.
+      const counted = fromStoredHeaders(found.headers)?.body.length;
+      if (counted !== undefined && body.size !== counted) {
+        await cache.delete(request).catch(() => false);
+        return undefined;
+      }
       const stored = new Headers(found.headers);
       memory.set(key, found.status, stored, body);
       return storedResponse(found.status, stored, body);

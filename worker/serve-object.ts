@@ -27,9 +27,10 @@ export async function serveObject(request: Request, read: ObjectRead, config: Co
   const budget: Budget = { remaining: config.slicing.subrequests };
   const hint = firstSliceHint(request.headers, config.slicing.sliceSize);
   for (let attempt = 0; ; attempt++) {
-    const resolved = await resolveObject(read, hint);
-    if (resolved.kind === 'whole') return serveWhole(request, resolved, read, started);
     try {
+      // Discovery itself may meet a changed object (or an answer that does not fit what was asked).
+      const resolved = await resolveObject(read, hint);
+      if (resolved.kind === 'whole') return serveWhole(request, resolved, read, started);
       return await serveSliced(request, resolved, read, config, budget, started);
     } catch (error) {
       if (!(error instanceof VersionChanged)) throw error;

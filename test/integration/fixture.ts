@@ -106,3 +106,38 @@ export function cacheStatus(answer: Answer): string[][] {
 export function settle(ms = 150): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/** An answer that may have broken part-way: what arrived, and the error it ended with. */
+export interface RawAnswer extends Answer {
+  /** Set when the transfer broke (reset, cut short of its Content-Length, aborted). */
+  error: Error | undefined;
+}
+
+/**
+ * A GET through node:http that never hides a broken transfer: a body cut short of its
+ * Content-Length or reset part-way comes back with `error` set and the bytes that arrived.
+ * Sends any header as given, `Host` included.
+ */
+export function rawRequest(url: URL, headers: Record<string, string> = {}, method = 'GET'): Promise<RawAnswer> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    const answer = (status: number, raw: Record<string, string | string[] | undefined>, error: Error | undefined): void => {
+      const body = new Uint8Array(Buffer.concat(chunks));
+      const answerHeaders = new Headers();
+      for (const [name, value] of Object.entries(raw)) if (typeof value === 'string') answerHeaders.set(name, value);
+      resolve({ status, headers: answerHeaders, body, text: new TextDecoder().decode(body), error });
+    };
+    const req = httpRequest(url, { method, headers, agent: false }, (res) => {
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('error', (error) => answer(res.statusCode ?? 0, res.headers, error));
+      res.on('close', () => {
+        const declared = Number(res.headers['content-length'] ?? Number.NaN);
+        const received = chunks.reduce((n, chunk) => n + chunk.length, 0);
+        const cut = !res.complete || (Number.isSafeInteger(declared) && method !== 'HEAD' && declared !== received);
+        answer(res.statusCode ?? 0, res.headers, cut ? new Error(`transfer broke after ${received} bytes`) : undefined);
+      });
+    });
+    req.on('error', (error) => answer(0, {}, error));
+    req.end();
+  });
+}

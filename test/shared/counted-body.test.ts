@@ -6,6 +6,14 @@ import { faultyStream, readOutcome, streamOf } from '../streams.ts';
 const bytes = (n: number): Uint8Array => Uint8Array.from({ length: n }, (_, i) => (i * 13 + 5) & 0xff);
 
 describe('countedBody', () => {
+  it('is complete once every byte it claims is in, without waiting for the source to end', async () => {
+    let cancelled = false;
+    const outcome = await readOutcome(countedBody(faultyStream(bytes(20), 10, 'error', 5, () => (cancelled = true)), 10));
+    expect(outcome.error).toBeUndefined();
+    expect(outcome.bytes).toEqual(bytes(10));
+    expect(cancelled).toBe(true);
+  });
+
   it('passes a body of exactly its length and says so', async () => {
     const heard: number[] = [];
     const outcome = await readOutcome(countedBody(streamOf(bytes(10)), 10, { onExact: (n) => heard.push(n) }));
@@ -58,7 +66,11 @@ describe('countedBody', () => {
     await fc.assert(fc.asyncProperty(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 0, max: 40 }), fc.integer({ min: 1, max: 7 }), async (actual, claimed, chunk) => {
       const outcome = await readOutcome(countedBody(streamOf(bytes(actual), chunk), claimed));
       expect(outcome.bytes.length).toBeLessThanOrEqual(claimed);
-      expect(outcome.error === undefined).toBe(actual === claimed);
+      // Complete once every claimed byte is in: a longer source is then not read further,
+      // unless a chunk ran past the claim.
+      const complete = actual === claimed || (actual > claimed && claimed % chunk === 0);
+      expect(outcome.error === undefined).toBe(complete);
+      if (complete) expect(outcome.bytes.length).toBe(claimed);
       expect(outcome.bytes).toEqual(bytes(actual).subarray(0, outcome.bytes.length));
     }));
   });

@@ -1,9 +1,26 @@
 // A recording proxy in front of an origin, so tests can assert on what the origin actually
 // received. It forwards the request-target and every header byte unchanged (a SigV4 signature
-// over Host still verifies behind it) and streams both bodies.
-import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
+// over Host still verifies behind it) and streams both bodies. It can also inject the faults a
+// real server will not produce on demand (`faults`): a connection reset or a stall part-way
+// through a body, a Content-Length longer than the body, a Content-Range off by some bytes, a
+// busy answer with Retry-After; the bytes themselves still come from the origin behind it.
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { closeServer, listen } from './server.ts';
+
+/** What goes wrong with one origin answer. Byte counts are of the answer's body. */
+export type OriginFault =
+  /** The connection is reset (RST) once this many body bytes were sent. */
+  | { kind: 'reset'; after: number }
+  /** Nothing more is sent once this many body bytes were sent; the connection stays open. */
+  | { kind: 'stall'; after: number }
+  /** Content-Length announces `extra` more bytes than the body has; the connection closes after the body. */
+  | { kind: 'long-length'; extra: number }
+  /** Content-Range's first and last byte positions moved by `by` (the body is unchanged). */
+  | { kind: 'shifted-range'; by: number }
+  /** This status instead of the origin's answer (which is never asked). */
+  | { kind: 'busy'; status: 429 | 503; retryAfter?: string };
 
 export interface RecordedRequest {
   method: string;
@@ -26,6 +43,10 @@ export interface Tap {
    * between two slice fetches, say); `undefined` removes it.
    */
   intercept(hook: ((request: RecordedRequest) => Promise<void> | void) | undefined): void;
+  /** Decides, for each request, a fault to inject into its answer (or none); `undefined` removes it. */
+  faults(decide: ((request: RecordedRequest) => OriginFault | undefined) | undefined): void;
+  /** Answers still streaming (a stalled one stays until the client gives up): their count. */
+  open(): number;
   close(): Promise<void>;
 }
 
@@ -37,12 +58,23 @@ export async function startTap(target: string, options: { clock?: () => number }
   const origin = new URL(target);
   const requests: RecordedRequest[] = [];
   let hook: ((request: RecordedRequest) => Promise<void> | void) | undefined;
+  let decide: ((request: RecordedRequest) => OriginFault | undefined) | undefined;
+  let open = 0;
   const server = createServer(async (incoming, outgoing) => {
     const record: RecordedRequest = { method: incoming.method ?? 'GET', path: incoming.url ?? '/', headers: headerRecord(incoming) };
     requests.push(record);
     if (hook !== undefined) {
       incoming.pause();
       await hook(record);
+    }
+    const fault = decide?.(record);
+    if (fault?.kind === 'busy') {
+      record.status = fault.status;
+      incoming.resume();
+      const body = '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>';
+      outgoing.writeHead(fault.status, { 'content-type': 'application/xml', 'content-length': Buffer.byteLength(body), ...(fault.retryAfter !== undefined ? { 'retry-after': fault.retryAfter } : {}) });
+      outgoing.end(body);
+      return;
     }
     // Raw header pairs: Node then sends exactly these, Host included, in the same order and case.
     const forward = httpRequest({
@@ -54,9 +86,15 @@ export async function startTap(target: string, options: { clock?: () => number }
     });
     forward.once('response', (response) => {
       record.status = response.statusCode;
-      const raw = options.clock === undefined ? response.rawHeaders : withDate(response.rawHeaders, new Date(options.clock()).toUTCString());
+      const dated = options.clock === undefined ? response.rawHeaders : withDate(response.rawHeaders, new Date(options.clock()).toUTCString());
+      const raw = fault === undefined ? dated : faultyHeaders(dated, fault);
       outgoing.writeHead(response.statusCode ?? 502, response.statusMessage, raw);
-      pipeline(response, outgoing).catch(() => outgoing.destroy());
+      // Out before any body byte: a fault writes to the socket itself.
+      if (fault !== undefined) outgoing.flushHeaders();
+      open++;
+      outgoing.once('close', () => open--);
+      if (fault === undefined) return void pipeline(response, outgoing).catch(() => outgoing.destroy());
+      pipeline(response, faultyBody(fault, outgoing), outgoing).catch(() => outgoing.destroy());
     });
     forward.once('error', () => {
       if (record.status !== undefined || outgoing.headersSent) return void outgoing.destroy();
@@ -74,6 +112,8 @@ export async function startTap(target: string, options: { clock?: () => number }
     requests,
     clear: () => void requests.splice(0),
     intercept: (next) => void (hook = next),
+    faults: (next) => void (decide = next),
+    open: () => open,
     close: () => (closed ??= closeServer(server)),
   };
 }
@@ -86,6 +126,50 @@ function headerRecord(incoming: IncomingMessage): Record<string, string> {
     headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
   }
   return headers;
+}
+
+/** The answer's raw headers as the fault has them. */
+function faultyHeaders(raw: string[], fault: OriginFault): string[] {
+  const out = [...raw];
+  for (let i = 0; i + 1 < out.length; i += 2) {
+    const name = (out[i] ?? '').toLowerCase();
+    if (fault.kind === 'long-length' && name === 'content-length') out[i + 1] = String(Number(out[i + 1]) + fault.extra);
+    if (fault.kind === 'shifted-range' && name === 'content-range') {
+      out[i + 1] = (out[i + 1] ?? '').replace(/^bytes (\d+)-(\d+)/, (_, first: string, last: string) => `bytes ${Number(first) + fault.by}-${Number(last) + fault.by}`);
+    }
+  }
+  return out;
+}
+
+/** The body on its way to the client, going wrong as the fault says. */
+function faultyBody(fault: OriginFault, outgoing: ServerResponse): Transform {
+  let sent = 0;
+  let stopped = false;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      if (stopped) return done();
+      if ((fault.kind === 'reset' || fault.kind === 'stall') && sent + chunk.length >= fault.after) {
+        const head = chunk.subarray(0, fault.after - sent);
+        sent = fault.after;
+        stopped = true;
+        // Written straight to the socket, then the fault: a reset, or silence.
+        outgoing.socket?.write(head, () => {
+          if (fault.kind === 'reset') outgoing.socket?.resetAndDestroy();
+        });
+        return done();
+      }
+      sent += chunk.length;
+      done(null, chunk);
+    },
+    flush(done) {
+      // A Content-Length promising more than came: the connection ends after the body.
+      if (fault.kind === 'long-length') {
+        outgoing.socket?.end();
+        return;
+      }
+      if (!stopped) done();
+    },
+  });
 }
 
 /** Raw header pairs with Date replaced. */
