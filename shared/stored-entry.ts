@@ -2,9 +2,10 @@
 //
 // The platform cache decides retention from Cache-Control/Expires and rewrites Date and Age on
 // the way in (Miniflare does; so may Cloudflare's edge). Our freshness decisions must not depend
-// on that, so the stored copy is an envelope: the origin's Cache-Control, Expires and Date are
-// kept under internal names and restored on the way out, the platform sees a plain
-// `public, max-age=<retention>`, and our own timing travels in one internal header.
+// on that, so the stored copy is an envelope: the origin's Cache-Control, Expires, Date and
+// Content-Encoding are kept under internal names and restored on the way out, the platform sees
+// a plain `public, max-age=<retention>` over opaque bytes, and our own timing travels in one
+// internal header.
 
 export interface EntryMeta {
   /** ms epoch at which this tier stored the response. */
@@ -20,7 +21,12 @@ export interface EntryMeta {
 }
 
 const META = 'x-tiercache-entry';
-const KEPT = ['cache-control', 'expires', 'date'] as const;
+/**
+ * Kept under internal names: what the platform would act on. Content-Encoding too: the local
+ * Cache API decodes a stored `br` body on the way out and forgets the length of an encoded one,
+ * so the platform only ever sees opaque bytes, and the header is restored with them.
+ */
+const KEPT = ['cache-control', 'expires', 'date', 'content-encoding'] as const;
 const keptName = (name: string): string => `x-tiercache-origin-${name}`;
 /** Never stored: per-hop, per-request or per-client. */
 const NOT_STORED = ['age', 'server-timing', 'set-cookie', 'cf-cache-status', 'connection', 'keep-alive', 'transfer-encoding'];
@@ -65,7 +71,7 @@ export function fromStoredHeaders(stored: Headers): Unpacked | undefined {
   const meta = parseMeta(value);
   if (meta === undefined) return undefined;
   const headers = new Headers(stored);
-  for (const name of [...NOT_STORED, 'cache-control', 'expires', 'date', META]) headers.delete(name);
+  for (const name of [...NOT_STORED, ...KEPT, META]) headers.delete(name);
   for (const name of KEPT) {
     const value = stored.get(keptName(name));
     headers.delete(keptName(name));

@@ -27,7 +27,8 @@ export async function askShield(shield: Fetcher, config: Config, call: ShieldCal
   const init: RequestInit = { method: call.method, headers, redirect: 'manual', encodeResponseBody: 'manual' };
   if (call.body) init.body = call.body;
   try {
-    return await shield.fetch(new Request(`${SHIELD_ORIGIN}${call.path}`, init));
+    // The URL and init given to fetch itself: encodeResponseBody does not travel inside a Request.
+    return await shield.fetch(`${SHIELD_ORIGIN}${call.path}`, init);
   } catch {
     throw new BadGateway('the shield tier could not be reached');
   }

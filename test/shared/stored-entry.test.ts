@@ -47,6 +47,20 @@ describe('toStoredHeaders', () => {
     expect(stored.has('date')).toBe(false);
   });
 
+  it('hides Content-Encoding from the platform, which would decode or re-frame the stored bytes, and restores it', () => {
+    const h = originHeaders();
+    h.set('content-encoding', 'br');
+    const stored = toStoredHeaders(h, meta, 60);
+    expect(stored.has('content-encoding')).toBe(false);
+    expect(unpack(stored).headers.get('content-encoding')).toBe('br');
+  });
+
+  it('records the counted length and the fill, and reads them back', () => {
+    const stored = toStoredHeaders(originHeaders(), meta, 60, { length: 1234, fill: 987654321 });
+    expect(fromStoredHeaders(stored)?.body).toEqual({ length: 1234, fill: 987654321 });
+    expect(fromStoredHeaders(toStoredHeaders(originHeaders(), meta, 60))?.body).toEqual({ length: undefined, fill: undefined });
+  });
+
   it('does not store per-hop, per-request or per-client fields', () => {
     const h = originHeaders();
     h.set('age', '30');
