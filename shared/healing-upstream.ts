@@ -22,13 +22,14 @@ export interface HealingPolicy {
 export function healingUpstream(upstream: Upstream, policy: HealingPolicy): Upstream {
   const { idleMs, attempts } = policy;
   return {
-    async slices(span, pinned, validators, from = 0) {
-      const answer = await upstream.slices(span, pinned, validators, from);
+    async slices(span, pinned, ask = {}) {
+      const from = ask.from ?? 0;
+      const answer = await upstream.slices(span, pinned, ask);
       if (answer.kind === 'whole') return { kind: 'whole', response: countedResponse(answer.response, idleMs) };
       if (answer.kind !== 'span') return answer;
       const bytes = spanBytes(answer.span, answer.meta.sliceSize, answer.meta.size);
       const reopen = async (offset: number): Promise<ReadableStream<Uint8Array>> => {
-        const again = await upstream.slices(answer.span, answer.meta, undefined, from + offset);
+        const again = await upstream.slices(answer.span, answer.meta, { from: from + offset, signal: ask.signal });
         if (again.kind === 'span') return again.body;
         if (again.kind === 'whole') await again.response.body?.cancel();
         throw new VersionChanged('the next hop no longer serves this version in slices');
@@ -36,7 +37,7 @@ export function healingUpstream(upstream: Upstream, policy: HealingPolicy): Upst
       const body = healingBody(answer.body, bytes.end - bytes.start + 1 - from, { reopen, attempts, backoffMs: HEAL_BACKOFF_MS, idleMs });
       return { ...answer, body };
     },
-    head: () => upstream.head(),
+    head: (signal) => upstream.head(signal),
   };
 }
 

@@ -28,7 +28,7 @@ export interface Filled {
 export async function fill(read: ObjectRead, index: number, started: number, fwd: ForwardReason, held?: StoredEntry): Promise<Filled> {
   let answer: UpstreamAnswer;
   try {
-    answer = await read.upstream.slices({ first: index, last: index }, undefined, held && validatorsOf(held.headers));
+    answer = await read.upstream.slices({ first: index, last: index }, undefined, { validators: held && validatorsOf(held.headers), signal: read.signal });
   } catch (error) {
     if (!(error instanceof HttpError)) throw error;
     // An error is stored only if it may be (a 404, briefly); Cache-Status keeps the next hop's status.

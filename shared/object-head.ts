@@ -24,7 +24,7 @@ export async function headObject(read: ObjectRead, tier: Tier, started: number):
   }
   let response: Response;
   try {
-    response = await read.upstream.head();
+    response = await read.upstream.head(read.signal);
   } catch (error) {
     if (!(error instanceof HttpError)) throw error;
     response = error.toResponse('HEAD');

@@ -34,6 +34,11 @@ export interface ObjectRead {
   upstream: Upstream;
   /** Whether a purge (shared/purge.ts) removed this stored entry; absent = nothing is purged. */
   purged?(entry: StoredEntry): boolean;
+  /**
+   * The client's request signal: it aborts when the client goes away, and with it every fetch and
+   * fill this request started (a background refresh is made without it). Absent = never.
+   */
+  signal?: AbortSignal;
 }
 
 /** The parts of an ObjectRead that come from the configuration, the same at both tiers. */
@@ -126,8 +131,10 @@ async function revalidate(read: ObjectRead, entry: StoredEntry, firstSlice: numb
 }
 
 /** The background half of stale-while-revalidate: a conditional fill, one per isolate at a time. */
-async function refreshInBackground(read: ObjectRead, firstSlice: number): Promise<void> {
-  if (isFilling(read.key)) return;
+async function refreshInBackground(client: ObjectRead, firstSlice: number): Promise<void> {
+  if (isFilling(client.key)) return;
+  // Not the client's: the refresh outlives its answer, which was the stale copy.
+  const read: ObjectRead = { ...client, signal: undefined };
   const started = read.now();
   const entry = await lookupLive(read);
   if (entry === undefined) return;

@@ -33,6 +33,8 @@ export function readObjectSlices(read: ObjectRead, sliced: SlicedObject, indices
     prefetched: sliced.prefetched,
     ...(window.pool !== undefined ? { pool: window.pool } : {}),
     ...(window.onEnd !== undefined ? { onEnd: window.onEnd } : {}),
+    signal: read.signal,
+    waitUntil: read.waitUntil,
   });
 }
 
@@ -40,7 +42,7 @@ export function readObjectSlices(read: ObjectRead, sliced: SlicedObject, indices
 export function pinnedSpans(read: ObjectRead, meta: ObjectMeta): (span: SliceSpan, from?: number) => Promise<ReadableStream<Uint8Array>> {
   return async (span, from) => {
     try {
-      const answer = await read.upstream.slices(span, meta, undefined, from);
+      const answer = await read.upstream.slices(span, meta, { from, signal: read.signal });
       if (answer.kind !== 'span') throw new VersionChanged('upstream no longer serves this object in slices');
       return answer.body;
     } catch (error) {

@@ -73,6 +73,14 @@ export interface SliceReadOptions {
   pool?: ReadaheadPool;
   /** Hears once how the read ended: every slice taken (`complete`), and whether all of them came from the store. */
   onEnd?(outcome: { complete: boolean; allStored: boolean }): void;
+  /** The client's request signal: when it aborts, the read is given up (every fetch it started cancelled). */
+  signal?: AbortSignal | undefined;
+  /**
+   * Keeps the request's work alive to its end: a slot started is seen through (its fetch, its
+   * store, the claims and shares it holds given back) even once the response is done or the
+   * client has gone, which workerd would otherwise drop unfinished.
+   */
+  waitUntil?(promise: Promise<unknown>): void;
 }
 
 /**
@@ -152,6 +160,10 @@ class SliceReading {
       if (options.indices.includes(index)) options.store.claim?.(index);
       else void body.cancel().catch(() => undefined);
     }
+    const { signal } = options;
+    // The client went away: nothing it started should go on (workerd tells no one else).
+    if (signal?.aborted) this.giveUp(signal.reason);
+    else signal?.addEventListener('abort', () => this.giveUp(signal.reason), { once: true });
   }
 
   async firstLookups(): Promise<void> {
@@ -221,7 +233,8 @@ class SliceReading {
         }
       }
       const slot = this.produce(at);
-      void slot.catch(() => undefined);
+      const settled = slot.catch(() => undefined);
+      this.options.waitUntil?.(settled);
       this.slots.set(index, slot);
     }
   }

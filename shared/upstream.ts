@@ -21,16 +21,24 @@ export interface Validators {
   lastModified: string | null;
 }
 
+/** How a span is asked for. */
+export interface SliceAsk {
+  /** Revalidate what this tier holds (RFC 9111 §4.3.1). */
+  validators?: Validators | undefined;
+  /** Only the span's bytes from this offset on (the rest of a body that broke, or that a slow client let go of); needs `pinned`. */
+  from?: number | undefined;
+  /** The client's request: once it aborts (the client went away), so does this fetch, body and all. */
+  signal?: AbortSignal | undefined;
+}
+
 export interface Upstream {
   /**
    * A span of slices: for discovery (`pinned` undefined: whatever version is current) or of the
-   * pinned version, in which case a different version throws VersionChanged. `from` asks for
-   * the span's bytes from that offset on only (the rest of a body that broke, or that a slow
-   * client let go of); it needs `pinned`.
+   * pinned version, in which case a different version throws VersionChanged.
    */
-  slices(span: SliceSpan, pinned: ObjectVersion | undefined, validators?: Validators, from?: number): Promise<UpstreamAnswer>;
+  slices(span: SliceSpan, pinned: ObjectVersion | undefined, ask?: SliceAsk): Promise<UpstreamAnswer>;
   /** HEAD of the object, for HEAD requests a tier cannot answer itself. */
-  head(): Promise<Response>;
+  head(signal?: AbortSignal): Promise<Response>;
 }
 
 /** The object changed upstream while we were reading it (nginx: "etag mismatch in slice response"). */

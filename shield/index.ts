@@ -58,6 +58,8 @@ app.on(['GET', 'HEAD'], '*', async (c) => {
     upstream: healingUpstream(originUpstream(config, target, Date.now), originHealing(config.originIdleTimeoutMs)),
     noStale: c.req.header(REVALIDATE_HEADER) === '1',
     purged: purgedBy(await purgeRecords(c.env.PURGES, Date.now()), `${target.path}${target.query}`, purgedAt(c.req.header(PURGED_AT_HEADER))),
+    // The edge's request: it aborts when the edge gives up (its client went away).
+    signal: c.req.raw.signal,
   };
   if (c.req.method === 'HEAD') return headObject(read, 'shield', c.var.started);
   // A plain GET (not from the edge's slice protocol) asks for the whole object.

@@ -56,6 +56,7 @@ app.on(['GET', 'HEAD'], '*', async (c) => {
     waitUntil: (promise) => c.executionCtx.waitUntil(promise),
     upstream: healingUpstream(shieldUpstream(c.env.SHIELD, config, target, url.hostname, purges.watermark), shieldHealing(config.originIdleTimeoutMs)),
     purged: purges.purged,
+    signal: c.req.raw.signal,
   };
   if (c.req.method === 'HEAD') return conditionalHead(c.req.raw.headers, await headObject(read, 'edge', c.var.started));
   return serveObject(c.req.raw, read, config, c.var.started);

@@ -18,6 +18,8 @@ export interface ShieldCall {
   path: string;
   headers?: Headers;
   body?: ReadableStream | null;
+  /** The client's request: aborting it cancels this call too. */
+  signal?: AbortSignal | undefined;
 }
 
 export async function askShield(shield: Fetcher, config: Config, call: ShieldCall): Promise<Response> {
@@ -26,6 +28,7 @@ export async function askShield(shield: Fetcher, config: Config, call: ShieldCal
   // Bodies as the shield sent them: an encoded object stays its encoded bytes (never decoded here).
   const init: RequestInit = { method: call.method, headers, redirect: 'manual', encodeResponseBody: 'manual' };
   if (call.body) init.body = call.body;
+  if (call.signal) init.signal = call.signal;
   try {
     // The URL and init given to fetch itself: encodeResponseBody does not travel inside a Request.
     return await shield.fetch(`${SHIELD_ORIGIN}${call.path}`, init);
@@ -47,7 +50,7 @@ export function shieldUpstream(shield: Fetcher, config: Config, target: RequestT
     return headers;
   };
   return {
-    async slices(span, pinned, validators, from = 0) {
+    async slices(span, pinned, { validators, from = 0, signal } = {}) {
       const path = sliceRequestPath({ span, sliceSize, etag: pinned?.etag, from }, target.path) + target.query;
       const headers = hopHeaders();
       if (validators !== undefined) {
@@ -56,11 +59,11 @@ export function shieldUpstream(shield: Fetcher, config: Config, target: RequestT
         if (validators.etag) headers.set('if-none-match', validators.etag);
         if (validators.lastModified) headers.set('if-modified-since', validators.lastModified);
       }
-      const response = await askShield(shield, config, { method: 'GET', path, headers });
+      const response = await askShield(shield, config, { method: 'GET', path, headers, signal });
       if (response.status === 304 && validators !== undefined) return { kind: 'not-modified', response };
       return checkAnswer(response, span, pinned, sliceSize, from);
     },
-    head: () => askShield(shield, config, { method: 'HEAD', path: target.path + target.query, headers: hopHeaders() }),
+    head: (signal) => askShield(shield, config, { method: 'HEAD', path: target.path + target.query, headers: hopHeaders(), signal }),
   };
 }
 

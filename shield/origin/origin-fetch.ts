@@ -4,19 +4,28 @@
 // is bounded where it is read, shared/healing-upstream.ts). Bodies arrive as the origin sent
 // them: an object stored gzip-encoded stays those bytes, never decoded on the way.
 
-import { BadGateway, GatewayTimeout } from '../../shared/http-error.ts';
+import { BadGateway, GatewayTimeout, HttpError } from '../../shared/http-error.ts';
 
 /** How much of an error body we read to find S3's error code. */
 const ERROR_BODY_LIMIT = 4096;
 
-export async function originFetch(url: URL, init: RequestInit, timeoutMs: number): Promise<Response> {
+/** `client`: the client's request; once it aborts (the client went away), the fetch and its body end too. */
+export async function originFetch(url: URL, init: RequestInit, timeoutMs: number, client?: AbortSignal): Promise<Response> {
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, timeoutMs);
+  const onAbort = (): void => controller.abort(client?.reason);
+  if (client?.aborted) onAbort();
+  else client?.addEventListener('abort', onAbort, { once: true });
   try {
     // workerd would otherwise decode gzip and keep the header and the encoded length.
     return await fetch(url, { ...init, signal: controller.signal, redirect: 'manual', encodeResponseBody: 'manual' });
   } catch {
-    if (controller.signal.aborted) throw new GatewayTimeout(`origin did not answer within ${timeoutMs} ms`);
+    if (timedOut) throw new GatewayTimeout(`origin did not answer within ${timeoutMs} ms`);
+    if (client?.aborted) throw new HttpError(499, 'the client went away');
     throw new BadGateway('origin could not be reached');
   } finally {
     clearTimeout(timer);

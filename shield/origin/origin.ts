@@ -18,10 +18,10 @@ import { signS3Request } from './sigv4.ts';
  * answering busy (503, 429) is asked again as its Retry-After says, within ORIGIN_TIMEOUT_MS
  * in all (shared/busy-origin.ts); past that its busy answer is returned. `now` signs each try.
  */
-export async function fetchOrigin(config: Config, target: RequestTarget, method: 'GET' | 'HEAD', forwarded: ForwardedHeaders, now: () => number): Promise<Response> {
+export async function fetchOrigin(config: Config, target: RequestTarget, method: 'GET' | 'HEAD', forwarded: ForwardedHeaders, now: () => number, signal?: AbortSignal): Promise<Response> {
   const deadline = Date.now() + config.originTimeoutMs;
   for (let retry = 1; ; retry++) {
-    const response = await fetchOnce(config, target, method, forwarded, now());
+    const response = await fetchOnce(config, target, method, forwarded, now(), signal);
     if (!isBusy(response.status)) return response;
     const wait = busyWait(retry, response.headers.get('retry-after'), Date.now(), deadline);
     if (wait === undefined) return response;
@@ -30,17 +30,17 @@ export async function fetchOrigin(config: Config, target: RequestTarget, method:
   }
 }
 
-async function fetchOnce(config: Config, target: RequestTarget, method: 'GET' | 'HEAD', forwarded: ForwardedHeaders, now: number): Promise<Response> {
+async function fetchOnce(config: Config, target: RequestTarget, method: 'GET' | 'HEAD', forwarded: ForwardedHeaders, now: number, signal: AbortSignal | undefined): Promise<Response> {
   if (config.s3 !== undefined && target.key !== undefined) {
     const unsigned = s3ObjectRequest(config.s3, config.originUrl, target.key, method, forwarded);
     const headers = await signS3Request(unsigned, config.s3, new Date(now));
     // Host is derived by fetch from the URL (and equals the signed one); it cannot be set.
     delete headers.host;
-    return originFetch(unsigned.url, { method, headers }, config.originTimeoutMs);
+    return originFetch(unsigned.url, { method, headers }, config.originTimeoutMs, signal);
   }
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(forwarded)) if (typeof value === 'string') headers[name] = value;
-  return originFetch(originUrlFor(config, target), { method, headers }, config.originTimeoutMs);
+  return originFetch(originUrlFor(config, target), { method, headers }, config.originTimeoutMs, signal);
 }
 
 /** The error a client sees for an origin answer we cannot use; consumes the body. */

@@ -10,7 +10,7 @@ import { slicedMeta } from '../../shared/object-meta.ts';
 import { parseContentRange } from '../../shared/range.ts';
 import type { RequestTarget } from '../../shared/request-target.ts';
 import { type ObjectVersion, type SliceSpan, spanBytes } from '../../shared/slice-plan.ts';
-import { type Upstream, type UpstreamAnswer, type Validators, VersionChanged } from '../../shared/upstream.ts';
+import { type SliceAsk, type Upstream, type UpstreamAnswer, VersionChanged } from '../../shared/upstream.ts';
 import { serverTimingMetric } from '../../shared/server-timing.ts';
 import { fetchOrigin, keptHeaders, originFailure } from './origin.ts';
 import { responseAsIs } from '../../shared/response-as-is.ts';
@@ -23,9 +23,9 @@ export function originUpstream(config: Config, target: RequestTarget, now: () =>
     return config.site.contentTypeFromExtension ? withTypeFromExtension(headersKept, target.key ?? target.path) : headersKept;
   };
 
-  const get = async (headers: Record<string, string>): Promise<Response> => {
+  const get = async (headers: Record<string, string>, signal: AbortSignal | undefined): Promise<Response> => {
     const started = now();
-    const response = await fetchOrigin(config, target, 'GET', headers, now);
+    const response = await fetchOrigin(config, target, 'GET', headers, now, signal);
     lastDuration = now() - started;
     return response;
   };
@@ -36,23 +36,23 @@ export function originUpstream(config: Config, target: RequestTarget, now: () =>
     return headers;
   };
 
-  const whole = async (): Promise<UpstreamAnswer> => {
-    const response = await get({});
+  const whole = async (signal: AbortSignal | undefined): Promise<UpstreamAnswer> => {
+    const response = await get({}, signal);
     if (response.status !== 200) throw await originFailure(config, response);
     return { kind: 'whole', response: responseAsIs(response.body, { status: 200, headers: timing(kept(response.headers)) }) };
   };
 
   /** A version we may not pin (size, ETag) or not slice: the object is served whole. */
-  const discoverSize = async (): Promise<UpstreamAnswer> => {
-    const head = await fetchOrigin(config, target, 'HEAD', {}, now);
+  const discoverSize = async (signal: AbortSignal | undefined): Promise<UpstreamAnswer> => {
+    const head = await fetchOrigin(config, target, 'HEAD', {}, now, signal);
     if (head.status !== 200) throw await originFailure(config, head);
     const headers = kept(head.headers);
     const meta = slicedMeta(Number(head.headers.get('content-length')), headers, sliceSize, threshold);
-    return meta === undefined ? whole() : { kind: 'beyond', meta, response: new Response(null, { headers }) };
+    return meta === undefined ? whole(signal) : { kind: 'beyond', meta, response: new Response(null, { headers }) };
   };
 
   return {
-    async slices(span: SliceSpan, pinned: ObjectVersion | undefined, validators?: Validators, from = 0): Promise<UpstreamAnswer> {
+    async slices(span: SliceSpan, pinned: ObjectVersion | undefined, { validators, from = 0, signal }: SliceAsk = {}): Promise<UpstreamAnswer> {
       if (from > 0 && pinned === undefined) throw new Error('the rest of a span needs the version it belongs to');
       const wanted = spanBytes(span, sliceSize, pinned?.size ?? Number.MAX_SAFE_INTEGER);
       const conditions: Record<string, string> = { range: `bytes=${wanted.start + from}-${wanted.end}` };
@@ -60,7 +60,7 @@ export function originUpstream(config: Config, target: RequestTarget, now: () =>
       // RFC 9111 §4.3.1: revalidate what the shield holds; the signature covers these headers too.
       if (validators?.etag) conditions['if-none-match'] = validators.etag;
       else if (validators?.lastModified) conditions['if-modified-since'] = validators.lastModified;
-      const response = await get(conditions);
+      const response = await get(conditions, signal);
       if (response.status === 304 && validators !== undefined) {
         return { kind: 'not-modified', response: new Response(null, { headers: timing(keptHeaders(config, response.headers)) }) };
       }
@@ -74,19 +74,19 @@ export function originUpstream(config: Config, target: RequestTarget, now: () =>
       // S3 sends no Content-Range with 416 (only the size in its XML): ask with HEAD instead.
       if (response.status === 416) {
         await response.body?.cancel();
-        return discoverSize();
+        return discoverSize(signal);
       }
       if (response.status !== 206) throw await originFailure(config, response);
-      return checkedSlice(response, span, pinned, from);
+      return checkedSlice(response, span, pinned, from, signal);
     },
-    async head(): Promise<Response> {
-      const response = await fetchOrigin(config, target, 'HEAD', {}, now);
+    async head(signal?: AbortSignal): Promise<Response> {
+      const response = await fetchOrigin(config, target, 'HEAD', {}, now, signal);
       if (response.status !== 200) throw await originFailure(config, response);
       return new Response(null, { status: 200, headers: kept(response.headers) });
     },
   };
 
-  async function checkedSlice(response: Response, span: SliceSpan, pinned: ObjectVersion | undefined, from: number): Promise<UpstreamAnswer> {
+  async function checkedSlice(response: Response, span: SliceSpan, pinned: ObjectVersion | undefined, from: number, signal: AbortSignal | undefined): Promise<UpstreamAnswer> {
     const range = parseContentRange(response.headers.get('content-range'));
     const headers = timing(kept(response.headers));
     const fail = async (why: string): Promise<never> => {
@@ -105,7 +105,7 @@ export function originUpstream(config: Config, target: RequestTarget, now: () =>
         return { kind: 'whole', response: responseAsIs(response.body, { status: 200, headers }) };
       }
       await response.body?.cancel();
-      return whole();
+      return whole(signal);
     }
     const expected = spanBytes(span, sliceSize, meta.size);
     if (range.start !== expected.start + from || range.end !== expected.end) {

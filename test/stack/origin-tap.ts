@@ -20,7 +20,9 @@ export type OriginFault =
   /** Content-Range's first and last byte positions moved by `by` (the body is unchanged). */
   | { kind: 'shifted-range'; by: number }
   /** This status instead of the origin's answer (which is never asked). */
-  | { kind: 'busy'; status: 429 | 503; retryAfter?: string };
+  | { kind: 'busy'; status: 429 | 503; retryAfter?: string }
+  /** The body at no more than this rate (a slow origin: each slice takes time to arrive). */
+  | { kind: 'throttle'; bytesPerSecond: number };
 
 export interface RecordedRequest {
   method: string;
@@ -30,6 +32,8 @@ export interface RecordedRequest {
   headers: Record<string, string>;
   /** The origin's status once its response head arrived (502 if the origin could not be reached). */
   status?: number;
+  /** When the answer began streaming to the tier, and when its connection was done with (ms epoch). */
+  streaming?: { from: number; to?: number };
 }
 
 export interface Tap {
@@ -92,7 +96,11 @@ export async function startTap(target: string, options: { clock?: () => number }
       // Out before any body byte: a fault writes to the socket itself.
       if (fault !== undefined) outgoing.flushHeaders();
       open++;
-      outgoing.once('close', () => open--);
+      record.streaming = { from: Date.now() };
+      outgoing.once('close', () => {
+        open--;
+        if (record.streaming) record.streaming.to = Date.now();
+      });
       if (fault === undefined) return void pipeline(response, outgoing).catch(() => outgoing.destroy());
       pipeline(response, faultyBody(fault, outgoing), outgoing).catch(() => outgoing.destroy());
     });
@@ -147,6 +155,7 @@ function faultyBody(fault: OriginFault, outgoing: ServerResponse): Transform {
   let stopped = false;
   return new Transform({
     transform(chunk: Buffer, _encoding, done) {
+      if (fault.kind === 'throttle') return void setTimeout(() => done(null, chunk), (chunk.length / fault.bytesPerSecond) * 1000);
       if (stopped) return done();
       if ((fault.kind === 'reset' || fault.kind === 'stall') && sent + chunk.length >= fault.after) {
         const head = chunk.subarray(0, fault.after - sent);

@@ -12,6 +12,8 @@ import { bundleWorker } from './bundle.ts';
 import { resolvingOutbound, type ResolveMap } from './outbound.ts';
 
 const COMPATIBILITY_DATE = '2026-07-30';
+/** As in wrangler.toml: request.signal aborts when the client goes away. */
+const COMPATIBILITY_FLAGS = ['enable_request_signal'];
 const EDGE_ENTRY = 'worker/index.ts';
 const SHIELD_ENTRY = 'shield/index.ts';
 const LOOPBACK = '127.0.0.1';
@@ -66,6 +68,7 @@ export async function startWorkers(options: WorkersOptions): Promise<Stack> {
         script: edge.code,
         scriptPath: edge.path,
         compatibilityDate: COMPATIBILITY_DATE,
+        compatibilityFlags: COMPATIBILITY_FLAGS,
         bindings,
         serviceBindings: { SHIELD: 'shield', ...clockBinding(options.clock) },
         kvNamespaces: { PURGES: PURGES_NAMESPACE },
@@ -77,6 +80,7 @@ export async function startWorkers(options: WorkersOptions): Promise<Stack> {
         script: shield.code,
         scriptPath: shield.path,
         compatibilityDate: COMPATIBILITY_DATE,
+        compatibilityFlags: COMPATIBILITY_FLAGS,
         bindings,
         kvNamespaces: { PURGES: PURGES_NAMESPACE },
         serviceBindings: clockBinding(options.clock),

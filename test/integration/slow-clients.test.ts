@@ -1,0 +1,170 @@
+// Clients that stop reading, read slowly or go away part-way: none of them may hold the
+// isolate's read-ahead, an origin connection or a half-read copy. The origin is slowed down
+// (the tap throttles each answer) so that a slice takes long enough to arrive to be caught in
+// the act; every byte still comes from s3rver.
+
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RecordedRequest } from '../stack/origin-tap.ts';
+import { patternBytes, sha256 } from './bytes.ts';
+import { type Fixture, rawRequest, settle, startFixture } from './fixture.ts';
+
+const MiB = 1024 * 1024;
+let f: Fixture;
+
+beforeAll(async () => {
+  // 1 MiB slices, six in flight (the default), whole copies up to 32 MiB.
+  f = await startFixture({ SLICE_SIZE: '1MiB', WHOLE_COPY_MAX: '32MiB' });
+});
+afterAll(() => f?.close());
+
+let objects = 0;
+async function object(size: number): Promise<{ key: string; bytes: Uint8Array }> {
+  const key = `slow/${++objects}.bin`;
+  const bytes = patternBytes(500 + objects, size);
+  await f.origin.putObject(key, bytes, { 'content-type': 'video/mp4' });
+  return { key, bytes };
+}
+
+/** Every origin answer at `bytesPerSecond` (4 MiB/s by default: a 1 MiB slice takes a quarter of a second). */
+function slowOrigin(bytesPerSecond = 4 * MiB): void {
+  f.tap.faults((request) => (request.method === 'GET' ? { kind: 'throttle', bytesPerSecond } : undefined));
+}
+
+/** A GET whose reading the test drives: pause it, resume it, or cut it off. */
+interface OpenGet {
+  received(): number;
+  pause(): void;
+  resume(): void;
+  disconnect(): void;
+  /** Resolves with every byte once the body ends. */
+  body: Promise<Uint8Array>;
+  /** Resolves once `bytes` have arrived. */
+  reached(bytes: number): Promise<void>;
+}
+
+function openGet(key: string, headers: Record<string, string> = {}): OpenGet {
+  const chunks: Buffer[] = [];
+  let received = 0;
+  let response: IncomingMessage | undefined;
+  const waiters: { bytes: number; resolve: () => void }[] = [];
+  let settleBody: (bytes: Uint8Array) => void = () => undefined;
+  const body = new Promise<Uint8Array>((resolve) => (settleBody = resolve));
+  const req = httpRequest(new URL(`/${key}`, f.stack.url), { headers, agent: false }, (res) => {
+    response = res;
+    res.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      received += chunk.length;
+      for (const waiter of waiters.filter((w) => received >= w.bytes)) waiter.resolve();
+    });
+    res.on('end', () => settleBody(new Uint8Array(Buffer.concat(chunks))));
+    res.on('error', () => undefined);
+  });
+  req.on('error', () => undefined);
+  req.end();
+  return {
+    received: () => received,
+    pause: () => response?.pause(),
+    resume: () => response?.resume(),
+    disconnect: () => req.destroy(),
+    body,
+    reached: (bytes) => new Promise((resolve) => (received >= bytes ? resolve() : waiters.push({ bytes, resolve }))),
+  };
+}
+
+/** Most origin answers for `key` streaming at the same moment. */
+function mostAtOnce(key: string): number {
+  const answers = f.tap.requests.filter((r): r is RecordedRequest & { streaming: { from: number; to?: number } } => r.path.endsWith(key) && r.streaming !== undefined);
+  let most = 0;
+  for (const a of answers) {
+    const at = a.streaming.from;
+    most = Math.max(most, answers.filter((b) => b.streaming.from <= at && (b.streaming.to ?? Infinity) > at).length);
+  }
+  return most;
+}
+
+async function until(condition: () => boolean, withinMs: number): Promise<number> {
+  const started = Date.now();
+  while (!condition()) {
+    if (Date.now() - started > withinMs) break;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return Date.now() - started;
+}
+
+describe('a client that goes away part-way', () => {
+  it('ends every origin read it started within about a second, and gives its read-ahead back', async () => {
+    // A slice takes four seconds to arrive: any still open two seconds after the client left
+    // was not cancelled.
+    slowOrigin(256 * 1024);
+    const { key } = await object(16 * MiB);
+    const reader = openGet(key);
+    await reader.reached(128 * 1024);
+    expect(f.tap.open()).toBeGreaterThan(1);
+    reader.disconnect();
+    const tookMs = await until(() => f.tap.open() === 0, 5000);
+    expect(f.tap.open(), 'origin answers still open after the client went away').toBe(0);
+    expect(tookMs).toBeLessThan(1500);
+
+    // The isolate's read-ahead is whole again: another cold download runs its full window.
+    slowOrigin();
+    const next = await object(12 * MiB);
+    const answer = await rawRequest(new URL(`/${next.key}`, f.stack.url));
+    expect(sha256(answer.body)).toBe(sha256(next.bytes));
+    expect(mostAtOnce(next.key)).toBeGreaterThanOrEqual(5);
+    f.tap.faults(undefined);
+  });
+});
+
+describe('a client that stops reading', () => {
+  it('holds no read-ahead once its slices are in the store, and reads them back when it comes back', async () => {
+    slowOrigin();
+    const stalled = await object(16 * MiB);
+    const reader = openGet(stalled.key);
+    await reader.reached(256 * 1024);
+    reader.pause();
+    // Its slices arrive into the store meanwhile (six at a quarter second each)…
+    await until(() => f.tap.open() === 0, 5000);
+    expect(f.tap.open()).toBe(0);
+
+    // …so another cold download gets the whole window, not what the stalled one left.
+    const other = await object(12 * MiB);
+    const answer = await rawRequest(new URL(`/${other.key}`, f.stack.url));
+    expect(sha256(answer.body)).toBe(sha256(other.bytes));
+    expect(mostAtOnce(other.key)).toBeGreaterThanOrEqual(5);
+
+    // The stalled client comes back and gets every byte, the rest read back from the store.
+    reader.resume();
+    expect(sha256(await reader.body)).toBe(sha256(stalled.bytes));
+    f.tap.faults(undefined);
+  });
+});
+
+describe('a partial read, then full reads (the whole copy is made only from every slice)', () => {
+  it('a player reads 6 of 16 MiB and goes; every later full GET and bytes=0- is byte-identical', async () => {
+    const { key, bytes } = await object(16 * MiB);
+    const player = openGet(key, { range: 'bytes=0-' });
+    await player.reached(6 * MiB);
+    player.disconnect();
+    await settle(300);
+
+    const full = await rawRequest(new URL(`/${key}`, f.stack.url));
+    expect(full.error).toBeUndefined();
+    expect(sha256(full.body)).toBe(sha256(bytes));
+    await settle(500);
+    for (let round = 0; round < 3; round++) {
+      const again = await rawRequest(new URL(`/${key}`, f.stack.url));
+      expect(again.error).toBeUndefined();
+      expect(again.headers.get('content-length')).toBe(String(bytes.length));
+      expect(sha256(again.body), `full GET ${round}`).toBe(sha256(bytes));
+      const opening = await rawRequest(new URL(`/${key}`, f.stack.url), { range: 'bytes=0-' });
+      expect(opening.headers.get('content-range')).toBe(`bytes 0-${bytes.length - 1}/${bytes.length}`);
+      expect(sha256(opening.body), `bytes=0- ${round}`).toBe(sha256(bytes));
+      await settle(300);
+    }
+    // By now the edge keeps it whole, and the copy is exact.
+    const copied = await rawRequest(new URL(`/${key}`, f.stack.url));
+    expect(copied.headers.get('cache-status')).toMatch(/detail="whole copy"/);
+    expect(sha256(copied.body)).toBe(sha256(bytes));
+  });
+});
