@@ -1,9 +1,12 @@
-// Byte plumbing for slices, in Web streams only: cut the wanted byte ranges out of a run of
-// slices (split-stream.ts cuts one upstream body into its slices). Every length is checked: a
-// body that ends early or runs long errors the stream, so a short slice is never stored and a
-// client never gets a silently truncated body.
+// Byte plumbing for ranged answers: cut the wanted byte ranges out of a run of pieces (slices,
+// or a whole object at 0) and write them into the answer's body. One pump reads each piece
+// into a reused buffer (body-source.ts: large reads, no chunk left for the collector) and
+// writes the bytes a range wants, waiting for each write. Every piece is counted: one that
+// ends short or runs long fails the answer (never a shifted byte passed on), and says so
+// (`onInexact`: a stored slice that read wrong is forgotten).
 
-import { LengthMismatch } from './counted-body.ts';
+import { type BodySource, CHUNK_BYTES, LengthMismatch, asError, bodySource } from './body-source.ts';
+import { type PipeWriter, identityPipe } from './identity-pipe.ts';
 import type { ByteRange } from './range.ts';
 
 type Bytes = Uint8Array;
@@ -13,128 +16,100 @@ export interface Piece {
   offset: number;
   length: number;
   body: ReadableStream<Bytes>;
+  /** Hears that the body did not hold exactly `length` bytes. */
+  onInexact?(): void;
 }
 
 /**
  * The bytes of `ranges` (sorted, disjoint) taken from `pieces` (in object order), each range
  * preceded by its entry in `heads` if given, then `tail`: a single range, or the body of a
- * multipart/byteranges response. A piece that lies wholly inside a range is piped as it is;
- * only the pieces a range starts or ends in are cut. Every piece must error rather than end
- * short (counted-body.ts); `length`, when known, is the exact total, enforced in workerd.
- * Once the stream fails (a piece broke, or the reader went away), `pieces.throw()` gives the
- * read up; when it is done, `pieces.return()`.
+ * multipart/byteranges response. `length`, when known, is the exact total, carried on the
+ * wire. Once the stream fails (a piece broke, or the reader went away), `pieces.throw()` gives
+ * the read up; when it is done, `pieces.return()`.
  */
 export function rangesStream(pieces: AsyncIterator<Piece>, ranges: readonly ByteRange[], heads: readonly Bytes[] = [], tail?: Bytes, length?: number): ReadableStream<Bytes> {
-  const { readable, writable } = lengthChecked(length);
-  void pumpRanges(pieces, ranges, heads, tail, writable);
-  return readable;
+  const pipe = identityPipe(length);
+  void pumpRanges(pieces, ranges, heads, tail, pipe.writer);
+  return pipe.readable;
 }
 
-async function pumpRanges(pieces: AsyncIterator<Piece>, ranges: readonly ByteRange[], heads: readonly Bytes[], tail: Bytes | undefined, writable: WritableStream<Bytes>): Promise<void> {
-  let writer: WritableStreamDefaultWriter<Bytes> | undefined = writable.getWriter();
+/** A piece being read: the object offset of its next unread byte, and bytes read but kept for the next range. */
+interface Reading {
+  piece: Piece;
+  source: BodySource;
+  position: number;
+  kept: Bytes | undefined;
+}
+
+async function pumpRanges(pieces: AsyncIterator<Piece>, ranges: readonly ByteRange[], heads: readonly Bytes[], tail: Bytes | undefined, out: PipeWriter): Promise<void> {
   let current: Reading | undefined;
+  let buffer: Bytes = new Uint8Array(CHUNK_BYTES);
   const nextPiece = async (): Promise<Reading> => {
     const next = await pieces.next();
     if (next.done) throw new LengthMismatch('ran out of slices before the range ended');
-    return { piece: next.value, reader: undefined, position: next.value.offset, pending: undefined };
+    return { piece: next.value, source: bodySource(next.value.body, { length: next.value.length }), position: next.value.offset, kept: undefined };
   };
   try {
     for (const [index, range] of ranges.entries()) {
       const head = heads[index];
-      if (head) await writer.write(head);
+      if (head) await out.write(head);
       let position = range.start;
       while (position <= range.end) {
         if (current === undefined || current.piece.offset + current.piece.length <= position) {
-          await discard(current);
+          discard(current);
           current = await nextPiece();
           continue;
         }
-        const pieceEnd = current.piece.offset + current.piece.length - 1;
-        if (current.reader === undefined && current.pending === undefined && current.piece.offset === position && pieceEnd <= range.end) {
-          // Wholly inside the range: pipe it as it is.
-          writer.releaseLock();
-          writer = undefined;
-          await current.piece.body.pipeTo(writable, { preventClose: true });
-          writer = writable.getWriter();
-          position = pieceEnd + 1;
-          current = undefined;
-          continue;
+        const start = current.position;
+        let chunk = current.kept;
+        current.kept = undefined;
+        if (chunk === undefined) {
+          chunk = await readPiece(current, buffer);
+          buffer = new Uint8Array(chunk.buffer);
         }
-        const { chunk, start } = await readFrom(current, pieceEnd);
+        current.position += chunk.byteLength;
         const end = start + chunk.byteLength - 1;
         const from = Math.max(position, start);
         const to = Math.min(range.end, end);
         if (from <= to) {
-          await writer.write(from === start && to === end ? chunk : chunk.subarray(from - start, to - start + 1));
+          await out.write(chunk.subarray(from - start, to - start + 1));
           position = to + 1;
         }
-        // Bytes past this range may belong to the next one: keep them for it.
+        // Bytes past this range may belong to the next one: kept (copied, as the buffer is reused).
         if (to < end) {
-          current.pending = chunk.subarray(to - start + 1);
-          current.position = to + 1;
+          current.kept = chunk.slice(Math.max(0, to - start + 1));
+          current.position = Math.max(start, to + 1);
         }
       }
     }
-    if (tail) await writer.write(tail);
-    await discard(current);
+    if (tail) await out.write(tail);
+    discard(current);
     await pieces.return?.();
-    await writer.close();
+    await out.close();
   } catch (error) {
-    await discard(current, error);
+    discard(current, error);
     await (pieces.throw ?? pieces.return)?.call(pieces, error).catch(() => undefined);
-    if (writer === undefined) writer = writable.getWriter();
-    await writer.abort(error).catch(() => undefined);
+    await out.abort(asError(error));
   }
 }
 
-/** A piece being read: the object offset of its next unread byte, and bytes read but not yet used. */
-interface Reading {
-  piece: Piece;
-  reader: ReadableStreamDefaultReader<Bytes> | undefined;
-  position: number;
-  pending: Bytes | undefined;
-}
-
-/** The next bytes of the piece (what was kept over first), with the object offset of the first. */
-async function readFrom(current: Reading, pieceEnd: number): Promise<{ chunk: Bytes; start: number }> {
-  const start = current.position;
-  if (current.pending !== undefined) {
-    const chunk = current.pending;
-    current.pending = undefined;
-    current.position += chunk.byteLength;
-    return { chunk, start };
+/** The piece's next bytes into `buffer`; a piece that ends before its length fails (and says so). */
+async function readPiece(current: Reading, buffer: Bytes): Promise<Bytes> {
+  let view: Bytes | undefined;
+  try {
+    view = await current.source.read(buffer);
+  } catch (error) {
+    if (error instanceof LengthMismatch) current.piece.onInexact?.();
+    throw error;
   }
-  current.reader ??= current.piece.body.getReader();
-  const { done, value } = await current.reader.read();
-  if (done) throw new LengthMismatch(`a slice ended ${pieceEnd - current.position + 1} bytes early`);
-  current.position += value.byteLength;
-  return { chunk: value, start };
+  if (view === undefined) {
+    // Its length is read to the end only when a range needs every byte of it; asking for more is a bug upstream.
+    throw new LengthMismatch(`a slice at ${current.piece.offset} ended before the range did`);
+  }
+  return view;
 }
 
-async function discard(current: Reading | undefined, reason?: unknown): Promise<void> {
-  if (current === undefined) return;
-  await (current.reader ?? current.piece.body).cancel(reason).catch(() => undefined);
-}
-
-/** An identity stream; in workerd of exactly `length` bytes when given (see withLength). */
-function lengthChecked(length: number | undefined): TransformStream<Bytes, Bytes> {
-  const Fixed = fixedLengthStream();
-  return length !== undefined && Fixed !== undefined ? new Fixed(length) : new TransformStream<Bytes, Bytes>();
-}
-
-function fixedLengthStream(): (new (length: number) => TransformStream<Bytes, Bytes>) | undefined {
-  return (globalThis as { FixedLengthStream?: new (length: number) => TransformStream<Bytes, Bytes> }).FixedLengthStream;
-}
-
-/**
- * `body` as a stream of exactly `length` bytes. In workerd a FixedLengthStream makes the
- * response carry Content-Length instead of chunked encoding (a JS stream alone has no length),
- * and errors if the source ends short or runs long. Elsewhere (unit tests) the body is returned as is.
- */
-export function withLength(body: ReadableStream<Bytes>, length: number): ReadableStream<Bytes> {
-  const Fixed = fixedLengthStream();
-  if (Fixed === undefined) return body;
-  const { readable, writable } = new Fixed(length);
-  body.pipeTo(writable).catch(() => undefined);
-  return readable;
+/** The rest of a piece nobody needs: let go of. */
+function discard(current: Reading | undefined, reason?: unknown): void {
+  current?.source.cancel(reason);
 }

@@ -1,15 +1,11 @@
 // The next hop's answers made safe to store and to stream on, whichever hop it is (the shield
-// from the edge, the origin from the shield): a span's body heals itself when it breaks
-// part-way, asking the same hop again from the byte it reached, pinned to the version it
-// described (healing-body.ts); a whole body is counted against its Content-Length and bounded
-// in silence, so a cut or stalled one fails visibly instead of passing as complete.
+// from the edge, the origin from the shield): a span's body heals when it breaks part-way,
+// asking the same hop again from the byte it reached, pinned to the version it described; the
+// silence inside any body is bounded. The bodies are marked with that (fromNextHop) and stay
+// the runtime's own streams: whoever reads them through bodySource reads them so.
 
-import { withLength } from './byte-stream.ts';
-import { countedBody } from './counted-body.ts';
-import { HEAL_ATTEMPTS, HEAL_BACKOFF_MS, healingBody } from './healing-body.ts';
-import { spanBytes } from './slice-plan.ts';
-import { type Upstream, type UpstreamAnswer, VersionChanged } from './upstream.ts';
-import { responseAsIs } from './response-as-is.ts';
+import { HEAL_ATTEMPTS, HEAL_BACKOFF_MS, fromNextHop } from './body-source.ts';
+import { type Upstream, VersionChanged } from './upstream.ts';
 
 export interface HealingPolicy {
   /** Longest silence inside any body (ms). */
@@ -25,17 +21,18 @@ export function healingUpstream(upstream: Upstream, policy: HealingPolicy): Upst
     async slices(span, pinned, ask = {}) {
       const from = ask.from ?? 0;
       const answer = await upstream.slices(span, pinned, ask);
-      if (answer.kind === 'whole') return { kind: 'whole', response: countedResponse(answer.response, idleMs) };
+      if (answer.kind === 'whole') {
+        if (answer.response.body !== null) fromNextHop(answer.response.body, { idleMs });
+        return answer;
+      }
       if (answer.kind !== 'span') return answer;
-      const bytes = spanBytes(answer.span, answer.meta.sliceSize, answer.meta.size);
       const reopen = async (offset: number): Promise<ReadableStream<Uint8Array>> => {
         const again = await upstream.slices(answer.span, answer.meta, { from: from + offset, signal: ask.signal });
         if (again.kind === 'span') return again.body;
         if (again.kind === 'whole') await again.response.body?.cancel();
         throw new VersionChanged('the next hop no longer serves this version in slices');
       };
-      const body = healingBody(answer.body, bytes.end - bytes.start + 1 - from, { reopen, attempts, backoffMs: HEAL_BACKOFF_MS, idleMs });
-      return { ...answer, body };
+      return { ...answer, body: fromNextHop(answer.body, { idleMs, heal: { reopen, attempts, backoffMs: HEAL_BACKOFF_MS } }) };
     },
     head: (signal) => upstream.head(signal),
   };
@@ -53,18 +50,4 @@ export function originHealing(idleMs: number): HealingPolicy {
 
 export function shieldHealing(originIdleMs: number): HealingPolicy {
   return { idleMs: (HEAL_ATTEMPTS + 1) * originIdleMs + HEAL_BACKOFF_MS * 2 ** HEAL_ATTEMPTS, attempts: 1 };
-}
-
-/**
- * A whole answer whose body is counted against its Content-Length and bounded in silence,
- * and keeps that length on the wire: workerd ends a chunked body that errors as if it were
- * complete, while one of known length that errors is a broken transfer.
- */
-function countedResponse(response: Response, idleMs: number): Response {
-  if (response.body === null) return response;
-  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
-  const length = Number.isSafeInteger(declared) && declared >= 0 ? declared : undefined;
-  const counted = countedBody(response.body, length, { idleMs });
-  const body = length === undefined ? counted : withLength(counted, length);
-  return responseAsIs(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }

@@ -2,20 +2,19 @@
 // first slice the request needs, conditionally when the tier holds a copy), store what may be
 // stored, and on 304 refresh the stored entry's headers and timing without its body (RFC 9111
 // §4.3.4): a manifest is re-written, a whole entry re-stored from its own bytes. A whole body
-// is stored as it streams to the client, at the store's pace (store-tee.ts): a slow client
+// is stored as it streams to the client, at the store's pace (fill.ts): a slow client
 // reads back from the stored copy what it let go of, and never holds up the fill.
 
 import type { CacheStatusParams, ForwardReason } from './cache-status.ts';
-import { withLength } from './byte-stream.ts';
-import { countedBody, skipBytes } from './counted-body.ts';
+import { bodySource } from './body-source.ts';
 import { correctedInitialAge, storeVerdict } from './freshness.ts';
 import { HttpError } from './http-error.ts';
 import { type ObjectMeta, manifestHeaders, readManifest, representationHeaders } from './object-meta.ts';
 import type { ObjectRead, Resolved, SlicedObject, WholeObject } from './object-read.ts';
 import { retention } from './stale.ts';
-import { READER_LAG, storeTee } from './store-tee.ts';
+import { startFill } from './fill.ts';
 import type { EntryMeta } from './stored-entry.ts';
-import { type Storable, type StoredEntry, lookup, newFill, store } from './tier-cache.ts';
+import { type Storable, type StoredEntry, lookup, newFill, openPut, store } from './tier-cache.ts';
 import type { UpstreamAnswer, Validators } from './upstream.ts';
 
 /** What a fill produced, and the promise of its stores (settled when done or skipped). */
@@ -92,6 +91,10 @@ function storeWhole(read: ObjectRead, response: Response, headers: Headers, age:
   if (body !== null && verdict.store) {
     const entry = { status: response.status, headers, meta: entryMeta(responseTime, age, verdict), retention: retention(verdict.lifetime, age, verdict.stale), length: declaredLength(headers) };
     ({ body, stored } = storeWhileServing(read, entry, body));
+  } else if (body !== null) {
+    // Not kept, but counted and bounded in silence on its way, its length on the wire.
+    const length = declaredLength(headers);
+    body = startFill(bodySource(body as ReadableStream<Uint8Array>, { length }), { length }).client;
   }
   const report: CacheStatusParams = { fwd, stored: verdict.store && body !== null };
   if (response.status !== 200) report.fwdStatus = response.status;
@@ -99,30 +102,29 @@ function storeWhole(read: ObjectRead, response: Response, headers: Headers, age:
 }
 
 /**
- * Stores `body` at the object's key while the client streams it too; answers the client's
- * branch. A client that falls behind reads the rest back from this very fill once stored.
+ * Stores `body` at the object's key while the client streams it too (fill.ts); answers the
+ * client's share. A client that falls behind reads the rest back from this very fill once
+ * stored. The client's body carries the length on the wire: one that breaks is a broken
+ * transfer (workerd would end a chunked one as if it were complete).
  */
 function storeWhileServing(read: ObjectRead, entry: Omit<Storable, 'body' | 'fill'>, body: ReadableStream): { body: ReadableStream<Uint8Array>; stored: Promise<boolean> } {
   const fill = newFill();
   let stored: Promise<boolean> = Promise.resolve(false);
-  const tee = storeTee(body as ReadableStream<Uint8Array>, {
-    readerLag: READER_LAG,
-    // A whole object is at most one slice: its fill is worth finishing for the next client.
-    onClientCancel: 'store',
-    resume: async (offset) => {
+  const filling = startFill(bodySource(body as ReadableStream<Uint8Array>, { length: entry.length }), {
+    length: entry.length,
+    store: openPut(read.cache, read.key, { ...entry, fill }),
+    resume: async () => {
       const copy = (await stored) ? await lookup(read.cache, read.key) : undefined;
       if (copy?.fill !== fill || copy.body === null) {
         await copy?.body?.cancel();
         throw new Error('the rest of this response is no longer stored');
       }
-      return skipBytes(countedBody(copy.body as ReadableStream<Uint8Array>, copy.length), offset);
+      return { body: copy.body as ReadableStream<Uint8Array>, from: 0 };
     },
   });
-  stored = store(read.cache, read.key, { ...entry, body: tee.toStore, fill });
+  stored = filling.stored;
   read.waitUntil(stored);
-  // Its length on the wire: a body of known length that breaks is a broken transfer to the
-  // client, where workerd would end a chunked one as if it were complete.
-  return { body: entry.length === undefined ? tee.toClient : withLength(tee.toClient, entry.length), stored };
+  return { body: filling.client, stored };
 }
 
 function storeManifest(read: ObjectRead, meta: ObjectMeta, entry: EntryMeta, keep: number): Promise<unknown> {

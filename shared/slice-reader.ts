@@ -1,34 +1,37 @@
 // Reads the slices a request needs, in order, from this tier's store or from upstream, with a
 // bounded window of slices in flight ahead of the reader (the read-ahead that lets a cold
 // download pull several slices at once). Slices fetched from upstream are stored as they pass,
-// the store setting the pace (store-tee.ts): a slice read ahead goes into the store, the
-// reader keeping at most a little of it and reading the rest back when it gets there, so a
-// reader that stops or slows holds neither memory nor a share of the isolate's read-ahead for
-// longer than the slices it started take to arrive. When the read is given up (the client went
-// away), every fetch it started is cancelled.
+// the store setting the pace (fill.ts): a slice read ahead goes into the store, the reader
+// keeping at most a little of it and reading the rest back when it gets there, so a reader
+// that stops or slows holds neither memory nor a share of the isolate's read-ahead for longer
+// than the slices it started take to arrive. When the read is given up (the client went away),
+// every fetch it started is cancelled.
 
+import { bodySource } from './body-source.ts';
 import type { Piece } from './byte-stream.ts';
-import { skipBytes } from './counted-body.ts';
+import { type Fill, startFill } from './fill.ts';
 import { splitStream } from './split-stream.ts';
-import { READER_LAG, type StoreTee, storeTee } from './store-tee.ts';
 import type { ObjectMeta } from './object-meta.ts';
 import { type SliceSpan, sliceBytes } from './slice-plan.ts';
+import type { OpenPut } from './tier-cache.ts';
 
 /** This tier's slices of one version of one object. */
 export interface SliceStore {
   /** False when the object may not be stored here: slices are then read straight through, none ahead. */
   readonly storing: boolean;
-  /** The stored slice, counted as it is read; undefined on a miss. */
+  /** The stored slice (its reader counts it); undefined on a miss. */
   get(index: number, length: number): Promise<ReadableStream<Uint8Array> | undefined>;
-  /** Stores `body` as slice `index`; true once it is stored, exactly. */
-  put(index: number, length: number, body: ReadableStream<Uint8Array>): Promise<boolean>;
+  /** A put of slice `index` to write its bytes into; undefined when nothing is stored. */
+  open(index: number, length: number): OpenPut | undefined;
+  /** Slice `index` as stored read wrong: never again. */
+  forget(index: number): void;
   /** This request holds slice `index` already and will store it: others should wait for that. */
   claim?(index: number): void;
   /** This request will not store a slice it missed after all (others waiting for it may go on). */
   release?(index: number): void;
 }
 
-/** The next hop, asked for exactly the bytes of a span of slices of the pinned version (from `from` on). */
+/** The next hop, asked for exactly the bytes of a span of slices of the pinned version (from `from` on), healing as they come. */
 export type SpanFetch = (span: SliceSpan, from?: number) => Promise<ReadableStream<Uint8Array>>;
 
 /**
@@ -144,7 +147,7 @@ class SliceReading {
   /** Slices that came from the store rather than upstream. */
   private readonly stored = new Set<number>();
   /** Every fill under way (a slice fetched and stored), to cancel when the read is given up. */
-  private readonly fills = new Set<StoreTee>();
+  private readonly fills = new Set<Fill>();
   private taken = 0;
   private ended = false;
   /** Lookups under way: each may still turn into a span of its own, so their budget is held back. */
@@ -189,7 +192,9 @@ class SliceReading {
     }
     this.position++;
     this.taken++;
-    return { done: false, value: { offset: index * meta.sliceSize, length: this.length(index), body } };
+    const piece: Piece = { offset: index * meta.sliceSize, length: this.length(index), body };
+    if (this.stored.has(index)) piece.onInexact = () => this.options.store.forget(index);
+    return { done: false, value: piece };
   }
 
   /** The reader is done: untaken slots are let go; fills under way finish storing. */
@@ -328,8 +333,8 @@ class SliceReading {
 
   /**
    * A slice fetched from upstream: stored as it arrives, the reader getting its share (and the
-   * rest from the store, should it fall behind). Straight through when it may not be stored,
-   * or the budget has no room for the store and a read back.
+   * rest from the store, should it fall behind). Straight through (its pace the reader's) when
+   * it may not be stored, or the budget has no room for the store and a read back.
    */
   private storing(index: number, body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
     const { store, budget } = this.options;
@@ -338,34 +343,31 @@ class SliceReading {
       store.release?.(index);
       return body;
     }
-    if (!store.storing || budget.remaining - 2 < this.held()) {
-      store.release?.(index);
-      return body;
-    }
-    budget.remaining -= 2;
     const length = this.length(index);
-    let stored: Promise<boolean> = Promise.resolve(false);
-    const fill = storeTee(body, {
-      readerLag: READER_LAG,
-      onClientCancel: 'store',
+    const put = store.storing && budget.remaining - 2 >= this.held() ? store.open(index, length) : undefined;
+    if (put === undefined) store.release?.(index);
+    else budget.remaining -= 2;
+    const fill = startFill(bodySource(body, { length }), {
+      length,
+      store: put,
       resume: async (offset) => {
-        if (await stored) {
+        if (put !== undefined && (await stored)) {
           const found = await store.get(index, length);
-          if (found !== undefined) return skipBytes(found, offset);
+          if (found !== undefined) return { body: found, from: 0 };
         }
         // Not stored after all: the rest from the next hop (the subrequest was reserved).
-        return this.options.fetchSpan({ first: index, last: index }, offset);
+        return { body: await this.options.fetchSpan({ first: index, last: index }, offset), from: offset };
       },
     });
+    const { stored } = fill;
+    // Seen through even once the response is done (a range that ended inside this slice).
+    this.options.waitUntil?.(stored);
     this.fills.add(fill);
-    stored = store.put(index, length, fill.toStore);
-    void stored
-      .finally(() => {
-        this.fills.delete(fill);
-        // On its way no more: a slice ahead of the reader gives its share back.
-        this.giveBack(index);
-      })
-      .catch(() => undefined);
-    return fill.toClient;
+    void stored.finally(() => {
+      this.fills.delete(fill);
+      // On its way no more: a slice ahead of the reader gives its share back.
+      this.giveBack(index);
+    });
+    return fill.client;
   }
 }

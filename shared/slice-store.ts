@@ -1,35 +1,30 @@
 // A tier's slices of one object version, in the tier's own cache: each slice a complete 200 at
 // a key naming the version (slice-plan.ts sliceKey), checked on the way out to be the slice
-// asked for, with its exact length, and counted as it is read: a stored slice that reads short
-// or long is deleted, and the read fails rather than pass on a shifted byte.
+// asked for, with its exact length. Stored slices are counted as they are read (byte-stream.ts,
+// fill.ts); one that reads short or long is forgotten, and the read fails rather than pass on
+// a shifted byte.
 
-import { countedBody } from './counted-body.ts';
 import { type ObjectMeta, type WHOLE_COPY, isSliceEntry, sliceEntryHeaders } from './object-meta.ts';
 import { sliceKey } from './slice-plan.ts';
 import { retention } from './stale.ts';
 import type { SliceStore } from './slice-reader.ts';
 import type { EntryMeta } from './stored-entry.ts';
 import { type Claim, claim, claimOrWait } from './collapse.ts';
-import { type TierCache, lookup, remove, store } from './tier-cache.ts';
+import { type TierCache, lookup, openPut, remove } from './tier-cache.ts';
 
 /**
  * The body stored at `key` if it is the part asked for (slice `index`, or the whole copy) with
- * exactly `length` bytes, counted as it is read; anything else there is left unread. `raw`:
- * the stored body itself, for a caller that hands it to the client as it is (a whole copy:
- * its length was counted when it was stored and is checked against the platform's here).
+ * exactly `length` bytes by its headers and by the length it was counted at when stored;
+ * anything else there is left unread. The body itself is counted by whoever reads it.
  */
-export async function storedPart(cache: TierCache, key: string, index: number | typeof WHOLE_COPY, length: number, raw = false): Promise<ReadableStream<Uint8Array> | undefined> {
+export async function storedPart(cache: TierCache, key: string, index: number | typeof WHOLE_COPY, length: number): Promise<ReadableStream<Uint8Array> | undefined> {
   const found = await lookup(cache, key);
   if (found === undefined) return undefined;
   if (found.body === null || !isSliceEntry(found.headers, index, length) || (found.length !== undefined && found.length !== length)) {
     await found.body?.cancel();
     return undefined;
   }
-  if (raw) return found.body as ReadableStream<Uint8Array>;
-  return countedBody(found.body as ReadableStream<Uint8Array>, length, {
-    // Not the bytes that were counted in: never again.
-    onInexact: () => void remove(cache, key).catch(() => false),
-  });
+  return found.body as ReadableStream<Uint8Array>;
 }
 
 /**
@@ -55,17 +50,22 @@ export function tierSlices(cache: TierCache, objectKey: string, meta: ObjectMeta
       claims.set(index, claimed.claim);
       return undefined;
     },
-    put(index, length, body) {
-      if (entry === undefined) {
-        void body.cancel();
-        return Promise.resolve(false);
-      }
+    open(index, length) {
+      if (entry === undefined) return undefined;
       // Slices are kept as long as their manifest (and its stale and keep windows): a manifest
       // refreshed by a 304 goes on using the slices of its version.
       const keep = retention(entry.lifetime, entry.initialAge, entry);
-      const put = store(cache, key(index), { status: 200, headers: sliceEntryHeaders(index, length), body, meta: entry, retention: keep, length });
-      waitUntil(put.finally(() => release(index)));
-      return put;
+      const put = openPut(cache, key(index), { status: 200, headers: sliceEntryHeaders(index, length), meta: entry, retention: keep, length });
+      // However it ends, others waiting for this slice may go on once it has.
+      const ended = (settling: Promise<boolean>): Promise<boolean> => {
+        const settled = settling.finally(() => release(index));
+        waitUntil(settled);
+        return settled;
+      };
+      return { write: (bytes) => put.write(bytes), close: () => ended(put.close()), abort: (reason) => ended(put.abort(reason)) };
+    },
+    forget(index) {
+      waitUntil(remove(cache, key(index)).catch(() => false));
     },
     claim(index) {
       if (entry !== undefined && !claims.has(index)) claims.set(index, claim(key(index)));

@@ -1,6 +1,6 @@
 // Cutting one upstream body into exact-length parts: a span of slices into its slices.
 
-import { LengthMismatch } from './counted-body.ts';
+import { CHUNK_BYTES, LengthMismatch, bodySource } from './body-source.ts';
 
 type Bytes = Uint8Array;
 
@@ -14,7 +14,9 @@ export function splitStream(source: ReadableStream<Bytes>, lengths: readonly num
   // One part: the source itself (its length was checked from the headers; the reader of the
   // slices checks it again), so that it can still be piped natively.
   if (lengths.length === 1) return [source];
-  const reader = source.getReader();
+  // The parts are read in JavaScript, chunk by chunk: spans of several slices are the rare case
+  // (a small subrequest budget), so fresh buffers are fine here.
+  const reader = bodySource(source, { length: lengths.reduce((sum, length) => sum + length, 0) });
   let leftover: Bytes | undefined;
   let broken: unknown;
   let lock: Promise<unknown> = Promise.resolve();
@@ -29,8 +31,7 @@ export function splitStream(source: ReadableStream<Bytes>, lengths: readonly num
       leftover = undefined;
       return chunk;
     }
-    const { done, value } = await reader.read();
-    return done ? undefined : value;
+    return reader.read(new Uint8Array(CHUNK_BYTES));
   };
   let turn = Promise.resolve();
   return lengths.map((length, index) => {
@@ -44,13 +45,15 @@ export function splitStream(source: ReadableStream<Bytes>, lengths: readonly num
       release();
       throw broken;
     };
+    /** The source's next bytes; short or broken past healing fails this part and every later one. */
+    const read = (): Promise<Bytes | undefined> => next().catch(fail);
     /** Skips what this part left unread; after the last part, checks nothing follows. */
     const finish = (): Promise<void> =>
       exclusive(async () => {
         if (finished) return;
         finished = true;
         while (remaining > 0 && broken === undefined) {
-          const chunk = await next();
+          const chunk = await read();
           if (chunk === undefined) fail(new LengthMismatch(`upstream body ended ${remaining} bytes early`));
           else {
             if (chunk.byteLength > remaining) leftover = chunk.subarray(remaining);
@@ -58,10 +61,9 @@ export function splitStream(source: ReadableStream<Bytes>, lengths: readonly num
           }
         }
         if (index === lengths.length - 1 && broken === undefined) {
-          let extra = await next();
-          while (extra !== undefined && extra.byteLength === 0) extra = await next();
+          let extra = await read();
+          while (extra !== undefined && extra.byteLength === 0) extra = await read();
           if (extra !== undefined) fail(new LengthMismatch('upstream body longer than announced'));
-          reader.releaseLock();
         }
         if (broken !== undefined) fail(broken);
         release();
@@ -72,10 +74,10 @@ export function splitStream(source: ReadableStream<Bytes>, lengths: readonly num
         if (broken !== undefined) throw broken;
         const chunk = await exclusive(async () => {
           if (remaining === 0) return undefined;
-          const read = await next();
-          if (read === undefined) return fail(new LengthMismatch(`upstream body ended ${remaining} bytes early`));
-          const take = read.byteLength > remaining ? read.subarray(0, remaining) : read;
-          if (read.byteLength > remaining) leftover = read.subarray(remaining);
+          const bytes = await read();
+          if (bytes === undefined) return fail(new LengthMismatch(`upstream body ended ${remaining} bytes early`));
+          const take = bytes.byteLength > remaining ? bytes.subarray(0, remaining) : bytes;
+          if (bytes.byteLength > remaining) leftover = bytes.subarray(remaining);
           remaining -= take.byteLength;
           return take;
         });

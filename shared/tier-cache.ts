@@ -13,8 +13,8 @@
 // record the length they were counted at; a lookup that finds the platform's length
 // disagreeing treats the entry as gone.
 
-import { countedBody } from './counted-body.ts';
-import { withLength } from './byte-stream.ts';
+import { LengthMismatch, bodySource, pumpInto } from './body-source.ts';
+import { identityPipe } from './identity-pipe.ts';
 import { type EntryMeta, fromStoredHeaders, toStoredHeaders } from './stored-entry.ts';
 import { responseAsIs } from './response-as-is.ts';
 
@@ -82,25 +82,82 @@ export interface Storable {
   fill?: number;
 }
 
+/** A put being written: bytes in, then close (or abort: nothing is kept). */
+export interface OpenPut {
+  /** Done once the bytes are taken (they may be reused then). */
+  write(bytes: Uint8Array): Promise<void>;
+  /** Ends the body: true once it is stored, exactly; false when nothing is kept. */
+  close(): Promise<boolean>;
+  /** Gives the put up: nothing is kept (settles as close does, with false). */
+  abort(reason: unknown): Promise<boolean>;
+}
+
+/**
+ * A put of `entry` whose body is written into it, counted as it goes: exactly its length (when
+ * known) and a close, or nothing is kept. In workerd the put reads a FixedLengthStream, so the
+ * length is announced to the platform and a short body fails the put too.
+ */
+export function openPut(cache: TierCache, key: string, entry: Omit<Storable, 'body'>): OpenPut {
+  const fill = entry.fill ?? newFill();
+  const { readable, writer } = identityPipe(entry.length);
+  const headers = toStoredHeaders(entry.headers, entry.meta, entry.retention, { length: entry.length, fill });
+  const putting = cache.put(new Request(key), responseAsIs(readable, { status: entry.status, headers })).then(
+    () => true,
+    () => false,
+  );
+  let written = 0;
+  let failed = false;
+  // The moment a body is known to be wrong, its fill is: no lookup in this isolate will take it.
+  const fail = (reason: unknown): void => {
+    if (failed) return;
+    failed = true;
+    rememberFailed(fill);
+    void writer.abort(reason);
+  };
+  let outcome: Promise<boolean> | undefined;
+  const settle = (exact: boolean): Promise<boolean> =>
+    (outcome ??= (async () => {
+      const put = await putting;
+      if (put && exact && !failed) return true;
+      rememberFailed(fill);
+      await remove(cache, key).catch(() => false);
+      return false;
+    })());
+  return {
+    async write(bytes) {
+      written += bytes.byteLength;
+      if (entry.length !== undefined && written > entry.length) {
+        fail(new LengthMismatch(`body ran past its ${entry.length} bytes`));
+        throw new LengthMismatch(`body ran past its ${entry.length} bytes`);
+      }
+      await writer.write(bytes);
+    },
+    async close() {
+      if (failed) return settle(false);
+      if (entry.length !== undefined && written !== entry.length) {
+        fail(new LengthMismatch(`body ended after ${written} of ${entry.length} bytes`));
+        return settle(false);
+      }
+      const closed = await writer.close().then(() => true, () => false);
+      if (!closed) fail(new Error('the put did not take the body'));
+      return settle(closed);
+    },
+    abort(reason) {
+      fail(reason);
+      return settle(false);
+    },
+  };
+}
+
 /** Stores `entry` if its body is exactly what it claims; true once it is stored so, false when nothing is kept. */
 export async function store(cache: TierCache, key: string, entry: Storable): Promise<boolean> {
-  const fill = entry.fill ?? newFill();
-  let exact = false;
-  // The moment a body is known to be wrong, its fill is: no lookup in this isolate will take it.
-  const counted = countedBody(entry.body, entry.length, { onExact: () => (exact = true), onInexact: () => rememberFailed(fill) });
-  // A known length where there is one: the put then announces it, and a short body fails it.
-  const body = entry.length === undefined ? counted : withLength(counted, entry.length);
-  const headers = toStoredHeaders(entry.headers, entry.meta, entry.retention, { length: entry.length, fill });
-  let put = true;
+  const put = openPut(cache, key, entry);
   try {
-    await cache.put(new Request(key), responseAsIs(body, { status: entry.status, headers }));
-  } catch {
-    put = false;
+    await pumpInto(bodySource(entry.body as ReadableStream<Uint8Array>, { length: entry.length }), (bytes) => put.write(bytes));
+  } catch (error) {
+    return put.abort(error);
   }
-  if (put && exact) return true;
-  rememberFailed(fill);
-  await remove(cache, key).catch(() => false);
-  return false;
+  return put.close();
 }
 
 /** A name for one fill of an entry, unlike any other this isolate makes. */

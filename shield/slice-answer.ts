@@ -9,7 +9,8 @@ import { BadGateway, BadRequest, HttpError } from '../shared/http-error.ts';
 import { OBJECT_HEADER, objectMarker } from '../shared/object-meta.ts';
 import { type ObjectRead, type Resolved, resolveObject } from '../shared/object-read.ts';
 import { readObjectSlices } from '../shared/object-slices.ts';
-import { rangesStream } from '../shared/byte-stream.ts';
+import { type Piece, rangesStream } from '../shared/byte-stream.ts';
+import type { ByteRange } from '../shared/range.ts';
 import { unsatisfiedRange } from '../shared/range.ts';
 import { type Budget, type ReadaheadPool, isolatePool } from '../shared/slice-reader.ts';
 import { SPAN_HEADER, type SliceRequest, WHOLE } from '../shared/slice-protocol.ts';
@@ -81,7 +82,7 @@ export async function answerSlices(request: SliceRequest, context: SliceAnswerCo
       const sliceTiming = serverTimingMetric('shield-slice', read.now() - sliceStarted);
       headers.set('server-timing', appendServerTiming(resolved.upstreamHeaders?.get('server-timing'), sliceTiming));
       const report = slicedReport(resolved.report, sliceRead.hits, sliceRead.checked, indices.length);
-      return finish(context, 200, headers, rangesStream(sliceRead.pieces, [bytes], [], undefined, length), resolved.age, report);
+      return finish(context, 200, headers, await spanBody(sliceRead.pieces, bytes, indices.length), resolved.age, report);
     } catch (error) {
       if (!(error instanceof VersionChanged)) throw error;
       for (const body of resolved.prefetched.values()) void body.cancel().catch(() => undefined);
@@ -90,6 +91,39 @@ export async function answerSlices(request: SliceRequest, context: SliceAnswerCo
       if (request.etag !== undefined || attempt > 0) return new HttpError(412, 'the object changed while it was read').toResponse();
     }
   }
+}
+
+/**
+ * The answer's body. One whole slice (what the edge asks for, one request per slice) is that
+ * slice's own body, handed on as it is: its stored bytes, or the fill streaming it from the
+ * origin (its length on the wire), and the edge counts what arrives. Anything else is cut from
+ * the pieces (rangesStream).
+ */
+async function spanBody(pieces: AsyncIterator<Piece>, bytes: ByteRange, slices: number): Promise<ReadableStream<Uint8Array>> {
+  const length = bytes.end - bytes.start + 1;
+  if (slices === 1) {
+    const first = await pieces.next();
+    if (!first.done && first.value.offset === bytes.start && first.value.length === length) {
+      await pieces.return?.();
+      return first.value.body;
+    }
+    return rangesStream(prepend(first, pieces), [bytes], [], undefined, length);
+  }
+  return rangesStream(pieces, [bytes], [], undefined, length);
+}
+
+/** `pieces` with `first`, already taken, handed out again first. */
+function prepend(first: IteratorResult<Piece>, pieces: AsyncIterator<Piece>): AsyncIterator<Piece> {
+  let given = false;
+  return {
+    next: () => {
+      if (given) return pieces.next();
+      given = true;
+      return Promise.resolve(first);
+    },
+    return: () => pieces.return?.() ?? Promise.resolve({ done: true, value: undefined }),
+    throw: (error: unknown) => pieces.throw?.(error) ?? Promise.resolve({ done: true, value: undefined }),
+  };
 }
 
 function refuse(context: SliceAnswerContext, resolved: Extract<Resolved, { kind: 'sliced' }>, status: 412 | 416): Response {

@@ -4,7 +4,6 @@
 import { BOUNDARY_BYTES, boundaryFrom, planMultipart } from '../shared/multipart.ts';
 import { type ByteRange, contentRange, evaluateRange, ifRangeAllows, unsatisfiedRange } from '../shared/range.ts';
 import { type Piece, rangesStream } from '../shared/byte-stream.ts';
-import { countedBody } from '../shared/counted-body.ts';
 
 export type RangePlan = { kind: 'full'; ranges: ByteRange[] } | { kind: 'partial'; ranges: ByteRange[] } | { kind: 'unsatisfiable' };
 
@@ -68,9 +67,8 @@ export function unsatisfiable(size: number): Headers {
   return new Headers({ 'content-range': unsatisfiedRange(size), 'accept-ranges': 'bytes' });
 }
 
-/** The pieces of a whole body: one, at offset 0, counted against its length as it is cut. */
-export function wholePieces(source: ReadableStream<Uint8Array>, length: number): AsyncIterator<Piece> {
-  const body = countedBody(source, length);
+/** The pieces of a whole body: one, at offset 0 (counted against its length as it is cut, by rangesStream). */
+export function wholePieces(body: ReadableStream<Uint8Array>, length: number): AsyncIterator<Piece> {
   let given = false;
   return {
     next: async () => {

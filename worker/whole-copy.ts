@@ -17,7 +17,7 @@ import type { Budget } from '../shared/slice-reader.ts';
 import { sliceBytes, sliceCount, sliceKey, wholeCopyKey } from '../shared/slice-plan.ts';
 import { retention } from '../shared/stale.ts';
 import { storedPart } from '../shared/slice-store.ts';
-import { store } from '../shared/tier-cache.ts';
+import { remove, store } from '../shared/tier-cache.ts';
 
 /** The stored whole copy of `sliced`'s version, if this tier has one (one lookup). */
 export async function storedWholeCopy(read: ObjectRead, sliced: SlicedObject, budget: Budget): Promise<ReadableStream<Uint8Array> | undefined> {
@@ -25,7 +25,7 @@ export async function storedWholeCopy(read: ObjectRead, sliced: SlicedObject, bu
   budget.remaining--;
   const { meta } = sliced;
   // Handed to the client as it is: the point of the copy is the runtime's own pass-through.
-  return storedPart(read.cache, wholeCopyKey(read.key, meta, meta.sliceSize), WHOLE_COPY, meta.size, true);
+  return storedPart(read.cache, wholeCopyKey(read.key, meta, meta.sliceSize), WHOLE_COPY, meta.size);
 }
 
 /** Starts storing the whole copy of `sliced` from this tier's slices, unless one is under way or the budget is short; once a full read from them is over. */
@@ -54,10 +54,12 @@ function storedSlices(read: ObjectRead, sliced: SlicedObject, count: number): As
       if (index >= count) return { done: true, value: undefined };
       const bytes = sliceBytes(index, meta.sliceSize, meta.size);
       const length = bytes.end - bytes.start + 1;
-      const body = await storedPart(read.cache, sliceKey(read.key, meta, meta.sliceSize, index), index, length);
+      const key = sliceKey(read.key, meta, meta.sliceSize, index);
+      const body = await storedPart(read.cache, key, index, length);
       if (body === undefined) throw new Error(`slice ${index} is no longer stored here: no whole copy`);
       index++;
-      return { done: false, value: { offset: bytes.start, length, body } };
+      // A slice that reads wrong is forgotten; the copy, already failing, keeps nothing.
+      return { done: false, value: { offset: bytes.start, length, body, onInexact: () => void remove(read.cache, key).catch(() => false) } };
     },
   };
 }

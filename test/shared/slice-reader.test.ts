@@ -5,7 +5,8 @@ import type { ObjectMeta } from '../../shared/object-meta.ts';
 import type { SliceSpan } from '../../shared/slice-plan.ts';
 import { readSlices, type Budget, type SliceRead, type SliceReadOptions, type SliceStore, type SpanFetch } from '../../shared/slice-reader.ts';
 import { VersionChanged } from '../../shared/upstream.ts';
-import { streamOf } from '../streams.ts';
+import type { OpenPut } from '../../shared/tier-cache.ts';
+import { concat, streamOf } from '../streams.ts';
 
 const SLICE = 4;
 const PLENTY = 10_000;
@@ -37,6 +38,7 @@ class MemoryStore implements SliceStore {
   readonly gets: number[] = [];
   readonly puts: number[] = [];
   readonly cancelled: number[] = [];
+  readonly forgotten: number[] = [];
   private readonly writes: Promise<void>[] = [];
 
   constructor(bytes: Uint8Array, stored: Iterable<number> = []) {
@@ -49,18 +51,31 @@ class MemoryStore implements SliceStore {
     return slice !== undefined && slice.length === length ? streamOf(slice, 3, () => this.cancelled.push(index)) : undefined;
   }
 
-  put(index: number, length: number, body: ReadableStream<Uint8Array>): Promise<boolean> {
+  open(index: number, length: number): OpenPut {
     this.puts.push(index);
-    const write = readAll(body).then(
-      (bytes) => {
-        if (bytes.length !== length) return false;
-        this.slices.set(index, bytes);
-        return true;
+    const chunks: Uint8Array[] = [];
+    let settle: (stored: boolean) => void = () => undefined;
+    const done = new Promise<boolean>((resolve) => (settle = resolve));
+    this.writes.push(done.then(() => undefined));
+    return {
+      write: async (bytes) => void chunks.push(bytes.slice()),
+      close: async () => {
+        const bytes = concat(chunks);
+        const exact = bytes.length === length;
+        if (exact) this.slices.set(index, bytes);
+        settle(exact);
+        return exact;
       },
-      () => false,
-    );
-    this.writes.push(write.then(() => undefined));
-    return write;
+      abort: async () => {
+        settle(false);
+        return false;
+      },
+    };
+  }
+
+  forget(index: number): void {
+    this.forgotten.push(index);
+    this.slices.delete(index);
   }
 
   /** Resolves once every put has been read to its end. */

@@ -1,0 +1,46 @@
+// A pipe JavaScript writes bytes into and the runtime reads out: the body of a response, of a
+// cache put, or the part of a fill a client reads. In workerd a FixedLengthStream (or, with no
+// length known, an IdentityTransformStream): it keeps no buffer, so a write is done once the
+// reader has taken its bytes and the writer may reuse its buffer; it carries its length on the
+// wire (a chunked body that errors would be ended by workerd as if complete), and fails unless
+// exactly that many bytes were written. Elsewhere (unit tests, Node) a TransformStream, whose
+// writes are copied first since it queues the chunk it is given.
+
+type Bytes = Uint8Array;
+
+export interface PipeWriter {
+  /** Done once the bytes are taken; `bytes` may be reused then. */
+  write(bytes: Bytes): Promise<void>;
+  close(): Promise<void>;
+  abort(reason: unknown): Promise<void>;
+}
+
+export interface IdentityPipe {
+  readable: ReadableStream<Bytes>;
+  writer: PipeWriter;
+}
+
+type Transform = new (length?: number) => TransformStream<Bytes, Bytes>;
+
+function runtime(): { Fixed: Transform; Identity: Transform } | undefined {
+  const scope = globalThis as { FixedLengthStream?: Transform; IdentityTransformStream?: Transform };
+  return scope.FixedLengthStream === undefined || scope.IdentityTransformStream === undefined ? undefined : { Fixed: scope.FixedLengthStream, Identity: scope.IdentityTransformStream };
+}
+
+/** A pipe of exactly `length` bytes (any number when undefined). */
+export function identityPipe(length: number | undefined): IdentityPipe {
+  const native = runtime();
+  const stream = native === undefined ? new TransformStream<Bytes, Bytes>() : length === undefined ? new native.Identity() : new native.Fixed(length);
+  const writer = stream.writable.getWriter();
+  const copies = native === undefined;
+  // A failed write or close is seen by whoever is waiting on it; none may go unhandled.
+  void writer.closed.catch(() => undefined);
+  return {
+    readable: stream.readable,
+    writer: {
+      write: (bytes) => writer.write(copies ? bytes.slice() : bytes),
+      close: () => writer.close(),
+      abort: (reason) => writer.abort(reason).catch(() => undefined),
+    },
+  };
+}
