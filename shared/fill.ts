@@ -95,6 +95,7 @@ class FillPump {
         this.toClient(lent);
         await storing;
       }
+      this.free.length = 0;
       // Queued after what the client has not read yet: the store is not kept waiting for it.
       if (this.clientState === 'live') void this.client.close().catch(() => undefined);
       return store === undefined ? true : await store.close();
@@ -113,20 +114,28 @@ class FillPump {
   private toClient(lent: Lent): void {
     if (this.clientState !== 'live') return;
     const n = lent.bytes.byteLength;
-    if (this.clientPending + n > (this.options.readerLag ?? READER_LAG)) {
+    // What the client's unread writes hold is memory, not bytes: a read that filled little of
+    // its buffer (a network read is often 16 KiB of 256) is copied out, and one that filled
+    // most pins the buffer; either way the lag counts what is held.
+    const copy = n * 2 < lent.bytes.buffer.byteLength;
+    const held = copy ? n : lent.bytes.buffer.byteLength;
+    if (this.clientPending + held > (this.options.readerLag ?? READER_LAG)) {
       this.clientState = 'behind';
       void this.resumeClient(this.clientHanded);
       return;
     }
-    this.clientPending += n;
+    this.clientPending += held;
     this.clientHanded += n;
-    void this.write(lent, this.client.write(lent.bytes)).then(
-      () => (this.clientPending -= n),
-      () => {
-        // The client cancelled its share (a range that ended mid-body): the store goes on.
-        if (this.clientState === 'live') this.clientState = 'gone';
-      },
+    const writing = copy ? this.client.write(lent.bytes.slice()) : this.write(lent, this.client.write(lent.bytes));
+    void writing.then(
+      () => (this.clientPending -= held),
+      () => this.clientGone(),
     );
+  }
+
+  /** The client cancelled its share (a range that ended mid-body): the store goes on. */
+  private clientGone(): void {
+    if (this.clientState === 'live') this.clientState = 'gone';
   }
 
   /** Counts a write on a lent buffer; the buffer is reused once no write reads it. */
