@@ -8,8 +8,32 @@ export const HOST_HEADER = 'x-tiercache-host';
 export const REVALIDATE_HEADER = 'x-tiercache-revalidate';
 /** On a request from the edge: the newest purge (ms epoch) it applied to the object; older shield copies are purged too. */
 export const PURGED_AT_HEADER = 'x-tiercache-purged-at';
+/** Every path under this is the tiers' own: never an object, never forwarded (README "Reserved paths"). */
+export const INTERNAL_PREFIX = '/__tiercache/';
 /** Purge (README "Purge"): public at the edge (POST, bearer token), and the edge's call to the shield. */
 export const PURGE_PATH = '/__tiercache/purge';
+/** On a request the local stack's front forwarded (test/stack/front.ts): its proof; the edge checks it when LOCAL_FRONT_TOKEN is bound. */
+export const FRONT_HEADER = 'x-tiercache-front';
+
+/**
+ * Whether a request belongs to the tiers themselves: its path as routed (canonical: decoded
+ * where RFC 3986 allows, dot segments resolved, as `new URL` and normalizePath leave it), that
+ * path fully decoded (`/__tiercache%2Fpurge`, which an origin may well decode), or the path it
+ * would be forwarded on lies under INTERNAL_PREFIX. Such a request is answered by the tier's
+ * own endpoint, if its canonical path names one exactly, and never passed on.
+ */
+export function isInternal(...paths: readonly string[]): boolean {
+  const reserved = (path: string): boolean => path.startsWith(INTERNAL_PREFIX) || path === INTERNAL_PREFIX.slice(0, -1);
+  return paths.some((path) => reserved(path) || reserved(fullyDecoded(path)));
+}
+
+function fullyDecoded(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
+}
 /** The shield's URL as the edge names it; only the path and query mean anything. */
 export const SHIELD_ORIGIN = 'https://tiercache-shield.internal';
 

@@ -28,6 +28,18 @@ export interface TargetOptions {
   keyQuery?: readonly string[];
 }
 
+/**
+ * The request's URL, or the 400 a client gets for one the runtime handed over but no URL
+ * parser takes (a Host with a port past 65535, or two ports: workerd builds the URL from them).
+ */
+export function requestUrl(raw: string): URL {
+  try {
+    return new URL(raw);
+  } catch {
+    throw new BadRequest('malformed request: its Host or target is not a URL');
+  }
+}
+
 export function requestTarget(url: URL, kind: OriginKind, options: TargetOptions = {}): RequestTarget {
   if (kind === 'http') return { path: normalizePath(url.pathname), query: url.search, key: undefined };
   const { indexDocument } = options;

@@ -1,13 +1,15 @@
 // The shield worker: the regional tier next to the origin. Reached only over the edge's
 // service binding (it checks the edge's credential), it answers from its own cache and on a
-// miss fetches from the origin, signed for S3. This file only wires.
+// miss fetches from the origin, signed for S3. Its own endpoints (slices, purge) live under
+// /__tiercache/, matched on the canonical path; nothing under it is ever an object. This file
+// only wires.
 
 import { Hono } from 'hono';
 import { SHIELD_CACHE_NAME } from '../shared/cache-status.ts';
 import { type Config, configFrom } from '../shared/config.ts';
-import { Forbidden, HttpError, MethodNotAllowed, errorResponse } from '../shared/http-error.ts';
+import { Forbidden, HttpError, MethodNotAllowed, NotFound, errorResponse } from '../shared/http-error.ts';
 import { bucketFor, misdirected } from '../shared/host-buckets.ts';
-import { CREDENTIAL_HEADER, HOST_HEADER, PURGED_AT_HEADER, PURGE_PATH, REVALIDATE_HEADER, credentialMatches } from '../shared/internal.ts';
+import { CREDENTIAL_HEADER, HOST_HEADER, PURGED_AT_HEADER, PURGE_PATH, REVALIDATE_HEADER, SHIELD_ORIGIN, credentialMatches, isInternal } from '../shared/internal.ts';
 import { healingUpstream, originHealing } from '../shared/healing-upstream.ts';
 import { invalidatedUrls } from '../shared/invalidation.ts';
 import { headObject } from '../shared/object-head.ts';
@@ -15,7 +17,7 @@ import { type ObjectRead, readPolicy } from '../shared/object-read.ts';
 import { clockOffset } from '../shared/test-clock.ts';
 import { purgedBy } from '../shared/purge.ts';
 import { purgeRecords } from '../shared/purge-store.ts';
-import { type RequestTarget, requestTarget } from '../shared/request-target.ts';
+import { type RequestTarget, normalizePath, requestTarget, requestUrl } from '../shared/request-target.ts';
 import { parseSliceRequestPath } from '../shared/slice-protocol.ts';
 import { type TierCache, remove } from '../shared/tier-cache.ts';
 import { withTierReport } from '../shared/tier-headers.ts';
@@ -29,7 +31,7 @@ import { answerSlices } from './slice-answer.ts';
 /** Larger than any object's slice count: "every slice". */
 const MAX_SLICE_INDEX = 999_999_999;
 
-const app = new Hono<{ Bindings: ShieldEnv; Variables: { started: number; clockOffset: number } }>();
+const app = new Hono<{ Bindings: ShieldEnv; Variables: { started: number; clockOffset: number; url: URL } }>();
 
 app.onError((error, c) => {
   if (!(error instanceof HttpError)) console.error('shield: unexpected error', error);
@@ -41,15 +43,31 @@ app.use('*', async (c, next) => {
   if (!credentialMatches(c.req.header(CREDENTIAL_HEADER) ?? null, configFrom(c.env).shieldToken)) {
     throw new Forbidden('the shield answers only the edge tier');
   }
+  c.set('url', requestUrl(c.req.url));
   c.set('clockOffset', await clockOffset(c.env.TEST_CLOCK, c.var.started));
   await next();
 });
 
+// Its own endpoints, on the canonical path: purge (POST), slice requests (GET/HEAD, below);
+// anything else under the prefix is no object.
+app.use('*', async (c, next) => {
+  const path = normalizePath(c.var.url.pathname);
+  if (!isInternal(path)) return next();
+  if (path === PURGE_PATH) {
+    if (c.req.method !== 'POST') throw new MethodNotAllowed(c.req.method, ['POST']);
+    const config = configFrom(c.env);
+    return acceptPurge(c.req.raw, config, (target) => shieldKey(config, target));
+  }
+  if ((c.req.method === 'GET' || c.req.method === 'HEAD') && parseSliceRequestPath(c.var.url.pathname) !== undefined) return next();
+  throw new NotFound('no such endpoint');
+});
+
 app.on(['GET', 'HEAD'], '*', async (c) => {
   const config = forHost(configFrom(c.env), c.req.header(HOST_HEADER) ?? '');
-  const url = new URL(c.req.url);
+  const { url } = c.var;
   const sliced = parseSliceRequestPath(url.pathname);
-  const target = requestTarget(sliced ? new URL(`${sliced.objectPath}${url.search}`, url) : url, config.originKind, { keyQuery: config.cacheKeyQuery });
+  // Joined to the shield's origin, not resolved against it: an object path `//host/x` stays a path.
+  const target = requestTarget(sliced ? new URL(`${SHIELD_ORIGIN}${sliced.objectPath}${url.search}`) : url, config.originKind, { keyQuery: config.cacheKeyQuery });
   const read: ObjectRead = {
     cache: await caches.open(SHIELD_CACHE_NAME),
     key: shieldKey(config, target),
@@ -67,15 +85,10 @@ app.on(['GET', 'HEAD'], '*', async (c) => {
   return answerSlices(request, { config, read, budget: { remaining: config.slicing.subrequests }, started: c.var.started, conditions: c.req.raw.headers });
 });
 
-app.post(PURGE_PATH, (c) => {
-  const config = configFrom(c.env);
-  return acceptPurge(c.req.raw, config, (target) => shieldKey(config, target));
-});
-
 app.all('*', async (c) => {
   const config = configFrom(c.env);
   if (config.originKind !== 'http') throw new MethodNotAllowed(c.req.method, ['GET', 'HEAD', 'OPTIONS']);
-  const target = requestTarget(new URL(c.req.url), config.originKind);
+  const target = requestTarget(c.var.url, config.originKind);
   const response = await passThroughToHttp(config, target, c.req.raw);
   // RFC 9111 §4.4: a non-error answer to an unsafe method invalidates the stored URL, and the
   // Location / Content-Location URLs it names on the origin's own host.

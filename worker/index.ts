@@ -3,21 +3,23 @@
 // shared/object-read.ts), HEAD shared/object-head.ts,
 // the next hop is shield-client.ts, unsafe methods for HTTP origins are pass-through.ts;
 // site-responses.ts finishes GET/HEAD/OPTIONS answers (the 404 page, CORS).
-// POST /__tiercache/purge is purge.ts. Before any of it, memory-hit.ts answers plain GETs of
-// fresh small objects the isolate holds in memory (edge-cache.ts).
+// POST /__tiercache/purge is purge.ts; the rest of /__tiercache/ is 404 and never forwarded,
+// however it is spelled (routing is on the canonical path, the one a request is forwarded on).
+// Before any of it, memory-hit.ts answers plain GETs of fresh small objects the isolate holds
+// in memory (edge-cache.ts).
 
 import { Hono } from 'hono';
 import { evaluatePreconditions, notModifiedHeaders } from '../shared/conditional.ts';
 import { configFrom } from '../shared/config.ts';
 import { healingUpstream, shieldHealing } from '../shared/healing-upstream.ts';
-import { HttpError, MethodNotAllowed, errorResponse } from '../shared/http-error.ts';
-import { PURGE_PATH } from '../shared/internal.ts';
+import { Forbidden, HttpError, MethodNotAllowed, NotFound, errorResponse } from '../shared/http-error.ts';
+import { FRONT_HEADER, PURGE_PATH, credentialMatches, isInternal } from '../shared/internal.ts';
 import { headObject } from '../shared/object-head.ts';
 import { type ObjectRead, readPolicy } from '../shared/object-read.ts';
 import { clockOffset } from '../shared/test-clock.ts';
 import { purgeWatch } from '../shared/purge.ts';
 import { purgeRecords } from '../shared/purge-store.ts';
-import { requestTarget } from '../shared/request-target.ts';
+import { normalizePath, requestTarget, requestUrl } from '../shared/request-target.ts';
 import { withTierReport } from '../shared/tier-headers.ts';
 import { edgeAddress, edgeKey } from './edge-address.ts';
 import { edgeCache } from './edge-cache.ts';
@@ -31,12 +33,26 @@ import { withSiteResponses } from './site-responses.ts';
 
 const ALLOWED = ['GET', 'HEAD', 'OPTIONS'];
 
-const app = new Hono<{ Bindings: EdgeEnv; Variables: { started: number; clockOffset: number } }>();
+const app = new Hono<{ Bindings: EdgeEnv; Variables: { started: number; clockOffset: number; url: URL } }>();
 
 app.use('*', async (c, next) => {
   c.set('started', Date.now());
+  c.set('url', requestUrl(c.req.url));
   c.set('clockOffset', await clockOffset(c.env.TEST_CLOCK, c.var.started));
   await next();
+});
+
+// The tiers' own paths, routed on the canonical spelling of the path and of the target it would
+// be forwarded on (`/x/%2e%2e/purge` and `/%5f_tiercache/purge` are the purge endpoint, and no
+// spelling reaches the shield as an object).
+app.use('*', async (c, next) => {
+  const path = normalizePath(c.var.url.pathname);
+  if (!isInternal(path, forwardedPath(c.var.url, configFrom(c.env)))) return next();
+  if (path === PURGE_PATH) {
+    if (c.req.method === 'POST') return purge(c.req.raw, c.env, configFrom(c.env), edgeKey);
+    throw new MethodNotAllowed(c.req.method, ['POST']);
+  }
+  throw new NotFound('no such endpoint');
 });
 
 app.onError((error, c) => {
@@ -46,7 +62,7 @@ app.onError((error, c) => {
 
 app.on(['GET', 'HEAD'], '*', async (c) => {
   const config = configFrom(c.env);
-  const url = new URL(c.req.url);
+  const { url } = c.var;
   const { target, key, purgePath } = edgeAddress(url, config);
   const purges = purgeWatch(await purgeRecords(c.env.PURGES, Date.now()), purgePath);
   const read: ObjectRead = {
@@ -64,12 +80,10 @@ app.on(['GET', 'HEAD'], '*', async (c) => {
 
 app.options('*', (c) => withTierReport(new Response(null, { status: 204, headers: { allow: ALLOWED.join(', ') } }), 'edge', {}, Date.now() - c.var.started));
 
-app.post(PURGE_PATH, (c) => purge(c.req.raw, c.env, configFrom(c.env), edgeKey));
-
 app.all('*', async (c) => {
   const config = configFrom(c.env);
   if (config.originKind !== 'http') throw new MethodNotAllowed(c.req.method, ALLOWED);
-  const url = new URL(c.req.url);
+  const { url } = c.var;
   const target = requestTarget(url, config.originKind);
   const keyOf = (invalidated: URL): string | undefined => tryKey(() => edgeKey(invalidated, requestTarget(invalidated, config.originKind)));
   const response = await passThrough(c.req.raw, target, keyOf, {
@@ -94,6 +108,11 @@ function conditionalHead(request: Headers, response: Response): Response {
   return new Response(null, { status: precondition === 'not-modified' ? 304 : 412, headers });
 }
 
+/** The path a request for `url` would be forwarded to the shield on; '' for one that names no object. */
+function forwardedPath(url: URL, config: ReturnType<typeof configFrom>): string {
+  return tryKey(() => requestTarget(url, config.originKind, { indexDocument: config.site.indexDocument }).path) ?? '';
+}
+
 /** A cache key, or undefined for a URL that cannot name an object (it was never stored). */
 function tryKey(key: () => string): string | undefined {
   try {
@@ -105,6 +124,10 @@ function tryKey(key: () => string): string | undefined {
 
 /** The hot path first; everything it does not answer goes through the app. */
 function edgeFetch(request: Request, env: EdgeEnv, ctx: ExecutionContext): Response | Promise<Response> {
+  // Behind the local stack's front (never bound when deployed): only what came through it.
+  if (env.LOCAL_FRONT_TOKEN !== undefined && !credentialMatches(request.headers.get(FRONT_HEADER), env.LOCAL_FRONT_TOKEN)) {
+    return new Forbidden('this socket answers only the local front: send requests to the port tiercache printed').toResponse(request.method);
+  }
   const hot = answerFromMemory(request, env);
   if (hot instanceof Response) return hot;
   if (hot === undefined) return app.fetch(request, env, ctx);

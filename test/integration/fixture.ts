@@ -39,7 +39,7 @@ export class FakeClock {
   }
 }
 
-export async function startFixture(overrides: FixtureConfig = {}, options: { resolve?: (tap: Tap) => Record<string, string>; clock?: FakeClock } = {}): Promise<Fixture> {
+export async function startFixture(overrides: FixtureConfig = {}, options: { resolve?: (tap: Tap) => Record<string, string>; clock?: FakeClock; front?: boolean } = {}): Promise<Fixture> {
   const origin = await startS3Origin();
   const tap = await startTap(origin.url, options.clock ? { clock: options.clock.now } : {});
   const config = typeof overrides === 'function' ? overrides(tap) : overrides;
@@ -55,6 +55,7 @@ export async function startFixture(overrides: FixtureConfig = {}, options: { res
     },
     ...(options.resolve ? { resolve: options.resolve(tap) } : {}),
     ...(options.clock ? { clock: options.clock.now } : {}),
+    ...(options.front ? { front: true } : {}),
   });
   return {
     origin,

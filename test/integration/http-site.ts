@@ -33,7 +33,8 @@ export async function startSite(): Promise<Site> {
       res.end(`${req.method} ${path} got ${body.length} bytes`);
       return;
     }
-    const page = pages.get(new URL(path, 'http://site').pathname);
+    // Joined, not resolved: a path like `//x` is a path here too.
+    const page = pages.get(new URL(`http://site${path.startsWith('/') ? '' : '/'}${path}`).pathname);
     if (page === undefined) {
       res.writeHead(404, { 'content-type': 'text/html' });
       res.end('<h1>the site’s own 404 page</h1>');

@@ -157,7 +157,7 @@ describe('the edge memory layer', () => {
     await inMemoryOnly(f, '/elsewhere.txt');
     await f.origin.putObject('elsewhere.txt', 'after', { 'content-type': 'text/plain', 'cache-control': 'max-age=600' });
     // As another location's edge records it: straight into the shared KV namespace.
-    const purges = await f.stack.mf.getKVNamespace('PURGES');
+    const purges = await f.stack.mf.getKVNamespace('PURGES', 'edge');
     const recordedAt = Date.now();
     // Stamped by the clock entries are stamped by here (the fixture's moved one), as in production both are the real one.
     await recordPurges(purges, [{ kind: 'prefix', value: '/elsewhere', at: clock.now() }], clock.now());

@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import { CREDENTIAL_HEADER, SHIELD_ORIGIN, credentialMatches } from '../../shared/internal.ts';
+import { CREDENTIAL_HEADER, SHIELD_ORIGIN, credentialMatches, isInternal } from '../../shared/internal.ts';
 
 const TOKEN = 's3cr3t-shield-token';
 
@@ -60,5 +60,20 @@ describe('internal hop constants', () => {
 
   it('addresses the shield by an origin with no meaning of its own', () => {
     expect(new URL(SHIELD_ORIGIN).pathname).toBe('/');
+  });
+});
+
+describe('isInternal', () => {
+  it('reserves every path under /__tiercache/, however it is spelled once parsed', () => {
+    for (const path of ['/__tiercache/purge', '/__tiercache/slices/0-0/1/-/x', '/__tiercache', '/__tiercache%2Fpurge', '/__tiercache%2fx%2F..%2Fpurge', '/%5F_tiercache/purge']) expect(isInternal(path), path).toBe(true);
+  });
+
+  it('leaves every other path to the objects', () => {
+    for (const path of ['/', '/__tiercache-docs/a', '/x/__tiercache/purge', '/__TIERCACHE/purge', '/a%2F__tiercache/b', '/%']) expect(isInternal(path), path).toBe(false);
+  });
+
+  it('checks each path it is given: the one routed and the one forwarded', () => {
+    expect(isInternal('/x', '/__tiercache/purge')).toBe(true);
+    expect(isInternal('/x', '/y')).toBe(false);
   });
 });

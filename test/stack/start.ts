@@ -50,7 +50,7 @@ async function main(): Promise<void> {
     // Seeding (64 MiB) and starting workerd take about as long as each other: run them together.
     const [seeding, starting] = await Promise.allSettled([
       origin ? seedSampleAssets(origin) : Promise.resolve([]),
-      startWorkers({ config, port }),
+      startWorkers({ config, port, front: true }),
     ]);
     if (starting.status === 'rejected') throw starting.reason;
     const stack = track(starting.value, (started) => started.dispose());
@@ -133,7 +133,7 @@ function report(config: RawConfig, origin: S3Origin | undefined, seeded: SeededA
       : `  origin  ${config.ORIGIN_URL}`,
     ...seeded.map((asset) => `            ${asset.key.padEnd(keyWidth)}  ${formatSize(asset.size).padStart(9)}  ${asset.contentType}`),
     `  shield  ${stack.shieldUrl}  refuses requests without the edge's credential (SHIELD_TOKEN)`,
-    `  edge    ${stack.url}  <- send requests here`,
+    `  edge    ${stack.url}  <- send requests here (the local front: malformed requests get a 4xx here, as at Cloudflare's edge)`,
     `  config  ${settings}`,
     ...notes.map((note) => `  note    ${note}`),
     '',

@@ -8,7 +8,9 @@ import { rm } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { Log, LogLevel, Miniflare } from 'miniflare';
 import type { RawConfig } from '../../shared/config.ts';
+import { randomUUID } from 'node:crypto';
 import { bundleWorker } from './bundle.ts';
+import { FRONT_HEADER, startFront } from './front.ts';
 import { resolvingOutbound, type ResolveMap } from './outbound.ts';
 
 const COMPATIBILITY_DATE = '2026-07-30';
@@ -35,11 +37,20 @@ export interface WorkersOptions {
   clock?: () => number;
   /** Opens workerd's V8 inspector on this port (bench/profile-hit.ts); absent = closed. */
   inspectorPort?: number;
+  /**
+   * The local front on the edge's port (front.ts: what Cloudflare's front end does before a
+   * Worker runs): malformed requests get a 4xx there, and the edge's own socket refuses what did
+   * not come through it. `npm start` and the tests of hostile requests run with it; the
+   * benchmarks measure the edge's socket itself.
+   */
+  front?: boolean;
 }
 
 export interface Stack {
-  /** Edge base URL, `http://127.0.0.1:PORT`. */
+  /** Edge base URL, `http://127.0.0.1:PORT` (the front, when there is one). */
   url: string;
+  /** The edge's own workerd socket (behind the front, when there is one). */
+  edgeSocketUrl: string;
   /** The shield's own socket, `http://127.0.0.1:PORT` (production has no such route). */
   shieldUrl: string;
   mf: Miniflare;
@@ -52,6 +63,7 @@ export async function startWorkers(options: WorkersOptions): Promise<Stack> {
     bundleWorker(options.entries?.shield ?? SHIELD_ENTRY),
   ]);
   const bindings = definedStrings(options.config);
+  const frontToken = options.front ? randomUUID() : undefined;
   const mf = new Miniflare({
     host: LOOPBACK,
     // Miniflare's entry stays on a free port nobody uses; the edge serves the public one.
@@ -63,16 +75,24 @@ export async function startWorkers(options: WorkersOptions): Promise<Stack> {
     ...(options.inspectorPort !== undefined ? { inspectorPort: options.inspectorPort } : {}),
     workers: [
       {
+        // Miniflare's own entry socket routes to the first worker: here one that serves nothing,
+        // so that only the printed port answers for the edge.
+        name: 'refuse',
+        modules: true,
+        script: REFUSE,
+        compatibilityDate: COMPATIBILITY_DATE,
+      },
+      {
         name: 'edge',
         modules: true,
         script: edge.code,
         scriptPath: edge.path,
         compatibilityDate: COMPATIBILITY_DATE,
         compatibilityFlags: COMPATIBILITY_FLAGS,
-        bindings,
+        bindings: frontToken === undefined ? bindings : { ...bindings, LOCAL_FRONT_TOKEN: frontToken },
         serviceBindings: { SHIELD: 'shield', ...clockBinding(options.clock) },
         kvNamespaces: { PURGES: PURGES_NAMESPACE },
-        unsafeDirectSockets: [{ host: LOOPBACK, port: options.port ?? 0 }],
+        unsafeDirectSockets: [{ host: LOOPBACK, port: frontToken === undefined ? (options.port ?? 0) : 0 }],
       },
       {
         name: 'shield',
@@ -89,17 +109,33 @@ export async function startWorkers(options: WorkersOptions): Promise<Stack> {
       },
     ],
   });
-  const dispose = disposer(mf);
+  const stopWorkers = disposer(mf);
+  let stopFront: () => Promise<void> = async () => undefined;
+  const dispose = async (): Promise<void> => {
+    await stopFront();
+    await stopWorkers();
+  };
   try {
     await mf.ready;
-    const url = await mf.unsafeGetDirectURL('edge');
+    const edge = await mf.unsafeGetDirectURL('edge');
     const shieldUrl = await mf.unsafeGetDirectURL('shield');
-    return { url: url.origin, shieldUrl: shieldUrl.origin, mf, dispose };
+    if (frontToken === undefined) return { url: edge.origin, shieldUrl: shieldUrl.origin, edgeSocketUrl: edge.origin, mf, dispose };
+    const allow = options.config.ORIGIN_KIND === 'http' ? 'GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE' : 'GET, HEAD, OPTIONS';
+    const front = await startFront({ upstream: { host: LOOPBACK, port: Number(edge.port) }, token: frontToken, allow, host: LOOPBACK, port: options.port ?? 0 });
+    stopFront = () => front.close();
+    return { url: front.url, shieldUrl: shieldUrl.origin, edgeSocketUrl: edge.origin, mf, dispose };
   } catch (error) {
     await dispose().catch(() => undefined);
     throw error;
   }
 }
+
+/** The first worker, which Miniflare's entry socket answers with: nothing is served there. */
+const REFUSE = `export default { fetch() {
+  return new Response('421 this port serves nothing: send requests to the edge port tiercache printed\\n', { status: 421, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' } });
+} };`;
+
+export { FRONT_HEADER };
 
 /**
  * Miniflare's dispose() removes its temporary directory (where the caches live) without

@@ -1,0 +1,195 @@
+// Requests a client should not send, sent over a raw socket to the local stack as it runs for
+// `npm start` (the local front on the printed port, as Cloudflare's front end stands before a
+// Worker in production): each gets one short answer of ours, a 4xx where the request is at
+// fault, never a 500; a smuggled second request never reaches the origin; and no spelling of
+// a path reaches the tiers' own endpoints, in either origin mode.
+
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Stack, startWorkers } from '../stack/workers.ts';
+import { type Fixture, SHIELD_TOKEN, rawRequest, settle, startFixture } from './fixture.ts';
+import { type Site, startSite } from './http-site.ts';
+
+interface RawExchange {
+  /** Every status line answered on the connection, in order. */
+  statuses: number[];
+  /** The body of the first answer. */
+  body: string;
+  /** The front closed the connection (rather than the test giving up waiting). */
+  closed: boolean;
+}
+
+function exchange(base: string, raw: string, waitMs = 1500): Promise<RawExchange> {
+  const url = new URL(base);
+  return new Promise((resolve) => {
+    const socket = connect(Number(url.port), url.hostname, () => socket.write(raw));
+    let data = Buffer.alloc(0);
+    let closed = false;
+    const done = (): void => {
+      clearTimeout(timer);
+      socket.destroy();
+      const text = data.toString('latin1');
+      const statuses = [...text.matchAll(/(?:^|\r\n)HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]));
+      resolve({ statuses, body: text.split('\r\n\r\n')[1] ?? '', closed });
+    };
+    const timer = setTimeout(done, waitMs);
+    socket.on('data', (chunk) => (data = Buffer.concat([data, chunk])));
+    socket.on('end', () => {
+      closed = true;
+      done();
+    });
+    socket.on('error', done);
+  });
+}
+
+/** The classes of issue 11, each with the answer it must get. */
+const HOSTILE: [string, string, number][] = [
+  ['two Host headers', 'GET /index.html HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n', 400],
+  ['a Host with userinfo', 'GET /index.html HTTP/1.1\r\nHost: user@host\r\n\r\n', 400],
+  ['a Host with port 99999', 'GET /index.html HTTP/1.1\r\nHost: host:99999\r\n\r\n', 400],
+  ['a Host with two ports', 'GET /index.html HTTP/1.1\r\nHost: host:80:80\r\n\r\n', 400],
+  ['8 KB of junk as the Host', `GET /index.html HTTP/1.1\r\nHost: ${'x%'.repeat(4096)}\r\n\r\n`, 400],
+  ['no Host', 'GET /index.html HTTP/1.1\r\n\r\n', 400],
+  ['the asterisk form with GET', 'GET * HTTP/1.1\r\nHost: a\r\n\r\n', 400],
+  ['a target without a leading slash', 'GET index.html HTTP/1.1\r\nHost: a\r\n\r\n', 400],
+  ['CONNECT', 'CONNECT evil.example:443 HTTP/1.1\r\nHost: evil.example:443\r\n\r\n', 405],
+  ['Transfer-Encoding with Content-Length', 'POST /index.html HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n', 400],
+  ['two different Content-Lengths', 'POST /index.html HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!', 400],
+  ['Content-Length: abc', 'POST /index.html HTTP/1.1\r\nHost: a\r\nContent-Length: abc\r\n\r\n', 400],
+  ['Content-Length: -1', 'POST /index.html HTTP/1.1\r\nHost: a\r\nContent-Length: -1\r\n\r\n', 400],
+  ['Content-Length: +5', 'POST /index.html HTTP/1.1\r\nHost: a\r\nContent-Length: +5\r\n\r\nhello', 400],
+  ['Content-Length in hex', 'POST /index.html HTTP/1.1\r\nHost: a\r\nContent-Length: 0x5\r\n\r\nhello', 400],
+];
+
+/** Targets that are odd but are requests for objects: answered as such (a 404 here), never a 500. */
+const ODD_TARGETS = ['//', '///', '//host/x', '/\\host/x', '/%2f%2fhost/x'];
+
+/** Every spelling of a way into the internal purge endpoint through an object path. */
+const PURGE_SPELLINGS = ['/__tiercache/x/%2e%2e/purge', '/__tiercache/x/%2E%2E/purge', '/__tiercache/x/.%2e/purge', '/__tiercache/x/%2e./purge', '/__tiercache%2fpurge', '/__tiercache%2Fx%2F..%2Fpurge', '/__tiercache/x/..\\purge', '/x/%2e%2e/__tiercache/purge', '/%5f_tiercache/purge'];
+
+function smuggle(second: string): string {
+  const follow = `GET ${second} HTTP/1.1\r\nHost: a\r\n\r\n`;
+  return `GET /index.html HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nContent-Length: ${5 + follow.length}\r\n\r\n0\r\n\r\n${follow}`;
+}
+
+function expectOursAndShort(answer: RawExchange, label: string): void {
+  expect(answer.statuses, label).toHaveLength(1);
+  expect(answer.statuses[0], label).toBeLessThan(500);
+  expect(answer.body.length, label).toBeLessThan(300);
+}
+
+describe('hostile requests, s3 origin', () => {
+  let f: Fixture;
+  beforeAll(async () => {
+    f = await startFixture({ PURGE_TOKEN: 'purge-secret' }, { front: true });
+    await f.origin.putObject('index.html', '<p>hello</p>', { 'content-type': 'text/html' });
+  });
+  afterAll(() => f?.close());
+
+  for (const [name, raw, status] of HOSTILE) {
+    it(`${name}: ${status} with a short body, and the connection closed`, async () => {
+      const answer = await exchange(f.stack.url, raw);
+      expectOursAndShort(answer, name);
+      expect(answer.statuses[0]).toBe(status);
+      expect(answer.closed).toBe(true);
+    });
+  }
+
+  it('odd targets are requests for objects: an answer of ours, never a 500', async () => {
+    for (const target of ODD_TARGETS) {
+      const answer = await exchange(f.stack.url, `GET ${target} HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n`);
+      expectOursAndShort(answer, target);
+      expect(answer.statuses[0], target).toBeGreaterThanOrEqual(400);
+    }
+  });
+
+  it('the absolute form is taken as RFC 9112 §3.2.2 says (its authority the host); OPTIONS * is answered for the server', async () => {
+    const absolute = await exchange(f.stack.url, 'GET http://cdn.example/index.html HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n');
+    expect(absolute.statuses).toEqual([200]);
+    const options = await exchange(f.stack.url, 'OPTIONS * HTTP/1.1\r\nHost: a\r\n\r\n');
+    expect(options.statuses).toEqual([204]);
+    expect(options.closed).toBe(true);
+  });
+
+  it('a request smuggled behind Transfer-Encoding and Content-Length gets one answer, and never reaches the origin', async () => {
+    f.tap.clear();
+    const answer = await exchange(f.stack.url, smuggle('/smuggled.html'));
+    expect(answer.statuses).toEqual([400]);
+    await settle();
+    expect(f.tap.requests.filter((r) => r.path.includes('smuggled'))).toEqual([]);
+  });
+
+  it('no spelling of a path reaches the purge endpoint without the token, and nothing is purged', async () => {
+    await rawRequest(new URL('/index.html', f.stack.url));
+    await settle();
+    for (const path of PURGE_SPELLINGS) {
+      const answer = await exchange(f.stack.url, `POST ${path} HTTP/1.1\r\nHost: a\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+      expectOursAndShort(answer, path);
+      expect([401, 404, 405], path).toContain(answer.statuses[0]);
+    }
+    // The shield still holds it: a host the edge has nothing for is answered there, no origin asked.
+    f.tap.clear();
+    const again = await rawRequest(new URL('/index.html', f.stack.url), { host: 'another.test' });
+    expect(again.headers.get('cache-status')).toMatch(/tiercache-shield; hit/);
+    expect(f.tap.requests).toEqual([]);
+  });
+
+  it('only the printed port serves: the edge\'s own socket and Miniflare\'s refuse object requests', async () => {
+    const direct = await rawRequest(new URL('/index.html', f.stack.edgeSocketUrl));
+    expect(direct.status).toBe(403);
+    const shield = await rawRequest(new URL('/index.html', f.stack.shieldUrl));
+    expect(shield.status).toBe(403);
+    const entry = (await f.stack.mf.ready).origin;
+    expect((await rawRequest(new URL('/index.html', entry))).status).toBe(421);
+  });
+});
+
+describe('hostile requests, http origin', () => {
+  let site: Site;
+  let stack: Stack;
+  beforeAll(async () => {
+    site = await startSite();
+    site.page('/index.html', '<p>site</p>', { 'cache-control': 'max-age=600' });
+    stack = await startWorkers({ config: { ORIGIN_KIND: 'http', ORIGIN_URL: site.url, SHIELD_TOKEN, PURGE_TOKEN: 'purge-secret' }, front: true });
+  });
+  afterAll(async () => {
+    await stack?.dispose();
+    await site?.close();
+  });
+
+  for (const [name, raw, status] of HOSTILE) {
+    it(`${name}: ${status} with a short body`, async () => {
+      const answer = await exchange(stack.url, raw);
+      expectOursAndShort(answer, name);
+      expect(answer.statuses[0]).toBe(status);
+    });
+  }
+
+  it('odd targets reach the site as paths, never a 500', async () => {
+    for (const target of ODD_TARGETS) {
+      const answer = await exchange(stack.url, `GET ${target} HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n`);
+      expect(answer.statuses, target).toHaveLength(1);
+      expect(answer.statuses[0], target).toBeLessThan(500);
+    }
+  });
+
+  it('no spelling of a path, with any method, reaches an endpoint of the tiers or the site under their prefix', async () => {
+    site.received.length = 0;
+    for (const path of PURGE_SPELLINGS) {
+      for (const method of ['POST', 'GET', 'DELETE']) {
+        const answer = await exchange(stack.url, `${method} ${path} HTTP/1.1\r\nHost: a\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+        expectOursAndShort(answer, `${method} ${path}`);
+        expect([401, 404, 405], `${method} ${path}`).toContain(answer.statuses[0]);
+      }
+    }
+    expect(site.received.filter((r) => /tiercache/i.test(decodeURIComponent(r.path)))).toEqual([]);
+  });
+
+  it('a smuggled request never reaches the site', async () => {
+    site.received.length = 0;
+    const answer = await exchange(stack.url, smuggle('/smuggled'));
+    expect(answer.statuses).toEqual([400]);
+    await settle();
+    expect(site.received.filter((r) => r.path.includes('smuggled'))).toEqual([]);
+  });
+});

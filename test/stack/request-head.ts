@@ -1,0 +1,164 @@
+// What the local stack's front accepts of an HTTP/1.1 request head, as Cloudflare's front end
+// would before a Worker runs: pure rules over the bytes of a head, after RFC 9112. workerd's
+// own parser answers many malformed requests with a bare 500 (a Host that is not a host, an
+// absolute-form or asterisk-form target, CONNECT, a Content-Length that is not a number) and
+// lets Transfer-Encoding with Content-Length through, answering one connection twice; the
+// front refuses those with a clear 4xx and closes, and hands workerd a head it re-wrote in one
+// spelling, so the two can never read a request differently.
+
+/** A head accepted: re-written, with the framing of its body. */
+export interface AcceptedHead {
+  ok: true;
+  /** The head to forward: request line in origin-form, one Host, CRLF line ends. */
+  head: string;
+  body: { kind: 'none' } | { kind: 'length'; length: number } | { kind: 'chunked' };
+  /** The client asked for the connection to end after this exchange (or spoke HTTP/1.0 without keep-alive). */
+  close: boolean;
+}
+
+/** A head refused: the status and a short reason; the connection is closed after the answer. */
+export interface RefusedHead {
+  ok: false;
+  status: number;
+  reason: string;
+  /** Extra response headers (Allow for 405 …). */
+  headers?: Record<string, string>;
+}
+
+/** `OPTIONS *` (RFC 9110 §9.3.7): a question about the server, answered by the front itself. */
+export interface ServerOptions {
+  ok: 'options';
+  close: boolean;
+}
+
+export type HeadVerdict = AcceptedHead | RefusedHead | ServerOptions;
+
+export const MAX_HEAD_BYTES = 64 * 1024;
+const MAX_TARGET_BYTES = 8 * 1024;
+const MAX_FIELDS = 200;
+/** tchar (RFC 9110 §5.6.2). */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** Visible ASCII, as a request-target must be (RFC 9112 §3.2; RFC 3986 allows no more). */
+const TARGET_CHARS = /^[\x21-\x7e]+$/;
+const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+/**
+ * uri-host [":" port] (RFC 9110 §7.2), of the kind a Worker's URL can carry: a DNS-style name
+ * (letters, digits, "-", ".", "_"), an IPv4 address or an IP-literal. RFC 3986's reg-name also
+ * allows sub-delims and percent-encodings, which no site is named by and workerd cannot parse.
+ */
+const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._]+)(?::(\d{1,5}))?$/;
+
+const refuse = (status: number, reason: string, headers?: Record<string, string>): RefusedHead => ({ ok: false, status, reason, ...(headers ? { headers } : {}) });
+
+/**
+ * `text`: the head as latin1, through its final CRLF CRLF. `token`: a field the front adds for
+ * the edge (name and value), replacing any the client sent.
+ */
+export function readHead(text: string, token: { name: string; value: string }): HeadVerdict {
+  if (text.length > MAX_HEAD_BYTES) return refuse(431, 'request header fields too large');
+  // RFC 9112 §2.2: a bare CR is not a line end; one the front cannot read as workerd would is refused.
+  if (/\r(?!\n)/.test(text) || /(?<!\r)\n/.test(text)) return refuse(400, 'malformed request: lines must end in CRLF');
+  const lines = text.slice(0, -4).split('\r\n');
+  const requestLine = lines.shift() ?? '';
+  const parts = requestLine.split(' ');
+  if (parts.length !== 3) return refuse(400, 'malformed request line: expected "METHOD target HTTP/1.1"');
+  const [method = '', target = '', version = ''] = parts;
+  if (!TOKEN.test(method)) return refuse(400, 'malformed request line: the method is not a token');
+  if (!/^HTTP\/\d\.\d$/.test(version)) return refuse(400, 'malformed request line: the version is not HTTP/x.y');
+  if (version !== 'HTTP/1.1' && version !== 'HTTP/1.0') return refuse(505, 'only HTTP/1.1 and HTTP/1.0 are served');
+  if (target.length > MAX_TARGET_BYTES) return refuse(414, 'the request target is too long');
+  if (!TARGET_CHARS.test(target)) return refuse(400, 'malformed request target');
+
+  const fields = readFields(lines);
+  if (!Array.isArray(fields)) return fields;
+  const named = (name: string): string[] => fields.filter(([n]) => n === name).map(([, v]) => v);
+
+  // RFC 9110 §9.3.6: a tunnel is not what a CDN in front of a bucket offers (405, with Allow from the front).
+  if (method === 'CONNECT') return refuse(405, 'CONNECT is not served here: this is not a proxy');
+  let path: string;
+  let hostFromTarget: string | undefined;
+  if (target === '*') {
+    if (method !== 'OPTIONS') return refuse(400, 'malformed request target: "*" is for OPTIONS only');
+  }
+  if (target.startsWith('/')) path = target;
+  else if (target === '*') path = '*';
+  else {
+    // RFC 9112 §3.2.2: absolute-form must be accepted; its authority is the host, whatever Host says.
+    const absolute = /^(https?):\/\/([^/?#]*)([^#]*)$/i.exec(target);
+    if (!absolute) return refuse(400, 'malformed request target: expected a path starting with "/"');
+    hostFromTarget = absolute[2] ?? '';
+    path = absolute[3] || '/';
+    if (!path.startsWith('/')) path = `/${path}`;
+  }
+
+  const hosts = named('host');
+  // RFC 9112 §3.2 requires one in HTTP/1.1; a Worker's URL needs one whatever the version.
+  if (hosts.length === 0 && hostFromTarget === undefined) return refuse(400, 'a Host header field is required');
+  if (hosts.length > 1) return refuse(400, 'more than one Host header field');
+  const host = hostFromTarget ?? hosts[0] ?? '';
+  if (!validHost(host)) return refuse(400, 'the Host is not a host name with an optional port');
+
+  const lengths = named('content-length');
+  const codings = named('transfer-encoding');
+  let body: AcceptedHead['body'] = { kind: 'none' };
+  if (codings.length > 0 && lengths.length > 0) return refuse(400, 'Transfer-Encoding and Content-Length together: the framing is ambiguous');
+  if (codings.length > 0) {
+    if (version === 'HTTP/1.0') return refuse(400, 'Transfer-Encoding in an HTTP/1.0 request');
+    // RFC 9112 §6.1: chunked must be the final (here: the only) coding.
+    if (codings.length !== 1 || (codings[0] ?? '').trim().toLowerCase() !== 'chunked') return refuse(501, 'only the chunked transfer coding is understood');
+    body = { kind: 'chunked' };
+  } else if (lengths.length > 0) {
+    if (lengths.length > 1) return refuse(400, 'more than one Content-Length');
+    const value = (lengths[0] ?? '').trim();
+    if (!/^\d{1,15}$/.test(value)) return refuse(400, 'Content-Length is not a number of bytes');
+    const length = Number(value);
+    if (length > 0) body = { kind: 'length', length };
+  }
+
+  const connection = named('connection').join(',').toLowerCase().split(',').map((t) => t.trim());
+  const close = connection.includes('close') || (version === 'HTTP/1.0' && !connection.includes('keep-alive'));
+  if (path === '*') return { ok: 'options', close };
+
+  const kept = fields.filter(([name]) => name !== 'host' && name !== token.name);
+  const head = [`${method} ${path} HTTP/1.1`, `Host: ${host}`, ...kept.map(([name, value]) => `${name}: ${value}`), `${token.name}: ${token.value}`, '', ''].join('\r\n');
+  return { ok: true, head, body, close };
+}
+
+/** The field lines as [lower-case name, trimmed value], or why they are refused. */
+function readFields(lines: readonly string[]): [string, string][] | RefusedHead {
+  if (lines.length > MAX_FIELDS) return refuse(431, 'too many header fields');
+  const fields: [string, string][] = [];
+  for (const line of lines) {
+    // RFC 9112 §5.2: obs-fold is refused; §5.1: no whitespace between name and colon.
+    if (line.startsWith(' ') || line.startsWith('\t')) return refuse(400, 'malformed header: folded lines are not accepted');
+    const colon = line.indexOf(':');
+    if (colon <= 0) return refuse(400, 'malformed header: expected "name: value"');
+    const name = line.slice(0, colon);
+    if (!TOKEN.test(name)) return refuse(400, 'malformed header: the field name is not a token');
+    const value = line.slice(colon + 1).trim();
+    if (!FIELD_VALUE.test(value)) return refuse(400, 'malformed header: control characters in a field value');
+    fields.push([name.toLowerCase(), value]);
+  }
+  return fields;
+}
+
+function validHost(host: string): boolean {
+  const match = HOST.exec(host);
+  if (!match || host.length > 253 + 6) return false;
+  const port = match[1];
+  return port === undefined || (Number(port) >= 1 && Number(port) <= 65535);
+}
+
+/** A short plain-text answer of the front's, closing the connection. */
+export function refusal(status: number, reason: string, headers: Record<string, string> = {}): string {
+  const body = `${status} ${reason}\n`;
+  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  return `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\ncache-control: no-store\r\nconnection: close\r\n${extra}\r\n${body}`;
+}
+
+const STATUS_TEXT: Record<number, string> = { 204: 'No Content', 400: 'Bad Request', 405: 'Method Not Allowed', 414: 'URI Too Long', 431: 'Request Header Fields Too Large', 501: 'Not Implemented', 505: 'HTTP Version Not Supported' };
+
+/** The answer to `OPTIONS *`: what the server as a whole allows. */
+export function serverOptions(allow: string, close: boolean): string {
+  return `HTTP/1.1 204 No Content\r\nallow: ${allow}\r\ncache-control: no-store\r\n${close ? 'connection: close\r\n' : ''}\r\n`;
+}
