@@ -70,10 +70,23 @@ export async function startFixture(overrides: FixtureConfig = {}, options: { res
   };
 }
 
+/** An answer whose text is decoded only when asked for: decoding a large binary body costs more than reading it. */
+function answer<Extra extends object = object>(status: number, headers: Headers, body: Uint8Array, extra?: Extra): Answer & Extra {
+  return {
+    status,
+    headers,
+    body,
+    ...(extra as Extra),
+    get text() {
+      return new TextDecoder().decode(body);
+    },
+  };
+}
+
 export async function request(url: URL | string, init?: RequestInit): Promise<Answer> {
   const response = await fetch(url, { redirect: 'manual', ...init });
   const body = new Uint8Array(await response.arrayBuffer());
-  return { status: response.status, headers: response.headers, body, text: new TextDecoder().decode(body) };
+  return answer(response.status, response.headers, body);
 }
 
 /**
@@ -89,7 +102,7 @@ export function rawGet(url: URL, headers: Record<string, string>): Promise<Answe
         const body = new Uint8Array(Buffer.concat(chunks));
         const answerHeaders = new Headers();
         for (const [name, value] of Object.entries(res.headers)) if (typeof value === 'string') answerHeaders.set(name, value);
-        resolve({ status: res.statusCode ?? 0, headers: answerHeaders, body, text: new TextDecoder().decode(body) });
+        resolve(answer(res.statusCode ?? 0, answerHeaders, body));
       });
     });
     req.on('error', reject);
@@ -122,23 +135,23 @@ export interface RawAnswer extends Answer {
 export function rawRequest(url: URL, headers: Record<string, string> = {}, method = 'GET'): Promise<RawAnswer> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
-    const answer = (status: number, raw: Record<string, string | string[] | undefined>, error: Error | undefined): void => {
+    const finish = (status: number, raw: Record<string, string | string[] | undefined>, error: Error | undefined): void => {
       const body = new Uint8Array(Buffer.concat(chunks));
       const answerHeaders = new Headers();
       for (const [name, value] of Object.entries(raw)) if (typeof value === 'string') answerHeaders.set(name, value);
-      resolve({ status, headers: answerHeaders, body, text: new TextDecoder().decode(body), error });
+      resolve(answer(status, answerHeaders, body, { error }));
     };
     const req = httpRequest(url, { method, headers, agent: false }, (res) => {
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('error', (error) => answer(res.statusCode ?? 0, res.headers, error));
+      res.on('error', (error) => finish(res.statusCode ?? 0, res.headers, error));
       res.on('close', () => {
         const declared = Number(res.headers['content-length'] ?? Number.NaN);
         const received = chunks.reduce((n, chunk) => n + chunk.length, 0);
         const cut = !res.complete || (Number.isSafeInteger(declared) && method !== 'HEAD' && declared !== received);
-        answer(res.statusCode ?? 0, res.headers, cut ? new Error(`transfer broke after ${received} bytes`) : undefined);
+        finish(res.statusCode ?? 0, res.headers, cut ? new Error(`transfer broke after ${received} bytes`) : undefined);
       });
     });
-    req.on('error', (error) => answer(0, {}, error));
+    req.on('error', (error) => finish(0, {}, error));
     req.end();
   });
 }
