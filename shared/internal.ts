@@ -8,6 +8,19 @@ export const HOST_HEADER = 'x-tiercache-host';
 export const REVALIDATE_HEADER = 'x-tiercache-revalidate';
 /** On a request from the edge: the newest purge (ms epoch) it applied to the object; older shield copies are purged too. */
 export const PURGED_AT_HEADER = 'x-tiercache-purged-at';
+/**
+ * On an answer of the shield: when its bytes came from the origin (ms epoch; EntryMeta.originAt),
+ * so that the edge stores them with that time, and a purge made since finds them.
+ */
+export const ORIGIN_AT_HEADER = 'x-tiercache-origin-at';
+
+/** The origin time an answer states (removing the field), or `fallback` (an origin's own answer: now). */
+export function takeOriginAt(headers: Headers, fallback: number): number {
+  const value = headers.get(ORIGIN_AT_HEADER);
+  headers.delete(ORIGIN_AT_HEADER);
+  return value !== null && /^\d{1,15}$/.test(value) ? Math.min(Number(value), fallback) : fallback;
+}
+
 /** Every path under this is the tiers' own: never an object, never forwarded (README "Reserved paths"). */
 export const INTERNAL_PREFIX = '/__tiercache/';
 /** Purge (README "Purge"): public at the edge (POST, bearer token), and the edge's call to the shield. */

@@ -8,7 +8,8 @@
 import type { CacheStatusParams, ForwardReason } from './cache-status.ts';
 import { bodySource } from './body-source.ts';
 import { correctedInitialAge, storeVerdict } from './freshness.ts';
-import { HttpError } from './http-error.ts';
+import { BadGateway, HttpError } from './http-error.ts';
+import { takeOriginAt } from './internal.ts';
 import { type ObjectMeta, manifestHeaders, readManifest, representationHeaders } from './object-meta.ts';
 import type { ObjectRead, Resolved, SlicedObject, WholeObject } from './object-read.ts';
 import { retention } from './stale.ts';
@@ -23,8 +24,21 @@ export interface Filled {
   stored: Promise<unknown>;
 }
 
-/** Asks upstream for slice `index` (conditionally when `held` is given) and stores what it may. */
+/**
+ * Asks upstream for slice `index` (conditionally when `held` is given) and stores what it may.
+ * An answer whose bytes came from the origin before a purge this tier knows of (the next hop
+ * had not read it yet) is not taken: asked once more, the purge's time now sent along
+ * (shield-client.ts), so the next hop goes to the origin; still purged, a 502.
+ */
 export async function fill(read: ObjectRead, index: number, started: number, fwd: ForwardReason, held?: StoredEntry): Promise<Filled> {
+  for (let attempt = 0; ; attempt++) {
+    const filled = await fillOnce(read, index, started, fwd, held);
+    if (filled !== 'purged') return filled;
+    if (attempt > 0) throw new BadGateway('the next hop answered only with a copy purged since, and no fresh one');
+  }
+}
+
+async function fillOnce(read: ObjectRead, index: number, started: number, fwd: ForwardReason, held: StoredEntry | undefined): Promise<Filled | 'purged'> {
   let answer: UpstreamAnswer;
   try {
     answer = await read.upstream.slices({ first: index, last: index }, undefined, { validators: held && validatorsOf(held.headers), signal: read.signal });
@@ -39,32 +53,40 @@ export async function fill(read: ObjectRead, index: number, started: number, fwd
   }
   const responseTime = read.now();
   const headers = new Headers(answer.response.headers);
+  // When these bytes came from the origin: as the next hop says (the shield), or now.
+  const originAt = takeOriginAt(headers, responseTime);
   if (!headers.has('date')) headers.set('date', new Date(responseTime).toUTCString());
   const age = correctedInitialAge(headers, started, responseTime);
-  if (answer.kind === 'not-modified' && held !== undefined) return refresh(read, held, headers, age, responseTime);
+  if (answer.kind === 'not-modified' && held !== undefined) return refresh(read, held, headers, age, responseTime, originAt);
   if (answer.kind === 'not-modified') throw new HttpError(502, 'upstream answered 304 to an unconditional request');
-  if (answer.kind === 'whole') return storeWhole(read, answer.response, headers, age, responseTime, fwd);
+  const representation = answer.kind === 'whole' ? headers : answer.meta.headers;
+  if (read.purged?.({ meta: { storedAt: responseTime, originAt }, headers: representation }) === true) {
+    await (answer.kind === 'whole' ? answer.response.body : answer.kind === 'span' ? answer.body : null)?.cancel().catch(() => undefined);
+    return 'purged';
+  }
+  if (answer.kind === 'whole') return storeWhole(read, answer.response, headers, age, responseTime, fwd, originAt);
 
   const verdict = storeVerdict(200, answer.meta.headers, verdictOptions(read, responseTime));
   let entry: EntryMeta | undefined;
   let stored: Promise<unknown> = Promise.resolve();
   if (verdict.store) {
-    entry = entryMeta(responseTime, age, verdict);
+    entry = entryMeta(responseTime, age, verdict, originAt);
     stored = storeManifest(read, answer.meta, entry, retention(verdict.lifetime, age, verdict.stale));
   }
   const prefetched = new Map<number, ReadableStream<Uint8Array>>();
   if (answer.kind === 'span') prefetched.set(answer.span.first, answer.body);
-  const resolved: SlicedObject = { kind: 'sliced', meta: answer.meta, age, report: { fwd, stored: verdict.store }, upstreamHeaders: headers, entry, prefetched, inRange: answer.kind === 'span' };
+  const resolved: SlicedObject = { kind: 'sliced', meta: answer.meta, age, report: { fwd, stored: verdict.store }, originAt, upstreamHeaders: headers, entry, prefetched, inRange: answer.kind === 'span' };
   return { resolved, stored };
 }
 
 /** RFC 9111 §4.3.4: a 304 updates the stored headers (and freshness); the stored body stands. */
-function refresh(read: ObjectRead, held: StoredEntry, update: Headers, age: number, responseTime: number): Filled {
+function refresh(read: ObjectRead, held: StoredEntry, update: Headers, age: number, responseTime: number, originAt: number): Filled {
   const headers = new Headers(held.headers);
   for (const [name, value] of representationHeaders(update)) if (!['content-type', 'content-length', 'content-encoding'].includes(name)) headers.set(name, value);
   const report: CacheStatusParams = { fwd: 'stale', fwdStatus: 304 };
   const verdict = storeVerdict(held.status, headers, verdictOptions(read, responseTime));
-  const entry = verdict.store ? entryMeta(responseTime, age, verdict) : undefined;
+  // A 304 confirms the bytes: they are as of the origin's answer now.
+  const entry = verdict.store ? entryMeta(responseTime, age, verdict, originAt) : undefined;
   const keep = verdict.store ? retention(verdict.lifetime, age, verdict.stale) : 0;
   report.stored = verdict.store;
   const manifest = readManifest(held.headers);
@@ -72,7 +94,7 @@ function refresh(read: ObjectRead, held: StoredEntry, update: Headers, age: numb
     void held.body?.cancel();
     const meta: ObjectMeta = { ...manifest, headers: representationHeaders(headers) };
     const stored = entry ? storeManifest(read, meta, entry, keep) : Promise.resolve();
-    const resolved: SlicedObject = { kind: 'sliced', meta, age, report, upstreamHeaders: update, entry, prefetched: new Map(), inRange: true };
+    const resolved: SlicedObject = { kind: 'sliced', meta, age, report, originAt, upstreamHeaders: update, entry, prefetched: new Map(), inRange: true };
     return { resolved, stored };
   }
   let body = held.body;
@@ -80,16 +102,16 @@ function refresh(read: ObjectRead, held: StoredEntry, update: Headers, age: numb
   if (body !== null && entry !== undefined) {
     ({ body, stored } = storeWhileServing(read, { status: held.status, headers, meta: entry, retention: keep, length: held.length }, body));
   }
-  const whole: WholeObject = { kind: 'whole', status: held.status, headers, body, age, report };
+  const whole: WholeObject = { kind: 'whole', status: held.status, headers, body, age, report, originAt };
   return { resolved: whole, stored };
 }
 
-function storeWhole(read: ObjectRead, response: Response, headers: Headers, age: number, responseTime: number, fwd: ForwardReason): Filled {
+function storeWhole(read: ObjectRead, response: Response, headers: Headers, age: number, responseTime: number, fwd: ForwardReason, originAt = responseTime): Filled {
   let body: ReadableStream | null = response.body;
   let stored: Promise<unknown> = Promise.resolve();
   const verdict = storeVerdict(response.status, headers, verdictOptions(read, responseTime));
   if (body !== null && verdict.store) {
-    const entry = { status: response.status, headers, meta: entryMeta(responseTime, age, verdict), retention: retention(verdict.lifetime, age, verdict.stale), length: declaredLength(headers) };
+    const entry = { status: response.status, headers, meta: entryMeta(responseTime, age, verdict, originAt), retention: retention(verdict.lifetime, age, verdict.stale), length: declaredLength(headers) };
     ({ body, stored } = storeWhileServing(read, entry, body));
   } else if (body !== null) {
     // Not kept, but counted and bounded in silence on its way, its length on the wire.
@@ -98,7 +120,7 @@ function storeWhole(read: ObjectRead, response: Response, headers: Headers, age:
   }
   const report: CacheStatusParams = { fwd, stored: verdict.store && body !== null };
   if (response.status !== 200) report.fwdStatus = response.status;
-  return { resolved: { kind: 'whole', status: response.status, headers, body, age, report }, stored };
+  return { resolved: { kind: 'whole', status: response.status, headers, body, age, report, originAt }, stored };
 }
 
 /**
@@ -143,8 +165,8 @@ function verdictOptions(read: ObjectRead, now: number) {
   return { defaultTtl: read.defaultTtl, negativeTtl: read.negativeTtl, staleDefaults: read.staleDefaults, now };
 }
 
-function entryMeta(storedAt: number, initialAge: number, verdict: { lifetime: number; stale: { whileRevalidate: number; ifError: number; mustRevalidate: boolean } }): EntryMeta {
-  return { storedAt, initialAge, lifetime: verdict.lifetime, ...verdict.stale };
+function entryMeta(storedAt: number, initialAge: number, verdict: { lifetime: number; stale: { whileRevalidate: number; ifError: number; mustRevalidate: boolean } }, originAt: number): EntryMeta {
+  return { storedAt, initialAge, lifetime: verdict.lifetime, ...verdict.stale, originAt };
 }
 
 function validatorsOf(headers: Headers): Validators {

@@ -12,8 +12,9 @@ import { type Filled, fill } from './object-fill.ts';
 import { type ObjectMeta, readManifest } from './object-meta.ts';
 import { type StaleDefaults, staleUse, usableOnError } from './stale.ts';
 import type { EntryMeta } from './stored-entry.ts';
-import { currentAge, remainingFreshness } from './stored-entry.ts';
+import { currentAge, originAt, remainingFreshness } from './stored-entry.ts';
 import { type StoredEntry, type TierCache, lookup, remove } from './tier-cache.ts';
+import type { PurgeCandidate } from './purge.ts';
 import type { Upstream } from './upstream.ts';
 
 export interface ObjectRead {
@@ -32,8 +33,8 @@ export interface ObjectRead {
   now(): number;
   waitUntil(promise: Promise<unknown>): void;
   upstream: Upstream;
-  /** Whether a purge (shared/purge.ts) removed this stored entry; absent = nothing is purged. */
-  purged?(entry: StoredEntry): boolean;
+  /** Whether a purge (shared/purge.ts) removed this stored entry, or the answer about to be stored; absent = nothing is purged. */
+  purged?(entry: PurgeCandidate): boolean;
   /**
    * The client's request signal: it aborts when the client goes away, and with it every fetch and
    * fill this request started (a background refresh is made without it). Absent = never.
@@ -63,6 +64,8 @@ export interface WholeObject {
   body: ReadableStream<Uint8Array> | null;
   age: number;
   report: CacheStatusParams;
+  /** When its bytes came from the origin (EntryMeta.originAt). */
+  originAt: number;
 }
 
 /** A sliced object: its manifest, and how its slices may be stored here. */
@@ -71,6 +74,8 @@ export interface SlicedObject {
   meta: ObjectMeta;
   age: number;
   report: CacheStatusParams;
+  /** When its manifest's version came from (or was confirmed by) the origin. */
+  originAt: number;
   /** The upstream answer's headers when we went upstream (its Cache-Status, Server-Timing). */
   upstreamHeaders: Headers | undefined;
   /** Timing to store slices under; undefined when the object may not be stored. */
@@ -179,9 +184,10 @@ async function fromEntry(entry: StoredEntry, now: number, base: CacheStatusParam
   const age = currentAge(entry.meta, now);
   const report: CacheStatusParams = { ...base, ttl: remainingFreshness(entry.meta, now) };
   const meta = readManifest(entry.headers);
-  if (meta === undefined) return { kind: 'whole', status: entry.status, headers: entry.headers, body: entry.body, age, report };
+  const origin = originAt(entry.meta);
+  if (meta === undefined) return { kind: 'whole', status: entry.status, headers: entry.headers, body: entry.body, age, report, originAt: origin };
   await entry.body?.cancel();
-  return { kind: 'sliced', meta, age, report, upstreamHeaders: undefined, entry: entry.meta, prefetched: new Map(), inRange: true };
+  return { kind: 'sliced', meta, age, report, originAt: origin, upstreamHeaders: undefined, entry: entry.meta, prefetched: new Map(), inRange: true };
 }
 
 /** The object's primary entry (whole or manifest); a purged one is deleted and counts as a miss. */

@@ -1,7 +1,18 @@
 // Purge (README "Purge"): what a purge request asks for, and whether a stored entry is gone.
-// A purge never deletes anything at the origin: it records "everything matching this, stored
-// before this moment, is no longer ours to serve". Each tier checks a stored entry against the
+// A purge never deletes anything at the origin: it records "everything matching this, whose
+// bytes came from the origin before this moment, is no longer ours to serve". Judged by when
+// the bytes came from the origin (originAt), not by when this tier stored them: a tier that
+// refills from another which has not read the purge yet gets the old bytes with their old
+// origin time, and the purge still finds them. Each tier checks a stored entry against the
 // records on every lookup; a purged entry is a miss. No I/O here: records in, verdicts out.
+
+import { originAt } from './stored-entry.ts';
+
+/** What a purge looks at in a stored entry (or in an answer a tier is about to store). */
+export interface PurgeCandidate {
+  meta: { storedAt: number; originAt?: number };
+  headers: Headers;
+}
 
 export type PurgeKind = 'url' | 'prefix' | 'tag' | 'everything';
 
@@ -21,9 +32,9 @@ export interface PurgeRequest {
   everything: boolean;
 }
 
-/** What a stored entry is checked by: when this tier stored it, its canonical path, its tags. */
+/** What a stored entry is checked by: when its bytes came from the origin, its canonical path, its tags. */
 export interface PurgeSubject {
-  storedAt: number;
+  originAt: number;
   path: string;
   tags: readonly string[];
 }
@@ -72,14 +83,14 @@ export function parsePurgeBody(text: string): { ok: true; request: PurgeRequest 
 
 /** Whether `entry` was stored at or before a purge that matches it. */
 export function isPurged(entry: PurgeSubject, records: readonly PurgeRecord[]): boolean {
-  return records.some((record) => entry.storedAt <= record.at && matches(record, entry));
+  return records.some((record) => entry.originAt <= record.at && matches(record, entry));
 }
 
 /** When the newest purge matching an object at `path` with `tags` was made (ms epoch); undefined if none. */
 export function lastPurge(records: readonly PurgeRecord[], path: string, tags: readonly string[] = []): number | undefined {
   let last: number | undefined;
   for (const record of records) {
-    if ((last === undefined || record.at > last) && matches(record, { storedAt: 0, path, tags })) last = record.at;
+    if ((last === undefined || record.at > last) && matches(record, { originAt: 0, path, tags })) last = record.at;
   }
   return last;
 }
@@ -89,13 +100,13 @@ export function lastPurge(records: readonly PurgeRecord[], path: string, tags: r
  * the shield (shield-client.ts): the shield may not have read that purge from the global list
  * yet, and must not answer the refill from the copy the purge was meant to remove.
  */
-export function purgeWatch(records: readonly PurgeRecord[], path: string): { purged: (entry: { meta: { storedAt: number }; headers: Headers }) => boolean; watermark: () => number | undefined } {
+export function purgeWatch(records: readonly PurgeRecord[], path: string): { purged: (entry: PurgeCandidate) => boolean; watermark: () => number | undefined } {
   // Purges by URL, prefix or everything apply whatever the entry; by tag, only to a tagged entry found here.
   let watermark = lastPurge(records, path);
   return {
     purged: (entry) => {
       const at = lastPurge(records, path, entryTags(entry.headers));
-      if (at === undefined || entry.meta.storedAt > at) return false;
+      if (at === undefined || originAt(entry.meta) > at) return false;
       watermark = Math.max(watermark ?? at, at);
       return true;
     },
@@ -168,7 +179,7 @@ function describe(text: string): string {
  * `watermark` (ms epoch): entries stored at or before it are purged too (the edge's word, when
  * it knows of a purge this tier has not read yet).
  */
-export function purgedBy(records: readonly PurgeRecord[], path: string, watermark?: number): (entry: { meta: { storedAt: number }; headers: Headers }) => boolean {
+export function purgedBy(records: readonly PurgeRecord[], path: string, watermark?: number): (entry: PurgeCandidate) => boolean {
   if (records.length === 0 && watermark === undefined) return () => false;
-  return (entry) => (watermark !== undefined && entry.meta.storedAt <= watermark) || isPurged({ storedAt: entry.meta.storedAt, path, tags: entryTags(entry.headers) }, records);
+  return (entry) => (watermark !== undefined && originAt(entry.meta) <= watermark) || isPurged({ originAt: originAt(entry.meta), path, tags: entryTags(entry.headers) }, records);
 }

@@ -18,6 +18,18 @@ export interface EntryMeta {
   whileRevalidate: number;
   ifError: number;
   mustRevalidate: boolean;
+  /**
+   * ms epoch at which these bytes last came from the origin, or were confirmed by it (a 304),
+   * at whichever tier: what a purge is judged by, so that a copy refilled from a tier that had
+   * not read the purge yet is still the copy it purged. Absent (entries stored before it was
+   * kept): `storedAt`.
+   */
+  originAt?: number;
+}
+
+/** When the entry's bytes last came from the origin (EntryMeta.originAt). */
+export function originAt(meta: Pick<EntryMeta, 'storedAt' | 'originAt'>): number {
+  return meta.originAt ?? meta.storedAt;
 }
 
 const META = 'x-tiercache-entry';
@@ -46,7 +58,8 @@ export function toStoredHeaders(headers: Headers, meta: EntryMeta, retention: nu
   stored.set('cache-control', `public, max-age=${Math.max(1, Math.ceil(retention))}`);
   const len = body.length === undefined ? '' : `, len=${body.length}`;
   const fill = body.fill === undefined ? '' : `, fill=${body.fill}`;
-  stored.set(META, `stored=${Math.round(meta.storedAt)}, age=${round3(meta.initialAge)}, life=${meta.lifetime}, swr=${meta.whileRevalidate}, sie=${meta.ifError}, mr=${meta.mustRevalidate ? 1 : 0}${len}${fill}`);
+  const org = meta.originAt === undefined ? '' : `, org=${Math.round(meta.originAt)}`;
+  stored.set(META, `stored=${Math.round(meta.storedAt)}, age=${round3(meta.initialAge)}, life=${meta.lifetime}, swr=${meta.whileRevalidate}, sie=${meta.ifError}, mr=${meta.mustRevalidate ? 1 : 0}${org}${len}${fill}`);
   return stored;
 }
 
@@ -110,6 +123,7 @@ function parseMeta(value: string | null): EntryMeta | undefined {
     const value = fields.get(name);
     return value !== undefined && Number.isFinite(value) && value >= 0 ? value : 0;
   };
+  const origin = fields.get('org');
   return {
     storedAt: storedAt ?? 0,
     initialAge: initialAge ?? 0,
@@ -117,6 +131,7 @@ function parseMeta(value: string | null): EntryMeta | undefined {
     whileRevalidate: seconds('swr'),
     ifError: seconds('sie'),
     mustRevalidate: fields.get('mr') === 1,
+    ...(origin !== undefined && Number.isFinite(origin) && origin >= 0 ? { originAt: origin } : {}),
   };
 }
 

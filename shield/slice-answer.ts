@@ -14,6 +14,7 @@ import type { ByteRange } from '../shared/range.ts';
 import { unsatisfiedRange } from '../shared/range.ts';
 import { type Budget, type ReadaheadPool, isolatePool } from '../shared/slice-reader.ts';
 import { SPAN_HEADER, type SliceRequest, WHOLE } from '../shared/slice-protocol.ts';
+import { ORIGIN_AT_HEADER } from '../shared/internal.ts';
 import { sliceCount, spanBytes } from '../shared/slice-plan.ts';
 import { VersionChanged } from '../shared/upstream.ts';
 import { reportTier, slicedReport } from '../shared/tier-headers.ts';
@@ -53,12 +54,12 @@ export async function answerSlices(request: SliceRequest, context: SliceAnswerCo
       // The edge's copy is current: tell it so, with the headers that refresh it (RFC 9110 §15.4.5).
       if (resolved.kind === 'whole') void resolved.body?.cancel();
       else for (const body of resolved.prefetched.values()) void body.cancel().catch(() => undefined);
-      return finish(context, 304, notModifiedHeaders(representation), null, resolved.age, resolved.report);
+      return finish(context, 304, notModifiedHeaders(representation), null, resolved, resolved.report);
     }
     if (resolved.kind === 'whole') {
       const headers = new Headers(resolved.headers);
       headers.set(OBJECT_HEADER, WHOLE);
-      return finish(context, resolved.status, headers, resolved.body, resolved.age, resolved.report);
+      return finish(context, resolved.status, headers, resolved.body, resolved, resolved.report);
     }
     const { meta } = resolved;
     if (request.etag !== undefined && request.etag !== meta.etag) return refuse(context, resolved, 412);
@@ -82,7 +83,7 @@ export async function answerSlices(request: SliceRequest, context: SliceAnswerCo
       const sliceTiming = serverTimingMetric('shield-slice', read.now() - sliceStarted);
       headers.set('server-timing', appendServerTiming(resolved.upstreamHeaders?.get('server-timing'), sliceTiming));
       const report = slicedReport(resolved.report, sliceRead.hits, sliceRead.checked, indices.length);
-      return finish(context, 200, headers, await spanBody(sliceRead.pieces, bytes, indices.length), resolved.age, report);
+      return finish(context, 200, headers, await spanBody(sliceRead.pieces, bytes, indices.length), resolved, report);
     } catch (error) {
       if (!(error instanceof VersionChanged)) throw error;
       for (const body of resolved.prefetched.values()) void body.cancel().catch(() => undefined);
@@ -131,12 +132,14 @@ function refuse(context: SliceAnswerContext, resolved: Extract<Resolved, { kind:
   const headers = new Headers(resolved.meta.headers);
   headers.set(OBJECT_HEADER, objectMarker(resolved.meta));
   if (status === 416) headers.set('content-range', unsatisfiedRange(resolved.meta.size));
-  return finish(context, status, headers, null, resolved.age, resolved.report);
+  return finish(context, status, headers, null, resolved, resolved.report);
 }
 
-function finish(context: SliceAnswerContext, status: number, headers: Headers, body: ReadableStream | null, age: number, report: Parameters<typeof reportTier>[2]): Response {
+/** The answer to the edge: this tier's report, the Age, and when the bytes came from the origin (for the edge's purge checks). */
+function finish(context: SliceAnswerContext, status: number, headers: Headers, body: ReadableStream | null, source: { age: number; originAt: number }, report: Parameters<typeof reportTier>[2]): Response {
   reportTier(headers, 'shield', report, context.read.now() - context.started);
-  headers.set('age', String(Math.floor(age)));
+  headers.set('age', String(Math.floor(source.age)));
+  headers.set(ORIGIN_AT_HEADER, String(Math.round(source.originAt)));
   // The body is the object's stored bytes: with a Content-Encoding, already encoded.
   return responseAsIs(body, { status, headers });
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Answer, type Fixture, cacheStatus, request, settle, startFixture } from './fixture.ts';
+import { REFRESH_MS, recordPurges } from '../../shared/purge-store.ts';
+import { type Answer, type Fixture, cacheStatus, rawRequest, request, settle, startFixture } from './fixture.ts';
 
 const PURGE_TOKEN = 'test-purge-token';
 let f: Fixture;
@@ -128,6 +129,46 @@ describe('purge', () => {
     await expectEdgeHit('/b.txt');
   });
 });
+
+describe('a purge on its way through the global list', () => {
+  // Another location records the purge; neither tier here has read it yet. Meanwhile the edge
+  // fills a second key (another Host) from the shield's old copy. When the purge arrives, that
+  // copy must go too: it is judged by when its bytes came from the origin, not when it was stored.
+  it('still finds a copy one tier refilled from another that had not read it yet', async () => {
+    await f.origin.putObject('relay.txt', 'before', { 'content-type': 'text/plain', 'cache-control': 'max-age=600' });
+    await warm('/relay.txt');
+    await f.origin.putObject('relay.txt', 'after', { 'content-type': 'text/plain', 'cache-control': 'max-age=600' });
+    // Both tiers' copies of the list come due, then each re-reads it (on this request): the
+    // purge recorded next is one neither has seen, for REFRESH_MS.
+    await settle(REFRESH_MS + 200);
+    const third = await rawAs('third.test');
+    expect(third.text).toBe('before');
+    const purgedAt = Date.now();
+    await recordPurges(await f.stack.mf.getKVNamespace('PURGES', 'edge'), [{ kind: 'url', value: '/relay.txt', at: purgedAt }], purgedAt);
+
+    // Not read yet at either tier: the edge fills the other key from the shield's old copy.
+    const relayed = await rawAs('another-host.test');
+    expect(relayed.text).toBe('before');
+    expect(cacheStatus(relayed).map((member) => member.slice(0, 2).join(' '))).toEqual(['tiercache-shield hit', 'tiercache-edge fwd=uri-miss']);
+    await settle();
+
+    // Once read, every copy is gone, the relayed one included.
+    let after: Answer | undefined;
+    while (Date.now() - purgedAt < REFRESH_MS + 3000) {
+      after = await rawAs('another-host.test');
+      if (after.text === 'after') break;
+      await settle(250);
+    }
+    expect(after?.text).toBe('after');
+    expect((await rawAs('third.test')).text).toBe('after');
+    expect((await f.get('/relay.txt')).text).toBe('after');
+  }, 20_000);
+});
+
+/** GET /relay.txt as a client of `host` names it: the edge keys it apart, the shield does not. */
+function rawAs(host: string): Promise<Answer> {
+  return rawRequest(new URL('/relay.txt', f.stack.url), { host });
+}
 
 describe('purge without PURGE_TOKEN', () => {
   it('is disabled: 403 saying which secret enables it', async () => {

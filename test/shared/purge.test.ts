@@ -68,7 +68,7 @@ describe('parsePurgeBody', () => {
 });
 
 describe('isPurged', () => {
-  const entry = { storedAt: 1000, path: '/docs/a.html', tags: ['blog', 'docs'] };
+  const entry = { originAt: 1000, path: '/docs/a.html', tags: ['blog', 'docs'] };
   const record = (kind: PurgeRecord['kind'], value: string, at = 2000): PurgeRecord => ({ kind, value, at });
 
   it('purges an entry stored before a purge of its URL, prefix, tag, or everything', () => {
@@ -152,7 +152,7 @@ describe('purge watermarks (an edge telling the shield of a purge it has not rea
         const stored = entry(storedAt, tagged ? 'blog' : '');
         const watch = purgeWatch(list, path);
         const purged = watch.purged(stored);
-        expect(purged).toBe(isPurged({ storedAt, path, tags: tagged ? ['blog'] : [] }, list));
+        expect(purged).toBe(isPurged({ originAt: storedAt, path, tags: tagged ? ['blog'] : [] }, list));
         // What the edge tells the shield purges at least what the edge purged.
         if (purged) expect(purgedBy([], path, watch.watermark())(stored)).toBe(true);
       }),
@@ -187,5 +187,30 @@ describe('asRecord', () => {
     for (const bad of [null, 'x', { kind: 'host', value: 'a', at: 1 }, { kind: 'url', value: 1, at: 1 }, { kind: 'url', value: '/a', at: 'now' }]) {
       expect(asRecord(bad)).toBeUndefined();
     }
+  });
+});
+
+describe('judged by when the bytes came from the origin', () => {
+  const records: PurgeRecord[] = [{ kind: 'url', value: '/a', at: 2000 }];
+
+  it('purges a copy stored after the purge whose bytes came from the origin before it (a refill from a tier that had not read it)', () => {
+    const check = purgedBy(records, '/a');
+    expect(check({ meta: { storedAt: 3000, originAt: 1500 }, headers: new Headers() })).toBe(true);
+    expect(check({ meta: { storedAt: 3000, originAt: 2500 }, headers: new Headers() })).toBe(false);
+    // An entry stored before origin times were kept is judged by when it was stored.
+    expect(check({ meta: { storedAt: 1500 }, headers: new Headers() })).toBe(true);
+  });
+
+  it('applies the watermark a tier was told the same way', () => {
+    const check = purgedBy([], '/a', 2000);
+    expect(check({ meta: { storedAt: 9000, originAt: 1999 }, headers: new Headers() })).toBe(true);
+    expect(check({ meta: { storedAt: 9000, originAt: 2001 }, headers: new Headers() })).toBe(false);
+  });
+
+  it('a tag purge is seen on an answer that carries the tag, and raises the watermark sent on', () => {
+    const watch = purgeWatch([{ kind: 'tag', value: 'blog', at: 2000 }], '/a');
+    expect(watch.watermark()).toBeUndefined();
+    expect(watch.purged({ meta: { storedAt: 5000, originAt: 1000 }, headers: new Headers({ 'cache-tag': 'blog' }) })).toBe(true);
+    expect(watch.watermark()).toBe(2000);
   });
 });

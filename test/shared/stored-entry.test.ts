@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import { currentAge, fromStoredHeaders, remainingFreshness, toStoredHeaders, type EntryMeta } from '../../shared/stored-entry.ts';
+import { currentAge, fromStoredHeaders, originAt, remainingFreshness, toStoredHeaders, type EntryMeta } from '../../shared/stored-entry.ts';
 
 const STORED_AT = Date.parse('2026-09-01T12:00:00Z');
 const STALE = { whileRevalidate: 60, ifError: 86400, mustRevalidate: false };
@@ -108,6 +108,15 @@ describe('fromStoredHeaders', () => {
     expect(unpack(stored).meta).toEqual({ storedAt: STORED_AT, initialAge: 1.235, lifetime: 600, whileRevalidate: 0, ifError: 30, mustRevalidate: true });
   });
 
+  it('gives back when the bytes came from the origin, and takes storedAt for an entry that kept none', () => {
+    const relayed = { ...meta, originAt: STORED_AT - 30_000 };
+    expect(unpack(toStoredHeaders(originHeaders(), relayed, 600)).meta).toEqual(relayed);
+    expect(originAt(unpack(toStoredHeaders(originHeaders(), relayed, 600)).meta)).toBe(STORED_AT - 30_000);
+    const older = unpack(toStoredHeaders(originHeaders(), meta, 600)).meta;
+    expect(older.originAt).toBeUndefined();
+    expect(originAt(older)).toBe(STORED_AT);
+  });
+
   it('is undefined for a response that is not our envelope', () => {
     expect(fromStoredHeaders(originHeaders())).toBeUndefined();
     expect(fromStoredHeaders(new Headers())).toBeUndefined();
@@ -162,7 +171,8 @@ const entryMeta = fc.record({
   whileRevalidate: fc.nat(),
   ifError: fc.nat(),
   mustRevalidate: fc.boolean(),
-});
+  originAt: fc.integer({ min: 0, max: 8.64e15 }),
+}, { requiredKeys: ['storedAt', 'initialAge', 'lifetime', 'whileRevalidate', 'ifError', 'mustRevalidate'] });
 
 describe('stored entry properties', () => {
   it("round-trips any header set, minus the fields never stored, and the entry's timing", () => {

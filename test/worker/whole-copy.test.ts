@@ -35,7 +35,7 @@ function setUp(size: number): { cache: PlatformCache; read: ObjectRead; sliced: 
     waitUntil: (promise) => void pending.push(promise),
     upstream: NO_UPSTREAM,
   };
-  const sliced: SlicedObject = { kind: 'sliced', meta, age: 0, report: { hit: true }, upstreamHeaders: undefined, entry: ENTRY, prefetched: new Map(), inRange: true };
+  const sliced: SlicedObject = { kind: 'sliced', meta, age: 0, report: { hit: true }, originAt: ENTRY.storedAt, upstreamHeaders: undefined, entry: ENTRY, prefetched: new Map(), inRange: true };
   return { cache, read, sliced, bytes, pending };
 }
 
