@@ -31,7 +31,8 @@ export interface Front {
 
 export async function startFront(options: FrontOptions): Promise<Front> {
   const sockets = new Set<Socket>();
-  const server: Server = createServer((client) => {
+  // No Nagle on either side: a relay that holds back small writes adds a round of latency to each answer.
+  const server: Server = createServer({ noDelay: true }, (client) => {
     sockets.add(client);
     client.once('close', () => sockets.delete(client));
     relay(client, options, sockets);
@@ -57,7 +58,7 @@ export async function startFront(options: FrontOptions): Promise<Front> {
 
 /** One client connection and its own connection to the edge. */
 function relay(client: Socket, options: FrontOptions, sockets: Set<Socket>): void {
-  const upstream = connect(options.upstream.port, options.upstream.host);
+  const upstream = connect({ port: options.upstream.port, host: options.upstream.host, noDelay: true });
   sockets.add(upstream);
   upstream.once('close', () => sockets.delete(upstream));
   // Answers pass back as they are; the client's end is ours to decide (a refusal may follow).
