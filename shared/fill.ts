@@ -69,6 +69,8 @@ class FillPump {
   private clientPending = 0;
   /** Bytes of the body handed to the client so far. */
   private clientHanded = 0;
+  /** Settles once the client has taken every write handed to it so far. */
+  private clientDrained: Promise<unknown> = Promise.resolve();
   private aborted: Error | undefined;
 
   constructor(source: BodySource, pipe: IdentityPipe, options: FillOptions) {
@@ -127,7 +129,7 @@ class FillPump {
     this.clientPending += held;
     this.clientHanded += n;
     const writing = copy ? this.client.write(lent.bytes.slice()) : this.write(lent, this.client.write(lent.bytes));
-    void writing.then(
+    this.clientDrained = writing.then(
       () => (this.clientPending -= held),
       () => this.clientGone(),
     );
@@ -146,9 +148,15 @@ class FillPump {
     });
   }
 
-  /** The rest of the body for a client that fell behind: queued after what it still holds. */
+  /**
+   * The rest of the body for a client that fell behind, once it has read what it holds: a
+   * client that never reads again opens nothing more, and one that does finds the body
+   * stored by then, most likely.
+   */
   private async resumeClient(offset: number): Promise<void> {
     const { resume } = this.options;
+    await this.clientDrained;
+    if (this.clientState === 'gone') return;
     try {
       if (resume === undefined) throw new Error('the client fell behind a body that cannot be read again');
       const rest = await resume(offset);

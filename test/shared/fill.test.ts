@@ -51,6 +51,9 @@ describe('startFill', () => {
     });
     expect(await fill.stored).toBe(true);
     expect(store.bytes()).toEqual(object);
+    // Nothing is opened again for a client that has not read what it holds.
+    await tick(20);
+    expect(resumed).toEqual([]);
     const client = await readOutcome(fill.client);
     expect(client.bytes).toEqual(object);
     expect(resumed).toHaveLength(1);
