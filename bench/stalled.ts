@@ -15,6 +15,7 @@ import { randomUUID } from 'node:crypto';
 import { deterministicBytes } from '../test/stack/assets.ts';
 import { startS3Origin } from '../test/stack/origin.ts';
 import { startWorkers } from '../test/stack/workers.ts';
+import { totalCpuSeconds } from './process-cpu.ts';
 import { procAvailable, processesNamed, RUNTIME_NAME } from './process-rss.ts';
 import { describeError, describeMachine, formatTable, machine, writeResults } from './report.ts';
 import { medianRuntimeBytes, startSampler } from './rss-sampler.ts';
@@ -32,6 +33,8 @@ const ROUNDS = 3;
 const TARGET_RATIO = 0.8;
 const GET_TIMEOUT_MS = 120_000;
 const STALL_TIMEOUT_MS = 30_000;
+/** Runtime CPU below this share of a core, over half a second, counts as idle. */
+const IDLE_CPU_SHARE = 0.1;
 
 type Phase = 'alone' | 'with 10 stalled' | 'as 10 stall';
 
@@ -80,19 +83,22 @@ async function main(): Promise<void> {
     await delay(1000);
     const baselineBytes = baseline === undefined ? 0 : medianRuntimeBytes(baseline.stop());
     const sampler = pids.length > 0 ? startSampler(pids, 100, 20_000) : undefined;
+    // Idle: no byte from the origin, and the runtime (both tiers, the cache) all but idle, so
+    // that fills still running between the tiers (the shield's store to the edge's) are done too.
+    const idle = { origin: () => shaper.stats().bytesToClient, runtimeCpu: () => totalCpuSeconds(pids) };
 
     const downloads: Download[] = [];
     for (const [round, cells] of plan.entries()) {
       for (const cell of cells) {
         const readers = await Promise.all(cell.stalled.map((key) => stalledReader(stack.url, key)));
         try {
-          // Stalled: what they started on the way in has gone into the store.
-          if (cell.phase === 'with 10 stalled') await quiet(() => shaper.stats().bytesToClient);
+          // Stalled: what they started on the way in has gone into the store, at both tiers.
+          if (cell.phase === 'with 10 stalled') await quiet(idle);
           downloads.push(await download(stack.url, cell.download, round + 1, cell.phase));
         } finally {
           for (const reader of readers) reader.destroy();
         }
-        await quiet(() => shaper.stats().bytesToClient);
+        await quiet(idle);
       }
     }
     const series = sampler?.stop();
@@ -131,18 +137,28 @@ function stalledReader(base: string, key: string): Promise<Socket> {
   });
 }
 
-/** Waits until `counter` has not moved for half a second (at most 15 s): no fill under way. */
-async function quiet(counter: () => number): Promise<void> {
+/**
+ * Waits until the origin has sent nothing for half a second and the runtime used under
+ * IDLE_CPU_SHARE of a core over it (at most 15 s): no fill under way at either tier.
+ */
+async function quiet(counters: { origin: () => number; runtimeCpu: () => number }): Promise<void> {
   const started = Date.now();
-  let last = counter();
+  let last = counters.origin();
   let still = Date.now();
+  let cpuAt = counters.runtimeCpu();
   while (Date.now() - started < 15_000) {
     await delay(100);
-    const now = counter();
+    const now = counters.origin();
     if (now !== last) {
       last = now;
       still = Date.now();
-    } else if (Date.now() - still >= 500) return;
+      cpuAt = counters.runtimeCpu();
+    } else if (Date.now() - still >= 500) {
+      const busy = counters.runtimeCpu() - cpuAt;
+      if (busy <= IDLE_CPU_SHARE * ((Date.now() - still) / 1000)) return;
+      still = Date.now();
+      cpuAt = counters.runtimeCpu();
+    }
   }
 }
 
@@ -169,7 +185,7 @@ function report(startedAt: Date, downloads: Download[], memory: { baselineBytes:
     '',
     describeMachine(machine()),
     '',
-    `Both tiers as \`npm start\` runs them (8 MiB slices, read-ahead ${6}), behind the shaped origin (80 ms first byte, 25 MB/s per connection). Each round: a cold ${DOWNLOAD_BYTES / MIB} MiB download alone; another with ${STALLED_READERS} readers stalled on cold ${STALLED_BYTES / MIB} MiB objects of their own (each read ${READ_BEFORE_STALL / MB} MB, then stopped reading, its connection open), started once the slices they had started were in the store (the origin quiet); and another started the moment ${STALLED_READERS} such readers stall, while their first slices still stream in.`,
+    `Both tiers as \`npm start\` runs them (8 MiB slices, read-ahead ${6}), behind the shaped origin (80 ms first byte, 25 MB/s per connection). Each round: a cold ${DOWNLOAD_BYTES / MIB} MiB download alone; another with ${STALLED_READERS} readers stalled on cold ${STALLED_BYTES / MIB} MiB objects of their own (each read ${READ_BEFORE_STALL / MB} MB, then stopped reading, its connection open), started once the slices they had started were in the store at both tiers (the origin quiet and the runtime idle); and another started the moment ${STALLED_READERS} such readers stall, while their first slices still stream in.`,
     '',
     formatTable(table),
     '',
