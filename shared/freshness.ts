@@ -1,76 +1,138 @@
 // Shared-cache storage and freshness decisions (RFC 9111 §3 and §4.2), as functions of
 // plain headers and time. No I/O: each tier calls these with what it received.
 
-import { type CacheControl, directiveSeconds, hasDirective, parseCacheControl } from './cache-control.ts';
+import { type CacheControl, directiveFields, directiveSeconds, hasDirective } from './cache-control.ts';
 import { parseHttpDate } from './http-date.ts';
 import { type StaleDefaults, type StalePolicy, stalePolicy } from './stale.ts';
+import { effectiveCacheControl } from './targeted-cache-control.ts';
 
 export { parseHttpDate } from './http-date.ts';
 
-export type StoreVerdict = { store: true; lifetime: number; stale: StalePolicy } | { store: false; reason: string };
+/**
+ * `strip`: header fields (lowercase) the stored copy must not keep: those a qualified
+ * `private` or `no-cache` names. Empty for most responses.
+ */
+export type StoreVerdict = { store: true; lifetime: number; stale: StalePolicy; strip: readonly string[] } | { store: false; reason: string };
 
 export interface FreshnessOptions {
-  /** Freshness (s) for responses that carry no explicit freshness; 0 = none. */
-  defaultTtl: number;
-  /** Freshness (s) for 404 and 410 answers without explicit freshness (negative caching); 0 = none. */
+  /** Heuristic freshness (s) for 2xx/3xx responses that carry no explicit freshness; 0 or absent = none. */
+  defaultTtl?: number;
+  /** Heuristic freshness (s) for 4xx/5xx answers without explicit freshness (negative caching); 0 or absent = none. */
   negativeTtl?: number;
   /** ms epoch; stands in for a missing Date header (RFC 9110 §6.6.1). */
   now: number;
-  /** Stale windows for responses that give none (RFC 5861). */
+  /** Stale windows for responses that give none (RFC 5861); never applied to 4xx/5xx. */
   staleDefaults?: StaleDefaults;
+  /**
+   * This cache's target list (RFC 9213 §2.2), lowercase field names, in precedence order
+   * (tiercache: TIERCACHE_TARGETS). Absent = Cache-Control and Expires only.
+   */
+  targeted?: readonly string[];
+  /** The request's headers, for the Authorization rule (RFC 9111 §3.5). Absent = no Authorization. */
+  request?: Headers;
 }
 
-/** Statuses we store: the object, and briefly its absence (negative caching). */
-const STORED_STATUSES = new Set([200, 404, 410]);
-const NEGATIVE_STATUSES = new Set([404, 410]);
+/**
+ * RFC 9110 §15.1: "Responses with status codes that are defined as heuristically cacheable
+ * (e.g., 200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, and 501 in this specification)
+ * can be reused by a cache with heuristic expiration unless otherwise indicated".
+ */
+export const HEURISTICALLY_CACHEABLE: ReadonlySet<number> = new Set([200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501]);
+
+/**
+ * The status codes this cache understands (RFC 9111 §3, §5.2.2.3 must-understand): those RFC
+ * 9110 §15 defines, whose requirements a cache conforms to. 306 and 418 are only reserved
+ * ("(Unused)", §15.4.7, §15.5.19); codes from other specifications (429, 451 …) and
+ * unregistered ones (299, 499, 599) are not understood.
+ */
+export const UNDERSTOOD_STATUSES: ReadonlySet<number> = new Set([
+  100, 101,
+  200, 201, 202, 203, 204, 205, 206,
+  300, 301, 302, 303, 304, 305, 307, 308,
+  400, 401, 402, 403, 404, 405, 406, 407, 408, 409, 410, 411, 412, 413, 414, 415, 416, 417, 421, 422, 426,
+  500, 501, 502, 503, 504, 505,
+]);
+
 /** RFC 9111 §4.2.2: "a typical setting of this fraction might be 10%". */
 const HEURISTIC_FRACTION = 0.1;
 const HEURISTIC_CAP = 86_400;
+const NO_STALE_DEFAULTS: StaleDefaults = { whileRevalidate: 0, ifError: 0 };
+/** §3.5: the response directives that let a shared cache store an answer to an authorized request. */
+const ALLOW_AUTHORIZED = ['must-revalidate', 'public', 's-maxage'];
 
 /** Whether a shared cache may store this response to a GET, and for how long it is fresh. */
 export function storeVerdict(status: number, headers: Headers, options: FreshnessOptions): StoreVerdict {
-  const cc = parseCacheControl(headers.get('cache-control'));
-  if (!STORED_STATUSES.has(status)) return { store: false, reason: `status ${status}` };
-  // §3: "the no-store cache directive is not present in the response"
-  if (hasDirective(cc, 'no-store')) return { store: false, reason: 'no-store' };
-  // §3: "if the cache is shared: the private response directive is either not present ..."
-  if (hasDirective(cc, 'private')) return { store: false, reason: 'private' };
+  // §3: "the response status code is final (see Section 15 of [HTTP])".
+  if (!Number.isInteger(status) || status < 200 || status > 599) return { store: false, reason: `status ${status}` };
+  // 206 (partial content) and 304 (an update of a stored response, §4.3.4) are handled by their
+  // own paths, never stored as responses of their own.
+  if (status === 206 || status === 304) return { store: false, reason: `status ${status}` };
+  // Every directive from the effective field: a targeted one if present and valid (RFC 9213 §2.2).
+  const { cc, ignoreExpires } = effectiveCacheControl(headers, options.targeted);
+  // §3: "if ... the must-understand cache directive is present: the cache understands the
+  // response status code"; §5.2.2.3: a cache that understands it "SHOULD ignore the no-store
+  // directive".
+  const mustUnderstand = hasDirective(cc, 'must-understand');
+  if (mustUnderstand && !UNDERSTOOD_STATUSES.has(status)) return { store: false, reason: 'must-understand' };
+  // §3: "the no-store cache directive is not present in the response".
+  if (hasDirective(cc, 'no-store') && !mustUnderstand) return { store: false, reason: 'no-store' };
+  // §3: "if the cache is shared: the private response directive is either not present or allows
+  // a shared cache to store a modified response"; §5.2.2.7: the qualified form names the
+  // fields a shared cache "MUST NOT store", the rest it "MAY store".
+  const privateFields = directiveFields(cc, 'private');
+  if (privateFields === true) return { store: false, reason: 'private' };
+  // §3.5: with Authorization in the request, only must-revalidate, public or s-maxage allow it.
+  if (options.request?.has('authorization') === true && !ALLOW_AUTHORIZED.some((name) => hasDirective(cc, name))) {
+    return { store: false, reason: 'authorization' };
+  }
   // §7.3 / RFC 6265 §8: a shared cache must not hand one client's cookie to another.
   if (headers.has('set-cookie')) return { store: false, reason: 'set-cookie' };
   // §4.1: "A stored response with a Vary header field value containing ... '*' always fails to match"
   if (varyFields(headers).includes('*')) return { store: false, reason: 'vary-star' };
-  // Our default stale windows are for objects: a remembered 404 should end when it says it does.
-  const defaults = NEGATIVE_STATUSES.has(status) ? undefined : options.staleDefaults;
-  const stale = stalePolicy(cc, defaults ?? { whileRevalidate: 0, ifError: 0 });
-  // §5.2.2.4: no-cache may be stored, but is validated before every use: fresh for no time.
-  if (hasDirective(cc, 'no-cache')) {
+
+  // Our default stale windows are for objects: a remembered 4xx/5xx should end when it says it does.
+  const negative = status >= 400;
+  const stale = stalePolicy(cc, negative ? NO_STALE_DEFAULTS : (options.staleDefaults ?? NO_STALE_DEFAULTS));
+  const noCacheFields = directiveFields(cc, 'no-cache');
+  // §5.2.2.4: qualified no-cache lets the response be reused, but the named fields "MUST NOT be
+  // sent in the response to a subsequent request without successful revalidation": the simplest
+  // conformant way is to never store them (as for qualified private).
+  const strip = [...new Set([...(privateFields ?? []), ...(noCacheFields === true ? [] : (noCacheFields ?? []))])];
+  // §5.2.2.4: unqualified no-cache may be stored, but is validated before every use: fresh for
+  // no time, and only worth storing with a validator to revalidate it by.
+  if (noCacheFields === true) {
     const validator = headers.has('etag') || headers.has('last-modified');
-    return validator && !NEGATIVE_STATUSES.has(status) ? { store: true, lifetime: 0, stale } : { store: false, reason: 'no-cache without validator' };
+    return validator && !negative ? { store: true, lifetime: 0, stale, strip } : { store: false, reason: 'no-cache without validator' };
   }
-  const lifetime = NEGATIVE_STATUSES.has(status)
-    ? freshnessLifetime(headers, { defaultTtl: options.negativeTtl ?? 0, now: options.now }, cc, false)
-    : freshnessLifetime(headers, options, cc);
-  if (lifetime <= 0) return { store: false, reason: 'no-freshness' };
-  return { store: true, lifetime, stale };
+
+  const explicit = explicitLifetime(headers, cc, ignoreExpires, options.now);
+  let lifetime: number;
+  if (explicit !== undefined) {
+    lifetime = explicit;
+  } else if (HEURISTICALLY_CACHEABLE.has(status) || hasDirective(cc, 'public')) {
+    // §4.2.2: heuristic freshness only without explicit freshness, and (§3) only for a status
+    // defined as heuristically cacheable or with `public` (§5.2.2.9).
+    const configured = negative ? options.negativeTtl : options.defaultTtl;
+    lifetime = configured !== undefined && configured > 0 ? configured : heuristicLifetime(headers, options.now);
+  } else {
+    // §3: nothing permits storing it (no Expires, max-age, s-maxage or public, and a status
+    // that is not heuristically cacheable).
+    return { store: false, reason: 'no-freshness' };
+  }
+  if (!(lifetime > 0)) return { store: false, reason: 'no-freshness' };
+  return { store: true, lifetime, stale, strip };
 }
 
 /**
- * RFC 9111 §4.2.1, shared cache: s-maxage, then max-age, then Expires minus Date. Without any
- * of them, the configured default, then the Last-Modified heuristic (§4.2.2).
+ * RFC 9111 §4.2.1, shared cache: s-maxage, then max-age, then Expires minus Date (all from the
+ * effective cache control, RFC 9213). Without any of them, the configured default, then the
+ * Last-Modified heuristic (§4.2.2) unless `heuristic` is false. Never negative or NaN.
  */
-export function freshnessLifetime(headers: Headers, options: FreshnessOptions, cc: CacheControl = parseCacheControl(headers.get('cache-control')), heuristic = true): number {
-  // A directive present with an invalid argument makes the response stale rather than letting a
-  // weaker source (or our default) decide (§4.2.1 allows treating conflicts as stale).
-  if (hasDirective(cc, 's-maxage')) return directiveSeconds(cc, 's-maxage') ?? 0;
-  if (hasDirective(cc, 'max-age')) return directiveSeconds(cc, 'max-age') ?? 0;
-  const expires = headers.get('expires');
-  if (expires !== null) {
-    // §5.3: "a cache recipient MUST interpret invalid date formats ... as representing a time in the past"
-    const expiresAt = parseHttpDate(expires, options.now);
-    const date = parseHttpDate(headers.get('date'), options.now) ?? options.now;
-    return expiresAt === undefined ? 0 : Math.max(0, Math.floor((expiresAt - date) / 1000));
-  }
-  if (options.defaultTtl > 0) return options.defaultTtl;
+export function freshnessLifetime(headers: Headers, options: FreshnessOptions, cc?: CacheControl, heuristic = true): number {
+  const effective = effectiveCacheControl(headers, options.targeted);
+  const explicit = explicitLifetime(headers, cc ?? effective.cc, effective.ignoreExpires, options.now);
+  if (explicit !== undefined) return explicit;
+  if (options.defaultTtl !== undefined && options.defaultTtl > 0) return options.defaultTtl;
   return heuristic ? heuristicLifetime(headers, options.now) : 0;
 }
 
@@ -80,10 +142,12 @@ export function freshnessLifetime(headers: Headers, options: FreshnessOptions, c
  */
 export function correctedInitialAge(headers: Headers, requestTime: number, responseTime: number): number {
   const date = parseHttpDate(headers.get('date'), responseTime);
+  // "apparent_age = max(0, response_time - date_value)": a Date ahead of our clock counts as no age.
   const apparentAge = date === undefined ? 0 : Math.max(0, (responseTime - date) / 1000);
   const responseDelay = Math.max(0, (responseTime - requestTime) / 1000);
   const correctedAgeValue = ageValue(headers.get('age')) + responseDelay;
-  return Math.max(apparentAge, correctedAgeValue);
+  const age = Math.max(apparentAge, correctedAgeValue);
+  return Number.isFinite(age) ? age : 0;
 }
 
 export function varyFields(headers: Headers): string[] {
@@ -93,18 +157,52 @@ export function varyFields(headers: Headers): string[] {
 }
 
 /**
- * RFC 9111 §5.1: Age is delta-seconds; with a list, "use the first member"; an invalid value
- * is ignored (read as 0).
+ * §4.2.1 explicit freshness, or undefined when the response gives none. A directive present
+ * with an invalid argument (`max-age=abc`, `-1`, `1.5`, bare `max-age`) makes the response
+ * stale (0) rather than letting a weaker source decide: §4.2.1 lets a cache consider a response
+ * with invalid freshness information stale.
+ */
+function explicitLifetime(headers: Headers, cc: CacheControl, ignoreExpires: boolean, now: number): number | undefined {
+  // §5.2.2.10: s-maxage "overrides the maximum age specified by either the max-age directive or
+  // the Expires header field" in a shared cache.
+  if (hasDirective(cc, 's-maxage')) return directiveSeconds(cc, 's-maxage') ?? 0;
+  // §5.3: "If a response includes a Cache-Control header field with the max-age directive
+  // (Section 5.2.2.1), a recipient MUST ignore the Expires header field."
+  if (hasDirective(cc, 'max-age')) return directiveSeconds(cc, 'max-age') ?? 0;
+  // RFC 9213 §2.2: with a targeted field in use, Expires is ignored too.
+  const expires = ignoreExpires ? null : headers.get('expires');
+  if (expires === null) return undefined;
+  // §5.3: "a cache recipient MUST interpret invalid date formats, especially the value '0', as
+  // representing a time in the past". Two Expires lines arrive joined by ", ", which is no
+  // HTTP-date either: §4.2.1 ("more than one value ... considered invalid") → stale.
+  const expiresAt = parseHttpDate(expires, now);
+  if (expiresAt === undefined) return 0;
+  // §4.2.1: "use its value minus the value of the Date response header field (using the time the
+  // message was received if it is not present)". Both are the origin's clock, so a Date skewed
+  // from ours (ahead or behind) cancels out; the skew itself is counted by correctedInitialAge.
+  const date = parseHttpDate(headers.get('date'), now) ?? now;
+  const lifetime = Math.floor((expiresAt - date) / 1000);
+  return Number.isFinite(lifetime) ? Math.max(0, lifetime) : 0;
+}
+
+/**
+ * RFC 9111 §5.1: Age is delta-seconds. "a cache encountering a message with a list-based Age
+ * field value SHOULD use the first member of the field value, discarding subsequent ones";
+ * "If the field value (after discarding additional members, as per above) is invalid (e.g., it
+ * contains something other than a non-negative integer), a cache SHOULD ignore the field".
+ * Past 2^31 it is clamped (§1.2.2).
  */
 function ageValue(value: string | null): number {
   const first = value?.split(',', 1)[0]?.trim() ?? '';
   return /^\d+$/.test(first) ? Math.min(Number(first), 2_147_483_648) : 0;
 }
 
+/** §4.2.2: 10 % of the time since Last-Modified (measured at Date, or now), at most a day. */
 function heuristicLifetime(headers: Headers, now: number): number {
   const lastModified = parseHttpDate(headers.get('last-modified'), now);
   if (lastModified === undefined) return 0;
   const date = parseHttpDate(headers.get('date'), now) ?? now;
   const sinceModified = Math.max(0, (date - lastModified) / 1000);
-  return Math.min(HEURISTIC_CAP, Math.floor(sinceModified * HEURISTIC_FRACTION));
+  const lifetime = Math.min(HEURISTIC_CAP, Math.floor(sinceModified * HEURISTIC_FRACTION));
+  return Number.isFinite(lifetime) ? lifetime : 0;
 }

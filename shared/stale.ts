@@ -2,7 +2,7 @@
 // and what a tier must do with it: serve it and refresh in the background, revalidate first, or
 // fall back to it when the origin fails.
 
-import { type CacheControl, directiveSeconds, hasDirective } from './cache-control.ts';
+import { type CacheControl, directiveFields, directiveSeconds, hasDirective } from './cache-control.ts';
 import { type EntryMeta, currentAge } from './stored-entry.ts';
 
 export interface StalePolicy {
@@ -21,12 +21,20 @@ export interface StaleDefaults {
 
 export type StaleUse = 'fresh' | 'serve-stale-and-refresh' | 'revalidate';
 
-/** The stale policy a response's Cache-Control gives a shared cache, with our defaults where it is silent. */
+/**
+ * The stale policy a response's cache control gives a shared cache, with our defaults where it
+ * is silent. `cc` is the effective cache control: a targeted field's when one applies
+ * (targeted-cache-control.ts, RFC 9213 §2.2), else Cache-Control.
+ */
 export function stalePolicy(cc: CacheControl, defaults: StaleDefaults): StalePolicy {
   // §5.2.2.2 must-revalidate, §5.2.2.8 proxy-revalidate, §5.2.2.10 s-maxage ("incorporates the
   // semantics of the proxy-revalidate directive"), and §5.2.2.4 no-cache forbid serving stale.
-  const forbidden = ['must-revalidate', 'proxy-revalidate', 's-maxage', 'no-cache'].some((name) => hasDirective(cc, name));
+  // Only unqualified no-cache: the qualified form restricts just the fields it names, and those
+  // are never stored (freshness.ts, `strip`), so the rest may be served stale like any response.
+  const forbidden = ['must-revalidate', 'proxy-revalidate', 's-maxage'].some((name) => hasDirective(cc, name)) || directiveFields(cc, 'no-cache') === true;
   if (forbidden) return { whileRevalidate: 0, ifError: 0, mustRevalidate: true };
+  // RFC 5861 §3, §4: the argument is delta-seconds; an invalid one (`=soon`, `=-1`, `=1.5`, none)
+  // is ignored, as an unrecognised directive would be (RFC 9111 §5.2.3): our default applies.
   return {
     whileRevalidate: directiveSeconds(cc, 'stale-while-revalidate') ?? defaults.whileRevalidate,
     ifError: directiveSeconds(cc, 'stale-if-error') ?? defaults.ifError,
@@ -61,4 +69,19 @@ export function staleUse(meta: EntryMeta, now: number, noStale = false): StaleUs
 /** Whether the stale entry may answer in place of an origin error (RFC 5861 §4). */
 export function usableOnError(meta: EntryMeta, now: number): boolean {
   return !meta.mustRevalidate && currentAge(meta, now) - meta.lifetime < meta.ifError;
+}
+
+/**
+ * Whether the stale entry may answer when the tier is disconnected from the origin (it could
+ * not be reached, or did not answer in time): RFC 9111 §4.2.4 "A cache SHOULD NOT generate a
+ * stale response unless it is disconnected or doing so is explicitly permitted by the client or
+ * origin server", and never when "prohibited by an explicit in-protocol directive (e.g., by a
+ * no-cache response directive, a must-revalidate response directive, or an applicable s-maxage
+ * or proxy-revalidate response directive)", which is what `mustRevalidate` records. No window
+ * of its own: an entry is kept at most its stale windows or KEEP_FOR_REVALIDATION past its
+ * freshness (retention), and that bounds how stale a disconnected answer can be; `_now` is
+ * taken for the same shape as usableOnError.
+ */
+export function usableWhenDisconnected(meta: EntryMeta, _now: number): boolean {
+  return !meta.mustRevalidate;
 }

@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import { directiveSeconds, hasDirective, parseCacheControl } from '../../shared/cache-control.ts';
+import { directiveFields, directiveSeconds, hasDirective, parseCacheControl } from '../../shared/cache-control.ts';
 
 const MAX_DELTA = 2 ** 31;
 
@@ -106,6 +106,41 @@ describe('directiveSeconds', () => {
   });
 });
 
+describe('directiveSeconds, quoted and single-quoted arguments', () => {
+  it('reads a quoted delta-seconds as its value (RFC 9111 §5.2: "recipients ought to accept both forms"; cache-tests freshness-max-age-quoted)', () => {
+    expect(directiveSeconds(parseCacheControl('max-age="3600"'), 'max-age')).toBe(3600);
+    expect(directiveSeconds(parseCacheControl('s-maxage="0"'), 's-maxage')).toBe(0);
+  });
+
+  it('reads a single-quoted or half-quoted delta-seconds as invalid (cache-tests freshness-max-age-single-quoted)', () => {
+    for (const value of ["'3600'", '"3600', '3600"', '" 3600"', '"3600 "', '"-1"', '""']) {
+      expect(directiveSeconds(parseCacheControl(`max-age=${value}`), 'max-age'), value).toBeUndefined();
+    }
+  });
+});
+
+describe('directiveFields', () => {
+  it('is undefined for an absent directive and true for an unqualified one', () => {
+    expect(directiveFields(parseCacheControl('public'), 'no-cache')).toBeUndefined();
+    expect(directiveFields(parseCacheControl('no-cache'), 'no-cache')).toBe(true);
+  });
+
+  it('lists the field names of a qualified directive, lowercased and without repeats (RFC 9111 §5.2.2.4, §5.2.2.7)', () => {
+    expect(directiveFields(parseCacheControl('private="Set-Cookie, X-User,set-cookie"'), 'private')).toEqual(['set-cookie', 'x-user']);
+    expect(directiveFields(parseCacheControl('no-cache="x-a,, x-b ,"'), 'no-cache')).toEqual(['x-a', 'x-b']);
+  });
+
+  it('accepts the token form of a single field name (RFC 9111 §5.2.2.7: recipients accept it)', () => {
+    expect(directiveFields(parseCacheControl('private=x-user'), 'private')).toEqual(['x-user']);
+  });
+
+  it('reads an argument that names no valid field as the unqualified directive', () => {
+    for (const cc of ['private=""', 'private=","', 'private="a b"', 'private="a, (b)"', 'private=', 'private="x;y"']) {
+      expect(directiveFields(parseCacheControl(cc), 'private'), cc).toBe(true);
+    }
+  });
+});
+
 describe('hasDirective', () => {
   it('is true for a present directive with or without an argument, false otherwise', () => {
     const cc = parseCacheControl('no-cache="set-cookie", public');
@@ -162,6 +197,18 @@ describe('parseCacheControl properties', () => {
             expect(seconds).toBeGreaterThanOrEqual(0);
             expect(seconds).toBeLessThanOrEqual(MAX_DELTA);
           }
+        }
+      }),
+    );
+  });
+
+  it('directiveFields never throws and yields only lowercase field-name tokens', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (value) => {
+        const fields = directiveFields(parseCacheControl(`no-cache=${value}`), 'no-cache');
+        if (fields !== true && fields !== undefined) {
+          expect(fields.length).toBeGreaterThan(0);
+          for (const field of fields) expect(field).toMatch(/^[a-z0-9!#$%&'*+\-.^_`|~]+$/);
         }
       }),
     );

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseCacheControl } from '../../shared/cache-control.ts';
-import { KEEP_FOR_REVALIDATION, type StalePolicy, retention, staleUse, stalePolicy, usableOnError } from '../../shared/stale.ts';
+import { KEEP_FOR_REVALIDATION, type StalePolicy, retention, staleUse, stalePolicy, usableOnError, usableWhenDisconnected } from '../../shared/stale.ts';
+import { effectiveCacheControl, TIERCACHE_TARGETS } from '../../shared/targeted-cache-control.ts';
 import type { EntryMeta } from '../../shared/stored-entry.ts';
 
 const DEFAULTS = { whileRevalidate: 60, ifError: 86_400 };
@@ -31,8 +32,28 @@ describe('stalePolicy', () => {
     expect(stalePolicy(parseCacheControl(null), { whileRevalidate: 7, ifError: 8 })).toEqual({ whileRevalidate: 7, ifError: 8, mustRevalidate: false });
   });
 
-  it('falls back to the default for a stale window with an invalid argument', () => {
+  it('ignores a stale window with an invalid argument, so the default applies (RFC 5861 §3, §4: delta-seconds)', () => {
     expect(policy('stale-while-revalidate=soon, stale-if-error=-1')).toEqual({ ...DEFAULTS, mustRevalidate: false });
+    for (const arg of ['', '1.5', '1e3', '+5', "'30'", '0x10']) {
+      expect(policy(`stale-while-revalidate=${arg}, stale-if-error=${arg}`), arg).toEqual({ ...DEFAULTS, mustRevalidate: false });
+    }
+    expect(policy('stale-while-revalidate, stale-if-error')).toEqual({ ...DEFAULTS, mustRevalidate: false });
+  });
+
+  it('reads a quoted stale window as its value, as Cache-Control arguments may be quoted (RFC 9111 §5.2)', () => {
+    expect(policy('stale-while-revalidate="30"')).toEqual({ whileRevalidate: 30, ifError: 86_400, mustRevalidate: false });
+  });
+
+  it('clamps a huge stale window to 2^31 seconds (RFC 9111 §1.2.2)', () => {
+    expect(policy('stale-if-error=99999999999')).toEqual({ whileRevalidate: 60, ifError: 2 ** 31, mustRevalidate: false });
+  });
+
+  it('reads the windows and prohibitions of the effective (targeted) cache control it is given (RFC 9213 §2.2)', () => {
+    const effective = (init: Record<string, string>) => stalePolicy(effectiveCacheControl(new Headers(init), TIERCACHE_TARGETS).cc, DEFAULTS);
+    expect(effective({ 'cache-control': 'must-revalidate', 'cdn-cache-control': 'max-age=10, stale-while-revalidate=30' })).toEqual({ whileRevalidate: 30, ifError: 86_400, mustRevalidate: false });
+    expect(effective({ 'cache-control': 'stale-if-error=60', 'cdn-cache-control': 'max-age=10, must-revalidate' })).toEqual(FORBIDDEN);
+    // A non-Integer window in a targeted field is not coerced (RFC 9213 §2.1): ignored, the default applies.
+    expect(effective({ 'cdn-cache-control': 'max-age=10, stale-while-revalidate="30", stale-if-error=1.5' })).toEqual({ ...DEFAULTS, mustRevalidate: false });
   });
 
   it('forbids stale use for must-revalidate, even with stale windows (RFC 9111 §5.2.2.2)', () => {
@@ -49,6 +70,12 @@ describe('stalePolicy', () => {
 
   it('forbids stale use for no-cache, validated before every use (RFC 9111 §5.2.2.4)', () => {
     expect(policy('no-cache, stale-if-error=60')).toEqual(FORBIDDEN);
+    // An argument naming no valid field reads as unqualified no-cache.
+    expect(policy('no-cache="", stale-if-error=60')).toEqual(FORBIDDEN);
+  });
+
+  it('allows stale use for a no-cache that names fields, which are never stored (RFC 9111 §5.2.2.4)', () => {
+    expect(policy('no-cache="x-token", stale-if-error=60')).toEqual({ whileRevalidate: 60, ifError: 60, mustRevalidate: false });
   });
 
   it('recognises the forbidding directives whatever their case (RFC 9111 §5.2)', () => {
@@ -135,5 +162,23 @@ describe('usableOnError', () => {
 
   it('never lets an entry stand in when stale-if-error is 0 and it is stale', () => {
     expect(usableOnError(entry(10, { ifError: 0 }), NOW)).toBe(false);
+  });
+});
+
+describe('usableWhenDisconnected (RFC 9111 §4.2.4)', () => {
+  it('lets a stale entry answer when the origin cannot be reached, past its stale windows', () => {
+    expect(usableWhenDisconnected(entry(11), NOW)).toBe(true);
+    expect(usableWhenDisconnected(entry(10 + KEEP_FOR_REVALIDATION - 1, { ifError: 0, whileRevalidate: 0 }), NOW)).toBe(true);
+  });
+
+  it('lets a fresh entry answer too', () => {
+    expect(usableWhenDisconnected(entry(1), NOW)).toBe(true);
+  });
+
+  it('never lets an entry that forbids stale use answer, not even disconnected (must-revalidate, proxy-revalidate, s-maxage, no-cache)', () => {
+    for (const cc of ['max-age=10, must-revalidate', 'max-age=10, proxy-revalidate', 's-maxage=10', 'no-cache']) {
+      const { mustRevalidate } = policy(cc);
+      expect(usableWhenDisconnected(entry(11, { mustRevalidate }), NOW), cc).toBe(false);
+    }
   });
 });
