@@ -55,6 +55,15 @@ export function withoutMember(existing: string | null, cache: string): string | 
   return kept.length > 0 ? kept.join(', ') : null;
 }
 
+/** The detail of `cache`'s member (RFC 9211 §2.8), as a token or unquoted sf-string; undefined when it has none. */
+export function memberDetail(existing: string | null, cache: string): string | undefined {
+  if (!existing) return undefined;
+  const member = splitList(existing).find((candidate) => memberName(candidate) === cache);
+  const match = /;\s*detail=("((?:[^"\\]|\\.)*)"|[^;\s]+)/.exec(member ?? '');
+  if (match === null) return undefined;
+  return match[2] !== undefined ? match[2].replace(/\\(.)/g, '$1') : match[1];
+}
+
 function memberName(member: string): string {
   return member.split(';', 1)[0]?.trim() ?? '';
 }

@@ -118,6 +118,11 @@ const DEFAULT_NEGATIVE_TTL = 60;
 const DEFAULT_STALE_WHILE_REVALIDATE = 60;
 /** A day of stale content rather than errors while an origin is down (as commonly recommended for CDNs). */
 const DEFAULT_STALE_IF_ERROR = 86_400;
+// Both are the operator's choice for a bucket (S3 objects rarely say anything about staleness).
+// A site's answers say for themselves whether they may be served stale (RFC 9111 §4.2.4: a
+// cache does not generate a stale response unless disconnected or permitted, RFC 5861), so in
+// `http` mode the defaults are 0: stale only when the response allows it or the origin cannot
+// be reached at all.
 const MIB = 1024 * 1024;
 const DEFAULT_SLICE_SIZE = 8 * MIB;
 /**
@@ -157,8 +162,8 @@ export function parseConfig(raw: RawConfig): Config {
     originIdleTimeoutMs: integer(raw, 'ORIGIN_IDLE_TIMEOUT_MS', DEFAULT_IDLE_TIMEOUT_MS, 1),
     defaultTtl: integer(raw, 'DEFAULT_TTL', originKind === 's3' ? DEFAULT_S3_TTL : 0, 0),
     negativeTtl: integer(raw, 'NEGATIVE_TTL', DEFAULT_NEGATIVE_TTL, 0),
-    staleWhileRevalidate: integer(raw, 'STALE_WHILE_REVALIDATE', DEFAULT_STALE_WHILE_REVALIDATE, 0),
-    staleIfError: integer(raw, 'STALE_IF_ERROR', DEFAULT_STALE_IF_ERROR, 0),
+    staleWhileRevalidate: integer(raw, 'STALE_WHILE_REVALIDATE', originKind === 's3' ? DEFAULT_STALE_WHILE_REVALIDATE : 0, 0),
+    staleIfError: integer(raw, 'STALE_IF_ERROR', originKind === 's3' ? DEFAULT_STALE_IF_ERROR : 0, 0),
     shieldToken: nonEmpty(raw.SHIELD_TOKEN),
     cacheKeyQuery: (raw.CACHE_KEY_QUERY ?? '').split(',').map((name) => name.trim()).filter(Boolean),
     purgeToken: nonEmpty(raw.PURGE_TOKEN),

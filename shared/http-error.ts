@@ -11,6 +11,8 @@ export class HttpError extends Error {
   readonly headers: Record<string, string>;
   /** The status the next hop answered with, when this error stands for its answer (RFC 9211 fwd-status). */
   upstreamStatus: number | undefined;
+  /** Why, in a word, for the tier's Cache-Status member (RFC 9211 §2.8 detail); absent = the message says it. */
+  detail: string | undefined = undefined;
 
   constructor(status: number, message: string, headers: Record<string, string> = {}) {
     super(message);
@@ -21,6 +23,12 @@ export class HttpError extends Error {
   /** Records the next hop's status behind this error; returns this error. */
   from(upstreamStatus: number): this {
     this.upstreamStatus = upstreamStatus;
+    return this;
+  }
+
+  /** Names the cause for Cache-Status (`detail`); returns this error. */
+  because(detail: string): this {
+    this.detail = detail;
     return this;
   }
 
@@ -70,6 +78,36 @@ export class GatewayTimeout extends HttpError {
   constructor(message: string) {
     super(504, message);
   }
+}
+
+/** RFC 9111 §5.2.1.7: `only-if-cached` and nothing stored answers it: "respond with a 504 (Gateway Timeout)". */
+export class NotStored extends GatewayTimeout {
+  override detail = 'only-if-cached';
+  constructor() {
+    super('nothing stored here answers this request, and it asked only-if-cached');
+  }
+}
+
+/** Why a tier is disconnected from its next hop (RFC 9111 §4.2.4): the detail its Cache-Status names. */
+export type DisconnectedDetail = 'origin-unreachable' | 'origin-timeout' | 'shield-unreachable';
+const DISCONNECTED: readonly string[] = ['origin-unreachable', 'origin-timeout', 'shield-unreachable'] satisfies DisconnectedDetail[];
+
+/**
+ * The next hop could not be reached, or sent no answer in time: no answer of its own exists,
+ * so one of ours (502, 504) stands in, and a stale copy may stand in for that (RFC 9111 §4.2.4:
+ * the cache is "disconnected").
+ */
+export class Disconnected extends HttpError {
+  override detail: DisconnectedDetail;
+  constructor(detail: DisconnectedDetail, message: string) {
+    super(detail === 'origin-timeout' ? 504 : 502, message);
+    this.detail = detail;
+  }
+}
+
+/** Whether a Cache-Status detail (ours, from the next tier) says that tier was disconnected. */
+export function isDisconnectedDetail(detail: string | undefined): boolean {
+  return detail !== undefined && DISCONNECTED.includes(detail);
 }
 
 /** Any error as a response: ours as built, a bad setting named, anything else an opaque 500. */

@@ -8,6 +8,7 @@
 import type { CacheStatusParams, ForwardReason } from './cache-status.ts';
 import { bodySource } from './body-source.ts';
 import { correctedInitialAge, storeVerdict } from './freshness.ts';
+import { TIERCACHE_TARGETS } from './targeted-cache-control.ts';
 import { BadGateway, HttpError } from './http-error.ts';
 import { takeOriginAt } from './internal.ts';
 import { type ObjectMeta, manifestHeaders, readManifest, representationHeaders } from './object-meta.ts';
@@ -17,6 +18,7 @@ import { startFill } from './fill.ts';
 import type { EntryMeta } from './stored-entry.ts';
 import { type Storable, type StoredEntry, lookup, newFill, openPut, store } from './tier-cache.ts';
 import type { UpstreamAnswer, Validators } from './upstream.ts';
+import { indexHeaders, variantKey, varyFieldNames } from './vary.ts';
 
 /** What a fill produced, and the promise of its stores (settled when done or skipped). */
 export interface Filled {
@@ -49,6 +51,8 @@ async function fillOnce(read: ObjectRead, index: number, started: number, fwd: F
     const filled = storeWhole(read, response, new Headers(response.headers), 0, read.now(), fwd);
     if (error.upstreamStatus !== undefined) filled.resolved.report.fwdStatus = error.upstreamStatus;
     else delete filled.resolved.report.fwdStatus;
+    // Our own answer, and why (RFC 9211 §2.8): the next tier reads a disconnection from it.
+    if (error.detail !== undefined) filled.resolved.report.detail = error.detail;
     return filled;
   }
   const responseTime = read.now();
@@ -69,19 +73,23 @@ async function fillOnce(read: ObjectRead, index: number, started: number, fwd: F
   const verdict = storeVerdict(200, answer.meta.headers, verdictOptions(read, responseTime));
   let entry: EntryMeta | undefined;
   let stored: Promise<unknown> = Promise.resolve();
-  if (verdict.store) {
+  const keep = verdict.store ? retention(verdict.lifetime, age, verdict.stale) : 0;
+  const placed = verdict.store ? placeVariant(read, answer.meta.headers, entryMeta(responseTime, age, verdict, originAt), keep) : undefined;
+  if (verdict.store && placed !== undefined) {
     entry = entryMeta(responseTime, age, verdict, originAt);
-    stored = storeManifest(read, answer.meta, entry, retention(verdict.lifetime, age, verdict.stale));
+    stored = Promise.all([placed, storeManifest(read, { ...answer.meta, headers: withoutFields(answer.meta.headers, verdict.strip) }, entry, keep)]);
   }
   const prefetched = new Map<number, ReadableStream<Uint8Array>>();
   if (answer.kind === 'span') prefetched.set(answer.span.first, answer.body);
-  const resolved: SlicedObject = { kind: 'sliced', meta: answer.meta, age, report: { fwd, stored: verdict.store }, originAt, upstreamHeaders: headers, entry, prefetched, inRange: answer.kind === 'span' };
+  const resolved: SlicedObject = { kind: 'sliced', meta: answer.meta, age, report: { fwd, stored: entry !== undefined }, originAt, upstreamHeaders: headers, entry, prefetched, inRange: answer.kind === 'span' };
   return { resolved, stored };
 }
 
 /** RFC 9111 §4.3.4: a 304 updates the stored headers (and freshness); the stored body stands. */
 function refresh(read: ObjectRead, held: StoredEntry, update: Headers, age: number, responseTime: number, originAt: number): Filled {
   const headers = new Headers(held.headers);
+  // RFC 9111 §3.2: every field the 304 carries replaces the stored one, except Content-Length
+  // and the ones the stored bytes depend on (their coding and type).
   for (const [name, value] of representationHeaders(update)) if (!['content-type', 'content-length', 'content-encoding'].includes(name)) headers.set(name, value);
   const report: CacheStatusParams = { fwd: 'stale', fwdStatus: 304 };
   const verdict = storeVerdict(held.status, headers, verdictOptions(read, responseTime));
@@ -110,15 +118,20 @@ function storeWhole(read: ObjectRead, response: Response, headers: Headers, age:
   let body: ReadableStream | null = response.body;
   let stored: Promise<unknown> = Promise.resolve();
   const verdict = storeVerdict(response.status, headers, verdictOptions(read, responseTime));
-  if (body !== null && verdict.store) {
-    const entry = { status: response.status, headers, meta: entryMeta(responseTime, age, verdict, originAt), retention: retention(verdict.lifetime, age, verdict.stale), length: declaredLength(headers) };
-    ({ body, stored } = storeWhileServing(read, entry, body));
+  const meta = verdict.store ? entryMeta(responseTime, age, verdict, originAt) : undefined;
+  const keep = verdict.store ? retention(verdict.lifetime, age, verdict.stale) : 0;
+  const placed = meta !== undefined && body !== null ? placeVariant(read, headers, meta, keep) : undefined;
+  if (body !== null && meta !== undefined && placed !== undefined) {
+    const entry = { status: response.status, headers: withoutFields(headers, verdict.store ? verdict.strip : []), meta, retention: keep, length: declaredLength(headers) };
+    let filled: Promise<boolean>;
+    ({ body, stored: filled } = storeWhileServing(read, entry, body));
+    stored = Promise.all([placed, filled]);
   } else if (body !== null) {
     // Not kept, but counted and bounded in silence on its way, its length on the wire.
     const length = declaredLength(headers);
     body = startFill(bodySource(body as ReadableStream<Uint8Array>, { length }), { length }).client;
   }
-  const report: CacheStatusParams = { fwd, stored: verdict.store && body !== null };
+  const report: CacheStatusParams = { fwd, stored: placed !== undefined };
   if (response.status !== 200) report.fwdStatus = response.status;
   return { resolved: { kind: 'whole', status: response.status, headers, body, age, report, originAt }, stored };
 }
@@ -131,12 +144,15 @@ function storeWhole(read: ObjectRead, response: Response, headers: Headers, age:
  */
 function storeWhileServing(read: ObjectRead, entry: Omit<Storable, 'body' | 'fill'>, body: ReadableStream): { body: ReadableStream<Uint8Array>; stored: Promise<boolean> } {
   const fill = newFill();
+  const { key } = read;
   let stored: Promise<boolean> = Promise.resolve(false);
+  const put = openPut(read.cache, key, { ...entry, fill });
+  let counted = 0;
   const filling = startFill(bodySource(body as ReadableStream<Uint8Array>, { length: entry.length }), {
     length: entry.length,
-    store: openPut(read.cache, read.key, { ...entry, fill }),
+    store: entry.length !== undefined ? put : { ...put, write: (bytes) => ((counted += bytes.byteLength), put.write(bytes)) },
     resume: async () => {
-      const copy = (await stored) ? await lookup(read.cache, read.key) : undefined;
+      const copy = (await stored) ? await lookup(read.cache, key) : undefined;
       if (copy?.fill !== fill || copy.body === null) {
         await copy?.body?.cancel();
         throw new Error('the rest of this response is no longer stored');
@@ -144,9 +160,45 @@ function storeWhileServing(read: ObjectRead, entry: Omit<Storable, 'body' | 'fil
       return { body: copy.body as ReadableStream<Uint8Array>, from: 0 };
     },
   });
-  stored = filling.stored;
+  // A body the origin sent without a length is stored again once counted, with that length,
+  // so that its hits answer ranges (RFC 9110 §14) like any other; the same fill, the same bytes.
+  stored = entry.length === undefined ? filling.stored.then((exact) => exact && withCountedLength(read.cache, key, entry, fill, counted)) : filling.stored;
   read.waitUntil(stored);
   return { body: filling.client, stored };
+}
+
+async function withCountedLength(cache: ObjectRead['cache'], key: string, entry: Omit<Storable, 'body' | 'fill'>, fill: number, length: number): Promise<boolean> {
+  const copy = await lookup(cache, key);
+  if (copy?.fill !== fill || copy.body === null) {
+    await copy?.body?.cancel();
+    return false;
+  }
+  const headers = new Headers(entry.headers);
+  headers.set('content-length', String(length));
+  return store(cache, key, { ...entry, headers, body: copy.body as ReadableStream, length, fill });
+}
+
+/**
+ * Where a response about to be stored goes (RFC 9111 §4.1, vary.ts): when it varies and the
+ * tier keys by the request (`selecting`), under its variant's key, with the object's index
+ * naming the fields (the returned promise stores it); otherwise under the object's own key.
+ * Undefined when the request's selecting values are too long to key by: nothing is stored.
+ */
+function placeVariant(read: ObjectRead, headers: Headers, meta: EntryMeta, keep: number): Promise<unknown> | undefined {
+  if (read.selecting === undefined) return Promise.resolve();
+  const objectKey = read.objectKey ?? read.key;
+  const fields = varyFieldNames(headers.get('vary'));
+  if (fields.length === 0) {
+    read.key = objectKey;
+    return Promise.resolve();
+  }
+  const key = variantKey(objectKey, fields, read.selecting);
+  if (key === undefined) return undefined;
+  read.objectKey = objectKey;
+  read.key = key;
+  const stored = store(read.cache, objectKey, { status: 200, headers: indexHeaders(fields), body: emptyBody(), meta, retention: keep, length: 0 });
+  read.waitUntil(stored);
+  return stored;
 }
 
 function storeManifest(read: ObjectRead, meta: ObjectMeta, entry: EntryMeta, keep: number): Promise<unknown> {
@@ -162,7 +214,8 @@ function declaredLength(headers: Headers): number | undefined {
 }
 
 function verdictOptions(read: ObjectRead, now: number) {
-  return { defaultTtl: read.defaultTtl, negativeTtl: read.negativeTtl, staleDefaults: read.staleDefaults, now };
+  // RFC 9213: Tiercache-Cache-Control, then CDN-Cache-Control, over Cache-Control; §3.5 reads the request's Authorization.
+  return { defaultTtl: read.defaultTtl, negativeTtl: read.negativeTtl, staleDefaults: read.staleDefaults, now, targeted: TIERCACHE_TARGETS, ...(read.selecting === undefined ? {} : { request: read.selecting }) };
 }
 
 function entryMeta(storedAt: number, initialAge: number, verdict: { lifetime: number; stale: { whileRevalidate: number; ifError: number; mustRevalidate: boolean } }, originAt: number): EntryMeta {
@@ -175,4 +228,12 @@ function validatorsOf(headers: Headers): Validators {
 
 function emptyBody(): ReadableStream<Uint8Array> {
   return new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
+}
+
+/** RFC 9111 §5.2.2.4, §5.2.2.7: the fields a qualified no-cache or private keeps out of the stored copy. */
+function withoutFields(headers: Headers, fields: readonly string[]): Headers {
+  if (fields.length === 0) return headers;
+  const kept = new Headers(headers);
+  for (const field of fields) kept.delete(field);
+  return kept;
 }

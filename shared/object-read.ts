@@ -4,25 +4,36 @@
 // the object is sliced at all. What to send back is decided by the caller (the edge answers
 // clients' ranges, the shield answers slice requests).
 
-import type { CacheStatusParams } from './cache-status.ts';
+import { type CacheStatusParams, SHIELD_CACHE_NAME, memberDetail } from './cache-status.ts';
 import type { Config } from './config.ts';
 import { type Claim, claim, claimOrWait, isFilling } from './collapse.ts';
-import { HttpError } from './http-error.ts';
+import { HttpError, NotStored, isDisconnectedDetail } from './http-error.ts';
 import { type Filled, fill } from './object-fill.ts';
 import { type ObjectMeta, readManifest } from './object-meta.ts';
-import { type StaleDefaults, staleUse, usableOnError } from './stale.ts';
+import { type StaleDefaults, staleUse, usableOnError, usableWhenDisconnected } from './stale.ts';
 import type { EntryMeta } from './stored-entry.ts';
 import { currentAge, originAt, remainingFreshness } from './stored-entry.ts';
 import { type StoredEntry, type TierCache, lookup, remove } from './tier-cache.ts';
 import type { PurgeCandidate } from './purge.ts';
 import type { Upstream } from './upstream.ts';
+import { indexedFields, variantKey } from './vary.ts';
 
 export interface ObjectRead {
   cache: TierCache;
   /** Longest a request waits for another one already fetching the same entry. */
   collapseWait: number;
-  /** The object's own key in this tier's cache. */
+  /**
+   * The stored entry's key in this tier's cache: the object's own, until the object is found
+   * (or answered) to vary (RFC 9111 §4.1): then its variant's for this request (vary.ts).
+   */
   key: string;
+  /** The object's own key, once `key` became a variant's. */
+  objectKey?: string;
+  /**
+   * The request headers a Vary selects by: the client's end-to-end ones, as this tier forwards
+   * them (http origins). Absent (S3): every client gets the same response, stored once.
+   */
+  selecting?: Headers | undefined;
   defaultTtl: number;
   /** Freshness for 404/410 answers without their own (negative caching). */
   negativeTtl: number;
@@ -30,6 +41,8 @@ export interface ObjectRead {
   staleDefaults: StaleDefaults;
   /** Never answer from a stale entry (the edge's revalidation of its own, at the shield). */
   noStale?: boolean;
+  /** The client asked `only-if-cached` (RFC 9111 §5.2.1.7): a stored response, or 504; never upstream. */
+  onlyIfCached?: boolean;
   now(): number;
   waitUntil(promise: Promise<unknown>): void;
   upstream: Upstream;
@@ -100,8 +113,11 @@ export async function resolveObject(read: ObjectRead, firstSlice: number): Promi
       read.waitUntil(refreshInBackground(read, firstSlice));
       return fromEntry(entry, started, { hit: true, detail: 'stale-while-revalidate' });
     }
+    if (read.onlyIfCached) await entry.body?.cancel();
+    if (read.onlyIfCached) throw new NotStored();
     return revalidate(read, entry, firstSlice, started);
   }
+  if (read.onlyIfCached) throw new NotStored();
   // Concurrent misses in this isolate share one upstream fetch: wait for it, then read what it stored.
   const claimed = await claimOrWait(read.key, () => freshEntry(read), read.collapseWait, true);
   if (claimed.found !== undefined) return fromEntry(claimed.found, read.now(), { fwd: 'uri-miss', collapsed: true });
@@ -123,8 +139,13 @@ async function revalidate(read: ObjectRead, entry: StoredEntry, firstSlice: numb
     outcome = error;
   }
   const failed = outcome instanceof HttpError || (outcome.kind === 'whole' && outcome.status >= 500);
+  // RFC 9111 §4.2.4: disconnected (no answer from the next hop, or the next tier had none from
+  // the origin), a stale copy may stand in unless forbidden; an answer of the origin's stands,
+  // unless stale-if-error (the response's, or the operator's STALE_IF_ERROR) allows it.
+  const disconnected = outcome instanceof HttpError ? isDisconnectedDetail(outcome.detail) : failed && outcome.kind === 'whole' && isDisconnectedDetail(memberDetail(outcome.headers.get('cache-status'), SHIELD_CACHE_NAME));
+  const standsIn = usableOnError(entry.meta, read.now()) || (disconnected && usableWhenDisconnected(entry.meta, read.now()));
   // Answering the edge's own revalidation, the shield reports the failure: the edge decides with its copy.
-  if (failed && !read.noStale && usableOnError(entry.meta, read.now())) {
+  if (failed && !read.noStale && standsIn) {
     if (!(outcome instanceof HttpError)) await discardBody(outcome);
     const fwdStatus = outcome instanceof HttpError ? outcome.upstreamStatus : outcome.report.fwdStatus;
     return fromEntry(entry, read.now(), { fwd: 'stale', ...(fwdStatus !== undefined ? { fwdStatus } : {}), detail: 'stale-if-error' });
@@ -192,7 +213,19 @@ async function fromEntry(entry: StoredEntry, now: number, base: CacheStatusParam
 
 /** The object's primary entry (whole or manifest); a purged one is deleted and counts as a miss. */
 export async function lookupLive(read: ObjectRead): Promise<StoredEntry | undefined> {
-  const entry = await lookup(read.cache, read.key);
+  let entry = await lookup(read.cache, read.key);
+  const fields = entry === undefined || read.selecting === undefined ? undefined : indexedFields(entry.headers);
+  if (entry !== undefined && fields !== undefined && read.selecting !== undefined) {
+    // The object varies: this request's variant, if stored (its index purged: none is).
+    await entry.body?.cancel();
+    const purged = read.purged?.(entry) === true;
+    const key = variantKey(read.key, fields, read.selecting);
+    if (purged) await forgetObject(read);
+    if (purged || key === undefined) return undefined;
+    read.objectKey = read.key;
+    read.key = key;
+    entry = await lookup(read.cache, key);
+  }
   if (entry === undefined || read.purged?.(entry) !== true) return entry;
   await entry.body?.cancel();
   // Awaited, so the delete cannot land after the fill that replaces the entry.

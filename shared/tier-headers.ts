@@ -4,6 +4,7 @@
 import { type CacheStatusParams, appendCacheStatus, cacheStatusMember, withoutMember } from './cache-status.ts';
 import { type TierMetric, appendServerTiming, serverTimingMetric } from './server-timing.ts';
 import { responseAsIs } from './response-as-is.ts';
+import { targetedFieldsToStrip } from './targeted-cache-control.ts';
 
 export type Tier = Extract<TierMetric, 'edge' | 'shield'>;
 
@@ -14,6 +15,8 @@ export function cacheName(tier: Tier): string {
 /** `headers` with this tier's Cache-Status member and Server-Timing metric added. */
 export function reportTier(headers: Headers, tier: Tier, params: CacheStatusParams, durationMs: number): Headers {
   const name = cacheName(tier);
+  // Fields targeted at tiercache alone end at the edge (RFC 9213; targeted-cache-control.ts).
+  if (tier === 'edge') for (const field of targetedFieldsToStrip('client')) headers.delete(field);
   headers.set('cache-status', appendCacheStatus(withoutMember(headers.get('cache-status'), name), cacheStatusMember(name, params)));
   headers.set('server-timing', appendServerTiming(headers.get('server-timing'), serverTimingMetric(tier, durationMs)));
   return headers;

@@ -11,6 +11,7 @@ import { Forbidden, HttpError, MethodNotAllowed, NotFound, errorResponse } from 
 import { bucketFor, misdirected } from '../shared/host-buckets.ts';
 import { CREDENTIAL_HEADER, HOST_HEADER, PURGED_AT_HEADER, PURGE_PATH, REVALIDATE_HEADER, SHIELD_ORIGIN, credentialMatches, isInternal } from '../shared/internal.ts';
 import { healingUpstream, originHealing } from '../shared/healing-upstream.ts';
+import { TIER_MANAGED, forwardedRequestHeaders } from '../shared/headers.ts';
 import { invalidatedUrls } from '../shared/invalidation.ts';
 import { headObject } from '../shared/object-head.ts';
 import { type ObjectRead, readPolicy } from '../shared/object-read.ts';
@@ -35,7 +36,7 @@ const app = new Hono<{ Bindings: ShieldEnv; Variables: { started: number; clockO
 
 app.onError((error, c) => {
   if (!(error instanceof HttpError)) console.error('shield: unexpected error', error);
-  return withTierReport(errorResponse(error, c.req.method), 'shield', { detail: 'refused' }, Date.now() - c.var.started);
+  return withTierReport(errorResponse(error, c.req.method), 'shield', { detail: (error instanceof HttpError ? error.detail : undefined) ?? 'refused' }, Date.now() - c.var.started);
 });
 
 app.use('*', async (c, next) => {
@@ -68,12 +69,15 @@ app.on(['GET', 'HEAD'], '*', async (c) => {
   const sliced = parseSliceRequestPath(url.pathname);
   // Joined to the shield's origin, not resolved against it: an object path `//host/x` stays a path.
   const target = requestTarget(sliced ? new URL(`${SHIELD_ORIGIN}${sliced.objectPath}${url.search}`) : url, config.originKind, { keyQuery: config.cacheKeyQuery });
+  // The client's end-to-end headers, as the edge forwarded them: for a site, never for S3.
+  const client = config.originKind === 'http' ? forwardedRequestHeaders(c.req.raw.headers, TIER_MANAGED) : undefined;
   const read: ObjectRead = {
     cache: await caches.open(SHIELD_CACHE_NAME),
     key: shieldKey(config, target),
+    selecting: client,
     ...readPolicy(config, c.var.clockOffset),
     waitUntil: (promise) => c.executionCtx.waitUntil(promise),
-    upstream: healingUpstream(originUpstream(config, target, Date.now), originHealing(config.originIdleTimeoutMs)),
+    upstream: healingUpstream(originUpstream(config, target, Date.now, client), originHealing(config.originIdleTimeoutMs)),
     noStale: c.req.header(REVALIDATE_HEADER) === '1',
     purged: purgedBy(await purgeRecords(c.env.PURGES, Date.now()), `${target.path}${target.query}`, purgedAt(c.req.header(PURGED_AT_HEADER))),
     // The edge's request: it aborts when the edge gives up (its client went away).

@@ -4,9 +4,9 @@
 // the object's size) when the span starts past its end, the whole object when it is not sliced.
 
 import { type Config } from '../shared/config.ts';
-import { evaluatePreconditions, notModifiedHeaders } from '../shared/conditional.ts';
+import { evaluatePreconditions } from '../shared/conditional.ts';
 import { BadGateway, BadRequest, HttpError } from '../shared/http-error.ts';
-import { OBJECT_HEADER, objectMarker } from '../shared/object-meta.ts';
+import { OBJECT_HEADER, objectMarker, representationHeaders } from '../shared/object-meta.ts';
 import { type ObjectRead, type Resolved, resolveObject } from '../shared/object-read.ts';
 import { readObjectSlices } from '../shared/object-slices.ts';
 import { type Piece, rangesStream } from '../shared/byte-stream.ts';
@@ -51,10 +51,11 @@ export async function answerSlices(request: SliceRequest, context: SliceAnswerCo
     }
     const representation = resolved.kind === 'whole' ? resolved.headers : resolved.meta.headers;
     if ((resolved.kind === 'sliced' || resolved.status === 200) && evaluatePreconditions(context.conditions, representation) === 'not-modified') {
-      // The edge's copy is current: tell it so, with the headers that refresh it (RFC 9110 §15.4.5).
+      // The edge's copy is current: tell it so, with every header that refreshes it (RFC 9111
+      // §3.2: all of the shield's, not only the few a 304 to a client carries, RFC 9110 §15.4.5).
       if (resolved.kind === 'whole') void resolved.body?.cancel();
       else for (const body of resolved.prefetched.values()) void body.cancel().catch(() => undefined);
-      return finish(context, 304, notModifiedHeaders(representation), null, resolved, resolved.report);
+      return finish(context, 304, representationHeaders(representation), null, resolved, resolved.report);
     }
     if (resolved.kind === 'whole') {
       const headers = new Headers(resolved.headers);

@@ -9,9 +9,11 @@
 // in memory (edge-cache.ts).
 
 import { Hono } from 'hono';
+import { hasDirective, parseCacheControl } from '../shared/cache-control.ts';
 import { evaluatePreconditions, notModifiedHeaders } from '../shared/conditional.ts';
 import { configFrom } from '../shared/config.ts';
 import { healingUpstream, shieldHealing } from '../shared/healing-upstream.ts';
+import { TIER_MANAGED, forwardedRequestHeaders, withForwarding } from '../shared/headers.ts';
 import { Forbidden, HttpError, MethodNotAllowed, NotFound, errorResponse } from '../shared/http-error.ts';
 import { FRONT_HEADER, PURGE_PATH, credentialMatches, isInternal } from '../shared/internal.ts';
 import { headObject } from '../shared/object-head.ts';
@@ -57,7 +59,7 @@ app.use('*', async (c, next) => {
 
 app.onError((error, c) => {
   if (!(error instanceof HttpError)) console.error('edge: unexpected error', error);
-  return withTierReport(errorResponse(error, c.req.method), 'edge', { detail: 'refused' }, Date.now() - c.var.started);
+  return withTierReport(errorResponse(error, c.req.method), 'edge', { detail: (error instanceof HttpError ? error.detail : undefined) ?? 'refused' }, Date.now() - c.var.started);
 });
 
 app.on(['GET', 'HEAD'], '*', async (c) => {
@@ -65,14 +67,18 @@ app.on(['GET', 'HEAD'], '*', async (c) => {
   const { url } = c.var;
   const { target, key, purgePath } = edgeAddress(url, config);
   const purges = purgeWatch(await purgeRecords(c.env.PURGES, Date.now()), purgePath);
+  // What a site receives of the client's request (and what its Vary selects by); S3 gets none of it.
+  const client = config.originKind === 'http' ? forwardedFor(c.req.raw, url) : undefined;
   const read: ObjectRead = {
     cache: await edgeCache(config),
     key,
+    selecting: client,
     ...readPolicy(config, c.var.clockOffset),
     waitUntil: (promise) => c.executionCtx.waitUntil(promise),
-    upstream: healingUpstream(shieldUpstream(c.env.SHIELD, config, target, url.hostname, purges.watermark), shieldHealing(config.originIdleTimeoutMs)),
+    upstream: healingUpstream(shieldUpstream(c.env.SHIELD, config, target, url.hostname, purges.watermark, client), shieldHealing(config.originIdleTimeoutMs)),
     purged: purges.purged,
     signal: c.req.raw.signal,
+    onlyIfCached: hasDirective(parseCacheControl(c.req.header('cache-control')), 'only-if-cached'),
   };
   if (c.req.method === 'HEAD') return conditionalHead(c.req.raw.headers, await headObject(read, 'edge', c.var.started));
   return serveObject(c.req.raw, read, config, c.var.started);
@@ -86,7 +92,7 @@ app.all('*', async (c) => {
   const { url } = c.var;
   const target = requestTarget(url, config.originKind);
   const keyOf = (invalidated: URL): string | undefined => tryKey(() => edgeKey(invalidated, requestTarget(invalidated, config.originKind)));
-  const response = await passThrough(c.req.raw, target, keyOf, {
+  const response = await passThrough(c.req.raw, forwardedFor(c.req.raw, url, []), target, keyOf, {
     config,
     shield: c.env.SHIELD,
     cache: await edgeCache(config),
@@ -94,6 +100,18 @@ app.all('*', async (c) => {
   });
   return withTierReport(response, 'edge', { fwd: 'method' }, Date.now() - c.var.started);
 });
+
+/**
+ * The client's end-to-end request headers as the origin should get them (the tiers set Range
+ * and the conditions themselves on GET and HEAD), with the edge's forwarding fields added.
+ */
+function forwardedFor(request: Request, url: URL, managed: readonly string[] = TIER_MANAGED): Headers {
+  return withForwarding(forwardedRequestHeaders(request.headers, managed), {
+    host: url.host,
+    proto: url.protocol.replace(/:$/, ''),
+    ip: request.headers.get('cf-connecting-ip') ?? undefined,
+  });
+}
 
 /** HEAD with If-None-Match and friends: the same 304 or 412 a GET would get (RFC 9110 §13.2.2). */
 function conditionalHead(request: Headers, response: Response): Response {

@@ -12,6 +12,7 @@
 // with the CLOCK approximation of least-recently-used (a hit only sets a flag).
 
 import { readManifest } from '../shared/object-meta.ts';
+import { indexedFields } from '../shared/vary.ts';
 import { type EntryMeta, fromStoredHeaders } from '../shared/stored-entry.ts';
 import type { TierCache } from '../shared/tier-cache.ts';
 import { responseAsIs } from '../shared/response-as-is.ts';
@@ -81,7 +82,7 @@ export class MemoryCache {
     if (!this.admits(body.size)) return false;
     const unpacked = fromStoredHeaders(stored);
     if (unpacked === undefined) return false;
-    const whole = status === 200 && readManifest(unpacked.headers) === undefined;
+    const whole = status === 200 && readManifest(unpacked.headers) === undefined && indexedFields(unpacked.headers) === undefined;
     const entry: MemoryEntry = { status, stored, body, headers: unpacked.headers, meta: unpacked.meta, whole, cost: body.size + ENTRY_OVERHEAD, referenced: false };
     this.#bytes += entry.cost;
     this.#evict();

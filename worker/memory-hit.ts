@@ -12,6 +12,7 @@ import { currentAge, remainingFreshness } from '../shared/stored-entry.ts';
 import { clockOffset } from '../shared/test-clock.ts';
 import { appendCacheStatus, cacheStatusMember, withoutMember } from '../shared/cache-status.ts';
 import { serverTimingMetric } from '../shared/server-timing.ts';
+import { targetedFieldsToStrip } from '../shared/targeted-cache-control.ts';
 import { cacheName } from '../shared/tier-headers.ts';
 import { knownAddress } from './edge-address.ts';
 import { edgeMemory } from './edge-cache.ts';
@@ -95,7 +96,7 @@ function freshHit(entry: MemoryEntry, now: number, started: number): Response | 
 
 function hitTemplate(entry: MemoryEntry): HitTemplate {
   const fixed = new Headers(entry.headers);
-  for (const name of ['cache-status', 'server-timing', 'age']) fixed.delete(name);
+  for (const name of ['cache-status', 'server-timing', 'age', ...targetedFieldsToStrip('client')]) fixed.delete(name);
   fixed.set('accept-ranges', 'bytes');
   return { fixed, behind: withoutMember(entry.headers.get('cache-status'), EDGE) };
 }

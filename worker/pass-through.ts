@@ -4,7 +4,6 @@
 // same for its own entries), as RFC 9111 §4.4 asks.
 
 import type { Config } from '../shared/config.ts';
-import { passThroughRequestHeaders } from '../shared/headers.ts';
 import { invalidatedUrls } from '../shared/invalidation.ts';
 import type { RequestTarget } from '../shared/request-target.ts';
 import { type TierCache, remove } from '../shared/tier-cache.ts';
@@ -17,11 +16,12 @@ export interface PassThroughDeps {
   waitUntil(promise: Promise<unknown>): void;
 }
 
-export async function passThrough(request: Request, target: RequestTarget, keyOf: (url: URL) => string | undefined, deps: PassThroughDeps): Promise<Response> {
+/** `headers`: the client's end-to-end request headers, forwarding fields added (worker/index.ts). */
+export async function passThrough(request: Request, headers: Headers, target: RequestTarget, keyOf: (url: URL) => string | undefined, deps: PassThroughDeps): Promise<Response> {
   const response = await askShield(deps.shield, deps.config, {
     method: request.method,
     path: target.path + target.query,
-    headers: passThroughRequestHeaders(request.headers),
+    headers,
     body: request.body,
   });
   // RFC 9111 §4.4: the target and the same-host Location / Content-Location it names.

@@ -76,8 +76,8 @@ async function serveSliced(request: Request, resolved: Extract<Resolved, { kind:
 }
 
 function serveWhole(request: Request, whole: WholeObject, read: ObjectRead, started: number): Response {
-  const size = Number(whole.headers.get('content-length') ?? Number.NaN);
-  if (whole.status !== 200 || whole.body === null || !Number.isSafeInteger(size)) {
+  // RFC 9110 §13.2.1: conditions are evaluated only for what would otherwise be a 2xx (here: the 200).
+  if (whole.status !== 200 || whole.body === null) {
     return deliver(read, whole.status, whole.headers, whole.body, whole, whole.report, started);
   }
   const precondition = evaluatePreconditions(request.headers, whole.headers);
@@ -86,6 +86,10 @@ function serveWhole(request: Request, whole: WholeObject, read: ObjectRead, star
     void whole.body.cancel();
     return deliverCondition(read, precondition, whole.headers, whole, started);
   }
+  // Ranges need the length: a response the origin sent without one is sent whole (RFC 9110
+  // §14.2: a server MAY ignore Range) until it is stored, counted, and read back with its length.
+  const size = Number(whole.headers.get('content-length') ?? Number.NaN);
+  if (!Number.isSafeInteger(size)) return deliver(read, 200, whole.headers, whole.body, whole, whole.report, started);
   const plan = planRanges(request.headers, size, whole.headers);
   if (plan.kind === 'unsatisfiable') {
     void whole.body.cancel();
@@ -113,6 +117,9 @@ function deliver(read: ObjectRead, status: number, headers: Headers, body: Reada
   if (upstreamTiming) headers.set('server-timing', appendServerTiming(upstreamTiming, headers.get('server-timing')));
   reportTier(headers, 'edge', report, read.now() - started);
   headers.set('age', String(Math.floor(source.age)));
+  // RFC 9110 §14.4: Content-Range belongs to a single-part 206 or a 416, never to a 200, and a
+  // multipart 206 carries it in each part only (§15.3.7.2), whatever the stored headers say.
+  if (status === 200 || (status === 206 && /^multipart\/byteranges/i.test(headers.get('content-type') ?? ''))) headers.delete('content-range');
   // Content-Range counts bytes of the identity representation: a 206 must not be compressed on
   // the way (RFC 9111 §5.2.2.6 no-transform; Cloudflare does not compress no-transform answers).
   if (status === 206) headers.set('cache-control', withNoTransform(headers.get('cache-control')));

@@ -3,7 +3,7 @@
 // for, its exact length, the pinned ETag. Nothing the client sent is copied by default.
 
 import type { Config } from '../shared/config.ts';
-import { BadGateway } from '../shared/http-error.ts';
+import { Disconnected } from '../shared/http-error.ts';
 import { CREDENTIAL_HEADER, HOST_HEADER, PURGED_AT_HEADER, REVALIDATE_HEADER, SHIELD_ORIGIN } from '../shared/internal.ts';
 import { OBJECT_HEADER, type ObjectMeta, parseObjectMarker, representationHeaders } from '../shared/object-meta.ts';
 import type { RequestTarget } from '../shared/request-target.ts';
@@ -33,18 +33,21 @@ export async function askShield(shield: Fetcher, config: Config, call: ShieldCal
     // The URL and init given to fetch itself: encodeResponseBody does not travel inside a Request.
     return await shield.fetch(`${SHIELD_ORIGIN}${call.path}`, init);
   } catch {
-    throw new BadGateway('the shield tier could not be reached');
+    throw new Disconnected('shield-unreachable', 'the shield tier could not be reached');
   }
 }
 
 /**
  * The shield as this request's next hop; `host` is the client's, which picks the shield's
- * bucket. `purgedAt` answers the newest purge the edge applied to this object, if any.
+ * bucket. `purgedAt` answers the newest purge the edge applied to this object, if any;
+ * `client` are the client's end-to-end headers, for an HTTP origin (worker/index.ts).
  */
-export function shieldUpstream(shield: Fetcher, config: Config, target: RequestTarget, host: string, purgedAt: () => number | undefined = () => undefined): Upstream {
+export function shieldUpstream(shield: Fetcher, config: Config, target: RequestTarget, host: string, purgedAt: () => number | undefined = () => undefined, client?: Headers): Upstream {
   const { sliceSize } = config.slicing;
   const hopHeaders = (): Headers => {
-    const headers = new Headers({ [HOST_HEADER]: host });
+    // The client's end-to-end headers (a site's; none for S3), then ours: theirs never carry our names.
+    const headers = new Headers(client);
+    headers.set(HOST_HEADER, host);
     const at = purgedAt();
     if (at !== undefined) headers.set(PURGED_AT_HEADER, String(at));
     return headers;

@@ -1,15 +1,15 @@
-// Methods other than GET/HEAD for a plain HTTP origin: forwarded as they came (minus
-// credentials and per-hop headers), answered as the origin answered. Never cached.
+// Methods other than GET/HEAD for a plain HTTP origin: forwarded as they came (minus per-hop
+// headers and the tiers' own), answered as the origin answered. Never cached.
 
 import type { Config } from '../../shared/config.ts';
-import { originResponseHeaders, passThroughRequestHeaders } from '../../shared/headers.ts';
+import { originResponseHeaders, forwardedRequestHeaders } from '../../shared/headers.ts';
 import type { RequestTarget } from '../../shared/request-target.ts';
 import { originUrlFor } from './origin.ts';
 import { originFetch } from './origin-fetch.ts';
 import { responseAsIs } from '../../shared/response-as-is.ts';
 
 export async function passThroughToHttp(config: Config, target: RequestTarget, request: Request): Promise<Response> {
-  const init: RequestInit = { method: request.method, headers: passThroughRequestHeaders(request.headers) };
+  const init: RequestInit = { method: request.method, headers: forwardedRequestHeaders(request.headers) };
   if (request.body !== null) init.body = request.body;
   const response = await originFetch(originUrlFor(config, target), init, config.originTimeoutMs);
   return responseAsIs(response.body, { status: response.status, statusText: response.statusText, headers: originResponseHeaders(response.headers) });

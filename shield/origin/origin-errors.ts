@@ -1,6 +1,7 @@
-// What a client sees when the origin does not deliver the object. The origin's own error body
-// (S3's XML, a site's error page) is never passed on: only its status and, for S3, the error
-// code, which names the cause without echoing anything the origin said about our credentials.
+// What a client sees when S3 does not deliver the object, or when any origin fails in the middle
+// of an object: S3's own error body (XML) is never passed on, only its status and error code,
+// which name the cause without echoing anything S3 said about our credentials. Refusals of our
+// own request (signature, bucket, endpoint) are ours: a 502 naming the setting to check.
 
 import { BadGateway, HttpError, NotFound } from '../../shared/http-error.ts';
 
@@ -17,12 +18,16 @@ export function s3Failure(status: number, code: string | undefined): HttpError {
 
 function s3Error(status: number, code: string | undefined): HttpError {
   if (code === 'NoSuchKey' || (status === 404 && code !== 'NoSuchBucket')) return new NotFound('no such object');
-  if (code === 'NoSuchBucket') return new BadGateway('origin has no such bucket (NoSuchBucket); check S3_BUCKET');
+  // Ours to fix, not the object's: the settings named, a 502 of ours.
+  if (code === 'NoSuchBucket') return new BadGateway('origin has no such bucket (NoSuchBucket); check S3_BUCKET').because('origin-bucket');
   if (code !== undefined && AUTH_CODES.has(code)) {
-    return new BadGateway(`origin rejected the request signature (${code}); check the S3 credentials and region`);
+    return new BadGateway(`origin rejected the request signature (${code}); check the S3 credentials and region`).because('origin-credentials');
   }
-  if (status >= 500) return new BadGateway(`origin failed with status ${status}`);
-  return new BadGateway(`origin refused the request with status ${status}${code ? ` (${code})` : ''}`);
+  // A redirect (PermanentRedirect: another region's endpoint), a 304 unasked, or a 400 (the
+  // request we built was refused): a setting or a defect of ours, not the client's.
+  if (status < 400 || status === 400) return new BadGateway(`origin refused the request with status ${status}${code ? ` (${code})` : ''}; check ORIGIN_URL and the region`).because('origin-request');
+  // S3's own refusal or failure: its status passes (its XML document does not), its code named.
+  return new HttpError(status, `origin answered ${status}${code ? ` (${code})` : ''}`);
 }
 
 /** The error for a plain HTTP origin's non-success answer to GET/HEAD. */

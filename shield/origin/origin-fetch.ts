@@ -4,7 +4,8 @@
 // is bounded where it is read, shared/healing-upstream.ts). Bodies arrive as the origin sent
 // them: an object stored gzip-encoded stays those bytes, never decoded on the way.
 
-import { BadGateway, GatewayTimeout, HttpError } from '../../shared/http-error.ts';
+import { Disconnected, HttpError } from '../../shared/http-error.ts';
+import { finalAnswer } from './interim.ts';
 
 /** How much of an error body we read to find S3's error code. */
 const ERROR_BODY_LIMIT = 4096;
@@ -22,11 +23,13 @@ export async function originFetch(url: URL, init: RequestInit, timeoutMs: number
   else client?.addEventListener('abort', onAbort, { once: true });
   try {
     // workerd would otherwise decode gzip and keep the header and the encoded length.
-    return await fetch(url, { ...init, signal: controller.signal, redirect: 'manual', encodeResponseBody: 'manual' });
-  } catch {
-    if (timedOut) throw new GatewayTimeout(`origin did not answer within ${timeoutMs} ms`);
+    const response = await fetch(url, { ...init, signal: controller.signal, redirect: 'manual', encodeResponseBody: 'manual' });
+    return await finalAnswer(response, init.method ?? 'GET');
+  } catch (error) {
+    if (error instanceof HttpError) throw error;
+    if (timedOut) throw new Disconnected('origin-timeout', `origin did not answer within ${timeoutMs} ms`);
     if (client?.aborted) throw new HttpError(499, 'the client went away');
-    throw new BadGateway('origin could not be reached');
+    throw new Disconnected('origin-unreachable', 'origin could not be reached');
   } finally {
     clearTimeout(timer);
   }

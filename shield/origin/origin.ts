@@ -14,15 +14,19 @@ import { s3ObjectRequest } from './s3-request.ts';
 import { signS3Request } from './sigv4.ts';
 
 /**
- * GET or HEAD of the object, carrying only `forwarded` (Range, If-Match …) from us. An origin
- * answering busy (503, 429) is asked again as its Retry-After says, within ORIGIN_TIMEOUT_MS
- * in all (shared/busy-origin.ts); past that its busy answer is returned. `now` signs each try.
+ * GET or HEAD of the object: `forwarded` (Range, If-Match …) is ours; `client` are the client's
+ * end-to-end headers (shared/headers.ts), sent to an HTTP origin only, never to S3. An S3
+ * origin answering busy (503, 429), or any origin busy while we read slices of a version we
+ * pinned, is asked again as its Retry-After says, within ORIGIN_TIMEOUT_MS in all
+ * (shared/busy-origin.ts); past that its busy answer is returned. A site's busy answer to a
+ * first request is its answer, passed on at once. `now` signs each try.
  */
-export async function fetchOrigin(config: Config, target: RequestTarget, method: 'GET' | 'HEAD', forwarded: ForwardedHeaders, now: () => number, signal?: AbortSignal): Promise<Response> {
+export async function fetchOrigin(config: Config, target: RequestTarget, method: 'GET' | 'HEAD', forwarded: ForwardedHeaders, now: () => number, signal?: AbortSignal, client?: Headers): Promise<Response> {
   const deadline = Date.now() + config.originTimeoutMs;
+  const retriesBusy = config.originKind === 's3' || forwarded['if-match'] !== undefined;
   for (let retry = 1; ; retry++) {
-    const response = await fetchOnce(config, target, method, forwarded, now(), signal);
-    if (!isBusy(response.status)) return response;
+    const response = await fetchOnce(config, target, method, forwarded, now(), signal, client);
+    if (!retriesBusy || !isBusy(response.status)) return response;
     const wait = busyWait(retry, response.headers.get('retry-after'), Date.now(), deadline);
     if (wait === undefined) return response;
     await response.body?.cancel();
@@ -30,7 +34,7 @@ export async function fetchOrigin(config: Config, target: RequestTarget, method:
   }
 }
 
-async function fetchOnce(config: Config, target: RequestTarget, method: 'GET' | 'HEAD', forwarded: ForwardedHeaders, now: number, signal: AbortSignal | undefined): Promise<Response> {
+async function fetchOnce(config: Config, target: RequestTarget, method: 'GET' | 'HEAD', forwarded: ForwardedHeaders, now: number, signal: AbortSignal | undefined, client: Headers | undefined): Promise<Response> {
   if (config.s3 !== undefined && target.key !== undefined) {
     const unsigned = s3ObjectRequest(config.s3, config.originUrl, target.key, method, forwarded);
     const headers = await signS3Request(unsigned, config.s3, new Date(now));
@@ -38,8 +42,9 @@ async function fetchOnce(config: Config, target: RequestTarget, method: 'GET' | 
     delete headers.host;
     return originFetch(unsigned.url, { method, headers }, config.originTimeoutMs, signal);
   }
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(forwarded)) if (typeof value === 'string') headers[name] = value;
+  // The client's headers, then ours on top (the tiers' own Range and conditions, never the client's).
+  const headers = new Headers(client);
+  for (const [name, value] of Object.entries(forwarded)) if (typeof value === 'string') headers.set(name, value);
   return originFetch(originUrlFor(config, target), { method, headers }, config.originTimeoutMs, signal);
 }
 

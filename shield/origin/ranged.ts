@@ -15,7 +15,15 @@ import { serverTimingMetric } from '../../shared/server-timing.ts';
 import { fetchOrigin, keptHeaders, originFailure } from './origin.ts';
 import { responseAsIs } from '../../shared/response-as-is.ts';
 
-export function originUpstream(config: Config, target: RequestTarget, now: () => number): Upstream {
+/**
+ * `client`: the client's end-to-end request headers (shared/headers.ts), for an HTTP origin.
+ * An HTTP origin's answer that is not the object (a redirect, the site's own 404 page, a 500,
+ * a 204) is the answer: passed on whole, with its status, headers and body (`asAnswered`).
+ */
+/** RFC 9110 §15.3.5, §15.4.5: statuses whose answers have no content. */
+const NULL_BODY = new Set([204, 205, 304]);
+
+export function originUpstream(config: Config, target: RequestTarget, now: () => number, client?: Headers): Upstream {
   const { sliceSize, threshold } = config.slicing;
   /** The origin's headers as both tiers keep them; a missing or S3-default type from the key's extension. */
   const kept = (headers: Headers): Headers => {
@@ -25,9 +33,19 @@ export function originUpstream(config: Config, target: RequestTarget, now: () =>
 
   const get = async (headers: Record<string, string>, signal: AbortSignal | undefined): Promise<Response> => {
     const started = now();
-    const response = await fetchOrigin(config, target, 'GET', headers, now, signal);
+    const response = await fetchOrigin(config, target, 'GET', headers, now, signal, client);
     lastDuration = now() - started;
     return response;
+  };
+  const headOf = (signal: AbortSignal | undefined): Promise<Response> => fetchOrigin(config, target, 'HEAD', {}, now, signal, client);
+  /** An HTTP origin's own answer, whatever its status; S3's error documents never pass (origin-errors.ts). */
+  const answered = async (response: Response): Promise<UpstreamAnswer> => {
+    if (config.originKind !== 'http') throw await originFailure(config, response);
+    const status = response.status;
+    // RFC 9110 §6.4.1: 204 and 304 carry no content (nor does a HEAD answer).
+    const body = NULL_BODY.has(status) ? null : response.body;
+    if (body === null) await response.body?.cancel();
+    return { kind: 'whole', response: responseAsIs(body, { status, statusText: response.statusText, headers: timing(kept(response.headers)) }) };
   };
   /** Time until the origin's last response headers arrived, for Server-Timing. */
   let lastDuration = 0;
@@ -38,14 +56,18 @@ export function originUpstream(config: Config, target: RequestTarget, now: () =>
 
   const whole = async (signal: AbortSignal | undefined): Promise<UpstreamAnswer> => {
     const response = await get({}, signal);
-    if (response.status !== 200) throw await originFailure(config, response);
+    if (response.status !== 200) return answered(response);
     return { kind: 'whole', response: responseAsIs(response.body, { status: 200, headers: timing(kept(response.headers)) }) };
   };
 
   /** A version we may not pin (size, ETag) or not slice: the object is served whole. */
   const discoverSize = async (signal: AbortSignal | undefined): Promise<UpstreamAnswer> => {
-    const head = await fetchOrigin(config, target, 'HEAD', {}, now, signal);
-    if (head.status !== 200) throw await originFailure(config, head);
+    const head = await headOf(signal);
+    // Not the object's size after all: its GET answer is the answer.
+    if (head.status !== 200) {
+      await head.body?.cancel();
+      return whole(signal);
+    }
     const headers = kept(head.headers);
     const meta = slicedMeta(Number(head.headers.get('content-length')), headers, sliceSize, threshold);
     return meta === undefined ? whole(signal) : { kind: 'beyond', meta, response: new Response(null, { headers }) };
@@ -70,19 +92,20 @@ export function originUpstream(config: Config, target: RequestTarget, now: () =>
         if (response.status === 412 || response.status === 200 || response.status === 416) throw new VersionChanged(`origin answered ${response.status} for a slice of ${pinned.etag}`);
         throw await originFailure(config, response);
       }
-      if (response.status === 200) return { kind: 'whole', response: responseAsIs(response.body, { status: 200, headers: timing(kept(response.headers)) }) };
+      if (response.status === 200) return { kind: 'whole', response: responseAsIs(response.body, { status: 200, headers: timing(withoutContentRange(kept(response.headers))) }) };
       // S3 sends no Content-Range with 416 (only the size in its XML): ask with HEAD instead.
       if (response.status === 416) {
         await response.body?.cancel();
         return discoverSize(signal);
       }
-      if (response.status !== 206) throw await originFailure(config, response);
+      if (response.status !== 206) return answered(response);
       return checkedSlice(response, span, pinned, from, signal);
     },
     async head(signal?: AbortSignal): Promise<Response> {
-      const response = await fetchOrigin(config, target, 'HEAD', {}, now, signal);
-      if (response.status !== 200) throw await originFailure(config, response);
-      return new Response(null, { status: 200, headers: kept(response.headers) });
+      const response = await headOf(signal);
+      await response.body?.cancel();
+      if (response.status !== 200 && config.originKind !== 'http') throw await originFailure(config, response);
+      return new Response(null, { status: response.status, statusText: response.statusText, headers: kept(response.headers) });
     },
   };
 
@@ -102,6 +125,8 @@ export function originUpstream(config: Config, target: RequestTarget, now: () =>
       // Too small to slice, or no strong ETag to pin slices to. The first slice may already be all of it.
       if (range.start === 0 && range.end === range.size - 1) {
         headers.set('content-length', String(range.size));
+        // A 200 of the whole representation (RFC 9110 §14.4: Content-Range belongs to a 206 or 416).
+        headers.delete('content-range');
         return { kind: 'whole', response: responseAsIs(response.body, { status: 200, headers }) };
       }
       await response.body?.cancel();
@@ -114,4 +139,10 @@ export function originUpstream(config: Config, target: RequestTarget, now: () =>
     if (response.body === null) return fail('slice response without a body');
     return { kind: 'span', meta, span: { first: span.first, last: Math.min(span.last, Math.ceil(meta.size / sliceSize) - 1) }, body: response.body, response: new Response(null, { headers }) };
   }
+}
+
+/** A 200's headers never carry a Content-Range (RFC 9110 §14.4). */
+function withoutContentRange(headers: Headers): Headers {
+  headers.delete('content-range');
+  return headers;
 }

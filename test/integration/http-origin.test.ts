@@ -41,7 +41,7 @@ describe('a plain HTTP origin', () => {
     expect(cacheStatus(second).at(-1)).toEqual(['tiercache-edge', 'fwd=uri-miss']);
   });
 
-  it('passes other methods through uncached, without cookies or credentials', async () => {
+  it("passes other methods through uncached, with the client's cookies and credentials (RFC 9110 §7.6.1: end-to-end)", async () => {
     site.received.length = 0;
     const answer = await get('/form?x=1', {
       method: 'POST',
@@ -53,8 +53,8 @@ describe('a plain HTTP origin', () => {
     const [received] = site.received;
     expect(received?.method).toBe('POST');
     expect(received?.body).toBe('name=value');
-    expect(received?.headers.cookie).toBeUndefined();
-    expect(received?.headers.authorization).toBeUndefined();
+    expect(received?.headers.cookie).toBe('session=s');
+    expect(received?.headers.authorization).toBe('Bearer b');
     expect(cacheStatus(answer).map((m) => m.slice(0, 2))).toEqual([['tiercache-shield', 'fwd=method'], ['tiercache-edge', 'fwd=method']]);
   });
 
@@ -103,9 +103,9 @@ describe('a plain HTTP origin', () => {
     expect(cacheStatus(await get('/page3.html')).at(-1)?.[1]).toBe('hit');
   });
 
-  it('answers 404 without passing the origin error page through', async () => {
+  it("answers 404 with the site's own 404 page (RFC 9110 §15: the origin's answer is the answer)", async () => {
     const answer = await get('/missing.html');
     expect(answer.status).toBe(404);
-    expect(answer.text).not.toContain('own 404 page');
+    expect(answer.text).toContain('own 404 page');
   });
 });

@@ -213,14 +213,17 @@ describe('the edge memory layer with an HTTP origin', () => {
     await site?.close();
   });
 
-  it('serves a response that varies on a header the tiers never forward to every client, from memory', async () => {
+  it('holds each variant of a response that varies (RFC 9111 §4.1), never one for another', async () => {
     await held('/negotiated.html', { headers: { 'accept-language': 'fr' } });
     site.received.length = 0;
-    const other = await get('/negotiated.html', { headers: { 'accept-language': 'de' } });
-    expect(other.text).toBe('<p>one</p>');
-    expect(other.headers.get('vary')).toBe('Accept-Language');
-    expect(cacheStatus(other).at(-1)?.slice(0, 2)).toEqual(['tiercache-edge', 'hit']);
+    const fr = await get('/negotiated.html', { headers: { 'accept-language': 'fr' } });
+    expect(fr.text).toBe('<p>one</p>');
+    expect(fr.headers.get('vary')).toBe('Accept-Language');
+    expect(cacheStatus(fr).at(-1)?.slice(0, 2)).toEqual(['tiercache-edge', 'hit']);
     expect(site.received).toEqual([]);
+    const de = await get('/negotiated.html', { headers: { 'accept-language': 'de' } });
+    expect(cacheStatus(de).at(-1)?.slice(0, 2)).toEqual(['tiercache-edge', 'fwd=uri-miss']);
+    expect(site.received.map((r) => r.headers['accept-language'])).toEqual(['de']);
   });
 
   it('never holds a response with Vary: *', async () => {

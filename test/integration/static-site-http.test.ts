@@ -56,11 +56,11 @@ describe('the static-site settings for an HTTP origin', () => {
     expect([...answer.headers.keys()].filter((name) => name.startsWith('access-control-'))).toEqual([]);
   });
 
-  it('keep the plain 404 when the 404 page is missing too, asking for the page once', async () => {
+  it("keep the site's own 404 answer when the 404 page is missing too, asking for the page once", async () => {
     site.received.length = 0;
     const answer = await get('/no/such/page.html');
     expect(answer.status).toBe(404);
-    expect(answer.text).toMatch(/^404 /);
+    expect(answer.text).toBe('<h1>the site’s own 404 page</h1>');
     expect(site.received.map((r) => r.path)).toEqual(['/no/such/page.html', '/errors/404.html']);
     site.received.length = 0;
     expect((await get('/errors/404.html')).status).toBe(404);

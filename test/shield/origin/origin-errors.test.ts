@@ -52,15 +52,20 @@ describe('s3Failure', () => {
     expect(error.message).not.toContain('signature we calculated');
   });
 
-  it('answers 502 for an origin failure (5xx), without its code', () => {
-    expect(s3Failure(500, 'InternalError')).toMatchObject({ status: 502, message: 'origin failed with status 500' });
-    expect(s3Failure(503, 'SlowDown')).toMatchObject({ status: 502, message: 'origin failed with status 503' });
-    expect(s3Failure(503, undefined)).toMatchObject({ status: 502, message: 'origin failed with status 503' });
+  it("passes S3's own status for a failure (5xx), naming its code (issue 12: the status passes, the XML does not)", () => {
+    expect(s3Failure(500, 'InternalError')).toMatchObject({ status: 500, message: 'origin answered 500 (InternalError)' });
+    expect(s3Failure(503, 'SlowDown')).toMatchObject({ status: 503, message: 'origin answered 503 (SlowDown)' });
+    expect(s3Failure(503, undefined)).toMatchObject({ status: 503, message: 'origin answered 503' });
   });
 
-  it('answers 502 for any other refusal, naming status and code', () => {
-    expect(s3Failure(400, 'InvalidArgument')).toMatchObject({ status: 502, message: 'origin refused the request with status 400 (InvalidArgument)' });
-    expect(s3Failure(409, undefined)).toMatchObject({ status: 502, message: 'origin refused the request with status 409' });
+  it("passes S3's own status for a refusal of the object (403, 409, 412 …), naming status and code", () => {
+    expect(s3Failure(403, undefined)).toMatchObject({ status: 403, message: 'origin answered 403' });
+    expect(s3Failure(409, 'OperationAborted')).toMatchObject({ status: 409, message: 'origin answered 409 (OperationAborted)' });
+  });
+
+  it('answers 502 when S3 refused the request we built (400, a redirect to another region)', () => {
+    expect(s3Failure(400, 'InvalidArgument')).toMatchObject({ status: 502, message: 'origin refused the request with status 400 (InvalidArgument); check ORIGIN_URL and the region', detail: 'origin-request' });
+    expect(s3Failure(301, 'PermanentRedirect')).toMatchObject({ status: 502, detail: 'origin-request' });
   });
 });
 
@@ -133,7 +138,7 @@ describe('origin error properties', () => {
     );
   });
 
-  it('an S3 failure is always a 404 or a 502 whose message carries no markup from the body', () => {
+  it("an S3 failure is S3's status (a 404 for a missing key, a 502 for our own refusals) with no markup from the body", () => {
     const body = fc.oneof(
       fc.string({ unit: 'binary' }),
       fc.oneof(fc.constantFrom(...AUTH_CODES, 'NoSuchKey', 'NoSuchBucket', 'SlowDown'), fc.string({ unit: 'binary' })).map((code) => s3ErrorXml(code, '<secret>AKIA</secret>')),
@@ -141,7 +146,7 @@ describe('origin error properties', () => {
     fc.assert(
       fc.property(fc.integer({ min: 300, max: 599 }), body, (status, xml) => {
         const error = s3Failure(status, s3ErrorCode(xml));
-        expect([404, 502]).toContain(error.status);
+        expect(status <= 400 ? [404, 502] : [404, 502, status]).toContain(error.status);
         expect(error.message).not.toMatch(/[<>&"]/);
       }),
       { numRuns: 500 },
