@@ -10,7 +10,7 @@ export interface Received { method: string; path: string; headers: Record<string
 export interface Scripted {
   status: number;
   headers?: Record<string, string | string[]>;
-  body?: string;
+  body?: string | Uint8Array;
   /** Interim answers sent before the final one (RFC 9110 §15.2). */
   interim?: { status: number; headers?: Record<string, string> }[];
   /** No answer at all: the connection is reset (an origin that is down). */

@@ -380,3 +380,54 @@ describe('RFC 9110 §13 and §14 — validators and ranges for every stored resp
     expect(multipart.headers.get('content-range')).toBeNull();
   });
 });
+
+describe('RFC 9110 §9 — methods', () => {
+  it('§9.1: an extension method reaches the origin and is answered as the origin answered (PROPFIND, REPORT)', async () => {
+    for (const method of ['PROPFIND', 'REPORT']) {
+      const path = fresh(`extension-${method}`);
+      origin.answer(path, (r) => ({ status: 207, headers: { 'content-type': 'text/plain' }, body: `${r.method} ok` }));
+      const answer = await get(path, { method });
+      expect([answer.status, answer.text]).toEqual([207, `${method} ok`]);
+      expect(origin.receivedFor(path).map((r) => r.method)).toEqual([method]);
+    }
+  });
+});
+
+describe('RFC 9111 §4.2 — freshness and age', () => {
+  const askedTwice = async (headers: Record<string, string>): Promise<number> => {
+    const path = fresh('freshness');
+    origin.answer(path, { status: 200, headers, body: 'x' });
+    await get(path);
+    await settle();
+    await get(path);
+    return origin.receivedFor(path).length;
+  };
+
+  it('§4.2.3: the Age the origin sent counts: max-age=60 with Age: 100 is stale on arrival', async () => {
+    expect(await askedTwice({ 'cache-control': 'max-age=60', age: '100' })).toBe(2);
+    expect(await askedTwice({ 'cache-control': 'max-age=600', age: '100' })).toBe(1);
+  });
+
+  it('§4.2.3: Age reaches the client as the sum of both tiers and the origin', async () => {
+    const path = fresh('age-sum');
+    // The origin's clock agrees with the tiers' (moved by earlier tests): only Age counts.
+    origin.answer(path, () => ({ status: 200, headers: { 'cache-control': 'max-age=600', age: '30', date: new Date(clock.now()).toUTCString() }, body: 'x' }));
+    await get(path);
+    await settle();
+    clock.advance(10);
+    const hit = await get(path);
+    expect(Number(hit.headers.get('age'))).toBeGreaterThanOrEqual(40);
+    expect(Number(hit.headers.get('age'))).toBeLessThan(45);
+  });
+
+  it('§5.3: an invalid Expires is already expired; §4.2.1: an invalid max-age makes the response stale', async () => {
+    expect(await askedTwice({ expires: '0' })).toBe(2);
+    expect(await askedTwice({ expires: 'not a date' })).toBe(2);
+    expect(await askedTwice({ 'cache-control': 'max-age=abc', expires: new Date(Date.now() + 3_600_000).toUTCString() })).toBe(2);
+  });
+
+  it('§4.2.1: Expires minus Date is the lifetime', async () => {
+    const now = clock.now();
+    expect(await askedTwice({ date: new Date(now).toUTCString(), expires: new Date(now + 600_000).toUTCString() })).toBe(1);
+  });
+});
