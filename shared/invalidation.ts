@@ -4,8 +4,15 @@
 // URI from a Location or Content-Location response header field if the host part of that URI
 // differs from the host part in the target URI".
 
-/** The URLs whose stored responses a tier drops after `status` with `headers` for `target`. */
-export function invalidatedUrls(target: URL, status: number, headers: Headers): URL[] {
+/**
+ * Safe methods (RFC 9110 §9.2.1, and the IANA method registry's "safe" column): an answer to one
+ * invalidates nothing.
+ */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PROPFIND', 'REPORT', 'SEARCH', 'QUERY']);
+
+/** The URLs whose stored responses a tier drops after `status` with `headers` for `target`, asked with `method`. */
+export function invalidatedUrls(target: URL, status: number, headers: Headers, method: string): URL[] {
+  if (SAFE_METHODS.has(method.toUpperCase())) return [];
   // §4.4: "non-error status code": 2xx and 3xx.
   if (status < 200 || status >= 400) return [];
   const urls = [target];

@@ -97,7 +97,7 @@ app.all('*', async (c) => {
   // RFC 9111 §4.4: a non-error answer to an unsafe method invalidates the stored URL, and the
   // Location / Content-Location URLs it names on the origin's own host.
   const cache: TierCache = await caches.open(SHIELD_CACHE_NAME);
-  for (const url of invalidatedUrls(originUrlFor(config, target), response.status, response.headers)) {
+  for (const url of invalidatedUrls(originUrlFor(config, target), response.status, response.headers, c.req.method)) {
     const invalidated = requestTarget(url, config.originKind);
     c.executionCtx.waitUntil(remove(cache, shieldKey(config, { ...invalidated, path: originRelative(config, invalidated.path) })).catch(() => false));
   }

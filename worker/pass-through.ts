@@ -25,7 +25,7 @@ export async function passThrough(request: Request, headers: Headers, target: Re
     body: request.body,
   });
   // RFC 9111 §4.4: the target and the same-host Location / Content-Location it names.
-  for (const url of invalidatedUrls(new URL(request.url), response.status, response.headers)) {
+  for (const url of invalidatedUrls(new URL(request.url), response.status, response.headers, request.method)) {
     const key = keyOf(url);
     if (key !== undefined) deps.waitUntil(remove(deps.cache, key).catch(() => false));
   }
