@@ -120,8 +120,14 @@ function storeWhole(read: ObjectRead, response: Response, headers: Headers, age:
   const verdict = storeVerdict(response.status, headers, verdictOptions(read, responseTime));
   const meta = verdict.store ? entryMeta(responseTime, age, verdict, originAt) : undefined;
   const keep = verdict.store ? retention(verdict.lifetime, age, verdict.stale) : 0;
-  const placed = meta !== undefined && body !== null ? placeVariant(read, headers, meta, keep) : undefined;
-  if (body !== null && meta !== undefined && placed !== undefined) {
+  // A 204 has no content to stream (RFC 9110 §15.3.5) but is stored like any other (§15.1: heuristically cacheable).
+  const contentless = body === null && response.status === 204;
+  const placed = meta !== undefined && (body !== null || contentless) ? placeVariant(read, headers, meta, keep) : undefined;
+  if (contentless && meta !== undefined && placed !== undefined) {
+    const put = store(read.cache, read.key, { status: 204, headers: withoutFields(headers, verdict.store ? verdict.strip : []), body: emptyBody(), meta, retention: keep, length: 0 });
+    read.waitUntil(put);
+    stored = Promise.all([placed, put]);
+  } else if (body !== null && meta !== undefined && placed !== undefined) {
     const entry = { status: response.status, headers: withoutFields(headers, verdict.store ? verdict.strip : []), meta, retention: keep, length: declaredLength(headers) };
     let filled: Promise<boolean>;
     ({ body, stored: filled } = storeWhileServing(read, entry, body));

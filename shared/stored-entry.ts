@@ -58,8 +58,9 @@ export function toStoredHeaders(headers: Headers, meta: EntryMeta, retention: nu
   stored.set('cache-control', `public, max-age=${Math.max(1, Math.ceil(retention))}`);
   const len = body.length === undefined ? '' : `, len=${body.length}`;
   const fill = body.fill === undefined ? '' : `, fill=${body.fill}`;
+  const status = body.status === undefined ? '' : `, st=${body.status}`;
   const org = meta.originAt === undefined ? '' : `, org=${Math.round(meta.originAt)}`;
-  stored.set(META, `stored=${Math.round(meta.storedAt)}, age=${round3(meta.initialAge)}, life=${meta.lifetime}, swr=${meta.whileRevalidate}, sie=${meta.ifError}, mr=${meta.mustRevalidate ? 1 : 0}${org}${len}${fill}`);
+  stored.set(META, `stored=${Math.round(meta.storedAt)}, age=${round3(meta.initialAge)}, life=${meta.lifetime}, swr=${meta.whileRevalidate}, sie=${meta.ifError}, mr=${meta.mustRevalidate ? 1 : 0}${org}${len}${fill}${status}`);
   return stored;
 }
 
@@ -69,6 +70,13 @@ export interface StoredBody {
   length?: number | undefined;
   /** Which fill stored it (a client reading the rest of a fill from the store must meet that fill, not a later one). */
   fill?: number | undefined;
+  /** The response's status, when the platform would not keep it as such (a 204, put as a 200: platformStatus). */
+  status?: number | undefined;
+}
+
+/** The status the platform's cache is handed for `status`: the Cache API keeps no 204 (locally it drops it silently). */
+export function platformStatus(status: number): number {
+  return status === 204 ? 200 : status;
 }
 
 /** A stored entry unpacked: the origin's headers, our timing, and what it says of its body. */
@@ -90,11 +98,11 @@ export function fromStoredHeaders(stored: Headers): Unpacked | undefined {
     headers.delete(keptName(name));
     if (value !== null) headers.set(name, value);
   }
-  return { headers, meta, body: { length: envelopeNumber(value, 'len'), fill: envelopeNumber(value, 'fill') } };
+  return { headers, meta, body: { length: envelopeNumber(value, 'len'), fill: envelopeNumber(value, 'fill'), status: envelopeNumber(value, 'st') } };
 }
 
 /** A whole-number field of the envelope; undefined when absent or not one. */
-function envelopeNumber(value: string | null, name: 'len' | 'fill'): number | undefined {
+function envelopeNumber(value: string | null, name: 'len' | 'fill' | 'st'): number | undefined {
   const match = new RegExp(`(?:^|,)\\s*${name}=(\\d{1,16})\\s*(?:,|$)`).exec(value ?? '');
   return match ? Number(match[1]) : undefined;
 }

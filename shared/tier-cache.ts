@@ -15,7 +15,7 @@
 
 import { LengthMismatch, bodySource, pumpInto } from './body-source.ts';
 import { identityPipe } from './identity-pipe.ts';
-import { type EntryMeta, fromStoredHeaders, toStoredHeaders } from './stored-entry.ts';
+import { type EntryMeta, fromStoredHeaders, platformStatus, toStoredHeaders } from './stored-entry.ts';
 import { responseAsIs } from './response-as-is.ts';
 
 /** The part of the Workers Cache API a tier uses. */
@@ -66,7 +66,7 @@ export async function lookup(cache: TierCache, key: string): Promise<StoredEntry
     await remove(cache, key).catch(() => false);
     return undefined;
   }
-  return { status: found.status, headers: unpacked.headers, meta: unpacked.meta, body: found.body, length, fill };
+  return { status: unpacked.body.status ?? found.status, headers: unpacked.headers, meta: unpacked.meta, body: found.body, length, fill };
 }
 
 export interface Storable {
@@ -100,8 +100,9 @@ export interface OpenPut {
 export function openPut(cache: TierCache, key: string, entry: Omit<Storable, 'body'>): OpenPut {
   const fill = entry.fill ?? newFill();
   const { readable, writer } = identityPipe(entry.length);
-  const headers = toStoredHeaders(entry.headers, entry.meta, entry.retention, { length: entry.length, fill });
-  const putting = cache.put(new Request(key), responseAsIs(readable, { status: entry.status, headers })).then(
+  const status = platformStatus(entry.status);
+  const headers = toStoredHeaders(entry.headers, entry.meta, entry.retention, { length: entry.length, fill, ...(status !== entry.status ? { status: entry.status } : {}) });
+  const putting = cache.put(new Request(key), responseAsIs(readable, { status, headers })).then(
     () => true,
     () => false,
   );

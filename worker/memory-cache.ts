@@ -82,7 +82,8 @@ export class MemoryCache {
     if (!this.admits(body.size)) return false;
     const unpacked = fromStoredHeaders(stored);
     if (unpacked === undefined) return false;
-    const whole = status === 200 && readManifest(unpacked.headers) === undefined && indexedFields(unpacked.headers) === undefined;
+    // A whole 200: not a manifest, not a Vary index, not another status the platform keeps as a 200 (a 204).
+    const whole = status === 200 && unpacked.body.status === undefined && readManifest(unpacked.headers) === undefined && indexedFields(unpacked.headers) === undefined;
     const entry: MemoryEntry = { status, stored, body, headers: unpacked.headers, meta: unpacked.meta, whole, cost: body.size + ENTRY_OVERHEAD, referenced: false };
     this.#bytes += entry.cost;
     this.#evict();

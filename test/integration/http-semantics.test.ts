@@ -138,6 +138,16 @@ describe("RFC 9110 §15 — the origin's answer is the answer", () => {
     expect((await get(path, { method: 'HEAD' })).status).toBe(204);
   });
 
+  it('§15.3.5, §15.1: a 204 with freshness is stored and served from the store without a body', async () => {
+    const path = fresh('no-content-stored');
+    origin.answer(path, { status: 204, headers: { 'cache-control': 'max-age=600', 'x-site': 'yes' } });
+    await get(path);
+    await settle();
+    const hit = await get(path);
+    expect([hit.status, hit.body.byteLength, hit.headers.get('x-site'), edgeOf(hit)[1]]).toEqual([204, 0, 'yes', 'hit']);
+    expect(origin.receivedFor(path)).toHaveLength(1);
+  });
+
   it('§15.4.5: a 304 the origin sends unasked passes without a body', async () => {
     const path = fresh('unasked-304');
     origin.answer(path, { status: 304, headers: { etag: '"x"' } });
