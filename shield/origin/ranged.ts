@@ -13,6 +13,7 @@ import { type ObjectVersion, type SliceSpan, spanBytes } from '../../shared/slic
 import { type SliceAsk, type Upstream, type UpstreamAnswer, VersionChanged } from '../../shared/upstream.ts';
 import { serverTimingMetric } from '../../shared/server-timing.ts';
 import { fetchOrigin, keptHeaders, originFailure } from './origin.ts';
+import { BadGateway } from '../../shared/http-error.ts';
 import { responseAsIs } from '../../shared/response-as-is.ts';
 
 /**
@@ -42,6 +43,11 @@ export function originUpstream(config: Config, target: RequestTarget, now: () =>
   const answered = async (response: Response): Promise<UpstreamAnswer> => {
     if (config.originKind !== 'http') throw await originFailure(config, response);
     const status = response.status;
+    // RFC 9110 §15: a status is 100–599; a final answer outside 200–599 is no HTTP answer.
+    if (status < 200 || status > 599) {
+      await response.body?.cancel();
+      throw new BadGateway(`origin answered with status ${status}, which is not an HTTP status`).because('origin-status').from(status);
+    }
     // RFC 9110 §6.4.1: 204 and 304 carry no content (nor does a HEAD answer).
     const body = NULL_BODY.has(status) ? null : response.body;
     if (body === null) await response.body?.cancel();
@@ -104,6 +110,7 @@ export function originUpstream(config: Config, target: RequestTarget, now: () =>
     async head(signal?: AbortSignal): Promise<Response> {
       const response = await headOf(signal);
       await response.body?.cancel();
+      if (response.status < 200 || response.status > 599) throw new BadGateway(`origin answered with status ${response.status}, which is not an HTTP status`).because('origin-status').from(response.status);
       if (response.status !== 200 && config.originKind !== 'http') throw await originFailure(config, response);
       return new Response(null, { status: response.status, statusText: response.statusText, headers: kept(response.headers) });
     },

@@ -128,6 +128,15 @@ describe("RFC 9110 §15 — the origin's answer is the answer", () => {
     });
   }
 
+  it('§15: a status outside 100–599 is no HTTP answer: a 502 of ours, saying so', async () => {
+    const path = fresh('status-999');
+    origin.answer(path, { status: 999, headers: { 'content-type': 'text/plain' }, body: 'odd' });
+    const answer = await get(path);
+    expect(answer.status).toBe(502);
+    expect(cacheStatus(answer).find((m) => m[0] === 'tiercache-shield')).toContain('detail=origin-status');
+    expect((await get(path, { method: 'HEAD' })).status).toBe(502);
+  });
+
   it('§15.3.5: a 204 passes without a body, for GET and HEAD', async () => {
     const path = fresh('no-content');
     origin.answer(path, { status: 204, headers: { 'x-site': 'yes' } });
