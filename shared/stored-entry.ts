@@ -70,14 +70,17 @@ export interface StoredBody {
   length?: number | undefined;
   /** Which fill stored it (a client reading the rest of a fill from the store must meet that fill, not a later one). */
   fill?: number | undefined;
-  /** The response's status, when the platform would not keep it as such (a 204, put as a 200: platformStatus). */
+  /** The response's status when it is not 200: the platform is handed PLATFORM_STATUS. */
   status?: number | undefined;
 }
 
-/** The status the platform's cache is handed for `status`: the Cache API keeps no 204 (locally it drops it silently). */
-export function platformStatus(status: number): number {
-  return status === 204 ? 200 : status;
-}
+/**
+ * The status the platform's cache is handed for every stored response. The Cache API keeps only
+ * the statuses it deems cacheable (locally: no 204, 400, 403, 500, 503, 599 …, dropped
+ * silently), while RFC 9111 §3 lets any final status be stored; the real one travels in the
+ * envelope (StoredBody.status).
+ */
+export const PLATFORM_STATUS = 200;
 
 /** A stored entry unpacked: the origin's headers, our timing, and what it says of its body. */
 export interface Unpacked {

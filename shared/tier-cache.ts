@@ -15,7 +15,7 @@
 
 import { LengthMismatch, bodySource, pumpInto } from './body-source.ts';
 import { identityPipe } from './identity-pipe.ts';
-import { type EntryMeta, fromStoredHeaders, platformStatus, toStoredHeaders } from './stored-entry.ts';
+import { type EntryMeta, PLATFORM_STATUS, fromStoredHeaders, toStoredHeaders } from './stored-entry.ts';
 import { responseAsIs } from './response-as-is.ts';
 
 /** The part of the Workers Cache API a tier uses. */
@@ -100,9 +100,8 @@ export interface OpenPut {
 export function openPut(cache: TierCache, key: string, entry: Omit<Storable, 'body'>): OpenPut {
   const fill = entry.fill ?? newFill();
   const { readable, writer } = identityPipe(entry.length);
-  const status = platformStatus(entry.status);
-  const headers = toStoredHeaders(entry.headers, entry.meta, entry.retention, { length: entry.length, fill, ...(status !== entry.status ? { status: entry.status } : {}) });
-  const putting = cache.put(new Request(key), responseAsIs(readable, { status, headers })).then(
+  const headers = toStoredHeaders(entry.headers, entry.meta, entry.retention, { length: entry.length, fill, ...(entry.status !== PLATFORM_STATUS ? { status: entry.status } : {}) });
+  const putting = cache.put(new Request(key), responseAsIs(readable, { status: PLATFORM_STATUS, headers })).then(
     () => true,
     () => false,
   );

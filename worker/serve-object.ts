@@ -117,9 +117,9 @@ function deliver(read: ObjectRead, status: number, headers: Headers, body: Reada
   if (upstreamTiming) headers.set('server-timing', appendServerTiming(upstreamTiming, headers.get('server-timing')));
   reportTier(headers, 'edge', report, read.now() - started);
   headers.set('age', String(Math.floor(source.age)));
-  // RFC 9110 §14.4: Content-Range belongs to a single-part 206 or a 416, never to a 200, and a
-  // multipart 206 carries it in each part only (§15.3.7.2), whatever the stored headers say.
-  if (status === 200 || (status === 206 && /^multipart\/byteranges/i.test(headers.get('content-type') ?? ''))) headers.delete('content-range');
+  // RFC 9110 §15.3.7.2: a multipart 206 carries Content-Range in each part only, whatever the
+  // stored headers say (a 200 keeps the origin's own fields as it sent them, RFC 9111 §3.1).
+  if (status === 206 && /^multipart\/byteranges/i.test(headers.get('content-type') ?? '')) headers.delete('content-range');
   // Content-Range counts bytes of the identity representation: a 206 must not be compressed on
   // the way (RFC 9111 §5.2.2.6 no-transform; Cloudflare does not compress no-transform answers).
   if (status === 206) headers.set('cache-control', withNoTransform(headers.get('cache-control')));

@@ -1,5 +1,5 @@
 // One fetch to the origin, with the failure modes a CDN must turn into quick, clean answers:
-// unreachable → 502, no response headers within the timeout → 504. The timeout covers the wait
+// unreachable → 502 (a GET or HEAD asked twice), no response headers within the timeout → 504. The timeout covers the wait
 // for headers only: a large body may take longer than that to stream (the silence inside it
 // is bounded where it is read, shared/healing-upstream.ts). Bodies arrive as the origin sent
 // them: an object stored gzip-encoded stays those bytes, never decoded on the way.
@@ -21,10 +21,21 @@ export async function originFetch(url: URL, init: RequestInit, timeoutMs: number
   const onAbort = (): void => controller.abort(client?.reason);
   if (client?.aborted) onAbort();
   else client?.addEventListener('abort', onAbort, { once: true });
+  // workerd would otherwise decode gzip and keep the header and the encoded length.
+  const ask = (): Promise<Response> => fetch(url, { ...init, signal: controller.signal, redirect: 'manual', encodeResponseBody: 'manual' });
+  const method = init.method ?? 'GET';
   try {
-    // workerd would otherwise decode gzip and keep the header and the encoded length.
-    const response = await fetch(url, { ...init, signal: controller.signal, redirect: 'manual', encodeResponseBody: 'manual' });
-    return await finalAnswer(response, init.method ?? 'GET');
+    let response: Response;
+    try {
+      response = await ask();
+    } catch (error) {
+      // A kept-alive connection the origin closed, or left garbage on (a body longer than its
+      // Content-Length), fails before any answer: a GET or HEAD is asked once more, at once, on
+      // a fresh one (Varnish and nginx retry a failed reused backend connection likewise).
+      if (timedOut || client?.aborted || (method !== 'GET' && method !== 'HEAD') || init.body != null) throw error;
+      response = await ask();
+    }
+    return await finalAnswer(response, method);
   } catch (error) {
     if (error instanceof HttpError) throw error;
     if (timedOut) throw new Disconnected('origin-timeout', `origin did not answer within ${timeoutMs} ms`);

@@ -98,7 +98,7 @@ export function originUpstream(config: Config, target: RequestTarget, now: () =>
         if (response.status === 412 || response.status === 200 || response.status === 416) throw new VersionChanged(`origin answered ${response.status} for a slice of ${pinned.etag}`);
         throw await originFailure(config, response);
       }
-      if (response.status === 200) return { kind: 'whole', response: responseAsIs(response.body, { status: 200, headers: timing(withoutContentRange(kept(response.headers))) }) };
+      if (response.status === 200) return { kind: 'whole', response: responseAsIs(response.body, { status: 200, headers: timing(kept(response.headers)) }) };
       // S3 sends no Content-Range with 416 (only the size in its XML): ask with HEAD instead.
       if (response.status === 416) {
         await response.body?.cancel();
@@ -132,7 +132,8 @@ export function originUpstream(config: Config, target: RequestTarget, now: () =>
       // Too small to slice, or no strong ETag to pin slices to. The first slice may already be all of it.
       if (range.start === 0 && range.end === range.size - 1) {
         headers.set('content-length', String(range.size));
-        // A 200 of the whole representation (RFC 9110 §14.4: Content-Range belongs to a 206 or 416).
+        // A 200 of the whole representation made from our ranged answer: its Content-Range was
+        // the answer's, not the representation's (RFC 9110 §14.4).
         headers.delete('content-range');
         return { kind: 'whole', response: responseAsIs(response.body, { status: 200, headers }) };
       }
@@ -146,10 +147,4 @@ export function originUpstream(config: Config, target: RequestTarget, now: () =>
     if (response.body === null) return fail('slice response without a body');
     return { kind: 'span', meta, span: { first: span.first, last: Math.min(span.last, Math.ceil(meta.size / sliceSize) - 1) }, body: response.body, response: new Response(null, { headers }) };
   }
-}
-
-/** A 200's headers never carry a Content-Range (RFC 9110 §14.4). */
-function withoutContentRange(headers: Headers): Headers {
-  headers.delete('content-range');
-  return headers;
 }

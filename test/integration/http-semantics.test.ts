@@ -301,6 +301,25 @@ describe('RFC 9111 §3 — what may be stored', () => {
     expect(await storedOnce(path)).toBe(1);
   });
 
+  it('§3: a 400, 500 or 599 with explicit freshness is stored and reused like a 200', async () => {
+    for (const status of [400, 500, 599]) {
+      const path = fresh(`stored-${status}`);
+      origin.answer(path, { status, headers: { 'cache-control': 'max-age=600' }, body: `status ${status}` });
+      expect(await storedOnce(path), String(status)).toBe(1);
+      const hit = await get(path);
+      expect([hit.status, hit.text, edgeOf(hit)[1]]).toEqual([status, `status ${status}`, 'hit']);
+    }
+  });
+
+  it("§3.1: a stored 200 keeps every field the origin sent, a Content-Range of its own included", async () => {
+    const path = fresh('own-content-range');
+    origin.answer(path, { status: 200, headers: { 'cache-control': 'max-age=600', 'content-range': 'bytes 0-1/2' }, body: 'ab' });
+    await get(path);
+    await settle();
+    const hit = await get(path);
+    expect([edgeOf(hit)[1], hit.headers.get('content-range')]).toEqual(['hit', 'bytes 0-1/2']);
+  });
+
   it('§3, RFC 9110 §15.1: a 302 without explicit freshness is not heuristically cacheable', async () => {
     const path = fresh('redirect-plain');
     origin.answer(path, { status: 302, headers: { location: '/x', 'last-modified': new Date(Date.now() - 86_400_000).toUTCString() }, body: 'go' });

@@ -2,7 +2,7 @@
 // connection but never answers.
 
 import { type Server, createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, type Socket, createServer as createNetServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Stack, startWorkers } from '../stack/workers.ts';
 import { request } from './fixture.ts';
@@ -20,6 +20,34 @@ afterEach(async () => {
 });
 
 describe('origin failures', () => {
+  it('asks a GET once more on a fresh connection when a kept-alive one fails before any answer (a site that sent more than its Content-Length)', async () => {
+    // A raw origin: the first answer says 5 bytes and sends 36, and keeps the connection; what
+    // is left over is garbage where the next answer's status line should be.
+    let answered = 0;
+    const sockets = new Set<Socket>();
+    const raw = createNetServer((socket) => {
+      sockets.add(socket);
+      socket.on('data', (chunk: Buffer) => {
+        if (!chunk.toString('latin1').includes('\r\n\r\n')) return;
+        const first = answered++ === 0;
+        socket.write(first ? 'HTTP/1.1 200 OK\r\nContent-Length: 5\r\nCache-Control: no-store\r\n\r\nhello, and thirty-one bytes too many' : 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\nCache-Control: no-store\r\n\r\nok');
+      });
+    });
+    await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
+    const { port } = raw.address() as AddressInfo;
+    try {
+      stack = await startWorkers({ config: { ORIGIN_KIND: 'http', ORIGIN_URL: `http://127.0.0.1:${port}`, SHIELD_TOKEN: 't' } });
+      expect((await request(new URL('/one', stack.url))).text).toBe('hello');
+      for (let i = 0; i < 3; i++) {
+        const next = await request(new URL(`/next-${i}`, stack.url));
+        expect([next.status, next.text]).toEqual([200, 'ok']);
+      }
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => raw.close(resolve));
+    }
+  });
+
   it('answers 502 when the origin cannot be reached', async () => {
     const deadPort = await freePort();
     stack = await startWorkers({ config: { ...S3, ORIGIN_URL: `http://127.0.0.1:${deadPort}` } });
