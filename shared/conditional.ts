@@ -28,8 +28,11 @@ export function evaluatePreconditions(request: Headers, representation: Headers)
     return matchesAny(ifNoneMatch, etag, weakMatch) ? 'not-modified' : 'proceed';
   }
   const since = parseHttpDate(request.get('if-modified-since'));
-  // §13.1.3: "if the selected representation's last modification date is earlier or equal to the date provided"
-  if (since !== undefined && lastModified !== undefined && lastModified <= since) return 'not-modified';
+  // §13.1.3: "if the selected representation's last modification date is earlier or equal to
+  // the date provided". A cache without Last-Modified uses the stored Date instead (RFC 9111
+  // §4.3.2: "the Last-Modified ... if present, otherwise the Date header field value").
+  const modified = lastModified ?? parseHttpDate(representation.get('date'));
+  if (since !== undefined && modified !== undefined && modified <= since) return 'not-modified';
   return 'proceed';
 }
 

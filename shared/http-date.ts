@@ -1,6 +1,8 @@
 // HTTP-date (RFC 9110 §5.6.7): the three forms a recipient must accept, and nothing else.
 // Date.parse is far more lenient (ISO 8601, bare years, local time zones); an Expires of
 // "2099" must read as invalid, hence already expired (RFC 9111 §5.3), not as a far future.
+// Matched without regard to case: every reader here is a cache, and RFC 9111 §4.2 says
+// "a cache recipient SHOULD match the field value case-insensitively".
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 const DAY = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)';
@@ -9,11 +11,11 @@ const MONTH = `(${MONTHS.join('|')})`;
 const TIME = '(\\d{2}):(\\d{2}):(\\d{2})';
 
 /** Sun, 06 Nov 1994 08:49:37 GMT */
-const IMF_FIXDATE = new RegExp(`^${DAY}, (\\d{2}) ${MONTH} (\\d{4}) ${TIME} GMT$`);
+const IMF_FIXDATE = new RegExp(`^${DAY}, (\\d{2}) ${MONTH} (\\d{4}) ${TIME} GMT$`, 'i');
 /** Sunday, 06-Nov-94 08:49:37 GMT (obsolete) */
-const RFC850 = new RegExp(`^${LONG_DAY}, (\\d{2})-${MONTH}-(\\d{2}) ${TIME} GMT$`);
+const RFC850 = new RegExp(`^${LONG_DAY}, (\\d{2})-${MONTH}-(\\d{2}) ${TIME} GMT$`, 'i');
 /** Sun Nov  6 08:49:37 1994 (obsolete; always UTC) */
-const ASCTIME = new RegExp(`^${DAY} ${MONTH} ([ \\d]\\d) ${TIME} (\\d{4})$`);
+const ASCTIME = new RegExp(`^${DAY} ${MONTH} ([ \\d]\\d) ${TIME} (\\d{4})$`, 'i');
 
 /** The time as ms epoch, or undefined for anything that is not an HTTP-date. */
 export function parseHttpDate(value: string | null | undefined, now = Date.UTC(2000, 0)): number | undefined {
@@ -45,7 +47,7 @@ function fullYear(twoDigits: number, now: number): number {
 }
 
 function utc(year?: string, month?: string, day?: string, hour?: string, minute?: string, second?: string): number | undefined {
-  const monthIndex = MONTHS.indexOf(month ?? '');
+  const monthIndex = MONTHS.findIndex((name) => name.toLowerCase() === (month ?? '').toLowerCase());
   const [y, d, h, m, s] = [year, day, hour, minute, second].map((part) => Number(part?.trim()));
   if (monthIndex < 0 || [y, d, h, m, s].some((n) => n === undefined || !Number.isInteger(n))) return undefined;
   const ms = Date.UTC(y!, monthIndex, d!, h!, m!, s!);

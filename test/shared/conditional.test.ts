@@ -10,6 +10,12 @@ const stored = (init: Record<string, string> = {}): Headers => new Headers({ eta
 const evaluate = (request: Record<string, string>, representation: Headers = stored()) => evaluatePreconditions(new Headers(request), representation);
 
 describe('evaluatePreconditions', () => {
+  it("uses the stored Date for If-Modified-Since when there is no Last-Modified (RFC 9111 §4.3.2)", () => {
+    const representation = new Headers({ etag: '"v1"', date: 'Tue, 01 Dec 2026 10:00:00 GMT' });
+    expect(evaluate({ 'if-modified-since': 'Tue, 01 Dec 2026 10:00:00 GMT' }, representation)).toBe('not-modified');
+    expect(evaluate({ 'if-modified-since': 'Tue, 01 Dec 2026 09:59:59 GMT' }, representation)).toBe('proceed');
+  });
+
   it('proceeds when the request has no preconditions', () => {
     expect(evaluate({})).toBe('proceed');
   });

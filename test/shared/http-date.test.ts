@@ -30,6 +30,13 @@ describe('parseHttpDate (RFC 9110 §5.6.7)', () => {
     }));
   });
 
+  it('matches without regard to case, as a cache recipient should (RFC 9111 §4.2)', () => {
+    const expected = Date.UTC(1994, 10, 6, 8, 49, 37);
+    for (const value of ['sun, 06 nov 1994 08:49:37 gmt', 'SUN, 06 NOV 1994 08:49:37 GMT', 'sunday, 06-nov-94 08:49:37 gmt', 'sun nov  6 08:49:37 1994']) {
+      expect(parseHttpDate(value), value).toBe(expected);
+    }
+  });
+
   it('never throws', () => {
     fc.assert(fc.property(fc.string(), (value) => {
       expect(() => parseHttpDate(value)).not.toThrow();
