@@ -70,4 +70,25 @@ describe('RFC 9111 §3.3–3.4 — partial content', () => {
     expect(edge(again)[1]).toBe('hit');
     expect(origin.receivedFor('/spans.bin').length).toBe(asked + 1);
   });
+
+  it('§4.1 with §3.4: a sliced object that varies keeps its slices per variant', async () => {
+    const fr = Uint8Array.from({ length: 3 * MiB }, (_, i) => (i * 7) % 253);
+    const de = Uint8Array.from({ length: 3 * MiB }, (_, i) => (i * 13 + 1) % 241);
+    const byLanguage = { fr: ranged(fr, '"fr"'), de: ranged(de, '"de"') };
+    origin.answer('/varies.bin', (r) => {
+      const answer = (r.headers['accept-language'] === 'de' ? byLanguage.de : byLanguage.fr)(r);
+      return { ...answer, headers: { ...answer.headers, vary: 'Accept-Language' } };
+    });
+    const ask = (language: string, range: string): Promise<Answer> => request(new URL('/varies.bin', stack.url), { headers: { range, 'accept-language': language } });
+    const span = `bytes=${MiB - 5}-${MiB + 5}`;
+    const expected = (body: Uint8Array): string => Buffer.from(body.subarray(MiB - 5, MiB + 6)).toString('latin1');
+    expect(Buffer.from((await ask('fr', span)).body).toString('latin1')).toBe(expected(fr));
+    expect(Buffer.from((await ask('de', span)).body).toString('latin1')).toBe(expected(de));
+    await settle();
+    const asked = origin.receivedFor('/varies.bin').length;
+    const [frAgain, deAgain] = [await ask('fr', span), await ask('de', span)];
+    expect([Buffer.from(frAgain.body).toString('latin1'), Buffer.from(deAgain.body).toString('latin1')]).toEqual([expected(fr), expected(de)]);
+    expect([edge(frAgain)[1], edge(deAgain)[1]]).toEqual(['hit', 'hit']);
+    expect(origin.receivedFor('/varies.bin')).toHaveLength(asked);
+  });
 });
