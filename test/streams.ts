@@ -1,5 +1,7 @@
 // Streams for tests: known bytes in chunks of a chosen size, with a hook for cancellation.
 
+import { concatBytes } from '../shared/bytes.ts';
+
 /** `bytes` as a stream of chunks of at most `chunkSize` bytes; `onCancel` hears a cancel. */
 export function streamOf(bytes: Uint8Array, chunkSize = 3, onCancel?: () => void): ReadableStream<Uint8Array> {
   let offset = 0;
@@ -19,15 +21,7 @@ export function streamOf(bytes: Uint8Array, chunkSize = 3, onCancel?: () => void
 }
 
 /** The chunks as one byte array. */
-export function concat(chunks: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((n, chunk) => n + chunk.length, 0));
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out;
-}
+export const concat = concatBytes;
 
 /** How a test body goes wrong at its fault point: it errors, ends early, or falls silent. */
 export type Fault = 'error' | 'end' | 'stall';

@@ -4,6 +4,7 @@
 // the final answer out of that, so an origin that sends Early Hints is still answered. Where
 // the runtime reads 1xx itself (Cloudflare's), this never runs.
 
+import { concatBytes } from '../../shared/bytes.ts';
 import { BadGateway } from '../../shared/http-error.ts';
 
 /** Longest final head read past interim answers. */
@@ -21,7 +22,7 @@ export async function finalAnswer(response: Response, method: string): Promise<R
       if (buffered.byteLength > MAX_HEAD) return fail(reader, 'an oversized head after an interim answer');
       const { done, value } = await reader.read();
       if (done) return fail(reader, 'no final answer after an interim one');
-      buffered = joined(buffered, value);
+      buffered = concatBytes([buffered, value]);
       continue;
     }
     const head = parseHead(new TextDecoder().decode(buffered.subarray(0, end)));
@@ -140,17 +141,6 @@ class Dechunker {
         }
       } else if (line === '') this.done = true;
     }
-    return joined(...out);
+    return out.length === 1 && out[0] !== undefined ? out[0] : concatBytes(out);
   }
-}
-
-function joined(...parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1 && parts[0] !== undefined) return parts[0];
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.byteLength, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.byteLength;
-  }
-  return out;
 }

@@ -6,6 +6,7 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import type { Checksum, HttpRequest, SourceData } from '@smithy/types';
 import type { S3Config } from '../../shared/config.ts';
 import type { UnsignedRequest } from './s3-request.ts';
+import { concatBytes } from '../../shared/bytes.ts';
 
 export type S3Credentials = Pick<S3Config, 'region' | 'accessKeyId' | 'secretAccessKey'>;
 
@@ -67,7 +68,7 @@ export class WebCryptoSha256 implements Checksum {
   }
 
   async digest(): Promise<Uint8Array> {
-    const data = concat(this.#chunks);
+    const data = concatBytes(this.#chunks);
     const result =
       this.#key === undefined
         ? await crypto.subtle.digest('SHA-256', data)
@@ -111,12 +112,3 @@ function toBytes(data: SourceData): Uint8Array<ArrayBuffer> {
   return view.slice();
 }
 
-function concat(chunks: readonly Uint8Array[]): Uint8Array<ArrayBuffer> {
-  const out = new Uint8Array(chunks.reduce((total, chunk) => total + chunk.length, 0));
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out;
-}

@@ -1,5 +1,6 @@
 // A small valid PNG made in code, so the sample image needs no binary file in the repository.
 import { crc32, deflateSync } from 'node:zlib';
+import { concatBytes } from '../../shared/bytes.ts';
 
 const SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 const BIT_DEPTH = 8;
@@ -21,7 +22,7 @@ export function gradientPng(size: number): Uint8Array {
       pixels.set([Math.round((x * 255) / (size - 1)), Math.round((y * 255) / (size - 1)), 160], y * rowLength + 1 + x * 3);
     }
   }
-  return concat([
+  return concatBytes([
     new Uint8Array(SIGNATURE),
     chunk('IHDR', header),
     chunk('IDAT', deflateSync(pixels)),
@@ -31,7 +32,7 @@ export function gradientPng(size: number): Uint8Array {
 
 /** length, type, data, CRC-32 of type and data (PNG spec §5.3). */
 function chunk(type: string, data: Uint8Array): Uint8Array {
-  const typeAndData = concat([new TextEncoder().encode(type), data]);
+  const typeAndData = concatBytes([new TextEncoder().encode(type), data]);
   const out = new Uint8Array(8 + typeAndData.length);
   const view = new DataView(out.buffer);
   view.setUint32(0, data.length);
@@ -40,12 +41,3 @@ function chunk(type: string, data: Uint8Array): Uint8Array {
   return out;
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((total, part) => total + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
-}
