@@ -6,7 +6,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIG_ASSET_KEY, BIG_ASSET_SEED, BIG_ASSET_SIZE, deterministicBytes, expectedSha256, seedSampleAssets } from '../test/stack/assets.ts';
+import { BIG_ASSET_KEY, BIG_ASSET_SEED, BIG_ASSET_SIZE, deterministicBytes, expectedSha256, seedSampleAssets } from '../local/assets.ts';
 import { CHECKS, type Check, type CheckContext, type ClientName } from './client-checks.ts';
 import { clientVersion } from './client-run.ts';
 import { withLocalStack } from './local-stack.ts';

@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { promisify } from 'node:util';
-import { startWorkers } from '../test/stack/workers.ts';
+import { startWorkers } from '../local/workers.ts';
 import { startNaiveWorkers } from './peers/naive.ts';
 import { totalCpuSeconds } from './process-cpu.ts';
 import { RUNTIME_NAME, processesNamed } from './process-rss.ts';

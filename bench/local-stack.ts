@@ -4,8 +4,8 @@
 
 import { randomUUID } from 'node:crypto';
 import { CONFIG_NAMES, type RawConfig, parseConfig, type SlicingConfig } from '../shared/config.ts';
-import { type S3Origin, startS3Origin } from '../test/stack/origin.ts';
-import { type Stack, startWorkers } from '../test/stack/workers.ts';
+import { type S3Origin, startS3Origin } from '../local/origin.ts';
+import { type Stack, startWorkers } from '../local/workers.ts';
 
 /** Settings a benchmark run may take from the environment; the rest is the embedded origin's. */
 const TUNABLE_NAMES = ['SLICE_SIZE', 'SLICE_THRESHOLD', 'SLICE_READAHEAD', 'SUBREQUEST_LIMIT', 'DEFAULT_TTL'] as const;

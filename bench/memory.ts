@@ -10,7 +10,7 @@
 
 import { createHash } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import { deterministicBytes, expectedSha256 } from '../test/stack/assets.ts';
+import { deterministicBytes, expectedSha256 } from '../local/assets.ts';
 import { type LocalStack, withLocalStack, withTimeout } from './local-stack.ts';
 import { procAvailable, processesNamed, RUNTIME_NAME } from './process-rss.ts';
 import { describeError, machine, writeResults } from './report.ts';

@@ -1,17 +1,17 @@
-// Workers run the way tiercache runs locally (test/stack/workers.ts): Miniflare 4 drives workerd
+// Workers run the way tiercache runs locally (local/workers.ts): Miniflare 4 drives workerd
 // and each worker is served on a workerd socket of its own, not through Miniflare's entry worker,
 // which costs about 3× per request (bench/layers). Used for the naive baselines (peers/naive.ts)
 // and for the layers measurement's "Miniflare direct socket" row, so both stand where tiercache does.
 
 import { Log, LogLevel, Miniflare } from 'miniflare';
-import { disposer } from '../test/stack/workers.ts';
+import { disposer } from '../local/workers.ts';
 
 export const COMPATIBILITY_DATE = '2026-07-30';
 const LOOPBACK = '127.0.0.1';
 
 export interface DirectWorker {
   name: string;
-  /** A bundled ES module (test/stack/bundle.ts). */
+  /** A bundled ES module (local/bundle.ts). */
   code: string;
   bindings?: Record<string, string>;
 }

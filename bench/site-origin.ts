@@ -10,7 +10,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, normalize, sep } from 'node:path';
-import { deterministicBytes } from '../test/stack/assets.ts';
+import { deterministicBytes } from '../local/assets.ts';
 
 const MAX_AGE = 3600;
 

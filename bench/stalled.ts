@@ -12,9 +12,9 @@
 import { connect, type Socket } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
-import { deterministicBytes } from '../test/stack/assets.ts';
-import { startS3Origin } from '../test/stack/origin.ts';
-import { startWorkers } from '../test/stack/workers.ts';
+import { deterministicBytes } from '../local/assets.ts';
+import { startS3Origin } from '../local/origin.ts';
+import { startWorkers } from '../local/workers.ts';
 import { totalCpuSeconds } from './process-cpu.ts';
 import { procAvailable, processesNamed, RUNTIME_NAME } from './process-rss.ts';
 import { describeError, describeMachine, formatTable, machine, writeResults } from './report.ts';

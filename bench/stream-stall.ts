@@ -12,7 +12,7 @@
 
 import { COMPATIBILITY_DATE } from './miniflare-direct.ts';
 import { Log, LogLevel, Miniflare } from 'miniflare';
-import { disposer } from '../test/stack/workers.ts';
+import { disposer } from '../local/workers.ts';
 import { describeMachine, formatTable, machine, writeResults } from './report.ts';
 import { runWrk, wrkInstalled } from './wrk.ts';
 

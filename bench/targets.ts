@@ -6,7 +6,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type { RawConfig } from '../shared/config.ts';
-import { startWorkers } from '../test/stack/workers.ts';
+import { startWorkers } from '../local/workers.ts';
 import { type Peers, startNaiveWorkers, startNginx, startVarnish } from './peers/peers.ts';
 
 export const SLICE_SIZE = 8 * 2 ** 20;

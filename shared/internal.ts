@@ -25,7 +25,7 @@ export function takeOriginAt(headers: Headers, fallback: number): number {
 export const INTERNAL_PREFIX = '/__tiercache/';
 /** Purge (README "Purge"): public at the edge (POST, bearer token), and the edge's call to the shield. */
 export const PURGE_PATH = '/__tiercache/purge';
-/** On a request the local stack's front forwarded (test/stack/front.ts): its proof; the edge checks it when LOCAL_FRONT_TOKEN is bound. */
+/** On a request the local stack's front forwarded (local/front.ts): its proof; the edge checks it when LOCAL_FRONT_TOKEN is bound. */
 export const FRONT_HEADER = 'x-tiercache-front';
 
 /**

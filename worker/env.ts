@@ -7,6 +7,6 @@ export interface EdgeEnv extends RawConfig {
   PURGES?: KVNamespace;
   /** The local test stack's movable clock (shared/test-clock.ts); never bound when deployed. */
   TEST_CLOCK?: Fetcher;
-  /** The local stack's front (test/stack/front.ts) proves itself with this; never bound when deployed. */
+  /** The local stack's front (local/front.ts) proves itself with this; never bound when deployed. */
   LOCAL_FRONT_TOKEN?: string;
 }

@@ -5,7 +5,7 @@
 // figures only: one priming GET, a warm-up run, then the measured run. Run by bench:layers on
 // its own, and reduced inside `npm run bench`.
 
-import { bundleWorker } from '../../test/stack/bundle.ts';
+import { bundleWorker } from '../../local/bundle.ts';
 import { type LoadResult, runLoad } from '../load.ts';
 import { describeError, type Table } from '../report.ts';
 import { type Layer, type LayerName, startMiniflareDirect, startMiniflareEntry, startWorkerd, startWranglerDev } from './layers.ts';

@@ -10,7 +10,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Log, LogLevel, Miniflare } from 'miniflare';
-import { PROJECT_ROOT } from '../../test/stack/bundle.ts';
+import { PROJECT_ROOT } from '../../local/bundle.ts';
 import { COMPATIBILITY_DATE, startDirectWorkers } from '../miniflare-direct.ts';
 
 const LOOPBACK = '127.0.0.1';

@@ -1,8 +1,8 @@
 // The naive baselines (naive-worker.ts) as peers: bundled as tiercache's workers are (esbuild,
-// test/stack/bundle.ts), both in one workerd driven by Miniflare, each on a socket of its own as
+// local/bundle.ts), both in one workerd driven by Miniflare, each on a socket of its own as
 // tiercache's edge is (miniflare-direct.ts), in front of the same origin.
 
-import { bundleWorker } from '../../test/stack/bundle.ts';
+import { bundleWorker } from '../../local/bundle.ts';
 import { startDirectWorkers } from '../miniflare-direct.ts';
 
 const ENTRY = 'bench/peers/naive-worker.ts';

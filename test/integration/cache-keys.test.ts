@@ -2,7 +2,7 @@
 // and the query parameters that may tell S3 cache entries apart (CACHE_KEY_QUERY).
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SECOND_BUCKET } from '../stack/origin.ts';
+import { SECOND_BUCKET } from '../../local/origin.ts';
 import { type Fixture, cacheStatus, rawGet, settle, startFixture } from './fixture.ts';
 
 let f: Fixture;

@@ -5,7 +5,7 @@
 
 import { brotliCompressSync, brotliDecompressSync, constants, gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Stack, startWorkers } from '../stack/workers.ts';
+import { type Stack, startWorkers } from '../../local/workers.ts';
 import { patternBytes, sha256 } from './bytes.ts';
 import { type Fixture, type RawAnswer, rawRequest, settle, startFixture } from './fixture.ts';
 import { type Site, startSite } from './http-site.ts';

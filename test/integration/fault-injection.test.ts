@@ -6,7 +6,7 @@
 // edge keeps a whole copy; and the origin was asked exactly as often as healing needs.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OriginFault, RecordedRequest } from '../stack/origin-tap.ts';
+import type { OriginFault, RecordedRequest } from '../local/origin-tap.ts';
 import { patternBytes, sha256 } from './bytes.ts';
 import { type Fixture, type RawAnswer, rawRequest, settle, startFixture } from './fixture.ts';
 

@@ -4,9 +4,9 @@
 
 import { request as httpRequest } from 'node:http';
 import type { RawConfig } from '../../shared/config.ts';
-import { type S3Origin, startS3Origin } from '../stack/origin.ts';
-import { type Tap, startTap } from '../stack/origin-tap.ts';
-import { type Stack, startWorkers } from '../stack/workers.ts';
+import { type S3Origin, startS3Origin } from '../../local/origin.ts';
+import { type Tap, startTap } from '../local/origin-tap.ts';
+import { type Stack, startWorkers } from '../../local/workers.ts';
 
 export const SHIELD_TOKEN = 'test-shield-token';
 

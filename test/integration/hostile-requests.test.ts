@@ -6,7 +6,7 @@
 
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Stack, startWorkers } from '../stack/workers.ts';
+import { type Stack, startWorkers } from '../../local/workers.ts';
 import { type Fixture, SHIELD_TOKEN, rawRequest, settle, startFixture } from './fixture.ts';
 import { type Site, startSite } from './http-site.ts';
 

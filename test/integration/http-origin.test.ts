@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Stack, startWorkers } from '../stack/workers.ts';
+import { type Stack, startWorkers } from '../../local/workers.ts';
 import { type Answer, cacheStatus, request, settle } from './fixture.ts';
 import { patternBytes } from './bytes.ts';
 import { type Site, startSite } from './http-site.ts';

@@ -3,7 +3,7 @@
 // received and what the client got. The origin answers whatever a test scripts (any-origin.ts).
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Stack, startWorkers } from '../stack/workers.ts';
+import { type Stack, startWorkers } from '../../local/workers.ts';
 import { type Answer, FakeClock, cacheStatus, request, settle } from './fixture.ts';
 import { type AnyOrigin, type Scripted, startAnyOrigin } from './any-origin.ts';
 

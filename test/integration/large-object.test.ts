@@ -2,7 +2,7 @@
 // whole, byte for byte, cold and then warm.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deterministicBytes, expectedSha256 } from '../stack/assets.ts';
+import { deterministicBytes, expectedSha256 } from '../../local/assets.ts';
 import { drain } from './bytes.ts';
 import { type Fixture, cacheStatus, settle, startFixture } from './fixture.ts';
 

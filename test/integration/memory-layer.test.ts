@@ -6,7 +6,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REFRESH_MS, recordPurges } from '../../shared/purge-store.ts';
-import { type Stack, startWorkers } from '../stack/workers.ts';
+import { type Stack, startWorkers } from '../../local/workers.ts';
 import { type Answer, FakeClock, type Fixture, cacheStatus, request, settle, startFixture } from './fixture.ts';
 import { type Site, startSite } from './http-site.ts';
 

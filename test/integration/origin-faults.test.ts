@@ -4,7 +4,7 @@
 import { type Server, createServer } from 'node:http';
 import { type AddressInfo, type Socket, createServer as createNetServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Stack, startWorkers } from '../stack/workers.ts';
+import { type Stack, startWorkers } from '../../local/workers.ts';
 import { request } from './fixture.ts';
 
 const S3 = { ORIGIN_KIND: 's3', S3_BUCKET: 'assets', S3_ACCESS_KEY_ID: 'k', S3_SECRET_ACCESS_KEY: 's', SHIELD_TOKEN: 't' };

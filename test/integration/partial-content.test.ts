@@ -4,7 +4,7 @@
 // answer a range that spans them; only the missing parts are asked for.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Stack, startWorkers } from '../stack/workers.ts';
+import { type Stack, startWorkers } from '../../local/workers.ts';
 import { type Answer, cacheStatus, request, settle } from './fixture.ts';
 import { type AnyOrigin, type Scripted, startAnyOrigin } from './any-origin.ts';
 

@@ -5,7 +5,7 @@
 
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RecordedRequest } from '../stack/origin-tap.ts';
+import type { RecordedRequest } from '../local/origin-tap.ts';
 import { patternBytes, sha256 } from './bytes.ts';
 import { type Fixture, rawRequest, settle, startFixture } from './fixture.ts';
 

@@ -3,7 +3,7 @@
 // plain 404, and with the Content-Type fix off a type is passed on as the site sent it.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Stack, startWorkers } from '../stack/workers.ts';
+import { type Stack, startWorkers } from '../../local/workers.ts';
 import { type Answer, request } from './fixture.ts';
 import { type Site, startSite } from './http-site.ts';
 

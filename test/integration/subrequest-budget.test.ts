@@ -2,7 +2,7 @@
 // plan) must still be served whole: the edge falls back to spans once the budget runs low.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deterministicBytes, expectedSha256 } from '../stack/assets.ts';
+import { deterministicBytes, expectedSha256 } from '../../local/assets.ts';
 import { drain } from './bytes.ts';
 import { type Fixture, settle, startFixture } from './fixture.ts';
 

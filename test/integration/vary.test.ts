@@ -3,7 +3,7 @@
 // that select it. Purges and invalidations of the URL reach every variant.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Stack, startWorkers } from '../stack/workers.ts';
+import { type Stack, startWorkers } from '../../local/workers.ts';
 import { type Answer, cacheStatus, request, settle } from './fixture.ts';
 import { type Site, startSite } from './http-site.ts';
 

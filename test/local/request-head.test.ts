@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { readHead } from './request-head.ts';
+import { readHead } from '../../local/request-head.ts';
 
 const TOKEN = { name: 'x-tiercache-front', value: 'secret' };
 const head = (lines: string[]): string => `${lines.join('\r\n')}\r\n\r\n`;

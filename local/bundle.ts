@@ -6,7 +6,7 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const PROJECT_ROOT = fileURLToPath(new URL('../', import.meta.url));
 const OUTPUT_DIRECTORY = join(PROJECT_ROOT, '.build', 'local');
 
 export interface WorkerBundle {

@@ -7,7 +7,7 @@
 import { rm } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { Log, LogLevel, Miniflare } from 'miniflare';
-import type { RawConfig } from '../../shared/config.ts';
+import type { RawConfig } from '../shared/config.ts';
 import { randomUUID } from 'node:crypto';
 import { bundleWorker } from './bundle.ts';
 import { FRONT_HEADER, startFront } from './front.ts';

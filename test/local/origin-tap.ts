@@ -7,7 +7,7 @@
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { closeServer, listen } from './server.ts';
+import { closeServer, listen } from '../../local/server.ts';
 
 /** What goes wrong with one origin answer. Byte counts are of the answer's body. */
 export type OriginFault =

@@ -3,12 +3,12 @@
 import { createServer } from 'node:net';
 import { inflateSync, crc32 } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIG_ASSET_KEY, BIG_ASSET_SEED, BIG_ASSET_SIZE, expectedSha256, sampleAssets, seedSampleAssets, type SeededAsset } from './assets.ts';
+import { BIG_ASSET_KEY, BIG_ASSET_SEED, BIG_ASSET_SIZE, expectedSha256, sampleAssets, seedSampleAssets, type SeededAsset } from '../../local/assets.ts';
 import { startTap, type Tap } from './origin-tap.ts';
-import { startS3Origin, type S3Origin } from './origin.ts';
-import { createS3Client, S3RequestError, type S3Client } from './s3-client.ts';
-import { sha256Hex } from './sha256.ts';
-import { startWorkers, type Stack } from './workers.ts';
+import { startS3Origin, type S3Origin } from '../../local/origin.ts';
+import { createS3Client, S3RequestError, type S3Client } from '../../local/s3-client.ts';
+import { sha256Hex } from '../../local/sha256.ts';
+import { startWorkers, type Stack } from '../../local/workers.ts';
 
 const TRICKY_KEYS = ['with space/and more.txt', 'ünïcødé/日本語.txt', 'a+b=c&d.txt', "bang!'()*.txt", 'tilde~dash-dot.under_score'];
 
@@ -154,7 +154,7 @@ describe('a stack with resolved host names', () => {
     const stack = await startWorkers({
       config: {},
       resolve: { 's3.tiercache.test': `127.0.0.1:${tapPort}` },
-      entries: { shield: 'test/stack/fixtures/relay-shield.ts' },
+      entries: { shield: 'test/local/fixtures/relay-shield.ts' },
     });
     try {
       const answer = await fetch(`${stack.shieldUrl}/?url=${encodeURIComponent(presigned)}`);
@@ -172,7 +172,7 @@ describe('a stack with resolved host names', () => {
 
   it('answers 502 for a mapped name whose address does not answer', async () => {
     const port = await freePort();
-    const stack = await startWorkers({ config: {}, resolve: { 'gone.tiercache.test': `127.0.0.1:${port}` }, entries: { shield: 'test/stack/fixtures/relay-shield.ts' } });
+    const stack = await startWorkers({ config: {}, resolve: { 'gone.tiercache.test': `127.0.0.1:${port}` }, entries: { shield: 'test/local/fixtures/relay-shield.ts' } });
     try {
       const answer = await fetch(`${stack.shieldUrl}/?url=${encodeURIComponent('http://gone.tiercache.test/x')}`);
       expect(answer.status).toBe(502);
