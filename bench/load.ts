@@ -10,8 +10,8 @@
 // is said in wrk.ts.
 
 import { Agent, type ClientRequest, type IncomingHttpHeaders, request } from 'node:http';
-import { EDGE_CACHE_NAME, SHIELD_CACHE_NAME } from '../shared/cache-status.ts';
-import { splitList } from '../shared/header-list.ts';
+import { EDGE_CACHE_NAME, SHIELD_CACHE_NAME } from '../shared/http/cache-status.ts';
+import { splitList } from '../shared/http/header-list.ts';
 import { runWrk, wrkInstalled } from './wrk.ts';
 
 const DEFAULT_TIMEOUT_SEC = 10;

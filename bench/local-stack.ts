@@ -3,7 +3,7 @@
 // removed), also on Ctrl-C or SIGTERM.
 
 import { randomUUID } from 'node:crypto';
-import { CONFIG_NAMES, type RawConfig, parseConfig, type SlicingConfig } from '../shared/config.ts';
+import { CONFIG_NAMES, type RawConfig, parseConfig, type SlicingConfig } from '../shared/config/config.ts';
 import { type S3Origin, startS3Origin } from '../local/origin.ts';
 import { type Stack, startWorkers } from '../local/workers.ts';
 

@@ -1,6 +1,6 @@
 // What bench:memory found, as data (memory.json) and as the table it prints (memory.md).
 
-import type { SlicingConfig } from '../shared/config.ts';
+import type { SlicingConfig } from '../shared/config/config.ts';
 import type { MemoryEvidence } from './issue-targets.ts';
 import { type Machine, describeMachine, formatTable } from './report.ts';
 import type { RssSample } from './rss-sampler.ts';

@@ -5,7 +5,7 @@
 // empty caches; `direct` is the shaped origin itself, the baseline every speed-up is against.
 
 import { randomUUID } from 'node:crypto';
-import type { RawConfig } from '../shared/config.ts';
+import type { RawConfig } from '../shared/config/config.ts';
 import { startWorkers } from '../local/workers.ts';
 import { type Peers, startNaiveWorkers, startNginx, startVarnish } from './peers/peers.ts';
 

@@ -1,6 +1,6 @@
 // A small valid PNG made in code, so the sample image needs no binary file in the repository.
 import { crc32, deflateSync } from 'node:zlib';
-import { concatBytes } from '../shared/bytes.ts';
+import { concatBytes } from '../shared/streams/bytes.ts';
 
 const SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 const BIT_DEPTH = 8;

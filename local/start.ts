@@ -3,7 +3,7 @@
 // sample site; with ORIGIN_URL it fronts that origin instead. Ctrl-C stops everything.
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
-import { CONFIG_NAMES, SECRET_CONFIG_NAMES, parseConfig, type RawConfig } from '../shared/config.ts';
+import { CONFIG_NAMES, SECRET_CONFIG_NAMES, parseConfig, type RawConfig } from '../shared/config/config.ts';
 import type { SeededAsset } from './assets.ts';
 import type { S3Origin } from './origin.ts';
 import type { Stack } from './workers.ts';

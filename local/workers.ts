@@ -7,7 +7,7 @@
 import { rm } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { Log, LogLevel, Miniflare } from 'miniflare';
-import type { RawConfig } from '../shared/config.ts';
+import type { RawConfig } from '../shared/config/config.ts';
 import { randomUUID } from 'node:crypto';
 import { bundleWorker } from './bundle.ts';
 import { FRONT_HEADER, startFront } from './front.ts';
@@ -157,7 +157,7 @@ function definedStrings(config: RawConfig): Record<string, string> {
 }
 
 /**
- * TEST_CLOCK for both workers (shared/test-clock.ts): a Node function answering the fake time,
+ * TEST_CLOCK for both workers (shared/tier/test-clock.ts): a Node function answering the fake time,
  * so that a test can move the clock freshness is judged by instead of sleeping.
  */
 function clockBinding(clock: (() => number) | undefined): Record<string, (request: Request) => Response> {

@@ -2,14 +2,14 @@
 // once (others re-read the global list within its bound), and the shield's entries for the
 // URLs named are deleted. Only the edge reaches this (index.ts checks its credential).
 
-import { SHIELD_CACHE_NAME } from '../shared/cache-status.ts';
-import type { Config } from '../shared/config.ts';
-import { BadRequest } from '../shared/http-error.ts';
-import { SHIELD_ORIGIN } from '../shared/internal.ts';
-import { type PurgeRecord, asRecord } from '../shared/purge.ts';
-import { rememberPurges } from '../shared/purge-store.ts';
-import { type RequestTarget, requestTarget } from '../shared/request-target.ts';
-import { remove } from '../shared/tier-cache.ts';
+import { SHIELD_CACHE_NAME } from '../shared/http/cache-status.ts';
+import type { Config } from '../shared/config/config.ts';
+import { BadRequest } from '../shared/http/errors.ts';
+import { SHIELD_ORIGIN } from '../shared/target/internal.ts';
+import { type PurgeRecord, asRecord } from '../shared/purge/purge.ts';
+import { rememberPurges } from '../shared/purge/purge-store.ts';
+import { type RequestTarget, requestTarget } from '../shared/target/request-target.ts';
+import { remove } from '../shared/tier/tier-cache.ts';
 
 export async function acceptPurge(request: Request, config: Config, shieldKey: (target: RequestTarget) => string): Promise<Response> {
   const records = await readRecords(request);

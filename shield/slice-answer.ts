@@ -1,25 +1,25 @@
-// The shield's answer to the edge's slice requests (shared/slice-protocol.ts): a complete 200
+// The shield's answer to the edge's slice requests (shared/slices/slice-protocol.ts): a complete 200
 // of exactly the span's bytes of the pinned version, read from the shield's own slices or from
 // the origin, several slices at once. 412 when the version the edge pinned is gone, 416 (with
 // the object's size) when the span starts past its end, the whole object when it is not sliced.
 
-import { type Config } from '../shared/config.ts';
-import { evaluatePreconditions } from '../shared/conditional.ts';
-import { BadGateway, BadRequest, HttpError } from '../shared/http-error.ts';
-import { OBJECT_HEADER, objectMarker, representationHeaders } from '../shared/object-meta.ts';
-import { type ObjectRead, type Resolved, resolveObject } from '../shared/object-read.ts';
-import { readObjectSlices } from '../shared/object-slices.ts';
-import { type Piece, rangesStream } from '../shared/byte-stream.ts';
-import type { ByteRange } from '../shared/range.ts';
-import { unsatisfiedRange } from '../shared/range.ts';
-import { type Budget, type ReadaheadPool, isolatePool } from '../shared/slice-reader.ts';
-import { SPAN_HEADER, type SliceRequest, WHOLE } from '../shared/slice-protocol.ts';
-import { ORIGIN_AT_HEADER } from '../shared/internal.ts';
-import { sliceCount, spanBytes } from '../shared/slice-plan.ts';
-import { VersionChanged } from '../shared/upstream.ts';
-import { reportTier, slicedReport } from '../shared/tier-headers.ts';
-import { appendServerTiming, serverTimingMetric } from '../shared/server-timing.ts';
-import { responseAsIs } from '../shared/response-as-is.ts';
+import { type Config } from '../shared/config/config.ts';
+import { evaluatePreconditions } from '../shared/http/conditional.ts';
+import { BadGateway, BadRequest, HttpError } from '../shared/http/errors.ts';
+import { OBJECT_HEADER, objectMarker, representationHeaders } from '../shared/slices/object-meta.ts';
+import { type ObjectRead, type Resolved, resolveObject } from '../shared/tier/object-read.ts';
+import { readObjectSlices } from '../shared/tier/object-slices.ts';
+import { type Piece, rangesStream } from '../shared/streams/byte-stream.ts';
+import type { ByteRange } from '../shared/http/range.ts';
+import { unsatisfiedRange } from '../shared/http/range.ts';
+import { type Budget, type ReadaheadPool, isolatePool } from '../shared/tier/slice-reader.ts';
+import { SPAN_HEADER, type SliceRequest, WHOLE } from '../shared/slices/slice-protocol.ts';
+import { ORIGIN_AT_HEADER } from '../shared/target/internal.ts';
+import { sliceCount, spanBytes } from '../shared/slices/slice-plan.ts';
+import { VersionChanged } from '../shared/tier/ports.ts';
+import { reportTier, slicedReport } from '../shared/tier/tier-headers.ts';
+import { appendServerTiming, serverTimingMetric } from '../shared/http/server-timing.ts';
+import { responseAsIs } from '../shared/streams/response-as-is.ts';
 
 /** Slices read ahead by all of this isolate's requests together (module scope: one per isolate). */
 const READAHEAD: ReadaheadPool = { limit: 0, inUse: 0 };

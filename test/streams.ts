@@ -1,6 +1,6 @@
 // Streams for tests: known bytes in chunks of a chosen size, with a hook for cancellation.
 
-import { concatBytes } from '../shared/bytes.ts';
+import { concatBytes } from '../shared/streams/bytes.ts';
 
 /** `bytes` as a stream of chunks of at most `chunkSize` bytes; `onCancel` hears a cancel. */
 export function streamOf(bytes: Uint8Array, chunkSize = 3, onCancel?: () => void): ReadableStream<Uint8Array> {

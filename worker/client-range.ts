@@ -1,9 +1,9 @@
 // The client's side of a GET at the edge (RFC 9110 §14): which bytes to send and how to frame
 // them, 200 whole, 206 with Content-Range, 206 multipart/byteranges, or 416.
 
-import { BOUNDARY_BYTES, boundaryFrom, planMultipart } from '../shared/multipart.ts';
-import { type ByteRange, contentRange, evaluateRange, ifRangeAllows, unsatisfiedRange } from '../shared/range.ts';
-import { type Piece, rangesStream } from '../shared/byte-stream.ts';
+import { BOUNDARY_BYTES, boundaryFrom, planMultipart } from '../shared/http/multipart.ts';
+import { type ByteRange, contentRange, evaluateRange, ifRangeAllows, unsatisfiedRange } from '../shared/http/range.ts';
+import { type Piece, rangesStream } from '../shared/streams/byte-stream.ts';
 
 export type RangePlan = { kind: 'full'; ranges: ByteRange[] } | { kind: 'partial'; ranges: ByteRange[] } | { kind: 'unsatisfiable' };
 

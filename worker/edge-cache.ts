@@ -2,9 +2,9 @@
 // front (memory-cache.ts). Every read, store, purge and invalidation at the edge goes through
 // here, so the memory layer never holds what the Cache API has dropped.
 
-import { EDGE_CACHE_NAME } from '../shared/cache-status.ts';
-import type { Config } from '../shared/config.ts';
-import type { TierCache } from '../shared/tier-cache.ts';
+import { EDGE_CACHE_NAME } from '../shared/http/cache-status.ts';
+import type { Config } from '../shared/config/config.ts';
+import type { TierCache } from '../shared/tier/tier-cache.ts';
 import { MemoryCache, memoryFronted } from './memory-cache.ts';
 
 const memories = new WeakMap<Config, MemoryCache>();

@@ -1,6 +1,6 @@
 // The edge worker: runs in every location, answers from its own cache, and on a miss asks the
 // shield over the service binding. This file only wires: GET is serve-object.ts (over
-// shared/object-read.ts), HEAD shared/object-head.ts,
+// shared/tier/object-read.ts), HEAD shared/tier/object-head.ts,
 // the next hop is shield-client.ts, unsafe methods for HTTP origins are pass-through.ts;
 // site-responses.ts finishes GET/HEAD/OPTIONS answers (the 404 page, CORS).
 // POST /__tiercache/purge is purge.ts; the rest of /__tiercache/ is 404 and never forwarded,
@@ -9,20 +9,20 @@
 // in memory (edge-cache.ts).
 
 import { Hono } from 'hono';
-import { hasDirective, parseCacheControl } from '../shared/cache-control.ts';
-import { evaluatePreconditions, notModifiedHeaders } from '../shared/conditional.ts';
-import { configFrom } from '../shared/config.ts';
-import { healingUpstream, shieldHealing } from '../shared/healing-upstream.ts';
-import { TIER_MANAGED, forwardedRequestHeaders, withForwarding } from '../shared/headers.ts';
-import { Forbidden, HttpError, MethodNotAllowed, NotFound, errorResponse } from '../shared/http-error.ts';
-import { FRONT_HEADER, PURGE_PATH, credentialMatches, isInternal } from '../shared/internal.ts';
-import { headObject } from '../shared/object-head.ts';
-import { type ObjectRead, readPolicy } from '../shared/object-read.ts';
-import { clockOffset } from '../shared/test-clock.ts';
-import { purgeWatch } from '../shared/purge.ts';
-import { purgeRecords } from '../shared/purge-store.ts';
-import { normalizePath, requestTarget, requestUrl } from '../shared/request-target.ts';
-import { withTierReport } from '../shared/tier-headers.ts';
+import { hasDirective, parseCacheControl } from '../shared/http/cache-control.ts';
+import { evaluatePreconditions, notModifiedHeaders } from '../shared/http/conditional.ts';
+import { configFrom } from '../shared/config/config.ts';
+import { healingUpstream, shieldHealing } from '../shared/tier/healing-upstream.ts';
+import { TIER_MANAGED, forwardedRequestHeaders, withForwarding } from '../shared/http/headers.ts';
+import { Forbidden, HttpError, MethodNotAllowed, NotFound, errorResponse } from '../shared/http/errors.ts';
+import { FRONT_HEADER, PURGE_PATH, credentialMatches, isInternal } from '../shared/target/internal.ts';
+import { headObject } from '../shared/tier/object-head.ts';
+import { type ObjectRead, readPolicy } from '../shared/tier/object-read.ts';
+import { clockOffset } from '../shared/tier/test-clock.ts';
+import { purgeWatch } from '../shared/purge/purge.ts';
+import { purgeRecords } from '../shared/purge/purge-store.ts';
+import { normalizePath, requestTarget, requestUrl } from '../shared/target/request-target.ts';
+import { withTierReport } from '../shared/tier/tier-headers.ts';
 import { edgeAddress, edgeKey } from './edge-address.ts';
 import { edgeCache } from './edge-cache.ts';
 import type { EdgeEnv } from './env.ts';

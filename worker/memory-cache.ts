@@ -11,11 +11,11 @@
 // so memory never holds a version the Cache API no longer has. Eviction keeps `budget` bytes
 // with the CLOCK approximation of least-recently-used (a hit only sets a flag).
 
-import { readManifest } from '../shared/object-meta.ts';
-import { indexedFields } from '../shared/vary.ts';
-import { type EntryMeta, fromStoredHeaders } from '../shared/stored-entry.ts';
-import type { TierCache } from '../shared/tier-cache.ts';
-import { responseAsIs } from '../shared/response-as-is.ts';
+import { readManifest } from '../shared/slices/object-meta.ts';
+import { indexedFields } from '../shared/http/vary.ts';
+import { type EntryMeta, fromStoredHeaders } from '../shared/store/stored-entry.ts';
+import type { TierCache } from '../shared/tier/tier-cache.ts';
+import { responseAsIs } from '../shared/streams/response-as-is.ts';
 
 export interface MemoryLimits {
   /** Bytes of bodies and headers kept in all. */
@@ -27,7 +27,7 @@ export interface MemoryLimits {
 /** A stored response, as the Cache API holds it and unpacked once for hits that need no parsing. */
 export interface MemoryEntry {
   status: number;
-  /** The stored headers (shared/stored-entry.ts envelope). */
+  /** The stored headers (shared/store/stored-entry.ts envelope). */
   stored: Headers;
   /** A Blob: workerd answers with one without copying it into each response (a Uint8Array is copied). */
   body: Blob;

@@ -5,20 +5,20 @@
 // re-read — returns undefined and takes the full path, which reads the same memory through
 // edge-cache.ts and decides stale use, revalidation and ranges there.
 
-import { type Config, configFrom } from '../shared/config.ts';
-import { purgedBy } from '../shared/purge.ts';
-import { knownPurgeRecords } from '../shared/purge-store.ts';
-import { currentAge, remainingFreshness } from '../shared/stored-entry.ts';
-import { clockOffset } from '../shared/test-clock.ts';
-import { appendCacheStatus, cacheStatusMember, withoutMember } from '../shared/cache-status.ts';
-import { serverTimingMetric } from '../shared/server-timing.ts';
-import { targetedFieldsToStrip } from '../shared/targeted-cache-control.ts';
-import { cacheName } from '../shared/tier-headers.ts';
+import { type Config, configFrom } from '../shared/config/config.ts';
+import { purgedBy } from '../shared/purge/purge.ts';
+import { knownPurgeRecords } from '../shared/purge/purge-store.ts';
+import { currentAge, remainingFreshness } from '../shared/store/stored-entry.ts';
+import { clockOffset } from '../shared/tier/test-clock.ts';
+import { appendCacheStatus, cacheStatusMember, withoutMember } from '../shared/http/cache-status.ts';
+import { serverTimingMetric } from '../shared/http/server-timing.ts';
+import { targetedFieldsToStrip } from '../shared/http/targeted-cache-control.ts';
+import { cacheName } from '../shared/tier/tier-headers.ts';
 import { knownAddress } from './edge-address.ts';
 import { edgeMemory } from './edge-cache.ts';
 import type { EdgeEnv } from './env.ts';
 import type { MemoryEntry } from './memory-cache.ts';
-import { responseAsIs } from '../shared/response-as-is.ts';
+import { responseAsIs } from '../shared/streams/response-as-is.ts';
 
 /** Request headers that make a GET more than "the whole representation, please". */
 const CONDITIONS = ['range', 'if-none-match', 'if-modified-since', 'if-match', 'if-unmodified-since', 'if-range'];

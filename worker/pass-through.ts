@@ -3,10 +3,10 @@
 // that URL and the same-host URLs its Location and Content-Location name (the shield does the
 // same for its own entries), as RFC 9111 §4.4 asks.
 
-import type { Config } from '../shared/config.ts';
-import { invalidatedUrls } from '../shared/invalidation.ts';
-import type { RequestTarget } from '../shared/request-target.ts';
-import { type TierCache, remove } from '../shared/tier-cache.ts';
+import type { Config } from '../shared/config/config.ts';
+import { invalidatedUrls } from '../shared/http/invalidation.ts';
+import type { RequestTarget } from '../shared/target/request-target.ts';
+import { type TierCache, remove } from '../shared/tier/tier-cache.ts';
 import { askShield } from './shield-client.ts';
 
 export interface PassThroughDeps {

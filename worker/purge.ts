@@ -1,15 +1,15 @@
 // POST /__tiercache/purge (README "Purge"): checks the bearer token, parses the body
-// (shared/purge.ts), records the purges in the global list (KV, shared/purge-store.ts),
+// (shared/purge/purge.ts), records the purges in the global list (KV, shared/purge/purge-store.ts),
 // deletes this location's entries for the URLs named, and tells the shield, which does the
 // same with its own. Nothing is ever sent to the origin.
 
-import type { Config } from '../shared/config.ts';
-import { BadRequest, Forbidden, HttpError } from '../shared/http-error.ts';
-import { PURGE_PATH, credentialMatches } from '../shared/internal.ts';
-import { PURGE_BODY_LIMIT, type PurgeRecord, type PurgeRequest, parsePurgeBody } from '../shared/purge.ts';
-import { REACHES_EVERY_LOCATION_WITHIN, recordPurges } from '../shared/purge-store.ts';
-import { type RequestTarget, normalizePath, requestTarget } from '../shared/request-target.ts';
-import { remove } from '../shared/tier-cache.ts';
+import type { Config } from '../shared/config/config.ts';
+import { BadRequest, Forbidden, HttpError } from '../shared/http/errors.ts';
+import { PURGE_PATH, credentialMatches } from '../shared/target/internal.ts';
+import { PURGE_BODY_LIMIT, type PurgeRecord, type PurgeRequest, parsePurgeBody } from '../shared/purge/purge.ts';
+import { REACHES_EVERY_LOCATION_WITHIN, recordPurges } from '../shared/purge/purge-store.ts';
+import { type RequestTarget, normalizePath, requestTarget } from '../shared/target/request-target.ts';
+import { remove } from '../shared/tier/tier-cache.ts';
 import { edgeCache } from './edge-cache.ts';
 import type { EdgeEnv } from './env.ts';
 import { askShield } from './shield-client.ts';

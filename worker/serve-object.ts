@@ -3,20 +3,20 @@
 // request from fresh metadata; after it, the stream is aborted: a client may see a broken
 // transfer, never a body mixed from two versions.
 
-import type { Config } from '../shared/config.ts';
-import { evaluatePreconditions, notModifiedHeaders } from '../shared/conditional.ts';
-import { BadGateway, HttpError } from '../shared/http-error.ts';
-import { type ObjectRead, type Resolved, type WholeObject, forgetObject, resolveObject } from '../shared/object-read.ts';
-import { readObjectSlices } from '../shared/object-slices.ts';
-import { type Budget, type ReadaheadPool, SUBREQUESTS_PER_SLICE, isolatePool } from '../shared/slice-reader.ts';
-import { slicesFor } from '../shared/slice-plan.ts';
-import { type CacheStatusParams } from '../shared/cache-status.ts';
-import { reportTier, slicedReport } from '../shared/tier-headers.ts';
-import { appendServerTiming, serverTimingMetric } from '../shared/server-timing.ts';
-import { VersionChanged } from '../shared/upstream.ts';
+import type { Config } from '../shared/config/config.ts';
+import { evaluatePreconditions, notModifiedHeaders } from '../shared/http/conditional.ts';
+import { BadGateway, HttpError } from '../shared/http/errors.ts';
+import { type ObjectRead, type Resolved, type WholeObject, forgetObject, resolveObject } from '../shared/tier/object-read.ts';
+import { readObjectSlices } from '../shared/tier/object-slices.ts';
+import { type Budget, type ReadaheadPool, SUBREQUESTS_PER_SLICE, isolatePool } from '../shared/tier/slice-reader.ts';
+import { slicesFor } from '../shared/slices/slice-plan.ts';
+import { type CacheStatusParams } from '../shared/http/cache-status.ts';
+import { reportTier, slicedReport } from '../shared/tier/tier-headers.ts';
+import { appendServerTiming, serverTimingMetric } from '../shared/http/server-timing.ts';
+import { VersionChanged } from '../shared/tier/ports.ts';
 import { firstSliceHint, framedBody, planRanges, unsatisfiable, wholeInOnePiece, wholePieces } from './client-range.ts';
 import { copyWhole, storedWholeCopy } from './whole-copy.ts';
-import { responseAsIs } from '../shared/response-as-is.ts';
+import { responseAsIs } from '../shared/streams/response-as-is.ts';
 
 /** Most slices per request to the shield: each costs the shield about three subrequests. */
 const MAX_SPAN = 16;

@@ -1,16 +1,16 @@
 // The edge's next hop: the shield, over the service binding. GETs go as slice requests
-// (shared/slice-protocol.ts) and every answer is checked like an origin's: the span asked
+// (shared/slices/slice-protocol.ts) and every answer is checked like an origin's: the span asked
 // for, its exact length, the pinned ETag. Nothing the client sent is copied by default.
 
-import type { Config } from '../shared/config.ts';
-import { Disconnected } from '../shared/http-error.ts';
-import { CREDENTIAL_HEADER, HOST_HEADER, PURGED_AT_HEADER, REVALIDATE_HEADER, SHIELD_ORIGIN } from '../shared/internal.ts';
-import { OBJECT_HEADER, type ObjectMeta, parseObjectMarker, representationHeaders } from '../shared/object-meta.ts';
-import type { RequestTarget } from '../shared/request-target.ts';
-import { type ObjectVersion, type SliceSpan, isStrongEtag, sliceCount, spanBytes } from '../shared/slice-plan.ts';
-import { SPAN_HEADER, WHOLE, sliceRequestPath } from '../shared/slice-protocol.ts';
-import { type Upstream, type UpstreamAnswer, VersionChanged } from '../shared/upstream.ts';
-import { responseAsIs } from '../shared/response-as-is.ts';
+import type { Config } from '../shared/config/config.ts';
+import { Disconnected } from '../shared/http/errors.ts';
+import { CREDENTIAL_HEADER, HOST_HEADER, PURGED_AT_HEADER, REVALIDATE_HEADER, SHIELD_ORIGIN } from '../shared/target/internal.ts';
+import { OBJECT_HEADER, type ObjectMeta, parseObjectMarker, representationHeaders } from '../shared/slices/object-meta.ts';
+import type { RequestTarget } from '../shared/target/request-target.ts';
+import { type ObjectVersion, type SliceSpan, isStrongEtag, sliceCount, spanBytes } from '../shared/slices/slice-plan.ts';
+import { SPAN_HEADER, WHOLE, sliceRequestPath } from '../shared/slices/slice-protocol.ts';
+import { type Upstream, type UpstreamAnswer, VersionChanged } from '../shared/tier/ports.ts';
+import { responseAsIs } from '../shared/streams/response-as-is.ts';
 
 export interface ShieldCall {
   method: string;

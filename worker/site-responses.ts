@@ -1,15 +1,15 @@
 // What every edge answer to GET, HEAD and OPTIONS passes through last (README "Static sites"):
 // the site's own 404 page in place of a bare 404 (NOT_FOUND_DOCUMENT), then CORS
-// (CORS_ALLOW_ORIGINS, decided in shared/cors.ts). Answers to other methods (pass-through to an
+// (CORS_ALLOW_ORIGINS, decided in shared/http/cors.ts). Answers to other methods (pass-through to an
 // HTTP origin, or 405) leave untouched.
 
-import { type AllowedOrigins, addCorsHeaders, corsEnabled, preflightHeaders } from '../shared/cors.ts';
-import { ConfigError, configFrom } from '../shared/config.ts';
-import { encodeKeyForPath } from '../shared/object-key.ts';
-import type { SiteConfig } from '../shared/site-config.ts';
-import { withTierReport } from '../shared/tier-headers.ts';
+import { type AllowedOrigins, addCorsHeaders, corsEnabled, preflightHeaders } from '../shared/http/cors.ts';
+import { ConfigError, configFrom } from '../shared/config/config.ts';
+import { encodeKeyForPath } from '../shared/target/object-key.ts';
+import type { SiteConfig } from '../shared/config/site-config.ts';
+import { withTierReport } from '../shared/tier/tier-headers.ts';
 import type { EdgeEnv } from './env.ts';
-import { responseAsIs } from '../shared/response-as-is.ts';
+import { responseAsIs } from '../shared/streams/response-as-is.ts';
 
 export type EdgeFetch = (request: Request, env: EdgeEnv, ctx: ExecutionContext) => Response | Promise<Response>;
 

@@ -9,15 +9,15 @@
 // read again and each counted, in the background, one at a time per version and isolate;
 // nothing is kept unless every slice is there and every byte of the object arrives.
 
-import { type Piece, rangesStream } from '../shared/byte-stream.ts';
-import { claim, isFilling } from '../shared/collapse.ts';
-import { WHOLE_COPY, sliceEntryHeaders } from '../shared/object-meta.ts';
-import type { ObjectRead, SlicedObject } from '../shared/object-read.ts';
-import type { Budget } from '../shared/slice-reader.ts';
-import { sliceBytes, sliceCount, sliceKey, wholeCopyKey } from '../shared/slice-plan.ts';
-import { retention } from '../shared/stale.ts';
-import { storedPart } from '../shared/slice-store.ts';
-import { remove, store } from '../shared/tier-cache.ts';
+import { type Piece, rangesStream } from '../shared/streams/byte-stream.ts';
+import { claim, isFilling } from '../shared/tier/collapse.ts';
+import { WHOLE_COPY, sliceEntryHeaders } from '../shared/slices/object-meta.ts';
+import type { ObjectRead, SlicedObject } from '../shared/tier/object-read.ts';
+import type { Budget } from '../shared/tier/slice-reader.ts';
+import { sliceBytes, sliceCount, sliceKey, wholeCopyKey } from '../shared/slices/slice-plan.ts';
+import { retention } from '../shared/http/stale.ts';
+import { storedPart } from '../shared/tier/slice-store.ts';
+import { remove, store } from '../shared/tier/tier-cache.ts';
 
 /** The stored whole copy of `sliced`'s version, if this tier has one (one lookup). */
 export async function storedWholeCopy(read: ObjectRead, sliced: SlicedObject, budget: Budget): Promise<ReadableStream<Uint8Array> | undefined> {

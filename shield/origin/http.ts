@@ -1,12 +1,12 @@
 // Methods other than GET/HEAD for a plain HTTP origin: forwarded as they came (minus per-hop
 // headers and the tiers' own), answered as the origin answered. Never cached.
 
-import type { Config } from '../../shared/config.ts';
-import { originResponseHeaders, forwardedRequestHeaders } from '../../shared/headers.ts';
-import type { RequestTarget } from '../../shared/request-target.ts';
+import type { Config } from '../../shared/config/config.ts';
+import { originResponseHeaders, forwardedRequestHeaders } from '../../shared/http/headers.ts';
+import type { RequestTarget } from '../../shared/target/request-target.ts';
 import { originUrlFor } from './origin.ts';
 import { originFetch } from './origin-fetch.ts';
-import { responseAsIs } from '../../shared/response-as-is.ts';
+import { responseAsIs } from '../../shared/streams/response-as-is.ts';
 
 export async function passThroughToHttp(config: Config, target: RequestTarget, request: Request): Promise<Response> {
   const init: RequestInit = { method: request.method, headers: forwardedRequestHeaders(request.headers) };

@@ -4,8 +4,8 @@
 // the final answer out of that, so an origin that sends Early Hints is still answered. Where
 // the runtime reads 1xx itself (Cloudflare's), this never runs.
 
-import { concatBytes } from '../../shared/bytes.ts';
-import { BadGateway } from '../../shared/http-error.ts';
+import { concatBytes } from '../../shared/streams/bytes.ts';
+import { BadGateway } from '../../shared/http/errors.ts';
 
 /** Longest final head read past interim answers. */
 const MAX_HEAD = 64 * 1024;

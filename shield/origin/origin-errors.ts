@@ -3,7 +3,7 @@
 // which name the cause without echoing anything S3 said about our credentials. Refusals of our
 // own request (signature, bucket, endpoint) are ours: a 502 naming the setting to check.
 
-import { BadGateway, HttpError, NotFound } from '../../shared/http-error.ts';
+import { BadGateway, HttpError, NotFound } from '../../shared/http/errors.ts';
 
 /** S3 error codes that mean our request (its signature or credentials) was refused. */
 const AUTH_CODES = new Set([

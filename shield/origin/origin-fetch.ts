@@ -1,10 +1,10 @@
 // One fetch to the origin, with the failure modes a CDN must turn into quick, clean answers:
 // unreachable → 502 (a GET or HEAD asked twice), no response headers within the timeout → 504. The timeout covers the wait
 // for headers only: a large body may take longer than that to stream (the silence inside it
-// is bounded where it is read, shared/healing-upstream.ts). Bodies arrive as the origin sent
+// is bounded where it is read, shared/tier/healing-upstream.ts). Bodies arrive as the origin sent
 // them: an object stored gzip-encoded stays those bytes, never decoded on the way.
 
-import { Disconnected, HttpError } from '../../shared/http-error.ts';
+import { Disconnected, HttpError } from '../../shared/http/errors.ts';
 import { finalAnswer } from './interim.ts';
 
 /** How much of an error body we read to find S3's error code. */

@@ -1,12 +1,12 @@
 // One request to the origin, whichever kind it is, answered raw: the callers decide what a
 // 206, 412 or 416 means. Errors are mapped here, once, to what a client may see.
 
-import { busyWait, isBusy } from '../../shared/busy-origin.ts';
-import type { Config } from '../../shared/config.ts';
-import { S3_RESPONSE_HEADERS, exposeS3CacheTag, originResponseHeaders } from '../../shared/headers.ts';
-import { HttpError } from '../../shared/http-error.ts';
+import { busyWait, isBusy } from '../../shared/http/busy-origin.ts';
+import type { Config } from '../../shared/config/config.ts';
+import { S3_RESPONSE_HEADERS, exposeS3CacheTag, originResponseHeaders } from '../../shared/http/headers.ts';
+import { HttpError } from '../../shared/http/errors.ts';
 
-import type { RequestTarget } from '../../shared/request-target.ts';
+import type { RequestTarget } from '../../shared/target/request-target.ts';
 import { httpFailure, s3ErrorCode, s3Failure } from './origin-errors.ts';
 import { originFetch, readErrorBody } from './origin-fetch.ts';
 import type { ForwardedHeaders } from './s3-request.ts';
@@ -15,10 +15,10 @@ import { signS3Request } from './sigv4.ts';
 
 /**
  * GET or HEAD of the object: `forwarded` (Range, If-Match …) is ours; `client` are the client's
- * end-to-end headers (shared/headers.ts), sent to an HTTP origin only, never to S3. An S3
+ * end-to-end headers (shared/http/headers.ts), sent to an HTTP origin only, never to S3. An S3
  * origin answering busy (503, 429), or any origin busy while we read slices of a version we
  * pinned, is asked again as its Retry-After says, within ORIGIN_TIMEOUT_MS in all
- * (shared/busy-origin.ts); past that its busy answer is returned. A site's busy answer to a
+ * (shared/http/busy-origin.ts); past that its busy answer is returned. A site's busy answer to a
  * first request is its answer, passed on at once. `now` signs each try.
  */
 export async function fetchOrigin(config: Config, target: RequestTarget, method: 'GET' | 'HEAD', forwarded: ForwardedHeaders, now: () => number, signal?: AbortSignal, client?: Headers): Promise<Response> {

@@ -4,20 +4,20 @@
 // serves the object whole. The rest of a slice from a byte on (`from`) is the same request
 // with the range starting there: how a body cut part-way is healed (healing-upstream.ts).
 
-import type { Config } from '../../shared/config.ts';
-import { withTypeFromExtension } from '../../shared/content-type.ts';
-import { slicedMeta } from '../../shared/object-meta.ts';
-import { parseContentRange } from '../../shared/range.ts';
-import type { RequestTarget } from '../../shared/request-target.ts';
-import { type ObjectVersion, type SliceSpan, spanBytes } from '../../shared/slice-plan.ts';
-import { type SliceAsk, type Upstream, type UpstreamAnswer, VersionChanged } from '../../shared/upstream.ts';
-import { serverTimingMetric } from '../../shared/server-timing.ts';
+import type { Config } from '../../shared/config/config.ts';
+import { withTypeFromExtension } from '../../shared/http/content-type.ts';
+import { slicedMeta } from '../../shared/slices/object-meta.ts';
+import { parseContentRange } from '../../shared/http/range.ts';
+import type { RequestTarget } from '../../shared/target/request-target.ts';
+import { type ObjectVersion, type SliceSpan, spanBytes } from '../../shared/slices/slice-plan.ts';
+import { type SliceAsk, type Upstream, type UpstreamAnswer, VersionChanged } from '../../shared/tier/ports.ts';
+import { serverTimingMetric } from '../../shared/http/server-timing.ts';
 import { fetchOrigin, keptHeaders, originFailure } from './origin.ts';
-import { BadGateway } from '../../shared/http-error.ts';
-import { responseAsIs } from '../../shared/response-as-is.ts';
+import { BadGateway } from '../../shared/http/errors.ts';
+import { responseAsIs } from '../../shared/streams/response-as-is.ts';
 
 /**
- * `client`: the client's end-to-end request headers (shared/headers.ts), for an HTTP origin.
+ * `client`: the client's end-to-end request headers (shared/http/headers.ts), for an HTTP origin.
  * An HTTP origin's answer that is not the object (a redirect, the site's own 404 page, a 500,
  * a 204) is the answer: passed on whole, with its status, headers and body (`asAnswered`).
  */

@@ -1,8 +1,8 @@
 // Which request we send to S3 for an object: method, URL and the headers to sign.
 // Pure: no I/O, no signing (see sigv4.ts), no clock.
 
-import type { S3Config } from '../../shared/config.ts';
-import { encodeKeyForPath } from '../../shared/object-key.ts';
+import type { S3Config } from '../../shared/config/config.ts';
+import { encodeKeyForPath } from '../../shared/target/object-key.ts';
 
 /** A request ready for SigV4: absolute URL without a query, lowercase header names. */
 export interface UnsignedRequest {

@@ -4,9 +4,9 @@
 
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { Checksum, HttpRequest, SourceData } from '@smithy/types';
-import type { S3Config } from '../../shared/config.ts';
+import type { S3Config } from '../../shared/config/config.ts';
 import type { UnsignedRequest } from './s3-request.ts';
-import { concatBytes } from '../../shared/bytes.ts';
+import { concatBytes } from '../../shared/streams/bytes.ts';
 
 export type S3Credentials = Pick<S3Config, 'region' | 'accessKeyId' | 'secretAccessKey'>;
 

@@ -3,7 +3,7 @@
 // edge and assert on what the origin really received.
 
 import { request as httpRequest } from 'node:http';
-import type { RawConfig } from '../../shared/config.ts';
+import type { RawConfig } from '../../shared/config/config.ts';
 import { type S3Origin, startS3Origin } from '../../local/origin.ts';
 import { type Tap, startTap } from '../local/origin-tap.ts';
 import { type Stack, startWorkers } from '../../local/workers.ts';

@@ -5,7 +5,7 @@
 // is still the edge's hit, with nothing asked of the shield or the origin.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REFRESH_MS, recordPurges } from '../../shared/purge-store.ts';
+import { REFRESH_MS, recordPurges } from '../../shared/purge/purge-store.ts';
 import { type Stack, startWorkers } from '../../local/workers.ts';
 import { type Answer, FakeClock, type Fixture, cacheStatus, request, settle, startFixture } from './fixture.ts';
 import { type Site, startSite } from './http-site.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REFRESH_MS, recordPurges } from '../../shared/purge-store.ts';
+import { REFRESH_MS, recordPurges } from '../../shared/purge/purge-store.ts';
 import { type Answer, type Fixture, cacheStatus, rawRequest, request, settle, startFixture } from './fixture.ts';
 
 const PURGE_TOKEN = 'test-purge-token';

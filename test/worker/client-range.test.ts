@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Piece } from '../../shared/byte-stream.ts';
-import { planMultipart } from '../../shared/multipart.ts';
-import type { ByteRange } from '../../shared/range.ts';
+import type { Piece } from '../../shared/streams/byte-stream.ts';
+import { planMultipart } from '../../shared/http/multipart.ts';
+import type { ByteRange } from '../../shared/http/range.ts';
 import fc from 'fast-check';
 import { firstSliceHint, framedBody, planRanges, unsatisfiable, wholeInOnePiece, wholePieces, type RangePlan } from '../../worker/client-range.ts';
 import { streamOf } from '../streams.ts';

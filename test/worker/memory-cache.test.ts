@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { manifestHeaders } from '../../shared/object-meta.ts';
-import { type EntryMeta, toStoredHeaders } from '../../shared/stored-entry.ts';
-import type { TierCache } from '../../shared/tier-cache.ts';
+import { manifestHeaders } from '../../shared/slices/object-meta.ts';
+import { type EntryMeta, toStoredHeaders } from '../../shared/store/stored-entry.ts';
+import type { TierCache } from '../../shared/tier/tier-cache.ts';
 import { MemoryCache, memoryFronted } from '../../worker/memory-cache.ts';
 import { platformCache } from './platform-cache.ts';
 

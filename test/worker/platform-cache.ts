@@ -3,7 +3,7 @@
 // whatever arrived of it (so a test proves that our code, not the platform, keeps it out).
 // It counts lookups.
 
-import type { TierCache } from '../../shared/tier-cache.ts';
+import type { TierCache } from '../../shared/tier/tier-cache.ts';
 import { concat } from '../streams.ts';
 
 export interface PlatformCache extends TierCache {

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { isFilling } from '../../shared/collapse.ts';
-import { type ObjectMeta, sliceEntryHeaders } from '../../shared/object-meta.ts';
-import type { ObjectRead, SlicedObject } from '../../shared/object-read.ts';
-import { sliceBytes, sliceKey, wholeCopyKey } from '../../shared/slice-plan.ts';
-import { type EntryMeta, toStoredHeaders } from '../../shared/stored-entry.ts';
-import { store } from '../../shared/tier-cache.ts';
-import type { Upstream } from '../../shared/upstream.ts';
+import { isFilling } from '../../shared/tier/collapse.ts';
+import { type ObjectMeta, sliceEntryHeaders } from '../../shared/slices/object-meta.ts';
+import type { ObjectRead, SlicedObject } from '../../shared/tier/object-read.ts';
+import { sliceBytes, sliceKey, wholeCopyKey } from '../../shared/slices/slice-plan.ts';
+import { type EntryMeta, toStoredHeaders } from '../../shared/store/stored-entry.ts';
+import { store } from '../../shared/tier/tier-cache.ts';
+import type { Upstream } from '../../shared/tier/ports.ts';
 import { copyWhole, storedWholeCopy } from '../../worker/whole-copy.ts';
 import { type PlatformCache, platformCache } from './platform-cache.ts';
 

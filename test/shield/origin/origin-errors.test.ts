@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import { HttpError } from '../../../shared/http-error.ts';
+import { HttpError } from '../../../shared/http/errors.ts';
 import { httpFailure, s3ErrorCode, s3Failure } from '../../../shield/origin/origin-errors.ts';
 
 const AUTH_CODES = [

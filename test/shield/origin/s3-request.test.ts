@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
-import type { S3Config } from '../../../shared/config.ts';
-import { encodeKeyForPath } from '../../../shared/object-key.ts';
+import type { S3Config } from '../../../shared/config/config.ts';
+import { encodeKeyForPath } from '../../../shared/target/object-key.ts';
 import { FORWARDED_HEADER_NAMES, s3ObjectRequest, type ForwardedHeaders } from '../../../shield/origin/s3-request.ts';
 
 const pathStyle: S3Config = {

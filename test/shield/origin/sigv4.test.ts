@@ -1,8 +1,8 @@
 import { describe, it, expect } from 'vitest';
 import { createHash, createHmac } from 'node:crypto';
 import { SignatureV4 } from '@smithy/signature-v4';
-import type { S3Config } from '../../../shared/config.ts';
-import { encodeKeyForPath } from '../../../shared/object-key.ts';
+import type { S3Config } from '../../../shared/config/config.ts';
+import { encodeKeyForPath } from '../../../shared/target/object-key.ts';
 import { s3ObjectRequest } from '../../../shield/origin/s3-request.ts';
 import { EMPTY_PAYLOAD_SHA256, signS3Request, WebCryptoSha256 } from '../../../shield/origin/sigv4.ts';
 

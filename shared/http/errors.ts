@@ -1,0 +1,119 @@
+// Typed errors that build their own response (after miniflare's cache worker and hono's
+// HTTPException). Thrown anywhere on the request path, turned into a response in one place
+// (each worker's `onError`). Messages say what was expected and what arrived; an origin's own
+// error body never reaches a client.
+
+import { ConfigError } from '../config/config.ts';
+
+export class HttpError extends Error {
+  override name = 'HttpError';
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  /** The status the next hop answered with, when this error stands for its answer (RFC 9211 fwd-status). */
+  upstreamStatus: number | undefined;
+  /** Why, in a word, for the tier's Cache-Status member (RFC 9211 §2.8 detail); absent = the message says it. */
+  detail: string | undefined = undefined;
+
+  constructor(status: number, message: string, headers: Record<string, string> = {}) {
+    super(message);
+    this.status = status;
+    this.headers = headers;
+  }
+
+  /** Records the next hop's status behind this error; returns this error. */
+  from(upstreamStatus: number): this {
+    this.upstreamStatus = upstreamStatus;
+    return this;
+  }
+
+  /** Names the cause for Cache-Status (`detail`); returns this error. */
+  because(detail: string): this {
+    this.detail = detail;
+    return this;
+  }
+
+  toResponse(method = 'GET'): Response {
+    const body = `${this.status} ${this.message}\n`;
+    const headers = new Headers(this.headers);
+    headers.set('content-type', 'text/plain; charset=utf-8');
+    // The absence of an object may be cached briefly (a tier's choice, NEGATIVE_TTL); nothing else may.
+    if (this.status !== 404 && this.status !== 410) headers.set('cache-control', 'no-store');
+    headers.set('content-length', String(new TextEncoder().encode(body).byteLength));
+    return new Response(method === 'HEAD' ? null : body, { status: this.status, headers });
+  }
+}
+
+export class BadRequest extends HttpError {
+  constructor(message: string) {
+    super(400, message);
+  }
+}
+
+export class Forbidden extends HttpError {
+  constructor(message: string) {
+    super(403, message);
+  }
+}
+
+export class NotFound extends HttpError {
+  constructor(message = 'not found') {
+    super(404, message);
+  }
+}
+
+/** RFC 9110 §15.5.6: a 405 MUST carry Allow. */
+export class MethodNotAllowed extends HttpError {
+  constructor(method: string, allow: readonly string[]) {
+    super(405, `method ${method.slice(0, 32)} is not allowed here; use ${allow.join(', ')}`, { allow: allow.join(', ') });
+  }
+}
+
+export class BadGateway extends HttpError {
+  constructor(message: string) {
+    super(502, message);
+  }
+}
+
+export class GatewayTimeout extends HttpError {
+  constructor(message: string) {
+    super(504, message);
+  }
+}
+
+/** RFC 9111 §5.2.1.7: `only-if-cached` and nothing stored answers it: "respond with a 504 (Gateway Timeout)". */
+export class NotStored extends GatewayTimeout {
+  override detail = 'only-if-cached';
+  constructor() {
+    super('nothing stored here answers this request, and it asked only-if-cached');
+  }
+}
+
+/** Why a tier is disconnected from its next hop (RFC 9111 §4.2.4): the detail its Cache-Status names. */
+export type DisconnectedDetail = 'origin-unreachable' | 'origin-timeout' | 'shield-unreachable';
+const DISCONNECTED: readonly string[] = ['origin-unreachable', 'origin-timeout', 'shield-unreachable'] satisfies DisconnectedDetail[];
+
+/**
+ * The next hop could not be reached, or sent no answer in time: no answer of its own exists,
+ * so one of ours (502, 504) stands in, and a stale copy may stand in for that (RFC 9111 §4.2.4:
+ * the cache is "disconnected").
+ */
+export class Disconnected extends HttpError {
+  override detail: DisconnectedDetail;
+  constructor(detail: DisconnectedDetail, message: string) {
+    super(detail === 'origin-timeout' ? 504 : 502, message);
+    this.detail = detail;
+  }
+}
+
+/** Whether a Cache-Status detail (ours, from the next tier) says that tier was disconnected. */
+export function isDisconnectedDetail(detail: string | undefined): boolean {
+  return detail !== undefined && DISCONNECTED.includes(detail);
+}
+
+/** Any error as a response: ours as built, a bad setting named, anything else an opaque 500. */
+export function errorResponse(error: unknown, method: string): Response {
+  if (error instanceof HttpError) return error.toResponse(method);
+  // Names the setting, never its value when it is a secret (ConfigError messages never quote those).
+  if (error instanceof ConfigError) return new HttpError(500, `tiercache is misconfigured: ${error.message}`).toResponse(method);
+  return new HttpError(500, 'internal error').toResponse(method);
+}

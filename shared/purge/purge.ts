@@ -1,0 +1,185 @@
+// Purge (README "Purge"): what a purge request asks for, and whether a stored entry is gone.
+// A purge never deletes anything at the origin: it records "everything matching this, whose
+// bytes came from the origin before this moment, is no longer ours to serve". Judged by when
+// the bytes came from the origin (originAt), not by when this tier stored them: a tier that
+// refills from another which has not read the purge yet gets the old bytes with their old
+// origin time, and the purge still finds them. Each tier checks a stored entry against the
+// records on every lookup; a purged entry is a miss. No I/O here: records in, verdicts out.
+
+import { originAt } from '../store/stored-entry.ts';
+
+/** What a purge looks at in a stored entry (or in an answer a tier is about to store). */
+export interface PurgeCandidate {
+  meta: { storedAt: number; originAt?: number };
+  headers: Headers;
+}
+
+export type PurgeKind = 'url' | 'prefix' | 'tag' | 'everything';
+
+export interface PurgeRecord {
+  kind: PurgeKind;
+  /** `url`: canonical path and query; `prefix`: a path prefix; `tag`: lower-case tag; `everything`: ''. */
+  value: string;
+  /** ms epoch of the purge: entries stored at or before it are purged. */
+  at: number;
+}
+
+/** A purge request body as accepted (values as the client sent them, trimmed). */
+export interface PurgeRequest {
+  urls: string[];
+  prefixes: string[];
+  tags: string[];
+  everything: boolean;
+}
+
+/** What a stored entry is checked by: when its bytes came from the origin, its canonical path, its tags. */
+export interface PurgeSubject {
+  originAt: number;
+  path: string;
+  tags: readonly string[];
+}
+
+export const PURGE_BODY_LIMIT = 64 * 1024;
+/** Values a request may name at once (each becomes one record, one KV write). */
+export const MAX_PURGE_VALUES = 30;
+/** Longest URL, prefix or tag: a record must fit the 1,024 bytes of a KV key's metadata. */
+export const MAX_VALUE_LENGTH = 512;
+/** The list each tier keeps: the newest records, none older than this. */
+export const MAX_RECORDS = 1000;
+export const RECORD_LIFETIME_MS = 31 * 86_400_000;
+
+const FIELDS = ['urls', 'prefixes', 'tags', 'everything'] as const;
+
+/** The body parsed, or why not (a message saying what was expected and what arrived). Never throws. */
+export function parsePurgeBody(text: string): { ok: true; request: PurgeRequest } | { ok: false; reason: string } {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return { ok: false, reason: `expected a JSON object like {"urls": ["/path"]}, got text that is not JSON (${describe(text)})` };
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    return { ok: false, reason: `expected a JSON object with urls, prefixes, tags or everything, got ${Array.isArray(body) ? 'an array' : body === null ? 'null' : typeof body}` };
+  }
+  const record = body as Record<string, unknown>;
+  const unknownField = Object.keys(record).find((name) => !(FIELDS as readonly string[]).includes(name));
+  if (unknownField !== undefined) return { ok: false, reason: `expected only the fields ${FIELDS.join(', ')}, got ${describe(unknownField)}` };
+  const request: PurgeRequest = { urls: [], prefixes: [], tags: [], everything: false };
+  for (const field of ['urls', 'prefixes', 'tags'] as const) {
+    const list = strings(record[field], field);
+    if (typeof list === 'string') return { ok: false, reason: list };
+    request[field] = list;
+  }
+  const everything = record.everything;
+  if (everything !== undefined && typeof everything !== 'boolean') return { ok: false, reason: `expected "everything" to be true or false, got ${describe(JSON.stringify(everything) ?? '')}` };
+  request.everything = everything === true;
+  const bad = request.prefixes.find((prefix) => !prefix.startsWith('/'));
+  if (bad !== undefined) return { ok: false, reason: `expected each prefix to be a path starting with "/", got ${describe(bad)}` };
+  const count = request.urls.length + request.prefixes.length + request.tags.length;
+  if (count > MAX_PURGE_VALUES) return { ok: false, reason: `expected at most ${MAX_PURGE_VALUES} urls, prefixes and tags in one request, got ${count}` };
+  if (count === 0 && !request.everything) return { ok: false, reason: 'expected at least one url, prefix or tag, or "everything": true; got nothing to purge' };
+  return { ok: true, request };
+}
+
+/** Whether `entry` was stored at or before a purge that matches it. */
+export function isPurged(entry: PurgeSubject, records: readonly PurgeRecord[]): boolean {
+  return records.some((record) => entry.originAt <= record.at && matches(record, entry));
+}
+
+/** When the newest purge matching an object at `path` with `tags` was made (ms epoch); undefined if none. */
+export function lastPurge(records: readonly PurgeRecord[], path: string, tags: readonly string[] = []): number | undefined {
+  let last: number | undefined;
+  for (const record of records) {
+    if ((last === undefined || record.at > last) && matches(record, { originAt: 0, path, tags })) last = record.at;
+  }
+  return last;
+}
+
+/**
+ * A purge check that also notes the newest purge it applied, so the edge can pass it on to
+ * the shield (shield-client.ts): the shield may not have read that purge from the global list
+ * yet, and must not answer the refill from the copy the purge was meant to remove.
+ */
+export function purgeWatch(records: readonly PurgeRecord[], path: string): { purged: (entry: PurgeCandidate) => boolean; watermark: () => number | undefined } {
+  // Purges by URL, prefix or everything apply whatever the entry; by tag, only to a tagged entry found here.
+  let watermark = lastPurge(records, path);
+  return {
+    purged: (entry) => {
+      const at = lastPurge(records, path, entryTags(entry.headers));
+      if (at === undefined || originAt(entry.meta) > at) return false;
+      watermark = Math.max(watermark ?? at, at);
+      return true;
+    },
+    watermark: () => watermark,
+  };
+}
+
+/** The tags of a response: `Cache-Tag`, comma-separated, compared without regard to case (as Cloudflare's). */
+export function entryTags(headers: Headers): string[] {
+  return (headers.get('cache-tag') ?? '').split(',').map((tag) => tag.trim().toLowerCase()).filter(Boolean);
+}
+
+/** The list a tier keeps: newest first, at most MAX_RECORDS, none older than RECORD_LIFETIME_MS; duplicates once. */
+export function keptRecords(records: readonly PurgeRecord[], now: number): PurgeRecord[] {
+  const seen = new Set<string>();
+  return [...records]
+    .filter((record) => now - record.at <= RECORD_LIFETIME_MS)
+    .sort((a, b) => b.at - a.at)
+    .filter((record) => {
+      const id = `${record.kind} ${record.value} ${record.at}`;
+      if (seen.has(id)) return false;
+      seen.add(id);
+      return true;
+    })
+    .slice(0, MAX_RECORDS);
+}
+
+/** A record read back from storage, or undefined if it is not one. */
+export function asRecord(value: unknown): PurgeRecord | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { kind, value: text, at } = value as Record<string, unknown>;
+  if (kind !== 'url' && kind !== 'prefix' && kind !== 'tag' && kind !== 'everything') return undefined;
+  if (typeof text !== 'string' || typeof at !== 'number' || !Number.isFinite(at)) return undefined;
+  return { kind, value: text, at };
+}
+
+function matches(record: PurgeRecord, entry: PurgeSubject): boolean {
+  switch (record.kind) {
+    case 'everything':
+      return true;
+    case 'url':
+      return entry.path === record.value;
+    case 'prefix':
+      return entry.path.startsWith(record.value);
+    case 'tag':
+      return entry.tags.includes(record.value);
+  }
+}
+
+/** A list of non-empty strings (trimmed), or the reason it is not one. */
+function strings(value: unknown, field: string): string[] | string {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) return `expected "${field}" to be an array of strings, got ${describe(JSON.stringify(value) ?? '')}`;
+  const list: string[] = [];
+  for (const item of value as unknown[]) {
+    if (typeof item !== 'string' || item.trim() === '') return `expected "${field}" to hold non-empty strings, got ${describe(JSON.stringify(item) ?? '')}`;
+    if (item.length > MAX_VALUE_LENGTH) return `expected each of "${field}" to be at most ${MAX_VALUE_LENGTH} characters, got ${item.length}`;
+    list.push(item.trim());
+  }
+  return list;
+}
+
+/** A short, printable excerpt of what arrived. */
+function describe(text: string): string {
+  return JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text);
+}
+
+/**
+ * The check a tier hands to ObjectRead: is this stored entry (at `path`, canonical) purged?
+ * `watermark` (ms epoch): entries stored at or before it are purged too (the edge's word, when
+ * it knows of a purge this tier has not read yet).
+ */
+export function purgedBy(records: readonly PurgeRecord[], path: string, watermark?: number): (entry: PurgeCandidate) => boolean {
+  if (records.length === 0 && watermark === undefined) return () => false;
+  return (entry) => (watermark !== undefined && originAt(entry.meta) <= watermark) || isPurged({ originAt: originAt(entry.meta), path, tags: entryTags(entry.headers) }, records);
+}

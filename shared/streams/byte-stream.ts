@@ -1,0 +1,115 @@
+// Byte plumbing for ranged answers: cut the wanted byte ranges out of a run of pieces (slices,
+// or a whole object at 0) and write them into the answer's body. One pump reads each piece
+// into a reused buffer (body-source.ts: large reads, no chunk left for the collector) and
+// writes the bytes a range wants, waiting for each write. Every piece is counted: one that
+// ends short or runs long fails the answer (never a shifted byte passed on), and says so
+// (`onInexact`: a stored slice that read wrong is forgotten).
+
+import { type BodySource, CHUNK_BYTES, LengthMismatch, asError, bodySource } from './body-source.ts';
+import { type PipeWriter, identityPipe } from './identity-pipe.ts';
+import type { ByteRange } from '../http/range.ts';
+
+type Bytes = Uint8Array;
+
+/** A run of the object's bytes starting at `offset`: a slice, or a whole object at 0. */
+export interface Piece {
+  offset: number;
+  length: number;
+  body: ReadableStream<Bytes>;
+  /** Hears that the body did not hold exactly `length` bytes. */
+  onInexact?(): void;
+}
+
+/**
+ * The bytes of `ranges` (sorted, disjoint) taken from `pieces` (in object order), each range
+ * preceded by its entry in `heads` if given, then `tail`: a single range, or the body of a
+ * multipart/byteranges response. `length`, when known, is the exact total, carried on the
+ * wire. Once the stream fails (a piece broke, or the reader went away), `pieces.throw()` gives
+ * the read up; when it is done, `pieces.return()`.
+ */
+export function rangesStream(pieces: AsyncIterator<Piece>, ranges: readonly ByteRange[], heads: readonly Bytes[] = [], tail?: Bytes, length?: number): ReadableStream<Bytes> {
+  const pipe = identityPipe(length);
+  void pumpRanges(pieces, ranges, heads, tail, pipe.writer);
+  return pipe.readable;
+}
+
+/** A piece being read: the object offset of its next unread byte, and bytes read but kept for the next range. */
+interface Reading {
+  piece: Piece;
+  source: BodySource;
+  position: number;
+  kept: Bytes | undefined;
+}
+
+async function pumpRanges(pieces: AsyncIterator<Piece>, ranges: readonly ByteRange[], heads: readonly Bytes[], tail: Bytes | undefined, out: PipeWriter): Promise<void> {
+  let current: Reading | undefined;
+  let buffer: Bytes = new Uint8Array(CHUNK_BYTES);
+  const nextPiece = async (): Promise<Reading> => {
+    const next = await pieces.next();
+    if (next.done) throw new LengthMismatch('ran out of slices before the range ended');
+    return { piece: next.value, source: bodySource(next.value.body, { length: next.value.length }), position: next.value.offset, kept: undefined };
+  };
+  try {
+    for (const [index, range] of ranges.entries()) {
+      const head = heads[index];
+      if (head) await out.write(head);
+      let position = range.start;
+      while (position <= range.end) {
+        if (current === undefined || current.piece.offset + current.piece.length <= position) {
+          discard(current);
+          current = await nextPiece();
+          continue;
+        }
+        const start = current.position;
+        let chunk = current.kept;
+        current.kept = undefined;
+        if (chunk === undefined) {
+          chunk = await readPiece(current, buffer);
+          buffer = new Uint8Array(chunk.buffer);
+        }
+        current.position += chunk.byteLength;
+        const end = start + chunk.byteLength - 1;
+        const from = Math.max(position, start);
+        const to = Math.min(range.end, end);
+        if (from <= to) {
+          await out.write(chunk.subarray(from - start, to - start + 1));
+          position = to + 1;
+        }
+        // Bytes past this range may belong to the next one: kept (copied, as the buffer is reused).
+        if (to < end) {
+          current.kept = chunk.slice(Math.max(0, to - start + 1));
+          current.position = Math.max(start, to + 1);
+        }
+      }
+    }
+    if (tail) await out.write(tail);
+    discard(current);
+    await pieces.return?.();
+    await out.close();
+  } catch (error) {
+    discard(current, error);
+    await (pieces.throw ?? pieces.return)?.call(pieces, error).catch(() => undefined);
+    await out.abort(asError(error));
+  }
+}
+
+/** The piece's next bytes into `buffer`; a piece that ends before its length fails (and says so). */
+async function readPiece(current: Reading, buffer: Bytes): Promise<Bytes> {
+  let view: Bytes | undefined;
+  try {
+    view = await current.source.read(buffer);
+  } catch (error) {
+    if (error instanceof LengthMismatch) current.piece.onInexact?.();
+    throw error;
+  }
+  if (view === undefined) {
+    // Its length is read to the end only when a range needs every byte of it; asking for more is a bug upstream.
+    throw new LengthMismatch(`a slice at ${current.piece.offset} ended before the range did`);
+  }
+  return view;
+}
+
+/** The rest of a piece nobody needs: let go of. */
+function discard(current: Reading | undefined, reason?: unknown): void {
+  current?.source.cancel(reason);
+}

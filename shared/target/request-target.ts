@@ -1,0 +1,78 @@
+// What a request is asking for, in one canonical spelling, so that every spelling of the same
+// resource shares one cache entry and the shield re-derives exactly what the edge meant.
+
+import type { OriginKind } from '../config/config.ts';
+import { BadRequest, NotFound } from '../http/errors.ts';
+import { encodeKeyForPath, objectKeyFromPath } from './object-key.ts';
+
+export interface RequestTarget {
+  /** Canonical percent-encoded path, starting with `/`. */
+  path: string;
+  /**
+   * `''` or `?…`. For S3 origins only the parameters CACHE_KEY_QUERY lists, sorted: they tell
+   * cache entries apart but never reach the origin, whose query parameters select sub-resources.
+   */
+  query: string;
+  /** The S3 object key, for S3 origins. */
+  key: string | undefined;
+}
+
+export interface TargetOptions {
+  /**
+   * INDEX_DOCUMENT (S3 only): a path naming a "folder" (ending in `/`, or in `%2F`, which is a
+   * `/` inside the key) names that folder's index object instead, as S3's website endpoints do:
+   * `/` is `index.html`, `/docs/` is `docs/index.html`. Undefined = off.
+   */
+  indexDocument?: string | undefined;
+  /** CACHE_KEY_QUERY (S3 only): the query parameters kept in the cache key. */
+  keyQuery?: readonly string[];
+}
+
+/**
+ * The request's URL, or the 400 a client gets for one the runtime handed over but no URL
+ * parser takes (a Host with a port past 65535, or two ports: workerd builds the URL from them).
+ */
+export function requestUrl(raw: string): URL {
+  try {
+    return new URL(raw);
+  } catch {
+    throw new BadRequest('malformed request: its Host or target is not a URL');
+  }
+}
+
+export function requestTarget(url: URL, kind: OriginKind, options: TargetOptions = {}): RequestTarget {
+  if (kind === 'http') return { path: normalizePath(url.pathname), query: url.search, key: undefined };
+  const { indexDocument } = options;
+  const folder = indexDocument !== undefined && /(\/|%2F)$/i.test(url.pathname);
+  // Appended before parsing, so the whole key is checked (length, segments) as any other.
+  const parsed = objectKeyFromPath(folder ? `${url.pathname}${encodeKeyForPath(indexDocument)}` : url.pathname);
+  if (!parsed.ok) {
+    // The bucket root would be a ListObjects call: there is no object there to serve.
+    if (url.pathname === '/' || url.pathname === '') throw new NotFound('no object at the bucket root');
+    throw new BadRequest(parsed.reason);
+  }
+  return { path: `/${encodeKeyForPath(parsed.key)}`, query: keptQuery(url.searchParams, options.keyQuery ?? []), key: parsed.key };
+}
+
+/** The listed parameters only, sorted by name, in one canonical encoding; `''` when none is there. */
+function keptQuery(params: URLSearchParams, names: readonly string[]): string {
+  if (names.length === 0) return '';
+  const kept = new URLSearchParams([...params].filter(([name]) => names.includes(name)));
+  kept.sort();
+  const query = kept.toString();
+  return query ? `?${query}` : '';
+}
+
+/**
+ * RFC 3986 §6.2.2 syntax-based normalisation of an already parsed path: percent-encodings of
+ * unreserved characters decoded, the remaining ones upper-cased, and a stray `%` encoded as
+ * `%25` (else `%4%41` would become `%4A` here and `J` at the next tier: normalising must be
+ * idempotent). Dot segments were removed by the URL parser.
+ */
+export function normalizePath(pathname: string): string {
+  return pathname.replace(/%([0-9A-Fa-f]{2})?/g, (_, hex: string | undefined) => {
+    if (hex === undefined) return '%25';
+    const char = String.fromCharCode(parseInt(hex, 16));
+    return /[A-Za-z0-9\-._~]/.test(char) ? char : `%${hex.toUpperCase()}`;
+  });
+}

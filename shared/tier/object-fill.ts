@@ -1,0 +1,245 @@
+// The second half of a tier's read path on a miss or a stale entry: ask the next hop (for the
+// first slice the request needs, conditionally when the tier holds a copy), store what may be
+// stored, and on 304 refresh the stored entry's headers and timing without its body (RFC 9111
+// §4.3.4): a manifest is re-written, a whole entry re-stored from its own bytes. A whole body
+// is stored as it streams to the client, at the store's pace (fill.ts): a slow client
+// reads back from the stored copy what it let go of, and never holds up the fill.
+
+import type { CacheStatusParams, ForwardReason } from '../http/cache-status.ts';
+import { bodySource } from '../streams/body-source.ts';
+import { correctedInitialAge, storeVerdict } from '../http/freshness.ts';
+import { TIERCACHE_TARGETS } from '../http/targeted-cache-control.ts';
+import { BadGateway, HttpError } from '../http/errors.ts';
+import { takeOriginAt } from '../target/internal.ts';
+import { type ObjectMeta, manifestHeaders, readManifest, representationHeaders } from '../slices/object-meta.ts';
+import type { ObjectRead, Resolved, SlicedObject, WholeObject } from './object-read.ts';
+import { retention } from '../http/stale.ts';
+import { startFill } from './fill.ts';
+import type { EntryMeta } from '../store/stored-entry.ts';
+import { type Storable, type StoredEntry, lookup, newFill, openPut, store } from './tier-cache.ts';
+import type { UpstreamAnswer, Validators } from './ports.ts';
+import { indexHeaders, variantKey, varyFieldNames } from '../http/vary.ts';
+
+/** What a fill produced, and the promise of its stores (settled when done or skipped). */
+export interface Filled {
+  resolved: Resolved;
+  stored: Promise<unknown>;
+}
+
+/**
+ * Asks upstream for slice `index` (conditionally when `held` is given) and stores what it may.
+ * An answer whose bytes came from the origin before a purge this tier knows of (the next hop
+ * had not read it yet) is not taken: asked once more, the purge's time now sent along
+ * (shield-client.ts), so the next hop goes to the origin; still purged, a 502.
+ */
+export async function fill(read: ObjectRead, index: number, started: number, fwd: ForwardReason, held?: StoredEntry): Promise<Filled> {
+  for (let attempt = 0; ; attempt++) {
+    const filled = await fillOnce(read, index, started, fwd, held);
+    if (filled !== 'purged') return filled;
+    if (attempt > 0) throw new BadGateway('the next hop answered only with a copy purged since, and no fresh one');
+  }
+}
+
+async function fillOnce(read: ObjectRead, index: number, started: number, fwd: ForwardReason, held: StoredEntry | undefined): Promise<Filled | 'purged'> {
+  let answer: UpstreamAnswer;
+  try {
+    answer = await read.upstream.slices({ first: index, last: index }, undefined, { validators: held && validatorsOf(held.headers), signal: read.signal });
+  } catch (error) {
+    if (!(error instanceof HttpError)) throw error;
+    // An error is stored only if it may be (a 404, briefly); Cache-Status keeps the next hop's status.
+    const response = error.toResponse();
+    const filled = storeWhole(read, response, new Headers(response.headers), 0, read.now(), fwd);
+    if (error.upstreamStatus !== undefined) filled.resolved.report.fwdStatus = error.upstreamStatus;
+    else delete filled.resolved.report.fwdStatus;
+    // Our own answer, and why (RFC 9211 §2.8): the next tier reads a disconnection from it.
+    if (error.detail !== undefined) filled.resolved.report.detail = error.detail;
+    return filled;
+  }
+  const responseTime = read.now();
+  const headers = new Headers(answer.response.headers);
+  // When these bytes came from the origin: as the next hop says (the shield), or now.
+  const originAt = takeOriginAt(headers, responseTime);
+  if (!headers.has('date')) headers.set('date', new Date(responseTime).toUTCString());
+  const age = correctedInitialAge(headers, started, responseTime);
+  if (answer.kind === 'not-modified' && held !== undefined) return refresh(read, held, headers, age, responseTime, originAt);
+  if (answer.kind === 'not-modified') throw new HttpError(502, 'upstream answered 304 to an unconditional request');
+  const representation = answer.kind === 'whole' ? headers : answer.meta.headers;
+  if (read.purged?.({ meta: { storedAt: responseTime, originAt }, headers: representation }) === true) {
+    await (answer.kind === 'whole' ? answer.response.body : answer.kind === 'span' ? answer.body : null)?.cancel().catch(() => undefined);
+    return 'purged';
+  }
+  if (answer.kind === 'whole') return storeWhole(read, answer.response, headers, age, responseTime, fwd, originAt);
+
+  const verdict = storeVerdict(200, answer.meta.headers, verdictOptions(read, responseTime));
+  let entry: EntryMeta | undefined;
+  let stored: Promise<unknown> = Promise.resolve();
+  const keep = verdict.store ? retention(verdict.lifetime, age, verdict.stale) : 0;
+  const placed = verdict.store ? placeVariant(read, answer.meta.headers, entryMeta(responseTime, age, verdict, originAt), keep) : undefined;
+  if (verdict.store && placed !== undefined) {
+    entry = entryMeta(responseTime, age, verdict, originAt);
+    stored = Promise.all([placed, storeManifest(read, { ...answer.meta, headers: withoutFields(answer.meta.headers, verdict.strip) }, entry, keep)]);
+  }
+  const prefetched = new Map<number, ReadableStream<Uint8Array>>();
+  if (answer.kind === 'span') prefetched.set(answer.span.first, answer.body);
+  const resolved: SlicedObject = { kind: 'sliced', meta: answer.meta, age, report: { fwd, stored: entry !== undefined }, originAt, upstreamHeaders: headers, entry, prefetched, inRange: answer.kind === 'span' };
+  return { resolved, stored };
+}
+
+/** RFC 9111 §4.3.4: a 304 updates the stored headers (and freshness); the stored body stands. */
+function refresh(read: ObjectRead, held: StoredEntry, update: Headers, age: number, responseTime: number, originAt: number): Filled {
+  const headers = new Headers(held.headers);
+  // RFC 9111 §3.2: every field the 304 carries replaces the stored one, except Content-Length
+  // and the ones the stored bytes depend on (their coding and type).
+  for (const [name, value] of representationHeaders(update)) if (!['content-type', 'content-length', 'content-encoding'].includes(name)) headers.set(name, value);
+  const report: CacheStatusParams = { fwd: 'stale', fwdStatus: 304 };
+  const verdict = storeVerdict(held.status, headers, verdictOptions(read, responseTime));
+  // A 304 confirms the bytes: they are as of the origin's answer now.
+  const entry = verdict.store ? entryMeta(responseTime, age, verdict, originAt) : undefined;
+  const keep = verdict.store ? retention(verdict.lifetime, age, verdict.stale) : 0;
+  report.stored = verdict.store;
+  const manifest = readManifest(held.headers);
+  if (manifest !== undefined) {
+    void held.body?.cancel();
+    const meta: ObjectMeta = { ...manifest, headers: representationHeaders(headers) };
+    const stored = entry ? storeManifest(read, meta, entry, keep) : Promise.resolve();
+    const resolved: SlicedObject = { kind: 'sliced', meta, age, report, originAt, upstreamHeaders: update, entry, prefetched: new Map(), inRange: true };
+    return { resolved, stored };
+  }
+  let body = held.body;
+  let stored: Promise<unknown> = Promise.resolve();
+  if (body !== null && entry !== undefined) {
+    ({ body, stored } = storeWhileServing(read, { status: held.status, headers, meta: entry, retention: keep, length: held.length }, body));
+  }
+  const whole: WholeObject = { kind: 'whole', status: held.status, headers, body, age, report, originAt };
+  return { resolved: whole, stored };
+}
+
+function storeWhole(read: ObjectRead, response: Response, headers: Headers, age: number, responseTime: number, fwd: ForwardReason, originAt = responseTime): Filled {
+  let body: ReadableStream | null = response.body;
+  let stored: Promise<unknown> = Promise.resolve();
+  const verdict = storeVerdict(response.status, headers, verdictOptions(read, responseTime));
+  const meta = verdict.store ? entryMeta(responseTime, age, verdict, originAt) : undefined;
+  const keep = verdict.store ? retention(verdict.lifetime, age, verdict.stale) : 0;
+  // A 204 has no content to stream (RFC 9110 §15.3.5) but is stored like any other (§15.1: heuristically cacheable).
+  const contentless = body === null && response.status === 204;
+  const placed = meta !== undefined && (body !== null || contentless) ? placeVariant(read, headers, meta, keep) : undefined;
+  if (contentless && meta !== undefined && placed !== undefined) {
+    const put = store(read.cache, read.key, { status: 204, headers: withoutFields(headers, verdict.store ? verdict.strip : []), body: emptyBody(), meta, retention: keep, length: 0 });
+    read.waitUntil(put);
+    stored = Promise.all([placed, put]);
+  } else if (body !== null && meta !== undefined && placed !== undefined) {
+    const entry = { status: response.status, headers: withoutFields(headers, verdict.store ? verdict.strip : []), meta, retention: keep, length: declaredLength(headers) };
+    let filled: Promise<boolean>;
+    ({ body, stored: filled } = storeWhileServing(read, entry, body));
+    stored = Promise.all([placed, filled]);
+  } else if (body !== null) {
+    // Not kept, but counted and bounded in silence on its way, its length on the wire.
+    const length = declaredLength(headers);
+    body = startFill(bodySource(body as ReadableStream<Uint8Array>, { length }), { length }).client;
+  }
+  const report: CacheStatusParams = { fwd, stored: placed !== undefined };
+  if (response.status !== 200) report.fwdStatus = response.status;
+  return { resolved: { kind: 'whole', status: response.status, headers, body, age, report, originAt }, stored };
+}
+
+/**
+ * Stores `body` at the object's key while the client streams it too (fill.ts); answers the
+ * client's share. A client that falls behind reads the rest back from this very fill once
+ * stored. The client's body carries the length on the wire: one that breaks is a broken
+ * transfer (workerd would end a chunked one as if it were complete).
+ */
+function storeWhileServing(read: ObjectRead, entry: Omit<Storable, 'body' | 'fill'>, body: ReadableStream): { body: ReadableStream<Uint8Array>; stored: Promise<boolean> } {
+  const fill = newFill();
+  const { key } = read;
+  let stored: Promise<boolean> = Promise.resolve(false);
+  const put = openPut(read.cache, key, { ...entry, fill });
+  let counted = 0;
+  const filling = startFill(bodySource(body as ReadableStream<Uint8Array>, { length: entry.length }), {
+    length: entry.length,
+    store: entry.length !== undefined ? put : { ...put, write: (bytes) => ((counted += bytes.byteLength), put.write(bytes)) },
+    resume: async () => {
+      const copy = (await stored) ? await lookup(read.cache, key) : undefined;
+      if (copy?.fill !== fill || copy.body === null) {
+        await copy?.body?.cancel();
+        throw new Error('the rest of this response is no longer stored');
+      }
+      return { body: copy.body as ReadableStream<Uint8Array>, from: 0 };
+    },
+  });
+  // A body the origin sent without a length is stored again once counted, with that length,
+  // so that its hits answer ranges (RFC 9110 §14) like any other; the same fill, the same bytes.
+  stored = entry.length === undefined ? filling.stored.then((exact) => exact && withCountedLength(read.cache, key, entry, fill, counted)) : filling.stored;
+  read.waitUntil(stored);
+  return { body: filling.client, stored };
+}
+
+async function withCountedLength(cache: ObjectRead['cache'], key: string, entry: Omit<Storable, 'body' | 'fill'>, fill: number, length: number): Promise<boolean> {
+  const copy = await lookup(cache, key);
+  if (copy?.fill !== fill || copy.body === null) {
+    await copy?.body?.cancel();
+    return false;
+  }
+  const headers = new Headers(entry.headers);
+  headers.set('content-length', String(length));
+  return store(cache, key, { ...entry, headers, body: copy.body as ReadableStream, length, fill });
+}
+
+/**
+ * Where a response about to be stored goes (RFC 9111 §4.1, vary.ts): when it varies and the
+ * tier keys by the request (`selecting`), under its variant's key, with the object's index
+ * naming the fields (the returned promise stores it); otherwise under the object's own key.
+ * Undefined when the request's selecting values are too long to key by: nothing is stored.
+ */
+function placeVariant(read: ObjectRead, headers: Headers, meta: EntryMeta, keep: number): Promise<unknown> | undefined {
+  if (read.selecting === undefined) return Promise.resolve();
+  const objectKey = read.objectKey ?? read.key;
+  const fields = varyFieldNames(headers.get('vary'));
+  if (fields.length === 0) {
+    read.key = objectKey;
+    return Promise.resolve();
+  }
+  const key = variantKey(objectKey, fields, read.selecting);
+  if (key === undefined) return undefined;
+  read.objectKey = objectKey;
+  read.key = key;
+  const stored = store(read.cache, objectKey, { status: 200, headers: indexHeaders(fields), body: emptyBody(), meta, retention: keep, length: 0 });
+  read.waitUntil(stored);
+  return stored;
+}
+
+function storeManifest(read: ObjectRead, meta: ObjectMeta, entry: EntryMeta, keep: number): Promise<unknown> {
+  const stored = store(read.cache, read.key, { status: 200, headers: manifestHeaders(meta), body: emptyBody(), meta: entry, retention: keep, length: 0 });
+  read.waitUntil(stored);
+  return stored;
+}
+
+/** The Content-Length a response declares, when it is a byte count. */
+function declaredLength(headers: Headers): number | undefined {
+  const value = headers.get('content-length');
+  return value !== null && /^\d{1,16}$/.test(value) ? Number(value) : undefined;
+}
+
+function verdictOptions(read: ObjectRead, now: number) {
+  // RFC 9213: Tiercache-Cache-Control, then CDN-Cache-Control, over Cache-Control; §3.5 reads the request's Authorization.
+  return { defaultTtl: read.defaultTtl, negativeTtl: read.negativeTtl, staleDefaults: read.staleDefaults, now, targeted: TIERCACHE_TARGETS, ...(read.selecting === undefined ? {} : { request: read.selecting }) };
+}
+
+function entryMeta(storedAt: number, initialAge: number, verdict: { lifetime: number; stale: { whileRevalidate: number; ifError: number; mustRevalidate: boolean } }, originAt: number): EntryMeta {
+  return { storedAt, initialAge, lifetime: verdict.lifetime, ...verdict.stale, originAt };
+}
+
+function validatorsOf(headers: Headers): Validators {
+  return { etag: headers.get('etag'), lastModified: headers.get('last-modified') };
+}
+
+function emptyBody(): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
+}
+
+/** RFC 9111 §5.2.2.4, §5.2.2.7: the fields a qualified no-cache or private keeps out of the stored copy. */
+function withoutFields(headers: Headers, fields: readonly string[]): Headers {
+  if (fields.length === 0) return headers;
+  const kept = new Headers(headers);
+  for (const field of fields) kept.delete(field);
+  return kept;
+}

@@ -1,0 +1,59 @@
+// HEAD at either tier: the same headers GET would send, without a body. Answered from what the
+// tier holds (a whole response, or a sliced object's manifest, which knows the full length);
+// otherwise asked upstream as a HEAD and not stored: a HEAD must not cost a whole download.
+// Range is ignored: RFC 9110 §14.2 defines range handling for GET only.
+
+import { SHIELD_CACHE_NAME, memberDetail } from '../http/cache-status.ts';
+import { HttpError, NotStored, isDisconnectedDetail } from '../http/errors.ts';
+import { readManifest } from '../slices/object-meta.ts';
+import { type ObjectRead, lookupLive } from './object-read.ts';
+import { staleUse, usableOnError, usableWhenDisconnected } from '../http/stale.ts';
+import { currentAge, remainingFreshness } from '../store/stored-entry.ts';
+import type { StoredEntry } from './tier-cache.ts';
+import { type Tier, reportTier } from './tier-headers.ts';
+
+export async function headObject(read: ObjectRead, tier: Tier, started: number): Promise<Response> {
+  const entry = await lookupLive(read);
+  await entry?.body?.cancel();
+  const now = read.now();
+  if (entry !== undefined && (remainingFreshness(entry.meta, now) > 0 || staleUse(entry.meta, now, read.noStale) === 'serve-stale-and-refresh')) {
+    // Fresh, or stale within its stale-while-revalidate window (the next GET refreshes it).
+    return fromEntry(entry, read, tier, started, remainingFreshness(entry.meta, now) > 0 ? undefined : 'stale-while-revalidate');
+  }
+  if (read.onlyIfCached) throw new NotStored();
+  let response: Response;
+  let detail: string | undefined;
+  try {
+    response = await read.upstream.head(read.signal);
+    // The next tier's own answer for a disconnection says so in its member (object-fill.ts).
+    detail = memberDetail(response.headers.get('cache-status'), SHIELD_CACHE_NAME);
+  } catch (error) {
+    if (!(error instanceof HttpError)) throw error;
+    response = error.toResponse('HEAD');
+    detail = error.detail;
+  }
+  // RFC 9111 §4.2.4: HEAD uses a stale copy when GET would (disconnected, or stale-if-error).
+  const disconnected = response.status >= 500 && isDisconnectedDetail(detail);
+  if (response.status >= 500 && entry !== undefined && !read.noStale && (usableOnError(entry.meta, read.now()) || (disconnected && usableWhenDisconnected(entry.meta, read.now())))) {
+    return fromEntry(entry, read, tier, started, 'stale-if-error');
+  }
+  const headers = new Headers(response.headers);
+  if (response.status === 200) headers.set('accept-ranges', 'bytes');
+  const report = { fwd: entry === undefined ? ('uri-miss' as const) : ('stale' as const) };
+  reportTier(headers, tier, disconnected && detail !== undefined && tier === 'shield' ? { ...report, detail } : report, read.now() - started);
+  if (!headers.has('age')) headers.set('age', '0');
+  return new Response(null, { status: response.status, headers });
+}
+
+/** The HEAD answer from a stored entry: the headers its GET would carry. */
+function fromEntry(entry: StoredEntry, read: ObjectRead, tier: Tier, started: number, detail: string | undefined): Response {
+  const now = read.now();
+  const meta = readManifest(entry.headers);
+  const headers = meta === undefined ? new Headers(entry.headers) : new Headers(meta.headers);
+  if (meta !== undefined) headers.set('content-length', String(meta.size));
+  if (entry.status === 200) headers.set('accept-ranges', 'bytes');
+  const ttl = remainingFreshness(entry.meta, now);
+  reportTier(headers, tier, detail === undefined ? { hit: true, ttl } : { hit: true, ttl, detail }, read.now() - started);
+  headers.set('age', String(Math.floor(currentAge(entry.meta, now))));
+  return new Response(null, { status: entry.status, headers });
+}

@@ -1,0 +1,240 @@
+// The first half of every tier's read path (Varnish's recv → hash → hit|miss): find what this
+// tier knows about the object (a whole stored response, or a manifest of a sliced object), and
+// on a miss ask the next hop for the first slice the request needs, which also tells whether
+// the object is sliced at all. What to send back is decided by the caller (the edge answers
+// clients' ranges, the shield answers slice requests).
+
+import { type CacheStatusParams, SHIELD_CACHE_NAME, memberDetail } from '../http/cache-status.ts';
+import type { Config } from '../config/config.ts';
+import { type Claim, claim, claimOrWait, isFilling } from './collapse.ts';
+import { HttpError, NotStored, isDisconnectedDetail } from '../http/errors.ts';
+import { type Filled, fill } from './object-fill.ts';
+import { type ObjectMeta, readManifest } from '../slices/object-meta.ts';
+import { type StaleDefaults, staleUse, usableOnError, usableWhenDisconnected } from '../http/stale.ts';
+import type { EntryMeta } from '../store/stored-entry.ts';
+import { currentAge, originAt, remainingFreshness } from '../store/stored-entry.ts';
+import { type StoredEntry, type TierCache, lookup, remove } from './tier-cache.ts';
+import type { PurgeCandidate } from '../purge/purge.ts';
+import type { Upstream } from './ports.ts';
+import { indexedFields, variantKey } from '../http/vary.ts';
+
+export interface ObjectRead {
+  cache: TierCache;
+  /** Longest a request waits for another one already fetching the same entry. */
+  collapseWait: number;
+  /**
+   * The stored entry's key in this tier's cache: the object's own, until the object is found
+   * (or answered) to vary (RFC 9111 §4.1): then its variant's for this request (vary.ts).
+   */
+  key: string;
+  /** The object's own key, once `key` became a variant's. */
+  objectKey?: string;
+  /**
+   * The request headers a Vary selects by: the client's end-to-end ones, as this tier forwards
+   * them (http origins). Absent (S3): every client gets the same response, stored once.
+   */
+  selecting?: Headers | undefined;
+  defaultTtl: number;
+  /** Freshness for 404/410 answers without their own (negative caching). */
+  negativeTtl: number;
+  /** Stale windows for responses that give none (RFC 5861). */
+  staleDefaults: StaleDefaults;
+  /** Never answer from a stale entry (the edge's revalidation of its own, at the shield). */
+  noStale?: boolean;
+  /** The client asked `only-if-cached` (RFC 9111 §5.2.1.7): a stored response, or 504; never upstream. */
+  onlyIfCached?: boolean;
+  now(): number;
+  waitUntil(promise: Promise<unknown>): void;
+  upstream: Upstream;
+  /** Whether a purge (shared/purge/purge.ts) removed this stored entry, or the answer about to be stored; absent = nothing is purged. */
+  purged?(entry: PurgeCandidate): boolean;
+  /**
+   * The client's request signal: it aborts when the client goes away, and with it every fetch and
+   * fill this request started (a background refresh is made without it). Absent = never.
+   */
+  signal?: AbortSignal;
+}
+
+/** The parts of an ObjectRead that come from the configuration, the same at both tiers. */
+export type ReadPolicy = Pick<ObjectRead, 'defaultTtl' | 'negativeTtl' | 'staleDefaults' | 'collapseWait' | 'now'>;
+
+/** `clockOffset` (ms) moves the clock freshness is judged by; only the local test stack sets it. */
+export function readPolicy(config: Config, clockOffset = 0): ReadPolicy {
+  return {
+    defaultTtl: config.defaultTtl,
+    negativeTtl: config.negativeTtl,
+    staleDefaults: { whileRevalidate: config.staleWhileRevalidate, ifError: config.staleIfError },
+    collapseWait: config.originTimeoutMs,
+    now: clockOffset === 0 ? Date.now : () => Date.now() + clockOffset,
+  };
+}
+
+/** A whole response (stored, from upstream, or an upstream error) to deliver as it is. */
+export interface WholeObject {
+  kind: 'whole';
+  status: number;
+  headers: Headers;
+  body: ReadableStream<Uint8Array> | null;
+  age: number;
+  report: CacheStatusParams;
+  /** When its bytes came from the origin (EntryMeta.originAt). */
+  originAt: number;
+}
+
+/** A sliced object: its manifest, and how its slices may be stored here. */
+export interface SlicedObject {
+  kind: 'sliced';
+  meta: ObjectMeta;
+  age: number;
+  report: CacheStatusParams;
+  /** When its manifest's version came from (or was confirmed by) the origin. */
+  originAt: number;
+  /** The upstream answer's headers when we went upstream (its Cache-Status, Server-Timing). */
+  upstreamHeaders: Headers | undefined;
+  /** Timing to store slices under; undefined when the object may not be stored. */
+  entry: EntryMeta | undefined;
+  /** Slices that came with discovery. */
+  prefetched: Map<number, ReadableStream<Uint8Array>>;
+  /** False when discovery found the wanted slice past the end of the object. */
+  inRange: boolean;
+}
+
+export type Resolved = WholeObject | SlicedObject;
+
+/** What this tier has for the object, or what discovery found; `firstSlice` is the slice to discover with. */
+export async function resolveObject(read: ObjectRead, firstSlice: number): Promise<Resolved> {
+  const started = read.now();
+  const entry = await lookupLive(read);
+  if (entry !== undefined) {
+    const use = staleUse(entry.meta, started, read.noStale);
+    if (use === 'fresh') return fromEntry(entry, started, { hit: true });
+    if (use === 'serve-stale-and-refresh') {
+      // RFC 5861 §3: serve it stale now, refresh in the background (once per isolate).
+      read.waitUntil(refreshInBackground(read, firstSlice));
+      return fromEntry(entry, started, { hit: true, detail: 'stale-while-revalidate' });
+    }
+    if (read.onlyIfCached) await entry.body?.cancel();
+    if (read.onlyIfCached) throw new NotStored();
+    return revalidate(read, entry, firstSlice, started);
+  }
+  if (read.onlyIfCached) throw new NotStored();
+  // Concurrent misses in this isolate share one upstream fetch: wait for it, then read what it stored.
+  const claimed = await claimOrWait(read.key, () => freshEntry(read), read.collapseWait, true);
+  if (claimed.found !== undefined) return fromEntry(claimed.found, read.now(), { fwd: 'uri-miss', collapsed: true });
+  return filling(read, claimed.claim, () => fill(read, firstSlice, started, 'uri-miss'));
+}
+
+/** A stale entry, validated upstream first; on an origin error, served stale if RFC 5861 §4 allows. */
+async function revalidate(read: ObjectRead, entry: StoredEntry, firstSlice: number, started: number): Promise<Resolved> {
+  const claimed = await claimOrWait(read.key, () => freshEntry(read), read.collapseWait, true);
+  if (claimed.found !== undefined) {
+    await entry.body?.cancel();
+    return fromEntry(claimed.found, read.now(), { fwd: 'stale', collapsed: true });
+  }
+  let outcome: Resolved | HttpError;
+  try {
+    outcome = await filling(read, claimed.claim, () => fill(read, firstSlice, started, 'stale', entry));
+  } catch (error) {
+    if (!(error instanceof HttpError)) throw error;
+    outcome = error;
+  }
+  const failed = outcome instanceof HttpError || (outcome.kind === 'whole' && outcome.status >= 500);
+  // RFC 9111 §4.2.4: disconnected (no answer from the next hop, or the next tier had none from
+  // the origin), a stale copy may stand in unless forbidden; an answer of the origin's stands,
+  // unless stale-if-error (the response's, or the operator's STALE_IF_ERROR) allows it.
+  const disconnected = outcome instanceof HttpError ? isDisconnectedDetail(outcome.detail) : failed && outcome.kind === 'whole' && isDisconnectedDetail(memberDetail(outcome.headers.get('cache-status'), SHIELD_CACHE_NAME));
+  const standsIn = usableOnError(entry.meta, read.now()) || (disconnected && usableWhenDisconnected(entry.meta, read.now()));
+  // Answering the edge's own revalidation, the shield reports the failure: the edge decides with its copy.
+  if (failed && !read.noStale && standsIn) {
+    if (!(outcome instanceof HttpError)) await discardBody(outcome);
+    const fwdStatus = outcome instanceof HttpError ? outcome.upstreamStatus : outcome.report.fwdStatus;
+    return fromEntry(entry, read.now(), { fwd: 'stale', ...(fwdStatus !== undefined ? { fwdStatus } : {}), detail: 'stale-if-error' });
+  }
+  if (outcome instanceof HttpError) throw outcome;
+  // The held body is needed only when the answer was 304 (fill re-stored it); otherwise let it go.
+  if (outcome.report.fwdStatus !== 304) void entry.body?.cancel().catch(() => undefined);
+  return outcome;
+}
+
+/** The background half of stale-while-revalidate: a conditional fill, one per isolate at a time. */
+async function refreshInBackground(client: ObjectRead, firstSlice: number): Promise<void> {
+  if (isFilling(client.key)) return;
+  // Not the client's: the refresh outlives its answer, which was the stale copy.
+  const read: ObjectRead = { ...client, signal: undefined };
+  const started = read.now();
+  const entry = await lookupLive(read);
+  if (entry === undefined) return;
+  const leader = claim(read.key);
+  try {
+    const { resolved, stored } = await fill(read, firstSlice, started, 'stale', entry);
+    await discardBody(resolved);
+    await stored;
+  } catch {
+    // A failed refresh leaves the stale entry to be revalidated by the next request.
+  } finally {
+    leader.release();
+  }
+}
+
+/** Runs a fill as the leader of `claim`: released once what it stores is stored. */
+async function filling(read: ObjectRead, leader: Claim, run: () => Promise<Filled>): Promise<Resolved> {
+  try {
+    const { resolved, stored } = await run();
+    if (leader.collapsed) resolved.report.collapsed = true;
+    read.waitUntil(stored.finally(leader.release));
+    return resolved;
+  } catch (error) {
+    leader.release();
+    throw error;
+  }
+}
+
+async function discardBody(resolved: Resolved): Promise<void> {
+  if (resolved.kind === 'whole') await resolved.body?.cancel().catch(() => undefined);
+  else for (const body of resolved.prefetched.values()) await body.cancel().catch(() => undefined);
+}
+
+async function freshEntry(read: ObjectRead): Promise<StoredEntry | undefined> {
+  const entry = await lookupLive(read);
+  if (entry !== undefined && staleUse(entry.meta, read.now(), true) === 'fresh') return entry;
+  await entry?.body?.cancel();
+  return undefined;
+}
+
+async function fromEntry(entry: StoredEntry, now: number, base: CacheStatusParams): Promise<Resolved> {
+  const age = currentAge(entry.meta, now);
+  const report: CacheStatusParams = { ...base, ttl: remainingFreshness(entry.meta, now) };
+  const meta = readManifest(entry.headers);
+  const origin = originAt(entry.meta);
+  if (meta === undefined) return { kind: 'whole', status: entry.status, headers: entry.headers, body: entry.body, age, report, originAt: origin };
+  await entry.body?.cancel();
+  return { kind: 'sliced', meta, age, report, originAt: origin, upstreamHeaders: undefined, entry: entry.meta, prefetched: new Map(), inRange: true };
+}
+
+/** The object's primary entry (whole or manifest); a purged one is deleted and counts as a miss. */
+export async function lookupLive(read: ObjectRead): Promise<StoredEntry | undefined> {
+  let entry = await lookup(read.cache, read.key);
+  const fields = entry === undefined || read.selecting === undefined ? undefined : indexedFields(entry.headers);
+  if (entry !== undefined && fields !== undefined && read.selecting !== undefined) {
+    // The object varies: this request's variant, if stored (its index purged: none is).
+    await entry.body?.cancel();
+    const purged = read.purged?.(entry) === true;
+    const key = variantKey(read.key, fields, read.selecting);
+    if (purged) await forgetObject(read);
+    if (purged || key === undefined) return undefined;
+    read.objectKey = read.key;
+    read.key = key;
+    entry = await lookup(read.cache, key);
+  }
+  if (entry === undefined || read.purged?.(entry) !== true) return entry;
+  await entry.body?.cancel();
+  // Awaited, so the delete cannot land after the fill that replaces the entry.
+  await forgetObject(read);
+  return undefined;
+}
+
+/** Forget this tier's manifest (the object changed upstream). */
+export function forgetObject(read: ObjectRead): Promise<boolean> {
+  return remove(read.cache, read.key).catch(() => false);
+}
+

@@ -1,0 +1,53 @@
+// Reading a sliced object's slices at a tier: its own slice store, the next hop for the ones it
+// lacks (pinned to the manifest's version), and what discovery already brought.
+
+import { type ObjectRead, type SlicedObject, forgetObject } from './object-read.ts';
+import type { ObjectMeta } from '../slices/object-meta.ts';
+import { type Budget, type ReadaheadPool, type SliceRead, type SliceReadOptions, readSlices } from './slice-reader.ts';
+import type { SliceSpan } from '../slices/slice-plan.ts';
+import { tierSlices } from './slice-store.ts';
+import { VersionChanged } from './ports.ts';
+
+export interface SliceWindow {
+  /** Slices in flight ahead of the reader. */
+  window: number;
+  /** Most slices per upstream request. */
+  maxSpan: number;
+  budget: Budget;
+  /** The isolate's shared read-ahead (see ReadaheadPool). */
+  pool?: ReadaheadPool;
+  /** Hears how the read ended (SliceReadOptions.onEnd). */
+  onEnd?: SliceReadOptions['onEnd'];
+}
+
+/** Starts reading `indices` of `sliced`; resolves when the first is in hand (see readSlices). */
+export function readObjectSlices(read: ObjectRead, sliced: SlicedObject, indices: readonly number[], window: SliceWindow): Promise<SliceRead> {
+  return readSlices({
+    meta: sliced.meta,
+    indices,
+    store: tierSlices(read.cache, read.key, sliced.meta, sliced.entry, read.waitUntil, read.collapseWait),
+    fetchSpan: pinnedSpans(read, sliced.meta),
+    window: window.window,
+    maxSpan: window.maxSpan,
+    budget: window.budget,
+    prefetched: sliced.prefetched,
+    ...(window.pool !== undefined ? { pool: window.pool } : {}),
+    ...(window.onEnd !== undefined ? { onEnd: window.onEnd } : {}),
+    signal: read.signal,
+    waitUntil: read.waitUntil,
+  });
+}
+
+/** Fetches spans of the version `meta` describes; forgets the manifest when that version is gone. */
+export function pinnedSpans(read: ObjectRead, meta: ObjectMeta): (span: SliceSpan, from?: number) => Promise<ReadableStream<Uint8Array>> {
+  return async (span, from) => {
+    try {
+      const answer = await read.upstream.slices(span, meta, { from, signal: read.signal });
+      if (answer.kind !== 'span') throw new VersionChanged('upstream no longer serves this object in slices');
+      return answer.body;
+    } catch (error) {
+      if (error instanceof VersionChanged) await forgetObject(read);
+      throw error;
+    }
+  };
+}

@@ -1,0 +1,171 @@
+// One tier's stored entries, over whatever Cache the tier hands in. Each tier opens its own
+// namespace (tiercache-edge, tiercache-shield: never caches.default), so the tiers never
+// answer for each other, locally or deployed. This module never reaches for the runtime
+// itself: the Cache is a parameter, which keeps it usable from both tiers and from tests.
+//
+// A body is stored only when it is exactly what it claims. The platform cannot be trusted to
+// refuse a body whose stream failed: the local Cache API keeps what arrived of it, under the
+// length it was announced with, and may commit it after the put has already failed (so a
+// delete right after can come too early). So every put is counted here, and every entry names
+// the fill that wrote it: a fill whose body was short, long or broken is remembered as failed,
+// its entry is deleted, and whenever a lookup in this isolate meets an entry of a failed fill
+// (however late the platform committed it) it is deleted and counts as a miss. Entries also
+// record the length they were counted at; a lookup that finds the platform's length
+// disagreeing treats the entry as gone.
+
+import { LengthMismatch, bodySource, pumpInto } from '../streams/body-source.ts';
+import { identityPipe } from '../streams/identity-pipe.ts';
+import { type EntryMeta, PLATFORM_STATUS, fromStoredHeaders, toStoredHeaders } from '../store/stored-entry.ts';
+import { responseAsIs } from '../streams/response-as-is.ts';
+
+/** The part of the Workers Cache API a tier uses. */
+export interface TierCache {
+  match(request: Request): Promise<Response | undefined>;
+  put(request: Request, response: Response): Promise<void>;
+  delete(request: Request): Promise<boolean>;
+}
+
+export interface StoredEntry {
+  status: number;
+  headers: Headers;
+  meta: EntryMeta;
+  body: ReadableStream | null;
+  /** The bytes the body holds, as counted when it was stored; undefined when unknown. */
+  length: number | undefined;
+  /** Which fill stored it (Storable.fill). */
+  fill: number | undefined;
+}
+
+/** Fills of this isolate whose body turned out inexact, newest last; a bounded memory. */
+const failedFills = new Set<number>();
+const FAILED_FILLS_KEPT = 4096;
+
+function rememberFailed(fill: number): void {
+  failedFills.add(fill);
+  if (failedFills.size > FAILED_FILLS_KEPT) failedFills.delete(failedFills.values().next().value as number);
+}
+
+/** Whether a stored entry's body cannot be the one that was counted in. */
+export function isUnsound(fill: number | undefined, length: number | undefined, declared: string | null): boolean {
+  return (fill !== undefined && failedFills.has(fill)) || (length !== undefined && declared !== null && declared !== String(length));
+}
+
+/** Look up by key alone, so the platform never applies the client's Range or conditionals. */
+export async function lookup(cache: TierCache, key: string): Promise<StoredEntry | undefined> {
+  const found = await cache.match(new Request(key));
+  if (found === undefined) return undefined;
+  const unpacked = fromStoredHeaders(found.headers);
+  if (unpacked === undefined) {
+    await found.body?.cancel();
+    return undefined;
+  }
+  const { length, fill } = unpacked.body;
+  if (isUnsound(fill, length, found.headers.get('content-length'))) {
+    // Not the body that was counted in: never serve it, and do not meet it again.
+    await found.body?.cancel();
+    await remove(cache, key).catch(() => false);
+    return undefined;
+  }
+  return { status: unpacked.body.status ?? found.status, headers: unpacked.headers, meta: unpacked.meta, body: found.body, length, fill };
+}
+
+export interface Storable {
+  status: number;
+  headers: Headers;
+  body: ReadableStream;
+  meta: EntryMeta;
+  /** Seconds the platform should keep the entry. */
+  retention: number;
+  /** Bytes the body must hold: its Content-Length, or the slice's; undefined = unknown (then only a clean end counts). */
+  length: number | undefined;
+  /** Names this fill (newFill), for a client that reads the rest of it back from the store; one is made when absent. */
+  fill?: number;
+}
+
+/** A put being written: bytes in, then close (or abort: nothing is kept). */
+export interface OpenPut {
+  /** Done once the bytes are taken (they may be reused then). */
+  write(bytes: Uint8Array): Promise<void>;
+  /** Ends the body: true once it is stored, exactly; false when nothing is kept. */
+  close(): Promise<boolean>;
+  /** Gives the put up: nothing is kept (settles as close does, with false). */
+  abort(reason: unknown): Promise<boolean>;
+}
+
+/**
+ * A put of `entry` whose body is written into it, counted as it goes: exactly its length (when
+ * known) and a close, or nothing is kept. In workerd the put reads a FixedLengthStream, so the
+ * length is announced to the platform and a short body fails the put too.
+ */
+export function openPut(cache: TierCache, key: string, entry: Omit<Storable, 'body'>): OpenPut {
+  const fill = entry.fill ?? newFill();
+  const { readable, writer } = identityPipe(entry.length);
+  const headers = toStoredHeaders(entry.headers, entry.meta, entry.retention, { length: entry.length, fill, ...(entry.status !== PLATFORM_STATUS ? { status: entry.status } : {}) });
+  const putting = cache.put(new Request(key), responseAsIs(readable, { status: PLATFORM_STATUS, headers })).then(
+    () => true,
+    () => false,
+  );
+  let written = 0;
+  let failed = false;
+  // The moment a body is known to be wrong, its fill is: no lookup in this isolate will take it.
+  const fail = (reason: unknown): void => {
+    if (failed) return;
+    failed = true;
+    rememberFailed(fill);
+    void writer.abort(reason);
+  };
+  let outcome: Promise<boolean> | undefined;
+  const settle = (exact: boolean): Promise<boolean> =>
+    (outcome ??= (async () => {
+      const put = await putting;
+      if (put && exact && !failed) return true;
+      rememberFailed(fill);
+      await remove(cache, key).catch(() => false);
+      return false;
+    })());
+  return {
+    async write(bytes) {
+      written += bytes.byteLength;
+      if (entry.length !== undefined && written > entry.length) {
+        fail(new LengthMismatch(`body ran past its ${entry.length} bytes`));
+        throw new LengthMismatch(`body ran past its ${entry.length} bytes`);
+      }
+      await writer.write(bytes);
+    },
+    async close() {
+      if (failed) return settle(false);
+      if (entry.length !== undefined && written !== entry.length) {
+        fail(new LengthMismatch(`body ended after ${written} of ${entry.length} bytes`));
+        return settle(false);
+      }
+      const closed = await writer.close().then(() => true, () => false);
+      if (!closed) fail(new Error('the put did not take the body'));
+      return settle(closed);
+    },
+    abort(reason) {
+      fail(reason);
+      return settle(false);
+    },
+  };
+}
+
+/** Stores `entry` if its body is exactly what it claims; true once it is stored so, false when nothing is kept. */
+export async function store(cache: TierCache, key: string, entry: Storable): Promise<boolean> {
+  const put = openPut(cache, key, entry);
+  try {
+    await pumpInto(bodySource(entry.body as ReadableStream<Uint8Array>, { length: entry.length }), (bytes) => put.write(bytes));
+  } catch (error) {
+    return put.abort(error);
+  }
+  return put.close();
+}
+
+/** A name for one fill of an entry, unlike any other this isolate makes. */
+export function newFill(): number {
+  const [high = 0, low = 0] = crypto.getRandomValues(new Uint32Array(2));
+  return (high % 2 ** 21) * 2 ** 32 + low;
+}
+
+export function remove(cache: TierCache, key: string): Promise<boolean> {
+  return cache.delete(new Request(key));
+}

@@ -1,0 +1,44 @@
+// The headers by which a tier reports itself on every response it sends, hit, miss or error:
+// its RFC 9211 Cache-Status member after those of the tiers behind it, and its Server-Timing.
+
+import { type CacheStatusParams, appendCacheStatus, cacheStatusMember, withoutMember } from '../http/cache-status.ts';
+import { type TierMetric, appendServerTiming, serverTimingMetric } from '../http/server-timing.ts';
+import { responseAsIs } from '../streams/response-as-is.ts';
+import { targetedFieldsToStrip } from '../http/targeted-cache-control.ts';
+
+export type Tier = Extract<TierMetric, 'edge' | 'shield'>;
+
+export function cacheName(tier: Tier): string {
+  return `tiercache-${tier}`;
+}
+
+/** `headers` with this tier's Cache-Status member and Server-Timing metric added. */
+export function reportTier(headers: Headers, tier: Tier, params: CacheStatusParams, durationMs: number): Headers {
+  const name = cacheName(tier);
+  // Fields targeted at tiercache alone end at the edge (RFC 9213; targeted-cache-control.ts).
+  if (tier === 'edge') for (const field of targetedFieldsToStrip('client')) headers.delete(field);
+  headers.set('cache-status', appendCacheStatus(withoutMember(headers.get('cache-status'), name), cacheStatusMember(name, params)));
+  headers.set('server-timing', appendServerTiming(headers.get('server-timing'), serverTimingMetric(tier, durationMs)));
+  return headers;
+}
+
+/** A response with the tier's report added (headers copied: upstream responses may be immutable). */
+export function withTierReport(response: Response, tier: Tier, params: CacheStatusParams, durationMs: number): Response {
+  const headers = reportTier(new Headers(response.headers), tier, params, durationMs);
+  // Bodies pass as they came: one with a Content-Encoding is already encoded.
+  return responseAsIs(response.body, { status: response.status, statusText: response.statusText, headers });
+}
+
+/**
+ * A tier's report for a sliced object: a hit only when the manifest was fresh and every slice
+ * looked up before the first byte was here; RFC 9211 `fwd=partial` when only some were. The
+ * detail says how many of the slices looked up were hits, and of how many in all.
+ */
+export function slicedReport(base: CacheStatusParams, hits: number, checked: number, total: number): CacheStatusParams {
+  // One detail per member (RFC 9211 §2.8): why the copy was used, if that was said, then the slices.
+  const slices = `slices ${hits}/${checked}${checked < total ? ` of ${total}` : ''}`;
+  const detail = base.detail === undefined ? slices : `${base.detail} ${slices}`;
+  if (base.hit && hits === checked) return { ...base, detail };
+  if (base.hit) return { fwd: 'partial', ...(base.ttl !== undefined ? { ttl: base.ttl } : {}), stored: checked > hits, detail };
+  return { ...base, stored: Boolean(base.stored) || checked > hits, detail };
+}

@@ -1,0 +1,271 @@
+import { describe, it, expect } from 'vitest';
+import { ConfigError, SECRET_CONFIG_NAMES, STORJ_GATEWAY, configFrom, parseConfig, type RawConfig } from '../../../shared/config/config.ts';
+
+const s3Minimal: RawConfig = { S3_BUCKET: 'assets', S3_ACCESS_KEY_ID: 'AKID', S3_SECRET_ACCESS_KEY: 'SECRET-KEY-VALUE' };
+const httpMinimal: RawConfig = { ORIGIN_KIND: 'http', ORIGIN_URL: 'https://www.example.com' };
+
+/** The ConfigError parseConfig throws for this input. */
+function configError(raw: RawConfig): ConfigError {
+  try {
+    parseConfig(raw);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error(`expected a ConfigError for ${JSON.stringify(raw)}`);
+}
+
+describe('parseConfig defaults', () => {
+  it('serves an S3 bucket through the Storj gateway, path-style in us-east-1, by default', () => {
+    const config = parseConfig(s3Minimal);
+    expect(config.originKind).toBe('s3');
+    expect(config.originUrl.href).toBe(`${STORJ_GATEWAY}/`);
+    expect(config.s3).toEqual({ bucket: 'assets', hostBuckets: new Map(), region: 'us-east-1', accessKeyId: 'AKID', secretAccessKey: 'SECRET-KEY-VALUE', addressing: 'path' });
+  });
+
+  it('maps host names to buckets with HOST_BUCKETS, making S3_BUCKET optional', () => {
+    const config = parseConfig({ ...s3Minimal, S3_BUCKET: undefined, HOST_BUCKETS: 'CDN.a.example=site-a, cdn.b.example = site-b' });
+    expect(config.s3?.bucket).toBe('');
+    expect([...(config.s3?.hostBuckets ?? [])]).toEqual([['cdn.a.example', 'site-a'], ['cdn.b.example', 'site-b']]);
+    expect(() => parseConfig({ ...s3Minimal, HOST_BUCKETS: 'no-equals-sign' })).toThrow(/^HOST_BUCKETS: expected host=bucket pairs/);
+  });
+
+  it('gives objects without explicit freshness an hour in S3 mode', () => {
+    expect(parseConfig(s3Minimal).defaultTtl).toBe(3600);
+  });
+
+  it('gives the origin 10 seconds to answer and has no shield token by default', () => {
+    const config = parseConfig(s3Minimal);
+    expect(config.originTimeoutMs).toBe(10_000);
+    expect(config.originIdleTimeoutMs).toBe(10_000);
+    expect(config.shieldToken).toBeUndefined();
+  });
+
+  it('treats a blank setting as absent', () => {
+    const config = parseConfig({ ...s3Minimal, S3_REGION: '  ', S3_ADDRESSING: '', DEFAULT_TTL: ' ', ORIGIN_TIMEOUT_MS: '', SHIELD_TOKEN: '   ' });
+    expect(config.s3?.region).toBe('us-east-1');
+    expect(config.s3?.addressing).toBe('path');
+    expect(config.defaultTtl).toBe(3600);
+    expect(config.originTimeoutMs).toBe(10_000);
+    expect(config.shieldToken).toBeUndefined();
+  });
+});
+
+describe('parseConfig with every setting given', () => {
+  it('uses each setting as given, trimmed', () => {
+    const config = parseConfig({
+      ORIGIN_KIND: 's3',
+      ORIGIN_URL: 'http://127.0.0.1:4569',
+      S3_BUCKET: ' media ',
+      S3_REGION: 'eu-west-1',
+      S3_ACCESS_KEY_ID: 'AKID2',
+      S3_SECRET_ACCESS_KEY: 'SECRET2',
+      S3_ADDRESSING: 'virtual',
+      ORIGIN_TIMEOUT_MS: '2500',
+      ORIGIN_IDLE_TIMEOUT_MS: '750',
+      DEFAULT_TTL: '0',
+      SHIELD_TOKEN: ' token ',
+      SLICE_SIZE: '16MiB',
+      SLICE_THRESHOLD: '33554432',
+      SLICE_READAHEAD: '3',
+      SUBREQUEST_LIMIT: '50',
+      WHOLE_COPY_MAX: ' 128MiB ',
+      MEMORY_CACHE_SIZE: ' 16MiB ',
+      MEMORY_OBJECT_MAX: '256KiB',
+      INDEX_DOCUMENT: ' index.html ',
+      NOT_FOUND_DOCUMENT: ' 404.html ',
+      CONTENT_TYPE_FROM_EXTENSION: 'off',
+      CORS_ALLOW_ORIGINS: ' https://app.example ',
+      PURGE_TOKEN: ' purge-secret ',
+    });
+    expect(config).toEqual({
+      originKind: 's3',
+      originUrl: new URL('http://127.0.0.1:4569'),
+      s3: { bucket: 'media', hostBuckets: new Map(), region: 'eu-west-1', accessKeyId: 'AKID2', secretAccessKey: 'SECRET2', addressing: 'virtual' },
+      cacheKeyQuery: [],
+      originTimeoutMs: 2500,
+      originIdleTimeoutMs: 750,
+      defaultTtl: 0,
+      negativeTtl: 60,
+      staleWhileRevalidate: 60,
+      staleIfError: 86400,
+      shieldToken: 'token',
+      purgeToken: 'purge-secret',
+      slicing: { sliceSize: 16 * 1024 * 1024, threshold: 32 * 1024 * 1024, readahead: 3, subrequests: 50, wholeCopyMax: 128 * 1024 * 1024 },
+      memory: { budget: 16 * 1024 * 1024, maxObject: 256 * 1024 },
+      site: { indexDocument: 'index.html', notFoundDocument: '404.html', contentTypeFromExtension: false, corsAllowOrigins: ['https://app.example'] },
+    });
+  });
+});
+
+describe('parseConfig for slicing', () => {
+  const base = { S3_BUCKET: 'b', S3_ACCESS_KEY_ID: 'k', S3_SECRET_ACCESS_KEY: 's' };
+
+  it('slices by 8 MiB from one slice up, six at a time, within 1,000 subrequests, kept whole at the edge up to 64 MiB by default', () => {
+    expect(parseConfig(base).slicing).toEqual({ sliceSize: 8 * 1024 * 1024, threshold: 8 * 1024 * 1024, readahead: 6, subrequests: 1000, wholeCopyMax: 64 * 1024 * 1024 });
+  });
+
+  it('keeps whole copies up to WHOLE_COPY_MAX: 0 turns them off, beyond the Cache API\'s 512 MiB is refused', () => {
+    expect(parseConfig({ ...base, WHOLE_COPY_MAX: '0' }).slicing.wholeCopyMax).toBe(0);
+    expect(parseConfig({ ...base, WHOLE_COPY_MAX: '512MiB' }).slicing.wholeCopyMax).toBe(512 * 1024 * 1024);
+    expect(() => parseConfig({ ...base, WHOLE_COPY_MAX: '513MiB' })).toThrow(/^WHOLE_COPY_MAX must be at most 512MiB/);
+    expect(() => parseConfig({ ...base, WHOLE_COPY_MAX: 'all' })).toThrow(/^WHOLE_COPY_MAX/);
+  });
+
+  it('takes byte counts plain or with a binary unit', () => {
+    expect(parseConfig({ ...base, SLICE_SIZE: '1048576' }).slicing.sliceSize).toBe(1024 * 1024);
+    expect(parseConfig({ ...base, SLICE_SIZE: '2M' }).slicing.sliceSize).toBe(2 * 1024 * 1024);
+    expect(parseConfig({ ...base, SLICE_SIZE: '64mib' }).slicing.sliceSize).toBe(64 * 1024 * 1024);
+    expect(parseConfig({ ...base, SLICE_THRESHOLD: '1GiB' }).slicing.threshold).toBe(1024 * 1024 * 1024);
+  });
+
+  it('refuses a slice size that is not a power of two from 1 MiB to 64 MiB, naming the setting', () => {
+    for (const value of ['512KiB', '3MiB', '128MiB', '0', 'big', '-1']) {
+      expect(() => parseConfig({ ...base, SLICE_SIZE: value }), value).toThrow(/^SLICE_SIZE/);
+    }
+  });
+
+  it('keeps read-ahead to eight slices and 64 MiB in flight', () => {
+    expect(parseConfig({ ...base, SLICE_READAHEAD: '50' }).slicing.readahead).toBe(8);
+    expect(parseConfig({ ...base, SLICE_READAHEAD: '8', SLICE_SIZE: '16MiB' }).slicing.readahead).toBe(4);
+    expect(parseConfig({ ...base, SLICE_READAHEAD: '3', SLICE_SIZE: '16MiB' }).slicing.readahead).toBe(3);
+    expect(parseConfig({ ...base, SLICE_SIZE: '64MiB' }).slicing.readahead).toBe(1);
+    expect(() => parseConfig({ ...base, SLICE_READAHEAD: '0' })).toThrow(/^SLICE_READAHEAD/);
+  });
+});
+
+describe('parseConfig for the edge memory layer', () => {
+  const base = { S3_BUCKET: 'b', S3_ACCESS_KEY_ID: 'k', S3_SECRET_ACCESS_KEY: 's' };
+
+  it('keeps 32 MiB of objects up to 1 MiB each by default', () => {
+    expect(parseConfig(base).memory).toEqual({ budget: 32 * 1024 * 1024, maxObject: 1024 * 1024 });
+  });
+
+  it('is off at 0, and then holds no object either', () => {
+    expect(parseConfig({ ...base, MEMORY_CACHE_SIZE: '0' }).memory).toEqual({ budget: 0, maxObject: 0 });
+  });
+
+  it('defaults the largest object to the budget when the budget is below 1 MiB', () => {
+    expect(parseConfig({ ...base, MEMORY_CACHE_SIZE: '512KiB' }).memory).toEqual({ budget: 512 * 1024, maxObject: 512 * 1024 });
+  });
+
+  it('refuses a budget over 64 MiB (half an isolate) and an object limit over the budget, naming the setting', () => {
+    expect(() => parseConfig({ ...base, MEMORY_CACHE_SIZE: '65MiB' })).toThrow(/^MEMORY_CACHE_SIZE must be at most 64MiB/);
+    expect(() => parseConfig({ ...base, MEMORY_CACHE_SIZE: 'lots' })).toThrow(/^MEMORY_CACHE_SIZE/);
+    expect(() => parseConfig({ ...base, MEMORY_CACHE_SIZE: '1MiB', MEMORY_OBJECT_MAX: '2MiB' })).toThrow(/^MEMORY_OBJECT_MAX must not exceed MEMORY_CACHE_SIZE/);
+  });
+});
+
+describe('parseConfig for an S3 origin', () => {
+  it('requires each S3 credential setting, naming the one missing', () => {
+    for (const name of ['S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'] as const) {
+      const error = configError({ ...s3Minimal, [name]: undefined });
+      expect(error.message, name).toBe(`${name} is required when ORIGIN_KIND=s3`);
+      expect(configError({ ...s3Minimal, [name]: '   ' }).message, name).toBe(`${name} is required when ORIGIN_KIND=s3`);
+    }
+  });
+
+  it('fails for an empty configuration, naming the bucket first', () => {
+    expect(configError({}).message).toBe('S3_BUCKET is required when ORIGIN_KIND=s3');
+  });
+
+  it('refuses an unknown addressing style, naming the setting and the choices', () => {
+    expect(configError({ ...s3Minimal, S3_ADDRESSING: 'vhost' }).message).toBe('S3_ADDRESSING must be one of path|virtual, got "vhost"');
+  });
+});
+
+describe('parseConfig for a plain HTTP origin', () => {
+  it('requires ORIGIN_URL', () => {
+    expect(configError({ ORIGIN_KIND: 'http' }).message).toBe('ORIGIN_URL is required when ORIGIN_KIND=http');
+  });
+
+  it('needs no S3 settings and has none', () => {
+    const config = parseConfig(httpMinimal);
+    expect(config.originKind).toBe('http');
+    expect(config.originUrl.href).toBe('https://www.example.com/');
+    expect(config.s3).toBeUndefined();
+  });
+
+  it('ignores S3 settings, even invalid ones', () => {
+    expect(parseConfig({ ...httpMinimal, ...s3Minimal, S3_ADDRESSING: 'nonsense' }).s3).toBeUndefined();
+  });
+
+  it('stores nothing without explicit freshness by default (DEFAULT_TTL 0)', () => {
+    expect(parseConfig(httpMinimal).defaultTtl).toBe(0);
+    expect(parseConfig({ ...httpMinimal, DEFAULT_TTL: '60' }).defaultTtl).toBe(60);
+  });
+});
+
+describe('parseConfig refusing invalid values', () => {
+  it('refuses an unknown origin kind, naming the setting and the choices', () => {
+    expect(configError({ ...s3Minimal, ORIGIN_KIND: 'ftp' }).message).toBe('ORIGIN_KIND must be one of s3|http, got "ftp"');
+    expect(configError({ ...s3Minimal, ORIGIN_KIND: 'S3' }).message).toMatch(/^ORIGIN_KIND must be one of/);
+  });
+
+  it('refuses an ORIGIN_URL that is not an absolute URL, without echoing it (it may carry credentials)', () => {
+    const error = configError({ ...httpMinimal, ORIGIN_URL: '//user:p4ssw0rd@origin.example/' });
+    expect(error.message).toMatch(/^ORIGIN_URL must be an absolute http\(s\) URL/);
+    expect(error.message).not.toContain('p4ssw0rd');
+  });
+
+  it('refuses an ORIGIN_URL that is not http or https', () => {
+    expect(configError({ ...httpMinimal, ORIGIN_URL: 'ftp://files.example.com' }).message).toBe('ORIGIN_URL must use http or https, got ftp:');
+  });
+
+  it('refuses a DEFAULT_TTL that is not a non-negative integer', () => {
+    for (const value of ['-1', '1.5', 'abc', '9007199254740993', 'Infinity']) {
+      expect(configError({ ...s3Minimal, DEFAULT_TTL: value }).message, value).toBe(`DEFAULT_TTL must be an integer >= 0, got ${JSON.stringify(value)}`);
+    }
+  });
+
+  it('refuses an ORIGIN_TIMEOUT_MS below one millisecond', () => {
+    expect(configError({ ...s3Minimal, ORIGIN_TIMEOUT_MS: '0' }).message).toBe('ORIGIN_TIMEOUT_MS must be an integer >= 1, got "0"');
+    expect(configError({ ...s3Minimal, ORIGIN_TIMEOUT_MS: 'soon' }).message).toMatch(/^ORIGIN_TIMEOUT_MS must be an integer >= 1/);
+  });
+
+  it('never puts a secret in an error message', () => {
+    const secrets = { ...s3Minimal, SHIELD_TOKEN: 'SHIELD-TOKEN-VALUE' };
+    const broken: RawConfig[] = [
+      { ...secrets, DEFAULT_TTL: 'x' },
+      { ...secrets, ORIGIN_TIMEOUT_MS: '-5' },
+      { ...secrets, S3_ADDRESSING: 'x' },
+      { ...secrets, ORIGIN_URL: 'not a url' },
+      { ...secrets, S3_BUCKET: undefined },
+    ];
+    for (const raw of broken) {
+      const { message } = configError(raw);
+      expect(message).not.toContain('SECRET-KEY-VALUE');
+      expect(message).not.toContain('SHIELD-TOKEN-VALUE');
+    }
+  });
+
+  it('throws a ConfigError, an Error named ConfigError', () => {
+    const error = configError({});
+    expect(error).toBeInstanceOf(Error);
+    expect(error.name).toBe('ConfigError');
+  });
+});
+
+describe('configFrom', () => {
+  it('parses a bindings object once and reuses the result', () => {
+    const env: RawConfig = { ...s3Minimal };
+    expect(configFrom(env)).toBe(configFrom(env));
+  });
+
+  it('parses each bindings object on its own', () => {
+    expect(configFrom({ ...s3Minimal, DEFAULT_TTL: '5' }).defaultTtl).toBe(5);
+    expect(configFrom({ ...s3Minimal, DEFAULT_TTL: '6' }).defaultTtl).toBe(6);
+  });
+
+  it('keeps failing for a broken configuration rather than remembering a result', () => {
+    const env: RawConfig = {};
+    expect(() => configFrom(env)).toThrow(ConfigError);
+    expect(() => configFrom(env)).toThrow(ConfigError);
+  });
+});
+
+describe('secret settings', () => {
+  it('counts the credentials and both tokens as secrets, never to be printed', () => {
+    expect([...SECRET_CONFIG_NAMES].sort()).toEqual(['PURGE_TOKEN', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'SHIELD_TOKEN']);
+  });
+});

@@ -1,0 +1,216 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { MAX_PURGE_VALUES, MAX_RECORDS, type PurgeRecord, RECORD_LIFETIME_MS, asRecord, entryTags, isPurged, keptRecords, lastPurge, parsePurgeBody, purgeWatch, purgedBy } from '../../../shared/purge/purge.ts';
+
+const reasonOf = (text: string): string => {
+  const parsed = parsePurgeBody(text);
+  if (parsed.ok) throw new Error(`expected ${text} to be refused`);
+  return parsed.reason;
+};
+
+describe('parsePurgeBody', () => {
+  it('accepts urls, prefixes, tags and everything in any combination', () => {
+    expect(parsePurgeBody('{"urls": ["/a.txt", "https://cdn.example/b.txt"], "prefixes": ["/img/"], "tags": ["Blog"], "everything": true}')).toEqual({
+      ok: true,
+      request: { urls: ['/a.txt', 'https://cdn.example/b.txt'], prefixes: ['/img/'], tags: ['Blog'], everything: true },
+    });
+    expect(parsePurgeBody('{"tags": ["t"]}')).toEqual({ ok: true, request: { urls: [], prefixes: [], tags: ['t'], everything: false } });
+  });
+
+  it('refuses text that is not JSON, saying what arrived', () => {
+    expect(reasonOf('urls=/a')).toMatch(/^expected a JSON object.*not JSON \("urls=\/a"\)/);
+  });
+
+  it('refuses JSON that is not an object', () => {
+    expect(reasonOf('["/a"]')).toMatch(/got an array$/);
+    expect(reasonOf('null')).toMatch(/got null$/);
+    expect(reasonOf('3')).toMatch(/got number$/);
+  });
+
+  it('refuses a request that purges nothing', () => {
+    expect(reasonOf('{}')).toMatch(/at least one/);
+    expect(reasonOf('{"urls": [], "everything": false}')).toMatch(/at least one/);
+  });
+
+  it('refuses unknown fields, naming the field', () => {
+    expect(reasonOf('{"url": ["/a"]}')).toMatch(/expected only the fields urls, prefixes, tags, everything, got "url"/);
+  });
+
+  it('refuses lists that are not lists of non-empty strings', () => {
+    expect(reasonOf('{"urls": "/a"}')).toMatch(/"urls" to be an array of strings, got "\\"\/a\\""/);
+    expect(reasonOf('{"tags": [1]}')).toMatch(/"tags" to hold non-empty strings, got "1"/);
+    expect(reasonOf('{"tags": ["  "]}')).toMatch(/non-empty/);
+    expect(reasonOf(`{"tags": ["${'x'.repeat(513)}"]}`)).toMatch(/at most 512 characters, got 513/);
+  });
+
+  it('refuses an everything that is not a boolean', () => {
+    expect(reasonOf('{"everything": "yes"}')).toMatch(/"everything" to be true or false/);
+  });
+
+  it('refuses a prefix that is not a path', () => {
+    expect(reasonOf('{"prefixes": ["img/"]}')).toMatch(/starting with "\/", got "img\/"/);
+  });
+
+  it(`refuses more than ${MAX_PURGE_VALUES} values at once`, () => {
+    const urls = Array.from({ length: MAX_PURGE_VALUES + 1 }, (_, i) => `/${i}`);
+    expect(reasonOf(JSON.stringify({ urls }))).toMatch(new RegExp(`at most ${MAX_PURGE_VALUES} .* got ${MAX_PURGE_VALUES + 1}`));
+  });
+
+  it('never throws, whatever arrives', () => {
+    const anyJson = fc.json().map((text) => text);
+    const shaped = fc.record({ urls: fc.anything(), prefixes: fc.anything(), tags: fc.anything(), everything: fc.anything() }, { requiredKeys: [] }).map((v) => JSON.stringify(v) ?? '');
+    fc.assert(fc.property(fc.oneof(fc.string(), anyJson, shaped), (text) => {
+      const parsed = parsePurgeBody(text);
+      expect(typeof parsed.ok).toBe('boolean');
+      if (!parsed.ok) expect(parsed.reason).toMatch(/^expected /);
+    }), { numRuns: 2000 });
+  });
+});
+
+describe('isPurged', () => {
+  const entry = { originAt: 1000, path: '/docs/a.html', tags: ['blog', 'docs'] };
+  const record = (kind: PurgeRecord['kind'], value: string, at = 2000): PurgeRecord => ({ kind, value, at });
+
+  it('purges an entry stored before a purge of its URL, prefix, tag, or everything', () => {
+    expect(isPurged(entry, [record('url', '/docs/a.html')])).toBe(true);
+    expect(isPurged(entry, [record('prefix', '/docs/')])).toBe(true);
+    expect(isPurged(entry, [record('tag', 'docs')])).toBe(true);
+    expect(isPurged(entry, [record('everything', '')])).toBe(true);
+  });
+
+  it('purges an entry stored in the same millisecond as the purge', () => {
+    expect(isPurged(entry, [record('url', '/docs/a.html', 1000)])).toBe(true);
+  });
+
+  it('keeps an entry stored after the purge', () => {
+    expect(isPurged(entry, [record('everything', '', 999)])).toBe(false);
+  });
+
+  it('keeps an entry that no record matches', () => {
+    expect(isPurged(entry, [record('url', '/docs/a.htm'), record('url', '/docs/a.html?x=1'), record('prefix', '/img/'), record('tag', 'news')])).toBe(false);
+    expect(isPurged(entry, [])).toBe(false);
+  });
+});
+
+describe('entryTags', () => {
+  it('reads Cache-Tag as comma-separated tags, compared without regard to case', () => {
+    expect(entryTags(new Headers({ 'cache-tag': ' Blog, docs ,,v2' }))).toEqual(['blog', 'docs', 'v2']);
+    expect(entryTags(new Headers())).toEqual([]);
+  });
+});
+
+describe('purgedBy', () => {
+  it('checks a stored entry by its timing, the path given and its Cache-Tag', () => {
+    const check = purgedBy([{ kind: 'tag', value: 'blog', at: 2000 }], '/a');
+    expect(check({ meta: { storedAt: 1000 }, headers: new Headers({ 'cache-tag': 'BLOG' }) })).toBe(true);
+    expect(check({ meta: { storedAt: 3000 }, headers: new Headers({ 'cache-tag': 'blog' }) })).toBe(false);
+    expect(check({ meta: { storedAt: 1000 }, headers: new Headers() })).toBe(false);
+  });
+});
+
+describe('purge watermarks (an edge telling the shield of a purge it has not read yet)', () => {
+  const records: PurgeRecord[] = [
+    { kind: 'prefix', value: '/img/', at: 100 },
+    { kind: 'url', value: '/img/a.png', at: 300 },
+    { kind: 'tag', value: 'blog', at: 500 },
+    { kind: 'url', value: '/other.css', at: 700 },
+  ];
+  const entry = (storedAt: number, tags = '') => ({ meta: { storedAt }, headers: new Headers(tags ? { 'cache-tag': tags } : {}) });
+
+  it('finds the newest purge matching a path, and by tag only for a tagged object', () => {
+    expect(lastPurge(records, '/img/a.png')).toBe(300);
+    expect(lastPurge(records, '/img/b.png')).toBe(100);
+    expect(lastPurge(records, '/img/b.png', ['blog'])).toBe(500);
+    expect(lastPurge(records, '/docs/x.html')).toBeUndefined();
+    expect(lastPurge([], '/img/a.png')).toBeUndefined();
+  });
+
+  it('starts from the path purges, and raises the watermark to a tag purge it applied', () => {
+    const watch = purgeWatch(records, '/img/b.png');
+    expect(watch.watermark()).toBe(100);
+    expect(watch.purged(entry(600, 'blog'))).toBe(false);
+    expect(watch.watermark()).toBe(100);
+    expect(watch.purged(entry(400, 'Blog, news'))).toBe(true);
+    expect(watch.watermark()).toBe(500);
+  });
+
+  it('purges, at the shield, what was stored at or before the watermark, and nothing newer', () => {
+    expect(purgedBy([], '/a', 1000)(entry(1000))).toBe(true);
+    expect(purgedBy([], '/a', 1000)(entry(1001))).toBe(false);
+    expect(purgedBy(records, '/img/a.png', undefined)(entry(200))).toBe(true);
+    expect(purgedBy(records, '/img/a.png', 50)(entry(301))).toBe(false);
+  });
+
+  it('agrees with isPurged on every entry, for any records', () => {
+    const record = fc.record({
+      kind: fc.constantFrom('url' as const, 'prefix' as const, 'tag' as const, 'everything' as const),
+      value: fc.constantFrom('/a', '/a/b', '/b', 'blog', ''),
+      at: fc.integer({ min: 0, max: 1000 }),
+    });
+    fc.assert(
+      fc.property(fc.array(record, { maxLength: 8 }), fc.constantFrom('/a', '/a/b', '/b'), fc.integer({ min: 0, max: 1000 }), fc.boolean(), (list, path, storedAt, tagged) => {
+        const stored = entry(storedAt, tagged ? 'blog' : '');
+        const watch = purgeWatch(list, path);
+        const purged = watch.purged(stored);
+        expect(purged).toBe(isPurged({ originAt: storedAt, path, tags: tagged ? ['blog'] : [] }, list));
+        // What the edge tells the shield purges at least what the edge purged.
+        if (purged) expect(purgedBy([], path, watch.watermark())(stored)).toBe(true);
+      }),
+    );
+  });
+});
+
+describe('keptRecords', () => {
+  const now = 100 * RECORD_LIFETIME_MS;
+
+  it('keeps the newest records first, without duplicates', () => {
+    const a = { kind: 'url', value: '/a', at: now - 5 } as const;
+    const b = { kind: 'tag', value: 't', at: now - 1 } as const;
+    expect(keptRecords([a, b, a], now)).toEqual([b, a]);
+  });
+
+  it('drops records older than the lifetime', () => {
+    expect(keptRecords([{ kind: 'everything', value: '', at: now - RECORD_LIFETIME_MS - 1 }], now)).toEqual([]);
+  });
+
+  it(`keeps at most ${MAX_RECORDS} records`, () => {
+    const many = Array.from({ length: MAX_RECORDS + 5 }, (_, i): PurgeRecord => ({ kind: 'url', value: `/${i}`, at: now - i }));
+    const kept = keptRecords(many, now);
+    expect(kept).toHaveLength(MAX_RECORDS);
+    expect(kept[0]?.value).toBe('/0');
+  });
+});
+
+describe('asRecord', () => {
+  it('accepts a stored record and refuses anything else', () => {
+    expect(asRecord({ kind: 'prefix', value: '/a', at: 5 })).toEqual({ kind: 'prefix', value: '/a', at: 5 });
+    for (const bad of [null, 'x', { kind: 'host', value: 'a', at: 1 }, { kind: 'url', value: 1, at: 1 }, { kind: 'url', value: '/a', at: 'now' }]) {
+      expect(asRecord(bad)).toBeUndefined();
+    }
+  });
+});
+
+describe('judged by when the bytes came from the origin', () => {
+  const records: PurgeRecord[] = [{ kind: 'url', value: '/a', at: 2000 }];
+
+  it('purges a copy stored after the purge whose bytes came from the origin before it (a refill from a tier that had not read it)', () => {
+    const check = purgedBy(records, '/a');
+    expect(check({ meta: { storedAt: 3000, originAt: 1500 }, headers: new Headers() })).toBe(true);
+    expect(check({ meta: { storedAt: 3000, originAt: 2500 }, headers: new Headers() })).toBe(false);
+    // An entry stored before origin times were kept is judged by when it was stored.
+    expect(check({ meta: { storedAt: 1500 }, headers: new Headers() })).toBe(true);
+  });
+
+  it('applies the watermark a tier was told the same way', () => {
+    const check = purgedBy([], '/a', 2000);
+    expect(check({ meta: { storedAt: 9000, originAt: 1999 }, headers: new Headers() })).toBe(true);
+    expect(check({ meta: { storedAt: 9000, originAt: 2001 }, headers: new Headers() })).toBe(false);
+  });
+
+  it('a tag purge is seen on an answer that carries the tag, and raises the watermark sent on', () => {
+    const watch = purgeWatch([{ kind: 'tag', value: 'blog', at: 2000 }], '/a');
+    expect(watch.watermark()).toBeUndefined();
+    expect(watch.purged({ meta: { storedAt: 5000, originAt: 1000 }, headers: new Headers({ 'cache-tag': 'blog' }) })).toBe(true);
+    expect(watch.watermark()).toBe(2000);
+  });
+});

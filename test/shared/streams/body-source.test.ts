@@ -1,0 +1,148 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { BodyStalled, LengthMismatch, bodySource, fromNextHop, pumpInto, type SourceOptions } from '../../../shared/streams/body-source.ts';
+import { VersionChanged } from '../../../shared/tier/ports.ts';
+import { type Fault, concat, faultyStream, streamOf } from '../../streams.ts';
+
+const bytes = (n: number): Uint8Array => Uint8Array.from({ length: n }, (_, i) => (i * 29 + 7) & 0xff);
+const fast = { attempts: 3, backoffMs: 1 };
+
+/** Every byte of a source, or the error it failed with, read through buffers of `lend` bytes. */
+async function drain(first: ReadableStream<Uint8Array>, options: SourceOptions, lend = 5): Promise<{ bytes: Uint8Array; error: unknown }> {
+  const source = bodySource(first, options);
+  const chunks: Uint8Array[] = [];
+  try {
+    for (;;) {
+      const view = await source.read(new Uint8Array(lend));
+      if (view === undefined) return { bytes: concat(chunks), error: undefined };
+      chunks.push(view.slice());
+    }
+  } catch (error) {
+    return { bytes: concat(chunks), error };
+  }
+}
+
+describe('bodySource: counted', () => {
+  it('passes a body of exactly its length', async () => {
+    expect(await drain(streamOf(bytes(10)), { length: 10 })).toEqual({ bytes: bytes(10), error: undefined });
+  });
+
+  it('fails a body that ends short or breaks; never reads past what it claims', async () => {
+    expect((await drain(streamOf(bytes(7)), { length: 10 })).error).toBeInstanceOf(LengthMismatch);
+    expect((await drain(faultyStream(bytes(10), 4, 'error'), { length: 10 })).error).toBeInstanceOf(Error);
+    expect(await drain(streamOf(bytes(12)), { length: 10 })).toEqual({ bytes: bytes(10), error: undefined });
+  });
+
+  it('is complete once every byte it claims is in, and lets the source go without waiting for its end', async () => {
+    let cancelled = false;
+    const outcome = await drain(faultyStream(bytes(20), 10, 'error', 5, () => (cancelled = true)), { length: 10 });
+    expect(outcome).toEqual({ bytes: bytes(10), error: undefined });
+    expect(cancelled).toBe(true);
+  });
+
+  it('bounds the silence inside a body, and lets the silent source go', async () => {
+    let cancelled = false;
+    const started = Date.now();
+    const outcome = await drain(faultyStream(bytes(10), 4, 'stall', 3, () => (cancelled = true)), { length: 10, idleMs: 50 });
+    expect(outcome.error).toBeInstanceOf(BodyStalled);
+    expect(outcome.bytes).toEqual(bytes(4));
+    expect(cancelled).toBe(true);
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it('with no length known, a clean end is complete and a break is not', async () => {
+    expect(await drain(streamOf(bytes(9)), { length: undefined })).toEqual({ bytes: bytes(9), error: undefined });
+    expect((await drain(faultyStream(bytes(9), 3, 'error'), { length: undefined })).error).toBeInstanceOf(Error);
+  });
+
+  it('delivers exactly the bytes claimed, or fails, whatever the chunking and the buffers lent (property)', async () => {
+    await fc.assert(fc.asyncProperty(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 0, max: 40 }), fc.integer({ min: 1, max: 7 }), fc.integer({ min: 1, max: 9 }), async (actual, claimed, chunk, lend) => {
+      const outcome = await drain(streamOf(bytes(actual), chunk), { length: claimed }, lend);
+      expect(outcome.error === undefined).toBe(actual >= claimed);
+      if (outcome.error === undefined) expect(outcome.bytes).toEqual(bytes(claimed));
+      else expect(outcome.bytes).toEqual(bytes(actual));
+    }));
+  });
+});
+
+describe('bodySource: healing', () => {
+  it('asks again from the byte reached when the body breaks, and delivers every byte once', async () => {
+    const object = bytes(50);
+    const offsets: number[] = [];
+    const outcome = await drain(faultyStream(object, 17, 'error'), { length: 50, heal: { ...fast, reopen: async (offset) => (offsets.push(offset), streamOf(object.slice(offset), 4)) } });
+    expect(outcome).toEqual({ bytes: object, error: undefined });
+    expect(offsets).toEqual([17]);
+  });
+
+  it('heals a body that ends short or falls silent, the same way', async () => {
+    for (const fault of ['end', 'stall'] as const) {
+      const object = bytes(40);
+      const outcome = await drain(faultyStream(object, 25, fault), { length: 40, idleMs: 30, heal: { ...fast, reopen: async (offset) => streamOf(object.slice(offset)) } });
+      expect(outcome, fault).toEqual({ bytes: object, error: undefined });
+    }
+  });
+
+  it('gives up after its attempts, failing (never ending short)', async () => {
+    const object = bytes(40);
+    let reopened = 0;
+    const outcome = await drain(faultyStream(object, 10, 'error'), { length: 40, heal: { ...fast, reopen: async (offset) => (reopened++, faultyStream(object.slice(offset), 2, 'error')) } });
+    expect(outcome.error).toBeInstanceOf(Error);
+    expect(reopened).toBe(3);
+    expect(outcome.bytes).toEqual(object.subarray(0, outcome.bytes.length));
+  });
+
+  it('does not heal across a version change: that fails at once', async () => {
+    let reopened = 0;
+    const outcome = await drain(faultyStream(bytes(20), 5, 'error'), { length: 20, heal: { ...fast, reopen: async () => { reopened++; throw new VersionChanged('etag mismatch'); } } });
+    expect(outcome.error).toBeInstanceOf(VersionChanged);
+    expect(reopened).toBe(1);
+  });
+
+  it('stops reopening once cancelled', async () => {
+    let reopened = 0;
+    const source = bodySource(faultyStream(bytes(20), 5, 'stall'), { length: 20, idleMs: 20, heal: { attempts: 3, backoffMs: 50, reopen: async () => (reopened++, streamOf(bytes(20))) } });
+    await source.read(new Uint8Array(10));
+    const pending = source.read(new Uint8Array(10)).catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    source.cancel();
+    await pending;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(reopened).toBe(0);
+  });
+
+  it('delivers exactly the object for any fault points within its attempts (property)', async () => {
+    const faults = fc.constantFrom<Fault>('error', 'end', 'stall');
+    await fc.assert(fc.asyncProperty(fc.integer({ min: 1, max: 60 }), fc.array(fc.tuple(fc.integer({ min: 0, max: 59 }), faults), { maxLength: 3 }), fc.integer({ min: 1, max: 9 }), fc.integer({ min: 1, max: 11 }), async (size, cuts, chunk, lend) => {
+      const object = bytes(size);
+      const plan = [...cuts];
+      const source = (offset: number): ReadableStream<Uint8Array> => {
+        const cut = plan.shift();
+        const rest = object.slice(offset);
+        return cut === undefined || cut[0] >= rest.length ? streamOf(rest, chunk) : faultyStream(rest, cut[0], cut[1], chunk);
+      };
+      const outcome = await drain(source(0), { length: size, idleMs: 10, heal: { attempts: 3, backoffMs: 0, reopen: async (offset) => source(offset) } }, lend);
+      expect(outcome).toEqual({ bytes: object, error: undefined });
+    }), { numRuns: 60 });
+  });
+});
+
+describe('fromNextHop', () => {
+  it('marks a body with how to heal it, which any reader through bodySource then does', async () => {
+    const object = bytes(40);
+    const body = fromNextHop(faultyStream(object, 15, 'error'), { heal: { ...fast, reopen: async (offset) => streamOf(object.slice(offset)) } });
+    expect(await drain(body, { length: 40 })).toEqual({ bytes: object, error: undefined });
+  });
+
+  it('and with its silence bound', async () => {
+    const body = fromNextHop(faultyStream(bytes(40), 15, 'stall'), { idleMs: 20 });
+    expect((await drain(body, { length: 40 })).error).toBeInstanceOf(BodyStalled);
+  });
+});
+
+describe('pumpInto', () => {
+  it('writes every byte after those it skips, through one reused buffer', async () => {
+    const written: Uint8Array[] = [];
+    await pumpInto(bodySource(streamOf(bytes(200_000), 30_000), { length: 200_000 }), async (chunk) => void written.push(chunk.slice()), 54_321);
+    expect(concat(written)).toEqual(bytes(200_000).subarray(54_321));
+  });
+});
