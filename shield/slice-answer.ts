@@ -5,7 +5,7 @@
 
 import { type Config } from '../shared/config/config.ts';
 import { evaluatePreconditions } from '../shared/http/conditional.ts';
-import { BadGateway, BadRequest, HttpError } from '../shared/http/errors.ts';
+import { BadGateway, BadRequest, HttpError, PreconditionFailed, VersionChanged } from '../shared/http/errors.ts';
 import { OBJECT_HEADER, objectMarker, representationHeaders } from '../shared/slices/object-meta.ts';
 import { type ObjectRead, type Resolved, resolveObject } from '../shared/tier/object-read.ts';
 import { readObjectSlices } from '../shared/tier/object-slices.ts';
@@ -16,7 +16,7 @@ import { type Budget, type ReadaheadPool, isolatePool } from '../shared/tier/sli
 import { SPAN_HEADER, type SliceRequest, WHOLE } from '../shared/slices/slice-protocol.ts';
 import { ORIGIN_AT_HEADER } from '../shared/target/internal.ts';
 import { sliceCount, spanBytes } from '../shared/slices/slice-plan.ts';
-import { VersionChanged } from '../shared/tier/ports.ts';
+
 import { reportTier, slicedReport } from '../shared/tier/tier-headers.ts';
 import { appendServerTiming, serverTimingMetric } from '../shared/http/server-timing.ts';
 import { responseAsIs } from '../shared/streams/response-as-is.ts';
@@ -90,7 +90,7 @@ export async function answerSlices(request: SliceRequest, context: SliceAnswerCo
       for (const body of resolved.prefetched.values()) void body.cancel().catch(() => undefined);
       // Not one byte has gone out yet: start over from what the origin holds now, unless the
       // edge pinned a version, which is now gone.
-      if (request.etag !== undefined || attempt > 0) return new HttpError(412, 'the object changed while it was read').toResponse();
+      if (request.etag !== undefined || attempt > 0) return new PreconditionFailed('the object changed while it was read').toResponse();
     }
   }
 }

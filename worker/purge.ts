@@ -4,7 +4,7 @@
 // same with its own. Nothing is ever sent to the origin.
 
 import type { Config } from '../shared/config/config.ts';
-import { BadRequest, Forbidden, HttpError } from '../shared/http/errors.ts';
+import { BadRequest, ConfigError, ContentTooLarge, Forbidden, HttpError, Unauthorized, UnsupportedMediaType } from '../shared/http/errors.ts';
 import { PURGE_PATH, credentialMatches } from '../shared/target/internal.ts';
 import { PURGE_BODY_LIMIT, type PurgeRecord, type PurgeRequest, parsePurgeBody } from '../shared/purge/purge.ts';
 import { REACHES_EVERY_LOCATION_WITHIN, recordPurges } from '../shared/purge/purge-store.ts';
@@ -24,9 +24,9 @@ export async function purge(request: Request, env: EdgeEnv, config: Config, edge
   if (config.purgeToken === undefined) throw new Forbidden('purge is disabled: set the PURGE_TOKEN secret to enable it');
   // RFC 6750 §3: a request without valid credentials is answered 401 with WWW-Authenticate.
   if (!credentialMatches(bearerToken(request.headers.get('authorization')), config.purgeToken)) {
-    throw new HttpError(401, 'purge needs Authorization: Bearer <PURGE_TOKEN>', { 'www-authenticate': 'Bearer realm="tiercache purge"' });
+    throw new Unauthorized('purge needs Authorization: Bearer <PURGE_TOKEN>', 'Bearer realm="tiercache purge"');
   }
-  if (env.PURGES === undefined) throw new HttpError(500, 'tiercache is misconfigured: purge needs the PURGES KV namespace binding');
+  if (env.PURGES === undefined) throw new ConfigError('purge needs the PURGES KV namespace binding');
   const parsed = parsePurgeBody(await readBody(request));
   if (!parsed.ok) throw new BadRequest(parsed.reason);
   const at = Date.now();
@@ -80,8 +80,8 @@ function bearerToken(authorization: string | null): string | null {
 /** The body as text: JSON, at most PURGE_BODY_LIMIT bytes. */
 async function readBody(request: Request): Promise<string> {
   const type = (request.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
-  if (type !== 'application/json') throw new HttpError(415, `expected Content-Type: application/json, got ${JSON.stringify(type || 'none')}`);
-  const tooLarge = (): HttpError => new HttpError(413, `expected a body of at most ${PURGE_BODY_LIMIT} bytes`);
+  if (type !== 'application/json') throw new UnsupportedMediaType('application/json', type ?? '');
+  const tooLarge = (): HttpError => new ContentTooLarge(PURGE_BODY_LIMIT);
   if (Number(request.headers.get('content-length') ?? 0) > PURGE_BODY_LIMIT) throw tooLarge();
   const chunks: Uint8Array[] = [];
   let size = 0;

@@ -5,7 +5,7 @@
 
 import type { Config } from '../shared/config/config.ts';
 import { evaluatePreconditions, notModifiedHeaders } from '../shared/http/conditional.ts';
-import { BadGateway, HttpError } from '../shared/http/errors.ts';
+import { BadGateway, HttpError, PreconditionFailed, VersionChanged } from '../shared/http/errors.ts';
 import { type ObjectRead, type Resolved, type WholeObject, forgetObject, resolveObject } from '../shared/tier/object-read.ts';
 import { readObjectSlices } from '../shared/tier/object-slices.ts';
 import { type Budget, type ReadaheadPool, SUBREQUESTS_PER_SLICE, isolatePool } from '../shared/tier/slice-reader.ts';
@@ -13,7 +13,7 @@ import { slicesFor } from '../shared/slices/slice-plan.ts';
 import { type CacheStatusParams } from '../shared/http/cache-status.ts';
 import { reportTier, slicedReport } from '../shared/tier/tier-headers.ts';
 import { appendServerTiming, serverTimingMetric } from '../shared/http/server-timing.ts';
-import { VersionChanged } from '../shared/tier/ports.ts';
+
 import { firstSliceHint, framedBody, planRanges, unsatisfiable, wholeInOnePiece, wholePieces } from './client-range.ts';
 import { copyWhole, storedWholeCopy } from './whole-copy.ts';
 import { responseAsIs } from '../shared/streams/response-as-is.ts';
@@ -106,7 +106,7 @@ function serveWhole(request: Request, whole: WholeObject, read: ObjectRead, star
 /** 304 (RFC 9110 §15.4.5: only the validator and caching headers) or 412. */
 function deliverCondition(read: ObjectRead, precondition: 'not-modified' | 'failed', representation: Headers, source: { age: number; report: CacheStatusParams; upstreamHeaders?: Headers | undefined }, started: number): Response {
   if (precondition === 'failed') {
-    const failed = new HttpError(412, 'a precondition of the request failed (If-Match or If-Unmodified-Since)').toResponse();
+    const failed = new PreconditionFailed('a precondition of the request failed (If-Match or If-Unmodified-Since)').toResponse();
     return deliver(read, 412, new Headers(failed.headers), failed.body, source, source.report, started);
   }
   return deliver(read, 304, notModifiedHeaders(representation), null, source, source.report, started);

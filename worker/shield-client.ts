@@ -3,13 +3,13 @@
 // for, its exact length, the pinned ETag. Nothing the client sent is copied by default.
 
 import type { Config } from '../shared/config/config.ts';
-import { Disconnected } from '../shared/http/errors.ts';
+import { Disconnected, VersionChanged } from '../shared/http/errors.ts';
 import { CREDENTIAL_HEADER, HOST_HEADER, PURGED_AT_HEADER, REVALIDATE_HEADER, SHIELD_ORIGIN } from '../shared/target/internal.ts';
 import { OBJECT_HEADER, type ObjectMeta, parseObjectMarker, representationHeaders } from '../shared/slices/object-meta.ts';
 import type { RequestTarget } from '../shared/target/request-target.ts';
 import { type ObjectVersion, type SliceSpan, isStrongEtag, sliceCount, spanBytes } from '../shared/slices/slice-plan.ts';
 import { SPAN_HEADER, WHOLE, sliceRequestPath } from '../shared/slices/slice-protocol.ts';
-import { type Upstream, type UpstreamAnswer, VersionChanged } from '../shared/tier/ports.ts';
+import { type Upstream, type UpstreamAnswer } from '../shared/tier/ports.ts';
 import { responseAsIs } from '../shared/streams/response-as-is.ts';
 
 export interface ShieldCall {

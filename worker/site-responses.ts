@@ -4,12 +4,13 @@
 // HTTP origin, or 405) leave untouched.
 
 import { type AllowedOrigins, addCorsHeaders, corsEnabled, preflightHeaders } from '../shared/http/cors.ts';
-import { ConfigError, configFrom } from '../shared/config/config.ts';
+import { configFrom } from '../shared/config/config.ts';
 import { encodeKeyForPath } from '../shared/target/object-key.ts';
 import type { SiteConfig } from '../shared/config/site-config.ts';
 import { withTierReport } from '../shared/tier/tier-headers.ts';
 import type { EdgeEnv } from './env.ts';
 import { responseAsIs } from '../shared/streams/response-as-is.ts';
+import { ConfigError } from '../shared/http/errors.ts';
 
 export type EdgeFetch = (request: Request, env: EdgeEnv, ctx: ExecutionContext) => Response | Promise<Response>;
 

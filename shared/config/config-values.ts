@@ -1,10 +1,8 @@
 // Reading one setting's value, as it arrives (a string or nothing): byte counts, integers,
 // choices, required and optional strings. Every refusal is a ConfigError naming the setting.
 
-/** Thrown for a configuration that cannot work; the message names the setting. */
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
+import { ConfigError } from '../http/errors.ts';
+
 
 /** Settings by name, as strings (or absent). */
 type Raw<N extends string> = Partial<Record<N, string>>;

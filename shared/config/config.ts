@@ -1,9 +1,10 @@
 // The configuration contract. The same names are used by `[vars]` / `wrangler secret put`
 // when deployed and by the process environment in the local stack (see README).
 
-import { ConfigError, byteSize, integer, nonEmpty, oneOf, required } from './config-values.ts';
+import { byteSize, integer, nonEmpty, oneOf, required } from './config-values.ts';
 import { type HostBuckets, parseHostBuckets } from '../target/host-buckets.ts';
 import { SITE_CONFIG_NAMES, type SiteConfig, parseSiteConfig } from './site-config.ts';
+import { ConfigError } from '../http/errors.ts';
 
 export type OriginKind = 's3' | 'http';
 export type S3Addressing = 'path' | 'virtual';
@@ -149,7 +150,6 @@ const MAX_MEMORY_CACHE = 64 * MIB;
 /** Small objects are where the Cache API's per-lookup cost dominates; larger ones stream from it. */
 const DEFAULT_MEMORY_OBJECT = MIB;
 
-export { ConfigError };
 
 export function parseConfig(raw: RawConfig): Config {
   const originKind = oneOf(raw, 'ORIGIN_KIND', ['s3', 'http'], 's3');
@@ -204,12 +204,7 @@ function parseMemory(raw: RawConfig): MemoryConfig {
 }
 
 function parseS3(raw: RawConfig): S3Config {
-  let hostBuckets: HostBuckets;
-  try {
-    hostBuckets = parseHostBuckets(raw.HOST_BUCKETS);
-  } catch (error) {
-    throw new ConfigError(`HOST_BUCKETS: ${error instanceof Error ? error.message : String(error)}`);
-  }
+  const hostBuckets = parseHostBuckets(raw.HOST_BUCKETS);
   return {
     bucket: hostBuckets.size > 0 ? nonEmpty(raw.S3_BUCKET) ?? '' : required(raw, 'S3_BUCKET'),
     hostBuckets,

@@ -3,7 +3,6 @@
 // (each worker's `onError`). Messages say what was expected and what arrived; an origin's own
 // error body never reaches a client.
 
-import { ConfigError } from '../config/config.ts';
 
 export class HttpError extends Error {
   override name = 'HttpError';
@@ -68,6 +67,60 @@ export class MethodNotAllowed extends HttpError {
   }
 }
 
+/** RFC 9110 §15.5.2: a 401 carries the challenge (WWW-Authenticate). */
+export class Unauthorized extends HttpError {
+  constructor(message: string, challenge: string) {
+    super(401, message, { 'www-authenticate': challenge });
+  }
+}
+
+/** RFC 9110 §15.5.13: If-Match or If-Unmodified-Since is false for what is held. */
+export class PreconditionFailed extends HttpError {
+  constructor(message: string) {
+    super(412, message);
+  }
+}
+
+export class ContentTooLarge extends HttpError {
+  constructor(limit: number) {
+    super(413, `expected a body of at most ${limit} bytes`);
+  }
+}
+
+export class UnsupportedMediaType extends HttpError {
+  constructor(expected: string, got: string) {
+    super(415, `expected Content-Type: ${expected}, got ${JSON.stringify(got || 'none')}`);
+  }
+}
+
+/** RFC 9110 §15.5.20: this deployment serves no site under that host name. */
+export class Misdirected extends HttpError {
+  constructor(host: string) {
+    super(421, `no site is configured for the host ${JSON.stringify(host.slice(0, 253))} (HOST_BUCKETS)`);
+  }
+}
+
+/** The client went away before its answer (nginx's 499): nobody reads this one. */
+export class ClientGone extends HttpError {
+  constructor() {
+    super(499, 'the client went away');
+  }
+}
+
+/** An origin's refusal or failure whose status passes while its body does not (S3's XML). */
+export class OriginAnswered extends HttpError {
+  constructor(status: number, code: string | undefined) {
+    super(status, `origin answered ${status}${code ? ` (${code})` : ''}`);
+  }
+}
+
+/** Still busy (503 SlowDown, 429) after the retries: the client may try again when the origin said. */
+export class OriginBusy extends HttpError {
+  constructor(retryAfter: string | null) {
+    super(503, 'the origin is busy (SlowDown); try again later', retryAfter === null ? {} : { 'retry-after': retryAfter });
+  }
+}
+
 export class BadGateway extends HttpError {
   constructor(message: string) {
     super(502, message);
@@ -108,6 +161,26 @@ export class Disconnected extends HttpError {
 /** Whether a Cache-Status detail (ours, from the next tier) says that tier was disconnected. */
 export function isDisconnectedDetail(detail: string | undefined): boolean {
   return detail !== undefined && DISCONNECTED.includes(detail);
+}
+
+/** Thrown for a configuration that cannot work; the message names the setting (never a secret's value). */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** The object changed upstream while we were reading it (nginx: "etag mismatch in slice response"). */
+export class VersionChanged extends Error {
+  override name = 'VersionChanged';
+}
+
+/** A body shorter or longer than its Content-Length, its Content-Range or its slice. */
+export class LengthMismatch extends Error {
+  override name = 'LengthMismatch';
+}
+
+/** No byte arrived for longer than the idle bound while one was awaited (ORIGIN_IDLE_TIMEOUT_MS). */
+export class BodyStalled extends Error {
+  override name = 'BodyStalled';
 }
 
 /** Any error as a response: ours as built, a bad setting named, anything else an opaque 500. */

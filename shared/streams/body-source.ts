@@ -14,19 +14,11 @@
 // fails. It never reads past the bytes it claims, and once they are in it is done, whatever the
 // source would still say (a connection that then breaks, a Content-Length that promised more).
 
-import { VersionChanged } from '../tier/ports.ts';
+import { BodyStalled, LengthMismatch, VersionChanged } from '../http/errors.ts';
+
 
 type Bytes = Uint8Array;
 
-/** A body shorter or longer than its Content-Length, its Content-Range or its slice. */
-export class LengthMismatch extends Error {
-  override name = 'LengthMismatch';
-}
-
-/** No byte arrived for longer than the idle bound while one was awaited (ORIGIN_IDLE_TIMEOUT_MS). */
-export class BodyStalled extends Error {
-  override name = 'BodyStalled';
-}
 
 /** How a body that fails part-way is asked for again. */
 export interface Heal {

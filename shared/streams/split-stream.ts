@@ -1,6 +1,7 @@
 // Cutting one upstream body into exact-length parts: a span of slices into its slices.
 
-import { CHUNK_BYTES, LengthMismatch, bodySource } from './body-source.ts';
+import { CHUNK_BYTES, bodySource } from './body-source.ts';
+import { LengthMismatch } from '../http/errors.ts';
 
 type Bytes = Uint8Array;
 

@@ -2,17 +2,17 @@
 // HOST_BUCKETS="cdn.a.example=site-a,cdn.b.example=site-b"; a host not listed reads S3_BUCKET
 // when that is set, and is refused otherwise.
 
-import { HttpError } from '../http/errors.ts';
+import { ConfigError, type HttpError, Misdirected } from '../http/errors.ts';
 
 /** Host name (lower case, no port) → bucket. */
 export type HostBuckets = ReadonlyMap<string, string>;
 
-/** Parses `host=bucket` pairs; throws a message naming what is wrong (the caller names the setting). */
+/** Parses `host=bucket` pairs; a ConfigError naming the setting and what is wrong. */
 export function parseHostBuckets(value: string | undefined): HostBuckets {
   const map = new Map<string, string>();
   for (const pair of (value ?? '').split(',').map((part) => part.trim()).filter(Boolean)) {
     const match = /^([a-z0-9.-]+)\s*=\s*([A-Za-z0-9._-]{3,255})$/i.exec(pair);
-    if (!match) throw new Error(`expected host=bucket pairs separated by commas, got ${JSON.stringify(pair)}`);
+    if (!match) throw new ConfigError(`HOST_BUCKETS: expected host=bucket pairs separated by commas, got ${JSON.stringify(pair)}`);
     map.set((match[1] ?? '').toLowerCase(), match[2] ?? '');
   }
   return map;
@@ -25,5 +25,5 @@ export function bucketFor(s3: { bucket: string; hostBuckets: HostBuckets }, host
 
 /** RFC 9110 §15.5.20: this deployment serves no site under that host name. */
 export function misdirected(host: string): HttpError {
-  return new HttpError(421, `no site is configured for the host ${JSON.stringify(host.slice(0, 253))} (HOST_BUCKETS)`);
+  return new Misdirected(host);
 }

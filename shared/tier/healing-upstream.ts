@@ -5,7 +5,8 @@
 // the runtime's own streams: whoever reads them through bodySource reads them so.
 
 import { HEAL_ATTEMPTS, HEAL_BACKOFF_MS, fromNextHop } from '../streams/body-source.ts';
-import { type Upstream, VersionChanged } from './ports.ts';
+import { type Upstream } from './ports.ts';
+import { VersionChanged } from '../http/errors.ts';
 
 export interface HealingPolicy {
   /** Longest silence inside any body (ms). */

@@ -62,7 +62,7 @@ async function fillOnce(read: ObjectRead, index: number, started: number, fwd: F
   if (!headers.has('date')) headers.set('date', new Date(responseTime).toUTCString());
   const age = correctedInitialAge(headers, started, responseTime);
   if (answer.kind === 'not-modified' && held !== undefined) return refresh(read, held, headers, age, responseTime, originAt);
-  if (answer.kind === 'not-modified') throw new HttpError(502, 'upstream answered 304 to an unconditional request');
+  if (answer.kind === 'not-modified') throw new BadGateway('upstream answered 304 to an unconditional request');
   const representation = answer.kind === 'whole' ? headers : answer.meta.headers;
   if (read.purged?.({ meta: { storedAt: responseTime, originAt }, headers: representation }) === true) {
     await (answer.kind === 'whole' ? answer.response.body : answer.kind === 'span' ? answer.body : null)?.cancel().catch(() => undefined);

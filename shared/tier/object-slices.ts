@@ -6,7 +6,7 @@ import type { ObjectMeta } from '../slices/object-meta.ts';
 import { type Budget, type ReadaheadPool, type SliceRead, type SliceReadOptions, readSlices } from './slice-reader.ts';
 import type { SliceSpan } from '../slices/slice-plan.ts';
 import { tierSlices } from './slice-store.ts';
-import { VersionChanged } from './ports.ts';
+import { VersionChanged } from '../http/errors.ts';
 
 export interface SliceWindow {
   /** Slices in flight ahead of the reader. */

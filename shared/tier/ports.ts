@@ -40,8 +40,3 @@ export interface Upstream {
   /** HEAD of the object, for HEAD requests a tier cannot answer itself. */
   head(signal?: AbortSignal): Promise<Response>;
 }
-
-/** The object changed upstream while we were reading it (nginx: "etag mismatch in slice response"). */
-export class VersionChanged extends Error {
-  override name = 'VersionChanged';
-}

@@ -13,10 +13,11 @@
 // record the length they were counted at; a lookup that finds the platform's length
 // disagreeing treats the entry as gone.
 
-import { LengthMismatch, bodySource, pumpInto } from '../streams/body-source.ts';
+import { bodySource, pumpInto } from '../streams/body-source.ts';
 import { identityPipe } from '../streams/identity-pipe.ts';
 import { type EntryMeta, PLATFORM_STATUS, fromStoredHeaders, toStoredHeaders } from '../store/stored-entry.ts';
 import { responseAsIs } from '../streams/response-as-is.ts';
+import { LengthMismatch } from '../http/errors.ts';
 
 /** The part of the Workers Cache API a tier uses. */
 export interface TierCache {

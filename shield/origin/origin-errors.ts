@@ -3,7 +3,7 @@
 // which name the cause without echoing anything S3 said about our credentials. Refusals of our
 // own request (signature, bucket, endpoint) are ours: a 502 naming the setting to check.
 
-import { BadGateway, HttpError, NotFound } from '../../shared/http/errors.ts';
+import { BadGateway, HttpError, NotFound, OriginAnswered } from '../../shared/http/errors.ts';
 
 /** S3 error codes that mean our request (its signature or credentials) was refused. */
 const AUTH_CODES = new Set([
@@ -27,7 +27,7 @@ function s3Error(status: number, code: string | undefined): HttpError {
   // request we built was refused): a setting or a defect of ours, not the client's.
   if (status < 400 || status === 400) return new BadGateway(`origin refused the request with status ${status}${code ? ` (${code})` : ''}; check ORIGIN_URL and the region`).because('origin-request');
   // S3's own refusal or failure: its status passes (its XML document does not), its code named.
-  return new HttpError(status, `origin answered ${status}${code ? ` (${code})` : ''}`);
+  return new OriginAnswered(status, code);
 }
 
 /** The error for a plain HTTP origin's non-success answer to GET/HEAD. */

@@ -4,7 +4,7 @@
 // is bounded where it is read, shared/tier/healing-upstream.ts). Bodies arrive as the origin sent
 // them: an object stored gzip-encoded stays those bytes, never decoded on the way.
 
-import { Disconnected, HttpError } from '../../shared/http/errors.ts';
+import { ClientGone, Disconnected, HttpError } from '../../shared/http/errors.ts';
 import { finalAnswer } from './interim.ts';
 
 /** How much of an error body we read to find S3's error code. */
@@ -39,7 +39,7 @@ export async function originFetch(url: URL, init: RequestInit, timeoutMs: number
   } catch (error) {
     if (error instanceof HttpError) throw error;
     if (timedOut) throw new Disconnected('origin-timeout', `origin did not answer within ${timeoutMs} ms`);
-    if (client?.aborted) throw new HttpError(499, 'the client went away');
+    if (client?.aborted) throw new ClientGone();
     throw new Disconnected('origin-unreachable', 'origin could not be reached');
   } finally {
     clearTimeout(timer);

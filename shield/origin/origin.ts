@@ -4,7 +4,7 @@
 import { busyWait, isBusy } from '../../shared/http/busy-origin.ts';
 import type { Config } from '../../shared/config/config.ts';
 import { S3_RESPONSE_HEADERS, exposeS3CacheTag, originResponseHeaders } from '../../shared/http/headers.ts';
-import { HttpError } from '../../shared/http/errors.ts';
+import { type HttpError, OriginBusy } from '../../shared/http/errors.ts';
 
 import type { RequestTarget } from '../../shared/target/request-target.ts';
 import { httpFailure, s3ErrorCode, s3Failure } from './origin-errors.ts';
@@ -54,7 +54,7 @@ export async function originFailure(config: Config, response: Response): Promise
     // Still busy after the retries: the client may try again when the origin said to.
     await response.body?.cancel();
     const retryAfter = response.headers.get('retry-after');
-    return new HttpError(503, 'the origin is busy (SlowDown); try again later', retryAfter === null ? {} : { 'retry-after': retryAfter }).from(response.status);
+    return new OriginBusy(retryAfter).from(response.status);
   }
   if (config.originKind === 's3') return s3Failure(response.status, s3ErrorCode(await readErrorBody(response)));
   await response.body?.cancel();

@@ -10,10 +10,10 @@ import { slicedMeta } from '../../shared/slices/object-meta.ts';
 import { parseContentRange } from '../../shared/http/range.ts';
 import type { RequestTarget } from '../../shared/target/request-target.ts';
 import { type ObjectVersion, type SliceSpan, spanBytes } from '../../shared/slices/slice-plan.ts';
-import { type SliceAsk, type Upstream, type UpstreamAnswer, VersionChanged } from '../../shared/tier/ports.ts';
+import { type SliceAsk, type Upstream, type UpstreamAnswer } from '../../shared/tier/ports.ts';
 import { serverTimingMetric } from '../../shared/http/server-timing.ts';
 import { fetchOrigin, keptHeaders, originFailure } from './origin.ts';
-import { BadGateway } from '../../shared/http/errors.ts';
+import { BadGateway, VersionChanged } from '../../shared/http/errors.ts';
 import { responseAsIs } from '../../shared/streams/response-as-is.ts';
 
 /**

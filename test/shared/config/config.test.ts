@@ -1,5 +1,6 @@
 import { describe, it, expect } from 'vitest';
-import { ConfigError, SECRET_CONFIG_NAMES, STORJ_GATEWAY, configFrom, parseConfig, type RawConfig } from '../../../shared/config/config.ts';
+import { SECRET_CONFIG_NAMES, STORJ_GATEWAY, configFrom, parseConfig, type RawConfig } from '../../../shared/config/config.ts';
+import { ConfigError } from '../../../shared/http/errors.ts';
 
 const s3Minimal: RawConfig = { S3_BUCKET: 'assets', S3_ACCESS_KEY_ID: 'AKID', S3_SECRET_ACCESS_KEY: 'SECRET-KEY-VALUE' };
 const httpMinimal: RawConfig = { ORIGIN_KIND: 'http', ORIGIN_URL: 'https://www.example.com' };

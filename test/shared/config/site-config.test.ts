@@ -1,5 +1,6 @@
 import { describe, it, expect } from 'vitest';
-import { CONFIG_NAMES, ConfigError, parseConfig, type RawConfig } from '../../../shared/config/config.ts';
+import { CONFIG_NAMES, parseConfig, type RawConfig } from '../../../shared/config/config.ts';
+import { ConfigError } from '../../../shared/http/errors.ts';
 
 const s3Minimal: RawConfig = { S3_BUCKET: 'assets', S3_ACCESS_KEY_ID: 'AKID', S3_SECRET_ACCESS_KEY: 'SECRET-KEY-VALUE' };
 

@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
-import { ConfigError } from '../../../shared/config/config.ts';
-import { BadGateway, BadRequest, Forbidden, GatewayTimeout, HttpError, MethodNotAllowed, NotFound, errorResponse } from '../../../shared/http/errors.ts';
+
+import { BadGateway, BadRequest, ConfigError, Forbidden, GatewayTimeout, HttpError, MethodNotAllowed, NotFound, errorResponse } from '../../../shared/http/errors.ts';
 
 describe('HttpError classes', () => {
   it('each carries its status and is an HttpError', () => {

@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BodyStalled, LengthMismatch, bodySource, fromNextHop, pumpInto, type SourceOptions } from '../../../shared/streams/body-source.ts';
-import { VersionChanged } from '../../../shared/tier/ports.ts';
+import { bodySource, fromNextHop, pumpInto, type SourceOptions } from '../../../shared/streams/body-source.ts';
+
 import { type Fault, concat, faultyStream, streamOf } from '../../streams.ts';
+import { BodyStalled, LengthMismatch, VersionChanged } from '../../../shared/http/errors.ts';
 
 const bytes = (n: number): Uint8Array => Uint8Array.from({ length: n }, (_, i) => (i * 29 + 7) & 0xff);
 const fast = { attempts: 3, backoffMs: 1 };

@@ -1,10 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { LengthMismatch } from '../../../shared/streams/body-source.ts';
+
 import { rangesStream, type Piece } from '../../../shared/streams/byte-stream.ts';
 import { splitStream } from '../../../shared/streams/split-stream.ts';
 import type { ByteRange } from '../../../shared/http/range.ts';
 import { concat } from '../../streams.ts';
+import { LengthMismatch } from '../../../shared/http/errors.ts';
 
 /** An object whose every byte is distinguishable from its neighbours. */
 function objectBytes(size: number): Uint8Array {
@@ -87,7 +88,6 @@ async function readAll(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> 
     chunks.push(value);
   }
 }
-
 
 /** What `promise` came to within `ms`, or 'pending' if it had not settled by then. */
 async function settledWithin<T>(promise: Promise<T>, ms: number): Promise<{ value: T } | { error: unknown } | 'pending'> {

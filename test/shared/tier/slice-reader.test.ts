@@ -4,9 +4,10 @@ import type { Piece } from '../../../shared/streams/byte-stream.ts';
 import type { ObjectMeta } from '../../../shared/slices/object-meta.ts';
 import type { SliceSpan } from '../../../shared/slices/slice-plan.ts';
 import { readSlices, type Budget, type SliceRead, type SliceReadOptions, type SliceStore, type SpanFetch } from '../../../shared/tier/slice-reader.ts';
-import { VersionChanged } from '../../../shared/tier/ports.ts';
+
 import type { OpenPut } from '../../../shared/tier/tier-cache.ts';
 import { concat, streamOf } from '../../streams.ts';
+import { VersionChanged } from '../../../shared/http/errors.ts';
 
 const SLICE = 4;
 const PLENTY = 10_000;
@@ -23,7 +24,6 @@ function objectMeta(size: number, sliceSize = SLICE): ObjectMeta {
 function range(count: number, from = 0): number[] {
   return Array.from({ length: count }, (_, i) => from + i);
 }
-
 
 async function readAll(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
   return new Uint8Array(await new Response(stream).arrayBuffer());
