@@ -14,7 +14,7 @@ import { healingUpstream, originHealing } from '../shared/tier/healing-upstream.
 import { TIER_MANAGED, forwardedRequestHeaders } from '../shared/http/headers.ts';
 import { invalidatedUrls } from '../shared/http/invalidation.ts';
 import { headObject } from '../shared/tier/object-head.ts';
-import { type ObjectRead, readPolicy } from '../shared/tier/object-read.ts';
+import { type ObjectRead, readPolicy } from '../shared/tier/ports.ts';
 import { clockOffset } from '../shared/tier/test-clock.ts';
 import { purgedBy } from '../shared/purge/purge.ts';
 import { purgeRecords } from '../shared/purge/purge-store.ts';

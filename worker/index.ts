@@ -17,7 +17,7 @@ import { TIER_MANAGED, forwardedRequestHeaders, withForwarding } from '../shared
 import { Forbidden, HttpError, MethodNotAllowed, NotFound, errorResponse } from '../shared/http/errors.ts';
 import { FRONT_HEADER, PURGE_PATH, credentialMatches, isInternal } from '../shared/target/internal.ts';
 import { headObject } from '../shared/tier/object-head.ts';
-import { type ObjectRead, readPolicy } from '../shared/tier/object-read.ts';
+import { type ObjectRead, readPolicy } from '../shared/tier/ports.ts';
 import { clockOffset } from '../shared/tier/test-clock.ts';
 import { purgeWatch } from '../shared/purge/purge.ts';
 import { purgeRecords } from '../shared/purge/purge-store.ts';

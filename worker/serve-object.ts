@@ -6,7 +6,9 @@
 import type { Config } from '../shared/config/config.ts';
 import { evaluatePreconditions, notModifiedHeaders } from '../shared/http/conditional.ts';
 import { BadGateway, HttpError, PreconditionFailed, VersionChanged } from '../shared/http/errors.ts';
-import { type ObjectRead, type Resolved, type WholeObject, forgetObject, resolveObject } from '../shared/tier/object-read.ts';
+import { forgetObject, resolveObject } from '../shared/tier/object-read.ts';
+import { type ObjectRead } from '../shared/tier/ports.ts';
+import { type Resolved, type WholeObject } from '../shared/tier/resolved.ts';
 import { readObjectSlices } from '../shared/tier/object-slices.ts';
 import { type Budget, type ReadaheadPool, SUBREQUESTS_PER_SLICE, isolatePool } from '../shared/tier/slice-reader.ts';
 import { slicesFor } from '../shared/slices/slice-plan.ts';

@@ -6,7 +6,8 @@
 import { SHIELD_CACHE_NAME, memberDetail } from '../http/cache-status.ts';
 import { HttpError, NotStored, isDisconnectedDetail } from '../http/errors.ts';
 import { readManifest } from '../slices/object-meta.ts';
-import { type ObjectRead, lookupLive } from './object-read.ts';
+import { lookupLive } from './object-read.ts';
+import { type ObjectRead } from './ports.ts';
 import { staleUse, usableOnError, usableWhenDisconnected } from '../http/stale.ts';
 import { currentAge, remainingFreshness } from '../store/stored-entry.ts';
 import type { StoredEntry } from './tier-cache.ts';

@@ -5,101 +5,16 @@
 // clients' ranges, the shield answers slice requests).
 
 import { type CacheStatusParams, SHIELD_CACHE_NAME, memberDetail } from '../http/cache-status.ts';
-import type { Config } from '../config/config.ts';
 import { type Claim, claim, claimOrWait, isFilling } from './collapse.ts';
 import { HttpError, NotStored, isDisconnectedDetail } from '../http/errors.ts';
 import { type Filled, fill } from './object-fill.ts';
-import { type ObjectMeta, readManifest } from '../slices/object-meta.ts';
-import { type StaleDefaults, staleUse, usableOnError, usableWhenDisconnected } from '../http/stale.ts';
-import type { EntryMeta } from '../store/stored-entry.ts';
+import { readManifest } from '../slices/object-meta.ts';
+import { staleUse, usableOnError, usableWhenDisconnected } from '../http/stale.ts';
 import { currentAge, originAt, remainingFreshness } from '../store/stored-entry.ts';
-import { type StoredEntry, type TierCache, lookup, remove } from './tier-cache.ts';
-import type { PurgeCandidate } from '../purge/purge.ts';
-import type { Upstream } from './ports.ts';
+import { type StoredEntry, lookup, remove } from './tier-cache.ts';
+import type { ObjectRead } from './ports.ts';
+import type { Resolved } from './resolved.ts';
 import { indexedFields, variantKey } from '../http/vary.ts';
-
-export interface ObjectRead {
-  cache: TierCache;
-  /** Longest a request waits for another one already fetching the same entry. */
-  collapseWait: number;
-  /**
-   * The stored entry's key in this tier's cache: the object's own, until the object is found
-   * (or answered) to vary (RFC 9111 §4.1): then its variant's for this request (vary.ts).
-   */
-  key: string;
-  /** The object's own key, once `key` became a variant's. */
-  objectKey?: string;
-  /**
-   * The request headers a Vary selects by: the client's end-to-end ones, as this tier forwards
-   * them (http origins). Absent (S3): every client gets the same response, stored once.
-   */
-  selecting?: Headers | undefined;
-  defaultTtl: number;
-  /** Freshness for 404/410 answers without their own (negative caching). */
-  negativeTtl: number;
-  /** Stale windows for responses that give none (RFC 5861). */
-  staleDefaults: StaleDefaults;
-  /** Never answer from a stale entry (the edge's revalidation of its own, at the shield). */
-  noStale?: boolean;
-  /** The client asked `only-if-cached` (RFC 9111 §5.2.1.7): a stored response, or 504; never upstream. */
-  onlyIfCached?: boolean;
-  now(): number;
-  waitUntil(promise: Promise<unknown>): void;
-  upstream: Upstream;
-  /** Whether a purge (shared/purge/purge.ts) removed this stored entry, or the answer about to be stored; absent = nothing is purged. */
-  purged?(entry: PurgeCandidate): boolean;
-  /**
-   * The client's request signal: it aborts when the client goes away, and with it every fetch and
-   * fill this request started (a background refresh is made without it). Absent = never.
-   */
-  signal?: AbortSignal;
-}
-
-/** The parts of an ObjectRead that come from the configuration, the same at both tiers. */
-export type ReadPolicy = Pick<ObjectRead, 'defaultTtl' | 'negativeTtl' | 'staleDefaults' | 'collapseWait' | 'now'>;
-
-/** `clockOffset` (ms) moves the clock freshness is judged by; only the local test stack sets it. */
-export function readPolicy(config: Config, clockOffset = 0): ReadPolicy {
-  return {
-    defaultTtl: config.defaultTtl,
-    negativeTtl: config.negativeTtl,
-    staleDefaults: { whileRevalidate: config.staleWhileRevalidate, ifError: config.staleIfError },
-    collapseWait: config.originTimeoutMs,
-    now: clockOffset === 0 ? Date.now : () => Date.now() + clockOffset,
-  };
-}
-
-/** A whole response (stored, from upstream, or an upstream error) to deliver as it is. */
-export interface WholeObject {
-  kind: 'whole';
-  status: number;
-  headers: Headers;
-  body: ReadableStream<Uint8Array> | null;
-  age: number;
-  report: CacheStatusParams;
-  /** When its bytes came from the origin (EntryMeta.originAt). */
-  originAt: number;
-}
-
-/** A sliced object: its manifest, and how its slices may be stored here. */
-export interface SlicedObject {
-  kind: 'sliced';
-  meta: ObjectMeta;
-  age: number;
-  report: CacheStatusParams;
-  /** When its manifest's version came from (or was confirmed by) the origin. */
-  originAt: number;
-  /** The upstream answer's headers when we went upstream (its Cache-Status, Server-Timing). */
-  upstreamHeaders: Headers | undefined;
-  /** Timing to store slices under; undefined when the object may not be stored. */
-  entry: EntryMeta | undefined;
-  /** Slices that came with discovery. */
-  prefetched: Map<number, ReadableStream<Uint8Array>>;
-  /** False when discovery found the wanted slice past the end of the object. */
-  inRange: boolean;
-}
-
-export type Resolved = WholeObject | SlicedObject;
 
 /** What this tier has for the object, or what discovery found; `firstSlice` is the slice to discover with. */
 export async function resolveObject(read: ObjectRead, firstSlice: number): Promise<Resolved> {

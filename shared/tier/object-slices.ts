@@ -1,7 +1,9 @@
 // Reading a sliced object's slices at a tier: its own slice store, the next hop for the ones it
 // lacks (pinned to the manifest's version), and what discovery already brought.
 
-import { type ObjectRead, type SlicedObject, forgetObject } from './object-read.ts';
+import { forgetObject } from './object-read.ts';
+import { type ObjectRead } from './ports.ts';
+import { type SlicedObject } from './resolved.ts';
 import type { ObjectMeta } from '../slices/object-meta.ts';
 import { type Budget, type ReadaheadPool, type SliceRead, type SliceReadOptions, readSlices } from './slice-reader.ts';
 import type { SliceSpan } from '../slices/slice-plan.ts';

@@ -1,9 +1,14 @@
-// What a tier asks of the next hop for a GET, whatever the hop is: the edge asks the shield
-// (slice protocol, shield/slice-answer.ts), the shield asks the origin (ranged GETs,
-// shield/origin/ranged.ts). Both answer in these terms, so both tiers run one read path.
+// What each tier hands the one read path both run: its cache, its next hop and its policy
+// (ObjectRead). The next hop answers in the same terms whatever it is: the edge's is the
+// shield (worker/shield-client.ts, the slice protocol), the shield's the origin
+// (shield/origin/ranged.ts, ranged GETs).
 
 import type { ObjectMeta } from '../slices/object-meta.ts';
 import type { ObjectVersion, SliceSpan } from '../slices/slice-plan.ts';
+import type { Config } from '../config/config.ts';
+import type { StaleDefaults } from '../http/stale.ts';
+import type { PurgeCandidate } from '../purge/purge.ts';
+import type { TierCache } from './tier-cache.ts';
 
 export type UpstreamAnswer =
   /** The object is not sliced: here it is whole (or the upstream's error response). */
@@ -39,4 +44,56 @@ export interface Upstream {
   slices(span: SliceSpan, pinned: ObjectVersion | undefined, ask?: SliceAsk): Promise<UpstreamAnswer>;
   /** HEAD of the object, for HEAD requests a tier cannot answer itself. */
   head(signal?: AbortSignal): Promise<Response>;
+}
+
+/** What a tier hands the read path for one request: its cache, its next hop, its policy. */
+export interface ObjectRead {
+  cache: TierCache;
+  /** Longest a request waits for another one already fetching the same entry. */
+  collapseWait: number;
+  /**
+   * The stored entry's key in this tier's cache: the object's own, until the object is found
+   * (or answered) to vary (RFC 9111 §4.1): then its variant's for this request (vary.ts).
+   */
+  key: string;
+  /** The object's own key, once `key` became a variant's. */
+  objectKey?: string;
+  /**
+   * The request headers a Vary selects by: the client's end-to-end ones, as this tier forwards
+   * them (http origins). Absent (S3): every client gets the same response, stored once.
+   */
+  selecting?: Headers | undefined;
+  defaultTtl: number;
+  /** Freshness for 404/410 answers without their own (negative caching). */
+  negativeTtl: number;
+  /** Stale windows for responses that give none (RFC 5861). */
+  staleDefaults: StaleDefaults;
+  /** Never answer from a stale entry (the edge's revalidation of its own, at the shield). */
+  noStale?: boolean;
+  /** The client asked `only-if-cached` (RFC 9111 §5.2.1.7): a stored response, or 504; never upstream. */
+  onlyIfCached?: boolean;
+  now(): number;
+  waitUntil(promise: Promise<unknown>): void;
+  upstream: Upstream;
+  /** Whether a purge (shared/purge/purge.ts) removed this stored entry, or the answer about to be stored; absent = nothing is purged. */
+  purged?(entry: PurgeCandidate): boolean;
+  /**
+   * The client's request signal: it aborts when the client goes away, and with it every fetch and
+   * fill this request started (a background refresh is made without it). Absent = never.
+   */
+  signal?: AbortSignal;
+}
+
+/** The parts of an ObjectRead that come from the configuration, the same at both tiers. */
+export type ReadPolicy = Pick<ObjectRead, 'defaultTtl' | 'negativeTtl' | 'staleDefaults' | 'collapseWait' | 'now'>;
+
+/** `clockOffset` (ms) moves the clock freshness is judged by; only the local test stack sets it. */
+export function readPolicy(config: Config, clockOffset = 0): ReadPolicy {
+  return {
+    defaultTtl: config.defaultTtl,
+    negativeTtl: config.negativeTtl,
+    staleDefaults: { whileRevalidate: config.staleWhileRevalidate, ifError: config.staleIfError },
+    collapseWait: config.originTimeoutMs,
+    now: clockOffset === 0 ? Date.now : () => Date.now() + clockOffset,
+  };
 }

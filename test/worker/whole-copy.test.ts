@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { isFilling } from '../../shared/tier/collapse.ts';
 import { type ObjectMeta, sliceEntryHeaders } from '../../shared/slices/object-meta.ts';
-import type { ObjectRead, SlicedObject } from '../../shared/tier/object-read.ts';
+import { type ObjectRead } from '../../shared/tier/ports.ts';
+import { type SlicedObject } from '../../shared/tier/resolved.ts';
 import { sliceBytes, sliceKey, wholeCopyKey } from '../../shared/slices/slice-plan.ts';
 import { type EntryMeta, toStoredHeaders } from '../../shared/store/stored-entry.ts';
 import { store } from '../../shared/tier/tier-cache.ts';

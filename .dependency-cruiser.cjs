@@ -1,0 +1,67 @@
+// The import rules that keep the rooms what their names say (README "Layout"). Run by
+// `npm run lint:imports`, part of `npm test`: a wrong import fails CI.
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'pure-rooms-stay-pure',
+      comment: 'shared/http, target, config, slices, streams and store are pure rules and formats: they never reach the read path (shared/tier) or the KV store.',
+      severity: 'error',
+      from: { path: '^shared/(http|target|config|slices|streams|store)/' },
+      to: { path: '^shared/(tier/|purge/purge-store)' },
+    },
+    {
+      name: 'purge-records-stay-pure',
+      comment: 'The purge record logic is pure; only purge-store.ts touches KV.',
+      severity: 'error',
+      from: { path: '^shared/purge/purge\\.ts$' },
+      to: { path: '^shared/(tier/|purge/purge-store)' },
+    },
+    {
+      name: 'shared-knows-no-tier',
+      comment: 'shared/ is what both tiers run: it never imports the edge or the shield.',
+      severity: 'error',
+      from: { path: '^shared/' },
+      to: { path: '^(worker|shield)/' },
+    },
+    {
+      name: 'tiers-never-import-each-other',
+      comment: 'The edge and the shield meet over the service binding only (shared/slices/slice-protocol.ts).',
+      severity: 'error',
+      from: { path: '^worker/' },
+      to: { path: '^shield/' },
+    },
+    {
+      name: 'shield-never-imports-the-edge',
+      severity: 'error',
+      from: { path: '^shield/' },
+      to: { path: '^worker/' },
+    },
+    {
+      name: 'product-never-imports-tooling',
+      comment: 'What is deployed never imports the tests, the bench or the local stack.',
+      severity: 'error',
+      from: { path: '^(worker|shield|shared)/' },
+      to: { path: '^(test|bench|local)/' },
+    },
+    {
+      name: 'local-stack-never-imports-tests-or-bench',
+      severity: 'error',
+      from: { path: '^local/' },
+      to: { path: '^(test|bench)/' },
+    },
+    {
+      name: 'no-circles',
+      comment: 'A circle makes two modules one; say which one depends on the other.',
+      severity: 'error',
+      from: { path: '^(worker|shield|shared|local|bench)/' },
+      to: { circular: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'test/tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.js', '.mjs'] },
+  },
+};

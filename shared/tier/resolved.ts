@@ -1,0 +1,38 @@
+// What the first half of the read path finds (object-read.ts), for the second half and the
+// tier's answer: a whole response, or a sliced object's manifest with how to read its slices.
+
+import type { CacheStatusParams } from '../http/cache-status.ts';
+import type { ObjectMeta } from '../slices/object-meta.ts';
+import type { EntryMeta } from '../store/stored-entry.ts';
+
+/** A whole response (stored, from upstream, or an upstream error) to deliver as it is. */
+export interface WholeObject {
+  kind: 'whole';
+  status: number;
+  headers: Headers;
+  body: ReadableStream<Uint8Array> | null;
+  age: number;
+  report: CacheStatusParams;
+  /** When its bytes came from the origin (EntryMeta.originAt). */
+  originAt: number;
+}
+
+/** A sliced object: its manifest, and how its slices may be stored here. */
+export interface SlicedObject {
+  kind: 'sliced';
+  meta: ObjectMeta;
+  age: number;
+  report: CacheStatusParams;
+  /** When its manifest's version came from (or was confirmed by) the origin. */
+  originAt: number;
+  /** The upstream answer's headers when we went upstream (its Cache-Status, Server-Timing). */
+  upstreamHeaders: Headers | undefined;
+  /** Timing to store slices under; undefined when the object may not be stored. */
+  entry: EntryMeta | undefined;
+  /** Slices that came with discovery. */
+  prefetched: Map<number, ReadableStream<Uint8Array>>;
+  /** False when discovery found the wanted slice past the end of the object. */
+  inRange: boolean;
+}
+
+export type Resolved = WholeObject | SlicedObject;
