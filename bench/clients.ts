@@ -7,10 +7,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIG_ASSET_KEY, BIG_ASSET_SEED, BIG_ASSET_SIZE, deterministicBytes, expectedSha256, seedSampleAssets } from '../local/assets.ts';
-import { CHECKS, type Check, type CheckContext, type ClientName } from './client-checks.ts';
-import { clientVersion } from './client-run.ts';
-import { withLocalStack } from './local-stack.ts';
-import { describeError, describeMachine, formatTable, machine, writeResults } from './report.ts';
+import { clientVersion } from './load/client-binary.ts';
+import { describeError, describeMachine, formatTable, machine, writeResults } from './report/results.ts';
+import { withLocalStack } from './setup/local-stack.ts';
+import { CHECKS, type Check, type CheckContext, type ClientName } from './workloads/range-clients.ts';
 
 /** Enough of the object's first bytes for every range the checks ask for. */
 const PREFIX_BYTES = 4096;

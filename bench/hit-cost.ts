@@ -1,21 +1,23 @@
 // `npm run bench:hit-cost`: what one warm hit of a small object costs the runtime, counted as
 // workerd CPU time per request (steadier than requests per second on a shared machine), for
 // tiercache's edge answering from memory and from its Cache API namespace, and for the naive
-// baselines (peers/naive-worker.ts) on the same runtime; then a V8 profile of the edge's hot
-// path, by function. wrk, c = 100, a 20 KB object, rounds interleaved. Writes
+// baselines (setup/peers/naive-worker.ts) on the same runtime; then a V8 profile of the edge's
+// hot path, by function. wrk, c = 100, a 20 KB object, rounds interleaved. Writes
 // bench/results/<timestamp>/hit-cost.{md,json}; the README's "Where the time goes" reads it.
 
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import { promisify } from 'node:util';
 import { startWorkers } from '../local/workers.ts';
-import { startNaiveWorkers } from './peers/naive.ts';
-import { totalCpuSeconds } from './process-cpu.ts';
-import { RUNTIME_NAME, processesNamed } from './process-rss.ts';
-import { describeMachine, formatTable, machine, writeResults } from './report.ts';
-import { startSiteOrigin } from './site-origin.ts';
-import { profileIsolate } from './v8-profile.ts';
+import { wrkInstalled } from './load/wrk.ts';
+import { totalCpuSeconds } from './probes/process-cpu.ts';
+import { RUNTIME_NAME, processesNamed } from './probes/process-rss.ts';
+import { profileIsolate } from './probes/v8-profile.ts';
+import { describeMachine, formatTable, machine, writeResults } from './report/results.ts';
+import { median } from './report/statistics.ts';
+import { freePort } from './setup/free-port.ts';
+import { startNaiveWorkers } from './setup/peers/naive.ts';
+import { startSiteOrigin } from './setup/site-origin.ts';
 
 const run = promisify(execFile);
 const OBJECT = { path: '/hit-20KB.bin', size: 20_000, seed: 0x4c17 };
@@ -39,10 +41,7 @@ interface Round {
 const startedAt = new Date();
 const cleanups: (() => Promise<void>)[] = [];
 try {
-  await run('wrk', ['--version']).catch((error: { stdout?: string }) => {
-    // wrk prints its version and exits 1.
-    if (!String(error.stdout ?? '').startsWith('wrk')) throw new Error('wrk is not installed: bash bench/peers/install.sh');
-  });
+  if (!(await wrkInstalled())) throw new Error('wrk is not installed: bash bench/setup/peers/install.sh');
   const origin = await startSiteOrigin([OBJECT]);
   cleanups.push(origin.close);
   const config = { ORIGIN_KIND: 'http', ORIGIN_URL: origin.url, DEFAULT_TTL: '3600', SHIELD_TOKEN: randomUUID() };
@@ -84,7 +83,6 @@ try {
     profiledRequests = (await wrk(profiledUrl)).requests;
   });
 
-  const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
   const summary = targets.map((target) => {
     const measured = rounds.get(target.name) ?? [];
     return { ...target, cpuUsPerRequest: median(measured.map((r) => r.cpuUsPerRequest)), reqPerSec: median(measured.map((r) => r.reqPerSec)), rounds: measured };
@@ -131,15 +129,4 @@ async function wrk(url: string): Promise<{ requests: number; reqPerSec: number }
   const reqPerSec = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1]);
   if (/Non-2xx/.test(stdout) || !(requests > 0)) throw new Error(`wrk against ${url} got errors:\n${stdout}`);
   return { requests, reqPerSec };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }

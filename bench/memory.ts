@@ -11,11 +11,11 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { deterministicBytes, expectedSha256 } from '../local/assets.ts';
-import { type LocalStack, withLocalStack, withTimeout } from './local-stack.ts';
-import { procAvailable, processesNamed, RUNTIME_NAME } from './process-rss.ts';
-import { describeError, machine, writeResults } from './report.ts';
-import { type RssSeries, medianRuntimeBytes, startSampler } from './rss-sampler.ts';
-import { type MemoryRun, type Phase, memoryMarkdown, memoryTable } from './memory-report.ts';
+import { procAvailable, processesNamed, RUNTIME_NAME } from './probes/process-rss.ts';
+import { type RssSeries, medianRuntimeBytes, startSampler } from './probes/rss-sampler.ts';
+import { type MemoryRun, type Phase, memoryMarkdown, memoryTable } from './report/memory-report.ts';
+import { describeError, machine, writeResults } from './report/results.ts';
+import { type LocalStack, withLocalStack, withTimeout } from './setup/local-stack.ts';
 
 const MIB = 1024 * 1024;
 const MB = 1_000_000;

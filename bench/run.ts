@@ -9,22 +9,23 @@ import { spawn } from 'node:child_process';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { writeReport } from './bench-report.ts';
-import { coldLarge } from './cold-large.ts';
-import { evaluateTargets, type MemoryEvidence, targetsTable } from './issue-targets.ts';
-import { measureLayers } from './layers/layer-costs.ts';
-import { stopChildren } from './layers/layers.ts';
-import { memoryEvidence } from './memory-report.ts';
-import { DEFAULT_PROFILE, parseProfile, shaperOptions } from './origin-profiles.ts';
-import { detectPeers } from './peers/peers.ts';
-import { type Context, FULL_PLAN, planObjects, QUICK_PLAN } from './plan.ts';
-import { describeError, formatTable, latestResult, machine } from './report.ts';
-import { type Shaper, startShaper } from './shaper.ts';
-import { startSiteOrigin } from './site-origin.ts';
-import { cacheNames, NAIVE_NAMES, SLICE_SIZE, startTargets, stopTargets, type Target, type TargetName } from './targets.ts';
-import { versions } from './versions.ts';
-import { workloadS } from './workload-s.ts';
-import { workloadV } from './workload-v.ts';
+import { memoryEvidence } from './report/memory-report.ts';
+import { evaluateTargets, type MemoryEvidence, targetsTable } from './report/requirements.ts';
+import { describeError, formatTable, latestResult, machine } from './report/results.ts';
+import { writeReport } from './report/suite-report.ts';
+import { versions } from './report/versions.ts';
+import { stopChildren } from './setup/layers/launchers.ts';
+import { DEFAULT_PROFILE, parseProfile, shaperOptions } from './setup/origin-profiles.ts';
+import { detectPeers } from './setup/peers/peers.ts';
+import { type Shaper, startShaper } from './setup/shaper.ts';
+import { keepSignals } from './setup/signals.ts';
+import { startSiteOrigin } from './setup/site-origin.ts';
+import { cacheNames, NAIVE_NAMES, SLICE_SIZE, startTargets, stopTargets, type Target, type TargetName } from './setup/targets.ts';
+import { coldLarge } from './workloads/cold-large-object.ts';
+import { workloadV } from './workloads/concurrency-sweep.ts';
+import { measureLayers } from './workloads/layer-costs.ts';
+import { type Context, FULL_PLAN, planObjects, QUICK_PLAN } from './workloads/plan.ts';
+import { workloadS } from './workloads/size-sweep.ts';
 
 const MEMORY_SCRIPT = fileURLToPath(new URL('./memory.ts', import.meta.url));
 const PROJECT_ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -43,12 +44,7 @@ const cleanups: (() => Promise<void>)[] = [stopChildren];
 const cleanUp = async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
 };
-// Miniflare's own SIGINT/SIGTERM listeners exit on the spot: signals stay ours (as local-stack.ts).
-const onSignal = () => void cleanUp().finally(() => process.exit(130));
-process.on('newListener', (event, listener) => {
-  if ((event === 'SIGINT' || event === 'SIGTERM') && listener !== onSignal) queueMicrotask(() => process.off(event, listener));
-});
-process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
+keepSignals(() => void cleanUp().finally(() => process.exit(130)));
 
 try {
   const machineBefore = machine();
@@ -56,7 +52,7 @@ try {
   const toolVersions = await versions(peers);
   const names = cacheNames(peers);
   log(`bench (${plan.mode}), origin profile ${profile.name}: ${profile.firstByteLatencyMs} ms first byte, ${profile.bandwidthBytesPerSec / 1e6} MB/s per connection`);
-  log(`targets: direct, ${[...names, ...NAIVE_NAMES].join(', ')}${peers.varnish ? '' : ' (Varnish not installed: bash bench/peers/install.sh)'}${peers.nginx?.hasSlice ? '' : ' (nginx with the slice module not installed)'}`);
+  log(`targets: direct, ${[...names, ...NAIVE_NAMES].join(', ')}${peers.varnish ? '' : ' (Varnish not installed: bash bench/setup/peers/install.sh)'}${peers.nginx?.hasSlice ? '' : ' (nginx with the slice module not installed)'}`);
   const objects = planObjects(plan);
   log(`writing ${objects.length} objects (${(objects.reduce((sum, o) => sum + o.size, 0) / 2 ** 20).toFixed(0)} MiB) for the origin`);
   const origin = await startSiteOrigin(objects);
@@ -78,7 +74,7 @@ try {
   const layers = plan.layers && { plan: plan.layers, measurements: await measureLayers(plan.layers, log) };
 
   // Restarted: the large object is read with every cache empty, as from a fresh deploy; each
-  // behind a shaper of its own, since the single streams are read at once (cold-large.ts).
+  // behind a shaper of its own, since the single streams are read at once (cold-large-object.ts).
   log('restarting the caches for the cold large object, each behind a shaper of its own');
   const coldShapers = new Map<TargetName, Shaper>();
   for (const name of names) {

@@ -9,18 +9,19 @@
 // theirs cost while they run (on this runtime one thread serves both tiers and the cache).
 // The runtime's resident memory is sampled throughout. Writes bench/results/<ts>/stalled.*.
 
+import { randomUUID } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
-import { randomUUID } from 'node:crypto';
 import { deterministicBytes } from '../local/assets.ts';
 import { startS3Origin } from '../local/origin.ts';
 import { startWorkers } from '../local/workers.ts';
-import { totalCpuSeconds } from './process-cpu.ts';
-import { procAvailable, processesNamed, RUNTIME_NAME } from './process-rss.ts';
-import { describeError, describeMachine, formatTable, machine, writeResults } from './report.ts';
-import { medianRuntimeBytes, startSampler } from './rss-sampler.ts';
-import { startShaper } from './shaper.ts';
-import { timedGet } from './timed-get.ts';
+import { timedGet } from './load/timed-get.ts';
+import { totalCpuSeconds } from './probes/process-cpu.ts';
+import { procAvailable, processesNamed, RUNTIME_NAME } from './probes/process-rss.ts';
+import { medianRuntimeBytes, startSampler } from './probes/rss-sampler.ts';
+import { describeError, describeMachine, formatTable, machine, writeResults } from './report/results.ts';
+import { median } from './report/statistics.ts';
+import { startShaper } from './setup/shaper.ts';
 
 const MIB = 2 ** 20;
 const MB = 1e6;
@@ -160,11 +161,6 @@ async function quiet(counters: { origin: () => number; runtimeCpu: () => number 
       cpuAt = counters.runtimeCpu();
     }
   }
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
 function report(startedAt: Date, downloads: Download[], memory: { baselineBytes: number; peakBytes: number } | undefined): void {

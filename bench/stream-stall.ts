@@ -1,20 +1,19 @@
 // `npm run bench:stream-stall`: the lost exchanges Workload S reports on 50 MB sliced reads,
 // reproduced without tiercache. One worker on tiercache's runtime (Miniflare 4, workerd on a
-// socket of its own) keeps a 50 MB body in caches.default and serves it three ways: as stored
-// (a native pass-through), piped through a FixedLengthStream, and as seven 8 MiB entries piped
-// one after another into one FixedLengthStream (tiercache's sliced read). wrk sends fixed
-// counts with bench/wrk-load.lua, as Workload S does. Writes bench/results/<ts>/stream-stall.*.
+// socket of its own: setup/miniflare-direct.ts) keeps a 50 MB body in caches.default and serves
+// it three ways: as stored (a native pass-through), piped through a FixedLengthStream, and as
+// seven 8 MiB entries piped one after another into one FixedLengthStream (tiercache's sliced
+// read). wrk sends fixed counts with bench/load/wrk-load.lua, as Workload S does. Writes
+// bench/results/<ts>/stream-stall.*.
 //
 // What it shows here: answers whose body is fed by JavaScript stall for seconds now and then
 // and some connections are then closed under a request, with no error on the worker's side;
 // the pass-through never does. curl, Node's fetch and a raw socket client reading the same
 // answers byte-exactly have not met it, so the trigger is wrk's timing; see the README.
 
-import { COMPATIBILITY_DATE } from './miniflare-direct.ts';
-import { Log, LogLevel, Miniflare } from 'miniflare';
-import { disposer } from '../local/workers.ts';
-import { describeMachine, formatTable, machine, writeResults } from './report.ts';
-import { runWrk, wrkInstalled } from './wrk.ts';
+import { runWrk, wrkInstalled } from './load/wrk.ts';
+import { describeMachine, formatTable, machine, writeResults } from './report/results.ts';
+import { startDirectWorkers } from './setup/miniflare-direct.ts';
 
 const SIZE = 50_000_000;
 const SLICE = 8 * 2 ** 20;
@@ -69,22 +68,12 @@ interface Row {
   mibPerSec: number;
 }
 
-if (!(await wrkInstalled())) throw new Error('wrk is not installed: bash bench/peers/install.sh');
+if (!(await wrkInstalled())) throw new Error('wrk is not installed: bash bench/setup/peers/install.sh');
 const startedAt = new Date();
-const mf = new Miniflare({
-  host: '127.0.0.1',
-  port: 0,
-  log: new Log(LogLevel.WARN),
-  cf: false,
-  modules: true,
-  script: WORKER,
-  compatibilityDate: COMPATIBILITY_DATE,
-  unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }],
-});
-const stop = disposer(mf);
+const workers = await startDirectWorkers([{ name: 'stall', code: WORKER }]);
 const rows: Row[] = [];
 try {
-  const url = (await mf.unsafeGetDirectURL()).origin;
+  const url = workers.urls.get('stall') ?? '';
   const ready = await fetch(`${url}/setup`);
   if (!ready.ok) throw new Error(`setup answered ${ready.status}`);
   await ready.arrayBuffer();
@@ -96,14 +85,14 @@ try {
     }
   }
 } finally {
-  await stop();
+  await workers.stop();
 }
 
 const table = {
   columns: ['answer', 'round', 'answered', 'lost', 'socket errors', 'max latency ms', 'MiB/s'],
   rows: rows.map((r) => [r.route, String(r.round), `${r.answered}/${REQUESTS}`, String(r.errors), String(r.socketErrors), r.maxLatencyMs.toFixed(0), r.mibPerSec.toFixed(0)]),
 };
-const markdown = `# Answers fed by JavaScript under wrk, ${startedAt.toISOString()}\n\n${describeMachine(machine())}\n\n${REQUESTS} GETs of ${SIZE / 1e6} MB over ${CONNECTIONS} connections per cell (bench/wrk-load.lua), ${ROUNDS} rounds.\n\n${formatTable(table)}\n`;
+const markdown = `# Answers fed by JavaScript under wrk, ${startedAt.toISOString()}\n\n${describeMachine(machine())}\n\n${REQUESTS} GETs of ${SIZE / 1e6} MB over ${CONNECTIONS} connections per cell (bench/load/wrk-load.lua), ${ROUNDS} rounds.\n\n${formatTable(table)}\n`;
 console.log(`\n${formatTable(table)}`);
 const written = await writeResults('stream-stall', startedAt, { benchmark: 'stream-stall', size: SIZE, sliceSize: SLICE, requests: REQUESTS, connections: CONNECTIONS, rows }, markdown);
 console.log(`\nwrote ${written.join(', ')}`);

@@ -35,7 +35,7 @@ export interface WorkersOptions {
   entries?: { edge?: string; shield?: string };
   /** A movable clock (ms epoch) both workers judge freshness by; absent = the real one. */
   clock?: () => number;
-  /** Opens workerd's V8 inspector on this port (bench/profile-hit.ts); absent = closed. */
+  /** Opens workerd's V8 inspector on this port (bench/hit-cost.ts); absent = closed. */
   inspectorPort?: number;
   /**
    * The local front on the edge's port (front.ts: what Cloudflare's front end does before a

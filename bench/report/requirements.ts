@@ -1,0 +1,187 @@
+// Issue 6's targets, judged from one run's results: each a measured ratio beside its bound and
+// "pass" or "short". A target whose measurement is missing says why instead: a peer not
+// installed, or a size the plan (quick mode) did not run. Pure: suite-report.ts prints it.
+
+import type { OriginProfile } from '../setup/origin-profiles.ts';
+import type { TargetName } from '../setup/targets.ts';
+import type { ColdRun } from '../workloads/cold-large-object.ts';
+import type { VRun } from '../workloads/concurrency-sweep.ts';
+import type { SRun } from '../workloads/size-sweep.ts';
+import type { Table } from './results.ts';
+
+const MB = 1e6;
+const KB = 1e3;
+/** T1's sizes: Workload V's objects from 10 to 50 KB. */
+const T1_MIN_BYTES = 10 * KB;
+const T1_MAX_BYTES = 50 * KB;
+const T1_CONCURRENCY = 100;
+const MEMORY_LIMIT_BYTES = 128 * MB;
+
+export type Verdict = 'pass' | 'short' | 'n/a (peer not installed)' | 'n/a (not measured)';
+
+export interface TargetRow {
+  id: 'T1' | 'T2' | 'T3' | 'T4' | 'T5';
+  requirement: string;
+  /** The numbers the ratio comes from. */
+  measured: string;
+  /** Measured over the reference (or over the bound, for T3's first byte and T4). */
+  ratio?: number;
+  /** `ratio` must be at least this (`atLeast`), or at most / under it. */
+  bound: number;
+  compare: '≥' | '≤' | '<';
+  verdict: Verdict;
+  /**
+   * T2 and T5: the same ratio for the naive workers on tiercache's runtime, where they ran: how
+   * far any worker gets on it, so a short verdict can be told apart from a slow tiercache.
+   */
+  ceiling?: string;
+}
+
+/** bench:memory's phases, from this run or from its latest results file. */
+export interface MemoryEvidence {
+  /** Where it comes from: this run, or an earlier results file (short: it is printed in the table). */
+  source: string;
+  objectBytes: number;
+  phases: { phase: 'cold' | 'warm'; growthBytes: number; bytesOk: boolean }[];
+}
+
+export interface TargetInputs {
+  /** The caches that ran (tiercache first); peers absent here were not installed. */
+  caches: readonly TargetName[];
+  /** Workload V's objects. */
+  vSizes: { label: string; size: number }[];
+  workloadS: readonly SRun[];
+  workloadV: readonly VRun[];
+  coldLarge: readonly ColdRun[];
+  coldLabel: string;
+  profile: OriginProfile;
+  sliceSize: number;
+  memory?: MemoryEvidence;
+}
+
+export function evaluateTargets(inputs: TargetInputs): TargetRow[] {
+  return [...t1(inputs), t2(inputs), ...t3(inputs), ...t4(inputs), ...t5(inputs)];
+}
+
+export function targetsTable(rows: readonly TargetRow[]): Table {
+  return {
+    columns: ['target', 'requirement', 'measured', 'ratio', 'verdict', "same ratio, naive workers on tiercache's runtime"],
+    rows: rows.map((row) => [row.id, row.requirement, row.measured, row.ratio === undefined ? '–' : `${row.ratio.toFixed(2)} (${row.compare} ${row.bound})`, row.verdict, row.ceiling ?? '–']),
+  };
+}
+
+/** T1: tiercache's edge hits on 10–50 KB at c = 100 against the naive baselines, per size; judged on the minimum. */
+function t1(inputs: TargetInputs): TargetRow[] {
+  const sizes = inputs.vSizes.filter((s) => s.size >= T1_MIN_BYTES && s.size <= T1_MAX_BYTES);
+  const rate = (size: string, target: TargetName) => inputs.workloadV.find((r) => r.size === size && r.concurrency === T1_CONCURRENCY && r.target === target)?.load.reqPerSec;
+  return (
+    [
+      ['naive-map', 0.9],
+      ['naive-cache', 2],
+    ] as const
+  ).map(([baseline, bound]) => {
+    const ratios = sizes.flatMap((s) => {
+      const ours = rate(s.label, 'tiercache');
+      const theirs = rate(s.label, baseline);
+      return ours !== undefined && theirs ? [{ label: s.label, ratio: ours / theirs }] : [];
+    });
+    const requirement = `hot hits, 10–50 KB at c = ${T1_CONCURRENCY}: tiercache req/s ≥ ${bound}× ${baseline}'s (each size; judged on the minimum)`;
+    if (ratios.length === 0) return { id: 'T1', requirement, measured: '–', bound, compare: '≥', verdict: 'n/a (not measured)' };
+    const minimum = Math.min(...ratios.map((r) => r.ratio));
+    const measured = `${ratios.map((r) => `${r.label} ${r.ratio.toFixed(2)}×`).join(', ')}; min ${minimum.toFixed(2)}×`;
+    return judged({ id: 'T1', requirement, measured, bound, compare: '≥' }, minimum);
+  });
+}
+
+/** T2: tiercache's 50 MB warm throughput against Varnish's (Workload S). */
+function t2(inputs: TargetInputs): TargetRow {
+  const requirement = 'large warm: tiercache 50 MB warm MiB/s ≥ 0.8× Varnish\'s (Workload S)';
+  const base = { id: 'T2', requirement, bound: 0.8, compare: '≥' } as const;
+  const ours = sRun(inputs, '50 MB', 'tiercache', 'warm');
+  if (!ours) return { ...base, measured: '–', verdict: 'n/a (not measured)' };
+  if (!inputs.caches.includes('varnish')) return { ...base, measured: `tiercache ${ours.load.mibPerSec.toFixed(0)} MiB/s`, verdict: 'n/a (peer not installed)' };
+  const varnish = sRun(inputs, '50 MB', 'varnish', 'warm');
+  if (!varnish) return { ...base, measured: '–', verdict: 'n/a (not measured)' };
+  const row = judged({ ...base, measured: `tiercache ${ours.load.mibPerSec.toFixed(0)} MiB/s, Varnish ${varnish.load.mibPerSec.toFixed(0)} MiB/s` }, ours.load.mibPerSec / varnish.load.mibPerSec);
+  return withCeiling(row, inputs, '50 MB', (naive) => naive.load.mibPerSec / varnish.load.mibPerSec);
+}
+
+/** T3: the cold large object, against a direct single stream, nginx slice and Varnish; and its first byte. */
+function t3(inputs: TargetInputs): TargetRow[] {
+  const find = (target: TargetName) => inputs.coldLarge.find((r) => r.target === target && r.complete);
+  const ours = find('tiercache');
+  const label = `${inputs.coldLabel} cold`;
+  const versus = (target: TargetName, name: string, bound: number): TargetRow => {
+    const requirement = `cold large: ${label} throughput ≥ ${bound}× ${name}`;
+    const base = { id: 'T3', requirement, bound, compare: '≥' } as const;
+    if (target !== 'direct' && !inputs.caches.includes(target)) return { ...base, measured: '–', verdict: 'n/a (peer not installed)' };
+    const theirs = find(target);
+    if (!ours || !theirs) return { ...base, measured: '–', verdict: 'n/a (not measured)' };
+    return judged({ ...base, measured: `tiercache ${ours.mibPerSec.toFixed(1)} MiB/s, ${name} ${theirs.mibPerSec.toFixed(1)} MiB/s` }, ours.mibPerSec / theirs.mibPerSec);
+  };
+  const sliceMs = inputs.profile.firstByteLatencyMs + (inputs.sliceSize / inputs.profile.bandwidthBytesPerSec) * 1000;
+  const requirement = `cold large: first byte ≤ one slice's fetch (${inputs.profile.firstByteLatencyMs} ms + ${inputs.sliceSize / 2 ** 20} MiB at ${inputs.profile.bandwidthBytesPerSec / MB} MB/s = ${sliceMs.toFixed(0)} ms)`;
+  const firstByte: TargetRow = ours
+    ? judged({ id: 'T3', requirement, measured: `${ours.ttfbMs.toFixed(0)} ms`, bound: 1, compare: '≤' }, ours.ttfbMs / sliceMs)
+    : { id: 'T3', requirement, measured: '–', bound: 1, compare: '≤', verdict: 'n/a (not measured)' };
+  return [versus('direct', 'a direct single stream', 3.5), versus('nginx-slice', 'nginx slice', 3), versus('varnish', 'Varnish', 3), firstByte];
+}
+
+/** T4: bench:memory's 1 GiB download, cold and warm: workerd's resident memory growth under 128 MB. */
+function t4(inputs: TargetInputs): TargetRow[] {
+  return (['cold', 'warm'] as const).map((name) => {
+    const memory = inputs.memory;
+    const size = memory ? `${(memory.objectBytes / 2 ** 30).toFixed(memory.objectBytes % 2 ** 30 === 0 ? 0 : 2)} GiB` : '1 GiB';
+    const requirement = `memory: ${size} ${name} through both tiers, workerd RSS growth < ${MEMORY_LIMIT_BYTES / MB} MB`;
+    const phase = memory?.phases.find((p) => p.phase === name);
+    if (!memory || !phase) return { id: 'T4', requirement, measured: '–', bound: 1, compare: '<', verdict: 'n/a (not measured)' };
+    const row = judged({ id: 'T4', requirement, measured: `${(phase.growthBytes / MB).toFixed(1)} MB${phase.bytesOk ? '' : ' (WRONG BYTES)'} (${memory.source})`, bound: 1, compare: '<' }, phase.growthBytes / MEMORY_LIMIT_BYTES);
+    return phase.bytesOk ? row : { ...row, verdict: 'short' };
+  });
+}
+
+/** T5: Workload S warm, tiercache's speed-up over direct against Varnish's. */
+function t5(inputs: TargetInputs): TargetRow[] {
+  return (
+    [
+      ['100 KB', 0.8],
+      ['10 MB', 1],
+      ['50 MB', 1],
+    ] as const
+  ).map(([size, bound]) => {
+    const requirement = `Workload S warm, ${size}: tiercache's × faster than direct ≥ ${bound}× Varnish's`;
+    const base = { id: 'T5', requirement, bound, compare: '≥' } as const;
+    const direct = sRun(inputs, size, 'direct', 'direct');
+    const ours = sRun(inputs, size, 'tiercache', 'warm');
+    if (!direct || !ours) return { ...base, measured: '–', verdict: 'n/a (not measured)' };
+    const speedUp = direct.load.elapsedSec / ours.load.elapsedSec;
+    if (!inputs.caches.includes('varnish')) return { ...base, measured: `tiercache ${speedUp.toFixed(2)}×`, verdict: 'n/a (peer not installed)' };
+    const varnish = sRun(inputs, size, 'varnish', 'warm');
+    if (!varnish) return { ...base, measured: '–', verdict: 'n/a (not measured)' };
+    const theirs = direct.load.elapsedSec / varnish.load.elapsedSec;
+    const row = judged({ ...base, measured: `tiercache ${speedUp.toFixed(2)}×, Varnish ${theirs.toFixed(2)}×` }, speedUp / theirs);
+    return withCeiling(row, inputs, size, (naive) => direct.load.elapsedSec / naive.load.elapsedSec / theirs);
+  });
+}
+
+const NAIVE: readonly TargetName[] = ['naive-map', 'naive-cache'];
+
+/** `row` with the naive workers' ratio at `size` beside it (their warm Workload S runs), where they ran. */
+function withCeiling(row: TargetRow, inputs: TargetInputs, size: string, ratioOf: (naive: SRun) => number): TargetRow {
+  const ratios = NAIVE.flatMap((name) => {
+    const run = sRun(inputs, size, name, 'warm');
+    const ratio = run && ratioOf(run);
+    return ratio !== undefined && Number.isFinite(ratio) ? [`${name} ${ratio.toFixed(2)}`] : [];
+  });
+  return ratios.length === 0 ? row : { ...row, ceiling: ratios.join(', ') };
+}
+
+function sRun(inputs: TargetInputs, size: string, target: TargetName, phase: SRun['phase']): SRun | undefined {
+  return inputs.workloadS.find((r) => r.size === size && r.target === target && r.phase === phase);
+}
+
+function judged(row: Omit<TargetRow, 'ratio' | 'verdict'>, ratio: number): TargetRow {
+  if (!Number.isFinite(ratio)) return { ...row, verdict: 'n/a (not measured)' };
+  const pass = row.compare === '≥' ? ratio >= row.bound : row.compare === '≤' ? ratio <= row.bound : ratio < row.bound;
+  return { ...row, ratio, verdict: pass ? 'pass' : 'short' };
+}
