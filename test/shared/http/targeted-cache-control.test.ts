@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { directiveSeconds } from '../../../shared/http/cache-control.ts';
-import { type BareItem, type DictionaryMember, TIERCACHE_TARGETS, effectiveCacheControl, parseDictionary, targetedFieldsToStrip } from '../../../shared/http/targeted-cache-control.ts';
+import { type BareItem, type DictionaryMember, parseDictionary } from '../../../shared/http/structured-fields.ts';
+import { TIERCACHE_TARGETS, effectiveCacheControl, targetedFieldsToStrip } from '../../../shared/http/targeted-cache-control.ts';
 
 /** The effective directives as a plain object, so a failure shows the whole mapping. */
 function effective(init: Record<string, string> | [string, string][], targets: readonly string[] = TIERCACHE_TARGETS) {
