@@ -5,6 +5,7 @@ import { type CacheControl, directiveFields, directiveSeconds, hasDirective } fr
 import { parseHttpDate } from './http-date.ts';
 import { type StaleDefaults, type StalePolicy, stalePolicy } from './stale.ts';
 import { effectiveCacheControl } from './targeted-cache-control.ts';
+import { varyFieldNames } from './vary.ts';
 
 export { parseHttpDate } from './http-date.ts';
 
@@ -88,7 +89,7 @@ export function storeVerdict(status: number, headers: Headers, options: Freshnes
   // §7.3 / RFC 6265 §8: a shared cache must not hand one client's cookie to another.
   if (headers.has('set-cookie')) return { store: false, reason: 'set-cookie' };
   // §4.1: "A stored response with a Vary header field value containing ... '*' always fails to match"
-  if (varyFields(headers).includes('*')) return { store: false, reason: 'vary-star' };
+  if (varyFieldNames(headers.get('vary')).includes('*')) return { store: false, reason: 'vary-star' };
 
   // Our default stale windows are for objects: a remembered 4xx/5xx should end when it says it does.
   const negative = status >= 400;
@@ -137,26 +138,6 @@ export function freshnessLifetime(headers: Headers, options: FreshnessOptions, c
 }
 
 /**
- * RFC 9111 §4.2.3: the age a response already had when it reached us, corrected for the
- * time the request took. `requestTime` and `responseTime` are ms epochs on our clock.
- */
-export function correctedInitialAge(headers: Headers, requestTime: number, responseTime: number): number {
-  const date = parseHttpDate(headers.get('date'), responseTime);
-  // "apparent_age = max(0, response_time - date_value)": a Date ahead of our clock counts as no age.
-  const apparentAge = date === undefined ? 0 : Math.max(0, (responseTime - date) / 1000);
-  const responseDelay = Math.max(0, (responseTime - requestTime) / 1000);
-  const correctedAgeValue = ageValue(headers.get('age')) + responseDelay;
-  const age = Math.max(apparentAge, correctedAgeValue);
-  return Number.isFinite(age) ? age : 0;
-}
-
-export function varyFields(headers: Headers): string[] {
-  const vary = headers.get('vary');
-  if (!vary) return [];
-  return vary.split(',').map((field) => field.trim().toLowerCase()).filter((field) => field.length > 0);
-}
-
-/**
  * §4.2.1 explicit freshness, or undefined when the response gives none. A directive present
  * with an invalid argument (`max-age=abc`, `-1`, `1.5`, bare `max-age`) makes the response
  * stale (0) rather than letting a weaker source decide: §4.2.1 lets a cache consider a response
@@ -183,18 +164,6 @@ function explicitLifetime(headers: Headers, cc: CacheControl, ignoreExpires: boo
   const date = parseHttpDate(headers.get('date'), now) ?? now;
   const lifetime = Math.floor((expiresAt - date) / 1000);
   return Number.isFinite(lifetime) ? Math.max(0, lifetime) : 0;
-}
-
-/**
- * RFC 9111 §5.1: Age is delta-seconds. "a cache encountering a message with a list-based Age
- * field value SHOULD use the first member of the field value, discarding subsequent ones";
- * "If the field value (after discarding additional members, as per above) is invalid (e.g., it
- * contains something other than a non-negative integer), a cache SHOULD ignore the field".
- * Past 2^31 it is clamped (§1.2.2).
- */
-function ageValue(value: string | null): number {
-  const first = value?.split(',', 1)[0]?.trim() ?? '';
-  return /^\d+$/.test(first) ? Math.min(Number(first), 2_147_483_648) : 0;
 }
 
 /** §4.2.2: 10 % of the time since Last-Modified (measured at Date, or now), at most a day. */

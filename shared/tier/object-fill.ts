@@ -7,7 +7,8 @@
 
 import type { CacheStatusParams, ForwardReason } from '../http/cache-status.ts';
 import { bodySource } from '../streams/body-source.ts';
-import { correctedInitialAge, storeVerdict } from '../http/freshness.ts';
+import { correctedInitialAge } from '../http/age.ts';
+import { storeVerdict } from '../http/freshness.ts';
 import { TIERCACHE_TARGETS } from '../http/targeted-cache-control.ts';
 import { BadGateway, HttpError } from '../http/errors.ts';
 import { takeOriginAt } from '../target/internal.ts';

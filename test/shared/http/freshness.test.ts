@@ -1,6 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import { HEURISTICALLY_CACHEABLE, UNDERSTOOD_STATUSES, correctedInitialAge, freshnessLifetime, parseHttpDate, storeVerdict, varyFields, type FreshnessOptions } from '../../../shared/http/freshness.ts';
+import { correctedInitialAge } from '../../../shared/http/age.ts';
+import { HEURISTICALLY_CACHEABLE, UNDERSTOOD_STATUSES, freshnessLifetime, parseHttpDate, storeVerdict, type FreshnessOptions } from '../../../shared/http/freshness.ts';
 import { TIERCACHE_TARGETS } from '../../../shared/http/targeted-cache-control.ts';
 
 const NO_STALE = { whileRevalidate: 0, ifError: 0, mustRevalidate: false };
@@ -438,16 +439,6 @@ describe('correctedInitialAge (RFC 9111 §4.2.3)', () => {
 
   it('counts a Date behind our clock as apparent age (RFC 9111 §4.2.3)', () => {
     expect(correctedInitialAge(headers({ date: httpDate(NOW - DAY), age: '0' }), NOW, NOW)).toBe(86_400);
-  });
-});
-
-describe('varyFields', () => {
-  it('lists the Vary field names trimmed and lowercased', () => {
-    expect(varyFields(headers({ vary: ' Accept-Encoding ,Origin,, ' }))).toEqual(['accept-encoding', 'origin']);
-  });
-
-  it('is empty without Vary', () => {
-    expect(varyFields(headers({}))).toEqual([]);
   });
 });
 
