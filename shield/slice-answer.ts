@@ -41,16 +41,8 @@ export async function answerSlices(request: SliceRequest, context: SliceAnswerCo
     throw new BadRequest(`the edge slices by ${request.sliceSize} bytes and the shield by ${config.slicing.sliceSize}: set the same SLICE_SIZE on both`);
   }
   for (let attempt = 0; ; attempt++) {
-    let resolved: Resolved;
-    try {
-      resolved = await resolveObject(read, request.span.first);
-    } catch (error) {
-      // Discovery met an answer that does not fit what was asked (a Content-Range not the one
-      // asked for, an ETag that moved): once more from the origin, then a 502.
-      if (!(error instanceof VersionChanged)) throw error;
-      if (attempt > 0) throw new BadGateway('the origin kept answering with other bytes than those asked for');
-      continue;
-    }
+    const resolved = await discover(read, request.span.first, attempt);
+    if (resolved === 'again') continue;
     const representation = resolved.kind === 'whole' ? resolved.headers : resolved.meta.headers;
     if ((resolved.kind === 'sliced' || resolved.status === 200) && evaluatePreconditions(context.conditions, representation) === 'not-modified') {
       // The edge's copy is current: tell it so, with every header that refreshes it (RFC 9111
@@ -94,6 +86,21 @@ export async function answerSlices(request: SliceRequest, context: SliceAnswerCo
       // edge pinned a version, which is now gone.
       if (request.etag !== undefined || attempt > 0) return new PreconditionFailed('the object changed while it was read').toResponse();
     }
+  }
+}
+
+/**
+ * What the shield holds or discovers for the span's first slice. Discovery that met an answer
+ * not fitting what was asked (a Content-Range not the one asked for, an ETag that moved) is
+ * asked once more from the origin ('again'), then a 502.
+ */
+async function discover(read: ObjectRead, first: number, attempt: number): Promise<Resolved | 'again'> {
+  try {
+    return await resolveObject(read, first);
+  } catch (error) {
+    if (!(error instanceof VersionChanged)) throw error;
+    if (attempt > 0) throw new BadGateway('the origin kept answering with other bytes than those asked for');
+    return 'again';
   }
 }
 

@@ -106,22 +106,24 @@ export function storeVerdict(status: number, headers: Headers, options: Freshnes
     return validator && !negative ? { store: true, lifetime: 0, stale, strip } : { store: false, reason: 'no-cache without validator' };
   }
 
-  const explicit = explicitLifetime(headers, cc, ignoreExpires, options.now);
-  let lifetime: number;
-  if (explicit !== undefined) {
-    lifetime = explicit;
-  } else if (HEURISTICALLY_CACHEABLE.has(status) || hasDirective(cc, 'public')) {
-    // §4.2.2: heuristic freshness only without explicit freshness, and (§3) only for a status
-    // defined as heuristically cacheable or with `public` (§5.2.2.9).
-    const configured = negative ? options.negativeTtl : options.defaultTtl;
-    lifetime = configured !== undefined && configured > 0 ? configured : heuristicLifetime(headers, options.now);
-  } else {
-    // §3: nothing permits storing it (no Expires, max-age, s-maxage or public, and a status
-    // that is not heuristically cacheable).
-    return { store: false, reason: 'no-freshness' };
-  }
-  if (!(lifetime > 0)) return { store: false, reason: 'no-freshness' };
+  const lifetime = storedLifetime(status, headers, cc, ignoreExpires, options);
+  if (lifetime === undefined || !(lifetime > 0)) return { store: false, reason: 'no-freshness' };
   return { store: true, lifetime, stale, strip };
+}
+
+/**
+ * The freshness a response is stored with: explicit (§4.2.1), else heuristic (§4.2.2) where §3
+ * allows one; undefined when nothing permits storing it (no Expires, max-age, s-maxage or
+ * public, and a status that is not heuristically cacheable).
+ */
+function storedLifetime(status: number, headers: Headers, cc: CacheControl, ignoreExpires: boolean, options: FreshnessOptions): number | undefined {
+  const explicit = explicitLifetime(headers, cc, ignoreExpires, options.now);
+  if (explicit !== undefined) return explicit;
+  // §4.2.2: heuristic freshness only without explicit freshness, and (§3) only for a status
+  // defined as heuristically cacheable or with `public` (§5.2.2.9).
+  if (!HEURISTICALLY_CACHEABLE.has(status) && !hasDirective(cc, 'public')) return undefined;
+  const configured = status >= 400 ? options.negativeTtl : options.defaultTtl;
+  return configured !== undefined && configured > 0 ? configured : heuristicLifetime(headers, options.now);
 }
 
 /**

@@ -16,109 +16,130 @@ import { fetchOrigin, keptHeaders, originFailure } from './origin.ts';
 import { BadGateway, VersionChanged } from '../../shared/http/errors.ts';
 import { responseAsIs } from '../../shared/streams/response-as-is.ts';
 
-/**
- * `client`: the client's end-to-end request headers (shared/http/headers.ts), for an HTTP origin.
- * An HTTP origin's answer that is not the object (a redirect, the site's own 404 page, a 500,
- * a 204) is the answer: passed on whole, with its status, headers and body (`asAnswered`).
- */
 /** RFC 9110 §15.3.5, §15.4.5: statuses whose answers have no content. */
 const NULL_BODY = new Set([204, 205, 304]);
 
+/**
+ * The origin as this request's upstream. `client`: the client's end-to-end request headers
+ * (shared/http/headers.ts), for an HTTP origin. An HTTP origin's answer that is not the object
+ * (a redirect, the site's own 404 page, a 500, a 204) is the answer: passed on whole, with its
+ * status, headers and body (`answered`).
+ */
 export function originUpstream(config: Config, target: RequestTarget, now: () => number, client?: Headers): Upstream {
-  const { sliceSize, threshold } = config.slicing;
-  /** The origin's headers as both tiers keep them; a missing or S3-default type from the key's extension. */
-  const kept = (headers: Headers): Headers => {
-    const headersKept = keptHeaders(config, headers);
-    return config.site.contentTypeFromExtension ? withTypeFromExtension(headersKept, target.key ?? target.path) : headersKept;
-  };
+  return new OriginHop(config, target, now, client);
+}
 
-  const get = async (headers: Record<string, string>, signal: AbortSignal | undefined): Promise<Response> => {
-    const started = now();
-    const response = await fetchOrigin(config, target, 'GET', headers, now, signal, client);
-    lastDuration = now() - started;
+class OriginHop implements Upstream {
+  /** Time until the origin's last response headers arrived, for Server-Timing. */
+  private lastDuration = 0;
+  private readonly config: Config;
+  private readonly target: RequestTarget;
+  private readonly now: () => number;
+  private readonly client: Headers | undefined;
+
+  constructor(config: Config, target: RequestTarget, now: () => number, client: Headers | undefined) {
+    this.config = config;
+    this.target = target;
+    this.now = now;
+    this.client = client;
+  }
+
+  async slices(span: SliceSpan, pinned: ObjectVersion | undefined, { validators, from = 0, signal }: SliceAsk = {}): Promise<UpstreamAnswer> {
+    if (from > 0 && pinned === undefined) throw new Error('the rest of a span needs the version it belongs to');
+    const wanted = spanBytes(span, this.config.slicing.sliceSize, pinned?.size ?? Number.MAX_SAFE_INTEGER);
+    const conditions: Record<string, string> = { range: `bytes=${wanted.start + from}-${wanted.end}` };
+    if (pinned !== undefined) conditions['if-match'] = pinned.etag;
+    // RFC 9111 §4.3.1: revalidate what the shield holds; the signature covers these headers too.
+    if (validators?.etag) conditions['if-none-match'] = validators.etag;
+    else if (validators?.lastModified) conditions['if-modified-since'] = validators.lastModified;
+    const response = await this.get(conditions, signal);
+    if (response.status === 304 && validators !== undefined) {
+      return { kind: 'not-modified', response: new Response(null, { headers: this.timing(keptHeaders(this.config, response.headers)) }) };
+    }
+    if (pinned !== undefined && response.status !== 206) {
+      await response.body?.cancel();
+      // 412: If-Match failed; 200/416: the object is no longer what we sliced.
+      if (response.status === 412 || response.status === 200 || response.status === 416) throw new VersionChanged(`origin answered ${response.status} for a slice of ${pinned.etag}`);
+      throw await originFailure(this.config, response);
+    }
+    if (response.status === 200) return { kind: 'whole', response: responseAsIs(response.body, { status: 200, headers: this.timing(this.kept(response.headers)) }) };
+    // S3 sends no Content-Range with 416 (only the size in its XML): ask with HEAD instead.
+    if (response.status === 416) {
+      await response.body?.cancel();
+      return this.discoverSize(signal);
+    }
+    if (response.status !== 206) return this.answered(response);
+    return this.checkedSlice(response, span, pinned, from, signal);
+  }
+
+  async head(signal?: AbortSignal): Promise<Response> {
+    const response = await this.headOf(signal);
+    await response.body?.cancel();
+    if (response.status < 200 || response.status > 599) throw notAStatus(response.status);
+    if (response.status !== 200 && this.config.originKind !== 'http') throw await originFailure(this.config, response);
+    return new Response(null, { status: response.status, statusText: response.statusText, headers: this.kept(response.headers) });
+  }
+
+  /** The origin's headers as both tiers keep them; a missing or S3-default type from the key's extension. */
+  private kept(headers: Headers): Headers {
+    const headersKept = keptHeaders(this.config, headers);
+    return this.config.site.contentTypeFromExtension ? withTypeFromExtension(headersKept, this.target.key ?? this.target.path) : headersKept;
+  }
+
+  private timing(headers: Headers): Headers {
+    headers.set('server-timing', serverTimingMetric('origin', this.lastDuration));
+    return headers;
+  }
+
+  private async get(headers: Record<string, string>, signal: AbortSignal | undefined): Promise<Response> {
+    const started = this.now();
+    const response = await fetchOrigin(this.config, this.target, 'GET', headers, this.now, signal, this.client);
+    this.lastDuration = this.now() - started;
     return response;
-  };
-  const headOf = (signal: AbortSignal | undefined): Promise<Response> => fetchOrigin(config, target, 'HEAD', {}, now, signal, client);
+  }
+
+  private headOf(signal: AbortSignal | undefined): Promise<Response> {
+    return fetchOrigin(this.config, this.target, 'HEAD', {}, this.now, signal, this.client);
+  }
+
   /** An HTTP origin's own answer, whatever its status; S3's error documents never pass (origin-errors.ts). */
-  const answered = async (response: Response): Promise<UpstreamAnswer> => {
-    if (config.originKind !== 'http') throw await originFailure(config, response);
+  private async answered(response: Response): Promise<UpstreamAnswer> {
+    if (this.config.originKind !== 'http') throw await originFailure(this.config, response);
     const status = response.status;
-    // RFC 9110 §15: a status is 100–599; a final answer outside 200–599 is no HTTP answer.
     if (status < 200 || status > 599) {
       await response.body?.cancel();
-      throw new BadGateway(`origin answered with status ${status}, which is not an HTTP status`).because('origin-status').from(status);
+      throw notAStatus(status);
     }
     // RFC 9110 §6.4.1: 204 and 304 carry no content (nor does a HEAD answer).
     const body = NULL_BODY.has(status) ? null : response.body;
     if (body === null) await response.body?.cancel();
-    return { kind: 'whole', response: responseAsIs(body, { status, statusText: response.statusText, headers: timing(kept(response.headers)) }) };
-  };
-  /** Time until the origin's last response headers arrived, for Server-Timing. */
-  let lastDuration = 0;
-  const timing = (headers: Headers): Headers => {
-    headers.set('server-timing', serverTimingMetric('origin', lastDuration));
-    return headers;
-  };
+    return { kind: 'whole', response: responseAsIs(body, { status, statusText: response.statusText, headers: this.timing(this.kept(response.headers)) }) };
+  }
 
-  const whole = async (signal: AbortSignal | undefined): Promise<UpstreamAnswer> => {
-    const response = await get({}, signal);
-    if (response.status !== 200) return answered(response);
-    return { kind: 'whole', response: responseAsIs(response.body, { status: 200, headers: timing(kept(response.headers)) }) };
-  };
+  private async whole(signal: AbortSignal | undefined): Promise<UpstreamAnswer> {
+    const response = await this.get({}, signal);
+    if (response.status !== 200) return this.answered(response);
+    return { kind: 'whole', response: responseAsIs(response.body, { status: 200, headers: this.timing(this.kept(response.headers)) }) };
+  }
 
   /** A version we may not pin (size, ETag) or not slice: the object is served whole. */
-  const discoverSize = async (signal: AbortSignal | undefined): Promise<UpstreamAnswer> => {
-    const head = await headOf(signal);
+  private async discoverSize(signal: AbortSignal | undefined): Promise<UpstreamAnswer> {
+    const head = await this.headOf(signal);
     // Not the object's size after all: its GET answer is the answer.
     if (head.status !== 200) {
       await head.body?.cancel();
-      return whole(signal);
+      return this.whole(signal);
     }
-    const headers = kept(head.headers);
+    const headers = this.kept(head.headers);
+    const { sliceSize, threshold } = this.config.slicing;
     const meta = slicedMeta(Number(head.headers.get('content-length')), headers, sliceSize, threshold);
-    return meta === undefined ? whole(signal) : { kind: 'beyond', meta, response: new Response(null, { headers }) };
-  };
+    return meta === undefined ? this.whole(signal) : { kind: 'beyond', meta, response: new Response(null, { headers }) };
+  }
 
-  return {
-    async slices(span: SliceSpan, pinned: ObjectVersion | undefined, { validators, from = 0, signal }: SliceAsk = {}): Promise<UpstreamAnswer> {
-      if (from > 0 && pinned === undefined) throw new Error('the rest of a span needs the version it belongs to');
-      const wanted = spanBytes(span, sliceSize, pinned?.size ?? Number.MAX_SAFE_INTEGER);
-      const conditions: Record<string, string> = { range: `bytes=${wanted.start + from}-${wanted.end}` };
-      if (pinned !== undefined) conditions['if-match'] = pinned.etag;
-      // RFC 9111 §4.3.1: revalidate what the shield holds; the signature covers these headers too.
-      if (validators?.etag) conditions['if-none-match'] = validators.etag;
-      else if (validators?.lastModified) conditions['if-modified-since'] = validators.lastModified;
-      const response = await get(conditions, signal);
-      if (response.status === 304 && validators !== undefined) {
-        return { kind: 'not-modified', response: new Response(null, { headers: timing(keptHeaders(config, response.headers)) }) };
-      }
-      if (pinned !== undefined && response.status !== 206) {
-        await response.body?.cancel();
-        // 412: If-Match failed; 200/416: the object is no longer what we sliced.
-        if (response.status === 412 || response.status === 200 || response.status === 416) throw new VersionChanged(`origin answered ${response.status} for a slice of ${pinned.etag}`);
-        throw await originFailure(config, response);
-      }
-      if (response.status === 200) return { kind: 'whole', response: responseAsIs(response.body, { status: 200, headers: timing(kept(response.headers)) }) };
-      // S3 sends no Content-Range with 416 (only the size in its XML): ask with HEAD instead.
-      if (response.status === 416) {
-        await response.body?.cancel();
-        return discoverSize(signal);
-      }
-      if (response.status !== 206) return answered(response);
-      return checkedSlice(response, span, pinned, from, signal);
-    },
-    async head(signal?: AbortSignal): Promise<Response> {
-      const response = await headOf(signal);
-      await response.body?.cancel();
-      if (response.status < 200 || response.status > 599) throw new BadGateway(`origin answered with status ${response.status}, which is not an HTTP status`).because('origin-status').from(response.status);
-      if (response.status !== 200 && config.originKind !== 'http') throw await originFailure(config, response);
-      return new Response(null, { status: response.status, statusText: response.statusText, headers: kept(response.headers) });
-    },
-  };
-
-  async function checkedSlice(response: Response, span: SliceSpan, pinned: ObjectVersion | undefined, from: number, signal: AbortSignal | undefined): Promise<UpstreamAnswer> {
+  private async checkedSlice(response: Response, span: SliceSpan, pinned: ObjectVersion | undefined, from: number, signal: AbortSignal | undefined): Promise<UpstreamAnswer> {
+    const { sliceSize, threshold } = this.config.slicing;
     const range = parseContentRange(response.headers.get('content-range'));
-    const headers = timing(kept(response.headers));
+    const headers = this.timing(this.kept(response.headers));
     const fail = async (why: string): Promise<never> => {
       await response.body?.cancel();
       throw new VersionChanged(why);
@@ -138,7 +159,7 @@ export function originUpstream(config: Config, target: RequestTarget, now: () =>
         return { kind: 'whole', response: responseAsIs(response.body, { status: 200, headers }) };
       }
       await response.body?.cancel();
-      return whole(signal);
+      return this.whole(signal);
     }
     const expected = spanBytes(span, sliceSize, meta.size);
     if (range.start !== expected.start + from || range.end !== expected.end) {
@@ -147,4 +168,9 @@ export function originUpstream(config: Config, target: RequestTarget, now: () =>
     if (response.body === null) return fail('slice response without a body');
     return { kind: 'span', meta, span: { first: span.first, last: Math.min(span.last, Math.ceil(meta.size / sliceSize) - 1) }, body: response.body, response: new Response(null, { headers }) };
   }
+}
+
+/** RFC 9110 §15: a status is 100–599; a final answer outside 200–599 is no HTTP answer. */
+function notAStatus(status: number): BadGateway {
+  return new BadGateway(`origin answered with status ${status}, which is not an HTTP status`).because('origin-status').from(status);
 }
