@@ -5,7 +5,7 @@ import { ConfigError } from '../http/errors.ts';
 
 
 /** Settings by name, as strings (or absent). */
-type Raw<N extends string> = Partial<Record<N, string>>;
+export type Raw<N extends string> = Partial<Record<N, string>>;
 
 const MIB = 1024 * 1024;
 

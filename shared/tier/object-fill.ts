@@ -12,15 +12,14 @@ import { storeVerdict } from '../http/freshness.ts';
 import { TIERCACHE_TARGETS } from '../http/targeted-cache-control.ts';
 import { BadGateway, HttpError } from '../http/errors.ts';
 import { takeOriginAt } from '../target/internal.ts';
-import { type ObjectMeta, manifestHeaders, readManifest, representationHeaders } from '../slices/object-meta.ts';
-import { type ObjectRead } from './ports.ts';
+import { type ObjectMeta, readManifest, representationHeaders } from '../slices/object-meta.ts';
 import { type Resolved, type SlicedObject, type WholeObject } from './resolved.ts';
 import { retention } from '../http/stale.ts';
 import { startFill } from './fill.ts';
 import type { EntryMeta } from '../store/stored-entry.ts';
-import { type Storable, type StoredEntry, lookup, newFill, openPut, store } from './tier-cache.ts';
-import type { UpstreamAnswer, Validators } from './ports.ts';
-import { indexHeaders, variantKey, varyFieldNames } from '../http/vary.ts';
+import { type StoredEntry, store } from './tier-cache.ts';
+import type { ObjectRead, UpstreamAnswer, Validators } from './ports.ts';
+import { emptyBody, placeVariant, storeManifest, storeWhileServing, withoutFields } from './entry-writes.ts';
 
 /** What a fill produced, and the promise of its stores (settled when done or skipped). */
 export interface Filled {
@@ -144,77 +143,6 @@ function storeWhole(read: ObjectRead, response: Response, headers: Headers, age:
   return { resolved: { kind: 'whole', status: response.status, headers, body, age, report, originAt }, stored };
 }
 
-/**
- * Stores `body` at the object's key while the client streams it too (fill.ts); answers the
- * client's share. A client that falls behind reads the rest back from this very fill once
- * stored. The client's body carries the length on the wire: one that breaks is a broken
- * transfer (workerd would end a chunked one as if it were complete).
- */
-function storeWhileServing(read: ObjectRead, entry: Omit<Storable, 'body' | 'fill'>, body: ReadableStream): { body: ReadableStream<Uint8Array>; stored: Promise<boolean> } {
-  const fill = newFill();
-  const { key } = read;
-  let stored: Promise<boolean> = Promise.resolve(false);
-  const put = openPut(read.cache, key, { ...entry, fill });
-  let counted = 0;
-  const filling = startFill(bodySource(body as ReadableStream<Uint8Array>, { length: entry.length }), {
-    length: entry.length,
-    store: entry.length !== undefined ? put : { ...put, write: (bytes) => ((counted += bytes.byteLength), put.write(bytes)) },
-    resume: async () => {
-      const copy = (await stored) ? await lookup(read.cache, key) : undefined;
-      if (copy?.fill !== fill || copy.body === null) {
-        await copy?.body?.cancel();
-        throw new Error('the rest of this response is no longer stored');
-      }
-      return { body: copy.body as ReadableStream<Uint8Array>, from: 0 };
-    },
-  });
-  // A body the origin sent without a length is stored again once counted, with that length,
-  // so that its hits answer ranges (RFC 9110 §14) like any other; the same fill, the same bytes.
-  stored = entry.length === undefined ? filling.stored.then((exact) => exact && withCountedLength(read.cache, key, entry, fill, counted)) : filling.stored;
-  read.waitUntil(stored);
-  return { body: filling.client, stored };
-}
-
-async function withCountedLength(cache: ObjectRead['cache'], key: string, entry: Omit<Storable, 'body' | 'fill'>, fill: number, length: number): Promise<boolean> {
-  const copy = await lookup(cache, key);
-  if (copy?.fill !== fill || copy.body === null) {
-    await copy?.body?.cancel();
-    return false;
-  }
-  const headers = new Headers(entry.headers);
-  headers.set('content-length', String(length));
-  return store(cache, key, { ...entry, headers, body: copy.body as ReadableStream, length, fill });
-}
-
-/**
- * Where a response about to be stored goes (RFC 9111 §4.1, vary.ts): when it varies and the
- * tier keys by the request (`selecting`), under its variant's key, with the object's index
- * naming the fields (the returned promise stores it); otherwise under the object's own key.
- * Undefined when the request's selecting values are too long to key by: nothing is stored.
- */
-function placeVariant(read: ObjectRead, headers: Headers, meta: EntryMeta, keep: number): Promise<unknown> | undefined {
-  if (read.selecting === undefined) return Promise.resolve();
-  const objectKey = read.objectKey ?? read.key;
-  const fields = varyFieldNames(headers.get('vary'));
-  if (fields.length === 0) {
-    read.key = objectKey;
-    return Promise.resolve();
-  }
-  const key = variantKey(objectKey, fields, read.selecting);
-  if (key === undefined) return undefined;
-  read.objectKey = objectKey;
-  read.key = key;
-  const stored = store(read.cache, objectKey, { status: 200, headers: indexHeaders(fields), body: emptyBody(), meta, retention: keep, length: 0 });
-  read.waitUntil(stored);
-  return stored;
-}
-
-function storeManifest(read: ObjectRead, meta: ObjectMeta, entry: EntryMeta, keep: number): Promise<unknown> {
-  const stored = store(read.cache, read.key, { status: 200, headers: manifestHeaders(meta), body: emptyBody(), meta: entry, retention: keep, length: 0 });
-  read.waitUntil(stored);
-  return stored;
-}
-
 /** The Content-Length a response declares, when it is a byte count. */
 function declaredLength(headers: Headers): number | undefined {
   const value = headers.get('content-length');
@@ -232,16 +160,4 @@ function entryMeta(storedAt: number, initialAge: number, verdict: { lifetime: nu
 
 function validatorsOf(headers: Headers): Validators {
   return { etag: headers.get('etag'), lastModified: headers.get('last-modified') };
-}
-
-function emptyBody(): ReadableStream<Uint8Array> {
-  return new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
-}
-
-/** RFC 9111 §5.2.2.4, §5.2.2.7: the fields a qualified no-cache or private keeps out of the stored copy. */
-function withoutFields(headers: Headers, fields: readonly string[]): Headers {
-  if (fields.length === 0) return headers;
-  const kept = new Headers(headers);
-  for (const field of fields) kept.delete(field);
-  return kept;
 }

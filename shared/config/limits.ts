@@ -1,0 +1,86 @@
+// The settings that bound what an isolate does and holds: slices (size, threshold, read-ahead,
+// subrequests), whole copies, the memory layer. Parsed from the raw settings (config.ts), each
+// refusal a ConfigError naming the setting.
+
+import { ConfigError } from '../http/errors.ts';
+import { type Raw, byteSize, integer } from './config-values.ts';
+
+/** The settings read here. */
+type LimitName = 'SLICE_SIZE' | 'SLICE_THRESHOLD' | 'SLICE_READAHEAD' | 'SUBREQUEST_LIMIT' | 'WHOLE_COPY_MAX' | 'MEMORY_CACHE_SIZE' | 'MEMORY_OBJECT_MAX';
+type RawConfig = Raw<LimitName>;
+
+export interface SlicingConfig {
+  /** Bytes per slice: a power-of-two multiple of 1 MiB between 1 and 64 MiB. */
+  sliceSize: number;
+  /** Objects of at least this many bytes are sliced; smaller ones are cached whole. */
+  threshold: number;
+  /** Slices fetched from upstream at once on a cold read (Workers allow 6 connections). */
+  readahead: number;
+  /** Subrequests one request may make (Workers: 50 on the free plan, 1,000 or more on paid). */
+  subrequests: number;
+  /** WHOLE_COPY_MAX: the largest sliced object the edge also keeps whole for full GETs (worker/whole-copy.ts); 0 = never. */
+  wholeCopyMax: number;
+}
+
+export interface MemoryConfig {
+  /** MEMORY_CACHE_SIZE: bytes of bodies and headers kept per isolate; 0 = off. */
+  budget: number;
+  /** MEMORY_OBJECT_MAX: the largest body kept. */
+  maxObject: number;
+}
+
+const MIB = 1024 * 1024;
+const DEFAULT_SLICE_SIZE = 8 * MIB;
+/**
+ * Slices in flight on a cold read. Each costs one origin round trip before its bytes flow, and
+ * the lookups before it (a Cache API read at each tier) another: with six, about five are
+ * always streaming (bench: 256 MiB through the 80 ms / 25 MB/s origin, 3.5× a single stream).
+ */
+const DEFAULT_READAHEAD = 6;
+/**
+ * Workers let six connections wait for response headers at once and queue the rest until one
+ * gets its headers; bodies streaming do not count. More than eight buys little and costs memory.
+ */
+const MAX_READAHEAD = 8;
+/** Large enough for the downloads people make whole; larger ones are read as slices only. */
+const DEFAULT_WHOLE_COPY = 64 * MIB;
+/** The Workers Cache API's largest object. */
+const MAX_WHOLE_COPY = 512 * MIB;
+/** Slices in flight are buffered ahead of the reader: at most this many bytes of them. */
+const READAHEAD_BYTES = 64 * MIB;
+const DEFAULT_SUBREQUESTS = 1000;
+/** A quarter of the 128 MB isolate limit: room left for streams in flight and the code itself. */
+const DEFAULT_MEMORY_CACHE = 32 * MIB;
+const MAX_MEMORY_CACHE = 64 * MIB;
+/** Small objects are where the Cache API's per-lookup cost dominates; larger ones stream from it. */
+const DEFAULT_MEMORY_OBJECT = MIB;
+
+export function parseSlicing(raw: RawConfig): SlicingConfig {
+  const sliceSize = byteSize(raw, 'SLICE_SIZE', DEFAULT_SLICE_SIZE);
+  // Slices are aligned to multiples of their size, and a power of two keeps every slice
+  // boundary on a power-of-two offset whatever the size chosen.
+  if (sliceSize < MIB || sliceSize > 64 * MIB || (sliceSize & (sliceSize - 1)) !== 0) {
+    throw new ConfigError(`SLICE_SIZE must be a power of two from 1 MiB to 64 MiB, got ${sliceSize} bytes`);
+  }
+  return {
+    sliceSize,
+    threshold: byteSize(raw, 'SLICE_THRESHOLD', sliceSize),
+    readahead: Math.max(1, Math.min(MAX_READAHEAD, Math.floor(READAHEAD_BYTES / sliceSize), integer(raw, 'SLICE_READAHEAD', DEFAULT_READAHEAD, 1))),
+    subrequests: integer(raw, 'SUBREQUEST_LIMIT', DEFAULT_SUBREQUESTS, 10),
+    wholeCopyMax: wholeCopyMax(raw),
+  };
+}
+
+function wholeCopyMax(raw: RawConfig): number {
+  const max = byteSize(raw, 'WHOLE_COPY_MAX', DEFAULT_WHOLE_COPY);
+  if (max > MAX_WHOLE_COPY) throw new ConfigError(`WHOLE_COPY_MAX must be at most 512MiB (the Cache API's largest object), got ${max} bytes`);
+  return max;
+}
+
+export function parseMemory(raw: RawConfig): MemoryConfig {
+  const budget = byteSize(raw, 'MEMORY_CACHE_SIZE', DEFAULT_MEMORY_CACHE);
+  if (budget > MAX_MEMORY_CACHE) throw new ConfigError(`MEMORY_CACHE_SIZE must be at most 64MiB (an isolate has 128 MB in all), got ${budget} bytes`);
+  const maxObject = byteSize(raw, 'MEMORY_OBJECT_MAX', Math.min(DEFAULT_MEMORY_OBJECT, budget));
+  if (maxObject > budget) throw new ConfigError(`MEMORY_OBJECT_MAX must not exceed MEMORY_CACHE_SIZE (${budget} bytes), got ${maxObject} bytes`);
+  return { budget, maxObject };
+}
