@@ -3,6 +3,7 @@
 
 import { splitList } from './header-list.ts';
 import { parseHttpDate } from './http-date.ts';
+import { strongMatch, weakMatch } from './etag.ts';
 
 export type Precondition = 'proceed' | 'not-modified' | 'failed';
 
@@ -51,19 +52,4 @@ function matchesAny(field: string, etag: string | null, compare: (a: string, b: 
   if (field.trim() === '*') return true;
   if (etag === null) return false;
   return splitList(field).some((candidate) => compare(candidate, etag));
-}
-
-function opaque(tag: string): string | undefined {
-  const match = /^(W\/)?("[^"]*")$/.exec(tag.trim());
-  return match?.[2];
-}
-
-/** §8.8.3.2: both strong and their opaque-tags identical. */
-function strongMatch(a: string, b: string): boolean {
-  return !a.trim().startsWith('W/') && !b.trim().startsWith('W/') && opaque(a) !== undefined && opaque(a) === opaque(b);
-}
-
-/** §8.8.3.2: opaque-tags identical, either or both may be weak. */
-function weakMatch(a: string, b: string): boolean {
-  return opaque(a) !== undefined && opaque(a) === opaque(b);
 }

@@ -3,6 +3,7 @@
 // strings and numbers in, small typed values out; nothing here throws on what a peer sent.
 
 import { parseHttpDate } from './http-date.ts';
+import { isStrongEtag } from './etag.ts';
 
 /** A run of bytes of a representation, both ends inclusive, as Content-Range writes them. */
 export interface ByteRange {
@@ -36,8 +37,6 @@ const INT_RANGE = new RegExp(`^${POS}-${POS}?$`);
 const SUFFIX_RANGE = new RegExp(`^-${POS}$`);
 /** Content-Range = range-unit SP ( range-resp / unsatisfied-range ) (§14.4); "*" lengths refused. */
 const CONTENT_RANGE = new RegExp(`^bytes (?:${POS}-${POS}|\\*)/${POS}$`, 'i');
-/** entity-tag without the weak prefix: DQUOTE *etagc DQUOTE (§8.8.3). */
-const STRONG_ETAG = /^"[\x21\x23-\x7e\x80-\xff]*"$/;
 
 /** The verdict on a Range field for a representation of `size` bytes. */
 export function evaluateRange(header: string | null, size: number): RangeVerdict {
@@ -78,7 +77,7 @@ export function ifRangeAllows(ifRange: string | null, validators: { etag: string
     // §13.1.5: "If the entity-tag validator provided exactly matches the ETag field value for the
     // selected representation using the strong comparison function (Section 8.8.3.2), the
     // condition is true." §8.8.3.2: strong comparison needs both tags "not weak".
-    return validators.etag !== null && STRONG_ETAG.test(value) && value === trimOws(validators.etag);
+    return validators.etag !== null && isStrongEtag(value) && value === trimOws(validators.etag);
   }
   // §13.1.5: "If the HTTP-date validator provided exactly matches the Last-Modified field value
   // for the selected representation, the condition is true. Otherwise, the condition is false."

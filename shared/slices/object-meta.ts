@@ -3,7 +3,8 @@
 // key) so that a range request needs no upstream round trip; slices carry a marker naming the
 // slice they hold, checked on every read.
 
-import { type ObjectVersion, isSliced, isStrongEtag } from './slice-plan.ts';
+import { isStrongEtag } from '../http/etag.ts';
+import { type ObjectVersion, isSliced } from './slice-plan.ts';
 
 export interface ObjectMeta extends ObjectVersion {
   sliceSize: number;

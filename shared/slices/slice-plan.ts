@@ -76,7 +76,4 @@ export function isSliced(size: number, threshold: number): boolean {
   return size >= threshold && size > 0;
 }
 
-/** Whether `etag` can pin a version: a weak tag does not promise the same bytes (RFC 9110 §8.8.1). */
-export function isStrongEtag(etag: string | null): etag is string {
-  return etag !== null && /^"[\x21\x23-\x7e\x80-\xff]*"$/.test(etag);
-}
+
