@@ -28,6 +28,8 @@ describe.each([
   // wrk's bytes include the headers (about 150 bytes each from node:http), the Node generator's do not.
   { tool: 'node-http', installed: true, headerBound: 0 },
 ] as const)('a fixed count, 10 × 50, with $tool', ({ tool, installed, headerBound }) => {
+  // Skipped only for wrk when it is not installed (a benchmark peer: bench/setup/peers/install.sh);
+  // the node-http generator, which the benchmarks fall back to, always runs.
   it.skipIf(!installed)('sends exactly 500 requests and counts 500 answers, no errors', async () => {
     const servedBefore = server.served();
     const fixed: LoadResult = await runLoad({ url: server.url, connections: 10, requests: 10 * 50, maxSeconds: 30, tool, bodyBytes: BODY.length });
@@ -43,6 +45,8 @@ describe.each([
   });
 });
 
+// wrk's own ways of counting; without wrk installed (bench/setup/peers/install.sh) the benchmarks
+// do not use it either, so there is nothing of it to check.
 describe.skipIf(!wrk)('wrk, a fixed count', () => {
   it('does not count connections the server closed while idle as answers (wrk counts them as read errors)', async () => {
     // Connections done with their share sit idle while the late answers come, and the server

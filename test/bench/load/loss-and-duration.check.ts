@@ -22,6 +22,7 @@ afterAll(async () => {
   if (runs.length > 0) console.log(`${describeMachine(machine())}\n\n${formatTable(resultsTable(runs))}`);
 });
 
+// Needs wrk (a benchmark peer, bench/setup/peers/install.sh); bench:check runs where the peers are.
 describe.skipIf(!wrk)('wrk, 50 requests, one connection closed under its request', () => {
   // The 7th is seen lost at once (while the share lasts no connection is idle); the 50th, the
   // last sent, once no answer has come for the request timeout (here 2 s).

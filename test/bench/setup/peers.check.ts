@@ -48,6 +48,7 @@ afterAll(async () => {
   console.log(`\n${formatTable({ columns, rows })}\n`);
 });
 
+// Each peer is checked where it is installed (bench/setup/peers/install.sh); bench:check runs there.
 describe.skipIf(!installed.varnish)('Varnish (malloc)', () => {
   it('serves both objects, and their second GET and a range from its cache', async () => {
     const varnish = await startVarnish({ origin: origin.url, storageMiB: STORAGE_MIB, ...(installed.varnish && { installed: installed.varnish }) });
@@ -59,6 +60,7 @@ describe.skipIf(!installed.varnish)('Varnish (malloc)', () => {
   });
 });
 
+// nginx with its slice module, where installed (the peer the benchmarks compare slicing with).
 describe.skipIf(!installed.nginx?.hasSlice)('nginx', () => {
   it('serves both objects, and their second GET and a range from its cache: proxy_cache, and the slice module', async () => {
     const nginx = await startNginx({ origin: origin.url, sliceSize: SLICE_SIZE, ...(installed.nginx && { installed: installed.nginx }) });
