@@ -5,16 +5,9 @@ module.exports = {
   forbidden: [
     {
       name: 'pure-rooms-stay-pure',
-      comment: 'shared/http, target, config, slices, streams and store are pure rules and formats: they never reach the read path (shared/tier) or the KV store.',
+      comment: 'shared/http, target, config, slices, streams and store, and the purge records, are pure rules and formats: they never reach the read path (shared/tier) or the KV store.',
       severity: 'error',
-      from: { path: '^shared/(http|target|config|slices|streams|store)/' },
-      to: { path: '^shared/(tier/|purge/purge-store)' },
-    },
-    {
-      name: 'purge-records-stay-pure',
-      comment: 'The purge record logic is pure; only purge-store.ts touches KV.',
-      severity: 'error',
-      from: { path: '^shared/purge/purge\\.ts$' },
+      from: { path: '^shared/((http|target|config|slices|streams|store)/|purge/purge\\.ts$)' },
       to: { path: '^shared/(tier/|purge/purge-store)' },
     },
     {
@@ -28,14 +21,8 @@ module.exports = {
       name: 'tiers-never-import-each-other',
       comment: 'The edge and the shield meet over the service binding only (shared/slices/slice-protocol.ts).',
       severity: 'error',
-      from: { path: '^worker/' },
-      to: { path: '^shield/' },
-    },
-    {
-      name: 'shield-never-imports-the-edge',
-      severity: 'error',
-      from: { path: '^shield/' },
-      to: { path: '^worker/' },
+      from: { path: '^(worker|shield)/' },
+      to: { path: '^(worker|shield)/', pathNot: '^$1/' },
     },
     {
       name: 'product-never-imports-tooling',
