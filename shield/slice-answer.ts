@@ -8,13 +8,12 @@ import { evaluatePreconditions } from '../shared/http/conditional.ts';
 import { BadGateway, BadRequest, HttpError, PreconditionFailed, VersionChanged } from '../shared/http/errors.ts';
 import { OBJECT_HEADER, objectMarker, representationHeaders } from '../shared/slices/object-meta.ts';
 import { resolveObject } from '../shared/tier/object-read.ts';
-import { type ObjectRead } from '../shared/tier/ports.ts';
+import type { Budget, ObjectRead } from '../shared/tier/ports.ts';
 import { type Resolved } from '../shared/tier/resolved.ts';
 import { readObjectSlices } from '../shared/tier/object-slices.ts';
 import { type Piece, rangesStream } from '../shared/streams/byte-stream.ts';
 import type { ByteRange } from '../shared/http/range.ts';
 import { unsatisfiedRange } from '../shared/http/range.ts';
-import { type Budget, type ReadaheadPool, isolatePool } from '../shared/tier/slice-reader.ts';
 import { SPAN_HEADER, type SliceRequest, WHOLE } from '../shared/slices/slice-protocol.ts';
 import { ORIGIN_AT_HEADER } from '../shared/target/internal.ts';
 import { sliceCount, spanBytes } from '../shared/slices/slice-plan.ts';
@@ -22,9 +21,6 @@ import { sliceCount, spanBytes } from '../shared/slices/slice-plan.ts';
 import { reportTier, slicedReport } from '../shared/tier/tier-headers.ts';
 import { appendServerTiming, serverTimingMetric } from '../shared/http/server-timing.ts';
 import { responseAsIs } from '../shared/streams/response-as-is.ts';
-
-/** Slices read ahead by all of this isolate's requests together (module scope: one per isolate). */
-const READAHEAD: ReadaheadPool = { limit: 0, inUse: 0 };
 
 export interface SliceAnswerContext {
   config: Config;
@@ -69,7 +65,7 @@ export async function answerSlices(request: SliceRequest, context: SliceAnswerCo
     const indices = Array.from({ length: span.last - firstNeeded + 1 }, (_, i) => firstNeeded + i);
     try {
       const sliceStarted = read.now();
-      const sliceRead = await readObjectSlices(read, resolved, indices, { window: config.slicing.readahead, maxSpan: 1, budget: context.budget, pool: isolatePool(READAHEAD, config.slicing.readahead) });
+      const sliceRead = await readObjectSlices(read, resolved, indices, { window: config.slicing.readahead, maxSpan: 1, budget: context.budget });
       const length = bytes.end - bytes.start + 1;
       const headers = new Headers(meta.headers);
       headers.set(OBJECT_HEADER, objectMarker(meta));

@@ -7,10 +7,10 @@ import type { Config } from '../shared/config/config.ts';
 import { evaluatePreconditions, notModifiedHeaders } from '../shared/http/conditional.ts';
 import { BadGateway, HttpError, PreconditionFailed, VersionChanged } from '../shared/http/errors.ts';
 import { forgetObject, resolveObject } from '../shared/tier/object-read.ts';
-import { type ObjectRead } from '../shared/tier/ports.ts';
+import type { Budget, ObjectRead } from '../shared/tier/ports.ts';
 import { type Resolved, type WholeObject } from '../shared/tier/resolved.ts';
 import { readObjectSlices } from '../shared/tier/object-slices.ts';
-import { type Budget, type ReadaheadPool, SUBREQUESTS_PER_SLICE, isolatePool } from '../shared/tier/slice-reader.ts';
+import { SUBREQUESTS_PER_SLICE } from '../shared/tier/slice-reader.ts';
 import { slicesFor } from '../shared/slices/slice-plan.ts';
 import { type CacheStatusParams } from '../shared/http/cache-status.ts';
 import { reportTier, slicedReport } from '../shared/tier/tier-headers.ts';
@@ -22,8 +22,6 @@ import { responseAsIs } from '../shared/streams/response-as-is.ts';
 
 /** Most slices per request to the shield: each costs the shield about three subrequests. */
 const MAX_SPAN = 16;
-/** Slices read ahead by all of this isolate's requests together (module scope: one per isolate). */
-const READAHEAD: ReadaheadPool = { limit: 0, inUse: 0 };
 
 export async function serveObject(request: Request, read: ObjectRead, config: Config, started: number): Promise<Response> {
   const budget: Budget = { remaining: config.slicing.subrequests };
@@ -69,7 +67,7 @@ async function serveSliced(request: Request, resolved: Extract<Resolved, { kind:
   const sliceStarted = read.now();
   // Served in full from slices every one of which was stored here: keep it whole for the next full read.
   const onEnd = wholeCopies ? ({ allStored }: { allStored: boolean }) => allStored && copyWhole(read, resolved, budget) : undefined;
-  const sliceRead = await readObjectSlices(read, resolved, indices, { window: config.slicing.readahead, maxSpan: spanLimit(indices.length, budget.remaining), budget, pool: isolatePool(READAHEAD, config.slicing.readahead), onEnd });
+  const sliceRead = await readObjectSlices(read, resolved, indices, { window: config.slicing.readahead, maxSpan: spanLimit(indices.length, budget.remaining), budget, onEnd });
   const framed = framedBody(plan, meta.size, meta.headers.get('content-type'), sliceRead.pieces);
   const headers = withHeaders(meta.headers, framed.headers);
   headers.set('server-timing', serverTimingMetric('edge-slice', read.now() - sliceStarted));

@@ -12,9 +12,8 @@
 import { type Piece, rangesStream } from '../shared/streams/byte-stream.ts';
 import { claim, isFilling } from '../shared/tier/collapse.ts';
 import { WHOLE_COPY, sliceEntryHeaders } from '../shared/slices/object-meta.ts';
-import { type ObjectRead } from '../shared/tier/ports.ts';
+import type { Budget, ObjectRead } from '../shared/tier/ports.ts';
 import { type SlicedObject } from '../shared/tier/resolved.ts';
-import type { Budget } from '../shared/tier/slice-reader.ts';
 import { sliceBytes, sliceCount, sliceKey, wholeCopyKey } from '../shared/slices/slice-plan.ts';
 import { retention } from '../shared/http/stale.ts';
 import { storedPart } from '../shared/tier/slice-store.ts';

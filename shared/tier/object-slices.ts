@@ -2,10 +2,11 @@
 // lacks (pinned to the manifest's version), and what discovery already brought.
 
 import { forgetObject } from './object-read.ts';
-import { type ObjectRead } from './ports.ts';
+import type { Budget, ObjectRead, SliceRead, SliceReadOptions } from './ports.ts';
+import { isolateReadahead } from './readahead-pool.ts';
 import { type SlicedObject } from './resolved.ts';
 import type { ObjectMeta } from '../slices/object-meta.ts';
-import { type Budget, type ReadaheadPool, type SliceRead, type SliceReadOptions, readSlices } from './slice-reader.ts';
+import { readSlices } from './slice-reader.ts';
 import type { SliceSpan } from '../slices/slice-plan.ts';
 import { tierSlices } from './slice-store.ts';
 import { VersionChanged } from '../http/errors.ts';
@@ -16,8 +17,6 @@ export interface SliceWindow {
   /** Most slices per upstream request. */
   maxSpan: number;
   budget: Budget;
-  /** The isolate's shared read-ahead (see ReadaheadPool). */
-  pool?: ReadaheadPool;
   /** Hears how the read ended (SliceReadOptions.onEnd). */
   onEnd?: SliceReadOptions['onEnd'];
 }
@@ -33,7 +32,8 @@ export function readObjectSlices(read: ObjectRead, sliced: SlicedObject, indices
     maxSpan: window.maxSpan,
     budget: window.budget,
     prefetched: sliced.prefetched,
-    ...(window.pool !== undefined ? { pool: window.pool } : {}),
+    // Read ahead within the isolate's share (readahead-pool.ts), whichever request asks.
+    pool: isolateReadahead(window.window),
     ...(window.onEnd !== undefined ? { onEnd: window.onEnd } : {}),
     signal: read.signal,
     waitUntil: read.waitUntil,

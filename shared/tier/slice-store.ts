@@ -7,7 +7,7 @@
 import { type ObjectMeta, type WHOLE_COPY, isSliceEntry, sliceEntryHeaders } from '../slices/object-meta.ts';
 import { sliceKey } from '../slices/slice-plan.ts';
 import { retention } from '../http/stale.ts';
-import type { SliceStore } from './slice-reader.ts';
+import type { SliceStore } from './ports.ts';
 import type { EntryMeta } from '../store/stored-entry.ts';
 import { type Claim, claim, claimOrWait } from './collapse.ts';
 import { type TierCache, lookup, openPut, remove } from './tier-cache.ts';

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type { Piece } from '../../../shared/streams/byte-stream.ts';
 import type { ObjectMeta } from '../../../shared/slices/object-meta.ts';
 import type { SliceSpan } from '../../../shared/slices/slice-plan.ts';
-import { readSlices, type Budget, type SliceRead, type SliceReadOptions, type SliceStore, type SpanFetch } from '../../../shared/tier/slice-reader.ts';
+import { readSlices } from '../../../shared/tier/slice-reader.ts';
+import type { Budget, SliceRead, SliceReadOptions, SliceStore, SpanFetch } from '../../../shared/tier/ports.ts';
 
 import type { OpenPut } from '../../../shared/tier/tier-cache.ts';
 import { concat, streamOf } from '../../streams.ts';

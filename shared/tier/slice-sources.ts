@@ -1,0 +1,192 @@
+// Where each slice of a read comes from: it came with discovery, it comes with a span started
+// for an earlier one, it is stored here, or it is fetched (with the slices after it, as one
+// span). What comes from upstream is stored as it passes (fill.ts). Every lookup, fetch and
+// store spends from the request's subrequest budget, and none may spend what the rest of the
+// read still needs to deliver every byte.
+
+import { bodySource } from '../streams/body-source.ts';
+import { splitStream } from '../streams/split-stream.ts';
+import { sliceBytes } from '../slices/slice-plan.ts';
+import { type Fill, startFill } from './fill.ts';
+import type { SliceReadOptions } from './ports.ts';
+
+/** What the sources need to know of the window they feed (slice-reading.ts). */
+export interface WindowState {
+  /** The read is over: a slice arriving now is let go. */
+  ended(): boolean;
+  /** Slice `index` has a slot already (so a span must not fetch it again). */
+  started(index: number): boolean;
+  /** Slice `index` is no longer ahead of its reader on the way: its share of the pool goes back. */
+  giveBack(index: number): void;
+}
+
+export class SliceSources {
+  /** Of the slices looked up before the first byte: how many were there (hits), of how many (checked). */
+  readonly stats = { hits: 0, checked: 0 };
+  /** Slices that came from the store rather than upstream. */
+  readonly stored = new Set<number>();
+  private readonly options: SliceReadOptions;
+  private readonly window: WindowState;
+  /** Slices coming in a span with an earlier one. */
+  private readonly fromSpan = new Map<number, Promise<ReadableStream<Uint8Array>>>();
+  /** Every fill under way (a slice fetched and stored), to cancel when the read is given up. */
+  private readonly fills = new Set<Fill>();
+  /** Lookups under way: each may still turn into a span of its own, so their budget is held back. */
+  private lookingUp = 0;
+  /** Positions before this one have a source (a lookup under way, a stored slice or a span). */
+  private frontier = 0;
+  /** Lookups of the first window, awaited before the first byte so the counts are exact. */
+  private initialLookups: Promise<unknown>[] | undefined = [];
+
+  constructor(options: SliceReadOptions, window: WindowState) {
+    this.options = options;
+    this.window = window;
+  }
+
+  async firstLookups(): Promise<void> {
+    await Promise.all(this.initialLookups ?? []);
+    this.initialLookups = undefined;
+  }
+
+  /** Cancels every fill under way. */
+  abort(reason: unknown): void {
+    for (const fill of this.fills) fill.abort(reason);
+    this.fills.clear();
+  }
+
+  /** The slice at position `at`: came with discovery, comes with a span, is stored here, or is fetched. */
+  async produce(at: number): Promise<ReadableStream<Uint8Array>> {
+    const { indices, prefetched } = this.options;
+    const index = indices[at] ?? -1;
+    const came = prefetched?.get(index);
+    if (came !== undefined) {
+      // Fetched with discovery: known to be missing here.
+      if (this.initialLookups !== undefined) this.stats.checked++;
+      return this.storing(index, came);
+    }
+    const spanned = this.fromSpan.get(index);
+    if (spanned !== undefined) return spanned;
+    this.frontier = Math.max(this.frontier, at + 1);
+    const lookup = this.lookUp(index);
+    if (lookup !== undefined) {
+      const found = await lookup;
+      // Released in the same step as the span it may turn into spends its subrequest: no gap
+      // in which a store could take what that span needs.
+      this.lookingUp--;
+      if (found !== undefined) {
+        // A stored slice is read as the reader goes, not buffered ahead: it needs no share.
+        this.window.giveBack(index);
+        this.stored.add(index);
+        return found;
+      }
+    }
+    // A miss, or no budget to look: the span starts in this same step (with no lookup, before
+    // the window's next slot looks for a span to join).
+    return this.startSpan(at);
+  }
+
+  /**
+   * Slice `index` from this tier's store (resolving undefined on a miss; `lookingUp` counts it
+   * until the caller lets go); undefined when the budget allows no lookup.
+   */
+  private lookUp(index: number): Promise<ReadableStream<Uint8Array> | undefined> | undefined {
+    const { budget, store } = this.options;
+    // Looking it up costs one; should it and every lookup under way miss, each needs a span of
+    // its own, and the rest packs into spans from the next slice on.
+    if (budget.remaining - 1 < 1 + this.held()) return undefined;
+    budget.remaining--;
+    this.lookingUp++;
+    const lookup = store.get(index, this.length(index));
+    if (this.initialLookups !== undefined) {
+      this.stats.checked++;
+      this.initialLookups.push(lookup.then((found) => (this.stats.hits += found === undefined ? 0 : 1), () => undefined));
+    }
+    return lookup.catch(() => undefined);
+  }
+
+  /** Fetches the slice at `at` and the following ones nobody started yet, while consecutive, as one span. */
+  private startSpan(at: number): Promise<ReadableStream<Uint8Array>> {
+    const { indices, maxSpan, prefetched, budget, store, fetchSpan } = this.options;
+    const first = indices[at] ?? -1;
+    let last = first;
+    for (let next = at + 1; next < indices.length && last - first + 1 < maxSpan; next++) {
+      const index = indices[next] ?? -1;
+      if (index !== last + 1 || this.window.started(index) || prefetched?.has(index)) break;
+      last = index;
+    }
+    budget.remaining--;
+    this.frontier = Math.max(this.frontier, at + last - first + 1);
+    const parts = fetchSpan({ first, last }).then((body) => {
+      const lengths = Array.from({ length: last - first + 1 }, (_, i) => this.length(first + i));
+      return splitStream(body, lengths);
+    });
+    parts.catch(() => {
+      for (let index = first; index <= last; index++) store.release?.(index);
+    });
+    for (let index = first; index <= last; index++) {
+      const part = parts.then((streams) => this.storing(index, streams[index - first] as ReadableStream<Uint8Array>));
+      void part.catch(() => undefined);
+      this.fromSpan.set(index, part);
+    }
+    return this.fromSpan.get(first) as Promise<ReadableStream<Uint8Array>>;
+  }
+
+  /**
+   * A slice fetched from upstream: stored as it arrives, the reader getting its share (and the
+   * rest from the store, should it fall behind). Straight through (its pace the reader's) when
+   * it may not be stored, or the budget has no room for the store and a read back.
+   */
+  private storing(index: number, body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+    const { store, budget } = this.options;
+    if (this.window.ended()) {
+      void body.cancel().catch(() => undefined);
+      store.release?.(index);
+      return body;
+    }
+    const length = this.length(index);
+    const put = store.storing && budget.remaining - 2 >= this.held() ? store.open(index, length) : undefined;
+    if (put === undefined) store.release?.(index);
+    else budget.remaining -= 2;
+    const fill = startFill(bodySource(body, { length }), {
+      length,
+      store: put,
+      resume: async (offset) => {
+        if (put !== undefined && (await stored)) {
+          const found = await store.get(index, length);
+          if (found !== undefined) return { body: found, from: 0 };
+        }
+        // Not stored after all: the rest from the next hop (the subrequest was reserved).
+        return { body: await this.options.fetchSpan({ first: index, last: index }, offset), from: offset };
+      },
+    });
+    const { stored } = fill;
+    // Seen through even once the response is done (a range that ended inside this slice).
+    this.options.waitUntil?.(stored);
+    this.fills.add(fill);
+    void stored.finally(() => {
+      this.fills.delete(fill);
+      // On its way no more: a slice ahead of the reader gives its share back.
+      this.window.giveBack(index);
+    });
+    return fill.client;
+  }
+
+  /**
+   * Upstream requests still needed for the slices from position `at` on, were all of them
+   * misses: a lookup or a store may only spend what is left over, so every byte is still delivered.
+   */
+  private reserve(at: number): number {
+    return Math.ceil((this.options.indices.length - at) / this.options.maxSpan);
+  }
+
+  /** What the rest of the read may still need: a span per pending lookup, packed spans past the frontier. */
+  private held(): number {
+    return this.lookingUp + this.reserve(this.frontier);
+  }
+
+  private length(index: number): number {
+    const { meta } = this.options;
+    const bytes = sliceBytes(index, meta.sliceSize, meta.size);
+    return bytes.end - bytes.start + 1;
+  }
+}
