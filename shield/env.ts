@@ -1,4 +1,8 @@
-import type { RawConfig } from '../shared/config/config.ts';
+// The shield's bindings: `ShieldEnv` as the platform hands them (index.ts reads it and nothing
+// else does), and `ShieldBindings`, what the code is given: the configuration parsed once per
+// isolate and the bindings it uses, by name.
+
+import { type Config, type RawConfig, configFrom } from '../shared/config/config.ts';
 
 /** The shield worker's bindings: the configuration contract (vars and secrets) and the purge list. */
 export type ShieldEnv = RawConfig & {
@@ -7,3 +11,21 @@ export type ShieldEnv = RawConfig & {
   /** The local test stack's movable clock (shared/tier/test-clock.ts); never bound when deployed. */
   TEST_CLOCK?: Fetcher;
 };
+
+export interface ShieldBindings {
+  config: Config;
+  purges: KVNamespace | undefined;
+  testClock: Fetcher | undefined;
+}
+
+const bound = new WeakMap<ShieldEnv, ShieldBindings>();
+
+/** Once per bindings object (an isolate keeps the same `env`); throws ConfigError naming a bad setting. */
+export function shieldBindings(env: ShieldEnv): ShieldBindings {
+  let bindings = bound.get(env);
+  if (bindings === undefined) {
+    bindings = { config: configFrom(env), purges: env.PURGES, testClock: env.TEST_CLOCK };
+    bound.set(env, bindings);
+  }
+  return bindings;
+}

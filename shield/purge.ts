@@ -2,22 +2,22 @@
 // once (others re-read the global list within its bound), and the shield's entries for the
 // URLs named are deleted. Only the edge reaches this (index.ts checks its credential).
 
-import { SHIELD_CACHE_NAME } from '../shared/http/cache-status.ts';
 import type { Config } from '../shared/config/config.ts';
 import { BadRequest } from '../shared/http/errors.ts';
 import { SHIELD_ORIGIN } from '../shared/target/internal.ts';
 import { type PurgeRecord, asRecord } from '../shared/purge/purge.ts';
 import { rememberPurges } from '../shared/purge/purge-store.ts';
-import { type RequestTarget, requestTarget } from '../shared/target/request-target.ts';
+import { requestTarget } from '../shared/target/request-target.ts';
 import { remove } from '../shared/tier/tier-cache.ts';
+import { shieldCache, shieldKey } from './shield-cache.ts';
 
-export async function acceptPurge(request: Request, config: Config, shieldKey: (target: RequestTarget) => string): Promise<Response> {
+export async function acceptPurge(request: Request, config: Config): Promise<Response> {
   const records = await readRecords(request);
   rememberPurges(records, Date.now());
-  const cache = await caches.open(SHIELD_CACHE_NAME);
+  const cache = await shieldCache();
   const urls = records.filter((record) => record.kind === 'url');
   // The edge sent canonical paths; re-derived here exactly as a request for them would be.
-  await Promise.all(urls.map((record) => remove(cache, shieldKey(requestTarget(new URL(record.value, SHIELD_ORIGIN), config.originKind))).catch(() => false)));
+  await Promise.all(urls.map((record) => remove(cache, shieldKey(config, requestTarget(new URL(record.value, SHIELD_ORIGIN), config.originKind))).catch(() => false)));
   return new Response(null, { status: 204 });
 }
 

@@ -18,9 +18,9 @@ import { SPAN_HEADER, type SliceRequest, WHOLE } from '../shared/slices/slice-pr
 import { ORIGIN_AT_HEADER } from '../shared/target/internal.ts';
 import { sliceCount, spanBytes } from '../shared/slices/slice-plan.ts';
 
-import { reportTier, slicedReport } from '../shared/tier/tier-headers.ts';
+import type { CacheStatusParams } from '../shared/http/cache-status.ts';
+import { slicedReport, tierAnswer } from '../shared/tier/tier-headers.ts';
 import { appendServerTiming, serverTimingMetric } from '../shared/http/server-timing.ts';
-import { responseAsIs } from '../shared/streams/response-as-is.ts';
 
 export interface SliceAnswerContext {
   config: Config;
@@ -45,12 +45,12 @@ export async function answerSlices(request: SliceRequest, context: SliceAnswerCo
       // §3.2: all of the shield's, not only the few a 304 to a client carries, RFC 9110 §15.4.5).
       if (resolved.kind === 'whole') void resolved.body?.cancel();
       else for (const body of resolved.prefetched.values()) void body.cancel().catch(() => undefined);
-      return finish(context, 304, representationHeaders(representation), null, resolved, resolved.report);
+      return deliver(context, 304, representationHeaders(representation), null, resolved, resolved.report);
     }
     if (resolved.kind === 'whole') {
       const headers = new Headers(resolved.headers);
       headers.set(OBJECT_HEADER, WHOLE);
-      return finish(context, resolved.status, headers, resolved.body, resolved, resolved.report);
+      return deliver(context, resolved.status, headers, resolved.body, resolved, resolved.report);
     }
     const { meta } = resolved;
     if (request.etag !== undefined && request.etag !== meta.etag) return refuse(context, resolved, 412);
@@ -74,7 +74,7 @@ export async function answerSlices(request: SliceRequest, context: SliceAnswerCo
       const sliceTiming = serverTimingMetric('shield-slice', read.now() - sliceStarted);
       headers.set('server-timing', appendServerTiming(resolved.upstreamHeaders?.get('server-timing'), sliceTiming));
       const report = slicedReport(resolved.report, sliceRead.hits, sliceRead.checked, indices.length);
-      return finish(context, 200, headers, await spanBody(sliceRead.pieces, bytes, indices.length), resolved, report);
+      return deliver(context, 200, headers, await spanBody(sliceRead.pieces, bytes, indices.length), resolved, report);
     } catch (error) {
       if (!(error instanceof VersionChanged)) throw error;
       for (const body of resolved.prefetched.values()) void body.cancel().catch(() => undefined);
@@ -138,14 +138,11 @@ function refuse(context: SliceAnswerContext, resolved: Extract<Resolved, { kind:
   const headers = new Headers(resolved.meta.headers);
   headers.set(OBJECT_HEADER, objectMarker(resolved.meta));
   if (status === 416) headers.set('content-range', unsatisfiedRange(resolved.meta.size));
-  return finish(context, status, headers, null, resolved, resolved.report);
+  return deliver(context, status, headers, null, resolved, resolved.report);
 }
 
 /** The answer to the edge: this tier's report, the Age, and when the bytes came from the origin (for the edge's purge checks). */
-function finish(context: SliceAnswerContext, status: number, headers: Headers, body: ReadableStream | null, source: { age: number; originAt: number }, report: Parameters<typeof reportTier>[2]): Response {
-  reportTier(headers, 'shield', report, context.read.now() - context.started);
-  headers.set('age', String(Math.floor(source.age)));
+function deliver(context: SliceAnswerContext, status: number, headers: Headers, body: ReadableStream | null, source: { age: number; originAt: number }, report: CacheStatusParams): Response {
   headers.set(ORIGIN_AT_HEADER, String(Math.round(source.originAt)));
-  // The body is the object's stored bytes: with a Content-Encoding, already encoded.
-  return responseAsIs(body, { status, headers });
+  return tierAnswer('shield', status, headers, body, { age: source.age, report, durationMs: context.read.now() - context.started });
 }

@@ -51,3 +51,21 @@ export function knownAddress(rawUrl: string, config: Config): EdgeAddress | unde
   memo.chars += rawUrl.length;
   return address;
 }
+
+/** The path a request for `url` would be forwarded to the shield on; '' for one that names no object. */
+export function forwardedPath(url: URL, config: Config): string {
+  return tryKey(() => requestTarget(url, config.originKind, { indexDocument: config.site.indexDocument }).path) ?? '';
+}
+
+/** The edge's key of a URL an unsafe method invalidates (RFC 9111 §4.4); undefined for one that cannot name an object (it was never stored). */
+export function invalidatedKey(url: URL, config: Config): string | undefined {
+  return tryKey(() => edgeKey(url, requestTarget(url, config.originKind)));
+}
+
+function tryKey(key: () => string): string | undefined {
+  try {
+    return key();
+  } catch {
+    return undefined;
+  }
+}

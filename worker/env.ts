@@ -1,4 +1,8 @@
-import type { RawConfig } from '../shared/config/config.ts';
+// The edge's bindings: `EdgeEnv` as the platform hands them (index.ts reads it and nothing else
+// does), and `EdgeBindings`, what the code is given: the configuration parsed once per isolate
+// and the bindings it uses, by name.
+
+import { type Config, type RawConfig, configFrom } from '../shared/config/config.ts';
 
 /** The edge worker's bindings: the configuration contract, the shield service binding, the purge list. */
 export interface EdgeEnv extends RawConfig {
@@ -9,4 +13,23 @@ export interface EdgeEnv extends RawConfig {
   TEST_CLOCK?: Fetcher;
   /** The local stack's front (local/front.ts) proves itself with this; never bound when deployed. */
   LOCAL_FRONT_TOKEN?: string;
+}
+
+export interface EdgeBindings {
+  config: Config;
+  shield: Fetcher;
+  purges: KVNamespace | undefined;
+  testClock: Fetcher | undefined;
+}
+
+const bound = new WeakMap<EdgeEnv, EdgeBindings>();
+
+/** Once per bindings object (an isolate keeps the same `env`); throws ConfigError naming a bad setting. */
+export function edgeBindings(env: EdgeEnv): EdgeBindings {
+  let bindings = bound.get(env);
+  if (bindings === undefined) {
+    bindings = { config: configFrom(env), shield: env.SHIELD, purges: env.PURGES, testClock: env.TEST_CLOCK };
+    bound.set(env, bindings);
+  }
+  return bindings;
 }

@@ -5,18 +5,16 @@
 // re-read — returns undefined and takes the full path, which reads the same memory through
 // edge-cache.ts and decides stale use, revalidation and ranges there.
 
-import { type Config, configFrom } from '../shared/config/config.ts';
 import { purgedBy } from '../shared/purge/purge.ts';
 import { knownPurgeRecords } from '../shared/purge/purge-store.ts';
 import { currentAge, remainingFreshness } from '../shared/store/stored-entry.ts';
 import { clockOffset } from '../shared/tier/test-clock.ts';
-import { appendCacheStatus, cacheStatusMember, withoutMember } from '../shared/http/cache-status.ts';
+import { EDGE_CACHE_NAME, appendCacheStatus, cacheStatusMember, withoutMember } from '../shared/http/cache-status.ts';
 import { serverTimingMetric } from '../shared/http/server-timing.ts';
 import { targetedFieldsToStrip } from '../shared/http/targeted-cache-control.ts';
-import { cacheName } from '../shared/tier/tier-headers.ts';
 import { knownAddress } from './edge-address.ts';
 import { edgeMemory } from './edge-cache.ts';
-import type { EdgeEnv } from './env.ts';
+import type { EdgeBindings } from './env.ts';
 import type { MemoryEntry } from './memory-cache.ts';
 import { responseAsIs } from '../shared/streams/response-as-is.ts';
 
@@ -24,15 +22,10 @@ import { responseAsIs } from '../shared/streams/response-as-is.ts';
 const CONDITIONS = ['range', 'if-none-match', 'if-modified-since', 'if-match', 'if-unmodified-since', 'if-range'];
 
 /** A promise only when the test clock must be asked: a hit costs no turn of the event loop. */
-export function answerFromMemory(request: Request, env: EdgeEnv): Response | undefined | Promise<Response | undefined> {
+export function answerFromMemory(request: Request, edge: EdgeBindings): Response | undefined | Promise<Response | undefined> {
   if (request.method !== 'GET') return undefined;
   const started = Date.now();
-  let config: Config;
-  try {
-    config = configFrom(env);
-  } catch {
-    return undefined;
-  }
+  const { config } = edge;
   const memory = edgeMemory(config);
   if (memory === undefined) return undefined;
   const address = knownAddress(request.url, config);
@@ -40,18 +33,16 @@ export function answerFromMemory(request: Request, env: EdgeEnv): Response | und
   const entry = memory.get(address.key);
   if (entry === undefined || !entry.whole) return undefined;
   for (const name of CONDITIONS) if (request.headers.has(name)) return undefined;
-  const records = knownPurgeRecords(env.PURGES, started);
+  const records = knownPurgeRecords(edge.purges, started);
   if (records === undefined) return undefined;
   if (entry.purgeChecked !== records) {
     // Purged: the full path deletes it from the Cache API and memory, and goes upstream.
     if (purgedBy(records, address.purgePath)(entry)) return undefined;
     entry.purgeChecked = records;
   }
-  if (env.TEST_CLOCK === undefined) return freshHit(entry, started, started);
-  return clockOffset(env.TEST_CLOCK, started).then((offset) => freshHit(entry, started + offset, started));
+  if (edge.testClock === undefined) return freshHit(entry, started, started);
+  return clockOffset(edge.testClock, started).then((offset) => freshHit(entry, started + offset, started));
 }
-
-const EDGE = cacheName('edge');
 
 /** A hit's headers: what never changes, and the last full set (they change about once a second). */
 interface HitTemplate {
@@ -86,7 +77,7 @@ function freshHit(entry: MemoryEntry, now: number, started: number): Response | 
     return responseAsIs(entry.body, { status: 200, headers: last.headers });
   }
   const headers = new Headers(template.fixed);
-  headers.set('cache-status', appendCacheStatus(template.behind, cacheStatusMember(EDGE, { hit: true, ttl })));
+  headers.set('cache-status', appendCacheStatus(template.behind, cacheStatusMember(EDGE_CACHE_NAME, { hit: true, ttl })));
   headers.set('server-timing', serverTimingMetric('edge', durationMs));
   headers.set('age', String(age));
   template.last = { ttl, age, durationMs, headers };
@@ -98,5 +89,5 @@ function hitTemplate(entry: MemoryEntry): HitTemplate {
   const fixed = new Headers(entry.headers);
   for (const name of ['cache-status', 'server-timing', 'age', ...targetedFieldsToStrip('client')]) fixed.delete(name);
   fixed.set('accept-ranges', 'bytes');
-  return { fixed, behind: withoutMember(entry.headers.get('cache-status'), EDGE) };
+  return { fixed, behind: withoutMember(entry.headers.get('cache-status'), EDGE_CACHE_NAME) };
 }

@@ -1,33 +1,36 @@
 // HTTP origins only: methods other than GET/HEAD go to the origin uncached (through the shield,
 // which owns the origin connection), and a successful one invalidates what the edge stored for
 // that URL and the same-host URLs its Location and Content-Location name (the shield does the
-// same for its own entries), as RFC 9111 §4.4 asks.
+// same for its own entries), as RFC 9111 §4.4 asks. For S3 they are 405.
 
-import type { Config } from '../shared/config/config.ts';
+import { MethodNotAllowed } from '../shared/http/errors.ts';
 import { invalidatedUrls } from '../shared/http/invalidation.ts';
-import type { RequestTarget } from '../shared/target/request-target.ts';
-import { type TierCache, remove } from '../shared/tier/tier-cache.ts';
-import { askShield } from './shield-client.ts';
+import { requestTarget } from '../shared/target/request-target.ts';
+import { remove } from '../shared/tier/tier-cache.ts';
+import { invalidatedKey } from './edge-address.ts';
+import { edgeCache } from './edge-cache.ts';
+import type { EdgeBindings } from './env.ts';
+import { askShield, forwardedFor } from './shield-client.ts';
 
-export interface PassThroughDeps {
-  config: Config;
-  shield: Fetcher;
-  cache: TierCache;
-  waitUntil(promise: Promise<unknown>): void;
-}
+/** The methods the edge answers itself, whatever the origin. */
+export const CACHED_METHODS = ['GET', 'HEAD', 'OPTIONS'];
 
-/** `headers`: the client's end-to-end request headers, forwarding fields added (worker/index.ts). */
-export async function passThrough(request: Request, headers: Headers, target: RequestTarget, keyOf: (url: URL) => string | undefined, deps: PassThroughDeps): Promise<Response> {
-  const response = await askShield(deps.shield, deps.config, {
+export async function passThrough(request: Request, edge: EdgeBindings, url: URL, waitUntil: (promise: Promise<unknown>) => void): Promise<Response> {
+  const { config } = edge;
+  if (config.originKind !== 'http') throw new MethodNotAllowed(request.method, CACHED_METHODS);
+  const target = requestTarget(url, config.originKind);
+  const response = await askShield(edge.shield, config, {
     method: request.method,
     path: target.path + target.query,
-    headers,
+    // Every end-to-end header goes along: none is managed by the tiers on an unsafe method.
+    headers: forwardedFor(request, url, []),
     body: request.body,
   });
   // RFC 9111 §4.4: the target and the same-host Location / Content-Location it names.
-  for (const url of invalidatedUrls(new URL(request.url), response.status, response.headers, request.method)) {
-    const key = keyOf(url);
-    if (key !== undefined) deps.waitUntil(remove(deps.cache, key).catch(() => false));
+  const cache = await edgeCache(config);
+  for (const invalidated of invalidatedUrls(new URL(request.url), response.status, response.headers, request.method)) {
+    const key = invalidatedKey(invalidated, config);
+    if (key !== undefined) waitUntil(remove(cache, key).catch(() => false));
   }
   return response;
 }

@@ -10,8 +10,10 @@ import { PURGE_BODY_LIMIT, type PurgeRecord, type PurgeRequest, parsePurgeBody }
 import { REACHES_EVERY_LOCATION_WITHIN, recordPurges } from '../shared/purge/purge-store.ts';
 import { type RequestTarget, normalizePath, requestTarget } from '../shared/target/request-target.ts';
 import { remove } from '../shared/tier/tier-cache.ts';
+import { concatBytes } from '../shared/streams/bytes.ts';
 import { edgeCache } from './edge-cache.ts';
-import type { EdgeEnv } from './env.ts';
+import { edgeKey } from './edge-address.ts';
+import type { EdgeBindings } from './env.ts';
 import { askShield } from './shield-client.ts';
 
 /** A URL the client named, resolved: where the edge keeps it, and the canonical path both tiers match. */
@@ -20,22 +22,23 @@ interface PurgedUrl {
   target: RequestTarget;
 }
 
-export async function purge(request: Request, env: EdgeEnv, config: Config, edgeKey: (url: URL, target: RequestTarget) => string): Promise<Response> {
+export async function purge(request: Request, edge: EdgeBindings): Promise<Response> {
+  const { config } = edge;
   if (config.purgeToken === undefined) throw new Forbidden('purge is disabled: set the PURGE_TOKEN secret to enable it');
   // RFC 6750 §3: a request without valid credentials is answered 401 with WWW-Authenticate.
   if (!credentialMatches(bearerToken(request.headers.get('authorization')), config.purgeToken)) {
     throw new Unauthorized('purge needs Authorization: Bearer <PURGE_TOKEN>', 'Bearer realm="tiercache purge"');
   }
-  if (env.PURGES === undefined) throw new ConfigError('purge needs the PURGES KV namespace binding');
+  if (edge.purges === undefined) throw new ConfigError('purge needs the PURGES KV namespace binding');
   const parsed = parsePurgeBody(await readBody(request));
   if (!parsed.ok) throw new BadRequest(parsed.reason);
   const at = Date.now();
   const urls = parsed.request.urls.map((value) => resolve(value, new URL(request.url), config));
   const records = purgeRecords(parsed.request, urls, at);
-  await recordPurges(env.PURGES, records, at);
+  await recordPurges(edge.purges, records, at);
   const cache = await edgeCache(config);
   await Promise.all(urls.map(({ url, target }) => remove(cache, edgeKey(url, target)).catch(() => false)));
-  const shield = await askShield(env.SHIELD, config, {
+  const shield = await askShield(edge.shield, config, {
     method: 'POST',
     path: PURGE_PATH,
     headers: new Headers({ 'content-type': 'application/json' }),
@@ -92,11 +95,6 @@ async function readBody(request: Request): Promise<string> {
       chunks.push(chunk);
     }
   }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
+  const bytes = concatBytes(chunks);
   return new TextDecoder().decode(bytes);
 }

@@ -13,12 +13,11 @@ import { readObjectSlices } from '../shared/tier/object-slices.ts';
 import { SUBREQUESTS_PER_SLICE } from '../shared/tier/slice-reader.ts';
 import { slicesFor } from '../shared/slices/slice-plan.ts';
 import { type CacheStatusParams } from '../shared/http/cache-status.ts';
-import { reportTier, slicedReport } from '../shared/tier/tier-headers.ts';
+import { slicedReport, tierAnswer } from '../shared/tier/tier-headers.ts';
 import { appendServerTiming, serverTimingMetric } from '../shared/http/server-timing.ts';
 
 import { firstSliceHint, framedBody, planRanges, unsatisfiable, wholeInOnePiece, wholePieces } from './client-range.ts';
 import { copyWhole, storedWholeCopy } from './whole-copy.ts';
-import { responseAsIs } from '../shared/streams/response-as-is.ts';
 
 /** Most slices per request to the shield: each costs the shield about three subrequests. */
 const MAX_SPAN = 16;
@@ -115,16 +114,13 @@ function deliverCondition(read: ObjectRead, precondition: 'not-modified' | 'fail
 function deliver(read: ObjectRead, status: number, headers: Headers, body: ReadableStream | null, source: { age: number; upstreamHeaders?: Headers | undefined }, report: CacheStatusParams, started: number): Response {
   const upstreamTiming = source.upstreamHeaders?.get('server-timing');
   if (upstreamTiming) headers.set('server-timing', appendServerTiming(upstreamTiming, headers.get('server-timing')));
-  reportTier(headers, 'edge', report, read.now() - started);
-  headers.set('age', String(Math.floor(source.age)));
   // RFC 9110 §15.3.7.2: a multipart 206 carries Content-Range in each part only, whatever the
   // stored headers say (a 200 keeps the origin's own fields as it sent them, RFC 9111 §3.1).
   if (status === 206 && /^multipart\/byteranges/i.test(headers.get('content-type') ?? '')) headers.delete('content-range');
   // Content-Range counts bytes of the identity representation: a 206 must not be compressed on
   // the way (RFC 9111 §5.2.2.6 no-transform; Cloudflare does not compress no-transform answers).
   if (status === 206) headers.set('cache-control', withNoTransform(headers.get('cache-control')));
-  // The body is the object's stored bytes: with a Content-Encoding, already encoded.
-  return responseAsIs(body, { status, headers });
+  return tierAnswer('edge', status, headers, body, { age: source.age, report, durationMs: read.now() - started });
 }
 
 function withNoTransform(cacheControl: string | null): string {

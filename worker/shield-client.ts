@@ -11,6 +11,7 @@ import { isStrongEtag } from '../shared/http/etag.ts';
 import { type ObjectVersion, type SliceSpan, sliceCount, spanBytes } from '../shared/slices/slice-plan.ts';
 import { SPAN_HEADER, WHOLE, sliceRequestPath } from '../shared/slices/slice-protocol.ts';
 import { type Upstream, type UpstreamAnswer } from '../shared/tier/ports.ts';
+import { TIER_MANAGED, forwardedRequestHeaders, withForwarding } from '../shared/http/headers.ts';
 import { responseAsIs } from '../shared/streams/response-as-is.ts';
 
 export interface ShieldCall {
@@ -21,6 +22,18 @@ export interface ShieldCall {
   body?: ReadableStream | null;
   /** The client's request: aborting it cancels this call too. */
   signal?: AbortSignal | undefined;
+}
+
+/**
+ * The client's end-to-end request headers as the origin should get them (the tiers set Range
+ * and the conditions themselves on GET and HEAD), with the edge's forwarding fields added.
+ */
+export function forwardedFor(request: Request, url: URL, managed: readonly string[] = TIER_MANAGED): Headers {
+  return withForwarding(forwardedRequestHeaders(request.headers, managed), {
+    host: url.host,
+    proto: url.protocol.replace(/:$/, ''),
+    ip: request.headers.get('cf-connecting-ip') ?? undefined,
+  });
 }
 
 export async function askShield(shield: Fetcher, config: Config, call: ShieldCall): Promise<Response> {

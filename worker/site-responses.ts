@@ -4,39 +4,37 @@
 // HTTP origin, or 405) leave untouched.
 
 import { type AllowedOrigins, addCorsHeaders, corsEnabled, preflightHeaders } from '../shared/http/cors.ts';
-import { configFrom } from '../shared/config/config.ts';
 import { encodeKeyForPath } from '../shared/target/object-key.ts';
 import type { SiteConfig } from '../shared/config/site-config.ts';
 import { withTierReport } from '../shared/tier/tier-headers.ts';
-import type { EdgeEnv } from './env.ts';
+import type { EdgeBindings } from './env.ts';
 import { responseAsIs } from '../shared/streams/response-as-is.ts';
-import { ConfigError } from '../shared/http/errors.ts';
 
-export type EdgeFetch = (request: Request, env: EdgeEnv, ctx: ExecutionContext) => Response | Promise<Response>;
+export type EdgeFetch = (request: Request, edge: EdgeBindings, ctx: ExecutionContext) => Response | Promise<Response>;
 
 /** What the 404 page brings along: its representation. Everything else stays the 404's own. */
 const PAGE_HEADERS = ['content-type', 'content-length', 'content-encoding', 'content-language'];
 
 export function withSiteResponses(app: EdgeFetch): EdgeFetch {
-  return (request, env, ctx) => {
-    const site = siteConfig(env);
+  return (request, edge, ctx) => {
+    const { site } = edge.config;
     // Neither feature on (the default): nothing to do, and no extra step on the hot path.
-    if (site === undefined || (site.notFoundDocument === undefined && !corsEnabled(site.corsAllowOrigins))) return app(request, env, ctx);
-    return siteResponse(request, env, ctx, site, app);
+    if (site.notFoundDocument === undefined && !corsEnabled(site.corsAllowOrigins)) return app(request, edge, ctx);
+    return siteResponse(request, edge, ctx, site, app);
   };
 }
 
-async function siteResponse(request: Request, env: EdgeEnv, ctx: ExecutionContext, site: SiteConfig, app: EdgeFetch): Promise<Response> {
+async function siteResponse(request: Request, edge: EdgeBindings, ctx: ExecutionContext, site: SiteConfig, app: EdgeFetch): Promise<Response> {
   const started = Date.now();
   if (request.method === 'OPTIONS') {
     const preflight = preflightHeaders(request.headers, site.corsAllowOrigins);
-    if (preflight === undefined) return app(request, env, ctx);
+    if (preflight === undefined) return app(request, edge, ctx);
     return withTierReport(new Response(null, { status: 204, headers: preflight }), 'edge', {}, Date.now() - started);
   }
-  if (request.method !== 'GET' && request.method !== 'HEAD') return app(request, env, ctx);
-  let response = await app(request, env, ctx);
+  if (request.method !== 'GET' && request.method !== 'HEAD') return app(request, edge, ctx);
+  let response = await app(request, edge, ctx);
   if (response.status === 404 && site.notFoundDocument !== undefined) {
-    response = await withNotFoundPage(request, response, site.notFoundDocument, (page) => app(page, env, ctx));
+    response = await withNotFoundPage(request, response, site.notFoundDocument, (page) => app(page, edge, ctx));
   }
   return withCors(response, request.headers.get('origin'), site.corsAllowOrigins);
 }
@@ -71,14 +69,4 @@ function withCors(response: Response, origin: string | null, allowed: AllowedOri
   // Copied: an answer may come straight from a fetch, whose headers are immutable.
   const headers = addCorsHeaders(new Headers(response.headers), origin, allowed);
   return responseAsIs(response.body, { status: response.status, statusText: response.statusText, headers });
-}
-
-/** The settings, or undefined when they cannot be read: the app then answers 500 naming the setting. */
-function siteConfig(env: EdgeEnv): SiteConfig | undefined {
-  try {
-    return configFrom(env).site;
-  } catch (error) {
-    if (error instanceof ConfigError) return undefined;
-    throw error;
-  }
 }

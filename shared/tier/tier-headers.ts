@@ -1,15 +1,16 @@
 // The headers by which a tier reports itself on every response it sends, hit, miss or error:
 // its RFC 9211 Cache-Status member after those of the tiers behind it, and its Server-Timing.
 
-import { type CacheStatusParams, appendCacheStatus, cacheStatusMember, withoutMember } from '../http/cache-status.ts';
+import { type CacheStatusParams, EDGE_CACHE_NAME, SHIELD_CACHE_NAME, appendCacheStatus, cacheStatusMember, withoutMember } from '../http/cache-status.ts';
 import { type TierMetric, appendServerTiming, serverTimingMetric } from '../http/server-timing.ts';
 import { responseAsIs } from '../streams/response-as-is.ts';
 import { targetedFieldsToStrip } from '../http/targeted-cache-control.ts';
 
 export type Tier = Extract<TierMetric, 'edge' | 'shield'>;
 
+/** The tier's cache: its Cache API name, and the name its Cache-Status member goes by. */
 export function cacheName(tier: Tier): string {
-  return `tiercache-${tier}`;
+  return tier === 'edge' ? EDGE_CACHE_NAME : SHIELD_CACHE_NAME;
 }
 
 /** `headers` with this tier's Cache-Status member and Server-Timing metric added. */
@@ -20,6 +21,17 @@ export function reportTier(headers: Headers, tier: Tier, params: CacheStatusPara
   headers.set('cache-status', appendCacheStatus(withoutMember(headers.get('cache-status'), name), cacheStatusMember(name, params)));
   headers.set('server-timing', appendServerTiming(headers.get('server-timing'), serverTimingMetric(tier, durationMs)));
   return headers;
+}
+
+/**
+ * A tier's answer with a body read from the object (stored or passing): its report and the Age
+ * of what it serves (RFC 9111 §5.1, whole seconds down). The body goes as it is: with a
+ * Content-Encoding, already encoded.
+ */
+export function tierAnswer(tier: Tier, status: number, headers: Headers, body: ReadableStream | null, answer: { age: number; report: CacheStatusParams; durationMs: number }): Response {
+  reportTier(headers, tier, answer.report, answer.durationMs);
+  headers.set('age', String(Math.floor(answer.age)));
+  return responseAsIs(body, { status, headers });
 }
 
 /** A response with the tier's report added (headers copied: upstream responses may be immutable). */

@@ -1,0 +1,70 @@
+// GET and HEAD at the shield: the edge's slice requests (shared/slices/slice-protocol.ts) and
+// plain GETs of a whole object, over the read path (shared/tier/) handed this tier's cache, the
+// origin as its next hop (origin/ranged.ts, healing cut bodies) and the purges that apply.
+
+import type { Config } from '../shared/config/config.ts';
+import { TIER_MANAGED, forwardedRequestHeaders } from '../shared/http/headers.ts';
+import { purgedBy } from '../shared/purge/purge.ts';
+import { purgeRecords } from '../shared/purge/purge-store.ts';
+import { parseSliceRequestPath } from '../shared/slices/slice-protocol.ts';
+import { bucketFor, misdirected } from '../shared/target/host-buckets.ts';
+import { HOST_HEADER, PURGED_AT_HEADER, REVALIDATE_HEADER, SHIELD_ORIGIN } from '../shared/target/internal.ts';
+import { requestTarget } from '../shared/target/request-target.ts';
+import { healingUpstream, originHealing } from '../shared/tier/healing-upstream.ts';
+import { headObject } from '../shared/tier/object-head.ts';
+import { type ObjectRead, readPolicy } from '../shared/tier/ports.ts';
+import type { ShieldBindings } from './env.ts';
+import { originUpstream } from './origin/ranged.ts';
+import { shieldCache, shieldKey } from './shield-cache.ts';
+import { answerSlices } from './slice-answer.ts';
+
+/** Larger than any object's slice count: "every slice". */
+const MAX_SLICE_INDEX = 999_999_999;
+
+/** What the shield knows of a request before it routes it. */
+export interface RequestFacts {
+  started: number;
+  /** How far the test clock is ahead (ms); 0 deployed. */
+  clockOffset: number;
+  url: URL;
+}
+
+export async function answerObject(request: Request, shield: ShieldBindings, facts: RequestFacts, waitUntil: (promise: Promise<unknown>) => void): Promise<Response> {
+  const config = forHost(shield.config, request.headers.get(HOST_HEADER) ?? '');
+  const { url, started } = facts;
+  const sliced = parseSliceRequestPath(url.pathname);
+  // Joined to the shield's origin, not resolved against it: an object path `//host/x` stays a path.
+  const target = requestTarget(sliced ? new URL(`${SHIELD_ORIGIN}${sliced.objectPath}${url.search}`) : url, config.originKind, { keyQuery: config.cacheKeyQuery });
+  // The client's end-to-end headers, as the edge forwarded them: for a site, never for S3.
+  const client = config.originKind === 'http' ? forwardedRequestHeaders(request.headers, TIER_MANAGED) : undefined;
+  const read: ObjectRead = {
+    cache: await shieldCache(),
+    key: shieldKey(config, target),
+    selecting: client,
+    ...readPolicy(config, facts.clockOffset),
+    waitUntil,
+    upstream: healingUpstream(originUpstream(config, target, Date.now, client), originHealing(config.originIdleTimeoutMs)),
+    noStale: request.headers.get(REVALIDATE_HEADER) === '1',
+    purged: purgedBy(await purgeRecords(shield.purges, Date.now()), `${target.path}${target.query}`, purgedAt(request.headers.get(PURGED_AT_HEADER))),
+    // The edge's request: it aborts when the edge gives up (its client went away).
+    signal: request.signal,
+  };
+  if (request.method === 'HEAD') return headObject(read, 'shield', started);
+  // A plain GET (not from the edge's slice protocol) asks for the whole object.
+  const slices = sliced?.request ?? { span: { first: 0, last: MAX_SLICE_INDEX }, sliceSize: config.slicing.sliceSize, etag: undefined };
+  return answerSlices(slices, { config, read, budget: { remaining: config.slicing.subrequests }, started, conditions: request.headers });
+}
+
+/** The configuration with the bucket the edge's client host reads (HOST_BUCKETS), or 421. */
+function forHost(config: Config, host: string): Config {
+  if (config.s3 === undefined) return config;
+  const bucket = bucketFor(config.s3, host);
+  if (bucket === undefined) throw misdirected(host);
+  return bucket === config.s3.bucket ? config : { ...config, s3: { ...config.s3, bucket } };
+}
+
+/** The edge's purge watermark (PURGED_AT_HEADER), when it sent a valid one. */
+function purgedAt(value: string | null): number | undefined {
+  if (value === null || !/^\d{1,15}$/.test(value)) return undefined;
+  return Number(value);
+}

@@ -1,0 +1,23 @@
+// Where the shield keeps an object: its Cache API namespace, keyed by the origin resource (so
+// a change of bucket or origin never reuses an entry).
+
+import type { Config } from '../shared/config/config.ts';
+import { SHIELD_CACHE_NAME } from '../shared/http/cache-status.ts';
+import type { RequestTarget } from '../shared/target/request-target.ts';
+import type { TierCache } from '../shared/tier/tier-cache.ts';
+
+export function shieldCache(): Promise<TierCache> {
+  return caches.open(SHIELD_CACHE_NAME);
+}
+
+/** The key of `target` at the origin `config` names (with its bucket, for S3). */
+export function shieldKey(config: Config, target: RequestTarget): string {
+  const bucket = config.s3 === undefined ? '' : `/${config.s3.bucket}`;
+  return `${config.originUrl.origin}${config.originUrl.pathname.replace(/\/+$/, '')}${bucket}${target.path}${target.query}`;
+}
+
+/** A path on the origin as the shield's keys see it: without the origin URL's base path. */
+export function originRelative(config: Config, path: string): string {
+  const base = config.originUrl.pathname.replace(/\/+$/, '');
+  return base && path.startsWith(`${base}/`) ? path.slice(base.length) : path;
+}

@@ -1,0 +1,59 @@
+// GET and HEAD of an object at the edge: the read path (shared/tier/) handed this tier's cache,
+// its next hop (the shield, healing cut bodies) and the purges that apply; GET is
+// serve-object.ts, HEAD shared/tier/object-head.ts with the conditions a GET would honour.
+
+import { hasDirective, parseCacheControl } from '../shared/http/cache-control.ts';
+import { evaluatePreconditions, notModifiedHeaders } from '../shared/http/conditional.ts';
+import { purgeWatch } from '../shared/purge/purge.ts';
+import { purgeRecords } from '../shared/purge/purge-store.ts';
+import { healingUpstream, shieldHealing } from '../shared/tier/healing-upstream.ts';
+import { headObject } from '../shared/tier/object-head.ts';
+import { type ObjectRead, readPolicy } from '../shared/tier/ports.ts';
+import { edgeAddress } from './edge-address.ts';
+import { edgeCache } from './edge-cache.ts';
+import type { EdgeBindings } from './env.ts';
+import { serveObject } from './serve-object.ts';
+import { forwardedFor, shieldUpstream } from './shield-client.ts';
+
+/** What the edge knows of a request before it routes it. */
+export interface RequestFacts {
+  started: number;
+  /** How far the test clock is ahead (ms); 0 deployed. */
+  clockOffset: number;
+  url: URL;
+}
+
+export async function answerObject(request: Request, edge: EdgeBindings, facts: RequestFacts, waitUntil: (promise: Promise<unknown>) => void): Promise<Response> {
+  const { config } = edge;
+  const { url, started } = facts;
+  const { target, key, purgePath } = edgeAddress(url, config);
+  const purges = purgeWatch(await purgeRecords(edge.purges, Date.now()), purgePath);
+  // What a site receives of the client's request (and what its Vary selects by); S3 gets none of it.
+  const client = config.originKind === 'http' ? forwardedFor(request, url) : undefined;
+  const read: ObjectRead = {
+    cache: await edgeCache(config),
+    key,
+    selecting: client,
+    ...readPolicy(config, facts.clockOffset),
+    waitUntil,
+    upstream: healingUpstream(shieldUpstream(edge.shield, config, target, url.hostname, purges.watermark, client), shieldHealing(config.originIdleTimeoutMs)),
+    purged: purges.purged,
+    signal: request.signal,
+    onlyIfCached: hasDirective(parseCacheControl(request.headers.get('cache-control')), 'only-if-cached'),
+  };
+  if (request.method === 'HEAD') return conditionalHead(request.headers, await headObject(read, 'edge', started));
+  return serveObject(request, read, config, started);
+}
+
+/** HEAD with If-None-Match and friends: the same 304 or 412 a GET would get (RFC 9110 §13.2.2). */
+function conditionalHead(request: Headers, response: Response): Response {
+  if (response.status !== 200) return response;
+  const precondition = evaluatePreconditions(request, response.headers);
+  if (precondition === 'proceed') return response;
+  const headers = precondition === 'not-modified' ? notModifiedHeaders(response.headers) : new Headers();
+  for (const name of ['age', 'cache-status', 'server-timing']) {
+    const value = response.headers.get(name);
+    if (value !== null) headers.set(name, value);
+  }
+  return new Response(null, { status: precondition === 'not-modified' ? 304 : 412, headers });
+}
