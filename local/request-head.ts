@@ -50,6 +50,21 @@ const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._]+)(?::(\d{1,5}))?$/;
 
 const refuse = (status: number, reason: string, headers?: Record<string, string>): RefusedHead => ({ ok: false, status, reason, ...(headers ? { headers } : {}) });
 
+/** The request line's three parts, each well-formed and of a version served. */
+interface RequestLine {
+  method: string;
+  target: string;
+  version: 'HTTP/1.1' | 'HTTP/1.0';
+}
+
+/** The request-target read: the path to forward (or `*`) and the host an absolute-form names. */
+interface TargetForm {
+  path: string;
+  hostFromTarget?: string;
+}
+
+const refused = <T>(value: T | RefusedHead): value is RefusedHead => typeof value === 'object' && value !== null && 'ok' in value && value.ok === false;
+
 /**
  * `text`: the head as latin1, through its final CRLF CRLF. `token`: a field the front adds for
  * the edge (name and value), replacing any the client sent.
@@ -59,7 +74,32 @@ export function readHead(text: string, token: { name: string; value: string }): 
   // RFC 9112 §2.2: a bare CR is not a line end; one the front cannot read as workerd would is refused.
   if (/\r(?!\n)/.test(text) || /(?<!\r)\n/.test(text)) return refuse(400, 'malformed request: lines must end in CRLF');
   const lines = text.slice(0, -4).split('\r\n');
-  const requestLine = lines.shift() ?? '';
+  const line = readRequestLine(lines.shift() ?? '');
+  if (refused(line)) return line;
+
+  const fields = readFields(lines);
+  if (!Array.isArray(fields)) return fields;
+  const named = (name: string): string[] => fields.filter(([n]) => n === name).map(([, v]) => v);
+
+  // RFC 9110 §9.3.6: a tunnel is not what a CDN in front of a bucket offers (405, with Allow from the front).
+  if (line.method === 'CONNECT') return refuse(405, 'CONNECT is not served here: this is not a proxy');
+  const target = readTarget(line);
+  if (refused(target)) return target;
+  const host = readHost(named('host'), target.hostFromTarget);
+  if (refused(host)) return host;
+  const body = readFraming(named('content-length'), named('transfer-encoding'), line.version);
+  if (refused(body)) return body;
+
+  const connection = named('connection').join(',').toLowerCase().split(',').map((t) => t.trim());
+  const close = connection.includes('close') || (line.version === 'HTTP/1.0' && !connection.includes('keep-alive'));
+  if (target.path === '*') return { ok: 'options', close };
+
+  const kept = fields.filter(([name]) => name !== 'host' && name !== token.name);
+  const head = [`${line.method} ${target.path} HTTP/1.1`, `Host: ${host}`, ...kept.map(([name, value]) => `${name}: ${value}`), `${token.name}: ${token.value}`, '', ''].join('\r\n');
+  return { ok: true, head, body, close };
+}
+
+function readRequestLine(requestLine: string): RequestLine | RefusedHead {
   const parts = requestLine.split(' ');
   if (parts.length !== 3) return refuse(400, 'malformed request line: expected "METHOD target HTTP/1.1"');
   const [method = '', target = '', version = ''] = parts;
@@ -68,60 +108,44 @@ export function readHead(text: string, token: { name: string; value: string }): 
   if (version !== 'HTTP/1.1' && version !== 'HTTP/1.0') return refuse(505, 'only HTTP/1.1 and HTTP/1.0 are served');
   if (target.length > MAX_TARGET_BYTES) return refuse(414, 'the request target is too long');
   if (!TARGET_CHARS.test(target)) return refuse(400, 'malformed request target');
+  return { method, target, version };
+}
 
-  const fields = readFields(lines);
-  if (!Array.isArray(fields)) return fields;
-  const named = (name: string): string[] => fields.filter(([n]) => n === name).map(([, v]) => v);
+/** origin-form, asterisk-form (OPTIONS only) or absolute-form; the front forwards origin-form. */
+function readTarget({ method, target }: RequestLine): TargetForm | RefusedHead {
+  if (target === '*') return method === 'OPTIONS' ? { path: '*' } : refuse(400, 'malformed request target: "*" is for OPTIONS only');
+  if (target.startsWith('/')) return { path: target };
+  // RFC 9112 §3.2.2: absolute-form must be accepted; its authority is the host, whatever Host says.
+  const absolute = /^(https?):\/\/([^/?#]*)([^#]*)$/i.exec(target);
+  if (!absolute) return refuse(400, 'malformed request target: expected a path starting with "/"');
+  const path = absolute[3] || '/';
+  return { path: path.startsWith('/') ? path : `/${path}`, hostFromTarget: absolute[2] ?? '' };
+}
 
-  // RFC 9110 §9.3.6: a tunnel is not what a CDN in front of a bucket offers (405, with Allow from the front).
-  if (method === 'CONNECT') return refuse(405, 'CONNECT is not served here: this is not a proxy');
-  let path: string;
-  let hostFromTarget: string | undefined;
-  if (target === '*') {
-    if (method !== 'OPTIONS') return refuse(400, 'malformed request target: "*" is for OPTIONS only');
-  }
-  if (target.startsWith('/')) path = target;
-  else if (target === '*') path = '*';
-  else {
-    // RFC 9112 §3.2.2: absolute-form must be accepted; its authority is the host, whatever Host says.
-    const absolute = /^(https?):\/\/([^/?#]*)([^#]*)$/i.exec(target);
-    if (!absolute) return refuse(400, 'malformed request target: expected a path starting with "/"');
-    hostFromTarget = absolute[2] ?? '';
-    path = absolute[3] || '/';
-    if (!path.startsWith('/')) path = `/${path}`;
-  }
-
-  const hosts = named('host');
+/** The one host the request is for: the absolute-form's authority, else its single Host field. */
+function readHost(hosts: readonly string[], hostFromTarget: string | undefined): string | RefusedHead {
   // RFC 9112 §3.2 requires one in HTTP/1.1; a Worker's URL needs one whatever the version.
   if (hosts.length === 0 && hostFromTarget === undefined) return refuse(400, 'a Host header field is required');
   if (hosts.length > 1) return refuse(400, 'more than one Host header field');
   const host = hostFromTarget ?? hosts[0] ?? '';
-  if (!validHost(host)) return refuse(400, 'the Host is not a host name with an optional port');
+  return validHost(host) ? host : refuse(400, 'the Host is not a host name with an optional port');
+}
 
-  const lengths = named('content-length');
-  const codings = named('transfer-encoding');
-  let body: AcceptedHead['body'] = { kind: 'none' };
+/** How the body is framed, from the Content-Length and Transfer-Encoding fields (RFC 9112 §6). */
+function readFraming(lengths: readonly string[], codings: readonly string[], version: RequestLine['version']): AcceptedHead['body'] | RefusedHead {
   if (codings.length > 0 && lengths.length > 0) return refuse(400, 'Transfer-Encoding and Content-Length together: the framing is ambiguous');
   if (codings.length > 0) {
     if (version === 'HTTP/1.0') return refuse(400, 'Transfer-Encoding in an HTTP/1.0 request');
     // RFC 9112 §6.1: chunked must be the final (here: the only) coding.
     if (codings.length !== 1 || (codings[0] ?? '').trim().toLowerCase() !== 'chunked') return refuse(501, 'only the chunked transfer coding is understood');
-    body = { kind: 'chunked' };
-  } else if (lengths.length > 0) {
-    if (lengths.length > 1) return refuse(400, 'more than one Content-Length');
-    const value = (lengths[0] ?? '').trim();
-    if (!/^\d{1,15}$/.test(value)) return refuse(400, 'Content-Length is not a number of bytes');
-    const length = Number(value);
-    if (length > 0) body = { kind: 'length', length };
+    return { kind: 'chunked' };
   }
-
-  const connection = named('connection').join(',').toLowerCase().split(',').map((t) => t.trim());
-  const close = connection.includes('close') || (version === 'HTTP/1.0' && !connection.includes('keep-alive'));
-  if (path === '*') return { ok: 'options', close };
-
-  const kept = fields.filter(([name]) => name !== 'host' && name !== token.name);
-  const head = [`${method} ${path} HTTP/1.1`, `Host: ${host}`, ...kept.map(([name, value]) => `${name}: ${value}`), `${token.name}: ${token.value}`, '', ''].join('\r\n');
-  return { ok: true, head, body, close };
+  if (lengths.length === 0) return { kind: 'none' };
+  if (lengths.length > 1) return refuse(400, 'more than one Content-Length');
+  const value = (lengths[0] ?? '').trim();
+  if (!/^\d{1,15}$/.test(value)) return refuse(400, 'Content-Length is not a number of bytes');
+  const length = Number(value);
+  return length > 0 ? { kind: 'length', length } : { kind: 'none' };
 }
 
 /** The field lines as [lower-case name, trimmed value], or why they are refused. */

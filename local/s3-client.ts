@@ -56,41 +56,8 @@ export function createS3Client(options: S3ClientOptions): S3Client {
     // S3 signs the path as sent, without the second encoding other AWS services apply.
     uriEscapePath: false,
   });
-
-  async function send(method: string, key: string, headers: Record<string, string>, body?: S3Body): Promise<IncomingMessage> {
-    const path = objectPath(key);
-    const signed = await signer.sign({
-      method,
-      protocol: endpoint.protocol,
-      hostname: endpoint.hostname,
-      port: endpoint.port === '' ? undefined : Number(endpoint.port),
-      path,
-      query: {},
-      headers: { ...lowercase(headers), host: endpoint.host },
-    });
-    const outgoing = httpRequest({
-      host: endpoint.hostname,
-      port: endpoint.port,
-      method,
-      path,
-      headers: signed.headers satisfies OutgoingHttpHeaders,
-    });
-    // Node then fails the upload if the body is longer or shorter than declared, instead of
-    // leaving the server waiting for bytes that never come (typed on ServerResponse only).
-    Object.assign(outgoing, { strictContentLength: true });
-    const response = new Promise<IncomingMessage>((resolve, reject) => {
-      outgoing.once('response', resolve).once('error', reject);
-    });
-    const sent = body === undefined ? (outgoing.end(), Promise.resolve()) : pipeline(toIterable(body), outgoing);
-    // Whichever explains more wins: a refusal can arrive before the body is through (the upload
-    // then breaks off), and a body that fails to produce beats the "socket hang up" it causes.
-    const incoming = await Promise.race([response, sent.then(() => response)]);
-    if (incoming.statusCode === undefined || incoming.statusCode >= 300) {
-      if (incoming.statusCode !== 304) throw await failure(`${method} ${key}`, incoming);
-    }
-    await sent;
-    return incoming;
-  }
+  const send = (method: string, key: string, headers: Record<string, string>, body?: S3Body): Promise<IncomingMessage> =>
+    sendSigned(signer, endpoint, { method, path: objectPath(key), label: `${method} ${key}`, headers }, body);
 
   return {
     async putObject(key, body, headers = {}) {
@@ -108,24 +75,68 @@ export function createS3Client(options: S3ClientOptions): S3Client {
     },
     async presignedUrl(key, expiresInSeconds = 300) {
       const path = objectPath(key);
-      const presigned = await signer.presign(
-        {
-          method: 'GET',
-          protocol: endpoint.protocol,
-          hostname: endpoint.hostname,
-          port: endpoint.port === '' ? undefined : Number(endpoint.port),
-          path,
-          query: {},
-          // Hoisted into the query as X-Amz-Content-Sha256, as AWS SDK presigned URLs carry it.
-          headers: { host: endpoint.host, 'X-Amz-Content-Sha256': UNSIGNED_PAYLOAD },
-        },
-        { expiresIn: expiresInSeconds },
-      );
+      // Hoisted into the query as X-Amz-Content-Sha256, as AWS SDK presigned URLs carry it.
+      const request = toSign(endpoint, 'GET', path, { host: endpoint.host, 'X-Amz-Content-Sha256': UNSIGNED_PAYLOAD });
+      const presigned = await signer.presign(request, { expiresIn: expiresInSeconds });
       const query = Object.entries(presigned.query ?? {})
         .filter((entry): entry is [string, string] => typeof entry[1] === 'string')
         .map(([name, value]) => `${uriEncode(name, false)}=${uriEncode(value, false)}`);
       return `${endpoint.origin}${path}?${query.join('&')}`;
     },
+  };
+}
+
+/** One object request: what is signed and sent, and how a refusal names it. */
+interface ObjectRequest {
+  method: string;
+  /** The request-target as sent and signed, already encoded. */
+  path: string;
+  /** E.g. `PUT some/key`, for S3RequestError. */
+  label: string;
+  headers: Record<string, string>;
+}
+
+/** Signs and sends one request; a status other than 2xx or 304 throws S3RequestError. */
+async function sendSigned(signer: SignatureV4, endpoint: URL, request: ObjectRequest, body?: S3Body): Promise<IncomingMessage> {
+  const { method, path } = request;
+  const signed = await signer.sign(toSign(endpoint, method, path, { ...lowercase(request.headers), host: endpoint.host }));
+  const outgoing = httpRequest({
+    host: endpoint.hostname,
+    port: endpoint.port,
+    method,
+    path,
+    headers: signed.headers satisfies OutgoingHttpHeaders,
+  });
+  // Node then fails the upload if the body is longer or shorter than declared, instead of
+  // leaving the server waiting for bytes that never come (typed on ServerResponse only).
+  Object.assign(outgoing, { strictContentLength: true });
+  const response = new Promise<IncomingMessage>((resolve, reject) => {
+    outgoing.once('response', resolve).once('error', reject);
+  });
+  const sent = body === undefined ? (outgoing.end(), Promise.resolve()) : pipeline(toIterable(body), outgoing);
+  // Whichever explains more wins: a refusal can arrive before the body is through (the upload
+  // then breaks off), and a body that fails to produce beats the "socket hang up" it causes.
+  const incoming = await Promise.race([response, sent.then(() => response)]);
+  if (incoming.statusCode === undefined || incoming.statusCode >= 300) {
+    if (incoming.statusCode !== 304) throw await failure(request.label, incoming);
+  }
+  await sent;
+  return incoming;
+}
+
+/** smithy's HttpRequest, as its signer takes it. */
+type RequestToSign = Parameters<SignatureV4['presign']>[0];
+
+/** The request as the signer sees it: no query of its own (presigning adds one). */
+function toSign(endpoint: URL, method: string, path: string, headers: Record<string, string>): RequestToSign {
+  return {
+    method,
+    protocol: endpoint.protocol,
+    hostname: endpoint.hostname,
+    port: endpoint.port === '' ? undefined : Number(endpoint.port),
+    path,
+    query: {},
+    headers,
   };
 }
 

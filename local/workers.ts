@@ -1,24 +1,20 @@
 // Both tiers in one Miniflare: the edge on the public port with its SHIELD service binding,
 // the shield behind it and also on a direct socket of its own (to prove it refuses callers
 // that are not the edge). Caches live in Miniflare's temporary directory, gone on dispose.
-// The public port is the edge's own workerd socket, not Miniflare's entry worker: the entry
-// (request logging, its error pages, the cf blob) costs ~3× per request (bench/layers), and
-// production has no such layer either.
-import { rm } from 'node:fs/promises';
-import { basename, dirname } from 'node:path';
-import { Log, LogLevel, Miniflare } from 'miniflare';
+// The public port is the edge's own workerd socket, not Miniflare's entry worker
+// (direct-miniflare.ts says why).
+import type { Miniflare, WorkerOptions } from 'miniflare';
 import type { RawConfig } from '../shared/config/config.ts';
 import { randomUUID } from 'node:crypto';
-import { bundleWorker } from './bundle.ts';
+import { bundleWorker, type WorkerBundle } from './bundle.ts';
+import { directSocket, LOOPBACK, moduleWorker, startDirectMiniflare } from './direct-miniflare.ts';
 import { FRONT_HEADER, startFront } from './front.ts';
 import { resolvingOutbound, type ResolveMap } from './outbound.ts';
 
-const COMPATIBILITY_DATE = '2026-07-30';
 /** As in wrangler.toml: request.signal aborts when the client goes away. */
 const COMPATIBILITY_FLAGS = ['enable_request_signal'];
 const EDGE_ENTRY = 'worker/index.ts';
 const SHIELD_ENTRY = 'shield/index.ts';
-const LOOPBACK = '127.0.0.1';
 /** One KV namespace id for both workers: the purge list is shared, as in one account. */
 const PURGES_NAMESPACE = 'tiercache-purges';
 
@@ -62,72 +58,55 @@ export async function startWorkers(options: WorkersOptions): Promise<Stack> {
     bundleWorker(options.entries?.edge ?? EDGE_ENTRY),
     bundleWorker(options.entries?.shield ?? SHIELD_ENTRY),
   ]);
-  const bindings = definedStrings(options.config);
   const frontToken = options.front ? randomUUID() : undefined;
-  const mf = new Miniflare({
-    host: LOOPBACK,
-    // Miniflare's entry stays on a free port nobody uses; the edge serves the public one.
-    port: 0,
-    // Miniflare's own chatter stays quiet; workers' console output still shows.
-    log: new Log(LogLevel.WARN),
-    // The placeholder `request.cf`, instead of fetching one from the Internet at every start.
-    cf: false,
-    ...(options.inspectorPort !== undefined ? { inspectorPort: options.inspectorPort } : {}),
-    workers: [
-      {
-        // Miniflare's own entry socket routes to the first worker: here one that serves nothing,
-        // so that only the printed port answers for the edge.
-        name: 'refuse',
-        modules: true,
-        script: REFUSE,
-        compatibilityDate: COMPATIBILITY_DATE,
-      },
-      {
-        name: 'edge',
-        modules: true,
-        script: edge.code,
-        scriptPath: edge.path,
-        compatibilityDate: COMPATIBILITY_DATE,
-        compatibilityFlags: COMPATIBILITY_FLAGS,
-        bindings: frontToken === undefined ? bindings : { ...bindings, LOCAL_FRONT_TOKEN: frontToken },
-        serviceBindings: { SHIELD: 'shield', ...clockBinding(options.clock) },
-        kvNamespaces: { PURGES: PURGES_NAMESPACE },
-        unsafeDirectSockets: [{ host: LOOPBACK, port: frontToken === undefined ? (options.port ?? 0) : 0 }],
-      },
-      {
-        name: 'shield',
-        modules: true,
-        script: shield.code,
-        scriptPath: shield.path,
-        compatibilityDate: COMPATIBILITY_DATE,
-        compatibilityFlags: COMPATIBILITY_FLAGS,
-        bindings,
-        kvNamespaces: { PURGES: PURGES_NAMESPACE },
-        serviceBindings: clockBinding(options.clock),
-        unsafeDirectSockets: [{ host: LOOPBACK, port: options.shieldPort ?? 0 }],
-        ...(options.resolve ? { outboundService: resolvingOutbound(options.resolve) } : {}),
-      },
-    ],
-  });
-  const stopWorkers = disposer(mf);
-  let stopFront: () => Promise<void> = async () => undefined;
-  const dispose = async (): Promise<void> => {
-    await stopFront();
-    await stopWorkers();
-  };
+  const { mf, urls, stop } = await startDirectMiniflare(tierWorkers(options, { edge, shield }, frontToken), { inspectorPort: options.inspectorPort });
+  const edgeUrl = urls.get('edge');
+  const shieldUrl = urls.get('shield');
+  if (edgeUrl === undefined || shieldUrl === undefined) {
+    await stop();
+    throw new Error('Miniflare gave no direct socket to the edge or the shield');
+  }
+  if (frontToken === undefined) return { url: edgeUrl.origin, shieldUrl: shieldUrl.origin, edgeSocketUrl: edgeUrl.origin, mf, dispose: stop };
   try {
-    await mf.ready;
-    const edge = await mf.unsafeGetDirectURL('edge');
-    const shieldUrl = await mf.unsafeGetDirectURL('shield');
-    if (frontToken === undefined) return { url: edge.origin, shieldUrl: shieldUrl.origin, edgeSocketUrl: edge.origin, mf, dispose };
     const allow = options.config.ORIGIN_KIND === 'http' ? 'GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE' : 'GET, HEAD, OPTIONS';
-    const front = await startFront({ upstream: { host: LOOPBACK, port: Number(edge.port) }, token: frontToken, allow, host: LOOPBACK, port: options.port ?? 0 });
-    stopFront = () => front.close();
-    return { url: front.url, shieldUrl: shieldUrl.origin, edgeSocketUrl: edge.origin, mf, dispose };
+    const front = await startFront({ upstream: { host: LOOPBACK, port: Number(edgeUrl.port) }, token: frontToken, allow, host: LOOPBACK, port: options.port ?? 0 });
+    const dispose = async (): Promise<void> => {
+      await front.close();
+      await stop();
+    };
+    return { url: front.url, shieldUrl: shieldUrl.origin, edgeSocketUrl: edgeUrl.origin, mf, dispose };
   } catch (error) {
-    await dispose().catch(() => undefined);
+    await stop().catch(() => undefined);
     throw error;
   }
+}
+
+/** The refusing entry, the edge and the shield, as Miniflare runs them. */
+function tierWorkers(options: WorkersOptions, bundles: { edge: WorkerBundle; shield: WorkerBundle }, frontToken: string | undefined): WorkerOptions[] {
+  const bindings = definedStrings(options.config);
+  return [
+    // Miniflare's own entry socket routes to the first worker: here one that serves nothing,
+    // so that only the printed port answers for the edge.
+    moduleWorker('refuse', REFUSE),
+    {
+      ...moduleWorker('edge', bundles.edge.code, bundles.edge.path),
+      compatibilityFlags: COMPATIBILITY_FLAGS,
+      bindings: frontToken === undefined ? bindings : { ...bindings, LOCAL_FRONT_TOKEN: frontToken },
+      serviceBindings: { SHIELD: 'shield', ...clockBinding(options.clock) },
+      kvNamespaces: { PURGES: PURGES_NAMESPACE },
+      // Behind the front, the edge's socket takes any free port: the front has the printed one.
+      ...directSocket(frontToken === undefined ? (options.port ?? 0) : 0),
+    },
+    {
+      ...moduleWorker('shield', bundles.shield.code, bundles.shield.path),
+      compatibilityFlags: COMPATIBILITY_FLAGS,
+      bindings,
+      kvNamespaces: { PURGES: PURGES_NAMESPACE },
+      serviceBindings: clockBinding(options.clock),
+      ...directSocket(options.shieldPort ?? 0),
+      ...(options.resolve ? { outboundService: resolvingOutbound(options.resolve) } : {}),
+    },
+  ];
 }
 
 /** The first worker, which Miniflare's entry socket answers with: nothing is served there. */
@@ -136,21 +115,6 @@ const REFUSE = `export default { fetch() {
 } };`;
 
 export { FRONT_HEADER };
-
-/**
- * Miniflare's dispose() removes its temporary directory (where the caches live) without
- * waiting, so a process exiting right after it leaves the directory behind: wait for it here.
- */
-export function disposer(mf: Miniflare): () => Promise<void> {
-  const cachePath = mf.unsafeGetPersistPaths().get('cache');
-  const temporary = cachePath === undefined ? undefined : dirname(cachePath);
-  const owned = temporary !== undefined && basename(temporary).startsWith('miniflare-');
-  let disposed: Promise<void> | undefined;
-  return () =>
-    (disposed ??= mf.dispose().then(async () => {
-      if (owned) await rm(temporary, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
-    }));
-}
 
 function definedStrings(config: RawConfig): Record<string, string> {
   return Object.fromEntries(Object.entries(config).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
