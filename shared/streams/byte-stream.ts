@@ -5,7 +5,9 @@
 // ends short or runs long fails the answer (never a shifted byte passed on), and says so
 // (`onInexact`: a stored slice that read wrong is forgotten).
 
-import { type BodySource, CHUNK_BYTES, asError, bodySource } from './body-source.ts';
+import { asError } from './as-error.ts';
+import { type BodySource, bodySource } from './body-source.ts';
+import { CHUNK_BYTES } from './pump-into.ts';
 import { type PipeWriter, identityPipe } from './identity-pipe.ts';
 import type { ByteRange } from '../http/range.ts';
 import { LengthMismatch } from '../http/errors.ts';

@@ -11,7 +11,9 @@
 // mid-body) lets the fill go on; `abort` (the client went away) ends everything, and the store
 // keeps nothing.
 
-import { type BodySource, CHUNK_BYTES, asError, bodySource, pumpInto } from '../streams/body-source.ts';
+import { asError } from '../streams/as-error.ts';
+import { type BodySource, bodySource } from '../streams/body-source.ts';
+import { CHUNK_BYTES, pumpInto } from '../streams/pump-into.ts';
 import { type IdentityPipe, identityPipe } from '../streams/identity-pipe.ts';
 import type { OpenPut } from './tier-cache.ts';
 

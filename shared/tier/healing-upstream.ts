@@ -4,7 +4,8 @@
 // silence inside any body is bounded. The bodies are marked with that (fromNextHop) and stay
 // the runtime's own streams: whoever reads them through bodySource reads them so.
 
-import { HEAL_ATTEMPTS, HEAL_BACKOFF_MS, fromNextHop } from '../streams/body-source.ts';
+import { HEAL_ATTEMPTS, HEAL_BACKOFF_MS } from '../streams/heal.ts';
+import { fromNextHop } from '../streams/from-next-hop.ts';
 import { type Upstream } from './ports.ts';
 import { VersionChanged } from '../http/errors.ts';
 

@@ -13,7 +13,8 @@
 // record the length they were counted at; a lookup that finds the platform's length
 // disagreeing treats the entry as gone.
 
-import { bodySource, pumpInto } from '../streams/body-source.ts';
+import { bodySource } from '../streams/body-source.ts';
+import { pumpInto } from '../streams/pump-into.ts';
 import { identityPipe } from '../streams/identity-pipe.ts';
 import { type EntryMeta, PLATFORM_STATUS, fromStoredHeaders, toStoredHeaders } from '../store/stored-entry.ts';
 import { responseAsIs } from '../streams/response-as-is.ts';

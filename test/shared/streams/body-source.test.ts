@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bodySource, fromNextHop, pumpInto, type SourceOptions } from '../../../shared/streams/body-source.ts';
+import { bodySource, type SourceOptions } from '../../../shared/streams/body-source.ts';
+import { fromNextHop } from '../../../shared/streams/from-next-hop.ts';
 
 import { type Fault, concat, faultyStream, streamOf } from '../../streams.ts';
 import { BodyStalled, LengthMismatch, VersionChanged } from '../../../shared/http/errors.ts';
@@ -127,23 +128,15 @@ describe('bodySource: healing', () => {
   });
 });
 
-describe('fromNextHop', () => {
-  it('marks a body with how to heal it, which any reader through bodySource then does', async () => {
+describe('bodySource: over how the body was marked', () => {
+  it('options given override the marks (fromNextHop); options left undefined keep them', async () => {
     const object = bytes(40);
-    const body = fromNextHop(faultyStream(object, 15, 'error'), { heal: { ...fast, reopen: async (offset) => streamOf(object.slice(offset)) } });
-    expect(await drain(body, { length: 40 })).toEqual({ bytes: object, error: undefined });
-  });
-
-  it('and with its silence bound', async () => {
-    const body = fromNextHop(faultyStream(bytes(40), 15, 'stall'), { idleMs: 20 });
-    expect((await drain(body, { length: 40 })).error).toBeInstanceOf(BodyStalled);
-  });
-});
-
-describe('pumpInto', () => {
-  it('writes every byte after those it skips, through one reused buffer', async () => {
-    const written: Uint8Array[] = [];
-    await pumpInto(bodySource(streamOf(bytes(200_000), 30_000), { length: 200_000 }), async (chunk) => void written.push(chunk.slice()), 54_321);
-    expect(concat(written)).toEqual(bytes(200_000).subarray(54_321));
+    const reopen = async (offset: number): Promise<ReadableStream<Uint8Array>> => streamOf(object.slice(offset));
+    const stalling = fromNextHop(faultyStream(object, 15, 'stall'), { idleMs: 20 });
+    expect((await drain(stalling, { length: 40, idleMs: undefined })).error).toBeInstanceOf(BodyStalled);
+    const healing = fromNextHop(faultyStream(object, 15, 'error'), { heal: { ...fast, reopen } });
+    expect((await drain(healing, { length: 40, heal: { ...fast, attempts: 0, reopen } })).error).toBeInstanceOf(Error);
+    const unhealed = fromNextHop(faultyStream(object, 15, 'error'), { heal: { ...fast, attempts: 0, reopen } });
+    expect(await drain(unhealed, { length: 40, heal: { ...fast, reopen } })).toEqual({ bytes: object, error: undefined });
   });
 });
