@@ -6,6 +6,8 @@
 // front refuses those with a clear 4xx and closes, and hands workerd a head it re-wrote in one
 // spelling, so the two can never read a request differently.
 
+import { splitList } from '../shared/http/header-list.ts';
+
 /** A head accepted: re-written, with the framing of its body. */
 export interface AcceptedHead {
   ok: true;
@@ -90,7 +92,7 @@ export function readHead(text: string, token: { name: string; value: string }): 
   const body = readFraming(named('content-length'), named('transfer-encoding'), line.version);
   if (refused(body)) return body;
 
-  const connection = named('connection').join(',').toLowerCase().split(',').map((t) => t.trim());
+  const connection = splitList(named('connection').join(',')).map((token) => token.toLowerCase());
   const close = connection.includes('close') || (line.version === 'HTTP/1.0' && !connection.includes('keep-alive'));
   if (target.path === '*') return { ok: 'options', close };
 

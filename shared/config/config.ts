@@ -6,6 +6,7 @@ import { type HostBuckets, parseHostBuckets } from '../target/host-buckets.ts';
 import { SITE_CONFIG_NAMES, type SiteConfig, parseSiteConfig } from './site-config.ts';
 import { ConfigError } from '../http/errors.ts';
 import { type MemoryConfig, type SlicingConfig, parseMemory, parseSlicing } from './limits.ts';
+import { splitList } from '../http/header-list.ts';
 
 export type { MemoryConfig, SlicingConfig };
 
@@ -121,7 +122,7 @@ export function parseConfig(raw: RawConfig): Config {
     staleWhileRevalidate: integer(raw, 'STALE_WHILE_REVALIDATE', originKind === 's3' ? DEFAULT_STALE_WHILE_REVALIDATE : 0, 0),
     staleIfError: integer(raw, 'STALE_IF_ERROR', originKind === 's3' ? DEFAULT_STALE_IF_ERROR : 0, 0),
     shieldToken: nonEmpty(raw.SHIELD_TOKEN),
-    cacheKeyQuery: (raw.CACHE_KEY_QUERY ?? '').split(',').map((name) => name.trim()).filter(Boolean),
+    cacheKeyQuery: splitList(raw.CACHE_KEY_QUERY ?? ''),
     purgeToken: nonEmpty(raw.PURGE_TOKEN),
     slicing: parseSlicing(raw),
     memory: parseMemory(raw),

@@ -55,7 +55,7 @@ export function directiveFields(cc: CacheControl, name: string): readonly string
   const value = cc.get(name);
   if (value === undefined || value === true) return value;
   // RFC 9110 §5.6.1: a recipient tolerates empty list elements.
-  const fields = value.split(',').map((field) => field.trim().toLowerCase()).filter((field) => field.length > 0);
+  const fields = splitList(value).map((field) => field.toLowerCase());
   if (fields.length === 0 || !fields.every((field) => TOKEN.test(field))) return true;
   return [...new Set(fields)];
 }

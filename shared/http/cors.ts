@@ -3,6 +3,8 @@
 // CORS-preflight request. No credentials are ever allowed (no Access-Control-Allow-Credentials):
 // the objects are public and the edge keeps no per-user state.
 
+import { splitList } from './header-list.ts';
+
 /** Every origin (`*`), or exactly these serialized origins; an empty list = CORS off. */
 export type AllowedOrigins = '*' | readonly string[];
 
@@ -23,7 +25,7 @@ export const PREFLIGHT_MAX_AGE = 86_400;
  * default port, no path).
  */
 export function parseAllowedOrigins(value: string): AllowedOriginsResult {
-  const members = value.split(',').map((member) => member.trim()).filter(Boolean);
+  const members = splitList(value);
   if (members.includes('*')) {
     return members.length === 1 ? { ok: true, origins: '*' } : { ok: false, reason: 'must be "*" alone or a list of origins, not both' };
   }
@@ -90,11 +92,11 @@ export function allowedOrigin(origin: string | null, allowed: AllowedOrigins): s
 
 /** Access-Control-Request-Headers: lower-cased names, comma-separated (Fetch "HTTP requests"). */
 function requestedHeaders(request: Headers): string[] {
-  return (request.get('access-control-request-headers') ?? '').split(',').map((name) => name.trim().toLowerCase()).filter(Boolean);
+  return splitList(request.get('access-control-request-headers') ?? '').map((name) => name.toLowerCase());
 }
 
 function withVaryOrigin(vary: string | null): string {
-  const members = (vary ?? '').split(',').map((member) => member.trim()).filter(Boolean);
+  const members = splitList(vary ?? '');
   // `Vary: *` already varies on everything (RFC 9110 §12.5.5).
   if (members.some((member) => member === '*' || member.toLowerCase() === 'origin')) return members.join(', ');
   return [...members, 'Origin'].join(', ');

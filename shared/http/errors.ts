@@ -60,6 +60,13 @@ export class NotFound extends HttpError {
   }
 }
 
+/** RFC 9110 §15.5.11: the resource is gone for good (a 410 from the origin, passed on). */
+export class Gone extends HttpError {
+  constructor(message = 'gone') {
+    super(410, message);
+  }
+}
+
 /** RFC 9110 §15.5.6: a 405 MUST carry Allow. */
 export class MethodNotAllowed extends HttpError {
   constructor(method: string, allow: readonly string[]) {
@@ -107,10 +114,10 @@ export class ClientGone extends HttpError {
   }
 }
 
-/** An origin's refusal or failure whose status passes while its body does not (S3's XML). */
+/** An origin's refusal or failure whose status passes while its body does not (S3's XML; `code` is S3's error code). */
 export class OriginAnswered extends HttpError {
-  constructor(status: number, code: string | undefined) {
-    super(status, `origin answered ${status}${code ? ` (${code})` : ''}`);
+  constructor(status: number, code?: string) {
+    super(status, `origin answered with status ${status}${code ? ` (${code})` : ''}`);
   }
 }
 

@@ -1,6 +1,8 @@
 // Which headers cross which hop. Allow-lists, not deny-lists, wherever a header could carry a
 // credential or instruct the next hop.
 
+import { splitList } from './header-list.ts';
+
 /** RFC 9110 §7.6.1 hop-by-hop fields, plus the non-standard ones proxies still meet. */
 export const HOP_BY_HOP = [
   'connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade',
@@ -101,7 +103,7 @@ export function originResponseHeaders(origin: Headers, allowList?: readonly stri
 
 /** RFC 9110 §7.6.1: the fields named in Connection are per-hop too, and must be removed. */
 function connectionTokens(headers: Headers): string[] {
-  return (headers.get('connection') ?? '').split(',').map((token) => token.trim().toLowerCase()).filter(Boolean);
+  return splitList(headers.get('connection') ?? '').map((token) => token.toLowerCase());
 }
 
 /** An S3 object's `x-amz-meta-cache-tag` under the name a Cloudflare origin would use: `Cache-Tag`. */

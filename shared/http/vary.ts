@@ -49,7 +49,11 @@ export function indexHeaders(fields: readonly string[]): Headers {
   return new Headers({ [VARY_INDEX_HEADER]: fields.join(', '), 'content-length': '0' });
 }
 
-/** §4.1 "normalizing both header field values in a way that is known to have identical semantics": list whitespace. */
+/**
+ * §4.1 "normalizing both header field values in a way that is known to have identical semantics":
+ * list whitespace only. Not splitList: empty members and quoted commas stay as sent, so two
+ * values that differ in anything but whitespace never share a key.
+ */
 function normalised(value: string): string {
   return value.split(',').map((member) => member.trim()).join(',');
 }

@@ -7,6 +7,7 @@
 // records on every lookup; a purged entry is a miss. No I/O here: records in, verdicts out.
 
 import { originAt } from '../store/stored-entry.ts';
+import { splitList } from '../http/header-list.ts';
 
 /** What a purge looks at in a stored entry (or in an answer a tier is about to store). */
 export interface PurgeCandidate {
@@ -116,7 +117,7 @@ export function purgeWatch(records: readonly PurgeRecord[], path: string): { pur
 
 /** The tags of a response: `Cache-Tag`, comma-separated, compared without regard to case (as Cloudflare's). */
 export function entryTags(headers: Headers): string[] {
-  return (headers.get('cache-tag') ?? '').split(',').map((tag) => tag.trim().toLowerCase()).filter(Boolean);
+  return splitList(headers.get('cache-tag') ?? '').map((tag) => tag.toLowerCase());
 }
 
 /** The list a tier keeps: newest first, at most MAX_RECORDS, none older than RECORD_LIFETIME_MS; duplicates once. */

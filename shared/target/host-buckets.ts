@@ -3,6 +3,7 @@
 // when that is set, and is refused otherwise.
 
 import { ConfigError, type HttpError, Misdirected } from '../http/errors.ts';
+import { splitList } from '../http/header-list.ts';
 
 /** Host name (lower case, no port) → bucket. */
 export type HostBuckets = ReadonlyMap<string, string>;
@@ -10,7 +11,7 @@ export type HostBuckets = ReadonlyMap<string, string>;
 /** Parses `host=bucket` pairs; a ConfigError naming the setting and what is wrong. */
 export function parseHostBuckets(value: string | undefined): HostBuckets {
   const map = new Map<string, string>();
-  for (const pair of (value ?? '').split(',').map((part) => part.trim()).filter(Boolean)) {
+  for (const pair of splitList(value ?? '')) {
     const match = /^([a-z0-9.-]+)\s*=\s*([A-Za-z0-9._-]{3,255})$/i.exec(pair);
     if (!match) throw new ConfigError(`HOST_BUCKETS: expected host=bucket pairs separated by commas, got ${JSON.stringify(pair)}`);
     map.set((match[1] ?? '').toLowerCase(), match[2] ?? '');

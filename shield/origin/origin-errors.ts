@@ -3,7 +3,7 @@
 // which name the cause without echoing anything S3 said about our credentials. Refusals of our
 // own request (signature, bucket, endpoint) are ours: a 502 naming the setting to check.
 
-import { BadGateway, HttpError, NotFound, OriginAnswered } from '../../shared/http/errors.ts';
+import { BadGateway, Gone, type HttpError, NotFound, OriginAnswered } from '../../shared/http/errors.ts';
 
 /** S3 error codes that mean our request (its signature or credentials) was refused. */
 const AUTH_CODES = new Set([
@@ -36,9 +36,10 @@ export function httpFailure(status: number): HttpError {
 }
 
 function httpError(status: number): HttpError {
-  if (status === 404 || status === 410) return new HttpError(status, status === 404 ? 'not found' : 'gone');
+  if (status === 404) return new NotFound();
+  if (status === 410) return new Gone();
   if (status >= 500) return new BadGateway(`origin failed with status ${status}`);
-  return new HttpError(status, `origin answered with status ${status}`);
+  return new OriginAnswered(status);
 }
 
 /** S3's error `<Code>` from the start of an XML error body; never throws. */

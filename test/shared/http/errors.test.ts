@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 
-import { BadGateway, BadRequest, ConfigError, Forbidden, GatewayTimeout, HttpError, MethodNotAllowed, NotFound, errorResponse } from '../../../shared/http/errors.ts';
+import { BadGateway, BadRequest, ConfigError, Forbidden, GatewayTimeout, Gone, HttpError, MethodNotAllowed, NotFound, errorResponse } from '../../../shared/http/errors.ts';
 
 describe('HttpError classes', () => {
   it('each carries its status and is an HttpError', () => {
@@ -55,7 +55,7 @@ describe('HttpError.toResponse', () => {
       expect(error.toResponse().headers.get('cache-control')).toBe('no-store');
     }
     // A 404 or 410 may be kept briefly (negative caching, NEGATIVE_TTL): no no-store on it.
-    for (const error of [new NotFound(), new HttpError(410, 'gone')]) expect(error.toResponse().headers.get('cache-control')).toBeNull();
+    for (const error of [new NotFound(), new Gone()]) expect(error.toResponse().headers.get('cache-control')).toBeNull();
   });
 
   it('gives the Content-Length of the body in UTF-8 bytes', async () => {

@@ -53,14 +53,14 @@ describe('s3Failure', () => {
   });
 
   it("passes S3's own status for a failure (5xx), naming its code (issue 12: the status passes, the XML does not)", () => {
-    expect(s3Failure(500, 'InternalError')).toMatchObject({ status: 500, message: 'origin answered 500 (InternalError)' });
-    expect(s3Failure(503, 'SlowDown')).toMatchObject({ status: 503, message: 'origin answered 503 (SlowDown)' });
-    expect(s3Failure(503, undefined)).toMatchObject({ status: 503, message: 'origin answered 503' });
+    expect(s3Failure(500, 'InternalError')).toMatchObject({ status: 500, message: 'origin answered with status 500 (InternalError)' });
+    expect(s3Failure(503, 'SlowDown')).toMatchObject({ status: 503, message: 'origin answered with status 503 (SlowDown)' });
+    expect(s3Failure(503, undefined)).toMatchObject({ status: 503, message: 'origin answered with status 503' });
   });
 
   it("passes S3's own status for a refusal of the object (403, 409, 412 …), naming status and code", () => {
-    expect(s3Failure(403, undefined)).toMatchObject({ status: 403, message: 'origin answered 403' });
-    expect(s3Failure(409, 'OperationAborted')).toMatchObject({ status: 409, message: 'origin answered 409 (OperationAborted)' });
+    expect(s3Failure(403, undefined)).toMatchObject({ status: 403, message: 'origin answered with status 403' });
+    expect(s3Failure(409, 'OperationAborted')).toMatchObject({ status: 409, message: 'origin answered with status 409 (OperationAborted)' });
   });
 
   it('answers 502 when S3 refused the request we built (400, a redirect to another region)', () => {
