@@ -6,9 +6,6 @@
 
 import { directSocket, moduleWorker, startDirectMiniflare } from '../../local/direct-miniflare.ts';
 
-/** The layers' other launchers (layers/launchers.ts) run the same date. */
-export { COMPATIBILITY_DATE } from '../../local/direct-miniflare.ts';
-
 export interface DirectWorker {
   name: string;
   /** A bundled ES module (local/bundle.ts). */

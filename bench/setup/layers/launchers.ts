@@ -12,9 +12,9 @@ import { join } from 'node:path';
 import { Log, LogLevel, Miniflare } from 'miniflare';
 import { PROJECT_ROOT } from '../../../local/bundle.ts';
 import { freePort } from '../free-port.ts';
-import { COMPATIBILITY_DATE, startDirectWorkers } from '../miniflare-direct.ts';
+import { COMPATIBILITY_DATE, LOOPBACK } from '../../../local/direct-miniflare.ts';
+import { startDirectWorkers } from '../miniflare-direct.ts';
 
-const LOOPBACK = '127.0.0.1';
 const READY_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 3_000;
 const BIN = join(PROJECT_ROOT, 'node_modules', '.bin');
