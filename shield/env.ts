@@ -2,7 +2,7 @@
 // else does), and `ShieldBindings`, what the code is given: the configuration parsed once per
 // isolate and the bindings it uses, by name.
 
-import { type Config, type RawConfig, configFrom } from '../shared/config/config.ts';
+import { type Config, type RawConfig, configFrom, oncePerEnv } from '../shared/config/config.ts';
 
 /** The shield worker's bindings: the configuration contract (vars and secrets) and the purge list. */
 export type ShieldEnv = RawConfig & {
@@ -18,14 +18,5 @@ export interface ShieldBindings {
   testClock: Fetcher | undefined;
 }
 
-const bound = new WeakMap<ShieldEnv, ShieldBindings>();
-
 /** Once per bindings object (an isolate keeps the same `env`); throws ConfigError naming a bad setting. */
-export function shieldBindings(env: ShieldEnv): ShieldBindings {
-  let bindings = bound.get(env);
-  if (bindings === undefined) {
-    bindings = { config: configFrom(env), purges: env.PURGES, testClock: env.TEST_CLOCK };
-    bound.set(env, bindings);
-  }
-  return bindings;
-}
+export const shieldBindings = oncePerEnv((env: ShieldEnv): ShieldBindings => ({ config: configFrom(env), purges: env.PURGES, testClock: env.TEST_CLOCK }));

@@ -1,5 +1,6 @@
 // Streams for tests: known bytes in chunks of a chosen size, with a hook for cancellation.
 
+import { type SourceOptions, bodySource } from '../shared/streams/body-source.ts';
 import { concatBytes } from '../shared/streams/bytes.ts';
 
 /** `bytes` as a stream of chunks of at most `chunkSize` bytes; `onCancel` hears a cancel. */
@@ -65,5 +66,25 @@ export async function readOutcome(stream: ReadableStream<Uint8Array>): Promise<{
     }
   } catch (error) {
     return { bytes: concat(chunks), error };
+  }
+}
+
+/** `n` bytes of a fixed pattern (never all one value, so an offset error shows). */
+export function patternBytes(n: number): Uint8Array {
+  return Uint8Array.from({ length: n }, (_, i) => (i * 29 + 7) & 0xff);
+}
+
+/** Every byte of a body read through bodySource, or the error it failed with, through buffers of `lend` bytes. */
+export async function drainSource(first: ReadableStream<Uint8Array>, options: SourceOptions, lend = 5): Promise<{ bytes: Uint8Array; error: unknown }> {
+  const source = bodySource(first, options);
+  const chunks: Uint8Array[] = [];
+  try {
+    for (;;) {
+      const view = await source.read(new Uint8Array(lend));
+      if (view === undefined) return { bytes: concatBytes(chunks), error: undefined };
+      chunks.push(view.slice());
+    }
+  } catch (error) {
+    return { bytes: concatBytes(chunks), error };
   }
 }

@@ -2,7 +2,7 @@
 // does), and `EdgeBindings`, what the code is given: the configuration parsed once per isolate
 // and the bindings it uses, by name.
 
-import { type Config, type RawConfig, configFrom } from '../shared/config/config.ts';
+import { type Config, type RawConfig, configFrom, oncePerEnv } from '../shared/config/config.ts';
 
 /** The edge worker's bindings: the configuration contract, the shield service binding, the purge list. */
 export interface EdgeEnv extends RawConfig {
@@ -22,14 +22,5 @@ export interface EdgeBindings {
   testClock: Fetcher | undefined;
 }
 
-const bound = new WeakMap<EdgeEnv, EdgeBindings>();
-
 /** Once per bindings object (an isolate keeps the same `env`); throws ConfigError naming a bad setting. */
-export function edgeBindings(env: EdgeEnv): EdgeBindings {
-  let bindings = bound.get(env);
-  if (bindings === undefined) {
-    bindings = { config: configFrom(env), shield: env.SHIELD, purges: env.PURGES, testClock: env.TEST_CLOCK };
-    bound.set(env, bindings);
-  }
-  return bindings;
-}
+export const edgeBindings = oncePerEnv((env: EdgeEnv): EdgeBindings => ({ config: configFrom(env), shield: env.SHIELD, purges: env.PURGES, testClock: env.TEST_CLOCK }));

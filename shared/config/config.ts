@@ -157,14 +157,19 @@ function parseUrl(value: string | undefined): URL {
   return url;
 }
 
-const parsed = new WeakMap<object, Config>();
-
-/** `parseConfig` once per bindings object: an isolate keeps the same `env` between requests. */
-export function configFrom(env: RawConfig): Config {
-  let config = parsed.get(env);
-  if (config === undefined) {
-    config = parseConfig(env);
-    parsed.set(env, config);
-  }
-  return config;
+/**
+ * `build` once per bindings object: an isolate keeps the same `env` between requests, so what
+ * is read from it (the configuration, the typed bindings) is read once per isolate.
+ */
+export function oncePerEnv<E extends object, T>(build: (env: E) => T): (env: E) => T {
+  const built = new WeakMap<E, T>();
+  return (env) => {
+    if (built.has(env)) return built.get(env) as T;
+    const value = build(env);
+    built.set(env, value);
+    return value;
+  };
 }
+
+/** `parseConfig` once per bindings object; throws ConfigError naming a bad setting (and again on the next request). */
+export const configFrom: (env: RawConfig) => Config = oncePerEnv(parseConfig);

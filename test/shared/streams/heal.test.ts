@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { type Heal, Reopenings } from '../../../shared/streams/heal.ts';
 
-import { streamOf } from '../../streams.ts';
+import { streamOf, patternBytes } from '../../streams.ts';
 import { VersionChanged } from '../../../shared/http/errors.ts';
 
-const bytes = (n: number): Uint8Array => Uint8Array.from({ length: n }, (_, i) => (i * 29 + 7) & 0xff);
+const bytes = patternBytes;
 const never = (): boolean => false;
 
 /** A Heal reopening `object` from the offset asked for, recording each offset; `fail` makes a reopening throw instead. */

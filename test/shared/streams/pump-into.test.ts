@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { type BodySource, bodySource } from '../../../shared/streams/body-source.ts';
 import { CHUNK_BYTES, pumpInto } from '../../../shared/streams/pump-into.ts';
 
-import { concat, faultyStream, streamOf } from '../../streams.ts';
+import { concat, faultyStream, streamOf, patternBytes } from '../../streams.ts';
 
-const bytes = (n: number): Uint8Array => Uint8Array.from({ length: n }, (_, i) => (i * 29 + 7) & 0xff);
+const bytes = patternBytes;
 
 /** A BodySource over `chunks` that records the buffer lent to each read, answering in the memory lent. */
 function recording(chunks: readonly Uint8Array[]): { source: BodySource; lent: ArrayBufferLike[] } {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { streamReader } from '../../../shared/streams/stream-reader.ts';
 
-import { concat, streamOf } from '../../streams.ts';
+import { concat, streamOf, patternBytes } from '../../streams.ts';
 
-const bytes = (n: number): Uint8Array => Uint8Array.from({ length: n }, (_, i) => (i * 29 + 7) & 0xff);
+const bytes = patternBytes;
 
 /** A byte stream (BYOB-readable) of `source`, filling each buffer lent as far as it goes. */
 function byteStream(source: Uint8Array, onCancel?: (reason: unknown) => void): ReadableStream<Uint8Array> {
