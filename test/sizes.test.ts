@@ -1,0 +1,53 @@
+// The house keeps its rooms small (README "Layout"): no product file over 200 lines and no
+// function over 60, in what is deployed (worker/, shield/, shared/) and in the local stack.
+// A file or function that grows past them is a concept to name and move to its own place.
+
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = new URL('..', import.meta.url);
+const MAX_FILE_LINES = 200;
+const MAX_FUNCTION_LINES = 60;
+
+function productFiles(): string[] {
+  const listed = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', 'worker', 'shield', 'shared', 'local'], { cwd: ROOT, encoding: 'utf8' });
+  return listed.split('\n').filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'));
+}
+
+function lineCount(text: string): number {
+  return text.endsWith('\n') ? text.split('\n').length - 1 : text.split('\n').length;
+}
+
+/** Every function-like node longer than the bound: `file:line name (lines)`. */
+function longFunctions(file: string, text: string): string[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const found: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isFunctionLike(node) && 'body' in node && node.body !== undefined) {
+      const start = source.getLineAndCharacterOfPosition(node.getStart()).line;
+      const end = source.getLineAndCharacterOfPosition(node.getEnd()).line;
+      if (end - start + 1 > MAX_FUNCTION_LINES) found.push(`${file}:${start + 1} ${node.name?.getText() ?? '(anonymous)'} (${end - start + 1} lines)`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+describe('house sizes', () => {
+  const files = productFiles().map((file) => ({ file, text: readFileSync(new URL(file, ROOT), 'utf8') }));
+
+  it('reads the product files', () => {
+    expect(files.length).toBeGreaterThan(50);
+  });
+
+  it(`no product file is over ${MAX_FILE_LINES} lines`, () => {
+    expect(files.filter(({ text }) => lineCount(text) > MAX_FILE_LINES).map(({ file, text }) => `${file} (${lineCount(text)} lines)`)).toEqual([]);
+  });
+
+  it(`no function is over ${MAX_FUNCTION_LINES} lines`, () => {
+    expect(files.flatMap(({ file, text }) => longFunctions(file, text))).toEqual([]);
+  });
+});
