@@ -49,7 +49,13 @@ async function fillOnce(read: ObjectRead, index: number, started: number, fwd: F
     if (!(error instanceof HttpError)) throw error;
     // An error is stored only if it may be (a 404, briefly); Cache-Status keeps the next hop's status.
     const response = error.toResponse();
-    const filled = storeWhole(read, response, new Headers(response.headers), 0, read.now(), fwd);
+    const responseTime = read.now();
+    const headers = new Headers(response.headers);
+    // RFC 9110 §6.6.1: this answer is ours, so we (a server with a clock) give it the Date an
+    // origin's answer would carry, as a next hop's answer without one is given below; it is
+    // stored with it (a 404, briefly), so later hits carry it too.
+    headers.set('date', new Date(responseTime).toUTCString());
+    const filled = storeWhole(read, response, headers, 0, responseTime, fwd);
     if (error.upstreamStatus !== undefined) filled.resolved.report.fwdStatus = error.upstreamStatus;
     else delete filled.resolved.report.fwdStatus;
     // Our own answer, and why (RFC 9211 §2.8): the next tier reads a disconnection from it.

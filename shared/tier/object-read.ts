@@ -4,7 +4,7 @@
 // the object is sliced at all. What to send back is decided by the caller (the edge answers
 // clients' ranges, the shield answers slice requests).
 
-import { type CacheStatusParams, SHIELD_CACHE_NAME, memberDetail } from '../http/cache-status.ts';
+import { type CacheStatusParams, type ForwardReason, SHIELD_CACHE_NAME, memberDetail } from '../http/cache-status.ts';
 import { type Claim, claim, claimOrWait, isFilling } from './collapse.ts';
 import { HttpError, NotStored, isDisconnectedDetail } from '../http/errors.ts';
 import { type Filled, fill } from './object-fill.ts';
@@ -35,8 +35,18 @@ export async function resolveObject(read: ObjectRead, firstSlice: number): Promi
   if (read.onlyIfCached) throw new NotStored();
   // Concurrent misses in this isolate share one upstream fetch: wait for it, then read what it stored.
   const claimed = await claimOrWait(read.key, () => freshEntry(read), read.collapseWait, true);
-  if (claimed.found !== undefined) return fromEntry(claimed.found, read.now(), { fwd: 'uri-miss', collapsed: true });
-  return filling(read, claimed.claim, () => fill(read, firstSlice, started, 'uri-miss'));
+  const fwd = missReason(read);
+  if (claimed.found !== undefined) return fromEntry(claimed.found, read.now(), { fwd, collapsed: true });
+  return filling(read, claimed.claim, () => fill(read, firstSlice, started, fwd));
+}
+
+/**
+ * Why a request that found nothing to answer with went forward (RFC 9211 §2.2): `vary-miss`
+ * when the object's Vary index was found (lookupLive set `objectKey`) but not this request's
+ * variant, `uri-miss` when nothing was held for the URL.
+ */
+export function missReason(read: ObjectRead): ForwardReason {
+  return read.objectKey !== undefined ? 'vary-miss' : 'uri-miss';
 }
 
 /** A stale entry, validated upstream first; on an origin error, served stale if RFC 5861 §4 allows. */
@@ -57,7 +67,7 @@ async function revalidate(read: ObjectRead, entry: StoredEntry, firstSlice: numb
   // RFC 9111 §4.2.4: disconnected (no answer from the next hop, or the next tier had none from
   // the origin), a stale copy may stand in unless forbidden; an answer of the origin's stands,
   // unless stale-if-error (the response's, or the operator's STALE_IF_ERROR) allows it.
-  const disconnected = outcome instanceof HttpError ? isDisconnectedDetail(outcome.detail) : failed && outcome.kind === 'whole' && isDisconnectedDetail(memberDetail(outcome.headers.get('cache-status'), SHIELD_CACHE_NAME));
+  const disconnected = failed && isDisconnected(outcome);
   const standsIn = usableOnError(entry.meta, read.now()) || (disconnected && usableWhenDisconnected(entry.meta, read.now()));
   // Answering the edge's own revalidation, the shield reports the failure: the edge decides with its copy.
   if (failed && !read.noStale && standsIn) {
@@ -69,6 +79,17 @@ async function revalidate(read: ObjectRead, entry: StoredEntry, firstSlice: numb
   // The held body is needed only when the answer was 304 (fill re-stored it); otherwise let it go.
   if (outcome.report.fwdStatus !== 304) void entry.body?.cancel().catch(() => undefined);
   return outcome;
+}
+
+/**
+ * Whether a failed fill says this tier is disconnected (RFC 9111 §4.2.4): a disconnection thrown
+ * to it, or one the next hop threw, which fill answers as our own 502/504 with the reason in its
+ * report (RFC 9211 §2.8 detail), or the next tier's answer naming one in its Cache-Status member.
+ */
+function isDisconnected(outcome: Resolved | HttpError): boolean {
+  if (outcome instanceof HttpError) return isDisconnectedDetail(outcome.detail);
+  if (outcome.kind !== 'whole') return false;
+  return isDisconnectedDetail(outcome.report.detail) || isDisconnectedDetail(memberDetail(outcome.headers.get('cache-status'), SHIELD_CACHE_NAME));
 }
 
 /** The background half of stale-while-revalidate: a conditional fill, one per isolate at a time. */
@@ -135,9 +156,13 @@ export async function lookupLive(read: ObjectRead): Promise<StoredEntry | undefi
     await entry.body?.cancel();
     const purged = read.purged?.(entry) === true;
     const key = variantKey(read.key, fields, read.selecting);
-    if (purged) await forgetObject(read);
-    if (purged || key === undefined) return undefined;
+    if (purged) {
+      await forgetObject(read);
+      return undefined;
+    }
+    // The index was found: a miss from here on is this variant's (missReason: RFC 9211 vary-miss).
     read.objectKey = read.key;
+    if (key === undefined) return undefined;
     read.key = key;
     entry = await lookup(read.cache, key);
   }

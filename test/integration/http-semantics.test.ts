@@ -223,6 +223,40 @@ describe('RFC 9111 §4.2.4 — stale when disconnected', () => {
     expect(head.status).toBe(200);
   });
 
+  it("§4.2.4: at the shield too: its own stale copy stands in for GET when the origin cannot be reached and the edge holds none", async () => {
+    const path = fresh('disconnected-at-shield');
+    origin.answer(path, { status: 200, headers: { 'cache-control': 'max-age=1' }, body: 'kept at the shield' });
+    await get(path);
+    await settle();
+    // The edge forgets its copy: the edge misses, and asks the shield, which holds a stale one.
+    const edgeCache = await (await stack.mf.getCaches()).open('tiercache-edge');
+    expect(await edgeCache.delete(new URL(path, stack.url).href)).toBe(true);
+    clock.advance(5);
+    origin.answer(path, { status: 200, reset: true });
+    const answer = await get(path);
+    expect(answer.status).toBe(200);
+    expect(answer.text).toBe('kept at the shield');
+    const shield = cacheStatus(answer).find((m) => m[0] === 'tiercache-shield') ?? [];
+    expect(shield).toEqual(expect.arrayContaining(['fwd=stale', 'detail=stale-if-error']));
+    // No answer came from the origin: no fwd-status (RFC 9211 §2.3).
+    expect(shield.some((part) => part.startsWith('fwd-status='))).toBe(false);
+  });
+
+  it('RFC 9211 §2.2: a stale copy standing in on HEAD is reported as forwarded (fwd=stale), as for GET, never as a hit', async () => {
+    const path = fresh('disconnected-head');
+    origin.answer(path, { status: 200, headers: { 'cache-control': 'max-age=1' }, body: 'kept' });
+    await get(path);
+    await settle();
+    clock.advance(5);
+    origin.answer(path, { status: 200, reset: true });
+    // HEAD at the edge goes to the shield as a HEAD, and the shield's stale copy answers it.
+    const head = await get(path, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    const shield = cacheStatus(head).find((m) => m[0] === 'tiercache-shield') ?? [];
+    expect(shield).toEqual(expect.arrayContaining(['fwd=stale', 'detail=stale-if-error']));
+    expect(shield).not.toContain('hit');
+  });
+
   it("§4.2.4: an origin's 500 is its answer: not hidden behind a stale copy unless stale-if-error allows it", async () => {
     const path = fresh('answered-500');
     origin.answer(path, { status: 200, headers: { 'cache-control': 'max-age=1' }, body: 'old' });

@@ -222,7 +222,8 @@ describe('the edge memory layer with an HTTP origin', () => {
     expect(cacheStatus(fr).at(-1)?.slice(0, 2)).toEqual(['tiercache-edge', 'hit']);
     expect(site.received).toEqual([]);
     const de = await get('/negotiated.html', { headers: { 'accept-language': 'de' } });
-    expect(cacheStatus(de).at(-1)?.slice(0, 2)).toEqual(['tiercache-edge', 'fwd=uri-miss']);
+    // RFC 9211 §2.2: the object's index is held, not this variant: a vary-miss.
+    expect(cacheStatus(de).at(-1)?.slice(0, 2)).toEqual(['tiercache-edge', 'fwd=vary-miss']);
     expect(site.received.map((r) => r.headers['accept-language'])).toEqual(['de']);
   });
 

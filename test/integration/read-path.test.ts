@@ -87,6 +87,23 @@ describe('the tiered read path', () => {
     expect(cacheStatus(get).at(-1)).toEqual(['tiercache-edge', 'fwd=uri-miss', 'stored']);
   });
 
+  it('RFC 9110 §6.6.1: a stored 404 (S3 NoSuchKey, an error at the shield) keeps the Date of when it came, at both tiers', async () => {
+    const first = await f.get('/never-put.txt');
+    expect(first.status).toBe(404);
+    const came = Date.parse(first.headers.get('date') ?? '');
+    expect(came).not.toBeNaN();
+    await settle();
+    // From the shield's stored copy, 10 s on: the shield's own Date, not one the edge adds now.
+    const edge = await (await f.stack.mf.getCaches()).open('tiercache-edge');
+    expect(await edge.delete(new URL('/never-put.txt', f.stack.url).href)).toBe(true);
+    clock.advance(10);
+    const fromShield = await f.get('/never-put.txt');
+    expect(fromShield.status).toBe(404);
+    expect(cacheStatus(fromShield)[0]?.slice(0, 2)).toEqual(['tiercache-shield', 'hit']);
+    expect(Math.abs(Date.parse(fromShield.headers.get('date') ?? '') - came)).toBeLessThanOrEqual(1000);
+    expect(Number(fromShield.headers.get('age'))).toBeGreaterThanOrEqual(10);
+  });
+
   it('counts Age across both tiers from when the origin answered', async () => {
     await f.get('/aged.txt');
     await settle();

@@ -41,7 +41,9 @@ describe('Vary (RFC 9111 §4.1)', () => {
     await settle();
     expect(edge(await get('/negotiated.html', lang('fr,de')))).toBe('hit');
     expect(site.received).toHaveLength(1);
-    expect(edge(await get('/negotiated.html', lang('en')))).toBe('fwd=uri-miss');
+    // RFC 9211 §2.2: the object's variants are known here, not this one: a vary-miss.
+    expect(edge(await get('/negotiated.html', lang('en')))).toBe('fwd=vary-miss');
+    expect(edge(await get('/negotiated.html', { method: 'HEAD', ...lang('it') }))).toBe('fwd=vary-miss');
   });
 
   it('a purge of the URL removes every variant, at both tiers', async () => {

@@ -196,6 +196,23 @@ describe('fill: errors of the next hop', () => {
     expect(read.cache.unpacked(read.key)?.meta.lifetime).toBe(30);
   });
 
+  it('RFC 9110 §6.6.1: a 404 it throws is given a Date (when it came), in the answer, the stored copy and later hits', async () => {
+    const read = fakeRead();
+    read.clock.advance(42);
+    read.upstream.next(new NotFound('no such object').from(404));
+    const { resolved } = await fill(read, 0, read.now(), 'uri-miss');
+    const whole = asWhole(resolved);
+    expect(whole.status).toBe(404);
+    expect(whole.headers.get('date')).toBe(formatHttpDate(EPOCH + 42_000));
+    await drained(read, whole);
+    expect(read.cache.unpacked(read.key)?.headers.get('date')).toBe(formatHttpDate(EPOCH + 42_000));
+    read.clock.advance(10);
+    const hit = asWhole(await resolveObject(sameTier(read), 0));
+    expect(hit).toMatchObject({ status: 404, age: 10, report: { hit: true } });
+    expect(hit.headers.get('date')).toBe(formatHttpDate(EPOCH + 42_000));
+    await drained(read, hit);
+  });
+
   it('RFC 9211 §2.8: a disconnection it throws is answered as ours (no fwd-status), its detail named, nothing stored', async () => {
     const read = fakeRead();
     read.upstream.next(new Disconnected('shield-unreachable', 'the shield tier could not be reached'));

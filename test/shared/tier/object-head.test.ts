@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { Disconnected, NotStored } from '../../../shared/http/errors.ts';
 import { headObject } from '../../../shared/tier/object-head.ts';
 import { resolveObject } from '../../../shared/tier/object-read.ts';
-import { type FakeRead, drained, fakeRead, patterned, sameTier, textObject } from './fakes.ts';
+import { type FakeRead, drained, fakeRead, patterned, sameTier, textObject, wholeAnswer } from './fakes.ts';
 
 /** A read whose object is stored (by a GET), then `seconds` later another request at the tier. */
 async function storedThen(seconds: number, overrides: Parameters<typeof fakeRead>[0] = {}, later: Parameters<typeof fakeRead>[0] = {}): Promise<FakeRead> {
@@ -80,7 +80,8 @@ describe('headObject: from what the tier holds', () => {
     const same = sameTier(read, { key: objectKey, selecting: new Headers({ 'accept-language': 'fr' }) });
     expect((await headObject(same, 'edge', same.now())).headers.get('cache-status')).toBe('tiercache-edge; hit; ttl=3600');
     const other = sameTier(read, { key: objectKey, selecting: new Headers({ 'accept-language': 'de' }) });
-    expect((await headObject(other, 'edge', other.now())).headers.get('cache-status')).toBe('tiercache-edge; fwd=uri-miss');
+    // RFC 9211 §2.2: the object's index was found, not this request's variant: a vary-miss.
+    expect((await headObject(other, 'edge', other.now())).headers.get('cache-status')).toBe('tiercache-edge; fwd=vary-miss');
     expect(read.upstream.calls.map((call) => call.method)).toEqual(['slices', 'head']);
   });
 });
@@ -181,6 +182,42 @@ describe('headObject: errors upstream (RFC 9111 §4.2.4, RFC 5861 §4)', () => {
     const head = await headObject(read, 'edge', read.now());
     expect(head.status).toBe(200);
     expect(head.headers.get('cache-status')).toContain('detail=stale-if-error');
+  });
+
+  it("RFC 9211 §2.2: a stale copy standing in for a 5xx went forward first: fwd=stale with the next hop's status, as GET reports it", async () => {
+    const read = await storedThen(120, { object: textObject('x', { 'cache-control': 'max-age=60, stale-if-error=300' }) });
+    read.upstream.nextHead(new Response(null, { status: 503 }));
+    const head = await headObject(read, 'edge', read.now());
+    expect(head.status).toBe(200);
+    expect(head.headers.get('cache-status')).toBe('tiercache-edge; fwd=stale; fwd-status=503; ttl=-60; detail=stale-if-error');
+    // GET, for the same entry and the same answer, reports the same.
+    const get = sameTier(read);
+    get.upstream.next(wholeAnswer(503, { 'cache-control': 'no-store' }, 'busy'));
+    const resolved = await resolveObject(get, 0);
+    expect(resolved.report).toEqual({ fwd: 'stale', fwdStatus: 503, ttl: -60, detail: 'stale-if-error' });
+    await drained(get, resolved);
+  });
+
+  it('RFC 9211 §2.2: disconnected, the stale copy is reported fwd=stale without a fwd-status (no answer came), as GET reports it', async () => {
+    const read = await storedThen(600, { object: textObject('x', { 'cache-control': 'max-age=60' }) });
+    read.upstream.nextHead(new Disconnected('shield-unreachable', 'the shield tier could not be reached'));
+    const head = await headObject(read, 'edge', read.now());
+    expect(head.status).toBe(200);
+    expect(head.headers.get('cache-status')).toBe('tiercache-edge; fwd=stale; ttl=-540; detail=stale-if-error');
+    expect(head.headers.get('age')).toBe('600');
+    const get = sameTier(read);
+    get.upstream.next(new Disconnected('shield-unreachable', 'the shield tier could not be reached'));
+    const resolved = await resolveObject(get, 0);
+    expect(resolved.report).toEqual({ fwd: 'stale', ttl: -540, detail: 'stale-if-error' });
+    await drained(get, resolved);
+  });
+
+  it("RFC 9211 §2.2: the shield's answer naming a disconnection: fwd=stale with the shield's status", async () => {
+    const read = await storedThen(600, { object: textObject('x', { 'cache-control': 'max-age=60' }) });
+    read.upstream.nextHead(new Response(null, { status: 504, headers: { 'cache-status': 'tiercache-shield; fwd=uri-miss; detail=origin-timeout' } }));
+    const head = await headObject(read, 'edge', read.now());
+    expect(head.status).toBe(200);
+    expect(head.headers.get('cache-status')).toBe('tiercache-edge; fwd=stale; fwd-status=504; ttl=-540; detail=stale-if-error');
   });
 
   it('RFC 9111 §4.2.4: must-revalidate forbids a stale stand-in even when disconnected', async () => {

@@ -432,6 +432,36 @@ describe('resolveObject: stale-if-error (RFC 5861 §4) and disconnection (RFC 91
     expect(await drained(read, resolved)).toBe('offline copy');
   });
 
+  // Whatever stale-if-error says (none, the operator's default, the response's own), 600 s is past
+  // it: only being disconnected lets the stale copy stand in, for GET as for HEAD (object-head.ts).
+  for (const [name, cacheControl, ifError] of [['no stale-if-error', 'max-age=60', 0], ['past the default stale-if-error', 'max-age=60', 300], ['past its own stale-if-error', 'max-age=60, stale-if-error=300', 0]] as const) {
+    it(`RFC 9111 §4.2.4: disconnected (the next hop unreachable, ${name}), the stale copy stands in, reported as stale-if-error`, async () => {
+      const read = fakeRead({ object: textObject('offline copy', { 'cache-control': cacheControl }), staleDefaults: { whileRevalidate: 0, ifError } });
+      await drained(read, await resolveObject(read, 0));
+      read.clock.advance(600);
+      read.upstream.next(new Disconnected('shield-unreachable', 'the shield tier could not be reached'));
+      const stale = sameTier(read);
+      const resolved = asWhole(await resolveObject(stale, 0));
+      expect(read.upstream.calls[1]).toEqual(discovery(0, V1));
+      expect(resolved).toMatchObject({ status: 200, age: 600 });
+      // Ours, not the next hop's: there was no answer to report the status of.
+      expect(resolved.report).toEqual({ fwd: 'stale', ttl: -540, detail: 'stale-if-error' });
+      expect(await drained(stale, resolved)).toBe('offline copy');
+      expect(isFilling(stale.key)).toBe(false);
+    });
+  }
+
+  it('RFC 9111 §4.2.4: noStale (the edge revalidating its own copy) reports the disconnection instead: the edge decides with its copy', async () => {
+    const read = fakeRead({ object: textObject('x', { 'cache-control': 'max-age=60' }) });
+    await drained(read, await resolveObject(read, 0));
+    read.clock.advance(600);
+    read.upstream.next(new Disconnected('origin-unreachable', 'no route'));
+    const strict = sameTier(read, { noStale: true });
+    const refused = asWhole(await resolveObject(strict, 0));
+    expect(refused).toMatchObject({ status: 502, report: { fwd: 'stale', stored: false, detail: 'origin-unreachable' } });
+    await drained(strict, refused);
+  });
+
   it('RFC 9111 §4.2.4: must-revalidate forbids a stale answer, on an error and when disconnected: ours, saying why', async () => {
     const read = fakeRead({ object: textObject('x', { 'cache-control': 'max-age=60, must-revalidate, stale-if-error=300' }) });
     await drained(read, await resolveObject(read, 0));
@@ -638,6 +668,40 @@ describe('resolveObject: Vary (RFC 9111 §4.1), when the tier keys by the reques
     const second = await resolveObject(again, 0);
     expect(second.report.hit).toBe(true);
     await drained(again, second);
+  });
+
+  it("RFC 9211 §2.2: a request that finds the object's Vary index but not its own variant is a vary-miss", async () => {
+    const read = fakeRead({ object: varying(), selecting: new Headers({ 'accept-encoding': 'gzip' }) });
+    const objectKey = read.key;
+    const first = await resolveObject(read, 0);
+    // Nothing at all was held for the URL: that one was a uri-miss.
+    expect(first.report).toEqual({ fwd: 'uri-miss', stored: true });
+    await drained(read, first);
+    const other = sameTier(read, { key: objectKey, selecting: new Headers({ 'accept-encoding': 'br' }) });
+    const miss = await resolveObject(other, 0);
+    expect(miss.report).toEqual({ fwd: 'vary-miss', stored: true });
+    await drained(other, miss);
+    // Another such request waiting for the one fetching its variant: a vary-miss too, collapsed.
+    const leading = sameTier(read, { key: objectKey, selecting: new Headers({ 'accept-encoding': 'zstd' }) });
+    const waiting = sameTier(read, { key: objectKey, selecting: new Headers({ 'accept-encoding': 'zstd' }) });
+    read.upstream.hold();
+    const led = resolveObject(leading, 0);
+    const waited = resolveObject(waiting, 0);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    read.upstream.release();
+    const ledResolved = await led;
+    expect(ledResolved.report).toEqual({ fwd: 'vary-miss', stored: true });
+    await drained(leading, ledResolved);
+    const waitedResolved = await waited;
+    expect(waitedResolved.report).toEqual({ fwd: 'vary-miss', collapsed: true, ttl: 3600 });
+    await drained(waiting, waitedResolved);
+    expect(read.upstream.calls).toHaveLength(3);
+    // Values too long to key a variant by (vary.ts): the index was found all the same, and nothing is stored.
+    const unkeyable = sameTier(read, { key: objectKey, selecting: new Headers({ 'accept-encoding': 'x'.repeat(3000) }) });
+    const unstored = await resolveObject(unkeyable, 0);
+    expect(unstored.report).toEqual({ fwd: 'vary-miss', stored: false });
+    expect(await drained(unkeyable, unstored)).toBe('encoded for you');
+    expect(read.cache.keys()).toHaveLength(4);
   });
 
   it('RFC 9111 §4.1: Vary: * is never stored (it can never match)', async () => {
