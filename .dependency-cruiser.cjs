@@ -5,10 +5,10 @@ module.exports = {
   forbidden: [
     {
       name: 'pure-rooms-stay-pure',
-      comment: 'shared/http, target, config, slices, streams and store, and the purge records, are pure rules and formats: they never reach the read path (shared/tier) or the KV store.',
+      comment: 'shared/http, target, config, slices, streams, store and stats, and the purge records, are pure rules and formats: they never reach the read path (shared/tier), the observers (shared/observe) or the KV store.',
       severity: 'error',
-      from: { path: '^shared/((http|target|config|slices|streams|store)/|purge/purge\\.ts$)' },
-      to: { path: '^shared/(tier/|purge/purge-store)' },
+      from: { path: '^shared/((http|target|config|slices|streams|store|stats)/|purge/purge\\.ts$)' },
+      to: { path: '^shared/(tier/|observe/|purge/purge-store)' },
     },
     {
       name: 'shared-knows-no-tier',
@@ -38,10 +38,24 @@ module.exports = {
       to: { path: '^(test|bench)/' },
     },
     {
+      name: 'cli-imports-only-types-and-formats',
+      comment: "cli/ talks to a deployment over HTTP only: of the rest it imports types (the stats.json shape, the purge request) and the stats page's number formats (shared/stats/format.ts), never code that runs a tier.",
+      severity: 'error',
+      from: { path: '^cli/' },
+      to: { path: '^(worker|shield|shared|local|bench|test)/', pathNot: '^shared/stats/format\\.ts$', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'nothing-imports-cli',
+      comment: "cli/ is the operator's commands: the product, the local stack and the bench never import it (only test/cli/ does).",
+      severity: 'error',
+      from: { path: '^(worker|shield|shared|local|bench)/' },
+      to: { path: '^cli/' },
+    },
+    {
       name: 'no-circles',
       comment: 'A circle makes two modules one; say which one depends on the other.',
       severity: 'error',
-      from: { path: '^(worker|shield|shared|local|bench)/' },
+      from: { path: '^(worker|shield|shared|local|bench|cli)/' },
       to: { circular: true },
     },
   ],

@@ -7,6 +7,7 @@ import { CONFIG_NAMES, SECRET_CONFIG_NAMES, parseConfig, type RawConfig } from '
 import type { SeededAsset } from './assets.ts';
 import type { S3Origin } from './origin.ts';
 import type { Stack } from './workers.ts';
+import { noteStack, operatorLines, withOperatorSettings } from './operator.ts';
 
 const DEFAULT_PORT = 8787;
 /** What the embedded origin dictates: its one bucket and account, reached by path. */
@@ -46,6 +47,7 @@ async function main(): Promise<void> {
       notes.push(...useEmbeddedOrigin(config, origin));
     }
     config.SHIELD_TOKEN ??= randomUUID();
+    const tokens = withOperatorSettings(config, process.env);
     parseConfig(config); // a setting that cannot work is reported here, by name, not per request
     // Seeding (64 MiB) and starting workerd take about as long as each other: run them together.
     const [seeding, starting] = await Promise.allSettled([
@@ -56,8 +58,10 @@ async function main(): Promise<void> {
     const stack = track(starting.value, (started) => started.dispose());
     if (seeding.status === 'rejected') throw seeding.reason;
     const seeded: SeededAsset[] = seeding.value;
+    const note = { url: stack.url, ...tokens };
+    track(await noteStack(note), (forget) => forget());
     phase = 'running';
-    console.log(report(config, origin, seeded, stack, notes, performance.now())); // since the process began
+    console.log(report(config, origin, seeded, stack, [...notes, ...operatorLines(note, config.LOG_SAMPLE === '1')], performance.now())); // since the process began
   } catch (error) {
     if (error instanceof Interrupted) return stop(0);
     console.error(`tiercache: cannot start: ${describe(error)}`);
@@ -135,7 +139,7 @@ function report(config: RawConfig, origin: S3Origin | undefined, seeded: SeededA
     `  shield  ${stack.shieldUrl}  refuses requests without the edge's credential (SHIELD_TOKEN)`,
     `  edge    ${stack.url}  <- send requests here (the local front: malformed requests get a 4xx here, as at Cloudflare's edge)`,
     `  config  ${settings}`,
-    ...notes.map((note) => `  note    ${note}`),
+    ...notes.map((note) => (note.startsWith('  ') ? note : `  note    ${note}`)),
     '',
     origin ? 'Try it (twice: the first is a miss filled through the shield, the second an edge hit):' : 'Try it:',
     `  curl -i ${stack.url}/${example}`,

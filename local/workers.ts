@@ -17,6 +17,8 @@ const EDGE_ENTRY = 'worker/index.ts';
 const SHIELD_ENTRY = 'shield/index.ts';
 /** One KV namespace id for both workers: the purge list is shared, as in one account. */
 const PURGES_NAMESPACE = 'tiercache-purges';
+/** The stats store's class, exported by the shield's script (shield/stats-store.ts). */
+const STATS_CLASS = 'StatsStore';
 
 export interface WorkersOptions {
   /** Bindings for both workers; absent values are not bound. */
@@ -94,6 +96,8 @@ function tierWorkers(options: WorkersOptions, bundles: { edge: WorkerBundle; shi
       bindings: frontToken === undefined ? bindings : { ...bindings, LOCAL_FRONT_TOKEN: frontToken },
       serviceBindings: { SHIELD: 'shield', ...clockBinding(options.clock) },
       kvNamespaces: { PURGES: PURGES_NAMESPACE },
+      // The stats store is the shield's Durable Object, bound by script name as when deployed.
+      durableObjects: { STATS: { className: STATS_CLASS, scriptName: 'shield' } },
       // Behind the front, the edge's socket takes any free port: the front has the printed one.
       ...directSocket(frontToken === undefined ? (options.port ?? 0) : 0),
     },
@@ -102,6 +106,7 @@ function tierWorkers(options: WorkersOptions, bundles: { edge: WorkerBundle; shi
       compatibilityFlags: COMPATIBILITY_FLAGS,
       bindings,
       kvNamespaces: { PURGES: PURGES_NAMESPACE },
+      durableObjects: { STATS: STATS_CLASS },
       serviceBindings: clockBinding(options.clock),
       ...directSocket(options.shieldPort ?? 0),
       ...(options.resolve ? { outboundService: resolvingOutbound(options.resolve) } : {}),

@@ -3,6 +3,11 @@
 // isolate and the bindings it uses, by name.
 
 import { type Config, type RawConfig, configFrom, oncePerEnv } from '../shared/config/config.ts';
+import { SHIELD_CACHE_NAME } from '../shared/http/cache-status.ts';
+import { type ObservedTier, rawPath } from '../shared/observe/observed.ts';
+import type { RequestMeter } from '../shared/observe/request-meter.ts';
+import { parseSliceRequestPath } from '../shared/slices/slice-protocol.ts';
+import { HOST_HEADER } from '../shared/target/internal.ts';
 
 /** The shield worker's bindings: the configuration contract (vars and secrets) and the purge list. */
 export type ShieldEnv = RawConfig & {
@@ -10,13 +15,35 @@ export type ShieldEnv = RawConfig & {
   PURGES?: KVNamespace;
   /** The local test stack's movable clock (shared/tier/test-clock.ts); never bound when deployed. */
   TEST_CLOCK?: Fetcher;
+  /** The stats store (stats-store.ts, this script's own Durable Object); absent = nothing counted. */
+  STATS?: DurableObjectNamespace;
+  /** Workers Analytics Engine: one data point per request; absent = none written. */
+  ANALYTICS?: AnalyticsEngineDataset;
 };
 
 export interface ShieldBindings {
   config: Config;
   purges: KVNamespace | undefined;
   testClock: Fetcher | undefined;
+  /** Where this tier's records go (shared/observe/). */
+  observed: ObservedTier;
+}
+
+/** What one request is handed: the bindings, and the meter its record is made from. */
+export interface ShieldRequest extends ShieldBindings {
+  meter: RequestMeter;
 }
 
 /** Once per bindings object (an isolate keeps the same `env`); throws ConfigError naming a bad setting. */
-export const shieldBindings = oncePerEnv((env: ShieldEnv): ShieldBindings => ({ config: configFrom(env), purges: env.PURGES, testClock: env.TEST_CLOCK }));
+export const shieldBindings = oncePerEnv((env: ShieldEnv): ShieldBindings => {
+  const config = configFrom(env);
+  const sinks = { observability: config.observability, store: env.STATS, analytics: env.ANALYTICS };
+  return { config, purges: env.PURGES, testClock: env.TEST_CLOCK, observed: { tier: 'shield', cacheName: SHIELD_CACHE_NAME, sinks, describe } };
+});
+
+/** The edge's client's host, and the object's path (a slice request names it inside its own). */
+function describe(request: Request): { host: string; path: string } {
+  const path = rawPath(request.url);
+  const sliced = parseSliceRequestPath(path.split('?', 1)[0] ?? '');
+  return { host: request.headers.get(HOST_HEADER) ?? '', path: sliced?.objectPath ?? path };
+}

@@ -8,16 +8,22 @@
 import { Hono } from 'hono';
 import { Forbidden, HttpError, MethodNotAllowed, NotFound, errorResponse } from '../shared/http/errors.ts';
 import { parseSliceRequestPath } from '../shared/slices/slice-protocol.ts';
-import { CREDENTIAL_HEADER, PURGE_PATH, credentialMatches, isInternal } from '../shared/target/internal.ts';
+import { CREDENTIAL_HEADER, HEALTH_PATH, PURGE_PATH, credentialMatches, isInternal } from '../shared/target/internal.ts';
+import { VERSION } from '../shared/config/version.ts';
+import { observed } from '../shared/observe/observed.ts';
+import { RequestMeter } from '../shared/observe/request-meter.ts';
 import { normalizePath, requestUrl } from '../shared/target/request-target.ts';
 import { clockOffset } from '../shared/tier/test-clock.ts';
 import { withTierReport } from '../shared/tier/tier-headers.ts';
-import { type ShieldBindings, type ShieldEnv, shieldBindings } from './env.ts';
+import { type ShieldBindings, type ShieldEnv, type ShieldRequest, shieldBindings } from './env.ts';
 import { type RequestFacts, answerObject } from './object-request.ts';
 import { passThrough } from './pass-through.ts';
 import { acceptPurge } from './purge.ts';
 
-const app = new Hono<{ Bindings: ShieldBindings; Variables: RequestFacts }>();
+/** The stats store lives in this script (deployed first); the edge binds it by script name. */
+export { StatsStore } from './stats-store.ts';
+
+const app = new Hono<{ Bindings: ShieldRequest; Variables: RequestFacts }>();
 
 app.onError((error, c) => refusal(error, c.req.method, c.var.started));
 
@@ -36,7 +42,10 @@ app.use('*', async (c, next) => {
 app.use('*', async (c, next) => {
   const path = normalizePath(c.var.url.pathname);
   if (!isInternal(path)) return next();
-  if (path === PURGE_PATH) {
+  if (path === PURGE_PATH || path === HEALTH_PATH) {
+    // Not requests for objects: no record is made of them.
+    c.env.meter.internal = true;
+    if (path === HEALTH_PATH) return c.json({ shield: 'ok', version: VERSION }, 200, { 'cache-control': 'no-store' });
     if (c.req.method !== 'POST') throw new MethodNotAllowed(c.req.method, ['POST']);
     return acceptPurge(c.req.raw, c.env.config);
   }
@@ -44,10 +53,10 @@ app.use('*', async (c, next) => {
   throw new NotFound('no such endpoint');
 });
 
-app.on(['GET', 'HEAD'], '*', (c) => answerObject(c.req.raw, c.env, c.var, (promise) => c.executionCtx.waitUntil(promise)));
+app.on(['GET', 'HEAD'], '*', (c) => answerObject(c.req.raw, c.env, c.var));
 
 app.all('*', async (c) => {
-  const response = await passThrough(c.req.raw, c.env.config, c.var.url, (promise) => c.executionCtx.waitUntil(promise));
+  const response = await passThrough(c.req.raw, c.env, c.var.url);
   return withTierReport(response, 'shield', { fwd: 'method' }, Date.now() - c.var.started);
 });
 
@@ -65,6 +74,8 @@ export default {
     } catch (error) {
       return refusal(error, request.method, Date.now());
     }
-    return app.fetch(request, bindings, ctx);
+    const keepAlive = (promise: Promise<unknown>): void => ctx.waitUntil(promise);
+    const meter = new RequestMeter(Date.now(), keepAlive);
+    return observed(request, app.fetch(request, { ...bindings, meter }, ctx), meter, bindings.observed, keepAlive);
   },
 } satisfies ExportedHandler<ShieldEnv>;

@@ -10,10 +10,11 @@ import { parseSliceRequestPath } from '../shared/slices/slice-protocol.ts';
 import { bucketFor, misdirected } from '../shared/target/host-buckets.ts';
 import { HOST_HEADER, PURGED_AT_HEADER, REVALIDATE_HEADER, SHIELD_ORIGIN } from '../shared/target/internal.ts';
 import { requestTarget } from '../shared/target/request-target.ts';
+import { meteredUpstream } from '../shared/observe/request-meter.ts';
 import { healingUpstream, originHealing } from '../shared/tier/healing-upstream.ts';
 import { headObject } from '../shared/tier/object-head.ts';
 import { type ObjectRead, readPolicy } from '../shared/tier/ports.ts';
-import type { ShieldBindings } from './env.ts';
+import type { ShieldRequest } from './env.ts';
 import { originUpstream } from './origin/ranged.ts';
 import { shieldCache, shieldKey } from './shield-cache.ts';
 import { answerSlices } from './slice-answer.ts';
@@ -29,7 +30,8 @@ export interface RequestFacts {
   url: URL;
 }
 
-export async function answerObject(request: Request, shield: ShieldBindings, facts: RequestFacts, waitUntil: (promise: Promise<unknown>) => void): Promise<Response> {
+export async function answerObject(request: Request, shield: ShieldRequest, facts: RequestFacts): Promise<Response> {
+  const { meter } = shield;
   const config = forHost(shield.config, request.headers.get(HOST_HEADER) ?? '');
   const { url, started } = facts;
   const sliced = parseSliceRequestPath(url.pathname);
@@ -42,8 +44,9 @@ export async function answerObject(request: Request, shield: ShieldBindings, fac
     key: shieldKey(config, target),
     selecting: client,
     ...readPolicy(config, facts.clockOffset),
-    waitUntil,
-    upstream: healingUpstream(originUpstream(config, target, Date.now, client), originHealing(config.originIdleTimeoutMs)),
+    // Everything the read leaves running is kept alive, and the request's record waits for it.
+    waitUntil: (promise) => meter.hold(promise),
+    upstream: healingUpstream(meteredUpstream(originUpstream(config, target, Date.now, client), meter, () => true), originHealing(config.originIdleTimeoutMs)),
     noStale: request.headers.get(REVALIDATE_HEADER) === '1',
     purged: purgedBy(await purgeRecords(shield.purges, Date.now()), `${target.path}${target.query}`, purgedAt(request.headers.get(PURGED_AT_HEADER))),
     // The edge's request: it aborts when the edge gives up (its client went away).

@@ -3,25 +3,28 @@
 // its Location and Content-Location name, as RFC 9111 §4.4 asks (the edge does the same for
 // its own entries). For S3 they are 405.
 
-import type { Config } from '../shared/config/config.ts';
 import { MethodNotAllowed } from '../shared/http/errors.ts';
 import { invalidatedUrls } from '../shared/http/invalidation.ts';
+import { bodyBytes } from '../shared/stats/record.ts';
 import { requestTarget } from '../shared/target/request-target.ts';
 import { remove } from '../shared/tier/tier-cache.ts';
+import type { ShieldRequest } from './env.ts';
 import { passThroughToHttp } from './origin/http.ts';
 import { originUrlFor } from './origin/origin.ts';
 import { originRelative, shieldCache, shieldKey } from './shield-cache.ts';
 
-export async function passThrough(request: Request, config: Config, url: URL, waitUntil: (promise: Promise<unknown>) => void): Promise<Response> {
+export async function passThrough(request: Request, shield: ShieldRequest, url: URL): Promise<Response> {
+  const { config, meter } = shield;
   if (config.originKind !== 'http') throw new MethodNotAllowed(request.method, ['GET', 'HEAD', 'OPTIONS']);
   const target = requestTarget(url, config.originKind);
   const response = await passThroughToHttp(config, target, request);
+  meter.fetched(bodyBytes(request.method, response.status, response.headers.get('content-length')), true);
   // RFC 9111 §4.4: a non-error answer to an unsafe method invalidates the stored URL, and the
   // Location / Content-Location URLs it names on the origin's own host.
   const cache = await shieldCache();
   for (const changed of invalidatedUrls(originUrlFor(config, target), response.status, response.headers, request.method)) {
     const invalidated = requestTarget(changed, config.originKind);
-    waitUntil(remove(cache, shieldKey(config, { ...invalidated, path: originRelative(config, invalidated.path) })).catch(() => false));
+    meter.hold(remove(cache, shieldKey(config, { ...invalidated, path: originRelative(config, invalidated.path) })).catch(() => false));
   }
   return response;
 }

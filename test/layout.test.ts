@@ -33,9 +33,9 @@ function folderEntries(): Map<string, string> {
   return entries;
 }
 
-/** The repository's folders, as git tracks them (run results are one folder per run, named by time). */
+/** The repository's folders, as git tracks them (or will: untracked files not ignored count) (run results are one folder per run, named by time). */
 function trackedFolders(): Set<string> {
-  const files = execFileSync('git', ['ls-files'], { cwd: ROOT, encoding: 'utf8' }).split('\n').filter(Boolean);
+  const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' }).split('\n').filter(Boolean);
   const folders = new Set<string>();
   for (const file of files) {
     for (let folder = dirname(file); folder !== '.'; folder = dirname(folder)) folders.add(`${folder}/`);
@@ -44,7 +44,7 @@ function trackedFolders(): Set<string> {
 }
 
 function trackedFiles(): Set<string> {
-  return new Set(execFileSync('git', ['ls-files'], { cwd: ROOT, encoding: 'utf8' }).split('\n').filter(Boolean));
+  return new Set(execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' }).split('\n').filter(Boolean));
 }
 
 describe('README "Layout"', () => {

@@ -1,5 +1,5 @@
 // The house keeps its rooms small (README "Layout"): no product file over 200 lines and no
-// function over 60, in what is deployed (worker/, shield/, shared/) and in the local stack.
+// function over 60, in what is deployed (worker/, shield/, shared/), the local stack and the CLI.
 // A file or function that grows past them is a concept to name and move to its own place.
 
 import { execFileSync } from 'node:child_process';
@@ -12,7 +12,7 @@ const MAX_FILE_LINES = 200;
 const MAX_FUNCTION_LINES = 60;
 
 function productFiles(): string[] {
-  const listed = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', 'worker', 'shield', 'shared', 'local'], { cwd: ROOT, encoding: 'utf8' });
+  const listed = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', 'worker', 'shield', 'shared', 'local', 'cli'], { cwd: ROOT, encoding: 'utf8' });
   return listed.split('\n').filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'));
 }
 

@@ -3,6 +3,9 @@
 // and the bindings it uses, by name.
 
 import { type Config, type RawConfig, configFrom, oncePerEnv } from '../shared/config/config.ts';
+import { EDGE_CACHE_NAME } from '../shared/http/cache-status.ts';
+import { type ObservedTier, rawPath } from '../shared/observe/observed.ts';
+import type { RequestMeter } from '../shared/observe/request-meter.ts';
 
 /** The edge worker's bindings: the configuration contract, the shield service binding, the purge list. */
 export interface EdgeEnv extends RawConfig {
@@ -13,6 +16,10 @@ export interface EdgeEnv extends RawConfig {
   TEST_CLOCK?: Fetcher;
   /** The local stack's front (local/front.ts) proves itself with this; never bound when deployed. */
   LOCAL_FRONT_TOKEN?: string;
+  /** The stats store (shield/stats-store.ts, bound by script name); absent = nothing counted. */
+  STATS?: DurableObjectNamespace;
+  /** Workers Analytics Engine: one data point per request; absent = none written. */
+  ANALYTICS?: AnalyticsEngineDataset;
 }
 
 export interface EdgeBindings {
@@ -20,7 +27,24 @@ export interface EdgeBindings {
   shield: Fetcher;
   purges: KVNamespace | undefined;
   testClock: Fetcher | undefined;
+  stats: DurableObjectNamespace | undefined;
+  /** Where this tier's records go (shared/observe/). */
+  observed: ObservedTier;
+}
+
+/** What one request is handed: the bindings, and the meter its record is made from. */
+export interface EdgeRequest extends EdgeBindings {
+  meter: RequestMeter;
 }
 
 /** Once per bindings object (an isolate keeps the same `env`); throws ConfigError naming a bad setting. */
-export const edgeBindings = oncePerEnv((env: EdgeEnv): EdgeBindings => ({ config: configFrom(env), shield: env.SHIELD, purges: env.PURGES, testClock: env.TEST_CLOCK }));
+export const edgeBindings = oncePerEnv((env: EdgeEnv): EdgeBindings => {
+  const config = configFrom(env);
+  const sinks = { observability: config.observability, store: env.STATS, analytics: env.ANALYTICS };
+  return { config, shield: env.SHIELD, purges: env.PURGES, testClock: env.TEST_CLOCK, stats: env.STATS, observed: { tier: 'edge', cacheName: EDGE_CACHE_NAME, sinks, describe } };
+});
+
+/** The client's host and path, read off the request as it came (no URL parsed on the hot path). */
+function describe(request: Request): { host: string; path: string } {
+  return { host: request.headers.get('host') ?? '', path: rawPath(request.url) };
+}

@@ -8,19 +8,23 @@
 
 import { Hono } from 'hono';
 import { Forbidden, HttpError, MethodNotAllowed, NotFound, errorResponse } from '../shared/http/errors.ts';
-import { FRONT_HEADER, PURGE_PATH, credentialMatches, isInternal } from '../shared/target/internal.ts';
+import { FRONT_HEADER, HEALTH_PATH, PURGE_PATH, STATS_JSON_PATH, STATS_PATH, credentialMatches, isInternal } from '../shared/target/internal.ts';
+import { observed } from '../shared/observe/observed.ts';
+import { RequestMeter } from '../shared/observe/request-meter.ts';
 import { normalizePath, requestUrl } from '../shared/target/request-target.ts';
 import { clockOffset } from '../shared/tier/test-clock.ts';
 import { withTierReport } from '../shared/tier/tier-headers.ts';
 import { forwardedPath } from './edge-address.ts';
-import { type EdgeBindings, type EdgeEnv, edgeBindings } from './env.ts';
+import { type EdgeBindings, type EdgeEnv, type EdgeRequest, edgeBindings } from './env.ts';
+import { answerHealth } from './health.ts';
 import { answerFromMemory } from './memory-hit.ts';
 import { type RequestFacts, answerObject } from './object-request.ts';
 import { CACHED_METHODS, passThrough } from './pass-through.ts';
 import { purge } from './purge.ts';
 import { withSiteResponses } from './site-responses.ts';
+import { answerStats } from './stats-page.ts';
 
-const app = new Hono<{ Bindings: EdgeBindings; Variables: RequestFacts }>();
+const app = new Hono<{ Bindings: EdgeRequest; Variables: RequestFacts }>();
 
 app.use('*', async (c, next) => {
   c.set('started', Date.now());
@@ -35,21 +39,26 @@ app.use('*', async (c, next) => {
 app.use('*', async (c, next) => {
   const path = normalizePath(c.var.url.pathname);
   if (!isInternal(path, forwardedPath(c.var.url, c.env.config))) return next();
+  // The tiers' own endpoints are not requests for objects: no record is made of them.
+  c.env.meter.internal = true;
   if (path === PURGE_PATH) {
     if (c.req.method === 'POST') return purge(c.req.raw, c.env);
     throw new MethodNotAllowed(c.req.method, ['POST']);
   }
-  throw new NotFound('no such endpoint');
+  const read = internalRead(path);
+  if (read === undefined) throw new NotFound('no such endpoint');
+  if (c.req.method !== 'GET' && c.req.method !== 'HEAD') throw new MethodNotAllowed(c.req.method, ['GET', 'HEAD']);
+  return read === 'health' ? answerHealth(c.env, c.req.method) : answerStats(c.req.raw, c.env, read);
 });
 
 app.onError((error, c) => refusal(error, c.req.method, c.var.started));
 
-app.on(['GET', 'HEAD'], '*', (c) => answerObject(c.req.raw, c.env, c.var, (promise) => c.executionCtx.waitUntil(promise)));
+app.on(['GET', 'HEAD'], '*', (c) => answerObject(c.req.raw, c.env, c.var));
 
 app.options('*', (c) => withTierReport(new Response(null, { status: 204, headers: { allow: CACHED_METHODS.join(', ') } }), 'edge', {}, Date.now() - c.var.started));
 
 app.all('*', async (c) => {
-  const response = await passThrough(c.req.raw, c.env, c.var.url, (promise) => c.executionCtx.waitUntil(promise));
+  const response = await passThrough(c.req.raw, c.env, c.var.url);
   return withTierReport(response, 'edge', { fwd: 'method' }, Date.now() - c.var.started);
 });
 
@@ -59,12 +68,24 @@ function refusal(error: unknown, method: string, started: number): Response {
   return withTierReport(errorResponse(error, method), 'edge', { detail: (error instanceof HttpError ? error.detail : undefined) ?? 'refused' }, Date.now() - started);
 }
 
+/** The endpoints read with GET or HEAD. */
+function internalRead(path: string): 'html' | 'json' | 'health' | undefined {
+  if (path === STATS_PATH) return 'html';
+  if (path === STATS_JSON_PATH) return 'json';
+  return path === HEALTH_PATH ? 'health' : undefined;
+}
+
 /** The hot path first; everything it does not answer goes through the app. */
-function edgeFetch(request: Request, edge: EdgeBindings, ctx: ExecutionContext): Response | Promise<Response> {
+function edgeFetch(request: Request, edge: EdgeRequest, ctx: ExecutionContext): Response | Promise<Response> {
   const hot = answerFromMemory(request, edge);
-  if (hot instanceof Response) return hot;
+  if (hot instanceof Response) return memoryHit(hot, edge);
   if (hot === undefined) return app.fetch(request, edge, ctx);
-  return hot.then((answer) => answer ?? app.fetch(request, edge, ctx));
+  return hot.then((answer) => (answer === undefined ? app.fetch(request, edge, ctx) : memoryHit(answer, edge)));
+}
+
+function memoryHit(response: Response, edge: EdgeRequest): Response {
+  edge.meter.knownHit = true;
+  return response;
 }
 
 /** Every GET, HEAD and OPTIONS answer passes last through the static-site conveniences (404 page, CORS). */
@@ -82,6 +103,8 @@ export default {
     } catch (error) {
       return refusal(error, request.method, Date.now());
     }
-    return edge(request, bindings, ctx);
+    const keepAlive = (promise: Promise<unknown>): void => ctx.waitUntil(promise);
+    const meter = new RequestMeter(Date.now(), keepAlive);
+    return observed(request, edge(request, { ...bindings, meter }, ctx), meter, bindings.observed, keepAlive);
   },
 } satisfies ExportedHandler<EdgeEnv>;

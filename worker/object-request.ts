@@ -6,12 +6,13 @@ import { hasDirective, parseCacheControl } from '../shared/http/cache-control.ts
 import { evaluatePreconditions, notModifiedHeaders } from '../shared/http/conditional.ts';
 import { purgeWatch } from '../shared/purge/purge.ts';
 import { purgeRecords } from '../shared/purge/purge-store.ts';
+import { meteredUpstream, shieldFetchedFromOrigin } from '../shared/observe/request-meter.ts';
 import { healingUpstream, shieldHealing } from '../shared/tier/healing-upstream.ts';
 import { headObject } from '../shared/tier/object-head.ts';
 import { type ObjectRead, readPolicy } from '../shared/tier/ports.ts';
 import { edgeAddress } from './edge-address.ts';
 import { edgeCache } from './edge-cache.ts';
-import type { EdgeBindings } from './env.ts';
+import type { EdgeRequest } from './env.ts';
 import { serveObject } from './serve-object.ts';
 import { forwardedFor, shieldUpstream } from './shield-client.ts';
 
@@ -23,8 +24,8 @@ export interface RequestFacts {
   url: URL;
 }
 
-export async function answerObject(request: Request, edge: EdgeBindings, facts: RequestFacts, waitUntil: (promise: Promise<unknown>) => void): Promise<Response> {
-  const { config } = edge;
+export async function answerObject(request: Request, edge: EdgeRequest, facts: RequestFacts): Promise<Response> {
+  const { config, meter } = edge;
   const { url, started } = facts;
   const { target, key, purgePath } = edgeAddress(url, config);
   const purges = purgeWatch(await purgeRecords(edge.purges, Date.now()), purgePath);
@@ -35,8 +36,9 @@ export async function answerObject(request: Request, edge: EdgeBindings, facts: 
     key,
     selecting: client,
     ...readPolicy(config, facts.clockOffset),
-    waitUntil,
-    upstream: healingUpstream(shieldUpstream(edge.shield, config, target, url.hostname, purges.watermark, client), shieldHealing(config.originIdleTimeoutMs)),
+    // Everything the read leaves running is kept alive, and the request's record waits for it.
+    waitUntil: (promise) => meter.hold(promise),
+    upstream: healingUpstream(meteredUpstream(shieldUpstream(edge.shield, config, target, url.hostname, purges.watermark, client), meter, shieldFetchedFromOrigin), shieldHealing(config.originIdleTimeoutMs)),
     purged: purges.purged,
     signal: request.signal,
     onlyIfCached: hasDirective(parseCacheControl(request.headers.get('cache-control')), 'only-if-cached'),

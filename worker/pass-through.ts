@@ -5,17 +5,18 @@
 
 import { MethodNotAllowed } from '../shared/http/errors.ts';
 import { invalidatedUrls } from '../shared/http/invalidation.ts';
+import { bodyBytes } from '../shared/stats/record.ts';
 import { requestTarget } from '../shared/target/request-target.ts';
 import { remove } from '../shared/tier/tier-cache.ts';
 import { invalidatedKey } from './edge-address.ts';
 import { edgeCache } from './edge-cache.ts';
-import type { EdgeBindings } from './env.ts';
+import type { EdgeRequest } from './env.ts';
 import { askShield, forwardedFor } from './shield-client.ts';
 
 /** The methods the edge answers itself, whatever the origin. */
 export const CACHED_METHODS = ['GET', 'HEAD', 'OPTIONS'];
 
-export async function passThrough(request: Request, edge: EdgeBindings, url: URL, waitUntil: (promise: Promise<unknown>) => void): Promise<Response> {
+export async function passThrough(request: Request, edge: EdgeRequest, url: URL): Promise<Response> {
   const { config } = edge;
   if (config.originKind !== 'http') throw new MethodNotAllowed(request.method, CACHED_METHODS);
   const target = requestTarget(url, config.originKind);
@@ -26,11 +27,12 @@ export async function passThrough(request: Request, edge: EdgeBindings, url: URL
     headers: forwardedFor(request, url, []),
     body: request.body,
   });
+  edge.meter.fetched(bodyBytes(request.method, response.status, response.headers.get('content-length')), true);
   // RFC 9111 §4.4: the target and the same-host Location / Content-Location it names.
   const cache = await edgeCache(config);
   for (const invalidated of invalidatedUrls(new URL(request.url), response.status, response.headers, request.method)) {
     const key = invalidatedKey(invalidated, config);
-    if (key !== undefined) waitUntil(remove(cache, key).catch(() => false));
+    if (key !== undefined) edge.meter.hold(remove(cache, key).catch(() => false));
   }
   return response;
 }

@@ -7,10 +7,10 @@ import { type AllowedOrigins, addCorsHeaders, corsEnabled, preflightHeaders } fr
 import { encodeKeyForPath } from '../shared/target/object-key.ts';
 import type { SiteConfig } from '../shared/config/site-config.ts';
 import { withTierReport } from '../shared/tier/tier-headers.ts';
-import type { EdgeBindings } from './env.ts';
+import type { EdgeRequest } from './env.ts';
 import { responseAsIs } from '../shared/streams/response-as-is.ts';
 
-export type EdgeFetch = (request: Request, edge: EdgeBindings, ctx: ExecutionContext) => Response | Promise<Response>;
+export type EdgeFetch = (request: Request, edge: EdgeRequest, ctx: ExecutionContext) => Response | Promise<Response>;
 
 /** What the 404 page brings along: its representation. Everything else stays the 404's own. */
 const PAGE_HEADERS = ['content-type', 'content-length', 'content-encoding', 'content-language'];
@@ -24,7 +24,7 @@ export function withSiteResponses(app: EdgeFetch): EdgeFetch {
   };
 }
 
-async function siteResponse(request: Request, edge: EdgeBindings, ctx: ExecutionContext, site: SiteConfig, app: EdgeFetch): Promise<Response> {
+async function siteResponse(request: Request, edge: EdgeRequest, ctx: ExecutionContext, site: SiteConfig, app: EdgeFetch): Promise<Response> {
   const started = Date.now();
   if (request.method === 'OPTIONS') {
     const preflight = preflightHeaders(request.headers, site.corsAllowOrigins);

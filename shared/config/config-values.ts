@@ -3,7 +3,6 @@
 
 import { ConfigError } from '../http/errors.ts';
 
-
 /** Settings by name, as strings (or absent). */
 export type Raw<N extends string> = Partial<Record<N, string>>;
 
@@ -41,6 +40,15 @@ export function integer<N extends string>(raw: Raw<N>, name: N, fallback: number
   if (!Number.isSafeInteger(parsed) || parsed < min) {
     throw new ConfigError(`${name} must be an integer >= ${min}, got ${JSON.stringify(value)}`);
   }
+  return parsed;
+}
+
+/** A decimal number within [min, max]: `0.01`, `7`, `12.5`. */
+export function decimal<N extends string>(raw: Raw<N>, name: N, fallback: number, min: number, max: number): number {
+  const value = nonEmpty(raw[name]);
+  if (value === undefined) return fallback;
+  const parsed = /^\d{1,12}(\.\d{1,12})?$/.test(value) ? Number(value) : Number.NaN;
+  if (!(parsed >= min && parsed <= max)) throw new ConfigError(`${name} must be a number from ${min} to ${max}, got ${JSON.stringify(value)}`);
   return parsed;
 }
 

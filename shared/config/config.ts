@@ -6,9 +6,10 @@ import { type HostBuckets, parseHostBuckets } from '../target/host-buckets.ts';
 import { SITE_CONFIG_NAMES, type SiteConfig, parseSiteConfig } from './site-config.ts';
 import { ConfigError } from '../http/errors.ts';
 import { type MemoryConfig, type SlicingConfig, parseMemory, parseSlicing } from './limits.ts';
+import { OBSERVABILITY_CONFIG_NAMES, type ObservabilityConfig, parseObservability } from './observability.ts';
 import { splitList } from '../http/header-list.ts';
 
-export type { MemoryConfig, SlicingConfig };
+export type { MemoryConfig, ObservabilityConfig, SlicingConfig };
 
 export type OriginKind = 's3' | 'http';
 export type S3Addressing = 'path' | 'virtual';
@@ -52,6 +53,8 @@ export interface Config {
   memory: MemoryConfig;
   /** Static-site conveniences: index and 404 documents, Content-Type, CORS (site-config.ts). */
   site: SiteConfig;
+  /** Stats, logs and the egress price (observability.ts). */
+  observability: ObservabilityConfig;
 }
 
 /** Every setting as it arrives: strings (or absent), from `env` or `process.env`. */
@@ -83,11 +86,12 @@ export const CONFIG_NAMES = [
   'MEMORY_CACHE_SIZE',
   'MEMORY_OBJECT_MAX',
   ...SITE_CONFIG_NAMES,
+  ...OBSERVABILITY_CONFIG_NAMES,
 ] as const;
 export type ConfigName = (typeof CONFIG_NAMES)[number];
 
 /** Settings that are secrets (`wrangler secret put`): never logged, echoed or printed. */
-export const SECRET_CONFIG_NAMES: ReadonlySet<ConfigName> = new Set<ConfigName>(['S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'SHIELD_TOKEN', 'PURGE_TOKEN']);
+export const SECRET_CONFIG_NAMES: ReadonlySet<ConfigName> = new Set<ConfigName>(['S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'SHIELD_TOKEN', 'PURGE_TOKEN', 'STATS_TOKEN']);
 
 export const STORJ_GATEWAY = 'https://gateway.storjshare.io';
 const DEFAULT_S3_TTL = 3600;
@@ -127,6 +131,7 @@ export function parseConfig(raw: RawConfig): Config {
     slicing: parseSlicing(raw),
     memory: parseMemory(raw),
     site: parseSiteConfig(raw, (message) => new ConfigError(message)),
+    observability: parseObservability(raw),
   };
 }
 

@@ -64,6 +64,28 @@ export function memberDetail(existing: string | null, cache: string): string | u
   return match[2] !== undefined ? match[2].replace(/\\(.)/g, '$1') : match[1];
 }
 
+/** The parameters of `cache`'s member (RFC 9211 §2), as cacheStatusMember wrote them; undefined when it has none. */
+export function memberParams(existing: string | null, cache: string): CacheStatusParams | undefined {
+  if (!existing) return undefined;
+  const member = splitList(existing).find((candidate) => memberName(candidate) === cache);
+  if (member === undefined) return undefined;
+  const params: CacheStatusParams = {};
+  // Each parameter as `; key` or `; key=value` (the detail may be an sf-string with ';' inside).
+  for (const [, key, value] of member.matchAll(/;\s*([a-z][a-z0-9_.*-]*)(?:=("(?:[^"\\]|\\.)*"|[^;\s]*))?/g)) {
+    if (key === 'hit') params.hit = true;
+    else if (key === 'stored') params.stored = true;
+    else if (key === 'collapsed') params.collapsed = true;
+    else if (key === 'fwd' && value !== undefined && FORWARD_REASONS.has(value)) params.fwd = value as ForwardReason;
+    else if (key === 'fwd-status' && value !== undefined && /^\d{3}$/.test(value)) params.fwdStatus = Number(value);
+    else if (key === 'ttl' && value !== undefined && /^-?\d+$/.test(value)) params.ttl = Number(value);
+  }
+  const detail = memberDetail(existing, cache);
+  if (detail !== undefined) params.detail = detail;
+  return params;
+}
+
+const FORWARD_REASONS: ReadonlySet<string> = new Set<ForwardReason>(['bypass', 'method', 'uri-miss', 'vary-miss', 'miss', 'request', 'stale', 'partial']);
+
 function memberName(member: string): string {
   return member.split(';', 1)[0]?.trim() ?? '';
 }

@@ -25,6 +25,11 @@ export function takeOriginAt(headers: Headers, fallback: number): number {
 export const INTERNAL_PREFIX = '/__tiercache/';
 /** Purge (README "Purge"): public at the edge (POST, bearer token), and the edge's call to the shield. */
 export const PURGE_PATH = '/__tiercache/purge';
+/** The stats page (README "Operating tiercache"): HTML, and the same as JSON; with STATS_TOKEN. */
+export const STATS_PATH = '/__tiercache/stats';
+export const STATS_JSON_PATH = '/__tiercache/stats.json';
+/** Health: the edge's answer (no token) and its question to the shield. */
+export const HEALTH_PATH = '/__tiercache/health';
 /** On a request the local stack's front forwarded (local/front.ts): its proof; the edge checks it when LOCAL_FRONT_TOKEN is bound. */
 export const FRONT_HEADER = 'x-tiercache-front';
 

@@ -8,6 +8,9 @@
 // and test/tsconfig.json checks test files against Node's. esbuild bundles it as any entry.
 import shield from '../../shield/index.ts';
 
+// The shield's script defines the stats store; a stand-in for it must too.
+export { StatsStore } from '../../shield/index.ts';
+
 const CUT_PATH = '/__test/cut-shield';
 const RESTORE_PATH = '/__test/restore-shield';
 

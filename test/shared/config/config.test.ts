@@ -78,6 +78,10 @@ describe('parseConfig with every setting given', () => {
       CONTENT_TYPE_FROM_EXTENSION: 'off',
       CORS_ALLOW_ORIGINS: ' https://app.example ',
       PURGE_TOKEN: ' purge-secret ',
+      STATS_TOKEN: ' stats-secret ',
+      STATS_FLUSH_MS: '0',
+      LOG_SAMPLE: ' 0.25 ',
+      EGRESS_PRICE_PER_TB: '4.5',
     });
     expect(config).toEqual({
       originKind: 's3',
@@ -95,6 +99,7 @@ describe('parseConfig with every setting given', () => {
       slicing: { sliceSize: 16 * 1024 * 1024, threshold: 32 * 1024 * 1024, readahead: 3, subrequests: 50, wholeCopyMax: 128 * 1024 * 1024 },
       memory: { budget: 16 * 1024 * 1024, maxObject: 256 * 1024 },
       site: { indexDocument: 'index.html', notFoundDocument: '404.html', contentTypeFromExtension: false, corsAllowOrigins: ['https://app.example'] },
+      observability: { statsToken: 'stats-secret', flushMs: 0, logSample: 0.25, egressPricePerTB: 4.5 },
     });
   });
 });
@@ -266,7 +271,26 @@ describe('configFrom', () => {
 });
 
 describe('secret settings', () => {
-  it('counts the credentials and both tokens as secrets, never to be printed', () => {
-    expect([...SECRET_CONFIG_NAMES].sort()).toEqual(['PURGE_TOKEN', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'SHIELD_TOKEN']);
+  it('counts the credentials and the three tokens as secrets, never to be printed', () => {
+    expect([...SECRET_CONFIG_NAMES].sort()).toEqual(['PURGE_TOKEN', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'SHIELD_TOKEN', 'STATS_TOKEN']);
+  });
+});
+
+describe('observability settings', () => {
+  const base = { ORIGIN_KIND: 'http', ORIGIN_URL: 'http://127.0.0.1:8080' } as const;
+
+  it('defaults: stats off, a flush every 5 s, 1 % of requests logged, Storj\'s $7/TB', () => {
+    expect(parseConfig(base).observability).toEqual({ statsToken: undefined, flushMs: 5000, logSample: 0.01, egressPricePerTB: 7 });
+  });
+
+  it('refuses a LOG_SAMPLE outside [0, 1] and a price that is no number, naming the setting', () => {
+    for (const LOG_SAMPLE of ['1.5', '-0.1', 'half', '1e-2']) expect(() => parseConfig({ ...base, LOG_SAMPLE })).toThrow(/LOG_SAMPLE/);
+    for (const EGRESS_PRICE_PER_TB of ['$7', '7 USD', '-1']) expect(() => parseConfig({ ...base, EGRESS_PRICE_PER_TB })).toThrow(/EGRESS_PRICE_PER_TB/);
+    expect(() => parseConfig({ ...base, STATS_FLUSH_MS: '-5' })).toThrow(/STATS_FLUSH_MS/);
+  });
+
+  it('reads LOG_SAMPLE 0 and 1 as they are', () => {
+    expect(parseConfig({ ...base, LOG_SAMPLE: '0' }).observability.logSample).toBe(0);
+    expect(parseConfig({ ...base, LOG_SAMPLE: '1' }).observability.logSample).toBe(1);
   });
 });

@@ -1,0 +1,29 @@
+// `npm run stats`, as a function of its arguments and context (cli-context.ts), answering the
+// exit code: find the deployment, ask it for stats.json, print it as tables (or as JSON).
+
+import { statsRequest } from './api-request.ts';
+import { STATS_API } from './api.ts';
+import { callApi } from './call-api.ts';
+import type { CliContext } from './cli-context.ts';
+import { failureExit } from './cli-failure.ts';
+import { findDeployment } from './deployment.ts';
+import { STATS_USAGE, parseStatsArgs } from './stats-args.ts';
+import { parseStatsAnswer } from './stats-answer.ts';
+import { renderStats } from './stats-tables.ts';
+
+export async function runStats(argv: readonly string[], context: CliContext): Promise<number> {
+  try {
+    const args = parseStatsArgs(argv);
+    if (args.help) {
+      context.out(STATS_USAGE);
+      return 0;
+    }
+    const deployment = await findDeployment(STATS_API, args.url, context);
+    const request = statsRequest(deployment);
+    const stats = parseStatsAnswer(await callApi(request, context), request.url.href);
+    context.out(args.json ? JSON.stringify(stats, null, 2) : renderStats(stats, deployment.base.origin));
+    return 0;
+  } catch (error) {
+    return failureExit(error, context.err);
+  }
+}

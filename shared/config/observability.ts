@@ -1,0 +1,35 @@
+// The settings of what a deployment tells about itself (README "Operating tiercache"): the
+// stats page's token, how often each isolate flushes its counts, how many requests are logged,
+// and the egress price the savings are counted at.
+
+import { type Raw, decimal, integer, nonEmpty } from './config-values.ts';
+
+export const OBSERVABILITY_CONFIG_NAMES = ['STATS_TOKEN', 'STATS_FLUSH_MS', 'LOG_SAMPLE', 'EGRESS_PRICE_PER_TB'] as const;
+type ObservabilityName = (typeof OBSERVABILITY_CONFIG_NAMES)[number];
+
+export interface ObservabilityConfig {
+  /** Bearer (or Basic password) for GET /__tiercache/stats and stats.json; undefined = the page is disabled (403). */
+  statsToken: string | undefined;
+  /** STATS_FLUSH_MS: how long an isolate batches its records before writing them; 0 = after every request. */
+  flushMs: number;
+  /** LOG_SAMPLE: the share of requests logged as a JSON line (errors always are). */
+  logSample: number;
+  /** EGRESS_PRICE_PER_TB: USD per 10^12 bytes of origin egress (Storj: 7). */
+  egressPricePerTB: number;
+}
+
+/** A few seconds: one write per isolate every five seconds at most, whatever its traffic. */
+const DEFAULT_FLUSH_MS = 5_000;
+/** One request in a hundred: a busy site's tail stays readable, and Workers Logs stay cheap. */
+const DEFAULT_LOG_SAMPLE = 0.01;
+/** Storj's published egress price (USD per TB). */
+const DEFAULT_EGRESS_PRICE = 7;
+
+export function parseObservability(raw: Raw<ObservabilityName>): ObservabilityConfig {
+  return {
+    statsToken: nonEmpty(raw.STATS_TOKEN),
+    flushMs: integer(raw, 'STATS_FLUSH_MS', DEFAULT_FLUSH_MS, 0),
+    logSample: decimal(raw, 'LOG_SAMPLE', DEFAULT_LOG_SAMPLE, 0, 1),
+    egressPricePerTB: decimal(raw, 'EGRESS_PRICE_PER_TB', DEFAULT_EGRESS_PRICE, 0, 1_000_000),
+  };
+}

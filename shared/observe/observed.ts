@@ -1,0 +1,46 @@
+// Where a tier's record of a request is made (README "Operating tiercache"): around its whole
+// handler, once the response is ready, counted once the work the request left running has
+// settled (so its bytes from the next hop and its duration are complete). The response is
+// never held for it; with every sink off, nothing is made at all.
+
+import { type StatsTier, tierRecord } from '../stats/record.ts';
+import type { RequestMeter } from './request-meter.ts';
+import { type StatsSinks, tellRecord } from './tier-stats.ts';
+
+export interface ObservedTier {
+  tier: StatsTier;
+  /** Its Cache-Status member name. */
+  cacheName: string;
+  sinks: StatsSinks;
+  /** The client's host and the object's path, as this tier sees them. */
+  describe(request: Request): { host: string; path: string };
+}
+
+export function observed(request: Request, answer: Response | Promise<Response>, meter: RequestMeter, tier: ObservedTier, keepAlive: (promise: Promise<unknown>) => void): Response | Promise<Response> {
+  const { sinks } = tier;
+  const silent = sinks.store === undefined && sinks.analytics === undefined && sinks.observability.logSample === 0;
+  const finish = (response: Response): Response => {
+    // Errors are logged even with every sink off.
+    if (meter.internal || (silent && response.status < 500)) return response;
+    const at = meter.started;
+    const ttfbMs = Date.now() - at;
+    const { host, path } = tier.describe(request);
+    const count = (): void => {
+      const record = tierRecord({
+        tier: tier.tier, cacheName: tier.cacheName, method: request.method, host, path, status: response.status, headers: response.headers,
+        knownHit: meter.knownHit, bytesFromNextHop: meter.bytesFromNextHop, bytesFromOrigin: meter.bytesFromOrigin, at, ttfbMs, durationMs: Date.now() - at,
+      });
+      tellRecord(record, sinks, keepAlive);
+    };
+    if (meter.idle) count();
+    else keepAlive(meter.settled().then(count));
+    return response;
+  };
+  return answer instanceof Response ? finish(answer) : answer.then(finish);
+}
+
+/** The path of a request's raw URL (`scheme://authority/path?query`), without parsing it. */
+export function rawPath(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2);
+  return start < 0 ? '/' : url.slice(start);
+}

@@ -1,0 +1,85 @@
+// What one request cost a tier, measured as it goes: the bytes the next hop answered (their
+// declared lengths: every body is checked against them as it is read), the part of them that
+// came from the origin, and the work the request left running (fills, stores, read-ahead, a
+// background refresh), which the tier's record waits for before it is counted.
+
+import { type CacheStatusParams, SHIELD_CACHE_NAME, memberParams } from '../http/cache-status.ts';
+import { spanBytes } from '../slices/slice-plan.ts';
+import type { Upstream, UpstreamAnswer } from '../tier/ports.ts';
+
+export class RequestMeter {
+  readonly started: number;
+  bytesFromNextHop = 0;
+  bytesFromOrigin = 0;
+  /** Set by a path that knows its outcome without a Cache-Status to read (the memory layer's hits). */
+  knownHit = false;
+  /** The tier's own endpoints (stats, health, purge) are not counted as requests for objects. */
+  internal = false;
+  private readonly pending: Promise<unknown>[] = [];
+  private readonly keepAlive: (promise: Promise<unknown>) => void;
+
+  /** `keepAlive`: the platform's waitUntil, which every held promise is also handed to. */
+  constructor(started: number, keepAlive: (promise: Promise<unknown>) => void) {
+    this.started = started;
+    this.keepAlive = keepAlive;
+  }
+
+  /** Work the request leaves running: kept alive, and waited for before the record is counted. */
+  hold(promise: Promise<unknown>): void {
+    this.pending.push(promise);
+    this.keepAlive(promise);
+  }
+
+  /** Body bytes from the next hop; `fromOrigin` when the next hop had to fetch them itself. */
+  fetched(bytes: number, fromOrigin: boolean): void {
+    this.bytesFromNextHop += bytes;
+    if (fromOrigin) this.bytesFromOrigin += bytes;
+  }
+
+  /** Nothing was left running. */
+  get idle(): boolean {
+    return this.pending.length === 0;
+  }
+
+  /** Resolves once every held promise (and those they held meanwhile) has settled. */
+  async settled(): Promise<void> {
+    let seen = 0;
+    while (seen < this.pending.length) {
+      const batch = this.pending.slice(seen);
+      seen = this.pending.length;
+      await Promise.allSettled(batch);
+    }
+  }
+}
+
+/**
+ * `upstream`, each answer's body bytes counted on `meter`. `originAnswer` tells whether an answer
+ * came from the origin: at the shield every answer does; at the edge, a shield answer whose
+ * Cache-Status member is not a hit (RFC 9211 §2.1) was fetched from the origin.
+ */
+export function meteredUpstream(upstream: Upstream, meter: RequestMeter, originAnswer: (response: Response) => boolean): Upstream {
+  return {
+    async slices(span, pinned, ask) {
+      const answer = await upstream.slices(span, pinned, ask);
+      meter.fetched(answerBytes(answer, ask?.from ?? 0), originAnswer(answer.response));
+      return answer;
+    },
+    head: (signal) => upstream.head(signal),
+  };
+}
+
+/** At the edge: whether the shield went to the origin for this answer (its member says no hit). */
+export function shieldFetchedFromOrigin(response: Response): boolean {
+  const params: CacheStatusParams | undefined = memberParams(response.headers.get('cache-status'), SHIELD_CACHE_NAME);
+  return params === undefined || !params.hit;
+}
+
+function answerBytes(answer: UpstreamAnswer, from: number): number {
+  if (answer.kind === 'span') {
+    const bytes = spanBytes(answer.span, answer.meta.sliceSize, answer.meta.size);
+    return Math.max(0, bytes.end - bytes.start + 1 - from);
+  }
+  if (answer.kind !== 'whole' || answer.response.body === null) return 0;
+  const length = Number(answer.response.headers.get('content-length') ?? '');
+  return Number.isSafeInteger(length) && length > 0 ? length : 0;
+}

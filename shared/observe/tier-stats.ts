@@ -1,0 +1,107 @@
+// A tier's records (shared/stats/record.ts), told: logged as one JSON line (sampled, errors
+// always), written to Workers Analytics Engine when bound, and counted into this isolate's
+// batch, which is flushed to the stats store (shield/stats-store.ts) at most every
+// STATS_FLUSH_MS, in waitUntil: a request never waits for any of it.
+
+import type { ObservabilityConfig } from '../config/observability.ts';
+import { StatsBatch, type StatsBatchJson } from '../stats/stats-batch.ts';
+import type { TierRecord } from '../stats/record.ts';
+
+/** The part of the STATS Durable Object namespace used here (one object holds every tier's counts). */
+export interface StatsStoreNamespace {
+  idFromName(name: string): unknown;
+  get(id: never): { fetch(url: string, init?: RequestInit): Promise<Response> };
+}
+
+/** The part of a Workers Analytics Engine dataset used here. */
+export interface AnalyticsSink {
+  writeDataPoint(point: AnalyticsPoint): void;
+}
+
+export interface AnalyticsPoint {
+  indexes: string[];
+  blobs: string[];
+  doubles: number[];
+}
+
+/** Where a tier's records go; each part absent = not told there. */
+export interface StatsSinks {
+  observability: ObservabilityConfig;
+  store: StatsStoreNamespace | undefined;
+  analytics: AnalyticsSink | undefined;
+}
+
+/** The one object every tier flushes to, and the edge reads back. */
+export const STATS_OBJECT_NAME = 'tiercache-stats';
+const STORE_ORIGIN = 'https://stats.tiercache.internal';
+
+/** This isolate's records not yet flushed (module state: one batch per isolate). */
+const batch = new StatsBatch();
+let lastFlush = 0;
+let flushing: Promise<void> | undefined;
+
+export function tellRecord(record: TierRecord, sinks: StatsSinks, keepAlive: (promise: Promise<unknown>) => void): void {
+  const { observability } = sinks;
+  if (record.outcome === 'error' || (observability.logSample > 0 && Math.random() < observability.logSample)) {
+    console.log(JSON.stringify({ tiercache: record.tier, ...record }));
+  }
+  sinks.analytics?.writeDataPoint(dataPoint(record));
+  if (sinks.store === undefined) return;
+  batch.add(record);
+  if (flushing === undefined && record.at - lastFlush >= observability.flushMs) keepAlive(flushStats(sinks.store, observability.flushMs));
+}
+
+/**
+ * Writes this isolate's batch to the store; one flush at a time per isolate, going on while
+ * records keep arriving and the interval has passed again (with 0, until none is left). The
+ * stats page flushes its own isolate (interval 0) before it reads.
+ */
+export function flushStats(store: StatsStoreNamespace, flushMs: number): Promise<void> {
+  flushing ??= drain(store, flushMs).finally(() => {
+    flushing = undefined;
+  });
+  return flushing;
+}
+
+async function drain(store: StatsStoreNamespace, flushMs: number): Promise<void> {
+  while (batch.size > 0) {
+    lastFlush = Date.now();
+    await send(store, batch.take());
+    if (Date.now() - lastFlush < flushMs) return;
+  }
+}
+
+/** The store's buckets of the last `minutes` minutes (StatsStore answers them as JSON). */
+export async function readStats(store: StatsStoreNamespace, minutes: number): Promise<unknown> {
+  const answer = await storeStub(store).fetch(`${STORE_ORIGIN}/buckets?minutes=${minutes}`);
+  if (!answer.ok) throw new Error(`the stats store answered ${answer.status}`);
+  return answer.json();
+}
+
+async function send(store: StatsStoreNamespace, taken: StatsBatchJson): Promise<void> {
+  try {
+    const answer = await storeStub(store).fetch(`${STORE_ORIGIN}/batch`, { method: 'POST', body: JSON.stringify(taken) });
+    await answer.body?.cancel();
+    if (!answer.ok) console.error(`tiercache stats: the store answered ${answer.status}; ${taken.rows.length} rows lost`);
+  } catch (error) {
+    // Counts are not worth a failed request: say so and go on.
+    console.error(`tiercache stats: cannot reach the store (${error instanceof Error ? error.message : String(error)}); ${taken.rows.length} rows lost`);
+  }
+}
+
+function storeStub(store: StatsStoreNamespace): ReturnType<StatsStoreNamespace['get']> {
+  return store.get(store.idFromName(STATS_OBJECT_NAME) as never);
+}
+
+/**
+ * Analytics Engine's shape (README "Operating tiercache" has the SQL): index1 the host, blob1–7
+ * tier, outcome, reason, host, key prefix, method, whole|sliced; double1–8 status, bytes sent,
+ * from the next hop, from the origin, TTFB, duration, slices hit, slices missed.
+ */
+function dataPoint(record: TierRecord): AnalyticsPoint {
+  return {
+    indexes: [record.host],
+    blobs: [record.tier, record.outcome, record.reason ?? '', record.host, record.keyPrefix, record.method, record.sliced ? 'sliced' : 'whole'],
+    doubles: [record.status, record.bytesSent, record.bytesFromNextHop, record.bytesFromOrigin, record.ttfbMs, record.durationMs, record.slicesHit, record.slicesMissed],
+  };
+}

@@ -1,0 +1,145 @@
+// One record per request per tier (README "Operating tiercache"): what the tier did with it,
+// what it sent and fetched, how long it took. Pure: built from the tier's own Cache-Status
+// member (RFC 9211), the response's framing and the tier's meter. No secrets and no query
+// strings, and every text bounded, so that logs and aggregates stay small whatever clients send.
+
+import { type CacheStatusParams, memberParams } from '../http/cache-status.ts';
+
+export type StatsTier = 'edge' | 'shield';
+
+/** What the tier did: served what it held, fetched, served stale, revalidated, waited for another's fetch, went around the cache, or failed. */
+export type Outcome = 'hit' | 'miss' | 'stale' | 'revalidated' | 'collapsed' | 'bypass' | 'error';
+
+export const OUTCOMES: readonly Outcome[] = ['hit', 'miss', 'stale', 'revalidated', 'collapsed', 'bypass', 'error'];
+
+/** Outcomes that did not fetch the object's bytes from the next hop: what a hit ratio counts. */
+export const HIT_OUTCOMES: ReadonlySet<Outcome> = new Set(['hit', 'stale', 'revalidated', 'collapsed']);
+
+export interface TierRecord {
+  tier: StatsTier;
+  outcome: Outcome;
+  /** Why it bypassed or failed (a bounded token: `method`, `no-store`, `origin-unreachable` …); absent otherwise. */
+  reason?: string;
+  status: number;
+  method: string;
+  /** The client's host (bounded; `(invalid)` when it is no host name). */
+  host: string;
+  /** The object's path, without its query, cut to MAX_KEY_PREFIX characters. */
+  keyPrefix: string;
+  /** Body bytes of the response (its declared length: a transfer cut short still counts as sent). */
+  bytesSent: number;
+  /** Body bytes asked for and answered by the next hop (the shield, or the origin at the shield). */
+  bytesFromNextHop: number;
+  /** Of those, the bytes that came from the origin (at the shield, all of them). */
+  bytesFromOrigin: number;
+  /** Time to the response's head. */
+  ttfbMs: number;
+  /** Time to the end of the tier's own work for the request (its fills, stores and read-ahead). */
+  durationMs: number;
+  sliced: boolean;
+  slicesHit: number;
+  slicesMissed: number;
+  /** When the request arrived (ms epoch). */
+  at: number;
+}
+
+export const MAX_KEY_PREFIX = 96;
+const MAX_HOST = 64;
+const MAX_REASON = 40;
+
+/** What a tier's Cache-Status member says it did (RFC 9211 §2), as an outcome and, for a bypass or an error, why. */
+export function outcomeOf(status: number, params: CacheStatusParams): { outcome: Outcome; reason?: string } {
+  const reason = params.detail === undefined ? undefined : boundedToken(params.detail.replace(/\s*slices \d+\/\d+.*$/, ''));
+  if (status >= 500) return { outcome: 'error', reason: reason || `status-${status}` };
+  if (params.fwd === 'bypass' || params.fwd === 'method' || params.fwd === 'request') {
+    return { outcome: 'bypass', reason: reason || params.fwd };
+  }
+  if (params.collapsed) return { outcome: 'collapsed' };
+  // A stale copy served (RFC 5861: while revalidating, or on an error upstream) says which in its detail.
+  const stale = /\bstale-(?:while-revalidate|if-error)\b/.exec(params.detail ?? '');
+  if (stale !== null) return { outcome: 'stale', reason: stale[0] };
+  // §2.2 fwd=stale: the stored copy was stale and went forward; a 304 made it fresh again.
+  if (params.fwd === 'stale') return { outcome: params.fwdStatus === 304 ? 'revalidated' : 'miss' };
+  if (params.hit) return { outcome: 'hit' };
+  return { outcome: 'miss' };
+}
+
+/** The tier's member of a response's Cache-Status, as an outcome; a response without one is the tier's own refusal. */
+export function outcomeOfResponse(status: number, cacheStatus: string | null, cacheName: string): { outcome: Outcome; reason?: string } {
+  const params = memberParams(cacheStatus, cacheName);
+  if (params === undefined) return status >= 500 ? { outcome: 'error', reason: `status-${status}` } : { outcome: 'bypass', reason: 'refused' };
+  return outcomeOf(status, params);
+}
+
+/** The slices a sliced answer's detail counts (`slices 3/4 of 9`: 3 hits of 4 looked up). */
+export function slicesOf(params: CacheStatusParams | undefined): { sliced: boolean; slicesHit: number; slicesMissed: number } {
+  const match = /slices (\d+)\/(\d+)/.exec(params?.detail ?? '');
+  if (match === null) return { sliced: false, slicesHit: 0, slicesMissed: 0 };
+  const hits = Number(match[1]);
+  return { sliced: true, slicesHit: hits, slicesMissed: Math.max(0, Number(match[2]) - hits) };
+}
+
+/** A host name as recorded: lower-case, its port kept, at most MAX_HOST characters of [a-z0-9.-:]. */
+export function recordedHost(host: string): string {
+  const lower = host.toLowerCase();
+  return /^[a-z0-9.-]+(:\d{1,5})?$/.test(lower) && lower.length <= MAX_HOST ? lower : '(invalid)';
+}
+
+/** A path as recorded: never its query, at most MAX_KEY_PREFIX characters. */
+export function keyPrefix(path: string): string {
+  const bare = path.split('?', 1)[0] ?? '';
+  return bare.length <= MAX_KEY_PREFIX ? bare : bare.slice(0, MAX_KEY_PREFIX);
+}
+
+/** The body bytes a response carries by its framing: none for HEAD, 1xx, 204 and 304 (RFC 9110 §6.4.1). */
+export function bodyBytes(method: string, status: number, contentLength: string | null): number {
+  if (method === 'HEAD' || status < 200 || status === 204 || status === 304) return 0;
+  const length = Number(contentLength ?? '');
+  return Number.isSafeInteger(length) && length >= 0 ? length : 0;
+}
+
+function boundedToken(text: string): string {
+  return text.replace(/[^A-Za-z0-9_.:/-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, MAX_REASON);
+}
+
+/** What a tier knows of a request once its work is done: the record is made of it. */
+export interface RecordInput {
+  tier: StatsTier;
+  /** This tier's Cache-Status member name (RFC 9211). */
+  cacheName: string;
+  method: string;
+  host: string;
+  /** The request's path (a raw target: its query is dropped here). */
+  path: string;
+  status: number;
+  headers: Headers;
+  /** The memory layer answered: a hit, with no Cache-Status to read. */
+  knownHit: boolean;
+  bytesFromNextHop: number;
+  bytesFromOrigin: number;
+  at: number;
+  ttfbMs: number;
+  durationMs: number;
+}
+
+export function tierRecord(input: RecordInput): TierRecord {
+  const params = input.knownHit ? { hit: true } : memberParams(input.headers.get('cache-status'), input.cacheName);
+  const { outcome, reason } = params === undefined ? outcomeOfResponse(input.status, null, input.cacheName) : outcomeOf(input.status, params);
+  const record: TierRecord = {
+    tier: input.tier,
+    outcome,
+    status: input.status,
+    method: input.method,
+    host: recordedHost(input.host),
+    keyPrefix: keyPrefix(input.path),
+    bytesSent: bodyBytes(input.method, input.status, input.headers.get('content-length')),
+    bytesFromNextHop: input.bytesFromNextHop,
+    bytesFromOrigin: input.bytesFromOrigin,
+    ttfbMs: input.ttfbMs,
+    durationMs: input.durationMs,
+    ...slicesOf(params),
+    at: input.at,
+  };
+  if (reason !== undefined) record.reason = reason;
+  return record;
+}

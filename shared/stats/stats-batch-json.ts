@@ -1,0 +1,120 @@
+// A batch as it crosses the wire, from an isolate to the stats Durable Object (JSON), and its
+// check there: a batch is checked whole before a number of it is added to a bucket, so that one
+// bad batch (an older deployment's shape, a bug, a truncated body) is refused rather than
+// turning a minute's sums into NaN or strings. parseStatsBatch builds its result afresh, field
+// by field: nothing the sender added (`__proto__` included) comes through.
+
+import { OUTCOMES, type Outcome, type StatsTier } from './record.ts';
+import type { Totals } from './stats-json.ts';
+import { MINUTE_MS } from './stats-window.ts';
+import { TOTAL_FIELDS } from './totals.ts';
+
+/** The sums of the records of one minute, tier, host, outcome and reason. */
+export type BatchRow = {
+  /** The minute's start (ms epoch), from the records' `at`. */
+  minute: number;
+  tier: StatsTier;
+  /** The client's host as recorded, or OTHER past the batch's bound. */
+  host: string;
+  outcome: Outcome;
+  /** Absent for records without one; OTHER past the bound. */
+  reason?: string;
+} & Totals;
+
+/** Edge misses of one key (record.keyPrefix, or OTHER) in one minute. */
+export interface MissRow {
+  minute: number;
+  key: string;
+  misses: number;
+}
+
+/** A batch as it crosses the wire to the Durable Object (JSON). */
+export interface StatsBatchJson {
+  rows: BatchRow[];
+  misses: MissRow[];
+}
+
+/** Longest host, key or reason accepted (record.ts cuts them far shorter). */
+export const MAX_NAME_LENGTH = 256;
+
+const TIERS: readonly StatsTier[] = ['edge', 'shield'];
+/** Counts of things (requests, slices) are whole; byte and time sums need only be finite and not negative. */
+const WHOLE: ReadonlySet<keyof Totals> = new Set(['requests', 'slicesHit', 'slicesMissed']);
+
+type Parsed<T> = { ok: true; value: T } | { ok: false; reason: string };
+
+/** Whether `value` is a batch (extra fields allowed: mergeBatch copies only the ones it knows). */
+export function isStatsBatch(value: unknown): value is StatsBatchJson {
+  return parseStatsBatch(value).ok;
+}
+
+/** The batch, or why not (the first thing wrong, and where). Never throws. */
+export function parseStatsBatch(value: unknown): { ok: true; batch: StatsBatchJson } | { ok: false; reason: string } {
+  if (!isObject(value) || !Array.isArray(value.rows) || !Array.isArray(value.misses)) {
+    return { ok: false, reason: 'expected an object with arrays "rows" and "misses"' };
+  }
+  const rows = parseAll(value.rows, parseRow, 'rows');
+  if (!rows.ok) return rows;
+  const misses = parseAll(value.misses, parseMiss, 'misses');
+  if (!misses.ok) return misses;
+  return { ok: true, batch: { rows: rows.value, misses: misses.value } };
+}
+
+function parseAll<T>(items: unknown[], parse: (item: unknown) => Parsed<T>, field: string): Parsed<T[]> {
+  const parsed: T[] = [];
+  for (const [index, item] of items.entries()) {
+    const one = parse(item);
+    if (!one.ok) return { ok: false, reason: `${field}[${index}]: ${one.reason}` };
+    parsed.push(one.value);
+  }
+  return { ok: true, value: parsed };
+}
+
+function parseRow(item: unknown): Parsed<BatchRow> {
+  if (!isObject(item)) return { ok: false, reason: 'expected an object' };
+  const { minute, tier, host, outcome, reason } = item;
+  if (!isMinute(minute)) return { ok: false, reason: 'expected "minute" to be the ms epoch of a minute\'s start' };
+  if (!TIERS.includes(tier as StatsTier)) return { ok: false, reason: 'expected "tier" to be edge or shield' };
+  if (!isName(host)) return { ok: false, reason: `expected "host" to be a string of at most ${MAX_NAME_LENGTH} characters` };
+  if (!OUTCOMES.includes(outcome as Outcome)) return { ok: false, reason: `expected "outcome" to be one of ${OUTCOMES.join(', ')}` };
+  if (reason !== undefined && !isName(reason)) return { ok: false, reason: `expected "reason" to be absent or a string of at most ${MAX_NAME_LENGTH} characters` };
+  const totals = parseTotals(item);
+  if (!totals.ok) return totals;
+  const key = { minute, tier: tier as StatsTier, host, outcome: outcome as Outcome, ...(reason === undefined ? {} : { reason }) };
+  return { ok: true, value: { ...key, ...totals.value } };
+}
+
+function parseTotals(item: Record<string, unknown>): Parsed<Totals> {
+  const totals: Partial<Totals> = {};
+  for (const field of TOTAL_FIELDS) {
+    const number = item[field];
+    if (!isCount(number, WHOLE.has(field))) return { ok: false, reason: `expected "${field}" to be a finite number, at least 0${WHOLE.has(field) ? ', whole' : ''}` };
+    totals[field] = number;
+  }
+  return { ok: true, value: totals as Totals };
+}
+
+function parseMiss(item: unknown): Parsed<MissRow> {
+  if (!isObject(item)) return { ok: false, reason: 'expected an object' };
+  const { minute, key, misses } = item;
+  if (!isMinute(minute)) return { ok: false, reason: 'expected "minute" to be the ms epoch of a minute\'s start' };
+  if (!isName(key)) return { ok: false, reason: `expected "key" to be a string of at most ${MAX_NAME_LENGTH} characters` };
+  if (!isCount(misses, true)) return { ok: false, reason: 'expected "misses" to be a whole number, at least 0' };
+  return { ok: true, value: { minute, key, misses } };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isMinute(value: unknown): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) % MINUTE_MS === 0;
+}
+
+function isName(value: unknown): value is string {
+  return typeof value === 'string' && value.length <= MAX_NAME_LENGTH;
+}
+
+function isCount(value: unknown, whole: boolean): value is number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 && (!whole || Number.isSafeInteger(value));
+}

@@ -1,0 +1,82 @@
+// What one isolate gathers between two flushes to the stats Durable Object (README "Operating
+// tiercache"): the records of the requests it served, summed per minute, tier, host, outcome
+// and reason, and the keys the edge missed. add() is on every request's path, so it only adds
+// into a row it finds by one Map lookup; take() hands the sums over as plain JSON.
+//
+// Bounded whatever clients send (hosts and paths are theirs): at most MAX_BATCH_HOSTS hosts,
+// MAX_BATCH_MISS_KEYS missed keys and MAX_BATCH_REASONS reasons per tier and outcome by name,
+// first come first kept; the rest are counted under OTHER. Totals stay exact: a folded record
+// is added to the OTHER row, never dropped.
+
+import { admit } from './fold-other.ts';
+import type { Outcome, StatsTier, TierRecord } from './record.ts';
+import type { BatchRow, MissRow, StatsBatchJson } from './stats-batch-json.ts';
+import { minuteOf } from './stats-window.ts';
+import { addRecordInto, emptyTotals } from './totals.ts';
+
+export { type BatchRow, type MissRow, type StatsBatchJson, isStatsBatch, parseStatsBatch } from './stats-batch-json.ts';
+
+export const MAX_BATCH_HOSTS = 50;
+export const MAX_BATCH_MISS_KEYS = 200;
+/** Reasons come from the tiers' own Cache-Status details, a small set: the bound is a guard. */
+export const MAX_BATCH_REASONS = 20;
+
+export class StatsBatch {
+  private rows = new Map<string, BatchRow>();
+  private misses = new Map<string, MissRow>();
+  private hosts = new Set<string>();
+  private missKeys = new Set<string>();
+  private reasons = new Map<string, Set<string>>();
+  private count = 0;
+
+  /** Records added since the last take(). */
+  get size(): number {
+    return this.count;
+  }
+
+  add(record: TierRecord): void {
+    const minute = minuteOf(record.at);
+    const host = admit(this.hosts, record.host, MAX_BATCH_HOSTS);
+    const reason = record.reason === undefined ? undefined : this.admitReason(record.tier, record.outcome, record.reason);
+    // The host's length before it: an identity no host or reason can forge by holding a separator.
+    const id = `${minute} ${record.tier} ${record.outcome} ${host.length} ${host}${reason === undefined ? '' : `=${reason}`}`;
+    let row = this.rows.get(id);
+    if (row === undefined) {
+      row = { minute, tier: record.tier, host, outcome: record.outcome, ...(reason === undefined ? {} : { reason }), ...emptyTotals() };
+      this.rows.set(id, row);
+    }
+    addRecordInto(row, record);
+    if (record.tier === 'edge' && record.outcome === 'miss') this.addMiss(minute, record.keyPrefix);
+    this.count += 1;
+  }
+
+  /** The batch so far, as JSON; the batch is empty again after it. */
+  take(): StatsBatchJson {
+    const batch: StatsBatchJson = { rows: [...this.rows.values()], misses: [...this.misses.values()] };
+    this.rows = new Map();
+    this.misses = new Map();
+    this.hosts = new Set();
+    this.missKeys = new Set();
+    this.reasons = new Map();
+    this.count = 0;
+    return batch;
+  }
+
+  private admitReason(tier: StatsTier, outcome: Outcome, reason: string): string {
+    const group = `${tier} ${outcome}`;
+    let held = this.reasons.get(group);
+    if (held === undefined) {
+      held = new Set();
+      this.reasons.set(group, held);
+    }
+    return admit(held, reason, MAX_BATCH_REASONS);
+  }
+
+  private addMiss(minute: number, keyPrefix: string): void {
+    const key = admit(this.missKeys, keyPrefix, MAX_BATCH_MISS_KEYS);
+    const id = `${minute} ${key}`;
+    const row = this.misses.get(id);
+    if (row === undefined) this.misses.set(id, { minute, key, misses: 1 });
+    else row.misses += 1;
+  }
+}

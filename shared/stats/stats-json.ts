@@ -1,0 +1,65 @@
+// The shape of GET /__tiercache/stats.json (README "Operating tiercache"): what the stats page
+// shows and `npm run stats` prints. Counts are exact sums of the per-request records
+// (record.ts) the tiers flushed in the window; ratios are derived from them.
+
+import type { Outcome, StatsTier } from './record.ts';
+
+/** Sums over a set of records. */
+export interface Totals {
+  requests: number;
+  bytesSent: number;
+  bytesFromNextHop: number;
+  bytesFromOrigin: number;
+  /** Sum of the records' time to first byte (ms): divide by requests for the mean. */
+  ttfbMsSum: number;
+  durationMsSum: number;
+  slicesHit: number;
+  slicesMissed: number;
+}
+
+export interface TierStats {
+  totals: Totals;
+  /** Requests answered without fetching the object from the next hop (hit, stale, revalidated, collapsed) over all; null with no requests. */
+  hitRatio: number | null;
+  /** Bytes sent that were not fetched from the next hop, over bytes sent (1 − fetched/sent, at least 0); null with none sent. */
+  byteHitRatio: number | null;
+  /** Mean time to first byte (ms); null with no requests. */
+  ttfbMsMean: number | null;
+  outcomes: Record<Outcome, Totals>;
+}
+
+/** One minute of the window (its start, ISO 8601), per tier. */
+export interface MinuteStats {
+  minute: string;
+  tiers: Record<StatsTier, { requests: number; hits: number; bytesSent: number; bytesFromNextHop: number }>;
+}
+
+export interface StatsJson {
+  /** ISO 8601. */
+  generatedAt: string;
+  windowMinutes: number;
+  tiers: Record<StatsTier, TierStats>;
+  /** What the origin was spared: the edge's bytes sent minus the bytes the shield fetched from the origin. */
+  egress: {
+    originBytes: number;
+    servedBytes: number;
+    savedBytes: number;
+    /** EGRESS_PRICE_PER_TB (USD per 10^12 bytes). */
+    pricePerTB: number;
+    savedUSD: number;
+    /** What the origin bytes cost. */
+    spentUSD: number;
+  };
+  /** Oldest first, every minute of the window (zeros where nothing happened). */
+  minutes: MinuteStats[];
+  /** By requests at the edge, most first (bounded). */
+  hosts: { host: string; requests: number; bytesSent: number }[];
+  /** Keys the edge missed most, most first (bounded). */
+  topMisses: { key: string; misses: number }[];
+  /** Why requests bypassed the cache, per tier, most first. */
+  bypassReasons: { tier: StatsTier; reason: string; requests: number }[];
+  /** Why requests failed, per tier, most first. */
+  errors: { tier: StatsTier; reason: string; requests: number }[];
+  /** Latest first (bounded). */
+  recentPurges: { kind: string; value: string; at: string }[];
+}

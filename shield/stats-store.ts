@@ -1,0 +1,65 @@
+// The stats store: one Durable Object (STATS_OBJECT_NAME) into which every isolate of both
+// tiers flushes its batches (shared/observe/tier-stats.ts), kept as one bucket per minute for
+// the window the stats page shows. Reached only through the STATS binding, never by a client.
+// Defined here, in the shield's script (deployed first), and bound by the edge by script name.
+
+import { type MinuteBucket, mergeBatch } from '../shared/stats/minute-bucket.ts';
+import { type StatsBatchJson, isStatsBatch } from '../shared/stats/stats-batch.ts';
+
+/** What the store keeps: a little more than the page shows, so a late flush still finds its minute. */
+const KEPT_MINUTES = 65;
+const MINUTE_MS = 60_000;
+const PREFIX = 'minute:';
+
+export class StatsStore implements DurableObject {
+  private readonly storage: DurableObjectStorage;
+
+  constructor(state: DurableObjectState) {
+    this.storage = state.storage;
+  }
+
+  async fetch(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    if (request.method === 'POST' && url.pathname === '/batch') {
+      const batch: unknown = await request.json().catch(() => undefined);
+      if (!isStatsBatch(batch)) return new Response('400 not a stats batch\n', { status: 400 });
+      await this.merge(batch, Date.now());
+      return new Response(null, { status: 204 });
+    }
+    if (request.method === 'GET' && url.pathname === '/buckets') {
+      const minutes = Math.min(KEPT_MINUTES, Math.max(1, Number(url.searchParams.get('minutes')) || 60));
+      return Response.json(await this.buckets(Date.now() - minutes * MINUTE_MS));
+    }
+    return new Response('404 no such stats call\n', { status: 404 });
+  }
+
+  /** Folds a batch into the buckets of its minutes, and drops the buckets past the window. */
+  private async merge(batch: StatsBatchJson, now: number): Promise<void> {
+    const oldest = now - KEPT_MINUTES * MINUTE_MS;
+    const minutes = new Set([...batch.rows.map((row) => row.minute), ...batch.misses.map((miss) => miss.minute)].filter((minute) => minute >= oldest));
+    const keys = [...minutes].map(keyOf);
+    const stored = await this.storage.get<MinuteBucket>(keys);
+    const current = new Map<number, MinuteBucket>();
+    for (const [key, bucket] of stored) current.set(minuteOf(key), bucket);
+    const merged = mergeBatch(current, { rows: batch.rows.filter((row) => minutes.has(row.minute)), misses: batch.misses.filter((miss) => minutes.has(miss.minute)) });
+    const changed: Record<string, MinuteBucket> = {};
+    for (const [minute, bucket] of merged) changed[keyOf(minute)] = bucket;
+    if (Object.keys(changed).length > 0) await this.storage.put(changed);
+    const expired = [...(await this.storage.list({ prefix: PREFIX, end: keyOf(oldest) })).keys()];
+    if (expired.length > 0) await this.storage.delete(expired);
+  }
+
+  private async buckets(since: number): Promise<MinuteBucket[]> {
+    const listed = await this.storage.list<MinuteBucket>({ prefix: PREFIX, start: keyOf(since - (since % MINUTE_MS)) });
+    return [...listed.values()];
+  }
+}
+
+/** Keys sort as their minutes do (fixed width). */
+function keyOf(minute: number): string {
+  return `${PREFIX}${String(Math.max(0, minute)).padStart(15, '0')}`;
+}
+
+function minuteOf(key: string): number {
+  return Number(key.slice(PREFIX.length));
+}

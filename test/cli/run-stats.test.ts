@@ -1,0 +1,200 @@
+// `npm run stats` end to end (cli/run-stats.ts) against a scripted edge on 127.0.0.1: the
+// request it sends, what it prints, and its exit code for every answer the edge can give, for
+// no answer at all, and for each way of naming (or not finding) the deployment.
+
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runStats } from '../../cli/run-stats.ts';
+import { type StackFolder, type TestContext, stackFolder, testContext } from './cli-context.ts';
+import { type Answer, type FakeEdge, json, plain, startFakeEdge, unreachableUrl } from './fake-edge.ts';
+import { statsSample } from './stats-sample.ts';
+
+const TOKEN = 'stats-secret-7f3a';
+const STACK_TOKEN = 'stack-stats-secret-91c2';
+
+let answer: Answer = json(200, statsSample());
+let edge: FakeEdge;
+let stack: StackFolder;
+
+beforeAll(async () => {
+  edge = await startFakeEdge(() => answer);
+});
+afterAll(() => edge.close());
+beforeEach(async () => {
+  answer = json(200, statsSample());
+  edge.received.length = 0;
+  stack = await stackFolder();
+});
+afterEach(() => stack.remove());
+
+/** Runs the command; whatever happens, no token is ever printed. */
+async function run(argv: string[], context: TestContext): Promise<number> {
+  const code = await runStats(argv, context);
+  expect(context.printed()).not.toContain(TOKEN);
+  expect(context.printed()).not.toContain(STACK_TOKEN);
+  return code;
+}
+
+describe('npm run stats: the answer', () => {
+  it('GETs /__tiercache/stats.json with the bearer token and prints the tables (exit 0)', async () => {
+    const context = testContext(stack.stackPath, { STATS_TOKEN: TOKEN });
+    expect(await run(['--url', edge.url], context)).toBe(0);
+    expect(edge.received).toHaveLength(1);
+    expect(edge.received[0]).toMatchObject({ method: 'GET', path: '/__tiercache/stats.json', body: '' });
+    expect(edge.received[0]?.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    const out = context.stdout.join('\n');
+    expect(out).toContain(`tiercache stats for ${edge.url}: the last 60 minutes, as of 2026-01-30 10:15:42Z`);
+    expect(out).toContain('  edge       1,200      87.5%           88.0%     3.2 ms     3.50 GB');
+    expect(out).toContain('  saved         3.10 GB  $0.0217');
+    expect(context.stderr).toEqual([]);
+  });
+
+  it('--json prints the JSON the edge answered', async () => {
+    const context = testContext(stack.stackPath, { STATS_TOKEN: TOKEN });
+    expect(await run(['--url', edge.url, '--json'], context)).toBe(0);
+    expect(JSON.parse(context.stdout.join('\n'))).toEqual(statsSample());
+  });
+
+  it('401: says the token was refused and which variable to set (exit 1)', async () => {
+    answer = plain(401, 'stats need Authorization: Bearer <STATS_TOKEN> (or the token as a Basic password)', { 'www-authenticate': 'Basic realm="tiercache stats", Bearer realm="tiercache stats"' });
+    const context = testContext(stack.stackPath, { STATS_TOKEN: TOKEN });
+    expect(await run(['--url', edge.url], context)).toBe(1);
+    expect(context.stderr).toEqual(["the token was refused: set STATS_TOKEN to the deployment's secret"]);
+    expect(context.stdout).toEqual([]);
+  });
+
+  it("403: says stats are off on this deployment, with the edge's own words (exit 1)", async () => {
+    answer = plain(403, 'stats are disabled: set the STATS_TOKEN secret to enable them');
+    const context = testContext(stack.stackPath, { STATS_TOKEN: TOKEN });
+    expect(await run(['--url', edge.url], context)).toBe(1);
+    expect(context.stderr).toEqual([`stats are disabled on this deployment: set the STATS_TOKEN secret\n  ${edge.url} says: stats are disabled: set the STATS_TOKEN secret to enable them`]);
+  });
+
+  it('500: prints the status and the first line of the body (exit 1)', async () => {
+    answer = plain(500, 'stats need the STATS Durable Object binding\nsecond line');
+    const context = testContext(stack.stackPath, { STATS_TOKEN: TOKEN });
+    expect(await run(['--url', edge.url], context)).toBe(1);
+    expect(context.stderr).toEqual([`${edge.url}/__tiercache/stats.json answered 500 Internal Server Error: stats need the STATS Durable Object binding`]);
+  });
+
+  it('a redirect is reported with where it points, not followed with the token (exit 1)', async () => {
+    answer = { status: 301, headers: { location: 'https://cdn.example/__tiercache/stats.json' }, body: '' };
+    const context = testContext(stack.stackPath, { STATS_TOKEN: TOKEN });
+    expect(await run(['--url', edge.url], context)).toBe(1);
+    expect(context.stderr).toEqual([`${edge.url}/__tiercache/stats.json answered 301 Moved Permanently (to https://cdn.example/__tiercache/stats.json: pass that base URL instead)`]);
+    expect(edge.received).toHaveLength(1);
+  });
+
+  it('an answer that echoes the token has it blanked out', async () => {
+    answer = plain(502, `upstream said: bad token ${TOKEN}`);
+    const context = testContext(stack.stackPath, { STATS_TOKEN: TOKEN });
+    expect(await run(['--url', edge.url], context)).toBe(1);
+    expect(context.stderr).toEqual([`${edge.url}/__tiercache/stats.json answered 502 Bad Gateway: upstream said: bad token [token]`]);
+  });
+
+  it('a 200 that is not stats JSON (a site page) is named as such (exit 1)', async () => {
+    answer = { status: 200, headers: { 'content-type': 'text/html' }, body: '<!doctype html><h1>Welcome</h1>' };
+    const context = testContext(stack.stackPath, { STATS_TOKEN: TOKEN });
+    expect(await run(['--url', edge.url], context)).toBe(1);
+    expect(context.stderr[0]).toMatch(/answered 200 with something that is not JSON \(is it a tiercache edge\?\)/);
+    answer = json(200, { generatedAt: 'now' });
+    expect(await run(['--url', edge.url], context)).toBe(1);
+    expect(context.stderr[1]).toContain('answered JSON that is not tiercache\'s stats (no tiers)');
+  });
+
+  it('nothing listening: "cannot reach <url>: <reason>" (exit 1)', async () => {
+    const url = await unreachableUrl();
+    const context = testContext(stack.stackPath, { STATS_TOKEN: TOKEN });
+    expect(await run(['--url', url], context)).toBe(1);
+    expect(context.stderr).toEqual([`cannot reach ${url}/__tiercache/stats.json: connect ECONNREFUSED ${new URL(url).host}`]);
+  });
+
+  it('an edge that never answers: gives up after the timeout (exit 1)', async () => {
+    answer = 'silent';
+    const context = testContext(stack.stackPath, { STATS_TOKEN: TOKEN }, 200);
+    expect(await run(['--url', edge.url], context)).toBe(1);
+    expect(context.stderr).toEqual([`cannot reach ${edge.url}/__tiercache/stats.json: no answer within 200 ms`]);
+  });
+});
+
+describe('npm run stats: which deployment', () => {
+  it('without --url, asks the local stack with its token', async () => {
+    await stack.write({ url: edge.url, statsToken: STACK_TOKEN, purgeToken: 'p' });
+    const context = testContext(stack.stackPath);
+    expect(await run([], context)).toBe(0);
+    expect(edge.received[0]?.headers.authorization).toBe(`Bearer ${STACK_TOKEN}`);
+  });
+
+  it('STATS_TOKEN wins over the stack file', async () => {
+    await stack.write({ url: edge.url, statsToken: STACK_TOKEN, purgeToken: 'p' });
+    expect(await run([], testContext(stack.stackPath, { STATS_TOKEN: TOKEN }))).toBe(0);
+    expect(edge.received[0]?.headers.authorization).toBe(`Bearer ${TOKEN}`);
+  });
+
+  it('STATS_TOKEN is trimmed; one a header cannot carry is refused without quoting it (exit 2)', async () => {
+    expect(await run(['--url', edge.url], testContext(stack.stackPath, { STATS_TOKEN: `${TOKEN}\n` }))).toBe(0);
+    expect(edge.received[0]?.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    const context = testContext(stack.stackPath, { STATS_TOKEN: `${TOKEN} ${TOKEN}` });
+    expect(await run(['--url', edge.url], context)).toBe(2);
+    expect(context.stderr).toEqual(['STATS_TOKEN holds characters an Authorization header cannot carry (spaces, control or non-ASCII characters): set it to the secret alone']);
+    expect(edge.received).toHaveLength(1);
+  });
+
+  it('no stack file and no --url: says to start it (exit 2), sends nothing', async () => {
+    const context = testContext(stack.stackPath, { STATS_TOKEN: TOKEN });
+    expect(await run([], context)).toBe(2);
+    expect(context.stderr).toEqual(['no local stack: start it with `npm start`, or pass --url']);
+    expect(edge.received).toEqual([]);
+  });
+
+  it("--url of another host and no STATS_TOKEN: the stack's token is not sent there (exit 2)", async () => {
+    await stack.write({ url: 'http://127.0.0.1:1', statsToken: STACK_TOKEN });
+    const context = testContext(stack.stackPath);
+    expect(await run(['--url', edge.url], context)).toBe(2);
+    expect(context.stderr).toEqual([`no token for ${edge.url}: set STATS_TOKEN to the deployment's secret`]);
+    expect(edge.received).toEqual([]);
+  });
+
+  it("--url naming the local stack itself uses the stack's token", async () => {
+    await stack.write({ url: `${edge.url}/`, statsToken: STACK_TOKEN });
+    expect(await run(['--url', edge.url], testContext(stack.stackPath))).toBe(0);
+    expect(edge.received[0]?.headers.authorization).toBe(`Bearer ${STACK_TOKEN}`);
+  });
+
+  it('a stack note left by a stack that is gone: says where the URL came from', async () => {
+    const url = await unreachableUrl();
+    await stack.write({ url, statsToken: STACK_TOKEN, purgeToken: 'p' });
+    const context = testContext(stack.stackPath);
+    expect(await run([], context)).toBe(1);
+    expect(context.stderr).toEqual([`cannot reach ${url}/__tiercache/stats.json: connect ECONNREFUSED ${new URL(url).host} (from ${stack.stackPath}: is \`npm start\` still running?)`]);
+  });
+
+  it('a stack file that is not what npm start writes (exit 2)', async () => {
+    await stack.write('{"url": 42}');
+    const context = testContext(stack.stackPath);
+    expect(await run([], context)).toBe(2);
+    expect(context.stderr[0]).toBe(`${stack.stackPath} is not what \`npm start\` writes (expected {"url": "http://…", "statsToken": "…", "purgeToken": "…"}): restart it with \`npm start\``);
+  });
+});
+
+describe('npm run stats: usage', () => {
+  it('usage errors (exit 2): an unknown flag, --url twice, a URL that is not http(s), a stray word; nothing sent', async () => {
+    const cases: [string[], string][] = [
+      [['--urll', edge.url], "Unknown option '--urll'"],
+      [['--url', edge.url, '--url', edge.url], '--url given 2 times; give it once'],
+      [['--url', 'ftp://cdn.example'], 'expected --url to be the edge\'s base URL, like https://cdn.example; got "ftp://cdn.example"'],
+      [['stats'], "Unexpected argument 'stats'"],
+    ];
+    for (const [argv, message] of cases) {
+      const context = testContext(stack.stackPath, { STATS_TOKEN: TOKEN });
+      expect(await run(argv, context), argv.join(' ')).toBe(2);
+      expect(context.stderr.join('\n')).toContain(message);
+    }
+    expect(edge.received).toEqual([]);
+  });
+
+  it('--help prints the usage (exit 0)', async () => {
+    const context = testContext(stack.stackPath);
+    expect(await run(['--help'], context)).toBe(0);
+    expect(context.stdout[0]).toMatch(/^usage: npm run stats -- \[--url https:\/\/cdn.example\] \[--json\]\n/);
+  });
+});

@@ -1,0 +1,81 @@
+// A realistic stats.json (shared/stats/stats-json.ts) of an hour's traffic, its sums consistent
+// the way the edge derives them: the edge's outcomes add up to its totals, hit ratio 1050/1200,
+// byte hit ratio 1 − 420 MB / 3.5 GB, egress saved = served − origin, at $7 per TB.
+
+import type { Outcome } from '../../shared/stats/record.ts';
+import type { MinuteStats, StatsJson, Totals } from '../../shared/stats/stats-json.ts';
+
+function totals(requests: number, bytesSent: number, bytesFromNextHop = 0, bytesFromOrigin = 0, ttfbMsSum = 0): Totals {
+  return { requests, bytesSent, bytesFromNextHop, bytesFromOrigin, ttfbMsSum, durationMsSum: ttfbMsSum * 2, slicesHit: 0, slicesMissed: 0 };
+}
+
+const EDGE_OUTCOMES: Record<Outcome, Totals> = {
+  hit: totals(1020, 3_000_000_000, 0, 0, 1020),
+  miss: totals(130, 480_000_000, 420_000_000, 400_000_000, 2600),
+  stale: totals(10, 10_000_000, 0, 0, 20),
+  revalidated: totals(10, 5_000_000, 0, 0, 100),
+  collapsed: totals(10, 5_000_000, 0, 0, 60),
+  bypass: totals(15, 0, 0, 0, 30),
+  error: totals(5, 0, 0, 0, 10),
+};
+
+const SHIELD_OUTCOMES: Record<Outcome, Totals> = {
+  hit: totals(20, 20_000_000, 0, 0, 100),
+  miss: totals(120, 400_000_000, 400_000_000, 400_000_000, 5800),
+  stale: totals(0, 0),
+  revalidated: totals(0, 0),
+  collapsed: totals(0, 0),
+  bypass: totals(5, 0, 0, 0, 50),
+  error: totals(5, 0, 0, 0, 200),
+};
+
+const MINUTE_MS = 60_000;
+const LAST_MINUTE = Date.parse('2026-01-30T10:15:00.000Z');
+
+/** 60 minutes, 09:16 to 10:15; traffic in the last three. */
+function minutes(): MinuteStats[] {
+  const busy: Record<number, MinuteStats['tiers']> = {
+    57: { edge: { requests: 200, hits: 150, bytesSent: 600_000_000, bytesFromNextHop: 100_000_000 }, shield: { requests: 50, hits: 5, bytesSent: 100_000_000, bytesFromNextHop: 95_000_000 } },
+    58: { edge: { requests: 400, hits: 350, bytesSent: 1_200_000_000, bytesFromNextHop: 120_000_000 }, shield: { requests: 50, hits: 5, bytesSent: 120_000_000, bytesFromNextHop: 115_000_000 } },
+    59: { edge: { requests: 600, hits: 550, bytesSent: 1_700_000_000, bytesFromNextHop: 200_000_000 }, shield: { requests: 50, hits: 10, bytesSent: 200_000_000, bytesFromNextHop: 190_000_000 } },
+  };
+  const idle = { requests: 0, hits: 0, bytesSent: 0, bytesFromNextHop: 0 };
+  return Array.from({ length: 60 }, (_, i) => ({
+    minute: new Date(LAST_MINUTE - (59 - i) * MINUTE_MS).toISOString(),
+    tiers: busy[i] ?? { edge: idle, shield: idle },
+  }));
+}
+
+export function statsSample(): StatsJson {
+  return {
+    generatedAt: '2026-01-30T10:15:42.123Z',
+    windowMinutes: 60,
+    tiers: {
+      edge: { totals: totals(1200, 3_500_000_000, 420_000_000, 400_000_000, 3840), hitRatio: 0.875, byteHitRatio: 0.88, ttfbMsMean: 3.2, outcomes: EDGE_OUTCOMES },
+      shield: { totals: totals(150, 420_000_000, 400_000_000, 400_000_000, 6150), hitRatio: 20 / 150, byteHitRatio: 1 - 400 / 420, ttfbMsMean: 41, outcomes: SHIELD_OUTCOMES },
+    },
+    egress: { originBytes: 400_000_000, servedBytes: 3_500_000_000, savedBytes: 3_100_000_000, pricePerTB: 7, savedUSD: 0.0217, spentUSD: 0.0028 },
+    minutes: minutes(),
+    hosts: [
+      { host: 'cdn.example', requests: 1100, bytesSent: 3_400_000_000 },
+      { host: 'img.example', requests: 100, bytesSent: 100_000_000 },
+    ],
+    topMisses: [
+      { key: '/video/big.bin', misses: 40 },
+      { key: '/index.html', misses: 12 },
+    ],
+    bypassReasons: [
+      { tier: 'edge', reason: 'method', requests: 10 },
+      { tier: 'edge', reason: 'no-store', requests: 5 },
+      { tier: 'shield', reason: 'no-store', requests: 5 },
+    ],
+    errors: [
+      { tier: 'edge', reason: 'shield-unreachable', requests: 5 },
+      { tier: 'shield', reason: 'origin-timeout', requests: 5 },
+    ],
+    recentPurges: [
+      { kind: 'tag', value: 'blog', at: '2026-01-30T10:10:00.000Z' },
+      { kind: 'everything', value: '', at: '2026-01-30T09:30:00.000Z' },
+    ],
+  };
+}

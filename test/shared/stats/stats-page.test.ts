@@ -1,0 +1,108 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { mergeBatch } from '../../../shared/stats/minute-bucket.ts';
+import { OUTCOMES } from '../../../shared/stats/record.ts';
+import type { StatsJson } from '../../../shared/stats/stats-json.ts';
+import { statsPage } from '../../../shared/stats/stats-page.ts';
+import { statsView } from '../../../shared/stats/stats-view.ts';
+import { BASE, batchOf, record } from './arbitraries.ts';
+
+const NOW = BASE + 90_000;
+const XSS = '<script>alert(1)</script>';
+const ATTRIBUTE = '"><img src=x onerror=alert(1)>';
+
+function sample(strings: { host?: string; key?: string; reason?: string; purge?: string } = {}): StatsJson {
+  const batch = batchOf([
+    record({ host: strings.host ?? 'cdn.example', bytesSent: 5_000_000 }),
+    record({ host: strings.host ?? 'cdn.example', outcome: 'miss', keyPrefix: strings.key ?? '/a.png', bytesFromNextHop: 100 }),
+    record({ tier: 'shield', outcome: 'miss', bytesFromNextHop: 100, bytesFromOrigin: 100 }),
+    record({ outcome: 'bypass', reason: strings.reason ?? 'method', bytesSent: 0 }),
+    record({ tier: 'shield', outcome: 'error', reason: strings.reason ?? 'origin-unreachable', bytesSent: 0 }),
+  ]);
+  const purges = [{ kind: 'tag', value: strings.purge ?? 'blog', at: BASE }, { kind: 'everything', value: '', at: BASE - 5 }];
+  return statsView([...mergeBatch(new Map(), batch).values()], purges, NOW, 7);
+}
+
+/** Tag names in the page, in order. */
+const tags = (html: string): string[] => [...html.matchAll(/<\/?([a-zA-Z!][\w-]*)/g)].map((match) => match[1]!.toLowerCase());
+const markup = (html: string): Record<string, number> => Object.fromEntries(['<', '>', '"', "'"].map((char) => [char, html.split(char).length - 1]));
+
+describe('statsPage', () => {
+  const page = statsPage(sample());
+
+  it('is one whole HTML document, readable on a phone and in the dark', () => {
+    expect(page.startsWith('<!doctype html>\n<html lang="en">')).toBe(true);
+    expect(page).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');
+    expect(page).toContain('<meta charset="utf-8">');
+    expect(page).toContain('@media (prefers-color-scheme: dark)');
+    expect(page).toContain('max-width');
+    expect(page).toContain('min-height: 44px');
+    expect(page.trimEnd().endsWith('</html>')).toBe(true);
+  });
+
+  it('needs nothing else: no script, no external asset, no link leaving the deployment', () => {
+    expect(tags(page)).not.toContain('script');
+    expect(tags(page)).not.toContain('link');
+    expect(tags(page)).not.toContain('img');
+    expect(page).not.toMatch(/\bsrc=|url\(|@import|https?:\/\//);
+    expect([...page.matchAll(/href="([^"]*)"/g)].map((match) => match[1])).toEqual(['stats', 'stats.json']);
+  });
+
+  it('shows each tier\'s hit ratio and byte hit ratio as big numbers, and the money saved', () => {
+    expect(page).toMatch(/<span class="value">33\.3%<\/span><span class="label">hit ratio<\/span>/);
+    expect(page).toMatch(/<span class="value">0\.0%<\/span><span class="label">hit ratio<\/span>/);
+    expect(page).toContain('<span class="value">$0.0000</span><span class="label">saved</span>');
+    expect(page).toContain('<dt>fetched from the origin</dt><dd>100 B</dd>');
+    expect(page).toContain('$7.00 per TB');
+  });
+
+  it('charts requests and bytes per minute, one line per tier, each with a title', () => {
+    expect(page.match(/<svg /g)).toHaveLength(2);
+    expect(page).toContain('<title id="requests-chart-title">Requests per minute</title>');
+    expect(page).toContain('<title id="bytes-chart-title">Bytes sent per minute</title>');
+    expect(page.match(/class="line tone-edge"/g)).toHaveLength(2);
+    expect(page.match(/class="line tone-shield"/g)).toHaveLength(2);
+  });
+
+  it('lists misses, hosts, bypass reasons, errors, purges and every outcome', () => {
+    for (const caption of ['Keys the edge misses most', 'Hosts at the edge', 'Why requests bypassed the cache', 'Errors', 'Recent purges', 'Requests by outcome']) {
+      expect(page).toContain(`<caption>${caption}</caption>`);
+    }
+    for (const outcome of OUTCOMES) expect(page).toContain(`<td>${outcome}</td>`);
+    expect(page).toContain('<td class="key">/a.png</td>');
+    expect(page).toContain('<td class="key">origin-unreachable</td>');
+    expect(page).toContain('<td class="key">(everything)</td>');
+  });
+
+  it('says when it was made, and in which units', () => {
+    expect(page).toContain(`<time datetime="${new Date(NOW).toISOString()}">2026-02-03 14:01:30Z</time>`);
+    expect(page).toContain('SI units (1 kB = 1,000 B');
+  });
+
+  it('says "none" rather than draw an empty table, for a window with nothing in it', () => {
+    const empty = statsPage(statsView([], [], NOW, 7));
+    expect(empty).toContain('No misses in the last 60 minutes.');
+    expect(empty).toContain('No purges recorded.');
+    expect(empty).toContain('<span class="value">—</span><span class="label">hit ratio</span>');
+  });
+
+  it('escapes an XSS attempt in a host, a key, a reason and a purge value', () => {
+    const hostile = statsPage(sample({ host: XSS, key: `/${ATTRIBUTE}`, reason: `${XSS}'`, purge: ATTRIBUTE }));
+    expect(tags(hostile)).toEqual(tags(statsPage(sample({ host: 'h', key: '/k', reason: 'r', purge: 'p' }))));
+    expect(hostile).not.toContain('<script>');
+    expect(hostile).not.toContain('<img');
+    expect(hostile).toContain('<td class="key">&lt;script&gt;alert(1)&lt;/script&gt;</td>');
+    expect(hostile).toContain('<td class="key">/&quot;&gt;&lt;img src=x onerror=alert(1)&gt;</td>');
+    expect(hostile).toContain('&lt;script&gt;alert(1)&lt;/script&gt;&#39;');
+  });
+
+  it('takes no markup from the data, whatever strings it holds', () => {
+    const text = fc.string({ unit: 'binary', maxLength: 40 });
+    fc.assert(fc.property(text, text, text, text, (host, key, reason, purge) => {
+      const plain = statsPage(sample({ host: 'h', key: '/k', reason: 'r', purge: 'p' }));
+      const given = statsPage(sample({ host: host || 'h', key: key || '/k', reason: reason || 'r', purge: purge || 'p' }));
+      // The data adds no tag, no bracket and no quote: every one of them in the page is the page's own.
+      expect(markup(given)).toEqual(markup(plain));
+    }), { numRuns: 150 });
+  });
+});

@@ -1,0 +1,56 @@
+// GET /__tiercache/stats and /__tiercache/stats.json (README "Operating tiercache"): what both
+// tiers counted over the last hour, read back from the stats store, with the recent purges
+// from the global list. Behind STATS_TOKEN, as a bearer token (the CLI) or a Basic password
+// (a browser asks for it: any user name); never cached.
+
+import { Forbidden, Unauthorized } from '../shared/http/errors.ts';
+import { flushStats, readStats } from '../shared/observe/tier-stats.ts';
+import { purgeRecords } from '../shared/purge/purge-store.ts';
+import type { MinuteBucket } from '../shared/stats/minute-bucket.ts';
+import { statsPage } from '../shared/stats/stats-page.ts';
+import { statsView } from '../shared/stats/stats-view.ts';
+import { credentialMatches } from '../shared/target/internal.ts';
+import type { EdgeBindings } from './env.ts';
+
+const WINDOW_MINUTES = 60;
+/** RFC 9110 §11.6.1: a 401 names the schemes it takes; a browser offers its login box for Basic. */
+const CHALLENGE = 'Basic realm="tiercache stats", Bearer realm="tiercache stats"';
+
+export async function answerStats(request: Request, edge: EdgeBindings, format: 'html' | 'json'): Promise<Response> {
+  const { observability } = edge.config;
+  if (observability.statsToken === undefined) throw new Forbidden('stats are disabled: set the STATS_TOKEN secret to enable them');
+  if (!credentialMatches(presentedToken(request.headers.get('authorization')), observability.statsToken)) {
+    throw new Unauthorized('stats need Authorization: Bearer <STATS_TOKEN> (or the token as a Basic password)', CHALLENGE);
+  }
+  if (edge.stats === undefined) throw new Forbidden('stats need the STATS Durable Object binding (wrangler.toml)');
+  // This isolate's own counts first, so the page includes the requests just made through it.
+  await flushStats(edge.stats, 0);
+  const now = Date.now();
+  const [buckets, purges] = await Promise.all([readStats(edge.stats, WINDOW_MINUTES), purgeRecords(edge.purges, now)]);
+  const view = statsView(buckets as MinuteBucket[], purges, now, observability.egressPricePerTB, WINDOW_MINUTES);
+  // Per-user and live: never stored anywhere (RFC 9111 §5.2.2.5 no-store).
+  const headers = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
+  if (format === 'json') return Response.json(view, { headers });
+  return new Response(statsPage(view), {
+    headers: {
+      ...headers,
+      'content-type': 'text/html; charset=utf-8',
+      // One self-contained page: inline styles and SVG, nothing else may load or run.
+      'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'",
+    },
+  });
+}
+
+/** The token of `Authorization: Bearer <token>` or the password of `Basic base64(user:token)`. */
+function presentedToken(authorization: string | null): string | null {
+  const match = /^(Bearer|Basic)[ ]+(\S+)\s*$/i.exec(authorization ?? '');
+  if (match === null) return null;
+  if (match[1]?.toLowerCase() === 'bearer') return match[2] ?? null;
+  try {
+    const decoded = atob(match[2] ?? '');
+    const colon = decoded.indexOf(':');
+    return colon < 0 ? null : decoded.slice(colon + 1);
+  } catch {
+    return null;
+  }
+}
