@@ -68,8 +68,12 @@ export function meteredUpstream(upstream: Upstream, meter: RequestMeter, originA
   };
 }
 
-/** At the edge: whether the shield went to the origin for this answer (its member says no hit). */
+/**
+ * At the edge: whether the shield went to the origin for this answer (its member says no hit).
+ * A 5xx is the shield's own answer (an origin's error body never passes, origin-errors.ts).
+ */
 export function shieldFetchedFromOrigin(response: Response): boolean {
+  if (response.status >= 500) return false;
   const params: CacheStatusParams | undefined = memberParams(response.headers.get('cache-status'), SHIELD_CACHE_NAME);
   return params === undefined || !params.hit;
 }
