@@ -79,15 +79,22 @@ export function slicesOf(params: CacheStatusParams | undefined): { sliced: boole
   return { sliced: true, slicesHit: hits, slicesMissed: Math.max(0, Number(match[2]) - hits) };
 }
 
+/** The last host checked, and what it was recorded as: a site's requests name the same few hosts. */
+let lastHost = { given: '', recorded: '(invalid)' };
+
 /** A host name as recorded: lower-case, its port kept, at most MAX_HOST characters of [a-z0-9.-:]. */
 export function recordedHost(host: string): string {
+  if (host === lastHost.given) return lastHost.recorded;
   const lower = host.toLowerCase();
-  return /^[a-z0-9.-]+(:\d{1,5})?$/.test(lower) && lower.length <= MAX_HOST ? lower : '(invalid)';
+  const recorded = /^[a-z0-9.-]+(:\d{1,5})?$/.test(lower) && lower.length <= MAX_HOST ? lower : '(invalid)';
+  lastHost = { given: host, recorded };
+  return recorded;
 }
 
 /** A path as recorded: never its query, at most MAX_KEY_PREFIX characters. */
 export function keyPrefix(path: string): string {
-  const bare = path.split('?', 1)[0] ?? '';
+  const query = path.indexOf('?');
+  const bare = query < 0 ? path : path.slice(0, query);
   return bare.length <= MAX_KEY_PREFIX ? bare : bare.slice(0, MAX_KEY_PREFIX);
 }
 
@@ -123,7 +130,8 @@ export interface RecordInput {
 }
 
 export function tierRecord(input: RecordInput): TierRecord {
-  const params = input.knownHit ? { hit: true } : memberParams(input.headers.get('cache-status'), input.cacheName);
+  if (input.knownHit) return hitRecord(input);
+  const params = memberParams(input.headers.get('cache-status'), input.cacheName);
   const { outcome, reason } = params === undefined ? outcomeOfResponse(input.status, null, input.cacheName) : outcomeOf(input.status, params);
   const record: TierRecord = {
     tier: input.tier,
@@ -142,4 +150,25 @@ export function tierRecord(input: RecordInput): TierRecord {
   };
   if (reason !== undefined) record.reason = reason;
   return record;
+}
+
+/** The memory layer's hit (the hot path): nothing fetched, nothing to parse. */
+function hitRecord(input: RecordInput): TierRecord {
+  return {
+    tier: input.tier,
+    outcome: 'hit',
+    status: input.status,
+    method: input.method,
+    host: recordedHost(input.host),
+    keyPrefix: keyPrefix(input.path),
+    bytesSent: bodyBytes(input.method, input.status, input.headers.get('content-length')),
+    bytesFromNextHop: 0,
+    bytesFromOrigin: 0,
+    ttfbMs: input.ttfbMs,
+    durationMs: input.durationMs,
+    sliced: false,
+    slicesHit: 0,
+    slicesMissed: 0,
+    at: input.at,
+  };
 }

@@ -28,6 +28,8 @@ export class StatsBatch {
   private missKeys = new Set<string>();
   private reasons = new Map<string, Set<string>>();
   private count = 0;
+  /** The row the last record went to. */
+  private last: BatchRow | undefined;
 
   /** Records added since the last take(). */
   get size(): number {
@@ -39,11 +41,16 @@ export class StatsBatch {
     const host = admit(this.hosts, record.host, MAX_BATCH_HOSTS);
     const reason = record.reason === undefined ? undefined : this.admitReason(record.tier, record.outcome, record.reason);
     // The host's length before it: an identity no host or reason can forge by holding a separator.
-    const id = `${minute} ${record.tier} ${record.outcome} ${host.length} ${host}${reason === undefined ? '' : `=${reason}`}`;
-    let row = this.rows.get(id);
-    if (row === undefined) {
-      row = { minute, tier: record.tier, host, outcome: record.outcome, ...(reason === undefined ? {} : { reason }), ...emptyTotals() };
-      this.rows.set(id, row);
+    // Runs of one kind (a hot object's hits) find their row again without building its id.
+    let row = this.last;
+    if (row === undefined || row.minute !== minute || row.host !== host || row.tier !== record.tier || row.outcome !== record.outcome || row.reason !== reason) {
+      const id = `${minute} ${record.tier} ${record.outcome} ${host.length} ${host}${reason === undefined ? '' : `=${reason}`}`;
+      row = this.rows.get(id);
+      if (row === undefined) {
+        row = { minute, tier: record.tier, host, outcome: record.outcome, ...(reason === undefined ? {} : { reason }), ...emptyTotals() };
+        this.rows.set(id, row);
+      }
+      this.last = row;
     }
     addRecordInto(row, record);
     if (record.tier === 'edge' && record.outcome === 'miss') this.addMiss(minute, record.keyPrefix);
@@ -58,6 +65,7 @@ export class StatsBatch {
     this.hosts = new Set();
     this.missKeys = new Set();
     this.reasons = new Map();
+    this.last = undefined;
     this.count = 0;
     return batch;
   }
