@@ -3,8 +3,7 @@
 // isolate and the bindings it uses, by name.
 
 import { type Config, type RawConfig, configFrom, oncePerEnv } from '../shared/config/config.ts';
-import { SHIELD_CACHE_NAME } from '../shared/http/cache-status.ts';
-import { type ObservedTier, rawPath } from '../shared/observe/observed.ts';
+import { type ObservedTier, observedTier, rawPath } from '../shared/observe/observed.ts';
 import type { RequestMeter } from '../shared/observe/request-meter.ts';
 import { parseSliceRequestPath } from '../shared/slices/slice-protocol.ts';
 import { HOST_HEADER } from '../shared/target/internal.ts';
@@ -37,8 +36,7 @@ export interface ShieldRequest extends ShieldBindings {
 /** Once per bindings object (an isolate keeps the same `env`); throws ConfigError naming a bad setting. */
 export const shieldBindings = oncePerEnv((env: ShieldEnv): ShieldBindings => {
   const config = configFrom(env);
-  const sinks = { observability: config.observability, store: env.STATS, analytics: env.ANALYTICS };
-  return { config, purges: env.PURGES, testClock: env.TEST_CLOCK, observed: { tier: 'shield', cacheName: SHIELD_CACHE_NAME, sinks, describe } };
+  return { config, purges: env.PURGES, testClock: env.TEST_CLOCK, observed: observedTier('shield', config.observability, env, describe) };
 });
 
 /** The edge's client's host, and the object's path (a slice request names it inside its own). */

@@ -10,8 +10,7 @@ import { Forbidden, HttpError, MethodNotAllowed, NotFound, errorResponse } from 
 import { parseSliceRequestPath } from '../shared/slices/slice-protocol.ts';
 import { CREDENTIAL_HEADER, HEALTH_PATH, PURGE_PATH, credentialMatches, isInternal } from '../shared/target/internal.ts';
 import { VERSION } from '../shared/config/version.ts';
-import { observed } from '../shared/observe/observed.ts';
-import { RequestMeter } from '../shared/observe/request-meter.ts';
+import { observedFetch } from '../shared/observe/observed.ts';
 import { normalizePath, requestUrl } from '../shared/target/request-target.ts';
 import { clockOffset } from '../shared/tier/test-clock.ts';
 import { withTierReport } from '../shared/tier/tier-headers.ts';
@@ -74,8 +73,6 @@ export default {
     } catch (error) {
       return refusal(error, request.method, Date.now());
     }
-    const keepAlive = (promise: Promise<unknown>): void => ctx.waitUntil(promise);
-    const meter = new RequestMeter(Date.now(), keepAlive);
-    return observed(request, app.fetch(request, { ...bindings, meter }, ctx), meter, bindings.observed, keepAlive);
+    return observedFetch(request, ctx, bindings, (bound) => app.fetch(request, bound, ctx));
   },
 } satisfies ExportedHandler<ShieldEnv>;

@@ -3,8 +3,7 @@
 // and the bindings it uses, by name.
 
 import { type Config, type RawConfig, configFrom, oncePerEnv } from '../shared/config/config.ts';
-import { EDGE_CACHE_NAME } from '../shared/http/cache-status.ts';
-import { type ObservedTier, rawPath } from '../shared/observe/observed.ts';
+import { type ObservedTier, observedTier, rawPath } from '../shared/observe/observed.ts';
 import type { RequestMeter } from '../shared/observe/request-meter.ts';
 
 /** The edge worker's bindings: the configuration contract, the shield service binding, the purge list. */
@@ -40,8 +39,7 @@ export interface EdgeRequest extends EdgeBindings {
 /** Once per bindings object (an isolate keeps the same `env`); throws ConfigError naming a bad setting. */
 export const edgeBindings = oncePerEnv((env: EdgeEnv): EdgeBindings => {
   const config = configFrom(env);
-  const sinks = { observability: config.observability, store: env.STATS, analytics: env.ANALYTICS };
-  return { config, shield: env.SHIELD, purges: env.PURGES, testClock: env.TEST_CLOCK, stats: env.STATS, observed: { tier: 'edge', cacheName: EDGE_CACHE_NAME, sinks, describe } };
+  return { config, shield: env.SHIELD, purges: env.PURGES, testClock: env.TEST_CLOCK, stats: env.STATS, observed: observedTier('edge', config.observability, env, describe) };
 });
 
 /** The client's host and path, read off the request as it came (no URL parsed on the hot path). */

@@ -9,8 +9,7 @@
 import { Hono } from 'hono';
 import { Forbidden, HttpError, MethodNotAllowed, NotFound, errorResponse } from '../shared/http/errors.ts';
 import { FRONT_HEADER, HEALTH_PATH, PURGE_PATH, STATS_JSON_PATH, STATS_PATH, credentialMatches, isInternal } from '../shared/target/internal.ts';
-import { observed } from '../shared/observe/observed.ts';
-import { RequestMeter } from '../shared/observe/request-meter.ts';
+import { observedFetch } from '../shared/observe/observed.ts';
 import { normalizePath, requestUrl } from '../shared/target/request-target.ts';
 import { clockOffset } from '../shared/tier/test-clock.ts';
 import { withTierReport } from '../shared/tier/tier-headers.ts';
@@ -103,8 +102,6 @@ export default {
     } catch (error) {
       return refusal(error, request.method, Date.now());
     }
-    const keepAlive = (promise: Promise<unknown>): void => ctx.waitUntil(promise);
-    const meter = new RequestMeter(Date.now(), keepAlive);
-    return observed(request, edge(request, { ...bindings, meter }, ctx), meter, bindings.observed, keepAlive);
+    return observedFetch(request, ctx, bindings, (bound) => edge(request, bound, ctx));
   },
 } satisfies ExportedHandler<EdgeEnv>;

@@ -3,9 +3,11 @@
 // settled (so its bytes from the next hop and its duration are complete). The response is
 // never held for it; with every sink off, nothing is made at all.
 
+import type { ObservabilityConfig } from '../config/observability.ts';
+import { EDGE_CACHE_NAME, SHIELD_CACHE_NAME } from '../http/cache-status.ts';
 import { type StatsTier, tierRecord } from '../stats/record.ts';
-import type { RequestMeter } from './request-meter.ts';
-import { type StatsSinks, tellRecord } from './tier-stats.ts';
+import { RequestMeter } from './request-meter.ts';
+import { type AnalyticsSink, type StatsSinks, type StatsStoreNamespace, tellRecord } from './tier-stats.ts';
 
 export interface ObservedTier {
   tier: StatsTier;
@@ -14,6 +16,18 @@ export interface ObservedTier {
   sinks: StatsSinks;
   /** The client's host and the object's path, as this tier sees them. */
   describe(request: Request): { host: string; path: string };
+}
+
+/** A tier's sinks as its bindings name them (STATS, ANALYTICS; either may be absent). */
+export function observedTier(tier: StatsTier, observability: ObservabilityConfig, env: { STATS?: StatsStoreNamespace; ANALYTICS?: AnalyticsSink }, describe: ObservedTier['describe']): ObservedTier {
+  return { tier, cacheName: tier === 'edge' ? EDGE_CACHE_NAME : SHIELD_CACHE_NAME, sinks: { observability, store: env.STATS, analytics: env.ANALYTICS }, describe };
+}
+
+/** A tier's handler for one request, measured: handed its bindings with a fresh meter, its record made around it. */
+export function observedFetch<B extends { observed: ObservedTier }>(request: Request, ctx: { waitUntil(promise: Promise<unknown>): void }, bindings: B, handle: (bound: B & { meter: RequestMeter }) => Response | Promise<Response>): Response | Promise<Response> {
+  const keepAlive = (promise: Promise<unknown>): void => ctx.waitUntil(promise);
+  const meter = new RequestMeter(Date.now(), keepAlive);
+  return observed(request, handle({ ...bindings, meter }), meter, bindings.observed, keepAlive);
 }
 
 export function observed(request: Request, answer: Response | Promise<Response>, meter: RequestMeter, tier: ObservedTier, keepAlive: (promise: Promise<unknown>) => void): Response | Promise<Response> {
