@@ -5,7 +5,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import type { RawConfig } from '../shared/config/config.ts';
 import { STATS_PATH } from '../shared/target/internal.ts';
 import { PROJECT_ROOT } from './bundle.ts';
@@ -41,7 +41,7 @@ export async function noteStack(note: StackNote): Promise<() => Promise<void>> {
 export function operatorLines(note: StackNote, logging: boolean): string[] {
   return [
     `  stats   ${note.url}${STATS_PATH}  token ${note.statsToken}  (a browser asks for it: any user name, the token as password)`,
-    `          npm run stats    npm run purge -- --url /index.html    (they read ${STACK_FILE.slice(PROJECT_ROOT.length + 1)})`,
+    `          npm run stats    npm run purge -- --url /index.html    (they read ${relative(PROJECT_ROOT, STACK_FILE)})`,
     `  logs    ${logging ? 'one JSON line per request and tier, below' : 'LOG=1 npm start prints one JSON line per request and tier'}`,
   ];
 }

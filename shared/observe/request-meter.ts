@@ -70,10 +70,11 @@ export function meteredUpstream(upstream: Upstream, meter: RequestMeter, originA
 
 /**
  * At the edge: whether the shield went to the origin for this answer (its member says no hit).
- * A 5xx is the shield's own answer (an origin's error body never passes, origin-errors.ts).
+ * Only an object's bytes count (200, 206): an error's body is the shield's own text (an S3
+ * origin's error body never passes, origin-errors.ts).
  */
 export function shieldFetchedFromOrigin(response: Response): boolean {
-  if (response.status >= 500) return false;
+  if (response.status !== 200 && response.status !== 206) return false;
   const params: CacheStatusParams | undefined = memberParams(response.headers.get('cache-status'), SHIELD_CACHE_NAME);
   return params === undefined || !params.hit;
 }

@@ -39,16 +39,37 @@ const STORE_ORIGIN = 'https://stats.tiercache.internal';
 const batch = new StatsBatch();
 let lastFlush = 0;
 let flushing: Promise<void> | undefined;
+/** A flush is set for when the interval ends. */
+let scheduled = false;
 
 export function tellRecord(record: TierRecord, sinks: StatsSinks, keepAlive: (promise: Promise<unknown>) => void): void {
   const { observability } = sinks;
   if (record.outcome === 'error' || (observability.logSample > 0 && Math.random() < observability.logSample)) {
     console.log(JSON.stringify({ tiercache: record.tier, ...record }));
   }
-  sinks.analytics?.writeDataPoint(dataPoint(record));
+  try {
+    sinks.analytics?.writeDataPoint(dataPoint(record));
+  } catch (error) {
+    // A data point is not worth a failed request.
+    console.error(`tiercache stats: Analytics Engine refused a data point (${error instanceof Error ? error.message : String(error)})`);
+  }
   if (sinks.store === undefined) return;
   batch.add(record);
-  if (flushing === undefined && record.at - lastFlush >= observability.flushMs) keepAlive(flushStats(sinks.store, observability.flushMs));
+  // Now, not when the request came: a record that settled late (a long fill) is due as any other.
+  const wait = observability.flushMs - (Date.now() - lastFlush);
+  if (flushing === undefined && wait <= 0) keepAlive(flushStats(sinks.store, observability.flushMs));
+  else if (!scheduled && observability.flushMs > 0) {
+    // Not due yet (with 0, the flush under way drains it): flushed when it is, even if no other
+    // request comes (waitUntil keeps the invocation that long; STATS_FLUSH_MS is a few seconds).
+    scheduled = true;
+    const store = sinks.store;
+    keepAlive(
+      new Promise((resolve) => setTimeout(resolve, Math.max(0, wait))).then(() => {
+        scheduled = false;
+        return flushStats(store, 0);
+      }),
+    );
+  }
 }
 
 /**
@@ -56,11 +77,14 @@ export function tellRecord(record: TierRecord, sinks: StatsSinks, keepAlive: (pr
  * records keep arriving and the interval has passed again (with 0, until none is left). The
  * stats page flushes its own isolate (interval 0) before it reads.
  */
-export function flushStats(store: StatsStoreNamespace, flushMs: number): Promise<void> {
-  flushing ??= drain(store, flushMs).finally(() => {
+export async function flushStats(store: StatsStoreNamespace, flushMs: number): Promise<void> {
+  // After the flush under way (which may stop at its own interval), with this one's.
+  while (flushing !== undefined) await flushing;
+  if (batch.size === 0) return;
+  flushing = drain(store, flushMs).finally(() => {
     flushing = undefined;
   });
-  return flushing;
+  await flushing;
 }
 
 async function drain(store: StatsStoreNamespace, flushMs: number): Promise<void> {

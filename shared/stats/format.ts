@@ -23,7 +23,9 @@ export function formatBytes(bytes: number): string {
 
 /** `97.3%`; a ratio over nothing, a dash. */
 export function formatRatio(ratio: number | null): string {
-  return ratio === null || !Number.isFinite(ratio) ? NONE : `${(ratio * 100).toFixed(1)}%`;
+  if (ratio === null || !Number.isFinite(ratio)) return NONE;
+  // Rounded down: 99.96 % of hits is not "100.0%", which would say that nothing missed.
+  return `${(Math.floor(ratio * 1000) / 10).toFixed(1)}%`;
 }
 
 /** `1,234,567` (en-US grouping, the same wherever it runs). */

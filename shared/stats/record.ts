@@ -61,6 +61,8 @@ export function outcomeOf(status: number, params: CacheStatusParams): { outcome:
   // §2.2 fwd=stale: the stored copy was stale and went forward; a 304 made it fresh again.
   if (params.fwd === 'stale') return { outcome: params.fwdStatus === 304 ? 'revalidated' : 'miss' };
   if (params.hit) return { outcome: 'hit' };
+  // Neither served from the cache nor forwarded (§2.1, §2.2): the tier's own refusal (a 405, a 400).
+  if (params.fwd === undefined) return { outcome: 'bypass', reason: reason || 'refused' };
   return { outcome: 'miss' };
 }
 

@@ -40,7 +40,7 @@ describe('renderStats', () => {
         '  tier    requests  hit ratio  byte hit ratio  mean TTFB  bytes sent',
         '  ------  --------  ---------  --------------  ---------  ----------',
         '  edge       1,200      87.5%           88.0%     3.2 ms     3.50 GB',
-        '  shield       150      13.3%            4.8%    41.0 ms      420 MB',
+        '  shield       150      13.3%            4.7%    41.0 ms      420 MB',
       ].join('\n'),
     );
   });

@@ -1,0 +1,242 @@
+// The request's meter (shared/observe/request-meter.ts): the work a request leaves running,
+// waited for before its record is counted, and the bytes of the next hop's answers.
+
+import { describe, expect, it } from 'vitest';
+import { SHIELD_CACHE_NAME } from '../../../shared/http/cache-status.ts';
+import { RequestMeter, meteredUpstream, shieldFetchedFromOrigin } from '../../../shared/observe/request-meter.ts';
+import type { ObjectMeta } from '../../../shared/slices/object-meta.ts';
+import { type SliceSpan, spanBytes } from '../../../shared/slices/slice-plan.ts';
+import type { Upstream, UpstreamAnswer } from '../../../shared/tier/ports.ts';
+
+/** A promise with its settling in the test's hands. */
+function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void; reject: (error: unknown) => void } {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+/** Lets every queued microtask (and a macrotask turn) run. */
+const turn = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
+
+/** Whether `promise` has settled, without waiting for it. */
+async function isSettled(promise: Promise<unknown>): Promise<boolean> {
+  let done = false;
+  void promise.then(() => (done = true), () => (done = true));
+  await turn();
+  return done;
+}
+
+const META: ObjectMeta = { size: 2500, etag: '"v1"', sliceSize: 1000, headers: new Headers({ 'content-type': 'application/octet-stream' }) };
+const emptyBody = (): ReadableStream<Uint8Array> => new ReadableStream({ start: (controller) => controller.close() });
+
+/** An upstream that answers what it is given, and records what it was asked. */
+function scripted(answer: () => UpstreamAnswer): Upstream & { asked: { span: SliceSpan; from: number | undefined }[] } {
+  const asked: { span: SliceSpan; from: number | undefined }[] = [];
+  return {
+    asked,
+    async slices(span, _pinned, ask) {
+      asked.push({ span, from: ask?.from });
+      return answer();
+    },
+    head: async () => new Response(null, { status: 200, headers: { 'content-length': '2500' } }),
+  };
+}
+
+const spanAnswer = (span: SliceSpan, meta: ObjectMeta = META): UpstreamAnswer => ({ kind: 'span', meta, span, body: emptyBody(), response: new Response(null, { status: 206 }) });
+
+describe('RequestMeter.hold / settled / idle', () => {
+  it('is idle until something is held, and hands every held promise to keepAlive', () => {
+    const kept: Promise<unknown>[] = [];
+    const meter = new RequestMeter(123, (promise) => kept.push(promise));
+    expect(meter.started).toBe(123);
+    expect(meter.idle).toBe(true);
+    const held = Promise.resolve();
+    meter.hold(held);
+    expect(meter.idle).toBe(false);
+    expect(kept).toEqual([held]);
+  });
+
+  it('settles at once with nothing held', async () => {
+    const meter = new RequestMeter(0, () => {});
+    expect(await isSettled(meter.settled())).toBe(true);
+  });
+
+  it('waits for every held promise', async () => {
+    const meter = new RequestMeter(0, () => {});
+    const first = deferred();
+    const second = deferred();
+    meter.hold(first.promise);
+    meter.hold(second.promise);
+    const settled = meter.settled();
+    first.resolve();
+    expect(await isSettled(settled)).toBe(false);
+    second.resolve();
+    expect(await isSettled(settled)).toBe(true);
+  });
+
+  it('waits for promises held while the others were settling (nested holds), however deep', async () => {
+    const kept: Promise<unknown>[] = [];
+    const meter = new RequestMeter(0, (promise) => kept.push(promise));
+    const outer = deferred();
+    const inner = deferred();
+    const innermost = deferred();
+    // The outer work, once done, leaves more work running, which leaves more still.
+    meter.hold(outer.promise.then(() => meter.hold(inner.promise.then(() => meter.hold(innermost.promise)))));
+    const settled = meter.settled();
+    outer.resolve();
+    expect(await isSettled(settled)).toBe(false);
+    inner.resolve();
+    expect(await isSettled(settled)).toBe(false);
+    expect(kept).toHaveLength(3);
+    innermost.resolve();
+    expect(await isSettled(settled)).toBe(true);
+  });
+
+  it('waits for a rejected promise without throwing', async () => {
+    const meter = new RequestMeter(0, (promise) => void promise.catch(() => {}));
+    const failing = deferred();
+    const slow = deferred();
+    meter.hold(failing.promise);
+    meter.hold(slow.promise);
+    const settled = meter.settled();
+    failing.reject(new Error('the store failed'));
+    expect(await isSettled(settled)).toBe(false);
+    slow.resolve();
+    await expect(settled).resolves.toBeUndefined();
+  });
+
+  it('a promise held late by a rejected one is still waited for', async () => {
+    const meter = new RequestMeter(0, (promise) => void promise.catch(() => {}));
+    const late = deferred();
+    meter.hold(Promise.reject(new Error('fill failed')).finally(() => meter.hold(late.promise)));
+    const settled = meter.settled();
+    expect(await isSettled(settled)).toBe(false);
+    late.resolve();
+    await expect(settled).resolves.toBeUndefined();
+  });
+
+  it('adds fetched bytes, and those from the origin apart', () => {
+    const meter = new RequestMeter(0, () => {});
+    meter.fetched(100, false);
+    meter.fetched(40, true);
+    expect([meter.bytesFromNextHop, meter.bytesFromOrigin]).toEqual([140, 40]);
+  });
+});
+
+describe('meteredUpstream', () => {
+  it('counts a span answer by the bytes of its span (spanBytes of the span and the meta)', async () => {
+    const meter = new RequestMeter(0, () => {});
+    const span = { first: 1, last: 2 };
+    const upstream = meteredUpstream(scripted(() => spanAnswer(span)), meter, () => false);
+    const answer = await upstream.slices(span, META);
+    expect(answer.kind).toBe('span');
+    const bytes = spanBytes(span, META.sliceSize, META.size);
+    // Slices 1 and 2 of 2500 bytes in 1000-byte slices: bytes 1000–2499, the last slice short.
+    expect(bytes.end - bytes.start + 1).toBe(1500);
+    expect([meter.bytesFromNextHop, meter.bytesFromOrigin]).toEqual([1500, 0]);
+  });
+
+  it('counts a span from `ask.from` on only, never below zero', async () => {
+    const meter = new RequestMeter(0, () => {});
+    const span = { first: 0, last: 0 };
+    const inner = scripted(() => spanAnswer(span));
+    const upstream = meteredUpstream(inner, meter, () => true);
+    await upstream.slices(span, META, { from: 300 });
+    expect(inner.asked).toEqual([{ span, from: 300 }]);
+    expect([meter.bytesFromNextHop, meter.bytesFromOrigin]).toEqual([700, 700]);
+    await upstream.slices(span, META, { from: 5000 });
+    expect([meter.bytesFromNextHop, meter.bytesFromOrigin]).toEqual([700, 700]);
+  });
+
+  it('counts a whole answer by its Content-Length; 0 without a body or without a length', async () => {
+    const meter = new RequestMeter(0, () => {});
+    let next: () => Response = () => new Response('x'.repeat(42), { headers: { 'content-length': '42' } });
+    const upstream = meteredUpstream(scripted(() => ({ kind: 'whole', response: next() })), meter, () => false);
+    await upstream.slices({ first: 0, last: 0 }, undefined);
+    expect(meter.bytesFromNextHop).toBe(42);
+    // No body (a HEAD-like or 304-like answer), even with a length declared.
+    next = () => new Response(null, { headers: { 'content-length': '999' } });
+    await upstream.slices({ first: 0, last: 0 }, undefined);
+    expect(meter.bytesFromNextHop).toBe(42);
+    // A body without a declared length (chunked): nothing to count by.
+    next = () => new Response(new ReadableStream({ start: (c) => (c.enqueue(new Uint8Array(10)), c.close()) }));
+    await upstream.slices({ first: 0, last: 0 }, undefined);
+    expect(meter.bytesFromNextHop).toBe(42);
+    // A garbled length counts nothing.
+    next = () => new Response('abc', { headers: { 'content-length': 'abc' } });
+    await upstream.slices({ first: 0, last: 0 }, undefined);
+    expect(meter.bytesFromNextHop).toBe(42);
+  });
+
+  it('counts nothing for beyond and not-modified answers', async () => {
+    const meter = new RequestMeter(0, () => {});
+    const answers: UpstreamAnswer[] = [
+      { kind: 'beyond', meta: META, response: new Response(null, { status: 416 }) },
+      { kind: 'not-modified', response: new Response(null, { status: 304, headers: { 'content-length': '2500' } }) },
+    ];
+    const upstream = meteredUpstream(scripted(() => answers.shift()!), meter, () => true);
+    expect((await upstream.slices({ first: 5, last: 5 }, META)).kind).toBe('beyond');
+    expect((await upstream.slices({ first: 0, last: 0 }, META)).kind).toBe('not-modified');
+    expect([meter.bytesFromNextHop, meter.bytesFromOrigin]).toEqual([0, 0]);
+  });
+
+  it('attributes bytes to the origin through the given predicate, per answer', async () => {
+    const meter = new RequestMeter(0, () => {});
+    const seen: Response[] = [];
+    let fromOrigin = true;
+    const inner = scripted(() => spanAnswer({ first: 0, last: 0 }));
+    const upstream = meteredUpstream(inner, meter, (response) => {
+      seen.push(response);
+      return fromOrigin;
+    });
+    const first = await upstream.slices({ first: 0, last: 0 }, META);
+    fromOrigin = false;
+    await upstream.slices({ first: 0, last: 0 }, META);
+    expect(seen[0]).toBe(first.response);
+    expect(seen).toHaveLength(2);
+    expect([meter.bytesFromNextHop, meter.bytesFromOrigin]).toEqual([2000, 1000]);
+  });
+
+  it('passes head through, uncounted', async () => {
+    const meter = new RequestMeter(0, () => {});
+    const upstream = meteredUpstream(scripted(() => spanAnswer({ first: 0, last: 0 })), meter, () => true);
+    const head = await upstream.head();
+    expect(head.headers.get('content-length')).toBe('2500');
+    expect(meter.bytesFromNextHop).toBe(0);
+  });
+
+  it('counts nothing when the upstream throws, and the error passes', async () => {
+    const meter = new RequestMeter(0, () => {});
+    const upstream = meteredUpstream({ slices: async () => Promise.reject(new Error('version changed')), head: async () => new Response(null) }, meter, () => true);
+    await expect(upstream.slices({ first: 0, last: 0 }, META)).rejects.toThrow('version changed');
+    expect(meter.bytesFromNextHop).toBe(0);
+  });
+});
+
+describe('shieldFetchedFromOrigin', () => {
+  const answer = (status: number, cacheStatus?: string): Response => new Response(null, { status, headers: cacheStatus === undefined ? {} : { 'cache-status': cacheStatus } });
+
+  it('a shield hit did not go to the origin', () => {
+    expect(shieldFetchedFromOrigin(answer(200, `${SHIELD_CACHE_NAME}; hit; ttl=50`))).toBe(false);
+    expect(shieldFetchedFromOrigin(answer(206, `origin-cache; fwd=miss, ${SHIELD_CACHE_NAME}; hit`))).toBe(false);
+  });
+
+  it('a shield miss did', () => {
+    expect(shieldFetchedFromOrigin(answer(200, `${SHIELD_CACHE_NAME}; fwd=uri-miss; stored`))).toBe(true);
+    expect(shieldFetchedFromOrigin(answer(206, `${SHIELD_CACHE_NAME}; fwd=stale; fwd-status=200`))).toBe(true);
+  });
+
+  it("a 5xx is the shield's own answer, not origin egress", () => {
+    expect(shieldFetchedFromOrigin(answer(503, `${SHIELD_CACHE_NAME}; fwd=miss; fwd-status=503`))).toBe(false);
+    expect(shieldFetchedFromOrigin(answer(502))).toBe(false);
+  });
+
+  it('an answer without a shield member is taken as fetched from the origin', () => {
+    expect(shieldFetchedFromOrigin(answer(200))).toBe(true);
+    expect(shieldFetchedFromOrigin(answer(200, 'tiercache-edge; hit'))).toBe(true);
+  });
+});

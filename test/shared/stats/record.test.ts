@@ -1,0 +1,105 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { EDGE_CACHE_NAME, SHIELD_CACHE_NAME, cacheStatusMember } from '../../../shared/http/cache-status.ts';
+import { MAX_KEY_PREFIX, bodyBytes, keyPrefix, outcomeOf, recordedHost, slicesOf, tierRecord } from '../../../shared/stats/record.ts';
+
+describe('outcomeOf: what a tier\'s Cache-Status member (RFC 9211 §2) says it did', () => {
+  it('hit (§2.1), miss (§2.2 uri-miss, vary-miss, miss, partial)', () => {
+    expect(outcomeOf(200, { hit: true, ttl: 59 })).toEqual({ outcome: 'hit' });
+    for (const fwd of ['uri-miss', 'vary-miss', 'miss', 'partial'] as const) expect(outcomeOf(200, { fwd, stored: true })).toEqual({ outcome: 'miss' });
+  });
+
+  it('fwd=stale with fwd-status=304 is a revalidation; with 200 a refetch (a miss)', () => {
+    expect(outcomeOf(200, { fwd: 'stale', fwdStatus: 304 })).toEqual({ outcome: 'revalidated' });
+    expect(outcomeOf(200, { fwd: 'stale', fwdStatus: 200 })).toEqual({ outcome: 'miss' });
+  });
+
+  it('a stale copy served (RFC 5861) is stale, whichever way it is reported', () => {
+    expect(outcomeOf(200, { hit: true, ttl: -5, detail: 'stale-while-revalidate' })).toEqual({ outcome: 'stale', reason: 'stale-while-revalidate' });
+    expect(outcomeOf(200, { fwd: 'stale', fwdStatus: 503, detail: 'stale-if-error' })).toEqual({ outcome: 'stale', reason: 'stale-if-error' });
+  });
+
+  it('collapsed (§2.6) before anything else a waiting request reports', () => {
+    expect(outcomeOf(200, { fwd: 'stale', collapsed: true })).toEqual({ outcome: 'collapsed' });
+    expect(outcomeOf(200, { fwd: 'uri-miss', collapsed: true })).toEqual({ outcome: 'collapsed' });
+  });
+
+  it('bypass: fwd=bypass, method, request, with the detail as reason; a tier\'s own refusal (no hit, no fwd)', () => {
+    expect(outcomeOf(200, { fwd: 'method' })).toEqual({ outcome: 'bypass', reason: 'method' });
+    expect(outcomeOf(200, { fwd: 'bypass', detail: 'no-store' })).toEqual({ outcome: 'bypass', reason: 'no-store' });
+    expect(outcomeOf(405, { detail: 'refused' })).toEqual({ outcome: 'bypass', reason: 'refused' });
+    expect(outcomeOf(400, {})).toEqual({ outcome: 'bypass', reason: 'refused' });
+  });
+
+  it('any 5xx is an error, its reason the detail (or the status), the slice counts dropped from it', () => {
+    expect(outcomeOf(502, { fwd: 'miss', detail: 'origin-unreachable' })).toEqual({ outcome: 'error', reason: 'origin-unreachable' });
+    expect(outcomeOf(503, { fwd: 'miss' })).toEqual({ outcome: 'error', reason: 'status-503' });
+    expect(outcomeOf(504, { detail: 'origin-timeout slices 0/1' })).toEqual({ outcome: 'error', reason: 'origin-timeout' });
+  });
+
+  it('bounds a reason to a short token whatever the detail holds', () => {
+    fc.assert(fc.property(fc.string({ maxLength: 500 }), (detail) => {
+      const { reason } = outcomeOf(500, { detail });
+      expect(reason).toMatch(/^[A-Za-z0-9_.:/-]{1,40}$/);
+    }));
+  });
+});
+
+describe('slicesOf', () => {
+  it('reads "slices h/c of t": h hits of c looked up', () => {
+    expect(slicesOf({ detail: 'slices 3/4 of 9' })).toEqual({ sliced: true, slicesHit: 3, slicesMissed: 1 });
+    expect(slicesOf({ detail: 'stale-while-revalidate slices 0/2' })).toEqual({ sliced: true, slicesHit: 0, slicesMissed: 2 });
+    expect(slicesOf({ hit: true })).toEqual({ sliced: false, slicesHit: 0, slicesMissed: 0 });
+    expect(slicesOf(undefined)).toEqual({ sliced: false, slicesHit: 0, slicesMissed: 0 });
+  });
+});
+
+describe('recordedHost, keyPrefix, bodyBytes: bounded and without secrets', () => {
+  it('keeps a host name lower-case with its port; anything else is (invalid)', () => {
+    expect(recordedHost('CDN.Example:8443')).toBe('cdn.example:8443');
+    expect(recordedHost('a'.repeat(65))).toBe('(invalid)');
+    for (const host of ['<script>', 'a b', 'host:99999x', '']) expect(recordedHost(host)).toBe('(invalid)');
+    fc.assert(fc.property(fc.string(), (host) => {
+      expect(recordedHost(host)).toMatch(/^([a-z0-9.-]+(:\d{1,5})?|\(invalid\))$/);
+    }));
+  });
+
+  it('never keeps a query, and cuts a path to MAX_KEY_PREFIX characters', () => {
+    expect(keyPrefix('/a.png?token=secret')).toBe('/a.png');
+    expect(keyPrefix(`/${'x'.repeat(200)}`)).toHaveLength(MAX_KEY_PREFIX);
+    fc.assert(fc.property(fc.string(), fc.string(), (path, query) => {
+      const kept = keyPrefix(`${path.replace(/\?/g, '')}?${query}`);
+      expect(kept.includes('?')).toBe(false);
+      expect(kept.length).toBeLessThanOrEqual(MAX_KEY_PREFIX);
+    }));
+  });
+
+  it('counts the body by its framing: none for HEAD, 1xx, 204, 304 (RFC 9110 §6.4.1), else Content-Length', () => {
+    expect(bodyBytes('GET', 200, '1000')).toBe(1000);
+    expect(bodyBytes('HEAD', 200, '1000')).toBe(0);
+    for (const status of [101, 204, 304]) expect(bodyBytes('GET', status, '10')).toBe(0);
+    for (const length of [null, '', 'x', '-1', '1.5']) expect(bodyBytes('GET', 200, length)).toBe(0);
+  });
+});
+
+describe('tierRecord', () => {
+  const base = { method: 'GET', host: 'cdn.example', path: '/video.mp4?sig=abc', bytesFromNextHop: 8, bytesFromOrigin: 8, at: 1, ttfbMs: 2, durationMs: 5 };
+
+  it('reads its own tier\'s member only: the shield\'s hit is the edge\'s miss', () => {
+    const headers = new Headers({ 'cache-status': `${cacheStatusMember(SHIELD_CACHE_NAME, { hit: true })}, ${cacheStatusMember(EDGE_CACHE_NAME, { fwd: 'uri-miss', detail: 'slices 1/3' })}`, 'content-length': '100' });
+    const edge = tierRecord({ ...base, tier: 'edge', cacheName: EDGE_CACHE_NAME, status: 206, headers, knownHit: false });
+    expect(edge).toEqual({ tier: 'edge', outcome: 'miss', status: 206, method: 'GET', host: 'cdn.example', keyPrefix: '/video.mp4', bytesSent: 100, bytesFromNextHop: 8, bytesFromOrigin: 8, ttfbMs: 2, durationMs: 5, sliced: true, slicesHit: 1, slicesMissed: 2, at: 1 });
+    expect(tierRecord({ ...base, tier: 'shield', cacheName: SHIELD_CACHE_NAME, status: 206, headers, knownHit: false }).outcome).toBe('hit');
+  });
+
+  it('a memory hit is a hit with nothing fetched, whatever the headers', () => {
+    const record = tierRecord({ ...base, tier: 'edge', cacheName: EDGE_CACHE_NAME, status: 200, headers: new Headers({ 'content-length': '7' }), knownHit: true });
+    expect(record).toMatchObject({ outcome: 'hit', bytesSent: 7, bytesFromNextHop: 0, bytesFromOrigin: 0, sliced: false });
+  });
+
+  it('an answer with no member of its tier is that tier\'s refusal (or an error at 5xx)', () => {
+    const headers = new Headers();
+    expect(tierRecord({ ...base, tier: 'edge', cacheName: EDGE_CACHE_NAME, status: 403, headers, knownHit: false })).toMatchObject({ outcome: 'bypass', reason: 'refused' });
+    expect(tierRecord({ ...base, tier: 'edge', cacheName: EDGE_CACHE_NAME, status: 500, headers, knownHit: false })).toMatchObject({ outcome: 'error', reason: 'status-500' });
+  });
+});
