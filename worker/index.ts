@@ -77,14 +77,9 @@ function internalRead(path: string): 'html' | 'json' | 'health' | undefined {
 /** The hot path first; everything it does not answer goes through the app. */
 function edgeFetch(request: Request, edge: EdgeRequest, ctx: ExecutionContext): Response | Promise<Response> {
   const hot = answerFromMemory(request, edge);
-  if (hot instanceof Response) return memoryHit(hot, edge);
+  if (hot instanceof Response) return hot;
   if (hot === undefined) return app.fetch(request, edge, ctx);
-  return hot.then((answer) => (answer === undefined ? app.fetch(request, edge, ctx) : memoryHit(answer, edge)));
-}
-
-function memoryHit(response: Response, edge: EdgeRequest): Response {
-  edge.meter.knownHit = true;
-  return response;
+  return hot.then((answer) => answer ?? app.fetch(request, edge, ctx));
 }
 
 /** Every GET, HEAD and OPTIONS answer passes last through the static-site conveniences (404 page, CORS). */

@@ -14,7 +14,7 @@ import { serverTimingMetric } from '../shared/http/server-timing.ts';
 import { targetedFieldsToStrip } from '../shared/http/targeted-cache-control.ts';
 import { knownAddress } from './edge-address.ts';
 import { edgeMemory } from './edge-cache.ts';
-import type { EdgeBindings } from './env.ts';
+import type { EdgeRequest } from './env.ts';
 import type { MemoryEntry } from './memory-cache.ts';
 import { responseAsIs } from '../shared/streams/response-as-is.ts';
 
@@ -22,7 +22,7 @@ import { responseAsIs } from '../shared/streams/response-as-is.ts';
 const CONDITIONS = ['range', 'if-none-match', 'if-modified-since', 'if-match', 'if-unmodified-since', 'if-range'];
 
 /** A promise only when the test clock must be asked: a hit costs no turn of the event loop. */
-export function answerFromMemory(request: Request, edge: EdgeBindings): Response | undefined | Promise<Response | undefined> {
+export function answerFromMemory(request: Request, edge: EdgeRequest): Response | undefined | Promise<Response | undefined> {
   if (request.method !== 'GET') return undefined;
   const started = Date.now();
   const { config } = edge;
@@ -40,8 +40,13 @@ export function answerFromMemory(request: Request, edge: EdgeBindings): Response
     if (purgedBy(records, address.purgePath)(entry)) return undefined;
     entry.purgeChecked = records;
   }
-  if (edge.testClock === undefined) return freshHit(entry, started, started);
-  return clockOffset(edge.testClock, started).then((offset) => freshHit(entry, started + offset, started));
+  const answered = (hit: Response | undefined): Response | undefined => {
+    // What the stats record needs, known here already (shared/observe/observed.ts).
+    if (hit !== undefined) edge.meter.hit = { host: address.host, path: address.purgePath, bytes: entry.body.size };
+    return hit;
+  };
+  if (edge.testClock === undefined) return answered(freshHit(entry, started, started));
+  return clockOffset(edge.testClock, started).then((offset) => answered(freshHit(entry, started + offset, started)));
 }
 
 /** A hit's headers: what never changes, and the last full set (they change about once a second). */

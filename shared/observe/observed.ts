@@ -5,7 +5,7 @@
 
 import type { ObservabilityConfig } from '../config/observability.ts';
 import { EDGE_CACHE_NAME, SHIELD_CACHE_NAME } from '../http/cache-status.ts';
-import { type StatsTier, tierRecord } from '../stats/record.ts';
+import { type StatsTier, memoryHitRecord, tierRecord } from '../stats/record.ts';
 import { RequestMeter } from './request-meter.ts';
 import { type AnalyticsSink, type StatsSinks, type StatsStoreNamespace, tellRecord } from './tier-stats.ts';
 
@@ -35,14 +35,19 @@ export function observed(request: Request, answer: Response | Promise<Response>,
   const silent = sinks.store === undefined && sinks.analytics === undefined && sinks.observability.logSample === 0;
   const finish = (response: Response): Response => {
     // Errors are logged even with every sink off.
-    if (meter.internal || (silent && response.status < 500)) return response;
     const at = meter.started;
+    if (meter.hit !== undefined) {
+      // The hot path: everything known, nothing to read off the request or the response.
+      if (!silent) tellRecord(memoryHitRecord(meter.hit, at, Date.now() - at), sinks, keepAlive);
+      return response;
+    }
+    if (meter.internal || (silent && response.status < 500)) return response;
     const ttfbMs = Date.now() - at;
     const { host, path } = tier.describe(request);
     const count = (): void => {
       const record = tierRecord({
         tier: tier.tier, cacheName: tier.cacheName, method: request.method, host, path, status: response.status, headers: response.headers,
-        knownHit: meter.knownHit, bytesFromNextHop: meter.bytesFromNextHop, bytesFromOrigin: meter.bytesFromOrigin, at, ttfbMs, durationMs: Date.now() - at,
+        bytesFromNextHop: meter.bytesFromNextHop, bytesFromOrigin: meter.bytesFromOrigin, at, ttfbMs, durationMs: Date.now() - at,
       });
       tellRecord(record, sinks, keepAlive);
     };

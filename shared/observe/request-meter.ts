@@ -5,14 +5,15 @@
 
 import { type CacheStatusParams, SHIELD_CACHE_NAME, memberParams } from '../http/cache-status.ts';
 import { spanBytes } from '../slices/slice-plan.ts';
+import type { MemoryHitFacts } from '../stats/record.ts';
 import type { Upstream, UpstreamAnswer } from '../tier/ports.ts';
 
 export class RequestMeter {
   readonly started: number;
   bytesFromNextHop = 0;
   bytesFromOrigin = 0;
-  /** Set by a path that knows its outcome without a Cache-Status to read (the memory layer's hits). */
-  knownHit = false;
+  /** Set by the memory layer on its hit: what the record needs, so no header need be read (the hot path). */
+  hit: MemoryHitFacts | undefined = undefined;
   /** The tier's own endpoints (stats, health, purge) are not counted as requests for objects. */
   internal = false;
   private readonly pending: Promise<unknown>[] = [];

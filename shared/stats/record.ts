@@ -122,8 +122,6 @@ export interface RecordInput {
   path: string;
   status: number;
   headers: Headers;
-  /** The memory layer answered: a hit, with no Cache-Status to read. */
-  knownHit: boolean;
   bytesFromNextHop: number;
   bytesFromOrigin: number;
   at: number;
@@ -132,7 +130,6 @@ export interface RecordInput {
 }
 
 export function tierRecord(input: RecordInput): TierRecord {
-  if (input.knownHit) return hitRecord(input);
   const params = memberParams(input.headers.get('cache-status'), input.cacheName);
   const { outcome, reason } = params === undefined ? outcomeOfResponse(input.status, null, input.cacheName) : outcomeOf(input.status, params);
   const record: TierRecord = {
@@ -154,23 +151,17 @@ export function tierRecord(input: RecordInput): TierRecord {
   return record;
 }
 
-/** The memory layer's hit (the hot path): nothing fetched, nothing to parse. */
-function hitRecord(input: RecordInput): TierRecord {
+/** A memory hit as its hot path knows it: the client's host, the path, the body's length. */
+export interface MemoryHitFacts {
+  host: string;
+  path: string;
+  bytes: number;
+}
+
+/** The record of a GET answered 200 from the edge's memory, made without reading a header. */
+export function memoryHitRecord(hit: MemoryHitFacts, at: number, ttfbMs: number): TierRecord {
   return {
-    tier: input.tier,
-    outcome: 'hit',
-    status: input.status,
-    method: input.method,
-    host: recordedHost(input.host),
-    keyPrefix: keyPrefix(input.path),
-    bytesSent: bodyBytes(input.method, input.status, input.headers.get('content-length')),
-    bytesFromNextHop: 0,
-    bytesFromOrigin: 0,
-    ttfbMs: input.ttfbMs,
-    durationMs: input.durationMs,
-    sliced: false,
-    slicesHit: 0,
-    slicesMissed: 0,
-    at: input.at,
+    tier: 'edge', outcome: 'hit', status: 200, method: 'GET', host: recordedHost(hit.host), keyPrefix: keyPrefix(hit.path), bytesSent: hit.bytes,
+    bytesFromNextHop: 0, bytesFromOrigin: 0, ttfbMs, durationMs: ttfbMs, sliced: false, slicesHit: 0, slicesMissed: 0, at,
   };
 }

@@ -154,17 +154,21 @@ describe('observed: one record per request', () => {
     expect(analytics.points).toEqual([]);
   });
 
-  it('counts a memory hit (knownHit) as a hit without any Cache-Status', async () => {
+  it('counts a memory hit (meter.hit) as a hit from what the hot path knows, reading no header', async () => {
     const analytics = fakeAnalytics();
     const tier = tierOf({ observability: observability(), store: undefined, analytics: analytics.sink });
     const { keepAlive, drained } = keeper();
     const hit = new Meter(Date.now(), keepAlive);
-    hit.knownHit = true;
-    observed(request(), response(200, undefined, 50), hit, tier, keepAlive);
-    // The same response without knownHit is a tier's own refusal.
+    hit.hit = { host: 'CDN.example', path: '/logo.png?v=2', bytes: 50 };
+    observed(request(), response(200, undefined, 999), hit, tier, keepAlive);
+    // The same response without it is a tier's own refusal.
     observed(request(), response(200, undefined, 50), new Meter(Date.now(), keepAlive), tier, keepAlive);
     await drained();
     expect(analytics.points.map((point) => point.blobs.slice(1, 3))).toEqual([['hit', ''], ['bypass', 'refused']]);
+    expect(analytics.points[0]?.blobs[3]).toBe('cdn.example');
+    expect(analytics.points[0]?.blobs[4]).toBe('/logo.png');
+    expect(analytics.points[0]?.doubles[1]).toBe(50);
+    expect(tier.described).toBe(1);
   });
 
   it('never records an internal request, not even a 5xx', async () => {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EDGE_CACHE_NAME, SHIELD_CACHE_NAME, cacheStatusMember } from '../../../shared/http/cache-status.ts';
-import { MAX_KEY_PREFIX, bodyBytes, keyPrefix, outcomeOf, recordedHost, slicesOf, tierRecord } from '../../../shared/stats/record.ts';
+import { MAX_KEY_PREFIX, bodyBytes, keyPrefix, memoryHitRecord, outcomeOf, recordedHost, slicesOf, tierRecord } from '../../../shared/stats/record.ts';
 
 describe('outcomeOf: what a tier\'s Cache-Status member (RFC 9211 §2) says it did', () => {
   it('hit (§2.1), miss (§2.2 uri-miss, vary-miss, miss, partial)', () => {
@@ -87,19 +87,21 @@ describe('tierRecord', () => {
 
   it('reads its own tier\'s member only: the shield\'s hit is the edge\'s miss', () => {
     const headers = new Headers({ 'cache-status': `${cacheStatusMember(SHIELD_CACHE_NAME, { hit: true })}, ${cacheStatusMember(EDGE_CACHE_NAME, { fwd: 'uri-miss', detail: 'slices 1/3' })}`, 'content-length': '100' });
-    const edge = tierRecord({ ...base, tier: 'edge', cacheName: EDGE_CACHE_NAME, status: 206, headers, knownHit: false });
+    const edge = tierRecord({ ...base, tier: 'edge', cacheName: EDGE_CACHE_NAME, status: 206, headers });
     expect(edge).toEqual({ tier: 'edge', outcome: 'miss', status: 206, method: 'GET', host: 'cdn.example', keyPrefix: '/video.mp4', bytesSent: 100, bytesFromNextHop: 8, bytesFromOrigin: 8, ttfbMs: 2, durationMs: 5, sliced: true, slicesHit: 1, slicesMissed: 2, at: 1 });
-    expect(tierRecord({ ...base, tier: 'shield', cacheName: SHIELD_CACHE_NAME, status: 206, headers, knownHit: false }).outcome).toBe('hit');
+    expect(tierRecord({ ...base, tier: 'shield', cacheName: SHIELD_CACHE_NAME, status: 206, headers }).outcome).toBe('hit');
   });
 
-  it('a memory hit is a hit with nothing fetched, whatever the headers', () => {
-    const record = tierRecord({ ...base, tier: 'edge', cacheName: EDGE_CACHE_NAME, status: 200, headers: new Headers({ 'content-length': '7' }), knownHit: true });
-    expect(record).toMatchObject({ outcome: 'hit', bytesSent: 7, bytesFromNextHop: 0, bytesFromOrigin: 0, sliced: false });
+  it('a memory hit is a 200 GET hit with nothing fetched, its host and path bounded as any', () => {
+    expect(memoryHitRecord({ host: 'CDN.Example', path: '/a.png?sig=x', bytes: 7 }, 10, 0)).toEqual({
+      tier: 'edge', outcome: 'hit', status: 200, method: 'GET', host: 'cdn.example', keyPrefix: '/a.png', bytesSent: 7,
+      bytesFromNextHop: 0, bytesFromOrigin: 0, ttfbMs: 0, durationMs: 0, sliced: false, slicesHit: 0, slicesMissed: 0, at: 10,
+    });
   });
 
   it('an answer with no member of its tier is that tier\'s refusal (or an error at 5xx)', () => {
     const headers = new Headers();
-    expect(tierRecord({ ...base, tier: 'edge', cacheName: EDGE_CACHE_NAME, status: 403, headers, knownHit: false })).toMatchObject({ outcome: 'bypass', reason: 'refused' });
-    expect(tierRecord({ ...base, tier: 'edge', cacheName: EDGE_CACHE_NAME, status: 500, headers, knownHit: false })).toMatchObject({ outcome: 'error', reason: 'status-500' });
+    expect(tierRecord({ ...base, tier: 'edge', cacheName: EDGE_CACHE_NAME, status: 403, headers })).toMatchObject({ outcome: 'bypass', reason: 'refused' });
+    expect(tierRecord({ ...base, tier: 'edge', cacheName: EDGE_CACHE_NAME, status: 500, headers })).toMatchObject({ outcome: 'error', reason: 'status-500' });
   });
 });
