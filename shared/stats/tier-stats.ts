@@ -24,13 +24,13 @@ export function hitsOf(outcomes: Record<Outcome, Totals>): number {
 export function tierStats(rows: Iterable<OutcomeRow>): TierStats {
   const outcomes = outcomeTotals(rows);
   const totals = sumTotals(OUTCOMES.map((outcome) => outcomes[outcome]));
-  const any = totals.requests > 0;
+  const counted = totals.requests > 0;
   return {
     totals,
-    hitRatio: any ? hitsOf(outcomes) / totals.requests : null,
+    hitRatio: counted ? hitsOf(outcomes) / totals.requests : null,
     // Bytes fetched can exceed bytes sent (a slice fetched whole for a small range, a HEAD that filled): at least 0.
     byteHitRatio: totals.bytesSent > 0 ? Math.max(0, 1 - totals.bytesFromNextHop / totals.bytesSent) : null,
-    ttfbMsMean: any ? totals.ttfbMsSum / totals.requests : null,
+    ttfbMsMean: counted ? totals.ttfbMsSum / totals.requests : null,
     outcomes,
   };
 }
