@@ -5,6 +5,7 @@
 
 import type { Config } from '../shared/config/config.ts';
 import { BadRequest, ConfigError, ContentTooLarge, Forbidden, HttpError, Unauthorized, UnsupportedMediaType } from '../shared/http/errors.ts';
+import { bearerToken } from '../shared/http/authorization.ts';
 import { PURGE_PATH, credentialMatches } from '../shared/target/internal.ts';
 import { PURGE_BODY_LIMIT, type PurgeRecord, type PurgeRequest, parsePurgeBody } from '../shared/purge/purge.ts';
 import { REACHES_EVERY_LOCATION_WITHIN, recordPurges } from '../shared/purge/purge-store.ts';
@@ -75,10 +76,6 @@ function resolve(value: string, base: URL, config: Config): PurgedUrl {
   }
 }
 
-function bearerToken(authorization: string | null): string | null {
-  const match = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization ?? '');
-  return match?.[1] ?? null;
-}
 
 /** The body as text: JSON, at most PURGE_BODY_LIMIT bytes. */
 async function readBody(request: Request): Promise<string> {

@@ -3,6 +3,7 @@
 // from the global list. Behind STATS_TOKEN, as a bearer token (the CLI) or a Basic password
 // (a browser asks for it: any user name); never cached.
 
+import { basicPassword, bearerToken } from '../shared/http/authorization.ts';
 import { Forbidden, Unauthorized } from '../shared/http/errors.ts';
 import { flushStats, readStats } from '../shared/observe/tier-stats.ts';
 import { purgeRecords } from '../shared/purge/purge-store.ts';
@@ -19,7 +20,8 @@ const CHALLENGE = 'Basic realm="tiercache stats", Bearer realm="tiercache stats"
 export async function answerStats(request: Request, edge: EdgeBindings, format: 'html' | 'json'): Promise<Response> {
   const { observability } = edge.config;
   if (observability.statsToken === undefined) throw new Forbidden('stats are disabled: set the STATS_TOKEN secret to enable them');
-  if (!credentialMatches(presentedToken(request.headers.get('authorization')), observability.statsToken)) {
+  const authorization = request.headers.get('authorization');
+  if (!credentialMatches(bearerToken(authorization) ?? basicPassword(authorization), observability.statsToken)) {
     throw new Unauthorized('stats need Authorization: Bearer <STATS_TOKEN> (or the token as a Basic password)', CHALLENGE);
   }
   if (edge.stats === undefined) throw new Forbidden('stats need the STATS Durable Object binding (wrangler.toml)');
@@ -39,18 +41,4 @@ export async function answerStats(request: Request, edge: EdgeBindings, format: 
       'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'",
     },
   });
-}
-
-/** The token of `Authorization: Bearer <token>` or the password of `Basic base64(user:token)`. */
-function presentedToken(authorization: string | null): string | null {
-  const match = /^(Bearer|Basic)[ ]+(\S+)\s*$/i.exec(authorization ?? '');
-  if (match === null) return null;
-  if (match[1]?.toLowerCase() === 'bearer') return match[2] ?? null;
-  try {
-    const decoded = atob(match[2] ?? '');
-    const colon = decoded.indexOf(':');
-    return colon < 0 ? null : decoded.slice(colon + 1);
-  } catch {
-    return null;
-  }
 }
