@@ -20,6 +20,7 @@ import { sliceCount, spanBytes } from '../shared/slices/slice-plan.ts';
 
 import type { CacheStatusParams } from '../shared/http/cache-status.ts';
 import { slicedReport, tierAnswer } from '../shared/tier/tier-headers.ts';
+import { warmSlices } from './slice-warm.ts';
 import { appendServerTiming, serverTimingMetric } from '../shared/http/server-timing.ts';
 
 export interface SliceAnswerContext {
@@ -63,6 +64,12 @@ export async function answerSlices(request: SliceRequest, context: SliceAnswerCo
     if (bytes.start > bytes.end) throw new BadRequest(`the span ${span.first}-${span.last} holds ${all.end - all.start + 1} bytes, not ${request.from} and more`);
     const firstNeeded = Math.floor(bytes.start / meta.sliceSize);
     const indices = Array.from({ length: span.last - firstNeeded + 1 }, (_, i) => firstNeeded + i);
+    if (request.warm === true) {
+      // The edge reading ahead: stored here, its bytes fetched when its reader gets there.
+      const warming = await warmSlices(read, resolved, indices, context.budget, config.originIdleTimeoutMs);
+      const headers = new Headers({ 'content-type': 'text/plain', 'cache-control': 'no-store', [SPAN_HEADER]: `${span.first}-${span.last}` });
+      return deliver(context, 200, headers, warming.body, resolved, slicedReport(resolved.report, warming.hits, warming.checked, indices.length));
+    }
     try {
       const sliceStarted = read.now();
       const sliceRead = await readObjectSlices(read, resolved, indices, { window: config.slicing.readahead, maxSpan: 1, budget: context.budget });

@@ -66,7 +66,7 @@ async function serveSliced(request: Request, resolved: Extract<Resolved, { kind:
   const sliceStarted = read.now();
   // Served in full from slices every one of which was stored here: keep it whole for the next full read.
   const onEnd = wholeCopies ? ({ allStored }: { allStored: boolean }) => allStored && copyWhole(read, resolved, budget) : undefined;
-  const sliceRead = await readObjectSlices(read, resolved, indices, { window: config.slicing.readahead, maxSpan: spanLimit(indices.length, budget.remaining), budget, onEnd });
+  const sliceRead = await readObjectSlices(read, resolved, indices, { window: config.slicing.parallel, maxSpan: spanLimit(indices.length, budget.remaining), budget, onEnd, aheadIdleMs: config.originIdleTimeoutMs });
   const framed = framedBody(plan, meta.size, meta.headers.get('content-type'), sliceRead.pieces);
   const headers = withHeaders(meta.headers, framed.headers);
   headers.set('server-timing', serverTimingMetric('edge-slice', read.now() - sliceStarted));

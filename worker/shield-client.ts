@@ -9,10 +9,11 @@ import { OBJECT_HEADER, type ObjectMeta, parseObjectMarker, representationHeader
 import type { RequestTarget } from '../shared/target/request-target.ts';
 import { isStrongEtag } from '../shared/http/etag.ts';
 import { type ObjectVersion, type SliceSpan, sliceCount, spanBytes } from '../shared/slices/slice-plan.ts';
-import { SPAN_HEADER, WHOLE, sliceRequestPath } from '../shared/slices/slice-protocol.ts';
+import { SPAN_HEADER, WHOLE, parseWarmWord, sliceRequestPath } from '../shared/slices/slice-protocol.ts';
 import { type Upstream, type UpstreamAnswer } from '../shared/tier/ports.ts';
 import { TIER_MANAGED, forwardedRequestHeaders, withForwarding } from '../shared/http/headers.ts';
 import { responseAsIs } from '../shared/streams/response-as-is.ts';
+import { nativeBody } from '../shared/streams/native-body.ts';
 
 export interface ShieldCall {
   method: string;
@@ -81,6 +82,16 @@ export function shieldUpstream(shield: Fetcher, config: Config, target: RequestT
       return checkAnswer(response, span, pinned, sliceSize, from);
     },
     head: (signal) => askShield(shield, config, { method: 'HEAD', path: target.path + target.query, headers: hopHeaders(), signal }),
+    async warm(span, pinned, signal) {
+      const path = sliceRequestPath({ span, sliceSize, etag: pinned.etag, warm: true }, target.path) + target.query;
+      const response = await askShield(shield, config, { method: 'GET', path, headers: hopHeaders(), signal });
+      // Anything but the shield's warm answer for this span (a 412: the version is gone) stores nothing.
+      if (response.status !== 200 || response.headers.get(SPAN_HEADER) !== `${span.first}-${span.last}`) {
+        await response.body?.cancel();
+        return undefined;
+      }
+      return parseWarmWord(await response.text());
+    },
   };
 }
 
@@ -112,5 +123,6 @@ async function checkAnswer(response: Response, span: SliceSpan, pinned: ObjectVe
   if (response.status !== 200 || response.body === null || response.headers.get(SPAN_HEADER) !== `${span.first}-${last}` || response.headers.get('content-length') !== String(bytes.end - bytes.start + 1 - from)) {
     return fail(`the shield answered ${response.status} with span ${response.headers.get(SPAN_HEADER)} for ${span.first}-${last}`);
   }
-  return { kind: 'span', meta, span: { first: span.first, last }, body: response.body, response };
+  // Its Content-Length is exactly the span's (checked above): the runtime may move it by itself.
+  return { kind: 'span', meta, span: { first: span.first, last }, body: nativeBody(response.body), response };
 }

@@ -9,7 +9,7 @@ import { CONFIG_NAMES, type RawConfig, parseConfig, type SlicingConfig } from '.
 import { keepSignals } from './signals.ts';
 
 /** Settings a benchmark run may take from the environment; the rest is the embedded origin's. */
-const TUNABLE_NAMES = ['SLICE_SIZE', 'SLICE_THRESHOLD', 'SLICE_READAHEAD', 'SUBREQUEST_LIMIT', 'DEFAULT_TTL'] as const;
+const TUNABLE_NAMES = ['SLICE_SIZE', 'SLICE_THRESHOLD', 'SLICE_READAHEAD', 'SLICE_PARALLEL', 'SUBREQUEST_LIMIT', 'DEFAULT_TTL'] as const;
 
 export interface LocalStack {
   origin: S3Origin;

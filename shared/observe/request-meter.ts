@@ -66,6 +66,16 @@ export function meteredUpstream(upstream: Upstream, meter: RequestMeter, originA
       return answer;
     },
     head: (signal) => upstream.head(signal),
+    ...(upstream.warm !== undefined && { warm: warmed(upstream.warm.bind(upstream), meter) }),
+  };
+}
+
+/** The next hop's warm, its origin bytes counted: the span is fetched later as the next hop's hit. */
+function warmed(warm: NonNullable<Upstream['warm']>, meter: RequestMeter): NonNullable<Upstream['warm']> {
+  return async (span, pinned, signal) => {
+    const fromOrigin = await warm(span, pinned, signal);
+    if (fromOrigin !== undefined) meter.bytesFromOrigin += fromOrigin;
+    return fromOrigin;
   };
 }
 

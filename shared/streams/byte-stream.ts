@@ -11,6 +11,7 @@ import { CHUNK_BYTES } from './pump-into.ts';
 import { type PipeWriter, identityPipe } from './identity-pipe.ts';
 import type { ByteRange } from '../http/range.ts';
 import { LengthMismatch } from '../http/errors.ts';
+import { isNativeBody } from './native-body.ts';
 
 type Bytes = Uint8Array;
 
@@ -47,10 +48,10 @@ interface Reading {
 async function pumpRanges(pieces: AsyncIterator<Piece>, ranges: readonly ByteRange[], heads: readonly Bytes[], tail: Bytes | undefined, out: PipeWriter): Promise<void> {
   let current: Reading | undefined;
   let buffer: Bytes = new Uint8Array(CHUNK_BYTES);
-  const nextPiece = async (): Promise<Reading> => {
+  const nextPiece = async (): Promise<Piece> => {
     const next = await pieces.next();
     if (next.done) throw new LengthMismatch('ran out of slices before the range ended');
-    return { piece: next.value, source: bodySource(next.value.body, { length: next.value.length }), position: next.value.offset, kept: undefined };
+    return next.value;
   };
   try {
     for (const [index, range] of ranges.entries()) {
@@ -60,7 +61,15 @@ async function pumpRanges(pieces: AsyncIterator<Piece>, ranges: readonly ByteRan
       while (position <= range.end) {
         if (current === undefined || current.piece.offset + current.piece.length <= position) {
           discard(current);
-          current = await nextPiece();
+          current = undefined;
+          const piece = await nextPiece();
+          if (wholeIn(piece, position, range.end)) {
+            // Every byte of it is wanted, and it is exact already: the runtime moves it.
+            await piped(piece, out);
+            position = piece.offset + piece.length;
+          } else {
+            current = { piece, source: bodySource(piece.body, { length: piece.length }), position: piece.offset, kept: undefined };
+          }
           continue;
         }
         const start = current.position;
@@ -93,6 +102,21 @@ async function pumpRanges(pieces: AsyncIterator<Piece>, ranges: readonly ByteRan
     discard(current, error);
     await (pieces.throw ?? pieces.return)?.call(pieces, error).catch(() => undefined);
     await out.abort(asError(error));
+  }
+}
+
+/** Whether all of the piece lies within the bytes wanted from `position` to `end`, and the runtime may pipe it. */
+function wholeIn(piece: Piece, position: number, end: number): boolean {
+  return piece.offset === position && piece.offset + piece.length - 1 <= end && isNativeBody(piece.body);
+}
+
+/** The whole piece into `out`, natively; a failure is the piece's (it is forgotten, should it be stored). */
+async function piped(piece: Piece, out: PipeWriter): Promise<void> {
+  try {
+    await out.pipeFrom(piece.body);
+  } catch (error) {
+    piece.onInexact?.();
+    throw error;
   }
 }
 

@@ -37,6 +37,8 @@ export function healingUpstream(upstream: Upstream, policy: HealingPolicy): Upst
       return { ...answer, body: fromNextHop(answer.body, { idleMs, heal: { reopen, attempts, backoffMs: HEAL_BACKOFF_MS } }) };
     },
     head: (signal) => upstream.head(signal),
+    // A warm moves no bytes to heal: one that fails leaves the slice to be read as it comes.
+    ...(upstream.warm !== undefined && { warm: upstream.warm.bind(upstream) }),
   };
 }
 

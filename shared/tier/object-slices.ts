@@ -2,7 +2,8 @@
 // lacks (pinned to the manifest's version), and what discovery already brought.
 
 import { forgetObject } from './object-read.ts';
-import type { Budget, ObjectRead, SliceRead, SliceReadOptions } from './ports.ts';
+import type { Budget, ObjectRead } from './ports.ts';
+import type { ReadAhead, SliceRead, SliceReadOptions } from './slice-ports.ts';
 import { isolateReadahead } from './readahead-pool.ts';
 import { type SlicedObject } from './resolved.ts';
 import type { ObjectMeta } from '../slices/object-meta.ts';
@@ -19,6 +20,8 @@ export interface SliceWindow {
   budget: Budget;
   /** Hears how the read ended (SliceReadOptions.onEnd). */
   onEnd?: SliceReadOptions['onEnd'];
+  /** Read slices ahead through the caches (slice-ahead.ts), when the next hop can store them: the silence bound of a copy from it (ms). */
+  aheadIdleMs?: number;
 }
 
 /** Starts reading `indices` of `sliced`; resolves when the first is in hand (see readSlices). */
@@ -37,7 +40,19 @@ export function readObjectSlices(read: ObjectRead, sliced: SlicedObject, indices
     ...(window.onEnd !== undefined ? { onEnd: window.onEnd } : {}),
     signal: read.signal,
     waitUntil: read.waitUntil,
+    readAhead: window.aheadIdleMs === undefined ? undefined : throughCaches(read, sliced.meta, window.aheadIdleMs),
   });
+}
+
+/** Slices read ahead through the next hop's cache and this tier's, when the next hop can store them (the shield). */
+function throughCaches(read: ObjectRead, meta: ObjectMeta, idleMs: number): ReadAhead | undefined {
+  const { upstream } = read;
+  if (upstream.warm === undefined) return undefined;
+  return {
+    warm: async (index, signal) => (await upstream.warm?.({ first: index, last: index }, meta, signal)) !== undefined,
+    fetchSlice: (index, signal) => pinnedSpans({ ...read, signal }, meta)({ first: index, last: index }),
+    idleMs,
+  };
 }
 
 /** Fetches spans of the version `meta` describes; forgets the manifest when that version is gone. */

@@ -45,6 +45,12 @@ export interface Upstream {
   slices(span: SliceSpan, pinned: ObjectVersion | undefined, ask?: SliceAsk): Promise<UpstreamAnswer>;
   /** HEAD of the object, for HEAD requests a tier cannot answer itself. */
   head(signal?: AbortSignal): Promise<Response>;
+  /**
+   * Has the next hop store a span of the pinned version, without sending it (the edge reading
+   * ahead: SliceRequest.warm). Resolves with the bytes the next hop fetched from the origin for
+   * it once stored there; undefined when it is not. Absent where the next hop cannot (the origin).
+   */
+  warm?(span: SliceSpan, pinned: ObjectVersion, signal?: AbortSignal): Promise<number | undefined>;
 }
 
 /** What a tier hands the read path for one request: its cache, its next hop, its policy. */
@@ -99,76 +105,7 @@ export function readPolicy(config: Config, clockOffset = 0): ReadPolicy {
   };
 }
 
-// The slice reader's ports (slice-reader.ts): where a slice is stored, how a span is fetched,
-// what the request may still spend.
-
-/** This tier's slices of one version of one object (slice-store.ts). */
-export interface SliceStore {
-  /** False when the object may not be stored here: slices are then read straight through, none ahead. */
-  readonly storing: boolean;
-  /** The stored slice (its reader counts it); undefined on a miss. */
-  get(index: number, length: number): Promise<ReadableStream<Uint8Array> | undefined>;
-  /** A put of slice `index` to write its bytes into; undefined when nothing is stored. */
-  open(index: number, length: number): OpenPut | undefined;
-  /** Slice `index` as stored read wrong: never again. */
-  forget(index: number): void;
-  /** This request holds slice `index` already and will store it: others should wait for that. */
-  claim?(index: number): void;
-  /** This request will not store a slice it missed after all (others waiting for it may go on). */
-  release?(index: number): void;
-}
-
-/** The next hop, asked for exactly the bytes of a span of slices of the pinned version (from `from` on), healing as they come. */
-export type SpanFetch = (span: SliceSpan, from?: number) => Promise<ReadableStream<Uint8Array>>;
-
 /** Subrequests this request may still make (Workers cap them per request). */
 export interface Budget {
   remaining: number;
-}
-
-/**
- * Read-ahead shared by every request of an isolate (readahead-pool.ts): slices started ahead of
- * their reader (not the one each reader needs next), at most `limit` at once.
- */
-export interface ReadaheadPool {
-  limit: number;
-  inUse: number;
-}
-
-export interface SliceReadOptions {
-  meta: ObjectMeta;
-  /** The slices to read, ascending. */
-  indices: readonly number[];
-  store: SliceStore;
-  fetchSpan: SpanFetch;
-  /** Slices in flight ahead of the reader. */
-  window: number;
-  /** Most slices one upstream request may carry. */
-  maxSpan: number;
-  budget: Budget;
-  /** Slices already in hand (the one that came with discovery), not yet stored. */
-  prefetched?: ReadonlyMap<number, ReadableStream<Uint8Array>>;
-  /** The isolate's read-ahead, shared with its other requests; absent = only `window` bounds it. */
-  pool?: ReadaheadPool;
-  /** Hears once how the read ended: every slice taken (`complete`), and whether all of them came from the store. */
-  onEnd?(outcome: { complete: boolean; allStored: boolean }): void;
-  /** The client's request signal: when it aborts, the read is given up (every fetch it started cancelled). */
-  signal?: AbortSignal | undefined;
-  /**
-   * Keeps the request's work alive to its end: a slot started is seen through (its fetch, its
-   * store, the claims and shares it holds given back) even once the response is done or the
-   * client has gone, which workerd would otherwise drop unfinished.
-   */
-  waitUntil?(promise: Promise<unknown>): void;
-}
-
-/**
- * The pieces in order. `return()` ends the read (what is being stored goes on being stored);
- * `throw()` gives it up: every fetch it started is cancelled, and nothing half-read is stored.
- */
-export interface SliceRead {
-  pieces: AsyncIterator<Piece>;
-  /** Of the slices looked up in this tier's store before the first byte: how many were there. */
-  hits: number;
-  checked: number;
 }

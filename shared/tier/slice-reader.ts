@@ -11,11 +11,14 @@
 // of the reader; slice-sources.ts decides where each slice comes from and what it may spend.
 
 import type { Piece } from '../streams/byte-stream.ts';
-import type { SliceRead, SliceReadOptions } from './ports.ts';
+import type { SliceRead, SliceReadOptions } from './slice-ports.ts';
 import { SliceReading } from './slice-reading.ts';
 
-/** Subrequests a tier spends on a slice it reads and stores: look it up, fetch it, store it, read the rest back. */
-export const SUBREQUESTS_PER_SLICE = 4;
+/**
+ * Subrequests a tier spends on a slice it reads and stores: look it up, have the next hop store
+ * it (a slice read ahead), fetch it, store it, read it back.
+ */
+export const SUBREQUESTS_PER_SLICE = 5;
 
 /** Starts reading; resolves once the first slice is in hand, so a version change seen before any byte went out can still restart the request. */
 export async function readSlices(options: SliceReadOptions): Promise<SliceRead> {

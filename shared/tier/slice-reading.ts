@@ -3,8 +3,14 @@
 
 import type { Piece } from '../streams/byte-stream.ts';
 import { sliceBytes } from '../slices/slice-plan.ts';
-import type { SliceReadOptions } from './ports.ts';
+import type { SliceReadOptions } from './slice-ports.ts';
 import { SliceSources } from './slice-sources.ts';
+import { Parallelism } from '../slices/parallelism.ts';
+
+/** Where a download's parallelism starts (at most SLICE_PARALLEL): 16 slices of 8 MiB, 128 MiB on their way. */
+const START_PARALLEL = 16;
+/** How far past the reader slices are read ahead through the caches, in multiples of the parallelism. */
+const AHEAD_REACH = 4;
 
 export class SliceReading {
   private readonly options: SliceReadOptions;
@@ -16,13 +22,19 @@ export class SliceReading {
   private readonly pooled = new Set<number>();
   private taken = 0;
   private ended = false;
+  /** Slots read ahead through the caches not settled yet. */
+  private flying = 0;
+  /** Slices in flight ahead of the reader, when they are read through the caches; else the options' window. */
+  private readonly parallelism: Parallelism | undefined;
 
   constructor(options: SliceReadOptions) {
     this.options = options;
+    this.parallelism = options.readAhead === undefined ? undefined : new Parallelism({ start: START_PARALLEL, min: 2, max: options.window, now: Date.now });
     this.sources = new SliceSources(options, {
       ended: () => this.ended,
       started: (index) => this.slots.has(index),
       giveBack: (index) => this.giveBack(index),
+      aheadDone: (bytes) => (bytes === undefined ? this.parallelism?.backOff() : this.parallelism?.completed(bytes)),
     });
     for (const [index, body] of options.prefetched ?? []) {
       if (options.indices.includes(index)) options.store.claim?.(index);
@@ -93,25 +105,45 @@ export class SliceReading {
     onEnd?.({ complete, allStored: complete && this.sources.stored.size === indices.length });
   }
 
-  /** Starts the slots of the window; the slice needed next always, those ahead within the pool. */
+  /**
+   * Starts the slots of the window; the slice needed next always, those ahead within the pool.
+   * Slices read through the caches hold no memory, so the window is then what is in flight (up
+   * to the download's parallelism, as far as AHEAD_REACH times it past the reader), refilled as
+   * each arrives; otherwise it is the next `window` slices from the reader.
+   */
   private startWindow(): void {
-    const { pool, indices, window, store } = this.options;
-    for (let at = this.position; at < Math.min(indices.length, this.position + window); at++) {
+    const { pool, indices, store } = this.options;
+    const limit = this.parallelism?.limit ?? this.options.window;
+    const reach = this.parallelism === undefined ? limit : limit * AHEAD_REACH;
+    for (let at = this.position; at < Math.min(indices.length, this.position + reach); at++) {
       const index = indices[at] ?? -1;
       if (this.slots.has(index)) continue;
       if (at > this.position) {
         // Reading ahead means holding slices for later: only into a store.
         if (!store.storing) break;
+        if (this.parallelism !== undefined && this.flying >= limit) break;
         if (pool !== undefined) {
           if (pool.inUse >= pool.limit) break;
           pool.inUse++;
           this.pooled.add(index);
         }
       }
-      const slot = this.sources.produce(at);
+      const slot = this.sources.produce(at, at > this.position);
       this.options.waitUntil?.(slot.catch(() => undefined));
       this.slots.set(index, slot);
+      if (this.parallelism !== undefined && at > this.position) this.inFlight(slot);
     }
+  }
+
+  /** A slot read ahead counts as in flight until it settles; then the window refills. */
+  private inFlight(slot: Promise<unknown>): void {
+    this.flying++;
+    void slot
+      .catch(() => undefined)
+      .finally(() => {
+        this.flying--;
+        if (!this.ended) this.startWindow();
+      });
   }
 
   private giveBack(index: number): void {

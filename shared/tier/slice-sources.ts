@@ -4,21 +4,12 @@
 // store spends from the request's subrequest budget, and none may spend what the rest of the
 // read still needs to deliver every byte.
 
-import { bodySource } from '../streams/body-source.ts';
 import { splitStream } from '../streams/split-stream.ts';
 import { sliceBytes } from '../slices/slice-plan.ts';
-import { type Fill, startFill } from './fill.ts';
-import type { SliceReadOptions } from './ports.ts';
-
-/** What the sources need to know of the window they feed (slice-reading.ts). */
-export interface WindowState {
-  /** The read is over: a slice arriving now is let go. */
-  ended(): boolean;
-  /** Slice `index` has a slot already (so a span must not fetch it again). */
-  started(index: number): boolean;
-  /** Slice `index` is no longer ahead of its reader on the way: its share of the pool goes back. */
-  giveBack(index: number): void;
-}
+import type { Fill } from './fill.ts';
+import { fillSlice } from './slice-fill.ts';
+import type { SliceReadOptions, WindowState } from './slice-ports.ts';
+import { COPIES, Gate, readAhead } from './slice-ahead.ts';
 
 export class SliceSources {
   /** Of the slices looked up before the first byte: how many were there (hits), of how many (checked). */
@@ -37,6 +28,14 @@ export class SliceSources {
   private frontier = 0;
   /** Lookups of the first window, awaited before the first byte so the counts are exact. */
   private initialLookups: Promise<unknown>[] | undefined = [];
+  /** The copies of slices read ahead into this tier's cache (slice-ahead.ts). */
+  private readonly copies = new Gate(COPIES);
+  /**
+   * Aborts once the read is given up: what slices read ahead wait on (a warm, a copy) ends
+   * with it, whether or not the client's request signal ever fires (workerd's may not when a
+   * client goes away mid-body; its body's pipe failing is what says so).
+   */
+  private readonly given = new AbortController();
 
   constructor(options: SliceReadOptions, window: WindowState) {
     this.options = options;
@@ -44,18 +43,25 @@ export class SliceSources {
   }
 
   async firstLookups(): Promise<void> {
-    await Promise.all(this.initialLookups ?? []);
+    // Each lookup that settles may start more (the window refills as slots settle): all of
+    // them count, so wait until none is left unsettled.
+    for (let seen = 0; this.initialLookups !== undefined && seen < this.initialLookups.length; ) {
+      const batch = this.initialLookups.slice(seen);
+      seen = this.initialLookups.length;
+      await Promise.all(batch);
+    }
     this.initialLookups = undefined;
   }
 
   /** Cancels every fill under way. */
   abort(reason: unknown): void {
+    this.given.abort(reason);
     for (const fill of this.fills) fill.abort(reason);
     this.fills.clear();
   }
 
   /** The slice at position `at`: came with discovery, comes with a span, is stored here, or is fetched. */
-  async produce(at: number): Promise<ReadableStream<Uint8Array>> {
+  async produce(at: number, ahead = false): Promise<ReadableStream<Uint8Array>> {
     const { indices, prefetched } = this.options;
     const index = indices[at] ?? -1;
     const came = prefetched?.get(index);
@@ -80,9 +86,45 @@ export class SliceSources {
         return found;
       }
     }
+    if (ahead && lookup !== undefined && this.mayReadAhead()) {
+      const read = await this.throughCaches(index);
+      if (read !== undefined) return read;
+      // Given up meanwhile (the client went away): nothing more is fetched for it, and others
+      // waiting for this request to store it need wait no longer.
+      if (this.window.ended()) {
+        this.options.store.release?.(index);
+        throw new Error('the read was given up');
+      }
+    }
     // A miss, or no budget to look: the span starts in this same step (with no lookup, before
     // the window's next slot looks for a span to join).
     return this.startSpan(at);
+  }
+
+  /** Reading slices ahead through the caches (slice-ahead.ts) is possible here, and the budget leaves room for it and a fill after. */
+  private mayReadAhead(): boolean {
+    const { readAhead: ahead, store, budget } = this.options;
+    // Warm, copy, put, read back; and should it fail, the fill's fetch.
+    return ahead !== undefined && store.storing && budget.remaining - 4 >= 1 + this.held();
+  }
+
+  /** Slice `index` stored ahead at the next hop, copied here and read back; undefined when that failed (it is then fetched as it comes). */
+  private async throughCaches(index: number): Promise<ReadableStream<Uint8Array> | undefined> {
+    const { readAhead: ahead, store, budget, signal } = this.options;
+    if (ahead === undefined) return undefined;
+    budget.remaining -= 4;
+    const length = this.length(index);
+    const given = signal === undefined ? this.given.signal : AbortSignal.any([signal, this.given.signal]);
+    const read = await readAhead(ahead, store, this.copies, index, length, given);
+    this.window.aheadDone(read === undefined ? undefined : length);
+    if (read === undefined || this.window.ended()) {
+      if (read !== undefined) void read.cancel().catch(() => undefined);
+      return undefined;
+    }
+    // In this tier's store now: the reader reads it from there, holding nothing for it.
+    this.window.giveBack(index);
+    this.stored.add(index);
+    return read;
   }
 
   /**
@@ -131,44 +173,9 @@ export class SliceSources {
     return this.fromSpan.get(first) as Promise<ReadableStream<Uint8Array>>;
   }
 
-  /**
-   * A slice fetched from upstream: stored as it arrives, the reader getting its share (and the
-   * rest from the store, should it fall behind). Straight through (its pace the reader's) when
-   * it may not be stored, or the budget has no room for the store and a read back.
-   */
+  /** A slice fetched from upstream: stored as it arrives (slice-fill.ts). */
   private storing(index: number, body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
-    const { store, budget } = this.options;
-    if (this.window.ended()) {
-      void body.cancel().catch(() => undefined);
-      store.release?.(index);
-      return body;
-    }
-    const length = this.length(index);
-    const put = store.storing && budget.remaining - 2 >= this.held() ? store.open(index, length) : undefined;
-    if (put === undefined) store.release?.(index);
-    else budget.remaining -= 2;
-    const fill = startFill(bodySource(body, { length }), {
-      length,
-      store: put,
-      resume: async (offset) => {
-        if (put !== undefined && (await stored)) {
-          const found = await store.get(index, length);
-          if (found !== undefined) return { body: found, from: 0 };
-        }
-        // Not stored after all: the rest from the next hop (the subrequest was reserved).
-        return { body: await this.options.fetchSpan({ first: index, last: index }, offset), from: offset };
-      },
-    });
-    const { stored } = fill;
-    // Seen through even once the response is done (a range that ended inside this slice).
-    this.options.waitUntil?.(stored);
-    this.fills.add(fill);
-    void stored.finally(() => {
-      this.fills.delete(fill);
-      // On its way no more: a slice ahead of the reader gives its share back.
-      this.window.giveBack(index);
-    });
-    return fill.client;
+    return fillSlice({ options: this.options, window: this.window, fills: this.fills, held: () => this.held(), length: this.length(index) }, index, body);
   }
 
   /**

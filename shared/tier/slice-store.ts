@@ -7,10 +7,12 @@
 import { type ObjectMeta, type WHOLE_COPY, isSliceEntry, sliceEntryHeaders } from '../slices/object-meta.ts';
 import { sliceKey } from '../slices/slice-plan.ts';
 import { retention } from '../http/stale.ts';
-import type { SliceStore } from './ports.ts';
+import type { SliceStore } from './slice-ports.ts';
 import type { EntryMeta } from '../store/stored-entry.ts';
 import { type Claim, claim, claimOrWait } from './collapse.ts';
 import { type TierCache, lookup, openPut, remove } from './tier-cache.ts';
+import { storeNatively } from './native-store.ts';
+import { nativeBody } from '../streams/native-body.ts';
 
 /**
  * The body stored at `key` if it is the part asked for (slice `index`, or the whole copy) with
@@ -40,29 +42,41 @@ export function tierSlices(cache: TierCache, objectKey: string, meta: ObjectMeta
     claims.delete(index);
   };
   const stored = (index: number, length: number): Promise<ReadableStream<Uint8Array> | undefined> => storedPart(cache, key(index), index, length);
+  // Slices are kept as long as their manifest (and its stale and keep windows): a manifest
+  // refreshed by a 304 goes on using the slices of its version.
+  const keep = (meta: EntryMeta): number => retention(meta.lifetime, meta.initialAge, meta);
+  // However a put ends, others waiting for this slice may go on once it has.
+  const ended = (index: number, settling: Promise<boolean>): Promise<boolean> => {
+    const settled = settling.finally(() => release(index));
+    waitUntil(settled);
+    return settled;
+  };
   return {
     storing: entry !== undefined,
     async get(index, length) {
       if (entry === undefined) return undefined;
       // Another request of this isolate fetching the same slice: wait for it rather than fetch again.
       const claimed = await claimOrWait(key(index), () => stored(index, length), collapseWait);
-      if (claimed.found !== undefined) return claimed.found;
+      if (claimed.found !== undefined) return nativeBody(claimed.found);
       claims.set(index, claimed.claim);
       return undefined;
     },
     open(index, length) {
       if (entry === undefined) return undefined;
-      // Slices are kept as long as their manifest (and its stale and keep windows): a manifest
-      // refreshed by a 304 goes on using the slices of its version.
-      const keep = retention(entry.lifetime, entry.initialAge, entry);
-      const put = openPut(cache, key(index), { status: 200, headers: sliceEntryHeaders(index, length), meta: entry, retention: keep, length });
-      // However it ends, others waiting for this slice may go on once it has.
-      const ended = (settling: Promise<boolean>): Promise<boolean> => {
-        const settled = settling.finally(() => release(index));
-        waitUntil(settled);
-        return settled;
-      };
-      return { write: (bytes) => put.write(bytes), close: () => ended(put.close()), abort: (reason) => ended(put.abort(reason)) };
+      const put = openPut(cache, key(index), { status: 200, headers: sliceEntryHeaders(index, length), meta: entry, retention: keep(entry), length });
+      return { write: (bytes) => put.write(bytes), close: () => ended(index, put.close()), abort: (reason) => ended(index, put.abort(reason)) };
+    },
+    put(index, length, body, signal) {
+      if (entry === undefined) {
+        void body.cancel().catch(() => undefined);
+        return Promise.resolve(false);
+      }
+      return ended(index, storeNatively(cache, key(index), { status: 200, headers: sliceEntryHeaders(index, length), body, meta: entry, retention: keep(entry), length }, signal));
+    },
+    async read(index, length) {
+      if (entry === undefined) return undefined;
+      const found = await stored(index, length);
+      return found === undefined ? undefined : nativeBody(found);
     },
     forget(index) {
       waitUntil(remove(cache, key(index)).catch(() => false));

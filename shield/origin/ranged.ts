@@ -4,6 +4,7 @@
 // serves the object whole. The rest of a slice from a byte on (`from`) is the same request
 // with the range starting there: how a body cut part-way is healed (healing-upstream.ts).
 
+import { nativeBody } from '../../shared/streams/native-body.ts';
 import type { Config } from '../../shared/config/config.ts';
 import { withTypeFromExtension } from '../../shared/http/content-type.ts';
 import { slicedMeta } from '../../shared/slices/object-meta.ts';
@@ -166,7 +167,11 @@ class OriginHop implements Upstream {
       return fail(`Content-Range ${range.start}-${range.end}/${range.size} is not the expected bytes ${expected.start + from}-${expected.end}`);
     }
     if (response.body === null) return fail('slice response without a body');
-    return { kind: 'span', meta, span: { first: span.first, last: Math.min(span.last, Math.ceil(meta.size / sliceSize) - 1) }, body: response.body, response: new Response(null, { headers }) };
+    // Framed as exactly the bytes asked for: the runtime may move it by itself. A body whose
+    // Content-Length says otherwise (or is absent: chunked) is read by JavaScript, which stops
+    // at the range's last byte whatever the framing promised.
+    const body = response.headers.get('content-length') === String(range.end - range.start + 1) ? nativeBody(response.body) : response.body;
+    return { kind: 'span', meta, span: { first: span.first, last: Math.min(span.last, Math.ceil(meta.size / sliceSize) - 1) }, body, response: new Response(null, { headers }) };
   }
 }
 

@@ -69,6 +69,7 @@ describe('parseConfig with every setting given', () => {
       SLICE_SIZE: '16MiB',
       SLICE_THRESHOLD: '33554432',
       SLICE_READAHEAD: '3',
+      SLICE_PARALLEL: ' 12 ',
       SUBREQUEST_LIMIT: '50',
       WHOLE_COPY_MAX: ' 128MiB ',
       MEMORY_CACHE_SIZE: ' 16MiB ',
@@ -96,7 +97,7 @@ describe('parseConfig with every setting given', () => {
       staleIfError: 86400,
       shieldToken: 'token',
       purgeToken: 'purge-secret',
-      slicing: { sliceSize: 16 * 1024 * 1024, threshold: 32 * 1024 * 1024, readahead: 3, subrequests: 50, wholeCopyMax: 128 * 1024 * 1024 },
+      slicing: { sliceSize: 16 * 1024 * 1024, threshold: 32 * 1024 * 1024, readahead: 3, parallel: 12, subrequests: 50, wholeCopyMax: 128 * 1024 * 1024 },
       memory: { budget: 16 * 1024 * 1024, maxObject: 256 * 1024 },
       site: { indexDocument: 'index.html', notFoundDocument: '404.html', contentTypeFromExtension: false, corsAllowOrigins: ['https://app.example'] },
       observability: { statsToken: 'stats-secret', flushMs: 0, logSample: 0.25, egressPricePerTB: 4.5 },
@@ -108,7 +109,7 @@ describe('parseConfig for slicing', () => {
   const base = { S3_BUCKET: 'b', S3_ACCESS_KEY_ID: 'k', S3_SECRET_ACCESS_KEY: 's' };
 
   it('slices by 8 MiB from one slice up, six at a time, within 1,000 subrequests, kept whole at the edge up to 64 MiB by default', () => {
-    expect(parseConfig(base).slicing).toEqual({ sliceSize: 8 * 1024 * 1024, threshold: 8 * 1024 * 1024, readahead: 6, subrequests: 1000, wholeCopyMax: 64 * 1024 * 1024 });
+    expect(parseConfig(base).slicing).toEqual({ sliceSize: 8 * 1024 * 1024, threshold: 8 * 1024 * 1024, readahead: 6, parallel: 32, subrequests: 1000, wholeCopyMax: 64 * 1024 * 1024 });
   });
 
   it('keeps whole copies up to WHOLE_COPY_MAX: 0 turns them off, beyond the Cache API\'s 512 MiB is refused', () => {
@@ -137,6 +138,14 @@ describe('parseConfig for slicing', () => {
     expect(parseConfig({ ...base, SLICE_READAHEAD: '3', SLICE_SIZE: '16MiB' }).slicing.readahead).toBe(3);
     expect(parseConfig({ ...base, SLICE_SIZE: '64MiB' }).slicing.readahead).toBe(1);
     expect(() => parseConfig({ ...base, SLICE_READAHEAD: '0' })).toThrow(/^SLICE_READAHEAD/);
+  });
+
+  it('keeps the edge to 64 slices in flight per download and isolate, and at least one', () => {
+    expect(parseConfig({ ...base, SLICE_PARALLEL: '500' }).slicing.parallel).toBe(64);
+    expect(parseConfig({ ...base, SLICE_PARALLEL: '1' }).slicing.parallel).toBe(1);
+    // Slices read ahead through the caches hold no memory: the slice size does not bound it.
+    expect(parseConfig({ ...base, SLICE_PARALLEL: '40', SLICE_SIZE: '64MiB' }).slicing.parallel).toBe(40);
+    for (const value of ['0', '-3', 'many', '2.5']) expect(() => parseConfig({ ...base, SLICE_PARALLEL: value }), value).toThrow(/^SLICE_PARALLEL/);
   });
 });
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseSliceRequestPath, sliceRequestPath, type SliceRequest } from '../../../shared/slices/slice-protocol.ts';
+import { parseSliceRequestPath, parseWarmWord, sliceRequestPath, type SliceRequest, warmWord } from '../../../shared/slices/slice-protocol.ts';
 
 const MIB = 1024 * 1024;
 const PINNED: SliceRequest = { span: { first: 4, last: 19 }, sliceSize: MIB, etag: '"9b2cf535f27731c974343645a3985328"' };
@@ -133,5 +133,38 @@ describe('the rest of a span (from)', () => {
 
   it('refuses an offset on a discovery request, which has no version to continue', () => {
     expect(parseSliceRequestPath(`/__tiercache/slices/0-0+5/${MIB}/-/k`)).toBeUndefined();
+  });
+});
+
+describe('a warm (the edge reading ahead: store it, do not send it)', () => {
+  it('names the warm in the path, so no cache can take a warm answer for the span, nor the span for a warm', () => {
+    const warm: SliceRequest = { span: { first: 7, last: 7 }, sliceSize: MIB, etag: PINNED.etag, warm: true };
+    const path = sliceRequestPath(warm, '/videos/film.mp4');
+    expect(path).toBe(`/__tiercache/slices/7-7~/${MIB}/%229b2cf535f27731c974343645a3985328%22/videos/film.mp4`);
+    expect(path).not.toBe(sliceRequestPath({ ...warm, warm: false }, '/videos/film.mp4'));
+    expect(parseSliceRequestPath(pathAtShield(path))).toEqual({ request: warm, objectPath: '/videos/film.mp4' });
+  });
+
+  it('refuses a warm of no version (discovery), and a warm of the rest of a span', () => {
+    expect(parseSliceRequestPath(`/__tiercache/slices/0-0~/${MIB}/-/k`)).toBeUndefined();
+    expect(parseSliceRequestPath(`/__tiercache/slices/0-0+5~/${MIB}/%22e%22/k`)).toBeUndefined();
+    expect(parseSliceRequestPath(`/__tiercache/slices/0-0~~/${MIB}/%22e%22/k`)).toBeUndefined();
+  });
+
+  it('round-trips any pinned warm', () => {
+    fc.assert(
+      fc.property(span, strongEtag, objectPath, (s, tag, path) => {
+        const request: SliceRequest = { span: s, sliceSize: MIB, etag: tag, warm: true };
+        expect(parseSliceRequestPath(pathAtShield(sliceRequestPath(request, path)))).toEqual({ request, objectPath: path });
+      }),
+    );
+  });
+
+  it('says in one word whether the span is stored at the shield, and what the origin sent for it', () => {
+    expect(warmWord(8 * MIB)).toBe(`stored ${8 * MIB}`);
+    expect(parseWarmWord(warmWord(8 * MIB))).toBe(8 * MIB);
+    expect(parseWarmWord(warmWord(0))).toBe(0);
+    expect(warmWord(undefined)).toBe('failed');
+    for (const word of ['failed', '', 'stored', 'stored -1', 'stored 1.5', ' stored 1', 'stored 1 ', 'stored 9999999999999999']) expect(parseWarmWord(word), word).toBeUndefined();
   });
 });

@@ -4,7 +4,8 @@ import type { Piece } from '../../../shared/streams/byte-stream.ts';
 import type { ObjectMeta } from '../../../shared/slices/object-meta.ts';
 import type { SliceSpan } from '../../../shared/slices/slice-plan.ts';
 import { readSlices } from '../../../shared/tier/slice-reader.ts';
-import type { Budget, SliceRead, SliceReadOptions, SliceStore, SpanFetch } from '../../../shared/tier/ports.ts';
+import type { Budget } from '../../../shared/tier/ports.ts';
+import type { SliceRead, SliceReadOptions, SliceStore, SpanFetch } from '../../../shared/tier/slice-ports.ts';
 
 import type { OpenPut } from '../../../shared/tier/tier-cache.ts';
 import { concat, streamOf } from '../../streams.ts';
@@ -72,6 +73,23 @@ class MemoryStore implements SliceStore {
         return false;
       },
     };
+  }
+
+  /** A native put, counted here as workerd's FixedLengthStream would: exactly `length` bytes or nothing. */
+  async put(index: number, length: number, body: ReadableStream<Uint8Array>): Promise<boolean> {
+    const put = this.open(index, length);
+    const reader = body.getReader();
+    try {
+      for (let read = await reader.read(); !read.done; read = await reader.read()) await put.write(read.value);
+    } catch {
+      return put.abort(undefined);
+    }
+    return put.close();
+  }
+
+  async read(index: number, length: number): Promise<ReadableStream<Uint8Array> | undefined> {
+    const slice = this.slices.get(index);
+    return slice !== undefined && slice.length === length ? streamOf(slice, 3, () => this.cancelled.push(index)) : undefined;
   }
 
   forget(index: number): void {

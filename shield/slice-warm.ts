@@ -1,0 +1,103 @@
+// The shield storing slices the edge reads ahead (SliceRequest.warm). Each slice is looked up
+// first (another request fetching it is waited for), and the answer's headers go as soon as
+// that is known, with the Cache-Status of what was found, so the edge's request waits for its
+// headers no longer than a lookup (what the platform's connection limit counts). The slices
+// missing are fetched from the origin, pinned to the version the edge named, and stored by the
+// runtime itself (no byte through JavaScript); the answer's body is one word, written once
+// they are in: `stored <bytes from the origin>`, or `failed` (slice-protocol.ts warmWord). The
+// edge then fetches each slice when its reader gets there: a hit here, streamed from the cache.
+//
+// Once its headers are out, a request no longer hears that its caller went away (workerd aborts
+// `request.signal` only before), so the body beats (a `.` every HEARTBEAT_MS) while the slices
+// are stored: a beat that cannot be written means the edge is gone (its client left), and the
+// fetches are given up, the origin's connections closed.
+
+import type { Budget, ObjectRead } from '../shared/tier/ports.ts';
+import type { SliceStore } from '../shared/tier/slice-ports.ts';
+import type { SlicedObject } from '../shared/tier/resolved.ts';
+import { pinnedSpans } from '../shared/tier/object-slices.ts';
+import { tierSlices } from '../shared/tier/slice-store.ts';
+import { deadline } from '../shared/tier/slice-ahead.ts';
+import { sliceBytes } from '../shared/slices/slice-plan.ts';
+import { moveDeadlineMs } from '../shared/slices/move-deadline.ts';
+import { warmWord } from '../shared/slices/slice-protocol.ts';
+import { identityPipe } from '../shared/streams/identity-pipe.ts';
+
+/** Subrequests a slice may cost here: a lookup, the origin's fetch, the put. */
+const PER_SLICE = 3;
+/** How often the answer's body says the shield is still at it, so that it hears when the edge is gone. */
+export const HEARTBEAT_MS = 250;
+
+export interface Warming {
+  /** Of the slices looked up: how many were stored here already. */
+  hits: number;
+  checked: number;
+  /** The answer's body: its one word once the missing slices are stored (or not). */
+  body: ReadableStream<Uint8Array>;
+}
+
+/** Looks `indices` up here, then fetches and stores those missing, saying how in the body. */
+export async function warmSlices(read: ObjectRead, sliced: SlicedObject, indices: readonly number[], budget: Budget, idleMs: number): Promise<Warming> {
+  const { meta } = sliced;
+  const store = tierSlices(read.cache, read.key, meta, sliced.entry, read.waitUntil, read.collapseWait);
+  const missing: number[] = [];
+  let possible = store.storing && budget.remaining >= PER_SLICE * indices.length;
+  for (const index of possible ? indices : []) {
+    budget.remaining--;
+    if (sliced.prefetched.has(index)) {
+      // Fetched with discovery: this request is the one storing it; others wait for it.
+      store.claim?.(index);
+      missing.push(index);
+      continue;
+    }
+    const found = await store.get(index, length(sliced, index));
+    if (found === undefined) missing.push(index);
+    else await found.cancel();
+  }
+  for (const [index, body] of sliced.prefetched) if (!missing.includes(index)) void body.cancel().catch(() => undefined);
+  possible &&= budget.remaining >= 2 * missing.length;
+  const pipe = identityPipe(undefined);
+  const gone = new AbortController();
+  const signal = read.signal === undefined ? gone.signal : AbortSignal.any([read.signal, gone.signal]);
+  const beat = new TextEncoder().encode('.');
+  const beating = setInterval(() => void pipe.writer.write(beat).catch((error: unknown) => gone.abort(error)), HEARTBEAT_MS);
+  const storing = possible ? fetchMissing({ ...read, signal }, sliced, store, missing, budget, idleMs).catch(() => undefined) : Promise.resolve(undefined);
+  read.waitUntil(storing);
+  void storing
+    .then(async (fetched) => {
+      clearInterval(beating);
+      await pipe.writer.write(new TextEncoder().encode(warmWord(fetched)));
+      await pipe.writer.close();
+    })
+    .catch(() => undefined);
+  const checked = possible ? indices.length : 0;
+  return { hits: checked - missing.length, checked, body: pipe.readable };
+}
+
+/** Fetches and stores `missing`: the bytes fetched once all are stored; undefined when one could not be. */
+async function fetchMissing(read: ObjectRead, sliced: SlicedObject, store: SliceStore, missing: readonly number[], budget: Budget, idleMs: number): Promise<number | undefined> {
+  const fetchSpan = pinnedSpans(read, sliced.meta);
+  let fetched = 0;
+  for (const [at, index] of missing.entries()) {
+    budget.remaining -= 2;
+    const bytes = length(sliced, index);
+    let body: ReadableStream<Uint8Array>;
+    try {
+      body = sliced.prefetched.get(index) ?? (await fetchSpan({ first: index, last: index }));
+    } catch (error) {
+      for (const left of missing.slice(at)) store.release?.(left);
+      throw error;
+    }
+    if (!(await store.put(index, bytes, body, deadline(read.signal, moveDeadlineMs(bytes, idleMs))))) {
+      for (const left of missing.slice(at + 1)) store.release?.(left);
+      return undefined;
+    }
+    fetched += bytes;
+  }
+  return fetched;
+}
+
+function length(sliced: SlicedObject, index: number): number {
+  const bytes = sliceBytes(index, sliced.meta.sliceSize, sliced.meta.size);
+  return bytes.end - bytes.start + 1;
+}
