@@ -1,5 +1,5 @@
 // `npm run bench:memory`: the requirement "downloading a 1 GiB object through both tiers keeps
-// the local runtime's resident memory growth under 128 MB", measured. The runtime is the
+// the local runtime's resident memory growth within 96 MB" (issue 15; issue 6 said 128 MB), measured. The runtime is the
 // workerd process Miniflare starts; its RSS is sampled from /proc every 100 ms while the object
 // is downloaded cold (origin → shield → edge) and then warm (from the edge's cache), and
 // compared with its RSS after start-up and one small warm-up request. Exits 1 when a download
@@ -19,8 +19,8 @@ import { type LocalStack, withLocalStack, withTimeout } from './setup/local-stac
 
 const MIB = 1024 * 1024;
 const MB = 1_000_000;
-/** The stricter reading of "128 MB" (decimal): 128 MiB would be 134.2 MB. */
-const LIMIT_BYTES = 128 * MB;
+/** The stricter reading of "96 MB" (decimal): 96 MiB would be 100.7 MB. */
+const LIMIT_BYTES = 96 * MB;
 const OBJECT_SIZE = Number(process.env.MEMORY_BENCH_MIB ?? 1024) * MIB;
 const OBJECT_KEY = `bench/memory-${OBJECT_SIZE / MIB}MiB.bin`;
 const OBJECT_SEED = 0x6d65_6d31;

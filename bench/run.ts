@@ -17,11 +17,12 @@ import { versions } from './report/versions.ts';
 import { stopChildren } from './setup/layers/launchers.ts';
 import { DEFAULT_PROFILE, parseProfile, shaperOptions } from './setup/origin-profiles.ts';
 import { detectPeers } from './setup/peers/peers.ts';
-import { type Shaper, startShaper } from './setup/shaper.ts';
+import type { Shaper } from './setup/shaper.ts';
+import { startOriginThread } from './setup/origin-thread.ts';
 import { keepSignals } from './setup/signals.ts';
-import { startSiteOrigin } from './setup/site-origin.ts';
 import { cacheNames, NAIVE_NAMES, SLICE_SIZE, startTargets, stopTargets, type Target, type TargetName } from './setup/targets.ts';
 import { coldLarge } from './workloads/cold-large-object.ts';
+import { coldConcurrent } from './workloads/cold-concurrent.ts';
 import { workloadV } from './workloads/concurrency-sweep.ts';
 import { measureLayers } from './workloads/layer-costs.ts';
 import { type Context, FULL_PLAN, planObjects, QUICK_PLAN } from './workloads/plan.ts';
@@ -55,7 +56,7 @@ try {
   log(`targets: direct, ${[...names, ...NAIVE_NAMES].join(', ')}${peers.varnish ? '' : ' (Varnish not installed: bash bench/setup/peers/install.sh)'}${peers.nginx?.hasSlice ? '' : ' (nginx with the slice module not installed)'}`);
   const objects = planObjects(plan);
   log(`writing ${objects.length} objects (${(objects.reduce((sum, o) => sum + o.size, 0) / 2 ** 20).toFixed(0)} MiB) for the origin`);
-  const origin = await startSiteOrigin(objects);
+  const { origin, startShaper } = await startOriginThread(objects);
   cleanups.push(origin.close);
   const shaper = await startShaper(shaperOptions(profile, origin.url));
   cleanups.push(shaper.close);
@@ -87,11 +88,16 @@ try {
   const failed = restarted.find((result) => result.status === 'rejected');
   if (failed) throw failed.reason;
   const cold = await coldLarge(context([direct, ...running]), (name) => coldShapers.get(name) ?? shaper);
-  await stopTargets(running.splice(0));
+  // tiercache alone now (its runtime's memory is what is sampled), behind its own shaper.
+  const [ours, ...others] = [...running.filter((target) => target.name === 'tiercache'), ...running.filter((target) => target.name !== 'tiercache')];
+  await stopTargets(ours === undefined ? running : others);
+  const together = ours && (await coldConcurrent(context([ours]), ours));
+  await stopTargets(ours === undefined ? [] : [ours]);
+  running.splice(0);
   const memory = plan.memory === 'run' ? await runMemory() : await latestMemory();
   await cleanUp();
 
-  const targets = evaluateTargets({ caches: names, vSizes: plan.workloadV.sizes, workloadS: s.runs, workloadV: v, coldLarge: cold, coldLabel: plan.coldLarge.label, profile, sliceSize: SLICE_SIZE, ...(memory && { memory }) });
+  const targets = evaluateTargets({ caches: names, vSizes: plan.workloadV.sizes, workloadS: s.runs, workloadV: v, coldLarge: cold, coldLabel: plan.coldLarge.label, profile, sliceSize: SLICE_SIZE, ...(memory && { memory }), ...(together && { together }) });
   const durationSec = (performance.now() - started) / 1000;
   const run = {
     startedAt: startedAt.toISOString(),
@@ -106,6 +112,7 @@ try {
     workloadS: s,
     workloadV: v,
     coldLarge: cold,
+    ...(together && { coldConcurrent: together }),
     ...(layers && { layers }),
     ...(memory && { memory }),
     targets,

@@ -55,13 +55,40 @@ interface Link {
   stats: ShaperStats;
 }
 
-export async function startShaper(options: ShaperOptions): Promise<Shaper> {
+/**
+ * Counts kept in `memory` (three numbers: connections, requests, bytes to clients), so that a
+ * shaper running in another thread (origin-thread.ts) is read from this one as it counts.
+ */
+export function sharedCounts(memory: Float64Array): ShaperStats {
+  return {
+    get connections() {
+      return memory[0] ?? 0;
+    },
+    set connections(value: number) {
+      memory[0] = value;
+    },
+    get requests() {
+      return memory[1] ?? 0;
+    },
+    set requests(value: number) {
+      memory[1] = value;
+    },
+    get bytesToClient() {
+      return memory[2] ?? 0;
+    },
+    set bytesToClient(value: number) {
+      memory[2] = value;
+    },
+  };
+}
+
+export async function startShaper(options: ShaperOptions, counts: ShaperStats = { connections: 0, requests: 0, bytesToClient: 0 }): Promise<Shaper> {
   const target = loopbackTarget(options.target);
   const latencyMs = options.firstByteLatencyMs ?? DEFAULT_FIRST_BYTE_LATENCY_MS;
   const bytesPerSec = options.bandwidthBytesPerSec ?? DEFAULT_BANDWIDTH_BYTES_PER_SEC;
   if (!(latencyMs >= 0) || !(bytesPerSec > 0)) throw new Error(`expected a latency ≥ 0 ms and a bandwidth > 0 B/s, got ${latencyMs} ms and ${bytesPerSec} B/s`);
   const burstBytes = Math.max(MIN_BURST_BYTES, bytesPerSec * BURST_SECONDS);
-  const stats = { connections: 0, requests: 0, bytesToClient: 0 };
+  const stats = counts;
   const sliceBytes = Math.max(INITIAL_BYTES, bytesPerSec * SLICE_SECONDS);
   const link: Link = { latencyMs, bytesPerSec, burstBytes, sliceBytes, queueHighWaterBytes: Math.max(MIN_QUEUE_HIGH_WATER_BYTES, 2 * burstBytes), stats };
   const sockets = new Set<Socket>();
@@ -77,7 +104,7 @@ export async function startShaper(options: ShaperOptions): Promise<Shaper> {
   const url = await listen(server);
   return {
     url,
-    stats: () => ({ ...link.stats }),
+    stats: () => ({ connections: link.stats.connections, requests: link.stats.requests, bytesToClient: link.stats.bytesToClient }),
     close: () =>
       new Promise((resolve) => {
         server.close(() => resolve());

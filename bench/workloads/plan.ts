@@ -38,6 +38,8 @@ export interface Plan {
     naiveDurationSec: number;
   };
   coldLarge: { label: string; size: number };
+  /** Several cold downloads at once, each of another object, through tiercache (cold-concurrent.ts). */
+  coldConcurrent: { count: number; label: string; size: number };
   /** The per-layer costs (layer-costs.ts), reduced; absent = skipped. */
   layers?: LayerPlan;
   /** T4: run bench:memory (1 GiB through both tiers) in the suite, or report its latest results file. */
@@ -72,6 +74,7 @@ export const FULL_PLAN: Plan = {
     naiveDurationSec: 3,
   },
   coldLarge: { label: '256 MiB', size: 256 * MIB },
+  coldConcurrent: { count: 5, label: '256 MiB', size: 256 * MIB },
   layers: { connections: 100, warmUpSec: 1, measureSec: 2 },
   memory: 'run',
   reductions: [
@@ -90,23 +93,30 @@ export const QUICK_PLAN: Plan = {
   naiveS: ['100 KB', '10 MB'],
   workloadV: { sizes: [{ label: '20 KB', size: 20 * KB }], concurrency: [10, 100], durationSec: 1, targets: ['tiercache', 'varnish', 'nginx'], naiveConcurrency: [100], naiveDurationSec: 1 },
   coldLarge: { label: '64 MiB', size: 64 * MIB },
+  coldConcurrent: { count: 5, label: '64 MiB', size: 64 * MIB },
   memory: 'latest',
   reductions: [
     'Quick mode: Workload S 100 KB and 10 MB only, 10 × 10 requests (naive baselines warm); Workload V 20 KB at c = 10 and 100, 1 s each (naive baselines at c = 100); cold object 64 MiB (T3 judged on it); per-layer costs skipped (npm run bench, or npm run bench:layers); T4 from the latest bench:memory results file, not measured.',
   ],
 };
 
-/** Every object the plan reads, with a seed each: Workload S, Workload V, the cold large object. */
+/** Every object the plan reads, with a seed each: Workload S, Workload V, the cold large object, the concurrent cold ones. */
 export function planObjects(plan: Plan): BenchObject[] {
   return [
     ...plan.workloadS.map((c, i) => ({ path: objectPath('s', c.label), size: c.size, seed: 0x5000 + i })),
     ...plan.workloadV.sizes.map((c, i) => ({ path: objectPath('v', c.label), size: c.size, seed: 0x7000 + i })),
     { path: objectPath('cold', plan.coldLarge.label), size: plan.coldLarge.size, seed: 0xc01d },
+    ...Array.from({ length: plan.coldConcurrent.count }, (_, i) => ({ path: concurrentPath(plan, i), size: plan.coldConcurrent.size, seed: 0xc0c0 + i })),
   ];
 }
 
 export function objectPath(prefix: 's' | 'v' | 'cold', label: string): string {
   return `/${prefix}-${label.replace(/\s+/g, '')}.bin`;
+}
+
+/** The `i`th object of the concurrent cold downloads. */
+export function concurrentPath(plan: Plan, i: number): string {
+  return `/together-${i}-${plan.coldConcurrent.label.replace(/\s+/g, '')}.bin`;
 }
 
 /** The origin's answers since `before`: requests started and bytes sent to the cache. */

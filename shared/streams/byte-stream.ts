@@ -11,7 +11,7 @@ import { CHUNK_BYTES } from './pump-into.ts';
 import { type PipeWriter, identityPipe } from './identity-pipe.ts';
 import type { ByteRange } from '../http/range.ts';
 import { LengthMismatch } from '../http/errors.ts';
-import { isNativeBody } from './native-body.ts';
+import { isNativeBody, pipesNatively } from './native-body.ts';
 
 type Bytes = Uint8Array;
 
@@ -105,9 +105,13 @@ async function pumpRanges(pieces: AsyncIterator<Piece>, ranges: readonly ByteRan
   }
 }
 
-/** Whether all of the piece lies within the bytes wanted from `position` to `end`, and the runtime may pipe it. */
+/**
+ * Whether all of the piece lies within the bytes wanted from `position` to `end`, and the
+ * runtime may pipe it: a body it made (native-body.ts), into an answer whose pipe carries its
+ * length (workerd's; elsewhere every piece is counted by JavaScript).
+ */
 function wholeIn(piece: Piece, position: number, end: number): boolean {
-  return piece.offset === position && piece.offset + piece.length - 1 <= end && isNativeBody(piece.body);
+  return piece.offset === position && piece.offset + piece.length - 1 <= end && isNativeBody(piece.body) && pipesNatively();
 }
 
 /** The whole piece into `out`, natively; a failure is the piece's (it is forgotten, should it be stored). */

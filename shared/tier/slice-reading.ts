@@ -128,7 +128,11 @@ export class SliceReading {
           this.pooled.add(index);
         }
       }
-      const slot = this.sources.produce(at, at > this.position);
+      // Through the caches: every slice but the first one the read hands out, which streams as
+      // it arrives (the first byte waits for no store). A reader that reaches a slice nobody
+      // started ahead (the isolate's pool was taken by other downloads) waits for it to be
+      // stored rather than have its bytes pumped through JavaScript at both tiers.
+      const slot = this.sources.produce(at, at > this.position || this.taken > 0);
       this.options.waitUntil?.(slot.catch(() => undefined));
       this.slots.set(index, slot);
       if (this.parallelism !== undefined && at > this.position) this.inFlight(slot);

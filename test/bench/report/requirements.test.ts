@@ -1,7 +1,8 @@
-// The suite's requirements (issue 6's targets T1–T5, bench/report/requirements.ts) judged on
-// made-up results whose ratios are known: each one's pass, short and n/a (peer not installed,
-// not measured), T1 judged on its worst size, T3's first-byte bound from the origin profile, T4
-// from a memory.json (bench/report/memory-report.ts). No network, no processes.
+// The suite's requirements (issue 6's targets T1–T5, T3 and T4 raised by issue 15, and its T6;
+// bench/report/requirements.ts) judged on made-up results whose ratios are known: each one's
+// pass, short and n/a (peer not installed, not measured), T1 judged on its worst size, T4 from
+// a memory.json (bench/report/memory-report.ts), T6 from concurrent cold downloads. No network,
+// no processes.
 import { describe, expect, it } from 'vitest';
 import type { LoadResult } from '../../../bench/load/load-result.ts';
 import { memoryEvidence } from '../../../bench/report/memory-report.ts';
@@ -10,6 +11,7 @@ import { formatTable } from '../../../bench/report/results.ts';
 import { ORIGIN_PROFILES } from '../../../bench/setup/origin-profiles.ts';
 import type { TargetName } from '../../../bench/setup/targets.ts';
 import type { ColdRun } from '../../../bench/workloads/cold-large-object.ts';
+import type { ConcurrentRun } from '../../../bench/workloads/cold-concurrent.ts';
 import type { VRun } from '../../../bench/workloads/concurrency-sweep.ts';
 import type { SRun } from '../../../bench/workloads/size-sweep.ts';
 
@@ -29,6 +31,18 @@ function v(size: string, target: TargetName, reqPerSec: number): VRun {
 
 function cold(target: TargetName, mibPerSec: number, ttfbMs: number): ColdRun {
   return { target, status: 200, bytes: 256 * MIB, complete: true, ttfbMs, totalMs: 1000, mibPerSec, origin: { requests: 1, bytes: 256 * MIB } };
+}
+
+function together(each: number[], togetherMiBPerSec: number, growthBytes: number, complete = true): ConcurrentRun {
+  return {
+    count: each.length,
+    label: '256 MiB',
+    size: 256 * MIB,
+    downloads: each.map((mibPerSec) => ({ status: 200, bytes: complete ? 256 * MIB : MIB, complete, ttfbMs: 150, mibPerSec })),
+    togetherMiBPerSec,
+    totalMs: 10_000,
+    runtime: { pids: [1], baselineBytes: 80e6, peakBytes: 80e6 + growthBytes, growthBytes },
+  };
 }
 
 const memoryJson = {
@@ -71,11 +85,12 @@ const full: TargetInputs = {
     v('60 KB', 'tiercache', 1),
     v('60 KB', 'naive-map', 10_000),
   ],
-  coldLarge: [cold('direct', 20, 80), cold('tiercache', 80, 420), cold('varnish', 20, 85), cold('nginx-slice', 30, 90)],
+  coldLarge: [cold('direct', 20, 80), cold('tiercache', 170, 150), cold('varnish', 20, 85), cold('nginx-slice', 30, 90)],
   coldLabel: '256 MiB',
   profile: ORIGIN_PROFILES.ams,
   sliceSize: 8 * MIB,
   memory: memoryEvidence(memoryJson, 'a test'),
+  together: together([25, 24, 23, 22, 21], 115, 90e6),
 };
 
 const finder = (rows: TargetRow[]) => (id: TargetRow['id'], includes: string) => rows.find((r) => r.id === id && r.requirement.includes(includes));
@@ -90,9 +105,9 @@ describe('evaluateTargets', () => {
   const rows = evaluateTargets(full);
   const row = finder(rows);
 
-  it('judges every target of a full run with every peer, into a table of 12 rows', () => {
-    expect(rows).toHaveLength(12);
-    expect(formatTable(targetsTable(rows)).split('\n')).toHaveLength(2 + 12);
+  it('judges every target of a full run with every peer, into a table of 14 rows', () => {
+    expect(rows).toHaveLength(14);
+    expect(formatTable(targetsTable(rows)).split('\n')).toHaveLength(2 + 14);
   });
 
   it('T1: tiercache against each naive worker at c = 100, judged on the worst size from 10 to 50 KB', () => {
@@ -106,17 +121,34 @@ describe('evaluateTargets', () => {
     expect(row('T2', '')?.ceiling).toBe('naive-map 0.80, naive-cache 0.63');
   });
 
-  it("T3: the cold large object against direct, nginx slice and Varnish; its first byte against one slice's fetch", () => {
-    expectJudged(row('T3', 'direct'), 'pass', 4);
-    expectJudged(row('T3', 'nginx slice'), 'short', 80 / 30);
-    expectJudged(row('T3', 'Varnish'), 'pass', 4);
-    expectJudged(row('T3', 'first byte'), 'short', 420 / (80 + (8 * MIB) / 25e3));
-    expect(row('T3', 'first byte')?.requirement).toContain('= 416 ms');
+  it('T3: the cold large object against direct (8×), nginx slice and Varnish (6× each); its first byte against 200 ms', () => {
+    expectJudged(row('T3', 'direct'), 'pass', 170 / 20);
+    expect(row('T3', 'direct')?.bound).toBe(8);
+    expectJudged(row('T3', 'nginx slice'), 'short', 170 / 30);
+    expectJudged(row('T3', 'Varnish'), 'pass', 170 / 20);
+    expect(row('T3', 'Varnish')?.bound).toBe(6);
+    expectJudged(row('T3', 'first byte'), 'pass', 150 / 200);
+    const late = finder(evaluateTargets({ ...full, coldLarge: [cold('direct', 20, 80), cold('tiercache', 170, 201)] }));
+    expectJudged(late('T3', 'first byte'), 'short', 201 / 200);
   });
 
-  it('T4: memory growth from memory.json against 128 MB', () => {
-    expectJudged(row('T4', 'cold'), 'pass', 72.7 / 128);
-    expectJudged(row('T4', 'warm'), 'short');
+  it('T4: memory growth from memory.json against 96 MB', () => {
+    expectJudged(row('T4', 'cold'), 'pass', 72.7 / 96);
+    expectJudged(row('T4', 'warm'), 'short', 130 / 96);
+  });
+
+  it('T6: concurrent cold downloads together against one direct stream each, and their memory growth against 96 MB', () => {
+    expectJudged(row('T6', 'together'), 'pass', 115 / 20);
+    expect(row('T6', 'together')?.requirement).toBe('5 cold 256 MiB downloads at once: together ≥ 5× one direct single stream');
+    expectJudged(row('T6', 'RSS'), 'pass', 90 / 96);
+    const slow = finder(evaluateTargets({ ...full, together: together([19, 19, 19, 19, 19], 95, 100e6) }));
+    expectJudged(slow('T6', 'together'), 'short', 95 / 20);
+    expectJudged(slow('T6', 'RSS'), 'short', 100 / 96);
+    // A download that did not complete fails both, whatever the numbers.
+    const broken = finder(evaluateTargets({ ...full, together: together([30, 30, 30, 30, 30], 150, 10e6, false) }));
+    expect(broken('T6', 'together')?.verdict).toBe('short');
+    expect(broken('T6', 'RSS')?.verdict).toBe('short');
+    expect(broken('T6', 'together')?.measured).toContain('INCOMPLETE');
   });
 
   it("T5: Workload S warm speed-ups against Varnish's, per size, with the naive workers' beside them where they ran", () => {
@@ -141,8 +173,8 @@ describe('evaluateTargets', () => {
   });
 
   it('a quick run: sizes not measured and no memory file are n/a (not measured)', () => {
-    const quick = evaluateTargets({ ...full, workloadS: full.workloadS.filter((r) => r.size !== '50 MB'), workloadV: [], memory: undefined });
-    const notMeasured = quick.filter((r) => r.id === 'T1' || r.id === 'T2' || r.id === 'T4');
+    const quick = evaluateTargets({ ...full, workloadS: full.workloadS.filter((r) => r.size !== '50 MB'), workloadV: [], memory: undefined, together: undefined });
+    const notMeasured = quick.filter((r) => r.id === 'T1' || r.id === 'T2' || r.id === 'T4' || r.id === 'T6');
     expect(notMeasured.length).toBeGreaterThan(0);
     for (const r of notMeasured) expect(r.verdict, `${r.id} ${r.requirement}`).toBe('n/a (not measured)');
     expect(quick.find((r) => r.id === 'T5' && r.requirement.includes('50 MB'))?.verdict).toBe('n/a (not measured)');

@@ -6,6 +6,7 @@ import { splitStream } from '../../../shared/streams/split-stream.ts';
 import type { ByteRange } from '../../../shared/http/range.ts';
 import { concat } from '../../streams.ts';
 import { LengthMismatch } from '../../../shared/http/errors.ts';
+import { nativeBody, pipesNatively } from '../../../shared/streams/native-body.ts';
 
 /** An object whose every byte is distinguishable from its neighbours. */
 function objectBytes(size: number): Uint8Array {
@@ -412,5 +413,62 @@ describe('rangesStream', () => {
   it('ignores the announced length outside workerd, which has no FixedLengthStream', async () => {
     const bytes = objectBytes(10);
     expect(await readAll(rangesStream(piecesOf(bytes, [10]).pieces, [{ start: 0, end: 9 }], [], undefined, 10))).toEqual(bytes);
+  });
+});
+
+// Outside workerd (here) no pipe carries a length, so marked pieces are counted by JavaScript
+// too: the same answers, and a piece that lies is caught where it lies. In workerd the
+// integration tests (fault-injection, large-object, slices) read them piped natively.
+describe('rangesStream, pieces the runtime may move by itself (native-body.ts)', () => {
+  /** Pieces marked native, each a whole stored slice; `inexact` records which said they were not. */
+  function nativePieces(bytes: Uint8Array, size: number, lie?: { at: number; by: number }): { pieces: AsyncIterator<Piece>; inexact: number[] } {
+    const inexact: number[] = [];
+    let offset = 0;
+    let index = 0;
+    return {
+      inexact,
+      pieces: {
+        next: async () => {
+          if (offset >= bytes.length) return { done: true, value: undefined };
+          const which = index++;
+          const length = Math.min(size, bytes.length - offset);
+          const held = lie?.at === which ? bytes.slice(offset, offset + length + lie.by) : bytes.slice(offset, offset + length);
+          const piece: Piece = { offset, length, body: nativeBody(chunked(held, [3, 5, 7])), onInexact: () => inexact.push(which) };
+          offset += length;
+          return { done: false, value: piece };
+        },
+      },
+    };
+  }
+
+  it('passes whole pieces on as they are and cuts the ones a range starts or ends in, every byte in place', async () => {
+    const bytes = objectBytes(100);
+    for (const range of [{ start: 0, end: 99 }, { start: 10, end: 89 }, { start: 20, end: 39 }, { start: 25, end: 25 }]) {
+      const { pieces } = nativePieces(bytes, 20);
+      expect(await readAll(rangesStream(pieces, [range], [], undefined, range.end - range.start + 1)), `${range.start}-${range.end}`).toEqual(bytes.subarray(range.start, range.end + 1));
+    }
+  });
+
+  it('puts heads and the tail around ranges of whole pieces (multipart)', async () => {
+    const bytes = objectBytes(80);
+    const { pieces } = nativePieces(bytes, 20);
+    const heads = [new TextEncoder().encode('<a>'), new TextEncoder().encode('<b>')];
+    const tail = new TextEncoder().encode('<end>');
+    const ranges = [{ start: 0, end: 19 }, { start: 40, end: 79 }];
+    expect(await readAll(rangesStream(pieces, ranges, heads, tail))).toEqual(expected(bytes, ranges, heads, tail));
+  });
+
+  it('fails the answer on a whole piece that holds less than it claims, and says so, rather than pass a shifted byte on as complete', async () => {
+    const bytes = objectBytes(60);
+    const { pieces, inexact } = nativePieces(bytes, 20, { at: 1, by: -3 });
+    await expect(readAll(rangesStream(pieces, [{ start: 0, end: 59 }], [], undefined, 60))).rejects.toThrow(LengthMismatch);
+    expect(pipesNatively()).toBe(false);
+    expect(inexact).toEqual([1]);
+  });
+
+  it('takes exactly the bytes a piece claims from one that holds more, every later byte in place', async () => {
+    const bytes = objectBytes(60);
+    const { pieces } = nativePieces(bytes, 20, { at: 1, by: 3 });
+    expect(await readAll(rangesStream(pieces, [{ start: 0, end: 59 }], [], undefined, 60))).toEqual(bytes);
   });
 });

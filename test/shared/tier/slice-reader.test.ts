@@ -494,3 +494,99 @@ describe('readSlices', () => {
     });
   });
 });
+
+/** A next hop that stores slices when warmed (the shield): records the warms, may fail some or hold them. */
+class WarmingHop {
+  readonly warmed: number[] = [];
+  readonly signals: AbortSignal[] = [];
+  failAt = new Set<number>();
+  holdMs = 0;
+  inFlight = 0;
+  mostInFlight = 0;
+  private readonly upstream: FakeUpstream;
+
+  constructor(upstream: FakeUpstream) {
+    this.upstream = upstream;
+  }
+
+  readonly readAhead = {
+    warm: async (index: number, signal: AbortSignal): Promise<boolean> => {
+      this.warmed.push(index);
+      this.signals.push(signal);
+      this.inFlight++;
+      this.mostInFlight = Math.max(this.mostInFlight, this.inFlight);
+      try {
+        if (this.holdMs > 0) await tick(this.holdMs);
+        return !this.failAt.has(index) && !signal.aborted;
+      } finally {
+        this.inFlight--;
+      }
+    },
+    fetchSlice: (index: number) => this.upstream.fetchSpan({ first: index, last: index }),
+    idleMs: 1000,
+  };
+}
+
+describe('slices ahead of the reader, read through the caches', () => {
+  it('warms every slice ahead at the next hop, copies it into the store and reads it back: every byte, in order', async () => {
+    const { bytes, store, upstream, options } = setup(10 * SLICE + 1, { window: 16 });
+    const hop = new WarmingHop(upstream);
+    const read = await readSlices({ ...options, readAhead: hop.readAhead });
+    const got = await readPieces(read);
+    expect(concat(got.bytes)).toEqual(bytes);
+    // The reader's own first slice streams as it comes; every other one was warmed first.
+    expect(hop.warmed.sort((a, b) => a - b)).toEqual(range(10, 1));
+    expect(upstream.fetchedSlices().sort((a, b) => a - b)).toEqual(range(11));
+    await store.settled();
+    expect([...store.slices.keys()].sort((a, b) => a - b)).toEqual(range(11));
+  });
+
+  it('reads a slice whose warm failed as it comes (a fill), and still hands every byte over', async () => {
+    const { bytes, upstream, options } = setup(8 * SLICE, { window: 16 });
+    const hop = new WarmingHop(upstream);
+    hop.failAt = new Set([3, 5]);
+    const read = await readSlices({ ...options, readAhead: hop.readAhead });
+    const got = await readPieces(read);
+    expect(concat(got.bytes)).toEqual(bytes);
+    // Slices 3 and 5 were fetched once each as fills, never copied.
+    expect(upstream.fetchedSlices().filter((index) => index === 3 || index === 5)).toEqual([3, 5]);
+  });
+
+  it('keeps no more slices in flight than its parallelism allows, whatever the window says', async () => {
+    const { upstream, options } = setup(64 * SLICE, { window: 64 });
+    const hop = new WarmingHop(upstream);
+    hop.holdMs = 5;
+    const read = await readSlices({ ...options, readAhead: hop.readAhead });
+    await readPieces(read);
+    // It starts at 16 and grows only while that adds throughput; never past the window.
+    expect(hop.mostInFlight).toBeGreaterThanOrEqual(8);
+    expect(hop.mostInFlight).toBeLessThanOrEqual(64);
+  });
+
+  it('gives up every warm it started once the read is given up (the client went away), whatever the request signal says', async () => {
+    const { upstream, options } = setup(20 * SLICE, { window: 16 });
+    const hop = new WarmingHop(upstream);
+    hop.holdMs = 50;
+    const read = await readSlices({ ...options, readAhead: hop.readAhead });
+    await read.pieces.next();
+    await read.pieces.throw?.(new Error('the client went away'));
+    expect(hop.signals.length).toBeGreaterThan(0);
+    expect(hop.signals.every((signal) => signal.aborted)).toBe(true);
+    await tick(80);
+    // Nothing fetched after it: the warms that answered found the read given up.
+    const fetched = upstream.fetchedSlices().length;
+    await tick(80);
+    expect(upstream.fetchedSlices().length).toBe(fetched);
+  });
+
+  it('reads nothing ahead through the caches without a store, or within a budget that leaves no room for it', async () => {
+    for (const overrides of [{ budget: { remaining: 12 } }]) {
+      const { bytes, upstream, options } = setup(12 * SLICE, { window: 16, maxSpan: 1, ...overrides });
+      const hop = new WarmingHop(upstream);
+      const read = await readSlices({ ...options, readAhead: hop.readAhead });
+      const got = await readPieces(read);
+      expect(concat(got.bytes)).toEqual(bytes);
+      expect(hop.warmed.length).toBeLessThan(11);
+    }
+  });
+});
