@@ -118,7 +118,7 @@ try {
     targets,
   };
   const directory = await writeReport(run, startedAt);
-  process.stdout.write(`\nIssue 6's targets (${plan.mode} run, ${durationSec.toFixed(0)} s):\n\n${formatTable(targetsTable(targets))}\n`);
+  process.stdout.write(`\nTargets (${plan.mode} run, ${durationSec.toFixed(0)} s):\n\n${formatTable(targetsTable(targets))}\n`);
   log(`done in ${durationSec.toFixed(0)} s: ${directory}/report.md`);
 } catch (error) {
   log(`bench failed: ${describeError(error)}`);
