@@ -1,8 +1,9 @@
 // Where each slice of a read comes from: it came with discovery, it comes with a span started
-// for an earlier one, it is stored here, or it is fetched (with the slices after it, as one
-// span). What comes from upstream is stored as it passes (fill.ts). Every lookup, fetch and
-// store spends from the request's subrequest budget, and none may spend what the rest of the
-// read still needs to deliver every byte.
+// for an earlier one, it is stored here, it is read ahead through the caches (slice-ahead.ts:
+// stored at the next hop, copied here, read back), or it is fetched (with the slices after it,
+// as one span) and stored as it passes (slice-fill.ts). Every lookup, fetch and store spends
+// from the request's subrequest budget, and none may spend what the rest of the read still
+// needs to deliver every byte.
 
 import { splitStream } from '../streams/split-stream.ts';
 import { sliceBytes } from '../slices/slice-plan.ts';
