@@ -18,7 +18,7 @@ import type { SlicedObject } from '../shared/tier/resolved.ts';
 import { pinnedSpans } from '../shared/tier/object-slices.ts';
 import { tierSlices } from '../shared/tier/slice-store.ts';
 import { deadline } from '../shared/tier/slice-ahead.ts';
-import { sliceBytes } from '../shared/slices/slice-plan.ts';
+import { sliceLength } from '../shared/slices/slice-plan.ts';
 import { moveDeadlineMs } from '../shared/slices/move-deadline.ts';
 import { warmWord } from '../shared/slices/slice-protocol.ts';
 import { identityPipe } from '../shared/streams/identity-pipe.ts';
@@ -98,6 +98,5 @@ async function fetchMissing(read: ObjectRead, sliced: SlicedObject, store: Slice
 }
 
 function length(sliced: SlicedObject, index: number): number {
-  const bytes = sliceBytes(index, sliced.meta.sliceSize, sliced.meta.size);
-  return bytes.end - bytes.start + 1;
+  return sliceLength(index, sliced.meta.sliceSize, sliced.meta.size);
 }

@@ -26,6 +26,12 @@ export function sliceBytes(index: number, sliceSize: number, size: number): Byte
   return { start, end: Math.min(start + sliceSize, size) - 1 };
 }
 
+/** How many bytes slice `index` holds. */
+export function sliceLength(index: number, sliceSize: number, size: number): number {
+  const bytes = sliceBytes(index, sliceSize, size);
+  return bytes.end - bytes.start + 1;
+}
+
 /** The slices a byte range touches. */
 export function slicesFor(range: ByteRange, sliceSize: number): SliceSpan {
   return { first: Math.floor(range.start / sliceSize), last: Math.floor(range.end / sliceSize) };

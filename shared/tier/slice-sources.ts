@@ -6,7 +6,7 @@
 // needs to deliver every byte.
 
 import { splitStream } from '../streams/split-stream.ts';
-import { sliceBytes } from '../slices/slice-plan.ts';
+import { sliceLength } from '../slices/slice-plan.ts';
 import type { Fill } from './fill.ts';
 import { fillSlice } from './slice-fill.ts';
 import type { SliceReadOptions, WindowState } from './slice-ports.ts';
@@ -37,10 +37,13 @@ export class SliceSources {
    * client goes away mid-body; its body's pipe failing is what says so).
    */
   private readonly given = new AbortController();
+  /** What slices read ahead wait on: the read given up, or the client's signal. */
+  private readonly aheadSignal: AbortSignal;
 
   constructor(options: SliceReadOptions, window: WindowState) {
     this.options = options;
     this.window = window;
+    this.aheadSignal = options.signal === undefined ? this.given.signal : AbortSignal.any([options.signal, this.given.signal]);
   }
 
   async firstLookups(): Promise<void> {
@@ -111,12 +114,11 @@ export class SliceSources {
 
   /** Slice `index` stored ahead at the next hop, copied here and read back; undefined when that failed (it is then fetched as it comes). */
   private async throughCaches(index: number): Promise<ReadableStream<Uint8Array> | undefined> {
-    const { readAhead: ahead, store, budget, signal } = this.options;
+    const { readAhead: ahead, store, budget } = this.options;
     if (ahead === undefined) return undefined;
     budget.remaining -= 4;
     const length = this.length(index);
-    const given = signal === undefined ? this.given.signal : AbortSignal.any([signal, this.given.signal]);
-    const read = await readAhead(ahead, store, this.copies, index, length, given);
+    const read = await readAhead(ahead, store, this.copies, index, length, this.aheadSignal);
     this.window.aheadDone(read === undefined ? undefined : length);
     if (read === undefined || this.window.ended()) {
       if (read !== undefined) void read.cancel().catch(() => undefined);
@@ -193,8 +195,6 @@ export class SliceSources {
   }
 
   private length(index: number): number {
-    const { meta } = this.options;
-    const bytes = sliceBytes(index, meta.sliceSize, meta.size);
-    return bytes.end - bytes.start + 1;
+    return sliceLength(index, this.options.meta.sliceSize, this.options.meta.size);
   }
 }

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ByteRange } from '../../../shared/http/range.ts';
 import {
-  isSliced, sliceBytes, sliceCount, sliceKey, slicesFor, spanBytes, spansOf, type ObjectVersion,
+  isSliced, sliceBytes, sliceCount, sliceLength, sliceKey, slicesFor, spanBytes, spansOf, type ObjectVersion,
 } from '../../../shared/slices/slice-plan.ts';
 
 const MIB = 1024 * 1024;
@@ -221,5 +221,19 @@ describe('isSliced', () => {
   it('never slices an empty object, whatever the threshold', () => {
     expect(isSliced(0, 0)).toBe(false);
     expect(isSliced(0, 1)).toBe(false);
+  });
+});
+
+describe('sliceLength', () => {
+  it('is the slice size but for the last slice, and the lengths add up to the object', () => {
+    expect(sliceLength(0, 8, 20)).toBe(8);
+    expect(sliceLength(2, 8, 20)).toBe(4);
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 1e6 }), fc.integer({ min: 1, max: 4096 }), (size, sliceSize) => {
+        const lengths = Array.from({ length: sliceCount(size, sliceSize) }, (_, index) => sliceLength(index, sliceSize, size));
+        expect(lengths.reduce((sum, n) => sum + n, 0)).toBe(size);
+        expect(lengths.every((n, i) => n === (i < lengths.length - 1 ? sliceSize : size - sliceSize * i))).toBe(true);
+      }),
+    );
   });
 });
