@@ -27,9 +27,6 @@ export interface SliceStore {
   release?(index: number): void;
 }
 
-/** A slot's slice: its body, or (a slice waiting at the next hop) how to fetch it once the reader gets there. */
-export type SliceBody = ReadableStream<Uint8Array> | (() => Promise<ReadableStream<Uint8Array>>);
-
 /** The next hop, asked for exactly the bytes of a span of slices of the pinned version (from `from` on), healing as they come. */
 export type SpanFetch = (span: SliceSpan, from?: number) => Promise<ReadableStream<Uint8Array>>;
 
@@ -49,7 +46,7 @@ export interface WindowState {
 export interface ReadAhead {
   /** Has the next hop store slice `index`: true once stored there. `signal` gives it up. */
   warm(index: number, signal: AbortSignal): Promise<boolean>;
-  /** Slice `index` from the next hop (its hit, after the warm): for the reader, then for this tier's copy. */
+  /** Slice `index` from the next hop (its hit, after the warm). */
   fetchSlice(index: number, signal: AbortSignal): Promise<ReadableStream<Uint8Array>>;
   /** The silence bound of this tier's next hop (ms): what a copy's deadline starts from. */
   idleMs: number;

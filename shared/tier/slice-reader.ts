@@ -1,11 +1,11 @@
 // Reads the slices a request needs, in order, from this tier's store or from upstream, with a
 // bounded window of slices in flight ahead of the reader (the read-ahead that lets a cold
 // download pull several slices at once). Slices fetched from upstream are stored as they pass,
-// the store setting the pace (fill.ts). A slice read ahead goes into the next hop's store, the
-// reader fetching it from there when it gets there and this tier copying it behind the reader
-// (slice-ahead.ts), so a reader that stops or slows holds neither memory nor a share of the
-// isolate's read-ahead for longer than the slices it started take to arrive. When the read is
-// given up (the client went away), every fetch it started is cancelled.
+// the store setting the pace (fill.ts): a slice read ahead goes into the store, the reader
+// keeping at most a little of it and reading the rest back when it gets there, so a reader
+// that stops or slows holds neither memory nor a share of the isolate's read-ahead for longer
+// than the slices it started take to arrive. When the read is given up (the client went away),
+// every fetch it started is cancelled.
 //
 // The steps: this file hands out the pieces; slice-reading.ts keeps the window of slots ahead
 // of the reader; slice-sources.ts decides where each slice comes from and what it may spend.
@@ -15,9 +15,8 @@ import type { SliceRead, SliceReadOptions } from './slice-ports.ts';
 import { SliceReading } from './slice-reading.ts';
 
 /**
- * Subrequests a tier spends on a slice it reads and stores: look it up, and either fetch it,
- * store it (and read it back), or, a slice read ahead, have the next hop store it, fetch it
- * from there for the reader, and copy it (its fetch, its put).
+ * Subrequests a tier spends on a slice it reads and stores: look it up, have the next hop store
+ * it (a slice read ahead), fetch it, store it, read it back.
  */
 export const SUBREQUESTS_PER_SLICE = 5;
 

@@ -3,7 +3,7 @@
 
 import type { Piece } from '../streams/byte-stream.ts';
 import { sliceBytes } from '../slices/slice-plan.ts';
-import type { SliceBody, SliceReadOptions } from './slice-ports.ts';
+import type { SliceReadOptions } from './slice-ports.ts';
 import { SliceSources } from './slice-sources.ts';
 import { Parallelism } from '../slices/parallelism.ts';
 
@@ -17,13 +17,11 @@ export class SliceReading {
   private readonly sources: SliceSources;
   private position = 0;
   /** Slices started and not yet taken by the reader. */
-  private readonly slots = new Map<number, Promise<SliceBody>>();
+  private readonly slots = new Map<number, Promise<ReadableStream<Uint8Array>>>();
   /** Slots holding a share of the pool: given back once their slice is stored, taken or dropped. */
   private readonly pooled = new Set<number>();
   private taken = 0;
   private ended = false;
-  /** Resolves the promise that keeps the request's work alive until the read has ended. */
-  private over: () => void = () => undefined;
   /** Slots read ahead through the caches not settled yet. */
   private flying = 0;
   /** Slices in flight ahead of the reader, when they are read through the caches; else the options' window. */
@@ -42,8 +40,6 @@ export class SliceReading {
       if (options.indices.includes(index)) options.store.claim?.(index);
       else void body.cancel().catch(() => undefined);
     }
-    // The request's work includes the read itself, to its end and its copies (counted in its record).
-    options.waitUntil?.(new Promise<void>((resolve) => (this.over = resolve)));
     const { signal } = options;
     // The client went away: nothing it started should go on (workerd tells no one else).
     if (signal?.aborted) this.giveUp(signal.reason);
@@ -69,14 +65,10 @@ export class SliceReading {
     // window refills, so one download alone keeps `window` slices in flight.
     this.giveBack(index);
     this.startWindow();
-    const slot = this.slots.get(index) as Promise<SliceBody>;
+    const slot = this.slots.get(index) as Promise<ReadableStream<Uint8Array>>;
     let body: ReadableStream<Uint8Array>;
     try {
-      const found = await slot;
-      // A slice waiting at the next hop is fetched from there now, as the reader gets to it,
-      // and the next one's answer is asked for meanwhile (so no round trip stands between them).
-      body = typeof found === 'function' ? await found() : found;
-      this.openNext();
+      body = await slot;
     } finally {
       this.slots.delete(index);
     }
@@ -86,12 +78,6 @@ export class SliceReading {
     const piece: Piece = { offset: bytes.start, length: bytes.end - bytes.start + 1, body };
     if (this.sources.stored.has(index)) piece.onInexact = () => store.forget(index);
     return { done: false, value: piece };
-  }
-
-  /** Has the slot after the reader's, if its slice waits at the next hop, ask for it now. */
-  private openNext(): void {
-    const next = this.slots.get(this.options.indices[this.position + 1] ?? -1);
-    void next?.then((found) => (typeof found === 'function' ? found() : undefined)).catch(() => undefined);
   }
 
   /** The reader is done: untaken slots are let go; fills under way finish storing. */
@@ -107,20 +93,16 @@ export class SliceReading {
 
   private end(): void {
     if (this.ended) return;
-    const { indices, onEnd, store } = this.options;
+    const { indices, onEnd } = this.options;
     const complete = this.taken === indices.length;
     this.ended = true;
     this.position = indices.length;
     for (const [index, slot] of this.slots) {
-      void slot.then((found) => (typeof found === 'function' ? store.release?.(index) : found.cancel())).catch(() => undefined);
+      void slot.then((body) => body.cancel()).catch(() => undefined);
       this.giveBack(index);
     }
     this.slots.clear();
     onEnd?.({ complete, allStored: complete && this.sources.stored.size === indices.length });
-    // The slices handed over from the next hop are copied here now, behind the reader.
-    const copying = this.sources.behind?.run();
-    if (copying !== undefined) this.options.waitUntil?.(copying.catch(() => undefined));
-    this.over();
   }
 
   /**

@@ -1,6 +1,6 @@
 // Where each slice of a read comes from: it came with discovery, it comes with a span started
 // for an earlier one, it is stored here, it is read ahead through the caches (slice-ahead.ts:
-// stored at the next hop, fetched from there, copied here behind the reader), or it is fetched (with the slices after it,
+// stored at the next hop, copied here, read back), or it is fetched (with the slices after it,
 // as one span) and stored as it passes (slice-fill.ts). Every lookup, fetch and store spends
 // from the request's subrequest budget, and none may spend what the rest of the read still
 // needs to deliver every byte.
@@ -9,8 +9,8 @@ import { splitStream } from '../streams/split-stream.ts';
 import { sliceLength } from '../slices/slice-plan.ts';
 import type { Fill } from './fill.ts';
 import { fillSlice } from './slice-fill.ts';
-import type { SliceBody, SliceReadOptions, WindowState } from './slice-ports.ts';
-import { CopiesBehind, warmAhead } from './slice-ahead.ts';
+import type { SliceReadOptions, WindowState } from './slice-ports.ts';
+import { COPIES, Gate, readAhead } from './slice-ahead.ts';
 
 export class SliceSources {
   /** Of the slices looked up before the first byte: how many were there (hits), of how many (checked). */
@@ -29,10 +29,10 @@ export class SliceSources {
   private frontier = 0;
   /** Lookups of the first window, awaited before the first byte so the counts are exact. */
   private initialLookups: Promise<unknown>[] | undefined = [];
-  /** The slices handed over from the next hop, copied into this tier's cache once the read is over (slice-ahead.ts). */
-  readonly behind: CopiesBehind | undefined;
+  /** The copies of slices read ahead into this tier's cache (slice-ahead.ts). */
+  private readonly copies = new Gate(COPIES);
   /**
-   * Aborts once the read is given up: what slices read ahead wait on (a warm, a hand-over) ends
+   * Aborts once the read is given up: what slices read ahead wait on (a warm, a copy) ends
    * with it, whether or not the client's request signal ever fires (workerd's may not when a
    * client goes away mid-body; its body's pipe failing is what says so).
    */
@@ -44,7 +44,6 @@ export class SliceSources {
     this.options = options;
     this.window = window;
     this.aheadSignal = options.signal === undefined ? this.given.signal : AbortSignal.any([options.signal, this.given.signal]);
-    this.behind = options.readAhead === undefined ? undefined : new CopiesBehind(options.readAhead, options.store);
   }
 
   async firstLookups(): Promise<void> {
@@ -65,8 +64,8 @@ export class SliceSources {
     this.fills.clear();
   }
 
-  /** The slice at position `at`: came with discovery, comes with a span, is stored here, is at the next hop, or is fetched. */
-  async produce(at: number, ahead = false): Promise<SliceBody> {
+  /** The slice at position `at`: came with discovery, comes with a span, is stored here, or is fetched. */
+  async produce(at: number, ahead = false): Promise<ReadableStream<Uint8Array>> {
     const { indices, prefetched } = this.options;
     const index = indices[at] ?? -1;
     const came = prefetched?.get(index);
@@ -92,7 +91,7 @@ export class SliceSources {
       }
     }
     if (ahead && lookup !== undefined && this.mayReadAhead()) {
-      const read = await this.throughCaches(index, at);
+      const read = await this.throughCaches(index);
       if (read !== undefined) return read;
       // Given up meanwhile (the client went away): nothing more is fetched for it, and others
       // waiting for this request to store it need wait no longer.
@@ -109,22 +108,26 @@ export class SliceSources {
   /** Reading slices ahead through the caches (slice-ahead.ts) is possible here, and the budget leaves room for it and a fill after. */
   private mayReadAhead(): boolean {
     const { readAhead: ahead, store, budget } = this.options;
-    // Warm, hand over, copy (its fetch and its put); and should the hand-over fail, the fill's fetch.
+    // Warm, copy, put, read back; and should it fail, the fill's fetch.
     return ahead !== undefined && store.storing && budget.remaining - 4 >= 1 + this.held();
   }
 
-  /** Slice `index` stored ahead at the next hop, for the reader to fetch from there (slice-ahead.ts); undefined when the warm failed. */
-  private async throughCaches(index: number, at: number): Promise<SliceBody | undefined> {
-    const { readAhead: ahead, budget } = this.options;
+  /** Slice `index` stored ahead at the next hop, copied here and read back; undefined when that failed (it is then fetched as it comes). */
+  private async throughCaches(index: number): Promise<ReadableStream<Uint8Array> | undefined> {
+    const { readAhead: ahead, store, budget } = this.options;
     if (ahead === undefined) return undefined;
     budget.remaining -= 4;
     const length = this.length(index);
-    const stored = await warmAhead(ahead, index, this.aheadSignal);
-    this.window.aheadDone(stored ? length : undefined);
-    if (!stored || this.window.ended()) return undefined;
-    // At the next hop now: the reader holds nothing for it until it gets there.
+    const read = await readAhead(ahead, store, this.copies, index, length, this.aheadSignal);
+    this.window.aheadDone(read === undefined ? undefined : length);
+    if (read === undefined || this.window.ended()) {
+      if (read !== undefined) void read.cancel().catch(() => undefined);
+      return undefined;
+    }
+    // In this tier's store now: the reader reads it from there, holding nothing for it.
     this.window.giveBack(index);
-    return this.behind?.opener(index, length, this.aheadSignal, () => this.startSpan(at));
+    this.stored.add(index);
+    return read;
   }
 
   /**

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { COPIES, CopiesBehind, Gate, warmAhead } from '../../../shared/tier/slice-ahead.ts';
+import { COPIES, Gate, readAhead } from '../../../shared/tier/slice-ahead.ts';
 import type { ReadAhead, SliceStore } from '../../../shared/tier/slice-ports.ts';
 import { streamOf } from '../../streams.ts';
 
@@ -44,91 +44,41 @@ function hop(bytes: Uint8Array, warm: (index: number) => Promise<boolean> = asyn
   return ahead;
 }
 
-describe('warmAhead', () => {
+describe('readAhead', () => {
   const bytes = Uint8Array.from({ length: 64 }, (_, i) => i);
 
-  it('says whether the next hop stored the slice, a warm that threw being one that did not', async () => {
-    const signal = new AbortController().signal;
-    expect(await warmAhead(hop(bytes), 3, signal)).toBe(true);
-    expect(await warmAhead(hop(bytes, async () => false), 3, signal)).toBe(false);
-    expect(await warmAhead(hop(bytes, async () => Promise.reject(new Error('the shield went away'))), 3, signal)).toBe(false);
-  });
-
-});
-
-/** Slice `index` handed over to a reader that read it whole. */
-async function handed(behind: CopiesBehind, index: number, length: number): Promise<void> {
-  const body = await behind.opener(index, length, new AbortController().signal, async () => Promise.reject(new Error('the hand-over failed')))();
-  await new Response(body).arrayBuffer();
-}
-
-describe('CopiesBehind', () => {
-  const bytes = Uint8Array.from({ length: 64 }, (_, i) => i);
-
-  it('hands a slice over from the next hop once (whoever opens it), then copies it into this tier and says which were stored exactly', async () => {
+  it('warms the slice at the next hop, copies it here and reads it back', async () => {
     const store = oneSliceStore();
     const ahead = hop(bytes);
-    const behind = new CopiesBehind(ahead, store);
-    const open = behind.opener(3, bytes.length, new AbortController().signal, async () => Promise.reject(new Error('no fill expected')));
-    const [body, again] = await Promise.all([open(), open()]);
-    expect(body).toBe(again);
+    const body = await readAhead(ahead, store, new Gate(COPIES), 3, bytes.length, new AbortController().signal);
     expect(new Uint8Array(await new Response(body).arrayBuffer())).toEqual(bytes);
-    expect(store.puts).toBe(0);
-    expect([...(await behind.run())]).toEqual([3]);
-    expect(store.stored).toEqual(bytes);
-    expect([ahead.fetched, store.puts]).toEqual([2, 1]);
+    expect([ahead.fetched, store.puts, store.reads]).toEqual([1, 1, 1]);
   });
 
-  it('reads the slice as a fill when the hand-over failed, and copies nothing of it', async () => {
+  it('copies nothing when the warm failed, and says so (undefined)', async () => {
     const store = oneSliceStore();
-    const failing = { ...hop(bytes), fetchSlice: async () => Promise.reject(new Error('the shield went away')) };
-    const behind = new CopiesBehind(failing, store);
-    const body = await behind.opener(3, bytes.length, new AbortController().signal, async () => streamOf(bytes, 5))();
-    expect(new Uint8Array(await new Response(body).arrayBuffer())).toEqual(bytes);
-    expect((await behind.run()).size).toBe(0);
-    expect(store.puts).toBe(0);
-  });
-
-  it('copies nothing when none was handed over', async () => {
-    const store = oneSliceStore();
-    const ahead = hop(bytes);
-    expect((await new CopiesBehind(ahead, store).run()).size).toBe(0);
+    const ahead = hop(bytes, async () => false);
+    expect(await readAhead(ahead, store, new Gate(COPIES), 3, bytes.length, new AbortController().signal)).toBeUndefined();
     expect([ahead.fetched, store.puts]).toEqual([0, 0]);
   });
 
-  it('stores nothing from a short copy or a fetch that threw, and says so', async () => {
+  it('says so when the copy was not stored exactly (a short body), or its fetch threw', async () => {
     const short = oneSliceStore();
-    const cut = new CopiesBehind(hop(bytes.subarray(0, 60)), short);
-    await handed(cut, 3, bytes.length);
-    expect((await cut.run()).size).toBe(0);
-    expect(short.stored).toBeUndefined();
-    // Handed over, then the shield went away before the copy.
-    const once = hop(bytes);
-    const store = oneSliceStore();
-    const failing = new CopiesBehind({ ...once, fetchSlice: async (index, signal) => (once.fetched === 0 ? once.fetchSlice(index, signal) : Promise.reject(new Error('the shield went away'))) }, store);
-    await handed(failing, 3, bytes.length);
-    expect((await failing.run()).size).toBe(0);
-    expect(store.stored).toBeUndefined();
+    expect(await readAhead(hop(bytes.subarray(0, 60)), short, new Gate(COPIES), 3, bytes.length, new AbortController().signal)).toBeUndefined();
+    expect(short.reads).toBe(0);
+    const failing = { ...hop(bytes), fetchSlice: async () => Promise.reject(new Error('the shield went away')) };
+    expect(await readAhead(failing, oneSliceStore(), new Gate(COPIES), 3, bytes.length, new AbortController().signal)).toBeUndefined();
   });
 
-  it('runs at most COPIES at once', async () => {
-    let running = 0;
-    let most = 0;
-    const ahead = {
-      ...hop(bytes),
-      fetchSlice: async () => {
-        running++;
-        most = Math.max(most, running);
-        await tick(2);
-        running--;
-        return streamOf(bytes, 4);
-      },
-    };
-    const behind = new CopiesBehind(ahead, oneSliceStore());
-    for (let index = 0; index < 3 * COPIES; index++) await handed(behind, index, bytes.length);
-    [running, most] = [0, 0];
-    expect((await behind.run()).size).toBe(3 * COPIES);
-    expect(most).toBe(COPIES);
+  it('fetches no copy once the read was given up', async () => {
+    const store = oneSliceStore();
+    const given = new AbortController();
+    const ahead = hop(bytes, async () => {
+      given.abort(new Error('the client went away'));
+      return true;
+    });
+    expect(await readAhead(ahead, store, new Gate(COPIES), 3, bytes.length, given.signal)).toBeUndefined();
+    expect(ahead.fetched).toBe(0);
   });
 });
 
