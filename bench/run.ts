@@ -27,6 +27,7 @@ import { workloadV } from './workloads/concurrency-sweep.ts';
 import { measureLayers } from './workloads/layer-costs.ts';
 import { type Context, FULL_PLAN, planObjects, QUICK_PLAN } from './workloads/plan.ts';
 import { workloadS } from './workloads/size-sweep.ts';
+import { describePageCost, pageCost } from './probes/page-cost.ts';
 
 const MEMORY_SCRIPT = fileURLToPath(new URL('./memory.ts', import.meta.url));
 const PROJECT_ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -49,10 +50,13 @@ keepSignals(() => void cleanUp().finally(() => process.exit(130)));
 
 try {
   const machineBefore = machine();
+  // What storing costs this machine's kernel, before anything runs (every cold byte a cache stores lands on new pages).
+  const pages = pageCost();
   const peers = await detectPeers();
   const toolVersions = await versions(peers);
   const names = cacheNames(peers);
   log(`bench (${plan.mode}), origin profile ${profile.name}: ${profile.firstByteLatencyMs} ms first byte, ${profile.bandwidthBytesPerSec / 1e6} MB/s per connection`);
+  log(`machine: ${describePageCost(pages)}`);
   log(`targets: direct, ${[...names, ...NAIVE_NAMES].join(', ')}${peers.varnish ? '' : ' (Varnish not installed: bash bench/setup/peers/install.sh)'}${peers.nginx?.hasSlice ? '' : ' (nginx with the slice module not installed)'}`);
   const objects = planObjects(plan);
   log(`writing ${objects.length} objects (${(objects.reduce((sum, o) => sum + o.size, 0) / 2 ** 20).toFixed(0)} MiB) for the origin`);
@@ -108,6 +112,7 @@ try {
     sliceSize: SLICE_SIZE,
     versions: toolVersions,
     machine: { before: machineBefore, after: machine() },
+    pageCost: pages,
     peers: names,
     workloadS: s,
     workloadV: v,
