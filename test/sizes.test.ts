@@ -1,6 +1,6 @@
-// The house keeps its rooms small (README "Layout"): no product file over 200 lines and no
-// function over 60, in what is deployed (worker/, shield/, shared/), the local stack and the CLI.
-// A file or function that grows past them is a concept to name and move to its own place.
+// Files are sized by concept (../shared/STYLE.md §8), with a sanity bound: no product file over
+// 400 lines and no function over 80, in what is deployed (worker/, shield/, shared/), the local
+// stack and the CLI. One that grows past them is most likely two concepts: name one and move it.
 
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -8,8 +8,8 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = new URL('..', import.meta.url);
-const MAX_FILE_LINES = 200;
-const MAX_FUNCTION_LINES = 60;
+const MAX_FILE_LINES = 400;
+const MAX_FUNCTION_LINES = 80;
 
 function productFiles(): string[] {
   const listed = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', 'worker', 'shield', 'shared', 'local', 'cli'], { cwd: ROOT, encoding: 'utf8' });
