@@ -58,6 +58,12 @@ export const UNDERSTOOD_STATUSES: ReadonlySet<number> = new Set([
 const HEURISTIC_FRACTION = 0.1;
 const HEURISTIC_CAP = 86_400;
 const NO_STALE_DEFAULTS: StaleDefaults = { whileRevalidate: 0, ifError: 0 };
+/**
+ * Fields the stored bytes cannot be served without: their coding and type (RFC 9110 §8.4,
+ * §8.3), the version a sliced object's slices are pinned to (§8.8.3), and the range a part
+ * holds (§14.4). A qualified private or no-cache naming one never leaves them out of a stored copy.
+ */
+const BYTES_NEED: readonly string[] = ['content-encoding', 'content-type', 'etag', 'content-range'];
 /** §3.5: the response directives that let a shared cache store an answer to an authorized request. */
 const ALLOW_AUTHORIZED = ['must-revalidate', 'public', 's-maxage'];
 
@@ -94,16 +100,23 @@ export function storeVerdict(status: number, headers: Headers, options: Freshnes
   // Our default stale windows are for objects: a remembered 4xx/5xx should end when it says it does.
   const negative = status >= 400;
   const stale = stalePolicy(cc, negative ? NO_STALE_DEFAULTS : (options.staleDefaults ?? NO_STALE_DEFAULTS));
-  const noCacheFields = directiveFields(cc, 'no-cache');
-  // §5.2.2.4: qualified no-cache lets the response be reused, but the named fields "MUST NOT be
-  // sent in the response to a subsequent request without successful revalidation": the simplest
-  // conformant way is to never store them (as for qualified private).
+  // §5.2.2.7: a shared cache "MUST NOT store" the fields a qualified private names; the stored
+  // bytes cannot be served without the fields they depend on, so naming one is private whole.
+  const needed = privateFields?.find((field) => BYTES_NEED.includes(field));
+  if (needed !== undefined) return { store: false, reason: `private="${needed}"` };
+  const qualifiedNoCache = directiveFields(cc, 'no-cache');
+  // §5.2.2.4: the fields a qualified no-cache names "MUST NOT be sent in the response to a
+  // subsequent request without successful revalidation". One the stored bytes need is kept, and
+  // the response revalidated before every use (as unqualified no-cache); the others are never
+  // stored (as for qualified private), and the response is reused as any other.
+  const noCacheFields = qualifiedNoCache !== true && qualifiedNoCache?.some((field) => BYTES_NEED.includes(field)) === true ? true : qualifiedNoCache;
   const strip = [...new Set([...(privateFields ?? []), ...(noCacheFields === true ? [] : (noCacheFields ?? []))])];
   // §5.2.2.4: unqualified no-cache may be stored, but is validated before every use: fresh for
   // no time, and only worth storing with a validator to revalidate it by.
   if (noCacheFields === true) {
     const validator = headers.has('etag') || headers.has('last-modified');
-    return validator && !negative ? { store: true, lifetime: 0, stale, strip } : { store: false, reason: 'no-cache without validator' };
+    // Never served stale either (§5.2.2.4), a no-cache promoted from its qualified form included.
+    return validator && !negative ? { store: true, lifetime: 0, stale: { ...stale, mustRevalidate: true }, strip } : { store: false, reason: 'no-cache without validator' };
   }
 
   const lifetime = storedLifetime(status, headers, cc, ignoreExpires, options);

@@ -183,6 +183,23 @@ describe('storeVerdict', () => {
     expect(storeVerdict(200, headers({ 'cache-control': 'no-cache="a, b", private="b, c", max-age=60' }), noDefault)).toEqual(stored(60, NO_STALE, ['b', 'c', 'a']));
   });
 
+  it('never stores without a field the stored bytes need: a qualified private naming one keeps the response out (RFC 9111 §5.2.2.7)', () => {
+    for (const field of ['Content-Encoding', 'content-type', 'ETag', 'Content-Range']) {
+      const cc = `private="x-user, ${field}", max-age=60`;
+      expect(storeVerdict(200, headers({ 'cache-control': cc, etag: '"v"' }), withDefault), cc).toEqual({ store: false, reason: `private="${field.toLowerCase()}"` });
+    }
+  });
+
+  it('keeps a field the stored bytes need that a qualified no-cache names, and revalidates before every use (RFC 9111 §5.2.2.4)', () => {
+    for (const field of ['Content-Encoding', 'content-type', 'ETag', 'Content-Range']) {
+      const cc = `no-cache="x-token, ${field}", max-age=60`;
+      // Revalidated before every use, as unqualified no-cache; fields only a private names are still left out.
+      expect(storeVerdict(200, headers({ 'cache-control': cc, etag: '"v"' }), noDefault), cc).toEqual(stored(0, FORBIDDEN));
+      expect(storeVerdict(200, headers({ 'cache-control': `${cc}, private="x-user"`, etag: '"v"' }), noDefault), cc).toEqual(stored(0, FORBIDDEN, ['x-user']));
+      expect(storeVerdict(200, headers({ 'cache-control': cc }), noDefault), cc).toEqual({ store: false, reason: 'no-cache without validator' });
+    }
+  });
+
   it('reads a no-cache whose argument names no valid field as unqualified: revalidated before every use', () => {
     expect(storeVerdict(200, headers({ 'cache-control': 'no-cache="", max-age=60', etag: '"v"' }), noDefault)).toEqual(stored(0, FORBIDDEN));
     expect(storeVerdict(200, headers({ 'cache-control': 'no-cache="a b", max-age=60', etag: '"v"' }), noDefault)).toEqual(stored(0, FORBIDDEN));
@@ -513,12 +530,26 @@ describe('freshness properties', () => {
           if (verdict.lifetime === 0) expect(verdict.stale.mustRevalidate).toBe(true);
           else expect(verdict.lifetime).toBeGreaterThan(0);
           for (const name of verdict.strip) expect(name).toMatch(/^[a-z0-9!#$%&'*+\-.^_`|~]+$/);
+          // Never without what the stored bytes need (§5.2.2.4, §5.2.2.7).
+          for (const name of ['content-encoding', 'content-type', 'etag', 'content-range']) expect(verdict.strip).not.toContain(name);
           expect(status === 206 || status === 304 || status < 200).toBe(false);
         } else {
           expect(verdict.reason.length).toBeGreaterThan(0);
         }
       }),
     );
+  });
+
+  it('whatever fields a qualified private or no-cache names, a stored copy keeps what its bytes need (RFC 9111 §5.2.2.4, §5.2.2.7)', () => {
+    const field = fc.constantFrom('Content-Encoding', 'content-type', 'ETag', 'content-range', 'x-user', 'Set-Cookie', 'cache-control', 'vary', 'last-modified');
+    const list = fc.uniqueArray(field, { minLength: 1, maxLength: 4 }).map((fields) => `"${fields.join(', ')}"`);
+    const directive = fc.tuple(fc.constantFrom('private', 'no-cache'), list).map(([name, fields]) => `${name}=${fields}`);
+    fc.assert(fc.property(fc.array(directive, { minLength: 1, maxLength: 2 }), fc.constantFrom('max-age=60', 's-maxage=60', ''), (directives, freshness) => {
+      const cc = [...directives, freshness].filter(Boolean).join(', ');
+      const verdict = storeVerdict(200, headers({ 'cache-control': cc, etag: '"v"', 'content-type': 'text/plain', 'content-encoding': 'gzip' }), withDefault);
+      if (!verdict.store) return;
+      for (const name of ['content-encoding', 'content-type', 'etag', 'content-range']) expect(verdict.strip, cc).not.toContain(name);
+    }));
   });
 
   it('freshnessLifetime never throws and is never negative or NaN', () => {
