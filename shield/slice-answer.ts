@@ -68,7 +68,7 @@ export async function answerSlices(request: SliceRequest, context: SliceAnswerCo
       // The edge reading ahead: stored here, its bytes fetched when its reader gets there.
       const warming = await warmSlices(read, resolved, indices, context.budget, config.originIdleTimeoutMs);
       const headers = new Headers({ 'content-type': 'text/plain', 'cache-control': 'no-store', [SPAN_HEADER]: `${span.first}-${span.last}` });
-      return deliver(context, 200, headers, warming.body, resolved, slicedReport(resolved.report, warming.hits, warming.checked, indices.length));
+      return deliver(context, 200, headers, warming.body, resolved, slicedReport(resolved.report, { hits: warming.hits, checked: warming.checked, total: indices.length, storing: resolved.entry !== undefined }));
     }
     try {
       const sliceStarted = read.now();
@@ -80,7 +80,7 @@ export async function answerSlices(request: SliceRequest, context: SliceAnswerCo
       headers.set('content-length', String(length));
       const sliceTiming = serverTimingMetric('shield-slice', read.now() - sliceStarted);
       headers.set('server-timing', appendServerTiming(resolved.upstreamHeaders?.get('server-timing'), sliceTiming));
-      const report = slicedReport(resolved.report, sliceRead.hits, sliceRead.checked, indices.length);
+      const report = slicedReport(resolved.report, { hits: sliceRead.hits, checked: sliceRead.checked, total: indices.length, storing: resolved.entry !== undefined });
       return deliver(context, 200, headers, await spanBody(sliceRead.pieces, bytes, indices.length), resolved, report);
     } catch (error) {
       if (!(error instanceof VersionChanged)) throw error;

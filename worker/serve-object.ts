@@ -70,7 +70,7 @@ async function serveSliced(request: Request, resolved: Extract<Resolved, { kind:
   const framed = framedBody(plan, meta.size, meta.headers.get('content-type'), sliceRead.pieces);
   const headers = withHeaders(meta.headers, framed.headers);
   headers.set('server-timing', serverTimingMetric('edge-slice', read.now() - sliceStarted));
-  const report = slicedReport(resolved.report, sliceRead.hits, sliceRead.checked, indices.length);
+  const report = slicedReport(resolved.report, { hits: sliceRead.hits, checked: sliceRead.checked, total: indices.length, storing: resolved.entry !== undefined });
   return deliver(read, framed.status, headers, framed.body, resolved, report, started);
 }
 

@@ -41,16 +41,27 @@ export function withTierReport(response: Response, tier: Tier, params: CacheStat
   return responseAsIs(response.body, { status: response.status, statusText: response.statusText, headers });
 }
 
+/** What a sliced read found: slices hit and looked up, of how many the request needs, and whether those fetched are stored here. */
+export interface SliceCounts {
+  hits: number;
+  checked: number;
+  total: number;
+  /** Whether slices fetched for this read are stored (false when the object may not be: no-store, private). */
+  storing: boolean;
+}
+
 /**
  * A tier's report for a sliced object: a hit only when the manifest was fresh and every slice
  * looked up before the first byte was here; RFC 9211 `fwd=partial` when only some were. The
- * detail says how many of the slices looked up were hits, and of how many in all.
+ * detail says how many of the slices looked up were hits, and of how many in all. `stored`
+ * (§2.5) only when something fetched was stored: the manifest, or slices the object lets us keep.
  */
-export function slicedReport(base: CacheStatusParams, hits: number, checked: number, total: number): CacheStatusParams {
+export function slicedReport(base: CacheStatusParams, { hits, checked, total, storing }: SliceCounts): CacheStatusParams {
   // One detail per member (RFC 9211 §2.8): why the copy was used, if that was said, then the slices.
   const slices = `slices ${hits}/${checked}${checked < total ? ` of ${total}` : ''}`;
   const detail = base.detail === undefined ? slices : `${base.detail} ${slices}`;
+  const storedSlices = storing && checked > hits;
   if (base.hit && hits === checked) return { ...base, detail };
-  if (base.hit) return { fwd: 'partial', ...(base.ttl !== undefined ? { ttl: base.ttl } : {}), stored: checked > hits, detail };
-  return { ...base, stored: Boolean(base.stored) || checked > hits, detail };
+  if (base.hit) return { fwd: 'partial', ...(base.ttl !== undefined ? { ttl: base.ttl } : {}), stored: storedSlices, detail };
+  return { ...base, stored: Boolean(base.stored) || storedSlices, detail };
 }
