@@ -11,7 +11,7 @@
 // so memory never holds a version the Cache API no longer has. Eviction keeps `budget` bytes
 // with the CLOCK approximation of least-recently-used (a hit only sets a flag).
 
-import { readManifest } from '../shared/slices/object-meta.ts';
+import { isManifest } from '../shared/slices/object-meta.ts';
 import { indexedFields } from '../shared/http/vary.ts';
 import { type EntryMeta, fromStoredHeaders } from '../shared/store/stored-entry.ts';
 import type { TierCache } from '../shared/tier/tier-cache.ts';
@@ -83,7 +83,7 @@ export class MemoryCache {
     const unpacked = fromStoredHeaders(stored);
     if (unpacked === undefined) return false;
     // A whole 200: not a manifest, not a Vary index, not another status the platform keeps as a 200 (a 204).
-    const whole = status === 200 && unpacked.body.status === undefined && readManifest(unpacked.headers) === undefined && indexedFields(unpacked.headers) === undefined;
+    const whole = status === 200 && unpacked.body.status === undefined && !isManifest(unpacked.headers) && indexedFields(unpacked.headers) === undefined;
     const entry: MemoryEntry = { status, stored, body, headers: unpacked.headers, meta: unpacked.meta, whole, cost: body.size + ENTRY_OVERHEAD, referenced: false };
     this.#bytes += entry.cost;
     this.#evict();

@@ -3,11 +3,10 @@
 // for, its exact length, the pinned ETag. Nothing the client sent is copied by default.
 
 import type { Config } from '../shared/config/config.ts';
-import { Disconnected, VersionChanged } from '../shared/http/errors.ts';
+import { Disconnected, NextHopFailed, VersionChanged } from '../shared/http/errors.ts';
 import { CREDENTIAL_HEADER, HOST_HEADER, PURGED_AT_HEADER, REVALIDATE_HEADER, SHIELD_ORIGIN } from '../shared/target/internal.ts';
 import { OBJECT_HEADER, type ObjectMeta, parseObjectMarker, representationHeaders } from '../shared/slices/object-meta.ts';
 import type { RequestTarget } from '../shared/target/request-target.ts';
-import { isStrongEtag } from '../shared/http/etag.ts';
 import { type ObjectVersion, type SliceSpan, sliceCount, spanBytes } from '../shared/slices/slice-plan.ts';
 import { SPAN_HEADER, WHOLE, parseWarmWord, sliceRequestPath } from '../shared/slices/slice-protocol.ts';
 import { type Upstream, type UpstreamAnswer } from '../shared/tier/ports.ts';
@@ -104,15 +103,15 @@ async function checkAnswer(response: Response, span: SliceSpan, pinned: ObjectVe
   const marker = response.headers.get(OBJECT_HEADER);
   const described = parseObjectMarker(marker);
   if (described === undefined) {
-    if (pinned !== undefined && response.status === 200) return fail('the object is no longer sliced');
+    if (pinned !== undefined) return notTheSlice(response, pinned, marker);
     // Not sliced (the whole object, marked), or an error the shield answered with.
     const headers = new Headers(response.headers);
     if (marker === WHOLE) headers.delete(OBJECT_HEADER);
     return { kind: 'whole', response: responseAsIs(response.body, { status: response.status, headers }) };
   }
-  const etag = response.headers.get('etag');
-  const meta: ObjectMeta = { ...described, etag: etag ?? '', headers: representationHeaders(response.headers) };
-  if (!isStrongEtag(etag) || meta.sliceSize !== sliceSize) return fail(`the shield described the object as ${marker} with ETag ${etag}`);
+  // The pinned version is the marker's (object-meta.ts): the ETag field is the representation's, as served.
+  const meta: ObjectMeta = { ...described, headers: representationHeaders(response.headers) };
+  if (meta.sliceSize !== sliceSize) return fail(`the shield described the object as ${marker}`);
   if (pinned !== undefined && (meta.etag !== pinned.etag || meta.size !== pinned.size)) return fail(`etag mismatch in slice response: expected ${pinned.etag}, got ${meta.etag}`);
   if (response.status === 416) {
     await response.body?.cancel();
@@ -125,4 +124,18 @@ async function checkAnswer(response: Response, span: SliceSpan, pinned: ObjectVe
   }
   // Its Content-Length is exactly the span's (checked above): the runtime may move it by itself.
   return { kind: 'span', meta, span: { first: span.first, last }, body: nativeBody(response.body), response };
+}
+
+/**
+ * The shield's answer to a slice of the pinned version that is not one. Evidence of another
+ * version (the object answered whole: no longer sliced; 404 or 410: no longer there) is a
+ * VersionChanged, which forgets the manifest; anything else (a 5xx, a 429) is the shield's
+ * failure, which says nothing of the version: this request fails and the manifest stays.
+ */
+async function notTheSlice(response: Response, pinned: ObjectVersion, marker: string | null): Promise<never> {
+  await response.body?.cancel();
+  if (response.status === 200 || response.status === 404 || response.status === 410) {
+    throw new VersionChanged(`the shield answered ${response.status} (${marker ?? 'unmarked'}) for a slice of ${pinned.etag}`);
+  }
+  throw new NextHopFailed(response.status, response.headers.get('retry-after'));
 }

@@ -128,6 +128,18 @@ export class OriginBusy extends HttpError {
   }
 }
 
+/**
+ * The next tier answered a slice of the pinned version with a failure of its own (a 5xx, a
+ * 429): not evidence of another version, so the stored manifest stays; its status passes
+ * (with its Retry-After), and a body already under way breaks.
+ */
+export class NextHopFailed extends HttpError {
+  constructor(status: number, retryAfter: string | null) {
+    super(status >= 400 && status <= 599 ? status : 502, `the shield answered ${status} for a slice`, retryAfter === null ? {} : { 'retry-after': retryAfter });
+    this.from(status);
+  }
+}
+
 export class BadGateway extends HttpError {
   constructor(message: string) {
     super(502, message);

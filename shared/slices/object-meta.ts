@@ -1,7 +1,9 @@
 // What a tier knows about one object without its bytes: size, version and the headers it is
 // served with. Sliced objects keep this in a manifest entry (an empty 200 at the object's own
 // key) so that a range request needs no upstream round trip; slices carry a marker naming the
-// slice they hold, checked on every read.
+// slice they hold, checked on every read. The version the slices are pinned to lives in the
+// manifest's own marker, never only in the representation's ETag field: a 304 may replace that
+// with its weak form (RFC 9111 §4.3.4), and a qualified private or no-cache may name it.
 
 import { isStrongEtag } from '../http/etag.ts';
 import { type ObjectVersion, isSliced } from './slice-plan.ts';
@@ -12,7 +14,7 @@ export interface ObjectMeta extends ObjectVersion {
   headers: Headers;
 }
 
-/** Marks a manifest: `size=<bytes>; slice=<bytes>`. */
+/** Marks a manifest (and the shield's slice answers): `size=<bytes>; slice=<bytes>; etag=<strong entity-tag>`. */
 export const OBJECT_HEADER = 'x-tiercache-object';
 /** Marks a slice entry: `<index>`. */
 export const SLICE_HEADER = 'x-tiercache-slice';
@@ -31,16 +33,29 @@ export function representationHeaders(headers: Headers): Headers {
   return kept;
 }
 
-/** The object marker for `meta`: `size=<bytes>; slice=<bytes>`. */
-export function objectMarker(meta: Pick<ObjectMeta, 'size' | 'sliceSize'>): string {
-  return `size=${meta.size}; slice=${meta.sliceSize}`;
+/** What a marker says: the object's size, its slice size and the version its slices are pinned to. */
+export type ObjectMarker = Pick<ObjectMeta, 'size' | 'sliceSize' | 'etag'>;
+
+/** The object marker for `meta`. */
+export function objectMarker(meta: ObjectMarker): string {
+  return `size=${meta.size}; slice=${meta.sliceSize}; etag=${meta.etag}`;
 }
 
-/** A marker's size and slice size; undefined for anything else (`whole`, absent, garbled, slice 0). */
-export function parseObjectMarker(value: string | null): { size: number; sliceSize: number } | undefined {
-  const match = /^size=(\d{1,16}); slice=(\d{1,9})$/.exec(value ?? '');
+/**
+ * A marker's size, slice size and pinned version; undefined for anything else (`whole`,
+ * absent, garbled, slice 0, a weak or missing entity-tag, a marker of before the version was
+ * kept in it). An entity-tag holds no DQUOTE inside (RFC 9110 §8.8.3), so it ends the marker.
+ */
+export function parseObjectMarker(value: string | null): ObjectMarker | undefined {
+  const match = /^size=(\d{1,16}); slice=(\d{1,9}); etag=("[\x21\x23-\x7e\x80-\xff]*")$/.exec(value ?? '');
   const sliceSize = Number(match?.[2]);
-  return match && sliceSize > 0 ? { size: Number(match[1]), sliceSize } : undefined;
+  const etag = match?.[3] ?? null;
+  return match && sliceSize > 0 && isStrongEtag(etag) ? { size: Number(match[1]), sliceSize, etag } : undefined;
+}
+
+/** Whether stored headers claim to be a manifest, whether or not the claim reads (readManifest). */
+export function isManifest(headers: Headers): boolean {
+  return headers.has(OBJECT_HEADER);
 }
 
 /** The manifest's headers: the representation plus the marker. Its body is empty. */
@@ -51,12 +66,15 @@ export function manifestHeaders(meta: ObjectMeta): Headers {
   return headers;
 }
 
-/** The object described by a stored manifest's headers, or undefined if they are not one. */
+/**
+ * The object described by a stored manifest's headers, or undefined if they are not one (an
+ * entry that isManifest but does not read is a miss: object-read.ts). The representation's
+ * own ETag field is served as it stands (the weak form a 304 left, or none); the pin is the
+ * marker's.
+ */
 export function readManifest(headers: Headers): ObjectMeta | undefined {
   const marker = parseObjectMarker(headers.get(OBJECT_HEADER));
-  const etag = headers.get('etag');
-  if (marker === undefined || !isStrongEtag(etag)) return undefined;
-  return { ...marker, etag, headers: representationHeaders(headers) };
+  return marker === undefined ? undefined : { ...marker, headers: representationHeaders(headers) };
 }
 
 /**

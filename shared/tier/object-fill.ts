@@ -11,6 +11,7 @@ import { correctedInitialAge } from '../http/age.ts';
 import { storeVerdict } from '../http/freshness.ts';
 import { TIERCACHE_TARGETS } from '../http/targeted-cache-control.ts';
 import { BadGateway, HttpError } from '../http/errors.ts';
+import { weakMatch } from '../http/etag.ts';
 import { takeOriginAt } from '../target/internal.ts';
 import { type ObjectMeta, readManifest, representationHeaders } from '../slices/object-meta.ts';
 import { type Resolved, type SlicedObject, type WholeObject } from './resolved.ts';
@@ -68,7 +69,9 @@ async function fillOnce(read: ObjectRead, index: number, started: number, fwd: F
   const originAt = takeOriginAt(headers, responseTime);
   if (!headers.has('date')) headers.set('date', new Date(responseTime).toUTCString());
   const age = correctedInitialAge(headers, started, responseTime);
-  if (answer.kind === 'not-modified' && held !== undefined) return refresh(read, held, headers, age, responseTime, originAt);
+  if (answer.kind === 'not-modified' && held !== undefined && selectsHeld(headers, held)) return refresh(read, held, headers, age, responseTime, originAt);
+  // RFC 9111 §4.3.4: a 304 whose validator matches nothing stored updates nothing: ask for the object itself.
+  if (answer.kind === 'not-modified' && held !== undefined) return fillOnce(read, index, started, fwd, undefined);
   if (answer.kind === 'not-modified') throw new BadGateway('upstream answered 304 to an unconditional request');
   const representation = answer.kind === 'whole' ? headers : answer.meta.headers;
   if (read.purged?.({ meta: { storedAt: responseTime, originAt }, headers: representation }) === true) {
@@ -162,6 +165,17 @@ function verdictOptions(read: ObjectRead, now: number) {
 
 function entryMeta(storedAt: number, initialAge: number, verdict: { lifetime: number; stale: { whileRevalidate: number; ifError: number; mustRevalidate: boolean } }, originAt: number): EntryMeta {
   return { storedAt, initialAge, lifetime: verdict.lifetime, ...verdict.stale, originAt };
+}
+
+/**
+ * RFC 9111 §4.3.4: whether a 304 selects the held response for update: its entity-tag, if it
+ * carries one, matches the held one by weak comparison (a manifest's pinned version, else the
+ * stored ETag field); without an entity-tag on either side, the 304 answered our conditions.
+ */
+function selectsHeld(update: Headers, held: StoredEntry): boolean {
+  const tag = update.get('etag');
+  const heldTag = readManifest(held.headers)?.etag ?? held.headers.get('etag');
+  return tag === null || heldTag === null || weakMatch(tag, heldTag);
 }
 
 function validatorsOf(headers: Headers): Validators {

@@ -8,7 +8,7 @@ import { type CacheStatusParams, type ForwardReason, SHIELD_CACHE_NAME, memberDe
 import { type Claim, claim, claimOrWait, isFilling } from './collapse.ts';
 import { HttpError, NotStored, isDisconnectedDetail } from '../http/errors.ts';
 import { type Filled, fill } from './object-fill.ts';
-import { readManifest } from '../slices/object-meta.ts';
+import { isManifest, readManifest } from '../slices/object-meta.ts';
 import { staleUse, usableOnError, usableWhenDisconnected } from '../http/stale.ts';
 import { currentAge, originAt, remainingFreshness } from '../store/stored-entry.ts';
 import { type StoredEntry, lookup, remove } from './tier-cache.ts';
@@ -147,7 +147,7 @@ async function fromEntry(entry: StoredEntry, now: number, base: CacheStatusParam
   return { kind: 'sliced', meta, age, report, originAt: origin, upstreamHeaders: undefined, entry: entry.meta, prefetched: new Map(), inRange: true };
 }
 
-/** The object's primary entry (whole or manifest); a purged one is deleted and counts as a miss. */
+/** The object's primary entry (whole or manifest); a purged one, or a manifest that does not read, is deleted and counts as a miss. */
 export async function lookupLive(read: ObjectRead): Promise<StoredEntry | undefined> {
   let entry = await lookup(read.cache, read.key);
   const fields = entry === undefined || read.selecting === undefined ? undefined : indexedFields(entry.headers);
@@ -166,11 +166,20 @@ export async function lookupLive(read: ObjectRead): Promise<StoredEntry | undefi
     read.key = key;
     entry = await lookup(read.cache, key);
   }
-  if (entry === undefined || read.purged?.(entry) !== true) return entry;
+  if (entry === undefined || (read.purged?.(entry) !== true && !isUnreadableManifest(entry))) return entry;
   await entry.body?.cancel();
   // Awaited, so the delete cannot land after the fill that replaces the entry.
   await forgetObject(read);
   return undefined;
+}
+
+/**
+ * An entry marked as a manifest whose marker does not read (garbled, or written before the
+ * marker carried the pinned version): a miss, never a whole response, whose body would be the
+ * manifest's empty one.
+ */
+function isUnreadableManifest(entry: StoredEntry): boolean {
+  return isManifest(entry.headers) && readManifest(entry.headers) === undefined;
 }
 
 /** Forget this tier's manifest (the object changed upstream). */

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  OBJECT_HEADER, SLICE_HEADER, isSliceEntry, manifestHeaders, readManifest, representationHeaders, sliceEntryHeaders, slicedMeta,
+  OBJECT_HEADER, SLICE_HEADER, isManifest, isSliceEntry, manifestHeaders, readManifest, representationHeaders, sliceEntryHeaders, slicedMeta,
   type ObjectMeta,
   objectMarker,
   parseObjectMarker,
@@ -108,8 +108,8 @@ describe('slicedMeta', () => {
 });
 
 describe('manifestHeaders', () => {
-  it('marks the manifest with the size and the slice size', () => {
-    expect(manifestHeaders(meta()).get(OBJECT_HEADER)).toBe(`size=${100 * MIB}; slice=${MIB}`);
+  it('marks the manifest with the size, the slice size and the version its slices are pinned to', () => {
+    expect(manifestHeaders(meta()).get(OBJECT_HEADER)).toBe(`size=${100 * MIB}; slice=${MIB}; etag="9b2cf535f27731c974343645a3985328"`);
   });
 
   it('announces an empty body', () => {
@@ -159,18 +159,30 @@ describe('readManifest', () => {
       '', 'size=; slice=1', 'size=10;slice=2', 'size=10;  slice=2', 'size=10 ; slice=2', 'slice=2; size=10',
       'size=-1; slice=2', 'size=1.5; slice=2', 'size=1e6; slice=2', 'size=0x10; slice=2', 'size=10; slice=2; extra=1',
       'size=12345678901234567; slice=2', 'size=10; slice=1234567890', 'whole', 'SIZE=10; SLICE=2',
+      // Without a strong entity-tag for the pin: a marker written before it carried one, weak, unquoted, spaced, trailed.
+      'size=10; slice=2', 'size=10; slice=2; etag=', 'size=10; slice=2; etag=W/"a"', 'size=10; slice=2; etag=abc',
+      'size=10; slice=2; etag="a b"', 'size=10; slice=2; etag="a"x', 'size=10; slice=2; etag="a"; size=3', 'size=10; slice=2; etag=""a""',
     ]) {
       expect(readManifest(withMarker(marker)), marker).toBeUndefined();
     }
   });
 
-  it('refuses a manifest whose ETag is weak, missing or not a quoted tag', () => {
-    for (const etag of ['W/"abc"', 'abc', '"a b"', null]) {
+  it('pins the version the marker names, whatever a 304 or a field list left of the ETag field (RFC 9111 §4.3.4)', () => {
+    for (const etag of ['W/"9b2cf535f27731c974343645a3985328"', 'W/"other"', '"other"', 'abc', null]) {
       const headers = manifestHeaders(meta());
       if (etag === null) headers.delete('etag');
       else headers.set('etag', etag);
-      expect(readManifest(headers), String(etag)).toBeUndefined();
+      const read = readManifest(headers);
+      expect(read?.etag, String(etag)).toBe('"9b2cf535f27731c974343645a3985328"');
+      // The representation is served as it now stands.
+      expect(read?.headers.get('etag') ?? null).toBe(etag);
     }
+  });
+
+  it('says an entry is a manifest by its marker, whether or not the marker reads', () => {
+    expect(isManifest(manifestHeaders(meta()))).toBe(true);
+    expect(isManifest(withMarker('size=10; slice=2'))).toBe(true);
+    expect(isManifest(upstreamHeaders())).toBe(false);
   });
 });
 
@@ -207,9 +219,23 @@ describe('slice entries', () => {
 
 describe('the object marker', () => {
   it('reads back what it writes, and refuses a slice size of zero (no slice count could follow)', () => {
-    expect(parseObjectMarker(objectMarker({ size: 123, sliceSize: 8 }))).toEqual({ size: 123, sliceSize: 8 });
-    expect(parseObjectMarker('size=123; slice=0')).toBeUndefined();
+    expect(parseObjectMarker(objectMarker({ size: 123, sliceSize: 8, etag: '"v1"' }))).toEqual({ size: 123, sliceSize: 8, etag: '"v1"' });
+    expect(parseObjectMarker('size=123; slice=0; etag="v1"')).toBeUndefined();
     expect(parseObjectMarker('whole')).toBeUndefined();
     expect(parseObjectMarker(null)).toBeUndefined();
+  });
+
+  it('reads back any size, slice size and strong entity-tag it writes (RFC 9110 §8.8.3: etagc, semicolons included)', () => {
+    const etag = fc.stringMatching(/^[!#-~]{0,24}$/).map((tag) => `"${tag}"`);
+    fc.assert(fc.property(fc.maxSafeNat(), fc.integer({ min: 1, max: 999_999_999 }), etag, (size, sliceSize, tag) => {
+      expect(parseObjectMarker(objectMarker({ size, sliceSize, etag: tag }))).toEqual({ size, sliceSize, etag: tag });
+    }));
+  });
+
+  it('reads no marker from any other string but the one it writes', () => {
+    fc.assert(fc.property(fc.string({ maxLength: 60 }), (value) => {
+      const read = parseObjectMarker(value);
+      if (read !== undefined) expect(objectMarker(read)).toBe(value);
+    }));
   });
 });

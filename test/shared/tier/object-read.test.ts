@@ -203,6 +203,40 @@ describe('resolveObject: a fresh hit', () => {
   });
 });
 
+describe('resolveObject: a manifest that does not read', () => {
+  for (const marker of ['size=10000; slice=4096', 'size=10000; slice=4096; etag=W/"s1"', 'garbled']) {
+    it(`is a miss, deleted and fetched again, never a whole response with the manifest's empty body (marker: ${marker})`, async () => {
+      const object = slicedObject();
+      const read = fakeRead({ object });
+      asSliced(await resolveObject(read, 0));
+      await read.settle();
+      // The manifest as an earlier version wrote it (no pinned version in its marker), or garbled.
+      const kept = read.cache.entries.get(read.key);
+      if (kept === undefined) throw new Error('the manifest was not stored');
+      kept.headers = kept.headers.map(([name, value]) => [name, name === 'x-tiercache-object' ? marker : value]);
+      const again = sameTier(read);
+      const resolved = asSliced(await resolveObject(again, 0));
+      expect(resolved.report).toMatchObject({ fwd: 'uri-miss', stored: true });
+      expect(again.upstream.calls.at(-1)).toEqual(discovery(0));
+      await again.settle();
+      expect(readManifest(again.cache.unpacked(again.key)!.headers)).toMatchObject({ size: 10_000, sliceSize: 4096, etag: '"s1"' });
+    });
+  }
+
+  it('RFC 9111 §4.3.4: a 304 whose ETag matches no stored version updates nothing: the object is asked for again, unconditionally', async () => {
+    const object = slicedObject({ 'cache-control': 'max-age=60' });
+    const read = fakeRead({ object });
+    asSliced(await resolveObject(read, 0));
+    await read.settle();
+    read.clock.advance(61);
+    const again = sameTier(read);
+    again.upstream.notModifiedHeaders = { etag: '"other"' };
+    const resolved = asSliced(await resolveObject(again, 0));
+    expect(resolved.meta.etag).toBe('"s1"');
+    expect(again.upstream.calls.slice(-2)).toEqual([discovery(0, { etag: '"s1"', lastModified: null }), discovery(0)]);
+  });
+});
+
 describe('resolveObject: a stale entry is revalidated (RFC 9111 §4.3)', () => {
   it('RFC 9111 §4.3.1: asks with the validators it holds; RFC 9111 §4.3.4: a 304 updates the stored headers and freshness, the body stands', async () => {
     const read = fakeRead({ object: textObject('kept bytes', { 'cache-control': 'max-age=60', 'x-note': 'old' }) });
