@@ -44,6 +44,9 @@ export async function fill(read: ObjectRead, index: number, started: number, fwd
 
 async function fillOnce(read: ObjectRead, index: number, started: number, fwd: ForwardReason, held: StoredEntry | undefined): Promise<Filled | 'purged'> {
   let answer: UpstreamAnswer;
+  // When the request left: bytes it brings may be as old as this, whenever they arrive (a purge
+  // made while it was in flight covers them).
+  const sentAt = read.now();
   try {
     answer = await read.upstream.slices({ first: index, last: index }, undefined, { validators: held && validatorsOf(held.headers), signal: read.signal });
   } catch (error) {
@@ -65,8 +68,8 @@ async function fillOnce(read: ObjectRead, index: number, started: number, fwd: F
   }
   const responseTime = read.now();
   const headers = new Headers(answer.response.headers);
-  // When these bytes came from the origin: as the next hop says (the shield), or now.
-  const originAt = takeOriginAt(headers, responseTime);
+  // When these bytes came from the origin: as the next hop says (the shield), or when we asked it.
+  const originAt = takeOriginAt(headers, sentAt);
   if (!headers.has('date')) headers.set('date', new Date(responseTime).toUTCString());
   const age = correctedInitialAge(headers, started, responseTime);
   if (answer.kind === 'not-modified' && held !== undefined && selectsHeld(headers, held)) return refresh(read, held, headers, age, responseTime, originAt);

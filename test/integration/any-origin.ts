@@ -15,6 +15,8 @@ export interface Scripted {
   interim?: { status: number; headers?: Record<string, string> }[];
   /** No answer at all: the connection is reset (an origin that is down). */
   reset?: boolean;
+  /** Answers only once this settles (an answer in flight while a test does something else). */
+  after?: Promise<unknown>;
 }
 
 export type Script = Scripted | ((request: Received) => Scripted);
@@ -37,7 +39,9 @@ export async function startAnyOrigin(): Promise<AnyOrigin> {
     received.push(request);
     const script = scripts.get(path.split('?')[0] ?? path);
     if (script === undefined) return reply(req, res, { status: 404, headers: { 'content-type': 'text/plain' }, body: 'no script' });
-    reply(req, res, typeof script === 'function' ? script(request) : script);
+    const scripted = typeof script === 'function' ? script(request) : script;
+    if (scripted.after === undefined) reply(req, res, scripted);
+    else void scripted.after.finally(() => reply(req, res, scripted));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
