@@ -6,7 +6,7 @@
 import { type Config } from '../shared/config/config.ts';
 import { evaluatePreconditions } from '../shared/http/conditional.ts';
 import { BadGateway, BadRequest, HttpError, PreconditionFailed, VersionChanged } from '../shared/http/errors.ts';
-import { OBJECT_HEADER, objectMarker, representationHeaders } from '../shared/slices/object-meta.ts';
+import { OBJECT_HEADER, markObject, representationHeaders } from '../shared/slices/object-meta.ts';
 import { resolveObject } from '../shared/tier/object-read.ts';
 import type { Budget, ObjectRead } from '../shared/tier/ports.ts';
 import { type Resolved } from '../shared/tier/resolved.ts';
@@ -75,7 +75,7 @@ export async function answerSlices(request: SliceRequest, context: SliceAnswerCo
       const sliceRead = await readObjectSlices(read, resolved, indices, { window: config.slicing.readahead, maxSpan: 1, budget: context.budget });
       const length = bytes.end - bytes.start + 1;
       const headers = new Headers(meta.headers);
-      headers.set(OBJECT_HEADER, objectMarker(meta));
+      markObject(headers, meta);
       headers.set(SPAN_HEADER, `${span.first}-${span.last}`);
       headers.set('content-length', String(length));
       const sliceTiming = serverTimingMetric('shield-slice', read.now() - sliceStarted);
@@ -143,7 +143,7 @@ function prepend(first: IteratorResult<Piece>, pieces: AsyncIterator<Piece>): As
 function refuse(context: SliceAnswerContext, resolved: Extract<Resolved, { kind: 'sliced' }>, status: 412 | 416): Response {
   for (const body of resolved.prefetched.values()) void body.cancel().catch(() => undefined);
   const headers = new Headers(resolved.meta.headers);
-  headers.set(OBJECT_HEADER, objectMarker(resolved.meta));
+  markObject(headers, resolved.meta);
   if (status === 416) headers.set('content-range', unsatisfiedRange(resolved.meta.size));
   return deliver(context, status, headers, null, resolved, resolved.report);
 }

@@ -1,18 +1,15 @@
 // The edge's next hop: the shield, over the service binding. GETs go as slice requests
-// (shared/slices/slice-protocol.ts) and every answer is checked like an origin's: the span asked
-// for, its exact length, the pinned ETag. Nothing the client sent is copied by default.
+// (shared/slices/slice-protocol.ts) and every answer is checked like an origin's
+// (shield-answer.ts). Nothing the client sent is copied by default.
 
 import type { Config } from '../shared/config/config.ts';
-import { Disconnected, NextHopFailed, VersionChanged } from '../shared/http/errors.ts';
+import { Disconnected } from '../shared/http/errors.ts';
 import { CREDENTIAL_HEADER, HOST_HEADER, PURGED_AT_HEADER, REVALIDATE_HEADER, SHIELD_ORIGIN } from '../shared/target/internal.ts';
-import { OBJECT_HEADER, type ObjectMeta, parseObjectMarker, representationHeaders } from '../shared/slices/object-meta.ts';
 import type { RequestTarget } from '../shared/target/request-target.ts';
-import { type ObjectVersion, type SliceSpan, sliceCount, spanBytes } from '../shared/slices/slice-plan.ts';
-import { SPAN_HEADER, WHOLE, parseWarmWord, sliceRequestPath } from '../shared/slices/slice-protocol.ts';
-import { type Upstream, type UpstreamAnswer } from '../shared/tier/ports.ts';
+import { SPAN_HEADER, parseWarmWord, sliceRequestPath } from '../shared/slices/slice-protocol.ts';
+import { type Upstream } from '../shared/tier/ports.ts';
 import { TIER_MANAGED, forwardedRequestHeaders, withForwarding } from '../shared/http/headers.ts';
-import { responseAsIs } from '../shared/streams/response-as-is.ts';
-import { nativeBody } from '../shared/streams/native-body.ts';
+import { readShieldAnswer } from './shield-answer.ts';
 
 export interface ShieldCall {
   method: string;
@@ -78,7 +75,7 @@ export function shieldUpstream(shield: Fetcher, config: Config, target: RequestT
       }
       const response = await askShield(shield, config, { method: 'GET', path, headers, signal });
       if (response.status === 304 && validators !== undefined) return { kind: 'not-modified', response };
-      return checkAnswer(response, span, pinned, sliceSize, from);
+      return readShieldAnswer(response, span, pinned, sliceSize, from);
     },
     head: (signal) => askShield(shield, config, { method: 'HEAD', path: target.path + target.query, headers: hopHeaders(), signal }),
     async warm(span, pinned, signal) {
@@ -92,50 +89,4 @@ export function shieldUpstream(shield: Fetcher, config: Config, target: RequestT
       return parseWarmWord(await response.text());
     },
   };
-}
-
-async function checkAnswer(response: Response, span: SliceSpan, pinned: ObjectVersion | undefined, sliceSize: number, from: number): Promise<UpstreamAnswer> {
-  const fail = async (why: string): Promise<never> => {
-    await response.body?.cancel();
-    throw new VersionChanged(why);
-  };
-  if (response.status === 412) return fail('the shield no longer has the pinned version');
-  const marker = response.headers.get(OBJECT_HEADER);
-  const described = parseObjectMarker(marker);
-  if (described === undefined) {
-    if (pinned !== undefined) return notTheSlice(response, pinned, marker);
-    // Not sliced (the whole object, marked), or an error the shield answered with.
-    const headers = new Headers(response.headers);
-    if (marker === WHOLE) headers.delete(OBJECT_HEADER);
-    return { kind: 'whole', response: responseAsIs(response.body, { status: response.status, headers }) };
-  }
-  // The pinned version is the marker's (object-meta.ts): the ETag field is the representation's, as served.
-  const meta: ObjectMeta = { ...described, headers: representationHeaders(response.headers) };
-  if (meta.sliceSize !== sliceSize) return fail(`the shield described the object as ${marker}`);
-  if (pinned !== undefined && (meta.etag !== pinned.etag || meta.size !== pinned.size)) return fail(`etag mismatch in slice response: expected ${pinned.etag}, got ${meta.etag}`);
-  if (response.status === 416) {
-    await response.body?.cancel();
-    return { kind: 'beyond', meta, response };
-  }
-  const last = Math.min(span.last, sliceCount(meta.size, sliceSize) - 1);
-  const bytes = spanBytes({ first: span.first, last }, sliceSize, meta.size);
-  if (response.status !== 200 || response.body === null || response.headers.get(SPAN_HEADER) !== `${span.first}-${last}` || response.headers.get('content-length') !== String(bytes.end - bytes.start + 1 - from)) {
-    return fail(`the shield answered ${response.status} with span ${response.headers.get(SPAN_HEADER)} for ${span.first}-${last}`);
-  }
-  // Its Content-Length is exactly the span's (checked above): the runtime may move it by itself.
-  return { kind: 'span', meta, span: { first: span.first, last }, body: nativeBody(response.body), response };
-}
-
-/**
- * The shield's answer to a slice of the pinned version that is not one. Evidence of another
- * version (the object answered whole: no longer sliced; 404 or 410: no longer there) is a
- * VersionChanged, which forgets the manifest; anything else (a 5xx, a 429) is the shield's
- * failure, which says nothing of the version: this request fails and the manifest stays.
- */
-async function notTheSlice(response: Response, pinned: ObjectVersion, marker: string | null): Promise<never> {
-  await response.body?.cancel();
-  if (response.status === 200 || response.status === 404 || response.status === 410) {
-    throw new VersionChanged(`the shield answered ${response.status} (${marker ?? 'unmarked'}) for a slice of ${pinned.etag}`);
-  }
-  throw new NextHopFailed(response.status, response.headers.get('retry-after'));
 }

@@ -1,9 +1,9 @@
 // What a tier knows about one object without its bytes: size, version and the headers it is
 // served with. Sliced objects keep this in a manifest entry (an empty 200 at the object's own
 // key) so that a range request needs no upstream round trip; slices carry a marker naming the
-// slice they hold, checked on every read. The version the slices are pinned to lives in the
-// manifest's own marker, never only in the representation's ETag field: a 304 may replace that
-// with its weak form (RFC 9111 §4.3.4), and a qualified private or no-cache may name it.
+// slice they hold, checked on every read. The version the slices are pinned to is one of the
+// manifest's own marks, never the representation's ETag field: a 304 may replace that with its
+// weak form (RFC 9111 §4.3.4), and a qualified no-cache may name it.
 
 import { isStrongEtag } from '../http/etag.ts';
 import { type ObjectVersion, isSliced } from './slice-plan.ts';
@@ -14,8 +14,14 @@ export interface ObjectMeta extends ObjectVersion {
   headers: Headers;
 }
 
-/** Marks a manifest (and the shield's slice answers): `size=<bytes>; slice=<bytes>; etag=<strong entity-tag>`. */
+/** Marks a manifest (and the shield's slice answers): `size=<bytes>; slice=<bytes>`. */
 export const OBJECT_HEADER = 'x-tiercache-object';
+/**
+ * Beside the object marker: the strong entity-tag the slices are pinned to. Its own field, so
+ * that an edge of the release before it, which reads only the marker, still reads the shield's
+ * answers as it did (and a new edge those of an old shield: there, the ETag field is the pin).
+ */
+export const PIN_HEADER = 'x-tiercache-pin';
 /** Marks a slice entry: `<index>`. */
 export const SLICE_HEADER = 'x-tiercache-slice';
 
@@ -33,24 +39,38 @@ export function representationHeaders(headers: Headers): Headers {
   return kept;
 }
 
-/** What a marker says: the object's size, its slice size and the version its slices are pinned to. */
-export type ObjectMarker = Pick<ObjectMeta, 'size' | 'sliceSize' | 'etag'>;
+/** What the marks say: the object's size, its slice size and the version its slices are pinned to. */
+export type ObjectMarks = Pick<ObjectMeta, 'size' | 'sliceSize' | 'etag'>;
 
-/** The object marker for `meta`. */
-export function objectMarker(meta: ObjectMarker): string {
-  return `size=${meta.size}; slice=${meta.sliceSize}; etag=${meta.etag}`;
+/** The object marker for `meta`: `size=<bytes>; slice=<bytes>`. */
+export function objectMarker(meta: Pick<ObjectMeta, 'size' | 'sliceSize'>): string {
+  return `size=${meta.size}; slice=${meta.sliceSize}`;
+}
+
+/** A marker's size and slice size; undefined for anything else (`whole`, absent, garbled, slice 0). */
+export function parseObjectMarker(value: string | null): { size: number; sliceSize: number } | undefined {
+  const match = /^size=(\d{1,16}); slice=(\d{1,9})$/.exec(value ?? '');
+  const sliceSize = Number(match?.[2]);
+  return match && sliceSize > 0 ? { size: Number(match[1]), sliceSize } : undefined;
+}
+
+/** `headers` marked as the object `meta` describes: the marker and the pinned version. */
+export function markObject(headers: Headers, meta: ObjectMarks): Headers {
+  headers.set(OBJECT_HEADER, objectMarker(meta));
+  headers.set(PIN_HEADER, meta.etag);
+  return headers;
 }
 
 /**
- * A marker's size, slice size and pinned version; undefined for anything else (`whole`,
- * absent, garbled, slice 0, a weak or missing entity-tag, a marker of before the version was
- * kept in it). An entity-tag holds no DQUOTE inside (RFC 9110 §8.8.3), so it ends the marker.
+ * What the marks on `headers` say; undefined unless both read: a marker and a strong
+ * entity-tag (RFC 9110 §8.8.1: a weak one does not promise the same bytes). The representation's
+ * own ETag field is never the pin: a 304 may have replaced it with its weak form (RFC 9111
+ * §4.3.4), or a qualified no-cache named it.
  */
-export function parseObjectMarker(value: string | null): ObjectMarker | undefined {
-  const match = /^size=(\d{1,16}); slice=(\d{1,9}); etag=("[\x21\x23-\x7e\x80-\xff]*")$/.exec(value ?? '');
-  const sliceSize = Number(match?.[2]);
-  const etag = match?.[3] ?? null;
-  return match && sliceSize > 0 && isStrongEtag(etag) ? { size: Number(match[1]), sliceSize, etag } : undefined;
+export function readMarks(headers: Headers): ObjectMarks | undefined {
+  const marker = parseObjectMarker(headers.get(OBJECT_HEADER));
+  const etag = headers.get(PIN_HEADER);
+  return marker !== undefined && isStrongEtag(etag) ? { ...marker, etag } : undefined;
 }
 
 /** Whether stored headers claim to be a manifest, whether or not the claim reads (readManifest). */
@@ -58,10 +78,9 @@ export function isManifest(headers: Headers): boolean {
   return headers.has(OBJECT_HEADER);
 }
 
-/** The manifest's headers: the representation plus the marker. Its body is empty. */
+/** The manifest's headers: the representation plus the marks. Its body is empty. */
 export function manifestHeaders(meta: ObjectMeta): Headers {
-  const headers = representationHeaders(meta.headers);
-  headers.set(OBJECT_HEADER, objectMarker(meta));
+  const headers = markObject(representationHeaders(meta.headers), meta);
   headers.set('content-length', '0');
   return headers;
 }
@@ -73,8 +92,8 @@ export function manifestHeaders(meta: ObjectMeta): Headers {
  * marker's.
  */
 export function readManifest(headers: Headers): ObjectMeta | undefined {
-  const marker = parseObjectMarker(headers.get(OBJECT_HEADER));
-  return marker === undefined ? undefined : { ...marker, headers: representationHeaders(headers) };
+  const marks = readMarks(headers);
+  return marks === undefined ? undefined : { ...marks, headers: representationHeaders(headers) };
 }
 
 /**
