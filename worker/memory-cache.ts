@@ -10,9 +10,15 @@
 // delete through the layer drops the copy (it is refilled from the Cache API on the next hit),
 // so memory never holds a version the Cache API no longer has. Eviction keeps `budget` bytes
 // with the CLOCK approximation of least-recently-used (a hit only sets a flag).
+//
+// Only an object's own entries are held (a whole response, a manifest, a variant of one that
+// varies): never a slice or a sliced object's whole copy, nor a Vary index. Those the hot path
+// can never answer; a slice is as large as the biggest object held, so it would evict many
+// hot small ones and be copied whole out of the Cache API on every read-back, and a Vary index
+// at the object's key only turns the hot path away. They are answered from the Cache API.
 
-import { isManifest } from '../shared/slices/object-meta.ts';
-import { indexedFields } from '../shared/http/vary.ts';
+import { SLICE_HEADER, isManifest } from '../shared/slices/object-meta.ts';
+import { VARY_INDEX_HEADER } from '../shared/http/vary.ts';
 import { type EntryMeta, fromStoredHeaders } from '../shared/store/stored-entry.ts';
 import type { TierCache } from '../shared/tier/tier-cache.ts';
 import { responseAsIs } from '../shared/streams/response-as-is.ts';
@@ -79,11 +85,11 @@ export class MemoryCache {
   /** Keeps the stored response `stored` + `body` under `key`; false when it is not kept. */
   set(key: string, status: number, stored: Headers, body: Blob): boolean {
     this.delete(key);
-    if (!this.admits(body.size)) return false;
+    if (!this.admits(body.size) || !isObjectEntry(stored)) return false;
     const unpacked = fromStoredHeaders(stored);
     if (unpacked === undefined) return false;
-    // A whole 200: not a manifest, not a Vary index, not another status the platform keeps as a 200 (a 204).
-    const whole = status === 200 && unpacked.body.status === undefined && !isManifest(unpacked.headers) && indexedFields(unpacked.headers) === undefined;
+    // A whole 200: not a manifest (readable or not), not another status the platform keeps as a 200 (a 204).
+    const whole = status === 200 && unpacked.body.status === undefined && !isManifest(unpacked.headers);
     const entry: MemoryEntry = { status, stored, body, headers: unpacked.headers, meta: unpacked.meta, whole, cost: body.size + ENTRY_OVERHEAD, referenced: false };
     this.#bytes += entry.cost;
     this.#evict();
@@ -140,7 +146,8 @@ export function memoryFronted(cache: TierCache, memory: MemoryCache): TierCache 
       const found = await cache.match(request);
       if (found === undefined) return undefined;
       const length = Number(found.headers.get('content-length') ?? Number.NaN);
-      if (!Number.isSafeInteger(length) || !memory.admits(length)) return found;
+      // Decided before the body is read: what is not held passes through as the runtime's own stream.
+      if (!Number.isSafeInteger(length) || !memory.admits(length) || !isObjectEntry(found.headers)) return found;
       const body = new Blob([await found.arrayBuffer()]);
       // Counted as it is taken in: a stored body that is not the length it was stored at is no entry.
       const counted = fromStoredHeaders(found.headers)?.body.length;
@@ -166,6 +173,11 @@ export function memoryFronted(cache: TierCache, memory: MemoryCache): TierCache 
       return (await cache.delete(request)) || held;
     },
   };
+}
+
+/** Whether stored headers are an object's own entry, not a slice (or whole copy) nor a Vary index. */
+export function isObjectEntry(stored: Headers): boolean {
+  return !stored.has(SLICE_HEADER) && !stored.has(VARY_INDEX_HEADER);
 }
 
 function storedResponse(status: number, stored: Headers, body: Blob): Response {

@@ -2,7 +2,8 @@
 // cache put, or the part of a fill a client reads. In workerd a FixedLengthStream (or, with no
 // length known, an IdentityTransformStream): it keeps no buffer, so a write is done once the
 // reader has taken its bytes and the writer may reuse its buffer; it carries its length on the
-// wire (a chunked body that errors would be ended by workerd as if complete), and fails unless
+// wire (a chunked body that errors, or is aborted, is ended by workerd with its last chunk as
+// if complete, so no client is sent one: shared/tier/held-until-whole.ts), and fails unless
 // exactly that many bytes were written. Elsewhere (unit tests, Node) a TransformStream, whose
 // writes are copied first since it queues the chunk it is given.
 

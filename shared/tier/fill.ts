@@ -9,12 +9,14 @@
 // complete, else the next hop from that byte). Without a store (the object may not be kept)
 // the client sets the pace, as a proxy's would. A client that cancels (a range that ended
 // mid-body) lets the fill go on; `abort` (the client went away) ends everything, and the store
-// keeps nothing.
+// keeps nothing. A body of unknown length is not streamed to the client at all: its share is
+// held until the body has ended, and then goes out with its length (held-until-whole.ts).
 
 import { asError } from '../streams/as-error.ts';
 import { type BodySource, bodySource } from '../streams/body-source.ts';
 import { CHUNK_BYTES, pumpInto } from '../streams/pump-into.ts';
-import { type IdentityPipe, identityPipe } from '../streams/identity-pipe.ts';
+import { type PipeWriter, identityPipe } from '../streams/identity-pipe.ts';
+import { HeldUntilWhole } from './held-until-whole.ts';
 import type { OpenPut } from './tier-cache.ts';
 
 type Bytes = Uint8Array;
@@ -40,7 +42,7 @@ export interface Resumed {
 }
 
 export interface Fill {
-  /** The client's share of the body. */
+  /** The client's share of the body; of a body of unknown length, held until it has ended (wholeBody gives it with its length). */
   client: ReadableStream<Bytes>;
   /** Settles once the fill is over: true when the body was stored exactly. */
   stored: Promise<boolean>;
@@ -49,8 +51,14 @@ export interface Fill {
 }
 
 export function startFill(source: BodySource, options: FillOptions): Fill {
+  if (options.length === undefined) {
+    // Held in the store past what the isolate holds, when it is being stored and can be read back.
+    const held = new HeldUntilWhole(options.store !== undefined ? options.resume : undefined);
+    const pump = new FillPump(source, held, options);
+    return { client: held.placeholder, stored: pump.run(), abort: (reason) => pump.abort(reason) };
+  }
   const pipe = identityPipe(options.length);
-  const pump = new FillPump(source, pipe, options);
+  const pump = new FillPump(source, pipe.writer, options);
   return { client: pipe.readable, stored: pump.run(), abort: (reason) => pump.abort(reason) };
 }
 
@@ -62,7 +70,9 @@ interface Lent {
 
 class FillPump {
   private readonly source: BodySource;
-  private readonly client: IdentityPipe['writer'];
+  /** The client's pipe; for a held body (unknown length) none until the body has ended. */
+  private readonly client: PipeWriter | undefined;
+  private readonly held: HeldUntilWhole | undefined;
   private readonly options: FillOptions;
   private readonly free: ArrayBuffer[] = [];
   /** live: fed each chunk; behind: let go of, fed from `resume` once it has read what it held; gone: cancelled. */
@@ -75,9 +85,10 @@ class FillPump {
   private clientDrained: Promise<unknown> = Promise.resolve();
   private aborted: Error | undefined;
 
-  constructor(source: BodySource, pipe: IdentityPipe, options: FillOptions) {
+  constructor(source: BodySource, client: PipeWriter | HeldUntilWhole, options: FillOptions) {
     this.source = source;
-    this.client = pipe.writer;
+    if (client instanceof HeldUntilWhole) this.held = client;
+    else this.client = client;
     this.options = options;
   }
 
@@ -90,18 +101,25 @@ class FillPump {
         if (view === undefined) break;
         lent.bytes = view;
         if (store === undefined) {
-          // Nothing to store: a proxy's pace, the client's.
-          await this.client.write(view);
+          // Nothing to store: a proxy's pace, the client's (a held body: the next hop's).
+          if (this.held !== undefined) this.held.take(view);
+          else await this.client?.write(view);
           this.free.push(view.buffer as ArrayBuffer);
           continue;
         }
         const storing = this.write(lent, store.write(view));
-        this.toClient(lent);
+        if (this.held !== undefined) this.held.take(view);
+        else this.toClient(lent);
         await storing;
       }
       this.free.length = 0;
+      if (this.held !== undefined) {
+        const stored = store === undefined ? false : await store.close();
+        this.held.end(this.source.delivered, stored);
+        return store === undefined || stored;
+      }
       // Queued after what the client has not read yet: the store is not kept waiting for it.
-      if (this.clientState === 'live') void this.client.close().catch(() => undefined);
+      if (this.clientState === 'live') void this.client?.close().catch(() => undefined);
       return store === undefined ? true : await store.close();
     } catch (error) {
       this.fail(asError(error));
@@ -116,7 +134,8 @@ class FillPump {
 
   /** A chunk to the client while it keeps up; past its lag, it is let go of and later resumed. */
   private toClient(lent: Lent): void {
-    if (this.clientState !== 'live') return;
+    const { client } = this;
+    if (client === undefined || this.clientState !== 'live') return;
     const n = lent.bytes.byteLength;
     // What the client's unread writes hold is memory, not bytes: a read that filled little of
     // its buffer (a network read is often 16 KiB of 256) is copied out, and one that filled
@@ -130,7 +149,7 @@ class FillPump {
     }
     this.clientPending += held;
     this.clientHanded += n;
-    const writing = copy ? this.client.write(lent.bytes.slice()) : this.write(lent, this.client.write(lent.bytes));
+    const writing = copy ? client.write(lent.bytes.slice()) : this.write(lent, client.write(lent.bytes));
     this.clientDrained = writing.then(
       () => (this.clientPending -= held),
       () => this.clientGone(),
@@ -157,16 +176,17 @@ class FillPump {
    */
   private async resumeClient(offset: number): Promise<void> {
     const { resume } = this.options;
+    const { client } = this;
     await this.clientDrained;
-    if (this.clientState === 'gone') return;
+    if (client === undefined || this.clientState === 'gone') return;
     try {
       if (resume === undefined) throw new Error('the client fell behind a body that cannot be read again');
       const rest = await resume(offset);
       const left = this.options.length === undefined ? undefined : this.options.length - rest.from;
-      await pumpInto(bodySource(rest.body, { length: left }), (bytes) => this.client.write(bytes), offset - rest.from);
-      await this.client.close();
+      await pumpInto(bodySource(rest.body, { length: left }), (bytes) => client.write(bytes), offset - rest.from);
+      await client.close();
     } catch (error) {
-      await this.client.abort(error);
+      await client.abort(error);
     }
   }
 
@@ -174,7 +194,9 @@ class FillPump {
     const reason = this.aborted ?? error;
     this.source.cancel(reason);
     this.options.store?.abort(reason);
-    if (this.clientState !== 'gone') void this.client.abort(reason);
+    // A held body's answer has not gone out: it becomes a 502 (held-until-whole.ts).
+    this.held?.fail(reason);
+    if (this.clientState !== 'gone') void this.client?.abort(reason);
     this.clientState = 'gone';
   }
 }

@@ -17,6 +17,7 @@ import { type ObjectMeta, readManifest, representationHeaders } from '../slices/
 import { type Resolved, type SlicedObject, type WholeObject } from './resolved.ts';
 import { retention } from '../http/stale.ts';
 import { startFill } from './fill.ts';
+import { withKnownLength } from './held-until-whole.ts';
 import type { EntryMeta } from '../store/stored-entry.ts';
 import { type StoredEntry, store } from './tier-cache.ts';
 import type { ObjectRead, UpstreamAnswer, Validators } from './ports.ts';
@@ -37,7 +38,8 @@ export interface Filled {
 export async function fill(read: ObjectRead, index: number, started: number, fwd: ForwardReason, held?: StoredEntry): Promise<Filled> {
   for (let attempt = 0; ; attempt++) {
     const filled = await fillOnce(read, index, started, fwd, held);
-    if (filled !== 'purged') return filled;
+    // A body sent without a length goes out once it has ended, with it (held-until-whole.ts).
+    if (filled !== 'purged') return withKnownLength(filled);
     if (attempt > 0) throw new BadGateway('the next hop answered only with a copy purged since, and no fresh one');
   }
 }

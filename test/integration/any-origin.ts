@@ -17,6 +17,11 @@ export interface Scripted {
   reset?: boolean;
   /** Answers only once this settles (an answer in flight while a test does something else). */
   after?: Promise<unknown>;
+  /**
+   * The body is sent chunked (no Content-Length), and the connection destroyed once this many of
+   * its bytes are out: an origin whose connection breaks in the middle of a chunked body.
+   */
+  cutAfter?: number;
 }
 
 export type Script = Scripted | ((request: Received) => Scripted);
@@ -69,6 +74,12 @@ function reply(req: IncomingMessage, res: ServerResponse, script: Scripted): voi
   }
   const body = script.body === undefined ? undefined : Buffer.from(script.body);
   const headers: Record<string, string | string[] | number> = { ...script.headers };
+  if (script.cutAfter !== undefined) {
+    // No length: node frames the body chunked. The part is written, then the connection goes.
+    res.writeHead(script.status, headers);
+    res.write(body?.subarray(0, script.cutAfter) ?? Buffer.alloc(0), () => req.socket.destroy());
+    return;
+  }
   const bodyless = req.method === 'HEAD' || script.status === 204 || script.status === 304;
   if (body !== undefined && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-length' || name.toLowerCase() === 'transfer-encoding')) headers['content-length'] = body.length;
   res.writeHead(script.status, headers);

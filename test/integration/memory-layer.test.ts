@@ -6,8 +6,11 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REFRESH_MS, recordPurges } from '../../shared/purge/purge-store.ts';
+import { variantKey } from '../../shared/http/vary.ts';
+import { sliceKey } from '../../shared/slices/slice-plan.ts';
 import { type Stack, startWorkers } from '../../local/workers.ts';
 import { type Answer, FakeClock, type Fixture, cacheStatus, request, settle, startFixture } from './fixture.ts';
+import { patternBytes, sha256 } from './bytes.ts';
 import { type Site, startSite } from './http-site.ts';
 
 const PURGE_TOKEN = 'memory-purge-token';
@@ -15,22 +18,30 @@ const clock = new FakeClock();
 let f: Fixture;
 let small: Fixture;
 let off: Fixture;
+/** Sliced from 1 MiB, so that a slice is no larger than the largest object memory holds (1 MiB); no whole copies. */
+let sliced: Fixture;
 
 beforeAll(async () => {
-  [f, small, off] = await Promise.all([
+  [f, small, off, sliced] = await Promise.all([
     startFixture({ PURGE_TOKEN }, { clock }),
     startFixture({ MEMORY_OBJECT_MAX: '16' }),
     startFixture({ MEMORY_CACHE_SIZE: '0' }),
+    startFixture({ SLICE_SIZE: '1MiB', WHOLE_COPY_MAX: '0' }),
   ]);
 });
 afterAll(async () => {
-  await Promise.all([f?.close(), small?.close(), off?.close()]);
+  await Promise.all([f?.close(), small?.close(), off?.close(), sliced?.close()]);
 });
 
 /** Drops the edge's Cache API copy, leaving whatever its memory holds. */
 async function dropEdgeCacheCopy(fixture: { stack: Stack }, path: string): Promise<void> {
+  await dropEdgeEntry(fixture, new URL(path, fixture.stack.url).href, path);
+}
+
+/** Drops the edge's Cache API entry under `key` (an object's, a slice's, a variant's), leaving whatever its memory holds. */
+async function dropEdgeEntry(fixture: { stack: Stack }, key: string, label: string): Promise<void> {
   const edge = await (await fixture.stack.mf.getCaches()).open('tiercache-edge');
-  expect(await edge.delete(new URL(path, fixture.stack.url).href), `the edge's Cache API copy of ${path}`).toBe(true);
+  expect(await edge.delete(key), `the edge's Cache API copy of ${label}`).toBe(true);
 }
 
 /** A miss, then a hit from the Cache API (which copies the object into memory). */
@@ -183,6 +194,26 @@ describe('the edge memory layer', () => {
     expect(edgeMember(larger)).toContain('fwd=uri-miss');
   });
 
+  it('holds no slice of a sliced object: once the edge Cache API lets its slices go, they come from the shield, not from memory', async () => {
+    const MiB = 1024 * 1024;
+    const bytes = patternBytes(8, 2.5 * MiB);
+    await sliced.origin.putObject('sliced.bin', bytes, { 'content-type': 'application/octet-stream', 'cache-control': 'max-age=600' });
+    await sliced.get('/sliced.bin');
+    await settle();
+    // Every slice read back from the edge's Cache API (which would copy each into memory).
+    const fromCacheApi = await sliced.get('/sliced.bin');
+    expect(edgeMember(fromCacheApi)).toEqual(['tiercache-edge', 'hit', expect.stringMatching(/^ttl=/), 'detail="slices 3/3"']);
+    const etag = fromCacheApi.headers.get('etag') ?? '';
+    const objectKey = new URL('/sliced.bin', sliced.stack.url).href;
+    for (let index = 0; index < 3; index++) await dropEdgeEntry(sliced, sliceKey(objectKey, { etag, size: bytes.length }, MiB, index), `slice ${index}`);
+    sliced.tap.clear();
+    const again = await sliced.get('/sliced.bin');
+    expect(sha256(again.body)).toBe(sha256(bytes));
+    // The manifest is the object's own entry (held); none of its slices was: all three asked of the shield.
+    expect(edgeMember(again)).toContain('detail="slices 0/3"');
+    expect(originGets(sliced)).toEqual([]);
+  });
+
   it('holds nothing with MEMORY_CACHE_SIZE=0', async () => {
     await off.origin.putObject('plain.txt', 'plain', { 'content-type': 'text/plain' });
     await inMemoryOnly(off, '/plain.txt');
@@ -213,8 +244,16 @@ describe('the edge memory layer with an HTTP origin', () => {
     await site?.close();
   });
 
+  /** The edge's key of `path`'s French variant (RFC 9111 §4.1, vary.ts). */
+  const frenchKey = (path: string): string => variantKey(new URL(path, stack.url).href, ['accept-language'], new Headers({ 'accept-language': 'fr' })) ?? '';
+
   it('holds each variant of a response that varies (RFC 9111 §4.1), never one for another', async () => {
-    await held('/negotiated.html', { headers: { 'accept-language': 'fr' } });
+    const french = { headers: { 'accept-language': 'fr' } };
+    await get('/negotiated.html', french);
+    await settle();
+    expect(cacheStatus(await get('/negotiated.html', french)).at(-1)?.slice(0, 2)).toEqual(['tiercache-edge', 'hit']);
+    // The variant's Cache API copy goes; the object's Vary index stays there (memory never holds one).
+    await dropEdgeEntry({ stack }, frenchKey('/negotiated.html'), 'the fr variant');
     site.received.length = 0;
     const fr = await get('/negotiated.html', { headers: { 'accept-language': 'fr' } });
     expect(fr.text).toBe('<p>one</p>');
@@ -225,6 +264,20 @@ describe('the edge memory layer with an HTTP origin', () => {
     // RFC 9211 §2.2: the object's index is held, not this variant: a vary-miss.
     expect(cacheStatus(de).at(-1)?.slice(0, 2)).toEqual(['tiercache-edge', 'fwd=vary-miss']);
     expect(site.received.map((r) => r.headers['accept-language'])).toEqual(['de']);
+  });
+
+  it('never holds the Vary index of a response that varies: once the edge Cache API lets it go, the object is a miss', async () => {
+    site.page('/indexed.html', '<p>indexed</p>', { 'cache-control': 'max-age=600', vary: 'Accept-Language' });
+    const fr = { headers: { 'accept-language': 'fr' } };
+    await get('/indexed.html', fr);
+    await settle();
+    expect(cacheStatus(await get('/indexed.html', fr)).at(-1)?.slice(0, 2)).toEqual(['tiercache-edge', 'hit']);
+    await dropEdgeCacheCopy({ stack }, '/indexed.html');
+    site.received.length = 0;
+    // No index anywhere at the edge: nothing names the variant memory may hold, so it is a miss.
+    const again = await get('/indexed.html', fr);
+    expect(again.text).toBe('<p>indexed</p>');
+    expect(cacheStatus(again).at(-1)?.slice(0, 2)).toEqual(['tiercache-edge', 'fwd=uri-miss']);
   });
 
   it('never holds a response with Vary: *', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { manifestHeaders } from '../../shared/slices/object-meta.ts';
+import { WHOLE_COPY, manifestHeaders, sliceEntryHeaders } from '../../shared/slices/object-meta.ts';
+import { indexHeaders } from '../../shared/http/vary.ts';
 import { type EntryMeta, toStoredHeaders } from '../../shared/store/stored-entry.ts';
 import type { TierCache } from '../../shared/tier/tier-cache.ts';
 import { MemoryCache, memoryFronted } from '../../worker/memory-cache.ts';
@@ -38,6 +39,22 @@ describe('MemoryCache', () => {
     memory.set('https://a/big.mp4', 200, toStoredHeaders(manifest, META, 3600), bytes(0));
     expect(memory.get('https://a/missing')?.whole).toBe(false);
     expect(memory.get('https://a/big.mp4')?.whole).toBe(false);
+  });
+
+  it('holds only object entries: never a slice, a whole copy of a sliced object, or a Vary index', () => {
+    const memory = new MemoryCache({ budget: 1 << 20, maxObject: 1 << 16 });
+    const slice = toStoredHeaders(sliceEntryHeaders(3, 1000), META, 3600);
+    const wholeCopy = toStoredHeaders(sliceEntryHeaders(WHOLE_COPY, 1000), META, 3600);
+    const index = toStoredHeaders(indexHeaders(['accept-language']), META, 3600);
+    expect(memory.set('https://slice.tiercache.internal/x/3', 200, slice, bytes(1000))).toBe(false);
+    expect(memory.set('https://slice.tiercache.internal/x/whole', 200, wholeCopy, bytes(1000))).toBe(false);
+    expect(memory.set('https://a/negotiated.html', 200, index, bytes(0))).toBe(false);
+    expect(memory.size).toBe(0);
+    expect(memory.bytes).toBe(0);
+    // An object's own entries are held: a whole response, a manifest, a variant of one that varies.
+    expect(memory.set('https://a/x', 200, stored(), bytes(10))).toBe(true);
+    expect(memory.set('https://a/big.mp4', 200, toStoredHeaders(manifestHeaders({ size: 64 << 20, sliceSize: 8 << 20, etag: '"v1"', headers: new Headers({ etag: '"v1"' }) }), META, 3600), bytes(0))).toBe(true);
+    expect(memory.set('https://vary.tiercache.internal/a/accept-language=fr', 200, stored({ vary: 'Accept-Language' }), bytes(10))).toBe(true);
   });
 
   it('refuses bodies over the object limit, and responses that are not a tier’s envelope', () => {
@@ -158,6 +175,24 @@ describe('memoryFronted', () => {
     expect(await cache.delete(new Request(key))).toBe(true);
     expect(await cache.match(new Request(key))).toBeUndefined();
     expect(await cache.delete(new Request(key))).toBe(false);
+  });
+
+  it('answers slices and Vary indexes from the platform cache every time, never copying them into memory', async () => {
+    const platform = platformCache();
+    const memory = new MemoryCache({ budget: 1 << 20, maxObject: 1 << 16 });
+    const cache = memoryFronted(platform, memory);
+    const sliceKey = 'https://slice.tiercache.internal/a/%22v1%22/3000/1000/0';
+    const indexKey = 'https://edge.example/negotiated.html';
+    await platform.put(new Request(sliceKey), new Response(new Uint8Array(1000).fill(7), { headers: toStoredHeaders(sliceEntryHeaders(0, 1000), META, 3600) }));
+    await platform.put(new Request(indexKey), new Response(null, { headers: toStoredHeaders(indexHeaders(['accept-language']), META, 3600) }));
+    for (let i = 0; i < 2; i++) {
+      const slice = await cache.match(new Request(sliceKey));
+      expect(slice?.headers.get('x-tiercache-slice')).toBe('0');
+      expect(new Uint8Array(await slice!.arrayBuffer())).toEqual(new Uint8Array(1000).fill(7));
+      expect((await cache.match(new Request(indexKey)))?.headers.get('x-tiercache-vary')).toBe('accept-language');
+    }
+    expect(memory.size).toBe(0);
+    expect(platform.lookups).toBe(4);
   });
 
   it('answers a miss as a miss', async () => {

@@ -1,0 +1,164 @@
+// A body of unknown length (the next hop sent no Content-Length) is held until it has ended, so
+// that its answer goes out with its length on the wire: a transfer that breaks after that is
+// visibly cut (the connection closes short of the Content-Length). Sent chunked, it could not
+// be: workerd ends a chunked body whose stream failed with the last chunk, as if it were
+// complete, whatever the failure (a JavaScript stream erroring, an IdentityTransformStream
+// aborted, a stream left hanging, through a service binding or not; probed, and
+// cloudflare/workerd#6818), and a client then holds a short body that looks whole.
+//
+// Up to HOLD_BYTES are held in the isolate. Past that, a body being stored is held in the store
+// instead: the answer waits for it to be stored, counted, and read back with its length, as a
+// client that fell behind a fill is (fill.ts). A body that may not be stored and is longer
+// cannot be held anywhere (RFC 9111 §5.2.2.5, §5.2.2.7 forbid putting it in the cache): it is
+// refused with a 502 before any byte goes out, rather than sent in a way whose failure no
+// client could see. A body that breaks before its end is a 502 too: nothing has gone out yet,
+// and nothing of it is stored.
+
+import type { CacheStatusParams } from '../http/cache-status.ts';
+import { BadGateway } from '../http/errors.ts';
+import { asError } from '../streams/as-error.ts';
+import { bodySource } from '../streams/body-source.ts';
+import { identityPipe } from '../streams/identity-pipe.ts';
+import { pumpInto } from '../streams/pump-into.ts';
+import type { Resolved } from './resolved.ts';
+
+type Bytes = Uint8Array;
+
+/**
+ * What a tier holds of one body of unknown length in the isolate: as much as a client may hold
+ * unread of a fill (fill.ts READER_LAG), and for the same reason (many answers share 128 MB).
+ */
+export const HOLD_BYTES = 1024 * 1024;
+
+/** A held body once it has ended: `body` carries `length` on the wire. */
+export interface WholeBody {
+  body: ReadableStream<Bytes>;
+  length: number;
+  /** Whether the fill stored it (RFC 9211 §2.5 `stored`: known now, not guessed). */
+  stored: boolean;
+}
+
+/** The body again from the store, from byte `from` (fill.ts FillOptions.resume). */
+type Resume = (offset: number) => Promise<{ body: ReadableStream<Bytes>; from: number }>;
+
+/** The held bodies, by the placeholder a fill hands out as its client's share. */
+const held = new WeakMap<ReadableStream<Bytes>, Promise<WholeBody>>();
+
+/** A body of unknown length, held as a fill reads it, until it has ended (or failed). */
+export class HeldUntilWhole {
+  /** The fill's client share until the body is whole: reading it waits for the whole body. */
+  readonly placeholder: ReadableStream<Bytes>;
+  private chunks: Bytes[] = [];
+  private bytes = 0;
+  /** Past HOLD_BYTES: the rest is held by the store, and the answer read back from it. */
+  private inStore = false;
+  private readonly resume: Resume | undefined;
+  private readonly whole: Promise<WholeBody>;
+  private settle!: { resolve(body: WholeBody): void; reject(reason: Error): void };
+
+  /** `resume` = the body is being stored and may be read back from the store (then it may be longer than HOLD_BYTES). */
+  constructor(resume: Resume | undefined) {
+    this.resume = resume;
+    this.whole = new Promise<WholeBody>((resolve, reject) => (this.settle = { resolve, reject }));
+    // Seen by whoever asks for it (wholeBody); none may go unhandled.
+    this.whole.catch(() => undefined);
+    let reader: ReadableStreamDefaultReader<Bytes> | undefined;
+    this.placeholder = new ReadableStream<Bytes>(
+      {
+        pull: async (controller) => {
+          reader ??= (await this.whole).body.getReader();
+          const next = await reader.read();
+          if (next.done) controller.close();
+          else controller.enqueue(next.value);
+        },
+        cancel: async (reason) => {
+          await (reader ?? (await this.whole.catch(() => undefined))?.body)?.cancel(reason);
+        },
+      },
+      // Nothing is pulled until someone reads: the whole body stays for wholeBody to hand out.
+      { highWaterMark: 0 },
+    );
+    held.set(this.placeholder, this.whole);
+  }
+
+  /** The next bytes of the body (copied: the fill reuses its buffers). Throws past HOLD_BYTES when it cannot be held in the store. */
+  take(bytes: Bytes): void {
+    if (this.inStore) return;
+    if (this.bytes + bytes.byteLength > HOLD_BYTES) {
+      if (this.resume === undefined) {
+        throw new BadGateway(`the answer has no Content-Length, is longer than ${HOLD_BYTES} bytes and may not be stored: it cannot be sent so that a cut would show`).because('length-unknown');
+      }
+      this.inStore = true;
+      this.chunks = [];
+      return;
+    }
+    this.chunks.push(bytes.slice());
+    this.bytes += bytes.byteLength;
+  }
+
+  /** The body has ended after `length` bytes; `stored` = the fill stored it. */
+  end(length: number, stored: boolean): void {
+    if (!this.inStore) {
+      this.settle.resolve({ body: replayed(this.chunks, length), length, stored });
+      this.chunks = [];
+      return;
+    }
+    void this.fromStore(length).then(this.settle.resolve, (error: unknown) => this.settle.reject(asError(error)));
+  }
+
+  /** The body failed before its end: its answer is a 502. */
+  fail(reason: Error): void {
+    this.chunks = [];
+    this.settle.reject(reason);
+  }
+
+  private async fromStore(length: number): Promise<WholeBody> {
+    if (this.resume === undefined) throw new Error('a held body went to a store it has not');
+    // From its first byte (a resume never starts past the offset asked for).
+    const rest = await this.resume(0);
+    const pipe = identityPipe(length);
+    // Counted as it is read back: a stored copy that is not every byte breaks the answer's pipe.
+    void pumpInto(bodySource(rest.body, { length }), (bytes) => pipe.writer.write(bytes))
+      .then(() => pipe.writer.close())
+      .catch((error: unknown) => pipe.writer.abort(error));
+    return { body: pipe.readable, length, stored: true };
+  }
+}
+
+/** `chunks` (`length` bytes in all) as a body with its length on the wire, written as it is read. */
+function replayed(chunks: readonly Bytes[], length: number): ReadableStream<Bytes> {
+  const pipe = identityPipe(length);
+  void (async () => {
+    for (const chunk of chunks) await pipe.writer.write(chunk);
+    await pipe.writer.close();
+  })().catch((error: unknown) => pipe.writer.abort(error));
+  return pipe.readable;
+}
+
+/** The whole body `body` stands for, when it is a held one (its fill's client share); undefined otherwise. */
+export function wholeBody(body: ReadableStream<Bytes>): Promise<WholeBody> | undefined {
+  return held.get(body);
+}
+
+/**
+ * A fill's answer once its body, when held, has ended: that body with its Content-Length, and
+ * `stored` only if it was (RFC 9211 §2.5). One that broke first is a 502 (RFC 9110 §15.6.3):
+ * no byte of it has gone out.
+ */
+export async function withKnownLength<Filled extends { resolved: Resolved }>(filled: Filled): Promise<Filled> {
+  const { resolved } = filled;
+  if (resolved.kind !== 'whole' || resolved.body === null) return filled;
+  const holding = wholeBody(resolved.body);
+  if (holding === undefined) return filled;
+  let whole: WholeBody;
+  try {
+    whole = await holding;
+  } catch (error) {
+    if (error instanceof BadGateway) throw error;
+    throw new BadGateway(`the next hop's answer, sent without a Content-Length, broke before its end (${asError(error).message}); nothing of it went out or was stored`).because('body-cut');
+  }
+  const headers = new Headers(resolved.headers);
+  headers.set('content-length', String(whole.length));
+  const report: CacheStatusParams = { ...resolved.report, stored: resolved.report.stored === true && whole.stored };
+  return { ...filled, resolved: { ...resolved, headers, body: whole.body, report } };
+}
