@@ -4,6 +4,7 @@
 // strings, and every text bounded, so that logs and aggregates stay small whatever clients send.
 
 import { type CacheStatusParams, memberParams } from '../http/cache-status.ts';
+import { ONLY_IF_CACHED } from '../http/errors.ts';
 
 export type StatsTier = 'edge' | 'shield';
 
@@ -50,6 +51,9 @@ const MAX_REASON = 40;
 /** What a tier's Cache-Status member says it did (RFC 9211 §2), as an outcome and, for a bypass or an error, why. */
 export function outcomeOf(status: number, params: CacheStatusParams): { outcome: Outcome; reason?: string } {
   const reason = params.detail === undefined ? undefined : boundedToken(params.detail.replace(/\s*slices \d+\/\d+.*$/, ''));
+  // RFC 9111 §5.2.1.7: the client asked only-if-cached and nothing stored answers it: the 504 is
+  // what it asked for, not a failure of ours (no hit, nothing forwarded: a refusal, as below).
+  if (status === 504 && reason === ONLY_IF_CACHED && !params.hit && params.fwd === undefined) return { outcome: 'bypass', reason };
   if (status >= 500) return { outcome: 'error', reason: reason || `status-${status}` };
   if (params.fwd === 'bypass' || params.fwd === 'method' || params.fwd === 'request') {
     return { outcome: 'bypass', reason: reason || params.fwd };
