@@ -5,7 +5,7 @@
 
 import { type CacheStatusParams, SHIELD_CACHE_NAME, memberParams } from '../http/cache-status.ts';
 import { spanBytes } from '../slices/slice-plan.ts';
-import type { MemoryHitFacts } from '../stats/record.ts';
+import { type MemoryHitFacts, type ReadAheadPart, outcomeOfResponse } from '../stats/record.ts';
 import type { Upstream, UpstreamAnswer } from '../tier/ports.ts';
 
 export class RequestMeter {
@@ -16,6 +16,10 @@ export class RequestMeter {
   hit: MemoryHitFacts | undefined = undefined;
   /** The tier's own endpoints (stats, health, purge) are not counted as requests for objects. */
   internal = false;
+  /** At the shield: this request is a part of a slice the edge read ahead (read-ahead-copy.ts), counted once for both. */
+  readAhead: ReadAheadPart | undefined = undefined;
+  /** Body bytes the response sent, where its framing does not say: a warm's, whose body is a word and which hands on the slice it stored. Undefined: its Content-Length says them. */
+  bytesSent: number | undefined = undefined;
   private readonly pending: Promise<unknown>[] = [];
   private readonly keepAlive: (promise: Promise<unknown>) => void;
 
@@ -62,6 +66,8 @@ export function meteredUpstream(upstream: Upstream, meter: RequestMeter, originA
   return {
     async slices(span, pinned, ask) {
       const answer = await upstream.slices(span, pinned, ask);
+      // Counted with its warm (warmed, below), as the shield counts it.
+      if (ask?.copy === true && answer.kind === 'span' && servedFromStore(answer.response)) return answer;
       meter.fetched(answerBytes(answer, ask?.from ?? 0), originAnswer(answer.response));
       return answer;
     },
@@ -70,13 +76,26 @@ export function meteredUpstream(upstream: Upstream, meter: RequestMeter, originA
   };
 }
 
-/** The next hop's warm, its origin bytes counted: the span is fetched later as the next hop's hit. */
+/**
+ * The next hop's warm, counted as the request for the span it is (read-ahead-copy.ts): once
+ * stored there, its bytes as fetched from the next hop (the copy that moves them is counted
+ * with it), and those the next hop fetched from the origin for it.
+ */
 function warmed(warm: NonNullable<Upstream['warm']>, meter: RequestMeter): NonNullable<Upstream['warm']> {
   return async (span, pinned, signal) => {
     const fromOrigin = await warm(span, pinned, signal);
-    if (fromOrigin !== undefined) meter.bytesFromOrigin += fromOrigin;
+    if (fromOrigin !== undefined) {
+      const bytes = spanBytes(span, pinned.sliceSize, pinned.size);
+      meter.fetched(bytes.end - bytes.start + 1, false);
+      meter.bytesFromOrigin += fromOrigin;
+    }
     return fromOrigin;
   };
+}
+
+/** A slice answer the shield served from what it stored: its own member a plain hit (RFC 9211 §2.1), the outcome its record has. */
+function servedFromStore(response: Response): boolean {
+  return outcomeOfResponse(response.status, response.headers.get('cache-status'), SHIELD_CACHE_NAME).outcome === 'hit';
 }
 
 /**

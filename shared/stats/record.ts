@@ -126,6 +126,8 @@ export interface RecordInput {
   path: string;
   status: number;
   headers: Headers;
+  /** Body bytes sent, when they are not the body's (a warm's: the slice it stored). */
+  bytesSent?: number | undefined;
   bytesFromNextHop: number;
   bytesFromOrigin: number;
   at: number;
@@ -143,7 +145,7 @@ export function tierRecord(input: RecordInput): TierRecord {
     method: input.method,
     host: recordedHost(input.host),
     keyPrefix: keyPrefix(input.path),
-    bytesSent: bodyBytes(input.method, input.status, input.headers.get('content-length')),
+    bytesSent: input.bytesSent ?? bodyBytes(input.method, input.status, input.headers.get('content-length')),
     bytesFromNextHop: input.bytesFromNextHop,
     bytesFromOrigin: input.bytesFromOrigin,
     ttfbMs: input.ttfbMs,
@@ -168,4 +170,21 @@ export function memoryHitRecord(hit: MemoryHitFacts, at: number, ttfbMs: number)
     tier: 'edge', outcome: 'hit', status: 200, method: 'GET', host: recordedHost(hit.host), keyPrefix: keyPrefix(hit.path), bytesSent: hit.bytes,
     bytesFromNextHop: 0, bytesFromOrigin: 0, ttfbMs, durationMs: ttfbMs, sliced: false, slicesHit: 0, slicesMissed: 0, at,
   };
+}
+
+/** A shield request that is part of a slice the edge read ahead (shared/observe/read-ahead-copy.ts). */
+export type ReadAheadPart = 'warm' | 'copy';
+
+/**
+ * Whether the shield counts its record of a part of a slice read ahead: each slice the edge
+ * asked for once, with what it really was. The warm carries it when it stored the slice (what
+ * it found, what it fetched, the slice as sent), or when it did anything else that must not
+ * vanish (fetched from the origin, failed); a warm that stored nothing and fetched nothing is
+ * followed by the edge reading that slice as it comes, which is counted then. The copy is
+ * counted with its warm when it was answered from what the warm stored (a hit that fetched
+ * nothing); any other copy fetched again, and is a request of its own.
+ */
+export function readAheadCounted(record: TierRecord, part: ReadAheadPart, stored: boolean): boolean {
+  if (part === 'copy') return record.outcome !== 'hit' || record.bytesFromNextHop > 0;
+  return stored || record.bytesFromNextHop > 0 || record.outcome === 'error';
 }

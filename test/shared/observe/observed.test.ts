@@ -232,6 +232,56 @@ describe('observed: the record waits for the work the request left running', () 
   });
 });
 
+describe('observed: a slice the edge read ahead is one shield request (the warm, then the copy)', () => {
+  const shieldTier = () => {
+    const analytics = fakeAnalytics();
+    const store = fakeStore();
+    return { analytics, store, tier: tierOf({ observability: observability(), store: store.namespace, analytics: analytics.sink }, 'shield') };
+  };
+  /** The warm's answer: its word, no length, the slice's report. */
+  const warmAnswer = (report: string): Response => new Response('stored 1000', { headers: { 'content-type': 'text/plain', 'cache-status': `${SHIELD_CACHE_NAME}; ${report}` } });
+
+  it('the warm that stored the slice carries the record: what it found and fetched, and as sent the slice it stored', async () => {
+    const { analytics, store, tier } = shieldTier();
+    const { keepAlive, drained } = keeper();
+    const meter = new Meter(Date.now(), keepAlive);
+    meter.readAhead = 'warm';
+    meter.fetched(1000, true);
+    meter.bytesSent = 1000;
+    const answer = warmAnswer('fwd=partial; stored; detail="slices 0/1"');
+    // Its body is the protocol's word, passed as it is, never counted as the object's bytes.
+    expect(observed(request('/__tiercache/slices/1-1~/1000/%22v1%22/big.bin'), answer, meter, tier, keepAlive)).toBe(answer);
+    await drained();
+    expect(analytics.points.map((point) => [point.blobs[1], ...point.doubles.slice(1, 4), ...point.doubles.slice(6)])).toEqual([['miss', 1000, 1000, 1000, 0, 1]]);
+    expect(store.requests()).toBe(1);
+  });
+
+  it('the copy answered from what the warm stored is not counted again; a copy that fetched anew is', async () => {
+    const { analytics, store, tier } = shieldTier();
+    const { keepAlive, drained } = keeper();
+    const hit = new Meter(Date.now(), keepAlive);
+    hit.readAhead = 'copy';
+    observed(request('/__tiercache/slices/1-1/1000/%22v1%22/big.bin'), response(200, `${SHIELD_CACHE_NAME}; hit; detail="slices 1/1"`, 1000), hit, tier, keepAlive);
+    const refetched = new Meter(Date.now(), keepAlive);
+    refetched.readAhead = 'copy';
+    refetched.fetched(1000, true);
+    observed(request('/__tiercache/slices/1-1/1000/%22v1%22/big.bin'), response(200, `${SHIELD_CACHE_NAME}; fwd=partial; stored; detail="slices 0/1"`, 1000), refetched, tier, keepAlive);
+    await drained();
+    expect(analytics.points.map((point) => [point.blobs[1], point.doubles[1], point.doubles[3]])).toEqual([['miss', 1000, 1000]]);
+    expect(store.requests()).toBe(1);
+  });
+
+  it('a warm that stored nothing and fetched nothing is not counted (the edge reads that slice as it comes, counted then)', async () => {
+    const { analytics, tier } = shieldTier();
+    const { keepAlive, drained } = keeper();
+    const meter = new Meter(Date.now(), keepAlive);
+    meter.readAhead = 'warm';
+    observed(request(), warmAnswer('hit; detail="slices 0/0 of 1"'), meter, tier, keepAlive);
+    await drained();
+    expect(analytics.points).toEqual([]);
+  });
+});
+
 describe('observed: with every sink off', () => {
   const silent = (): StatsSinks => ({ observability: observability({ logSample: 0 }), store: undefined, analytics: undefined });
 

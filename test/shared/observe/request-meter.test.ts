@@ -217,6 +217,45 @@ describe('meteredUpstream', () => {
   });
 });
 
+describe('meteredUpstream: a slice read ahead (the warm, then the copy) is counted once, as the shield counts it', () => {
+  /** An upstream whose warms store (the shield fetching `fromOrigin` bytes for each) and whose slice answers say `cacheStatus`. */
+  function withWarm(fromOrigin: number | undefined, cacheStatus: string): Upstream & { asked: { span: SliceSpan; from: number | undefined }[] } {
+    const inner = scripted(() => ({ ...spanAnswer({ first: 1, last: 1 }), response: new Response(null, { status: 200, headers: { 'cache-status': cacheStatus } }) }));
+    return { ...inner, warm: async () => fromOrigin };
+  }
+
+  it('a warm that stored the slice counts its bytes as fetched from the next hop, and what the next hop fetched from the origin', async () => {
+    const meter = new RequestMeter(0, () => {});
+    const upstream = meteredUpstream(withWarm(1000, `${SHIELD_CACHE_NAME}; hit`), meter, shieldFetchedFromOrigin);
+    expect(await upstream.warm?.({ first: 1, last: 1 }, META)).toBe(1000);
+    expect([meter.bytesFromNextHop, meter.bytesFromOrigin]).toEqual([1000, 1000]);
+    // The last slice is short: its own length.
+    expect(await upstream.warm?.({ first: 2, last: 2 }, META)).toBe(1000);
+    expect(meter.bytesFromNextHop).toBe(1500);
+  });
+
+  it('a warm that found the slice stored at the next hop counts it as fetched, none of it from the origin; one that failed counts nothing', async () => {
+    const stored = new RequestMeter(0, () => {});
+    await meteredUpstream(withWarm(0, `${SHIELD_CACHE_NAME}; hit`), stored, shieldFetchedFromOrigin).warm?.({ first: 0, last: 0 }, META);
+    expect([stored.bytesFromNextHop, stored.bytesFromOrigin]).toEqual([1000, 0]);
+    const failed = new RequestMeter(0, () => {});
+    await meteredUpstream(withWarm(undefined, `${SHIELD_CACHE_NAME}; hit`), failed, shieldFetchedFromOrigin).warm?.({ first: 0, last: 0 }, META);
+    expect([failed.bytesFromNextHop, failed.bytesFromOrigin]).toEqual([0, 0]);
+  });
+
+  it('the copy answered from what the warm stored (a shield hit) counts nothing more; any other copy is counted as it came', async () => {
+    const meter = new RequestMeter(0, () => {});
+    await meteredUpstream(withWarm(1000, `${SHIELD_CACHE_NAME}; hit`), meter, shieldFetchedFromOrigin).slices({ first: 1, last: 1 }, META, { copy: true });
+    expect([meter.bytesFromNextHop, meter.bytesFromOrigin]).toEqual([0, 0]);
+    // The warm's slice was gone again by the copy: the shield fetched it anew, a request of its own.
+    await meteredUpstream(withWarm(1000, `${SHIELD_CACHE_NAME}; fwd=uri-miss; stored`), meter, shieldFetchedFromOrigin).slices({ first: 1, last: 1 }, META, { copy: true });
+    expect([meter.bytesFromNextHop, meter.bytesFromOrigin]).toEqual([1000, 1000]);
+    // Not a copy: a hit is counted as any answer.
+    await meteredUpstream(withWarm(1000, `${SHIELD_CACHE_NAME}; hit`), meter, shieldFetchedFromOrigin).slices({ first: 1, last: 1 }, META);
+    expect([meter.bytesFromNextHop, meter.bytesFromOrigin]).toEqual([2000, 1000]);
+  });
+});
+
 describe('shieldFetchedFromOrigin', () => {
   const answer = (status: number, cacheStatus?: string): Response => new Response(null, { status, headers: cacheStatus === undefined ? {} : { 'cache-status': cacheStatus } });
 
