@@ -44,6 +44,8 @@ export function observed(request: Request, answer: Response | Promise<Response>,
     if (meter.internal || (silent && response.status < 500)) return response;
     const ttfbMs = Date.now() - at;
     const { host, path } = tier.describe(request);
+    // A body without a Content-Length (chunked) is counted as it goes; a warm's says what it stored.
+    const sent = meter.readAhead === 'warm' ? response : meter.sentBody(request.method, response);
     const count = (): void => {
       const record = tierRecord({
         tier: tier.tier, cacheName: tier.cacheName, method: request.method, host, path, status: response.status, headers: response.headers,
@@ -55,7 +57,7 @@ export function observed(request: Request, answer: Response | Promise<Response>,
     };
     if (meter.idle) count();
     else keepAlive(meter.settled().then(count));
-    return response;
+    return sent;
   };
   return answer instanceof Response ? finish(answer) : answer.then(finish);
 }

@@ -104,11 +104,21 @@ export function keyPrefix(path: string): string {
   return bare.length <= MAX_KEY_PREFIX ? bare : bare.slice(0, MAX_KEY_PREFIX);
 }
 
-/** The body bytes a response carries by its framing: none for HEAD, 1xx, 204 and 304 (RFC 9110 §6.4.1). */
+/** The body bytes a response carries by its framing: none for HEAD, 1xx, 204 and 304 (RFC 9110 §6.4.1), else its Content-Length (0 without one). */
 export function bodyBytes(method: string, status: number, contentLength: string | null): number {
+  return framedBytes(method, status, contentLength) ?? 0;
+}
+
+/**
+ * The body bytes a response's framing declares; undefined when it has a body whose length it
+ * does not declare (no Content-Length: chunked, or closed at its end, RFC 9112 §6.3), which
+ * only counting the body as it passes can tell.
+ */
+export function framedBytes(method: string, status: number, contentLength: string | null): number | undefined {
   if (method === 'HEAD' || status < 200 || status === 204 || status === 304) return 0;
-  const length = Number(contentLength ?? '');
-  return Number.isSafeInteger(length) && length >= 0 ? length : 0;
+  if (contentLength === null || !/^\d{1,16}$/.test(contentLength)) return undefined;
+  const length = Number(contentLength);
+  return Number.isSafeInteger(length) ? length : undefined;
 }
 
 function boundedToken(text: string): string {
@@ -126,7 +136,7 @@ export interface RecordInput {
   path: string;
   status: number;
   headers: Headers;
-  /** Body bytes sent, when they are not the body's (a warm's: the slice it stored). */
+  /** Body bytes sent, when the framing does not say them (counted as they passed), or they are not the body's (a warm's: the slice it stored). */
   bytesSent?: number | undefined;
   bytesFromNextHop: number;
   bytesFromOrigin: number;

@@ -232,6 +232,34 @@ describe('observed: the record waits for the work the request left running', () 
   });
 });
 
+describe('observed: bytes sent by a body without a Content-Length', () => {
+  it('counts them as they pass, once the body is through (chunked: the framing says nothing)', async () => {
+    const analytics = fakeAnalytics();
+    const tier = tierOf({ observability: observability(), store: undefined, analytics: analytics.sink });
+    const { keepAlive, drained } = keeper();
+    const meter = new Meter(Date.now(), keepAlive);
+    const body = new ReadableStream<Uint8Array>({ start: (c) => (c.enqueue(new Uint8Array(700)), c.enqueue(new Uint8Array(2300)), c.close()) });
+    const sent = await observed(request(), new Response(body, { headers: { 'cache-status': `${EDGE_CACHE_NAME}; fwd=uri-miss; stored` } }), meter, tier, keepAlive);
+    await Promise.resolve();
+    expect(analytics.points).toEqual([]);
+    expect((await sent.arrayBuffer()).byteLength).toBe(3000);
+    await drained();
+    expect(analytics.points.map((point) => [point.blobs[1], point.doubles[1]])).toEqual([['miss', 3000]]);
+  });
+
+  it('a transfer cut part-way counts what was sent before the cut', async () => {
+    const analytics = fakeAnalytics();
+    const tier = tierOf({ observability: observability(), store: undefined, analytics: analytics.sink });
+    const { keepAlive, drained } = keeper();
+    let pulls = 0;
+    const body = new ReadableStream<Uint8Array>({ pull: (c) => (pulls++ === 0 ? c.enqueue(new Uint8Array(512)) : c.error(new Error('origin reset'))) }, { highWaterMark: 0 });
+    const sent = await observed(request(), new Response(body, { headers: { 'cache-status': `${EDGE_CACHE_NAME}; fwd=uri-miss` } }), new Meter(Date.now(), keepAlive), tier, keepAlive);
+    await expect(sent.arrayBuffer()).rejects.toThrow();
+    await drained();
+    expect(analytics.points.map((point) => point.doubles[1])).toEqual([512]);
+  });
+});
+
 describe('observed: a slice the edge read ahead is one shield request (the warm, then the copy)', () => {
   const shieldTier = () => {
     const analytics = fakeAnalytics();

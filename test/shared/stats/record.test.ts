@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EDGE_CACHE_NAME, SHIELD_CACHE_NAME, cacheStatusMember } from '../../../shared/http/cache-status.ts';
-import { MAX_KEY_PREFIX, type TierRecord, bodyBytes, keyPrefix, memoryHitRecord, outcomeOf, readAheadCounted, recordedHost, slicesOf, tierRecord } from '../../../shared/stats/record.ts';
+import { MAX_KEY_PREFIX, type TierRecord, bodyBytes, framedBytes, keyPrefix, memoryHitRecord, outcomeOf, readAheadCounted, recordedHost, slicesOf, tierRecord } from '../../../shared/stats/record.ts';
 
 describe('outcomeOf: what a tier\'s Cache-Status member (RFC 9211 §2) says it did', () => {
   it('hit (§2.1), miss (§2.2 uri-miss, vary-miss, miss, partial)', () => {
@@ -86,6 +86,14 @@ describe('recordedHost, keyPrefix, bodyBytes: bounded and without secrets', () =
     expect(bodyBytes('HEAD', 200, '1000')).toBe(0);
     for (const status of [101, 204, 304]) expect(bodyBytes('GET', status, '10')).toBe(0);
     for (const length of [null, '', 'x', '-1', '1.5']) expect(bodyBytes('GET', 200, length)).toBe(0);
+  });
+
+  it('framedBytes: what the framing declares, and undefined for a body it declares no length for (chunked, RFC 9112 §6.3), which only counting can tell', () => {
+    expect(framedBytes('GET', 200, '1000')).toBe(1000);
+    expect(framedBytes('GET', 200, '0')).toBe(0);
+    expect(framedBytes('HEAD', 200, null)).toBe(0);
+    for (const status of [101, 204, 304]) expect(framedBytes('GET', status, null)).toBe(0);
+    for (const length of [null, '', 'x', '-1', '1.5']) expect(framedBytes('GET', 200, length)).toBeUndefined();
   });
 });
 
