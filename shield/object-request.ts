@@ -11,6 +11,7 @@ import { bucketFor, misdirected } from '../shared/target/host-buckets.ts';
 import { HOST_HEADER, PURGED_AT_HEADER, REVALIDATE_HEADER, SHIELD_ORIGIN } from '../shared/target/internal.ts';
 import { requestTarget } from '../shared/target/request-target.ts';
 import { meteredUpstream } from '../shared/observe/request-meter.ts';
+import { COPY_HEADER } from '../shared/observe/read-ahead-copy.ts';
 import { healingUpstream, originHealing } from '../shared/tier/healing-upstream.ts';
 import { headObject } from '../shared/tier/object-head.ts';
 import { type ObjectRead, readPolicy } from '../shared/tier/ports.ts';
@@ -35,6 +36,9 @@ export async function answerObject(request: Request, shield: ShieldRequest, fact
   const config = forHost(shield.config, request.headers.get(HOST_HEADER) ?? '');
   const { url, started } = facts;
   const sliced = parseSliceRequestPath(url.pathname);
+  // A slice the edge reads ahead: its warm, or the edge's copy of what the warm stored; one request, counted once.
+  if (sliced?.request.warm === true) meter.readAhead = 'warm';
+  else if (sliced !== undefined && request.headers.get(COPY_HEADER) === '1') meter.readAhead = 'copy';
   // Joined to the shield's origin, not resolved against it: an object path `//host/x` stays a path.
   const target = requestTarget(sliced ? new URL(`${SHIELD_ORIGIN}${sliced.objectPath}${url.search}`) : url, config.originKind, { keyQuery: config.cacheKeyQuery });
   // The client's end-to-end headers, as the edge forwarded them: for a site, never for S3.
@@ -55,7 +59,7 @@ export async function answerObject(request: Request, shield: ShieldRequest, fact
   if (request.method === 'HEAD') return headObject(read, 'shield', started);
   // A plain GET (not from the edge's slice protocol) asks for the whole object.
   const slices = sliced?.request ?? { span: { first: 0, last: MAX_SLICE_INDEX }, sliceSize: config.slicing.sliceSize, etag: undefined };
-  return answerSlices(slices, { config, read, budget: { remaining: config.slicing.subrequests }, started, conditions: request.headers });
+  return answerSlices(slices, { config, read, budget: { remaining: config.slicing.subrequests }, started, conditions: request.headers, warmStored: (bytes) => (meter.bytesSent = bytes) });
 }
 
 /** The configuration with the bucket the edge's client host reads (HOST_BUCKETS), or 421. */

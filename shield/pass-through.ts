@@ -5,7 +5,6 @@
 
 import { MethodNotAllowed } from '../shared/http/errors.ts';
 import { invalidatedUrls } from '../shared/http/invalidation.ts';
-import { bodyBytes } from '../shared/stats/record.ts';
 import { requestTarget } from '../shared/target/request-target.ts';
 import { remove } from '../shared/tier/tier-cache.ts';
 import type { ShieldRequest } from './env.ts';
@@ -17,8 +16,8 @@ export async function passThrough(request: Request, shield: ShieldRequest, url: 
   const { config, meter } = shield;
   if (config.originKind !== 'http') throw new MethodNotAllowed(request.method, ['GET', 'HEAD', 'OPTIONS']);
   const target = requestTarget(url, config.originKind);
-  const response = await passThroughToHttp(config, target, request);
-  meter.fetched(bodyBytes(request.method, response.status, response.headers.get('content-length')), true);
+  // Counted by its length, or as it passes when it declares none (a site answering chunked).
+  const response = meter.fetchedAnswer(request.method, await passThroughToHttp(config, target, request), true);
   // RFC 9111 §4.4: a non-error answer to an unsafe method invalidates the stored URL, and the
   // Location / Content-Location URLs it names on the origin's own host.
   const cache = await shieldCache();

@@ -30,6 +30,8 @@ export interface SliceAnswerContext {
   started: number;
   /** The edge's If-None-Match / If-Modified-Since, when it revalidates its copy. */
   conditions: Headers;
+  /** Hears the bytes a warm stored here for the edge to copy: what its record counts as sent (shared/observe/read-ahead-copy.ts). */
+  warmStored?(bytes: number): void;
 }
 
 export async function answerSlices(request: SliceRequest, context: SliceAnswerContext): Promise<Response> {
@@ -67,6 +69,7 @@ export async function answerSlices(request: SliceRequest, context: SliceAnswerCo
     if (request.warm === true) {
       // The edge reading ahead: stored here, its bytes fetched when its reader gets there.
       const warming = await warmSlices(read, resolved, indices, context.budget, config.originIdleTimeoutMs);
+      read.waitUntil(warming.stored.then((bytes) => bytes !== undefined && context.warmStored?.(bytes)));
       const headers = new Headers({ 'content-type': 'text/plain', 'cache-control': 'no-store', [SPAN_HEADER]: `${span.first}-${span.last}` });
       return deliver(context, 200, headers, warming.body, resolved, slicedReport(resolved.report, { hits: warming.hits, checked: warming.checked, total: indices.length, storing: resolved.entry !== undefined }));
     }

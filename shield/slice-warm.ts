@@ -34,6 +34,8 @@ export interface Warming {
   checked: number;
   /** The answer's body: its one word once the missing slices are stored (or not). */
   body: ReadableStream<Uint8Array>;
+  /** The bytes of the slices stored here for the edge to copy, once they all are; undefined when they are not. */
+  stored: Promise<number | undefined>;
 }
 
 /** Looks `indices` up here, then fetches and stores those missing, saying how in the body. */
@@ -71,7 +73,8 @@ export async function warmSlices(read: ObjectRead, sliced: SlicedObject, indices
     })
     .catch(() => undefined);
   const checked = possible ? indices.length : 0;
-  return { hits: checked - missing.length, checked, body: pipe.readable };
+  const stored = storing.then((fetched) => (fetched === undefined ? undefined : indices.reduce((sum, index) => sum + length(sliced, index), 0)));
+  return { hits: checked - missing.length, checked, body: pipe.readable, stored };
 }
 
 /** Fetches and stores `missing`: the bytes fetched once all are stored; undefined when one could not be. */

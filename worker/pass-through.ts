@@ -5,7 +5,6 @@
 
 import { MethodNotAllowed } from '../shared/http/errors.ts';
 import { invalidatedUrls } from '../shared/http/invalidation.ts';
-import { bodyBytes } from '../shared/stats/record.ts';
 import { requestTarget } from '../shared/target/request-target.ts';
 import { remove } from '../shared/tier/tier-cache.ts';
 import { invalidatedKey } from './edge-address.ts';
@@ -20,14 +19,15 @@ export async function passThrough(request: Request, edge: EdgeRequest, url: URL)
   const { config } = edge;
   if (config.originKind !== 'http') throw new MethodNotAllowed(request.method, CACHED_METHODS);
   const target = requestTarget(url, config.originKind);
-  const response = await askShield(edge.shield, config, {
+  const answer = await askShield(edge.shield, config, {
     method: request.method,
     path: target.path + target.query,
     // Every end-to-end header goes along: none is managed by the tiers on an unsafe method.
     headers: forwardedFor(request, url, []),
     body: request.body,
   });
-  edge.meter.fetched(bodyBytes(request.method, response.status, response.headers.get('content-length')), true);
+  // Counted by its length, or as it passes when it declares none (a site answering chunked).
+  const response = edge.meter.fetchedAnswer(request.method, answer, true);
   // RFC 9111 §4.4: the target and the same-host Location / Content-Location it names.
   const cache = await edgeCache(config);
   for (const invalidated of invalidatedUrls(new URL(request.url), response.status, response.headers, request.method)) {

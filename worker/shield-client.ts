@@ -10,6 +10,7 @@ import { SPAN_HEADER, parseWarmWord, sliceRequestPath } from '../shared/slices/s
 import { type Upstream } from '../shared/tier/ports.ts';
 import { TIER_MANAGED, forwardedRequestHeaders, withForwarding } from '../shared/http/headers.ts';
 import { readShieldAnswer } from './shield-answer.ts';
+import { COPY_HEADER } from '../shared/observe/read-ahead-copy.ts';
 
 export interface ShieldCall {
   method: string;
@@ -64,9 +65,11 @@ export function shieldUpstream(shield: Fetcher, config: Config, target: RequestT
     return headers;
   };
   return {
-    async slices(span, pinned, { validators, from = 0, signal } = {}) {
+    async slices(span, pinned, { validators, from = 0, signal, copy } = {}) {
       const path = sliceRequestPath({ span, sliceSize, etag: pinned?.etag, from }, target.path) + target.query;
       const headers = hopHeaders();
+      // The copy of a slice a warm stored: the shield counts it with that warm.
+      if (copy === true) headers.set(COPY_HEADER, '1');
       if (validators !== undefined) {
         // The edge revalidates what it holds: the shield must not answer from a stale copy of its own.
         headers.set(REVALIDATE_HEADER, '1');

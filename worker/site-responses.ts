@@ -34,9 +34,21 @@ async function siteResponse(request: Request, edge: EdgeRequest, ctx: ExecutionC
   if (request.method !== 'GET' && request.method !== 'HEAD') return app(request, edge, ctx);
   let response = await app(request, edge, ctx);
   if (response.status === 404 && site.notFoundDocument !== undefined) {
-    response = await withNotFoundPage(request, response, site.notFoundDocument, (page) => app(page, edge, ctx));
+    response = await withNotFoundPage(request, response, site.notFoundDocument, (page) => notFoundPage(page, edge, ctx, app));
   }
   return withCors(response, request.headers.get('origin'), site.corsAllowOrigins);
+}
+
+/**
+ * The page read for a 404, through the same meter: what it fetched is this request's, but it is
+ * no request of its own. A memory hit of the page leaves its facts on the meter, which would
+ * make the record a 200 hit of the page: let go of, the record is the 404's (its status, its
+ * Cache-Status, the path asked for), with the page's bytes as sent.
+ */
+async function notFoundPage(page: Request, edge: EdgeRequest, ctx: ExecutionContext, app: EdgeFetch): Promise<Response> {
+  const answer = await app(page, edge, ctx);
+  edge.meter.hit = undefined;
+  return answer;
 }
 
 /**

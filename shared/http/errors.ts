@@ -152,9 +152,12 @@ export class GatewayTimeout extends HttpError {
   }
 }
 
+/** The detail (RFC 9211 §2.8) of the 504 a tier answers only-if-cached with when nothing stored answers it. */
+export const ONLY_IF_CACHED = 'only-if-cached';
+
 /** RFC 9111 §5.2.1.7: `only-if-cached` and nothing stored answers it: "respond with a 504 (Gateway Timeout)". */
 export class NotStored extends GatewayTimeout {
-  override detail = 'only-if-cached';
+  override detail = ONLY_IF_CACHED;
   constructor() {
     super('nothing stored here answers this request, and it asked only-if-cached');
   }

@@ -5,7 +5,7 @@
 
 import type { ObservabilityConfig } from '../config/observability.ts';
 import { EDGE_CACHE_NAME, SHIELD_CACHE_NAME } from '../http/cache-status.ts';
-import { type StatsTier, memoryHitRecord, tierRecord } from '../stats/record.ts';
+import { type StatsTier, memoryHitRecord, readAheadCounted, tierRecord } from '../stats/record.ts';
 import { RequestMeter } from './request-meter.ts';
 import { type AnalyticsSink, type StatsSinks, type StatsStoreNamespace, tellRecord } from './tier-stats.ts';
 
@@ -44,16 +44,20 @@ export function observed(request: Request, answer: Response | Promise<Response>,
     if (meter.internal || (silent && response.status < 500)) return response;
     const ttfbMs = Date.now() - at;
     const { host, path } = tier.describe(request);
+    // A body without a Content-Length (chunked) is counted as it goes; a warm's says what it stored.
+    const sent = meter.readAhead === 'warm' ? response : meter.sentBody(request.method, response);
     const count = (): void => {
       const record = tierRecord({
         tier: tier.tier, cacheName: tier.cacheName, method: request.method, host, path, status: response.status, headers: response.headers,
-        bytesFromNextHop: meter.bytesFromNextHop, bytesFromOrigin: meter.bytesFromOrigin, at, ttfbMs, durationMs: Date.now() - at,
+        bytesSent: meter.bytesSent, bytesFromNextHop: meter.bytesFromNextHop, bytesFromOrigin: meter.bytesFromOrigin, at, ttfbMs, durationMs: Date.now() - at,
       });
+      // A part of a slice read ahead is counted once for both (read-ahead-copy.ts).
+      if (meter.readAhead !== undefined && !readAheadCounted(record, meter.readAhead, meter.bytesSent !== undefined)) return;
       tellRecord(record, sinks, keepAlive);
     };
     if (meter.idle) count();
     else keepAlive(meter.settled().then(count));
-    return response;
+    return sent;
   };
   return answer instanceof Response ? finish(answer) : answer.then(finish);
 }

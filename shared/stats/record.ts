@@ -4,6 +4,7 @@
 // strings, and every text bounded, so that logs and aggregates stay small whatever clients send.
 
 import { type CacheStatusParams, memberParams } from '../http/cache-status.ts';
+import { ONLY_IF_CACHED } from '../http/errors.ts';
 
 export type StatsTier = 'edge' | 'shield';
 
@@ -50,6 +51,9 @@ const MAX_REASON = 40;
 /** What a tier's Cache-Status member says it did (RFC 9211 §2), as an outcome and, for a bypass or an error, why. */
 export function outcomeOf(status: number, params: CacheStatusParams): { outcome: Outcome; reason?: string } {
   const reason = params.detail === undefined ? undefined : boundedToken(params.detail.replace(/\s*slices \d+\/\d+.*$/, ''));
+  // RFC 9111 §5.2.1.7: the client asked only-if-cached and nothing stored answers it: the 504 is
+  // what it asked for, not a failure of ours (no hit, nothing forwarded: a refusal, as below).
+  if (status === 504 && reason === ONLY_IF_CACHED && !params.hit && params.fwd === undefined) return { outcome: 'bypass', reason };
   if (status >= 500) return { outcome: 'error', reason: reason || `status-${status}` };
   if (params.fwd === 'bypass' || params.fwd === 'method' || params.fwd === 'request') {
     return { outcome: 'bypass', reason: reason || params.fwd };
@@ -100,11 +104,21 @@ export function keyPrefix(path: string): string {
   return bare.length <= MAX_KEY_PREFIX ? bare : bare.slice(0, MAX_KEY_PREFIX);
 }
 
-/** The body bytes a response carries by its framing: none for HEAD, 1xx, 204 and 304 (RFC 9110 §6.4.1). */
+/** The body bytes a response carries by its framing: none for HEAD, 1xx, 204 and 304 (RFC 9110 §6.4.1), else its Content-Length (0 without one). */
 export function bodyBytes(method: string, status: number, contentLength: string | null): number {
+  return framedBytes(method, status, contentLength) ?? 0;
+}
+
+/**
+ * The body bytes a response's framing declares; undefined when it has a body whose length it
+ * does not declare (no Content-Length: chunked, or closed at its end, RFC 9112 §6.3), which
+ * only counting the body as it passes can tell.
+ */
+export function framedBytes(method: string, status: number, contentLength: string | null): number | undefined {
   if (method === 'HEAD' || status < 200 || status === 204 || status === 304) return 0;
-  const length = Number(contentLength ?? '');
-  return Number.isSafeInteger(length) && length >= 0 ? length : 0;
+  if (contentLength === null || !/^\d{1,16}$/.test(contentLength)) return undefined;
+  const length = Number(contentLength);
+  return Number.isSafeInteger(length) ? length : undefined;
 }
 
 function boundedToken(text: string): string {
@@ -122,6 +136,8 @@ export interface RecordInput {
   path: string;
   status: number;
   headers: Headers;
+  /** Body bytes sent, when the framing does not say them (counted as they passed), or they are not the body's (a warm's: the slice it stored). */
+  bytesSent?: number | undefined;
   bytesFromNextHop: number;
   bytesFromOrigin: number;
   at: number;
@@ -139,7 +155,7 @@ export function tierRecord(input: RecordInput): TierRecord {
     method: input.method,
     host: recordedHost(input.host),
     keyPrefix: keyPrefix(input.path),
-    bytesSent: bodyBytes(input.method, input.status, input.headers.get('content-length')),
+    bytesSent: input.bytesSent ?? bodyBytes(input.method, input.status, input.headers.get('content-length')),
     bytesFromNextHop: input.bytesFromNextHop,
     bytesFromOrigin: input.bytesFromOrigin,
     ttfbMs: input.ttfbMs,
@@ -164,4 +180,21 @@ export function memoryHitRecord(hit: MemoryHitFacts, at: number, ttfbMs: number)
     tier: 'edge', outcome: 'hit', status: 200, method: 'GET', host: recordedHost(hit.host), keyPrefix: keyPrefix(hit.path), bytesSent: hit.bytes,
     bytesFromNextHop: 0, bytesFromOrigin: 0, ttfbMs, durationMs: ttfbMs, sliced: false, slicesHit: 0, slicesMissed: 0, at,
   };
+}
+
+/** A shield request that is part of a slice the edge read ahead (shared/observe/read-ahead-copy.ts). */
+export type ReadAheadPart = 'warm' | 'copy';
+
+/**
+ * Whether the shield counts its record of a part of a slice read ahead: each slice the edge
+ * asked for once, with what it really was. The warm carries it when it stored the slice (what
+ * it found, what it fetched, the slice as sent), or when it did anything else that must not
+ * vanish (fetched from the origin, failed); a warm that stored nothing and fetched nothing is
+ * followed by the edge reading that slice as it comes, which is counted then. The copy is
+ * counted with its warm when it was answered from what the warm stored (a hit that fetched
+ * nothing); any other copy fetched again, and is a request of its own.
+ */
+export function readAheadCounted(record: TierRecord, part: ReadAheadPart, stored: boolean): boolean {
+  if (part === 'copy') return record.outcome !== 'hit' || record.bytesFromNextHop > 0;
+  return stored || record.bytesFromNextHop > 0 || record.outcome === 'error';
 }

@@ -2,7 +2,7 @@
 // lacks (pinned to the manifest's version), and what discovery already brought.
 
 import { forgetObject } from './object-read.ts';
-import type { Budget, ObjectRead } from './ports.ts';
+import type { Budget, ObjectRead, SliceAsk } from './ports.ts';
 import type { ReadAhead, SliceRead, SliceReadOptions } from './slice-ports.ts';
 import { isolateReadahead } from './readahead-pool.ts';
 import { type SlicedObject } from './resolved.ts';
@@ -50,16 +50,17 @@ function throughCaches(read: ObjectRead, meta: ObjectMeta, idleMs: number): Read
   if (upstream.warm === undefined) return undefined;
   return {
     warm: async (index, signal) => (await upstream.warm?.({ first: index, last: index }, meta, signal)) !== undefined,
-    fetchSlice: (index, signal) => pinnedSpans({ ...read, signal }, meta)({ first: index, last: index }),
+    // Marked as the warm's copy: the two are one request for the slice, counted once (with the warm).
+    fetchSlice: (index, signal) => pinnedSpans({ ...read, signal }, meta, { copy: true })({ first: index, last: index }),
     idleMs,
   };
 }
 
 /** Fetches spans of the version `meta` describes; forgets the manifest when that version is gone. */
-export function pinnedSpans(read: ObjectRead, meta: ObjectMeta): (span: SliceSpan, from?: number) => Promise<ReadableStream<Uint8Array>> {
+export function pinnedSpans(read: ObjectRead, meta: ObjectMeta, ask: Pick<SliceAsk, 'copy'> = {}): (span: SliceSpan, from?: number) => Promise<ReadableStream<Uint8Array>> {
   return async (span, from) => {
     try {
-      const answer = await read.upstream.slices(span, meta, { from, signal: read.signal });
+      const answer = await read.upstream.slices(span, meta, { ...ask, from, signal: read.signal });
       if (answer.kind !== 'span') throw new VersionChanged('upstream no longer serves this object in slices');
       return answer.body;
     } catch (error) {

@@ -35,6 +35,11 @@ export interface SliceAsk {
   from?: number | undefined;
   /** The client's request: once it aborts (the client went away), so does this fetch, body and all. */
   signal?: AbortSignal | undefined;
+  /**
+   * The copy of a slice a warm stored at the next hop (slice-ahead.ts): the second half of one
+   * request for it, counted with the warm at both tiers (shared/observe/read-ahead-copy.ts).
+   */
+  copy?: boolean | undefined;
 }
 
 export interface Upstream {
@@ -50,7 +55,7 @@ export interface Upstream {
    * ahead: SliceRequest.warm). Resolves with the bytes the next hop fetched from the origin for
    * it once stored there; undefined when it is not. Absent where the next hop cannot (the origin).
    */
-  warm?(span: SliceSpan, pinned: ObjectVersion, signal?: AbortSignal): Promise<number | undefined>;
+  warm?(span: SliceSpan, pinned: ObjectMeta, signal?: AbortSignal): Promise<number | undefined>;
 }
 
 /** What a tier hands the read path for one request: its cache, its next hop, its policy. */

@@ -232,6 +232,84 @@ describe('observed: the record waits for the work the request left running', () 
   });
 });
 
+describe('observed: bytes sent by a body without a Content-Length', () => {
+  it('counts them as they pass, once the body is through (chunked: the framing says nothing)', async () => {
+    const analytics = fakeAnalytics();
+    const tier = tierOf({ observability: observability(), store: undefined, analytics: analytics.sink });
+    const { keepAlive, drained } = keeper();
+    const meter = new Meter(Date.now(), keepAlive);
+    const body = new ReadableStream<Uint8Array>({ start: (c) => (c.enqueue(new Uint8Array(700)), c.enqueue(new Uint8Array(2300)), c.close()) });
+    const sent = await observed(request(), new Response(body, { headers: { 'cache-status': `${EDGE_CACHE_NAME}; fwd=uri-miss; stored` } }), meter, tier, keepAlive);
+    await Promise.resolve();
+    expect(analytics.points).toEqual([]);
+    expect((await sent.arrayBuffer()).byteLength).toBe(3000);
+    await drained();
+    expect(analytics.points.map((point) => [point.blobs[1], point.doubles[1]])).toEqual([['miss', 3000]]);
+  });
+
+  it('a transfer cut part-way counts what was sent before the cut', async () => {
+    const analytics = fakeAnalytics();
+    const tier = tierOf({ observability: observability(), store: undefined, analytics: analytics.sink });
+    const { keepAlive, drained } = keeper();
+    let pulls = 0;
+    const body = new ReadableStream<Uint8Array>({ pull: (c) => (pulls++ === 0 ? c.enqueue(new Uint8Array(512)) : c.error(new Error('origin reset'))) }, { highWaterMark: 0 });
+    const sent = await observed(request(), new Response(body, { headers: { 'cache-status': `${EDGE_CACHE_NAME}; fwd=uri-miss` } }), new Meter(Date.now(), keepAlive), tier, keepAlive);
+    await expect(sent.arrayBuffer()).rejects.toThrow();
+    await drained();
+    expect(analytics.points.map((point) => point.doubles[1])).toEqual([512]);
+  });
+});
+
+describe('observed: a slice the edge read ahead is one shield request (the warm, then the copy)', () => {
+  const shieldTier = () => {
+    const analytics = fakeAnalytics();
+    const store = fakeStore();
+    return { analytics, store, tier: tierOf({ observability: observability(), store: store.namespace, analytics: analytics.sink }, 'shield') };
+  };
+  /** The warm's answer: its word, no length, the slice's report. */
+  const warmAnswer = (report: string): Response => new Response('stored 1000', { headers: { 'content-type': 'text/plain', 'cache-status': `${SHIELD_CACHE_NAME}; ${report}` } });
+
+  it('the warm that stored the slice carries the record: what it found and fetched, and as sent the slice it stored', async () => {
+    const { analytics, store, tier } = shieldTier();
+    const { keepAlive, drained } = keeper();
+    const meter = new Meter(Date.now(), keepAlive);
+    meter.readAhead = 'warm';
+    meter.fetched(1000, true);
+    meter.bytesSent = 1000;
+    const answer = warmAnswer('fwd=partial; stored; detail="slices 0/1"');
+    // Its body is the protocol's word, passed as it is, never counted as the object's bytes.
+    expect(observed(request('/__tiercache/slices/1-1~/1000/%22v1%22/big.bin'), answer, meter, tier, keepAlive)).toBe(answer);
+    await drained();
+    expect(analytics.points.map((point) => [point.blobs[1], ...point.doubles.slice(1, 4), ...point.doubles.slice(6)])).toEqual([['miss', 1000, 1000, 1000, 0, 1]]);
+    expect(store.requests()).toBe(1);
+  });
+
+  it('the copy answered from what the warm stored is not counted again; a copy that fetched anew is', async () => {
+    const { analytics, store, tier } = shieldTier();
+    const { keepAlive, drained } = keeper();
+    const hit = new Meter(Date.now(), keepAlive);
+    hit.readAhead = 'copy';
+    observed(request('/__tiercache/slices/1-1/1000/%22v1%22/big.bin'), response(200, `${SHIELD_CACHE_NAME}; hit; detail="slices 1/1"`, 1000), hit, tier, keepAlive);
+    const refetched = new Meter(Date.now(), keepAlive);
+    refetched.readAhead = 'copy';
+    refetched.fetched(1000, true);
+    observed(request('/__tiercache/slices/1-1/1000/%22v1%22/big.bin'), response(200, `${SHIELD_CACHE_NAME}; fwd=partial; stored; detail="slices 0/1"`, 1000), refetched, tier, keepAlive);
+    await drained();
+    expect(analytics.points.map((point) => [point.blobs[1], point.doubles[1], point.doubles[3]])).toEqual([['miss', 1000, 1000]]);
+    expect(store.requests()).toBe(1);
+  });
+
+  it('a warm that stored nothing and fetched nothing is not counted (the edge reads that slice as it comes, counted then)', async () => {
+    const { analytics, tier } = shieldTier();
+    const { keepAlive, drained } = keeper();
+    const meter = new Meter(Date.now(), keepAlive);
+    meter.readAhead = 'warm';
+    observed(request(), warmAnswer('hit; detail="slices 0/0 of 1"'), meter, tier, keepAlive);
+    await drained();
+    expect(analytics.points).toEqual([]);
+  });
+});
+
 describe('observed: with every sink off', () => {
   const silent = (): StatsSinks => ({ observability: observability({ logSample: 0 }), store: undefined, analytics: undefined });
 

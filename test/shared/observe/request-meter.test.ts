@@ -46,6 +46,16 @@ function scripted(answer: () => UpstreamAnswer): Upstream & { asked: { span: Sli
   };
 }
 
+/** A body made of chunks of these lengths. */
+function chunks(lengths: number[]): ReadableStream<Uint8Array> {
+  return new ReadableStream({
+    start(controller) {
+      for (const length of lengths) controller.enqueue(new Uint8Array(length));
+      controller.close();
+    },
+  });
+}
+
 const spanAnswer = (span: SliceSpan, meta: ObjectMeta = META): UpstreamAnswer => ({ kind: 'span', meta, span, body: emptyBody(), response: new Response(null, { status: 206 }) });
 
 describe('RequestMeter.hold / settled / idle', () => {
@@ -152,24 +162,70 @@ describe('meteredUpstream', () => {
     expect([meter.bytesFromNextHop, meter.bytesFromOrigin]).toEqual([700, 700]);
   });
 
-  it('counts a whole answer by its Content-Length; 0 without a body or without a length', async () => {
+  it('counts a whole answer by its Content-Length; 0 without a body', async () => {
     const meter = new RequestMeter(0, () => {});
     let next: () => Response = () => new Response('x'.repeat(42), { headers: { 'content-length': '42' } });
     const upstream = meteredUpstream(scripted(() => ({ kind: 'whole', response: next() })), meter, () => false);
-    await upstream.slices({ first: 0, last: 0 }, undefined);
+    const declared = await upstream.slices({ first: 0, last: 0 }, undefined);
     expect(meter.bytesFromNextHop).toBe(42);
+    // Its length declared, the answer is passed on as it is, nothing held for it.
+    expect(meter.idle).toBe(true);
+    expect(declared.kind === 'whole' && (await declared.response.text())).toBe('x'.repeat(42));
     // No body (a HEAD-like or 304-like answer), even with a length declared.
     next = () => new Response(null, { headers: { 'content-length': '999' } });
     await upstream.slices({ first: 0, last: 0 }, undefined);
     expect(meter.bytesFromNextHop).toBe(42);
-    // A body without a declared length (chunked): nothing to count by.
-    next = () => new Response(new ReadableStream({ start: (c) => (c.enqueue(new Uint8Array(10)), c.close()) }));
-    await upstream.slices({ first: 0, last: 0 }, undefined);
-    expect(meter.bytesFromNextHop).toBe(42);
-    // A garbled length counts nothing.
+  });
+
+  it('counts a whole answer that declares no length (chunked, or a garbled length) by the bytes that pass, once they have', async () => {
+    const meter = new RequestMeter(0, () => {});
+    let next: () => Response = () => new Response(chunks([10, 300, 7]), { status: 200, statusText: 'OK', headers: { 'content-type': 'text/csv' } });
+    const upstream = meteredUpstream(scripted(() => ({ kind: 'whole', response: next() })), meter, () => true);
+    const answer = await upstream.slices({ first: 0, last: 0 }, undefined);
+    if (answer.kind !== 'whole') throw new Error('expected the whole answer');
+    expect([answer.response.status, answer.response.headers.get('content-type')]).toEqual([200, 'text/csv']);
+    expect(meter.idle).toBe(false);
+    expect((await answer.response.arrayBuffer()).byteLength).toBe(317);
+    await meter.settled();
+    expect([meter.bytesFromNextHop, meter.bytesFromOrigin]).toEqual([317, 317]);
     next = () => new Response('abc', { headers: { 'content-length': 'abc' } });
-    await upstream.slices({ first: 0, last: 0 }, undefined);
-    expect(meter.bytesFromNextHop).toBe(42);
+    const garbled = await upstream.slices({ first: 0, last: 0 }, undefined);
+    if (garbled.kind === 'whole') await garbled.response.text();
+    await meter.settled();
+    expect(meter.bytesFromNextHop).toBe(320);
+  });
+
+  it('counts what passed of a chunked answer cut part-way, and the reader still sees the failure', async () => {
+    const meter = new RequestMeter(0, () => {});
+    let pulls = 0;
+    const cut = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (pulls++ === 0) controller.enqueue(new Uint8Array(64));
+        else controller.error(new Error('connection reset'));
+      },
+    }, { highWaterMark: 0 });
+    const upstream = meteredUpstream(scripted(() => ({ kind: 'whole', response: new Response(cut) })), meter, () => true);
+    const answer = await upstream.slices({ first: 0, last: 0 }, undefined);
+    if (answer.kind !== 'whole') throw new Error('expected the whole answer');
+    await expect(answer.response.arrayBuffer()).rejects.toThrow();
+    await meter.settled();
+    expect(meter.bytesFromNextHop).toBe(64);
+  });
+
+  it('counts what passed of a chunked answer its reader cancelled, and cancels the body it came from', async () => {
+    const meter = new RequestMeter(0, () => {});
+    let cancelled = false;
+    const endless = new ReadableStream<Uint8Array>({ pull: (controller) => controller.enqueue(new Uint8Array(100)), cancel: () => void (cancelled = true) }, { highWaterMark: 0 });
+    const upstream = meteredUpstream(scripted(() => ({ kind: 'whole', response: new Response(endless) })), meter, () => false);
+    const answer = await upstream.slices({ first: 0, last: 0 }, undefined);
+    if (answer.kind !== 'whole' || answer.response.body === null) throw new Error('expected the whole answer');
+    const reader = answer.response.body.getReader();
+    await reader.read();
+    await reader.cancel();
+    await meter.settled();
+    expect(cancelled).toBe(true);
+    expect(meter.bytesFromNextHop).toBeGreaterThanOrEqual(100);
+    expect(meter.bytesFromOrigin).toBe(0);
   });
 
   it('counts nothing for beyond and not-modified answers', async () => {
@@ -214,6 +270,64 @@ describe('meteredUpstream', () => {
     const upstream = meteredUpstream({ slices: async () => Promise.reject(new Error('version changed')), head: async () => new Response(null) }, meter, () => true);
     await expect(upstream.slices({ first: 0, last: 0 }, META)).rejects.toThrow('version changed');
     expect(meter.bytesFromNextHop).toBe(0);
+  });
+});
+
+describe('meteredUpstream: a slice read ahead (the warm, then the copy) is counted once, as the shield counts it', () => {
+  /** An upstream whose warms store (the shield fetching `fromOrigin` bytes for each) and whose slice answers say `cacheStatus`. */
+  function withWarm(fromOrigin: number | undefined, cacheStatus: string): Upstream & { asked: { span: SliceSpan; from: number | undefined }[] } {
+    const inner = scripted(() => ({ ...spanAnswer({ first: 1, last: 1 }), response: new Response(null, { status: 200, headers: { 'cache-status': cacheStatus } }) }));
+    return { ...inner, warm: async () => fromOrigin };
+  }
+
+  it('a warm that stored the slice counts its bytes as fetched from the next hop, and what the next hop fetched from the origin', async () => {
+    const meter = new RequestMeter(0, () => {});
+    const upstream = meteredUpstream(withWarm(1000, `${SHIELD_CACHE_NAME}; hit`), meter, shieldFetchedFromOrigin);
+    expect(await upstream.warm?.({ first: 1, last: 1 }, META)).toBe(1000);
+    expect([meter.bytesFromNextHop, meter.bytesFromOrigin]).toEqual([1000, 1000]);
+    // The last slice is short: its own length.
+    expect(await upstream.warm?.({ first: 2, last: 2 }, META)).toBe(1000);
+    expect(meter.bytesFromNextHop).toBe(1500);
+  });
+
+  it('a warm that found the slice stored at the next hop counts it as fetched, none of it from the origin; one that failed counts nothing', async () => {
+    const stored = new RequestMeter(0, () => {});
+    await meteredUpstream(withWarm(0, `${SHIELD_CACHE_NAME}; hit`), stored, shieldFetchedFromOrigin).warm?.({ first: 0, last: 0 }, META);
+    expect([stored.bytesFromNextHop, stored.bytesFromOrigin]).toEqual([1000, 0]);
+    const failed = new RequestMeter(0, () => {});
+    await meteredUpstream(withWarm(undefined, `${SHIELD_CACHE_NAME}; hit`), failed, shieldFetchedFromOrigin).warm?.({ first: 0, last: 0 }, META);
+    expect([failed.bytesFromNextHop, failed.bytesFromOrigin]).toEqual([0, 0]);
+  });
+
+  it('the copy answered from what the warm stored (a shield hit) counts nothing more; any other copy is counted as it came', async () => {
+    const meter = new RequestMeter(0, () => {});
+    await meteredUpstream(withWarm(1000, `${SHIELD_CACHE_NAME}; hit`), meter, shieldFetchedFromOrigin).slices({ first: 1, last: 1 }, META, { copy: true });
+    expect([meter.bytesFromNextHop, meter.bytesFromOrigin]).toEqual([0, 0]);
+    // The warm's slice was gone again by the copy: the shield fetched it anew, a request of its own.
+    await meteredUpstream(withWarm(1000, `${SHIELD_CACHE_NAME}; fwd=uri-miss; stored`), meter, shieldFetchedFromOrigin).slices({ first: 1, last: 1 }, META, { copy: true });
+    expect([meter.bytesFromNextHop, meter.bytesFromOrigin]).toEqual([1000, 1000]);
+    // Not a copy: a hit is counted as any answer.
+    await meteredUpstream(withWarm(1000, `${SHIELD_CACHE_NAME}; hit`), meter, shieldFetchedFromOrigin).slices({ first: 1, last: 1 }, META);
+    expect([meter.bytesFromNextHop, meter.bytesFromOrigin]).toEqual([2000, 1000]);
+  });
+});
+
+describe('RequestMeter.sentBody', () => {
+  it('leaves a response whose framing says its length as it is, counting nothing', () => {
+    const meter = new RequestMeter(0, () => {});
+    for (const response of [new Response('abc', { headers: { 'content-length': '3' } }), new Response(null, { status: 204 })]) expect(meter.sentBody('GET', response)).toBe(response);
+    const head = new Response('abc');
+    expect(meter.sentBody('HEAD', head)).toBe(head);
+    expect([meter.bytesSent, meter.idle]).toEqual([undefined, true]);
+  });
+
+  it('counts a body without a Content-Length as it is sent, headers and status kept', async () => {
+    const meter = new RequestMeter(0, () => {});
+    const sent = meter.sentBody('GET', new Response(chunks([5, 6000]), { status: 404, headers: { 'cache-status': 'tiercache-edge; fwd=uri-miss' } }));
+    expect([sent.status, sent.headers.get('cache-status'), meter.bytesSent]).toEqual([404, 'tiercache-edge; fwd=uri-miss', 0]);
+    expect((await sent.arrayBuffer()).byteLength).toBe(6005);
+    await meter.settled();
+    expect(meter.bytesSent).toBe(6005);
   });
 });
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EDGE_CACHE_NAME, SHIELD_CACHE_NAME, cacheStatusMember } from '../../../shared/http/cache-status.ts';
-import { MAX_KEY_PREFIX, bodyBytes, keyPrefix, memoryHitRecord, outcomeOf, recordedHost, slicesOf, tierRecord } from '../../../shared/stats/record.ts';
+import { MAX_KEY_PREFIX, type TierRecord, bodyBytes, framedBytes, keyPrefix, memoryHitRecord, outcomeOf, readAheadCounted, recordedHost, slicesOf, tierRecord } from '../../../shared/stats/record.ts';
 
 describe('outcomeOf: what a tier\'s Cache-Status member (RFC 9211 §2) says it did', () => {
   it('hit (§2.1), miss (§2.2 uri-miss, vary-miss, miss, partial)', () => {
@@ -35,6 +35,13 @@ describe('outcomeOf: what a tier\'s Cache-Status member (RFC 9211 §2) says it d
     expect(outcomeOf(502, { fwd: 'miss', detail: 'origin-unreachable' })).toEqual({ outcome: 'error', reason: 'origin-unreachable' });
     expect(outcomeOf(503, { fwd: 'miss' })).toEqual({ outcome: 'error', reason: 'status-503' });
     expect(outcomeOf(504, { detail: 'origin-timeout slices 0/1' })).toEqual({ outcome: 'error', reason: 'origin-timeout' });
+  });
+
+  it('RFC 9111 §5.2.1.7: a 504 for only-if-cached with nothing stored is the client\'s bypass, not an error of ours', () => {
+    expect(outcomeOf(504, { detail: 'only-if-cached' })).toEqual({ outcome: 'bypass', reason: 'only-if-cached' });
+    // Only the tier's own answer to that directive: a 504 that went forward, or another 5xx so named, is still an error.
+    expect(outcomeOf(504, { fwd: 'miss', detail: 'only-if-cached' })).toEqual({ outcome: 'error', reason: 'only-if-cached' });
+    expect(outcomeOf(502, { detail: 'only-if-cached' })).toEqual({ outcome: 'error', reason: 'only-if-cached' });
   });
 
   it('bounds a reason to a short token whatever the detail holds', () => {
@@ -80,6 +87,14 @@ describe('recordedHost, keyPrefix, bodyBytes: bounded and without secrets', () =
     for (const status of [101, 204, 304]) expect(bodyBytes('GET', status, '10')).toBe(0);
     for (const length of [null, '', 'x', '-1', '1.5']) expect(bodyBytes('GET', 200, length)).toBe(0);
   });
+
+  it('framedBytes: what the framing declares, and undefined for a body it declares no length for (chunked, RFC 9112 §6.3), which only counting can tell', () => {
+    expect(framedBytes('GET', 200, '1000')).toBe(1000);
+    expect(framedBytes('GET', 200, '0')).toBe(0);
+    expect(framedBytes('HEAD', 200, null)).toBe(0);
+    for (const status of [101, 204, 304]) expect(framedBytes('GET', status, null)).toBe(0);
+    for (const length of [null, '', 'x', '-1', '1.5']) expect(framedBytes('GET', 200, length)).toBeUndefined();
+  });
 });
 
 describe('tierRecord', () => {
@@ -99,9 +114,41 @@ describe('tierRecord', () => {
     });
   });
 
+  it('takes the bytes sent as counted when they are given (a body without a Content-Length, a warm), the framing\'s otherwise', () => {
+    const headers = new Headers({ 'cache-status': cacheStatusMember(EDGE_CACHE_NAME, { fwd: 'uri-miss' }) });
+    expect(tierRecord({ ...base, tier: 'edge', cacheName: EDGE_CACHE_NAME, status: 200, headers, bytesSent: 4321 }).bytesSent).toBe(4321);
+    expect(tierRecord({ ...base, tier: 'edge', cacheName: EDGE_CACHE_NAME, status: 200, headers }).bytesSent).toBe(0);
+  });
+
   it('an answer with no member of its tier is that tier\'s refusal (or an error at 5xx)', () => {
     const headers = new Headers();
     expect(tierRecord({ ...base, tier: 'edge', cacheName: EDGE_CACHE_NAME, status: 403, headers })).toMatchObject({ outcome: 'bypass', reason: 'refused' });
     expect(tierRecord({ ...base, tier: 'edge', cacheName: EDGE_CACHE_NAME, status: 500, headers })).toMatchObject({ outcome: 'error', reason: 'status-500' });
+  });
+});
+
+describe('readAheadCounted: each slice the edge read ahead counted once at the shield, with what it was', () => {
+  const record = (outcome: TierRecord['outcome'], bytesFromNextHop: number, bytesSent = 0): TierRecord => ({
+    tier: 'shield', outcome, status: outcome === 'error' ? 502 : 200, method: 'GET', host: 'cdn.example', keyPrefix: '/big.bin', bytesSent, bytesFromNextHop, bytesFromOrigin: bytesFromNextHop,
+    ttfbMs: 0, durationMs: 0, sliced: true, slicesHit: outcome === 'hit' ? 1 : 0, slicesMissed: outcome === 'hit' ? 0 : 1, at: 0,
+  });
+
+  it('the warm carries the request: counted when it stored the slice, a miss that fetched it or a hit that found it', () => {
+    expect(readAheadCounted(record('miss', 1000, 1000), 'warm', true)).toBe(true);
+    expect(readAheadCounted(record('hit', 0, 1000), 'warm', true)).toBe(true);
+  });
+
+  it('a warm that stored nothing is counted only for what must not vanish: origin bytes, an error', () => {
+    expect(readAheadCounted(record('miss', 0), 'warm', false)).toBe(false);
+    expect(readAheadCounted(record('hit', 0), 'warm', false)).toBe(false);
+    expect(readAheadCounted(record('miss', 700), 'warm', false)).toBe(true);
+    expect(readAheadCounted(record('error', 0), 'warm', false)).toBe(true);
+  });
+
+  it('the copy answered from what the warm stored is counted with the warm; a copy that had to fetch again, or failed, is a request of its own', () => {
+    expect(readAheadCounted(record('hit', 0, 1000), 'copy', false)).toBe(false);
+    expect(readAheadCounted(record('miss', 1000, 1000), 'copy', false)).toBe(true);
+    expect(readAheadCounted(record('collapsed', 0, 1000), 'copy', false)).toBe(true);
+    expect(readAheadCounted(record('error', 0), 'copy', false)).toBe(true);
   });
 });
