@@ -86,6 +86,30 @@ describe('hostile requests, s3 origin', () => {
   });
   afterAll(() => f?.close());
 
+  // First in the file: the odd targets below send `//` and `///` too, and on the code before
+  // the fix their 404s were stored, so a later request would not have reached S3 anyway.
+  it('a path of only slashes is the bucket, never an object: 404, and nothing is signed or sent to S3 (issue 22, point 12)', async () => {
+    f.tap.clear();
+    for (const target of ['//', '///', '/%2F', '/%2f%2F']) {
+      for (const method of ['GET', 'HEAD']) {
+        const answer = await exchange(f.stack.url, `${method} ${target} HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n`);
+        expect(answer.statuses, `${method} ${target}`).toEqual([404]);
+      }
+    }
+    await settle();
+    expect(f.tap.requests.map((r) => `${r.method} ${r.path}`)).toEqual([]);
+  });
+
+  it('a key that climbs with backslashes is refused with 400, and nothing is sent to S3 (issue 22, point 13)', async () => {
+    f.tap.clear();
+    for (const target of ['/..%5C..%5Cetc%5Cpasswd', '/a%5c..%5c..%5cb', '/x/..%5Cindex.html']) {
+      const answer = await exchange(f.stack.url, `GET ${target} HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n`);
+      expect(answer.statuses, target).toEqual([400]);
+    }
+    await settle();
+    expect(f.tap.requests.map((r) => `${r.method} ${r.path}`)).toEqual([]);
+  });
+
   for (const [name, raw, status] of HOSTILE) {
     it(`${name}: ${status} with a short body, and the connection closed`, async () => {
       const answer = await exchange(f.stack.url, raw);
@@ -184,6 +208,7 @@ describe('hostile requests, http origin', () => {
     }
     expect(site.received.filter((r) => /tiercache/i.test(decodeURIComponent(r.path)))).toEqual([]);
   });
+
 
   it('a smuggled request never reaches the site', async () => {
     site.received.length = 0;
