@@ -67,6 +67,13 @@ const ODD_TARGETS = ['//', '///', '//host/x', '/\\host/x', '/%2f%2fhost/x'];
 /** Every spelling of a way into the internal purge endpoint through an object path. */
 const PURGE_SPELLINGS = ['/__tiercache/x/%2e%2e/purge', '/__tiercache/x/%2E%2E/purge', '/__tiercache/x/.%2e/purge', '/__tiercache/x/%2e./purge', '/__tiercache%2fpurge', '/__tiercache%2Fx%2F..%2Fpurge', '/__tiercache/x/..\\purge', '/x/%2e%2e/__tiercache/purge', '/%5f_tiercache/purge'];
 
+/**
+ * Ways into the prefix that the URL parser leaves alone but an origin that decodes `%2F`/`%5C`
+ * (or decodes twice, or merges slashes) and removes dot segments (RFC 3986 §5.2.4) reads as
+ * its own `/__tiercache/purge` (issue 22, point 9).
+ */
+const CLIMBING_SPELLINGS = ['/x/..%2F__tiercache/purge', '/x/..%2f__tiercache/purge', '/x/%2E%2e%2F__tiercache/purge', '/x/..%5C__tiercache/purge', '/x/..%5c__tiercache%5Cpurge', '/x%2F..%2F__tiercache/purge', '/x/..%252F__tiercache/purge', '//__tiercache/purge', '/x/..;/__tiercache/purge'];
+
 function smuggle(second: string): string {
   const follow = `GET ${second} HTTP/1.1\r\nHost: a\r\n\r\n`;
   return `GET /index.html HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nContent-Length: ${5 + follow.length}\r\n\r\n0\r\n\r\n${follow}`;
@@ -146,7 +153,7 @@ describe('hostile requests, s3 origin', () => {
   it('no spelling of a path reaches the purge endpoint without the token, and nothing is purged', async () => {
     await rawRequest(new URL('/index.html', f.stack.url));
     await settle();
-    for (const path of PURGE_SPELLINGS) {
+    for (const path of [...PURGE_SPELLINGS, ...CLIMBING_SPELLINGS]) {
       const answer = await exchange(f.stack.url, `POST ${path} HTTP/1.1\r\nHost: a\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
       expectOursAndShort(answer, path);
       expect([401, 404, 405], path).toContain(answer.statuses[0]);
@@ -199,7 +206,7 @@ describe('hostile requests, http origin', () => {
 
   it('no spelling of a path, with any method, reaches an endpoint of the tiers or the site under their prefix', async () => {
     site.received.length = 0;
-    for (const path of PURGE_SPELLINGS) {
+    for (const path of [...PURGE_SPELLINGS, ...CLIMBING_SPELLINGS]) {
       for (const method of ['POST', 'GET', 'DELETE']) {
         const answer = await exchange(stack.url, `${method} ${path} HTTP/1.1\r\nHost: a\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
         expectOursAndShort(answer, `${method} ${path}`);
@@ -209,6 +216,16 @@ describe('hostile requests, http origin', () => {
     expect(site.received.filter((r) => /tiercache/i.test(decodeURIComponent(r.path)))).toEqual([]);
   });
 
+  it('a path that climbs into the prefix once the site decodes it is answered 404 by the edge, never sent to the site (issue 22, point 9)', async () => {
+    site.received.length = 0;
+    for (const path of CLIMBING_SPELLINGS) {
+      const answer = await exchange(stack.url, `GET ${path} HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n`);
+      expect(answer.statuses, path).toEqual([404]);
+      expect(answer.body, path).toMatch(/no such endpoint/);
+    }
+    await settle();
+    expect(site.received.map((r) => `${r.method} ${r.path}`)).toEqual([]);
+  });
 
   it('a smuggled request never reaches the site', async () => {
     site.received.length = 0;
