@@ -15,7 +15,7 @@ export const FRONT_HEADER = 'x-tiercache-front';
 
 export interface FrontOptions {
   /** The edge's workerd socket. */
-  upstream: { host: string; port: number };
+  upstream: RelayOptions['upstream'];
   /** The value of FRONT_HEADER. */
   token: string;
   /** What `OPTIONS *` answers in Allow. */
@@ -23,6 +23,8 @@ export interface FrontOptions {
   host: string;
   /** 0 = any free port. */
   port: number;
+  /** How long a request head may take (relay.ts: FRONT_HEAD_TIMEOUT_MS unless set). */
+  headTimeoutMs?: number;
 }
 
 export interface Front {
@@ -32,7 +34,7 @@ export interface Front {
 
 export async function startFront(options: FrontOptions): Promise<Front> {
   const sockets = new Set<Socket>();
-  const relayOptions: RelayOptions = { upstream: options.upstream, token: { name: FRONT_HEADER, value: options.token }, allow: options.allow };
+  const relayOptions: RelayOptions = { upstream: options.upstream, token: { name: FRONT_HEADER, value: options.token }, allow: options.allow, ...(options.headTimeoutMs !== undefined ? { headTimeoutMs: options.headTimeoutMs } : {}) };
   // No Nagle on either side: a relay that holds back small writes adds a round of latency to each answer.
   const server: Server = createServer({ noDelay: true }, (client) => {
     sockets.add(client);

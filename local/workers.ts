@@ -42,6 +42,8 @@ export interface WorkersOptions {
    * benchmarks measure the edge's socket itself.
    */
   front?: boolean;
+  /** How long the front waits for a request head before it answers 408 (tests: short); absent = FRONT_HEAD_TIMEOUT_MS. */
+  frontHeadTimeoutMs?: number;
 }
 
 export interface Stack {
@@ -71,7 +73,7 @@ export async function startWorkers(options: WorkersOptions): Promise<Stack> {
   if (frontToken === undefined) return { url: edgeUrl.origin, shieldUrl: shieldUrl.origin, edgeSocketUrl: edgeUrl.origin, mf, dispose: stop };
   try {
     const allow = options.config.ORIGIN_KIND === 'http' ? 'GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE' : 'GET, HEAD, OPTIONS';
-    const front = await startFront({ upstream: { host: LOOPBACK, port: Number(edgeUrl.port) }, token: frontToken, allow, host: LOOPBACK, port: options.port ?? 0 });
+    const front = await startFront({ upstream: { host: LOOPBACK, port: Number(edgeUrl.port) }, token: frontToken, allow, host: LOOPBACK, port: options.port ?? 0, ...(options.frontHeadTimeoutMs !== undefined ? { headTimeoutMs: options.frontHeadTimeoutMs } : {}) });
     const dispose = async (): Promise<void> => {
       await front.close();
       await stop();

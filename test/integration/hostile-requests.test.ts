@@ -17,6 +17,8 @@ interface RawExchange {
   body: string;
   /** The front closed the connection (rather than the test giving up waiting). */
   closed: boolean;
+  /** Everything that arrived, as Latin-1. */
+  text: string;
 }
 
 function exchange(base: string, raw: string, waitMs = 1500): Promise<RawExchange> {
@@ -30,7 +32,7 @@ function exchange(base: string, raw: string, waitMs = 1500): Promise<RawExchange
       socket.destroy();
       const text = data.toString('latin1');
       const statuses = [...text.matchAll(/(?:^|\r\n)HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]));
-      resolve({ statuses, body: text.split('\r\n\r\n')[1] ?? '', closed });
+      resolve({ statuses, body: text.split('\r\n\r\n')[1] ?? '', closed, text });
     };
     const timer = setTimeout(done, waitMs);
     socket.on('data', (chunk) => (data = Buffer.concat([data, chunk])));
@@ -59,7 +61,18 @@ const HOSTILE: [string, string, number][] = [
   ['Content-Length: -1', 'POST /index.html HTTP/1.1\r\nHost: a\r\nContent-Length: -1\r\n\r\n', 400],
   ['Content-Length: +5', 'POST /index.html HTTP/1.1\r\nHost: a\r\nContent-Length: +5\r\n\r\nhello', 400],
   ['Content-Length in hex', 'POST /index.html HTTP/1.1\r\nHost: a\r\nContent-Length: 0x5\r\n\r\nhello', 400],
+  // Issue 22, point 11: RFC 9112 §2.2 lets a recipient read a bare LF as a line end; the front refuses it instead, and answers.
+  ['a head whose lines end in a bare LF', 'GET /index.html HTTP/1.1\nHost: a\n\n', 400],
+  ['a head with one bare LF among its CRLFs', 'GET /index.html HTTP/1.1\r\nHost: a\n\r\n', 400],
+  // RFC 9112 §7.1: chunk-size is 1*HEXDIG, then at most BWS ";" extensions, then CRLF.
+  ['a chunk-size line with trailing whitespace', 'POST /index.html HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n5 \r\nhello\r\n0\r\n\r\n', 400],
+  ['a chunk-size line ending in a bare LF', 'POST /index.html HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n5\nhello\r\n0\r\n\r\n', 400],
+  ['a chunk-size that is not hex', 'POST /index.html HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n', 400],
+  ['chunk data not followed by CRLF', 'POST /index.html HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhelloXX0\r\n\r\n', 400],
 ];
+
+/** How long the front of the http-origin stack below waits for a head (the default is FRONT_HEAD_TIMEOUT_MS). */
+const SHORT_HEAD_TIMEOUT_MS = 1000;
 
 /** Targets that are odd but are requests for objects: answered as such (a 404 here), never a 500. */
 const ODD_TARGETS = ['//', '///', '//host/x', '/\\host/x', '/%2f%2fhost/x'];
@@ -181,7 +194,7 @@ describe('hostile requests, http origin', () => {
   beforeAll(async () => {
     site = await startSite();
     site.page('/index.html', '<p>site</p>', { 'cache-control': 'max-age=600' });
-    stack = await startWorkers({ config: { ORIGIN_KIND: 'http', ORIGIN_URL: site.url, SHIELD_TOKEN, PURGE_TOKEN: 'purge-secret' }, front: true });
+    stack = await startWorkers({ config: { ORIGIN_KIND: 'http', ORIGIN_URL: site.url, SHIELD_TOKEN, PURGE_TOKEN: 'purge-secret' }, front: true, frontHeadTimeoutMs: SHORT_HEAD_TIMEOUT_MS });
   });
   afterAll(async () => {
     await stack?.dispose();
@@ -225,6 +238,68 @@ describe('hostile requests, http origin', () => {
     }
     await settle();
     expect(site.received.map((r) => `${r.method} ${r.path}`)).toEqual([]);
+  });
+
+  it('a malformed chunked body is refused with 400 before any of the request reaches the site (issue 22, point 11)', async () => {
+    site.received.length = 0;
+    const answer = await exchange(stack.url, 'POST /comments HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6 \r\n world\r\n0\r\n\r\n');
+    expect(answer.statuses).toEqual([400]);
+    expect(answer.closed).toBe(true);
+    await settle();
+    expect(site.received.map((r) => `${r.method} ${r.path}`)).toEqual([]);
+  });
+
+  it('a well-formed chunked body reaches the site whole, its extensions and trailers dropped (RFC 9112 §7.1)', async () => {
+    site.received.length = 0;
+    const answer = await exchange(stack.url, 'POST /comments HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n5\r\nhello\r\n6 ; note="x"\r\n world\r\n0\r\nX-Checksum: 1\r\n\r\n');
+    expect(answer.statuses).toEqual([201]);
+    expect(site.received.map((r) => [r.method, r.path, r.body])).toEqual([['POST', '/comments', 'hello world']]);
+  });
+
+  it('a chunked upload that waits for 100 Continue gets it, then its answer (RFC 9110 §10.1.1)', async () => {
+    site.received.length = 0;
+    const url = new URL(stack.url);
+    const text = await new Promise<string>((resolve) => {
+      const socket = connect(Number(url.port), url.hostname, () => socket.write('PUT /upload HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n'));
+      let data = '';
+      let sent = false;
+      const timer = setTimeout(() => socket.destroy(), 5000);
+      socket.on('data', (chunk: Buffer) => {
+        data += chunk.toString('latin1');
+        if (!sent && data.includes('\r\n\r\n')) {
+          sent = true;
+          socket.write('3\r\nabc\r\n0\r\n\r\n');
+        }
+      });
+      socket.on('close', () => {
+        clearTimeout(timer);
+        resolve(data);
+      });
+      socket.on('error', () => undefined);
+    });
+    expect([...text.matchAll(/(?:^|\r\n)HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]))).toEqual([100, 200]);
+    expect(site.received.map((r) => [r.method, r.path, r.body])).toEqual([['PUT', '/upload', 'abc']]);
+  });
+
+  it('a head that never completes gets 408 once the front stops waiting, and the connection is closed (issue 22, point 11)', async () => {
+    const answer = await exchange(stack.url, 'GET /index.html HTTP/1.1\r\nHost: a\r\n', SHORT_HEAD_TIMEOUT_MS * 5);
+    expect(answer.statuses).toEqual([408]);
+    expect(answer.closed).toBe(true);
+  });
+
+  it('a connection that never sends a byte is closed once the front stops waiting, without an answer', async () => {
+    const answer = await exchange(stack.url, '', SHORT_HEAD_TIMEOUT_MS * 5);
+    expect(answer.statuses).toEqual([]);
+    expect(answer.closed).toBe(true);
+  });
+
+  it('a second head that never completes, behind an answered request, gets that answer and then 408', async () => {
+    const answer = await exchange(stack.url, 'GET /index.html HTTP/1.1\r\nHost: a\r\n\r\nGET /index.html HTTP/1.1\r\n', SHORT_HEAD_TIMEOUT_MS * 5);
+    expect(answer.statuses[0]).toBe(200);
+    // The 408 follows the page's body, which ends without a line end of its own.
+    expect(answer.text.match(/HTTP\/1\.1 \d{3} /g)).toEqual(['HTTP/1.1 200 ', 'HTTP/1.1 408 ']);
+    expect(answer.text.endsWith('408 the request head did not arrive in time\n')).toBe(true);
+    expect(answer.closed).toBe(true);
   });
 
   it('a smuggled request never reaches the site', async () => {
