@@ -5,7 +5,8 @@
 // edge's socket refuses requests without it); bodies are forwarded by their framing (chunked
 // ones re-written too). A refused request gets a short 4xx once the answers before it are out,
 // and the connection is closed: nothing after it is read. Answers pass back byte for byte.
-// Each connection is relayed by relay.ts.
+// Each connection is relayed by relay.ts. The shield's printed port is a front too, before the
+// shield's own socket (workers.ts).
 
 import { type Server, type Socket, createServer } from 'node:net';
 import { relay, type RelayOptions } from './relay.ts';
@@ -14,7 +15,7 @@ import { relay, type RelayOptions } from './relay.ts';
 export const FRONT_HEADER = 'x-tiercache-front';
 
 export interface FrontOptions {
-  /** The edge's workerd socket. */
+  /** The workerd socket it stands before (the edge's, or the shield's). */
   upstream: RelayOptions['upstream'];
   /** The value of FRONT_HEADER. */
   token: string;

@@ -4,9 +4,11 @@
 // fault, never a 500; a smuggled second request never reaches the origin; and no spelling of
 // a path reaches the tiers' own endpoints, in either origin mode.
 
+import { stat } from 'node:fs/promises';
 import { connect } from 'node:net';
+import { dirname } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Stack, startWorkers } from '../../local/workers.ts';
+import { type Stack, type WorkerdSocket, startWorkers } from '../../local/workers.ts';
 import { type Fixture, SHIELD_TOKEN, rawRequest, settle, startFixture } from './fixture.ts';
 import { type Site, startSite } from './http-site.ts';
 
@@ -23,8 +25,14 @@ interface RawExchange {
 
 function exchange(base: string, raw: string, waitMs = 1500): Promise<RawExchange> {
   const url = new URL(base);
+  return socketExchange({ host: url.hostname, port: Number(url.port) }, raw, waitMs);
+}
+
+/** An exchange with a socket given by its address: TCP, or a Unix socket's path (or the URL of a TCP one). */
+function socketExchange(address: WorkerdSocket | { host: string; port: number }, raw: string, waitMs = 1500): Promise<RawExchange> {
+  const target = 'url' in address ? { host: new URL(address.url).hostname, port: Number(new URL(address.url).port) } : address;
   return new Promise((resolve) => {
-    const socket = connect(Number(url.port), url.hostname, () => socket.write(raw));
+    const socket = connect(target, () => socket.write(raw));
     let data = Buffer.alloc(0);
     let closed = false;
     const done = (): void => {
@@ -179,12 +187,53 @@ describe('hostile requests, s3 origin', () => {
   });
 
   it('only the printed port serves: the edge\'s own socket and Miniflare\'s refuse object requests', async () => {
-    const direct = await rawRequest(new URL('/index.html', f.stack.edgeSocketUrl));
-    expect(direct.status).toBe(403);
+    const direct = await socketExchange(f.stack.edgeSocket, 'GET /index.html HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n');
+    expect(direct.statuses).toEqual([403]);
     const shield = await rawRequest(new URL('/index.html', f.stack.shieldUrl));
     expect(shield.status).toBe(403);
     const entry = (await f.stack.mf.ready).origin;
     expect((await rawRequest(new URL('/index.html', entry))).status).toBe(421);
+  });
+
+  it('every refused request at the sockets the stack serves clients on gets a 4xx of ours, the absolute form at the shield included (issue 22, point 14)', async () => {
+    for (const [base, absoluteStatus] of [[f.stack.url, 200], [f.stack.shieldUrl, 403]] as const) {
+      const { host } = new URL(base);
+      // The absolute form is no refusal: the object at the edge, at the shield the 403 of a request without the edge's credential.
+      const absolute = await exchange(base, `GET http://${host}/index.html HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+      expect(absolute.statuses, `${base} absolute form`).toEqual([absoluteStatus]);
+      const refused = [
+        'GET * HTTP/1.1\r\nHost: a\r\n\r\n',
+        'CONNECT evil.example:443 HTTP/1.1\r\nHost: evil.example:443\r\n\r\n',
+        'POST /index.html HTTP/1.1\r\nHost: a\r\nContent-Length: abc\r\n\r\n',
+        'GET /index.html HTTP/1.1\r\nHost: host:99999\r\n\r\n',
+        'GET /index.html HTTP/1.1\nHost: a\n\n',
+        ...HOSTILE.map(([, raw]) => raw),
+      ];
+      for (const raw of refused) {
+        const answer = await exchange(base, raw);
+        expect(answer.statuses, `${base} ${JSON.stringify(raw.slice(0, 60))}`).toHaveLength(1);
+        expect(answer.statuses[0], `${base} ${JSON.stringify(raw.slice(0, 60))}`).toBeGreaterThanOrEqual(400);
+        expect(answer.statuses[0], `${base} ${JSON.stringify(raw.slice(0, 60))}`).toBeLessThan(500);
+      }
+    }
+  });
+
+  it('the shield answers an absolute-form request of the edge\'s (its credential) as the object, never with a 500 (RFC 9112 §3.2.2; issue 22, point 14)', async () => {
+    const { host } = new URL(f.stack.shieldUrl);
+    const answer = await exchange(f.stack.shieldUrl, `GET http://${host}/index.html HTTP/1.1\r\nHost: ${host}\r\nx-tiercache-credential: ${SHIELD_TOKEN}\r\nConnection: close\r\n\r\n`);
+    expect(answer.statuses).toEqual([200]);
+    expect(answer.text.endsWith('<p>hello</p>')).toBe(true);
+  });
+
+  it('the workerd sockets behind the fronts take no TCP connections: each is a Unix socket in a directory only this user may enter', async () => {
+    for (const socket of [f.stack.edgeSocket, f.stack.shieldSocket]) {
+      expect('path' in socket, JSON.stringify(socket)).toBe(true);
+      if (!('path' in socket)) continue;
+      expect((await stat(socket.path)).isSocket()).toBe(true);
+      expect((await stat(dirname(socket.path))).mode & 0o077).toBe(0);
+    }
+    // Reached anyway, neither serves a request that did not come through its front or from the edge.
+    expect((await socketExchange(f.stack.shieldSocket, 'GET /index.html HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n')).statuses).toEqual([403]);
   });
 });
 
