@@ -2,18 +2,22 @@
 // through Miniflare's entry worker: the entry (request logging, its error pages, the cf blob)
 // costs ~3× per request (bench/layers), and production has no such layer either. What `npm start`
 // (workers.ts) and the benchmarks' workers (bench/setup/miniflare-direct.ts) both start.
-import { rm } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { Log, LogLevel, Miniflare, type WorkerOptions } from 'miniflare';
 
 /** As in wrangler.toml. */
 export const COMPATIBILITY_DATE = '2026-07-30';
 export const LOOPBACK = '127.0.0.1';
+/** How a workerd address names a Unix socket. */
+const UNIX_PREFIX = 'unix:';
 
 export interface DirectMiniflare {
   mf: Miniflare;
-  /** Worker name → the URL of its own socket, for every worker given one (directSocket). */
+  /** Worker name → the URL of its own TCP socket, for every worker given one (directSocket). */
   urls: Map<string, URL>;
+  /** Worker name → the path of its own Unix socket, for every worker given one (unixSocket). */
+  paths: Map<string, string>;
   /** Disposes of Miniflare and waits until its temporary directory (the caches) is gone. */
   stop(): Promise<void>;
 }
@@ -26,6 +30,15 @@ export function moduleWorker(name: string, script: string, scriptPath?: string):
 /** A workerd socket of the worker's own on loopback; 0 (the default) = any free port. */
 export function directSocket(port = 0): Pick<WorkerOptions, 'unsafeDirectSockets'> {
   return { unsafeDirectSockets: [{ host: LOOPBACK, port }] };
+}
+
+/**
+ * A workerd socket of the worker's own on a Unix socket, listening at the `path` returned
+ * (`${base}:0`: Miniflare writes a socket's address as `host:port`, and workerd takes all after
+ * `unix:` as the path). No TCP client can reach it; only who may enter its directory can.
+ */
+export function unixSocket(base: string): { options: Pick<WorkerOptions, 'unsafeDirectSockets'>; path: string } {
+  return { options: { unsafeDirectSockets: [{ host: `${UNIX_PREFIX}${base}`, port: 0 }] }, path: `${base}:0` };
 }
 
 /** Starts `workers` in one workerd and waits until each direct socket answers; nothing is left running on failure. */
@@ -45,10 +58,20 @@ export async function startDirectMiniflare(workers: WorkerOptions[], options: { 
   try {
     await mf.ready;
     const urls = new Map<string, URL>();
+    const paths = new Map<string, string>();
     for (const worker of workers) {
-      if (worker.name !== undefined && worker.unsafeDirectSockets !== undefined) urls.set(worker.name, await mf.unsafeGetDirectURL(worker.name));
+      const socket = worker.unsafeDirectSockets?.[0];
+      if (worker.name === undefined || socket === undefined) continue;
+      if (!socket.host?.startsWith(UNIX_PREFIX)) {
+        urls.set(worker.name, await mf.unsafeGetDirectURL(worker.name));
+        continue;
+      }
+      const path = `${socket.host.slice(UNIX_PREFIX.length)}:${socket.port ?? 0}`;
+      // Where unixSocket says it listens, or a clear failure if Miniflare ever spells addresses otherwise.
+      if (!(await stat(path).then((found) => found.isSocket(), () => false))) throw new Error(`expected workerd's socket for ${worker.name} at ${path}, found none`);
+      paths.set(worker.name, path);
     }
-    return { mf, urls, stop };
+    return { mf, urls, paths, stop };
   } catch (error) {
     await stop().catch(() => undefined);
     throw error;

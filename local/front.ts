@@ -2,10 +2,11 @@
 // every request before a Worker runs), here a TCP relay on the printed port in front of the
 // edge's own workerd socket. Each request head is read by request-head.ts and forwarded
 // re-written in one spelling, with a field that proves to the edge it came through here (the
-// edge's socket refuses requests without it); bodies are forwarded by their framing (chunked
-// ones re-written too). A refused request gets a short 4xx once the answers before it are out,
+// edge's socket refuses requests without it); bodies are forwarded by their framing (a chunked
+// one read whole first and sent on with a Content-Length, chunked-body.ts). A refused request gets a short 4xx once the answers before it are out,
 // and the connection is closed: nothing after it is read. Answers pass back byte for byte.
-// Each connection is relayed by relay.ts.
+// Each connection is relayed by relay.ts. The shield's printed port is a front too, before the
+// shield's own socket (workers.ts).
 
 import { type Server, type Socket, createServer } from 'node:net';
 import { relay, type RelayOptions } from './relay.ts';
@@ -14,8 +15,8 @@ import { relay, type RelayOptions } from './relay.ts';
 export const FRONT_HEADER = 'x-tiercache-front';
 
 export interface FrontOptions {
-  /** The edge's workerd socket. */
-  upstream: { host: string; port: number };
+  /** The workerd socket it stands before (the edge's, or the shield's). */
+  upstream: RelayOptions['upstream'];
   /** The value of FRONT_HEADER. */
   token: string;
   /** What `OPTIONS *` answers in Allow. */
@@ -23,6 +24,8 @@ export interface FrontOptions {
   host: string;
   /** 0 = any free port. */
   port: number;
+  /** How long a request head may take (relay.ts: FRONT_HEAD_TIMEOUT_MS unless set). */
+  headTimeoutMs?: number;
 }
 
 export interface Front {
@@ -32,7 +35,7 @@ export interface Front {
 
 export async function startFront(options: FrontOptions): Promise<Front> {
   const sockets = new Set<Socket>();
-  const relayOptions: RelayOptions = { upstream: options.upstream, token: { name: FRONT_HEADER, value: options.token }, allow: options.allow };
+  const relayOptions: RelayOptions = { upstream: options.upstream, token: { name: FRONT_HEADER, value: options.token }, allow: options.allow, ...(options.headTimeoutMs !== undefined ? { headTimeoutMs: options.headTimeoutMs } : {}) };
   // No Nagle on either side: a relay that holds back small writes adds a round of latency to each answer.
   const server: Server = createServer({ noDelay: true }, (client) => {
     sockets.add(client);

@@ -11,11 +11,17 @@ import { splitList } from '../shared/http/header-list.ts';
 /** A head accepted: re-written, with the framing of its body. */
 export interface AcceptedHead {
   ok: true;
-  /** The head to forward: request line in origin-form, one Host, CRLF line ends. */
+  /**
+   * The head to forward: request line in origin-form, one Host, CRLF line ends. For a chunked
+   * body it carries no framing (no Transfer-Encoding, no Expect): the front reads that body
+   * whole (chunked-body.ts) and forwards it with the Content-Length withContentLength adds.
+   */
   head: string;
   body: { kind: 'none' } | { kind: 'length'; length: number } | { kind: 'chunked' };
   /** The client asked for the connection to end after this exchange (or spoke HTTP/1.0 without keep-alive). */
   close: boolean;
+  /** The client waits for `100 Continue` before it sends the body (RFC 9110 §10.1.1). */
+  expectsContinue: boolean;
 }
 
 /** A head refused: the status and a short reason; the connection is closed after the answer. */
@@ -52,6 +58,9 @@ const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._]+)(?::(\d{1,5}))?$/;
 
 const refuse = (status: number, reason: string, headers?: Record<string, string>): RefusedHead => ({ ok: false, status, reason, ...(headers ? { headers } : {}) });
 
+/** The refusal of a head with a bare CR or LF (bareLineEnd). */
+export const BARE_LINE_END: RefusedHead = refuse(400, 'malformed request: lines must end in CRLF');
+
 /** The request line's three parts, each well-formed and of a version served. */
 interface RequestLine {
   method: string;
@@ -73,8 +82,7 @@ const refused = <T>(value: T | RefusedHead): value is RefusedHead => typeof valu
  */
 export function readHead(text: string, token: { name: string; value: string }): HeadVerdict {
   if (text.length > MAX_HEAD_BYTES) return refuse(431, 'request header fields too large');
-  // RFC 9112 §2.2: a bare CR is not a line end; one the front cannot read as workerd would is refused.
-  if (/\r(?!\n)/.test(text) || /(?<!\r)\n/.test(text)) return refuse(400, 'malformed request: lines must end in CRLF');
+  if (bareLineEnd(text) || text.endsWith('\r')) return BARE_LINE_END;
   const lines = text.slice(0, -4).split('\r\n');
   const line = readRequestLine(lines.shift() ?? '');
   if (refused(line)) return line;
@@ -95,10 +103,29 @@ export function readHead(text: string, token: { name: string; value: string }): 
   const connection = splitList(named('connection').join(',')).map((token) => token.toLowerCase());
   const close = connection.includes('close') || (line.version === 'HTTP/1.0' && !connection.includes('keep-alive'));
   if (target.path === '*') return { ok: 'options', close };
+  // RFC 9110 §10.1.1: only an HTTP/1.1 client waits for 100 Continue.
+  const expectsContinue = line.version === 'HTTP/1.1' && splitList(named('expect').join(',')).some((value) => value.toLowerCase() === '100-continue');
 
-  const kept = fields.filter(([name]) => name !== 'host' && name !== token.name);
+  // A chunked body is forwarded whole with a Content-Length, its expectation met by the front.
+  const framing = body.kind === 'chunked' ? ['transfer-encoding', 'expect'] : [];
+  const kept = fields.filter(([name]) => name !== 'host' && name !== token.name && !framing.includes(name));
   const head = [`${line.method} ${target.path} HTTP/1.1`, `Host: ${host}`, ...kept.map(([name, value]) => `${name}: ${value}`), `${token.name}: ${token.value}`, '', ''].join('\r\n');
-  return { ok: true, head, body, close };
+  return { ok: true, head, body, close, expectsContinue };
+}
+
+/**
+ * Whether the bytes of a head, complete or not, hold a bare LF or a CR followed by anything
+ * but LF (RFC 9112 §2.2 lets a recipient read a bare LF as a line end; the front refuses it,
+ * so it and workerd can never split a head differently). A CR that ends them may be followed
+ * by its LF in the next bytes.
+ */
+export function bareLineEnd(text: string): boolean {
+  return /\r(?=[^\n])|(?<!\r)\n/.test(text);
+}
+
+/** A forwarded head (ending in CRLF CRLF) with the Content-Length of the body read for it. */
+export function withContentLength(head: string, length: number): string {
+  return `${head.slice(0, -2)}content-length: ${length}\r\n\r\n`;
 }
 
 function readRequestLine(requestLine: string): RequestLine | RefusedHead {
@@ -182,7 +209,7 @@ export function refusal(status: number, reason: string, headers: Record<string, 
   return `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\ncache-control: no-store\r\nconnection: close\r\n${extra}\r\n${body}`;
 }
 
-const STATUS_TEXT: Record<number, string> = { 204: 'No Content', 400: 'Bad Request', 405: 'Method Not Allowed', 414: 'URI Too Long', 431: 'Request Header Fields Too Large', 501: 'Not Implemented', 505: 'HTTP Version Not Supported' };
+const STATUS_TEXT: Record<number, string> = { 204: 'No Content', 400: 'Bad Request', 405: 'Method Not Allowed', 408: 'Request Timeout', 413: 'Content Too Large', 414: 'URI Too Long', 431: 'Request Header Fields Too Large', 501: 'Not Implemented', 505: 'HTTP Version Not Supported' };
 
 /** The answer to `OPTIONS *`: what the server as a whole allows. */
 export function serverOptions(allow: string, close: boolean): string {

@@ -2,13 +2,19 @@
 // the shield behind it and also on a direct socket of its own (to prove it refuses callers
 // that are not the edge). Caches live in Miniflare's temporary directory, gone on dispose.
 // The public port is the edge's own workerd socket, not Miniflare's entry worker
-// (direct-miniflare.ts says why).
+// (direct-miniflare.ts says why). With the front (`npm start`), every port the stack serves
+// clients on is a front (front.ts): the edge's and the shield's workerd sockets are Unix
+// sockets in a directory of this user's only, since workerd's own parser answers an
+// absolute-form target, CONNECT or `Content-Length: abc` with a bare 500 before a worker runs.
 import type { Miniflare, WorkerOptions } from 'miniflare';
 import type { RawConfig } from '../shared/config/config.ts';
 import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { bundleWorker, type WorkerBundle } from './bundle.ts';
-import { directSocket, LOOPBACK, moduleWorker, startDirectMiniflare } from './direct-miniflare.ts';
-import { FRONT_HEADER, startFront } from './front.ts';
+import { directSocket, LOOPBACK, moduleWorker, startDirectMiniflare, unixSocket } from './direct-miniflare.ts';
+import { type Front, FRONT_HEADER, startFront } from './front.ts';
 import { resolvingOutbound, type ResolveMap } from './outbound.ts';
 
 /** As in wrangler.toml: request.signal aborts when the client goes away. */
@@ -25,7 +31,7 @@ export interface WorkersOptions {
   config: RawConfig;
   /** Edge port; 0 (the default) = any free port. */
   port?: number;
-  /** Port of the shield's direct socket; 0 (the default) = any free port. */
+  /** Port of the shield's direct socket (its front's, with the front); 0 (the default) = any free port. */
   shieldPort?: number;
   /** Host name → `host:port` for the shield's fetches to names that do not resolve. */
   resolve?: ResolveMap;
@@ -36,21 +42,29 @@ export interface WorkersOptions {
   /** Opens workerd's V8 inspector on this port (bench/hit-cost.ts); absent = closed. */
   inspectorPort?: number;
   /**
-   * The local front on the edge's port (front.ts: what Cloudflare's front end does before a
-   * Worker runs): malformed requests get a 4xx there, and the edge's own socket refuses what did
-   * not come through it. `npm start` and the tests of hostile requests run with it; the
-   * benchmarks measure the edge's socket itself.
+   * The local front on the edge's port and on the shield's (front.ts: what Cloudflare's front
+   * end does before a Worker runs): malformed requests get a 4xx there, the tiers' workerd
+   * sockets are Unix sockets only the fronts use, and the edge's refuses what did not come
+   * through its front. `npm start` and the tests of hostile requests run with it; the
+   * benchmarks measure the edge's TCP socket itself.
    */
   front?: boolean;
+  /** How long the front waits for a request head before it answers 408 (tests: short); absent = FRONT_HEAD_TIMEOUT_MS. */
+  frontHeadTimeoutMs?: number;
 }
+
+/** A workerd socket of a tier: a TCP one by its URL, or (behind a front) a Unix socket by its path. */
+export type WorkerdSocket = { url: string } | { path: string };
 
 export interface Stack {
   /** Edge base URL, `http://127.0.0.1:PORT` (the front, when there is one). */
   url: string;
-  /** The edge's own workerd socket (behind the front, when there is one). */
-  edgeSocketUrl: string;
-  /** The shield's own socket, `http://127.0.0.1:PORT` (production has no such route). */
+  /** The edge's own workerd socket (a Unix socket behind the front). */
+  edgeSocket: WorkerdSocket;
+  /** The shield's own port, `http://127.0.0.1:PORT` (its front, when there is one; production has no such route). */
   shieldUrl: string;
+  /** The shield's own workerd socket (a Unix socket behind its front). */
+  shieldSocket: WorkerdSocket;
   mf: Miniflare;
   dispose(): Promise<void>;
 }
@@ -60,31 +74,50 @@ export async function startWorkers(options: WorkersOptions): Promise<Stack> {
     bundleWorker(options.entries?.edge ?? EDGE_ENTRY),
     bundleWorker(options.entries?.shield ?? SHIELD_ENTRY),
   ]);
-  const frontToken = options.front ? randomUUID() : undefined;
-  const { mf, urls, stop } = await startDirectMiniflare(tierWorkers(options, { edge, shield }, frontToken), { inspectorPort: options.inspectorPort });
+  if (!options.front) return startBare(options, { edge, shield });
+  const frontToken = randomUUID();
+  // mkdtemp makes it 0700: only this user reaches the sockets in it.
+  const socketDir = await mkdtemp(join(tmpdir(), 'tiercache-'));
+  const sockets = { edge: unixSocket(join(socketDir, 'edge')), shield: unixSocket(join(socketDir, 'shield')) };
+  const removeDir = (): Promise<void> => rm(socketDir, { recursive: true, force: true });
+  const started = await startDirectMiniflare(tierWorkers(options, { edge, shield }, { edge: sockets.edge.options, shield: sockets.shield.options }, frontToken), { inspectorPort: options.inspectorPort }).catch(async (error: unknown) => {
+    await removeDir();
+    throw error;
+  });
+  const fronts: Front[] = [];
+  const dispose = async (): Promise<void> => {
+    await Promise.all(fronts.map((front) => front.close()));
+    await started.stop();
+    await removeDir();
+  };
+  try {
+    const allow = options.config.ORIGIN_KIND === 'http' ? 'GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE' : 'GET, HEAD, OPTIONS';
+    const headTimeout = options.frontHeadTimeoutMs !== undefined ? { headTimeoutMs: options.frontHeadTimeoutMs } : {};
+    fronts.push(await startFront({ upstream: { path: sockets.edge.path }, token: frontToken, allow, host: LOOPBACK, port: options.port ?? 0, ...headTimeout }));
+    // The shield checks the edge's credential, not the front's field (which no origin ever receives).
+    fronts.push(await startFront({ upstream: { path: sockets.shield.path }, token: randomUUID(), allow, host: LOOPBACK, port: options.shieldPort ?? 0, ...headTimeout }));
+    const [edgeFront, shieldFront] = fronts as [Front, Front];
+    return { url: edgeFront.url, edgeSocket: { path: sockets.edge.path }, shieldUrl: shieldFront.url, shieldSocket: { path: sockets.shield.path }, mf: started.mf, dispose };
+  } catch (error) {
+    await dispose().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** Both tiers on workerd's own TCP sockets, no front: what the benchmarks measure. */
+async function startBare(options: WorkersOptions, bundles: { edge: WorkerBundle; shield: WorkerBundle }): Promise<Stack> {
+  const { mf, urls, stop } = await startDirectMiniflare(tierWorkers(options, bundles, { edge: directSocket(options.port ?? 0), shield: directSocket(options.shieldPort ?? 0) }, undefined), { inspectorPort: options.inspectorPort });
   const edgeUrl = urls.get('edge');
   const shieldUrl = urls.get('shield');
   if (edgeUrl === undefined || shieldUrl === undefined) {
     await stop();
     throw new Error('Miniflare gave no direct socket to the edge or the shield');
   }
-  if (frontToken === undefined) return { url: edgeUrl.origin, shieldUrl: shieldUrl.origin, edgeSocketUrl: edgeUrl.origin, mf, dispose: stop };
-  try {
-    const allow = options.config.ORIGIN_KIND === 'http' ? 'GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE' : 'GET, HEAD, OPTIONS';
-    const front = await startFront({ upstream: { host: LOOPBACK, port: Number(edgeUrl.port) }, token: frontToken, allow, host: LOOPBACK, port: options.port ?? 0 });
-    const dispose = async (): Promise<void> => {
-      await front.close();
-      await stop();
-    };
-    return { url: front.url, shieldUrl: shieldUrl.origin, edgeSocketUrl: edgeUrl.origin, mf, dispose };
-  } catch (error) {
-    await stop().catch(() => undefined);
-    throw error;
-  }
+  return { url: edgeUrl.origin, edgeSocket: { url: edgeUrl.origin }, shieldUrl: shieldUrl.origin, shieldSocket: { url: shieldUrl.origin }, mf, dispose: stop };
 }
 
 /** The refusing entry, the edge and the shield, as Miniflare runs them. */
-function tierWorkers(options: WorkersOptions, bundles: { edge: WorkerBundle; shield: WorkerBundle }, frontToken: string | undefined): WorkerOptions[] {
+function tierWorkers(options: WorkersOptions, bundles: { edge: WorkerBundle; shield: WorkerBundle }, sockets: Record<'edge' | 'shield', Pick<WorkerOptions, 'unsafeDirectSockets'>>, frontToken: string | undefined): WorkerOptions[] {
   const bindings = definedStrings(options.config);
   return [
     // Miniflare's own entry socket routes to the first worker: here one that serves nothing,
@@ -98,8 +131,7 @@ function tierWorkers(options: WorkersOptions, bundles: { edge: WorkerBundle; shi
       kvNamespaces: { PURGES: PURGES_NAMESPACE },
       // The stats store is the shield's Durable Object, bound by script name as when deployed.
       durableObjects: { STATS: { className: STATS_CLASS, scriptName: 'shield' } },
-      // Behind the front, the edge's socket takes any free port: the front has the printed one.
-      ...directSocket(frontToken === undefined ? (options.port ?? 0) : 0),
+      ...sockets.edge,
     },
     {
       ...moduleWorker('shield', bundles.shield.code, bundles.shield.path),
@@ -108,7 +140,7 @@ function tierWorkers(options: WorkersOptions, bundles: { edge: WorkerBundle; shi
       kvNamespaces: { PURGES: PURGES_NAMESPACE },
       durableObjects: { STATS: STATS_CLASS },
       serviceBindings: clockBinding(options.clock),
-      ...directSocket(options.shieldPort ?? 0),
+      ...sockets.shield,
       ...(options.resolve ? { outboundService: resolvingOutbound(options.resolve) } : {}),
     },
   ];

@@ -33,8 +33,9 @@ app.use('*', async (c, next) => {
 });
 
 // The tiers' own paths, routed on the canonical spelling of the path and of the target it would
-// be forwarded on (`/x/%2e%2e/purge` and `/%5f_tiercache/purge` are the purge endpoint, and no
-// spelling reaches the shield as an object).
+// be forwarded on (`/x/%2e%2e/purge` and `/%5f_tiercache/purge` are the purge endpoint); any
+// other spelling that an origin could read into the prefix (`/x/..%2F__tiercache/purge`) is a
+// 404 here, and none reaches the shield as an object.
 app.use('*', async (c, next) => {
   const path = normalizePath(c.var.url.pathname);
   if (!isInternal(path, forwardedPath(c.var.url, c.env.config))) return next();

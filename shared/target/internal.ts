@@ -34,24 +34,52 @@ export const HEALTH_PATH = '/__tiercache/health';
 export const FRONT_HEADER = 'x-tiercache-front';
 
 /**
- * Whether a request belongs to the tiers themselves: its path as routed (canonical: decoded
- * where RFC 3986 allows, dot segments resolved, as `new URL` and normalizePath leave it), that
- * path fully decoded (`/__tiercache%2Fpurge`, which an origin may well decode), or the path it
- * would be forwarded on lies under INTERNAL_PREFIX. Such a request is answered by the tier's
- * own endpoint, if its canonical path names one exactly, and never passed on.
+ * Percent-decodings applied before deciding: the request's own, and two more that an origin,
+ * or a gateway before it, may apply (`%252F` is `%2F` to the first and `/` to the second).
+ */
+const MAX_DECODINGS = 3;
+
+/**
+ * Whether a request belongs to the tiers themselves: a path given (the one routed, the one it
+ * would be forwarded on) lies under INTERNAL_PREFIX as it is, or as the most lenient origin
+ * would read it (resolvedPath: decoded, `\` a separator, slashes merged, dot segments
+ * removed), so `/x/..%2F__tiercache/purge` is the tiers' too. Such a request is answered by
+ * the tier's own endpoint only where its canonical path names one exactly, and never passed on.
  */
 export function isInternal(...paths: readonly string[]): boolean {
-  const reserved = (path: string): boolean => path.startsWith(INTERNAL_PREFIX) || path === INTERNAL_PREFIX.slice(0, -1);
-  return paths.some((path) => reserved(path) || reserved(fullyDecoded(path)));
+  return paths.some((path) => reserved(path) || reserved(resolvedPath(path)));
 }
 
-function fullyDecoded(path: string): string {
-  try {
-    return decodeURIComponent(path);
-  } catch {
-    return path;
+/**
+ * `path` as an origin that decodes every percent-encoding, reads `\` as `/` (IIS, gateways in
+ * front of Windows file systems), merges repeated slashes (nginx's merge_slashes) and drops
+ * segment parameters (`..;x`, Tomcat) would read it, with dot segments removed (RFC 3986
+ * §5.2.4). Only the shape matters here, so bytes are decoded one by one (Latin-1), never
+ * refused: a stray `%C3` must not hide a `..%2F` beside it.
+ */
+export function resolvedPath(path: string): string {
+  let decoded = path;
+  for (let i = 0; i < MAX_DECODINGS && decoded.includes('%'); i++) decoded = decodeBytes(decoded);
+  const segments = decoded.split(/[/\\]+/).slice(1).map((segment) => segment.split(';', 1)[0] ?? '');
+  const output: string[] = [];
+  for (const segment of segments) {
+    if (segment === '..') output.pop();
+    else if (segment !== '.') output.push(segment);
   }
+  // A last `.` or `..` leaves the path ending in `/` (RFC 3986 §5.2.4, steps 2B and 2C).
+  const last = segments[segments.length - 1];
+  const trailing = (last === '.' || last === '..') && output.length > 0 ? '/' : '';
+  return `/${output.join('/')}${trailing}`;
 }
+
+function reserved(path: string): boolean {
+  return path.startsWith(INTERNAL_PREFIX) || path === INTERNAL_PREFIX.slice(0, -1);
+}
+
+function decodeBytes(path: string): string {
+  return path.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+}
+
 /** The shield's URL as the edge names it; only the path and query mean anything. */
 export const SHIELD_ORIGIN = 'https://tiercache-shield.internal';
 

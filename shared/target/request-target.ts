@@ -47,8 +47,9 @@ export function requestTarget(url: URL, kind: OriginKind, options: TargetOptions
   // Appended before parsing, so the whole key is checked (length, segments) as any other.
   const parsed = objectKeyFromPath(folder ? `${url.pathname}${encodeKeyForPath(indexDocument)}` : url.pathname);
   if (!parsed.ok) {
-    // The bucket root would be a ListObjects call: there is no object there to serve.
-    if (url.pathname === '/' || url.pathname === '') throw new NotFound('no object at the bucket root');
+    // The bucket root (`/`, or `//`, which S3-compatible servers read as the bucket too) would
+    // be a ListObjects call: there is no object there to serve.
+    if (parsed.bucket === true) throw new NotFound('no object at the bucket root');
     throw new BadRequest(parsed.reason);
   }
   return { path: `/${encodeKeyForPath(parsed.key)}`, query: keptQuery(url.searchParams, options.keyQuery ?? []), key: parsed.key };

@@ -2,7 +2,7 @@
 // Pure: no I/O, no signing (see sigv4.ts), no clock.
 
 import type { S3Config } from '../../shared/config/config.ts';
-import { encodeKeyForPath } from '../../shared/target/object-key.ts';
+import { checkKey, encodeKeyForPath } from '../../shared/target/object-key.ts';
 
 /** A request ready for SigV4: absolute URL without a query, lowercase header names. */
 export interface UnsignedRequest {
@@ -45,7 +45,8 @@ const LEGACY_BUCKET = /^[A-Za-z0-9][A-Za-z0-9._-]{1,253}[A-Za-z0-9]$/;
  * The GetObject/HeadObject request for `key`, addressed as configured.
  * https://docs.aws.amazon.com/AmazonS3/latest/userguide/VirtualHosting.html
  * Throws a plain Error for a bucket name the addressing style cannot carry, or for a key
- * that is not one object (empty, or with `.`/`..` segments the URL parser would resolve).
+ * that is not one object (empty, only slashes, or with `.`/`..` segments under `/` or `\`):
+ * requestTarget refuses those first, so this is the last guard before signing.
  */
 export function s3ObjectRequest(
   s3: S3Config,
@@ -91,10 +92,8 @@ function objectUrl(s3: S3Config, endpoint: URL, key: string): URL {
 }
 
 function assertOneObject(key: string): void {
-  if (key === '') throw new Error('expected a non-empty object key, got ""');
-  if (key.split('/').some((segment) => segment === '.' || segment === '..')) {
-    throw new Error(`expected an object key without "." or ".." segments, got ${JSON.stringify(key)}`);
-  }
+  const checked = checkKey(key);
+  if (!checked.ok) throw new Error(checked.reason);
 }
 
 function assertVirtualHostedBucket(bucket: string, endpoint: URL): void {

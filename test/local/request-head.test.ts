@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { readHead } from '../../local/request-head.ts';
+import { bareLineEnd, readHead, withContentLength } from '../../local/request-head.ts';
 
 const TOKEN = { name: 'x-tiercache-front', value: 'secret' };
 const head = (lines: string[]): string => `${lines.join('\r\n')}\r\n\r\n`;
@@ -13,7 +13,7 @@ const status = (lines: string[]): number | string => {
 describe('readHead (RFC 9112)', () => {
   it('forwards a plain request in one spelling, with the front\'s own field in place of any the client sent', () => {
     const verdict = read(['GET /a?b=c HTTP/1.1', 'Host: cdn.example', 'Accept: */*', 'X-Tiercache-Front: forged']);
-    expect(verdict).toEqual({ ok: true, head: head(['GET /a?b=c HTTP/1.1', 'Host: cdn.example', 'accept: */*', 'x-tiercache-front: secret']), body: { kind: 'none' }, close: false });
+    expect(verdict).toEqual({ ok: true, head: head(['GET /a?b=c HTTP/1.1', 'Host: cdn.example', 'accept: */*', 'x-tiercache-front: secret']), body: { kind: 'none' }, close: false, expectsContinue: false });
   });
 
   it('refuses a Host that is missing, repeated or not a host (§3.2)', () => {
@@ -52,6 +52,25 @@ describe('readHead (RFC 9112)', () => {
     expect(status(['GET /\x01 HTTP/1.1', 'Host: a'])).toBe(400);
     expect(status(['GET / HTTP/1.1', 'Host: a', 'X: a\x00b'])).toBe(400);
     expect(status(['GET /' + 'a'.repeat(9000) + ' HTTP/1.1', 'Host: a'])).toBe(414);
+  });
+
+  it('finds a bare LF or CR in a head before it ends, so the front can refuse it at once (§2.2)', () => {
+    for (const text of ['GET / HTTP/1.1\nHost', 'GET / HTTP/1.1\r\nHost: a\n', '\n', 'GET / HTTP/1.1\rHost', 'GET / HTTP/1.1\r\nX: a\r\r\n']) expect(bareLineEnd(text), JSON.stringify(text)).toBe(true);
+    for (const text of ['GET / HTTP/1.1\r\nHost: a\r\n\r\n', 'GET / HTTP/1.1\r', 'GET / HTTP/1.1\r\nHo', '']) expect(bareLineEnd(text), JSON.stringify(text)).toBe(false);
+  });
+
+  it('forwards the head of a chunked request without its framing or expectation, for the front to add a Content-Length', () => {
+    const verdict = read(['PUT /up HTTP/1.1', 'Host: a', 'Transfer-Encoding: chunked', 'Expect: 100-continue', 'X-A: 1']);
+    expect(verdict).toEqual({ ok: true, head: head(['PUT /up HTTP/1.1', 'Host: a', 'x-a: 1', 'x-tiercache-front: secret']), body: { kind: 'chunked' }, close: false, expectsContinue: true });
+    if (verdict.ok !== true) throw new Error('expected the head accepted');
+    expect(withContentLength(verdict.head, 11)).toBe(head(['PUT /up HTTP/1.1', 'Host: a', 'x-a: 1', 'x-tiercache-front: secret', 'content-length: 11']));
+    expect(readHead(withContentLength(verdict.head, 11), TOKEN)).toMatchObject({ ok: true, body: { kind: 'length', length: 11 } });
+  });
+
+  it('reads 100-continue as an expectation of HTTP/1.1 clients only (RFC 9110 §10.1.1)', () => {
+    expect(read(['POST / HTTP/1.1', 'Host: a', 'Expect: 100-Continue', 'Content-Length: 3'])).toMatchObject({ ok: true, expectsContinue: true });
+    expect(read(['POST / HTTP/1.0', 'Host: a', 'Expect: 100-continue', 'Content-Length: 3'])).toMatchObject({ ok: true, expectsContinue: false });
+    expect(read(['POST / HTTP/1.1', 'Host: a', 'Content-Length: 3'])).toMatchObject({ ok: true, expectsContinue: false });
   });
 
   it('never throws, and what it forwards it would forward again unchanged (property)', () => {

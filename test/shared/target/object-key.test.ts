@@ -71,6 +71,22 @@ describe('objectKeyFromPath', () => {
     expect(reasonFor('/a%2F.%2Fb')).toMatch(/"\." segment/);
   });
 
+  it('rejects a key of only slashes, which S3-compatible servers read as the bucket itself (a listing)', () => {
+    for (const path of ['//', '///', '/%2F', '/%2f%2F/']) expect(reasonFor(path), path).toMatch(/only slashes/);
+  });
+
+  it('reads a backslash as a separator when deciding whether a key climbs, as filesystem-backed servers and gateways do', () => {
+    expect(reasonFor('/..%5C..%5Cetc%5Cpasswd')).toMatch(/"\.\." segment/);
+    expect(reasonFor('/a%5c..%5cb')).toMatch(/"\.\." segment/);
+    expect(reasonFor('/a%5C.%5Cb')).toMatch(/"\." segment/);
+    expect(reasonFor('/a/..%5C')).toMatch(/"\.\." segment/);
+  });
+
+  it('keeps a backslash that is not beside a dot segment, as S3 stores it', () => {
+    expect(keyOf('/dir%5Cfile.txt')).toBe('dir\\file.txt');
+    expect(keyOf('/a%5C...%5Cb')).toBe('a\\...\\b');
+  });
+
   it('accepts dots that are not a whole segment', () => {
     expect(keyOf('/a/...')).toBe('a/...');
     expect(keyOf('/.hidden/..x')).toBe('.hidden/..x');
@@ -145,7 +161,12 @@ const keyChar = fc.oneof(fc.constantFrom(...AWKWARD), fc.string({ unit: 'binary'
 const validKey = fc
   .string({ unit: keyChar, minLength: 1, maxLength: 60 })
   .filter((k) => !/[\u0000-\u001F\u007F]/.test(k))
-  .filter((k) => !k.split('/').some((segment) => segment === '.' || segment === '..'));
+  .filter((k) => !/^\/*$/.test(k))
+  .filter((k) => !k.split(/[/\\]/).some((segment) => segment === '.' || segment === '..'));
+
+/** Paths built from the pieces that spell separators, dots and encodings, in any order. */
+const HOSTILE_PIECES = ['/', '\\', '.', '..', '%2e', '%2E', '%2f', '%2F', '%5c', '%5C', '%25', 'a', 'etc', '%00', 'é', '%C3%A9'];
+const hostilePath = fc.array(fc.constantFrom(...HOSTILE_PIECES), { maxLength: 12 }).map((pieces) => `/${pieces.join('')}`);
 
 describe('objectKeyFromPath and encodeKeyForPath (properties)', () => {
   it('objectKeyFromPath never throws, whatever the input', () => {
@@ -170,6 +191,19 @@ describe('objectKeyFromPath and encodeKeyForPath (properties)', () => {
         const path = `/${encodeKeyForPath(key)}`;
         expect(new URL(`https://s3.example${path}`).pathname).toBe(path);
       }),
+    );
+  });
+
+  it('never decides a key that is empty, only slashes, or climbs under "/" or "\\" (issue 22, points 12 and 13)', () => {
+    fc.assert(
+      fc.property(fc.oneof(hostilePath, hostilePath.map((path) => new URL(`https://cdn.example${path}`).pathname)), (path) => {
+        const result = objectKeyFromPath(path);
+        if (!result.ok) return;
+        expect(result.key).not.toMatch(/^\/*$/);
+        expect(result.key.split(/[/\\]/)).not.toContain('..');
+        expect(result.key.split(/[/\\]/)).not.toContain('.');
+      }),
+      { numRuns: 2000 },
     );
   });
 

@@ -70,6 +70,21 @@ describe('requestTarget for an S3 origin', () => {
     }
   });
 
+  it('answers 404 for a path of only slashes, which S3-compatible servers read as the bucket (issue 22, point 12)', () => {
+    for (const path of ['//', '///', '/%2F', '//?list-type=2']) {
+      const error = thrown(() => requestTarget(url(path), 's3'));
+      expect(error.status, path).toBe(404);
+    }
+  });
+
+  it('answers 400 for a key that climbs with backslashes, as a filesystem-backed server would read it (issue 22, point 13)', () => {
+    for (const path of ['/..%5C..%5Cetc%5Cpasswd', '/a%5c..%5c..%5cb', '/a/..%5Cb']) {
+      const error = thrown(() => requestTarget(url(path), 's3'));
+      expect(error.status, path).toBe(400);
+      expect(error.message, path).toMatch(/"\.\." segment/);
+    }
+  });
+
   it('answers 400 for malformed percent-encoding', () => {
     const error = thrown(() => requestTarget(url('/%zz'), 's3'));
     expect(error.status).toBe(400);
@@ -145,7 +160,7 @@ describe('normalizePath', () => {
 /** Keys S3 can hold and we serve: no controls, no lone surrogates, no dot segments. */
 const objectKey = fc
   .string({ unit: 'grapheme', minLength: 1, maxLength: 30 })
-  .filter((key) => !/[\u0000-\u001f\u007f]/.test(key) && !key.split('/').some((s) => s === '.' || s === '..'));
+  .filter((key) => !/[\u0000-\u001f\u007f]/.test(key) && !/^\/*$/.test(key) && !key.split(/[/\\]/).some((s) => s === '.' || s === '..'));
 
 describe('request target properties', () => {
   it('maps the canonical path of any key back to that key and that same path', () => {
@@ -212,6 +227,10 @@ describe('requestTarget with an index document (INDEX_DOCUMENT)', () => {
   it('still checks the whole key: dot segments and the key length', () => {
     expect(thrown(() => indexed('/a%2F..%2F')).status).toBe(400);
     expect(thrown(() => indexed(`/${'a'.repeat(1020)}/`)).status).toBe(400);
+  });
+
+  it('reads a path of only slashes as a folder like any other: its index object, never the bucket', () => {
+    expect(indexed('//')).toEqual({ path: '//index.html', query: '', key: '/index.html' });
   });
 
   it('leaves paths alone for an HTTP origin, whose site decides what / means', () => {

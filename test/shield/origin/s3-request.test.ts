@@ -76,9 +76,14 @@ describe('s3ObjectRequest keys', () => {
   });
 
   it('refuses an empty key or one with dot segments', () => {
-    expect(() => s3ObjectRequest(pathStyle, awsEndpoint, '', 'GET', {})).toThrow(/non-empty object key/);
-    expect(() => s3ObjectRequest(pathStyle, awsEndpoint, 'a/../b', 'GET', {})).toThrow(/"\." or "\.\." segments/);
-    expect(() => s3ObjectRequest(pathStyle, awsEndpoint, '.', 'GET', {})).toThrow(/"\." or "\.\." segments/);
+    expect(() => s3ObjectRequest(pathStyle, awsEndpoint, '', 'GET', {})).toThrow(/got an empty one/);
+    expect(() => s3ObjectRequest(pathStyle, awsEndpoint, 'a/../b', 'GET', {})).toThrow(/"\.\." segment/);
+    expect(() => s3ObjectRequest(pathStyle, awsEndpoint, '.', 'GET', {})).toThrow(/"\." segment/);
+  });
+
+  it('never signs a key of only slashes (a bucket request) or one that climbs with backslashes', () => {
+    for (const key of ['/', '//']) expect(() => s3ObjectRequest(pathStyle, awsEndpoint, key, 'GET', {}), key).toThrow(/only slashes/);
+    for (const key of ['..\\..\\etc\\passwd', 'a\\.\\b']) expect(() => s3ObjectRequest(pathStyle, awsEndpoint, key, 'GET', {}), key).toThrow(/segment/);
   });
 });
 
