@@ -48,7 +48,8 @@ export async function answerObject(request: Request, shield: ShieldRequest, fact
     waitUntil: (promise) => meter.hold(promise),
     upstream: healingUpstream(meteredUpstream(originUpstream(config, target, Date.now, client), meter, () => true), originHealing(config.originIdleTimeoutMs)),
     noStale: request.headers.get(REVALIDATE_HEADER) === '1',
-    purged: purgedBy(await purgeRecords(shield.purges, Date.now()), `${target.path}${target.query}`, purgedAt(request.headers.get(PURGED_AT_HEADER))),
+    // On the clock entries are timed by (readPolicy): records are compared with their origin times.
+    purged: purgedBy(await purgeRecords(shield.purges, Date.now() + facts.clockOffset), `${target.path}${target.query}`, purgedAt(request.headers.get(PURGED_AT_HEADER))),
     // The edge's request: it aborts when the edge gives up (its client went away).
     signal: request.signal,
   };

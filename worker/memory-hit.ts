@@ -33,20 +33,22 @@ export function answerFromMemory(request: Request, edge: EdgeRequest): Response 
   const entry = memory.get(address.key);
   if (entry === undefined || !entry.whole) return undefined;
   for (const name of CONDITIONS) if (request.headers.has(name)) return undefined;
-  const records = knownPurgeRecords(edge.purges, started);
-  if (records === undefined) return undefined;
-  if (entry.purgeChecked !== records) {
-    // Purged: the full path deletes it from the Cache API and memory, and goes upstream.
-    if (purgedBy(records, address.purgePath)(entry)) return undefined;
-    entry.purgeChecked = records;
-  }
-  const answered = (hit: Response | undefined): Response | undefined => {
+  // `now` is the clock entries and purges are timed by: the test clock's, when one is bound.
+  const answered = (now: number): Response | undefined => {
+    const records = knownPurgeRecords(edge.purges, now);
+    if (records === undefined) return undefined;
+    if (entry.purgeChecked !== records) {
+      // Purged: the full path deletes it from the Cache API and memory, and goes upstream.
+      if (purgedBy(records, address.purgePath)(entry)) return undefined;
+      entry.purgeChecked = records;
+    }
+    const hit = freshHit(entry, now, started);
     // What the stats record needs, known here already (shared/observe/observed.ts).
     if (hit !== undefined) edge.meter.hit = { host: address.host, path: address.purgePath, bytes: entry.body.size };
     return hit;
   };
-  if (edge.testClock === undefined) return answered(freshHit(entry, started, started));
-  return clockOffset(edge.testClock, started).then((offset) => answered(freshHit(entry, started + offset, started)));
+  if (edge.testClock === undefined) return answered(started);
+  return clockOffset(edge.testClock, started).then((offset) => answered(started + offset));
 }
 
 /** A hit's headers: what never changes, and the last full set (they change about once a second). */

@@ -24,7 +24,8 @@ interface PurgedUrl {
   target: RequestTarget;
 }
 
-export async function purge(request: Request, edge: EdgeBindings): Promise<Response> {
+/** `clockOffset` (ms): the test clock's lead; purges are timed on the clock entries are (readPolicy). */
+export async function purge(request: Request, edge: EdgeBindings, clockOffset = 0): Promise<Response> {
   const { config } = edge;
   if (config.purgeToken === undefined) throw new Forbidden('purge is disabled: set the PURGE_TOKEN secret to enable it');
   // RFC 6750 §3: a request without valid credentials is answered 401 with WWW-Authenticate.
@@ -34,7 +35,7 @@ export async function purge(request: Request, edge: EdgeBindings): Promise<Respo
   if (edge.purges === undefined) throw new ConfigError('purge needs the PURGES KV namespace binding');
   const parsed = parsePurgeBody(await readBody(request));
   if (!parsed.ok) throw new BadRequest(parsed.reason);
-  const at = Date.now();
+  const at = Date.now() + clockOffset;
   const urls = parsed.request.urls.map((value) => resolve(value, new URL(request.url), config));
   const prefixes = parsed.request.prefixes.map((value) => resolvePrefix(value, config));
   const records = purgeRecords(parsed.request, urls, prefixes, at);
