@@ -6,7 +6,7 @@
 // edge-cache.ts and decides stale use, revalidation and ranges there.
 
 import { purgedBy } from '../shared/purge/purge.ts';
-import { knownPurgeRecords } from '../shared/purge/purge-store.ts';
+import { knownPurgeList } from '../shared/purge/purge-store.ts';
 import { currentAge, remainingFreshness } from '../shared/store/stored-entry.ts';
 import { clockOffset } from '../shared/tier/test-clock.ts';
 import { EDGE_CACHE_NAME, appendCacheStatus, cacheStatusMember, withoutMember } from '../shared/http/cache-status.ts';
@@ -35,12 +35,12 @@ export function answerFromMemory(request: Request, edge: EdgeRequest): Response 
   for (const name of CONDITIONS) if (request.headers.has(name)) return undefined;
   // `now` is the clock entries and purges are timed by: the test clock's, when one is bound.
   const answered = (now: number): Response | undefined => {
-    const records = knownPurgeRecords(edge.purges, now);
-    if (records === undefined) return undefined;
-    if (entry.purgeChecked !== records) {
+    const list = knownPurgeList(edge.purges, now);
+    if (list === undefined) return undefined;
+    if (entry.purgeChecked !== list) {
       // Purged: the full path deletes it from the Cache API and memory, and goes upstream.
-      if (purgedBy(records, address.purgePath)(entry)) return undefined;
-      entry.purgeChecked = records;
+      if (purgedBy(list, address.purgePath)(entry)) return undefined;
+      entry.purgeChecked = list;
     }
     const hit = freshHit(entry, now, started);
     // What the stats record needs, known here already (shared/observe/observed.ts).
