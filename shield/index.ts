@@ -46,7 +46,7 @@ app.use('*', async (c, next) => {
     c.env.meter.internal = true;
     if (path === HEALTH_PATH) return c.json({ shield: 'ok', version: VERSION }, 200, { 'cache-control': 'no-store' });
     if (c.req.method !== 'POST') throw new MethodNotAllowed(c.req.method, ['POST']);
-    return acceptPurge(c.req.raw, c.env.config);
+    return acceptPurge(c.req.raw, c.env.config, c.var.clockOffset);
   }
   if ((c.req.method === 'GET' || c.req.method === 'HEAD') && parseSliceRequestPath(c.var.url.pathname) !== undefined) return next();
   throw new NotFound('no such endpoint');

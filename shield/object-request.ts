@@ -5,7 +5,7 @@
 import type { Config } from '../shared/config/config.ts';
 import { TIER_MANAGED, forwardedRequestHeaders } from '../shared/http/headers.ts';
 import { purgedBy } from '../shared/purge/purge.ts';
-import { purgeRecords } from '../shared/purge/purge-store.ts';
+import { purgeList } from '../shared/purge/purge-store.ts';
 import { parseSliceRequestPath } from '../shared/slices/slice-protocol.ts';
 import { bucketFor, misdirected } from '../shared/target/host-buckets.ts';
 import { HOST_HEADER, PURGED_AT_HEADER, REVALIDATE_HEADER, SHIELD_ORIGIN } from '../shared/target/internal.ts';
@@ -52,7 +52,8 @@ export async function answerObject(request: Request, shield: ShieldRequest, fact
     waitUntil: (promise) => meter.hold(promise),
     upstream: healingUpstream(meteredUpstream(originUpstream(config, target, Date.now, client), meter, () => true), originHealing(config.originIdleTimeoutMs)),
     noStale: request.headers.get(REVALIDATE_HEADER) === '1',
-    purged: purgedBy(await purgeRecords(shield.purges, Date.now()), `${target.path}${target.query}`, purgedAt(request.headers.get(PURGED_AT_HEADER))),
+    // On the clock entries are timed by (readPolicy): records are compared with their origin times.
+    purged: purgedBy(await purgeList(shield.purges, Date.now() + facts.clockOffset), `${target.path}${target.query}`, purgedAt(request.headers.get(PURGED_AT_HEADER))),
     // The edge's request: it aborts when the edge gives up (its client went away).
     signal: request.signal,
   };

@@ -11,9 +11,10 @@ import { requestTarget } from '../shared/target/request-target.ts';
 import { remove } from '../shared/tier/tier-cache.ts';
 import { shieldCache, shieldKey } from './shield-cache.ts';
 
-export async function acceptPurge(request: Request, config: Config): Promise<Response> {
+/** `clockOffset` (ms): the test clock's lead; the list is kept on the clock entries are timed by. */
+export async function acceptPurge(request: Request, config: Config, clockOffset = 0): Promise<Response> {
   const records = await readRecords(request);
-  rememberPurges(records, Date.now());
+  rememberPurges(records, Date.now() + clockOffset);
   const cache = await shieldCache();
   const urls = records.filter((record) => record.kind === 'url');
   // The edge sent canonical paths; re-derived here exactly as a request for them would be.

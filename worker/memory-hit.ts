@@ -6,7 +6,7 @@
 // edge-cache.ts and decides stale use, revalidation and ranges there.
 
 import { purgedBy } from '../shared/purge/purge.ts';
-import { knownPurgeRecords } from '../shared/purge/purge-store.ts';
+import { knownPurgeList } from '../shared/purge/purge-store.ts';
 import { currentAge, remainingFreshness } from '../shared/store/stored-entry.ts';
 import { clockOffset } from '../shared/tier/test-clock.ts';
 import { EDGE_CACHE_NAME, appendCacheStatus, cacheStatusMember, withoutMember } from '../shared/http/cache-status.ts';
@@ -33,20 +33,22 @@ export function answerFromMemory(request: Request, edge: EdgeRequest): Response 
   const entry = memory.get(address.key);
   if (entry === undefined || !entry.whole) return undefined;
   for (const name of CONDITIONS) if (request.headers.has(name)) return undefined;
-  const records = knownPurgeRecords(edge.purges, started);
-  if (records === undefined) return undefined;
-  if (entry.purgeChecked !== records) {
-    // Purged: the full path deletes it from the Cache API and memory, and goes upstream.
-    if (purgedBy(records, address.purgePath)(entry)) return undefined;
-    entry.purgeChecked = records;
-  }
-  const answered = (hit: Response | undefined): Response | undefined => {
+  // `now` is the clock entries and purges are timed by: the test clock's, when one is bound.
+  const answered = (now: number): Response | undefined => {
+    const list = knownPurgeList(edge.purges, now);
+    if (list === undefined) return undefined;
+    if (entry.purgeChecked !== list) {
+      // Purged: the full path deletes it from the Cache API and memory, and goes upstream.
+      if (purgedBy(list, address.purgePath)(entry)) return undefined;
+      entry.purgeChecked = list;
+    }
+    const hit = freshHit(entry, now, started);
     // What the stats record needs, known here already (shared/observe/observed.ts).
     if (hit !== undefined) edge.meter.hit = { host: address.host, path: address.purgePath, bytes: entry.body.size };
     return hit;
   };
-  if (edge.testClock === undefined) return answered(freshHit(entry, started, started));
-  return clockOffset(edge.testClock, started).then((offset) => answered(freshHit(entry, started + offset, started)));
+  if (edge.testClock === undefined) return answered(started);
+  return clockOffset(edge.testClock, started).then((offset) => answered(started + offset));
 }
 
 /** A hit's headers: what never changes, and the last full set (they change about once a second). */

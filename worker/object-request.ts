@@ -5,7 +5,7 @@
 import { hasDirective, parseCacheControl } from '../shared/http/cache-control.ts';
 import { evaluatePreconditions, notModifiedHeaders } from '../shared/http/conditional.ts';
 import { purgeWatch } from '../shared/purge/purge.ts';
-import { purgeRecords } from '../shared/purge/purge-store.ts';
+import { purgeList } from '../shared/purge/purge-store.ts';
 import { meteredUpstream, shieldFetchedFromOrigin } from '../shared/observe/request-meter.ts';
 import { healingUpstream, shieldHealing } from '../shared/tier/healing-upstream.ts';
 import { headObject } from '../shared/tier/object-head.ts';
@@ -28,7 +28,8 @@ export async function answerObject(request: Request, edge: EdgeRequest, facts: R
   const { config, meter } = edge;
   const { url, started } = facts;
   const { target, key, purgePath } = edgeAddress(url, config);
-  const purges = purgeWatch(await purgeRecords(edge.purges, Date.now()), purgePath);
+  // On the clock entries are timed by (readPolicy): records are compared with their origin times.
+  const purges = purgeWatch(await purgeList(edge.purges, Date.now() + facts.clockOffset), purgePath);
   // What a site receives of the client's request (and what its Vary selects by); S3 gets none of it.
   const client = config.originKind === 'http' ? forwardedFor(request, url) : undefined;
   const read: ObjectRead = {

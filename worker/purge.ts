@@ -8,8 +8,9 @@ import { BadRequest, ConfigError, ContentTooLarge, Forbidden, HttpError, Unautho
 import { bearerToken } from '../shared/http/authorization.ts';
 import { PURGE_PATH, credentialMatches } from '../shared/target/internal.ts';
 import { PURGE_BODY_LIMIT, type PurgeRecord, type PurgeRequest, parsePurgeBody } from '../shared/purge/purge.ts';
+import { canonicalPrefix } from '../shared/purge/purge-prefix.ts';
 import { REACHES_EVERY_LOCATION_WITHIN, recordPurges } from '../shared/purge/purge-store.ts';
-import { type RequestTarget, normalizePath, requestTarget } from '../shared/target/request-target.ts';
+import { type RequestTarget, requestTarget } from '../shared/target/request-target.ts';
 import { remove } from '../shared/tier/tier-cache.ts';
 import { concatBytes } from '../shared/streams/bytes.ts';
 import { edgeCache } from './edge-cache.ts';
@@ -23,7 +24,8 @@ interface PurgedUrl {
   target: RequestTarget;
 }
 
-export async function purge(request: Request, edge: EdgeBindings): Promise<Response> {
+/** `clockOffset` (ms): the test clock's lead; purges are timed on the clock entries are (readPolicy). */
+export async function purge(request: Request, edge: EdgeBindings, clockOffset = 0): Promise<Response> {
   const { config } = edge;
   if (config.purgeToken === undefined) throw new Forbidden('purge is disabled: set the PURGE_TOKEN secret to enable it');
   // RFC 6750 §3: a request without valid credentials is answered 401 with WWW-Authenticate.
@@ -33,9 +35,10 @@ export async function purge(request: Request, edge: EdgeBindings): Promise<Respo
   if (edge.purges === undefined) throw new ConfigError('purge needs the PURGES KV namespace binding');
   const parsed = parsePurgeBody(await readBody(request));
   if (!parsed.ok) throw new BadRequest(parsed.reason);
-  const at = Date.now();
+  const at = Date.now() + clockOffset;
   const urls = parsed.request.urls.map((value) => resolve(value, new URL(request.url), config));
-  const records = purgeRecords(parsed.request, urls, at);
+  const prefixes = parsed.request.prefixes.map((value) => resolvePrefix(value, config));
+  const records = purgeRecords(parsed.request, urls, prefixes, at);
   await recordPurges(edge.purges, records, at);
   const cache = await edgeCache(config);
   await Promise.all(urls.map(({ url, target }) => remove(cache, edgeKey(url, target)).catch(() => false)));
@@ -48,13 +51,15 @@ export async function purge(request: Request, edge: EdgeBindings): Promise<Respo
   await shield.body?.cancel();
   // The global record reaches the shield anyway, within the bound; say so rather than fail.
   if (!shield.ok) console.error(`purge: the shield answered ${shield.status}; it will learn of the purge from the global list`);
-  return Response.json({ purged: parsed.request, at, reachesEveryLocationWithin: REACHES_EVERY_LOCATION_WITHIN }, { headers: { 'cache-control': 'no-store' } });
+  // `matched`: the canonical forms the tiers compare entries with, so a client sees what a purge names.
+  const matched = { urls: urls.map(({ target }) => `${target.path}${target.query}`), prefixes };
+  return Response.json({ purged: parsed.request, matched, at, reachesEveryLocationWithin: REACHES_EVERY_LOCATION_WITHIN }, { headers: { 'cache-control': 'no-store' } });
 }
 
-function purgeRecords(request: PurgeRequest, urls: PurgedUrl[], at: number): PurgeRecord[] {
+function purgeRecords(request: PurgeRequest, urls: PurgedUrl[], prefixes: string[], at: number): PurgeRecord[] {
   return [
     ...urls.map(({ target }): PurgeRecord => ({ kind: 'url', value: `${target.path}${target.query}`, at })),
-    ...request.prefixes.map((prefix): PurgeRecord => ({ kind: 'prefix', value: normalizePath(prefix), at })),
+    ...prefixes.map((prefix): PurgeRecord => ({ kind: 'prefix', value: prefix, at })),
     ...request.tags.map((tag): PurgeRecord => ({ kind: 'tag', value: tag.toLowerCase(), at })),
     ...(request.everything ? [{ kind: 'everything', value: '', at } satisfies PurgeRecord] : []),
   ];
@@ -76,6 +81,12 @@ function resolve(value: string, base: URL, config: Config): PurgedUrl {
   }
 }
 
+/** A prefix in the canonical form entries are matched by, or the 400 saying why there is none. */
+function resolvePrefix(value: string, config: Config): string {
+  const canonical = canonicalPrefix(value, config.originKind, config.cacheKeyQuery);
+  if (!canonical.ok) throw new BadRequest(canonical.reason);
+  return canonical.prefix;
+}
 
 /** The body as text: JSON, at most PURGE_BODY_LIMIT bytes. */
 async function readBody(request: Request): Promise<string> {

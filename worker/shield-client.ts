@@ -61,7 +61,8 @@ export function shieldUpstream(shield: Fetcher, config: Config, target: RequestT
     const headers = new Headers(client);
     headers.set(HOST_HEADER, host);
     const at = purgedAt();
-    if (at !== undefined) headers.set(PURGED_AT_HEADER, String(at));
+    // Whole ms, as the shield reads it (a floor of the purge list may be any number): rounded up, it purges no less.
+    if (at !== undefined) headers.set(PURGED_AT_HEADER, String(Math.ceil(at)));
     return headers;
   };
   return {

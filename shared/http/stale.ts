@@ -3,7 +3,7 @@
 // fall back to it when the origin fails.
 
 import { type CacheControl, directiveFields, directiveSeconds, hasDirective } from './cache-control.ts';
-import { type EntryMeta, currentAge } from '../store/stored-entry.ts';
+import { type EntryMeta, MAX_RETENTION_S, currentAge } from '../store/stored-entry.ts';
 
 export interface StalePolicy {
   /** Seconds past freshness during which the stale copy is served while a refresh runs (RFC 5861 §3). */
@@ -49,9 +49,12 @@ export function stalePolicy(cc: CacheControl, defaults: StaleDefaults): StalePol
  */
 export const KEEP_FOR_REVALIDATION = 3600;
 
-/** Seconds a tier should keep an entry: its freshness left plus the longest stale window or keep. */
+/**
+ * Seconds a tier should keep an entry: its freshness left plus the longest stale window or keep,
+ * at most MAX_RETENTION_S (a purge record's lifetime: past it no purge list vouches for the entry).
+ */
 export function retention(lifetime: number, age: number, policy: StalePolicy): number {
-  return Math.max(1, lifetime - age + Math.max(policy.whileRevalidate, policy.ifError, KEEP_FOR_REVALIDATION));
+  return Math.min(MAX_RETENTION_S, Math.max(1, lifetime - age + Math.max(policy.whileRevalidate, policy.ifError, KEEP_FOR_REVALIDATION)));
 }
 
 /**

@@ -4,9 +4,11 @@
 // the bytes came from the origin (originAt), not by when this tier stored them: a tier that
 // refills from another which has not read the purge yet gets the old bytes with their old
 // origin time, and the purge still finds them. Each tier checks a stored entry against the
-// records on every lookup; a purged entry is a miss. No I/O here: records in, verdicts out.
+// records on every lookup; a purged entry is a miss. The list a tier keeps is bounded (by age and
+// count), and what it drops it can no longer vouch for (PurgeList.vouchedSince): an entry whose
+// bytes are that old counts as purged. No I/O here: records in, verdicts out.
 
-import { originAt } from '../store/stored-entry.ts';
+import { MAX_RETENTION_S, originAt } from '../store/stored-entry.ts';
 import { splitList } from '../http/header-list.ts';
 
 /** What a purge looks at in a stored entry (or in an answer a tier is about to store). */
@@ -47,7 +49,23 @@ export const MAX_PURGE_VALUES = 30;
 export const MAX_VALUE_LENGTH = 512;
 /** The list each tier keeps: the newest records, none older than this. */
 export const MAX_RECORDS = 1000;
-export const RECORD_LIFETIME_MS = 31 * 86_400_000;
+/** As long as a tier may keep an entry (MAX_RETENTION_S); one whose bytes are older counts as purged (PurgeList.vouchedSince). */
+export const RECORD_LIFETIME_MS = MAX_RETENTION_S * 1000;
+
+/**
+ * What a tier knows of purges: the records it keeps, and how far back they vouch. A record the
+ * list dropped (older than RECORD_LIFETIME_MS, past the newest MAX_RECORDS, or unreadable) may
+ * have covered an entry still stored, so every entry whose bytes came from the origin at or
+ * before `vouchedSince` (ms epoch) counts as purged; -Infinity: the list has dropped nothing.
+ * It only rises, and it is set when the list is built: records are dropped only then.
+ */
+export interface PurgeList {
+  records: readonly PurgeRecord[];
+  vouchedSince: number;
+}
+
+/** The list of a tier that has neither read nor been told of any purge. */
+export const NO_PURGES: PurgeList = { records: [], vouchedSince: -Infinity };
 
 const FIELDS = ['urls', 'prefixes', 'tags', 'everything'] as const;
 
@@ -101,13 +119,14 @@ export function lastPurge(records: readonly PurgeRecord[], path: string, tags: r
  * the shield (shield-client.ts): the shield may not have read that purge from the global list
  * yet, and must not answer the refill from the copy the purge was meant to remove.
  */
-export function purgeWatch(records: readonly PurgeRecord[], path: string): { purged: (entry: PurgeCandidate) => boolean; watermark: () => number | undefined } {
+export function purgeWatch(list: PurgeList, path: string): { purged: (entry: PurgeCandidate) => boolean; watermark: () => number | undefined } {
   // Purges by URL, prefix or everything apply whatever the entry; by tag, only to a tagged entry found here.
-  let watermark = lastPurge(records, path);
+  let watermark = lastPurge(list.records, path);
   return {
     purged: (entry) => {
-      const at = lastPurge(records, path, entryTags(entry.headers));
-      if (at === undefined || originAt(entry.meta) > at) return false;
+      // The floor counts as a purge of everything: the shield is told it once it applied.
+      const at = Math.max(lastPurge(list.records, path, entryTags(entry.headers)) ?? -Infinity, list.vouchedSince);
+      if (originAt(entry.meta) > at) return false;
       watermark = Math.max(watermark ?? at, at);
       return true;
     },
@@ -120,10 +139,15 @@ export function entryTags(headers: Headers): string[] {
   return splitList(headers.get('cache-tag') ?? '').map((tag) => tag.toLowerCase());
 }
 
-/** The list a tier keeps: newest first, at most MAX_RECORDS, none older than RECORD_LIFETIME_MS; duplicates once. */
-export function keptRecords(records: readonly PurgeRecord[], now: number): PurgeRecord[] {
+/**
+ * The list a tier keeps of `records` at `now`: newest first, at most MAX_RECORDS, none older
+ * than RECORD_LIFETIME_MS, duplicates once; vouching for nothing at or before the newest record
+ * it drops, nor for anything older than a record's lifetime (the KV store forgets those records
+ * without saying so), nor before `vouchedSince` (the list's floor so far).
+ */
+export function keptList(records: readonly PurgeRecord[], now: number, vouchedSince = -Infinity): PurgeList {
   const seen = new Set<string>();
-  return [...records]
+  const live = [...records]
     .filter((record) => now - record.at <= RECORD_LIFETIME_MS)
     .sort((a, b) => b.at - a.at)
     .filter((record) => {
@@ -131,8 +155,10 @@ export function keptRecords(records: readonly PurgeRecord[], now: number): Purge
       if (seen.has(id)) return false;
       seen.add(id);
       return true;
-    })
-    .slice(0, MAX_RECORDS);
+    });
+  // Sorted newest first: the first record past the bound is the newest one dropped.
+  const droppedAt = live[MAX_RECORDS]?.at ?? -Infinity;
+  return { records: live.slice(0, MAX_RECORDS), vouchedSince: Math.max(vouchedSince, now - RECORD_LIFETIME_MS, droppedAt) };
 }
 
 /** A record read back from storage, or undefined if it is not one. */
@@ -178,9 +204,10 @@ function describe(text: string): string {
 /**
  * The check a tier hands to ObjectRead: is this stored entry (at `path`, canonical) purged?
  * `watermark` (ms epoch): entries stored at or before it are purged too (the edge's word, when
- * it knows of a purge this tier has not read yet).
+ * it knows of a purge this tier has not read yet), as are those the list no longer vouches for.
  */
-export function purgedBy(records: readonly PurgeRecord[], path: string, watermark?: number): (entry: PurgeCandidate) => boolean {
-  if (records.length === 0 && watermark === undefined) return () => false;
-  return (entry) => (watermark !== undefined && originAt(entry.meta) <= watermark) || isPurged({ originAt: originAt(entry.meta), path, tags: entryTags(entry.headers) }, records);
+export function purgedBy(list: PurgeList, path: string, watermark?: number): (entry: PurgeCandidate) => boolean {
+  const floor = Math.max(list.vouchedSince, watermark ?? -Infinity);
+  if (list.records.length === 0 && floor === -Infinity) return () => false;
+  return (entry) => originAt(entry.meta) <= floor || isPurged({ originAt: originAt(entry.meta), path, tags: entryTags(entry.headers) }, list.records);
 }

@@ -27,6 +27,14 @@ export interface EntryMeta {
   originAt?: number;
 }
 
+/**
+ * Longest (s) a tier keeps an entry, whatever its freshness and stale windows, and how long a
+ * purge record lives (shared/purge/purge.ts): a purge is judged by `originAt`, and past a
+ * record's lifetime the purge list no longer vouches for an entry (its lookups count it
+ * purged), so the platform is never asked to hold one longer.
+ */
+export const MAX_RETENTION_S = 31 * 86_400;
+
 /** When the entry's bytes last came from the origin (EntryMeta.originAt). */
 export function originAt(meta: Pick<EntryMeta, 'storedAt' | 'originAt'>): number {
   return meta.originAt ?? meta.storedAt;

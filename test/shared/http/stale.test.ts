@@ -3,6 +3,7 @@ import { parseCacheControl } from '../../../shared/http/cache-control.ts';
 import { KEEP_FOR_REVALIDATION, type StalePolicy, retention, staleUse, stalePolicy, usableOnError, usableWhenDisconnected } from '../../../shared/http/stale.ts';
 import { effectiveCacheControl, TIERCACHE_TARGETS } from '../../../shared/http/targeted-cache-control.ts';
 import type { EntryMeta } from '../../../shared/store/stored-entry.ts';
+import { RECORD_LIFETIME_MS } from '../../../shared/purge/purge.ts';
 
 const DEFAULTS = { whileRevalidate: 60, ifError: 86_400 };
 const NOW = Date.parse('2026-09-01T12:00:00Z');
@@ -100,6 +101,12 @@ describe('retention', () => {
 
   it('keeps an entry for at least one second, even when it arrived far older than every window', () => {
     expect(retention(0, 1_000_000, FORBIDDEN)).toBe(1);
+  });
+
+  it('keeps an entry no longer than a purge record lives: past that, no purge list can vouch for it', () => {
+    const year = 31_536_000;
+    expect(retention(year, 0, { whileRevalidate: 60, ifError: 86_400, mustRevalidate: false })).toBe(RECORD_LIFETIME_MS / 1000);
+    expect(retention(RECORD_LIFETIME_MS / 1000 - KEEP_FOR_REVALIDATION - 1, 0, FORBIDDEN)).toBe(RECORD_LIFETIME_MS / 1000 - 1);
   });
 });
 

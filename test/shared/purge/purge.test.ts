@@ -1,6 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_PURGE_VALUES, MAX_RECORDS, type PurgeRecord, RECORD_LIFETIME_MS, asRecord, entryTags, isPurged, keptRecords, lastPurge, parsePurgeBody, purgeWatch, purgedBy } from '../../../shared/purge/purge.ts';
+import { MAX_PURGE_VALUES, MAX_RECORDS, type PurgeList, type PurgeRecord, RECORD_LIFETIME_MS, asRecord, entryTags, isPurged, keptList, lastPurge, parsePurgeBody, purgeWatch, purgedBy } from '../../../shared/purge/purge.ts';
+
+/** A list that has dropped nothing. */
+const listOf = (records: PurgeRecord[]): PurgeList => ({ records, vouchedSince: -Infinity });
 
 const reasonOf = (text: string): string => {
   const parsed = parsePurgeBody(text);
@@ -101,7 +104,7 @@ describe('entryTags', () => {
 
 describe('purgedBy', () => {
   it('checks a stored entry by its timing, the path given and its Cache-Tag', () => {
-    const check = purgedBy([{ kind: 'tag', value: 'blog', at: 2000 }], '/a');
+    const check = purgedBy(listOf([{ kind: 'tag', value: 'blog', at: 2000 }]), '/a');
     expect(check({ meta: { storedAt: 1000 }, headers: new Headers({ 'cache-tag': 'BLOG' }) })).toBe(true);
     expect(check({ meta: { storedAt: 3000 }, headers: new Headers({ 'cache-tag': 'blog' }) })).toBe(false);
     expect(check({ meta: { storedAt: 1000 }, headers: new Headers() })).toBe(false);
@@ -126,7 +129,7 @@ describe('purge watermarks (an edge telling the shield of a purge it has not rea
   });
 
   it('starts from the path purges, and raises the watermark to a tag purge it applied', () => {
-    const watch = purgeWatch(records, '/img/b.png');
+    const watch = purgeWatch(listOf(records), '/img/b.png');
     expect(watch.watermark()).toBe(100);
     expect(watch.purged(entry(600, 'blog'))).toBe(false);
     expect(watch.watermark()).toBe(100);
@@ -135,10 +138,10 @@ describe('purge watermarks (an edge telling the shield of a purge it has not rea
   });
 
   it('purges, at the shield, what was stored at or before the watermark, and nothing newer', () => {
-    expect(purgedBy([], '/a', 1000)(entry(1000))).toBe(true);
-    expect(purgedBy([], '/a', 1000)(entry(1001))).toBe(false);
-    expect(purgedBy(records, '/img/a.png', undefined)(entry(200))).toBe(true);
-    expect(purgedBy(records, '/img/a.png', 50)(entry(301))).toBe(false);
+    expect(purgedBy(listOf([]), '/a', 1000)(entry(1000))).toBe(true);
+    expect(purgedBy(listOf([]), '/a', 1000)(entry(1001))).toBe(false);
+    expect(purgedBy(listOf(records), '/img/a.png', undefined)(entry(200))).toBe(true);
+    expect(purgedBy(listOf(records), '/img/a.png', 50)(entry(301))).toBe(false);
   });
 
   it('agrees with isPurged on every entry, for any records', () => {
@@ -150,32 +153,32 @@ describe('purge watermarks (an edge telling the shield of a purge it has not rea
     fc.assert(
       fc.property(fc.array(record, { maxLength: 8 }), fc.constantFrom('/a', '/a/b', '/b'), fc.integer({ min: 0, max: 1000 }), fc.boolean(), (list, path, storedAt, tagged) => {
         const stored = entry(storedAt, tagged ? 'blog' : '');
-        const watch = purgeWatch(list, path);
+        const watch = purgeWatch(listOf(list), path);
         const purged = watch.purged(stored);
         expect(purged).toBe(isPurged({ originAt: storedAt, path, tags: tagged ? ['blog'] : [] }, list));
         // What the edge tells the shield purges at least what the edge purged.
-        if (purged) expect(purgedBy([], path, watch.watermark())(stored)).toBe(true);
+        if (purged) expect(purgedBy(listOf([]), path, watch.watermark())(stored)).toBe(true);
       }),
     );
   });
 });
 
-describe('keptRecords', () => {
+describe('keptList', () => {
   const now = 100 * RECORD_LIFETIME_MS;
 
   it('keeps the newest records first, without duplicates', () => {
     const a = { kind: 'url', value: '/a', at: now - 5 } as const;
     const b = { kind: 'tag', value: 't', at: now - 1 } as const;
-    expect(keptRecords([a, b, a], now)).toEqual([b, a]);
+    expect(keptList([a, b, a], now).records).toEqual([b, a]);
   });
 
   it('drops records older than the lifetime', () => {
-    expect(keptRecords([{ kind: 'everything', value: '', at: now - RECORD_LIFETIME_MS - 1 }], now)).toEqual([]);
+    expect(keptList([{ kind: 'everything', value: '', at: now - RECORD_LIFETIME_MS - 1 }], now).records).toEqual([]);
   });
 
   it(`keeps at most ${MAX_RECORDS} records`, () => {
     const many = Array.from({ length: MAX_RECORDS + 5 }, (_, i): PurgeRecord => ({ kind: 'url', value: `/${i}`, at: now - i }));
-    const kept = keptRecords(many, now);
+    const kept = keptList(many, now).records;
     expect(kept).toHaveLength(MAX_RECORDS);
     expect(kept[0]?.value).toBe('/0');
   });
@@ -194,7 +197,7 @@ describe('judged by when the bytes came from the origin', () => {
   const records: PurgeRecord[] = [{ kind: 'url', value: '/a', at: 2000 }];
 
   it('purges a copy stored after the purge whose bytes came from the origin before it (a refill from a tier that had not read it)', () => {
-    const check = purgedBy(records, '/a');
+    const check = purgedBy(listOf(records), '/a');
     expect(check({ meta: { storedAt: 3000, originAt: 1500 }, headers: new Headers() })).toBe(true);
     expect(check({ meta: { storedAt: 3000, originAt: 2500 }, headers: new Headers() })).toBe(false);
     // An entry stored before origin times were kept is judged by when it was stored.
@@ -202,15 +205,84 @@ describe('judged by when the bytes came from the origin', () => {
   });
 
   it('applies the watermark a tier was told the same way', () => {
-    const check = purgedBy([], '/a', 2000);
+    const check = purgedBy(listOf([]), '/a', 2000);
     expect(check({ meta: { storedAt: 9000, originAt: 1999 }, headers: new Headers() })).toBe(true);
     expect(check({ meta: { storedAt: 9000, originAt: 2001 }, headers: new Headers() })).toBe(false);
   });
 
   it('a tag purge is seen on an answer that carries the tag, and raises the watermark sent on', () => {
-    const watch = purgeWatch([{ kind: 'tag', value: 'blog', at: 2000 }], '/a');
+    const watch = purgeWatch(listOf([{ kind: 'tag', value: 'blog', at: 2000 }]), '/a');
     expect(watch.watermark()).toBeUndefined();
     expect(watch.purged({ meta: { storedAt: 5000, originAt: 1000 }, headers: new Headers({ 'cache-tag': 'blog' }) })).toBe(true);
     expect(watch.watermark()).toBe(2000);
+  });
+});
+
+describe('what the kept list can no longer vouch for (vouchedSince)', () => {
+  const now = 100 * RECORD_LIFETIME_MS;
+  const entry = (originAt: number, tags = '') => ({ meta: { storedAt: now, originAt }, headers: new Headers(tags ? { 'cache-tag': tags } : {}) });
+  /** `count` URL purges of `/n/<i>`, the newest at `newest`, one ms apart. */
+  const urlPurges = (count: number, newest: number): PurgeRecord[] => Array.from({ length: count }, (_, i) => ({ kind: 'url', value: `/n/${i}`, at: newest - i }));
+
+  it(`counts as purged whatever came from the origin at or before the newest record dropped past the newest ${MAX_RECORDS}`, () => {
+    const records = [{ kind: 'prefix', value: '/docs/', at: now - 5000 } as const, ...urlPurges(MAX_RECORDS + 1, now - 1)];
+    const list = keptList(records, now);
+    expect(list.records).toHaveLength(MAX_RECORDS);
+    expect(list.records.some((record) => record.kind === 'prefix')).toBe(false);
+    // The newest record dropped is `/n/1000`, made at now - 1 - 1000.
+    expect(list.vouchedSince).toBe(now - 1 - MAX_RECORDS);
+    expect(purgedBy(list, '/docs/a.html')(entry(now - 6000))).toBe(true);
+    expect(purgedBy(list, '/other')(entry(now - 1 - MAX_RECORDS))).toBe(true);
+    // Newer than anything dropped: judged by the records it kept.
+    expect(purgedBy(list, '/other')(entry(now - MAX_RECORDS))).toBe(false);
+    expect(purgedBy(list, '/n/0')(entry(now - MAX_RECORDS))).toBe(true);
+  });
+
+  it('counts as purged whatever came from the origin longer than a record lifetime ago', () => {
+    const list = keptList([{ kind: 'url', value: '/a', at: now - RECORD_LIFETIME_MS - 1 }], now);
+    expect(list.records).toEqual([]);
+    expect(list.vouchedSince).toBe(now - RECORD_LIFETIME_MS);
+    expect(purgedBy(list, '/a')(entry(now - RECORD_LIFETIME_MS - 2))).toBe(true);
+    // Even with no record at all: the store may have let one expire without saying so.
+    expect(purgedBy(keptList([], now), '/b')(entry(now - RECORD_LIFETIME_MS))).toBe(true);
+    expect(purgedBy(keptList([], now), '/b')(entry(now - RECORD_LIFETIME_MS + 1))).toBe(false);
+  });
+
+  it('never lowers the floor it was given', () => {
+    expect(keptList([], now, now - 10).vouchedSince).toBe(now - 10);
+    expect(keptList(urlPurges(MAX_RECORDS + 1, now), now, now - 5).vouchedSince).toBe(now - 5);
+  });
+
+  it('tells the shield of the floor once it applied it, as of a purge', () => {
+    const watch = purgeWatch({ records: [], vouchedSince: now - 100 }, '/a');
+    expect(watch.watermark()).toBeUndefined();
+    expect(watch.purged(entry(now - 50))).toBe(false);
+    expect(watch.watermark()).toBeUndefined();
+    expect(watch.purged(entry(now - 200))).toBe(true);
+    expect(watch.watermark()).toBe(now - 100);
+    expect(purgedBy(listOf([]), '/a', watch.watermark())(entry(now - 200))).toBe(true);
+  });
+
+  it('never serves again what a record purged, kept or dropped (by age or count): for any records, any entry', () => {
+    // Records of sparse names, most within a lifetime, some past it, and about MAX_RECORDS live.
+    const at = fc.integer({ min: now - 1.3 * RECORD_LIFETIME_MS, max: now });
+    const named = (kind: PurgeRecord['kind'], n: number, time: number): PurgeRecord => ({ kind, value: kind === 'tag' ? `t${n}` : `/p${n}`, at: time });
+    const kind = fc.constantFrom('url' as const, 'prefix' as const, 'tag' as const);
+    const record = fc.tuple(kind, fc.integer({ min: 0, max: 5000 }), at).map(([k, n, time]) => named(k, n, time));
+    fc.assert(
+      fc.property(
+        fc.array(record, { minLength: MAX_RECORDS + 100, maxLength: MAX_RECORDS + 400 }),
+        // The entry (`/p7`, tagged `t7`), a record purging it, and how long before it its bytes came.
+        kind, at, fc.integer({ min: 0, max: RECORD_LIFETIME_MS / 10 }),
+        (others, purgedBy7, purgedAt, before) => {
+          const records = [...others, named(purgedBy7, 7, purgedAt)];
+          const origin = purgedAt - before;
+          expect(isPurged({ originAt: origin, path: '/p7', tags: ['t7'] }, records)).toBe(true);
+          expect(purgedBy(keptList(records, now), '/p7')(entry(origin, 't7'))).toBe(true);
+        },
+      ),
+      // Shrinking a thousand records takes minutes: the first counterexample is reported as found.
+      { numRuns: 200, endOnFailure: true },
+    );
   });
 });

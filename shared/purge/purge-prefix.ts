@@ -1,0 +1,51 @@
+// A purge prefix in the spelling the tiers key entries by (README "Purge"). Entries are matched
+// by their canonical path and kept query (shared/target/request-target.ts); a prefix is written
+// as a client writes a path (`/two words/`, `/café/`, `/a+b/`), so it is canonicalised exactly
+// as a request for that path would be, never compared as written. One that no canonical path
+// can start with is refused, with the reason, rather than accepted to match nothing.
+
+import type { OriginKind } from '../config/config.ts';
+import { HttpError } from '../http/errors.ts';
+import { requestTarget } from '../target/request-target.ts';
+
+export type PrefixResult = { ok: true; prefix: string } | { ok: false; reason: string };
+
+/** What a prefix is joined to (not resolved against: `//x/` stays a path, as in a request). */
+const BASE = 'http://purge.invalid';
+// The URL parser drops tabs and newlines from its input and a request's path never holds a
+// control character: such a prefix would silently stand for another one.
+const CONTROL_CHARACTER = /[\u0000-\u001F\u007F]/;
+
+/**
+ * `prefix` (starting with `/`) as the canonical path-and-query prefix entries are matched by:
+ * for `s3` the key's SigV4 encoding (`+` is `%2B`, a space `%20`, `é` `%C3%A9`) and only the
+ * CACHE_KEY_QUERY parameters, sorted; for `http` the URL parser's encoding, RFC 3986 §6.2.2
+ * normalised, and the query as written. INDEX_DOCUMENT never applies: `/docs/` is everything
+ * under docs/.
+ */
+export function canonicalPrefix(prefix: string, kind: OriginKind, keyQuery: readonly string[] = []): PrefixResult {
+  const refuse = (why: string): PrefixResult => ({ ok: false, reason: `expected a prefix a path can start with, got ${JSON.stringify(prefix)}: ${why}` });
+  if (CONTROL_CHARACTER.test(prefix)) return refuse('it holds a control character');
+  // RFC 3986 §3.5: the fragment is the client's own; a "#" in a key is written %23.
+  if (prefix.includes('#')) return refuse('a request path never carries a fragment ("#…"); write a "#" in a path as %23');
+  let url: URL;
+  try {
+    url = new URL(`${BASE}${prefix}`);
+  } catch {
+    return refuse('it is not the path of a URL');
+  }
+  if (kind === 's3') {
+    const dropped = [...url.searchParams.keys()].find((name) => !keyQuery.includes(name));
+    // Such a parameter is no part of any cache key: the prefix would purge more than it says.
+    if (dropped !== undefined) return refuse(`the query parameter ${JSON.stringify(dropped)} is not in CACHE_KEY_QUERY, so no cache key holds it`);
+    // The bucket root names no object, but as a prefix it is every key.
+    if (url.pathname === '/') return url.search === '' ? { ok: true, prefix: '/' } : refuse('no key is empty, so no path is "/" with a query');
+  }
+  try {
+    const target = requestTarget(url, kind, { keyQuery });
+    return { ok: true, prefix: `${target.path}${target.query}` };
+  } catch (error) {
+    if (error instanceof HttpError) return refuse(error.message);
+    throw error;
+  }
+}
