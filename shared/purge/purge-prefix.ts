@@ -38,8 +38,9 @@ export function canonicalPrefix(prefix: string, kind: OriginKind, keyQuery: read
     const dropped = [...url.searchParams.keys()].find((name) => !keyQuery.includes(name));
     // Such a parameter is no part of any cache key: the prefix would purge more than it says.
     if (dropped !== undefined) return refuse(`the query parameter ${JSON.stringify(dropped)} is not in CACHE_KEY_QUERY, so no cache key holds it`);
-    // The bucket root names no object, but as a prefix it is every key.
-    if (url.pathname === '/') return url.search === '' ? { ok: true, prefix: '/' } : refuse('no key is empty, so no path is "/" with a query');
+    // The bucket root (or a path of slashes alone) names no object, but as a prefix it is every
+    // key under it: `/` every key, `//` every key that starts with a slash.
+    if (/^\/+$/.test(url.pathname)) return url.search === '' ? { ok: true, prefix: url.pathname } : refuse(`no key is only slashes, so no path is "${url.pathname}" with a query`);
   }
   try {
     const target = requestTarget(url, kind, { keyQuery });
