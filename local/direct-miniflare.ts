@@ -3,7 +3,9 @@
 // costs ~3× per request (bench/layers), and production has no such layer either. What `npm start`
 // (workers.ts) and the benchmarks' workers (bench/setup/miniflare-direct.ts) both start.
 import { rm, stat } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { basename, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Log, LogLevel, Miniflare, type WorkerOptions } from 'miniflare';
 
 /** As in wrangler.toml. */
@@ -41,8 +43,19 @@ export function unixSocket(base: string): { options: Pick<WorkerOptions, 'unsafe
   return { options: { unsafeDirectSockets: [{ host: `${UNIX_PREFIX}${base}`, port: 0 }] }, path: `${base}:0` };
 }
 
+export interface DirectOptions {
+  inspectorPort?: number;
+  /**
+   * Miniflare's entry socket on this Unix socket instead of a loopback port (workerd-entry-unix.sh):
+   * nothing then reaches workerd's own HTTP parser over TCP. Miniflare's Node API over the entry
+   * (dispatchFetch, getCaches, getKVNamespace) does not work then; the workers' own sockets do.
+   */
+  entrySocket?: string;
+}
+
 /** Starts `workers` in one workerd and waits until each direct socket answers; nothing is left running on failure. */
-export async function startDirectMiniflare(workers: WorkerOptions[], options: { inspectorPort?: number } = {}): Promise<DirectMiniflare> {
+export async function startDirectMiniflare(workers: WorkerOptions[], options: DirectOptions = {}): Promise<DirectMiniflare> {
+  const restoreEnv = options.entrySocket === undefined ? () => undefined : entryOnUnixSocket(options.entrySocket);
   const mf = new Miniflare({
     host: LOOPBACK,
     // Miniflare's entry stays on a free port nobody uses; the workers' own sockets serve.
@@ -56,7 +69,7 @@ export async function startDirectMiniflare(workers: WorkerOptions[], options: { 
   });
   const stop = disposer(mf);
   try {
-    await mf.ready;
+    await mf.ready.finally(restoreEnv);
     const urls = new Map<string, URL>();
     const paths = new Map<string, string>();
     for (const worker of workers) {
@@ -76,6 +89,22 @@ export async function startDirectMiniflare(workers: WorkerOptions[], options: { 
     await stop().catch(() => undefined);
     throw error;
   }
+}
+
+/** The entry socket moved to `path` for the workerd Miniflare is about to start; returns what undoes the setting. */
+function entryOnUnixSocket(path: string): () => void {
+  const saved = { MINIFLARE_WORKERD_PATH: process.env.MINIFLARE_WORKERD_PATH, TIERCACHE_WORKERD: process.env.TIERCACHE_WORKERD, TIERCACHE_ENTRY_SOCKET: process.env.TIERCACHE_ENTRY_SOCKET };
+  // The workerd binary Miniflare itself would start (its own dependency, resolved from it).
+  const workerd = createRequire(createRequire(import.meta.url).resolve('miniflare'))('workerd') as { default: string };
+  process.env.TIERCACHE_WORKERD = workerd.default;
+  process.env.TIERCACHE_ENTRY_SOCKET = path;
+  process.env.MINIFLARE_WORKERD_PATH = fileURLToPath(new URL('./workerd-entry-unix.sh', import.meta.url));
+  return () => {
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  };
 }
 
 /**

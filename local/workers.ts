@@ -3,9 +3,10 @@
 // that are not the edge). Caches live in Miniflare's temporary directory, gone on dispose.
 // The public port is the edge's own workerd socket, not Miniflare's entry worker
 // (direct-miniflare.ts says why). With the front (`npm start`), every port the stack serves
-// clients on is a front (front.ts): the edge's and the shield's workerd sockets are Unix
-// sockets in a directory of this user's only, since workerd's own parser answers an
-// absolute-form target, CONNECT or `Content-Length: abc` with a bare 500 before a worker runs.
+// clients on is a front (front.ts): the edge's and the shield's workerd sockets, and Miniflare's
+// entry, are Unix sockets in a directory of this user's only, since workerd's own parser answers
+// an absolute-form target, CONNECT or `Content-Length: abc` with a bare 500 before a worker runs
+// (so Miniflare's Node API over its entry, getCaches and the like, is not there with the front).
 import type { Miniflare, WorkerOptions } from 'miniflare';
 import type { RawConfig } from '../shared/config/config.ts';
 import { randomUUID } from 'node:crypto';
@@ -80,7 +81,7 @@ export async function startWorkers(options: WorkersOptions): Promise<Stack> {
   const socketDir = await mkdtemp(join(tmpdir(), 'tiercache-'));
   const sockets = { edge: unixSocket(join(socketDir, 'edge')), shield: unixSocket(join(socketDir, 'shield')) };
   const removeDir = (): Promise<void> => rm(socketDir, { recursive: true, force: true });
-  const started = await startDirectMiniflare(tierWorkers(options, { edge, shield }, { edge: sockets.edge.options, shield: sockets.shield.options }, frontToken), { inspectorPort: options.inspectorPort }).catch(async (error: unknown) => {
+  const started = await startDirectMiniflare(tierWorkers(options, { edge, shield }, { edge: sockets.edge.options, shield: sockets.shield.options }, frontToken), { inspectorPort: options.inspectorPort, entrySocket: join(socketDir, 'entry') }).catch(async (error: unknown) => {
     await removeDir();
     throw error;
   });

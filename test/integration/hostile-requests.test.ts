@@ -4,9 +4,9 @@
 // fault, never a 500; a smuggled second request never reaches the origin; and no spelling of
 // a path reaches the tiers' own endpoints, in either origin mode.
 
-import { stat } from 'node:fs/promises';
+import { readdir, readFile, readlink, stat } from 'node:fs/promises';
 import { connect } from 'node:net';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Stack, type WorkerdSocket, startWorkers } from '../../local/workers.ts';
 import { type Fixture, SHIELD_TOKEN, rawRequest, settle, startFixture } from './fixture.ts';
@@ -186,13 +186,19 @@ describe('hostile requests, s3 origin', () => {
     expect(f.tap.requests).toEqual([]);
   });
 
-  it('only the printed port serves: the edge\'s own socket and Miniflare\'s refuse object requests', async () => {
+  it('only the printed port serves: the edge\'s own socket and the shield refuse object requests', async () => {
     const direct = await socketExchange(f.stack.edgeSocket, 'GET /index.html HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n');
     expect(direct.statuses).toEqual([403]);
     const shield = await rawRequest(new URL('/index.html', f.stack.shieldUrl));
     expect(shield.status).toBe(403);
-    const entry = (await f.stack.mf.ready).origin;
-    expect((await rawRequest(new URL('/index.html', entry))).status).toBe(421);
+  });
+
+  it("workerd listens on no TCP port at all behind the fronts: Miniflare's entry is a Unix socket too, so its parser's 500s reach no client (issue 22, point 14)", async () => {
+    expect(await workerdTcpListeners()).toEqual([]);
+    const entry = join(dirname(socketPath(f.stack.edgeSocket)), 'entry');
+    expect((await stat(entry)).isSocket()).toBe(true);
+    // Reached anyway (only this user can), it is Miniflare's entry worker, not a tier.
+    expect((await socketExchange({ path: entry }, 'GET /index.html HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n')).statuses).not.toEqual([200]);
   });
 
   it('every refused request at the sockets the stack serves clients on gets a 4xx of ours, the absolute form at the shield included (issue 22, point 14)', async () => {
@@ -359,3 +365,39 @@ describe('hostile requests, http origin', () => {
     expect(site.received.filter((r) => r.path.includes('smuggled'))).toEqual([]);
   });
 });
+
+/** The path of a workerd socket behind a front. */
+function socketPath(socket: WorkerdSocket): string {
+  if (!('path' in socket)) throw new Error(`expected a Unix socket, got ${JSON.stringify(socket)}`);
+  return socket.path;
+}
+
+/** The TCP sockets in LISTEN state held by the workerd processes this test process started (Linux /proc). */
+async function workerdTcpListeners(): Promise<string[]> {
+  const pids = (await readdir('/proc')).filter((name) => /^\d+$/.test(name));
+  const workerds: string[] = [];
+  for (const pid of pids) {
+    const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+    const ppid = /^PPid:\s+(\d+)$/m.exec(status)?.[1];
+    if (/^Name:\s+workerd$/m.test(status) && ppid === String(process.pid)) workerds.push(pid);
+  }
+  expect(workerds.length).toBeGreaterThan(0);
+  const inodes = new Set<string>();
+  for (const pid of workerds) {
+    for (const fd of await readdir(`/proc/${pid}/fd`).catch(() => [])) {
+      const target = await readlink(`/proc/${pid}/fd/${fd}`).catch(() => '');
+      const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
+      if (inode !== undefined) inodes.add(inode);
+    }
+  }
+  const listening: string[] = [];
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    const lines = (await readFile(table, 'utf8').catch(() => '')).split('\n').slice(1);
+    for (const line of lines) {
+      const fields = line.trim().split(/\s+/);
+      // local_address, state 0A = LISTEN, inode (the kernel's proc(5) layout).
+      if (fields[3] === '0A' && fields[9] !== undefined && inodes.has(fields[9])) listening.push(`${table} ${fields[1]}`);
+    }
+  }
+  return listening;
+}

@@ -1,0 +1,15 @@
+#!/bin/sh
+# workerd as Miniflare starts it, but with Miniflare's entry socket on a Unix socket
+# ($TIERCACHE_ENTRY_SOCKET) instead of a loopback port: behind the local front no TCP client
+# can reach workerd's own HTTP parser, which answers some malformed requests (absolute-form,
+# CONNECT, a bad Content-Length) with a 500 before any worker runs. Started through
+# MINIFLARE_WORKERD_PATH by local/direct-miniflare.ts; exec keeps workerd Miniflare's own child.
+real="$TIERCACHE_WORKERD"
+for arg do
+  shift
+  case "$arg" in
+    --socket-addr=entry=*) arg="--socket-addr=entry=unix:$TIERCACHE_ENTRY_SOCKET" ;;
+  esac
+  set -- "$@" "$arg"
+done
+exec "$real" "$@"
