@@ -1,7 +1,8 @@
 // Reading one setting's value, as it arrives (a string or nothing): byte counts, integers,
-// choices, required and optional strings. Every refusal is a ConfigError naming the setting.
+// choices, object keys, required and optional strings. Every refusal is a ConfigError naming the setting.
 
 import { ConfigError } from '../http/errors.ts';
+import { encodeKeyForPath, objectKeyFromPath } from '../target/object-key.ts';
 
 /** Settings by name, as strings (or absent). */
 export type Raw<N extends string> = Partial<Record<N, string>>;
@@ -50,6 +51,18 @@ export function decimal<N extends string>(raw: Raw<N>, name: N, fallback: number
   const parsed = /^\d{1,12}(\.\d{1,12})?$/.test(value) ? Number(value) : Number.NaN;
   if (!(parsed >= min && parsed <= max)) throw new ConfigError(`${name} must be a number from ${min} to ${max}, got ${JSON.stringify(value)}`);
   return parsed;
+}
+
+/**
+ * An object key (a leading `/` dropped), checked as a request's key is: one object, never the
+ * bucket itself (an empty key or only slashes would be a ListObjects call). Undefined when unset.
+ */
+export function objectKey<N extends string>(raw: Raw<N>, name: N): string | undefined {
+  const value = nonEmpty(raw[name])?.replace(/^\/+/, '');
+  if (value === undefined) return undefined;
+  const parsed = objectKeyFromPath(`/${encodeKeyForPath(value)}`);
+  if (!parsed.ok) throw new ConfigError(`${name} must name one object key: ${parsed.reason}`);
+  return parsed.key;
 }
 
 /** The value trimmed; undefined when absent or blank. */

@@ -1,7 +1,7 @@
 // The configuration contract. The same names are used by `[vars]` / `wrangler secret put`
 // when deployed and by the process environment in the local stack (see README).
 
-import { byteSize, integer, nonEmpty, oneOf, required } from './config-values.ts';
+import { byteSize, integer, nonEmpty, objectKey, oneOf, required } from './config-values.ts';
 import { type HostBuckets, parseHostBuckets } from '../target/host-buckets.ts';
 import { SITE_CONFIG_NAMES, type SiteConfig, parseSiteConfig } from './site-config.ts';
 import { ConfigError } from '../http/errors.ts';
@@ -48,6 +48,12 @@ export interface Config {
   shieldToken: string | undefined;
   /** Bearer token for `POST /__tiercache/purge` at the edge; `undefined` = purge is disabled. */
   purgeToken: string | undefined;
+  /**
+   * HEALTH_KEY: the object key (S3; in S3_BUCKET, else the first bucket HOST_BUCKETS names) or
+   * the path (a site) the health check asks the origin for with HEAD; undefined = the key
+   * last served, or a key that names no object (shield/origin/origin-probe.ts).
+   */
+  healthKey: string | undefined;
   slicing: SlicingConfig;
   /** The edge's in-isolate cache of hot small objects (worker/memory-cache.ts). */
   memory: MemoryConfig;
@@ -76,6 +82,7 @@ export const CONFIG_NAMES = [
   'STALE_IF_ERROR',
   'SHIELD_TOKEN',
   'PURGE_TOKEN',
+  'HEALTH_KEY',
   'SLICE_SIZE',
   'SLICE_THRESHOLD',
   'SLICE_READAHEAD',
@@ -129,6 +136,7 @@ export function parseConfig(raw: RawConfig): Config {
     shieldToken: nonEmpty(raw.SHIELD_TOKEN),
     cacheKeyQuery: splitList(raw.CACHE_KEY_QUERY ?? ''),
     purgeToken: nonEmpty(raw.PURGE_TOKEN),
+    healthKey: objectKey(raw, 'HEALTH_KEY'),
     slicing: parseSlicing(raw),
     memory: parseMemory(raw),
     site: parseSiteConfig(raw, (message) => new ConfigError(message)),

@@ -303,3 +303,18 @@ describe('observability settings', () => {
     expect(parseConfig({ ...base, LOG_SAMPLE: '1' }).observability.logSample).toBe(1);
   });
 });
+
+describe('HEALTH_KEY', () => {
+  it('is unset by default, and names one object key as given (a leading "/" dropped, trimmed)', () => {
+    expect(parseConfig(s3Minimal).healthKey).toBeUndefined();
+    expect(parseConfig({ ...s3Minimal, HEALTH_KEY: ' /status/ok.txt ' }).healthKey).toBe('status/ok.txt');
+    expect(parseConfig({ ...httpMinimal, HEALTH_KEY: 'healthz' }).healthKey).toBe('healthz');
+  });
+
+  it('is refused, by name, when it names no object: only slashes would be the bucket itself, and ".." climbs', () => {
+    for (const value of ['/', '//', '../x', 'a/../../b']) {
+      expect(configError({ ...s3Minimal, HEALTH_KEY: value }).message, value).toMatch(/^HEALTH_KEY must name one object key: /);
+    }
+    expect(parseConfig({ ...s3Minimal, HEALTH_KEY: '  ' }).healthKey).toBeUndefined();
+  });
+});
