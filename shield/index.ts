@@ -9,13 +9,13 @@ import { Hono } from 'hono';
 import { Forbidden, HttpError, MethodNotAllowed, NotFound, errorResponse } from '../shared/http/errors.ts';
 import { parseSliceRequestPath } from '../shared/slices/slice-protocol.ts';
 import { CREDENTIAL_HEADER, HEALTH_PATH, PURGE_PATH, credentialMatches, isInternal } from '../shared/target/internal.ts';
-import { VERSION } from '../shared/config/version.ts';
 import { observedFetch } from '../shared/observe/observed.ts';
 import { normalizePath, requestUrl } from '../shared/target/request-target.ts';
 import { clockOffset } from '../shared/tier/test-clock.ts';
 import { withTierReport } from '../shared/tier/tier-headers.ts';
 import { type ShieldBindings, type ShieldEnv, type ShieldRequest, shieldBindings } from './env.ts';
 import { type RequestFacts, answerObject } from './object-request.ts';
+import { answerShieldHealth } from './health.ts';
 import { passThrough } from './pass-through.ts';
 import { acceptPurge } from './purge.ts';
 
@@ -44,7 +44,7 @@ app.use('*', async (c, next) => {
   if (path === PURGE_PATH || path === HEALTH_PATH) {
     // Not requests for objects: no record is made of them.
     c.env.meter.internal = true;
-    if (path === HEALTH_PATH) return c.json({ shield: 'ok', version: VERSION }, 200, { 'cache-control': 'no-store' });
+    if (path === HEALTH_PATH) return answerShieldHealth(c.env.config, c.var.clockOffset);
     if (c.req.method !== 'POST') throw new MethodNotAllowed(c.req.method, ['POST']);
     return acceptPurge(c.req.raw, c.env.config, c.var.clockOffset);
   }

@@ -1,32 +1,49 @@
 // GET /__tiercache/health (README "Operating tiercache"): no token, nothing sensitive, never
 // cached. It says that the edge runs, whether the shield answered its own health question in
-// time, and the version; 200 either way (a monitor reads `shield` for the second tier).
+// time, and what the shield found of the origin (shared/http/health-report.ts): 200 when the
+// origin serves with the configured credentials, 503 when it cannot or the shield does not
+// answer, so a monitor that reads only the status is told the truth.
 
 import { HEALTH_PATH } from '../shared/target/internal.ts';
 import { VERSION } from '../shared/config/version.ts';
+import { HEALTH_PROBE_MS, type ShieldHealth, canServe, readShieldHealth } from '../shared/http/health-report.ts';
 import type { EdgeBindings } from './env.ts';
 import { askShield } from './shield-client.ts';
 
-/** A shield slower than this counts as not answering. */
-const SHIELD_WAIT_MS = 2_000;
+/** A shield slower than this counts as not answering: its probe's longest wait, and time for the hop. */
+const SHIELD_WAIT_MS = HEALTH_PROBE_MS + 2_000;
+
+type ShieldState = 'ok' | 'unreachable' | 'timeout' | `error ${number}`;
 
 export async function answerHealth(edge: EdgeBindings, method: string): Promise<Response> {
   const started = Date.now();
-  const shield = await shieldHealth(edge);
-  const body = { status: 'ok', edge: 'ok', shield, shieldMs: Date.now() - started, version: VERSION };
+  const { shield, health } = await shieldHealth(edge);
+  const serving = health !== undefined && canServe(health.origin);
+  const body = {
+    status: serving ? 'ok' : 'failing',
+    edge: 'ok',
+    shield,
+    origin: health?.origin ?? 'unknown',
+    originDetail: health?.detail ?? 'the shield did not answer, so the origin was not asked',
+    ...(health === undefined ? {} : { probe: health.probe, probeMs: health.probeMs, age: health.age }),
+    shieldMs: Date.now() - started,
+    version: VERSION,
+  };
   const text = `${JSON.stringify(body)}\n`;
   return new Response(method === 'HEAD' ? null : text, {
+    status: serving ? 200 : 503,
     headers: { 'content-type': 'application/json', 'cache-control': 'no-store', 'content-length': String(new TextEncoder().encode(text).byteLength) },
   });
 }
 
-async function shieldHealth(edge: EdgeBindings): Promise<'ok' | 'unreachable' | 'timeout' | `error ${number}`> {
+/** The shield's state, and its health answer when it gave one (a 503 with a finding is an answer). */
+async function shieldHealth(edge: EdgeBindings): Promise<{ shield: ShieldState; health: ShieldHealth | undefined }> {
   const started = Date.now();
   try {
     const answer = await askShield(edge.shield, edge.config, { method: 'GET', path: HEALTH_PATH, signal: AbortSignal.timeout(SHIELD_WAIT_MS) });
-    await answer.body?.cancel();
-    return answer.ok ? 'ok' : `error ${answer.status}`;
+    const health = readShieldHealth(await answer.json().catch(() => undefined));
+    return { shield: health !== undefined ? 'ok' : `error ${answer.status}`, health };
   } catch {
-    return Date.now() - started >= SHIELD_WAIT_MS ? 'timeout' : 'unreachable';
+    return { shield: Date.now() - started >= SHIELD_WAIT_MS ? 'timeout' : 'unreachable', health: undefined };
   }
 }

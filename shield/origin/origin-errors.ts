@@ -6,7 +6,7 @@
 import { BadGateway, Gone, type HttpError, NotFound, OriginAnswered } from '../../shared/http/errors.ts';
 
 /** S3 error codes that mean our request (its signature or credentials) was refused. */
-const AUTH_CODES = new Set([
+export const AUTH_CODES: ReadonlySet<string> = new Set([
   'SignatureDoesNotMatch', 'InvalidAccessKeyId', 'AccessDenied', 'InvalidToken', 'ExpiredToken',
   'RequestTimeTooSkewed', 'AuthorizationHeaderMalformed', 'InvalidSecurity',
 ]);

@@ -16,6 +16,7 @@ import { serverTimingMetric } from '../../shared/http/server-timing.ts';
 import { fetchOrigin, keptHeaders, originFailure } from './origin.ts';
 import { BadGateway, VersionChanged } from '../../shared/http/errors.ts';
 import { responseAsIs } from '../../shared/streams/response-as-is.ts';
+import { noteServed } from './served-key.ts';
 
 /** RFC 9110 §15.3.5, §15.4.5: statuses whose answers have no content. */
 const NULL_BODY = new Set([204, 205, 304]);
@@ -96,11 +97,14 @@ class OriginHop implements Upstream {
     const started = this.now();
     const response = await fetchOrigin(this.config, this.target, 'GET', headers, this.now, signal, this.client);
     this.lastDuration = this.now() - started;
+    noteServed(this.config, this.target, response.status);
     return response;
   }
 
-  private headOf(signal: AbortSignal | undefined): Promise<Response> {
-    return fetchOrigin(this.config, this.target, 'HEAD', {}, this.now, signal, this.client);
+  private async headOf(signal: AbortSignal | undefined): Promise<Response> {
+    const response = await fetchOrigin(this.config, this.target, 'HEAD', {}, this.now, signal, this.client);
+    noteServed(this.config, this.target, response.status);
+    return response;
   }
 
   /** An HTTP origin's own answer, whatever its status; S3's error documents never pass (origin-errors.ts). */

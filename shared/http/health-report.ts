@@ -1,0 +1,67 @@
+// What the health check says of the origin, as the shield answers it and the edge passes it on
+// (README "Operating tiercache"): one of a few states a monitor can switch on, and a sentence
+// for the operator. Pure: the shield finds the state (shield/origin/origin-probe.ts), the edge
+// reads it back from the shield's JSON here, never trusting more than these fields.
+
+/**
+ * `ok`: the origin answers with the configured credentials (a NoSuchKey for the probed key
+ * counts: the bucket and the signature were accepted). `credentials`: S3 refused our signature
+ * or access (403, or a code naming the credentials or their region). `no-such-bucket`: the
+ * bucket is not there. `unreachable`: no connection. `timeout`: no answer within the probe's
+ * time. `error`: it answered, but with something no object can be served through (a 5xx, a
+ * redirect to another region's endpoint, a 400).
+ */
+export const ORIGIN_STATES = ['ok', 'credentials', 'no-such-bucket', 'unreachable', 'timeout', 'error'] as const;
+export type OriginState = (typeof ORIGIN_STATES)[number];
+
+/** Which key the probe asked for: HEALTH_KEY, the one last served from the origin, or one that names no object. */
+export const PROBE_SOURCES = ['HEALTH_KEY', 'recent', 'default'] as const;
+export type ProbeSource = (typeof PROBE_SOURCES)[number];
+
+/**
+ * The longest a health probe waits for the origin (its HEAD and, when S3 needs asking for its
+ * error code, the GET after it, together), or ORIGIN_TIMEOUT_MS when that is shorter: a
+ * monitor wants its answer within its own timeout (commonly 5–10 s), and an origin slower
+ * than this to answer a HEAD is not serving well either.
+ */
+export const HEALTH_PROBE_MS = 3_000;
+
+/** How long one probe's finding answers every health request of an isolate. */
+export const HEALTH_CACHE_MS = 5_000;
+
+/** The origin's state and why, as found by one probe. */
+export interface OriginFinding {
+  origin: OriginState;
+  /** A sentence for the operator: what was asked, what came back, which setting to check. */
+  detail: string;
+}
+
+/** The shield's health answer (its JSON body). */
+export interface ShieldHealth extends OriginFinding {
+  probe: ProbeSource;
+  /** How long the probe took (ms). */
+  probeMs: number;
+  /** Seconds since the probe (its finding is kept HEALTH_CACHE_MS). */
+  age: number;
+}
+
+/** Whether an origin in this state can serve objects: the health answer is 200 iff so, else 503. */
+export function canServe(state: OriginState): boolean {
+  return state === 'ok';
+}
+
+/** The shield's health JSON as the edge got it, or undefined when it is not one (a refusal, a proxy's page). */
+export function readShieldHealth(value: unknown): ShieldHealth | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const fields = value as Record<string, unknown>;
+  const origin = ORIGIN_STATES.find((state) => state === fields.origin);
+  const probe = PROBE_SOURCES.find((source) => source === fields.probe);
+  const { detail, probeMs, age } = fields;
+  if (origin === undefined || probe === undefined || typeof detail !== 'string') return undefined;
+  if (!isCount(probeMs) || !isCount(age)) return undefined;
+  return { origin, detail, probe, probeMs, age };
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
