@@ -8,6 +8,7 @@ import type { SeededAsset } from './assets.ts';
 import type { S3Origin } from './origin.ts';
 import type { Stack } from './workers.ts';
 import { noteStack, operatorLines, withOperatorSettings } from './operator.ts';
+import { checkOrigin } from './origin-check.ts';
 
 const DEFAULT_PORT = 8787;
 /** What the embedded origin dictates: its one bucket and account, reached by path. */
@@ -60,6 +61,7 @@ async function main(): Promise<void> {
     const seeded: SeededAsset[] = seeding.value;
     const note = { url: stack.url, ...tokens };
     track(await noteStack(note), (forget) => forget());
+    notes.unshift(await checkpoint(checkOrigin(stack.url)));
     phase = 'running';
     console.log(report(config, origin, seeded, stack, [...notes, ...operatorLines(note, config.LOG_SAMPLE === '1')], performance.now())); // since the process began
   } catch (error) {
