@@ -65,4 +65,15 @@ describe('RFC 9111 §4.2.4 — the shield unreachable from the edge', () => {
     expect((await get('/strict.html')).status).toBe(502);
     expect((await get('/strict.html', { method: 'HEAD' })).status).toBe(502);
   });
+
+  it('health is 503 with shield unreachable and the origin unknown (nobody could ask it), and 200 again once the shield answers', async () => {
+    await shieldReachable(false);
+    const cutOff = await get('/__tiercache/health');
+    expect(cutOff.status).toBe(503);
+    expect(JSON.parse(cutOff.text)).toMatchObject({ status: 'failing', edge: 'ok', shield: 'unreachable', origin: 'unknown' });
+    await shieldReachable(true);
+    const back = await get('/__tiercache/health');
+    expect(back.status).toBe(200);
+    expect(JSON.parse(back.text)).toMatchObject({ status: 'ok', shield: 'ok', origin: 'ok' });
+  });
 });
