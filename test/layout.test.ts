@@ -1,6 +1,6 @@
-// The README's "Layout" tree says where everything is: it must match the tree itself. Every
-// folder of the repository is a line of it, every folder it names exists, and every file it
-// names is where it says (a file named on a folder's lines is in that folder).
+// The layout tree (docs/layout.md) says where everything is: it must match the tree itself.
+// Every folder of the repository is a line of it, every folder it names exists, and every file
+// it names is where it says (a file named on a folder's lines is in that folder).
 
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -8,11 +8,11 @@ import { dirname } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = new URL('..', import.meta.url);
-const README = readFileSync(new URL('README.md', ROOT), 'utf8');
+const LAYOUT = readFileSync(new URL('docs/layout.md', ROOT), 'utf8');
 
-/** The tree block: the first fenced block of the "Layout" section. */
+/** The tree block: the first fenced block of docs/layout.md, after its title. */
 function layoutBlock(): string[] {
-  const section = README.slice(README.indexOf('\n## Layout\n'));
+  const section = LAYOUT.slice(LAYOUT.indexOf('# Layout\n'));
   const block = /\n```\n([\s\S]*?)\n```/.exec(section)?.[1] ?? '';
   return block.split('\n');
 }
@@ -47,7 +47,7 @@ function trackedFiles(): Set<string> {
   return new Set(execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' }).split('\n').filter(Boolean));
 }
 
-describe('README "Layout"', () => {
+describe('docs/layout.md, the layout tree', () => {
   const entries = folderEntries();
   // `test/shared/<room>/` stands for one folder per shared room.
   const named = new Set([...entries.keys()].filter((folder) => !folder.includes('<')));
