@@ -9,7 +9,7 @@
 
 import type { Config } from '../shared/config/config.ts';
 import { BadRequest, PurgeNotConfirmed } from '../shared/http/errors.ts';
-import { type WorkersCachePurge, workersCachePurge } from '../shared/purge/workers-cache-purge.ts';
+import { type WorkersCachePurge, type WorkersCachePurgeResult, workersCachePurge } from '../shared/purge/workers-cache-purge.ts';
 import { SHIELD_ORIGIN } from '../shared/target/internal.ts';
 import { type PurgeRecord, asRecord } from '../shared/purge/purge.ts';
 import { rememberPurges } from '../shared/purge/purge-store.ts';
@@ -18,7 +18,7 @@ import { remove } from '../shared/tier/tier-cache.ts';
 import { shieldCache, shieldKey } from './shield-cache.ts';
 
 /** Purges Workers Cache (workers-cache-gateway.ts workersCachePurger). */
-export type WorkersCachePurger = (options: WorkersCachePurge) => Promise<CachePurgeResult>;
+export type WorkersCachePurger = (options: WorkersCachePurge) => Promise<WorkersCachePurgeResult>;
 
 /**
  * `clockOffset` (ms): the test clock's lead; the list is kept on the clock entries are timed by.

@@ -5,16 +5,17 @@
 // stores 200s only. So an answer says `no-store` unless it is a 200 (or the 304 refreshing one)
 // of an object this tier stores, still fresh, not varying, and taggable for every purge that
 // could name it (shared/purge/workers-cache-purge.ts); then `max-age` is what freshness it has
-// left, `stale-if-error=0` (Workers Cache would otherwise serve it stale on any error,
-// indefinitely), and no stale-while-revalidate. Its Age goes in a field of ours, so that Workers
+// left (at most the 31 days any tier keeps an entry), `stale-if-error=0` (Workers Cache would
+// otherwise serve it stale on any error, indefinitely), and no stale-while-revalidate. Its Age
+// goes in a field of ours, so that Workers
 // Cache counts the lifetime from now, whatever it makes of Age; the object's own Cache-Tag
 // too, which Cloudflare consumes. The gateway puts both back (workers-cache-gateway.ts).
 // Also the entrypoint's purge endpoint, which only it can serve: a Workers Cache purge is
 // scoped to the entrypoint that calls it.
 
 import { entryTags } from '../shared/purge/purge.ts';
-import { type WorkersCachePurge, workersCacheTags } from '../shared/purge/workers-cache-purge.ts';
-import { type EntryMeta, remainingFreshness } from '../shared/store/stored-entry.ts';
+import { type WorkersCachePurge, type WorkersCachePurgeApi, type WorkersCachePurgeResult, workersCacheTags } from '../shared/purge/workers-cache-purge.ts';
+import { type EntryMeta, MAX_RETENTION_S, remainingFreshness } from '../shared/store/stored-entry.ts';
 import { BadRequest } from '../shared/http/errors.ts';
 import { responseAsIs } from '../shared/streams/response-as-is.ts';
 
@@ -59,10 +60,10 @@ export function markForWorkersCache(headers: Headers, facts: AnswerFacts): void 
   headers.set(WORKERS_CACHE_FIELD, `max-age=${left}, stale-if-error=0`);
 }
 
-/** Whole seconds Workers Cache may keep the answer: its freshness left here, or 0. */
+/** Whole seconds Workers Cache may keep the answer: its freshness left here, at most as long as any tier keeps an entry, or 0. */
 function keptFor(headers: Headers, { status, entry, now }: AnswerFacts): number {
   if ((status !== 200 && status !== 304) || entry === undefined || headers.has('vary')) return 0;
-  return Math.max(0, Math.floor(remainingFreshness(entry, now)));
+  return Math.max(0, Math.min(MAX_RETENTION_S, Math.floor(remainingFreshness(entry, now))));
 }
 
 /** Any answer of the slices entrypoint not marked (an error, a refusal): Workers Cache keeps none. */
@@ -75,9 +76,9 @@ export function unmarkedNotKept(response: Response): Response {
 }
 
 /** The slices entrypoint's answer to the gateway's purge: what `ctx.cache.purge` said, as JSON. */
-export async function purgeWorkersCache(request: Request, cache: CacheContext | undefined): Promise<Response> {
+export async function purgeWorkersCache(request: Request, cache: WorkersCachePurgeApi | undefined): Promise<Response> {
   const options = parsePurge(await request.text());
-  const result: CachePurgeResult =
+  const result: WorkersCachePurgeResult =
     cache === undefined ? { success: false, errors: [{ code: 0, message: 'this entrypoint has no Workers Cache purge API (ctx.cache): is its cache enabled?' }] } : await cache.purge(options);
   return Response.json(result, { headers: { 'cache-control': 'no-store', [WORKERS_CACHE_FIELD]: 'no-store' } });
 }

@@ -11,12 +11,17 @@
 // (workers-cache-answer.ts), and a Workers Cache hit reported as this tier's hit.
 
 import { SHIELD_CACHE_NAME, appendCacheStatus, cacheStatusMember, withoutMember } from '../shared/http/cache-status.ts';
-import type { WorkersCachePurge } from '../shared/purge/workers-cache-purge.ts';
+import type { WorkersCachePurge, WorkersCachePurgeResult } from '../shared/purge/workers-cache-purge.ts';
 import { type SliceRequest, sliceRequestPath } from '../shared/slices/slice-protocol.ts';
 import { CREDENTIAL_HEADER, PURGED_AT_HEADER, REVALIDATE_HEADER, SHIELD_ORIGIN } from '../shared/target/internal.ts';
 import { responseAsIs } from '../shared/streams/response-as-is.ts';
 import type { RequestMeter } from '../shared/observe/request-meter.ts';
 import { AGED_AT_HEADER, AGE_HEADER, OBJECT_TAGS_HEADER, WORKERS_CACHE_FIELD, WORKERS_CACHE_PURGE_PATH } from './workers-cache-answer.ts';
+
+/** The slices entrypoint as the gateway reaches it (`ctx.exports.ShieldSlices`, a Fetcher). */
+export interface SlicesEntry {
+  fetch(input: Request | string, init?: RequestInit): Promise<Response>;
+}
 
 /** What Workers Cache says it did (developers.cloudflare.com/cache/concepts/cache-responses/): served without running the entrypoint. */
 const SERVED_FROM_CACHE = new Set(['HIT', 'STALE', 'UPDATING', 'REVALIDATED']);
@@ -38,7 +43,7 @@ export function workersCacheKey(slice: SliceRequest, originKey: string): string 
 }
 
 /** The slices entrypoint's answer to `request`, through Workers Cache under `key`, as the edge takes it. */
-export async function viaWorkersCache(request: Request, slices: Fetcher, key: string, meter: RequestMeter, now: number): Promise<Response> {
+export async function viaWorkersCache(request: Request, slices: SlicesEntry, key: string, meter: RequestMeter, now: number): Promise<Response> {
   const answer = await slices.fetch(request, { cf: { cacheKey: key }, encodeResponseBody: 'manual' } as RequestInit);
   const served = SERVED_FROM_CACHE.has((answer.headers.get('cf-cache-status') ?? '').toUpperCase());
   const headers = restored(answer.headers, now);
@@ -71,7 +76,7 @@ export function restored(given: Headers, now: number): Headers {
 }
 
 /** Purges Workers Cache through the slices entrypoint, the one its entries belong to. */
-export function workersCachePurger(slices: Fetcher, credential: string | undefined): (options: WorkersCachePurge) => Promise<CachePurgeResult> {
+export function workersCachePurger(slices: SlicesEntry, credential: string | undefined): (options: WorkersCachePurge) => Promise<WorkersCachePurgeResult> {
   return async (options) => {
     const headers = new Headers({ 'content-type': 'application/json' });
     if (credential !== undefined) headers.set(CREDENTIAL_HEADER, credential);
@@ -83,7 +88,7 @@ export function workersCachePurger(slices: Fetcher, credential: string | undefin
     }
     const text = await answer.text();
     try {
-      const result = JSON.parse(text) as CachePurgeResult;
+      const result = JSON.parse(text) as WorkersCachePurgeResult;
       if (answer.ok && typeof result.success === 'boolean' && Array.isArray(result.errors)) return result;
     } catch {
       // Not the entrypoint's JSON: said below.

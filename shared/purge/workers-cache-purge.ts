@@ -17,6 +17,17 @@ export interface WorkersCachePurge {
   purgeEverything?: boolean;
 }
 
+/** What it answers (workers-types' CachePurgeResult). */
+export interface WorkersCachePurgeResult {
+  success: boolean;
+  errors: { code: number; message: string }[];
+}
+
+/** The purge API itself (workers-types' CacheContext): the port the shield's slices entrypoint purges through. */
+export interface WorkersCachePurgeApi {
+  purge(options: WorkersCachePurge): Promise<WorkersCachePurgeResult>;
+}
+
 /**
  * Cloudflare's Cache-Tag limits (developers.cloudflare.com/cache/how-to/purge-cache/purge-by-tags/):
  * printable ASCII without spaces (nor commas, the separator), 1,024 characters a tag in a purge,
