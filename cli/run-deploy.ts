@@ -78,8 +78,9 @@ async function deploy(settings: DeploySettings, health: URL, context: DeployCont
 
 async function dryRun(settings: DeploySettings, problems: readonly string[], health: URL | undefined, context: DeployContext): Promise<number> {
   await writeConfigs(wranglerConfigs(settings, DRY_RUN_KV_ID), context.root);
-  await buildWorker(context.wrangler, CONFIG_PATHS.shield, `${DEPLOY_DIR}/shield`);
-  await buildWorker(context.wrangler, CONFIG_PATHS.edge, `${DEPLOY_DIR}/edge`);
+  // Absolute: wrangler puts a bundle relative to the configuration's folder, its notes relative to where it runs.
+  await buildWorker(context.wrangler, CONFIG_PATHS.shield, join(context.root, DEPLOY_DIR, 'shield'));
+  await buildWorker(context.wrangler, CONFIG_PATHS.edge, join(context.root, DEPLOY_DIR, 'edge'));
   context.out(dryRunPlan(settings, health));
   if (problems.length > 0) context.out(`Before a real deploy, in the settings:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
   return 0;

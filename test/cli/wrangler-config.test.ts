@@ -86,7 +86,10 @@ describe('the deployed configuration', () => {
     expect(shield.exports).toEqual({ default: { type: 'worker', cache: { enabled: false } }, [SLICES_ENTRYPOINT]: { type: 'worker', cache: { enabled: true } } });
     expect(shield.vars[WORKERS_CACHE_VAR]).toBe('on');
     expect(edge).not.toHaveProperty('cache');
+    // The names the shield's code uses are the ones written here.
     expect(readFileSync(new URL('shield/index.ts', ROOT), 'utf8')).toMatch(new RegExp(`export \\{[^}]*\\b${SLICES_ENTRYPOINT}\\b`));
+    expect(readFileSync(new URL('shield/shield-app.ts', ROOT), 'utf8')).toMatch(new RegExp(`SLICES_ENTRYPOINT = '${SLICES_ENTRYPOINT}'`));
+    expect(readFileSync(new URL('shield/env.ts', ROOT), 'utf8')).toMatch(new RegExp(`${WORKERS_CACHE_VAR}\\?: string`));
     const off = wranglerConfigs({ ...settings, shield: { ...settings.shield, workersCache: false } }, KV_ID).shield;
     expect(off).not.toHaveProperty('cache');
     expect(off).not.toHaveProperty('exports');
