@@ -11,6 +11,7 @@
 // (workers-cache-answer.ts), and a Workers Cache hit reported as this tier's hit.
 
 import { SHIELD_CACHE_NAME, appendCacheStatus, cacheStatusMember, withoutMember } from '../shared/http/cache-status.ts';
+import { BadGateway } from '../shared/http/errors.ts';
 import type { WorkersCachePurge, WorkersCachePurgeResult } from '../shared/purge/workers-cache-purge.ts';
 import { type SliceRequest, sliceRequestPath } from '../shared/slices/slice-protocol.ts';
 import { CREDENTIAL_HEADER, PURGED_AT_HEADER, REVALIDATE_HEADER, SHIELD_ORIGIN } from '../shared/target/internal.ts';
@@ -44,7 +45,13 @@ export function workersCacheKey(slice: SliceRequest, originKey: string): string 
 
 /** The slices entrypoint's answer to `request`, through Workers Cache under `key`, as the edge takes it. */
 export async function viaWorkersCache(request: Request, slices: SlicesEntry, key: string, meter: RequestMeter, now: number): Promise<Response> {
-  const answer = await slices.fetch(request, { cf: { cacheKey: key }, encodeResponseBody: 'manual' } as RequestInit);
+  let answer: Response;
+  try {
+    answer = await slices.fetch(request, { cf: { cacheKey: key }, encodeResponseBody: 'manual' } as RequestInit);
+  } catch {
+    // Not an answer of ours gone wrong: the next hop, inside this tier, did not answer (RFC 9110 §15.6.3).
+    throw new BadGateway("the shield's slices entrypoint did not answer");
+  }
   const served = SERVED_FROM_CACHE.has((answer.headers.get('cf-cache-status') ?? '').toUpperCase());
   const headers = restored(answer.headers, now);
   if (served) {

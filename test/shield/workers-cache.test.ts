@@ -6,7 +6,9 @@ import { folderTag, urlTag } from '../../shared/purge/workers-cache-purge.ts';
 import { sliceRequestPath } from '../../shared/slices/slice-protocol.ts';
 import { type EntryMeta, MAX_RETENTION_S } from '../../shared/store/stored-entry.ts';
 import { AGED_AT_HEADER, AGE_HEADER, OBJECT_TAGS_HEADER, WORKERS_CACHE_FIELD, markForWorkersCache, unmarkedNotKept } from '../../shield/workers-cache-answer.ts';
-import { keptByWorkersCache, restored, workersCacheKey } from '../../shield/workers-cache-gateway.ts';
+import { keptByWorkersCache, restored, viaWorkersCache, workersCacheKey } from '../../shield/workers-cache-gateway.ts';
+import { RequestMeter } from '../../shared/observe/request-meter.ts';
+import { HttpError } from '../../shared/http/errors.ts';
 
 const NOW = 1_800_000_000_000;
 /** Stored 100 s ago, fresh for 600 s: 500 s left. */
@@ -82,5 +84,26 @@ describe('the gateway', () => {
     expect(workersCacheKey(slice, 'https://gw.example/bucket-a/x.bin')).toBe(sliceRequestPath(slice, '/https://gw.example/bucket-a/x.bin'));
     expect(workersCacheKey(slice, 'https://gw.example/bucket-a/x.bin')).not.toBe(workersCacheKey(slice, 'https://gw.example/bucket-b/x.bin'));
     expect(workersCacheKey(slice, 'https://gw.example/b/x.bin')).not.toBe(workersCacheKey({ ...slice, etag: '"f"' }, 'https://gw.example/b/x.bin'));
+  });
+
+  it("reports a Workers Cache hit as the shield's hit and makes its record; a miss is recorded by the slices entrypoint that ran", async () => {
+    const answering = (status: string) => ({ fetch: async () => new Response('bytes', { headers: { 'cf-cache-status': status, 'cache-status': 'tiercache-shield; fwd=uri-miss; stored', [OBJECT_TAGS_HEADER]: '' } }) });
+    const request = new Request('https://shield.internal/x');
+    const hitMeter = new RequestMeter(NOW, () => undefined);
+    const hit = await viaWorkersCache(request, answering('HIT'), 'k', hitMeter, NOW);
+    expect(hit.headers.get('cache-status')).toBe('tiercache-shield; hit; detail=workers-cache');
+    expect(hitMeter.internal).toBe(false);
+    const missMeter = new RequestMeter(NOW, () => undefined);
+    const miss = await viaWorkersCache(request, answering('MISS'), 'k', missMeter, NOW);
+    expect(miss.headers.get('cache-status')).toBe('tiercache-shield; fwd=uri-miss; stored');
+    expect(missMeter.internal).toBe(true);
+    expect(await miss.text()).toBe('bytes');
+  });
+
+  it('answers 502, not a 500, when the slices entrypoint does not answer', async () => {
+    const failing = { fetch: () => Promise.reject(new Error('gone')) };
+    const error = await viaWorkersCache(new Request('https://shield.internal/x'), failing, 'k', new RequestMeter(NOW, () => undefined), NOW).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(HttpError);
+    expect((error as HttpError).status).toBe(502);
   });
 });
