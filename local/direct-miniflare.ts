@@ -7,9 +7,10 @@ import { createRequire } from 'node:module';
 import { basename, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Log, LogLevel, Miniflare, type WorkerOptions } from 'miniflare';
+import deployment from '../tiercache.config.ts';
 
-/** As in wrangler.toml. */
-export const COMPATIBILITY_DATE = '2026-07-30';
+/** The deployed workers' (tiercache.config.ts). */
+export const COMPATIBILITY_DATE = deployment.compatibility.date;
 export const LOOPBACK = '127.0.0.1';
 /** How a workerd address names a Unix socket. */
 const UNIX_PREFIX = 'unix:';

@@ -9,6 +9,7 @@
 // (so Miniflare's Node API over its entry, getCaches and the like, is not there with the front).
 import type { Miniflare, WorkerOptions } from 'miniflare';
 import type { RawConfig } from '../shared/config/config.ts';
+import deployment from '../tiercache.config.ts';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -18,8 +19,8 @@ import { directSocket, LOOPBACK, moduleWorker, startDirectMiniflare, unixSocket 
 import { type Front, FRONT_HEADER, startFront } from './front.ts';
 import { resolvingOutbound, type ResolveMap } from './outbound.ts';
 
-/** As in wrangler.toml: request.signal aborts when the client goes away. */
-const COMPATIBILITY_FLAGS = ['enable_request_signal'];
+/** The deployed workers' (tiercache.config.ts): request.signal aborts when the client goes away. */
+const COMPATIBILITY_FLAGS = [...deployment.compatibility.flags];
 const EDGE_ENTRY = 'worker/index.ts';
 const SHIELD_ENTRY = 'shield/index.ts';
 /** One KV namespace id for both workers: the purge list is shared, as in one account. */

@@ -3,6 +3,7 @@
 // isolate and the bindings it uses, by name.
 
 import { type Config, type RawConfig, configFrom, oncePerEnv } from '../shared/config/config.ts';
+import { ConfigError } from '../shared/http/errors.ts';
 import { type ObservedTier, observedTier, rawPath } from '../shared/observe/observed.ts';
 import type { RequestMeter } from '../shared/observe/request-meter.ts';
 import { parseSliceRequestPath } from '../shared/slices/slice-protocol.ts';
@@ -18,6 +19,12 @@ export type ShieldEnv = RawConfig & {
   STATS?: DurableObjectNamespace;
   /** Workers Analytics Engine: one data point per request; absent = none written. */
   ANALYTICS?: AnalyticsEngineDataset;
+  /**
+   * `on`: Workers Cache fronts the slices entrypoint (slices-entrypoint.ts), and this one hands it
+   * the answers it may keep (workers-cache-gateway.ts). Written by `npm run deploy` with the
+   * entrypoint's cache setting (cli/wrangler-config.ts); absent or `off` (the local stack) = none.
+   */
+  SHIELD_WORKERS_CACHE?: string;
 };
 
 export interface ShieldBindings {
@@ -26,18 +33,38 @@ export interface ShieldBindings {
   testClock: Fetcher | undefined;
   /** Where this tier's records go (shared/observe/). */
   observed: ObservedTier;
+  /** Whether Workers Cache fronts the slices entrypoint (SHIELD_WORKERS_CACHE). */
+  workersCache: boolean;
 }
 
-/** What one request is handed: the bindings, and the meter its record is made from. */
+/**
+ * Which of the shield's entrypoints runs the request: the default one the edge's binding calls
+ * (`gateway`), or the one Workers Cache fronts (`slices`), which the gateway calls.
+ */
+export type ShieldRole = 'gateway' | 'slices';
+
+/** What one request is handed: the bindings, its entrypoint's, and the meter its record is made from. */
 export interface ShieldRequest extends ShieldBindings {
   meter: RequestMeter;
+  role: ShieldRole;
+  /** The gateway's way to the slices entrypoint, through Workers Cache; undefined when there is none. */
+  slicesEntry: Fetcher | undefined;
+  /** The slices entrypoint's Workers Cache purge API (`ctx.cache`); undefined elsewhere, and locally. */
+  cachePurge: CacheContext | undefined;
 }
 
 /** Once per bindings object (an isolate keeps the same `env`); throws ConfigError naming a bad setting. */
 export const shieldBindings = oncePerEnv((env: ShieldEnv): ShieldBindings => {
   const config = configFrom(env);
-  return { config, purges: env.PURGES, testClock: env.TEST_CLOCK, observed: observedTier('shield', config.observability, env, describe) };
+  return { config, purges: env.PURGES, testClock: env.TEST_CLOCK, observed: observedTier('shield', config.observability, env, describe), workersCache: onOff(env.SHIELD_WORKERS_CACHE) };
 });
+
+/** SHIELD_WORKERS_CACHE: `on`, or `off` (or unset); anything else names the setting. */
+function onOff(value: string | undefined): boolean {
+  if (value === undefined || value === '' || value === 'off') return false;
+  if (value === 'on') return true;
+  throw new ConfigError(`SHIELD_WORKERS_CACHE: expected on or off, got ${JSON.stringify(value)}`);
+}
 
 /** The edge's client's host, and the object's path (a slice request names it inside its own). */
 function describe(request: Request): { host: string; path: string } {

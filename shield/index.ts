@@ -1,78 +1,14 @@
-// The shield worker: the regional tier next to the origin. Reached only over the edge's
-// service binding (it checks the edge's credential), it answers from its own cache and on a
-// miss fetches from the origin, signed for S3. This file only wires: GET and HEAD (slice
-// requests and whole objects) are object-request.ts, other methods pass-through.ts, the edge's
-// purge purge.ts. Its own endpoints live under /__tiercache/, matched on the canonical path;
-// nothing under it is ever an object.
+// The shield worker's entrypoints, wiring only (shield-app.ts handles the requests): the
+// default one, which the edge's service binding calls, and the slices entrypoint Workers Cache
+// fronts (slices-entrypoint.ts). The stats store lives in this script too (deployed first);
+// the edge binds it by script name.
 
-import { Hono } from 'hono';
-import { Forbidden, HttpError, MethodNotAllowed, NotFound, errorResponse } from '../shared/http/errors.ts';
-import { parseSliceRequestPath } from '../shared/slices/slice-protocol.ts';
-import { CREDENTIAL_HEADER, HEALTH_PATH, PURGE_PATH, credentialMatches, isInternal } from '../shared/target/internal.ts';
-import { observedFetch } from '../shared/observe/observed.ts';
-import { normalizePath, requestUrl } from '../shared/target/request-target.ts';
-import { clockOffset } from '../shared/tier/test-clock.ts';
-import { withTierReport } from '../shared/tier/tier-headers.ts';
-import { type ShieldBindings, type ShieldEnv, type ShieldRequest, shieldBindings } from './env.ts';
-import { type RequestFacts, answerObject } from './object-request.ts';
-import { answerShieldHealth } from './health.ts';
-import { passThrough } from './pass-through.ts';
-import { acceptPurge } from './purge.ts';
+import type { ShieldEnv } from './env.ts';
+import { handleShield } from './shield-app.ts';
 
-/** The stats store lives in this script (deployed first); the edge binds it by script name. */
 export { StatsStore } from './stats-store.ts';
-
-const app = new Hono<{ Bindings: ShieldRequest; Variables: RequestFacts }>();
-
-app.onError((error, c) => refusal(error, c.req.method, c.var.started));
-
-app.use('*', async (c, next) => {
-  c.set('started', Date.now());
-  if (!credentialMatches(c.req.header(CREDENTIAL_HEADER) ?? null, c.env.config.shieldToken)) {
-    throw new Forbidden('the shield answers only the edge tier');
-  }
-  c.set('url', requestUrl(c.req.url));
-  c.set('clockOffset', await clockOffset(c.env.testClock, c.var.started));
-  await next();
-});
-
-// Its own endpoints, on the canonical path: purge (POST), slice requests (GET/HEAD, below);
-// anything else under the prefix is no object.
-app.use('*', async (c, next) => {
-  const path = normalizePath(c.var.url.pathname);
-  if (!isInternal(path)) return next();
-  if (path === PURGE_PATH || path === HEALTH_PATH) {
-    // Not requests for objects: no record is made of them.
-    c.env.meter.internal = true;
-    if (path === HEALTH_PATH) return answerShieldHealth(c.env.config, c.var.clockOffset);
-    if (c.req.method !== 'POST') throw new MethodNotAllowed(c.req.method, ['POST']);
-    return acceptPurge(c.req.raw, c.env.config, c.var.clockOffset);
-  }
-  if ((c.req.method === 'GET' || c.req.method === 'HEAD') && parseSliceRequestPath(c.var.url.pathname) !== undefined) return next();
-  throw new NotFound('no such endpoint');
-});
-
-app.on(['GET', 'HEAD'], '*', (c) => answerObject(c.req.raw, c.env, c.var));
-
-app.all('*', async (c) => {
-  const response = await passThrough(c.req.raw, c.env, c.var.url);
-  return withTierReport(response, 'shield', { fwd: 'method' }, Date.now() - c.var.started);
-});
-
-/** An error as the edge gets it, with this tier's report (a ConfigError names the setting). */
-function refusal(error: unknown, method: string, started: number): Response {
-  if (!(error instanceof HttpError)) console.error('shield: unexpected error', error);
-  return withTierReport(errorResponse(error, method), 'shield', { detail: (error instanceof HttpError ? error.detail : undefined) ?? 'refused' }, Date.now() - started);
-}
+export { ShieldSlices } from './slices-entrypoint.ts';
 
 export default {
-  fetch(request, env, ctx) {
-    let bindings: ShieldBindings;
-    try {
-      bindings = shieldBindings(env);
-    } catch (error) {
-      return refusal(error, request.method, Date.now());
-    }
-    return observedFetch(request, ctx, bindings, (bound) => app.fetch(request, bound, ctx));
-  },
+  fetch: (request, env, ctx) => handleShield(request, env, ctx, 'gateway'),
 } satisfies ExportedHandler<ShieldEnv>;

@@ -19,6 +19,7 @@ import type { ShieldRequest } from './env.ts';
 import { originUpstream } from './origin/ranged.ts';
 import { shieldCache, shieldKey } from './shield-cache.ts';
 import { answerSlices } from './slice-answer.ts';
+import { keptByWorkersCache, viaWorkersCache, workersCacheKey } from './workers-cache-gateway.ts';
 
 /** Larger than any object's slice count: "every slice". */
 const MAX_SLICE_INDEX = 999_999_999;
@@ -41,6 +42,9 @@ export async function answerObject(request: Request, shield: ShieldRequest, fact
   else if (sliced !== undefined && request.headers.get(COPY_HEADER) === '1') meter.readAhead = 'copy';
   // Joined to the shield's origin, not resolved against it: an object path `//host/x` stays a path.
   const target = requestTarget(sliced ? new URL(`${SHIELD_ORIGIN}${sliced.objectPath}${url.search}`) : url, config.originKind, { keyQuery: config.cacheKeyQuery });
+  if (shield.slicesEntry !== undefined && keptByWorkersCache(request, sliced)) {
+    return viaWorkersCache(request, shield.slicesEntry, workersCacheKey(sliced.request, shieldKey(config, target)), meter, Date.now() + facts.clockOffset);
+  }
   // The client's end-to-end headers, as the edge forwarded them: for a site, never for S3.
   const client = config.originKind === 'http' ? forwardedRequestHeaders(request.headers, TIER_MANAGED) : undefined;
   const read: ObjectRead = {
@@ -60,7 +64,9 @@ export async function answerObject(request: Request, shield: ShieldRequest, fact
   if (request.method === 'HEAD') return headObject(read, 'shield', started);
   // A plain GET (not from the edge's slice protocol) asks for the whole object.
   const slices = sliced?.request ?? { span: { first: 0, last: MAX_SLICE_INDEX }, sliceSize: config.slicing.sliceSize, etag: undefined };
-  return answerSlices(slices, { config, read, budget: { remaining: config.slicing.subrequests }, started, conditions: request.headers, warmStored: (bytes) => (meter.bytesSent = bytes) });
+  // The slices entrypoint's answers are marked for the Workers Cache in front of it (workers-cache-answer.ts).
+  const workersCache = shield.role === 'slices' ? { path: `${target.path}${target.query}` } : undefined;
+  return answerSlices(slices, { config, read, budget: { remaining: config.slicing.subrequests }, started, conditions: request.headers, warmStored: (bytes) => (meter.bytesSent = bytes), workersCache });
 }
 
 /** The configuration with the bucket the edge's client host reads (HOST_BUCKETS), or 421. */

@@ -1,9 +1,15 @@
 // The edge's purge, told to the shield (README "Purge"): this isolate learns the records at
-// once (others re-read the global list within its bound), and the shield's entries for the
-// URLs named are deleted. Only the edge reaches this (index.ts checks its credential).
+// once (others re-read the global list within its bound), the shield's entries for the URLs
+// named are deleted, and, with Workers Cache in front of the slices entrypoint, that is purged
+// of what the records name (shared/purge/workers-cache-purge.ts): the one layer the global list
+// does not reach, since its copies are served without the shield running. Only when all of it
+// is done is the purge answered 204; a Workers Cache that did not take it is a 503 the edge
+// passes on, so that the purge is asked again. Only the edge reaches this (shield-app.ts checks
+// its credential).
 
 import type { Config } from '../shared/config/config.ts';
-import { BadRequest } from '../shared/http/errors.ts';
+import { BadRequest, PurgeNotConfirmed } from '../shared/http/errors.ts';
+import { type WorkersCachePurge, type WorkersCachePurgeResult, workersCachePurge } from '../shared/purge/workers-cache-purge.ts';
 import { SHIELD_ORIGIN } from '../shared/target/internal.ts';
 import { type PurgeRecord, asRecord } from '../shared/purge/purge.ts';
 import { rememberPurges } from '../shared/purge/purge-store.ts';
@@ -11,14 +17,25 @@ import { requestTarget } from '../shared/target/request-target.ts';
 import { remove } from '../shared/tier/tier-cache.ts';
 import { shieldCache, shieldKey } from './shield-cache.ts';
 
-/** `clockOffset` (ms): the test clock's lead; the list is kept on the clock entries are timed by. */
-export async function acceptPurge(request: Request, config: Config, clockOffset = 0): Promise<Response> {
+/** Purges Workers Cache (workers-cache-gateway.ts workersCachePurger). */
+export type WorkersCachePurger = (options: WorkersCachePurge) => Promise<WorkersCachePurgeResult>;
+
+/**
+ * `clockOffset` (ms): the test clock's lead; the list is kept on the clock entries are timed by.
+ * `purgeWorkersCache`: present when Workers Cache fronts the slices entrypoint.
+ */
+export async function acceptPurge(request: Request, config: Config, clockOffset = 0, purgeWorkersCache?: WorkersCachePurger): Promise<Response> {
   const records = await readRecords(request);
   rememberPurges(records, Date.now() + clockOffset);
   const cache = await shieldCache();
   const urls = records.filter((record) => record.kind === 'url');
   // The edge sent canonical paths; re-derived here exactly as a request for them would be.
   await Promise.all(urls.map((record) => remove(cache, shieldKey(config, requestTarget(new URL(record.value, SHIELD_ORIGIN), config.originKind))).catch(() => false)));
+  const options = purgeWorkersCache === undefined ? undefined : workersCachePurge(records);
+  if (purgeWorkersCache !== undefined && options !== undefined) {
+    const result = await purgeWorkersCache(options);
+    if (!result.success) throw new PurgeNotConfirmed(`Workers Cache in front of the shield did not take the purge (${result.errors.map((error) => `${error.code}: ${error.message}`).join('; ') || 'no reason given'})`);
+  }
   return new Response(null, { status: 204 });
 }
 

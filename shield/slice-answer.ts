@@ -22,6 +22,8 @@ import type { CacheStatusParams } from '../shared/http/cache-status.ts';
 import { slicedReport, tierAnswer } from '../shared/tier/tier-headers.ts';
 import { warmSlices } from './slice-warm.ts';
 import { appendServerTiming, serverTimingMetric } from '../shared/http/server-timing.ts';
+import type { EntryMeta } from '../shared/store/stored-entry.ts';
+import { markForWorkersCache } from './workers-cache-answer.ts';
 
 export interface SliceAnswerContext {
   config: Config;
@@ -32,6 +34,8 @@ export interface SliceAnswerContext {
   conditions: Headers;
   /** Hears the bytes a warm stored here for the edge to copy: what its record counts as sent (shared/observe/read-ahead-copy.ts). */
   warmStored?(bytes: number): void;
+  /** Set for the slices entrypoint: its answers are marked for Workers Cache, with the object's canonical path and query. */
+  workersCache?: { path: string } | undefined;
 }
 
 export async function answerSlices(request: SliceRequest, context: SliceAnswerContext): Promise<Response> {
@@ -152,7 +156,9 @@ function refuse(context: SliceAnswerContext, resolved: Extract<Resolved, { kind:
 }
 
 /** The answer to the edge: this tier's report, the Age, and when the bytes came from the origin (for the edge's purge checks). */
-function deliver(context: SliceAnswerContext, status: number, headers: Headers, body: ReadableStream | null, source: { age: number; originAt: number }, report: CacheStatusParams): Response {
+function deliver(context: SliceAnswerContext, status: number, headers: Headers, body: ReadableStream | null, source: { age: number; originAt: number; entry?: EntryMeta | undefined }, report: CacheStatusParams): Response {
   headers.set(ORIGIN_AT_HEADER, String(Math.round(source.originAt)));
-  return tierAnswer('shield', status, headers, body, { age: source.age, report, durationMs: context.read.now() - context.started });
+  const answer = tierAnswer('shield', status, headers, body, { age: source.age, report, durationMs: context.read.now() - context.started });
+  if (context.workersCache !== undefined) markForWorkersCache(answer.headers, { status, entry: source.entry, now: context.read.now(), path: context.workersCache.path });
+  return answer;
 }

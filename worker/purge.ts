@@ -1,10 +1,11 @@
 // POST /__tiercache/purge (README "Purge"): checks the bearer token, parses the body
 // (shared/purge/purge.ts), records the purges in the global list (KV, shared/purge/purge-store.ts),
 // deletes this location's entries for the URLs named, and tells the shield, which does the
-// same with its own. Nothing is ever sent to the origin.
+// same with its own and purges the Workers Cache in front of it; a 503 (PurgeNotConfirmed) when
+// the shield does not confirm. Nothing is ever sent to the origin.
 
 import type { Config } from '../shared/config/config.ts';
-import { BadRequest, ConfigError, ContentTooLarge, Forbidden, HttpError, Unauthorized, UnsupportedMediaType } from '../shared/http/errors.ts';
+import { BadRequest, ConfigError, ContentTooLarge, Forbidden, HttpError, PurgeNotConfirmed, Unauthorized, UnsupportedMediaType } from '../shared/http/errors.ts';
 import { bearerToken } from '../shared/http/authorization.ts';
 import { PURGE_PATH, credentialMatches } from '../shared/target/internal.ts';
 import { PURGE_BODY_LIMIT, type PurgeRecord, type PurgeRequest, parsePurgeBody } from '../shared/purge/purge.ts';
@@ -48,9 +49,12 @@ export async function purge(request: Request, edge: EdgeBindings, clockOffset = 
     headers: new Headers({ 'content-type': 'application/json' }),
     body: new Response(JSON.stringify({ records })).body,
   });
+  // The global record reaches the shield's own cache within its bound, but not the Workers Cache
+  // in front of it (docs/deploying.md "Purge reaches every layer"): only the shield purges that.
+  // So a shield that did not confirm is this purge's failure, recorded and safe to ask again.
+  const said = shield.ok ? '' : (await shield.text()).trim().slice(0, 500);
+  if (!shield.ok) throw new PurgeNotConfirmed(`the shield answered ${shield.status} (${said || 'no reason given'})`);
   await shield.body?.cancel();
-  // The global record reaches the shield anyway, within the bound; say so rather than fail.
-  if (!shield.ok) console.error(`purge: the shield answered ${shield.status}; it will learn of the purge from the global list`);
   // `matched`: the canonical forms the tiers compare entries with, so a client sees what a purge names.
   const matched = { urls: urls.map(({ target }) => `${target.path}${target.query}`), prefixes };
   return Response.json({ purged: parsed.request, matched, at, reachesEveryLocationWithin: REACHES_EVERY_LOCATION_WITHIN }, { headers: { 'cache-control': 'no-store' } });

@@ -140,6 +140,18 @@ export class NextHopFailed extends HttpError {
   }
 }
 
+/**
+ * A purge recorded (the global list has it, a retry is safe) but not confirmed by every layer
+ * that keeps copies: one it does not reach by itself (the Workers Cache in front of the
+ * shield) may still serve what it names. Asked again after Retry-After, it is purged there.
+ */
+export class PurgeNotConfirmed extends HttpError {
+  static readonly RETRY_AFTER_S = 60;
+  constructor(message: string) {
+    super(503, `${message}; the purge is recorded: ask again to purge that layer`, { 'retry-after': String(PurgeNotConfirmed.RETRY_AFTER_S) });
+  }
+}
+
 export class BadGateway extends HttpError {
   constructor(message: string) {
     super(502, message);

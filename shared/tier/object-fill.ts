@@ -125,7 +125,7 @@ function refresh(read: ObjectRead, held: StoredEntry, update: Headers, age: numb
   if (body !== null && entry !== undefined) {
     ({ body, stored } = storeWhileServing(read, { status: held.status, headers, meta: entry, retention: keep, length: held.length }, body));
   }
-  const whole: WholeObject = { kind: 'whole', status: held.status, headers, body, age, report, originAt };
+  const whole: WholeObject = { kind: 'whole', status: held.status, headers, body, age, report, originAt, entry };
   return { resolved: whole, stored };
 }
 
@@ -154,7 +154,7 @@ function storeWhole(read: ObjectRead, response: Response, headers: Headers, age:
   }
   const report: CacheStatusParams = { fwd, stored: placed !== undefined };
   if (response.status !== 200) report.fwdStatus = response.status;
-  return { resolved: { kind: 'whole', status: response.status, headers, body, age, report, originAt }, stored };
+  return { resolved: { kind: 'whole', status: response.status, headers, body, age, report, originAt, entry: placed !== undefined ? meta : undefined }, stored };
 }
 
 /** The Content-Length a response declares, when it is a byte count. */

@@ -142,7 +142,7 @@ async function fromEntry(entry: StoredEntry, now: number, base: CacheStatusParam
   const report: CacheStatusParams = { ...base, ttl: remainingFreshness(entry.meta, now) };
   const meta = readManifest(entry.headers);
   const origin = originAt(entry.meta);
-  if (meta === undefined) return { kind: 'whole', status: entry.status, headers: entry.headers, body: entry.body, age, report, originAt: origin };
+  if (meta === undefined) return { kind: 'whole', status: entry.status, headers: entry.headers, body: entry.body, age, report, originAt: origin, entry: entry.meta };
   await entry.body?.cancel();
   return { kind: 'sliced', meta, age, report, originAt: origin, upstreamHeaders: undefined, entry: entry.meta, prefetched: new Map(), inRange: true };
 }

@@ -15,6 +15,8 @@ export interface WholeObject {
   report: CacheStatusParams;
   /** When its bytes came from the origin (EntryMeta.originAt). */
   originAt: number;
+  /** The timing it is stored under here; undefined when this tier does not store it. */
+  entry?: EntryMeta | undefined;
 }
 
 /** A sliced object: its manifest, and how its slices may be stored here. */

@@ -39,7 +39,7 @@ export class FakeClock {
   }
 }
 
-export async function startFixture(overrides: FixtureConfig = {}, options: { resolve?: (tap: Tap) => Record<string, string>; clock?: FakeClock; front?: boolean } = {}): Promise<Fixture> {
+export async function startFixture(overrides: FixtureConfig = {}, options: { resolve?: (tap: Tap) => Record<string, string>; clock?: FakeClock; front?: boolean; entries?: { edge?: string; shield?: string } } = {}): Promise<Fixture> {
   const origin = await startS3Origin();
   const tap = await startTap(origin.url, options.clock ? { clock: options.clock.now } : {});
   const config = typeof overrides === 'function' ? overrides(tap) : overrides;
@@ -56,6 +56,7 @@ export async function startFixture(overrides: FixtureConfig = {}, options: { res
     ...(options.resolve ? { resolve: options.resolve(tap) } : {}),
     ...(options.clock ? { clock: options.clock.now } : {}),
     ...(options.front ? { front: true } : {}),
+    ...(options.entries ? { entries: options.entries } : {}),
   });
   return {
     origin,

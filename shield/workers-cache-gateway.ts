@@ -1,0 +1,105 @@
+// The shield's default entrypoint in front of Workers Cache (docs/deploying.md "What each cache
+// holds"). The edge's binding calls it on every request: it checks the edge's credential and
+// reads the bucket the edge's host names, and a slice request whose answer depends on nothing
+// but the object's version and span it hands to the slices entrypoint through Workers Cache
+// (`ctx.exports`, with a cache key of its own: developers.cloudflare.com/workers/cache/
+// cache-keys/#custom-cache-keys). Everything else stays here: warms, the rest of a broken
+// span, revalidations (the edge wants the origin's word, not a copy's), requests carrying the
+// edge's purge watermark (a purge the global list may not have reached yet), HEADs (Workers
+// Cache turns a HEAD on a cold key into a GET: a whole download), other methods, purge and
+// health. The answer comes back with what the slices entrypoint put aside restored
+// (workers-cache-answer.ts), and a Workers Cache hit reported as this tier's hit.
+
+import { SHIELD_CACHE_NAME, appendCacheStatus, cacheStatusMember, withoutMember } from '../shared/http/cache-status.ts';
+import { BadGateway } from '../shared/http/errors.ts';
+import type { WorkersCachePurge, WorkersCachePurgeResult } from '../shared/purge/workers-cache-purge.ts';
+import { type SliceRequest, sliceRequestPath } from '../shared/slices/slice-protocol.ts';
+import { CREDENTIAL_HEADER, PURGED_AT_HEADER, REVALIDATE_HEADER, SHIELD_ORIGIN } from '../shared/target/internal.ts';
+import { responseAsIs } from '../shared/streams/response-as-is.ts';
+import type { RequestMeter } from '../shared/observe/request-meter.ts';
+import { AGED_AT_HEADER, AGE_HEADER, OBJECT_TAGS_HEADER, WORKERS_CACHE_FIELD, WORKERS_CACHE_PURGE_PATH } from './workers-cache-answer.ts';
+
+/** The slices entrypoint as the gateway reaches it (`ctx.exports.ShieldSlices`, a Fetcher). */
+export interface SlicesEntry {
+  fetch(input: Request | string, init?: RequestInit): Promise<Response>;
+}
+
+/** What Workers Cache says it did (developers.cloudflare.com/cache/concepts/cache-responses/): served without running the entrypoint. */
+const SERVED_FROM_CACHE = new Set(['HIT', 'STALE', 'UPDATING', 'REVALIDATED']);
+
+/** Whether the gateway may hand `request` (a slice request, `sliced`) to Workers Cache. */
+export function keptByWorkersCache(request: Request, sliced: { request: SliceRequest } | undefined): sliced is { request: SliceRequest } {
+  if (request.method !== 'GET' || sliced === undefined) return false;
+  if (sliced.request.warm === true || (sliced.request.from ?? 0) > 0) return false;
+  return ![REVALIDATE_HEADER, PURGED_AT_HEADER, 'if-none-match', 'if-modified-since', 'range'].some((name) => request.headers.has(name));
+}
+
+/**
+ * The key Workers Cache keeps the answer under: the span, the slicing and the version asked
+ * for, of the object at the origin (its URL with the bucket: shield-cache.ts shieldKey), so two
+ * buckets or origins never share an entry.
+ */
+export function workersCacheKey(slice: SliceRequest, originKey: string): string {
+  return sliceRequestPath(slice, `/${originKey}`);
+}
+
+/** The slices entrypoint's answer to `request`, through Workers Cache under `key`, as the edge takes it. */
+export async function viaWorkersCache(request: Request, slices: SlicesEntry, key: string, meter: RequestMeter, now: number): Promise<Response> {
+  let answer: Response;
+  try {
+    answer = await slices.fetch(request, { cf: { cacheKey: key }, encodeResponseBody: 'manual' } as RequestInit);
+  } catch {
+    // Not an answer of ours gone wrong: the next hop, inside this tier, did not answer (RFC 9110 §15.6.3).
+    throw new BadGateway("the shield's slices entrypoint did not answer");
+  }
+  const served = SERVED_FROM_CACHE.has((answer.headers.get('cf-cache-status') ?? '').toUpperCase());
+  const headers = restored(answer.headers, now);
+  if (served) {
+    // RFC 9211 §2.1: a hit of this tier's, whichever of its caches held it.
+    headers.set('cache-status', appendCacheStatus(withoutMember(headers.get('cache-status'), SHIELD_CACHE_NAME), cacheStatusMember(SHIELD_CACHE_NAME, { hit: true, detail: 'workers-cache' })));
+  } else {
+    // The slices entrypoint ran and made the request's record; one record per request.
+    meter.internal = true;
+  }
+  return responseAsIs(answer.body, { status: answer.status, statusText: answer.statusText, headers });
+}
+
+/** The answer's fields as the edge knows them: the object's tags and its Age back, Cloudflare's own removed. */
+export function restored(given: Headers, now: number): Headers {
+  const headers = new Headers(given);
+  const tags = headers.get(OBJECT_TAGS_HEADER);
+  if (tags !== null) {
+    if (tags === '') headers.delete('cache-tag');
+    else headers.set('cache-tag', tags);
+  }
+  const age = Number(headers.get(AGE_HEADER));
+  const agedAt = Number(headers.get(AGED_AT_HEADER));
+  if (headers.has(AGE_HEADER) && Number.isFinite(age) && Number.isFinite(agedAt)) {
+    // RFC 9111 §4.2.3: the age it had, plus the time it has been resident since.
+    headers.set('age', String(Math.floor(age + Math.max(0, now - agedAt) / 1000)));
+  }
+  for (const name of [OBJECT_TAGS_HEADER, AGE_HEADER, AGED_AT_HEADER, WORKERS_CACHE_FIELD, 'cf-cache-status']) headers.delete(name);
+  return headers;
+}
+
+/** Purges Workers Cache through the slices entrypoint, the one its entries belong to. */
+export function workersCachePurger(slices: SlicesEntry, credential: string | undefined): (options: WorkersCachePurge) => Promise<WorkersCachePurgeResult> {
+  return async (options) => {
+    const headers = new Headers({ 'content-type': 'application/json' });
+    if (credential !== undefined) headers.set(CREDENTIAL_HEADER, credential);
+    let answer: Response;
+    try {
+      answer = await slices.fetch(`${SHIELD_ORIGIN}${WORKERS_CACHE_PURGE_PATH}`, { method: 'POST', headers, body: JSON.stringify(options) });
+    } catch (error) {
+      return { success: false, errors: [{ code: 0, message: `the slices entrypoint could not be reached: ${error instanceof Error ? error.message : String(error)}` }] };
+    }
+    const text = await answer.text();
+    try {
+      const result = JSON.parse(text) as WorkersCachePurgeResult;
+      if (answer.ok && typeof result.success === 'boolean' && Array.isArray(result.errors)) return result;
+    } catch {
+      // Not the entrypoint's JSON: said below.
+    }
+    return { success: false, errors: [{ code: answer.status, message: text.slice(0, 200) }] };
+  };
+}
