@@ -125,7 +125,7 @@ function report(config: RawConfig, origin: S3Origin | undefined, seeded: SeededA
     '',
     origin ? 'Try it (twice: the first is a miss filled through the shield, the second an edge hit):' : 'Try it:',
     `  curl -i ${stack.url}/${example}`,
-    ...(origin ? [`  curl -i -H 'Range: bytes=0-99' ${stack.url}/video/big.bin`] : []),
+    ...(origin ? [`  curl -i -H 'Range: bytes=0-99' ${stack.url}/video/big.bin`, `  open ${stack.url}/index.html in a browser: the sample video plays through both tiers, read as two 8 MiB slices`] : []),
     '',
     'Ctrl-C stops everything.',
   ].join('\n');
