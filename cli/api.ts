@@ -10,8 +10,6 @@ export interface Api {
   tokenName: 'STATS_TOKEN' | 'PURGE_TOKEN';
   /** Its field in `.build/local/stack.json`. */
   stackField: 'statsToken' | 'purgeToken';
-  /** The flag naming the deployment's base URL. */
-  baseFlag: '--url' | '--base';
   /** 401: a token was sent, and it is not the deployment's. */
   refused: string;
   /** 403: the deployment has no such secret, so the endpoint is off. */
@@ -24,7 +22,6 @@ export const STATS_API: Api = {
   method: 'GET',
   tokenName: 'STATS_TOKEN',
   stackField: 'statsToken',
-  baseFlag: '--url',
   refused: "the token was refused: set STATS_TOKEN to the deployment's secret",
   disabled: 'stats are disabled on this deployment: set the STATS_TOKEN secret',
 };
@@ -35,7 +32,6 @@ export const PURGE_API: Api = {
   method: 'POST',
   tokenName: 'PURGE_TOKEN',
   stackField: 'purgeToken',
-  baseFlag: '--base',
   refused: "the token was refused: set PURGE_TOKEN to the deployment's secret",
   disabled: 'purge is disabled: set the PURGE_TOKEN secret',
 };

@@ -1,5 +1,6 @@
-// Which deployment a command talks to, and with which token. The base URL: the flag when given,
-// else the local stack's (`npm start`). The token: the environment variable when set, else the
+// Which deployment a command talks to, and with which token. The base URL: --base when given
+// (both commands name the deployment with it, documented by the same usage line), else the
+// local stack's (`npm start`). The token: the environment variable when set, else the
 // local stack's, but only for the local stack's own URL: a token made up for this machine is
 // never sent to another host. Nothing here prints a token.
 
@@ -7,6 +8,10 @@ import type { Api } from './api.ts';
 import type { CliContext } from './cli-context.ts';
 import { CliFailure, EXIT_USAGE } from './cli-failure.ts';
 import { type LocalStack, readLocalStack } from './local-stack.ts';
+
+/** The flag both commands name the deployment with (`--url` is purge's flag for an object). */
+export const DEPLOYMENT_FLAG = 'base';
+export const DEPLOYMENT_USAGE = "  --base URL      the edge's base URL (default: the local stack, .build/local/stack.json from `npm start`)";
 
 export interface Deployment {
   /** The edge's base URL (its origin: the endpoints' paths replace any path given). */
@@ -19,7 +24,7 @@ export interface Deployment {
 export async function findDeployment(api: Api, flag: string | undefined, context: CliContext): Promise<Deployment> {
   const envToken = headerSafe(context.env[api.tokenName], api.tokenName);
   if (flag !== undefined) {
-    const base = baseUrl(flag, api.baseFlag);
+    const base = baseUrl(flag, `--${DEPLOYMENT_FLAG}`);
     if (envToken !== undefined) return { base, token: envToken, local: false };
     const stack = await readLocalStack(context.stackPath);
     const stackToken = stack !== undefined && new URL(stack.url).origin === base.origin ? stack[api.stackField] : undefined;
@@ -27,7 +32,7 @@ export async function findDeployment(api: Api, flag: string | undefined, context
     throw new CliFailure(`no token for ${base.origin}: set ${api.tokenName} to the deployment's secret`, EXIT_USAGE);
   }
   const stack = await readLocalStack(context.stackPath);
-  if (stack === undefined) throw new CliFailure(`no local stack: start it with \`npm start\`, or pass ${api.baseFlag}`, EXIT_USAGE);
+  if (stack === undefined) throw new CliFailure(`no local stack: start it with \`npm start\`, or pass --${DEPLOYMENT_FLAG}`, EXIT_USAGE);
   return { base: baseUrl(stack.url, 'the local stack url'), token: envToken ?? stackToken(stack, api, context.stackPath), local: true };
 }
 

@@ -5,6 +5,7 @@
 
 import type { PurgeTargets } from './api-request.ts';
 import { CliFailure, EXIT_USAGE } from './cli-failure.ts';
+import { DEPLOYMENT_FLAG, DEPLOYMENT_USAGE } from './deployment.ts';
 import { parseFlags, single } from './parse-flags.ts';
 
 export const PURGE_USAGE = `usage: npm run purge -- [--url URL]... [--prefix PATH]... [--tag TAG]... [--everything] [--base https://cdn.example]
@@ -14,7 +15,7 @@ Purges what the edge and the shield hold (POST <base>/__tiercache/purge); name a
   --prefix PATH   every path starting with PATH (starting with /, like /img/); repeatable
   --tag TAG       every response whose Cache-Tag holds TAG; repeatable
   --everything    everything stored so far
-  --base URL      the edge's base URL (default: the local stack, .build/local/stack.json from \`npm start\`)
+${DEPLOYMENT_USAGE}
   --help          this text
 Token: PURGE_TOKEN, else the local stack's (for the local stack's URL only).
 Exit: 0 accepted; 1 the edge could not be reached or refused; 2 usage, no target, no local stack or no token.`;
@@ -28,7 +29,7 @@ export interface PurgeArgs {
 export function parsePurgeArgs(argv: readonly string[]): PurgeArgs {
   const flags = parseFlags(
     argv,
-    { url: { type: 'string' }, prefix: { type: 'string' }, tag: { type: 'string' }, everything: { type: 'boolean' }, base: { type: 'string' }, help: { type: 'boolean' } },
+    { url: { type: 'string' }, prefix: { type: 'string' }, tag: { type: 'string' }, everything: { type: 'boolean' }, [DEPLOYMENT_FLAG]: { type: 'string' }, help: { type: 'boolean' } },
     PURGE_USAGE,
   );
   const targets: PurgeTargets = { urls: flags.strings.url ?? [], prefixes: flags.strings.prefix ?? [], tags: flags.strings.tag ?? [], everything: flags.booleans.everything === true };
@@ -37,5 +38,5 @@ export function parsePurgeArgs(argv: readonly string[]): PurgeArgs {
   if (!help && count === 0 && !targets.everything) {
     throw new CliFailure(`nothing to purge: name at least one --url, --prefix, --tag or --everything\n\n${PURGE_USAGE}`, EXIT_USAGE);
   }
-  return { targets, base: single(flags, 'base', PURGE_USAGE), help };
+  return { targets, base: single(flags, DEPLOYMENT_FLAG, PURGE_USAGE), help };
 }

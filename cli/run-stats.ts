@@ -18,7 +18,7 @@ export async function runStats(argv: readonly string[], context: CliContext): Pr
       context.out(STATS_USAGE);
       return 0;
     }
-    const deployment = await findDeployment(STATS_API, args.url, context);
+    const deployment = await findDeployment(STATS_API, args.base, context);
     const request = statsRequest(deployment);
     const stats = parseStatsAnswer(await callApi(request, context), request.url.href);
     context.out(args.json ? JSON.stringify(stats, null, 2) : renderStats(stats, deployment.base.origin));

@@ -1,7 +1,7 @@
 // What the local stack hands its operator (README "Operating tiercache"): a stats token and a
 // purge token (random unless set), the JSON request log when asked (LOG=1; quiet otherwise),
 // and a note of where the stack runs (.build/local/stack.json), which `npm run stats` and
-// `npm run purge` read when no --url is given.
+// `npm run purge` read when no --base is given.
 
 import { randomUUID } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';

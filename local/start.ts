@@ -4,15 +4,15 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { CONFIG_NAMES, SECRET_CONFIG_NAMES, parseConfig, type RawConfig } from '../shared/config/config.ts';
+import { ConfigError } from '../shared/http/errors.ts';
 import type { SeededAsset } from './assets.ts';
 import type { S3Origin } from './origin.ts';
 import type { Stack } from './workers.ts';
+import { useEmbeddedOrigin } from './embedded-settings.ts';
 import { noteStack, operatorLines, withOperatorSettings } from './operator.ts';
 import { checkOrigin } from './origin-check.ts';
 
 const DEFAULT_PORT = 8787;
-/** What the embedded origin dictates: its one bucket and account, reached by path. */
-const EMBEDDED_NAMES = ['ORIGIN_KIND', 'S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_ADDRESSING'] as const;
 const SECRET_NAMES: ReadonlySet<string> = SECRET_CONFIG_NAMES;
 
 /** Thrown inside startup when a signal arrived meanwhile: stop quietly, not as a failure. */
@@ -49,7 +49,7 @@ async function main(): Promise<void> {
     }
     config.SHIELD_TOKEN ??= randomUUID();
     const tokens = withOperatorSettings(config, process.env);
-    parseConfig(config); // a setting that cannot work is reported here, by name, not per request
+    parseConfig(config); // every setting that cannot work is reported here, by name, at once, not per request
     // Seeding (64 MiB) and starting workerd take about as long as each other: run them together.
     const [seeding, starting] = await Promise.allSettled([
       origin ? seedSampleAssets(origin) : Promise.resolve([]),
@@ -107,24 +107,6 @@ function configFromEnv(env: NodeJS.ProcessEnv): RawConfig {
   return config;
 }
 
-/** Points the config at the embedded origin; answers a note for each user setting it overrides. */
-function useEmbeddedOrigin(config: RawConfig, origin: S3Origin): string[] {
-  const dictated = {
-    ORIGIN_KIND: 's3',
-    S3_BUCKET: origin.bucket,
-    S3_ACCESS_KEY_ID: origin.accessKeyId,
-    S3_SECRET_ACCESS_KEY: origin.secretAccessKey,
-    // s3rver checks a virtual-hosted request's signature over /bucket/key instead of /key,
-    // so it would refuse the shield's correct signatures; path-style it verifies properly.
-    S3_ADDRESSING: 'path',
-  } satisfies Record<(typeof EMBEDDED_NAMES)[number], string>;
-  const notes = EMBEDDED_NAMES.filter((name) => config[name] !== undefined && config[name] !== dictated[name]).map(
-    (name) => `${name} ignored: the embedded origin needs ${SECRET_NAMES.has(name) ? 'its own credentials' : `${name}=${dictated[name]}`} (set ORIGIN_URL to use another origin)`,
-  );
-  Object.assign(config, dictated, { ORIGIN_URL: origin.url });
-  return notes;
-}
-
 function report(config: RawConfig, origin: S3Origin | undefined, seeded: SeededAsset[], stack: Stack, notes: string[], ms: number): string {
   const keyWidth = Math.max(0, ...seeded.map((asset) => asset.key.length));
   const settings = CONFIG_NAMES.filter((name) => config[name] !== undefined && name !== 'ORIGIN_URL')
@@ -145,7 +127,7 @@ function report(config: RawConfig, origin: S3Origin | undefined, seeded: SeededA
     '',
     origin ? 'Try it (twice: the first is a miss filled through the shield, the second an edge hit):' : 'Try it:',
     `  curl -i ${stack.url}/${example}`,
-    ...(origin ? [`  curl -i -H 'Range: bytes=0-99' ${stack.url}/video/big.bin`] : []),
+    ...(origin ? [`  curl -i -H 'Range: bytes=0-99' ${stack.url}/video/big.bin`, `  open ${stack.url}/index.html in a browser: the sample video plays through both tiers, read as two 8 MiB slices`] : []),
     '',
     'Ctrl-C stops everything.',
   ].join('\n');
@@ -174,5 +156,6 @@ function formatSize(bytes: number): string {
 }
 
 function describe(error: unknown): string {
+  if (error instanceof ConfigError && error.problems.length > 1) return [`${error.problems.length} settings cannot work:`, ...error.problems.map((problem) => `  ${problem}`)].join('\n');
   return error instanceof Error ? (error.message.split('\n')[0] ?? error.message) : String(error);
 }

@@ -34,12 +34,18 @@ export function oneOf<N extends string, T extends string>(raw: Raw<N>, name: N, 
   return found;
 }
 
-export function integer<N extends string>(raw: Raw<N>, name: N, fallback: number, min: number): number {
+/**
+ * An integer from `min` (to `max`, when the setting has one). A value beyond the range is
+ * refused, never clamped: a setting that silently reads as another number is a surprise found
+ * in production; `why` says where the bound comes from.
+ */
+export function integer<N extends string>(raw: Raw<N>, name: N, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER, why = ''): number {
   const value = nonEmpty(raw[name]);
   if (value === undefined) return fallback;
   const parsed = /^\d+$/.test(value) ? Number(value) : Number.NaN;
-  if (!Number.isSafeInteger(parsed) || parsed < min) {
-    throw new ConfigError(`${name} must be an integer >= ${min}, got ${JSON.stringify(value)}`);
+  if (!Number.isSafeInteger(parsed) || parsed < min || parsed > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}${why ? ` (${why})` : ''}`;
+    throw new ConfigError(`${name} must be an integer ${range}, got ${JSON.stringify(value)}`);
   }
   return parsed;
 }

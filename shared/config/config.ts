@@ -1,7 +1,8 @@
 // The configuration contract. The same names are used by `[vars]` / `wrangler secret put`
 // when deployed and by the process environment in the local stack (see README).
 
-import { byteSize, integer, nonEmpty, objectKey, oneOf, required } from './config-values.ts';
+import { ConfigProblems } from './config-problems.ts';
+import { integer, nonEmpty, objectKey, oneOf, required } from './config-values.ts';
 import { type HostBuckets, parseHostBuckets } from '../target/host-buckets.ts';
 import { SITE_CONFIG_NAMES, type SiteConfig, parseSiteConfig } from './site-config.ts';
 import { ConfigError } from '../http/errors.ts';
@@ -11,8 +12,11 @@ import { splitList } from '../http/header-list.ts';
 
 export type { MemoryConfig, ObservabilityConfig, SlicingConfig };
 
-export type OriginKind = 's3' | 'http';
-export type S3Addressing = 'path' | 'virtual';
+/** ORIGIN_KIND's choices, and S3_ADDRESSING's (`npm start` checks a value it overrides against them). */
+export const ORIGIN_KINDS = ['s3', 'http'] as const;
+export const S3_ADDRESSINGS = ['path', 'virtual'] as const;
+export type OriginKind = (typeof ORIGIN_KINDS)[number];
+export type S3Addressing = (typeof S3_ADDRESSINGS)[number];
 
 export interface S3Config {
   /** S3_BUCKET: the bucket for hosts HOST_BUCKETS does not list ('' when there is none). */
@@ -121,38 +125,48 @@ const DEFAULT_STALE_IF_ERROR = 86_400;
 // `http` mode the defaults are 0: stale only when the response allows it or the origin cannot
 // be reached at all.
 export function parseConfig(raw: RawConfig): Config {
-  const originKind = oneOf(raw, 'ORIGIN_KIND', ['s3', 'http'], 's3');
-  const originUrl = parseUrl(nonEmpty(raw.ORIGIN_URL) ?? (originKind === 's3' ? STORJ_GATEWAY : undefined));
-  return {
-    originKind,
-    originUrl,
-    s3: originKind === 's3' ? parseS3(raw) : undefined,
-    originTimeoutMs: integer(raw, 'ORIGIN_TIMEOUT_MS', DEFAULT_TIMEOUT_MS, 1),
-    originIdleTimeoutMs: integer(raw, 'ORIGIN_IDLE_TIMEOUT_MS', DEFAULT_IDLE_TIMEOUT_MS, 1),
-    defaultTtl: integer(raw, 'DEFAULT_TTL', originKind === 's3' ? DEFAULT_S3_TTL : 0, 0),
-    negativeTtl: integer(raw, 'NEGATIVE_TTL', DEFAULT_NEGATIVE_TTL, 0),
-    staleWhileRevalidate: integer(raw, 'STALE_WHILE_REVALIDATE', originKind === 's3' ? DEFAULT_STALE_WHILE_REVALIDATE : 0, 0),
-    staleIfError: integer(raw, 'STALE_IF_ERROR', originKind === 's3' ? DEFAULT_STALE_IF_ERROR : 0, 0),
+  const problems = new ConfigProblems();
+  // An unknown kind leaves unasked which settings the kind requires (no guess), but every
+  // setting given is still read, the S3 ones too: all of them are reported at once.
+  const kind = problems.read(() => oneOf(raw, 'ORIGIN_KIND', ORIGIN_KINDS, 's3'), undefined);
+  if (kind === undefined) parseS3(raw, problems, false);
+  const s3Defaults = kind !== 'http';
+  const config: Config = {
+    originKind: kind ?? 's3',
+    originUrl: problems.read(() => parseUrl(nonEmpty(raw.ORIGIN_URL) ?? (kind === 'http' ? undefined : STORJ_GATEWAY)), new URL(STORJ_GATEWAY)),
+    s3: kind === 's3' ? parseS3(raw, problems, true) : undefined,
+    originTimeoutMs: problems.read(() => integer(raw, 'ORIGIN_TIMEOUT_MS', DEFAULT_TIMEOUT_MS, 1), DEFAULT_TIMEOUT_MS),
+    originIdleTimeoutMs: problems.read(() => integer(raw, 'ORIGIN_IDLE_TIMEOUT_MS', DEFAULT_IDLE_TIMEOUT_MS, 1), DEFAULT_IDLE_TIMEOUT_MS),
+    defaultTtl: problems.read(() => integer(raw, 'DEFAULT_TTL', s3Defaults ? DEFAULT_S3_TTL : 0, 0), 0),
+    negativeTtl: problems.read(() => integer(raw, 'NEGATIVE_TTL', DEFAULT_NEGATIVE_TTL, 0), 0),
+    staleWhileRevalidate: problems.read(() => integer(raw, 'STALE_WHILE_REVALIDATE', s3Defaults ? DEFAULT_STALE_WHILE_REVALIDATE : 0, 0), 0),
+    staleIfError: problems.read(() => integer(raw, 'STALE_IF_ERROR', s3Defaults ? DEFAULT_STALE_IF_ERROR : 0, 0), 0),
     shieldToken: nonEmpty(raw.SHIELD_TOKEN),
     cacheKeyQuery: splitList(raw.CACHE_KEY_QUERY ?? ''),
     purgeToken: nonEmpty(raw.PURGE_TOKEN),
-    healthKey: objectKey(raw, 'HEALTH_KEY'),
-    slicing: parseSlicing(raw),
-    memory: parseMemory(raw),
-    site: parseSiteConfig(raw, (message) => new ConfigError(message)),
-    observability: parseObservability(raw),
+    healthKey: problems.read(() => objectKey(raw, 'HEALTH_KEY'), undefined),
+    slicing: parseSlicing(raw, problems),
+    memory: parseMemory(raw, problems),
+    site: parseSiteConfig(raw, problems),
+    observability: parseObservability(raw, problems),
   };
+  problems.throwIfAny();
+  return config;
 }
 
-function parseS3(raw: RawConfig): S3Config {
-  const hostBuckets = parseHostBuckets(raw.HOST_BUCKETS);
+/** The S3 settings; `requireAll` false checks only the values given (the kind is not known to be s3). */
+function parseS3(raw: RawConfig, problems: ConfigProblems, requireAll: boolean): S3Config {
+  const hostBuckets = problems.read(() => parseHostBuckets(raw.HOST_BUCKETS), new Map<string, string>());
+  // A HOST_BUCKETS that cannot be read says nothing of whether S3_BUCKET is needed: not asked for then.
+  const bucketOptional = !requireAll || hostBuckets.size > 0 || nonEmpty(raw.HOST_BUCKETS) !== undefined;
+  const need = (name: 'S3_ACCESS_KEY_ID' | 'S3_SECRET_ACCESS_KEY'): string => (requireAll ? problems.read(() => required(raw, name), '') : nonEmpty(raw[name]) ?? '');
   return {
-    bucket: hostBuckets.size > 0 ? nonEmpty(raw.S3_BUCKET) ?? '' : required(raw, 'S3_BUCKET'),
+    bucket: bucketOptional ? nonEmpty(raw.S3_BUCKET) ?? '' : problems.read(() => required(raw, 'S3_BUCKET'), ''),
     hostBuckets,
     region: nonEmpty(raw.S3_REGION) ?? 'us-east-1',
-    accessKeyId: required(raw, 'S3_ACCESS_KEY_ID'),
-    secretAccessKey: required(raw, 'S3_SECRET_ACCESS_KEY'),
-    addressing: oneOf(raw, 'S3_ADDRESSING', ['path', 'virtual'], 'path'),
+    accessKeyId: need('S3_ACCESS_KEY_ID'),
+    secretAccessKey: need('S3_SECRET_ACCESS_KEY'),
+    addressing: problems.read(() => oneOf(raw, 'S3_ADDRESSING', S3_ADDRESSINGS, 'path'), 'path'),
   };
 }
 
@@ -185,5 +199,5 @@ export function oncePerEnv<E extends object, T>(build: (env: E) => T): (env: E) 
   };
 }
 
-/** `parseConfig` once per bindings object; throws ConfigError naming a bad setting (and again on the next request). */
+/** `parseConfig` once per bindings object; throws a ConfigError naming every bad setting (and again on the next request). */
 export const configFrom: (env: RawConfig) => Config = oncePerEnv(parseConfig);

@@ -1,8 +1,10 @@
 // The settings that bound what an isolate does and holds: slices (size, threshold, read-ahead,
 // subrequests), whole copies, the memory layer. Parsed from the raw settings (config.ts), each
-// refusal a ConfigError naming the setting.
+// refusal a problem naming the setting and its range (kept, so that all are reported at once):
+// a value out of range is refused, never clamped to one that would work.
 
 import { ConfigError } from '../http/errors.ts';
+import type { ConfigProblems } from './config-problems.ts';
 import { type Raw, byteSize, integer } from './config-values.ts';
 
 /** The settings read here. */
@@ -69,21 +71,32 @@ const MAX_MEMORY_CACHE = 64 * MIB;
 /** Small objects are where the Cache API's per-lookup cost dominates; larger ones stream from it. */
 const DEFAULT_MEMORY_OBJECT = MIB;
 
-export function parseSlicing(raw: RawConfig): SlicingConfig {
+export function parseSlicing(raw: RawConfig, problems: ConfigProblems): SlicingConfig {
+  const sliceSize = problems.read(() => sliceSizeOf(raw), DEFAULT_SLICE_SIZE);
+  return {
+    sliceSize,
+    threshold: problems.read(() => byteSize(raw, 'SLICE_THRESHOLD', sliceSize), sliceSize),
+    readahead: problems.read(() => readahead(raw, sliceSize), 1),
+    parallel: problems.read(() => integer(raw, 'SLICE_PARALLEL', DEFAULT_PARALLEL, 1, MAX_PARALLEL, 'slices in flight per download and per isolate'), DEFAULT_PARALLEL),
+    subrequests: problems.read(() => integer(raw, 'SUBREQUEST_LIMIT', DEFAULT_SUBREQUESTS, 10), DEFAULT_SUBREQUESTS),
+    wholeCopyMax: problems.read(() => wholeCopyMax(raw), DEFAULT_WHOLE_COPY),
+  };
+}
+
+function sliceSizeOf(raw: RawConfig): number {
   const sliceSize = byteSize(raw, 'SLICE_SIZE', DEFAULT_SLICE_SIZE);
   // Slices are aligned to multiples of their size, and a power of two keeps every slice
   // boundary on a power-of-two offset whatever the size chosen.
   if (sliceSize < MIB || sliceSize > 64 * MIB || (sliceSize & (sliceSize - 1)) !== 0) {
     throw new ConfigError(`SLICE_SIZE must be a power of two from 1 MiB to 64 MiB, got ${sliceSize} bytes`);
   }
-  return {
-    sliceSize,
-    threshold: byteSize(raw, 'SLICE_THRESHOLD', sliceSize),
-    readahead: Math.max(1, Math.min(MAX_READAHEAD, Math.floor(READAHEAD_BYTES / sliceSize), integer(raw, 'SLICE_READAHEAD', DEFAULT_READAHEAD, 1))),
-    parallel: Math.min(MAX_PARALLEL, integer(raw, 'SLICE_PARALLEL', DEFAULT_PARALLEL, 1)),
-    subrequests: integer(raw, 'SUBREQUEST_LIMIT', DEFAULT_SUBREQUESTS, 10),
-    wholeCopyMax: wholeCopyMax(raw),
-  };
+  return sliceSize;
+}
+
+/** At most eight slices and 64 MiB of them in flight: the default is cut to fit, a value given is refused beyond. */
+function readahead(raw: RawConfig, sliceSize: number): number {
+  const max = Math.max(1, Math.min(MAX_READAHEAD, Math.floor(READAHEAD_BYTES / sliceSize)));
+  return integer(raw, 'SLICE_READAHEAD', Math.min(DEFAULT_READAHEAD, max), 1, max, `at most ${MAX_READAHEAD} slices and 64 MiB in flight, with SLICE_SIZE ${sliceSize / MIB} MiB`);
 }
 
 function wholeCopyMax(raw: RawConfig): number {
@@ -92,10 +105,20 @@ function wholeCopyMax(raw: RawConfig): number {
   return max;
 }
 
-export function parseMemory(raw: RawConfig): MemoryConfig {
+export function parseMemory(raw: RawConfig, problems: ConfigProblems): MemoryConfig {
+  const budget = problems.read(() => memoryBudget(raw), DEFAULT_MEMORY_CACHE);
+  const maxObject = problems.read(() => memoryObjectMax(raw, budget), 0);
+  return { budget, maxObject };
+}
+
+function memoryBudget(raw: RawConfig): number {
   const budget = byteSize(raw, 'MEMORY_CACHE_SIZE', DEFAULT_MEMORY_CACHE);
   if (budget > MAX_MEMORY_CACHE) throw new ConfigError(`MEMORY_CACHE_SIZE must be at most 64MiB (an isolate has 128 MB in all), got ${budget} bytes`);
+  return budget;
+}
+
+function memoryObjectMax(raw: RawConfig, budget: number): number {
   const maxObject = byteSize(raw, 'MEMORY_OBJECT_MAX', Math.min(DEFAULT_MEMORY_OBJECT, budget));
   if (maxObject > budget) throw new ConfigError(`MEMORY_OBJECT_MAX must not exceed MEMORY_CACHE_SIZE (${budget} bytes), got ${maxObject} bytes`);
-  return { budget, maxObject };
+  return maxObject;
 }

@@ -2,6 +2,7 @@
 // stats page's token, how often each isolate flushes its counts, how many requests are logged,
 // and the egress price the savings are counted at.
 
+import type { ConfigProblems } from './config-problems.ts';
 import { type Raw, decimal, integer, nonEmpty } from './config-values.ts';
 
 export const OBSERVABILITY_CONFIG_NAMES = ['STATS_TOKEN', 'STATS_FLUSH_MS', 'LOG_SAMPLE', 'EGRESS_PRICE_PER_TB'] as const;
@@ -25,11 +26,11 @@ const DEFAULT_LOG_SAMPLE = 0.01;
 /** Storj's published egress price (USD per TB). */
 const DEFAULT_EGRESS_PRICE = 7;
 
-export function parseObservability(raw: Raw<ObservabilityName>): ObservabilityConfig {
+export function parseObservability(raw: Raw<ObservabilityName>, problems: ConfigProblems): ObservabilityConfig {
   return {
     statsToken: nonEmpty(raw.STATS_TOKEN),
-    flushMs: integer(raw, 'STATS_FLUSH_MS', DEFAULT_FLUSH_MS, 0),
-    logSample: decimal(raw, 'LOG_SAMPLE', DEFAULT_LOG_SAMPLE, 0, 1),
-    egressPricePerTB: decimal(raw, 'EGRESS_PRICE_PER_TB', DEFAULT_EGRESS_PRICE, 0, 1_000_000),
+    flushMs: problems.read(() => integer(raw, 'STATS_FLUSH_MS', DEFAULT_FLUSH_MS, 0), DEFAULT_FLUSH_MS),
+    logSample: problems.read(() => decimal(raw, 'LOG_SAMPLE', DEFAULT_LOG_SAMPLE, 0, 1), DEFAULT_LOG_SAMPLE),
+    egressPricePerTB: problems.read(() => decimal(raw, 'EGRESS_PRICE_PER_TB', DEFAULT_EGRESS_PRICE, 0, 1_000_000), DEFAULT_EGRESS_PRICE),
   };
 }

@@ -197,9 +197,20 @@ export function isDisconnectedDetail(detail: string | undefined): boolean {
   return detail !== undefined && DISCONNECTED.includes(detail);
 }
 
-/** Thrown for a configuration that cannot work; the message names the setting (never a secret's value). */
+/**
+ * Thrown for a configuration that cannot work: every problem found in it at once (a deploy or
+ * a start fixes them all in one go, not one per attempt), each naming its setting (never a
+ * secret's value). The message is the problems joined by "; ".
+ */
 export class ConfigError extends Error {
   override name = 'ConfigError';
+  readonly problems: readonly string[];
+
+  constructor(problems: string | readonly string[]) {
+    const list = typeof problems === 'string' ? [problems] : [...problems];
+    super(list.join('; '));
+    this.problems = list;
+  }
 }
 
 /** The object changed upstream while we were reading it (nginx: "etag mismatch in slice response"). */

@@ -37,7 +37,7 @@ async function run(argv: string[], context: TestContext): Promise<number> {
 describe('npm run stats: the answer', () => {
   it('GETs /__tiercache/stats.json with the bearer token and prints the tables (exit 0)', async () => {
     const context = testContext(stack.stackPath, { STATS_TOKEN: TOKEN });
-    expect(await run(['--url', edge.url], context)).toBe(0);
+    expect(await run(['--base', edge.url], context)).toBe(0);
     expect(edge.received).toHaveLength(1);
     expect(edge.received[0]).toMatchObject({ method: 'GET', path: '/__tiercache/stats.json', body: '' });
     expect(edge.received[0]?.headers.authorization).toBe(`Bearer ${TOKEN}`);
@@ -50,14 +50,14 @@ describe('npm run stats: the answer', () => {
 
   it('--json prints the JSON the edge answered', async () => {
     const context = testContext(stack.stackPath, { STATS_TOKEN: TOKEN });
-    expect(await run(['--url', edge.url, '--json'], context)).toBe(0);
+    expect(await run(['--base', edge.url, '--json'], context)).toBe(0);
     expect(JSON.parse(context.stdout.join('\n'))).toEqual(statsSample());
   });
 
   it('401: says the token was refused and which variable to set (exit 1)', async () => {
     answer = plain(401, 'stats need Authorization: Bearer <STATS_TOKEN> (or the token as a Basic password)', { 'www-authenticate': 'Basic realm="tiercache stats", Bearer realm="tiercache stats"' });
     const context = testContext(stack.stackPath, { STATS_TOKEN: TOKEN });
-    expect(await run(['--url', edge.url], context)).toBe(1);
+    expect(await run(['--base', edge.url], context)).toBe(1);
     expect(context.stderr).toEqual(["the token was refused: set STATS_TOKEN to the deployment's secret"]);
     expect(context.stdout).toEqual([]);
   });
@@ -65,21 +65,21 @@ describe('npm run stats: the answer', () => {
   it("403: says stats are off on this deployment, with the edge's own words (exit 1)", async () => {
     answer = plain(403, 'stats are disabled: set the STATS_TOKEN secret to enable them');
     const context = testContext(stack.stackPath, { STATS_TOKEN: TOKEN });
-    expect(await run(['--url', edge.url], context)).toBe(1);
+    expect(await run(['--base', edge.url], context)).toBe(1);
     expect(context.stderr).toEqual([`stats are disabled on this deployment: set the STATS_TOKEN secret\n  ${edge.url} says: stats are disabled: set the STATS_TOKEN secret to enable them`]);
   });
 
   it('500: prints the status and the first line of the body (exit 1)', async () => {
     answer = plain(500, 'stats need the STATS Durable Object binding\nsecond line');
     const context = testContext(stack.stackPath, { STATS_TOKEN: TOKEN });
-    expect(await run(['--url', edge.url], context)).toBe(1);
+    expect(await run(['--base', edge.url], context)).toBe(1);
     expect(context.stderr).toEqual([`${edge.url}/__tiercache/stats.json answered 500 Internal Server Error: stats need the STATS Durable Object binding`]);
   });
 
   it('a redirect is reported with where it points, not followed with the token (exit 1)', async () => {
     answer = { status: 301, headers: { location: 'https://cdn.example/__tiercache/stats.json' }, body: '' };
     const context = testContext(stack.stackPath, { STATS_TOKEN: TOKEN });
-    expect(await run(['--url', edge.url], context)).toBe(1);
+    expect(await run(['--base', edge.url], context)).toBe(1);
     expect(context.stderr).toEqual([`${edge.url}/__tiercache/stats.json answered 301 Moved Permanently (to https://cdn.example/__tiercache/stats.json: pass that base URL instead)`]);
     expect(edge.received).toHaveLength(1);
   });
@@ -87,37 +87,37 @@ describe('npm run stats: the answer', () => {
   it('an answer that echoes the token has it blanked out', async () => {
     answer = plain(502, `upstream said: bad token ${TOKEN}`);
     const context = testContext(stack.stackPath, { STATS_TOKEN: TOKEN });
-    expect(await run(['--url', edge.url], context)).toBe(1);
+    expect(await run(['--base', edge.url], context)).toBe(1);
     expect(context.stderr).toEqual([`${edge.url}/__tiercache/stats.json answered 502 Bad Gateway: upstream said: bad token [token]`]);
   });
 
   it('a 200 that is not stats JSON (a site page) is named as such (exit 1)', async () => {
     answer = { status: 200, headers: { 'content-type': 'text/html' }, body: '<!doctype html><h1>Welcome</h1>' };
     const context = testContext(stack.stackPath, { STATS_TOKEN: TOKEN });
-    expect(await run(['--url', edge.url], context)).toBe(1);
+    expect(await run(['--base', edge.url], context)).toBe(1);
     expect(context.stderr[0]).toMatch(/answered 200 with something that is not JSON \(is it a tiercache edge\?\)/);
     answer = json(200, { generatedAt: 'now' });
-    expect(await run(['--url', edge.url], context)).toBe(1);
+    expect(await run(['--base', edge.url], context)).toBe(1);
     expect(context.stderr[1]).toContain('answered JSON that is not tiercache\'s stats (no tiers)');
   });
 
   it('nothing listening: "cannot reach <url>: <reason>" (exit 1)', async () => {
     const url = await unreachableUrl();
     const context = testContext(stack.stackPath, { STATS_TOKEN: TOKEN });
-    expect(await run(['--url', url], context)).toBe(1);
+    expect(await run(['--base', url], context)).toBe(1);
     expect(context.stderr).toEqual([`cannot reach ${url}/__tiercache/stats.json: connect ECONNREFUSED ${new URL(url).host}`]);
   });
 
   it('an edge that never answers: gives up after the timeout (exit 1)', async () => {
     answer = 'silent';
     const context = testContext(stack.stackPath, { STATS_TOKEN: TOKEN }, 200);
-    expect(await run(['--url', edge.url], context)).toBe(1);
+    expect(await run(['--base', edge.url], context)).toBe(1);
     expect(context.stderr).toEqual([`cannot reach ${edge.url}/__tiercache/stats.json: no answer within 200 ms`]);
   });
 });
 
 describe('npm run stats: which deployment', () => {
-  it('without --url, asks the local stack with its token', async () => {
+  it('without --base, asks the local stack with its token', async () => {
     await stack.write({ url: edge.url, statsToken: STACK_TOKEN, purgeToken: 'p' });
     const context = testContext(stack.stackPath);
     expect(await run([], context)).toBe(0);
@@ -131,32 +131,32 @@ describe('npm run stats: which deployment', () => {
   });
 
   it('STATS_TOKEN is trimmed; one a header cannot carry is refused without quoting it (exit 2)', async () => {
-    expect(await run(['--url', edge.url], testContext(stack.stackPath, { STATS_TOKEN: `${TOKEN}\n` }))).toBe(0);
+    expect(await run(['--base', edge.url], testContext(stack.stackPath, { STATS_TOKEN: `${TOKEN}\n` }))).toBe(0);
     expect(edge.received[0]?.headers.authorization).toBe(`Bearer ${TOKEN}`);
     const context = testContext(stack.stackPath, { STATS_TOKEN: `${TOKEN} ${TOKEN}` });
-    expect(await run(['--url', edge.url], context)).toBe(2);
+    expect(await run(['--base', edge.url], context)).toBe(2);
     expect(context.stderr).toEqual(['STATS_TOKEN holds characters an Authorization header cannot carry (spaces, control or non-ASCII characters): set it to the secret alone']);
     expect(edge.received).toHaveLength(1);
   });
 
-  it('no stack file and no --url: says to start it (exit 2), sends nothing', async () => {
+  it('no stack file and no --base: says to start it (exit 2), sends nothing', async () => {
     const context = testContext(stack.stackPath, { STATS_TOKEN: TOKEN });
     expect(await run([], context)).toBe(2);
-    expect(context.stderr).toEqual(['no local stack: start it with `npm start`, or pass --url']);
+    expect(context.stderr).toEqual(['no local stack: start it with `npm start`, or pass --base']);
     expect(edge.received).toEqual([]);
   });
 
-  it("--url of another host and no STATS_TOKEN: the stack's token is not sent there (exit 2)", async () => {
+  it("--base of another host and no STATS_TOKEN: the stack's token is not sent there (exit 2)", async () => {
     await stack.write({ url: 'http://127.0.0.1:1', statsToken: STACK_TOKEN });
     const context = testContext(stack.stackPath);
-    expect(await run(['--url', edge.url], context)).toBe(2);
+    expect(await run(['--base', edge.url], context)).toBe(2);
     expect(context.stderr).toEqual([`no token for ${edge.url}: set STATS_TOKEN to the deployment's secret`]);
     expect(edge.received).toEqual([]);
   });
 
-  it("--url naming the local stack itself uses the stack's token", async () => {
+  it("--base naming the local stack itself uses the stack's token", async () => {
     await stack.write({ url: `${edge.url}/`, statsToken: STACK_TOKEN });
-    expect(await run(['--url', edge.url], testContext(stack.stackPath))).toBe(0);
+    expect(await run(['--base', edge.url], testContext(stack.stackPath))).toBe(0);
     expect(edge.received[0]?.headers.authorization).toBe(`Bearer ${STACK_TOKEN}`);
   });
 
@@ -177,11 +177,11 @@ describe('npm run stats: which deployment', () => {
 });
 
 describe('npm run stats: usage', () => {
-  it('usage errors (exit 2): an unknown flag, --url twice, a URL that is not http(s), a stray word; nothing sent', async () => {
+  it('usage errors (exit 2): an unknown flag, --base twice, a URL that is not http(s), a stray word; nothing sent', async () => {
     const cases: [string[], string][] = [
-      [['--urll', edge.url], "Unknown option '--urll'"],
-      [['--url', edge.url, '--url', edge.url], '--url given 2 times; give it once'],
-      [['--url', 'ftp://cdn.example'], 'expected --url to be the edge\'s base URL, like https://cdn.example; got "ftp://cdn.example"'],
+      [['--basee', edge.url], "Unknown option '--basee'"],
+      [['--base', edge.url, '--base', edge.url], '--base given 2 times; give it once'],
+      [['--base', 'ftp://cdn.example'], 'expected --base to be the edge\'s base URL, like https://cdn.example; got "ftp://cdn.example"'],
       [['stats'], "Unexpected argument 'stats'"],
     ];
     for (const [argv, message] of cases) {
@@ -195,6 +195,6 @@ describe('npm run stats: usage', () => {
   it('--help prints the usage (exit 0)', async () => {
     const context = testContext(stack.stackPath);
     expect(await run(['--help'], context)).toBe(0);
-    expect(context.stdout[0]).toMatch(/^usage: npm run stats -- \[--url https:\/\/cdn.example\] \[--json\]\n/);
+    expect(context.stdout[0]).toMatch(/^usage: npm run stats -- \[--base https:\/\/cdn.example\] \[--json\]\n/);
   });
 });

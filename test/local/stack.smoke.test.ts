@@ -3,13 +3,16 @@
 import { createServer } from 'node:net';
 import { inflateSync, crc32 } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIG_ASSET_KEY, BIG_ASSET_SEED, BIG_ASSET_SIZE, expectedSha256, sampleAssets, seedSampleAssets, type SeededAsset } from '../../local/assets.ts';
+import { BIG_ASSET_KEY, BIG_ASSET_SEED, BIG_ASSET_SIZE, VIDEO_ASSET_KEY, expectedSha256, sampleAssets, sampleVideo, seedSampleAssets, type SeededAsset } from '../../local/assets.ts';
+import { INDEX_HTML } from '../../local/sample-site.ts';
 import { startTap, type Tap } from './origin-tap.ts';
 import { startS3Origin, type S3Origin } from '../../local/origin.ts';
 import { createS3Client, S3RequestError, type S3Client } from '../../local/s3-client.ts';
 import { sha256Hex } from '../../local/sha256.ts';
 import { startWorkers, type Stack } from '../../local/workers.ts';
 
+/** The default slice size (shared/config/limits.ts). */
+const SLICE = 8 * 1024 * 1024;
 const TRICKY_KEYS = ['with space/and more.txt', 'ünïcødé/日本語.txt', 'a+b=c&d.txt', "bang!'()*.txt", 'tilde~dash-dot.under_score'];
 
 let origin: S3Origin;
@@ -55,7 +58,7 @@ describe('the embedded S3 origin', () => {
 
 describe('the seeded sample assets', () => {
   it('are all stored with their size and content type', async () => {
-    expect(seeded.map((asset) => asset.key)).toEqual(['index.html', 'css/site.css', 'js/app.js', 'img/logo.png', 'data/catalog.json', BIG_ASSET_KEY]);
+    expect(seeded.map((asset) => asset.key)).toEqual(['index.html', 'css/site.css', 'js/app.js', 'img/logo.png', VIDEO_ASSET_KEY, 'data/catalog.json', BIG_ASSET_KEY]);
     for (const asset of seeded) {
       const head = await client.headObject(asset.key);
       expect(head.headers.get('content-length'), asset.key).toBe(String(asset.size));
@@ -77,6 +80,24 @@ describe('the seeded sample assets', () => {
     expect(chunks.every((chunk) => chunk.crcValid)).toBe(true);
     const idat = chunks[1]?.data ?? new Uint8Array(0);
     expect(inflateSync(idat).length).toBe(64 * (1 + 64 * 3)); // 64 rows of filter byte + RGB
+  });
+
+  it('include a video a browser plays from its first range, cut in two by the default 8 MiB slices', async () => {
+    const video = sampleVideo();
+    expect(seeded.find((asset) => asset.key === VIDEO_ASSET_KEY)).toEqual({ key: VIDEO_ASSET_KEY, contentType: 'video/mp4', size: video.length });
+    expect(video.length).toBeGreaterThan(SLICE);
+    expect(video.length).toBeLessThanOrEqual(2 * SLICE);
+    // ISO/IEC 14496-12 boxes: ftyp first, then the index (moov) before the media data (mdat).
+    const boxes = topLevelBoxes(video);
+    expect(boxes[0]).toBe('ftyp');
+    expect(boxes.indexOf('moov')).toBeGreaterThan(0);
+    expect(boxes.indexOf('moov')).toBeLessThan(boxes.indexOf('mdat'));
+    expect(new TextDecoder().decode(video.subarray(8, 12))).toBe('isom');
+    expect(await sha256Hex((await client.getObject(VIDEO_ASSET_KEY)).body ?? '')).toBe(await sha256Hex(video));
+  });
+
+  it('show the video on the home page in a <video> element', () => {
+    expect(INDEX_HTML).toContain(`<video id="sample" src="/${VIDEO_ASSET_KEY}" controls`);
   });
 
   it('come out the same on every run', async () => {
@@ -134,6 +155,22 @@ describe('the workers in Miniflare', () => {
     const answer = await fetch(`${stack.url}/index.html`);
     expect(answer.status).toBeGreaterThanOrEqual(200);
     await answer.arrayBuffer();
+  });
+
+  it('serve the sample video as a browser reads it: by ranges, through slices of the default 8 MiB, byte for byte', async () => {
+    const video = sampleVideo();
+    tap.clear();
+    // A seek lands across the slice boundary: the edge needs both slices.
+    const answer = await fetch(`${stack.url}/${VIDEO_ASSET_KEY}`, { headers: { range: `bytes=${SLICE - 1000}-${SLICE + 999}` } });
+    expect(answer.status).toBe(206);
+    expect(answer.headers.get('content-type')).toBe('video/mp4');
+    expect(answer.headers.get('content-range')).toBe(`bytes ${SLICE - 1000}-${SLICE + 999}/${video.length}`);
+    expect(new Uint8Array(await answer.arrayBuffer())).toEqual(video.subarray(SLICE - 1000, SLICE + 1000));
+    const ranges = tap.requests.filter((request) => request.path === `/${origin.bucket}/${VIDEO_ASSET_KEY}` && request.method === 'GET').map((request) => request.headers.range);
+    expect(ranges.sort()).toEqual([`bytes=0-${SLICE - 1}`, `bytes=${SLICE}-${video.length - 1}`]);
+    const whole = await fetch(`${stack.url}/${VIDEO_ASSET_KEY}`);
+    expect(whole.status).toBe(200);
+    expect(await sha256Hex(new Uint8Array(await whole.arrayBuffer()))).toBe(await sha256Hex(video));
   });
 
   it('also expose the shield on a direct socket of its own', async () => {
@@ -214,6 +251,19 @@ async function freePort(): Promise<number> {
   const address = probe.address();
   await new Promise((resolve) => probe.close(resolve));
   return typeof address === 'object' && address !== null ? address.port : 0;
+}
+
+/** The types of an MP4's top-level boxes, in order (each: a 32-bit size, then its type). */
+function topLevelBoxes(file: Uint8Array): string[] {
+  const view = new DataView(file.buffer, file.byteOffset, file.byteLength);
+  const types: string[] = [];
+  for (let offset = 0; offset + 8 <= file.length; ) {
+    const size = view.getUint32(offset);
+    types.push(new TextDecoder().decode(file.subarray(offset + 4, offset + 8)));
+    if (size < 8) break; // 0 (to the end) or 1 (64-bit size): not used by this file's boxes
+    offset += size;
+  }
+  return types;
 }
 
 interface PngChunk {

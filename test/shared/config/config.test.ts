@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, it, expect } from 'vitest';
-import { SECRET_CONFIG_NAMES, STORJ_GATEWAY, configFrom, parseConfig, type RawConfig } from '../../../shared/config/config.ts';
+import { type ConfigName, SECRET_CONFIG_NAMES, STORJ_GATEWAY, configFrom, parseConfig, type RawConfig } from '../../../shared/config/config.ts';
 import { ConfigError } from '../../../shared/http/errors.ts';
 
 const s3Minimal: RawConfig = { S3_BUCKET: 'assets', S3_ACCESS_KEY_ID: 'AKID', S3_SECRET_ACCESS_KEY: 'SECRET-KEY-VALUE' };
@@ -132,20 +133,30 @@ describe('parseConfig for slicing', () => {
     }
   });
 
-  it('keeps read-ahead to eight slices and 64 MiB in flight', () => {
-    expect(parseConfig({ ...base, SLICE_READAHEAD: '50' }).slicing.readahead).toBe(8);
-    expect(parseConfig({ ...base, SLICE_READAHEAD: '8', SLICE_SIZE: '16MiB' }).slicing.readahead).toBe(4);
+  it('keeps read-ahead to eight slices and 64 MiB in flight: the default is cut to fit the slice size', () => {
+    expect(parseConfig({ ...base, SLICE_READAHEAD: '8' }).slicing.readahead).toBe(8);
     expect(parseConfig({ ...base, SLICE_READAHEAD: '3', SLICE_SIZE: '16MiB' }).slicing.readahead).toBe(3);
+    expect(parseConfig({ ...base, SLICE_SIZE: '16MiB' }).slicing.readahead).toBe(4);
     expect(parseConfig({ ...base, SLICE_SIZE: '64MiB' }).slicing.readahead).toBe(1);
-    expect(() => parseConfig({ ...base, SLICE_READAHEAD: '0' })).toThrow(/^SLICE_READAHEAD/);
+  });
+
+  it('refuses a read-ahead beyond its range, naming the range and where it comes from, rather than clamping it', () => {
+    expect(configError({ ...base, SLICE_READAHEAD: '50' }).message).toBe('SLICE_READAHEAD must be an integer from 1 to 8 (at most 8 slices and 64 MiB in flight, with SLICE_SIZE 8 MiB), got "50"');
+    expect(configError({ ...base, SLICE_READAHEAD: '8', SLICE_SIZE: '16MiB' }).message).toBe('SLICE_READAHEAD must be an integer from 1 to 4 (at most 8 slices and 64 MiB in flight, with SLICE_SIZE 16 MiB), got "8"');
+    expect(configError({ ...base, SLICE_READAHEAD: '0' }).message).toMatch(/^SLICE_READAHEAD must be an integer from 1 to 8 /);
   });
 
   it('keeps the edge to 64 slices in flight per download and isolate, and at least one', () => {
-    expect(parseConfig({ ...base, SLICE_PARALLEL: '500' }).slicing.parallel).toBe(64);
+    expect(parseConfig({ ...base, SLICE_PARALLEL: '64' }).slicing.parallel).toBe(64);
     expect(parseConfig({ ...base, SLICE_PARALLEL: '1' }).slicing.parallel).toBe(1);
     // Slices read ahead through the caches hold no memory: the slice size does not bound it.
     expect(parseConfig({ ...base, SLICE_PARALLEL: '40', SLICE_SIZE: '64MiB' }).slicing.parallel).toBe(40);
-    for (const value of ['0', '-3', 'many', '2.5']) expect(() => parseConfig({ ...base, SLICE_PARALLEL: value }), value).toThrow(/^SLICE_PARALLEL/);
+  });
+
+  it('refuses SLICE_PARALLEL beyond 1 to 64, naming the setting and its range, rather than clamping it', () => {
+    for (const value of ['100', '65', '500', '0', '-3', 'many', '2.5']) {
+      expect(configError({ ...base, SLICE_PARALLEL: value }).message, value).toBe(`SLICE_PARALLEL must be an integer from 1 to 64 (slices in flight per download and per isolate), got ${JSON.stringify(value)}`);
+    }
   });
 });
 
@@ -180,8 +191,13 @@ describe('parseConfig for an S3 origin', () => {
     }
   });
 
-  it('fails for an empty configuration, naming the bucket first', () => {
-    expect(configError({}).message).toBe('S3_BUCKET is required when ORIGIN_KIND=s3');
+  it('fails for an empty configuration, naming every missing setting in one error', () => {
+    expect(configError({}).problems).toEqual(['S3_BUCKET is required when ORIGIN_KIND=s3', 'S3_ACCESS_KEY_ID is required when ORIGIN_KIND=s3', 'S3_SECRET_ACCESS_KEY is required when ORIGIN_KIND=s3']);
+    expect(configError({}).message).toBe('S3_BUCKET is required when ORIGIN_KIND=s3; S3_ACCESS_KEY_ID is required when ORIGIN_KIND=s3; S3_SECRET_ACCESS_KEY is required when ORIGIN_KIND=s3');
+  });
+
+  it('does not ask for S3_BUCKET beside a HOST_BUCKETS it cannot read (which may be meant to name every host)', () => {
+    expect(configError({ ...s3Minimal, S3_BUCKET: undefined, HOST_BUCKETS: 'a.example' }).problems).toEqual(['HOST_BUCKETS: expected host=bucket pairs separated by commas, got "a.example"']);
   });
 
   it('refuses an unknown addressing style, naming the setting and the choices', () => {
@@ -258,6 +274,72 @@ describe('parseConfig refusing invalid values', () => {
     const error = configError({});
     expect(error).toBeInstanceOf(Error);
     expect(error.name).toBe('ConfigError');
+  });
+});
+
+describe('parseConfig reporting every problem at once', () => {
+  it('names each setting that cannot work, in one ConfigError, in the order of the contract', () => {
+    const error = configError({ S3_ADDRESSING: 'vhost', SLICE_PARALLEL: '100', DEFAULT_TTL: 'x', S3_ACCESS_KEY_ID: 'AKID', LOG_SAMPLE: '2', INDEX_DOCUMENT: 'a/b.html' });
+    expect(error.problems).toEqual([
+      'S3_BUCKET is required when ORIGIN_KIND=s3',
+      'S3_SECRET_ACCESS_KEY is required when ORIGIN_KIND=s3',
+      'S3_ADDRESSING must be one of path|virtual, got "vhost"',
+      'DEFAULT_TTL must be an integer >= 0, got "x"',
+      'SLICE_PARALLEL must be an integer from 1 to 64 (slices in flight per download and per isolate), got "100"',
+      'INDEX_DOCUMENT must be a name without "/", got "a/b.html"',
+      'LOG_SAMPLE must be a number from 0 to 1, got "2"',
+    ]);
+  });
+
+  it('with an unknown ORIGIN_KIND, names it and still checks every value given, requiring none the kind would', () => {
+    expect(configError({ ORIGIN_KIND: 'S3', S3_ADDRESSING: 'vhost', SLICE_SIZE: '3MiB' }).problems).toEqual([
+      'ORIGIN_KIND must be one of s3|http, got "S3"',
+      'S3_ADDRESSING must be one of path|virtual, got "vhost"',
+      'SLICE_SIZE must be a power of two from 1 MiB to 64 MiB, got 3145728 bytes',
+    ]);
+  });
+
+  // Each broken setting alone, then any set of them together: the error names exactly that set.
+  const broken: Partial<Record<ConfigName, string>> = {
+    ORIGIN_URL: 'ftp://x.example',
+    S3_ADDRESSING: 'vhost',
+    ORIGIN_TIMEOUT_MS: '0',
+    ORIGIN_IDLE_TIMEOUT_MS: 'soon',
+    DEFAULT_TTL: '-1',
+    NEGATIVE_TTL: '1.5',
+    STALE_WHILE_REVALIDATE: 'x',
+    STALE_IF_ERROR: 'x',
+    SLICE_SIZE: '3MiB',
+    SLICE_THRESHOLD: 'big',
+    SLICE_READAHEAD: '9',
+    SLICE_PARALLEL: '100',
+    SUBREQUEST_LIMIT: '5',
+    WHOLE_COPY_MAX: '1GiB',
+    HOST_BUCKETS: 'nonsense',
+    MEMORY_CACHE_SIZE: '65MiB',
+    MEMORY_OBJECT_MAX: 'lots',
+    INDEX_DOCUMENT: 'a/b',
+    NOT_FOUND_DOCUMENT: '../x',
+    CONTENT_TYPE_FROM_EXTENSION: 'yes',
+    CORS_ALLOW_ORIGINS: 'not an origin',
+    STATS_FLUSH_MS: '-5',
+    LOG_SAMPLE: '2',
+    EGRESS_PRICE_PER_TB: '$7',
+  };
+  const names = Object.keys(broken) as ConfigName[];
+  const named = (error: ConfigError): string[] => error.problems.map((problem) => /^[A-Z0-9_]+/.exec(problem)?.[0] ?? problem).sort();
+
+  it.each(names)('refuses %s alone, naming it', (name) => {
+    expect(named(configError({ ...s3Minimal, [name]: broken[name] }))).toEqual([name]);
+  });
+
+  it('names exactly the settings broken, whichever they are', () => {
+    fc.assert(
+      fc.property(fc.subarray(names, { minLength: 1 }), (chosen) => {
+        const raw: RawConfig = { ...s3Minimal, ...Object.fromEntries(chosen.map((name) => [name, broken[name]])) };
+        expect(named(configError(raw))).toEqual([...chosen].sort());
+      }),
+    );
   });
 });
 
