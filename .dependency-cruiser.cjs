@@ -5,9 +5,9 @@ module.exports = {
   forbidden: [
     {
       name: 'pure-rooms-stay-pure',
-      comment: 'shared/http, target, config, slices, streams, store and stats, and the purge records and prefixes, are pure rules and formats: they never reach the read path (shared/tier), the observers (shared/observe) or the KV store.',
+      comment: 'shared/http, target, config, slices, streams, store, stats and cost, and the purge records and prefixes, are pure rules and formats: they never reach the read path (shared/tier), the observers (shared/observe) or the KV store.',
       severity: 'error',
-      from: { path: '^shared/((http|target|config|slices|streams|store|stats)/|purge/purge(-prefix)?\\.ts$)' },
+      from: { path: '^shared/((http|target|config|slices|streams|store|stats|cost)/|purge/purge(-prefix)?\\.ts$)' },
       to: { path: '^shared/(tier/|observe/|purge/purge-store)' },
     },
     {

@@ -6,7 +6,7 @@
 // no longer vouches for (PurgeList.vouchedSince, shared/purge/purge.ts).
 // The namespace is a parameter: this module never reaches for `env`.
 
-import { MAX_RECORDS, NO_PURGES, type PurgeList, type PurgeRecord, RECORD_LIFETIME_MS, asRecord, keptList } from './purge.ts';
+import { MAX_RECORDS, NO_PURGES, type PurgeList, type PurgeRecord, RECORD_LIFETIME_MS, REFRESH_MS, asRecord, keptList } from './purge.ts';
 
 /** The part of a Workers KV namespace the purge list uses. */
 export interface PurgeKv {
@@ -14,8 +14,7 @@ export interface PurgeKv {
   list(options: { prefix: string; limit: number }): Promise<{ keys: { name: string; metadata?: unknown }[]; list_complete: boolean }>;
 }
 
-/** How stale an isolate's copy may be; KV's own propagation (up to 60 s) comes on top. */
-export const REFRESH_MS = 5_000;
+export { REFRESH_MS };
 /** Workers KV: "changes may take up to 60 seconds or more to be visible in other locations". */
 const KV_PROPAGATION_S = 60;
 /** What the purge answer promises. */
