@@ -39,10 +39,10 @@ module.exports = {
     },
     {
       name: 'cli-imports-only-types-and-formats',
-      comment: "cli/ talks to a deployment over HTTP only: of the rest it imports types (the stats.json shape, the purge request) and the stats page's number formats (shared/stats/format.ts), never code that runs a tier.",
+      comment: "cli/ talks to a deployment over HTTP only: of the rest it imports types (the stats.json shape, the purge request), the stats page's number formats (shared/stats/format.ts) and the pure cost model (shared/cost/, for npm run cost), never code that runs a tier.",
       severity: 'error',
       from: { path: '^cli/' },
-      to: { path: '^(worker|shield|shared|local|bench|test)/', pathNot: '^shared/stats/format\\.ts$', dependencyTypesNot: ['type-only'] },
+      to: { path: '^(worker|shield|shared|local|bench|test)/', pathNot: '^shared/(stats/format|cost/[\\w-]+)\\.ts$', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'nothing-imports-cli',

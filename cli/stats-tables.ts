@@ -4,7 +4,7 @@
 
 import type { Outcome, StatsTier } from '../shared/stats/record.ts';
 import type { StatsJson, TierStats } from '../shared/stats/stats-json.ts';
-import { formatBytes, formatCount, formatMinute, formatMs, formatRatio, formatTime, formatUsd } from '../shared/stats/format.ts';
+import { formatAmount, formatBytes, formatCount, formatMinute, formatMs, formatRatio, formatTime, formatUsd } from '../shared/stats/format.ts';
 import { statsLists } from './stats-lists.ts';
 import { textTable } from './text-table.ts';
 
@@ -65,9 +65,8 @@ function egressTable(egress: StatsJson['egress']): string {
 /** The window as a month at its rate (docs/costs.md): each line of the bill, then what it comes to against the origin's egress alone. */
 function costTable(cost: StatsJson['cost']): string {
   const { month } = cost;
-  const amount = (value: number): string => (value > 0 && value < 100 && !Number.isInteger(value) ? value.toFixed(2) : formatCount(Math.round(value)));
   const rows = [
-    ...month.lines.map((line) => [line.item, `${amount(line.quantity)} ${line.unit}`, formatUsd(line.usd)]),
+    ...month.lines.map((line) => [line.item, `${formatAmount(line.quantity)} ${line.unit}`, formatUsd(line.usd)]),
     ['Workers Paid subscription', '', formatUsd(month.subscriptionUSD)],
     ['origin egress behind tiercache', '', formatUsd(month.originEgressUSD)],
     ['with tiercache', '', formatUsd(month.totalUSD)],

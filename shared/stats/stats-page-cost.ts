@@ -3,7 +3,7 @@
 // alone, and each line of the Workers Paid bill. No link leaves the page: the prices' sources
 // are in docs/costs.md, which the note names.
 
-import { formatCount, formatUsd } from './format.ts';
+import { formatAmount, formatCount, formatUsd } from './format.ts';
 import { escapeHtml } from './html-escape.ts';
 import { bigNumber, factList } from './html-facts.ts';
 import { htmlTable } from './html-table.ts';
@@ -30,7 +30,7 @@ export function costSection(stats: StatsJson): string {
   const lines = htmlTable({
     caption: 'The month, line by line',
     columns: [{ title: 'item' }, { title: 'use', kind: 'number' }, { title: 'included', kind: 'number' }, { title: 'USD', kind: 'number' }],
-    rows: month.lines.map((line) => [line.item, `${quantity(line.quantity)} ${line.unit}`, quantity(line.included), formatUsd(line.usd)]),
+    rows: month.lines.map((line) => [line.item, `${formatAmount(line.quantity)} ${line.unit}`, formatAmount(line.included), formatUsd(line.usd)]),
     empty: 'Nothing counted.',
   });
   return [
@@ -39,9 +39,4 @@ export function costSection(stats: StatsJson): string {
     `<p class="note">The last ${formatCount(stats.windowMinutes)} minutes as 30 days at the same rate, at the Workers Paid prices and allowances read ${escapeHtml(cost.pricesReadAt)} and the origin's ${formatUsd(stats.egress.pricePerTB)} per TB (docs/costs.md). `,
     'CPU time is an upper bound measured on the local runtime, every edge hit priced as a Cache API hit; Durable Object and KV requests are the ones the stats store counted.</p></section>',
   ].join('');
-}
-
-/** Whole units with separators; a small fraction (GB, GB-s) to two decimals. */
-function quantity(value: number): string {
-  return value > 0 && value < 100 && !Number.isInteger(value) ? value.toFixed(2) : formatCount(Math.round(value));
 }
