@@ -3,7 +3,7 @@
 // alone, and each line of the Workers Paid bill. No link leaves the page: the prices' sources
 // are in docs/costs.md, which the note names.
 
-import { formatAmount, formatCount, formatUsd } from './format.ts';
+import { formatCompact, formatCount, formatUsd } from './format.ts';
 import { escapeHtml } from './html-escape.ts';
 import { bigNumber, factList } from './html-facts.ts';
 import { htmlTable } from './html-table.ts';
@@ -29,14 +29,15 @@ export function costSection(stats: StatsJson): string {
   ].join('');
   const lines = htmlTable({
     caption: 'The month, line by line',
-    columns: [{ title: 'item' }, { title: 'use', kind: 'number' }, { title: 'included', kind: 'number' }, { title: 'USD', kind: 'number' }],
-    rows: month.lines.map((line) => [line.item, `${formatAmount(line.quantity)} ${line.unit}`, formatAmount(line.included), formatUsd(line.usd)]),
+    // What each line's allowance is stays in stats.json: a phone has room for three columns.
+    columns: [{ title: 'item' }, { title: 'a month\'s use', kind: 'number' }, { title: 'USD', kind: 'number' }],
+    rows: month.lines.map((line) => [line.item, `${formatCompact(line.quantity)} ${line.unit}`, formatUsd(line.usd)]),
     empty: 'Nothing counted.',
   });
   return [
     '<section aria-labelledby="cost-heading"><h2 id="cost-heading">What it costs</h2>',
-    `<div class="grid-lists">${card}${lines}</div>`,
-    `<p class="note">The last ${formatCount(stats.windowMinutes)} minutes as 30 days at the same rate, at the Workers Paid prices and allowances read ${escapeHtml(cost.pricesReadAt)} and the origin's ${formatUsd(stats.egress.pricePerTB)} per TB (docs/costs.md). `,
+    `<div class="grid-cost">${card}${lines}</div>`,
+    `<p class="note">The last ${formatCount(stats.windowMinutes)} minutes as 30 days at the same rate, each line past its monthly allowance, at the Workers Paid prices read ${escapeHtml(cost.pricesReadAt)} and the origin's ${formatUsd(stats.egress.pricePerTB)} per TB (docs/costs.md). `,
     'CPU time is an upper bound measured on the local runtime, every edge hit priced as a Cache API hit; Durable Object and KV requests are the ones the stats store counted.</p></section>',
   ].join('');
 }

@@ -83,7 +83,7 @@ describe('statsPage', () => {
     for (const line of cost.month.lines) expect(page).toContain(`<td>${line.item}</td>`);
     expect(page).toContain('<dt>Durable Object requests counted</dt>');
     expect(page).toContain('<dt>KV list requests counted</dt>');
-    expect(page).toContain(`prices and allowances read ${cost.pricesReadAt}`);
+    expect(page).toContain(`each line past its monthly allowance, at the Workers Paid prices read ${cost.pricesReadAt}`);
     expect(page).toContain('docs/costs.md');
   });
 
