@@ -4,7 +4,7 @@
 
 import type { Outcome, StatsTier } from '../shared/stats/record.ts';
 import type { StatsJson, TierStats } from '../shared/stats/stats-json.ts';
-import { formatBytes, formatCount, formatMinute, formatMs, formatRatio, formatTime, formatUsd } from '../shared/stats/format.ts';
+import { formatAmount, formatBytes, formatCount, formatMinute, formatMs, formatRatio, formatTime, formatUsd } from '../shared/stats/format.ts';
 import { statsLists } from './stats-lists.ts';
 import { textTable } from './text-table.ts';
 
@@ -20,6 +20,8 @@ export function renderStats(stats: StatsJson, source: string): string {
     tiersTable(stats),
     ...TIERS.map((tier) => outcomesTable(tier, stats.tiers[tier])),
     egressTable(stats.egress),
+    // An edge older than the cost estimate answers none: its table is left out.
+    ...(isCost(stats.cost) ? [costTable(stats.cost)] : []),
     minutesTable(stats),
     ...statsLists(stats),
   ].join('\n\n');
@@ -58,6 +60,24 @@ function egressTable(egress: StatsJson['egress']): string {
     ['saved', formatBytes(egress.savedBytes), formatUsd(egress.savedUSD)],
   ];
   return textTable(`Egress (origin priced at ${formatUsd(egress.pricePerTB)} per TB)`, [{ title: '' }, { title: 'bytes', align: 'right' }, { title: 'USD', align: 'right' }], rows);
+}
+
+/** The window as a month at its rate (docs/costs.md): each line of the bill, then what it comes to against the origin's egress alone. */
+function costTable(cost: StatsJson['cost']): string {
+  const { month } = cost;
+  const rows = [
+    ...month.lines.map((line) => [line.item, `${formatAmount(line.quantity)} ${line.unit}`, formatUsd(line.usd)]),
+    ['Workers Paid subscription', '', formatUsd(month.subscriptionUSD)],
+    ['origin egress behind tiercache', '', formatUsd(month.originEgressUSD)],
+    ['with tiercache', '', formatUsd(month.totalUSD)],
+    ['origin egress alone', '', formatUsd(month.egressAloneUSD)],
+  ];
+  return textTable(`Cost, a month at this rate (prices read ${cost.pricesReadAt}; docs/costs.md)`, [{ title: '' }, { title: 'use', align: 'right' }, { title: 'USD', align: 'right' }], rows);
+}
+
+function isCost(value: unknown): value is StatsJson['cost'] {
+  const month = typeof value === 'object' && value !== null ? (value as { month?: unknown }).month : undefined;
+  return typeof month === 'object' && month !== null && Array.isArray((month as { lines?: unknown }).lines);
 }
 
 function minutesTable(stats: StatsJson): string {

@@ -3,8 +3,9 @@
 // the window the stats page shows. Reached only through the STATS binding, never by a client.
 // Defined here, in the shield's script (deployed first), and bound by the edge by script name.
 
-import { type MinuteBucket, mergeBatch } from '../shared/stats/minute-bucket.ts';
-import { type StatsBatchJson, isStatsBatch } from '../shared/stats/stats-batch.ts';
+import { type MinuteBucket, emptyBucket, mergeBatch, withOperations } from '../shared/stats/minute-bucket.ts';
+import { type StatsBatchJson, parseStatsBatch } from '../shared/stats/stats-batch.ts';
+import { mergeOperations } from '../shared/stats/store-operations.ts';
 
 /** What the store keeps: a little more than the page shows, so a late flush still finds its minute. */
 const KEPT_MINUTES = 65;
@@ -21,9 +22,9 @@ export class StatsStore implements DurableObject {
   async fetch(request: Request): Promise<Response> {
     const url = new URL(request.url);
     if (request.method === 'POST' && url.pathname === '/batch') {
-      const batch: unknown = await request.json().catch(() => undefined);
-      if (!isStatsBatch(batch)) return new Response('400 not a stats batch\n', { status: 400 });
-      await this.merge(batch, Date.now());
+      const parsed = parseStatsBatch(await request.json().catch(() => undefined));
+      if (!parsed.ok) return new Response(`400 not a stats batch: ${parsed.reason}\n`, { status: 400 });
+      await this.merge(parsed.batch, Date.now());
       return new Response(null, { status: 204 });
     }
     if (request.method === 'GET' && url.pathname === '/buckets') {
@@ -33,19 +34,30 @@ export class StatsStore implements DurableObject {
     return new Response('404 no such stats call\n', { status: 404 });
   }
 
-  /** Folds a batch into the buckets of its minutes, and drops the buckets past the window. */
+  /**
+   * Folds a batch into the buckets of its minutes, and drops the buckets past the window. What
+   * this request cost (itself, the rows it reads and writes, the sender's KV requests) is added
+   * to the bucket of the minute it is merged in (store-operations.ts).
+   */
   private async merge(batch: StatsBatchJson, now: number): Promise<void> {
     const oldest = now - KEPT_MINUTES * MINUTE_MS;
     const minutes = new Set([...batch.rows.map((row) => row.minute), ...batch.misses.map((miss) => miss.minute)].filter((minute) => minute >= oldest));
-    const keys = [...minutes].map(keyOf);
+    const arrival = now - (now % MINUTE_MS);
+    const keys = [...new Set([...minutes, arrival])].map(keyOf);
     const stored = await this.storage.get<MinuteBucket>(keys);
     const current = new Map<number, MinuteBucket>();
     for (const [key, bucket] of stored) current.set(minuteOf(key), bucket);
     const merged = mergeBatch(current, { rows: batch.rows.filter((row) => minutes.has(row.minute)), misses: batch.misses.filter((miss) => minutes.has(miss.minute)) });
+    const expired = [...(await this.storage.list({ prefix: PREFIX, end: keyOf(oldest) })).keys()];
+    const written = new Set([...merged.keys(), arrival]).size;
+    // SQLite-backed storage bills its key-value calls as rows: a get or list reads a row per key, a put or delete writes one.
+    const rows = { read: keys.length + expired.length, written: written + expired.length };
+    const tier = batch.operations?.tier ?? batch.rows[0]?.tier ?? 'edge';
+    const operations = mergeOperations(tier, { kvLists: batch.operations?.kvLists ?? 0, kvWrites: batch.operations?.kvWrites ?? 0 }, rows);
+    merged.set(arrival, withOperations(merged.get(arrival) ?? current.get(arrival) ?? emptyBucket(arrival), operations));
     const changed: Record<string, MinuteBucket> = {};
     for (const [minute, bucket] of merged) changed[keyOf(minute)] = bucket;
-    if (Object.keys(changed).length > 0) await this.storage.put(changed);
-    const expired = [...(await this.storage.list({ prefix: PREFIX, end: keyOf(oldest) })).keys()];
+    await this.storage.put(changed);
     if (expired.length > 0) await this.storage.delete(expired);
   }
 

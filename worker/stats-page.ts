@@ -29,7 +29,9 @@ export async function answerStats(request: Request, edge: EdgeBindings, format: 
   await flushStats(edge.stats, 0);
   const now = Date.now();
   const [buckets, purges] = await Promise.all([readStats(edge.stats, WINDOW_MINUTES), purgeRecords(edge.purges, now)]);
-  const view = statsView(buckets as MinuteBucket[], purges, now, observability.egressPricePerTB, WINDOW_MINUTES);
+  // What the window cost is priced for this deployment: its slice size, its Analytics Engine binding, its log sample.
+  const deployment = { sliceBytes: edge.config.slicing.sliceSize, analytics: edge.observed.sinks.analytics !== undefined, logSample: observability.logSample };
+  const view = statsView(buckets as MinuteBucket[], purges, now, observability.egressPricePerTB, WINDOW_MINUTES, deployment);
   // Per-user and live: never stored anywhere (RFC 9111 §5.2.2.5 no-store).
   const headers = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
   if (format === 'json') return Response.json(view, { headers });

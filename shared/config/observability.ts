@@ -19,8 +19,11 @@ export interface ObservabilityConfig {
   egressPricePerTB: number;
 }
 
-/** A few seconds: one write per isolate every five seconds at most, whatever its traffic. */
-const DEFAULT_FLUSH_MS = 5_000;
+/**
+ * STATS_FLUSH_MS when unset, and what the cost model prices a deployment by. A few seconds: one
+ * write per isolate every five seconds at most, whatever its traffic.
+ */
+export const DEFAULT_FLUSH_MS = 5_000;
 /** One request in a hundred: a busy site's tail stays readable, and Workers Logs stay cheap. */
 const DEFAULT_LOG_SAMPLE = 0.01;
 /** Storj's published egress price (USD per TB). */

@@ -4,8 +4,9 @@
 // STATS_FLUSH_MS, in waitUntil: a request never waits for any of it.
 
 import type { ObservabilityConfig } from '../config/observability.ts';
+import { takeKvOperations } from '../purge/purge-store.ts';
 import { StatsBatch, type StatsBatchJson } from '../stats/stats-batch.ts';
-import type { TierRecord } from '../stats/record.ts';
+import type { StatsTier, TierRecord } from '../stats/record.ts';
 
 /** The part of the STATS Durable Object namespace used here (one object holds every tier's counts). */
 export interface StatsStoreNamespace {
@@ -37,6 +38,8 @@ const STORE_ORIGIN = 'https://stats.tiercache.internal';
 
 /** This isolate's records not yet flushed (module state: one batch per isolate). */
 const batch = new StatsBatch();
+/** The tier this isolate runs (its records say which): its batches carry its KV operations under it. */
+let isolateTier: StatsTier = 'edge';
 let lastFlush = 0;
 let flushing: Promise<void> | undefined;
 /** A flush is set for when the interval ends. */
@@ -54,6 +57,7 @@ export function tellRecord(record: TierRecord, sinks: StatsSinks, keepAlive: (pr
     console.error(`tiercache stats: Analytics Engine refused a data point (${error instanceof Error ? error.message : String(error)})`);
   }
   if (sinks.store === undefined) return;
+  isolateTier = record.tier;
   batch.add(record);
   // Now, not when the request came: a record that settled late (a long fill) is due as any other.
   const wait = observability.flushMs - (Date.now() - lastFlush);
@@ -90,7 +94,8 @@ export async function flushStats(store: StatsStoreNamespace, flushMs: number): P
 async function drain(store: StatsStoreNamespace, flushMs: number): Promise<void> {
   while (batch.size > 0) {
     lastFlush = Date.now();
-    await send(store, batch.take());
+    // The purge list's KV requests since the last flush go with it: the stats page prices them.
+    await send(store, { ...batch.take(), operations: { tier: isolateTier, ...takeKvOperations() } });
     if (Date.now() - lastFlush < flushMs) return;
   }
 }

@@ -6,7 +6,7 @@
 // no longer vouches for (PurgeList.vouchedSince, shared/purge/purge.ts).
 // The namespace is a parameter: this module never reaches for `env`.
 
-import { MAX_RECORDS, NO_PURGES, type PurgeList, type PurgeRecord, RECORD_LIFETIME_MS, asRecord, keptList } from './purge.ts';
+import { MAX_RECORDS, NO_PURGES, type PurgeList, type PurgeRecord, RECORD_LIFETIME_MS, REFRESH_MS, asRecord, keptList } from './purge.ts';
 
 /** The part of a Workers KV namespace the purge list uses. */
 export interface PurgeKv {
@@ -14,8 +14,7 @@ export interface PurgeKv {
   list(options: { prefix: string; limit: number }): Promise<{ keys: { name: string; metadata?: unknown }[]; list_complete: boolean }>;
 }
 
-/** How stale an isolate's copy may be; KV's own propagation (up to 60 s) comes on top. */
-export const REFRESH_MS = 5_000;
+export { REFRESH_MS };
 /** Workers KV: "changes may take up to 60 seconds or more to be visible in other locations". */
 const KV_PROPAGATION_S = 60;
 /** What the purge answer promises. */
@@ -28,6 +27,8 @@ const AT_DIGITS = 13;
 
 let copy: { list: PurgeList; readAt: number } | undefined;
 let reading: Promise<PurgeList> | undefined;
+/** KV requests this isolate made since they were last taken (takeKvOperations): what they cost is counted. */
+let made = { kvLists: 0, kvWrites: 0 };
 
 /**
  * What this isolate knows of purges; re-read from KV when the copy is older than REFRESH_MS.
@@ -62,6 +63,7 @@ export function knownPurgeList(kv: PurgeKv | undefined, now: number): PurgeList 
 export async function recordPurges(kv: PurgeKv, records: readonly PurgeRecord[], now: number): Promise<void> {
   rememberPurges(records, now);
   const ttl = Math.ceil(RECORD_LIFETIME_MS / 1000);
+  made.kvWrites += records.length;
   await Promise.all(records.map((record, i) => {
     const key = `${PREFIX}${String(FAR - record.at).padStart(AT_DIGITS, '0')}:${i}:${crypto.randomUUID()}`;
     return kv.put(key, '', { expirationTtl: ttl, metadata: record });
@@ -75,6 +77,7 @@ export function rememberPurges(records: readonly PurgeRecord[], now: number): vo
 
 async function readAll(kv: PurgeKv, now: number): Promise<PurgeList> {
   try {
+    made.kvLists += 1;
     const { keys, list_complete: complete } = await kv.list({ prefix: PREFIX, limit: MAX_RECORDS });
     const stored: PurgeRecord[] = [];
     let unread = -Infinity;
@@ -100,6 +103,13 @@ async function readAll(kv: PurgeKv, now: number): Promise<PurgeList> {
 function keyTime(name: string, now: number): number {
   const digits = name.slice(PREFIX.length, PREFIX.length + AT_DIGITS);
   return /^\d{13}$/.test(digits) ? Math.min(now, FAR - Number(digits)) : -Infinity;
+}
+
+/** The KV list and write requests this isolate made since the last call (shared/observe/tier-stats.ts sends them with its batch). */
+export function takeKvOperations(): { kvLists: number; kvWrites: number } {
+  const taken = made;
+  made = { kvLists: 0, kvWrites: 0 };
+  return taken;
 }
 
 /** Forgets this isolate's copy (tests). */

@@ -33,6 +33,23 @@ export function formatCount(count: number): string {
   return Number.isFinite(count) ? count.toLocaleString('en-US', { maximumFractionDigits: 0 }) : NONE;
 }
 
+/** An amount of a metered thing (requests, CPU ms, GB): whole units with separators, a small fraction to two decimals. */
+export function formatAmount(value: number): string {
+  if (!Number.isFinite(value)) return NONE;
+  return value > 0 && value < 100 && !Number.isInteger(value) ? value.toFixed(2) : formatCount(Math.round(value));
+}
+
+/** An amount as a phone has room for: `9,999`, `14.1k`, `14.1 M`, `25 bn` (one decimal, none when it is 0). */
+export function formatCompact(value: number): string {
+  if (!Number.isFinite(value)) return NONE;
+  const scaled = (divisor: number, suffix: string): string => `${(value / divisor).toFixed(1).replace(/\.0$/, '')}${suffix}`;
+  const size = Math.abs(value);
+  if (size < 10_000) return formatAmount(value);
+  if (size < 999_950) return scaled(1e3, 'k');
+  if (size < 999_950_000) return scaled(1e6, ' M');
+  return scaled(1e9, ' bn');
+}
+
 /** `12.3 ms`; a mean over nothing, a dash. */
 export function formatMs(ms: number | null): string {
   return ms === null || !Number.isFinite(ms) ? NONE : `${ms.toFixed(1)} ms`;

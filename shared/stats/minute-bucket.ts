@@ -13,6 +13,7 @@ import { OTHER, topNames, weightsBy } from './fold-other.ts';
 import type { Outcome, StatsTier } from './record.ts';
 import { compareNames } from './ranking.ts';
 import type { Totals } from './stats-json.ts';
+import { type StoreOperations, addOperations } from './store-operations.ts';
 import { addInto, totalsOf } from './totals.ts';
 
 export type HostRow = { tier: StatsTier; host: string; outcome: Outcome } & Totals;
@@ -28,6 +29,8 @@ export interface MinuteBucket {
   reasons: ReasonRow[];
   /** Sorted by key. */
   misses: MissCount[];
+  /** What the store and the isolates did for the batches merged in this minute (absent: none, or stored before they were counted). */
+  operations?: StoreOperations;
 }
 
 export const MAX_BUCKET_HOSTS = 100;
@@ -60,12 +63,19 @@ export function mergeBatch(buckets: ReadonlyMap<number, MinuteBucket>, batch: St
 
 /** Two buckets of the same minute as one, within the bounds (the first one's minute). */
 export function mergeBuckets(a: MinuteBucket, b: MinuteBucket): MinuteBucket {
-  return {
+  const merged: MinuteBucket = {
     minute: a.minute,
     rows: boundHosts([...a.rows, ...b.rows]),
     reasons: boundReasons([...a.reasons, ...b.reasons]),
     misses: boundMisses([...a.misses, ...b.misses]),
   };
+  if (a.operations !== undefined || b.operations !== undefined) merged.operations = addOperations(a.operations, b.operations);
+  return merged;
+}
+
+/** The bucket with `operations` added to its own (a copy; the one given is left as it is). */
+export function withOperations(bucket: MinuteBucket, operations: StoreOperations): MinuteBucket {
+  return { ...bucket, operations: addOperations(bucket.operations, operations) };
 }
 
 /** A batch's rows of one minute as a bucket: the reasons taken out into their own table. */

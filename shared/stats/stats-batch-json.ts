@@ -28,10 +28,21 @@ export interface MissRow {
   misses: number;
 }
 
+/** What the sending isolate did on the platform since its last flush, besides serving (store-operations.ts). */
+export interface BatchOperations {
+  tier: StatsTier;
+  /** Purge-list re-reads: KV list requests. */
+  kvLists: number;
+  /** Purge records written: KV write requests. */
+  kvWrites: number;
+}
+
 /** A batch as it crosses the wire to the Durable Object (JSON). */
 export interface StatsBatchJson {
   rows: BatchRow[];
   misses: MissRow[];
+  /** Absent from an isolate of a release before they were counted. */
+  operations?: BatchOperations;
 }
 
 /** Longest host, key or reason accepted (record.ts cuts them far shorter). */
@@ -57,7 +68,18 @@ export function parseStatsBatch(value: unknown): { ok: true; batch: StatsBatchJs
   if (!rows.ok) return rows;
   const misses = parseAll(value.misses, parseMiss, 'misses');
   if (!misses.ok) return misses;
-  return { ok: true, batch: { rows: rows.value, misses: misses.value } };
+  if (value.operations === undefined) return { ok: true, batch: { rows: rows.value, misses: misses.value } };
+  const operations = parseOperations(value.operations);
+  if (!operations.ok) return { ok: false, reason: `operations: ${operations.reason}` };
+  return { ok: true, batch: { rows: rows.value, misses: misses.value, operations: operations.value } };
+}
+
+function parseOperations(item: unknown): Parsed<BatchOperations> {
+  if (!isObject(item)) return { ok: false, reason: 'expected an object' };
+  const { tier, kvLists, kvWrites } = item;
+  if (!TIERS.includes(tier as StatsTier)) return { ok: false, reason: 'expected "tier" to be edge or shield' };
+  if (!isCount(kvLists, true) || !isCount(kvWrites, true)) return { ok: false, reason: 'expected "kvLists" and "kvWrites" to be whole numbers, at least 0' };
+  return { ok: true, value: { tier: tier as StatsTier, kvLists, kvWrites } };
 }
 
 function parseAll<T>(items: unknown[], parse: (item: unknown) => Parsed<T>, field: string): Parsed<T[]> {

@@ -14,7 +14,7 @@ import type { BatchRow, MissRow, StatsBatchJson } from './stats-batch-json.ts';
 import { minuteOf } from './stats-window.ts';
 import { addRecordInto, emptyTotals } from './totals.ts';
 
-export { type BatchRow, type MissRow, type StatsBatchJson, isStatsBatch, parseStatsBatch } from './stats-batch-json.ts';
+export { type BatchOperations, type BatchRow, type MissRow, type StatsBatchJson, isStatsBatch, parseStatsBatch } from './stats-batch-json.ts';
 
 export const MAX_BATCH_HOSTS = 50;
 export const MAX_BATCH_MISS_KEYS = 200;

@@ -62,4 +62,48 @@ export interface StatsJson {
   errors: { tier: StatsTier; reason: string; requests: number }[];
   /** Latest first (bounded). */
   recentPurges: { kind: string; value: string; at: string }[];
+  /** What the window's traffic costs on Cloudflare at its rate for a month (stats-cost.ts, docs/costs.md). */
+  cost: StatsCost;
+}
+
+/** A line of the month's bill (shared/cost/cost-model.ts). */
+export interface StatsCostLine {
+  item: string;
+  /** A month's use at the window's rate. */
+  quantity: number;
+  unit: string;
+  /** What the Workers Paid plan includes of it each month. */
+  included: number;
+  usd: number;
+}
+
+export interface StatsCost {
+  /** What the stats store counted in the window: its own requests and rows, the isolates' KV requests. */
+  windowOperations: {
+    durableObjectRequests: number;
+    durableObjectRowsRead: number;
+    durableObjectRowsWritten: number;
+    kvListRequests: number;
+    kvWriteRequests: number;
+  };
+  /** The window's length in months (the month below is the window's counts over this). */
+  monthsPerWindow: number;
+  /** 30 days at the window's rate, at the published prices, the plan's allowances applied. */
+  month: {
+    lines: StatsCostLine[];
+    /** Estimated Workers CPU ms at each tier (an upper bound: measured on the local runtime). */
+    cpuMs: { edge: number; shield: number };
+    subscriptionUSD: number;
+    /** Subscription and lines. */
+    platformUSD: number;
+    /** The origin's egress behind tiercache, at EGRESS_PRICE_PER_TB. */
+    originEgressUSD: number;
+    /** The origin's egress serving every byte itself. */
+    egressAloneUSD: number;
+    /** platformUSD + originEgressUSD. */
+    totalUSD: number;
+    /** egressAloneUSD − totalUSD (negative: tiercache costs more than it saves). */
+    savedUSD: number;
+  };
+  pricesReadAt: string;
 }

@@ -25,8 +25,10 @@ h3 { font-size: 1rem; margin: 0 0 0.5rem; }
 .grid-cards { grid-template-columns: repeat(auto-fit, minmax(16rem, 1fr)); }
 .grid-charts { grid-template-columns: repeat(auto-fit, minmax(min(100%, 26rem), 1fr)); }
 .grid-lists { grid-template-columns: repeat(auto-fit, minmax(min(100%, 28rem), 1fr)); }
+.grid-cost { display: grid; gap: 1rem; grid-template-columns: minmax(0, 1fr); align-items: start; }
+@media (min-width: 60rem) { .grid-cost { grid-template-columns: minmax(18rem, 1fr) minmax(0, 2fr); } }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: 0.75rem; padding: 1rem; min-width: 0; }
-.card.edge { border-top: 4px solid var(--edge); } .card.shield { border-top: 4px solid var(--shield); } .card.egress { border-top: 4px solid var(--good); }
+.card.edge { border-top: 4px solid var(--edge); } .card.shield { border-top: 4px solid var(--shield); } .card.egress, .card.cost { border-top: 4px solid var(--good); }
 .bigs { display: flex; flex-wrap: wrap; gap: 0.5rem 1.5rem; margin-bottom: 0.5rem; }
 .big { display: flex; flex-direction: column; }
 .big .value { font-size: clamp(1.9rem, 7vw, 2.6rem); font-weight: 700; font-variant-numeric: tabular-nums; line-height: 1.1; }

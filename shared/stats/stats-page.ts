@@ -5,10 +5,12 @@
 
 import { formatBytes, formatCount, formatMs, formatRatio, formatTime, formatUsd } from './format.ts';
 import { escapeHtml } from './html-escape.ts';
+import { bigNumber, factList } from './html-facts.ts';
 import { htmlTable } from './html-table.ts';
 import { OUTCOMES, type StatsTier } from './record.ts';
 import type { StatsJson, TierStats } from './stats-json.ts';
 import { minuteCharts } from './stats-page-charts.ts';
+import { costSection } from './stats-page-cost.ts';
 import { statsLists } from './stats-page-lists.ts';
 import { STATS_PAGE_CSS } from './stats-page-style.ts';
 
@@ -32,6 +34,7 @@ export function statsPage(stats: StatsJson): string {
     ...TIERS.map((tier) => tierCard(tier, stats.tiers[tier])),
     egressCard(stats.egress),
     '</div></section>',
+    costSection(stats),
     `<section aria-labelledby="minutes-heading"><h2 id="minutes-heading">The last ${formatCount(stats.windowMinutes)} minutes</h2>${minuteCharts(stats)}</section>`,
     `<section aria-labelledby="lists-heading"><h2 id="lists-heading">What happened</h2><div class="grid-lists">${outcomesTable(stats)}${statsLists(stats)}</div></section>`,
     `<footer class="note">Generated ${escapeHtml(generated)}. Bytes in SI units (1 kB = 1,000 B; 1 TB = 10<sup>12</sup> B, as egress is priced). `,
@@ -40,19 +43,11 @@ export function statsPage(stats: StatsJson): string {
   ].join('\n');
 }
 
-function big(value: string, label: string): string {
-  return `<div class="big"><span class="value">${escapeHtml(value)}</span><span class="label">${escapeHtml(label)}</span></div>`;
-}
-
-function facts(rows: readonly (readonly [string, string])[]): string {
-  return `<dl>${rows.map(([term, value]) => `<dt>${escapeHtml(term)}</dt><dd>${escapeHtml(value)}</dd>`).join('')}</dl>`;
-}
-
 function tierCard(tier: StatsTier, stats: TierStats): string {
   return [
     `<article class="card ${tier}"><h3>${TIER_NAMES[tier]}</h3>`,
-    `<div class="bigs">${big(formatRatio(stats.hitRatio), 'hit ratio')}${big(formatRatio(stats.byteHitRatio), 'byte hit ratio')}</div>`,
-    facts([
+    `<div class="bigs">${bigNumber(formatRatio(stats.hitRatio), 'hit ratio')}${bigNumber(formatRatio(stats.byteHitRatio), 'byte hit ratio')}</div>`,
+    factList([
       ['requests', formatCount(stats.totals.requests)],
       ['mean time to first byte', formatMs(stats.ttfbMsMean)],
       ['bytes sent', formatBytes(stats.totals.bytesSent)],
@@ -65,8 +60,8 @@ function tierCard(tier: StatsTier, stats: TierStats): string {
 function egressCard(egress: StatsJson['egress']): string {
   return [
     '<article class="card egress"><h3>Origin egress</h3>',
-    `<div class="bigs">${big(formatUsd(egress.savedUSD), 'saved')}${big(formatBytes(egress.savedBytes), 'not fetched from the origin')}</div>`,
-    facts([
+    `<div class="bigs">${bigNumber(formatUsd(egress.savedUSD), 'saved')}${bigNumber(formatBytes(egress.savedBytes), 'not fetched from the origin')}</div>`,
+    factList([
       ['served by the edge', formatBytes(egress.servedBytes)],
       ['fetched from the origin', formatBytes(egress.originBytes)],
       ['origin egress cost', formatUsd(egress.spentUSD)],

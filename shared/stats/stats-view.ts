@@ -7,8 +7,10 @@ import { weightsBy } from './fold-other.ts';
 import type { MinuteBucket, ReasonRow } from './minute-bucket.ts';
 import type { StatsTier } from './record.ts';
 import { compareNames, rankBy } from './ranking.ts';
+import { type CostDeployment, DEFAULT_COST_DEPLOYMENT, windowCost } from './stats-cost.ts';
 import type { StatsJson, TierStats } from './stats-json.ts';
 import { DEFAULT_WINDOW_MINUTES, inWindow, windowLength, windowMinuteStarts } from './stats-window.ts';
+import { addOperations, emptyOperations } from './store-operations.ts';
 import { minuteTier, tierStats } from './tier-stats.ts';
 
 /** A purge as the view is handed it (shared/purge's PurgeRecord fits). */
@@ -29,30 +31,37 @@ const TIERS: readonly StatsTier[] = ['edge', 'shield'];
 /** Dates a JavaScript Date can hold (ECMA-262 §21.4.1.22): beyond them toISOString throws. */
 const MAX_DATE_MS = 8.64e15;
 
-/** The stats of the window ending with `now`'s minute; money at `pricePerTB` USD per 10^12 bytes (0 when it is no price). */
+/**
+ * The stats of the window ending with `now`'s minute; money at `pricePerTB` USD per 10^12 bytes
+ * (0 when it is no price), and the window's cost priced for a deployment like `deployment`.
+ */
 export function statsView(
   buckets: readonly MinuteBucket[],
   purges: readonly PurgeSeen[],
   now: number,
   pricePerTB: number,
   windowMinutes: number = DEFAULT_WINDOW_MINUTES,
+  deployment: CostDeployment = DEFAULT_COST_DEPLOYMENT,
 ): StatsJson {
   const length = windowLength(windowMinutes);
   const shown = buckets.filter((bucket) => inWindow(bucket.minute, now, length));
   const rows = shown.flatMap((bucket) => bucket.rows);
   const tiers = { edge: tierStats(rows.filter((row) => row.tier === 'edge')), shield: tierStats(rows.filter((row) => row.tier === 'shield')) };
   const reasons = shown.flatMap((bucket) => bucket.reasons);
+  const price = Number.isFinite(pricePerTB) && pricePerTB >= 0 ? pricePerTB : 0;
+  const operations = shown.reduce((sum, bucket) => addOperations(sum, bucket.operations), emptyOperations());
   return {
     generatedAt: new Date(now).toISOString(),
     windowMinutes: length,
     tiers,
-    egress: egressOf(tiers, Number.isFinite(pricePerTB) && pricePerTB >= 0 ? pricePerTB : 0),
+    egress: egressOf(tiers, price),
     minutes: minutesOf(shown, now, length),
     hosts: hostsOf(shown),
     topMisses: topMisses(shown),
     bypassReasons: reasonsOf(reasons, 'bypass'),
     errors: reasonsOf(reasons, 'error'),
     recentPurges: recentPurges(purges),
+    cost: windowCost(tiers, operations, length, price, deployment),
   };
 }
 

@@ -3,7 +3,8 @@
 // byte hit ratio 1 − 420 MB / 3.5 GB, egress saved = served − origin, at $7 per TB.
 
 import type { Outcome } from '../../shared/stats/record.ts';
-import type { MinuteStats, StatsJson, Totals } from '../../shared/stats/stats-json.ts';
+import { DEFAULT_COST_DEPLOYMENT, windowCost } from '../../shared/stats/stats-cost.ts';
+import type { MinuteStats, StatsJson, TierStats, Totals } from '../../shared/stats/stats-json.ts';
 
 function totals(requests: number, bytesSent: number, bytesFromNextHop = 0, bytesFromOrigin = 0, ttfbMsSum = 0): Totals {
   return { requests, bytesSent, bytesFromNextHop, bytesFromOrigin, ttfbMsSum, durationMsSum: ttfbMsSum * 2, slicesHit: 0, slicesMissed: 0 };
@@ -47,13 +48,16 @@ function minutes(): MinuteStats[] {
 }
 
 export function statsSample(): StatsJson {
+  const tiers: Record<'edge' | 'shield', TierStats> = {
+    edge: { totals: totals(1200, 3_500_000_000, 420_000_000, 400_000_000, 3840), hitRatio: 0.875, byteHitRatio: 0.88, ttfbMsMean: 3.2, outcomes: EDGE_OUTCOMES },
+    shield: { totals: totals(150, 420_000_000, 400_000_000, 400_000_000, 6150), hitRatio: 20 / 150, byteHitRatio: 1 - 400 / 420, ttfbMsMean: 41, outcomes: SHIELD_OUTCOMES },
+  };
+  // Two isolates at each tier flushing every 5 s for the hour, each re-reading the purge list as often.
+  const operations = { flushes: { edge: 1440, shield: 1440 }, rowsRead: 8640, rowsWritten: 5760, kvLists: { edge: 1440, shield: 1440 }, kvWrites: 2 };
   return {
     generatedAt: '2026-01-30T10:15:42.123Z',
     windowMinutes: 60,
-    tiers: {
-      edge: { totals: totals(1200, 3_500_000_000, 420_000_000, 400_000_000, 3840), hitRatio: 0.875, byteHitRatio: 0.88, ttfbMsMean: 3.2, outcomes: EDGE_OUTCOMES },
-      shield: { totals: totals(150, 420_000_000, 400_000_000, 400_000_000, 6150), hitRatio: 20 / 150, byteHitRatio: 1 - 400 / 420, ttfbMsMean: 41, outcomes: SHIELD_OUTCOMES },
-    },
+    tiers,
     egress: { originBytes: 400_000_000, servedBytes: 3_500_000_000, savedBytes: 3_100_000_000, pricePerTB: 7, savedUSD: 0.0217, spentUSD: 0.0028 },
     minutes: minutes(),
     hosts: [
@@ -77,5 +81,6 @@ export function statsSample(): StatsJson {
       { kind: 'tag', value: 'blog', at: '2026-01-30T10:10:00.000Z' },
       { kind: 'everything', value: '', at: '2026-01-30T09:30:00.000Z' },
     ],
+    cost: windowCost(tiers, operations, 60, 7, DEFAULT_COST_DEPLOYMENT),
   };
 }

@@ -24,6 +24,7 @@ describe('renderStats', () => {
       'Outcomes at the edge',
       'Outcomes at the shield',
       'Egress (origin priced at $7.00 per TB)',
+      'Cost, a month at this rate (prices read 2026-12-01; docs/costs.md)',
       'Requests per minute, the last 10 (UTC)',
       'Hosts (at the edge)',
       'Top misses (at the edge)',
@@ -31,6 +32,23 @@ describe('renderStats', () => {
       'Errors',
       'Recent purges',
     ]);
+  });
+
+  it('prints the hour as a month at its rate: each line of the Workers Paid bill, then tiercache against the origin\'s egress alone', () => {
+    const cost = table(text, 'Cost, a month at this rate (prices read 2026-12-01; docs/costs.md)').split('\n');
+    const sample = statsSample().cost.month;
+    expect(cost).toHaveLength(3 + sample.lines.length + 4);
+    expect(cost[3]).toMatch(/^ {2}Workers requests +864,000 requests +\$0\.0000$/);
+    expect(cost.find((line) => line.startsWith('  KV list requests'))).toMatch(/2,073,600 requests +\$5\.37$/);
+    expect(cost.at(-2)).toMatch(new RegExp(`^ {2}with tiercache +\\$${sample.totalUSD.toFixed(2)}$`));
+    expect(cost.at(-1)).toMatch(/^ {2}origin egress alone +\$17\.64$/);
+  });
+
+  it('leaves the cost out for an edge older than it (its stats.json has none)', () => {
+    const { cost: _cost, ...older } = statsSample();
+    const titles = renderStats(older as ReturnType<typeof statsSample>, 'https://cdn.example').split('\n\n').map((block) => block.split('\n')[0]);
+    expect(titles.some((title) => title?.startsWith('Cost'))).toBe(false);
+    expect(titles).toContain('Egress (origin priced at $7.00 per TB)');
   });
 
   it('prints per tier its requests, hit ratio, byte hit ratio, mean time to first byte and bytes sent', () => {

@@ -154,7 +154,7 @@ describe('stats with STATS_TOKEN, through the front', () => {
       expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
       expectNeverStored(answer);
       const view = JSON.parse(answer.text) as StatsJson;
-      expect(Object.keys(view).sort()).toEqual(['bypassReasons', 'egress', 'errors', 'generatedAt', 'hosts', 'minutes', 'recentPurges', 'tiers', 'topMisses', 'windowMinutes']);
+      expect(Object.keys(view).sort()).toEqual(['bypassReasons', 'cost', 'egress', 'errors', 'generatedAt', 'hosts', 'minutes', 'recentPurges', 'tiers', 'topMisses', 'windowMinutes']);
       expect(new Date(view.generatedAt).toISOString()).toBe(view.generatedAt);
       expect(Math.abs(Date.parse(view.generatedAt) - Date.now())).toBeLessThan(60_000);
       expect(view.windowMinutes).toBe(60);
@@ -173,6 +173,27 @@ describe('stats with STATS_TOKEN, through the front', () => {
       expect(view.tiers.edge.totals.requests).toBeGreaterThanOrEqual(1);
       expect(view.topMisses.map((miss) => miss.key)).toContain('/a.txt');
     }
+  });
+
+  it('prices what the window saw: the Durable Object requests the stats store counted, the KV list requests of the purge list, a month at that rate', async () => {
+    await f.origin.putObject('cost.txt', 'object cost.txt', { 'cache-control': 'max-age=600' });
+    for (let i = 0; i < 3; i++) expect((await f.get('/cost.txt')).status).toBe(200);
+    const view = await settledStats((seen) => seen.cost.windowOperations.durableObjectRequests >= 2);
+    const { cost } = view;
+    // STATS_FLUSH_MS=0: every record is a flush, each one Durable Object request; each isolate's first request re-read the purge list.
+    expect(cost.windowOperations.durableObjectRequests).toBeGreaterThanOrEqual(2);
+    expect(cost.windowOperations.durableObjectRowsRead).toBeGreaterThanOrEqual(cost.windowOperations.durableObjectRequests);
+    expect(cost.windowOperations.durableObjectRowsWritten).toBeGreaterThanOrEqual(cost.windowOperations.durableObjectRequests);
+    expect(cost.windowOperations.kvListRequests).toBeGreaterThanOrEqual(1);
+    expect(cost.monthsPerWindow).toBeCloseTo(1 / 720, 9);
+    const requests = cost.month.lines.find((line) => line.item === 'Workers requests');
+    expect(requests?.quantity).toBe(view.tiers.edge.totals.requests * 720);
+    expect(cost.month.lines.find((line) => line.item === 'Durable Object requests')?.quantity).toBe(cost.windowOperations.durableObjectRequests * 720);
+    expect(cost.month.totalUSD).toBeCloseTo(cost.month.platformUSD + cost.month.originEgressUSD, 9);
+    expect(cost.month.egressAloneUSD).toBeCloseTo((view.egress.servedBytes * 720 * view.egress.pricePerTB) / 1e12, 9);
+    const page = await f.get('/__tiercache/stats', { headers: bearer(STATS_TOKEN) });
+    expect(page.text).toContain('<h2 id="cost-heading">What it costs</h2>');
+    expect(page.text).toContain('<caption>The month, line by line</caption>');
   });
 
   it('the right Basic password (any user name): 200 HTML under its CSP, never stored', async () => {

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { MAX_RECORDS, type PurgeRecord, RECORD_LIFETIME_MS, purgedBy } from '../../../shared/purge/purge.ts';
-import { type PurgeKv, REFRESH_MS, forgetPurgeCopy, purgeList, recordPurges } from '../../../shared/purge/purge-store.ts';
+import { type PurgeKv, REFRESH_MS, forgetPurgeCopy, purgeList, recordPurges, takeKvOperations } from '../../../shared/purge/purge-store.ts';
 
 const T0 = 1_800_000_000_000;
 
@@ -25,6 +25,22 @@ let kv: MemoryKv;
 beforeEach(() => {
   kv = new MemoryKv();
   forgetPurgeCopy();
+  takeKvOperations();
+});
+
+describe('the KV requests an isolate makes on the purge list (what the stats page prices)', () => {
+  it('counts one list request per re-read, at most one per REFRESH_MS however many requests ask, and one write per record', async () => {
+    await Promise.all([purgeList(kv, T0), purgeList(kv, T0), purgeList(kv, T0 + REFRESH_MS - 1)]);
+    await purgeList(kv, T0 + REFRESH_MS);
+    await recordPurges(kv, purges(3, T0), T0 + REFRESH_MS);
+    expect(takeKvOperations()).toEqual({ kvLists: 2, kvWrites: 3 });
+  });
+
+  it('counts from zero again once taken', async () => {
+    await purgeList(kv, T0);
+    takeKvOperations();
+    expect(takeKvOperations()).toEqual({ kvLists: 0, kvWrites: 0 });
+  });
 });
 
 describe('the purge list read from KV by an isolate that made none of the purges', () => {

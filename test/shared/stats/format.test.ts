@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { NONE, formatBytes, formatCount, formatMinute, formatMs, formatRatio, formatTime, formatUsd } from '../../../shared/stats/format.ts';
+import { NONE, formatAmount, formatBytes, formatCompact, formatCount, formatMinute, formatMs, formatRatio, formatTime, formatUsd } from '../../../shared/stats/format.ts';
 
 const UNITS = { B: 1, kB: 1e3, MB: 1e6, GB: 1e9, TB: 1e12, PB: 1e15, EB: 1e18 } as const;
 
@@ -77,6 +77,18 @@ describe('formatRatio, formatMs, formatCount, formatUsd', () => {
     expect(formatUsd(0.0509)).toBe('$0.0509');
     expect(formatUsd(0)).toBe('$0.0000');
     expect(formatUsd(Number.NaN)).toBe(NONE);
+  });
+});
+
+describe('formatAmount, formatCompact', () => {
+  it('says an amount in whole units with separators, a small fraction (GB, GB-s) to two decimals', () => {
+    expect([formatAmount(0), formatAmount(12_345_678.4), formatAmount(31.384), formatAmount(0.5), formatAmount(250)]).toEqual(['0', '12,345,678', '31.38', '0.50', '250']);
+    expect(formatAmount(Number.NaN)).toBe(NONE);
+  });
+
+  it('shortens what a phone has no room for: k, M and bn with one decimal, never "1000k"', () => {
+    expect([formatCompact(9_999), formatCompact(10_000), formatCompact(14_083_920), formatCompact(25e9), formatCompact(999_960), formatCompact(17.51)]).toEqual(['9,999', '10k', '14.1 M', '25 bn', '1 M', '17.51']);
+    expect(formatCompact(Number.POSITIVE_INFINITY)).toBe(NONE);
   });
 });
 

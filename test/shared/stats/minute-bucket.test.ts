@@ -2,8 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { OTHER } from '../../../shared/stats/fold-other.ts';
 import {
-  MAX_BUCKET_HOSTS, MAX_BUCKET_MISS_KEYS, MAX_BUCKET_REASONS, type MinuteBucket, batchMinutes, emptyBucket, mergeBatch, mergeBuckets,
+  MAX_BUCKET_HOSTS, MAX_BUCKET_MISS_KEYS, MAX_BUCKET_REASONS, type MinuteBucket, batchMinutes, emptyBucket, mergeBatch, mergeBuckets, withOperations,
 } from '../../../shared/stats/minute-bucket.ts';
+import { mergeOperations } from '../../../shared/stats/store-operations.ts';
 import { OUTCOMES } from '../../../shared/stats/record.ts';
 import type { StatsBatchJson } from '../../../shared/stats/stats-batch.ts';
 import { TOTAL_FIELDS, sumTotals } from '../../../shared/stats/totals.ts';
@@ -210,6 +211,14 @@ describe('mergeBuckets', () => {
       mergeBuckets(a, b);
       expect([a, b]).toEqual(before);
     }), { numRuns: 50 });
+  });
+
+  it('adds the platform operations of both buckets, and leaves them out when neither has any', () => {
+    const one = withOperations(emptyBucket(BASE), mergeOperations('edge', { kvLists: 2, kvWrites: 1 }, { read: 3, written: 2 }));
+    const two = withOperations(emptyBucket(BASE), mergeOperations('shield', { kvLists: 1, kvWrites: 0 }, { read: 2, written: 2 }));
+    expect(mergeBuckets(one, two).operations).toEqual({ flushes: { edge: 1, shield: 1 }, rowsRead: 5, rowsWritten: 4, kvLists: { edge: 2, shield: 1 }, kvWrites: 1 });
+    expect(mergeBuckets(one, emptyBucket(BASE)).operations).toEqual(one.operations);
+    expect('operations' in mergeBuckets(emptyBucket(BASE), emptyBucket(BASE))).toBe(false);
   });
 
   it('survives JSON (what the Durable Object stores) unchanged', () => {

@@ -23,6 +23,18 @@ describe('parseStatsBatch', () => {
     expect(parseStatsBatch({ rows: [], misses: [] })).toEqual({ ok: true, batch: { rows: [], misses: [] } });
   });
 
+  it('accepts what the sending isolate did on the platform (its tier, its KV list and write requests), or none from an older release', () => {
+    const batch = { rows: [row()], misses: [], operations: { tier: 'shield', kvLists: 3, kvWrites: 0 } };
+    expect(parseStatsBatch(batch)).toEqual({ ok: true, batch });
+    expect(parseStatsBatch({ rows: [row()], misses: [] })).toEqual({ ok: true, batch: { rows: [row()], misses: [] } });
+  });
+
+  it('refuses operations that are not counts of a tier, saying so', () => {
+    for (const operations of [null, 3, [], { tier: 'origin', kvLists: 1, kvWrites: 0 }, { tier: 'edge', kvLists: -1, kvWrites: 0 }, { tier: 'edge', kvLists: 1.5, kvWrites: 0 }, { tier: 'edge', kvLists: 1 }]) {
+      expect(reasonOf({ rows: [], misses: [], operations })).toMatch(/^operations: expected/);
+    }
+  });
+
   it('refuses what is not an object with both arrays', () => {
     for (const value of [null, undefined, 3, 'rows', [], { rows: [] }, { misses: [] }, { rows: {}, misses: [] }]) {
       expect(reasonOf(value)).toMatch(/arrays "rows" and "misses"/);

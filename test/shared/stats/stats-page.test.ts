@@ -74,6 +74,26 @@ describe('statsPage', () => {
     expect(page).toContain('<td class="key">(everything)</td>');
   });
 
+  it('shows what the window costs as a month at its rate: tiercache against the origin\'s egress alone, and the bill line by line', () => {
+    const { cost } = sample();
+    expect(page).toContain('<h2 id="cost-heading">What it costs</h2>');
+    expect(page).toContain(`<span class="value">$${cost.month.totalUSD.toFixed(2)}</span><span class="label">with tiercache</span>`);
+    expect(page).toContain('<span class="label">origin egress alone</span>');
+    expect(page).toContain('<caption>The month, line by line</caption>');
+    for (const line of cost.month.lines) expect(page).toContain(`<td>${line.item}</td>`);
+    expect(page).toContain('<dt>Durable Object requests counted</dt>');
+    expect(page).toContain('<dt>KV list requests counted</dt>');
+    expect(page).toContain(`each line past its monthly allowance, at the Workers Paid prices read ${cost.pricesReadAt}`);
+    expect(page).toContain('docs/costs.md');
+  });
+
+  it('says when tiercache costs more than the egress it saves, rather than a negative saving', () => {
+    // One small hit an hour: the subscription alone is more than its egress.
+    const small = statsPage(statsView([...mergeBatch(new Map(), batchOf([record({ bytesSent: 100 })])).values()], [], NOW, 7));
+    expect(small).toMatch(/<dt>costs more than egress alone<\/dt><dd>\$5\.0\d<\/dd>/);
+    expect(small).not.toContain('<dt>saved</dt>');
+  });
+
   it('says when it was made, and in which units', () => {
     expect(page).toContain(`<time datetime="${new Date(NOW).toISOString()}">2026-02-03 14:01:30Z</time>`);
     expect(page).toContain('SI units (1 kB = 1,000 B');

@@ -1,0 +1,70 @@
+// The platform operations a deployment makes besides answering requests, per isolate per
+// interval (docs/costs.md): each isolate that serves requests re-reads the purge list from KV
+// (one list() call) at most every REFRESH_MS (shared/purge/purge-store.ts), and flushes its
+// stats batch to the stats Durable Object (one request, shield/stats-store.ts) at most every
+// STATS_FLUSH_MS. Busy isolates make one of each per interval; a quiet one makes one per request
+// at most, so both are functions of how many isolates the traffic spreads over.
+
+/**
+ * What a stats flush costs the Durable Object's SQLite storage (shield/stats-store.ts): the get()
+ * and put() of the batch's minute, and once a minute one more (a batch spanning a minute's turn,
+ * or the list() and delete() of the bucket that left the window). The stats page counts the
+ * real rows; this is for a traffic mix.
+ */
+export const FLUSH_STORAGE = {
+  rowsRead: 2,
+  rowsWritten: 2,
+} as const;
+
+/**
+ * How long the stats object is active per request: an assumption, not measured on Cloudflare
+ * (a merge is a get, a put and a list of a few keys). Durable Objects bill duration while active,
+ * as 128 MB, and an object serving plain HTTP requests may hibernate between them.
+ */
+export const STATS_OBJECT_ACTIVE_MS = 10;
+/** "Duration billing charges for the 128 MB of memory your Durable Object is allocated." */
+export const DURABLE_OBJECT_GB = 0.128;
+
+/**
+ * Bytes of one Workers Logs event (an invocation's own log, or a sampled record line): an
+ * assumption, not measured on Cloudflare (an invocation log carries the request's metadata and
+ * headers; a record line is ~300 bytes of JSON).
+ */
+export const LOG_EVENT_BYTES = 1_500;
+/** Workers Logs keeps events seven days: stored GB-months are seven thirtieths of a month's GB. */
+export const LOG_RETENTION_DAYS = 7;
+
+/**
+ * Subrequests per request kind (README "Platform limits"): not billed ("Cloudflare does not bill
+ * for subrequests"), counted because each request has a budget of them.
+ */
+export const SUBREQUESTS = {
+  /** The edge: one lookup. */
+  edgeHit: 1,
+  /** The edge: a lookup, the shield, a put. */
+  edgeWholeMiss: 3,
+  /** The edge, per slice read ahead: its lookup, the warm, the copy's fetch and put, the read back. */
+  edgeSlice: 5,
+  /** The shield: one lookup. */
+  shieldHit: 1,
+  /** The shield: a lookup, the origin, a put. */
+  shieldMiss: 3,
+} as const;
+
+/**
+ * Operations of one kind made by isolates that each make at most one per `intervalMs` and only
+ * while requests come: with `requests` over `periodMs` spread evenly at random (Poisson) over
+ * `isolates`, each isolate makes one on the first request after its interval has passed.
+ * `flush` (the stats): a request within the interval is sent when it ends, one later at once.
+ * `reread` (the purge list): the first request after the interval re-reads; others use the copy.
+ */
+export function operationsPerPeriod(kind: 'flush' | 'reread', requests: number, periodMs: number, isolates: number, intervalMs: number): number {
+  if (!(requests > 0) || !(periodMs > 0)) return 0;
+  if (!(isolates > 0) || !(intervalMs > 0)) return requests;
+  const perMs = requests / periodMs / isolates;
+  // Mean time between operations: a reread waits the interval, then for the next request
+  // (interval + 1/λ); a flush waits the interval, and past it for the next request only if
+  // none came within it (interval + e^(−λ·interval)/λ).
+  const cycleMs = kind === 'reread' ? intervalMs + 1 / perMs : intervalMs + Math.exp(-perMs * intervalMs) / perMs;
+  return Math.min(requests, (isolates * periodMs) / cycleMs);
+}

@@ -1,0 +1,137 @@
+// A month of traffic described the way a user would (docs/costs.md, `npm run cost`): how many
+// bytes, in responses of what size, hitting how often at each tier, over how many isolates;
+// turned into the stats' vocabulary (usage.ts's Traffic) and the operations its isolates make
+// per interval (platform-operations.ts). Three example mixes make the docs' table.
+
+import { DEFAULT_FLUSH_MS } from '../config/observability.ts';
+import { REFRESH_MS } from '../purge/purge.ts';
+import { type CostEstimate, costOf } from './cost-model.ts';
+import { FLUSH_STORAGE, operationsPerPeriod } from './platform-operations.ts';
+import type { PriceTable } from './prices.ts';
+import { MONTH_MS, type Operations, type Traffic, type Volume, usageOf } from './usage.ts';
+
+const MIB = 1024 * 1024;
+
+export interface TrafficMix {
+  name: string;
+  /** Body bytes the edge sends in a month (SI: 10 TB = 10^13). */
+  bytesPerMonth: number;
+  /** Mean body bytes per response: an object, or the range a player asks for. */
+  responseBytes: number;
+  /** Share of the edge's requests answered from its caches. */
+  edgeHitRatio: number;
+  /** Of those, the share from the isolate's memory layer (small, hot objects: at most MEMORY_OBJECT_MAX, 32 MiB in all). */
+  memoryShare: number;
+  /** Share of what the edge asks the shield for that the shield has stored. */
+  shieldHitRatio: number;
+  /** The slice size when the objects move as slices (at least SLICE_THRESHOLD); absent = cached whole. */
+  sliceBytes?: number;
+  /** How many isolates the requests spread over at each tier (locations × machines that serve them). */
+  isolates: { edge: number; shield: number };
+  purgesPerMonth: number;
+  analytics: boolean;
+  /** LOG_SAMPLE. */
+  logSample: number;
+}
+
+/** How often an isolate flushes its stats (STATS_FLUSH_MS) and re-reads the purge list (REFRESH_MS). */
+export interface Intervals {
+  flushMs: number;
+  refreshMs: number;
+}
+
+/** A deployment's intervals when nothing is set: STATS_FLUSH_MS's default, and the purge list's REFRESH_MS. */
+export const DEPLOYED_INTERVALS: Intervals = { flushMs: DEFAULT_FLUSH_MS, refreshMs: REFRESH_MS };
+
+/** The month a mix describes, as the stats would count it. */
+export function mixTraffic(mix: TrafficMix): Traffic {
+  const edgeRequests = mix.bytesPerMonth / mix.responseBytes;
+  const hits = edgeRequests * clamp(mix.edgeHitRatio);
+  const memory = hits * clamp(mix.memoryShare);
+  const misses = edgeRequests - hits;
+  const sliced = mix.sliceBytes !== undefined && mix.sliceBytes > 0;
+  // The edge asks for whole slices: a response of L bytes covers at least ceil(L / slice) of them.
+  const perMiss = sliced ? Math.max(1, Math.ceil(mix.responseBytes / (mix.sliceBytes ?? 1))) : 1;
+  const askedBytes = sliced ? (mix.sliceBytes ?? 0) : mix.responseBytes;
+  const shieldRequests = misses * perMiss;
+  const shieldHits = shieldRequests * clamp(mix.shieldHitRatio);
+  const volume = (requests: number, bytesEach: number): Volume => ({ requests, bytes: requests * bytesEach });
+  const shieldMisses = volume(shieldRequests - shieldHits, askedBytes);
+  return {
+    periodMs: MONTH_MS,
+    edge: { memoryHits: volume(memory, mix.responseBytes), cacheHits: volume(hits - memory, mix.responseBytes), misses: volume(misses, mix.responseBytes), other: volume(0, 0) },
+    shield: { hits: volume(shieldHits, askedBytes), misses: shieldMisses, other: volume(0, 0) },
+    sliceRequests: sliced ? shieldRequests : 0,
+    slicedShare: sliced ? 1 : 0,
+    originBytes: shieldMisses.bytes,
+    purgeRecords: mix.purgesPerMonth,
+    logSample: mix.logSample,
+    analytics: mix.analytics,
+  };
+}
+
+/** The flushes and purge-list re-reads the mix's isolates make in its month, and the stats object's rows. */
+export function mixOperations(traffic: Traffic, mix: TrafficMix, intervals: Intervals): Operations {
+  const edgeRequests = traffic.edge.memoryHits.requests + traffic.edge.cacheHits.requests + traffic.edge.misses.requests + traffic.edge.other.requests;
+  const shieldRecords = traffic.shield.hits.requests + traffic.shield.misses.requests + traffic.shield.other.requests;
+  // Every shield invocation reads the list, the copy of a slice read ahead among them.
+  const shieldInvocations = shieldRecords + traffic.sliceRequests;
+  const flushes =
+    operationsPerPeriod('flush', edgeRequests, traffic.periodMs, mix.isolates.edge, intervals.flushMs) +
+    operationsPerPeriod('flush', shieldRecords, traffic.periodMs, mix.isolates.shield, intervals.flushMs);
+  const kvLists =
+    operationsPerPeriod('reread', edgeRequests, traffic.periodMs, mix.isolates.edge, intervals.refreshMs) +
+    operationsPerPeriod('reread', shieldInvocations, traffic.periodMs, mix.isolates.shield, intervals.refreshMs);
+  return { flushes, durableObjectRowsRead: flushes * FLUSH_STORAGE.rowsRead, durableObjectRowsWritten: flushes * FLUSH_STORAGE.rowsWritten, kvLists };
+}
+
+/** A mix's month at `prices`. */
+export function mixCost(mix: TrafficMix, prices: PriceTable, intervals: Intervals, options: { allowances?: boolean } = {}): CostEstimate {
+  const traffic = mixTraffic(mix);
+  return costOf(usageOf(traffic, mixOperations(traffic, mix, intervals)), prices, options);
+}
+
+const TB = 1e12;
+const EVERY_FEW = { analytics: true, logSample: 0.01 } as const;
+
+/** The docs' three examples (docs/costs.md says why each number is what it is). */
+export const EXAMPLE_MIXES: readonly TrafficMix[] = [
+  {
+    name: 'small static site: 50 GB of 25 kB assets',
+    bytesPerMonth: 50e9,
+    responseBytes: 25_000,
+    edgeHitRatio: 0.98,
+    memoryShare: 0.7,
+    shieldHitRatio: 0.5,
+    isolates: { edge: 20, shield: 2 },
+    purgesPerMonth: 300,
+    ...EVERY_FEW,
+  },
+  {
+    name: '10 TB of 1 MB objects at a 95 % hit ratio',
+    bytesPerMonth: 10 * TB,
+    responseBytes: 1_000_000,
+    edgeHitRatio: 0.95,
+    memoryShare: 0,
+    shieldHitRatio: 0,
+    isolates: { edge: 100, shield: 4 },
+    purgesPerMonth: 0,
+    ...EVERY_FEW,
+  },
+  {
+    name: 'video: 50 TB in 16 MiB ranges of sliced objects',
+    bytesPerMonth: 50 * TB,
+    responseBytes: 16 * MIB,
+    edgeHitRatio: 0.9,
+    memoryShare: 0,
+    shieldHitRatio: 0.8,
+    sliceBytes: 8 * MIB,
+    isolates: { edge: 100, shield: 4 },
+    purgesPerMonth: 30,
+    ...EVERY_FEW,
+  },
+];
+
+function clamp(ratio: number): number {
+  return Number.isFinite(ratio) ? Math.min(1, Math.max(0, ratio)) : 0;
+}

@@ -1,0 +1,184 @@
+// What a deployment uses of each metered thing for a given traffic (docs/costs.md): Workers
+// requests and CPU time at each tier, Durable Object requests, duration and rows, KV list and
+// write requests, Analytics Engine data points, Workers Logs, and the origin's egress. Traffic
+// is the stats' own vocabulary (requests and bytes by outcome at each tier); the operations
+// made per isolate per interval come beside it, estimated (platform-operations.ts) or counted
+// (the stats store counts its own).
+
+import {
+  COLD_REQUEST_CPU_MS,
+  COLD_SLICED_CPU_MS_PER_MIB,
+  COLD_WHOLE_CPU_MS_PER_MIB,
+  EDGE_SHARE_OF_COLD,
+  MEMORY_HIT_CPU_MS,
+  WARM_REQUEST_CPU_MS,
+  WARM_SLICE_CPU_MS_PER_MIB,
+  WARM_WHOLE_CPU_MS_PER_MIB,
+} from './measured-cpu.ts';
+import { DURABLE_OBJECT_GB, LOG_EVENT_BYTES, LOG_RETENTION_DAYS, STATS_OBJECT_ACTIVE_MS, SUBREQUESTS } from './platform-operations.ts';
+
+const MIB = 1024 * 1024;
+export const DAY_MS = 86_400_000;
+/** A month as the plans count one. */
+export const MONTH_MS = 30 * DAY_MS;
+
+/** Requests, and the body bytes they sent. */
+export interface Volume {
+  requests: number;
+  bytes: number;
+}
+
+/** What the tiers did over a period: requests and bytes sent by outcome, as the stats count them. */
+export interface Traffic {
+  periodMs: number;
+  edge: {
+    /** Hits from the isolate's memory layer. */
+    memoryHits: Volume;
+    /** Hits from the edge's Cache API (stale, revalidated and collapsed answers among them). */
+    cacheHits: Volume;
+    /** Requests whose bytes came from the shield. */
+    misses: Volume;
+    /** Bypasses, refusals and errors. */
+    other: Volume;
+  };
+  /** One request per whole object or slice the edge asked for. */
+  shield: { hits: Volume; misses: Volume; other: Volume };
+  /** Of the shield's requests, those for slices. */
+  sliceRequests: number;
+  /** The share of bytes that move as slices (0–1). */
+  slicedShare: number;
+  /** Bytes the shield fetched from the origin. */
+  originBytes: number;
+  /** Purge records written to KV. */
+  purgeRecords: number;
+  /** Share of records logged as JSON lines (LOG_SAMPLE). */
+  logSample: number;
+  /** Whether the tiers write to Analytics Engine (one point per counted request per tier). */
+  analytics: boolean;
+}
+
+/** The operations made per isolate per interval, over the same period. */
+export interface Operations {
+  /** Stats flushes (each one Durable Object request), both tiers. */
+  flushes: number;
+  durableObjectRowsRead: number;
+  durableObjectRowsWritten: number;
+  /** Purge-list re-reads (each one KV list request), both tiers. */
+  kvLists: number;
+}
+
+/** What the traffic uses, over its period. */
+export interface Usage {
+  periodMs: number;
+  workersRequests: number;
+  cpuMs: { edge: number; shield: number };
+  /** Not billed; each request has a budget of them. */
+  subrequests: number;
+  durableObjectRequests: number;
+  durableObjectGbSeconds: number;
+  durableObjectRowsRead: number;
+  durableObjectRowsWritten: number;
+  kvListRequests: number;
+  kvWriteRequests: number;
+  analyticsDataPoints: number;
+  logsIngestedGb: number;
+  logsStoredGbMonths: number;
+  /** Bytes the edge sent: what the origin would have sent without tiercache. */
+  servedBytes: number;
+  originBytes: number;
+}
+
+export function usageOf(traffic: Traffic, operations: Operations): Usage {
+  const { edge, shield } = traffic;
+  const edgeRequests = edge.memoryHits.requests + edge.cacheHits.requests + edge.misses.requests + edge.other.requests;
+  const shieldRequests = shield.hits.requests + shield.misses.requests + shield.other.requests;
+  const cpu = cpuOf(traffic);
+  // The copy of a slice read ahead is a shield invocation the stats count with its warm.
+  const invocations = edgeRequests + shieldRequests + traffic.sliceRequests + operations.flushes;
+  const logEvents = invocations + traffic.logSample * (edgeRequests + shieldRequests);
+  const logsIngestedGb = (logEvents * LOG_EVENT_BYTES) / 1e9;
+  return {
+    periodMs: traffic.periodMs,
+    workersRequests: edgeRequests,
+    cpuMs: cpu,
+    subrequests: subrequestsOf(traffic),
+    durableObjectRequests: operations.flushes,
+    durableObjectGbSeconds: operations.flushes * (STATS_OBJECT_ACTIVE_MS / 1000) * DURABLE_OBJECT_GB,
+    durableObjectRowsRead: operations.durableObjectRowsRead,
+    durableObjectRowsWritten: operations.durableObjectRowsWritten,
+    kvListRequests: operations.kvLists,
+    kvWriteRequests: traffic.purgeRecords,
+    analyticsDataPoints: traffic.analytics ? edgeRequests + shieldRequests : 0,
+    logsIngestedGb,
+    // Each GB stays queryable LOG_RETENTION_DAYS: that many thirtieths of a GB-month.
+    logsStoredGbMonths: logsIngestedGb * (LOG_RETENTION_DAYS / 30),
+    servedBytes: edge.memoryHits.bytes + edge.cacheHits.bytes + edge.misses.bytes + edge.other.bytes,
+    originBytes: traffic.originBytes,
+  };
+}
+
+/** The same use over `factor` times the period (a window scaled to a month). */
+export function scaledUsage(usage: Usage, factor: number): Usage {
+  const scale = (value: number): number => value * factor;
+  return {
+    periodMs: usage.periodMs * factor,
+    workersRequests: scale(usage.workersRequests),
+    cpuMs: { edge: scale(usage.cpuMs.edge), shield: scale(usage.cpuMs.shield) },
+    subrequests: scale(usage.subrequests),
+    durableObjectRequests: scale(usage.durableObjectRequests),
+    durableObjectGbSeconds: scale(usage.durableObjectGbSeconds),
+    durableObjectRowsRead: scale(usage.durableObjectRowsRead),
+    durableObjectRowsWritten: scale(usage.durableObjectRowsWritten),
+    kvListRequests: scale(usage.kvListRequests),
+    kvWriteRequests: scale(usage.kvWriteRequests),
+    analyticsDataPoints: scale(usage.analyticsDataPoints),
+    logsIngestedGb: scale(usage.logsIngestedGb),
+    logsStoredGbMonths: scale(usage.logsStoredGbMonths),
+    servedBytes: scale(usage.servedBytes),
+    originBytes: scale(usage.originBytes),
+  };
+}
+
+/**
+ * CPU time at each tier (measured-cpu.ts): a request's own cost by where it was answered, and
+ * its bytes' by whether they were stored already (warm) or came from the origin (cold, shared
+ * between the tiers), whole or sliced by the traffic's sliced share. A slice's own request is in
+ * the sliced rates; a whole object's is added per request.
+ */
+function cpuOf(traffic: Traffic): { edge: number; shield: number } {
+  const { edge, shield, slicedShare } = traffic;
+  const mib = (bytes: number): number => bytes / MIB;
+  const warm = blend(WARM_WHOLE_CPU_MS_PER_MIB, WARM_SLICE_CPU_MS_PER_MIB, slicedShare);
+  const cold = blend(COLD_WHOLE_CPU_MS_PER_MIB, COLD_SLICED_CPU_MS_PER_MIB, slicedShare);
+  const shieldSent = shield.hits.bytes + shield.misses.bytes + shield.other.bytes;
+  const wholeShieldRequests = Math.max(0, shield.hits.requests + shield.misses.requests + shield.other.requests - traffic.sliceRequests);
+  const edgeCpu =
+    edge.memoryHits.requests * MEMORY_HIT_CPU_MS +
+    (edge.cacheHits.requests + edge.other.requests) * WARM_REQUEST_CPU_MS +
+    mib(edge.cacheHits.bytes) * warm +
+    edge.misses.requests * COLD_REQUEST_CPU_MS * EDGE_SHARE_OF_COLD +
+    // What the edge fetched from the shield it stores and sends: its share of a cold byte.
+    mib(shieldSent) * cold * EDGE_SHARE_OF_COLD;
+  const shieldCpu =
+    wholeShieldRequests * COLD_REQUEST_CPU_MS * (1 - EDGE_SHARE_OF_COLD) +
+    mib(shield.hits.bytes + shield.other.bytes) * warm +
+    mib(shield.misses.bytes) * cold * (1 - EDGE_SHARE_OF_COLD);
+  return { edge: edgeCpu, shield: shieldCpu };
+}
+
+function subrequestsOf(traffic: Traffic): number {
+  const { edge, shield } = traffic;
+  const wholeMisses = Math.max(0, edge.misses.requests * (1 - traffic.slicedShare));
+  return (
+    (edge.cacheHits.requests + edge.other.requests) * SUBREQUESTS.edgeHit +
+    wholeMisses * SUBREQUESTS.edgeWholeMiss +
+    traffic.sliceRequests * SUBREQUESTS.edgeSlice +
+    (shield.hits.requests + shield.other.requests) * SUBREQUESTS.shieldHit +
+    shield.misses.requests * SUBREQUESTS.shieldMiss
+  );
+}
+
+function blend(whole: number, sliced: number, slicedShare: number): number {
+  const share = Math.min(1, Math.max(0, Number.isFinite(slicedShare) ? slicedShare : 0));
+  return whole + (sliced - whole) * share;
+}

@@ -1,0 +1,70 @@
+// What the window's traffic costs (stats.json's `cost`, the stats page's "What it costs";
+// docs/costs.md): the counts of the window in the cost model's terms (shared/cost/usage.ts),
+// with the operations the stats store counted itself, priced for a 30-day month at the
+// window's rate against the origin's egress at EGRESS_PRICE_PER_TB. The edge's hits are priced
+// as Cache API hits: the counts do not tell memory hits apart, and those cost less.
+
+import { costOf } from '../cost/cost-model.ts';
+import { PUBLISHED_PRICES } from '../cost/prices.ts';
+import { MONTH_MS, type Traffic, type Volume, usageOf } from '../cost/usage.ts';
+import { HIT_OUTCOMES, OUTCOMES, type Outcome, type StatsTier } from './record.ts';
+import type { StatsCost, TierStats } from './stats-json.ts';
+import { MINUTE_MS } from './stats-window.ts';
+import type { StoreOperations } from './store-operations.ts';
+
+/** What the view needs to know of the deployment to price its counts. */
+export interface CostDeployment {
+  /** SLICE_SIZE: how many bytes a slice request carries. */
+  sliceBytes: number;
+  /** Whether the tiers write to Analytics Engine. */
+  analytics: boolean;
+  /** LOG_SAMPLE. */
+  logSample: number;
+}
+
+export const DEFAULT_COST_DEPLOYMENT: CostDeployment = { sliceBytes: 8 * 1024 * 1024, analytics: false, logSample: 0 };
+
+export function windowCost(tiers: Record<StatsTier, TierStats>, operations: StoreOperations, windowMinutes: number, pricePerTB: number, deployment: CostDeployment): StatsCost {
+  const periodMs = windowMinutes * MINUTE_MS;
+  const traffic = windowTraffic(tiers, periodMs, operations, deployment);
+  const flushes = operations.flushes.edge + operations.flushes.shield;
+  const usage = usageOf(traffic, { flushes, durableObjectRowsRead: operations.rowsRead, durableObjectRowsWritten: operations.rowsWritten, kvLists: operations.kvLists.edge + operations.kvLists.shield });
+  const month = costOf(usage, { ...PUBLISHED_PRICES, originEgressPerTB: { ...PUBLISHED_PRICES.originEgressPerTB, usd: pricePerTB } });
+  return {
+    windowOperations: { durableObjectRequests: flushes, durableObjectRowsRead: operations.rowsRead, durableObjectRowsWritten: operations.rowsWritten, kvListRequests: operations.kvLists.edge + operations.kvLists.shield, kvWriteRequests: operations.kvWrites },
+    monthsPerWindow: periodMs / MONTH_MS,
+    month: {
+      lines: month.lines.map(({ item, quantity, unit, included, usd }) => ({ item, quantity, unit, included, usd })),
+      cpuMs: month.usage.cpuMs,
+      subscriptionUSD: month.subscriptionUSD,
+      platformUSD: month.platformUSD,
+      originEgressUSD: month.originEgressUSD,
+      egressAloneUSD: month.egressAloneUSD,
+      totalUSD: month.totalUSD,
+      savedUSD: month.savedUSD,
+    },
+    pricesReadAt: month.pricesReadAt,
+  };
+}
+
+/** The window's counts as the cost model's traffic. */
+function windowTraffic(tiers: Record<StatsTier, TierStats>, periodMs: number, operations: StoreOperations, deployment: CostDeployment): Traffic {
+  const of = (tier: StatsTier, outcomes: readonly Outcome[]): Volume => ({
+    requests: outcomes.reduce((sum, outcome) => sum + tiers[tier].outcomes[outcome].requests, 0),
+    bytes: outcomes.reduce((sum, outcome) => sum + tiers[tier].outcomes[outcome].bytesSent, 0),
+  });
+  const hits = OUTCOMES.filter((outcome) => HIT_OUTCOMES.has(outcome));
+  const shield = tiers.shield.totals;
+  const sliceRequests = shield.slicesHit + shield.slicesMissed;
+  return {
+    periodMs,
+    edge: { memoryHits: { requests: 0, bytes: 0 }, cacheHits: of('edge', hits), misses: of('edge', ['miss']), other: of('edge', ['bypass', 'error']) },
+    shield: { hits: of('shield', hits), misses: of('shield', ['miss']), other: of('shield', ['bypass', 'error']) },
+    sliceRequests,
+    slicedShare: shield.bytesSent > 0 ? Math.min(1, (sliceRequests * deployment.sliceBytes) / shield.bytesSent) : 0,
+    originBytes: shield.bytesFromOrigin,
+    purgeRecords: operations.kvWrites,
+    logSample: deployment.logSample,
+    analytics: deployment.analytics,
+  };
+}

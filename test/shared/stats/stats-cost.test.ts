@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { MEMORY_HIT_CPU_MS, WARM_REQUEST_CPU_MS } from '../../../shared/cost/measured-cpu.ts';
+import { PUBLISHED_PRICES } from '../../../shared/cost/prices.ts';
+import { mergeBatch } from '../../../shared/stats/minute-bucket.ts';
+import { DEFAULT_COST_DEPLOYMENT, windowCost } from '../../../shared/stats/stats-cost.ts';
+import { statsView } from '../../../shared/stats/stats-view.ts';
+import { MINUTE_MS } from '../../../shared/stats/stats-window.ts';
+import { emptyOperations, mergeOperations } from '../../../shared/stats/store-operations.ts';
+import { BASE, batchOf, record } from './arbitraries.ts';
+
+const NOW = BASE + 90_000;
+const MONTH_PER_HOUR = 720;
+
+function tiersOf(...records: Parameters<typeof record>[0][]) {
+  return statsView([...mergeBatch(new Map(), batchOf(records.map(record))).values()], [], NOW, 7).tiers;
+}
+
+const line = (cost: ReturnType<typeof windowCost>, item: string) => cost.month.lines.find((one) => one.item === item);
+
+describe('windowCost', () => {
+  it('prices the window as 30 days at its rate: an hour is a 720th of a month', () => {
+    const cost = windowCost(tiersOf({ bytesSent: 1e9 }), emptyOperations(), 60, 7, DEFAULT_COST_DEPLOYMENT);
+    expect(cost.monthsPerWindow).toBeCloseTo(1 / MONTH_PER_HOUR, 12);
+    expect(line(cost, 'Workers requests')?.quantity).toBe(MONTH_PER_HOUR);
+    // 1 GB an hour from the edge's cache: 720 GB a month the origin would have sent alone.
+    expect(cost.month.egressAloneUSD).toBeCloseTo(0.72 * 7, 9);
+    expect(cost.month.originEgressUSD).toBe(0);
+  });
+
+  it('prices every edge hit as a Cache API hit (the counts do not tell memory hits apart): an upper bound', () => {
+    const cost = windowCost(tiersOf({ bytesSent: 0 }), emptyOperations(), 60, 7, DEFAULT_COST_DEPLOYMENT);
+    expect(cost.month.cpuMs.edge).toBeCloseTo(MONTH_PER_HOUR * WARM_REQUEST_CPU_MS, 6);
+    expect(cost.month.cpuMs.edge).toBeGreaterThan(MONTH_PER_HOUR * MEMORY_HIT_CPU_MS);
+  });
+
+  it('takes the Durable Object and KV requests the stats store counted, not a model of them', () => {
+    const operations = mergeOperations('edge', { kvLists: 5, kvWrites: 2 }, { read: 3, written: 2 });
+    const cost = windowCost(tiersOf({}), operations, 60, 7, DEFAULT_COST_DEPLOYMENT);
+    expect(cost.windowOperations).toEqual({ durableObjectRequests: 1, durableObjectRowsRead: 3, durableObjectRowsWritten: 2, kvListRequests: 5, kvWriteRequests: 2 });
+    expect(line(cost, 'Durable Object requests')?.quantity).toBe(MONTH_PER_HOUR);
+    expect(line(cost, 'KV list requests')?.quantity).toBe(5 * MONTH_PER_HOUR);
+    expect(line(cost, 'KV write requests')?.quantity).toBe(2 * MONTH_PER_HOUR);
+  });
+
+  it('prices the origin\'s egress at EGRESS_PRICE_PER_TB, the Workers lines at the published prices', () => {
+    const tiers = tiersOf({ bytesSent: 1e9, outcome: 'miss', bytesFromNextHop: 1e9 }, { tier: 'shield', outcome: 'miss', bytesSent: 1e9, bytesFromNextHop: 1e9, bytesFromOrigin: 1e9 });
+    const at10 = windowCost(tiers, emptyOperations(), 60, 10, DEFAULT_COST_DEPLOYMENT);
+    expect(at10.month.originEgressUSD).toBeCloseTo(0.72 * 10, 9);
+    expect(at10.month.egressAloneUSD).toBeCloseTo(0.72 * 10, 9);
+    expect(at10.month.subscriptionUSD).toBe(PUBLISHED_PRICES.subscription.usdPerMonth);
+    expect(at10.pricesReadAt).toBe(PUBLISHED_PRICES.readAt);
+  });
+
+  it('counts Analytics Engine points only for a deployment that writes them', () => {
+    const tiers = tiersOf({}, { tier: 'shield', outcome: 'miss' });
+    expect(line(windowCost(tiers, emptyOperations(), 60, 7, { ...DEFAULT_COST_DEPLOYMENT, analytics: true }), 'Analytics Engine data points')?.quantity).toBe(2 * MONTH_PER_HOUR);
+    expect(line(windowCost(tiers, emptyOperations(), 60, 7, DEFAULT_COST_DEPLOYMENT), 'Analytics Engine data points')?.quantity).toBe(0);
+  });
+});
+
+describe('statsView cost', () => {
+  it('sums the operations of the window\'s buckets only, as it does their requests', () => {
+    const inside = { ...mergeBatch(new Map(), batchOf([record({})])).get(BASE)!, operations: mergeOperations('edge', { kvLists: 2, kvWrites: 0 }, { read: 3, written: 2 }) };
+    const outside = { minute: BASE - 90 * MINUTE_MS, rows: [], reasons: [], misses: [], operations: mergeOperations('shield', { kvLists: 100, kvWrites: 0 }, { read: 9, written: 9 }) };
+    const view = statsView([inside, outside], [], NOW, 7);
+    expect(view.cost.windowOperations).toEqual({ durableObjectRequests: 1, durableObjectRowsRead: 3, durableObjectRowsWritten: 2, kvListRequests: 2, kvWriteRequests: 0 });
+  });
+
+  it('with nothing counted, is the Workers Paid subscription alone', () => {
+    const view = statsView([], [], NOW, 7);
+    expect(view.cost.month.platformUSD).toBe(5);
+    expect([view.cost.month.originEgressUSD, view.cost.month.egressAloneUSD]).toEqual([0, 0]);
+  });
+});
