@@ -1,4 +1,4 @@
-// The import rules that keep the rooms what their names say (README "Layout"). Run by
+// The import rules that keep the rooms what their names say (docs/layout.md). Run by
 // `npm run lint:imports`, part of `npm test`: a wrong import fails CI.
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

@@ -35,7 +35,7 @@ export default {
     // request.signal aborts when the client goes away: a tier then cancels every fetch it started.
     flags: ['enable_request_signal'],
   },
-  // Both workers read the same settings (README "Configuration").
+  // Both workers read the same settings (docs/configuration.md).
   vars: {
     ORIGIN_KIND: 's3',
     ORIGIN_URL: 'https://gateway.storjshare.io',

@@ -3,7 +3,7 @@
 // tiercache's edge answering from memory and from its Cache API namespace, and for the naive
 // baselines (setup/peers/naive-worker.ts) on the same runtime; then a V8 profile of the edge's
 // hot path, by function. wrk, c = 100, a 20 KB object, rounds interleaved. Writes
-// bench/results/<timestamp>/hit-cost.{md,json}; the README's "Where the time goes" reads it.
+// bench/results/<timestamp>/hit-cost.{md,json}; docs/benchmarks.md, "Where the time goes", reads it.
 
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';

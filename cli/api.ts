@@ -1,4 +1,4 @@
-// The two endpoints of the edge the commands call (README "Purge", "Operating tiercache"):
+// The two endpoints of the edge the commands call (docs/purge.md, docs/operating.md):
 // where each lives, which secret opens it, where the local stack keeps that secret, and what
 // the edge's 401 and 403 mean for it, in words that say what to set.
 

@@ -1,4 +1,4 @@
-// The secrets each worker is given (README "Configuration"), and where `npm run deploy` gets
+// The secrets each worker is given (docs/configuration.md), and where `npm run deploy` gets
 // one that is missing: SHIELD_TOKEN it makes itself (random, the same for both workers: the
 // edge presents it, the shield checks it), the others it asks for (or reads from the
 // environment variable of the same name, for CI). A secret is never printed, logged or echoed.

@@ -40,7 +40,7 @@ export interface DeploySettings {
   analyticsDataset: string;
   /** The workers' runtime: compatibility date and flags, for both and for the local stack. */
   compatibility: { date: string; flags: readonly string[] };
-  /** The settings both workers read (README "Configuration"), each once. */
+  /** The settings both workers read (docs/configuration.md), each once. */
   vars: Omit<RawConfig, SecretName>;
 }
 

@@ -1,4 +1,4 @@
-// Entry of `npm run purge` (README "Purge"): wiring only, the command is run-purge.ts.
+// Entry of `npm run purge` (docs/purge.md): wiring only, the command is run-purge.ts.
 
 import { processContext } from './cli-context.ts';
 import { runPurge } from './run-purge.ts';

@@ -1,4 +1,4 @@
-// `npm run stats` as tables: what the stats page shows (README "Operating tiercache"), for a
+// `npm run stats` as tables: what the stats page shows (docs/operating.md), for a
 // terminal. Per tier its ratios, latency and outcomes; the origin egress it saved and what that
 // is worth; the last minutes; then the ranked lists (stats-lists.ts). Pure: StatsJson in, text out.
 

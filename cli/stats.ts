@@ -1,4 +1,4 @@
-// Entry of `npm run stats` (README "Operating tiercache"): wiring only, the command is run-stats.ts.
+// Entry of `npm run stats` (docs/operating.md): wiring only, the command is run-stats.ts.
 
 import { processContext } from './cli-context.ts';
 import { runStats } from './run-stats.ts';

@@ -76,7 +76,7 @@ function common(settings: DeploySettings, name: string, main: string): Record<st
     compatibility_flags: [...settings.compatibility.flags],
     ...(settings.accountId !== undefined ? { account_id: settings.accountId } : {}),
     send_metrics: false,
-    // Workers Logs: the JSON lines of each request (README "Operating tiercache"); also in `wrangler tail`.
+    // Workers Logs: the JSON lines of each request (docs/operating.md); also in `wrangler tail`.
     observability: { enabled: true },
   };
 }

@@ -1,4 +1,4 @@
-// What the local stack hands its operator (README "Operating tiercache"): a stats token and a
+// What the local stack hands its operator (docs/operating.md): a stats token and a
 // purge token (random unless set), the JSON request log when asked (LOG=1; quiet otherwise),
 // and a note of where the stack runs (.build/local/stack.json), which `npm run stats` and
 // `npm run purge` read when no --base is given.

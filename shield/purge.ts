@@ -1,4 +1,4 @@
-// The edge's purge, told to the shield (README "Purge"): this isolate learns the records at
+// The edge's purge, told to the shield (docs/purge.md): this isolate learns the records at
 // once (others re-read the global list within its bound), the shield's entries for the URLs
 // named are deleted, and, with Workers Cache in front of the slices entrypoint, that is purged
 // of what the records name (shared/purge/workers-cache-purge.ts): the one layer the global list

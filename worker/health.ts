@@ -1,4 +1,4 @@
-// GET /__tiercache/health (README "Operating tiercache"): no token, nothing sensitive, never
+// GET /__tiercache/health (docs/operating.md): no token, nothing sensitive, never
 // cached. It says that the edge runs, whether the shield answered its own health question in
 // time, and what the shield found of the origin (shared/http/health-report.ts): 200 when the
 // origin serves with the configured credentials, 503 when it cannot or the shield does not

@@ -1,4 +1,4 @@
-// POST /__tiercache/purge (README "Purge"): checks the bearer token, parses the body
+// POST /__tiercache/purge (docs/purge.md): checks the bearer token, parses the body
 // (shared/purge/purge.ts), records the purges in the global list (KV, shared/purge/purge-store.ts),
 // deletes this location's entries for the URLs named, and tells the shield, which does the
 // same with its own and purges the Workers Cache in front of it; a 503 (PurgeNotConfirmed) when

@@ -1,4 +1,4 @@
-// What every edge answer to GET, HEAD and OPTIONS passes through last (README "Static sites"):
+// What every edge answer to GET, HEAD and OPTIONS passes through last (docs/static-sites.md):
 // the site's own 404 page in place of a bare 404 (NOT_FOUND_DOCUMENT), then CORS
 // (CORS_ALLOW_ORIGINS, decided in shared/http/cors.ts). Answers to other methods (pass-through to an
 // HTTP origin, or 405) leave untouched.

@@ -1,4 +1,4 @@
-// GET /__tiercache/stats and /__tiercache/stats.json (README "Operating tiercache"): what both
+// GET /__tiercache/stats and /__tiercache/stats.json (docs/operating.md): what both
 // tiers counted over the last hour, read back from the stats store, with the recent purges
 // from the global list. Behind STATS_TOKEN, as a bearer token (the CLI) or a Basic password
 // (a browser asks for it: any user name); never cached.
@@ -24,7 +24,7 @@ export async function answerStats(request: Request, edge: EdgeBindings, format: 
   if (!credentialMatches(bearerToken(authorization) ?? basicPassword(authorization), observability.statsToken)) {
     throw new Unauthorized('stats need Authorization: Bearer <STATS_TOKEN> (or the token as a Basic password)', CHALLENGE);
   }
-  if (edge.stats === undefined) throw new Forbidden('stats need the STATS Durable Object binding (wrangler.toml)');
+  if (edge.stats === undefined) throw new Forbidden('stats need the STATS Durable Object binding (the deployment binds it)');
   // This isolate's own counts first, so the page includes the requests just made through it.
   await flushStats(edge.stats, 0);
   const now = Date.now();

@@ -58,7 +58,7 @@ function markdown(run: BenchRun): string {
     `Took ${fixed(run.durationSec, 0)} s.`,
     '',
     `- Machine: ${m.cpus} × ${m.cpuModel}, ${(m.totalMemoryBytes / 2 ** 30).toFixed(1)} GiB RAM, ${m.os} (${m.platform}); load average ${m.loadAverage.join(' ')} before, ${run.machine.after.loadAverage.join(' ')} after. Shared: the load generator, the origin, the shaper and every cache compete for the same cores, so compare ratios within a run.`,
-    ...(run.pageCost ? [`- Storing: ${describePageCost(run.pageCost)}. Every cold byte a cache stores lands on new pages, so this bounds what the caches can store per second here (README, "What bounds a cold download here").`] : []),
+    ...(run.pageCost ? [`- Storing: ${describePageCost(run.pageCost)}. Every cold byte a cache stores lands on new pages, so this bounds what the caches can store per second here (docs/benchmarks.md, "What bounds a cold download here").`] : []),
     `- Versions: Node ${v.node}, workerd ${v.workerd} driven by Miniflare ${v.miniflare}, wrangler ${v.wrangler} (only in the per-layer costs), wrk ${v.wrk}, Varnish ${v.varnish}, nginx ${v.nginx}.`,
     `- Origin: a static file server behind the shaper, profile **${run.profile.name}** (${run.profile.firstByteLatencyMs} ms to first byte, ${run.profile.bandwidthBytesPerSec / 1e6} MB/s per connection).`,
     `- tiercache: both tiers on workerd via Miniflare, the edge on its own workerd socket (ORIGIN_KIND=http, DEFAULT_TTL=3600, ${run.sliceSize / 2 ** 20} MiB slices). Caches: ${run.peers.join(', ')}; naive baselines on the same runtime: naive-cache (caches.default in front of the origin) and naive-map (a global Map).`,

@@ -1,5 +1,5 @@
 // The configuration contract. The same names are used by `[vars]` / `wrangler secret put`
-// when deployed and by the process environment in the local stack (see README).
+// when deployed and by the process environment in the local stack (docs/configuration.md).
 
 import { ConfigProblems } from './config-problems.ts';
 import { integer, nonEmpty, objectKey, oneOf, required } from './config-values.ts';

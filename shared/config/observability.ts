@@ -1,4 +1,4 @@
-// The settings of what a deployment tells about itself (README "Operating tiercache"): the
+// The settings of what a deployment tells about itself (docs/operating.md): the
 // stats page's token, how often each isolate flushes its counts, how many requests are logged,
 // and the egress price the savings are counted at.
 

@@ -1,4 +1,4 @@
-// The static-site settings of the configuration contract (README "Static sites"), parsed apart
+// The static-site settings of the configuration contract (docs/static-sites.md), parsed apart
 // from shared/config/config.ts, which includes them in `Config.site` and in CONFIG_NAMES. Each is off
 // where a plain object store would not do it: only the Content-Type fix is on by default.
 

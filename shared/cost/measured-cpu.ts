@@ -26,13 +26,13 @@ export const COLD_WHOLE_CPU_MS_PER_MIB = 5.029;
 /**
  * Same run, "cold 64 MiB": per MiB of a sliced object from the origin, its slice requests, the
  * read-ahead copies and both stores included. Most of it is this machine's kernel taking new
- * pages for the simulator's entries (README "What bounds a cold download").
+ * pages for the simulator's entries (docs/benchmarks.md, "What bounds a cold download here").
  */
 export const COLD_SLICED_CPU_MS_PER_MIB = 7.344;
 
 /**
  * How a cold byte's work divides between the tiers: each stores it once and reads it back once
- * (README "What bounds a cold download"), so half at each. An assumption: the local runtime runs
+ * (docs/benchmarks.md, "What bounds a cold download here"), so half at each. An assumption: the local runtime runs
  * both tiers in one process and cannot tell them apart.
  */
 export const EDGE_SHARE_OF_COLD = 0.5;

@@ -35,7 +35,7 @@ export const LOG_EVENT_BYTES = 1_500;
 export const LOG_RETENTION_DAYS = 7;
 
 /**
- * Subrequests per request kind (README "Platform limits"): not billed ("Cloudflare does not bill
+ * Subrequests per request kind (docs/slices.md, "Platform limits"): not billed ("Cloudflare does not bill
  * for subrequests"), counted because each request has a budget of them.
  */
 export const SUBREQUESTS = {

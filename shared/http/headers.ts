@@ -83,7 +83,7 @@ export const S3_CACHE_TAG = 'x-amz-meta-cache-tag';
 export const S3_RESPONSE_HEADERS = [
   'content-type', 'content-length', 'content-encoding', 'content-language', 'content-disposition',
   'cache-control', 'expires', 'etag', 'last-modified', 'date', 'accept-ranges', 'vary',
-  // Object metadata set at upload, kept (as Cache-Tag) to purge by tag (README "Purge").
+  // Object metadata set at upload, kept (as Cache-Tag) to purge by tag (docs/purge.md).
   S3_CACHE_TAG,
 ];
 

@@ -1,5 +1,5 @@
 // What the health check says of the origin, as the shield answers it and the edge passes it on
-// (README "Operating tiercache"): one of a few states a monitor can switch on, and a sentence
+// (docs/operating.md): one of a few states a monitor can switch on, and a sentence
 // for the operator. Pure: the shield finds the state (shield/origin/origin-probe.ts), the edge
 // reads it back from the shield's JSON here, never trusting more than these fields.
 

@@ -1,4 +1,4 @@
-// Where a tier's record of a request is made (README "Operating tiercache"): around its whole
+// Where a tier's record of a request is made (docs/operating.md): around its whole
 // handler, once the response is ready, counted once the work the request left running has
 // settled (so its bytes from the next hop and its duration are complete). The response is
 // never held for it; with every sink off, nothing is made at all.

@@ -123,7 +123,7 @@ function storeStub(store: StatsStoreNamespace): ReturnType<StatsStoreNamespace['
 }
 
 /**
- * Analytics Engine's shape (README "Operating tiercache" has the SQL): index1 the host, blob1–7
+ * Analytics Engine's shape (docs/operating.md has the SQL): index1 the host, blob1–7
  * tier, outcome, reason, host, key prefix, method, whole|sliced; double1–8 status, bytes sent,
  * from the next hop, from the origin, TTFB, duration, slices hit, slices missed.
  */

@@ -1,4 +1,4 @@
-// A purge prefix in the spelling the tiers key entries by (README "Purge"). Entries are matched
+// A purge prefix in the spelling the tiers key entries by (docs/purge.md). Entries are matched
 // by their canonical path and kept query (shared/target/request-target.ts); a prefix is written
 // as a client writes a path (`/two words/`, `/café/`, `/a+b/`), so it is canonicalised exactly
 // as a request for that path would be, never compared as written. One that no canonical path

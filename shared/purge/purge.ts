@@ -1,4 +1,4 @@
-// Purge (README "Purge"): what a purge request asks for, and whether a stored entry is gone.
+// Purge (docs/purge.md): what a purge request asks for, and whether a stored entry is gone.
 // A purge never deletes anything at the origin: it records "everything matching this, whose
 // bytes came from the origin before this moment, is no longer ours to serve". Judged by when
 // the bytes came from the origin (originAt), not by when this tier stored them: a tier that

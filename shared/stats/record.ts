@@ -1,4 +1,4 @@
-// One record per request per tier (README "Operating tiercache"): what the tier did with it,
+// One record per request per tier (docs/operating.md): what the tier did with it,
 // what it sent and fetched, how long it took. Pure: built from the tier's own Cache-Status
 // member (RFC 9211), the response's framing and the tier's meter. No secrets and no query
 // strings, and every text bounded, so that logs and aggregates stay small whatever clients send.

@@ -1,4 +1,4 @@
-// The shape of GET /__tiercache/stats.json (README "Operating tiercache"): what the stats page
+// The shape of GET /__tiercache/stats.json (docs/operating.md): what the stats page
 // shows and `npm run stats` prints. Counts are exact sums of the per-request records
 // (record.ts) the tiers flushed in the window; ratios are derived from them.
 

@@ -1,4 +1,4 @@
-// GET /__tiercache/stats (README "Operating tiercache"): the stats as one small HTML page, made
+// GET /__tiercache/stats (docs/operating.md): the stats as one small HTML page, made
 // whole here from StatsJson. Self-contained (inline CSS, inline SVG, no script, no asset), so it
 // renders under a CSP of default-src 'none' plus inline styles; readable on a phone. Every
 // string of the data is escaped (html-escape.ts): hosts and keys are what clients sent.

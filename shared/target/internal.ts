@@ -21,11 +21,11 @@ export function takeOriginAt(headers: Headers, fallback: number): number {
   return value !== null && /^\d{1,15}$/.test(value) ? Math.min(Number(value), fallback) : fallback;
 }
 
-/** Every path under this is the tiers' own: never an object, never forwarded (README "Reserved paths"). */
+/** Every path under this is the tiers' own: never an object, never forwarded (docs/faults.md, "Reserved paths"). */
 export const INTERNAL_PREFIX = '/__tiercache/';
-/** Purge (README "Purge"): public at the edge (POST, bearer token), and the edge's call to the shield. */
+/** Purge (docs/purge.md): public at the edge (POST, bearer token), and the edge's call to the shield. */
 export const PURGE_PATH = '/__tiercache/purge';
-/** The stats page (README "Operating tiercache"): HTML, and the same as JSON; with STATS_TOKEN. */
+/** The stats page (docs/operating.md): HTML, and the same as JSON; with STATS_TOKEN. */
 export const STATS_PATH = '/__tiercache/stats';
 export const STATS_JSON_PATH = '/__tiercache/stats.json';
 /** Health: the edge's answer (no token) and its question to the shield. */

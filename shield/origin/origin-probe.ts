@@ -1,4 +1,4 @@
-// The health check's question to the origin (README "Operating tiercache"): a HEAD of one
+// The health check's question to the origin (docs/operating.md): a HEAD of one
 // object, signed as every request is, so the answer says whether the origin serves with the
 // configured credentials. Never a bucket-level request: the object is one probe-target.ts
 // names (a key that names no object proves the bucket and the signature by S3's NoSuchKey as

@@ -1,4 +1,4 @@
-// What the origin's answer to the health probe means (README "Operating tiercache"). Pure: a
+// What the origin's answer to the health probe means (docs/operating.md). Pure: a
 // status, and S3's error code where it sent one, in; a state and a sentence naming the setting
 // to check, out. The sentences name no bucket, key or credential: the health answer is public.
 

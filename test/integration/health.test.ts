@@ -1,4 +1,4 @@
-// GET /__tiercache/health through the real workers (README "Operating tiercache"): it says
+// GET /__tiercache/health through the real workers (docs/operating.md): it says
 // whether the origin serves with the configured credentials, from a HEAD of one object (never
 // a bucket-level request), kept for a few seconds per isolate: 200 `ok` against a good origin,
 // 503 with the named state for a wrong secret, a missing bucket, a stopped or a silent origin

@@ -1,5 +1,5 @@
 // A bucket holding a web site, uploaded by a tool that sets no Content-Type, served with an
-// index document, a 404 page and CORS for one origin (README "Static sites").
+// index document, a 404 page and CORS for one origin (docs/static-sites.md).
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { patternBytes } from './bytes.ts';

@@ -1,4 +1,4 @@
-// The tiers' own read endpoints through the real workers (README "Operating tiercache"):
+// The tiers' own read endpoints through the real workers (docs/operating.md):
 // GET /__tiercache/stats and stats.json behind STATS_TOKEN (403 while it is unset; 401 with
 // the challenge for missing, wrong or malformed credentials, never a 500; Bearer or a Basic
 // password), never cached, HTML under its CSP; /__tiercache/health without a token; other
