@@ -1,5 +1,6 @@
-// What one isolate gathers between two flushes to the stats Durable Object (docs/operating.md): the records of the requests it served, summed per minute, tier, host, outcome
-// and reason, and the keys the edge missed. add() is on every request's path, so it only adds
+// What one isolate gathers between two flushes to the stats Durable Object (docs/operating.md):
+// the records of the requests it served, summed per minute, tier, host, outcome and reason, and
+// the keys the edge missed. add() is on every request's path, so it only adds
 // into a row it finds by one Map lookup; take() hands the sums over as plain JSON.
 //
 // Bounded whatever clients send (hosts and paths are theirs): at most MAX_BATCH_HOSTS hosts,
