@@ -2,7 +2,7 @@
 // distance): the whole comparison, end to end. A static origin over deterministic objects,
 // behind the WAN shaper; tiercache (workerd via Miniflare), the installed peers and the naive
 // baselines in front of it; Workload S, Workload V, the cold large object, the per-layer costs
-// and bench:memory; issue 6's targets judged on the lot; then bench/results/<timestamp>/ with the
+// and bench:memory; the performance targets judged on the lot; then bench/results/<timestamp>/ with the
 // report, the raw JSON and SVG charts. Progress goes to stderr, the targets table to stdout.
 
 import { spawn } from 'node:child_process';
@@ -135,7 +135,7 @@ try {
 
 /** bench:memory in a process of its own (its own stack and origin), then its results file. */
 async function runMemory(): Promise<MemoryEvidence | undefined> {
-  log('T4: bench:memory (1 GiB through both tiers, workerd RSS sampled)');
+  log('memory-growth: bench:memory (1 GiB through both tiers, workerd RSS sampled)');
   const spawned = Date.now();
   const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', MEMORY_SCRIPT], { stdio: ['ignore', 'pipe', 'pipe'] });
   cleanups.push(async () => void child.kill('SIGTERM'));

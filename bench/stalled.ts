@@ -3,7 +3,7 @@
 // per connection, as `npm run bench`); each cold 64 MiB download is timed alone, then with ten
 // readers stalled on cold large objects of their own (each read 1 MB and stopped reading,
 // connection open), in alternating rounds, so that the ratio is taken within one run. The
-// target (issue 11): at least 0.8× the unloaded throughput, once the readers are stalled (what
+// target: at least 0.8× the unloaded throughput, once the readers are stalled (what
 // they started on their way in, their first slices and read-ahead, has gone into the store);
 // a second figure, the download started the moment they stall, shows what those fills of
 // theirs cost while they run (on this runtime one thread serves both tiers and the cache).

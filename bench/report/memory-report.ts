@@ -45,7 +45,7 @@ export interface MemoryRun {
   phases: Phase[];
 }
 
-/** T4's evidence (requirements.ts) from a memory.json, checked field by field; undefined when it is not one. */
+/** The memory-growth target's evidence (requirements.ts) from a memory.json, checked field by field; undefined when it is not one. */
 export function memoryEvidence(json: unknown, source: string): MemoryEvidence | undefined {
   if (typeof json !== 'object' || json === null) return undefined;
   const run = json as Partial<Record<keyof MemoryRun, unknown>>;
@@ -84,7 +84,7 @@ export function memoryMarkdown(run: MemoryRun, table: string): string {
   return [
     `# bench:memory, ${run.startedAt}`,
     '',
-    `Requirement: downloading a 1 GiB object through both tiers keeps the local runtime's resident memory growth within 96 MB (issue 15; issue 6 said 128 MB).`,
+    `Requirement: downloading a 1 GiB object through both tiers keeps the local runtime's resident memory growth within 96 MB (well inside the 128 MB a Worker's isolate has).`,
     '',
     `- object: \`${run.object.key}\`, ${run.object.size / MIB} MiB, sha256 \`${run.object.sha256}\`; uploaded to the embedded S3 origin in ${(run.upload.durationMs / 1000).toFixed(1)} s`,
     `- slicing: ${slicing.sliceSize / MIB} MiB slices from ${slicing.threshold / MIB} MiB, readahead ${slicing.readahead}, ${slicing.subrequests} subrequests`,

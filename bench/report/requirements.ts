@@ -1,6 +1,7 @@
-// The targets (issue 6's, raised by issue 15 for the cold path and memory), judged from one run's results: each a measured ratio beside its bound and
-// "pass" or "short". A target whose measurement is missing says why instead: a peer not
-// installed, or a size the plan (quick mode) did not run. Pure: suite-report.ts prints it.
+// The project's performance targets (docs/benchmarks.md lists them), judged from one run's
+// results: each a measured ratio beside its bound, "met" or "not met". A target whose
+// measurement is missing says why instead: a peer not installed, or a size the plan (quick
+// mode) did not run. Each row's id names what it measures. Pure: suite-report.ts prints it.
 
 import type { OriginProfile } from '../setup/origin-profiles.ts';
 import type { TargetName } from '../setup/targets.ts';
@@ -12,31 +13,39 @@ import type { Table } from './results.ts';
 
 const MB = 1e6;
 const KB = 1e3;
-/** T1's sizes: Workload V's objects from 10 to 50 KB. */
-const T1_MIN_BYTES = 10 * KB;
-const T1_MAX_BYTES = 50 * KB;
-const T1_CONCURRENCY = 100;
-/** Issue 15: workerd's resident memory growth while it moves a 1 GiB download, or five at once. */
+/** The warm small hits' sizes: Workload V's objects from 10 to 50 KB, at c = 100. */
+const SMALL_MIN_BYTES = 10 * KB;
+const SMALL_MAX_BYTES = 50 * KB;
+const SMALL_CONCURRENCY = 100;
+/**
+ * workerd's resident memory growth while it moves a 1 GiB download, or five at once: large
+ * downloads must fit well inside the 128 MB a Worker's isolate has in production.
+ */
 const MEMORY_LIMIT_BYTES = 96 * MB;
-/** Issue 15: the cold large object's first byte. */
+/** The cold large object's first byte: slicing it must not keep a reader waiting for the first slices. */
 const FIRST_BYTE_MS = 200;
 
-export type Verdict = 'pass' | 'short' | 'n/a (peer not installed)' | 'n/a (not measured)';
+/** Each target named by what it measures, as docs/benchmarks.md's table describes it. */
+export type TargetId = 'warm-small-hits' | 'warm-large' | 'cold-large' | 'cold-first-byte' | 'memory-growth' | 'workload-s-warm' | 'cold-together' | 'cold-together-memory';
+
+export type Verdict = 'met' | 'not met' | 'n/a (peer not installed)' | 'n/a (not measured)';
 
 export interface TargetRow {
-  id: 'T1' | 'T2' | 'T3' | 'T4' | 'T5' | 'T6';
+  /** What the target measures (docs/benchmarks.md's table, in its order). */
+  id: TargetId;
   requirement: string;
   /** The numbers the ratio comes from. */
   measured: string;
-  /** Measured over the reference (or over the bound, for T3's first byte and T4). */
+  /** Measured over the reference (or over the bound, for the first byte and the memory growths). */
   ratio?: number;
   /** `ratio` must be at least this (`atLeast`), or at most / under it. */
   bound: number;
   compare: '≥' | '≤' | '<';
   verdict: Verdict;
   /**
-   * T2 and T5: the same ratio for the naive workers on tiercache's runtime, where they ran: how
-   * far any worker gets on it, so a short verdict can be told apart from a slow tiercache.
+   * warm-large and workload-s-warm: the same ratio for the naive workers on tiercache's runtime,
+   * where they ran: how far any worker gets on it, so a target not met on this runtime can be
+   * told apart from a slow tiercache.
    */
   ceiling?: string;
 }
@@ -66,7 +75,7 @@ export interface TargetInputs {
 }
 
 export function evaluateTargets(inputs: TargetInputs): TargetRow[] {
-  return [...t1(inputs), t2(inputs), ...t3(inputs), ...t4(inputs), ...t5(inputs), ...t6(inputs)];
+  return [...warmSmallHits(inputs), warmLarge(inputs), ...coldLarge(inputs), ...memoryGrowth(inputs), ...workloadSWarm(inputs), ...coldTogether(inputs)];
 }
 
 export function targetsTable(rows: readonly TargetRow[]): Table {
@@ -76,10 +85,10 @@ export function targetsTable(rows: readonly TargetRow[]): Table {
   };
 }
 
-/** T1: tiercache's edge hits on 10–50 KB at c = 100 against the naive baselines, per size; judged on the minimum. */
-function t1(inputs: TargetInputs): TargetRow[] {
-  const sizes = inputs.vSizes.filter((s) => s.size >= T1_MIN_BYTES && s.size <= T1_MAX_BYTES);
-  const rate = (size: string, target: TargetName) => inputs.workloadV.find((r) => r.size === size && r.concurrency === T1_CONCURRENCY && r.target === target)?.load.reqPerSec;
+/** warm-small-hits: tiercache's edge hits on 10–50 KB at c = 100 against the naive baselines, per size; judged on the minimum. */
+function warmSmallHits(inputs: TargetInputs): TargetRow[] {
+  const sizes = inputs.vSizes.filter((s) => s.size >= SMALL_MIN_BYTES && s.size <= SMALL_MAX_BYTES);
+  const rate = (size: string, target: TargetName) => inputs.workloadV.find((r) => r.size === size && r.concurrency === SMALL_CONCURRENCY && r.target === target)?.load.reqPerSec;
   return (
     [
       ['naive-map', 0.9],
@@ -91,18 +100,18 @@ function t1(inputs: TargetInputs): TargetRow[] {
       const theirs = rate(s.label, baseline);
       return ours !== undefined && theirs ? [{ label: s.label, ratio: ours / theirs }] : [];
     });
-    const requirement = `hot hits, 10–50 KB at c = ${T1_CONCURRENCY}: tiercache req/s ≥ ${bound}× ${baseline}'s (each size; judged on the minimum)`;
-    if (ratios.length === 0) return { id: 'T1', requirement, measured: '–', bound, compare: '≥', verdict: 'n/a (not measured)' };
+    const requirement = `hot hits, 10–50 KB at c = ${SMALL_CONCURRENCY}: tiercache req/s ≥ ${bound}× ${baseline}'s (each size; judged on the minimum)`;
+    if (ratios.length === 0) return { id: 'warm-small-hits', requirement, measured: '–', bound, compare: '≥', verdict: 'n/a (not measured)' };
     const minimum = Math.min(...ratios.map((r) => r.ratio));
     const measured = `${ratios.map((r) => `${r.label} ${r.ratio.toFixed(2)}×`).join(', ')}; min ${minimum.toFixed(2)}×`;
-    return judged({ id: 'T1', requirement, measured, bound, compare: '≥' }, minimum);
+    return judged({ id: 'warm-small-hits', requirement, measured, bound, compare: '≥' }, minimum);
   });
 }
 
-/** T2: tiercache's 50 MB warm throughput against Varnish's (Workload S). */
-function t2(inputs: TargetInputs): TargetRow {
+/** warm-large: tiercache's 50 MB warm throughput against Varnish's (Workload S). */
+function warmLarge(inputs: TargetInputs): TargetRow {
   const requirement = 'large warm: tiercache 50 MB warm MiB/s ≥ 0.8× Varnish\'s (Workload S)';
-  const base = { id: 'T2', requirement, bound: 0.8, compare: '≥' } as const;
+  const base = { id: 'warm-large', requirement, bound: 0.8, compare: '≥' } as const;
   const ours = sRun(inputs, '50 MB', 'tiercache', 'warm');
   if (!ours) return { ...base, measured: '–', verdict: 'n/a (not measured)' };
   if (!inputs.caches.includes('varnish')) return { ...base, measured: `tiercache ${ours.load.mibPerSec.toFixed(0)} MiB/s`, verdict: 'n/a (peer not installed)' };
@@ -112,14 +121,14 @@ function t2(inputs: TargetInputs): TargetRow {
   return withCeiling(row, inputs, '50 MB', (naive) => naive.load.mibPerSec / varnish.load.mibPerSec);
 }
 
-/** T3: the cold large object, against a direct single stream, nginx slice and Varnish; and its first byte. */
-function t3(inputs: TargetInputs): TargetRow[] {
+/** cold-large: the cold large object against a direct single stream, nginx slice and Varnish; cold-first-byte: its first byte. */
+function coldLarge(inputs: TargetInputs): TargetRow[] {
   const find = (target: TargetName) => inputs.coldLarge.find((r) => r.target === target && r.complete);
   const ours = find('tiercache');
   const label = `${inputs.coldLabel} cold`;
   const versus = (target: TargetName, name: string, bound: number): TargetRow => {
     const requirement = `cold large: ${label} throughput ≥ ${bound}× ${name}`;
-    const base = { id: 'T3', requirement, bound, compare: '≥' } as const;
+    const base = { id: 'cold-large', requirement, bound, compare: '≥' } as const;
     if (target !== 'direct' && !inputs.caches.includes(target)) return { ...base, measured: '–', verdict: 'n/a (peer not installed)' };
     const theirs = find(target);
     if (!ours || !theirs) return { ...base, measured: '–', verdict: 'n/a (not measured)' };
@@ -127,26 +136,26 @@ function t3(inputs: TargetInputs): TargetRow[] {
   };
   const requirement = `cold large: first byte ≤ ${FIRST_BYTE_MS} ms`;
   const firstByte: TargetRow = ours
-    ? judged({ id: 'T3', requirement, measured: `${ours.ttfbMs.toFixed(0)} ms`, bound: 1, compare: '≤' }, ours.ttfbMs / FIRST_BYTE_MS)
-    : { id: 'T3', requirement, measured: '–', bound: 1, compare: '≤', verdict: 'n/a (not measured)' };
+    ? judged({ id: 'cold-first-byte', requirement, measured: `${ours.ttfbMs.toFixed(0)} ms`, bound: 1, compare: '≤' }, ours.ttfbMs / FIRST_BYTE_MS)
+    : { id: 'cold-first-byte', requirement, measured: '–', bound: 1, compare: '≤', verdict: 'n/a (not measured)' };
   return [versus('direct', 'a direct single stream', 8), versus('nginx-slice', 'nginx slice', 6), versus('varnish', 'Varnish', 6), firstByte];
 }
 
-/** T4: bench:memory's 1 GiB download, cold and warm: workerd's resident memory growth under 96 MB. */
-function t4(inputs: TargetInputs): TargetRow[] {
+/** memory-growth: bench:memory's 1 GiB download, cold and warm: workerd's resident memory growth under 96 MB. */
+function memoryGrowth(inputs: TargetInputs): TargetRow[] {
   return (['cold', 'warm'] as const).map((name) => {
     const memory = inputs.memory;
     const size = memory ? `${(memory.objectBytes / 2 ** 30).toFixed(memory.objectBytes % 2 ** 30 === 0 ? 0 : 2)} GiB` : '1 GiB';
     const requirement = `memory: ${size} ${name} through both tiers, workerd RSS growth < ${MEMORY_LIMIT_BYTES / MB} MB`;
     const phase = memory?.phases.find((p) => p.phase === name);
-    if (!memory || !phase) return { id: 'T4', requirement, measured: '–', bound: 1, compare: '<', verdict: 'n/a (not measured)' };
-    const row = judged({ id: 'T4', requirement, measured: `${(phase.growthBytes / MB).toFixed(1)} MB${phase.bytesOk ? '' : ' (WRONG BYTES)'} (${memory.source})`, bound: 1, compare: '<' }, phase.growthBytes / MEMORY_LIMIT_BYTES);
-    return phase.bytesOk ? row : { ...row, verdict: 'short' };
+    if (!memory || !phase) return { id: 'memory-growth', requirement, measured: '–', bound: 1, compare: '<', verdict: 'n/a (not measured)' };
+    const row = judged({ id: 'memory-growth', requirement, measured: `${(phase.growthBytes / MB).toFixed(1)} MB${phase.bytesOk ? '' : ' (WRONG BYTES)'} (${memory.source})`, bound: 1, compare: '<' }, phase.growthBytes / MEMORY_LIMIT_BYTES);
+    return phase.bytesOk ? row : { ...row, verdict: 'not met' };
   });
 }
 
-/** T5: Workload S warm, tiercache's speed-up over direct against Varnish's. */
-function t5(inputs: TargetInputs): TargetRow[] {
+/** workload-s-warm: Workload S warm, tiercache's speed-up over direct against Varnish's. */
+function workloadSWarm(inputs: TargetInputs): TargetRow[] {
   return (
     [
       ['100 KB', 0.8],
@@ -155,7 +164,7 @@ function t5(inputs: TargetInputs): TargetRow[] {
     ] as const
   ).map(([size, bound]) => {
     const requirement = `Workload S warm, ${size}: tiercache's × faster than direct ≥ ${bound}× Varnish's`;
-    const base = { id: 'T5', requirement, bound, compare: '≥' } as const;
+    const base = { id: 'workload-s-warm', requirement, bound, compare: '≥' } as const;
     const direct = sRun(inputs, size, 'direct', 'direct');
     const ours = sRun(inputs, size, 'tiercache', 'warm');
     if (!direct || !ours) return { ...base, measured: '–', verdict: 'n/a (not measured)' };
@@ -188,11 +197,11 @@ function sRun(inputs: TargetInputs, size: string, target: TargetName, phase: SRu
 function judged(row: Omit<TargetRow, 'ratio' | 'verdict'>, ratio: number): TargetRow {
   if (!Number.isFinite(ratio)) return { ...row, verdict: 'n/a (not measured)' };
   const pass = row.compare === '≥' ? ratio >= row.bound : row.compare === '≤' ? ratio <= row.bound : ratio < row.bound;
-  return { ...row, ratio, verdict: pass ? 'pass' : 'short' };
+  return { ...row, ratio, verdict: pass ? 'met' : 'not met' };
 }
 
-/** T6: several cold downloads of different objects at once: together against one direct stream each, and workerd's memory growth. */
-function t6(inputs: TargetInputs): TargetRow[] {
+/** cold-together: several cold downloads of different objects at once, together against one direct stream each; cold-together-memory: workerd's memory growth meanwhile. */
+function coldTogether(inputs: TargetInputs): TargetRow[] {
   const { together } = inputs;
   const direct = inputs.coldLarge.find((r) => r.target === 'direct' && r.complete);
   const what = together ? `${together.count} cold ${together.label} downloads at once` : 'cold downloads at once';
@@ -201,13 +210,13 @@ function t6(inputs: TargetInputs): TargetRow[] {
   const memory = `${what}: workerd RSS growth < ${MEMORY_LIMIT_BYTES / MB} MB`;
   if (!together || !direct) {
     return [
-      { id: 'T6', requirement: speed, measured: '–', bound: count, compare: '≥', verdict: 'n/a (not measured)' },
-      { id: 'T6', requirement: memory, measured: '–', bound: 1, compare: '<', verdict: 'n/a (not measured)' },
+      { id: 'cold-together', requirement: speed, measured: '–', bound: count, compare: '≥', verdict: 'n/a (not measured)' },
+      { id: 'cold-together-memory', requirement: memory, measured: '–', bound: 1, compare: '<', verdict: 'n/a (not measured)' },
     ];
   }
   const complete = together.downloads.every((d) => d.complete);
   const each = together.downloads.map((d) => d.mibPerSec.toFixed(1)).join(', ');
-  const fast = judged({ id: 'T6', requirement: speed, measured: `together ${together.togetherMiBPerSec.toFixed(1)} MiB/s (each ${each}${complete ? '' : ', INCOMPLETE'}), a direct single stream ${direct.mibPerSec.toFixed(1)} MiB/s`, bound: count, compare: '≥' }, together.togetherMiBPerSec / direct.mibPerSec);
-  const small = judged({ id: 'T6', requirement: memory, measured: `${(together.runtime.growthBytes / MB).toFixed(1)} MB`, bound: 1, compare: '<' }, together.runtime.growthBytes / MEMORY_LIMIT_BYTES);
-  return complete ? [fast, small] : [{ ...fast, verdict: 'short' }, { ...small, verdict: 'short' }];
+  const fast = judged({ id: 'cold-together', requirement: speed, measured: `together ${together.togetherMiBPerSec.toFixed(1)} MiB/s (each ${each}${complete ? '' : ', INCOMPLETE'}), a direct single stream ${direct.mibPerSec.toFixed(1)} MiB/s`, bound: count, compare: '≥' }, together.togetherMiBPerSec / direct.mibPerSec);
+  const small = judged({ id: 'cold-together-memory', requirement: memory, measured: `${(together.runtime.growthBytes / MB).toFixed(1)} MB`, bound: 1, compare: '<' }, together.runtime.growthBytes / MEMORY_LIMIT_BYTES);
+  return complete ? [fast, small] : [{ ...fast, verdict: 'not met' }, { ...small, verdict: 'not met' }];
 }

@@ -1,4 +1,4 @@
-// The suite's results folder: report.md (what ran on what, issue 6's targets, tables, headlines),
+// The suite's results folder: report.md (what ran on what, the performance targets, tables, headlines),
 // results.json (every raw number) and SVG charts, in bench/results/<timestamp>/.
 
 import { writeFile } from 'node:fs/promises';
@@ -64,7 +64,7 @@ function markdown(run: BenchRun): string {
     `- tiercache: both tiers on workerd via Miniflare, the edge on its own workerd socket (ORIGIN_KIND=http, DEFAULT_TTL=3600, ${run.sliceSize / 2 ** 20} MiB slices). Caches: ${run.peers.join(', ')}; naive baselines on the same runtime: naive-cache (caches.default in front of the origin) and naive-map (a global Map).`,
     `- Load: Workload S ${tools(run.workloadS.runs.map((r) => r.load), v.wrk)}; Workload V ${tools(run.workloadV.map((r) => r.load), v.wrk)}.`,
     missing,
-    "## Targets (issue 6's; T3 and T4 raised and T6 added by issue 15)",
+    '## Targets',
     '',
     formatTable(targetsTable(run.targets)),
     '',
@@ -106,7 +106,7 @@ function markdown(run: BenchRun): string {
     '',
     ...layersSection(run),
     '',
-    '## Memory (T4)',
+    '## Memory (memory-growth)',
     '',
     memoryLine(run.memory),
     '',

@@ -2,8 +2,8 @@
 // of its own through tiercache at the same moment, every cache empty of them. What they get
 // together, against what one direct single stream gets (the cold large object's run), and how
 // far workerd's resident memory grows meanwhile: one isolate per tier serves them all, so its
-// read-ahead pool and its streaming buffers are shared (issue 15: together ≥ 5× one direct
-// stream, growth ≤ 96 MB).
+// read-ahead pool and its streaming buffers are shared (the targets cold-together, ≥ 5× one
+// direct stream, and cold-together-memory, growth within 96 MB: requirements.ts).
 
 import { setTimeout as delay } from 'node:timers/promises';
 import { timedGet } from '../load/timed-get.ts';

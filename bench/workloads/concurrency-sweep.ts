@@ -1,6 +1,6 @@
 // Workload V, after the 2009 Varnish vs Squid test: small objects served from a warm cache at
 // rising concurrency, for a fixed time each (wrk when installed): requests per second, mean and
-// p99 latency, errors. The caches of the plan run every cell; the naive baselines (issue 6's
+// p99 latency, errors. The caches of the plan run every cell; the naive baselines (the
 // floor for tiercache's edge hits) at the plan's concurrencies only. Each target is warmed with
 // one GET of each object first.
 

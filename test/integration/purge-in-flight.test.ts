@@ -1,5 +1,5 @@
 // A purge made while an origin GET is in flight covers what that GET brings back: its bytes are
-// dated by when the request was sent, not by when they arrived (issue 22, point 3).
+// dated by when the request was sent, not by when they arrived.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Stack, startWorkers } from '../../local/workers.ts';

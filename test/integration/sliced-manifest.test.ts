@@ -61,7 +61,7 @@ async function expectExactReads(base: string, path: string, bytes: Uint8Array): 
   }
 }
 
-describe('a sliced object whose stored headers change (issue 22, point 1)', () => {
+describe('a sliced object whose stored headers change', () => {
   it('RFC 9111 §4.3.4: a 304 with the weak form of the pinned ETag refreshes the manifest, which still serves the exact bytes at both tiers', async () => {
     const { path, object } = serve({ 'cache-control': 'max-age=60', 'content-type': 'application/octet-stream' });
     await expectExactReads(stack.url, path, object.bytes);
@@ -109,7 +109,7 @@ describe('a sliced object whose stored headers change (issue 22, point 1)', () =
   });
 });
 
-describe('a sliced object under any 304s and field lists (issue 22: the manifest property)', () => {
+describe('a sliced object under any 304s and field lists: its manifest keeps every read exact', () => {
   const FIELDS = ['ETag', 'etag', 'Content-Type', 'Content-Encoding', 'Last-Modified', 'X-Extra', 'Cache-Control'];
   const qualified = fc.tuple(fc.constantFrom('private', 'no-cache'), fc.uniqueArray(fc.constantFrom(...FIELDS), { minLength: 1, maxLength: 3 })).map(([name, fields]) => `${name}="${fields.join(', ')}"`);
   /** The form of the ETag each 304 carries: the pinned one, its weak form, or another version's (strong or weak). */
@@ -133,7 +133,7 @@ describe('a sliced object under any 304s and field lists (issue 22: the manifest
   });
 });
 
-describe('a qualified no-cache or private naming a field the stored bytes need (issue 22, point 2)', () => {
+describe('a qualified no-cache or private naming a field the stored bytes need', () => {
   for (const directive of ['no-cache="Content-Encoding"', 'private="Content-Encoding"', 'no-cache="content-type"']) {
     it(`RFC 9111 §5.2.2.4, §5.2.2.7: ${directive} — every answer carries the coding and type the bytes were sent with`, async () => {
       const path = `/encoded-${++n}.txt`;
@@ -151,7 +151,7 @@ describe('a qualified no-cache or private naming a field the stored bytes need (
   }
 });
 
-describe('Cache-Status of a sliced object that is not stored (issue 22, point 6)', () => {
+describe('Cache-Status of a sliced object that is not stored', () => {
   it('RFC 9211 §2.5: a no-store sliced answer is not reported as stored by either tier', async () => {
     const { path, object } = serve({ 'cache-control': 'no-store' });
     const answer = await rawRequest(new URL(path, stack.url));
@@ -162,7 +162,7 @@ describe('Cache-Status of a sliced object that is not stored (issue 22, point 6)
   });
 });
 
-describe('a transient failure of the next hop on a pinned slice (issue 22, point 10)', () => {
+describe('a transient failure of the next hop on a pinned slice', () => {
   it("a shield's 503 for a slice of the pinned version fails that request and leaves the edge's fresh manifest in place", async () => {
     const { path, object } = serve({ 'cache-control': 'max-age=600' });
     const url = new URL(path, stack.url);
@@ -181,7 +181,7 @@ describe('a transient failure of the next hop on a pinned slice (issue 22, point
   });
 });
 
-describe('S3: a qualified private naming the ETag (issue 22, point 1)', () => {
+describe('S3: a qualified private naming the ETag', () => {
   let f: Fixture;
   beforeAll(async () => {
     f = await startFixture(SLICING);

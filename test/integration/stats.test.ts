@@ -1,4 +1,4 @@
-// Issue 14's proof: a known mix of requests through both tiers (cold and warm, stale,
+// The stats, proved end to end: a known mix of requests through both tiers (cold and warm, stale,
 // revalidated, collapsed, sliced ranges, a cold sliced download read ahead, a purge, an error,
 // 404s answered with the site's 404 page, an only-if-cached miss), and stats.json counting
 // exactly that, per tier and outcome, with exact byte totals; then a site answering chunked

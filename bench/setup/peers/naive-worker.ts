@@ -1,4 +1,4 @@
-// The naive single-tier baselines of issue 6, one worker run twice in front of the benchmark's
+// The naive single-tier baselines, one worker run twice in front of the benchmark's
 // origin (ORIGIN_URL): NAIVE_MODE=cache puts caches.default in front of it (match; on a miss
 // fetch, put, serve), NAIVE_MODE=map a global Map (the first request for a URL fetches and keeps
 // the whole body, later ones are served from memory). No slices, no revalidation, no collapsed

@@ -1,8 +1,8 @@
-// The suite's requirements (issue 6's targets T1–T5, T3 and T4 raised by issue 15, and its T6;
-// bench/report/requirements.ts) judged on made-up results whose ratios are known: each one's
-// pass, short and n/a (peer not installed, not measured), T1 judged on its worst size, T4 from
-// a memory.json (bench/report/memory-report.ts), T6 from concurrent cold downloads. No network,
-// no processes.
+// The suite's performance targets (bench/report/requirements.ts, listed in docs/benchmarks.md)
+// judged on made-up results whose ratios are known: each one's met, not met and n/a (peer not
+// installed, not measured), the warm small hits judged on their worst size, the memory growth
+// from a memory.json (bench/report/memory-report.ts), the cold downloads together from
+// concurrent cold downloads. No network, no processes.
 import { describe, expect, it } from 'vitest';
 import type { LoadResult } from '../../../bench/load/load-result.ts';
 import { memoryEvidence } from '../../../bench/report/memory-report.ts';
@@ -81,7 +81,7 @@ const full: TargetInputs = {
     v('50 KB', 'tiercache', 8000),
     v('50 KB', 'naive-map', 10_000),
     v('50 KB', 'naive-cache', 3000),
-    // Outside T1's 10–50 KB: not judged.
+    // Outside the warm small hits' 10–50 KB: not judged.
     v('60 KB', 'tiercache', 1),
     v('60 KB', 'naive-map', 10_000),
   ],
@@ -108,76 +108,77 @@ describe('evaluateTargets', () => {
   it('judges every target of a full run with every peer, into a table of 14 rows', () => {
     expect(rows).toHaveLength(14);
     expect(formatTable(targetsTable(rows)).split('\n')).toHaveLength(2 + 14);
+    expect([...new Set(rows.map((r) => r.id))]).toEqual(['warm-small-hits', 'warm-large', 'cold-large', 'cold-first-byte', 'memory-growth', 'workload-s-warm', 'cold-together', 'cold-together-memory']);
   });
 
-  it('T1: tiercache against each naive worker at c = 100, judged on the worst size from 10 to 50 KB', () => {
-    expectJudged(row('T1', 'naive-map'), 'short', 0.8);
-    expect(row('T1', 'naive-map')?.measured).toBe('10 KB 0.90×, 50 KB 0.80×; min 0.80×');
-    expectJudged(row('T1', 'naive-cache'), 'pass', 8000 / 3000);
+  it('warm small hits: tiercache against each naive worker at c = 100, judged on the worst size from 10 to 50 KB', () => {
+    expectJudged(row('warm-small-hits', 'naive-map'), 'not met', 0.8);
+    expect(row('warm-small-hits', 'naive-map')?.measured).toBe('10 KB 0.90×, 50 KB 0.80×; min 0.80×');
+    expectJudged(row('warm-small-hits', 'naive-cache'), 'met', 8000 / 3000);
   });
 
-  it("T2: 50 MB warm MiB/s over Varnish's, with the naive workers' ratios beside it", () => {
-    expectJudged(row('T2', ''), 'short', 0.6);
-    expect(row('T2', '')?.ceiling).toBe('naive-map 0.80, naive-cache 0.63');
+  it("a warm 50 MB GET: MiB/s over Varnish's, with the naive workers' ratios beside it", () => {
+    expectJudged(row('warm-large', ''), 'not met', 0.6);
+    expect(row('warm-large', '')?.ceiling).toBe('naive-map 0.80, naive-cache 0.63');
   });
 
-  it('T3: the cold large object against direct (8×), nginx slice and Varnish (6× each); its first byte against 200 ms', () => {
-    expectJudged(row('T3', 'direct'), 'pass', 170 / 20);
-    expect(row('T3', 'direct')?.bound).toBe(8);
-    expectJudged(row('T3', 'nginx slice'), 'short', 170 / 30);
-    expectJudged(row('T3', 'Varnish'), 'pass', 170 / 20);
-    expect(row('T3', 'Varnish')?.bound).toBe(6);
-    expectJudged(row('T3', 'first byte'), 'pass', 150 / 200);
+  it('the cold large object against direct (8×), nginx slice and Varnish (6× each); its first byte against 200 ms', () => {
+    expectJudged(row('cold-large', 'direct'), 'met', 170 / 20);
+    expect(row('cold-large', 'direct')?.bound).toBe(8);
+    expectJudged(row('cold-large', 'nginx slice'), 'not met', 170 / 30);
+    expectJudged(row('cold-large', 'Varnish'), 'met', 170 / 20);
+    expect(row('cold-large', 'Varnish')?.bound).toBe(6);
+    expectJudged(row('cold-first-byte', 'first byte'), 'met', 150 / 200);
     const late = finder(evaluateTargets({ ...full, coldLarge: [cold('direct', 20, 80), cold('tiercache', 170, 201)] }));
-    expectJudged(late('T3', 'first byte'), 'short', 201 / 200);
+    expectJudged(late('cold-first-byte', 'first byte'), 'not met', 201 / 200);
   });
 
-  it('T4: memory growth from memory.json against 96 MB', () => {
-    expectJudged(row('T4', 'cold'), 'pass', 72.7 / 96);
-    expectJudged(row('T4', 'warm'), 'short', 130 / 96);
+  it("the runtime's memory growth, 1 GiB cold and warm, from memory.json against 96 MB", () => {
+    expectJudged(row('memory-growth', 'cold'), 'met', 72.7 / 96);
+    expectJudged(row('memory-growth', 'warm'), 'not met', 130 / 96);
   });
 
-  it('T6: concurrent cold downloads together against one direct stream each, and their memory growth against 96 MB', () => {
-    expectJudged(row('T6', 'together'), 'pass', 115 / 20);
-    expect(row('T6', 'together')?.requirement).toBe('5 cold 256 MiB downloads at once: together ≥ 5× one direct single stream');
-    expectJudged(row('T6', 'RSS'), 'pass', 90 / 96);
+  it('concurrent cold downloads together against one direct stream each, and their memory growth against 96 MB', () => {
+    expectJudged(row('cold-together', 'together'), 'met', 115 / 20);
+    expect(row('cold-together', 'together')?.requirement).toBe('5 cold 256 MiB downloads at once: together ≥ 5× one direct single stream');
+    expectJudged(row('cold-together-memory', 'RSS'), 'met', 90 / 96);
     const slow = finder(evaluateTargets({ ...full, together: together([19, 19, 19, 19, 19], 95, 100e6) }));
-    expectJudged(slow('T6', 'together'), 'short', 95 / 20);
-    expectJudged(slow('T6', 'RSS'), 'short', 100 / 96);
+    expectJudged(slow('cold-together', 'together'), 'not met', 95 / 20);
+    expectJudged(slow('cold-together-memory', 'RSS'), 'not met', 100 / 96);
     // A download that did not complete fails both, whatever the numbers.
     const broken = finder(evaluateTargets({ ...full, together: together([30, 30, 30, 30, 30], 150, 10e6, false) }));
-    expect(broken('T6', 'together')?.verdict).toBe('short');
-    expect(broken('T6', 'RSS')?.verdict).toBe('short');
-    expect(broken('T6', 'together')?.measured).toContain('INCOMPLETE');
+    expect(broken('cold-together', 'together')?.verdict).toBe('not met');
+    expect(broken('cold-together-memory', 'RSS')?.verdict).toBe('not met');
+    expect(broken('cold-together', 'together')?.measured).toContain('INCOMPLETE');
   });
 
-  it("T5: Workload S warm speed-ups against Varnish's, per size, with the naive workers' beside them where they ran", () => {
-    expectJudged(row('T5', '100 KB'), 'short', 0.5);
-    expectJudged(row('T5', '10 MB'), 'pass', 1);
-    expectJudged(row('T5', '50 MB'), 'short', 0.5);
-    expect(row('T5', '50 MB')?.ceiling).toBe('naive-map 0.83, naive-cache 0.63');
-    // No naive runs at 10 MB, and T1 is judged against them: no ceiling.
-    expect(row('T5', '10 MB')?.ceiling).toBeUndefined();
-    expect(row('T1', 'naive-map')?.ceiling).toBeUndefined();
+  it("Workload S warm speed-ups against Varnish's, per size, with the naive workers' beside them where they ran", () => {
+    expectJudged(row('workload-s-warm', '100 KB'), 'not met', 0.5);
+    expectJudged(row('workload-s-warm', '10 MB'), 'met', 1);
+    expectJudged(row('workload-s-warm', '50 MB'), 'not met', 0.5);
+    expect(row('workload-s-warm', '50 MB')?.ceiling).toBe('naive-map 0.83, naive-cache 0.63');
+    // No naive runs at 10 MB, and the warm small hits are judged against them: no ceiling.
+    expect(row('workload-s-warm', '10 MB')?.ceiling).toBeUndefined();
+    expect(row('warm-small-hits', 'naive-map')?.ceiling).toBeUndefined();
   });
 
   it('without the peers: their targets are n/a (peer not installed), the rest still judged', () => {
     const rowsAlone = evaluateTargets({ ...full, caches: ['tiercache'], workloadS: full.workloadS.filter((r) => r.target !== 'varnish'), coldLarge: full.coldLarge.filter((r) => r.target === 'direct' || r.target === 'tiercache') });
     const alone = finder(rowsAlone);
-    expect(alone('T2', '')?.verdict).toBe('n/a (peer not installed)');
-    expect(alone('T3', 'nginx slice')?.verdict).toBe('n/a (peer not installed)');
-    expect(alone('T3', 'Varnish')?.verdict).toBe('n/a (peer not installed)');
-    expect(alone('T3', 'direct')?.verdict).toBe('pass');
-    expect(rowsAlone.filter((r) => r.id === 'T5').map((r) => r.verdict)).toEqual(['n/a (peer not installed)', 'n/a (peer not installed)', 'n/a (peer not installed)']);
-    expect(alone('T1', 'naive-map')?.verdict).toBe('short');
+    expect(alone('warm-large', '')?.verdict).toBe('n/a (peer not installed)');
+    expect(alone('cold-large', 'nginx slice')?.verdict).toBe('n/a (peer not installed)');
+    expect(alone('cold-large', 'Varnish')?.verdict).toBe('n/a (peer not installed)');
+    expect(alone('cold-large', 'direct')?.verdict).toBe('met');
+    expect(rowsAlone.filter((r) => r.id === 'workload-s-warm').map((r) => r.verdict)).toEqual(['n/a (peer not installed)', 'n/a (peer not installed)', 'n/a (peer not installed)']);
+    expect(alone('warm-small-hits', 'naive-map')?.verdict).toBe('not met');
   });
 
   it('a quick run: sizes not measured and no memory file are n/a (not measured)', () => {
     const quick = evaluateTargets({ ...full, workloadS: full.workloadS.filter((r) => r.size !== '50 MB'), workloadV: [], memory: undefined, together: undefined });
-    const notMeasured = quick.filter((r) => r.id === 'T1' || r.id === 'T2' || r.id === 'T4' || r.id === 'T6');
+    const notMeasured = quick.filter((r) => r.id === 'warm-small-hits' || r.id === 'warm-large' || r.id === 'memory-growth' || r.id === 'cold-together' || r.id === 'cold-together-memory');
     expect(notMeasured.length).toBeGreaterThan(0);
     for (const r of notMeasured) expect(r.verdict, `${r.id} ${r.requirement}`).toBe('n/a (not measured)');
-    expect(quick.find((r) => r.id === 'T5' && r.requirement.includes('50 MB'))?.verdict).toBe('n/a (not measured)');
+    expect(quick.find((r) => r.id === 'workload-s-warm' && r.requirement.includes('50 MB'))?.verdict).toBe('n/a (not measured)');
   });
 });
 

@@ -73,7 +73,7 @@ describe('isInternal', () => {
     for (const path of ['/', '/__tiercache-docs/a', '/x/__tiercache/purge', '/__TIERCACHE/purge', '/a%2F__tiercache/b', '/%']) expect(isInternal(path), path).toBe(false);
   });
 
-  it('reserves a path that climbs into the prefix once decoded, with dot segments removed (RFC 3986 §5.2.4; issue 22, point 9)', () => {
+  it('reserves a path that climbs into the prefix once decoded, with dot segments removed (RFC 3986 §5.2.4)', () => {
     const climbing = [
       '/x/..%2F__tiercache/purge',
       '/x/..%2f__tiercache/purge',

@@ -52,7 +52,7 @@ describe('s3Failure', () => {
     expect(error.message).not.toContain('signature we calculated');
   });
 
-  it("passes S3's own status for a failure (5xx), naming its code (issue 12: the status passes, the XML does not)", () => {
+  it("passes S3's own status for a failure (5xx), naming its code (the status passes, the XML does not)", () => {
     expect(s3Failure(500, 'InternalError')).toMatchObject({ status: 500, message: 'origin answered with status 500 (InternalError)' });
     expect(s3Failure(503, 'SlowDown')).toMatchObject({ status: 503, message: 'origin answered with status 503 (SlowDown)' });
     expect(s3Failure(503, undefined)).toMatchObject({ status: 503, message: 'origin answered with status 503' });
