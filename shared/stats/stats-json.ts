@@ -2,6 +2,7 @@
 // shows and `npm run stats` prints. Counts are exact sums of the per-request records
 // (record.ts) the tiers flushed in the window; ratios are derived from them.
 
+import type { CostEstimate, CostLine } from '../cost/cost-model.ts';
 import type { Outcome, StatsTier } from './record.ts';
 
 /** Sums over a set of records. */
@@ -66,16 +67,11 @@ export interface StatsJson {
   cost: StatsCost;
 }
 
-/** A line of the month's bill (shared/cost/cost-model.ts). */
-export interface StatsCostLine {
-  item: string;
-  /** A month's use at the window's rate. */
-  quantity: number;
-  unit: string;
-  /** What the Workers Paid plan includes of it each month. */
-  included: number;
-  usd: number;
-}
+/** A line of the month's bill, as the cost model prices it (without the price's source). */
+export type StatsCostLine = Omit<CostLine, 'item' | 'source'> & { item: string };
+
+/** The month's sums, as the cost model makes them (shared/cost/cost-model.ts). */
+type MonthSums = Pick<CostEstimate, 'subscriptionUSD' | 'platformUSD' | 'originEgressUSD' | 'egressAloneUSD' | 'totalUSD' | 'savedUSD'>;
 
 export interface StatsCost {
   /** What the stats store counted in the window: its own requests and rows, the isolates' KV requests. */
@@ -89,21 +85,10 @@ export interface StatsCost {
   /** The window's length in months (the month below is the window's counts over this). */
   monthsPerWindow: number;
   /** 30 days at the window's rate, at the published prices, the plan's allowances applied. */
-  month: {
+  month: MonthSums & {
     lines: StatsCostLine[];
     /** Estimated Workers CPU ms at each tier (an upper bound: measured on the local runtime). */
     cpuMs: { edge: number; shield: number };
-    subscriptionUSD: number;
-    /** Subscription and lines. */
-    platformUSD: number;
-    /** The origin's egress behind tiercache, at EGRESS_PRICE_PER_TB. */
-    originEgressUSD: number;
-    /** The origin's egress serving every byte itself. */
-    egressAloneUSD: number;
-    /** platformUSD + originEgressUSD. */
-    totalUSD: number;
-    /** egressAloneUSD − totalUSD (negative: tiercache costs more than it saves). */
-    savedUSD: number;
   };
   pricesReadAt: string;
 }
