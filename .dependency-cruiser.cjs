@@ -5,9 +5,12 @@ module.exports = {
   forbidden: [
     {
       name: 'pure-rooms-stay-pure',
-      comment: 'shared/http, target, config, slices, streams, store, stats and cost, the purge records and prefixes, and what Workers Cache is told of purges, are pure rules and formats: they never reach the read path (shared/tier), the observers (shared/observe) or the KV store.',
+      comment:
+        'shared/http, target, config, slices, streams, store, stats and cost, the purge records and prefixes, and what Workers Cache is told of purges, are pure rules and formats: they never reach the read path (shared/tier), the observers (shared/observe) or the KV store.',
       severity: 'error',
-      from: { path: '^shared/((http|target|config|slices|streams|store|stats|cost)/|purge/(purge(-prefix)?|workers-cache-purge)\.ts$)' },
+      from: {
+        path: '^shared/((http|target|config|slices|streams|store|stats|cost)/|purge/(purge(-prefix)?|workers-cache-purge)\.ts$)',
+      },
       to: { path: '^shared/(tier/|observe/|purge/purge-store)' },
     },
     {
@@ -39,14 +42,20 @@ module.exports = {
     },
     {
       name: 'cli-imports-only-types-and-formats',
-      comment: "cli/ talks to a deployment over HTTP only: of the rest it imports types (the stats.json shape, the purge request), the stats page's number formats (shared/stats/format.ts) and the pure cost model (shared/cost/, for npm run cost), never code that runs a tier.",
+      comment:
+        "cli/ talks to a deployment over HTTP only: of the rest it imports types (the stats.json shape, the purge request), the stats page's number formats (shared/stats/format.ts) and the pure cost model (shared/cost/, for npm run cost), never code that runs a tier.",
       severity: 'error',
       from: { path: '^cli/' },
-      to: { path: '^(worker|shield|shared|local|bench|test)/', pathNot: '^shared/(stats/format|cost/[\\w-]+)\\.ts$', dependencyTypesNot: ['type-only'] },
+      to: {
+        path: '^(worker|shield|shared|local|bench|test)/',
+        pathNot: '^shared/(stats/format|cost/[\\w-]+)\\.ts$',
+        dependencyTypesNot: ['type-only'],
+      },
     },
     {
       name: 'nothing-imports-cli',
-      comment: "cli/ is the operator's commands: the product, the local stack and the bench never import it (only test/cli/ does).",
+      comment:
+        "cli/ is the operator's commands: the product, the local stack and the bench never import it (only test/cli/ does).",
       severity: 'error',
       from: { path: '^(worker|shield|shared|local|bench)/' },
       to: { path: '^cli/' },

@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startWorkers } from '../local/workers.ts';
 import { totalCpuSeconds } from './probes/process-cpu.ts';
-import { RUNTIME_NAME, processesNamed } from './probes/process-rss.ts';
+import { processesNamed, RUNTIME_NAME } from './probes/process-rss.ts';
 import { describeMachine, formatTable, machine, writeResults } from './report/results.ts';
 import { median } from './report/statistics.ts';
 import { type BenchObject, startSiteOrigin } from './setup/site-origin.ts';
@@ -61,7 +61,16 @@ try {
   const origin = await startSiteOrigin([...small, ...whole, ...sliced].flat());
   cleanups.push(origin.close);
   // The memory layer off: warm hits are the edge's Cache API (a memory hit is bench:hit-cost's).
-  const stack = await startWorkers({ config: { ORIGIN_KIND: 'http', ORIGIN_URL: origin.url, DEFAULT_TTL: '3600', SHIELD_TOKEN: randomUUID(), MEMORY_CACHE_SIZE: '0', LOG_SAMPLE: '0' } });
+  const stack = await startWorkers({
+    config: {
+      ORIGIN_KIND: 'http',
+      ORIGIN_URL: origin.url,
+      DEFAULT_TTL: '3600',
+      SHIELD_TOKEN: randomUUID(),
+      MEMORY_CACHE_SIZE: '0',
+      LOG_SAMPLE: '0',
+    },
+  });
   cleanups.push(stack.dispose);
   const runtimes = processesNamed(process.pid, RUNTIME_NAME);
   const measure = async (name: string, what: string, gets: readonly Get[]): Promise<Phase> => {
@@ -70,14 +79,27 @@ try {
     let bytes = 0;
     for (const get of gets) bytes += await fetchBody(`${stack.url}${get.path}`, get.range);
     await sleep(SETTLE_MS);
-    const phase = { name, what, requests: gets.length, mib: bytes / MIB, cpuSeconds: totalCpuSeconds(runtimes) - before };
-    process.stderr.write(`${name}: ${phase.requests} GETs, ${phase.mib.toFixed(1)} MiB, ${(phase.cpuSeconds * 1000).toFixed(0)} ms of workerd CPU\n`);
+    const phase = {
+      name,
+      what,
+      requests: gets.length,
+      mib: bytes / MIB,
+      cpuSeconds: totalCpuSeconds(runtimes) - before,
+    };
+    process.stderr.write(
+      `${name}: ${phase.requests} GETs, ${phase.mib.toFixed(1)} MiB, ${(phase.cpuSeconds * 1000).toFixed(0)} ms of workerd CPU\n`,
+    );
     return phase;
   };
   const measured: Phase[][] = [];
   for (let r = 0; r < REPETITIONS; r++) {
     const [smallSet = [], wholeSet = [], slicedSet = []] = [small[r], whole[r], sliced[r]];
-    const ranges: Get[] = slicedSet.flatMap((object) => Array.from({ length: object.size / SLICE }, (_, i) => ({ path: object.path, range: [i * SLICE, (i + 1) * SLICE - 1] as [number, number] })));
+    const ranges: Get[] = slicedSet.flatMap((object) =>
+      Array.from({ length: object.size / SLICE }, (_, i) => ({
+        path: object.path,
+        range: [i * SLICE, (i + 1) * SLICE - 1] as [number, number],
+      })),
+    );
     measured.push([
       await measure('idle', 'no GETs: the settle windows alone', []),
       await measure('cold 20 KB', 'whole, origin → shield → edge', smallSet),
@@ -95,7 +117,11 @@ try {
       what: first.what,
       requests: first.requests,
       mib: first.mib,
-      cpuMsPerRequest: median(repetitions.map((phase) => (phase.requests > 0 ? (phase.cpuSeconds * 1000) / phase.requests : phase.cpuSeconds * 1000))),
+      cpuMsPerRequest: median(
+        repetitions.map((phase) =>
+          phase.requests > 0 ? (phase.cpuSeconds * 1000) / phase.requests : phase.cpuSeconds * 1000,
+        ),
+      ),
       cpuMsPerMib: median(repetitions.map((phase) => (phase.mib > 0 ? (phase.cpuSeconds * 1000) / phase.mib : 0))),
       repetitions,
     };
@@ -106,7 +132,8 @@ try {
     return phase;
   };
   // A request's own cost and its bytes', from two sizes of the same kind: (big − small) per MiB between them.
-  const perMib = (big: PhaseSummary, little: PhaseSummary): number => (big.cpuMsPerRequest - little.cpuMsPerRequest) / (big.mib / big.requests - little.mib / little.requests);
+  const perMib = (big: PhaseSummary, little: PhaseSummary): number =>
+    (big.cpuMsPerRequest - little.cpuMsPerRequest) / (big.mib / big.requests - little.mib / little.requests);
   const derived = {
     coldRequestMs: of('cold 20 KB').cpuMsPerRequest,
     warmRequestMs: of('warm 20 KB').cpuMsPerRequest,
@@ -129,29 +156,68 @@ try {
     '',
     `Sequential GETs on loopback, both tiers on one workerd (Miniflare, direct sockets, the memory layer off, no log lines), a static origin (ORIGIN_KIND=http). CPU is workerd's user + system time from ${SETTLE_MS / 1000} s before a phase's first GET to ${SETTLE_MS / 1000} s after its last (the stores and copies a response leaves running included), over the phase's GETs and MiB received. Warm phases are ${ROUNDS} rounds over the same objects; each phase ran ${REPETITIONS} times, interleaved, cold ones on objects of their own: medians.`,
     '',
-    formatTable({ columns: ['phase', 'what', 'GETs', 'MiB', 'workerd CPU ms / GET', 'workerd CPU ms / MiB', 'each run, ms in all'], rows }),
+    formatTable({
+      columns: ['phase', 'what', 'GETs', 'MiB', 'workerd CPU ms / GET', 'workerd CPU ms / MiB', 'each run, ms in all'],
+      rows,
+    }),
     '',
     '## What the cost model takes from it (shared/cost/measured-cpu.ts)',
     '',
     formatTable({
       columns: ['measure', 'workerd CPU ms', 'from'],
       rows: [
-        ['a cold request of its own (both tiers, origin fetch, both stores)', derived.coldRequestMs.toFixed(3), 'cold 20 KB per GET'],
-        ['a warm request of its own (the edge\'s Cache API)', derived.warmRequestMs.toFixed(3), 'warm 20 KB per GET'],
-        ['per MiB cold, cached whole', derived.coldWholeMsPerMib.toFixed(3), '(cold 1 MB − cold 20 KB) per MiB between them'],
-        ['per MiB warm, cached whole', derived.warmWholeMsPerMib.toFixed(3), '(warm 1 MB − warm 20 KB) per MiB between them'],
-        ['per MiB cold, sliced (slice requests included)', derived.coldSlicedMsPerMib.toFixed(3), 'cold 64 MiB per MiB'],
-        ['per MiB warm, a slice (its request included)', derived.warmSliceMsPerMib.toFixed(3), 'warm 8 MiB ranges per MiB'],
+        [
+          'a cold request of its own (both tiers, origin fetch, both stores)',
+          derived.coldRequestMs.toFixed(3),
+          'cold 20 KB per GET',
+        ],
+        ["a warm request of its own (the edge's Cache API)", derived.warmRequestMs.toFixed(3), 'warm 20 KB per GET'],
+        [
+          'per MiB cold, cached whole',
+          derived.coldWholeMsPerMib.toFixed(3),
+          '(cold 1 MB − cold 20 KB) per MiB between them',
+        ],
+        [
+          'per MiB warm, cached whole',
+          derived.warmWholeMsPerMib.toFixed(3),
+          '(warm 1 MB − warm 20 KB) per MiB between them',
+        ],
+        [
+          'per MiB cold, sliced (slice requests included)',
+          derived.coldSlicedMsPerMib.toFixed(3),
+          'cold 64 MiB per MiB',
+        ],
+        [
+          'per MiB warm, a slice (its request included)',
+          derived.warmSliceMsPerMib.toFixed(3),
+          'warm 8 MiB ranges per MiB',
+        ],
       ],
     }),
     '',
     `Machine: ${describeMachine(machine())}.`,
   ].join('\n');
   process.stdout.write(`${markdown}\n`);
-  const paths = await writeResults('byte-cost', startedAt, { startedAt: startedAt.toISOString(), sliceBytes: SLICE, settleMs: SETTLE_MS, rounds: ROUNDS, repetitions: REPETITIONS, phases, derived, machine: machine() }, markdown);
+  const paths = await writeResults(
+    'byte-cost',
+    startedAt,
+    {
+      startedAt: startedAt.toISOString(),
+      sliceBytes: SLICE,
+      settleMs: SETTLE_MS,
+      rounds: ROUNDS,
+      repetitions: REPETITIONS,
+      phases,
+      derived,
+      machine: machine(),
+    },
+    markdown,
+  );
   process.stderr.write(`wrote ${paths.join(', ')}\n`);
 } catch (error) {
-  process.stderr.write(`bench:byte-cost failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(
+    `bench:byte-cost failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
   process.exitCode = 1;
 } finally {
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
@@ -170,6 +236,7 @@ async function fetchBody(url: string, range?: [number, number]): Promise<number>
   const answer = await fetch(url, range === undefined ? {} : { headers: { range: `bytes=${range[0]}-${range[1]}` } });
   const body = await answer.arrayBuffer();
   const expected = range === undefined ? Number(answer.headers.get('content-length')) : range[1] - range[0] + 1;
-  if (answer.status !== (range === undefined ? 200 : 206) || body.byteLength !== expected) throw new Error(`${url}: ${answer.status}, ${body.byteLength} bytes`);
+  if (answer.status !== (range === undefined ? 200 : 206) || body.byteLength !== expected)
+    throw new Error(`${url}: ${answer.status}, ${body.byteLength} bytes`);
   return body.byteLength;
 }

@@ -6,7 +6,14 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIG_ASSET_KEY, BIG_ASSET_SEED, BIG_ASSET_SIZE, deterministicBytes, expectedSha256, seedSampleAssets } from '../local/assets.ts';
+import {
+  BIG_ASSET_KEY,
+  BIG_ASSET_SEED,
+  BIG_ASSET_SIZE,
+  deterministicBytes,
+  expectedSha256,
+  seedSampleAssets,
+} from '../local/assets.ts';
 import { clientVersion } from './load/client-binary.ts';
 import { describeError, describeMachine, formatTable, machine, writeResults } from './report/results.ts';
 import { withLocalStack } from './setup/local-stack.ts';
@@ -29,14 +36,18 @@ await main();
 async function main(): Promise<void> {
   const startedAt = new Date();
   try {
-    const versions: Record<ClientName, string | undefined> = { curl: await clientVersion('curl'), wget: await clientVersion('wget') };
+    const versions: Record<ClientName, string | undefined> = {
+      curl: await clientVersion('curl'),
+      wget: await clientVersion('wget'),
+    };
     const sha256 = await expectedSha256(BIG_ASSET_SEED, BIG_ASSET_SIZE);
     const prefix = await firstBytes(PREFIX_BYTES);
     const { url, results } = await withLocalStack(async ({ origin, stack }) => {
       await seedSampleAssets(origin);
       const url = new URL(BIG_ASSET_KEY, `${stack.url}/`).href;
       const results: CheckResult[] = [];
-      for (const check of CHECKS) results.push(await runCheck(check, versions[check.client], { url, size: BIG_ASSET_SIZE, sha256, prefix }));
+      for (const check of CHECKS)
+        results.push(await runCheck(check, versions[check.client], { url, size: BIG_ASSET_SIZE, sha256, prefix }));
       return { url, results };
     });
     const table = formatTable({
@@ -48,9 +59,27 @@ async function main(): Promise<void> {
       ...(['curl', 'wget'] as const).map((client) => `- ${client}: ${versions[client] ?? 'not installed'}`),
       `- machine: ${describeMachine(machine())}`,
     ];
-    const markdown = [`# bench:clients, ${startedAt.toISOString()}`, '', ...notes, '', table, '', '## Commands', '', ...results.map((r) => `- ${r.check}: \`${r.command ?? '(not run)'}\``), ''].join('\n');
+    const markdown = [
+      `# bench:clients, ${startedAt.toISOString()}`,
+      '',
+      ...notes,
+      '',
+      table,
+      '',
+      '## Commands',
+      '',
+      ...results.map((r) => `- ${r.check}: \`${r.command ?? '(not run)'}\``),
+      '',
+    ].join('\n');
     console.log(`\n${markdown}`);
-    const json = { benchmark: 'clients', startedAt: startedAt.toISOString(), machine: machine(), object: { key: BIG_ASSET_KEY, size: BIG_ASSET_SIZE, sha256 }, clients: versions, checks: results };
+    const json = {
+      benchmark: 'clients',
+      startedAt: startedAt.toISOString(),
+      machine: machine(),
+      object: { key: BIG_ASSET_KEY, size: BIG_ASSET_SIZE, sha256 },
+      clients: versions,
+      checks: results,
+    };
     const paths = await writeResults('clients', startedAt, json, markdown);
     console.log(`results: ${paths.join(', ')}`);
     process.exitCode = results.some((r) => r.result === 'FAIL') ? 1 : 0;
@@ -61,9 +90,14 @@ async function main(): Promise<void> {
 }
 
 /** One check in a directory of its own, removed afterwards. */
-async function runCheck(check: Check, version: string | undefined, context: Omit<CheckContext, 'directory'>): Promise<CheckResult> {
+async function runCheck(
+  check: Check,
+  version: string | undefined,
+  context: Omit<CheckContext, 'directory'>,
+): Promise<CheckResult> {
   const base = { check: check.name, client: check.client, version: version ?? `${check.client} (not installed)` };
-  if (version === undefined) return { ...base, result: 'not installed', details: `${check.client} is not on PATH: skipped` };
+  if (version === undefined)
+    return { ...base, result: 'not installed', details: `${check.client} is not on PATH: skipped` };
   const directory = await mkdtemp(join(tmpdir(), 'tiercache-bench-clients-'));
   try {
     const found = await check.run({ ...context, directory });

@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { startWorkers } from '../local/workers.ts';
 import { wrkInstalled } from './load/wrk.ts';
 import { totalCpuSeconds } from './probes/process-cpu.ts';
-import { RUNTIME_NAME, processesNamed } from './probes/process-rss.ts';
+import { processesNamed, RUNTIME_NAME } from './probes/process-rss.ts';
 import { profileIsolate } from './probes/v8-profile.ts';
 import { describeMachine, formatTable, machine, writeResults } from './report/results.ts';
 import { median } from './report/statistics.ts';
@@ -58,7 +58,8 @@ try {
     { name: 'naive-cache', url: `${naive.cacheUrl}${OBJECT.path}`, note: 'caches.default' },
   ];
   // Two GETs each: the first fills, the second is the hit that puts the object in memory.
-  for (const target of targets) for (let i = 0; i < 3; i++) await fetch(target.url).then((answer) => answer.arrayBuffer());
+  for (const target of targets)
+    for (let i = 0; i < 3; i++) await fetch(target.url).then((answer) => answer.arrayBuffer());
 
   const runtimes = processesNamed(process.pid, RUNTIME_NAME);
   const rounds = new Map<string, Round[]>(targets.map((target) => [target.name, []]));
@@ -68,7 +69,9 @@ try {
       const { requests, reqPerSec } = await wrk(target.url);
       const cpu = totalCpuSeconds(runtimes) - before;
       rounds.get(target.name)?.push({ requests, reqPerSec, cpuUsPerRequest: (cpu * 1e6) / requests });
-      process.stderr.write(`round ${round + 1}/${ROUNDS} ${target.name}: ${reqPerSec.toFixed(0)} req/s, ${((cpu * 1e6) / requests).toFixed(1)} µs CPU per request\n`);
+      process.stderr.write(
+        `round ${round + 1}/${ROUNDS} ${target.name}: ${reqPerSec.toFixed(0)} req/s, ${((cpu * 1e6) / requests).toFixed(1)} µs CPU per request\n`,
+      );
     }
   }
 
@@ -85,17 +88,34 @@ try {
 
   const summary = targets.map((target) => {
     const measured = rounds.get(target.name) ?? [];
-    return { ...target, cpuUsPerRequest: median(measured.map((r) => r.cpuUsPerRequest)), reqPerSec: median(measured.map((r) => r.reqPerSec)), rounds: measured };
+    return {
+      ...target,
+      cpuUsPerRequest: median(measured.map((r) => r.cpuUsPerRequest)),
+      reqPerSec: median(measured.map((r) => r.reqPerSec)),
+      rounds: measured,
+    };
   });
   const map = summary.find((s) => s.name === 'naive-map');
   const table = formatTable({
     columns: ['target', 'workerd CPU µs / request', 'req/s', '× naive-map CPU', 'what'],
-    rows: summary.map((s) => [s.name, s.cpuUsPerRequest.toFixed(1), s.reqPerSec.toFixed(0), map ? (s.cpuUsPerRequest / map.cpuUsPerRequest).toFixed(2) : '–', s.note]),
+    rows: summary.map((s) => [
+      s.name,
+      s.cpuUsPerRequest.toFixed(1),
+      s.reqPerSec.toFixed(0),
+      map ? (s.cpuUsPerRequest / map.cpuUsPerRequest).toFixed(2) : '–',
+      s.note,
+    ]),
   });
   const totalUs = lines.reduce((sum, line) => sum + line.selfUs, 0);
   const profileTable = formatTable({
     columns: ['frame (self time)', 'µs / request', 'share'],
-    rows: lines.slice(0, PROFILE_LINES).map((line) => [line.frame, (line.selfUs / profiledRequests).toFixed(2), `${((100 * line.selfUs) / totalUs).toFixed(0)} %`]),
+    rows: lines
+      .slice(0, PROFILE_LINES)
+      .map((line) => [
+        line.frame,
+        (line.selfUs / profiledRequests).toFixed(2),
+        `${((100 * line.selfUs) / totalUs).toFixed(0)} %`,
+      ]),
   });
   const ours = lines.filter((line) => / index\.js:\d+$/.test(line.frame)).reduce((sum, line) => sum + line.selfUs, 0);
   const markdown = [
@@ -114,17 +134,34 @@ try {
     `Machine: ${describeMachine(machine())}.`,
   ].join('\n');
   process.stdout.write(`${markdown}\n`);
-  const paths = await writeResults('hit-cost', startedAt, { startedAt: startedAt.toISOString(), object: OBJECT, connections: CONNECTIONS, seconds: SECONDS, targets: summary, profile: { requests: profiledRequests, lines: lines.slice(0, 40) }, machine: machine() }, markdown);
+  const paths = await writeResults(
+    'hit-cost',
+    startedAt,
+    {
+      startedAt: startedAt.toISOString(),
+      object: OBJECT,
+      connections: CONNECTIONS,
+      seconds: SECONDS,
+      targets: summary,
+      profile: { requests: profiledRequests, lines: lines.slice(0, 40) },
+      machine: machine(),
+    },
+    markdown,
+  );
   process.stderr.write(`wrote ${paths.join(', ')}\n`);
 } catch (error) {
-  process.stderr.write(`bench:hit-cost failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(
+    `bench:hit-cost failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
   process.exitCode = 1;
 } finally {
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
 }
 
 async function wrk(url: string): Promise<{ requests: number; reqPerSec: number }> {
-  const { stdout } = await run('wrk', ['-t1', `-c${CONNECTIONS}`, `-d${SECONDS}s`, url], { timeout: (SECONDS + 30) * 1000 });
+  const { stdout } = await run('wrk', ['-t1', `-c${CONNECTIONS}`, `-d${SECONDS}s`, url], {
+    timeout: (SECONDS + 30) * 1000,
+  });
   const requests = Number(/(\d+) requests in/.exec(stdout)?.[1]);
   const reqPerSec = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1]);
   if (/Non-2xx/.test(stdout) || !(requests > 0)) throw new Error(`wrk against ${url} got errors:\n${stdout}`);

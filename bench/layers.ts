@@ -26,7 +26,12 @@ try {
     `Machine: ${describeMachine(machineBefore)} (before); load average after ${machine().loadAverage.join(' ')}.`,
   ];
   const markdown = `# Local layers: the naive worker\n\n${printed}\n\n${notes.map((note) => `- ${note}`).join('\n')}\n`;
-  const paths = await writeResults('layers', startedAt, { startedAt: startedAt.toISOString(), machine: machineBefore, plan: PLAN, measurements }, markdown);
+  const paths = await writeResults(
+    'layers',
+    startedAt,
+    { startedAt: startedAt.toISOString(), machine: machineBefore, plan: PLAN, measurements },
+    markdown,
+  );
   log(`wrote ${paths.join(', ')}`);
 } finally {
   await stopChildren();

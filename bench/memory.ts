@@ -13,8 +13,8 @@ import { createHash } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { deterministicBytes, expectedSha256 } from '../local/assets.ts';
 import { procAvailable, processesNamed, RUNTIME_NAME } from './probes/process-rss.ts';
-import { type RssSeries, medianRuntimeBytes, startSampler } from './probes/rss-sampler.ts';
-import { type MemoryRun, type Phase, memoryMarkdown, memoryTable } from './report/memory-report.ts';
+import { medianRuntimeBytes, type RssSeries, startSampler } from './probes/rss-sampler.ts';
+import { type MemoryRun, memoryMarkdown, memoryTable, type Phase } from './report/memory-report.ts';
 import { describeError, machine, writeResults } from './report/results.ts';
 import { type LocalStack, withLocalStack, withTimeout } from './setup/local-stack.ts';
 
@@ -36,8 +36,10 @@ const MAX_SAMPLES = Math.ceil((PHASE_TIMEOUT_MS + SETTLE_MS) / SAMPLE_INTERVAL_M
 await main();
 
 async function main(): Promise<void> {
-  if (!Number.isSafeInteger(OBJECT_SIZE) || OBJECT_SIZE <= 0) return fail(`MEMORY_BENCH_MIB must be a positive number of MiB, got ${process.env.MEMORY_BENCH_MIB}`);
-  if (!procAvailable()) return fail('bench:memory reads resident memory from /proc, which this system does not have (Linux only)');
+  if (!Number.isSafeInteger(OBJECT_SIZE) || OBJECT_SIZE <= 0)
+    return fail(`MEMORY_BENCH_MIB must be a positive number of MiB, got ${process.env.MEMORY_BENCH_MIB}`);
+  if (!procAvailable())
+    return fail('bench:memory reads resident memory from /proc, which this system does not have (Linux only)');
   const startedAt = new Date();
   try {
     const run = await withLocalStack((local) => measure(local, startedAt));
@@ -56,7 +58,10 @@ async function measure({ origin, stack, slicing }: LocalStack, startedAt: Date):
   const uploadStarted = performance.now();
   const headers = { 'content-length': String(OBJECT_SIZE), 'content-type': 'application/octet-stream' };
   const [, sha256] = await withTimeout(
-    Promise.all([origin.putObject(OBJECT_KEY, deterministicBytes(OBJECT_SEED, OBJECT_SIZE), headers), expectedSha256(OBJECT_SEED, OBJECT_SIZE)]),
+    Promise.all([
+      origin.putObject(OBJECT_KEY, deterministicBytes(OBJECT_SEED, OBJECT_SIZE), headers),
+      expectedSha256(OBJECT_SEED, OBJECT_SIZE),
+    ]),
     PHASE_TIMEOUT_MS,
     'the upload',
   );
@@ -95,7 +100,13 @@ async function measure({ origin, stack, slicing }: LocalStack, startedAt: Date):
 }
 
 /** One full GET of the object, its RSS sampled from the first byte asked to SETTLE_MS after the last. */
-async function phase(name: Phase['phase'], url: URL, pids: number[], baselineBytes: number, sha256: string): Promise<Phase> {
+async function phase(
+  name: Phase['phase'],
+  url: URL,
+  pids: number[],
+  baselineBytes: number,
+  sha256: string,
+): Promise<Phase> {
   const sampler = startSampler(pids, SAMPLE_INTERVAL_MS, MAX_SAMPLES);
   const started = performance.now();
   const got = await download(url, AbortSignal.timeout(PHASE_TIMEOUT_MS));
@@ -124,7 +135,10 @@ async function phase(name: Phase['phase'], url: URL, pids: number[], baselineByt
 }
 
 /** A GET read to its end and hashed as it streams, never held whole. */
-async function download(url: URL, signal: AbortSignal): Promise<{ status: number; cacheStatus: string; length: number; sha256: string; error?: string }> {
+async function download(
+  url: URL,
+  signal: AbortSignal,
+): Promise<{ status: number; cacheStatus: string; length: number; sha256: string; error?: string }> {
   const hash = createHash('sha256');
   let length = 0;
   let status = 0;

@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { describePageCost, pageCost } from './probes/page-cost.ts';
 import { memoryEvidence } from './report/memory-report.ts';
 import { evaluateTargets, type MemoryEvidence, targetsTable } from './report/requirements.ts';
 import { describeError, formatTable, latestResult, machine } from './report/results.ts';
@@ -16,31 +17,42 @@ import { writeReport } from './report/suite-report.ts';
 import { versions } from './report/versions.ts';
 import { stopChildren } from './setup/layers/launchers.ts';
 import { DEFAULT_PROFILE, parseProfile, shaperOptions } from './setup/origin-profiles.ts';
+import { startOriginThread } from './setup/origin-thread.ts';
 import { detectPeers } from './setup/peers/peers.ts';
 import type { Shaper } from './setup/shaper.ts';
-import { startOriginThread } from './setup/origin-thread.ts';
 import { keepSignals } from './setup/signals.ts';
-import { cacheNames, NAIVE_NAMES, SLICE_SIZE, startTargets, stopTargets, type Target, type TargetName } from './setup/targets.ts';
-import { coldLarge } from './workloads/cold-large-object.ts';
+import {
+  cacheNames,
+  NAIVE_NAMES,
+  SLICE_SIZE,
+  startTargets,
+  stopTargets,
+  type Target,
+  type TargetName,
+} from './setup/targets.ts';
 import { coldConcurrent } from './workloads/cold-concurrent.ts';
+import { coldLarge } from './workloads/cold-large-object.ts';
 import { workloadV } from './workloads/concurrency-sweep.ts';
 import { measureLayers } from './workloads/layer-costs.ts';
 import { type Context, FULL_PLAN, planObjects, QUICK_PLAN } from './workloads/plan.ts';
 import { workloadS } from './workloads/size-sweep.ts';
-import { describePageCost, pageCost } from './probes/page-cost.ts';
 
 const MEMORY_SCRIPT = fileURLToPath(new URL('./memory.ts', import.meta.url));
 const PROJECT_ROOT = fileURLToPath(new URL('../', import.meta.url));
 const MEMORY_LIMIT_MS = 5 * 60_000;
 
-const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, profile: { type: 'string', default: DEFAULT_PROFILE } } });
+const { values } = parseArgs({
+  options: { quick: { type: 'boolean', default: false }, profile: { type: 'string', default: DEFAULT_PROFILE } },
+});
 const plan = values.quick ? QUICK_PLAN : FULL_PLAN;
 const profile = parseProfile(values.profile);
 const startedAt = new Date();
 const started = performance.now();
 const log = (message: string) => {
   const seconds = Math.floor((performance.now() - started) / 1000);
-  process.stderr.write(`[${String(Math.floor(seconds / 60)).padStart(2, '0')}:${String(seconds % 60).padStart(2, '0')}] ${message}\n`);
+  process.stderr.write(
+    `[${String(Math.floor(seconds / 60)).padStart(2, '0')}:${String(seconds % 60).padStart(2, '0')}] ${message}\n`,
+  );
 };
 const cleanups: (() => Promise<void>)[] = [stopChildren];
 const cleanUp = async () => {
@@ -55,11 +67,17 @@ try {
   const peers = await detectPeers();
   const toolVersions = await versions(peers);
   const names = cacheNames(peers);
-  log(`bench (${plan.mode}), origin profile ${profile.name}: ${profile.firstByteLatencyMs} ms first byte, ${profile.bandwidthBytesPerSec / 1e6} MB/s per connection`);
+  log(
+    `bench (${plan.mode}), origin profile ${profile.name}: ${profile.firstByteLatencyMs} ms first byte, ${profile.bandwidthBytesPerSec / 1e6} MB/s per connection`,
+  );
   log(`machine: ${describePageCost(pages)}`);
-  log(`targets: direct, ${[...names, ...NAIVE_NAMES].join(', ')}${peers.varnish ? '' : ' (Varnish not installed: bash bench/setup/peers/install.sh)'}${peers.nginx?.hasSlice ? '' : ' (nginx with the slice module not installed)'}`);
+  log(
+    `targets: direct, ${[...names, ...NAIVE_NAMES].join(', ')}${peers.varnish ? '' : ' (Varnish not installed: bash bench/setup/peers/install.sh)'}${peers.nginx?.hasSlice ? '' : ' (nginx with the slice module not installed)'}`,
+  );
   const objects = planObjects(plan);
-  log(`writing ${objects.length} objects (${(objects.reduce((sum, o) => sum + o.size, 0) / 2 ** 20).toFixed(0)} MiB) for the origin`);
+  log(
+    `writing ${objects.length} objects (${(objects.reduce((sum, o) => sum + o.size, 0) / 2 ** 20).toFixed(0)} MiB) for the origin`,
+  );
   const { origin, startShaper } = await startOriginThread(objects);
   cleanups.push(origin.close);
   const shaper = await startShaper(shaperOptions(profile, origin.url));
@@ -71,7 +89,9 @@ try {
   const running = await startTargets([...names, ...NAIVE_NAMES], shaper.url, peers);
   cleanups.push(() => stopTargets(running));
   const s = await workloadS(context([direct, ...running]));
-  const vTargets = running.filter((target) => plan.workloadV.targets.includes(target.name) || NAIVE_NAMES.includes(target.name));
+  const vTargets = running.filter(
+    (target) => plan.workloadV.targets.includes(target.name) || NAIVE_NAMES.includes(target.name),
+  );
   const v = await workloadV(context(vTargets));
   await stopTargets(running.splice(0));
 
@@ -87,13 +107,18 @@ try {
     cleanups.push(own.close);
     coldShapers.set(name, own);
   }
-  const restarted = await Promise.allSettled(names.map((name) => startTargets([name], coldShapers.get(name)?.url ?? shaper.url, peers)));
+  const restarted = await Promise.allSettled(
+    names.map((name) => startTargets([name], coldShapers.get(name)?.url ?? shaper.url, peers)),
+  );
   running.push(...restarted.flatMap((result) => (result.status === 'fulfilled' ? result.value : [])));
   const failed = restarted.find((result) => result.status === 'rejected');
   if (failed) throw failed.reason;
   const cold = await coldLarge(context([direct, ...running]), (name) => coldShapers.get(name) ?? shaper);
   // tiercache alone now (its runtime's memory is what is sampled), behind its own shaper.
-  const [ours, ...others] = [...running.filter((target) => target.name === 'tiercache'), ...running.filter((target) => target.name !== 'tiercache')];
+  const [ours, ...others] = [
+    ...running.filter((target) => target.name === 'tiercache'),
+    ...running.filter((target) => target.name !== 'tiercache'),
+  ];
   await stopTargets(ours === undefined ? running : others);
   const together = ours && (await coldConcurrent(context([ours]), ours));
   await stopTargets(ours === undefined ? [] : [ours]);
@@ -101,7 +126,18 @@ try {
   const memory = plan.memory === 'run' ? await runMemory() : await latestMemory();
   await cleanUp();
 
-  const targets = evaluateTargets({ caches: names, vSizes: plan.workloadV.sizes, workloadS: s.runs, workloadV: v, coldLarge: cold, coldLabel: plan.coldLarge.label, profile, sliceSize: SLICE_SIZE, ...(memory && { memory }), ...(together && { together }) });
+  const targets = evaluateTargets({
+    caches: names,
+    vSizes: plan.workloadV.sizes,
+    workloadS: s.runs,
+    workloadV: v,
+    coldLarge: cold,
+    coldLabel: plan.coldLarge.label,
+    profile,
+    sliceSize: SLICE_SIZE,
+    ...(memory && { memory }),
+    ...(together && { together }),
+  });
   const durationSec = (performance.now() - started) / 1000;
   const run = {
     startedAt: startedAt.toISOString(),
@@ -123,7 +159,9 @@ try {
     targets,
   };
   const directory = await writeReport(run, startedAt);
-  process.stdout.write(`\nTargets (${plan.mode} run, ${durationSec.toFixed(0)} s):\n\n${formatTable(targetsTable(targets))}\n`);
+  process.stdout.write(
+    `\nTargets (${plan.mode} run, ${durationSec.toFixed(0)} s):\n\n${formatTable(targetsTable(targets))}\n`,
+  );
   log(`done in ${durationSec.toFixed(0)} s: ${directory}/report.md`);
 } catch (error) {
   log(`bench failed: ${describeError(error)}`);
@@ -137,9 +175,16 @@ try {
 async function runMemory(): Promise<MemoryEvidence | undefined> {
   log('memory-growth: bench:memory (1 GiB through both tiers, workerd RSS sampled)');
   const spawned = Date.now();
-  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', MEMORY_SCRIPT], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', MEMORY_SCRIPT], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   cleanups.push(async () => void child.kill('SIGTERM'));
-  const prefix = (chunk: Buffer) => chunk.toString().split('\n').filter((line) => line.trim()).forEach((line) => log(`  memory: ${line}`));
+  const prefix = (chunk: Buffer) =>
+    chunk
+      .toString()
+      .split('\n')
+      .filter((line) => line.trim())
+      .forEach((line) => log(`  memory: ${line}`));
   child.stdout.on('data', prefix);
   child.stderr.on('data', prefix);
   const timer = setTimeout(() => child.kill('SIGKILL'), MEMORY_LIMIT_MS);
@@ -147,7 +192,11 @@ async function runMemory(): Promise<MemoryEvidence | undefined> {
   clearTimeout(timer);
   if (code !== 0) log(`  bench:memory exited with ${code}`);
   const latest = await latestResult('memory');
-  const fresh = latest && typeof latest.json === 'object' && latest.json !== null && Date.parse(String((latest.json as { startedAt?: unknown }).startedAt)) >= spawned - 1000;
+  const fresh =
+    latest &&
+    typeof latest.json === 'object' &&
+    latest.json !== null &&
+    Date.parse(String((latest.json as { startedAt?: unknown }).startedAt)) >= spawned - 1000;
   return fresh ? memoryEvidence(latest.json, `this run, ${relative(PROJECT_ROOT, latest.path)}`) : undefined;
 }
 

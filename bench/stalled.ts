@@ -58,15 +58,28 @@ async function main(): Promise<void> {
     const shaper = await startShaper({ target: origin.url });
     stops.push(() => shaper.close());
     const phases: Phase[] = ['alone', 'with 10 stalled', 'as 10 stall'];
-    console.log(`uploading ${phases.length * ROUNDS} × ${DOWNLOAD_BYTES / MIB} MiB and ${2 * ROUNDS * STALLED_READERS} × ${STALLED_BYTES / MIB} MiB …`);
+    console.log(
+      `uploading ${phases.length * ROUNDS} × ${DOWNLOAD_BYTES / MIB} MiB and ${2 * ROUNDS * STALLED_READERS} × ${STALLED_BYTES / MIB} MiB …`,
+    );
     let objects = 0;
     const uploaded: Promise<void>[] = [];
     const upload = (size: number): string => {
       const key = `stalled-bench/${++objects}.bin`;
-      uploaded.push(origin.putObject(key, deterministicBytes(0x5a11 + objects, size), { 'content-length': String(size), 'content-type': 'video/mp4' }));
+      uploaded.push(
+        origin.putObject(key, deterministicBytes(0x5a11 + objects, size), {
+          'content-length': String(size),
+          'content-type': 'video/mp4',
+        }),
+      );
       return key;
     };
-    const plan = Array.from({ length: ROUNDS }, () => phases.map((phase) => ({ phase, download: upload(DOWNLOAD_BYTES), stalled: phase === 'alone' ? [] : Array.from({ length: STALLED_READERS }, () => upload(STALLED_BYTES)) })));
+    const plan = Array.from({ length: ROUNDS }, () =>
+      phases.map((phase) => ({
+        phase,
+        download: upload(DOWNLOAD_BYTES),
+        stalled: phase === 'alone' ? [] : Array.from({ length: STALLED_READERS }, () => upload(STALLED_BYTES)),
+      })),
+    );
     await Promise.all(uploaded);
     const config = {
       ORIGIN_KIND: 's3',
@@ -103,7 +116,11 @@ async function main(): Promise<void> {
       }
     }
     const series = sampler?.stop();
-    report(startedAt, downloads, series === undefined ? undefined : { baselineBytes, peakBytes: series.runtimePeakBytes });
+    report(
+      startedAt,
+      downloads,
+      series === undefined ? undefined : { baselineBytes, peakBytes: series.runtimePeakBytes },
+    );
   } catch (error) {
     console.error(`bench:stalled failed: ${describeError(error)}`);
     process.exitCode = 1;
@@ -116,7 +133,9 @@ async function download(base: string, key: string, round: number, phase: Downloa
   const answer = await timedGet(`${base}/${key}`, GET_TIMEOUT_MS);
   const complete = answer.status === 200 && answer.bytes === DOWNLOAD_BYTES;
   const mibPerSec = answer.bytes / MIB / (answer.totalMs / 1000);
-  console.log(`round ${round}, ${phase}: ${mibPerSec.toFixed(1)} MiB/s, first byte ${answer.ttfbMs.toFixed(0)} ms${complete ? '' : ' INCOMPLETE'}`);
+  console.log(
+    `round ${round}, ${phase}: ${mibPerSec.toFixed(1)} MiB/s, first byte ${answer.ttfbMs.toFixed(0)} ms${complete ? '' : ' INCOMPLETE'}`,
+  );
   return { round, phase, mibPerSec, ttfbMs: answer.ttfbMs, complete };
 }
 
@@ -125,8 +144,13 @@ function stalledReader(base: string, key: string): Promise<Socket> {
   const url = new URL(`/${key}`, base);
   return new Promise((resolve, reject) => {
     let received = 0;
-    const socket = connect(Number(url.port), url.hostname, () => socket.write(`GET ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\n\r\n`));
-    const timer = setTimeout(() => reject(new Error(`a stalled reader of ${key} got ${received} bytes in ${STALL_TIMEOUT_MS / 1000} s`)), STALL_TIMEOUT_MS);
+    const socket = connect(Number(url.port), url.hostname, () =>
+      socket.write(`GET ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\n\r\n`),
+    );
+    const timer = setTimeout(
+      () => reject(new Error(`a stalled reader of ${key} got ${received} bytes in ${STALL_TIMEOUT_MS / 1000} s`)),
+      STALL_TIMEOUT_MS,
+    );
     socket.on('data', (chunk: Buffer) => {
       received += chunk.length;
       if (received < READ_BEFORE_STALL) return;
@@ -163,7 +187,11 @@ async function quiet(counters: { origin: () => number; runtimeCpu: () => number 
   }
 }
 
-function report(startedAt: Date, downloads: Download[], memory: { baselineBytes: number; peakBytes: number } | undefined): void {
+function report(
+  startedAt: Date,
+  downloads: Download[],
+  memory: { baselineBytes: number; peakBytes: number } | undefined,
+): void {
   const speed = (phase: Phase): number => median(downloads.filter((d) => d.phase === phase).map((d) => d.mibPerSec));
   const alone = speed('alone');
   const loaded = speed('with 10 stalled');
@@ -173,9 +201,18 @@ function report(startedAt: Date, downloads: Download[], memory: { baselineBytes:
   const verdict = complete && ratio >= TARGET_RATIO ? 'PASS' : 'SHORT';
   const table = {
     columns: ['round', 'cold 64 MiB download', 'MiB/s', 'first byte ms', 'complete'],
-    rows: downloads.map((d) => [String(d.round), d.phase, d.mibPerSec.toFixed(1), d.ttfbMs.toFixed(0), d.complete ? 'yes' : 'NO']),
+    rows: downloads.map((d) => [
+      String(d.round),
+      d.phase,
+      d.mibPerSec.toFixed(1),
+      d.ttfbMs.toFixed(0),
+      d.complete ? 'yes' : 'NO',
+    ]),
   };
-  const memoryLine = memory === undefined ? 'Runtime memory: not sampled (no /proc).' : `Runtime RSS: ${(memory.baselineBytes / MB).toFixed(1)} MB at rest, peak ${(memory.peakBytes / MB).toFixed(1)} MB (growth ${((memory.peakBytes - memory.baselineBytes) / MB).toFixed(1)} MB) across every round, ${STALLED_READERS} stalled readers included.`;
+  const memoryLine =
+    memory === undefined
+      ? 'Runtime memory: not sampled (no /proc).'
+      : `Runtime RSS: ${(memory.baselineBytes / MB).toFixed(1)} MB at rest, peak ${(memory.peakBytes / MB).toFixed(1)} MB (growth ${((memory.peakBytes - memory.baselineBytes) / MB).toFixed(1)} MB) across every round, ${STALLED_READERS} stalled readers included.`;
   const markdown = [
     `# Stalled readers, ${startedAt.toISOString()}`,
     '',
@@ -191,6 +228,11 @@ function report(startedAt: Date, downloads: Download[], memory: { baselineBytes:
     '',
   ].join('\n');
   console.log(`\n${markdown}`);
-  void writeResults('stalled', startedAt, { benchmark: 'stalled', downloads, ratio, whileStalling: stalling / alone, target: TARGET_RATIO, verdict, memory }, markdown).then((paths) => console.log(`results: ${paths.join(', ')}`));
+  void writeResults(
+    'stalled',
+    startedAt,
+    { benchmark: 'stalled', downloads, ratio, whileStalling: stalling / alone, target: TARGET_RATIO, verdict, memory },
+    markdown,
+  ).then((paths) => console.log(`results: ${paths.join(', ')}`));
   if (!complete) process.exitCode = 1;
 }

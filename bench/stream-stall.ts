@@ -79,9 +79,27 @@ try {
   await ready.arrayBuffer();
   for (let round = 1; round <= ROUNDS; round++) {
     for (const route of ROUTES) {
-      const load = await runWrk({ urls: [new URL(url + route)], connections: CONNECTIONS, requests: REQUESTS, headers: {}, timeoutSec: 15, maxSeconds: 120, bodyBytes: SIZE });
-      rows.push({ route, round, answered: load.requests, errors: load.errors, socketErrors: load.socketErrors ?? 0, maxLatencyMs: load.latency.maxMs, mibPerSec: load.mibPerSec });
-      console.log(`${route} round ${round}: ${load.requests}/${REQUESTS} answered, ${load.errors} lost, max ${load.latency.maxMs.toFixed(0)} ms`);
+      const load = await runWrk({
+        urls: [new URL(url + route)],
+        connections: CONNECTIONS,
+        requests: REQUESTS,
+        headers: {},
+        timeoutSec: 15,
+        maxSeconds: 120,
+        bodyBytes: SIZE,
+      });
+      rows.push({
+        route,
+        round,
+        answered: load.requests,
+        errors: load.errors,
+        socketErrors: load.socketErrors ?? 0,
+        maxLatencyMs: load.latency.maxMs,
+        mibPerSec: load.mibPerSec,
+      });
+      console.log(
+        `${route} round ${round}: ${load.requests}/${REQUESTS} answered, ${load.errors} lost, max ${load.latency.maxMs.toFixed(0)} ms`,
+      );
     }
   }
 } finally {
@@ -90,9 +108,22 @@ try {
 
 const table = {
   columns: ['answer', 'round', 'answered', 'lost', 'socket errors', 'max latency ms', 'MiB/s'],
-  rows: rows.map((r) => [r.route, String(r.round), `${r.answered}/${REQUESTS}`, String(r.errors), String(r.socketErrors), r.maxLatencyMs.toFixed(0), r.mibPerSec.toFixed(0)]),
+  rows: rows.map((r) => [
+    r.route,
+    String(r.round),
+    `${r.answered}/${REQUESTS}`,
+    String(r.errors),
+    String(r.socketErrors),
+    r.maxLatencyMs.toFixed(0),
+    r.mibPerSec.toFixed(0),
+  ]),
 };
 const markdown = `# Answers fed by JavaScript under wrk, ${startedAt.toISOString()}\n\n${describeMachine(machine())}\n\n${REQUESTS} GETs of ${SIZE / 1e6} MB over ${CONNECTIONS} connections per cell (bench/load/wrk-load.lua), ${ROUNDS} rounds.\n\n${formatTable(table)}\n`;
 console.log(`\n${formatTable(table)}`);
-const written = await writeResults('stream-stall', startedAt, { benchmark: 'stream-stall', size: SIZE, sliceSize: SLICE, requests: REQUESTS, connections: CONNECTIONS, rows }, markdown);
+const written = await writeResults(
+  'stream-stall',
+  startedAt,
+  { benchmark: 'stream-stall', size: SIZE, sliceSize: SLICE, requests: REQUESTS, connections: CONNECTIONS, rows },
+  markdown,
+);
 console.log(`\nwrote ${written.join(', ')}`);

@@ -44,7 +44,11 @@ export function purgeRequest(deployment: Deployment, targets: PurgeTargets): Api
     api: PURGE_API,
     url: new URL(PURGE_API.path, deployment.base),
     method: PURGE_API.method,
-    headers: { authorization: `Bearer ${deployment.token}`, 'content-type': 'application/json', accept: 'application/json' },
+    headers: {
+      authorization: `Bearer ${deployment.token}`,
+      'content-type': 'application/json',
+      accept: 'application/json',
+    },
     body: JSON.stringify(body),
     local: deployment.local,
   };

@@ -15,14 +15,21 @@ export async function callApi(request: ApiRequest, context: CliContext): Promise
   let response: Response;
   let text: string;
   try {
-    const init: RequestInit = { method: request.method, headers: request.headers, redirect: 'manual', signal: AbortSignal.timeout(context.timeoutMs) };
+    const init: RequestInit = {
+      method: request.method,
+      headers: request.headers,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(context.timeoutMs),
+    };
     if (request.body !== undefined) init.body = request.body;
     response = await fetch(request.url, init);
     text = await response.text();
   } catch (error) {
     // The note outlives a stack that was killed rather than stopped: say which note it was.
     const stale = request.local ? ` (from ${context.stackPath}: is \`npm start\` still running?)` : '';
-    throw new CliFailure(`cannot reach ${request.url.href}: ${redacted(networkReason(error, context.timeoutMs), request)}${stale}`);
+    throw new CliFailure(
+      `cannot reach ${request.url.href}: ${redacted(networkReason(error, context.timeoutMs), request)}${stale}`,
+    );
   }
   if (response.ok) return text;
   throw new CliFailure(refusal(request, response, redacted(text, request)));
@@ -37,13 +44,20 @@ function refusal(request: ApiRequest, response: Response, text: string): string 
   }
   const status = `${response.status}${response.statusText === '' ? '' : ` ${response.statusText}`}`;
   const location = response.headers.get('location');
-  const redirect = location !== null && response.status >= 300 && response.status < 400 ? ` (to ${location}: pass that base URL instead)` : '';
+  const redirect =
+    location !== null && response.status >= 300 && response.status < 400
+      ? ` (to ${location}: pass that base URL instead)`
+      : '';
   return `${request.url.href} answered ${status}${redirect}${line === '' ? '' : `: ${line}`}`;
 }
 
 /** The first non-empty line, without the status tiercache's own error bodies start with (`403 purge is …`), bounded. */
 export function firstLine(text: string, status: number): string {
-  const line = text.split(/\r?\n/).map((part) => part.trim()).find((part) => part !== '') ?? '';
+  const line =
+    text
+      .split(/\r?\n/)
+      .map((part) => part.trim())
+      .find((part) => part !== '') ?? '';
   const bare = printable(line.startsWith(`${status} `) ? line.slice(String(status).length + 1) : line);
   return bare.length <= MAX_LINE ? bare : `${bare.slice(0, MAX_LINE)}…`;
 }

@@ -41,38 +41,87 @@ export interface CostArgs {
   help: boolean;
 }
 
-const STRINGS = ['bytes', 'response', 'hit-ratio', 'memory-share', 'shield-hit-ratio', 'slice', 'edge-isolates', 'shield-isolates', 'purges', 'log-sample', 'egress-price'] as const;
+const STRINGS = [
+  'bytes',
+  'response',
+  'hit-ratio',
+  'memory-share',
+  'shield-hit-ratio',
+  'slice',
+  'edge-isolates',
+  'shield-isolates',
+  'purges',
+  'log-sample',
+  'egress-price',
+] as const;
 const BOOLEANS = ['no-analytics', 'without-allowances', 'examples', 'markdown', 'json', 'help'] as const;
-const UNITS: Record<string, number> = { '': 1, b: 1, kb: 1e3, mb: 1e6, gb: 1e9, tb: 1e12, pb: 1e15, kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30, tib: 2 ** 40 };
+const UNITS: Record<string, number> = {
+  '': 1,
+  b: 1,
+  kb: 1e3,
+  mb: 1e6,
+  gb: 1e9,
+  tb: 1e12,
+  pb: 1e15,
+  kib: 2 ** 10,
+  mib: 2 ** 20,
+  gib: 2 ** 30,
+  tib: 2 ** 40,
+};
 
 export function parseCostArgs(argv: readonly string[]): CostArgs {
-  const spec = Object.fromEntries([...STRINGS.map((name) => [name, { type: 'string' as const }]), ...BOOLEANS.map((name) => [name, { type: 'boolean' as const }])]);
+  const spec = Object.fromEntries([
+    ...STRINGS.map((name) => [name, { type: 'string' as const }]),
+    ...BOOLEANS.map((name) => [name, { type: 'boolean' as const }]),
+  ]);
   const flags: Flags = parseFlags(argv, spec, COST_USAGE);
-  const value = <T>(name: (typeof STRINGS)[number], parse: (text: string) => T | undefined, what: string, fallback: T): T => {
+  const value = <T>(
+    name: (typeof STRINGS)[number],
+    parse: (text: string) => T | undefined,
+    what: string,
+    fallback: T,
+  ): T => {
     const given = single(flags, name, COST_USAGE);
     if (given === undefined) return fallback;
     const parsed = parse(given);
-    if (parsed === undefined) throw new CliFailure(`--${name} must be ${what}, got ${JSON.stringify(given)}\n\n${COST_USAGE}`, EXIT_USAGE);
+    if (parsed === undefined)
+      throw new CliFailure(`--${name} must be ${what}, got ${JSON.stringify(given)}\n\n${COST_USAGE}`, EXIT_USAGE);
     return parsed;
   };
   const sliceBytes = value('slice', parseSize, 'a size like 8MiB', DEFAULT_MIX.sliceBytes);
   const mix: TrafficMix = {
     name: 'the traffic given',
     bytesPerMonth: value('bytes', parseSize, 'a size like 10TB', DEFAULT_MIX.bytesPerMonth),
-    responseBytes: value('response', (text) => positive(parseSize(text)), 'a size above 0 like 1MB', DEFAULT_MIX.responseBytes),
+    responseBytes: value(
+      'response',
+      (text) => positive(parseSize(text)),
+      'a size above 0 like 1MB',
+      DEFAULT_MIX.responseBytes,
+    ),
     edgeHitRatio: value('hit-ratio', parseRatio, 'a ratio from 0 to 1', DEFAULT_MIX.edgeHitRatio),
     memoryShare: value('memory-share', parseRatio, 'a ratio from 0 to 1', DEFAULT_MIX.memoryShare),
     shieldHitRatio: value('shield-hit-ratio', parseRatio, 'a ratio from 0 to 1', DEFAULT_MIX.shieldHitRatio),
     isolates: {
-      edge: value('edge-isolates', (text) => positive(parseCount(text)), 'a whole number above 0', DEFAULT_MIX.isolates.edge),
-      shield: value('shield-isolates', (text) => positive(parseCount(text)), 'a whole number above 0', DEFAULT_MIX.isolates.shield),
+      edge: value(
+        'edge-isolates',
+        (text) => positive(parseCount(text)),
+        'a whole number above 0',
+        DEFAULT_MIX.isolates.edge,
+      ),
+      shield: value(
+        'shield-isolates',
+        (text) => positive(parseCount(text)),
+        'a whole number above 0',
+        DEFAULT_MIX.isolates.shield,
+      ),
     },
     purgesPerMonth: value('purges', parseCount, 'a whole number', DEFAULT_MIX.purgesPerMonth),
     analytics: flags.booleans['no-analytics'] !== true,
     logSample: value('log-sample', parseRatio, 'a ratio from 0 to 1', DEFAULT_MIX.logSample),
     ...(sliceBytes === undefined ? {} : { sliceBytes }),
   };
-  if (flags.booleans.markdown === true && flags.booleans.json === true) throw new CliFailure(`--markdown and --json: give one\n\n${COST_USAGE}`, EXIT_USAGE);
+  if (flags.booleans.markdown === true && flags.booleans.json === true)
+    throw new CliFailure(`--markdown and --json: give one\n\n${COST_USAGE}`, EXIT_USAGE);
   return {
     mix,
     egressPricePerTB: value<number | undefined>('egress-price', parseDecimal, 'a number of USD, at least 0', undefined),

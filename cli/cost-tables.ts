@@ -11,27 +11,46 @@ export type TableFormat = 'text' | 'markdown';
 
 /** A mix's month: its bill, then the totals. */
 export function renderEstimate(mix: TrafficMix, estimate: CostEstimate, format: TableFormat): string {
-  const title = `${describeMix(mix)}; prices read ${estimate.pricesReadAt}${estimate.allowances ? '' : ', without the plan\'s allowances'}`;
+  const title = `${describeMix(mix)}; prices read ${estimate.pricesReadAt}${estimate.allowances ? '' : ", without the plan's allowances"}`;
   const bill = table(
     format,
     title,
-    [{ title: 'item' }, { title: 'a month\'s use', align: 'right' }, { title: 'included', align: 'right' }, { title: 'USD', align: 'right' }],
-    estimate.lines.map((line) => [line.item, `${formatAmount(line.quantity)} ${line.unit}`, formatAmount(line.included), formatUsd(line.usd)]),
+    [
+      { title: 'item' },
+      { title: "a month's use", align: 'right' },
+      { title: 'included', align: 'right' },
+      { title: 'USD', align: 'right' },
+    ],
+    estimate.lines.map((line) => [
+      line.item,
+      `${formatAmount(line.quantity)} ${line.unit}`,
+      formatAmount(line.included),
+      formatUsd(line.usd),
+    ]),
   );
-  const totals = table(format, 'Against the origin\'s egress alone', [{ title: '' }, { title: 'USD a month', align: 'right' }], [
-    ['Workers Paid subscription', formatUsd(estimate.subscriptionUSD)],
-    ['Workers Paid, all lines', formatUsd(estimate.platformUSD)],
-    ['origin egress behind tiercache', formatUsd(estimate.originEgressUSD)],
-    ['with tiercache', formatUsd(estimate.totalUSD)],
-    ['origin egress alone', formatUsd(estimate.egressAloneUSD)],
-    [estimate.savedUSD >= 0 ? 'saved' : 'costs more than egress alone', formatUsd(Math.abs(estimate.savedUSD))],
-  ]);
+  const totals = table(
+    format,
+    "Against the origin's egress alone",
+    [{ title: '' }, { title: 'USD a month', align: 'right' }],
+    [
+      ['Workers Paid subscription', formatUsd(estimate.subscriptionUSD)],
+      ['Workers Paid, all lines', formatUsd(estimate.platformUSD)],
+      ['origin egress behind tiercache', formatUsd(estimate.originEgressUSD)],
+      ['with tiercache', formatUsd(estimate.totalUSD)],
+      ['origin egress alone', formatUsd(estimate.egressAloneUSD)],
+      [estimate.savedUSD >= 0 ? 'saved' : 'costs more than egress alone', formatUsd(Math.abs(estimate.savedUSD))],
+    ],
+  );
   return `${bill}\n\n${totals}`;
 }
 
 /** The examples side by side: what each uses of the lines that vary, and what it comes to. */
-export function renderExamples(examples: readonly { mix: TrafficMix; estimate: CostEstimate }[], format: TableFormat): string {
-  const line = (estimate: CostEstimate, item: string): number => estimate.lines.find((one) => one.item === item)?.quantity ?? 0;
+export function renderExamples(
+  examples: readonly { mix: TrafficMix; estimate: CostEstimate }[],
+  format: TableFormat,
+): string {
+  const line = (estimate: CostEstimate, item: string): number =>
+    estimate.lines.find((one) => one.item === item)?.quantity ?? 0;
   return table(
     format,
     `Three example months; prices read ${examples[0]?.estimate.pricesReadAt ?? ''}`,
@@ -74,9 +93,20 @@ export function describeMix(mix: TrafficMix): string {
   return parts.join(', ');
 }
 
-function table(format: TableFormat, title: string, columns: readonly Column[], rows: readonly (readonly string[])[]): string {
+function table(
+  format: TableFormat,
+  title: string,
+  columns: readonly Column[],
+  rows: readonly (readonly string[])[],
+): string {
   if (format === 'text') return textTable(title, columns, rows);
   const cell = (text: string): string => text.replaceAll('|', '\\|');
   const line = (cells: readonly string[]): string => `| ${cells.map(cell).join(' | ')} |`;
-  return [`**${title}**`, '', line(columns.map((column) => column.title)), `|${columns.map((column) => (column.align === 'right' ? '---:' : '---')).join('|')}|`, ...rows.map(line)].join('\n');
+  return [
+    `**${title}**`,
+    '',
+    line(columns.map((column) => column.title)),
+    `|${columns.map((column) => (column.align === 'right' ? '---:' : '---')).join('|')}|`,
+    ...rows.map(line),
+  ].join('\n');
 }

@@ -26,15 +26,32 @@ export interface DeployArgs {
 }
 
 export function parseDeployArgs(argv: readonly string[]): DeployArgs {
-  const flags = parseFlags(argv, { 'dry-run': { type: 'boolean' }, settings: { type: 'string' }, 'health-url': { type: 'string' }, help: { type: 'boolean' } }, DEPLOY_USAGE);
+  const flags = parseFlags(
+    argv,
+    {
+      'dry-run': { type: 'boolean' },
+      settings: { type: 'string' },
+      'health-url': { type: 'string' },
+      help: { type: 'boolean' },
+    },
+    DEPLOY_USAGE,
+  );
   const health = single(flags, 'health-url', DEPLOY_USAGE);
   let healthUrl: URL | undefined;
   if (health !== undefined) {
     try {
       healthUrl = new URL(health);
     } catch {
-      throw new CliFailure(`--health-url: expected an absolute URL, got ${JSON.stringify(health)}\n\n${DEPLOY_USAGE}`, EXIT_USAGE);
+      throw new CliFailure(
+        `--health-url: expected an absolute URL, got ${JSON.stringify(health)}\n\n${DEPLOY_USAGE}`,
+        EXIT_USAGE,
+      );
     }
   }
-  return { help: flags.booleans.help === true, dryRun: flags.booleans['dry-run'] === true, settingsPath: single(flags, 'settings', DEPLOY_USAGE), healthUrl };
+  return {
+    help: flags.booleans.help === true,
+    dryRun: flags.booleans['dry-run'] === true,
+    settingsPath: single(flags, 'settings', DEPLOY_USAGE),
+    healthUrl,
+  };
 }

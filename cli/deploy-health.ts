@@ -31,7 +31,10 @@ export async function checkHealth(url: URL, context: HealthContext): Promise<str
   let last = 'no answer';
   for (let attempt = 1; attempt <= HEALTH_ATTEMPTS; attempt++) {
     try {
-      const response = await context.fetch(url, { signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS), headers: { accept: 'application/json' } });
+      const response = await context.fetch(url, {
+        signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS),
+        headers: { accept: 'application/json' },
+      });
       const text = await response.text();
       if (response.status === 200) return text;
       last = `${response.status} ${text}`.trim();
@@ -39,7 +42,9 @@ export async function checkHealth(url: URL, context: HealthContext): Promise<str
       last = error instanceof Error ? error.message : String(error);
     }
     if (attempt < HEALTH_ATTEMPTS) {
-      context.out(`  ${url.href}: ${last.split('\n', 1)[0]}; asking again in ${HEALTH_RETRY_MS / 1000} s (${attempt}/${HEALTH_ATTEMPTS})`);
+      context.out(
+        `  ${url.href}: ${last.split('\n', 1)[0]}; asking again in ${HEALTH_RETRY_MS / 1000} s (${attempt}/${HEALTH_ATTEMPTS})`,
+      );
       await context.sleep(HEALTH_RETRY_MS);
     }
   }

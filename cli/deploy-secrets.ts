@@ -25,11 +25,40 @@ export interface SecretSpec {
 const TOKEN_BYTES = 32;
 
 export const SECRETS: readonly SecretSpec[] = [
-  { name: 'SHIELD_TOKEN', workers: ['shield', 'edge'], purpose: 'the credential the edge presents to the shield', source: 'generated' },
-  { name: 'S3_ACCESS_KEY_ID', workers: ['shield'], purpose: 'the access key the shield signs origin requests with', source: 'required', s3Only: true },
-  { name: 'S3_SECRET_ACCESS_KEY', workers: ['shield'], purpose: 'the secret key the shield signs origin requests with', source: 'required', s3Only: true },
-  { name: 'PURGE_TOKEN', workers: ['edge'], purpose: 'the bearer token of POST /__tiercache/purge', source: 'optional', unset: 'purge stays disabled' },
-  { name: 'STATS_TOKEN', workers: ['edge'], purpose: 'the token of the stats page', source: 'optional', unset: 'the stats page stays disabled' },
+  {
+    name: 'SHIELD_TOKEN',
+    workers: ['shield', 'edge'],
+    purpose: 'the credential the edge presents to the shield',
+    source: 'generated',
+  },
+  {
+    name: 'S3_ACCESS_KEY_ID',
+    workers: ['shield'],
+    purpose: 'the access key the shield signs origin requests with',
+    source: 'required',
+    s3Only: true,
+  },
+  {
+    name: 'S3_SECRET_ACCESS_KEY',
+    workers: ['shield'],
+    purpose: 'the secret key the shield signs origin requests with',
+    source: 'required',
+    s3Only: true,
+  },
+  {
+    name: 'PURGE_TOKEN',
+    workers: ['edge'],
+    purpose: 'the bearer token of POST /__tiercache/purge',
+    source: 'optional',
+    unset: 'purge stays disabled',
+  },
+  {
+    name: 'STATS_TOKEN',
+    workers: ['edge'],
+    purpose: 'the token of the stats page',
+    source: 'optional',
+    unset: 'the stats page stays disabled',
+  },
 ];
 
 /** The secrets a deployment of `originKind` uses. */
@@ -42,7 +71,10 @@ export function secretsFor(originKind: string | undefined): SecretSpec[] {
  * lacks it (a secret cannot be read back, so the other's copy cannot be reused), and then put
  * on both.
  */
-export function missingSecrets(specs: readonly SecretSpec[], present: Readonly<Record<Worker, ReadonlySet<string>>>): SecretSpec[] {
+export function missingSecrets(
+  specs: readonly SecretSpec[],
+  present: Readonly<Record<Worker, ReadonlySet<string>>>,
+): SecretSpec[] {
   return specs.filter((spec) => spec.workers.some((worker) => !present[worker].has(spec.name)));
 }
 

@@ -13,7 +13,10 @@ import type { Wrangler, WranglerResult } from './wrangler-runner.ts';
 /** The login `wrangler whoami` reports; a CliFailure saying how to log in when there is none. */
 export async function checkLogin(wrangler: Wrangler): Promise<string> {
   const result = await wrangler(['whoami', '--json']);
-  if (result.code !== 0) throw new CliFailure(`wrangler is not logged in to Cloudflare: run \`npx wrangler login\` (or set CLOUDFLARE_API_TOKEN), then deploy again\n${detail(result)}`);
+  if (result.code !== 0)
+    throw new CliFailure(
+      `wrangler is not logged in to Cloudflare: run \`npx wrangler login\` (or set CLOUDFLARE_API_TOKEN), then deploy again\n${detail(result)}`,
+    );
   try {
     const who = JSON.parse(result.stdout) as { email?: unknown; accounts?: { name?: unknown }[] };
     const accounts = (who.accounts ?? []).map((account) => String(account.name ?? '')).filter(Boolean);
@@ -24,14 +27,22 @@ export async function checkLogin(wrangler: Wrangler): Promise<string> {
 }
 
 /** The id of the KV namespace titled `title` in the account `configPath` deploys to: found, or created (`created` says which). */
-export async function purgesNamespaceId(wrangler: Wrangler, title: string, configPath: string): Promise<{ id: string; created: boolean }> {
+export async function purgesNamespaceId(
+  wrangler: Wrangler,
+  title: string,
+  configPath: string,
+): Promise<{ id: string; created: boolean }> {
   const found = await namespaceByTitle(wrangler, title, configPath);
   if (found !== undefined) return { id: found, created: false };
   const created = await wrangler(['kv', 'namespace', 'create', title, '--config', configPath]);
-  if (created.code !== 0) throw new CliFailure(`could not create the KV namespace ${JSON.stringify(title)}\n${detail(created)}`);
+  if (created.code !== 0)
+    throw new CliFailure(`could not create the KV namespace ${JSON.stringify(title)}\n${detail(created)}`);
   // By title again: wrangler's words around the id are not an interface.
   const id = (await namespaceByTitle(wrangler, title, configPath)) ?? /\b([0-9a-f]{32})\b/.exec(created.stdout)?.[1];
-  if (id === undefined) throw new CliFailure(`created the KV namespace ${JSON.stringify(title)}, but found no id for it\n${detail(created)}`);
+  if (id === undefined)
+    throw new CliFailure(
+      `created the KV namespace ${JSON.stringify(title)}, but found no id for it\n${detail(created)}`,
+    );
   return { id, created: true };
 }
 
@@ -42,10 +53,14 @@ async function namespaceByTitle(wrangler: Wrangler, title: string, configPath: s
   try {
     namespaces = JSON.parse(listed.stdout);
   } catch {
-    throw new CliFailure(`expected \`wrangler kv namespace list\` to print JSON, got ${JSON.stringify(listed.stdout.slice(0, 200))}`);
+    throw new CliFailure(
+      `expected \`wrangler kv namespace list\` to print JSON, got ${JSON.stringify(listed.stdout.slice(0, 200))}`,
+    );
   }
   if (!Array.isArray(namespaces)) return undefined;
-  const match = (namespaces as { id?: unknown; title?: unknown }[]).find((namespace) => namespace.title === title && typeof namespace.id === 'string');
+  const match = (namespaces as { id?: unknown; title?: unknown }[]).find(
+    (namespace) => namespace.title === title && typeof namespace.id === 'string',
+  );
   return match?.id as string | undefined;
 }
 
@@ -63,7 +78,11 @@ export async function presentSecrets(wrangler: Wrangler, configPath: string): Pr
 }
 
 /** Deploys the worker `configPath` describes, with `secrets` added to those it has. */
-export async function deployWorker(wrangler: Wrangler, configPath: string, secrets: Readonly<Record<string, string>>): Promise<void> {
+export async function deployWorker(
+  wrangler: Wrangler,
+  configPath: string,
+  secrets: Readonly<Record<string, string>>,
+): Promise<void> {
   const folder = Object.keys(secrets).length > 0 ? await mkdtemp(join(tmpdir(), 'tiercache-deploy-')) : undefined;
   try {
     const args = ['deploy', '--config', configPath];
@@ -82,7 +101,10 @@ export async function deployWorker(wrangler: Wrangler, configPath: string, secre
 /** Builds the worker `configPath` describes without uploading it, into `outdir`. */
 export async function buildWorker(wrangler: Wrangler, configPath: string, outdir: string): Promise<void> {
   const result = await wrangler(['deploy', '--dry-run', '--config', configPath, '--outdir', outdir]);
-  if (result.code !== 0) throw new CliFailure(`wrangler deploy --dry-run --config ${configPath} failed (exit ${result.code})\n${detail(result)}`);
+  if (result.code !== 0)
+    throw new CliFailure(
+      `wrangler deploy --dry-run --config ${configPath} failed (exit ${result.code})\n${detail(result)}`,
+    );
 }
 
 /** What wrangler said, for a failure's message (it never carries a secret: none is in its arguments). */

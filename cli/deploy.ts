@@ -14,7 +14,12 @@ process.exitCode = await runDeploy(process.argv.slice(2), {
   env: process.env,
   out,
   err,
-  wrangler: spawnedWrangler(root, process.env, (text) => void process.stdout.write(text), (text) => void process.stderr.write(text)),
+  wrangler: spawnedWrangler(
+    root,
+    process.env,
+    (text) => void process.stdout.write(text),
+    (text) => void process.stderr.write(text),
+  ),
   input: processSecretInput((text) => void process.stderr.write(text)),
   fetch,
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),

@@ -11,7 +11,8 @@ import { type LocalStack, readLocalStack } from './local-stack.ts';
 
 /** The flag both commands name the deployment with (`--url` is purge's flag for an object). */
 export const DEPLOYMENT_FLAG = 'base';
-export const DEPLOYMENT_USAGE = "  --base URL      the edge's base URL (default: the local stack, .build/local/stack.json from `npm start`)";
+export const DEPLOYMENT_USAGE =
+  "  --base URL      the edge's base URL (default: the local stack, .build/local/stack.json from `npm start`)";
 
 export interface Deployment {
   /** The edge's base URL (its origin: the endpoints' paths replace any path given). */
@@ -27,18 +28,28 @@ export async function findDeployment(api: Api, flag: string | undefined, context
     const base = baseUrl(flag, `--${DEPLOYMENT_FLAG}`);
     if (envToken !== undefined) return { base, token: envToken, local: false };
     const stack = await readLocalStack(context.stackPath);
-    const stackToken = stack !== undefined && new URL(stack.url).origin === base.origin ? stack[api.stackField] : undefined;
+    const stackToken =
+      stack !== undefined && new URL(stack.url).origin === base.origin ? stack[api.stackField] : undefined;
     if (stackToken !== undefined) return { base, token: stackToken, local: false };
     throw new CliFailure(`no token for ${base.origin}: set ${api.tokenName} to the deployment's secret`, EXIT_USAGE);
   }
   const stack = await readLocalStack(context.stackPath);
-  if (stack === undefined) throw new CliFailure(`no local stack: start it with \`npm start\`, or pass --${DEPLOYMENT_FLAG}`, EXIT_USAGE);
-  return { base: baseUrl(stack.url, 'the local stack url'), token: envToken ?? stackToken(stack, api, context.stackPath), local: true };
+  if (stack === undefined)
+    throw new CliFailure(`no local stack: start it with \`npm start\`, or pass --${DEPLOYMENT_FLAG}`, EXIT_USAGE);
+  return {
+    base: baseUrl(stack.url, 'the local stack url'),
+    token: envToken ?? stackToken(stack, api, context.stackPath),
+    local: true,
+  };
 }
 
 function stackToken(stack: LocalStack, api: Api, path: string): string {
   const token = stack[api.stackField];
-  if (token === undefined) throw new CliFailure(`the local stack (${path}) has no ${api.stackField}: restart it with \`npm start\`, or set ${api.tokenName}`, EXIT_USAGE);
+  if (token === undefined)
+    throw new CliFailure(
+      `the local stack (${path}) has no ${api.stackField}: restart it with \`npm start\`, or set ${api.tokenName}`,
+      EXIT_USAGE,
+    );
   return token;
 }
 
@@ -46,9 +57,16 @@ function stackToken(stack: LocalStack, api: Api, path: string): string {
 export function baseUrl(text: string, what: string): URL {
   const url = URL.canParse(text) ? new URL(text) : undefined;
   if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new CliFailure(`expected ${what} to be the edge's base URL, like https://cdn.example; got ${JSON.stringify(text)}`, EXIT_USAGE);
+    throw new CliFailure(
+      `expected ${what} to be the edge's base URL, like https://cdn.example; got ${JSON.stringify(text)}`,
+      EXIT_USAGE,
+    );
   }
-  if (url.username !== '' || url.password !== '') throw new CliFailure(`expected ${what} without user:password in it; the token comes from the environment`, EXIT_USAGE);
+  if (url.username !== '' || url.password !== '')
+    throw new CliFailure(
+      `expected ${what} without user:password in it; the token comes from the environment`,
+      EXIT_USAGE,
+    );
   return url;
 }
 
@@ -59,6 +77,10 @@ export function baseUrl(text: string, what: string): URL {
 function headerSafe(value: string | undefined, name: string): string | undefined {
   const token = value?.trim();
   if (token === undefined || token === '') return undefined;
-  if (!/^[\x21-\x7e]+$/.test(token)) throw new CliFailure(`${name} holds characters an Authorization header cannot carry (spaces, control or non-ASCII characters): set it to the secret alone`, EXIT_USAGE);
+  if (!/^[\x21-\x7e]+$/.test(token))
+    throw new CliFailure(
+      `${name} holds characters an Authorization header cannot carry (spaces, control or non-ASCII characters): set it to the secret alone`,
+      EXIT_USAGE,
+    );
   return token;
 }

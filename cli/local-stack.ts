@@ -22,7 +22,10 @@ export async function readLocalStack(path: string): Promise<LocalStack | undefin
   }
   const stack = asLocalStack(parse(text));
   if (stack === undefined) {
-    throw new CliFailure(`${path} is not what \`npm start\` writes (expected {"url": "http://…", "statsToken": "…", "purgeToken": "…"}): restart it with \`npm start\``, EXIT_USAGE);
+    throw new CliFailure(
+      `${path} is not what \`npm start\` writes (expected {"url": "http://…", "statsToken": "…", "purgeToken": "…"}): restart it with \`npm start\``,
+      EXIT_USAGE,
+    );
   }
   return stack;
 }

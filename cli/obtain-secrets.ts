@@ -4,7 +4,7 @@
 // names secrets, never their values.
 
 import { CliFailure } from './cli-failure.ts';
-import { type SecretSpec, type Worker, generatedToken, missingSecrets } from './deploy-secrets.ts';
+import { generatedToken, missingSecrets, type SecretSpec, type Worker } from './deploy-secrets.ts';
 import type { SecretInput } from './secret-input.ts';
 
 export interface SecretSources {
@@ -16,7 +16,11 @@ export interface SecretSources {
 export type WorkerSecrets = Record<Worker, Record<string, string>>;
 
 /** Each worker's secrets to put, by name; a CliFailure when a required one is not given. */
-export async function obtainSecrets(specs: readonly SecretSpec[], present: Readonly<Record<Worker, ReadonlySet<string>>>, sources: SecretSources): Promise<WorkerSecrets> {
+export async function obtainSecrets(
+  specs: readonly SecretSpec[],
+  present: Readonly<Record<Worker, ReadonlySet<string>>>,
+  sources: SecretSources,
+): Promise<WorkerSecrets> {
   const secrets: WorkerSecrets = { shield: {}, edge: {} };
   for (const spec of missingSecrets(specs, present)) {
     const value = await valueOf(spec, sources);
@@ -25,9 +29,12 @@ export async function obtainSecrets(specs: readonly SecretSpec[], present: Reado
       continue;
     }
     // A generated one goes to every worker that uses it; the others to the worker lacking them.
-    const workers = spec.source === 'generated' ? spec.workers : spec.workers.filter((worker) => !present[worker].has(spec.name));
+    const workers =
+      spec.source === 'generated' ? spec.workers : spec.workers.filter((worker) => !present[worker].has(spec.name));
     for (const worker of workers) secrets[worker][spec.name] = value;
-    sources.out(`  ${spec.name}: ${spec.source === 'generated' && sources.env[spec.name] === undefined ? 'made anew' : 'given'}, put on ${workers.join(' and ')}`);
+    sources.out(
+      `  ${spec.name}: ${spec.source === 'generated' && sources.env[spec.name] === undefined ? 'made anew' : 'given'}, put on ${workers.join(' and ')}`,
+    );
   }
   return secrets;
 }
@@ -40,5 +47,7 @@ async function valueOf(spec: SecretSpec, sources: SecretSources): Promise<string
   const answer = await sources.input.ask(`${spec.name}, ${spec.purpose} (not echoed${empty}): `);
   if (answer !== undefined && answer !== '') return answer;
   if (spec.source === 'optional') return undefined;
-  throw new CliFailure(`${spec.name} is needed (${spec.purpose}): type it when asked, or set the environment variable ${spec.name}`);
+  throw new CliFailure(
+    `${spec.name} is needed (${spec.purpose}): type it when asked, or set the environment variable ${spec.name}`,
+  );
 }

@@ -16,7 +16,10 @@ export function parseFlags(argv: readonly string[], spec: FlagSpec, usage: strin
   const options = Object.fromEntries(Object.entries(spec).map(([name, { type }]) => [name, { type, multiple: true }]));
   let values: Record<string, (string | boolean)[] | undefined>;
   try {
-    values = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values as Record<string, (string | boolean)[] | undefined>;
+    values = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values as Record<
+      string,
+      (string | boolean)[] | undefined
+    >;
   } catch (error) {
     throw new CliFailure(`${error instanceof Error ? error.message : String(error)}\n\n${usage}`, EXIT_USAGE);
   }
@@ -32,6 +35,7 @@ export function parseFlags(argv: readonly string[], spec: FlagSpec, usage: strin
 /** The one value of a flag that may be given once, or undefined. */
 export function single(flags: Flags, name: string, usage: string): string | undefined {
   const given = flags.strings[name] ?? [];
-  if (given.length > 1) throw new CliFailure(`--${name} given ${given.length} times; give it once\n\n${usage}`, EXIT_USAGE);
+  if (given.length > 1)
+    throw new CliFailure(`--${name} given ${given.length} times; give it once\n\n${usage}`, EXIT_USAGE);
   return given[0];
 }

@@ -3,8 +3,8 @@
 // the isolates' refresh, shared/purge/purge-store.ts). Printed as the moment it is done everywhere.
 
 import type { PurgeRequest } from '../shared/purge/purge.ts';
-import { CliFailure } from './cli-failure.ts';
 import { formatTime } from '../shared/stats/format.ts';
+import { CliFailure } from './cli-failure.ts';
 import { printable } from './printable.ts';
 
 export interface PurgeAnswer {
@@ -20,13 +20,18 @@ export function parsePurgeAnswer(text: string, from: string): PurgeAnswer {
   try {
     value = JSON.parse(text);
   } catch {
-    throw new CliFailure(`${from} answered 200 with something that is not JSON (is it a tiercache edge?): ${JSON.stringify(text.slice(0, 80))}`);
+    throw new CliFailure(
+      `${from} answered 200 with something that is not JSON (is it a tiercache edge?): ${JSON.stringify(text.slice(0, 80))}`,
+    );
   }
   const answer = value as Partial<PurgeAnswer> | null;
   const purged = answer?.purged;
-  const lists = purged !== undefined && (['urls', 'prefixes', 'tags'] as const).every((name) => Array.isArray(purged[name]));
+  const lists =
+    purged !== undefined && (['urls', 'prefixes', 'tags'] as const).every((name) => Array.isArray(purged[name]));
   if (!lists || typeof answer?.at !== 'number' || typeof answer.reachesEveryLocationWithin !== 'string') {
-    throw new CliFailure(`${from} answered JSON that is not a purge's answer ({purged, at, reachesEveryLocationWithin}): ${JSON.stringify(text.slice(0, 120))}`);
+    throw new CliFailure(
+      `${from} answered JSON that is not a purge's answer ({purged, at, reachesEveryLocationWithin}): ${JSON.stringify(text.slice(0, 120))}`,
+    );
   }
   return answer as PurgeAnswer;
 }
@@ -41,7 +46,11 @@ export function durationMs(text: string): number | undefined {
 export function renderPurgeAnswer(answer: PurgeAnswer): string {
   const { purged, at, reachesEveryLocationWithin: bound } = answer;
   const lines = [`purge accepted at ${formatTime(at)}`];
-  const named: [string, readonly string[]][] = [['urls', purged.urls], ['prefixes', purged.prefixes], ['tags', purged.tags]];
+  const named: [string, readonly string[]][] = [
+    ['urls', purged.urls],
+    ['prefixes', purged.prefixes],
+    ['tags', purged.tags],
+  ];
   for (const [name, values] of named) {
     if (values.length > 0) lines.push(`  ${`${name}:`.padEnd(12)}${values.map(printable).join(', ')}`);
   }

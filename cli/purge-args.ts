@@ -29,14 +29,29 @@ export interface PurgeArgs {
 export function parsePurgeArgs(argv: readonly string[]): PurgeArgs {
   const flags = parseFlags(
     argv,
-    { url: { type: 'string' }, prefix: { type: 'string' }, tag: { type: 'string' }, everything: { type: 'boolean' }, [DEPLOYMENT_FLAG]: { type: 'string' }, help: { type: 'boolean' } },
+    {
+      url: { type: 'string' },
+      prefix: { type: 'string' },
+      tag: { type: 'string' },
+      everything: { type: 'boolean' },
+      [DEPLOYMENT_FLAG]: { type: 'string' },
+      help: { type: 'boolean' },
+    },
     PURGE_USAGE,
   );
-  const targets: PurgeTargets = { urls: flags.strings.url ?? [], prefixes: flags.strings.prefix ?? [], tags: flags.strings.tag ?? [], everything: flags.booleans.everything === true };
+  const targets: PurgeTargets = {
+    urls: flags.strings.url ?? [],
+    prefixes: flags.strings.prefix ?? [],
+    tags: flags.strings.tag ?? [],
+    everything: flags.booleans.everything === true,
+  };
   const help = flags.booleans.help === true;
   const count = targets.urls.length + targets.prefixes.length + targets.tags.length;
   if (!help && count === 0 && !targets.everything) {
-    throw new CliFailure(`nothing to purge: name at least one --url, --prefix, --tag or --everything\n\n${PURGE_USAGE}`, EXIT_USAGE);
+    throw new CliFailure(
+      `nothing to purge: name at least one --url, --prefix, --tag or --everything\n\n${PURGE_USAGE}`,
+      EXIT_USAGE,
+    );
   }
   return { targets, base: single(flags, DEPLOYMENT_FLAG, PURGE_USAGE), help };
 }

@@ -11,13 +11,19 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CliFailure, EXIT_USAGE, failureExit } from './cli-failure.ts';
 import { DEPLOY_USAGE, parseDeployArgs } from './deploy-args.ts';
-import { type HealthContext, checkHealth, healthUrl } from './deploy-health.ts';
+import { checkHealth, type HealthContext, healthUrl } from './deploy-health.ts';
 import { secretsFor } from './deploy-secrets.ts';
 import { type DeploySettings, routeHost, settingsProblems, settingsWarnings } from './deploy-settings.ts';
 import { buildWorker, checkLogin, deployWorker, presentSecrets, purgesNamespaceId } from './deploy-steps.ts';
 import { obtainSecrets } from './obtain-secrets.ts';
 import type { SecretInput } from './secret-input.ts';
-import { DEPLOY_DIR, DRY_RUN_KV_ID, type WranglerConfigs, shieldPlacement, wranglerConfigs } from './wrangler-config.ts';
+import {
+  DEPLOY_DIR,
+  DRY_RUN_KV_ID,
+  shieldPlacement,
+  type WranglerConfigs,
+  wranglerConfigs,
+} from './wrangler-config.ts';
 import type { Wrangler } from './wrangler-runner.ts';
 
 export interface DeployContext extends HealthContext {
@@ -33,7 +39,10 @@ export interface DeployContext extends HealthContext {
 export const SETTINGS_FILE = 'tiercache.config.ts';
 
 /** Where each worker's configuration is written, from the root. */
-export const CONFIG_PATHS = { shield: `${DEPLOY_DIR}/shield.wrangler.json`, edge: `${DEPLOY_DIR}/edge.wrangler.json` } as const;
+export const CONFIG_PATHS = {
+  shield: `${DEPLOY_DIR}/shield.wrangler.json`,
+  edge: `${DEPLOY_DIR}/edge.wrangler.json`,
+} as const;
 
 export async function runDeploy(argv: readonly string[], context: DeployContext): Promise<number> {
   try {
@@ -47,8 +56,13 @@ export async function runDeploy(argv: readonly string[], context: DeployContext)
     const problems = settingsProblems(settings);
     const health = healthUrl(settings, args.healthUrl);
     if (args.dryRun) return await dryRun(settings, problems, health, context);
-    if (problems.length > 0) throw new CliFailure(`not deployed; in the settings:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`, EXIT_USAGE);
-    if (health === undefined) throw new CliFailure('not deployed: no route to check the deployment at; give --health-url', EXIT_USAGE);
+    if (problems.length > 0)
+      throw new CliFailure(
+        `not deployed; in the settings:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`,
+        EXIT_USAGE,
+      );
+    if (health === undefined)
+      throw new CliFailure('not deployed: no route to check the deployment at; give --health-url', EXIT_USAGE);
     await deploy(settings, health, context);
     return 0;
   } catch (error) {
@@ -62,11 +76,20 @@ async function deploy(settings: DeploySettings, health: URL, context: DeployCont
   // Written first with no namespace yet: the KV commands read the account from them.
   await writeConfigs(wranglerConfigs(settings, DRY_RUN_KV_ID), context.root);
   const purges = await purgesNamespaceId(wrangler, settings.purgesNamespace, CONFIG_PATHS.shield);
-  out(`2. KV namespace ${JSON.stringify(settings.purgesNamespace)}: ${purges.created ? 'created' : 'found'} (${purges.id})`);
+  out(
+    `2. KV namespace ${JSON.stringify(settings.purgesNamespace)}: ${purges.created ? 'created' : 'found'} (${purges.id})`,
+  );
   await writeConfigs(wranglerConfigs(settings, purges.id), context.root);
   out('3. Secrets each worker lacks:');
-  const present = { shield: await presentSecrets(wrangler, CONFIG_PATHS.shield), edge: await presentSecrets(wrangler, CONFIG_PATHS.edge) };
-  const secrets = await obtainSecrets(secretsFor(settings.vars.ORIGIN_KIND), present, { env: context.env, input: context.input, out });
+  const present = {
+    shield: await presentSecrets(wrangler, CONFIG_PATHS.shield),
+    edge: await presentSecrets(wrangler, CONFIG_PATHS.edge),
+  };
+  const secrets = await obtainSecrets(secretsFor(settings.vars.ORIGIN_KIND), present, {
+    env: context.env,
+    input: context.input,
+    out,
+  });
   out(`4. Deploying ${settings.shield.name} (no public route)`);
   await deployWorker(wrangler, CONFIG_PATHS.shield, secrets.shield);
   out(`5. Deploying ${settings.edge.name} on ${settings.edge.routes.map(routeHost).join(', ')}`);
@@ -76,22 +99,39 @@ async function deploy(settings: DeploySettings, health: URL, context: DeployCont
   out('Deployed.');
 }
 
-async function dryRun(settings: DeploySettings, problems: readonly string[], health: URL | undefined, context: DeployContext): Promise<number> {
+async function dryRun(
+  settings: DeploySettings,
+  problems: readonly string[],
+  health: URL | undefined,
+  context: DeployContext,
+): Promise<number> {
   await writeConfigs(wranglerConfigs(settings, DRY_RUN_KV_ID), context.root);
   // Absolute: wrangler puts a bundle relative to the configuration's folder, its notes relative to where it runs.
   await buildWorker(context.wrangler, CONFIG_PATHS.shield, join(context.root, DEPLOY_DIR, 'shield'));
   await buildWorker(context.wrangler, CONFIG_PATHS.edge, join(context.root, DEPLOY_DIR, 'edge'));
   context.out(dryRunPlan(settings, health));
-  if (problems.length > 0) context.out(`Before a real deploy, in the settings:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+  if (problems.length > 0)
+    context.out(`Before a real deploy, in the settings:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
   return 0;
 }
 
 /** What a deploy of `settings` would do, step by step. */
 export function dryRunPlan(settings: DeploySettings, health: URL | undefined): string {
   const secrets = secretsFor(settings.vars.ORIGIN_KIND);
-  const on = (worker: 'shield' | 'edge'): string => secrets.filter((spec) => spec.workers.includes(worker)).map((spec) => spec.name).join(', ');
+  const on = (worker: 'shield' | 'edge'): string =>
+    secrets
+      .filter((spec) => spec.workers.includes(worker))
+      .map((spec) => spec.name)
+      .join(', ');
   const placement = shieldPlacement(settings);
-  const where = 'hostname' in placement ? `next to ${placement.hostname}` : 'region' in placement ? `in ${placement.region}` : 'host' in placement ? `next to ${placement.host}` : 'by Smart Placement';
+  const where =
+    'hostname' in placement
+      ? `next to ${placement.hostname}`
+      : 'region' in placement
+        ? `in ${placement.region}`
+        : 'host' in placement
+          ? `next to ${placement.host}`
+          : 'by Smart Placement';
   return [
     `Dry run: both workers built (${CONFIG_PATHS.shield}, ${CONFIG_PATHS.edge}); nothing was sent to Cloudflare. A deploy would:`,
     '  1. check the login (wrangler whoami)',
@@ -115,8 +155,15 @@ async function loadSettings(path: string): Promise<DeploySettings> {
   try {
     loaded = (await import(pathToFileURL(path).href)) as { default?: DeploySettings };
   } catch (error) {
-    throw new CliFailure(`could not read the settings ${path}: ${error instanceof Error ? error.message : String(error)}`, EXIT_USAGE);
+    throw new CliFailure(
+      `could not read the settings ${path}: ${error instanceof Error ? error.message : String(error)}`,
+      EXIT_USAGE,
+    );
   }
-  if (loaded.default?.edge === undefined || loaded.default.shield === undefined) throw new CliFailure(`expected ${path} to export default the deployment's settings (tiercache.config.ts shows them)`, EXIT_USAGE);
+  if (loaded.default?.edge === undefined || loaded.default.shield === undefined)
+    throw new CliFailure(
+      `expected ${path} to export default the deployment's settings (tiercache.config.ts shows them)`,
+      EXIT_USAGE,
+    );
   return loaded.default;
 }

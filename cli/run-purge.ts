@@ -2,14 +2,14 @@
 // exit code: what to purge, on which deployment; the edge's answer printed as what it accepted
 // and when that reaches every location.
 
-import { purgeRequest } from './api-request.ts';
 import { PURGE_API } from './api.ts';
+import { purgeRequest } from './api-request.ts';
 import { callApi } from './call-api.ts';
 import type { CliContext } from './cli-context.ts';
 import { failureExit } from './cli-failure.ts';
 import { findDeployment } from './deployment.ts';
-import { PURGE_USAGE, parsePurgeArgs } from './purge-args.ts';
 import { parsePurgeAnswer, renderPurgeAnswer } from './purge-answer.ts';
+import { PURGE_USAGE, parsePurgeArgs } from './purge-args.ts';
 
 export async function runPurge(argv: readonly string[], context: CliContext): Promise<number> {
   try {

@@ -1,14 +1,14 @@
 // `npm run stats`, as a function of its arguments and context (cli-context.ts), answering the
 // exit code: find the deployment, ask it for stats.json, print it as tables (or as JSON).
 
-import { statsRequest } from './api-request.ts';
 import { STATS_API } from './api.ts';
+import { statsRequest } from './api-request.ts';
 import { callApi } from './call-api.ts';
 import type { CliContext } from './cli-context.ts';
 import { failureExit } from './cli-failure.ts';
 import { findDeployment } from './deployment.ts';
-import { STATS_USAGE, parseStatsArgs } from './stats-args.ts';
 import { parseStatsAnswer } from './stats-answer.ts';
+import { parseStatsArgs, STATS_USAGE } from './stats-args.ts';
 import { renderStats } from './stats-tables.ts';
 
 export async function runStats(argv: readonly string[], context: CliContext): Promise<number> {

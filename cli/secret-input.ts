@@ -22,7 +22,10 @@ export function processSecretInput(prompt: (text: string) => void): SecretInput 
 }
 
 /** One line of `lines` per question (trailing whitespace and a CR dropped). */
-export function linesInput(lines: AsyncIterator<string> | Iterator<string>, prompt: (text: string) => void): SecretInput {
+export function linesInput(
+  lines: AsyncIterator<string> | Iterator<string>,
+  prompt: (text: string) => void,
+): SecretInput {
   return {
     async ask(question) {
       prompt(question);

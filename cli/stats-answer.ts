@@ -12,10 +12,15 @@ export function parseStatsAnswer(text: string, from: string): StatsJson {
   try {
     value = JSON.parse(text);
   } catch {
-    throw new CliFailure(`${from} answered 200 with something that is not JSON (is it a tiercache edge?): ${JSON.stringify(text.slice(0, 80))}`);
+    throw new CliFailure(
+      `${from} answered 200 with something that is not JSON (is it a tiercache edge?): ${JSON.stringify(text.slice(0, 80))}`,
+    );
   }
   const missing = missingField(value);
-  if (missing !== undefined) throw new CliFailure(`${from} answered JSON that is not tiercache's stats (no ${missing}): is the edge older than the CLI?`);
+  if (missing !== undefined)
+    throw new CliFailure(
+      `${from} answered JSON that is not tiercache's stats (no ${missing}): is the edge older than the CLI?`,
+    );
   return value as StatsJson;
 }
 

@@ -21,9 +21,25 @@ export interface StatsArgs {
 
 export function parseStatsArgs(argv: readonly string[]): StatsArgs {
   // --url is parsed only to be refused with the flag to use: it names an object in `npm run purge`.
-  const flags: Flags = parseFlags(argv, { [DEPLOYMENT_FLAG]: { type: 'string' }, url: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean' } }, STATS_USAGE);
+  const flags: Flags = parseFlags(
+    argv,
+    {
+      [DEPLOYMENT_FLAG]: { type: 'string' },
+      url: { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean' },
+    },
+    STATS_USAGE,
+  );
   if ((flags.strings.url ?? []).length > 0) {
-    throw new CliFailure(`npm run stats names the deployment with --${DEPLOYMENT_FLAG} https://cdn.example, as npm run purge does (--url is purge's flag for an object)\n\n${STATS_USAGE}`, EXIT_USAGE);
+    throw new CliFailure(
+      `npm run stats names the deployment with --${DEPLOYMENT_FLAG} https://cdn.example, as npm run purge does (--url is purge's flag for an object)\n\n${STATS_USAGE}`,
+      EXIT_USAGE,
+    );
   }
-  return { base: single(flags, DEPLOYMENT_FLAG, STATS_USAGE), json: flags.booleans.json === true, help: flags.booleans.help === true };
+  return {
+    base: single(flags, DEPLOYMENT_FLAG, STATS_USAGE),
+    json: flags.booleans.json === true,
+    help: flags.booleans.help === true,
+  };
 }

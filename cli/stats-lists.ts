@@ -2,8 +2,8 @@
 // bypassed the cache, why they failed, and the latest purges. In the server's order (most
 // first, latest first: shared/stats/ranking.ts), which the CLI does not second-guess.
 
-import type { StatsJson } from '../shared/stats/stats-json.ts';
 import { formatBytes, formatCount, formatTime } from '../shared/stats/format.ts';
+import type { StatsJson } from '../shared/stats/stats-json.ts';
 import { textTable } from './text-table.ts';
 
 export function statsLists(stats: StatsJson): string[] {

@@ -15,7 +15,9 @@ export function textTable(title: string, columns: readonly Column[], rows: reado
   const lines = [title];
   if (rows.length === 0) return [...lines, '  (none)'].join('\n');
   const cellsOf = rows.map((row) => row.map(printable));
-  const widths = columns.map((column, i) => Math.max(column.title.length, ...cellsOf.map((row) => (row[i] ?? '').length)));
+  const widths = columns.map((column, i) =>
+    Math.max(column.title.length, ...cellsOf.map((row) => (row[i] ?? '').length)),
+  );
   const line = (cells: readonly string[]): string =>
     `${GAP}${columns
       .map((column, i) => {

@@ -65,7 +65,9 @@ export function wranglerConfigs(settings: DeploySettings, purgesId: string): Wra
 
 /** The settings both workers read, as wrangler vars: every value a string. */
 function sharedVars(settings: DeploySettings): Record<string, string> {
-  return Object.fromEntries(Object.entries(settings.vars).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+  return Object.fromEntries(
+    Object.entries(settings.vars).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+  );
 }
 
 function common(settings: DeploySettings, name: string, main: string): Record<string, unknown> & { name: string } {

@@ -20,10 +20,19 @@ export interface WranglerCall {
 export type Wrangler = (args: readonly string[], call?: WranglerCall) => Promise<WranglerResult>;
 
 /** The wrangler on `env.PATH`, run in `cwd`; shown output goes to `out` and `err`. */
-export function spawnedWrangler(cwd: string, env: Readonly<Record<string, string | undefined>>, out: (text: string) => void, err: (text: string) => void): Wrangler {
+export function spawnedWrangler(
+  cwd: string,
+  env: Readonly<Record<string, string | undefined>>,
+  out: (text: string) => void,
+  err: (text: string) => void,
+): Wrangler {
   return (args, call = {}) =>
     new Promise((resolve, reject) => {
-      const child = spawn('wrangler', [...args], { cwd, env: { ...env } as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn('wrangler', [...args], {
+        cwd,
+        env: { ...env } as NodeJS.ProcessEnv,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       const stdout: string[] = [];
       const stderr: string[] = [];
       child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
@@ -34,7 +43,13 @@ export function spawnedWrangler(cwd: string, env: Readonly<Record<string, string
         stderr.push(chunk);
         if (call.show) err(chunk);
       });
-      child.on('error', (error) => reject(new CliFailure(`could not run wrangler (${error.message}): run the deploy with \`npm run deploy\`, which puts the project's wrangler on PATH`)));
+      child.on('error', (error) =>
+        reject(
+          new CliFailure(
+            `could not run wrangler (${error.message}): run the deploy with \`npm run deploy\`, which puts the project's wrangler on PATH`,
+          ),
+        ),
+      );
       child.on('close', (code) => resolve({ code: code ?? 1, stdout: stdout.join(''), stderr: stderr.join('') }));
     });
 }

@@ -2,12 +2,13 @@
 // browser plays (committed: a fresh machine has no encoder), and one large binary (made at
 // start from a seeded PRNG, never committed) for range and slice tests.
 import { readFileSync } from 'node:fs';
+import type { S3Origin } from './origin.ts';
 import { gradientPng } from './png.ts';
 import { APP_JS, BIG_ASSET_KEY, CATALOG, INDEX_HTML, SITE_CSS, VIDEO_ASSET_KEY } from './sample-site.ts';
 import { sha256Hex } from './sha256.ts';
-import type { S3Origin } from './origin.ts';
 
 export { BIG_ASSET_KEY, VIDEO_ASSET_KEY };
+
 /**
  * 30 s of ffmpeg's testsrc2 pattern with a clock, H.264 (High) at 2.4 Mbit/s, its index first
  * (faststart) so that a browser plays it from the first range: 9,005,671 bytes, just over one
@@ -114,7 +115,10 @@ function seedState(seed: number): Uint32Array {
 
 /** xoshiro128** (Blackman & Vigna), one 32-bit output per word; words land little-endian on every host we run on. */
 function fillRandom(state: Uint32Array, words: Uint32Array): void {
-  let s0 = state[0] ?? 0, s1 = state[1] ?? 0, s2 = state[2] ?? 0, s3 = state[3] ?? 0;
+  let s0 = state[0] ?? 0,
+    s1 = state[1] ?? 0,
+    s2 = state[2] ?? 0,
+    s3 = state[3] ?? 0;
   for (let i = 0; i < words.length; i++) {
     const r = Math.imul(s1, 5);
     words[i] = Math.imul((r << 7) | (r >>> 25), 9);

@@ -21,7 +21,11 @@ export type ChunkedVerdict =
   | { kind: 'done'; body: Buffer; rest: Buffer }
   | { kind: 'refused'; status: 400 | 413; reason: string };
 
-type Part = { kind: 'size' } | { kind: 'data'; left: number } | { kind: 'data-end' } | { kind: 'trailers'; taken: number };
+type Part =
+  | { kind: 'size' }
+  | { kind: 'data'; left: number }
+  | { kind: 'data-end' }
+  | { kind: 'trailers'; taken: number };
 
 /** Reads one chunked body from the bytes pushed to it, in any pieces. */
 export class ChunkedBody {
@@ -48,10 +52,14 @@ export class ChunkedBody {
   /** One part of the coding over what is pending; undefined = go on. */
   private step(): ChunkedVerdict | undefined {
     switch (this.part.kind) {
-      case 'size': return this.sizeLine();
-      case 'data': return this.data(this.part.left);
-      case 'data-end': return this.dataEnd();
-      case 'trailers': return this.trailerLine(this.part.taken);
+      case 'size':
+        return this.sizeLine();
+      case 'data':
+        return this.data(this.part.left);
+      case 'data-end':
+        return this.dataEnd();
+      case 'trailers':
+        return this.trailerLine(this.part.taken);
     }
   }
 
@@ -59,9 +67,11 @@ export class ChunkedBody {
     const line = this.line(MAX_CHUNK_LINE_BYTES);
     if (typeof line !== 'string') return line;
     const size = CHUNK_SIZE_LINE.exec(line);
-    if (!size) return refuse(400, 'malformed chunk-size line: expected hex digits, optionally ";" extensions, then CRLF');
+    if (!size)
+      return refuse(400, 'malformed chunk-size line: expected hex digits, optionally ";" extensions, then CRLF');
     const length = parseInt(size[1] ?? '', 16);
-    if (this.length + length > this.limit) return refuse(413, `the request body is larger than the ${this.limit} bytes taken`);
+    if (this.length + length > this.limit)
+      return refuse(413, `the request body is larger than the ${this.limit} bytes taken`);
     this.part = length === 0 ? { kind: 'trailers', taken: 0 } : { kind: 'data', left: length };
     return undefined;
   }
@@ -77,8 +87,12 @@ export class ChunkedBody {
   }
 
   private dataEnd(): ChunkedVerdict | undefined {
-    if (this.pending.length < 2) return this.pending.length === 1 && this.pending[0] !== 0x0d ? refuse(400, 'malformed chunk: its data is not followed by CRLF') : { kind: 'more' };
-    if (this.pending[0] !== 0x0d || this.pending[1] !== 0x0a) return refuse(400, 'malformed chunk: its data is not followed by CRLF');
+    if (this.pending.length < 2)
+      return this.pending.length === 1 && this.pending[0] !== 0x0d
+        ? refuse(400, 'malformed chunk: its data is not followed by CRLF')
+        : { kind: 'more' };
+    if (this.pending[0] !== 0x0d || this.pending[1] !== 0x0a)
+      return refuse(400, 'malformed chunk: its data is not followed by CRLF');
     this.pending = this.pending.subarray(2);
     this.part = { kind: 'size' };
     return undefined;
@@ -101,7 +115,8 @@ export class ChunkedBody {
     const seen = this.pending.subarray(0, end < 0 ? this.pending.length : end).toString('latin1');
     // RFC 9112 §2.2: a bare CR or LF is no line end here; refused rather than guessed at.
     if (/\n|\r(?=.)/s.test(seen)) return refuse(400, 'malformed chunked body: lines must end in CRLF');
-    if (end < 0) return seen.length + 2 > max ? refuse(400, 'malformed chunked body: a line is too long') : { kind: 'more' };
+    if (end < 0)
+      return seen.length + 2 > max ? refuse(400, 'malformed chunked body: a line is too long') : { kind: 'more' };
     if (end + 2 > max) return refuse(400, 'malformed chunked body: a line is too long');
     this.pending = this.pending.subarray(end + 2);
     return seen;

@@ -27,7 +27,13 @@ export interface DirectMiniflare {
 
 /** An ES-module worker at the project's compatibility date; `scriptPath` names the bundle in stack traces. */
 export function moduleWorker(name: string, script: string, scriptPath?: string): WorkerOptions {
-  return { name, modules: true, script, ...(scriptPath !== undefined ? { scriptPath } : {}), compatibilityDate: COMPATIBILITY_DATE };
+  return {
+    name,
+    modules: true,
+    script,
+    ...(scriptPath !== undefined ? { scriptPath } : {}),
+    compatibilityDate: COMPATIBILITY_DATE,
+  };
 }
 
 /** A workerd socket of the worker's own on loopback; 0 (the default) = any free port. */
@@ -55,7 +61,10 @@ export interface DirectOptions {
 }
 
 /** Starts `workers` in one workerd and waits until each direct socket answers; nothing is left running on failure. */
-export async function startDirectMiniflare(workers: WorkerOptions[], options: DirectOptions = {}): Promise<DirectMiniflare> {
+export async function startDirectMiniflare(
+  workers: WorkerOptions[],
+  options: DirectOptions = {},
+): Promise<DirectMiniflare> {
   const restoreEnv = options.entrySocket === undefined ? () => undefined : entryOnUnixSocket(options.entrySocket);
   const mf = new Miniflare({
     host: LOOPBACK,
@@ -82,7 +91,13 @@ export async function startDirectMiniflare(workers: WorkerOptions[], options: Di
       }
       const path = `${socket.host.slice(UNIX_PREFIX.length)}:${socket.port ?? 0}`;
       // Where unixSocket says it listens, or a clear failure if Miniflare ever spells addresses otherwise.
-      if (!(await stat(path).then((found) => found.isSocket(), () => false))) throw new Error(`expected workerd's socket for ${worker.name} at ${path}, found none`);
+      if (
+        !(await stat(path).then(
+          (found) => found.isSocket(),
+          () => false,
+        ))
+      )
+        throw new Error(`expected workerd's socket for ${worker.name} at ${path}, found none`);
       paths.set(worker.name, path);
     }
     return { mf, urls, paths, stop };
@@ -94,7 +109,11 @@ export async function startDirectMiniflare(workers: WorkerOptions[], options: Di
 
 /** The entry socket moved to `path` for the workerd Miniflare is about to start; returns what undoes the setting. */
 function entryOnUnixSocket(path: string): () => void {
-  const saved = { MINIFLARE_WORKERD_PATH: process.env.MINIFLARE_WORKERD_PATH, TIERCACHE_WORKERD: process.env.TIERCACHE_WORKERD, TIERCACHE_ENTRY_SOCKET: process.env.TIERCACHE_ENTRY_SOCKET };
+  const saved = {
+    MINIFLARE_WORKERD_PATH: process.env.MINIFLARE_WORKERD_PATH,
+    TIERCACHE_WORKERD: process.env.TIERCACHE_WORKERD,
+    TIERCACHE_ENTRY_SOCKET: process.env.TIERCACHE_ENTRY_SOCKET,
+  };
   // The workerd binary Miniflare itself would start (its own dependency, resolved from it).
   const workerd = createRequire(createRequire(import.meta.url).resolve('miniflare'))('workerd') as { default: string };
   process.env.TIERCACHE_WORKERD = workerd.default;

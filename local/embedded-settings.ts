@@ -18,7 +18,11 @@ export interface EmbeddedOrigin {
 /** Points `config` at the embedded origin; answers a note for each setting of the user's that it sets aside or that changes what the origin answers. */
 export function useEmbeddedOrigin(config: RawConfig, origin: EmbeddedOrigin): string[] {
   const notes: string[] = [];
-  const dictate = (name: 'ORIGIN_KIND' | 'S3_BUCKET' | 'S3_ADDRESSING', value: string, choices?: readonly string[]): void => {
+  const dictate = (
+    name: 'ORIGIN_KIND' | 'S3_BUCKET' | 'S3_ADDRESSING',
+    value: string,
+    choices?: readonly string[],
+  ): void => {
     const given = config[name];
     if (given !== undefined && given !== value) {
       if (choices !== undefined && !choices.includes(given)) return; // not a value at all: parseConfig refuses it, by name
@@ -31,9 +35,15 @@ export function useEmbeddedOrigin(config: RawConfig, origin: EmbeddedOrigin): st
   // s3rver checks a virtual-hosted request's signature over /bucket/key instead of /key,
   // so it would refuse the shield's correct signatures; path-style it verifies properly.
   dictate('S3_ADDRESSING', 'path', S3_ADDRESSINGS);
-  for (const [name, own] of [['S3_ACCESS_KEY_ID', origin.accessKeyId], ['S3_SECRET_ACCESS_KEY', origin.secretAccessKey]] as const) {
+  for (const [name, own] of [
+    ['S3_ACCESS_KEY_ID', origin.accessKeyId],
+    ['S3_SECRET_ACCESS_KEY', origin.secretAccessKey],
+  ] as const) {
     if (config[name] === undefined) config[name] = own;
-    else if (config[name] !== own) notes.push(`${name} set: the shield signs with it, and the embedded origin, whose account is another, refuses it as S3 would (unset it for the sample site)`);
+    else if (config[name] !== own)
+      notes.push(
+        `${name} set: the shield signs with it, and the embedded origin, whose account is another, refuses it as S3 would (unset it for the sample site)`,
+      );
   }
   config.ORIGIN_URL = origin.url;
   return notes;

@@ -8,8 +8,8 @@
 // Each connection is relayed by relay.ts. The shield's printed port is a front too, before the
 // shield's own socket (workers.ts).
 
-import { type Server, type Socket, createServer } from 'node:net';
-import { relay, type RelayOptions } from './relay.ts';
+import { createServer, type Server, type Socket } from 'node:net';
+import { type RelayOptions, relay } from './relay.ts';
 
 /** The field the front adds to every request it forwards; the edge checks it (LOCAL_FRONT_TOKEN). */
 export const FRONT_HEADER = 'x-tiercache-front';
@@ -35,7 +35,12 @@ export interface Front {
 
 export async function startFront(options: FrontOptions): Promise<Front> {
   const sockets = new Set<Socket>();
-  const relayOptions: RelayOptions = { upstream: options.upstream, token: { name: FRONT_HEADER, value: options.token }, allow: options.allow, ...(options.headTimeoutMs !== undefined ? { headTimeoutMs: options.headTimeoutMs } : {}) };
+  const relayOptions: RelayOptions = {
+    upstream: options.upstream,
+    token: { name: FRONT_HEADER, value: options.token },
+    allow: options.allow,
+    ...(options.headTimeoutMs !== undefined ? { headTimeoutMs: options.headTimeoutMs } : {}),
+  };
   // No Nagle on either side: a relay that holds back small writes adds a round of latency to each answer.
   const server: Server = createServer({ noDelay: true }, (client) => {
     sockets.add(client);

@@ -20,7 +20,10 @@ export interface StackNote {
 }
 
 /** Sets the tokens and the log sample in `config` (the user's own values win). */
-export function withOperatorSettings(config: RawConfig, env: NodeJS.ProcessEnv): { statsToken: string; purgeToken: string } {
+export function withOperatorSettings(
+  config: RawConfig,
+  env: NodeJS.ProcessEnv,
+): { statsToken: string; purgeToken: string } {
   config.STATS_TOKEN ??= randomUUID();
   config.PURGE_TOKEN ??= randomUUID();
   // Locally the log is the terminal: every request when asked, none (but errors) otherwise.

@@ -17,7 +17,8 @@ export async function checkOrigin(edgeUrl: string): Promise<string> {
     return `  check   the health endpoint did not answer (${error instanceof Error ? error.message : String(error)})`;
   }
   const body = (await answer.json().catch(() => undefined)) as { origin?: unknown; originDetail?: unknown } | undefined;
-  if (typeof body?.origin !== 'string' || typeof body.originDetail !== 'string') return `  check   the health endpoint answered ${answer.status} without a finding`;
+  if (typeof body?.origin !== 'string' || typeof body.originDetail !== 'string')
+    return `  check   the health endpoint answered ${answer.status} without a finding`;
   const verdict = answer.ok ? 'serves' : `CANNOT SERVE (${HEALTH_PATH} answers ${answer.status})`;
   return `  check   origin ${body.origin}: ${verdict}; ${body.originDetail}`;
 }

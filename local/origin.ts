@@ -1,7 +1,8 @@
 // The embedded S3-compatible origin: s3rver on loopback with one bucket, written to through
 // the real S3 API (signed requests), so what the shield later reads is what S3 would serve.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver from '@20minutes/s3rver';
@@ -46,7 +47,8 @@ export interface S3Origin {
 
 export async function startS3Origin(options: S3OriginOptions = {}): Promise<S3Origin> {
   const directory = options.directory ?? (await mkdtemp(join(tmpdir(), 'tiercache-s3-')));
-  const removeDirectory = options.directory === undefined ? () => rm(directory, { recursive: true, force: true }) : async () => {};
+  const removeDirectory =
+    options.directory === undefined ? () => rm(directory, { recursive: true, force: true }) : async () => {};
   let server: Server | undefined;
   try {
     const s3rver = new S3rver({
@@ -76,7 +78,13 @@ export async function startS3Origin(options: S3OriginOptions = {}): Promise<S3Or
       secretAccessKey: S3RVER_SECRET_ACCESS_KEY,
       putObject: client.putObject,
       deleteObject: client.deleteObject,
-      putObjectIn: (bucket, key, body, headers) => createS3Client({ endpoint: url, bucket, accessKeyId: S3RVER_ACCESS_KEY_ID, secretAccessKey: S3RVER_SECRET_ACCESS_KEY }).putObject(key, body, headers),
+      putObjectIn: (bucket, key, body, headers) =>
+        createS3Client({
+          endpoint: url,
+          bucket,
+          accessKeyId: S3RVER_ACCESS_KEY_ID,
+          secretAccessKey: S3RVER_SECRET_ACCESS_KEY,
+        }).putObject(key, body, headers),
       close: once(async () => {
         await closeServer(listening);
         await removeDirectory();
@@ -95,11 +103,16 @@ export async function startS3Origin(options: S3OriginOptions = {}): Promise<S3Or
  * as S3 refuses it. (CORS preflights carry no credentials by design.)
  */
 function isSigned(req: IncomingMessage): boolean {
-  return req.headers.authorization !== undefined || req.method === 'OPTIONS' || /[?&](X-Amz-Algorithm|Signature)=/.test(req.url ?? '');
+  return (
+    req.headers.authorization !== undefined ||
+    req.method === 'OPTIONS' ||
+    /[?&](X-Amz-Algorithm|Signature)=/.test(req.url ?? '')
+  );
 }
 
 function refuseAnonymous(req: IncomingMessage, res: ServerResponse): void {
-  const body = '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>';
+  const body =
+    '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>';
   req.resume();
   res.writeHead(403, { 'content-type': 'application/xml', 'content-length': Buffer.byteLength(body) });
   res.end(req.method === 'HEAD' ? undefined : body);

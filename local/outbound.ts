@@ -5,7 +5,7 @@
 import { request as httpRequest, type OutgoingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
-import { fetch as miniflareFetch, Response, type Request } from 'miniflare';
+import { fetch as miniflareFetch, type Request, Response } from 'miniflare';
 
 /** Host name → `host:port` to connect to instead. */
 export type ResolveMap = Record<string, string>;

@@ -19,7 +19,10 @@ export function gradientPng(size: number): Uint8Array {
   for (let y = 0; y < size; y++) {
     pixels[y * rowLength] = FILTER_NONE;
     for (let x = 0; x < size; x++) {
-      pixels.set([Math.round((x * 255) / (size - 1)), Math.round((y * 255) / (size - 1)), 160], y * rowLength + 1 + x * 3);
+      pixels.set(
+        [Math.round((x * 255) / (size - 1)), Math.round((y * 255) / (size - 1)), 160],
+        y * rowLength + 1 + x * 3,
+      );
     }
   }
   return concatBytes([
@@ -40,4 +43,3 @@ function chunk(type: string, data: Uint8Array): Uint8Array {
   view.setUint32(4 + typeAndData.length, crc32(typeAndData));
   return out;
 }
-

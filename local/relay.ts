@@ -1,9 +1,18 @@
 // One connection through the local front (front.ts, which says what it does) and its own
 // connection to the edge: the heads, bodies and refusals of the requests on it, in order.
 
-import { type Socket, connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { ChunkedBody } from './chunked-body.ts';
-import { BARE_LINE_END, MAX_HEAD_BYTES, type AcceptedHead, bareLineEnd, readHead, refusal, serverOptions, withContentLength } from './request-head.ts';
+import {
+  type AcceptedHead,
+  BARE_LINE_END,
+  bareLineEnd,
+  MAX_HEAD_BYTES,
+  readHead,
+  refusal,
+  serverOptions,
+  withContentLength,
+} from './request-head.ts';
 
 /**
  * How long a request head may take to arrive, from its first byte (or from the connection's
@@ -44,7 +53,10 @@ export function relay(client: Socket, options: RelayOptions, sockets: Set<Socket
 }
 
 /** Where the request being forwarded stands: its head to come, or its body (a chunked one read whole first). */
-type Framing = { kind: 'none' } | { kind: 'length'; length: number } | { kind: 'chunked'; head: string; body: ChunkedBody };
+type Framing =
+  | { kind: 'none' }
+  | { kind: 'length'; length: number }
+  | { kind: 'chunked'; head: string; body: ChunkedBody };
 /** 'ok': go on with what is buffered; 'wait': nothing more to do until more bytes come. */
 type Step = 'ok' | 'wait';
 
@@ -114,16 +126,25 @@ class RelayedConnection {
   private headStep(): Step {
     const end = this.buffered.indexOf('\r\n\r\n');
     // A bare LF is refused as soon as it comes: a head of LF line ends would never end here.
-    if (bareLineEnd(this.buffered.subarray(0, end < 0 ? this.buffered.length : end + 4).toString('latin1'))) return this.refuseWith(refusal(BARE_LINE_END.status, BARE_LINE_END.reason));
+    if (bareLineEnd(this.buffered.subarray(0, end < 0 ? this.buffered.length : end + 4).toString('latin1')))
+      return this.refuseWith(refusal(BARE_LINE_END.status, BARE_LINE_END.reason));
     if (end < 0) {
-      if (this.buffered.length > MAX_HEAD_BYTES) return this.refuseWith(refusal(431, 'request header fields too large'));
+      if (this.buffered.length > MAX_HEAD_BYTES)
+        return this.refuseWith(refusal(431, 'request header fields too large'));
       return 'wait';
     }
     const verdict = readHead(this.buffered.subarray(0, end + 4).toString('latin1'), this.options.token);
     this.buffered = this.buffered.subarray(end + 4);
     this.headArrived();
     // A 405 names what is allowed (RFC 9110 §15.5.6).
-    if (verdict.ok === false) return this.refuseWith(refusal(verdict.status, verdict.reason, verdict.status === 405 ? { allow: this.options.allow } : verdict.headers));
+    if (verdict.ok === false)
+      return this.refuseWith(
+        refusal(
+          verdict.status,
+          verdict.reason,
+          verdict.status === 405 ? { allow: this.options.allow } : verdict.headers,
+        ),
+      );
     // Answered here once the answers before it are out, then the connection is closed: that
     // keeps the order without reading the edge's answers.
     if (verdict.ok === 'options') return this.refuseWith(serverOptions(this.options.allow, true));

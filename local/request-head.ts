@@ -56,7 +56,12 @@ const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
  */
 const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._]+)(?::(\d{1,5}))?$/;
 
-const refuse = (status: number, reason: string, headers?: Record<string, string>): RefusedHead => ({ ok: false, status, reason, ...(headers ? { headers } : {}) });
+const refuse = (status: number, reason: string, headers?: Record<string, string>): RefusedHead => ({
+  ok: false,
+  status,
+  reason,
+  ...(headers ? { headers } : {}),
+});
 
 /** The refusal of a head with a bare CR or LF (bareLineEnd). */
 export const BARE_LINE_END: RefusedHead = refuse(400, 'malformed request: lines must end in CRLF');
@@ -74,7 +79,8 @@ interface TargetForm {
   hostFromTarget?: string;
 }
 
-const refused = <T>(value: T | RefusedHead): value is RefusedHead => typeof value === 'object' && value !== null && 'ok' in value && value.ok === false;
+const refused = <T>(value: T | RefusedHead): value is RefusedHead =>
+  typeof value === 'object' && value !== null && 'ok' in value && value.ok === false;
 
 /**
  * `text`: the head as latin1, through its final CRLF CRLF. `token`: a field the front adds for
@@ -104,12 +110,21 @@ export function readHead(text: string, token: { name: string; value: string }): 
   const close = connection.includes('close') || (line.version === 'HTTP/1.0' && !connection.includes('keep-alive'));
   if (target.path === '*') return { ok: 'options', close };
   // RFC 9110 §10.1.1: only an HTTP/1.1 client waits for 100 Continue.
-  const expectsContinue = line.version === 'HTTP/1.1' && splitList(named('expect').join(',')).some((value) => value.toLowerCase() === '100-continue');
+  const expectsContinue =
+    line.version === 'HTTP/1.1' &&
+    splitList(named('expect').join(',')).some((value) => value.toLowerCase() === '100-continue');
 
   // A chunked body is forwarded whole with a Content-Length, its expectation met by the front.
   const framing = body.kind === 'chunked' ? ['transfer-encoding', 'expect'] : [];
   const kept = fields.filter(([name]) => name !== 'host' && name !== token.name && !framing.includes(name));
-  const head = [`${line.method} ${target.path} HTTP/1.1`, `Host: ${host}`, ...kept.map(([name, value]) => `${name}: ${value}`), `${token.name}: ${token.value}`, '', ''].join('\r\n');
+  const head = [
+    `${line.method} ${target.path} HTTP/1.1`,
+    `Host: ${host}`,
+    ...kept.map(([name, value]) => `${name}: ${value}`),
+    `${token.name}: ${token.value}`,
+    '',
+    '',
+  ].join('\r\n');
   return { ok: true, head, body, close, expectsContinue };
 }
 
@@ -142,7 +157,8 @@ function readRequestLine(requestLine: string): RequestLine | RefusedHead {
 
 /** origin-form, asterisk-form (OPTIONS only) or absolute-form; the front forwards origin-form. */
 function readTarget({ method, target }: RequestLine): TargetForm | RefusedHead {
-  if (target === '*') return method === 'OPTIONS' ? { path: '*' } : refuse(400, 'malformed request target: "*" is for OPTIONS only');
+  if (target === '*')
+    return method === 'OPTIONS' ? { path: '*' } : refuse(400, 'malformed request target: "*" is for OPTIONS only');
   if (target.startsWith('/')) return { path: target };
   // RFC 9112 §3.2.2: absolute-form must be accepted; its authority is the host, whatever Host says.
   const absolute = /^(https?):\/\/([^/?#]*)([^#]*)$/i.exec(target);
@@ -161,12 +177,18 @@ function readHost(hosts: readonly string[], hostFromTarget: string | undefined):
 }
 
 /** How the body is framed, from the Content-Length and Transfer-Encoding fields (RFC 9112 §6). */
-function readFraming(lengths: readonly string[], codings: readonly string[], version: RequestLine['version']): AcceptedHead['body'] | RefusedHead {
-  if (codings.length > 0 && lengths.length > 0) return refuse(400, 'Transfer-Encoding and Content-Length together: the framing is ambiguous');
+function readFraming(
+  lengths: readonly string[],
+  codings: readonly string[],
+  version: RequestLine['version'],
+): AcceptedHead['body'] | RefusedHead {
+  if (codings.length > 0 && lengths.length > 0)
+    return refuse(400, 'Transfer-Encoding and Content-Length together: the framing is ambiguous');
   if (codings.length > 0) {
     if (version === 'HTTP/1.0') return refuse(400, 'Transfer-Encoding in an HTTP/1.0 request');
     // RFC 9112 §6.1: chunked must be the final (here: the only) coding.
-    if (codings.length !== 1 || (codings[0] ?? '').trim().toLowerCase() !== 'chunked') return refuse(501, 'only the chunked transfer coding is understood');
+    if (codings.length !== 1 || (codings[0] ?? '').trim().toLowerCase() !== 'chunked')
+      return refuse(501, 'only the chunked transfer coding is understood');
     return { kind: 'chunked' };
   }
   if (lengths.length === 0) return { kind: 'none' };
@@ -183,7 +205,8 @@ function readFields(lines: readonly string[]): [string, string][] | RefusedHead 
   const fields: [string, string][] = [];
   for (const line of lines) {
     // RFC 9112 §5.2: obs-fold is refused; §5.1: no whitespace between name and colon.
-    if (line.startsWith(' ') || line.startsWith('\t')) return refuse(400, 'malformed header: folded lines are not accepted');
+    if (line.startsWith(' ') || line.startsWith('\t'))
+      return refuse(400, 'malformed header: folded lines are not accepted');
     const colon = line.indexOf(':');
     if (colon <= 0) return refuse(400, 'malformed header: expected "name: value"');
     const name = line.slice(0, colon);
@@ -205,11 +228,23 @@ function validHost(host: string): boolean {
 /** A short plain-text answer of the front's, closing the connection. */
 export function refusal(status: number, reason: string, headers: Record<string, string> = {}): string {
   const body = `${status} ${reason}\n`;
-  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  const extra = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   return `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\ncache-control: no-store\r\nconnection: close\r\n${extra}\r\n${body}`;
 }
 
-const STATUS_TEXT: Record<number, string> = { 204: 'No Content', 400: 'Bad Request', 405: 'Method Not Allowed', 408: 'Request Timeout', 413: 'Content Too Large', 414: 'URI Too Long', 431: 'Request Header Fields Too Large', 501: 'Not Implemented', 505: 'HTTP Version Not Supported' };
+const STATUS_TEXT: Record<number, string> = {
+  204: 'No Content',
+  400: 'Bad Request',
+  405: 'Method Not Allowed',
+  408: 'Request Timeout',
+  413: 'Content Too Large',
+  414: 'URI Too Long',
+  431: 'Request Header Fields Too Large',
+  501: 'Not Implemented',
+  505: 'HTTP Version Not Supported',
+};
 
 /** The answer to `OPTIONS *`: what the server as a whole allows. */
 export function serverOptions(allow: string, close: boolean): string {

@@ -56,7 +56,12 @@ export function createS3Client(options: S3ClientOptions): S3Client {
     // S3 signs the path as sent, without the second encoding other AWS services apply.
     uriEscapePath: false,
   });
-  const send = (method: string, key: string, headers: Record<string, string>, body?: S3Body): Promise<IncomingMessage> =>
+  const send = (
+    method: string,
+    key: string,
+    headers: Record<string, string>,
+    body?: S3Body,
+  ): Promise<IncomingMessage> =>
     sendSigned(signer, endpoint, { method, path: objectPath(key), label: `${method} ${key}`, headers }, body);
 
   return {
@@ -97,9 +102,16 @@ interface ObjectRequest {
 }
 
 /** Signs and sends one request; a status other than 2xx or 304 throws S3RequestError. */
-async function sendSigned(signer: SignatureV4, endpoint: URL, request: ObjectRequest, body?: S3Body): Promise<IncomingMessage> {
+async function sendSigned(
+  signer: SignatureV4,
+  endpoint: URL,
+  request: ObjectRequest,
+  body?: S3Body,
+): Promise<IncomingMessage> {
   const { method, path } = request;
-  const signed = await signer.sign(toSign(endpoint, method, path, { ...lowercase(request.headers), host: endpoint.host }));
+  const signed = await signer.sign(
+    toSign(endpoint, method, path, { ...lowercase(request.headers), host: endpoint.host }),
+  );
   const outgoing = httpRequest({
     host: endpoint.hostname,
     port: endpoint.port,
@@ -152,14 +164,22 @@ export function uriEncode(value: string, keepSlash: boolean): string {
 }
 
 /** A whole body is hashed into the signature; a stream is sent as `UNSIGNED-PAYLOAD` with its declared length. */
-async function prepareBody(body: S3Body, headers: Record<string, string>): Promise<{ body: S3Body; headers: Record<string, string> }> {
+async function prepareBody(
+  body: S3Body,
+  headers: Record<string, string>,
+): Promise<{ body: S3Body; headers: Record<string, string> }> {
   if (typeof body === 'string') body = new TextEncoder().encode(body);
   if (body instanceof Uint8Array) {
     const contentHash = await sha256Hex(body);
-    return { body, headers: { ...headers, 'content-length': String(body.byteLength), 'x-amz-content-sha256': contentHash } };
+    return {
+      body,
+      headers: { ...headers, 'content-length': String(body.byteLength), 'x-amz-content-sha256': contentHash },
+    };
   }
   if (headers['content-length'] === undefined) {
-    throw new TypeError('putObject: a streamed body needs a content-length header (S3 answers 411 MissingContentLength)');
+    throw new TypeError(
+      'putObject: a streamed body needs a content-length header (S3 answers 411 MissingContentLength)',
+    );
   }
   return { body, headers: { ...headers, 'x-amz-content-sha256': UNSIGNED_PAYLOAD } };
 }

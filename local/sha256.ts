@@ -32,7 +32,9 @@ export class Sha256 implements Checksum {
 }
 
 /** Hex SHA-256 of a whole body, read chunk by chunk (a 64 MiB stream is never held at once). */
-export async function sha256Hex(body: Uint8Array | string | AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>): Promise<string> {
+export async function sha256Hex(
+  body: Uint8Array | string | AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>,
+): Promise<string> {
   const hash = createHash('sha256');
   if (typeof body === 'string' || body instanceof Uint8Array) {
     hash.update(body);

@@ -3,14 +3,14 @@
 // sample site; with ORIGIN_URL it fronts that origin instead. Ctrl-C stops everything.
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
-import { CONFIG_NAMES, SECRET_CONFIG_NAMES, parseConfig, type RawConfig } from '../shared/config/config.ts';
+import { CONFIG_NAMES, parseConfig, type RawConfig, SECRET_CONFIG_NAMES } from '../shared/config/config.ts';
 import { ConfigError } from '../shared/http/errors.ts';
 import type { SeededAsset } from './assets.ts';
-import type { S3Origin } from './origin.ts';
-import type { Stack } from './workers.ts';
 import { useEmbeddedOrigin } from './embedded-settings.ts';
 import { noteStack, operatorLines, withOperatorSettings } from './operator.ts';
+import type { S3Origin } from './origin.ts';
 import { checkOrigin } from './origin-check.ts';
+import type { Stack } from './workers.ts';
 
 const DEFAULT_PORT = 8787;
 const SECRET_NAMES: ReadonlySet<string> = SECRET_CONFIG_NAMES;
@@ -28,7 +28,8 @@ process.on('SIGTERM', onSignal);
 // the origin is closed and its directory removed: this CLI keeps signal handling to itself.
 // (A microtask runs before any signal can be delivered, and Miniflare's 'exit' hook stays.)
 process.on('newListener', (event: string | symbol, listener: (...args: unknown[]) => void) => {
-  if ((event === 'SIGINT' || event === 'SIGTERM') && listener !== onSignal) queueMicrotask(() => process.off(event, listener));
+  if ((event === 'SIGINT' || event === 'SIGTERM') && listener !== onSignal)
+    queueMicrotask(() => process.off(event, listener));
 });
 await main();
 
@@ -63,7 +64,16 @@ async function main(): Promise<void> {
     track(await noteStack(note), (forget) => forget());
     notes.unshift(await checkpoint(checkOrigin(stack.url)));
     phase = 'running';
-    console.log(report(config, origin, seeded, stack, [...notes, ...operatorLines(note, config.LOG_SAMPLE === '1')], performance.now())); // since the process began
+    console.log(
+      report(
+        config,
+        origin,
+        seeded,
+        stack,
+        [...notes, ...operatorLines(note, config.LOG_SAMPLE === '1')],
+        performance.now(),
+      ),
+    ); // since the process began
   } catch (error) {
     if (error instanceof Interrupted) return stop(0);
     console.error(`tiercache: cannot start: ${describe(error)}`);
@@ -73,7 +83,8 @@ async function main(): Promise<void> {
 
 function onSignal(): void {
   if (phase === 'running') void stop(0);
-  else if (phase === 'starting') interrupted = true; // startup notices at its next step and stops
+  else if (phase === 'starting')
+    interrupted = true; // startup notices at its next step and stops
   else process.exit(130); // a second Ctrl-C while stopping: give up waiting
 }
 
@@ -107,7 +118,14 @@ function configFromEnv(env: NodeJS.ProcessEnv): RawConfig {
   return config;
 }
 
-function report(config: RawConfig, origin: S3Origin | undefined, seeded: SeededAsset[], stack: Stack, notes: string[], ms: number): string {
+function report(
+  config: RawConfig,
+  origin: S3Origin | undefined,
+  seeded: SeededAsset[],
+  stack: Stack,
+  notes: string[],
+  ms: number,
+): string {
   const keyWidth = Math.max(0, ...seeded.map((asset) => asset.key.length));
   const settings = CONFIG_NAMES.filter((name) => config[name] !== undefined && name !== 'ORIGIN_URL')
     .map((name) => `${name}=${SECRET_NAMES.has(name) ? '(set)' : config[name]}`)
@@ -119,7 +137,10 @@ function report(config: RawConfig, origin: S3Origin | undefined, seeded: SeededA
     origin
       ? `  origin  ${origin.url}  embedded S3 (s3rver), bucket "${origin.bucket}", seeded with:`
       : `  origin  ${config.ORIGIN_URL}`,
-    ...seeded.map((asset) => `            ${asset.key.padEnd(keyWidth)}  ${formatSize(asset.size).padStart(9)}  ${asset.contentType}`),
+    ...seeded.map(
+      (asset) =>
+        `            ${asset.key.padEnd(keyWidth)}  ${formatSize(asset.size).padStart(9)}  ${asset.contentType}`,
+    ),
     `  shield  ${stack.shieldUrl}  refuses requests without the edge's credential (SHIELD_TOKEN)`,
     `  edge    ${stack.url}  <- send requests here (the local front: malformed requests get a 4xx here, as at Cloudflare's edge)`,
     `  config  ${settings}`,
@@ -127,7 +148,12 @@ function report(config: RawConfig, origin: S3Origin | undefined, seeded: SeededA
     '',
     origin ? 'Try it (twice: the first is a miss filled through the shield, the second an edge hit):' : 'Try it:',
     `  curl -i ${stack.url}/${example}`,
-    ...(origin ? [`  curl -i -H 'Range: bytes=0-99' ${stack.url}/video/big.bin`, `  open ${stack.url}/index.html in a browser: the sample video plays through both tiers, read as two 8 MiB slices`] : []),
+    ...(origin
+      ? [
+          `  curl -i -H 'Range: bytes=0-99' ${stack.url}/video/big.bin`,
+          `  open ${stack.url}/index.html in a browser: the sample video plays through both tiers, read as two 8 MiB slices`,
+        ]
+      : []),
     '',
     'Ctrl-C stops everything.',
   ].join('\n');
@@ -136,7 +162,8 @@ function report(config: RawConfig, origin: S3Origin | undefined, seeded: SeededA
 function parsePort(value: string | undefined): number {
   if (value === undefined || value.trim() === '') return DEFAULT_PORT;
   const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be an integer 0..65535, got ${JSON.stringify(value)}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`PORT must be an integer 0..65535, got ${JSON.stringify(value)}`);
   return port;
 }
 
@@ -156,6 +183,9 @@ function formatSize(bytes: number): string {
 }
 
 function describe(error: unknown): string {
-  if (error instanceof ConfigError && error.problems.length > 1) return [`${error.problems.length} settings cannot work:`, ...error.problems.map((problem) => `  ${problem}`)].join('\n');
+  if (error instanceof ConfigError && error.problems.length > 1)
+    return [`${error.problems.length} settings cannot work:`, ...error.problems.map((problem) => `  ${problem}`)].join(
+      '\n',
+    );
   return error instanceof Error ? (error.message.split('\n')[0] ?? error.message) : String(error);
 }

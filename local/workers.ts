@@ -7,17 +7,18 @@
 // entry, are Unix sockets in a directory of this user's only, since workerd's own parser answers
 // an absolute-form target, CONNECT or `Content-Length: abc` with a bare 500 before a worker runs
 // (so Miniflare's Node API over its entry, getCaches and the like, is not there with the front).
-import type { Miniflare, WorkerOptions } from 'miniflare';
-import type { RawConfig } from '../shared/config/config.ts';
-import deployment from '../tiercache.config.ts';
+
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Miniflare, WorkerOptions } from 'miniflare';
+import type { RawConfig } from '../shared/config/config.ts';
+import deployment from '../tiercache.config.ts';
 import { bundleWorker, type WorkerBundle } from './bundle.ts';
 import { directSocket, LOOPBACK, moduleWorker, startDirectMiniflare, unixSocket } from './direct-miniflare.ts';
-import { type Front, FRONT_HEADER, startFront } from './front.ts';
-import { resolvingOutbound, type ResolveMap } from './outbound.ts';
+import { FRONT_HEADER, type Front, startFront } from './front.ts';
+import { type ResolveMap, resolvingOutbound } from './outbound.ts';
 
 /** The deployed workers' (tiercache.config.ts): request.signal aborts when the client goes away. */
 const COMPATIBILITY_FLAGS = [...deployment.compatibility.flags];
@@ -82,7 +83,10 @@ export async function startWorkers(options: WorkersOptions): Promise<Stack> {
   const socketDir = await mkdtemp(join(tmpdir(), 'tiercache-'));
   const sockets = { edge: unixSocket(join(socketDir, 'edge')), shield: unixSocket(join(socketDir, 'shield')) };
   const removeDir = (): Promise<void> => rm(socketDir, { recursive: true, force: true });
-  const started = await startDirectMiniflare(tierWorkers(options, { edge, shield }, { edge: sockets.edge.options, shield: sockets.shield.options }, frontToken), { inspectorPort: options.inspectorPort, entrySocket: join(socketDir, 'entry') }).catch(async (error: unknown) => {
+  const started = await startDirectMiniflare(
+    tierWorkers(options, { edge, shield }, { edge: sockets.edge.options, shield: sockets.shield.options }, frontToken),
+    { inspectorPort: options.inspectorPort, entrySocket: join(socketDir, 'entry') },
+  ).catch(async (error: unknown) => {
     await removeDir();
     throw error;
   });
@@ -93,13 +97,39 @@ export async function startWorkers(options: WorkersOptions): Promise<Stack> {
     await removeDir();
   };
   try {
-    const allow = options.config.ORIGIN_KIND === 'http' ? 'GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE' : 'GET, HEAD, OPTIONS';
+    const allow =
+      options.config.ORIGIN_KIND === 'http' ? 'GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE' : 'GET, HEAD, OPTIONS';
     const headTimeout = options.frontHeadTimeoutMs !== undefined ? { headTimeoutMs: options.frontHeadTimeoutMs } : {};
-    fronts.push(await startFront({ upstream: { path: sockets.edge.path }, token: frontToken, allow, host: LOOPBACK, port: options.port ?? 0, ...headTimeout }));
+    fronts.push(
+      await startFront({
+        upstream: { path: sockets.edge.path },
+        token: frontToken,
+        allow,
+        host: LOOPBACK,
+        port: options.port ?? 0,
+        ...headTimeout,
+      }),
+    );
     // The shield checks the edge's credential, not the front's field (which no origin ever receives).
-    fronts.push(await startFront({ upstream: { path: sockets.shield.path }, token: randomUUID(), allow, host: LOOPBACK, port: options.shieldPort ?? 0, ...headTimeout }));
+    fronts.push(
+      await startFront({
+        upstream: { path: sockets.shield.path },
+        token: randomUUID(),
+        allow,
+        host: LOOPBACK,
+        port: options.shieldPort ?? 0,
+        ...headTimeout,
+      }),
+    );
     const [edgeFront, shieldFront] = fronts as [Front, Front];
-    return { url: edgeFront.url, edgeSocket: { path: sockets.edge.path }, shieldUrl: shieldFront.url, shieldSocket: { path: sockets.shield.path }, mf: started.mf, dispose };
+    return {
+      url: edgeFront.url,
+      edgeSocket: { path: sockets.edge.path },
+      shieldUrl: shieldFront.url,
+      shieldSocket: { path: sockets.shield.path },
+      mf: started.mf,
+      dispose,
+    };
   } catch (error) {
     await dispose().catch(() => undefined);
     throw error;
@@ -107,19 +137,42 @@ export async function startWorkers(options: WorkersOptions): Promise<Stack> {
 }
 
 /** Both tiers on workerd's own TCP sockets, no front: what the benchmarks measure. */
-async function startBare(options: WorkersOptions, bundles: { edge: WorkerBundle; shield: WorkerBundle }): Promise<Stack> {
-  const { mf, urls, stop } = await startDirectMiniflare(tierWorkers(options, bundles, { edge: directSocket(options.port ?? 0), shield: directSocket(options.shieldPort ?? 0) }, undefined), { inspectorPort: options.inspectorPort });
+async function startBare(
+  options: WorkersOptions,
+  bundles: { edge: WorkerBundle; shield: WorkerBundle },
+): Promise<Stack> {
+  const { mf, urls, stop } = await startDirectMiniflare(
+    tierWorkers(
+      options,
+      bundles,
+      { edge: directSocket(options.port ?? 0), shield: directSocket(options.shieldPort ?? 0) },
+      undefined,
+    ),
+    { inspectorPort: options.inspectorPort },
+  );
   const edgeUrl = urls.get('edge');
   const shieldUrl = urls.get('shield');
   if (edgeUrl === undefined || shieldUrl === undefined) {
     await stop();
     throw new Error('Miniflare gave no direct socket to the edge or the shield');
   }
-  return { url: edgeUrl.origin, edgeSocket: { url: edgeUrl.origin }, shieldUrl: shieldUrl.origin, shieldSocket: { url: shieldUrl.origin }, mf, dispose: stop };
+  return {
+    url: edgeUrl.origin,
+    edgeSocket: { url: edgeUrl.origin },
+    shieldUrl: shieldUrl.origin,
+    shieldSocket: { url: shieldUrl.origin },
+    mf,
+    dispose: stop,
+  };
 }
 
 /** The refusing entry, the edge and the shield, as Miniflare runs them. */
-function tierWorkers(options: WorkersOptions, bundles: { edge: WorkerBundle; shield: WorkerBundle }, sockets: Record<'edge' | 'shield', Pick<WorkerOptions, 'unsafeDirectSockets'>>, frontToken: string | undefined): WorkerOptions[] {
+function tierWorkers(
+  options: WorkersOptions,
+  bundles: { edge: WorkerBundle; shield: WorkerBundle },
+  sockets: Record<'edge' | 'shield', Pick<WorkerOptions, 'unsafeDirectSockets'>>,
+  frontToken: string | undefined,
+): WorkerOptions[] {
   const bindings = definedStrings(options.config);
   return [
     // Miniflare's own entry socket routes to the first worker: here one that serves nothing,
@@ -156,7 +209,9 @@ const REFUSE = `export default { fetch() {
 export { FRONT_HEADER };
 
 function definedStrings(config: RawConfig): Record<string, string> {
-  return Object.fromEntries(Object.entries(config).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+  return Object.fromEntries(
+    Object.entries(config).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+  );
 }
 
 /**

@@ -2,7 +2,7 @@
 // else does), and `ShieldBindings`, what the code is given: the configuration parsed once per
 // isolate and the bindings it uses, by name.
 
-import { type Config, type RawConfig, configFrom, oncePerEnv } from '../shared/config/config.ts';
+import { type Config, configFrom, oncePerEnv, type RawConfig } from '../shared/config/config.ts';
 import { ConfigError } from '../shared/http/errors.ts';
 import { type ObservedTier, observedTier, rawPath } from '../shared/observe/observed.ts';
 import type { RequestMeter } from '../shared/observe/request-meter.ts';
@@ -56,7 +56,13 @@ export interface ShieldRequest extends ShieldBindings {
 /** Once per bindings object (an isolate keeps the same `env`); throws ConfigError naming a bad setting. */
 export const shieldBindings = oncePerEnv((env: ShieldEnv): ShieldBindings => {
   const config = configFrom(env);
-  return { config, purges: env.PURGES, testClock: env.TEST_CLOCK, observed: observedTier('shield', config.observability, env, describe), workersCache: onOff(env.SHIELD_WORKERS_CACHE) };
+  return {
+    config,
+    purges: env.PURGES,
+    testClock: env.TEST_CLOCK,
+    observed: observedTier('shield', config.observability, env, describe),
+    workersCache: onOff(env.SHIELD_WORKERS_CACHE),
+  };
 });
 
 /** SHIELD_WORKERS_CACHE: `on`, or `off` (or unset); anything else names the setting. */

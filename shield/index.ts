@@ -6,8 +6,8 @@
 import type { ShieldEnv } from './env.ts';
 import { handleShield } from './shield-app.ts';
 
-export { StatsStore } from './stats-store.ts';
 export { ShieldSlices } from './slices-entrypoint.ts';
+export { StatsStore } from './stats-store.ts';
 
 export default {
   fetch: (request, env, ctx) => handleShield(request, env, ctx, 'gateway'),

@@ -3,15 +3,15 @@
 // origin as its next hop (origin/ranged.ts, healing cut bodies) and the purges that apply.
 
 import type { Config } from '../shared/config/config.ts';
-import { TIER_MANAGED, forwardedRequestHeaders } from '../shared/http/headers.ts';
+import { forwardedRequestHeaders, TIER_MANAGED } from '../shared/http/headers.ts';
+import { COPY_HEADER } from '../shared/observe/read-ahead-copy.ts';
+import { meteredUpstream } from '../shared/observe/request-meter.ts';
 import { purgedBy } from '../shared/purge/purge.ts';
 import { purgeList } from '../shared/purge/purge-store.ts';
 import { parseSliceRequestPath } from '../shared/slices/slice-protocol.ts';
 import { bucketFor, misdirected } from '../shared/target/host-buckets.ts';
 import { HOST_HEADER, PURGED_AT_HEADER, REVALIDATE_HEADER, SHIELD_ORIGIN } from '../shared/target/internal.ts';
 import { requestTarget } from '../shared/target/request-target.ts';
-import { meteredUpstream } from '../shared/observe/request-meter.ts';
-import { COPY_HEADER } from '../shared/observe/read-ahead-copy.ts';
 import { healingUpstream, originHealing } from '../shared/tier/healing-upstream.ts';
 import { headObject } from '../shared/tier/object-head.ts';
 import { type ObjectRead, readPolicy } from '../shared/tier/ports.ts';
@@ -41,9 +41,19 @@ export async function answerObject(request: Request, shield: ShieldRequest, fact
   if (sliced?.request.warm === true) meter.readAhead = 'warm';
   else if (sliced !== undefined && request.headers.get(COPY_HEADER) === '1') meter.readAhead = 'copy';
   // Joined to the shield's origin, not resolved against it: an object path `//host/x` stays a path.
-  const target = requestTarget(sliced ? new URL(`${SHIELD_ORIGIN}${sliced.objectPath}${url.search}`) : url, config.originKind, { keyQuery: config.cacheKeyQuery });
+  const target = requestTarget(
+    sliced ? new URL(`${SHIELD_ORIGIN}${sliced.objectPath}${url.search}`) : url,
+    config.originKind,
+    { keyQuery: config.cacheKeyQuery },
+  );
   if (shield.slicesEntry !== undefined && keptByWorkersCache(request, sliced)) {
-    return viaWorkersCache(request, shield.slicesEntry, workersCacheKey(sliced.request, shieldKey(config, target)), meter, Date.now() + facts.clockOffset);
+    return viaWorkersCache(
+      request,
+      shield.slicesEntry,
+      workersCacheKey(sliced.request, shieldKey(config, target)),
+      meter,
+      Date.now() + facts.clockOffset,
+    );
   }
   // The client's end-to-end headers, as the edge forwarded them: for a site, never for S3.
   const client = config.originKind === 'http' ? forwardedRequestHeaders(request.headers, TIER_MANAGED) : undefined;
@@ -54,19 +64,38 @@ export async function answerObject(request: Request, shield: ShieldRequest, fact
     ...readPolicy(config, facts.clockOffset),
     // Everything the read leaves running is kept alive, and the request's record waits for it.
     waitUntil: (promise) => meter.hold(promise),
-    upstream: healingUpstream(meteredUpstream(originUpstream(config, target, Date.now, client), meter, () => true), originHealing(config.originIdleTimeoutMs)),
+    upstream: healingUpstream(
+      meteredUpstream(originUpstream(config, target, Date.now, client), meter, () => true),
+      originHealing(config.originIdleTimeoutMs),
+    ),
     noStale: request.headers.get(REVALIDATE_HEADER) === '1',
     // On the clock entries are timed by (readPolicy): records are compared with their origin times.
-    purged: purgedBy(await purgeList(shield.purges, Date.now() + facts.clockOffset), `${target.path}${target.query}`, purgedAt(request.headers.get(PURGED_AT_HEADER))),
+    purged: purgedBy(
+      await purgeList(shield.purges, Date.now() + facts.clockOffset),
+      `${target.path}${target.query}`,
+      purgedAt(request.headers.get(PURGED_AT_HEADER)),
+    ),
     // The edge's request: it aborts when the edge gives up (its client went away).
     signal: request.signal,
   };
   if (request.method === 'HEAD') return headObject(read, 'shield', started);
   // A plain GET (not from the edge's slice protocol) asks for the whole object.
-  const slices = sliced?.request ?? { span: { first: 0, last: MAX_SLICE_INDEX }, sliceSize: config.slicing.sliceSize, etag: undefined };
+  const slices = sliced?.request ?? {
+    span: { first: 0, last: MAX_SLICE_INDEX },
+    sliceSize: config.slicing.sliceSize,
+    etag: undefined,
+  };
   // The slices entrypoint's answers are marked for the Workers Cache in front of it (workers-cache-answer.ts).
   const workersCache = shield.role === 'slices' ? { path: `${target.path}${target.query}` } : undefined;
-  return answerSlices(slices, { config, read, budget: { remaining: config.slicing.subrequests }, started, conditions: request.headers, warmStored: (bytes) => (meter.bytesSent = bytes), workersCache });
+  return answerSlices(slices, {
+    config,
+    read,
+    budget: { remaining: config.slicing.subrequests },
+    started,
+    conditions: request.headers,
+    warmStored: (bytes) => (meter.bytesSent = bytes),
+    workersCache,
+  });
 }
 
 /** The configuration with the bucket the edge's client host reads (HOST_BUCKETS), or 421. */

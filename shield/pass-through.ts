@@ -21,9 +21,18 @@ export async function passThrough(request: Request, shield: ShieldRequest, url: 
   // RFC 9111 §4.4: a non-error answer to an unsafe method invalidates the stored URL, and the
   // Location / Content-Location URLs it names on the origin's own host.
   const cache = await shieldCache();
-  for (const changed of invalidatedUrls(originUrlFor(config, target), response.status, response.headers, request.method)) {
+  for (const changed of invalidatedUrls(
+    originUrlFor(config, target),
+    response.status,
+    response.headers,
+    request.method,
+  )) {
     const invalidated = requestTarget(changed, config.originKind);
-    meter.hold(remove(cache, shieldKey(config, { ...invalidated, path: originRelative(config, invalidated.path) })).catch(() => false));
+    meter.hold(
+      remove(cache, shieldKey(config, { ...invalidated, path: originRelative(config, invalidated.path) })).catch(
+        () => false,
+      ),
+    );
   }
   return response;
 }

@@ -9,10 +9,14 @@
 
 import type { Config } from '../shared/config/config.ts';
 import { BadRequest, PurgeNotConfirmed } from '../shared/http/errors.ts';
-import { type WorkersCachePurge, type WorkersCachePurgeResult, workersCachePurge } from '../shared/purge/workers-cache-purge.ts';
-import { SHIELD_ORIGIN } from '../shared/target/internal.ts';
-import { type PurgeRecord, asRecord } from '../shared/purge/purge.ts';
+import { asRecord, type PurgeRecord } from '../shared/purge/purge.ts';
 import { rememberPurges } from '../shared/purge/purge-store.ts';
+import {
+  type WorkersCachePurge,
+  type WorkersCachePurgeResult,
+  workersCachePurge,
+} from '../shared/purge/workers-cache-purge.ts';
+import { SHIELD_ORIGIN } from '../shared/target/internal.ts';
 import { requestTarget } from '../shared/target/request-target.ts';
 import { remove } from '../shared/tier/tier-cache.ts';
 import { shieldCache, shieldKey } from './shield-cache.ts';
@@ -24,17 +28,31 @@ export type WorkersCachePurger = (options: WorkersCachePurge) => Promise<Workers
  * `clockOffset` (ms): the test clock's lead; the list is kept on the clock entries are timed by.
  * `purgeWorkersCache`: present when Workers Cache fronts the slices entrypoint.
  */
-export async function acceptPurge(request: Request, config: Config, clockOffset = 0, purgeWorkersCache?: WorkersCachePurger): Promise<Response> {
+export async function acceptPurge(
+  request: Request,
+  config: Config,
+  clockOffset = 0,
+  purgeWorkersCache?: WorkersCachePurger,
+): Promise<Response> {
   const records = await readRecords(request);
   rememberPurges(records, Date.now() + clockOffset);
   const cache = await shieldCache();
   const urls = records.filter((record) => record.kind === 'url');
   // The edge sent canonical paths; re-derived here exactly as a request for them would be.
-  await Promise.all(urls.map((record) => remove(cache, shieldKey(config, requestTarget(new URL(record.value, SHIELD_ORIGIN), config.originKind))).catch(() => false)));
+  await Promise.all(
+    urls.map((record) =>
+      remove(cache, shieldKey(config, requestTarget(new URL(record.value, SHIELD_ORIGIN), config.originKind))).catch(
+        () => false,
+      ),
+    ),
+  );
   const options = purgeWorkersCache === undefined ? undefined : workersCachePurge(records);
   if (purgeWorkersCache !== undefined && options !== undefined) {
     const result = await purgeWorkersCache(options);
-    if (!result.success) throw new PurgeNotConfirmed(`Workers Cache in front of the shield did not take the purge (${result.errors.map((error) => `${error.code}: ${error.message}`).join('; ') || 'no reason given'})`);
+    if (!result.success)
+      throw new PurgeNotConfirmed(
+        `Workers Cache in front of the shield did not take the purge (${result.errors.map((error) => `${error.code}: ${error.message}`).join('; ') || 'no reason given'})`,
+      );
   }
   return new Response(null, { status: 204 });
 }

@@ -8,19 +8,25 @@
 // (workers-cache-gateway.ts), which marks its answers for Workers Cache and alone can purge it.
 
 import { Hono } from 'hono';
-import { Forbidden, HttpError, MethodNotAllowed, NotFound, errorResponse } from '../shared/http/errors.ts';
-import { parseSliceRequestPath } from '../shared/slices/slice-protocol.ts';
-import { CREDENTIAL_HEADER, HEALTH_PATH, PURGE_PATH, credentialMatches, isInternal } from '../shared/target/internal.ts';
+import { errorResponse, Forbidden, HttpError, MethodNotAllowed, NotFound } from '../shared/http/errors.ts';
 import { observedFetch } from '../shared/observe/observed.ts';
+import { parseSliceRequestPath } from '../shared/slices/slice-protocol.ts';
+import {
+  CREDENTIAL_HEADER,
+  credentialMatches,
+  HEALTH_PATH,
+  isInternal,
+  PURGE_PATH,
+} from '../shared/target/internal.ts';
 import { normalizePath, requestUrl } from '../shared/target/request-target.ts';
 import { clockOffset } from '../shared/tier/test-clock.ts';
 import { withTierReport } from '../shared/tier/tier-headers.ts';
 import { type ShieldBindings, type ShieldEnv, type ShieldRequest, type ShieldRole, shieldBindings } from './env.ts';
-import { type RequestFacts, answerObject } from './object-request.ts';
 import { answerShieldHealth } from './health.ts';
+import { answerObject, type RequestFacts } from './object-request.ts';
 import { passThrough } from './pass-through.ts';
 import { acceptPurge } from './purge.ts';
-import { WORKERS_CACHE_PURGE_PATH, purgeWorkersCache, unmarkedNotKept } from './workers-cache-answer.ts';
+import { purgeWorkersCache, unmarkedNotKept, WORKERS_CACHE_PURGE_PATH } from './workers-cache-answer.ts';
 import { workersCachePurger } from './workers-cache-gateway.ts';
 
 /** The shield's named entrypoint Workers Cache fronts (cli/wrangler-config.ts names it in the deployed configuration). */
@@ -52,9 +58,15 @@ app.use('*', async (c, next) => {
     if (c.req.method !== 'POST') throw new MethodNotAllowed(c.req.method, ['POST']);
     if (path === WORKERS_CACHE_PURGE_PATH) return purgeWorkersCache(c.req.raw, c.env.cachePurge);
     const slices = c.env.slicesEntry;
-    return acceptPurge(c.req.raw, c.env.config, c.var.clockOffset, slices === undefined ? undefined : workersCachePurger(slices, c.env.config.shieldToken));
+    return acceptPurge(
+      c.req.raw,
+      c.env.config,
+      c.var.clockOffset,
+      slices === undefined ? undefined : workersCachePurger(slices, c.env.config.shieldToken),
+    );
   }
-  if ((c.req.method === 'GET' || c.req.method === 'HEAD') && parseSliceRequestPath(c.var.url.pathname) !== undefined) return next();
+  if ((c.req.method === 'GET' || c.req.method === 'HEAD') && parseSliceRequestPath(c.var.url.pathname) !== undefined)
+    return next();
   throw new NotFound('no such endpoint');
 });
 
@@ -68,24 +80,42 @@ app.all('*', async (c) => {
 /** An error as the edge gets it, with this tier's report (a ConfigError names the setting). */
 function refusal(error: unknown, method: string, started: number): Response {
   if (!(error instanceof HttpError)) console.error('shield: unexpected error', error);
-  return withTierReport(errorResponse(error, method), 'shield', { detail: (error instanceof HttpError ? error.detail : undefined) ?? 'refused' }, Date.now() - started);
+  return withTierReport(
+    errorResponse(error, method),
+    'shield',
+    { detail: (error instanceof HttpError ? error.detail : undefined) ?? 'refused' },
+    Date.now() - started,
+  );
 }
 
 /** A request to the shield's entrypoint `role`, with `ctx` its execution context. */
-export function handleShield(request: Request, env: ShieldEnv, ctx: ExecutionContext, role: ShieldRole): Response | Promise<Response> {
+export function handleShield(
+  request: Request,
+  env: ShieldEnv,
+  ctx: ExecutionContext,
+  role: ShieldRole,
+): Response | Promise<Response> {
   const answer = answerAs(request, env, ctx, role);
   // Whatever the slices entrypoint did not mark for Workers Cache (an error, a refusal), it keeps none of.
   return role === 'slices' ? Promise.resolve(answer).then(unmarkedNotKept) : answer;
 }
 
-function answerAs(request: Request, env: ShieldEnv, ctx: ExecutionContext, role: ShieldRole): Response | Promise<Response> {
+function answerAs(
+  request: Request,
+  env: ShieldEnv,
+  ctx: ExecutionContext,
+  role: ShieldRole,
+): Response | Promise<Response> {
   let bindings: ShieldBindings;
   try {
     bindings = shieldBindings(env);
   } catch (error) {
     return refusal(error, request.method, Date.now());
   }
-  const slicesEntry = role === 'gateway' && bindings.workersCache ? (ctx.exports as unknown as Record<string, Fetcher | undefined>)[SLICES_ENTRYPOINT] : undefined;
+  const slicesEntry =
+    role === 'gateway' && bindings.workersCache
+      ? (ctx.exports as unknown as Record<string, Fetcher | undefined>)[SLICES_ENTRYPOINT]
+      : undefined;
   const perRequest = { ...bindings, role, slicesEntry, cachePurge: role === 'slices' ? ctx.cache : undefined };
   return observedFetch(request, ctx, perRequest, (bound) => app.fetch(request, bound, ctx));
 }

@@ -4,25 +4,24 @@
 // the object's size) when the span starts past its end, the whole object when it is not sliced.
 
 import { type Config } from '../shared/config/config.ts';
+import type { CacheStatusParams } from '../shared/http/cache-status.ts';
 import { evaluatePreconditions } from '../shared/http/conditional.ts';
 import { BadGateway, BadRequest, HttpError, PreconditionFailed, VersionChanged } from '../shared/http/errors.ts';
-import { OBJECT_HEADER, markObject, representationHeaders } from '../shared/slices/object-meta.ts';
-import { resolveObject } from '../shared/tier/object-read.ts';
-import type { Budget, ObjectRead } from '../shared/tier/ports.ts';
-import { type Resolved } from '../shared/tier/resolved.ts';
-import { readObjectSlices } from '../shared/tier/object-slices.ts';
-import { type Piece, rangesStream } from '../shared/streams/byte-stream.ts';
 import type { ByteRange } from '../shared/http/range.ts';
 import { unsatisfiedRange } from '../shared/http/range.ts';
-import { SPAN_HEADER, type SliceRequest, WHOLE } from '../shared/slices/slice-protocol.ts';
-import { ORIGIN_AT_HEADER } from '../shared/target/internal.ts';
+import { appendServerTiming, serverTimingMetric } from '../shared/http/server-timing.ts';
+import { markObject, OBJECT_HEADER, representationHeaders } from '../shared/slices/object-meta.ts';
 import { sliceCount, spanBytes } from '../shared/slices/slice-plan.ts';
-
-import type { CacheStatusParams } from '../shared/http/cache-status.ts';
+import { type SliceRequest, SPAN_HEADER, WHOLE } from '../shared/slices/slice-protocol.ts';
+import type { EntryMeta } from '../shared/store/stored-entry.ts';
+import { type Piece, rangesStream } from '../shared/streams/byte-stream.ts';
+import { ORIGIN_AT_HEADER } from '../shared/target/internal.ts';
+import { resolveObject } from '../shared/tier/object-read.ts';
+import { readObjectSlices } from '../shared/tier/object-slices.ts';
+import type { Budget, ObjectRead } from '../shared/tier/ports.ts';
+import { type Resolved } from '../shared/tier/resolved.ts';
 import { slicedReport, tierAnswer } from '../shared/tier/tier-headers.ts';
 import { warmSlices } from './slice-warm.ts';
-import { appendServerTiming, serverTimingMetric } from '../shared/http/server-timing.ts';
-import type { EntryMeta } from '../shared/store/stored-entry.ts';
 import { markForWorkersCache } from './workers-cache-answer.ts';
 
 export interface SliceAnswerContext {
@@ -41,13 +40,18 @@ export interface SliceAnswerContext {
 export async function answerSlices(request: SliceRequest, context: SliceAnswerContext): Promise<Response> {
   const { config, read } = context;
   if (request.sliceSize !== config.slicing.sliceSize) {
-    throw new BadRequest(`the edge slices by ${request.sliceSize} bytes and the shield by ${config.slicing.sliceSize}: set the same SLICE_SIZE on both`);
+    throw new BadRequest(
+      `the edge slices by ${request.sliceSize} bytes and the shield by ${config.slicing.sliceSize}: set the same SLICE_SIZE on both`,
+    );
   }
   for (let attempt = 0; ; attempt++) {
     const resolved = await discover(read, request.span.first, attempt);
     if (resolved === 'again') continue;
     const representation = resolved.kind === 'whole' ? resolved.headers : resolved.meta.headers;
-    if ((resolved.kind === 'sliced' || resolved.status === 200) && evaluatePreconditions(context.conditions, representation) === 'not-modified') {
+    if (
+      (resolved.kind === 'sliced' || resolved.status === 200) &&
+      evaluatePreconditions(context.conditions, representation) === 'not-modified'
+    ) {
       // The edge's copy is current: tell it so, with every header that refreshes it (RFC 9111
       // §3.2: all of the shield's, not only the few a 304 to a client carries, RFC 9110 §15.4.5).
       if (resolved.kind === 'whole') void resolved.body?.cancel();
@@ -67,19 +71,42 @@ export async function answerSlices(request: SliceRequest, context: SliceAnswerCo
     // The span's bytes, or their rest from `from` on (the edge healing a body that broke).
     const all = spanBytes(span, meta.sliceSize, meta.size);
     const bytes = { start: all.start + (request.from ?? 0), end: all.end };
-    if (bytes.start > bytes.end) throw new BadRequest(`the span ${span.first}-${span.last} holds ${all.end - all.start + 1} bytes, not ${request.from} and more`);
+    if (bytes.start > bytes.end)
+      throw new BadRequest(
+        `the span ${span.first}-${span.last} holds ${all.end - all.start + 1} bytes, not ${request.from} and more`,
+      );
     const firstNeeded = Math.floor(bytes.start / meta.sliceSize);
     const indices = Array.from({ length: span.last - firstNeeded + 1 }, (_, i) => firstNeeded + i);
     if (request.warm === true) {
       // The edge reading ahead: stored here, its bytes fetched when its reader gets there.
       const warming = await warmSlices(read, resolved, indices, context.budget, config.originIdleTimeoutMs);
       read.waitUntil(warming.stored.then((bytes) => bytes !== undefined && context.warmStored?.(bytes)));
-      const headers = new Headers({ 'content-type': 'text/plain', 'cache-control': 'no-store', [SPAN_HEADER]: `${span.first}-${span.last}` });
-      return deliver(context, 200, headers, warming.body, resolved, slicedReport(resolved.report, { hits: warming.hits, checked: warming.checked, total: indices.length, storing: resolved.entry !== undefined }));
+      const headers = new Headers({
+        'content-type': 'text/plain',
+        'cache-control': 'no-store',
+        [SPAN_HEADER]: `${span.first}-${span.last}`,
+      });
+      return deliver(
+        context,
+        200,
+        headers,
+        warming.body,
+        resolved,
+        slicedReport(resolved.report, {
+          hits: warming.hits,
+          checked: warming.checked,
+          total: indices.length,
+          storing: resolved.entry !== undefined,
+        }),
+      );
     }
     try {
       const sliceStarted = read.now();
-      const sliceRead = await readObjectSlices(read, resolved, indices, { window: config.slicing.readahead, maxSpan: 1, budget: context.budget });
+      const sliceRead = await readObjectSlices(read, resolved, indices, {
+        window: config.slicing.readahead,
+        maxSpan: 1,
+        budget: context.budget,
+      });
       const length = bytes.end - bytes.start + 1;
       const headers = new Headers(meta.headers);
       markObject(headers, meta);
@@ -87,14 +114,20 @@ export async function answerSlices(request: SliceRequest, context: SliceAnswerCo
       headers.set('content-length', String(length));
       const sliceTiming = serverTimingMetric('shield-slice', read.now() - sliceStarted);
       headers.set('server-timing', appendServerTiming(resolved.upstreamHeaders?.get('server-timing'), sliceTiming));
-      const report = slicedReport(resolved.report, { hits: sliceRead.hits, checked: sliceRead.checked, total: indices.length, storing: resolved.entry !== undefined });
+      const report = slicedReport(resolved.report, {
+        hits: sliceRead.hits,
+        checked: sliceRead.checked,
+        total: indices.length,
+        storing: resolved.entry !== undefined,
+      });
       return deliver(context, 200, headers, await spanBody(sliceRead.pieces, bytes, indices.length), resolved, report);
     } catch (error) {
       if (!(error instanceof VersionChanged)) throw error;
       for (const body of resolved.prefetched.values()) void body.cancel().catch(() => undefined);
       // Not one byte has gone out yet: start over from what the origin holds now, unless the
       // edge pinned a version, which is now gone.
-      if (request.etag !== undefined || attempt > 0) return new PreconditionFailed('the object changed while it was read').toResponse();
+      if (request.etag !== undefined || attempt > 0)
+        return new PreconditionFailed('the object changed while it was read').toResponse();
     }
   }
 }
@@ -120,7 +153,11 @@ async function discover(read: ObjectRead, first: number, attempt: number): Promi
  * origin (its length on the wire), and the edge counts what arrives. Anything else is cut from
  * the pieces (rangesStream).
  */
-async function spanBody(pieces: AsyncIterator<Piece>, bytes: ByteRange, slices: number): Promise<ReadableStream<Uint8Array>> {
+async function spanBody(
+  pieces: AsyncIterator<Piece>,
+  bytes: ByteRange,
+  slices: number,
+): Promise<ReadableStream<Uint8Array>> {
   const length = bytes.end - bytes.start + 1;
   if (slices === 1) {
     const first = await pieces.next();
@@ -147,7 +184,11 @@ function prepend(first: IteratorResult<Piece>, pieces: AsyncIterator<Piece>): As
   };
 }
 
-function refuse(context: SliceAnswerContext, resolved: Extract<Resolved, { kind: 'sliced' }>, status: 412 | 416): Response {
+function refuse(
+  context: SliceAnswerContext,
+  resolved: Extract<Resolved, { kind: 'sliced' }>,
+  status: 412 | 416,
+): Response {
   for (const body of resolved.prefetched.values()) void body.cancel().catch(() => undefined);
   const headers = new Headers(resolved.meta.headers);
   markObject(headers, resolved.meta);
@@ -156,9 +197,26 @@ function refuse(context: SliceAnswerContext, resolved: Extract<Resolved, { kind:
 }
 
 /** The answer to the edge: this tier's report, the Age, and when the bytes came from the origin (for the edge's purge checks). */
-function deliver(context: SliceAnswerContext, status: number, headers: Headers, body: ReadableStream | null, source: { age: number; originAt: number; entry?: EntryMeta | undefined }, report: CacheStatusParams): Response {
+function deliver(
+  context: SliceAnswerContext,
+  status: number,
+  headers: Headers,
+  body: ReadableStream | null,
+  source: { age: number; originAt: number; entry?: EntryMeta | undefined },
+  report: CacheStatusParams,
+): Response {
   headers.set(ORIGIN_AT_HEADER, String(Math.round(source.originAt)));
-  const answer = tierAnswer('shield', status, headers, body, { age: source.age, report, durationMs: context.read.now() - context.started });
-  if (context.workersCache !== undefined) markForWorkersCache(answer.headers, { status, entry: source.entry, now: context.read.now(), path: context.workersCache.path });
+  const answer = tierAnswer('shield', status, headers, body, {
+    age: source.age,
+    report,
+    durationMs: context.read.now() - context.started,
+  });
+  if (context.workersCache !== undefined)
+    markForWorkersCache(answer.headers, {
+      status,
+      entry: source.entry,
+      now: context.read.now(),
+      path: context.workersCache.path,
+    });
   return answer;
 }

@@ -12,16 +12,16 @@
 // are stored: a beat that cannot be written means the edge is gone (its client left), and the
 // fetches are given up, the origin's connections closed.
 
-import type { Budget, ObjectRead } from '../shared/tier/ports.ts';
-import type { SliceStore } from '../shared/tier/slice-ports.ts';
-import type { SlicedObject } from '../shared/tier/resolved.ts';
-import { pinnedSpans } from '../shared/tier/object-slices.ts';
-import { tierSlices } from '../shared/tier/slice-store.ts';
-import { deadline } from '../shared/tier/slice-ahead.ts';
-import { sliceLength } from '../shared/slices/slice-plan.ts';
 import { moveDeadlineMs } from '../shared/slices/move-deadline.ts';
+import { sliceLength } from '../shared/slices/slice-plan.ts';
 import { warmWord } from '../shared/slices/slice-protocol.ts';
 import { identityPipe } from '../shared/streams/identity-pipe.ts';
+import { pinnedSpans } from '../shared/tier/object-slices.ts';
+import type { Budget, ObjectRead } from '../shared/tier/ports.ts';
+import type { SlicedObject } from '../shared/tier/resolved.ts';
+import { deadline } from '../shared/tier/slice-ahead.ts';
+import type { SliceStore } from '../shared/tier/slice-ports.ts';
+import { tierSlices } from '../shared/tier/slice-store.ts';
 
 /** Subrequests a slice may cost here: a lookup, the origin's fetch, the put. */
 const PER_SLICE = 3;
@@ -39,7 +39,13 @@ export interface Warming {
 }
 
 /** Looks `indices` up here, then fetches and stores those missing, saying how in the body. */
-export async function warmSlices(read: ObjectRead, sliced: SlicedObject, indices: readonly number[], budget: Budget, idleMs: number): Promise<Warming> {
+export async function warmSlices(
+  read: ObjectRead,
+  sliced: SlicedObject,
+  indices: readonly number[],
+  budget: Budget,
+  idleMs: number,
+): Promise<Warming> {
   const { meta } = sliced;
   const store = tierSlices(read.cache, read.key, meta, sliced.entry, read.waitUntil, read.collapseWait);
   const missing: number[] = [];
@@ -56,14 +62,20 @@ export async function warmSlices(read: ObjectRead, sliced: SlicedObject, indices
     if (found === undefined) missing.push(index);
     else await found.cancel();
   }
-  for (const [index, body] of sliced.prefetched) if (!missing.includes(index)) void body.cancel().catch(() => undefined);
+  for (const [index, body] of sliced.prefetched)
+    if (!missing.includes(index)) void body.cancel().catch(() => undefined);
   possible &&= budget.remaining >= 2 * missing.length;
   const pipe = identityPipe(undefined);
   const gone = new AbortController();
   const signal = read.signal === undefined ? gone.signal : AbortSignal.any([read.signal, gone.signal]);
   const beat = new TextEncoder().encode('.');
-  const beating = setInterval(() => void pipe.writer.write(beat).catch((error: unknown) => gone.abort(error)), HEARTBEAT_MS);
-  const storing = possible ? fetchMissing({ ...read, signal }, sliced, store, missing, budget, idleMs).catch(() => undefined) : Promise.resolve(undefined);
+  const beating = setInterval(
+    () => void pipe.writer.write(beat).catch((error: unknown) => gone.abort(error)),
+    HEARTBEAT_MS,
+  );
+  const storing = possible
+    ? fetchMissing({ ...read, signal }, sliced, store, missing, budget, idleMs).catch(() => undefined)
+    : Promise.resolve(undefined);
   read.waitUntil(storing);
   void storing
     .then(async (fetched) => {
@@ -73,12 +85,21 @@ export async function warmSlices(read: ObjectRead, sliced: SlicedObject, indices
     })
     .catch(() => undefined);
   const checked = possible ? indices.length : 0;
-  const stored = storing.then((fetched) => (fetched === undefined ? undefined : indices.reduce((sum, index) => sum + length(sliced, index), 0)));
+  const stored = storing.then((fetched) =>
+    fetched === undefined ? undefined : indices.reduce((sum, index) => sum + length(sliced, index), 0),
+  );
   return { hits: checked - missing.length, checked, body: pipe.readable, stored };
 }
 
 /** Fetches and stores `missing`: the bytes fetched once all are stored; undefined when one could not be. */
-async function fetchMissing(read: ObjectRead, sliced: SlicedObject, store: SliceStore, missing: readonly number[], budget: Budget, idleMs: number): Promise<number | undefined> {
+async function fetchMissing(
+  read: ObjectRead,
+  sliced: SlicedObject,
+  store: SliceStore,
+  missing: readonly number[],
+  budget: Budget,
+  idleMs: number,
+): Promise<number | undefined> {
   const fetchSpan = pinnedSpans(read, sliced.meta);
   let fetched = 0;
   for (const [at, index] of missing.entries()) {

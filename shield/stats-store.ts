@@ -3,8 +3,8 @@
 // the window the stats page shows. Reached only through the STATS binding, never by a client.
 // Defined here, in the shield's script (deployed first), and bound by the edge by script name.
 
-import { type MinuteBucket, emptyBucket, mergeBatch, withOperations } from '../shared/stats/minute-bucket.ts';
-import { type StatsBatchJson, parseStatsBatch } from '../shared/stats/stats-batch.ts';
+import { emptyBucket, type MinuteBucket, mergeBatch, withOperations } from '../shared/stats/minute-bucket.ts';
+import { parseStatsBatch, type StatsBatchJson } from '../shared/stats/stats-batch.ts';
 import { mergeOperations } from '../shared/stats/store-operations.ts';
 
 /** What the store keeps: a little more than the page shows, so a late flush still finds its minute. */
@@ -41,20 +41,34 @@ export class StatsStore implements DurableObject {
    */
   private async merge(batch: StatsBatchJson, now: number): Promise<void> {
     const oldest = now - KEPT_MINUTES * MINUTE_MS;
-    const minutes = new Set([...batch.rows.map((row) => row.minute), ...batch.misses.map((miss) => miss.minute)].filter((minute) => minute >= oldest));
+    const minutes = new Set(
+      [...batch.rows.map((row) => row.minute), ...batch.misses.map((miss) => miss.minute)].filter(
+        (minute) => minute >= oldest,
+      ),
+    );
     const arrival = now - (now % MINUTE_MS);
     const keys = [...new Set([...minutes, arrival])].map(keyOf);
     const stored = await this.storage.get<MinuteBucket>(keys);
     const current = new Map<number, MinuteBucket>();
     for (const [key, bucket] of stored) current.set(minuteOf(key), bucket);
-    const merged = mergeBatch(current, { rows: batch.rows.filter((row) => minutes.has(row.minute)), misses: batch.misses.filter((miss) => minutes.has(miss.minute)) });
+    const merged = mergeBatch(current, {
+      rows: batch.rows.filter((row) => minutes.has(row.minute)),
+      misses: batch.misses.filter((miss) => minutes.has(miss.minute)),
+    });
     const expired = [...(await this.storage.list({ prefix: PREFIX, end: keyOf(oldest) })).keys()];
     const written = new Set([...merged.keys(), arrival]).size;
     // SQLite-backed storage bills its key-value calls as rows: a get or list reads a row per key, a put or delete writes one.
     const rows = { read: keys.length + expired.length, written: written + expired.length };
     const tier = batch.operations?.tier ?? batch.rows[0]?.tier ?? 'edge';
-    const operations = mergeOperations(tier, { kvLists: batch.operations?.kvLists ?? 0, kvWrites: batch.operations?.kvWrites ?? 0 }, rows);
-    merged.set(arrival, withOperations(merged.get(arrival) ?? current.get(arrival) ?? emptyBucket(arrival), operations));
+    const operations = mergeOperations(
+      tier,
+      { kvLists: batch.operations?.kvLists ?? 0, kvWrites: batch.operations?.kvWrites ?? 0 },
+      rows,
+    );
+    merged.set(
+      arrival,
+      withOperations(merged.get(arrival) ?? current.get(arrival) ?? emptyBucket(arrival), operations),
+    );
     const changed: Record<string, MinuteBucket> = {};
     for (const [minute, bucket] of merged) changed[keyOf(minute)] = bucket;
     await this.storage.put(changed);

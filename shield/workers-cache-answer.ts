@@ -13,10 +13,15 @@
 // Also the entrypoint's purge endpoint, which only it can serve: a Workers Cache purge is
 // scoped to the entrypoint that calls it.
 
-import { entryTags } from '../shared/purge/purge.ts';
-import { type WorkersCachePurge, type WorkersCachePurgeApi, type WorkersCachePurgeResult, workersCacheTags } from '../shared/purge/workers-cache-purge.ts';
-import { type EntryMeta, MAX_RETENTION_S, remainingFreshness } from '../shared/store/stored-entry.ts';
 import { BadRequest } from '../shared/http/errors.ts';
+import { entryTags } from '../shared/purge/purge.ts';
+import {
+  type WorkersCachePurge,
+  type WorkersCachePurgeApi,
+  type WorkersCachePurgeResult,
+  workersCacheTags,
+} from '../shared/purge/workers-cache-purge.ts';
+import { type EntryMeta, MAX_RETENTION_S, remainingFreshness } from '../shared/store/stored-entry.ts';
 import { responseAsIs } from '../shared/streams/response-as-is.ts';
 
 /** Cloudflare's own targeted field (RFC 9213): read by Workers Cache, never by tiercache. */
@@ -79,7 +84,14 @@ export function unmarkedNotKept(response: Response): Response {
 export async function purgeWorkersCache(request: Request, cache: WorkersCachePurgeApi | undefined): Promise<Response> {
   const options = parsePurge(await request.text());
   const result: WorkersCachePurgeResult =
-    cache === undefined ? { success: false, errors: [{ code: 0, message: 'this entrypoint has no Workers Cache purge API (ctx.cache): is its cache enabled?' }] } : await cache.purge(options);
+    cache === undefined
+      ? {
+          success: false,
+          errors: [
+            { code: 0, message: 'this entrypoint has no Workers Cache purge API (ctx.cache): is its cache enabled?' },
+          ],
+        }
+      : await cache.purge(options);
   return Response.json(result, { headers: { 'cache-control': 'no-store', [WORKERS_CACHE_FIELD]: 'no-store' } });
 }
 
@@ -92,6 +104,7 @@ function parsePurge(text: string): WorkersCachePurge {
   }
   const { tags, purgeEverything } = (body ?? {}) as { tags?: unknown; purgeEverything?: unknown };
   if (purgeEverything === true) return { purgeEverything: true };
-  if (Array.isArray(tags) && tags.length > 0 && tags.every((tag) => typeof tag === 'string')) return { tags: tags as string[] };
+  if (Array.isArray(tags) && tags.length > 0 && tags.every((tag) => typeof tag === 'string'))
+    return { tags: tags as string[] };
   throw new BadRequest('expected {"tags": [...]} or {"purgeEverything": true}');
 }

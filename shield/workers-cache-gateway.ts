@@ -10,14 +10,20 @@
 // health. The answer comes back with what the slices entrypoint put aside restored
 // (workers-cache-answer.ts), and a Workers Cache hit reported as this tier's hit.
 
-import { SHIELD_CACHE_NAME, appendCacheStatus, cacheStatusMember, withoutMember } from '../shared/http/cache-status.ts';
+import { appendCacheStatus, cacheStatusMember, SHIELD_CACHE_NAME, withoutMember } from '../shared/http/cache-status.ts';
 import { BadGateway } from '../shared/http/errors.ts';
+import type { RequestMeter } from '../shared/observe/request-meter.ts';
 import type { WorkersCachePurge, WorkersCachePurgeResult } from '../shared/purge/workers-cache-purge.ts';
 import { type SliceRequest, sliceRequestPath } from '../shared/slices/slice-protocol.ts';
-import { CREDENTIAL_HEADER, PURGED_AT_HEADER, REVALIDATE_HEADER, SHIELD_ORIGIN } from '../shared/target/internal.ts';
 import { responseAsIs } from '../shared/streams/response-as-is.ts';
-import type { RequestMeter } from '../shared/observe/request-meter.ts';
-import { AGED_AT_HEADER, AGE_HEADER, OBJECT_TAGS_HEADER, WORKERS_CACHE_FIELD, WORKERS_CACHE_PURGE_PATH } from './workers-cache-answer.ts';
+import { CREDENTIAL_HEADER, PURGED_AT_HEADER, REVALIDATE_HEADER, SHIELD_ORIGIN } from '../shared/target/internal.ts';
+import {
+  AGE_HEADER,
+  AGED_AT_HEADER,
+  OBJECT_TAGS_HEADER,
+  WORKERS_CACHE_FIELD,
+  WORKERS_CACHE_PURGE_PATH,
+} from './workers-cache-answer.ts';
 
 /** The slices entrypoint as the gateway reaches it (`ctx.exports.ShieldSlices`, a Fetcher). */
 export interface SlicesEntry {
@@ -28,10 +34,15 @@ export interface SlicesEntry {
 const SERVED_FROM_CACHE = new Set(['HIT', 'STALE', 'UPDATING', 'REVALIDATED']);
 
 /** Whether the gateway may hand `request` (a slice request, `sliced`) to Workers Cache. */
-export function keptByWorkersCache(request: Request, sliced: { request: SliceRequest } | undefined): sliced is { request: SliceRequest } {
+export function keptByWorkersCache(
+  request: Request,
+  sliced: { request: SliceRequest } | undefined,
+): sliced is { request: SliceRequest } {
   if (request.method !== 'GET' || sliced === undefined) return false;
   if (sliced.request.warm === true || (sliced.request.from ?? 0) > 0) return false;
-  return ![REVALIDATE_HEADER, PURGED_AT_HEADER, 'if-none-match', 'if-modified-since', 'range'].some((name) => request.headers.has(name));
+  return ![REVALIDATE_HEADER, PURGED_AT_HEADER, 'if-none-match', 'if-modified-since', 'range'].some((name) =>
+    request.headers.has(name),
+  );
 }
 
 /**
@@ -44,7 +55,13 @@ export function workersCacheKey(slice: SliceRequest, originKey: string): string 
 }
 
 /** The slices entrypoint's answer to `request`, through Workers Cache under `key`, as the edge takes it. */
-export async function viaWorkersCache(request: Request, slices: SlicesEntry, key: string, meter: RequestMeter, now: number): Promise<Response> {
+export async function viaWorkersCache(
+  request: Request,
+  slices: SlicesEntry,
+  key: string,
+  meter: RequestMeter,
+  now: number,
+): Promise<Response> {
   let answer: Response;
   try {
     answer = await slices.fetch(request, { cf: { cacheKey: key }, encodeResponseBody: 'manual' } as RequestInit);
@@ -56,7 +73,13 @@ export async function viaWorkersCache(request: Request, slices: SlicesEntry, key
   const headers = restored(answer.headers, now);
   if (served) {
     // RFC 9211 §2.1: a hit of this tier's, whichever of its caches held it.
-    headers.set('cache-status', appendCacheStatus(withoutMember(headers.get('cache-status'), SHIELD_CACHE_NAME), cacheStatusMember(SHIELD_CACHE_NAME, { hit: true, detail: 'workers-cache' })));
+    headers.set(
+      'cache-status',
+      appendCacheStatus(
+        withoutMember(headers.get('cache-status'), SHIELD_CACHE_NAME),
+        cacheStatusMember(SHIELD_CACHE_NAME, { hit: true, detail: 'workers-cache' }),
+      ),
+    );
   } else {
     // The slices entrypoint ran and made the request's record; one record per request.
     meter.internal = true;
@@ -78,20 +101,36 @@ export function restored(given: Headers, now: number): Headers {
     // RFC 9111 §4.2.3: the age it had, plus the time it has been resident since.
     headers.set('age', String(Math.floor(age + Math.max(0, now - agedAt) / 1000)));
   }
-  for (const name of [OBJECT_TAGS_HEADER, AGE_HEADER, AGED_AT_HEADER, WORKERS_CACHE_FIELD, 'cf-cache-status']) headers.delete(name);
+  for (const name of [OBJECT_TAGS_HEADER, AGE_HEADER, AGED_AT_HEADER, WORKERS_CACHE_FIELD, 'cf-cache-status'])
+    headers.delete(name);
   return headers;
 }
 
 /** Purges Workers Cache through the slices entrypoint, the one its entries belong to. */
-export function workersCachePurger(slices: SlicesEntry, credential: string | undefined): (options: WorkersCachePurge) => Promise<WorkersCachePurgeResult> {
+export function workersCachePurger(
+  slices: SlicesEntry,
+  credential: string | undefined,
+): (options: WorkersCachePurge) => Promise<WorkersCachePurgeResult> {
   return async (options) => {
     const headers = new Headers({ 'content-type': 'application/json' });
     if (credential !== undefined) headers.set(CREDENTIAL_HEADER, credential);
     let answer: Response;
     try {
-      answer = await slices.fetch(`${SHIELD_ORIGIN}${WORKERS_CACHE_PURGE_PATH}`, { method: 'POST', headers, body: JSON.stringify(options) });
+      answer = await slices.fetch(`${SHIELD_ORIGIN}${WORKERS_CACHE_PURGE_PATH}`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(options),
+      });
     } catch (error) {
-      return { success: false, errors: [{ code: 0, message: `the slices entrypoint could not be reached: ${error instanceof Error ? error.message : String(error)}` }] };
+      return {
+        success: false,
+        errors: [
+          {
+            code: 0,
+            message: `the slices entrypoint could not be reached: ${error instanceof Error ? error.message : String(error)}`,
+          },
+        ],
+      };
     }
     const text = await answer.text();
     try {

@@ -11,7 +11,12 @@ import { headingAnchors, isExternal, linkTargets } from './markdown-links.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-const DOCUMENTS = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+const DOCUMENTS = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+];
 
 interface Link {
   from: string;
@@ -27,8 +32,14 @@ function links(document: string): Link[] {
     .filter((target) => !isExternal(target))
     .map((target) => {
       const [path = '', anchor] = target.split('#', 2);
-      const file = path === '' ? document : normalize(relative(ROOT, join(ROOT, dirname(document), decodeURIComponent(path))));
-      return { from: document, target, file, anchor: anchor === undefined || anchor === '' ? undefined : decodeURIComponent(anchor) };
+      const file =
+        path === '' ? document : normalize(relative(ROOT, join(ROOT, dirname(document), decodeURIComponent(path))));
+      return {
+        from: document,
+        target,
+        file,
+        anchor: anchor === undefined || anchor === '' ? undefined : decodeURIComponent(anchor),
+      };
     });
 }
 
@@ -52,14 +63,20 @@ describe('the README and docs/ links', () => {
   });
 
   it('point an #anchor only at a heading of the Markdown file it names', () => {
-    const broken = ALL.filter((link) => link.anchor !== undefined && existsSync(join(ROOT, link.file)))
-      .filter((link) => !link.file.endsWith('.md') || statSync(join(ROOT, link.file)).isDirectory() || !anchors(link.file).includes(link.anchor ?? ''));
+    const broken = ALL.filter((link) => link.anchor !== undefined && existsSync(join(ROOT, link.file))).filter(
+      (link) =>
+        !link.file.endsWith('.md') ||
+        statSync(join(ROOT, link.file)).isDirectory() ||
+        !anchors(link.file).includes(link.anchor ?? ''),
+    );
     expect(broken.map((link) => `${link.from} → ${link.target}`)).toEqual([]);
   });
 
   it('include a table of contents, docs/README.md, that links every document in docs/', () => {
     const listed = new Set(links('docs/README.md').map((link) => link.file));
-    const unlisted = DOCUMENTS.filter((document) => document.startsWith('docs/') && document !== 'docs/README.md' && !listed.has(document));
+    const unlisted = DOCUMENTS.filter(
+      (document) => document.startsWith('docs/') && document !== 'docs/README.md' && !listed.has(document),
+    );
     expect(unlisted).toEqual([]);
   });
 });

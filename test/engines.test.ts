@@ -23,17 +23,25 @@ type Manifest = { engines: { node: string }; devDependencies: Record<string, str
 
 const ROOT = new URL('..', import.meta.url);
 const manifest = JSON.parse(readFileSync(new URL('package.json', ROOT), 'utf8')) as Manifest;
-const lock = JSON.parse(readFileSync(new URL('package-lock.json', ROOT), 'utf8')) as { packages: Record<string, LockedPackage> };
+const lock = JSON.parse(readFileSync(new URL('package-lock.json', ROOT), 'utf8')) as {
+  packages: Record<string, LockedPackage>;
+};
 
 /** The packages the lockfile installs, by name (the last `node_modules/` segment of the path). */
 const installed = Object.entries(lock.packages)
   .filter(([path]) => path !== '')
-  .map(([path, locked]) => ({ name: path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length), ...locked }));
+  .map(([path, locked]) => ({
+    name: path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length),
+    ...locked,
+  }));
 
 /** Names of the packages whose `engines.node` the given Node does not satisfy. */
 function rejecting(node: string, packages: typeof installed): string[] {
   const names = packages
-    .filter((locked) => locked.engines?.node !== undefined && !semver.satisfies(node, locked.engines.node, { includePrerelease: true }))
+    .filter(
+      (locked) =>
+        locked.engines?.node !== undefined && !semver.satisfies(node, locked.engines.node, { includePrerelease: true }),
+    )
     .map((locked) => locked.name);
   return [...new Set(names)].sort();
 }

@@ -35,7 +35,12 @@ function folderEntries(): Map<string, string> {
 
 /** The repository's folders, as git tracks them (or will: untracked files not ignored count) (run results are one folder per run, named by time). */
 function trackedFolders(): Set<string> {
-  const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' }).split('\n').filter(Boolean);
+  const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  })
+    .split('\n')
+    .filter(Boolean);
   const folders = new Set<string>();
   for (const file of files) {
     for (let folder = dirname(file); folder !== '.'; folder = dirname(folder)) folders.add(`${folder}/`);
@@ -44,7 +49,11 @@ function trackedFolders(): Set<string> {
 }
 
 function trackedFiles(): Set<string> {
-  return new Set(execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' }).split('\n').filter(Boolean));
+  return new Set(
+    execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean),
+  );
 }
 
 describe('docs/layout.md, the layout tree', () => {
@@ -53,7 +62,9 @@ describe('docs/layout.md, the layout tree', () => {
   const named = new Set([...entries.keys()].filter((folder) => !folder.includes('<')));
   const rooms = [...trackedFolders()].filter((folder) => /^test\/shared\/[^/]+\/$/.test(folder));
   // Sub-folders named on their parent's line (`load/, report/, setup/`, `fixtures/`) count as lines of their own.
-  const inline = [...entries].flatMap(([folder, text]) => [...text.matchAll(/(?<![\w./<-])([a-z][\w-]*)\/(?=[,;)\s]|$)/g)].map((match) => `${folder}${match[1]}/`));
+  const inline = [...entries].flatMap(([folder, text]) =>
+    [...text.matchAll(/(?<![\w./<-])([a-z][\w-]*)\/(?=[,;)\s]|$)/g)].map((match) => `${folder}${match[1]}/`),
+  );
   const covered = new Set([...named, ...rooms, ...inline, 'test/shared/', 'test/shield/']);
 
   it('has a line for every folder of the repository', () => {

@@ -40,28 +40,44 @@ describe('headingText', () => {
 
 describe('headingAnchors', () => {
   it('anchors every heading in order and numbers a repeated one as GitHub does', () => {
-    expect(headingAnchors('# Tests\n\n## Run\n\ntext\n\n## Run\n\n### Run\n')).toEqual(['tests', 'run', 'run-1', 'run-2']);
+    expect(headingAnchors('# Tests\n\n## Run\n\ntext\n\n## Run\n\n### Run\n')).toEqual([
+      'tests',
+      'run',
+      'run-1',
+      'run-2',
+    ]);
   });
 
   it('finds no heading inside a fenced code block', () => {
-    expect(headingAnchors('# Purge\n\n```sh\n# {"purged":[]}\n```\n\n~~~\n## not one\n~~~\n## Limits\n')).toEqual(['purge', 'limits']);
+    expect(headingAnchors('# Purge\n\n```sh\n# {"purged":[]}\n```\n\n~~~\n## not one\n~~~\n## Limits\n')).toEqual([
+      'purge',
+      'limits',
+    ]);
   });
 
   it('never gives two headings the same anchor, whatever their text', () => {
     fc.assert(
-      fc.property(fc.array(fc.constantFrom('a', 'a-1', 'A', 'b', 'a 1', 'a-1-1', '`a`'), { maxLength: 12 }), (titles) => {
-        const anchors = headingAnchors(titles.map((title) => `## ${title}`).join('\n'));
-        expect(anchors).toHaveLength(titles.length);
-        expect(new Set(anchors).size).toBe(anchors.length);
-      }),
+      fc.property(
+        fc.array(fc.constantFrom('a', 'a-1', 'A', 'b', 'a 1', 'a-1-1', '`a`'), { maxLength: 12 }),
+        (titles) => {
+          const anchors = headingAnchors(titles.map((title) => `## ${title}`).join('\n'));
+          expect(anchors).toHaveLength(titles.length);
+          expect(new Set(anchors).size).toBe(anchors.length);
+        },
+      ),
     );
   });
 });
 
 describe('linkTargets', () => {
   it('lists the targets of inline links and images, with or without a title or angle brackets', () => {
-    const doc = 'See [slices](slices.md#whole-copies-edge) and ![chart](<../bench/x y.svg> "a chart"), or [Cloudflare](https://developers.cloudflare.com/).';
-    expect(linkTargets(doc)).toEqual(['slices.md#whole-copies-edge', '../bench/x y.svg', 'https://developers.cloudflare.com/']);
+    const doc =
+      'See [slices](slices.md#whole-copies-edge) and ![chart](<../bench/x y.svg> "a chart"), or [Cloudflare](https://developers.cloudflare.com/).';
+    expect(linkTargets(doc)).toEqual([
+      'slices.md#whole-copies-edge',
+      '../bench/x y.svg',
+      'https://developers.cloudflare.com/',
+    ]);
   });
 
   it('takes nothing from fenced code or inline code, even across a line break', () => {
@@ -76,6 +92,12 @@ describe('withoutFences and isExternal', () => {
   });
 
   it('calls a target with a scheme external, and a path or an anchor local', () => {
-    expect([isExternal('https://x.example/'), isExternal('mailto:a@b'), isExternal('docs/storj.md'), isExternal('#purge'), isExternal('../LICENSE')]).toEqual([true, true, false, false, false]);
+    expect([
+      isExternal('https://x.example/'),
+      isExternal('mailto:a@b'),
+      isExternal('docs/storj.md'),
+      isExternal('#purge'),
+      isExternal('../LICENSE'),
+    ]).toEqual([true, true, false, false, false]);
   });
 });

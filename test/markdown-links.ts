@@ -9,7 +9,14 @@ export function withoutFences(markdown: string): string {
   for (const line of markdown.split('\n')) {
     const marker = /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1];
     if (fence === undefined && marker !== undefined) fence = marker;
-    else if (fence !== undefined && marker !== undefined && marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker) fence = undefined;
+    else if (
+      fence !== undefined &&
+      marker !== undefined &&
+      marker[0] === fence[0] &&
+      marker.length >= fence.length &&
+      line.trim() === marker
+    )
+      fence = undefined;
     else if (fence === undefined) kept.push(line);
   }
   return kept.join('\n');
@@ -45,7 +52,10 @@ export function headingText(markdown: string): string {
  * not a letter, a mark, a digit, a connector (`_`), `-` or a space dropped; each space a `-`.
  */
 export function headingSlug(text: string): string {
-  return text.toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '').replace(/ /g, '-');
+  return text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
+    .replace(/ /g, '-');
 }
 
 /** Every ATX heading's anchor, in order; a repeated one numbered as GitHub does (`x`, `x-1`, `x-2`). */
@@ -67,7 +77,9 @@ export function headingAnchors(markdown: string): string[] {
 /** The target of every inline link and image (`[text](target)`, `![alt](<target> "title")`), outside code. */
 export function linkTargets(markdown: string): string[] {
   const prose = withoutInlineCode(withoutFences(markdown));
-  return [...prose.matchAll(/!?\[(?:[^\]\\]|\\.)*\]\(\s*(?:<([^>]*)>|([^)\s]+))(?:\s+"[^"]*")?\s*\)/g)].map((match) => match[1] ?? match[2] ?? '');
+  return [...prose.matchAll(/!?\[(?:[^\]\\]|\\.)*\]\(\s*(?:<([^>]*)>|([^)\s]+))(?:\s+"[^"]*")?\s*\)/g)].map(
+    (match) => match[1] ?? match[2] ?? '',
+  );
 }
 
 /** A target that leaves the repository (a scheme such as `https:` or `mailto:`), which this check does not follow. */

@@ -12,7 +12,11 @@ const MAX_FILE_LINES = 400;
 const MAX_FUNCTION_LINES = 80;
 
 function productFiles(): string[] {
-  const listed = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', 'worker', 'shield', 'shared', 'local', 'cli'], { cwd: ROOT, encoding: 'utf8' });
+  const listed = execFileSync(
+    'git',
+    ['ls-files', '--cached', '--others', '--exclude-standard', 'worker', 'shield', 'shared', 'local', 'cli'],
+    { cwd: ROOT, encoding: 'utf8' },
+  );
   return listed.split('\n').filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'));
 }
 
@@ -28,7 +32,8 @@ function longFunctions(file: string, text: string): string[] {
     if (ts.isFunctionLike(node) && 'body' in node && node.body !== undefined) {
       const start = source.getLineAndCharacterOfPosition(node.getStart()).line;
       const end = source.getLineAndCharacterOfPosition(node.getEnd()).line;
-      if (end - start + 1 > MAX_FUNCTION_LINES) found.push(`${file}:${start + 1} ${node.name?.getText() ?? '(anonymous)'} (${end - start + 1} lines)`);
+      if (end - start + 1 > MAX_FUNCTION_LINES)
+        found.push(`${file}:${start + 1} ${node.name?.getText() ?? '(anonymous)'} (${end - start + 1} lines)`);
     }
     ts.forEachChild(node, visit);
   };
@@ -44,7 +49,11 @@ describe('house sizes', () => {
   });
 
   it(`no product file is over ${MAX_FILE_LINES} lines`, () => {
-    expect(files.filter(({ text }) => lineCount(text) > MAX_FILE_LINES).map(({ file, text }) => `${file} (${lineCount(text)} lines)`)).toEqual([]);
+    expect(
+      files
+        .filter(({ text }) => lineCount(text) > MAX_FILE_LINES)
+        .map(({ file, text }) => `${file} (${lineCount(text)} lines)`),
+    ).toEqual([]);
   });
 
   it(`no function is over ${MAX_FUNCTION_LINES} lines`, () => {

@@ -1,6 +1,6 @@
 // Streams for tests: known bytes in chunks of a chosen size, with a hook for cancellation.
 
-import { type SourceOptions, bodySource } from '../shared/streams/body-source.ts';
+import { bodySource, type SourceOptions } from '../shared/streams/body-source.ts';
 import { concatBytes } from '../shared/streams/bytes.ts';
 
 /** `bytes` as a stream of chunks of at most `chunkSize` bytes; `onCancel` hears a cancel. */
@@ -31,7 +31,13 @@ export type Fault = 'error' | 'end' | 'stall';
  * `bytes` in chunks of `chunkSize`, going wrong (`fault`) once `cutAt` bytes have been sent;
  * `onCancel` hears a cancel (a stalled body is cancelled by whoever gave up on it).
  */
-export function faultyStream(bytes: Uint8Array, cutAt: number, fault: Fault, chunkSize = 3, onCancel?: () => void): ReadableStream<Uint8Array> {
+export function faultyStream(
+  bytes: Uint8Array,
+  cutAt: number,
+  fault: Fault,
+  chunkSize = 3,
+  onCancel?: () => void,
+): ReadableStream<Uint8Array> {
   let offset = 0;
   return new ReadableStream<Uint8Array>(
     {
@@ -75,7 +81,11 @@ export function patternBytes(n: number): Uint8Array {
 }
 
 /** Every byte of a body read through bodySource, or the error it failed with, through buffers of `lend` bytes. */
-export async function drainSource(first: ReadableStream<Uint8Array>, options: SourceOptions, lend = 5): Promise<{ bytes: Uint8Array; error: unknown }> {
+export async function drainSource(
+  first: ReadableStream<Uint8Array>,
+  options: SourceOptions,
+  lend = 5,
+): Promise<{ bytes: Uint8Array; error: unknown }> {
   const source = bodySource(first, options);
   const chunks: Uint8Array[] = [];
   try {

@@ -5,7 +5,10 @@ import { BOUNDARY_BYTES, boundaryFrom, planMultipart } from '../shared/http/mult
 import { type ByteRange, contentRange, evaluateRange, ifRangeAllows, unsatisfiedRange } from '../shared/http/range.ts';
 import { type Piece, rangesStream } from '../shared/streams/byte-stream.ts';
 
-export type RangePlan = { kind: 'full'; ranges: ByteRange[] } | { kind: 'partial'; ranges: ByteRange[] } | { kind: 'unsatisfiable' };
+export type RangePlan =
+  | { kind: 'full'; ranges: ByteRange[] }
+  | { kind: 'partial'; ranges: ByteRange[] }
+  | { kind: 'unsatisfiable' };
 
 /** What to send for `size` bytes given the client's Range and If-Range (RFC 9110 §13.1.5, §14.2). */
 export function planRanges(request: Headers, size: number, representation: Headers): RangePlan {
@@ -28,18 +31,32 @@ export function firstSliceHint(request: Headers, sliceSize: number): number {
 }
 
 /** Status, framing headers and body for `plan` over `pieces` (the object's bytes, in order). */
-export function framedBody(plan: Exclude<RangePlan, { kind: 'unsatisfiable' }>, size: number, contentType: string | null, pieces: AsyncIterator<Piece>): { status: number; headers: Headers; body: ReadableStream<Uint8Array> } {
+export function framedBody(
+  plan: Exclude<RangePlan, { kind: 'unsatisfiable' }>,
+  size: number,
+  contentType: string | null,
+  pieces: AsyncIterator<Piece>,
+): { status: number; headers: Headers; body: ReadableStream<Uint8Array> } {
   const one = oneRange(plan, size);
   if (one !== undefined) {
     const length = one.range.end - one.range.start + 1;
     return { status: one.status, headers: one.headers, body: rangesStream(pieces, plan.ranges, [], undefined, length) };
   }
   const headers = new Headers({ 'accept-ranges': 'bytes' });
-  const multipart = planMultipart(plan.ranges, size, contentType, boundaryFrom(crypto.getRandomValues(new Uint8Array(BOUNDARY_BYTES))));
+  const multipart = planMultipart(
+    plan.ranges,
+    size,
+    contentType,
+    boundaryFrom(crypto.getRandomValues(new Uint8Array(BOUNDARY_BYTES))),
+  );
   headers.set('content-type', multipart.contentType);
   headers.set('content-length', String(multipart.contentLength));
   const heads = multipart.parts.map((part) => part.head);
-  return { status: 206, headers, body: rangesStream(pieces, plan.ranges, heads, multipart.tail, multipart.contentLength) };
+  return {
+    status: 206,
+    headers,
+    body: rangesStream(pieces, plan.ranges, heads, multipart.tail, multipart.contentLength),
+  };
 }
 
 /**
@@ -53,7 +70,10 @@ export function wholeInOnePiece(plan: RangePlan, size: number): { status: 200 | 
 }
 
 /** A 200, or a 206 of a single range: its status and framing; undefined for multipart. */
-function oneRange(plan: Exclude<RangePlan, { kind: 'unsatisfiable' }>, size: number): { status: 200 | 206; headers: Headers; range: ByteRange } | undefined {
+function oneRange(
+  plan: Exclude<RangePlan, { kind: 'unsatisfiable' }>,
+  size: number,
+): { status: 200 | 206; headers: Headers; range: ByteRange } | undefined {
   const [only] = plan.ranges;
   if (plan.kind === 'partial' && (plan.ranges.length !== 1 || only === undefined)) return undefined;
   const range = only ?? { start: 0, end: -1 };

@@ -19,9 +19,17 @@ export interface EdgeAddress {
 /** The address of `url`; throws the HttpError a client gets for a URL that names no object here. */
 export function edgeAddress(url: URL, config: Config): EdgeAddress {
   if (config.s3 !== undefined && bucketFor(config.s3, url.hostname) === undefined) throw misdirected(url.hostname);
-  const target = requestTarget(url, config.originKind, { indexDocument: config.site.indexDocument, keyQuery: config.cacheKeyQuery });
+  const target = requestTarget(url, config.originKind, {
+    indexDocument: config.site.indexDocument,
+    keyQuery: config.cacheKeyQuery,
+  });
   // Reparsed as the Request built for a lookup would reparse it: the memory layer keys by that.
-  return { target, key: new URL(edgeKey(url, target)).href, purgePath: `${target.path}${target.query}`, host: url.host };
+  return {
+    target,
+    key: new URL(edgeKey(url, target)).href,
+    purgePath: `${target.path}${target.query}`,
+    host: url.host,
+  };
 }
 
 /** The edge keys entries by the URL the client asked for, in canonical form. */

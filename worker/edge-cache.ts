@@ -2,8 +2,8 @@
 // front (memory-cache.ts). Every read, store, purge and invalidation at the edge goes through
 // here, so the memory layer never holds what the Cache API has dropped.
 
-import { EDGE_CACHE_NAME } from '../shared/http/cache-status.ts';
 import type { Config } from '../shared/config/config.ts';
+import { EDGE_CACHE_NAME } from '../shared/http/cache-status.ts';
 import type { TierCache } from '../shared/tier/tier-cache.ts';
 import { MemoryCache, memoryFronted } from './memory-cache.ts';
 
@@ -13,7 +13,11 @@ const memories = new WeakMap<Config, MemoryCache>();
 export function edgeMemory(config: Config): MemoryCache | undefined {
   if (config.memory.budget === 0) return undefined;
   let memory = memories.get(config);
-  if (memory === undefined) memories.set(config, (memory = new MemoryCache({ budget: config.memory.budget, maxObject: config.memory.maxObject })));
+  if (memory === undefined)
+    memories.set(
+      config,
+      (memory = new MemoryCache({ budget: config.memory.budget, maxObject: config.memory.maxObject })),
+    );
   return memory;
 }
 

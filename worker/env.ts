@@ -2,7 +2,7 @@
 // does), and `EdgeBindings`, what the code is given: the configuration parsed once per isolate
 // and the bindings it uses, by name.
 
-import { type Config, type RawConfig, configFrom, oncePerEnv } from '../shared/config/config.ts';
+import { type Config, configFrom, oncePerEnv, type RawConfig } from '../shared/config/config.ts';
 import { type ObservedTier, observedTier, rawPath } from '../shared/observe/observed.ts';
 import type { RequestMeter } from '../shared/observe/request-meter.ts';
 
@@ -39,7 +39,14 @@ export interface EdgeRequest extends EdgeBindings {
 /** Once per bindings object (an isolate keeps the same `env`); throws ConfigError naming a bad setting. */
 export const edgeBindings = oncePerEnv((env: EdgeEnv): EdgeBindings => {
   const config = configFrom(env);
-  return { config, shield: env.SHIELD, purges: env.PURGES, testClock: env.TEST_CLOCK, stats: env.STATS, observed: observedTier('edge', config.observability, env, describe) };
+  return {
+    config,
+    shield: env.SHIELD,
+    purges: env.PURGES,
+    testClock: env.TEST_CLOCK,
+    stats: env.STATS,
+    observed: observedTier('edge', config.observability, env, describe),
+  };
 });
 
 /** The client's host and path, read off the request as it came (no URL parsed on the hot path). */

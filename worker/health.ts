@@ -4,9 +4,9 @@
 // origin serves with the configured credentials, 503 when it cannot or the shield does not
 // answer, so a monitor that reads only the status is told the truth.
 
-import { HEALTH_PATH } from '../shared/target/internal.ts';
 import { VERSION } from '../shared/config/version.ts';
-import { HEALTH_PROBE_MS, type ShieldHealth, canServe, readShieldHealth } from '../shared/http/health-report.ts';
+import { canServe, HEALTH_PROBE_MS, readShieldHealth, type ShieldHealth } from '../shared/http/health-report.ts';
+import { HEALTH_PATH } from '../shared/target/internal.ts';
 import type { EdgeBindings } from './env.ts';
 import { askShield } from './shield-client.ts';
 
@@ -32,7 +32,11 @@ export async function answerHealth(edge: EdgeBindings, method: string): Promise<
   const text = `${JSON.stringify(body)}\n`;
   return new Response(method === 'HEAD' ? null : text, {
     status: serving ? 200 : 503,
-    headers: { 'content-type': 'application/json', 'cache-control': 'no-store', 'content-length': String(new TextEncoder().encode(text).byteLength) },
+    headers: {
+      'content-type': 'application/json',
+      'cache-control': 'no-store',
+      'content-length': String(new TextEncoder().encode(text).byteLength),
+    },
   });
 }
 
@@ -40,7 +44,11 @@ export async function answerHealth(edge: EdgeBindings, method: string): Promise<
 async function shieldHealth(edge: EdgeBindings): Promise<{ shield: ShieldState; health: ShieldHealth | undefined }> {
   const started = Date.now();
   try {
-    const answer = await askShield(edge.shield, edge.config, { method: 'GET', path: HEALTH_PATH, signal: AbortSignal.timeout(SHIELD_WAIT_MS) });
+    const answer = await askShield(edge.shield, edge.config, {
+      method: 'GET',
+      path: HEALTH_PATH,
+      signal: AbortSignal.timeout(SHIELD_WAIT_MS),
+    });
     const health = readShieldHealth(await answer.json().catch(() => undefined));
     return { shield: health !== undefined ? 'ok' : `error ${answer.status}`, health };
   } catch {

@@ -7,9 +7,17 @@
 // after them, site-responses.ts finishes GET/HEAD/OPTIONS answers (the 404 page, CORS).
 
 import { Hono } from 'hono';
-import { Forbidden, HttpError, MethodNotAllowed, NotFound, errorResponse } from '../shared/http/errors.ts';
-import { FRONT_HEADER, HEALTH_PATH, PURGE_PATH, STATS_JSON_PATH, STATS_PATH, credentialMatches, isInternal } from '../shared/target/internal.ts';
+import { errorResponse, Forbidden, HttpError, MethodNotAllowed, NotFound } from '../shared/http/errors.ts';
 import { observedFetch } from '../shared/observe/observed.ts';
+import {
+  credentialMatches,
+  FRONT_HEADER,
+  HEALTH_PATH,
+  isInternal,
+  PURGE_PATH,
+  STATS_JSON_PATH,
+  STATS_PATH,
+} from '../shared/target/internal.ts';
 import { normalizePath, requestUrl } from '../shared/target/request-target.ts';
 import { clockOffset } from '../shared/tier/test-clock.ts';
 import { withTierReport } from '../shared/tier/tier-headers.ts';
@@ -17,7 +25,7 @@ import { forwardedPath } from './edge-address.ts';
 import { type EdgeBindings, type EdgeEnv, type EdgeRequest, edgeBindings } from './env.ts';
 import { answerHealth } from './health.ts';
 import { answerFromMemory } from './memory-hit.ts';
-import { type RequestFacts, answerObject } from './object-request.ts';
+import { answerObject, type RequestFacts } from './object-request.ts';
 import { CACHED_METHODS, passThrough } from './pass-through.ts';
 import { purge } from './purge.ts';
 import { withSiteResponses } from './site-responses.ts';
@@ -55,7 +63,14 @@ app.onError((error, c) => refusal(error, c.req.method, c.var.started));
 
 app.on(['GET', 'HEAD'], '*', (c) => answerObject(c.req.raw, c.env, c.var));
 
-app.options('*', (c) => withTierReport(new Response(null, { status: 204, headers: { allow: CACHED_METHODS.join(', ') } }), 'edge', {}, Date.now() - c.var.started));
+app.options('*', (c) =>
+  withTierReport(
+    new Response(null, { status: 204, headers: { allow: CACHED_METHODS.join(', ') } }),
+    'edge',
+    {},
+    Date.now() - c.var.started,
+  ),
+);
 
 app.all('*', async (c) => {
   const response = await passThrough(c.req.raw, c.env, c.var.url);
@@ -65,7 +80,12 @@ app.all('*', async (c) => {
 /** An error as the client gets it, with this tier's report (a ConfigError names the setting). */
 function refusal(error: unknown, method: string, started: number): Response {
   if (!(error instanceof HttpError)) console.error('edge: unexpected error', error);
-  return withTierReport(errorResponse(error, method), 'edge', { detail: (error instanceof HttpError ? error.detail : undefined) ?? 'refused' }, Date.now() - started);
+  return withTierReport(
+    errorResponse(error, method),
+    'edge',
+    { detail: (error instanceof HttpError ? error.detail : undefined) ?? 'refused' },
+    Date.now() - started,
+  );
 }
 
 /** The endpoints read with GET or HEAD. */
@@ -89,8 +109,13 @@ const edge = withSiteResponses(edgeFetch);
 export default {
   fetch(request, env, ctx) {
     // Behind the local stack's front (never bound when deployed): only what came through it.
-    if (env.LOCAL_FRONT_TOKEN !== undefined && !credentialMatches(request.headers.get(FRONT_HEADER), env.LOCAL_FRONT_TOKEN)) {
-      return new Forbidden('this socket answers only the local front: send requests to the port tiercache printed').toResponse(request.method);
+    if (
+      env.LOCAL_FRONT_TOKEN !== undefined &&
+      !credentialMatches(request.headers.get(FRONT_HEADER), env.LOCAL_FRONT_TOKEN)
+    ) {
+      return new Forbidden(
+        'this socket answers only the local front: send requests to the port tiercache printed',
+      ).toResponse(request.method);
     }
     let bindings: EdgeBindings;
     try {

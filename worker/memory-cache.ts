@@ -17,11 +17,11 @@
 // hot small ones and be copied whole out of the Cache API on every read-back, and a Vary index
 // at the object's key only turns the hot path away. They are answered from the Cache API.
 
-import { SLICE_HEADER, isManifest } from '../shared/slices/object-meta.ts';
 import { VARY_INDEX_HEADER } from '../shared/http/vary.ts';
+import { isManifest, SLICE_HEADER } from '../shared/slices/object-meta.ts';
 import { type EntryMeta, fromStoredHeaders } from '../shared/store/stored-entry.ts';
-import type { TierCache } from '../shared/tier/tier-cache.ts';
 import { responseAsIs } from '../shared/streams/response-as-is.ts';
+import type { TierCache } from '../shared/tier/tier-cache.ts';
 
 export interface MemoryLimits {
   /** Bytes of bodies and headers kept in all. */
@@ -90,7 +90,16 @@ export class MemoryCache {
     if (unpacked === undefined) return false;
     // A whole 200: not a manifest (readable or not), not another status the platform keeps as a 200 (a 204).
     const whole = status === 200 && unpacked.body.status === undefined && !isManifest(unpacked.headers);
-    const entry: MemoryEntry = { status, stored, body, headers: unpacked.headers, meta: unpacked.meta, whole, cost: body.size + ENTRY_OVERHEAD, referenced: false };
+    const entry: MemoryEntry = {
+      status,
+      stored,
+      body,
+      headers: unpacked.headers,
+      meta: unpacked.meta,
+      whole,
+      cost: body.size + ENTRY_OVERHEAD,
+      referenced: false,
+    };
     this.#bytes += entry.cost;
     this.#evict();
     this.#entries.set(key, entry);

@@ -5,24 +5,27 @@
 // re-read — returns undefined and takes the full path, which reads the same memory through
 // edge-cache.ts and decides stale use, revalidation and ranges there.
 
+import { appendCacheStatus, cacheStatusMember, EDGE_CACHE_NAME, withoutMember } from '../shared/http/cache-status.ts';
+import { serverTimingMetric } from '../shared/http/server-timing.ts';
+import { targetedFieldsToStrip } from '../shared/http/targeted-cache-control.ts';
 import { purgedBy } from '../shared/purge/purge.ts';
 import { knownPurgeList } from '../shared/purge/purge-store.ts';
 import { currentAge, remainingFreshness } from '../shared/store/stored-entry.ts';
+import { responseAsIs } from '../shared/streams/response-as-is.ts';
 import { clockOffset } from '../shared/tier/test-clock.ts';
-import { EDGE_CACHE_NAME, appendCacheStatus, cacheStatusMember, withoutMember } from '../shared/http/cache-status.ts';
-import { serverTimingMetric } from '../shared/http/server-timing.ts';
-import { targetedFieldsToStrip } from '../shared/http/targeted-cache-control.ts';
 import { knownAddress } from './edge-address.ts';
 import { edgeMemory } from './edge-cache.ts';
 import type { EdgeRequest } from './env.ts';
 import type { MemoryEntry } from './memory-cache.ts';
-import { responseAsIs } from '../shared/streams/response-as-is.ts';
 
 /** Request headers that make a GET more than "the whole representation, please". */
 const CONDITIONS = ['range', 'if-none-match', 'if-modified-since', 'if-match', 'if-unmodified-since', 'if-range'];
 
 /** A promise only when the test clock must be asked: a hit costs no turn of the event loop. */
-export function answerFromMemory(request: Request, edge: EdgeRequest): Response | undefined | Promise<Response | undefined> {
+export function answerFromMemory(
+  request: Request,
+  edge: EdgeRequest,
+): Response | undefined | Promise<Response | undefined> {
   if (request.method !== 'GET') return undefined;
   const started = Date.now();
   const { config } = edge;
@@ -84,7 +87,10 @@ function freshHit(entry: MemoryEntry, now: number, started: number): Response | 
     return responseAsIs(entry.body, { status: 200, headers: last.headers });
   }
   const headers = new Headers(template.fixed);
-  headers.set('cache-status', appendCacheStatus(template.behind, cacheStatusMember(EDGE_CACHE_NAME, { hit: true, ttl })));
+  headers.set(
+    'cache-status',
+    appendCacheStatus(template.behind, cacheStatusMember(EDGE_CACHE_NAME, { hit: true, ttl })),
+  );
   headers.set('server-timing', serverTimingMetric('edge', durationMs));
   headers.set('age', String(age));
   template.last = { ttl, age, durationMs, headers };

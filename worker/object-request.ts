@@ -4,9 +4,9 @@
 
 import { hasDirective, parseCacheControl } from '../shared/http/cache-control.ts';
 import { evaluatePreconditions, notModifiedHeaders } from '../shared/http/conditional.ts';
+import { meteredUpstream, shieldFetchedFromOrigin } from '../shared/observe/request-meter.ts';
 import { purgeWatch } from '../shared/purge/purge.ts';
 import { purgeList } from '../shared/purge/purge-store.ts';
-import { meteredUpstream, shieldFetchedFromOrigin } from '../shared/observe/request-meter.ts';
 import { healingUpstream, shieldHealing } from '../shared/tier/healing-upstream.ts';
 import { headObject } from '../shared/tier/object-head.ts';
 import { type ObjectRead, readPolicy } from '../shared/tier/ports.ts';
@@ -39,7 +39,14 @@ export async function answerObject(request: Request, edge: EdgeRequest, facts: R
     ...readPolicy(config, facts.clockOffset),
     // Everything the read leaves running is kept alive, and the request's record waits for it.
     waitUntil: (promise) => meter.hold(promise),
-    upstream: healingUpstream(meteredUpstream(shieldUpstream(edge.shield, config, target, url.hostname, purges.watermark, client), meter, shieldFetchedFromOrigin), shieldHealing(config.originIdleTimeoutMs)),
+    upstream: healingUpstream(
+      meteredUpstream(
+        shieldUpstream(edge.shield, config, target, url.hostname, purges.watermark, client),
+        meter,
+        shieldFetchedFromOrigin,
+      ),
+      shieldHealing(config.originIdleTimeoutMs),
+    ),
     purged: purges.purged,
     signal: request.signal,
     onlyIfCached: hasDirective(parseCacheControl(request.headers.get('cache-control')), 'only-if-cached'),

@@ -5,17 +5,26 @@
 // the shield does not confirm. Nothing is ever sent to the origin.
 
 import type { Config } from '../shared/config/config.ts';
-import { BadRequest, ConfigError, ContentTooLarge, Forbidden, HttpError, PurgeNotConfirmed, Unauthorized, UnsupportedMediaType } from '../shared/http/errors.ts';
 import { bearerToken } from '../shared/http/authorization.ts';
-import { PURGE_PATH, credentialMatches } from '../shared/target/internal.ts';
+import {
+  BadRequest,
+  ConfigError,
+  ContentTooLarge,
+  Forbidden,
+  HttpError,
+  PurgeNotConfirmed,
+  Unauthorized,
+  UnsupportedMediaType,
+} from '../shared/http/errors.ts';
 import { PURGE_BODY_LIMIT, type PurgeRecord, type PurgeRequest, parsePurgeBody } from '../shared/purge/purge.ts';
 import { canonicalPrefix } from '../shared/purge/purge-prefix.ts';
 import { REACHES_EVERY_LOCATION_WITHIN, recordPurges } from '../shared/purge/purge-store.ts';
+import { concatBytes } from '../shared/streams/bytes.ts';
+import { credentialMatches, PURGE_PATH } from '../shared/target/internal.ts';
 import { type RequestTarget, requestTarget } from '../shared/target/request-target.ts';
 import { remove } from '../shared/tier/tier-cache.ts';
-import { concatBytes } from '../shared/streams/bytes.ts';
-import { edgeCache } from './edge-cache.ts';
 import { edgeKey } from './edge-address.ts';
+import { edgeCache } from './edge-cache.ts';
 import type { EdgeBindings } from './env.ts';
 import { askShield } from './shield-client.ts';
 
@@ -28,7 +37,8 @@ interface PurgedUrl {
 /** `clockOffset` (ms): the test clock's lead; purges are timed on the clock entries are (readPolicy). */
 export async function purge(request: Request, edge: EdgeBindings, clockOffset = 0): Promise<Response> {
   const { config } = edge;
-  if (config.purgeToken === undefined) throw new Forbidden('purge is disabled: set the PURGE_TOKEN secret to enable it');
+  if (config.purgeToken === undefined)
+    throw new Forbidden('purge is disabled: set the PURGE_TOKEN secret to enable it');
   // RFC 6750 §3: a request without valid credentials is answered 401 with WWW-Authenticate.
   if (!credentialMatches(bearerToken(request.headers.get('authorization')), config.purgeToken)) {
     throw new Unauthorized('purge needs Authorization: Bearer <PURGE_TOKEN>', 'Bearer realm="tiercache purge"');
@@ -57,7 +67,10 @@ export async function purge(request: Request, edge: EdgeBindings, clockOffset = 
   await shield.body?.cancel();
   // `matched`: the canonical forms the tiers compare entries with, so a client sees what a purge names.
   const matched = { urls: urls.map(({ target }) => `${target.path}${target.query}`), prefixes };
-  return Response.json({ purged: parsed.request, matched, at, reachesEveryLocationWithin: REACHES_EVERY_LOCATION_WITHIN }, { headers: { 'cache-control': 'no-store' } });
+  return Response.json(
+    { purged: parsed.request, matched, at, reachesEveryLocationWithin: REACHES_EVERY_LOCATION_WITHIN },
+    { headers: { 'cache-control': 'no-store' } },
+  );
 }
 
 function purgeRecords(request: PurgeRequest, urls: PurgedUrl[], prefixes: string[], at: number): PurgeRecord[] {
@@ -78,9 +91,16 @@ function resolve(value: string, base: URL, config: Config): PurgedUrl {
     throw new BadRequest(`expected each of "urls" to be an absolute URL or a path, got ${JSON.stringify(value)}`);
   }
   try {
-    return { url, target: requestTarget(url, config.originKind, { indexDocument: config.site.indexDocument, keyQuery: config.cacheKeyQuery }) };
+    return {
+      url,
+      target: requestTarget(url, config.originKind, {
+        indexDocument: config.site.indexDocument,
+        keyQuery: config.cacheKeyQuery,
+      }),
+    };
   } catch (error) {
-    if (error instanceof HttpError) throw new BadRequest(`expected each of "urls" to name an object, got ${JSON.stringify(value)}: ${error.message}`);
+    if (error instanceof HttpError)
+      throw new BadRequest(`expected each of "urls" to name an object, got ${JSON.stringify(value)}: ${error.message}`);
     throw error;
   }
 }

@@ -4,17 +4,17 @@
 // transfer, never a body mixed from two versions.
 
 import type { Config } from '../shared/config/config.ts';
+import { type CacheStatusParams } from '../shared/http/cache-status.ts';
 import { evaluatePreconditions, notModifiedHeaders } from '../shared/http/conditional.ts';
 import { BadGateway, HttpError, PreconditionFailed, VersionChanged } from '../shared/http/errors.ts';
+import { appendServerTiming, serverTimingMetric } from '../shared/http/server-timing.ts';
+import { slicesFor } from '../shared/slices/slice-plan.ts';
 import { forgetObject, resolveObject } from '../shared/tier/object-read.ts';
+import { readObjectSlices } from '../shared/tier/object-slices.ts';
 import type { Budget, ObjectRead } from '../shared/tier/ports.ts';
 import { type Resolved, type WholeObject } from '../shared/tier/resolved.ts';
-import { readObjectSlices } from '../shared/tier/object-slices.ts';
 import { SUBREQUESTS_PER_SLICE } from '../shared/tier/slice-reader.ts';
-import { slicesFor } from '../shared/slices/slice-plan.ts';
-import { type CacheStatusParams } from '../shared/http/cache-status.ts';
 import { slicedReport, tierAnswer } from '../shared/tier/tier-headers.ts';
-import { appendServerTiming, serverTimingMetric } from '../shared/http/server-timing.ts';
 
 import { firstSliceHint, framedBody, planRanges, unsatisfiable, wholeInOnePiece, wholePieces } from './client-range.ts';
 import { copyWhole, storedWholeCopy } from './whole-copy.ts';
@@ -22,7 +22,12 @@ import { copyWhole, storedWholeCopy } from './whole-copy.ts';
 /** Most slices per request to the shield: each costs the shield about three subrequests. */
 const MAX_SPAN = 16;
 
-export async function serveObject(request: Request, read: ObjectRead, config: Config, started: number): Promise<Response> {
+export async function serveObject(
+  request: Request,
+  read: ObjectRead,
+  config: Config,
+  started: number,
+): Promise<Response> {
   const budget: Budget = { remaining: config.slicing.subrequests };
   const hint = firstSliceHint(request.headers, config.slicing.sliceSize);
   for (let attempt = 0; ; attempt++) {
@@ -39,7 +44,14 @@ export async function serveObject(request: Request, read: ObjectRead, config: Co
   }
 }
 
-async function serveSliced(request: Request, resolved: Extract<Resolved, { kind: 'sliced' }>, read: ObjectRead, config: Config, budget: Budget, started: number): Promise<Response> {
+async function serveSliced(
+  request: Request,
+  resolved: Extract<Resolved, { kind: 'sliced' }>,
+  read: ObjectRead,
+  config: Config,
+  budget: Budget,
+  started: number,
+): Promise<Response> {
   const { meta } = resolved;
   const precondition = evaluatePreconditions(request.headers, meta.headers);
   if (precondition !== 'proceed') {
@@ -48,29 +60,61 @@ async function serveSliced(request: Request, resolved: Extract<Resolved, { kind:
   }
   const plan = planRanges(request.headers, meta.size, meta.headers);
   const indices = plan.kind === 'unsatisfiable' ? [] : neededSlices(plan.ranges, meta.sliceSize);
-  for (const [index, body] of resolved.prefetched) if (!indices.includes(index)) void body.cancel().catch(() => undefined);
-  if (plan.kind === 'unsatisfiable') return deliver(read, 416, withHeaders(meta.headers, unsatisfiable(meta.size)), null, resolved, resolved.report, started);
+  for (const [index, body] of resolved.prefetched)
+    if (!indices.includes(index)) void body.cancel().catch(() => undefined);
+  if (plan.kind === 'unsatisfiable')
+    return deliver(
+      read,
+      416,
+      withHeaders(meta.headers, unsatisfiable(meta.size)),
+      null,
+      resolved,
+      resolved.report,
+      started,
+    );
 
   // Every byte in one piece (a plain GET, or `bytes=0-`) of a version this tier already had (a
   // copy can exist only then): from the whole copy, if one is kept.
   const onePiece = wholeInOnePiece(plan, meta.size);
-  const wholeCopies = onePiece !== undefined && meta.size <= config.slicing.wholeCopyMax && resolved.report.hit === true;
+  const wholeCopies =
+    onePiece !== undefined && meta.size <= config.slicing.wholeCopyMax && resolved.report.hit === true;
   if (wholeCopies && resolved.prefetched.size === 0) {
     const copy = await storedWholeCopy(read, resolved, budget);
     if (copy !== undefined) {
       const detail = resolved.report.detail === undefined ? 'whole copy' : `${resolved.report.detail} whole copy`;
-      return deliver(read, onePiece.status, withHeaders(meta.headers, onePiece.headers), copy, resolved, { ...resolved.report, detail }, started);
+      return deliver(
+        read,
+        onePiece.status,
+        withHeaders(meta.headers, onePiece.headers),
+        copy,
+        resolved,
+        { ...resolved.report, detail },
+        started,
+      );
     }
   }
 
   const sliceStarted = read.now();
   // Served in full from slices every one of which was stored here: keep it whole for the next full read.
-  const onEnd = wholeCopies ? ({ allStored }: { allStored: boolean }) => allStored && copyWhole(read, resolved, budget) : undefined;
-  const sliceRead = await readObjectSlices(read, resolved, indices, { window: config.slicing.parallel, maxSpan: spanLimit(indices.length, budget.remaining), budget, onEnd, aheadIdleMs: config.originIdleTimeoutMs });
+  const onEnd = wholeCopies
+    ? ({ allStored }: { allStored: boolean }) => allStored && copyWhole(read, resolved, budget)
+    : undefined;
+  const sliceRead = await readObjectSlices(read, resolved, indices, {
+    window: config.slicing.parallel,
+    maxSpan: spanLimit(indices.length, budget.remaining),
+    budget,
+    onEnd,
+    aheadIdleMs: config.originIdleTimeoutMs,
+  });
   const framed = framedBody(plan, meta.size, meta.headers.get('content-type'), sliceRead.pieces);
   const headers = withHeaders(meta.headers, framed.headers);
   headers.set('server-timing', serverTimingMetric('edge-slice', read.now() - sliceStarted));
-  const report = slicedReport(resolved.report, { hits: sliceRead.hits, checked: sliceRead.checked, total: indices.length, storing: resolved.entry !== undefined });
+  const report = slicedReport(resolved.report, {
+    hits: sliceRead.hits,
+    checked: sliceRead.checked,
+    total: indices.length,
+    storing: resolved.entry !== undefined,
+  });
   return deliver(read, framed.status, headers, framed.body, resolved, report, started);
 }
 
@@ -96,27 +140,60 @@ function serveWhole(request: Request, whole: WholeObject, read: ObjectRead, star
   }
   if (plan.kind === 'full') {
     // The common case: the stored (or upstream) body passes through untouched.
-    return deliver(read, 200, withHeaders(whole.headers, new Headers({ 'accept-ranges': 'bytes' })), whole.body, whole, whole.report, started);
+    return deliver(
+      read,
+      200,
+      withHeaders(whole.headers, new Headers({ 'accept-ranges': 'bytes' })),
+      whole.body,
+      whole,
+      whole.report,
+      started,
+    );
   }
   const framed = framedBody(plan, size, whole.headers.get('content-type'), wholePieces(whole.body, size));
-  return deliver(read, framed.status, withHeaders(whole.headers, framed.headers), framed.body, whole, whole.report, started);
+  return deliver(
+    read,
+    framed.status,
+    withHeaders(whole.headers, framed.headers),
+    framed.body,
+    whole,
+    whole.report,
+    started,
+  );
 }
 
 /** 304 (RFC 9110 §15.4.5: only the validator and caching headers) or 412. */
-function deliverCondition(read: ObjectRead, precondition: 'not-modified' | 'failed', representation: Headers, source: { age: number; report: CacheStatusParams; upstreamHeaders?: Headers | undefined }, started: number): Response {
+function deliverCondition(
+  read: ObjectRead,
+  precondition: 'not-modified' | 'failed',
+  representation: Headers,
+  source: { age: number; report: CacheStatusParams; upstreamHeaders?: Headers | undefined },
+  started: number,
+): Response {
   if (precondition === 'failed') {
-    const failed = new PreconditionFailed('a precondition of the request failed (If-Match or If-Unmodified-Since)').toResponse();
+    const failed = new PreconditionFailed(
+      'a precondition of the request failed (If-Match or If-Unmodified-Since)',
+    ).toResponse();
     return deliver(read, 412, new Headers(failed.headers), failed.body, source, source.report, started);
   }
   return deliver(read, 304, notModifiedHeaders(representation), null, source, source.report, started);
 }
 
-function deliver(read: ObjectRead, status: number, headers: Headers, body: ReadableStream | null, source: { age: number; upstreamHeaders?: Headers | undefined }, report: CacheStatusParams, started: number): Response {
+function deliver(
+  read: ObjectRead,
+  status: number,
+  headers: Headers,
+  body: ReadableStream | null,
+  source: { age: number; upstreamHeaders?: Headers | undefined },
+  report: CacheStatusParams,
+  started: number,
+): Response {
   const upstreamTiming = source.upstreamHeaders?.get('server-timing');
   if (upstreamTiming) headers.set('server-timing', appendServerTiming(upstreamTiming, headers.get('server-timing')));
   // RFC 9110 §15.3.7.2: a multipart 206 carries Content-Range in each part only, whatever the
   // stored headers say (a 200 keeps the origin's own fields as it sent them, RFC 9111 §3.1).
-  if (status === 206 && /^multipart\/byteranges/i.test(headers.get('content-type') ?? '')) headers.delete('content-range');
+  if (status === 206 && /^multipart\/byteranges/i.test(headers.get('content-type') ?? ''))
+    headers.delete('content-range');
   // Content-Range counts bytes of the identity representation: a 206 must not be compressed on
   // the way (RFC 9111 §5.2.2.6 no-transform; Cloudflare does not compress no-transform answers).
   if (status === 206) headers.set('cache-control', withNoTransform(headers.get('cache-control')));

@@ -4,7 +4,15 @@
 
 import { NextHopFailed, VersionChanged } from '../shared/http/errors.ts';
 import { isStrongEtag } from '../shared/http/etag.ts';
-import { OBJECT_HEADER, type ObjectMarks, type ObjectMeta, PIN_HEADER, parseObjectMarker, readMarks, representationHeaders } from '../shared/slices/object-meta.ts';
+import {
+  OBJECT_HEADER,
+  type ObjectMarks,
+  type ObjectMeta,
+  PIN_HEADER,
+  parseObjectMarker,
+  readMarks,
+  representationHeaders,
+} from '../shared/slices/object-meta.ts';
 import { type ObjectVersion, type SliceSpan, sliceCount, spanBytes } from '../shared/slices/slice-plan.ts';
 import { SPAN_HEADER, WHOLE } from '../shared/slices/slice-protocol.ts';
 import { nativeBody } from '../shared/streams/native-body.ts';
@@ -12,7 +20,13 @@ import { responseAsIs } from '../shared/streams/response-as-is.ts';
 import type { UpstreamAnswer } from '../shared/tier/ports.ts';
 
 /** The shield's answer to a request for `span` (of `pinned`, when given; from byte `from` of it), as the read path takes it. */
-export async function readShieldAnswer(response: Response, span: SliceSpan, pinned: ObjectVersion | undefined, sliceSize: number, from: number): Promise<UpstreamAnswer> {
+export async function readShieldAnswer(
+  response: Response,
+  span: SliceSpan,
+  pinned: ObjectVersion | undefined,
+  sliceSize: number,
+  from: number,
+): Promise<UpstreamAnswer> {
   const fail = async (why: string): Promise<never> => {
     await response.body?.cancel();
     throw new VersionChanged(why);
@@ -23,7 +37,8 @@ export async function readShieldAnswer(response: Response, span: SliceSpan, pinn
   if (described === undefined) {
     if (pinned !== undefined) return notTheSlice(response, pinned, marker);
     // A marked answer we cannot read is no whole object: never serve a slice as one.
-    if (marker !== null && marker !== WHOLE) return fail(`the shield marked its answer ${marker} (${response.headers.get(PIN_HEADER) ?? 'no pin'})`);
+    if (marker !== null && marker !== WHOLE)
+      return fail(`the shield marked its answer ${marker} (${response.headers.get(PIN_HEADER) ?? 'no pin'})`);
     // Not sliced (the whole object, marked), or an error the shield answered with.
     const headers = new Headers(response.headers);
     headers.delete(OBJECT_HEADER);
@@ -32,15 +47,23 @@ export async function readShieldAnswer(response: Response, span: SliceSpan, pinn
   // The pinned version is the marks' (object-meta.ts): the ETag field is the representation's, as served.
   const meta: ObjectMeta = { ...described, headers: representationHeaders(response.headers) };
   if (meta.sliceSize !== sliceSize) return fail(`the shield described the object as ${marker}`);
-  if (pinned !== undefined && (meta.etag !== pinned.etag || meta.size !== pinned.size)) return fail(`etag mismatch in slice response: expected ${pinned.etag}, got ${meta.etag}`);
+  if (pinned !== undefined && (meta.etag !== pinned.etag || meta.size !== pinned.size))
+    return fail(`etag mismatch in slice response: expected ${pinned.etag}, got ${meta.etag}`);
   if (response.status === 416) {
     await response.body?.cancel();
     return { kind: 'beyond', meta, response };
   }
   const last = Math.min(span.last, sliceCount(meta.size, sliceSize) - 1);
   const bytes = spanBytes({ first: span.first, last }, sliceSize, meta.size);
-  if (response.status !== 200 || response.body === null || response.headers.get(SPAN_HEADER) !== `${span.first}-${last}` || response.headers.get('content-length') !== String(bytes.end - bytes.start + 1 - from)) {
-    return fail(`the shield answered ${response.status} with span ${response.headers.get(SPAN_HEADER)} for ${span.first}-${last}`);
+  if (
+    response.status !== 200 ||
+    response.body === null ||
+    response.headers.get(SPAN_HEADER) !== `${span.first}-${last}` ||
+    response.headers.get('content-length') !== String(bytes.end - bytes.start + 1 - from)
+  ) {
+    return fail(
+      `the shield answered ${response.status} with span ${response.headers.get(SPAN_HEADER)} for ${span.first}-${last}`,
+    );
   }
   // Its Content-Length is exactly the span's (checked above): the runtime may move it by itself.
   return { kind: 'span', meta, span: { first: span.first, last }, body: nativeBody(response.body), response };
@@ -67,7 +90,9 @@ function shieldMarks(headers: Headers): ObjectMarks | undefined {
 async function notTheSlice(response: Response, pinned: ObjectVersion, marker: string | null): Promise<never> {
   await response.body?.cancel();
   if (response.status === 200 || response.status === 404 || response.status === 410) {
-    throw new VersionChanged(`the shield answered ${response.status} (${marker ?? 'unmarked'}) for a slice of ${pinned.etag}`);
+    throw new VersionChanged(
+      `the shield answered ${response.status} (${marker ?? 'unmarked'}) for a slice of ${pinned.etag}`,
+    );
   }
   throw new NextHopFailed(response.status, response.headers.get('retry-after'));
 }

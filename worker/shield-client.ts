@@ -4,13 +4,19 @@
 
 import type { Config } from '../shared/config/config.ts';
 import { Disconnected } from '../shared/http/errors.ts';
-import { CREDENTIAL_HEADER, HOST_HEADER, PURGED_AT_HEADER, REVALIDATE_HEADER, SHIELD_ORIGIN } from '../shared/target/internal.ts';
-import type { RequestTarget } from '../shared/target/request-target.ts';
-import { SPAN_HEADER, parseWarmWord, sliceRequestPath } from '../shared/slices/slice-protocol.ts';
-import { type Upstream } from '../shared/tier/ports.ts';
-import { TIER_MANAGED, forwardedRequestHeaders, withForwarding } from '../shared/http/headers.ts';
-import { readShieldAnswer } from './shield-answer.ts';
+import { forwardedRequestHeaders, TIER_MANAGED, withForwarding } from '../shared/http/headers.ts';
 import { COPY_HEADER } from '../shared/observe/read-ahead-copy.ts';
+import { parseWarmWord, SPAN_HEADER, sliceRequestPath } from '../shared/slices/slice-protocol.ts';
+import {
+  CREDENTIAL_HEADER,
+  HOST_HEADER,
+  PURGED_AT_HEADER,
+  REVALIDATE_HEADER,
+  SHIELD_ORIGIN,
+} from '../shared/target/internal.ts';
+import type { RequestTarget } from '../shared/target/request-target.ts';
+import { type Upstream } from '../shared/tier/ports.ts';
+import { readShieldAnswer } from './shield-answer.ts';
 
 export interface ShieldCall {
   method: string;
@@ -54,7 +60,14 @@ export async function askShield(shield: Fetcher, config: Config, call: ShieldCal
  * bucket. `purgedAt` answers the newest purge the edge applied to this object, if any;
  * `client` are the client's end-to-end headers, for an HTTP origin (worker/index.ts).
  */
-export function shieldUpstream(shield: Fetcher, config: Config, target: RequestTarget, host: string, purgedAt: () => number | undefined = () => undefined, client?: Headers): Upstream {
+export function shieldUpstream(
+  shield: Fetcher,
+  config: Config,
+  target: RequestTarget,
+  host: string,
+  purgedAt: () => number | undefined = () => undefined,
+  client?: Headers,
+): Upstream {
   const { sliceSize } = config.slicing;
   const hopHeaders = (): Headers => {
     // The client's end-to-end headers (a site's; none for S3), then ours: theirs never carry our names.
@@ -81,7 +94,8 @@ export function shieldUpstream(shield: Fetcher, config: Config, target: RequestT
       if (response.status === 304 && validators !== undefined) return { kind: 'not-modified', response };
       return readShieldAnswer(response, span, pinned, sliceSize, from);
     },
-    head: (signal) => askShield(shield, config, { method: 'HEAD', path: target.path + target.query, headers: hopHeaders(), signal }),
+    head: (signal) =>
+      askShield(shield, config, { method: 'HEAD', path: target.path + target.query, headers: hopHeaders(), signal }),
     async warm(span, pinned, signal) {
       const path = sliceRequestPath({ span, sliceSize, etag: pinned.etag, warm: true }, target.path) + target.query;
       const response = await askShield(shield, config, { method: 'GET', path, headers: hopHeaders(), signal });

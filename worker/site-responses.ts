@@ -3,12 +3,12 @@
 // (CORS_ALLOW_ORIGINS, decided in shared/http/cors.ts). Answers to other methods (pass-through to an
 // HTTP origin, or 405) leave untouched.
 
-import { type AllowedOrigins, addCorsHeaders, corsEnabled, preflightHeaders } from '../shared/http/cors.ts';
-import { encodeKeyForPath } from '../shared/target/object-key.ts';
 import type { SiteConfig } from '../shared/config/site-config.ts';
+import { type AllowedOrigins, addCorsHeaders, corsEnabled, preflightHeaders } from '../shared/http/cors.ts';
+import { responseAsIs } from '../shared/streams/response-as-is.ts';
+import { encodeKeyForPath } from '../shared/target/object-key.ts';
 import { withTierReport } from '../shared/tier/tier-headers.ts';
 import type { EdgeRequest } from './env.ts';
-import { responseAsIs } from '../shared/streams/response-as-is.ts';
 
 export type EdgeFetch = (request: Request, edge: EdgeRequest, ctx: ExecutionContext) => Response | Promise<Response>;
 
@@ -24,7 +24,13 @@ export function withSiteResponses(app: EdgeFetch): EdgeFetch {
   };
 }
 
-async function siteResponse(request: Request, edge: EdgeRequest, ctx: ExecutionContext, site: SiteConfig, app: EdgeFetch): Promise<Response> {
+async function siteResponse(
+  request: Request,
+  edge: EdgeRequest,
+  ctx: ExecutionContext,
+  site: SiteConfig,
+  app: EdgeFetch,
+): Promise<Response> {
   const started = Date.now();
   if (request.method === 'OPTIONS') {
     const preflight = preflightHeaders(request.headers, site.corsAllowOrigins);
@@ -34,7 +40,9 @@ async function siteResponse(request: Request, edge: EdgeRequest, ctx: ExecutionC
   if (request.method !== 'GET' && request.method !== 'HEAD') return app(request, edge, ctx);
   let response = await app(request, edge, ctx);
   if (response.status === 404 && site.notFoundDocument !== undefined) {
-    response = await withNotFoundPage(request, response, site.notFoundDocument, (page) => notFoundPage(page, edge, ctx, app));
+    response = await withNotFoundPage(request, response, site.notFoundDocument, (page) =>
+      notFoundPage(page, edge, ctx, app),
+    );
   }
   return withCors(response, request.headers.get('origin'), site.corsAllowOrigins);
 }
@@ -45,7 +53,12 @@ async function siteResponse(request: Request, edge: EdgeRequest, ctx: ExecutionC
  * make the record a 200 hit of the page: let go of, the record is the 404's (its status, its
  * Cache-Status, the path asked for), with the page's bytes as sent.
  */
-async function notFoundPage(page: Request, edge: EdgeRequest, ctx: ExecutionContext, app: EdgeFetch): Promise<Response> {
+async function notFoundPage(
+  page: Request,
+  edge: EdgeRequest,
+  ctx: ExecutionContext,
+  app: EdgeFetch,
+): Promise<Response> {
   const answer = await app(page, edge, ctx);
   edge.meter.hit = undefined;
   return answer;
@@ -57,7 +70,12 @@ async function notFoundPage(page: Request, edge: EdgeRequest, ctx: ExecutionCont
  * missing too. The status, Cache-Status, caching headers and Age stay the 404's: they describe
  * the resource asked for. Nothing of the client's request goes along (no Range, no conditions).
  */
-async function withNotFoundPage(request: Request, notFound: Response, document: string, read: (page: Request) => Response | Promise<Response>): Promise<Response> {
+async function withNotFoundPage(
+  request: Request,
+  notFound: Response,
+  document: string,
+  read: (page: Request) => Response | Promise<Response>,
+): Promise<Response> {
   const url = new URL(request.url);
   const pagePath = `/${encodeKeyForPath(document)}`;
   if (url.pathname === pagePath) return notFound;

@@ -19,19 +19,35 @@ const CHALLENGE = 'Basic realm="tiercache stats", Bearer realm="tiercache stats"
 
 export async function answerStats(request: Request, edge: EdgeBindings, format: 'html' | 'json'): Promise<Response> {
   const { observability } = edge.config;
-  if (observability.statsToken === undefined) throw new Forbidden('stats are disabled: set the STATS_TOKEN secret to enable them');
+  if (observability.statsToken === undefined)
+    throw new Forbidden('stats are disabled: set the STATS_TOKEN secret to enable them');
   const authorization = request.headers.get('authorization');
   if (!credentialMatches(bearerToken(authorization) ?? basicPassword(authorization), observability.statsToken)) {
-    throw new Unauthorized('stats need Authorization: Bearer <STATS_TOKEN> (or the token as a Basic password)', CHALLENGE);
+    throw new Unauthorized(
+      'stats need Authorization: Bearer <STATS_TOKEN> (or the token as a Basic password)',
+      CHALLENGE,
+    );
   }
-  if (edge.stats === undefined) throw new Forbidden('stats need the STATS Durable Object binding (the deployment binds it)');
+  if (edge.stats === undefined)
+    throw new Forbidden('stats need the STATS Durable Object binding (the deployment binds it)');
   // This isolate's own counts first, so the page includes the requests just made through it.
   await flushStats(edge.stats, 0);
   const now = Date.now();
   const [buckets, purges] = await Promise.all([readStats(edge.stats, WINDOW_MINUTES), purgeRecords(edge.purges, now)]);
   // What the window cost is priced for this deployment: its slice size, its Analytics Engine binding, its log sample.
-  const deployment = { sliceBytes: edge.config.slicing.sliceSize, analytics: edge.observed.sinks.analytics !== undefined, logSample: observability.logSample };
-  const view = statsView(buckets as MinuteBucket[], purges, now, observability.egressPricePerTB, WINDOW_MINUTES, deployment);
+  const deployment = {
+    sliceBytes: edge.config.slicing.sliceSize,
+    analytics: edge.observed.sinks.analytics !== undefined,
+    logSample: observability.logSample,
+  };
+  const view = statsView(
+    buckets as MinuteBucket[],
+    purges,
+    now,
+    observability.egressPricePerTB,
+    WINDOW_MINUTES,
+    deployment,
+  );
   // Per-user and live: never stored anywhere (RFC 9111 §5.2.2.5 no-store).
   const headers = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
   if (format === 'json') return Response.json(view, { headers });

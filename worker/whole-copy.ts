@@ -9,18 +9,22 @@
 // read again and each counted, in the background, one at a time per version and isolate;
 // nothing is kept unless every slice is there and every byte of the object arrives.
 
+import { retention } from '../shared/http/stale.ts';
+import { sliceEntryHeaders, WHOLE_COPY } from '../shared/slices/object-meta.ts';
+import { sliceBytes, sliceCount, sliceKey, wholeCopyKey } from '../shared/slices/slice-plan.ts';
 import { type Piece, rangesStream } from '../shared/streams/byte-stream.ts';
 import { claim, isFilling } from '../shared/tier/collapse.ts';
-import { WHOLE_COPY, sliceEntryHeaders } from '../shared/slices/object-meta.ts';
 import type { Budget, ObjectRead } from '../shared/tier/ports.ts';
 import { type SlicedObject } from '../shared/tier/resolved.ts';
-import { sliceBytes, sliceCount, sliceKey, wholeCopyKey } from '../shared/slices/slice-plan.ts';
-import { retention } from '../shared/http/stale.ts';
 import { storedPart } from '../shared/tier/slice-store.ts';
 import { remove, store } from '../shared/tier/tier-cache.ts';
 
 /** The stored whole copy of `sliced`'s version, if this tier has one (one lookup). */
-export async function storedWholeCopy(read: ObjectRead, sliced: SlicedObject, budget: Budget): Promise<ReadableStream<Uint8Array> | undefined> {
+export async function storedWholeCopy(
+  read: ObjectRead,
+  sliced: SlicedObject,
+  budget: Budget,
+): Promise<ReadableStream<Uint8Array> | undefined> {
   if (budget.remaining < 1) return undefined;
   budget.remaining--;
   const { meta } = sliced;
@@ -40,8 +44,21 @@ export function copyWhole(read: ObjectRead, sliced: SlicedObject, budget: Budget
   const filling = claim(key);
   // Every slice counted as it is read, and the copy as it is stored: a slice gone, short or
   // long errors the body, and nothing is kept.
-  const body = rangesStream(storedSlices(read, sliced, count), [{ start: 0, end: meta.size - 1 }], [], undefined, meta.size);
-  const put = store(read.cache, key, { status: 200, headers: sliceEntryHeaders(WHOLE_COPY, meta.size), body, meta: entry, retention: retention(entry.lifetime, entry.initialAge, entry), length: meta.size });
+  const body = rangesStream(
+    storedSlices(read, sliced, count),
+    [{ start: 0, end: meta.size - 1 }],
+    [],
+    undefined,
+    meta.size,
+  );
+  const put = store(read.cache, key, {
+    status: 200,
+    headers: sliceEntryHeaders(WHOLE_COPY, meta.size),
+    body,
+    meta: entry,
+    retention: retention(entry.lifetime, entry.initialAge, entry),
+    length: meta.size,
+  });
   read.waitUntil(put.finally(() => filling.release()));
 }
 
@@ -59,7 +76,10 @@ function storedSlices(read: ObjectRead, sliced: SlicedObject, count: number): As
       if (body === undefined) throw new Error(`slice ${index} is no longer stored here: no whole copy`);
       index++;
       // A slice that reads wrong is forgotten; the copy, already failing, keeps nothing.
-      return { done: false, value: { offset: bytes.start, length, body, onInexact: () => void remove(read.cache, key).catch(() => false) } };
+      return {
+        done: false,
+        value: { offset: bytes.start, length, body, onInexact: () => void remove(read.cache, key).catch(() => false) },
+      };
     },
   };
 }

@@ -22,17 +22,33 @@ export async function clientVersion(command: string): Promise<string | undefined
 }
 
 /** Runs `command` to its end or until `timeoutMs` (then SIGKILL); `undefined` when not installed. */
-export function runClient(command: string, args: readonly string[], options: { cwd?: string; timeoutMs: number }): Promise<ClientRun | undefined> {
+export function runClient(
+  command: string,
+  args: readonly string[],
+  options: { cwd?: string; timeoutMs: number },
+): Promise<ClientRun | undefined> {
   const env: NodeJS.ProcessEnv = { ...process.env, LC_ALL: 'C', no_proxy: '127.0.0.1', NO_PROXY: '127.0.0.1' };
   for (const name of PROXY_VARIABLES) delete env[name];
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(command, args, { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'], timeout: options.timeoutMs, killSignal: 'SIGKILL' });
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: options.timeoutMs,
+      killSignal: 'SIGKILL',
+    });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('latin1').on('data', (chunk: string) => void (stdout = (stdout + chunk).slice(0, MAX_OUTPUT_CHARS)));
-    child.stderr.setEncoding('latin1').on('data', (chunk: string) => void (stderr = (stderr + chunk).slice(-MAX_OUTPUT_CHARS)));
-    child.once('error', (error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? resolve(undefined) : reject(error)));
+    child.stdout
+      .setEncoding('latin1')
+      .on('data', (chunk: string) => void (stdout = (stdout + chunk).slice(0, MAX_OUTPUT_CHARS)));
+    child.stderr
+      .setEncoding('latin1')
+      .on('data', (chunk: string) => void (stderr = (stderr + chunk).slice(-MAX_OUTPUT_CHARS)));
+    child.once('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'ENOENT' ? resolve(undefined) : reject(error),
+    );
     child.once('close', (code, signal) => {
       const timedOut = signal === 'SIGKILL' && performance.now() - started >= options.timeoutMs;
       resolve({ code, stdout, stderr, timedOut });

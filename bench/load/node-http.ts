@@ -6,11 +6,20 @@ import { Agent, type ClientRequest, type IncomingHttpHeaders, request } from 'no
 import { mean } from '../report/statistics.ts';
 import { DEFAULT_TIMEOUT_SEC, type HeaderSample, type LoadOptions, type LoadResult, MIB } from './load-result.ts';
 
-type Exchange = { ok: true; status: number; bytes: number; ms: number; headers: IncomingHttpHeaders } | { ok: false; reason: string };
+type Exchange =
+  | { ok: true; status: number; bytes: number; ms: number; headers: IncomingHttpHeaders }
+  | { ok: false; reason: string };
 
 /** `options` as run-load.ts checked them, `urls` parsed from them. */
 export async function nodeLoad(options: LoadOptions, urls: URL[]): Promise<LoadResult> {
-  const { connections, requests: total, durationSec, headers = {}, timeoutSec = DEFAULT_TIMEOUT_SEC, maxSeconds } = options;
+  const {
+    connections,
+    requests: total,
+    durationSec,
+    headers = {},
+    timeoutSec = DEFAULT_TIMEOUT_SEC,
+    maxSeconds,
+  } = options;
   const agent = new Agent({ keepAlive: true, maxSockets: connections, maxFreeSockets: connections });
   const inFlight = new Set<ClientRequest>();
   const latencies: number[] = [];
@@ -45,7 +54,10 @@ export async function nodeLoad(options: LoadOptions, urls: URL[]): Promise<LoadR
     clearTimeout(hardStop);
     agent.destroy();
   }
-  if (overrun) throw new Error(`the load run was stopped after ${maxSeconds} s with ${counts.requests} responses and ${counts.errors} errors`);
+  if (overrun)
+    throw new Error(
+      `the load run was stopped after ${maxSeconds} s with ${counts.requests} responses and ${counts.errors} errors`,
+    );
   const elapsedSec = (performance.now() - started) / 1000;
   return {
     tool: 'node-http',
@@ -62,7 +74,12 @@ export async function nodeLoad(options: LoadOptions, urls: URL[]): Promise<LoadR
 }
 
 /** `n` sequential GETs of `url` (bodies read and dropped), with the fields `names` of each response. */
-export async function sampleHeaders(url: string, names: string[], n: number, timeoutSec = DEFAULT_TIMEOUT_SEC): Promise<HeaderSample[]> {
+export async function sampleHeaders(
+  url: string,
+  names: string[],
+  n: number,
+  timeoutSec = DEFAULT_TIMEOUT_SEC,
+): Promise<HeaderSample[]> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const samples: HeaderSample[] = [];
   try {
@@ -79,7 +96,13 @@ export async function sampleHeaders(url: string, names: string[], n: number, tim
 }
 
 /** One GET, body read in full; settles once, never rejects. */
-function exchange(url: URL, agent: Agent, headers: Record<string, string>, timeoutMs: number, inFlight: Set<ClientRequest>): Promise<Exchange> {
+function exchange(
+  url: URL,
+  agent: Agent,
+  headers: Record<string, string>,
+  timeoutMs: number,
+  inFlight: Set<ClientRequest>,
+): Promise<Exchange> {
   return new Promise((resolve) => {
     let settled = false;
     const finish = (answer: Exchange) => {
@@ -92,12 +115,23 @@ function exchange(url: URL, agent: Agent, headers: Record<string, string>, timeo
     const pending = request(url, { agent, headers }, (response) => {
       let bytes = 0;
       response.on('data', (chunk: Buffer) => (bytes += chunk.length));
-      response.on('end', () => finish({ ok: true, status: response.statusCode ?? 0, bytes, ms: performance.now() - written, headers: response.headers }));
+      response.on('end', () =>
+        finish({
+          ok: true,
+          status: response.statusCode ?? 0,
+          bytes,
+          ms: performance.now() - written,
+          headers: response.headers,
+        }),
+      );
       response.on('error', (error) => finish({ ok: false, reason: error.message }));
       response.on('close', () => finish({ ok: false, reason: 'the response ended before its last byte' }));
     });
     pending.on('error', (error) => finish({ ok: false, reason: error.message }));
-    const timer = setTimeout(() => pending.destroy(new Error(`no complete response within ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(
+      () => pending.destroy(new Error(`no complete response within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
     inFlight.add(pending);
     const written = performance.now();
     pending.end();

@@ -34,7 +34,10 @@ export function timedGet(url: string, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<T
       });
       response.on('error', reject);
     });
-    const timer = setTimeout(() => pending.destroy(new Error(`GET ${url} took longer than ${timeoutMs / 1000} s`)), timeoutMs);
+    const timer = setTimeout(
+      () => pending.destroy(new Error(`GET ${url} took longer than ${timeoutMs / 1000} s`)),
+      timeoutMs,
+    );
     pending.on('error', (error) => {
       clearTimeout(timer);
       reject(error);

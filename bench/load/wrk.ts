@@ -100,20 +100,48 @@ export async function runWrk(options: WrkOptions): Promise<LoadResult> {
   const { urls, connections, requests, durationSec, headers, timeoutSec, maxSeconds } = options;
   const first = urls[0];
   if (!first || urls.some((url) => url.origin !== first.origin)) throw new Error('wrk runs against URLs of one origin');
-  if ((requests === undefined) === (durationSec === undefined)) throw new Error('wrk runs either a count or a duration');
-  if (durationSec !== undefined && !Number.isInteger(durationSec)) throw new Error(`wrk runs whole seconds, got ${durationSec}`);
+  if ((requests === undefined) === (durationSec === undefined))
+    throw new Error('wrk runs either a count or a duration');
+  if (durationSec !== undefined && !Number.isInteger(durationSec))
+    throw new Error(`wrk runs whole seconds, got ${durationSec}`);
   const threads = wrkThreads(connections, requests);
   const seconds = durationSec ?? Math.ceil(maxSeconds);
-  const args = ['-t', String(threads), '-c', String(connections), '-d', `${seconds}s`, '--timeout', `${timeoutSec}s`, '-s', SCRIPT];
+  const args = [
+    '-t',
+    String(threads),
+    '-c',
+    String(connections),
+    '-d',
+    `${seconds}s`,
+    '--timeout',
+    `${timeoutSec}s`,
+    '-s',
+    SCRIPT,
+  ];
   for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}: ${value}`);
   const paths = urls.map((url) => url.pathname + url.search);
-  args.push(first.href, '--', String(requests ?? 0), String(threads), String(connections), countStatuses(options) ? '1' : '0', ...paths);
+  args.push(
+    first.href,
+    '--',
+    String(requests ?? 0),
+    String(threads),
+    String(connections),
+    countStatuses(options) ? '1' : '0',
+    ...paths,
+  );
   // A fixed count whose answers stop coming for a request's timeout has lost exchanges (a
   // connection closed under them): it is stopped and reported with what was answered.
-  const { stdout, finished, stalled } = await spawnWrk(args, requests === undefined ? 0 : threads, maxSeconds, timeoutSec * 1000);
+  const { stdout, finished, stalled } = await spawnWrk(
+    args,
+    requests === undefined ? 0 : threads,
+    maxSeconds,
+    timeoutSec * 1000,
+  );
   const summary = parseWrkJson(stdout);
   if (requests !== undefined && !finished && !stalled) {
-    throw new Error(`wrk was stopped after ${seconds} s with ${summary.requests} of ${requests} responses (${summary.finished} of ${summary.threads} threads done)`);
+    throw new Error(
+      `wrk was stopped after ${seconds} s with ${summary.requests} of ${requests} responses (${summary.finished} of ${summary.threads} threads done)`,
+    );
   }
   return wrkLoadResult(summary, options);
 }
@@ -127,7 +155,10 @@ export function wrkLoadResult(summary: WrkSummary, expected: Pick<WrkOptions, 'r
   const body = expected.bodyBytes;
   const shortBodies = fixed && body ? Math.max(0, Math.ceil((summary.requests * body - summary.bytes) / body)) : 0;
   const ms = (us: number) => us / 1000;
-  const meanUs = fixed && summary.latencySumUs >= 0 && summary.requests > 0 ? summary.latencySumUs / summary.requests : summary.latencyUs.mean;
+  const meanUs =
+    fixed && summary.latencySumUs >= 0 && summary.requests > 0
+      ? summary.latencySumUs / summary.requests
+      : summary.latencyUs.mean;
   return {
     tool: 'wrk 4.x',
     requests: summary.requests,
@@ -141,7 +172,12 @@ export function wrkLoadResult(summary: WrkSummary, expected: Pick<WrkOptions, 'r
     reqPerSec: summary.requests / elapsedSec,
     bytes: summary.bytes,
     mibPerSec: summary.bytes / MIB / elapsedSec,
-    latency: { meanMs: ms(meanUs), p50Ms: ms(summary.latencyUs.p50), p99Ms: ms(summary.latencyUs.p99), maxMs: ms(summary.latencyUs.max) },
+    latency: {
+      meanMs: ms(meanUs),
+      p50Ms: ms(summary.latencyUs.p50),
+      p99Ms: ms(summary.latencyUs.p99),
+      maxMs: ms(summary.latencyUs.max),
+    },
   };
 }
 
@@ -157,9 +193,24 @@ export function parseWrkJson(stdout: string): WrkSummary {
 function isSummary(value: unknown): value is WrkSummary {
   if (typeof value !== 'object' || value === null) return false;
   const record = value as Record<string, unknown>;
-  const numbers = (object: unknown, keys: string[]) => typeof object === 'object' && object !== null && keys.every((key) => typeof (object as Record<string, unknown>)[key] === 'number');
+  const numbers = (object: unknown, keys: string[]) =>
+    typeof object === 'object' &&
+    object !== null &&
+    keys.every((key) => typeof (object as Record<string, unknown>)[key] === 'number');
   return (
-    numbers(record, ['requests', 'bytes', 'durationUs', 'elapsedUs', 'threads', 'finished', 'sent', 'answered', 'lost', 'latencySumUs', 'non2xx']) &&
+    numbers(record, [
+      'requests',
+      'bytes',
+      'durationUs',
+      'elapsedUs',
+      'threads',
+      'finished',
+      'sent',
+      'answered',
+      'lost',
+      'latencySumUs',
+      'non2xx',
+    ]) &&
     typeof record.countedStatuses === 'boolean' &&
     numbers(record.errors, ['connect', 'read', 'write', 'timeout', 'status']) &&
     numbers(record.latencyUs, ['mean', 'p50', 'p99', 'max'])
@@ -171,7 +222,12 @@ function isSummary(value: unknown): value is WrkSummary {
  * when no answer has come for `stallMs`, it is interrupted until it exits. Killed after
  * `maxSeconds`, and then rejects.
  */
-function spawnWrk(args: string[], threads: number, maxSeconds: number, stallMs: number): Promise<{ stdout: string; finished: boolean; stalled: boolean }> {
+function spawnWrk(
+  args: string[],
+  threads: number,
+  maxSeconds: number,
+  stallMs: number,
+): Promise<{ stdout: string; finished: boolean; stalled: boolean }> {
   return new Promise((resolve, reject) => {
     const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -191,13 +247,18 @@ function spawnWrk(args: string[], threads: number, maxSeconds: number, stallMs: 
       interrupt();
       interrupting = setInterval(interrupt, INTERRUPT_EVERY_MS);
     };
-    const watchdog = threads > 0 ? setInterval(() => {
-      if (done < threads && performance.now() - lastAnswer > stallMs) {
-        stalled = true;
-        stop();
-      }
-    }, STALL_CHECK_MS) : undefined;
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => void (stdout = (stdout + chunk).slice(-OUTPUT_KEPT)));
+    const watchdog =
+      threads > 0
+        ? setInterval(() => {
+            if (done < threads && performance.now() - lastAnswer > stallMs) {
+              stalled = true;
+              stop();
+            }
+          }, STALL_CHECK_MS)
+        : undefined;
+    child.stdout
+      .setEncoding('utf8')
+      .on('data', (chunk: string) => void (stdout = (stdout + chunk).slice(-OUTPUT_KEPT)));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       const lines = (partialLine + chunk).split('\n');
       partialLine = lines.pop() ?? '';
@@ -220,7 +281,12 @@ function spawnWrk(args: string[], threads: number, maxSeconds: number, stallMs: 
     });
     child.once('close', (code, signal) => {
       settle();
-      if (code !== 0) return reject(new Error(`wrk ${signal ? `was killed (${signal})` : `exited with status ${code}`}: ${stderr.trim().slice(-2000)}`));
+      if (code !== 0)
+        return reject(
+          new Error(
+            `wrk ${signal ? `was killed (${signal})` : `exited with status ${code}`}: ${stderr.trim().slice(-2000)}`,
+          ),
+        );
       resolve({ stdout, finished: threads > 0 && done >= threads, stalled });
     });
   });

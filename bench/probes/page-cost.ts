@@ -55,7 +55,10 @@ export function pageCost(mib = DEFAULT_MIB, directory = tmpdir()): PageCost {
 }
 
 /** The parameters of Linux's page_reporting, as read from sysfs; undefined when it is absent or off. */
-export function parseReporting(order: string | undefined, minFreeMs: string | undefined): FreePageReporting | undefined {
+export function parseReporting(
+  order: string | undefined,
+  minFreeMs: string | undefined,
+): FreePageReporting | undefined {
   // The order counts 4 KiB pages: order 9 is 2 MiB. Absent or garbled: no reporting known.
   const digits = /^\d{1,2}$/;
   const blockOrder = Number(order?.trim());
@@ -66,7 +69,9 @@ export function parseReporting(order: string | undefined, minFreeMs: string | un
 
 /** One line for a report. */
 export function describePageCost(cost: PageCost): string {
-  const reporting = cost.reporting ? `; the guest hands freed memory back to its host (free page reporting: ${cost.reporting.blockMiB} MiB blocks after ${cost.reporting.minFreeMs} ms)` : '';
+  const reporting = cost.reporting
+    ? `; the guest hands freed memory back to its host (free page reporting: ${cost.reporting.blockMiB} MiB blocks after ${cost.reporting.minFreeMs} ms)`
+    : '';
   return `writing new pages costs ${cost.freshMsPerMiB.toFixed(2)} ms of CPU per MiB, over pages already held ${cost.inPlaceMsPerMiB.toFixed(2)} (${cost.mib} MiB)${reporting}`;
 }
 

@@ -58,7 +58,16 @@ function cacheStatusMembers(value: string | undefined): Map<string, Map<string, 
   for (const member of splitList(value ?? '')) {
     const [name = '', ...params] = parameters(member);
     // A parameter without a value is the boolean true, ?1 (RFC 8941 §3.1.2).
-    members.set(name, new Map(params.map((param) => (param.includes('=') ? [param.slice(0, param.indexOf('=')), param.slice(param.indexOf('=') + 1)] : [param, '?1']))));
+    members.set(
+      name,
+      new Map(
+        params.map((param) =>
+          param.includes('=')
+            ? [param.slice(0, param.indexOf('=')), param.slice(param.indexOf('=') + 1)]
+            : [param, '?1'],
+        ),
+      ),
+    );
   }
   return members;
 }

@@ -24,11 +24,17 @@ interface Profile {
 }
 
 /** Profiles the isolate at `webSocketUrl` (e.g. `ws://127.0.0.1:9229/core:user:edge`) while `during` runs. */
-export async function profileIsolate(webSocketUrl: string, during: () => Promise<void>, samplingIntervalUs = 50): Promise<ProfileLine[]> {
+export async function profileIsolate(
+  webSocketUrl: string,
+  during: () => Promise<void>,
+  samplingIntervalUs = 50,
+): Promise<ProfileLine[]> {
   const socket = new WebSocket(webSocketUrl);
   await new Promise<void>((resolve, reject) => {
     socket.addEventListener('open', () => resolve(), { once: true });
-    socket.addEventListener('error', () => reject(new Error(`could not open the inspector at ${webSocketUrl}`)), { once: true });
+    socket.addEventListener('error', () => reject(new Error(`could not open the inspector at ${webSocketUrl}`)), {
+      once: true,
+    });
   });
   let nextId = 0;
   const waiting = new Map<number, (result: unknown) => void>();

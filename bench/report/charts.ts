@@ -5,7 +5,12 @@
 const WIDTH = 720;
 const HEIGHT = 360;
 const MARGIN = { top: 44, right: 20, bottom: 64, left: 64 };
-const PLOT = { x: MARGIN.left, y: MARGIN.top, width: WIDTH - MARGIN.left - MARGIN.right, height: HEIGHT - MARGIN.top - MARGIN.bottom };
+const PLOT = {
+  x: MARGIN.left,
+  y: MARGIN.top,
+  width: WIDTH - MARGIN.left - MARGIN.right,
+  height: HEIGHT - MARGIN.top - MARGIN.bottom,
+};
 /** Okabe–Ito: told apart with the common colour-vision deficiencies too. */
 const PALETTE = ['#0072B2', '#E69F00', '#009E73', '#D55E00', '#CC79A7', '#56B4E9', '#F0E442', '#000000'];
 const TICKS = 5;
@@ -29,7 +34,9 @@ export interface LineChart {
 /** Grouped bars: a group per label, the series in the order first seen, each bar labelled with its value. */
 export function barChart(chart: BarChart): string {
   const series = [...new Set(chart.groups.flatMap((group) => group.bars.map((bar) => bar.series)))];
-  const values = chart.groups.flatMap((group) => group.bars.map((bar) => finite(bar.value, `${group.label} / ${bar.series}`)));
+  const values = chart.groups.flatMap((group) =>
+    group.bars.map((bar) => finite(bar.value, `${group.label} / ${bar.series}`)),
+  );
   const y = linearScale(niceDomain(Math.min(0, ...values), Math.max(0, ...values)), [PLOT.y + PLOT.height, PLOT.y]);
   const groupWidth = PLOT.width / Math.max(1, chart.groups.length);
   const barWidth = (groupWidth * 0.8) / Math.max(1, series.length);
@@ -54,16 +61,27 @@ export function barChart(chart: BarChart): string {
 
 /** Lines with a marker per point, sorted by x; the y axis starts at 0 unless a value is below it. */
 export function lineChart(chart: LineChart): string {
-  const points = chart.series.flatMap((s) => s.points.map((p) => ({ x: finite(p.x, `${s.name} x`), y: finite(p.y, `${s.name} y`) })));
-  if (chart.logX && points.some((p) => p.x <= 0)) throw new RangeError(`a log-scale x needs every x above 0, got ${Math.min(...points.map((p) => p.x))}`);
+  const points = chart.series.flatMap((s) =>
+    s.points.map((p) => ({ x: finite(p.x, `${s.name} x`), y: finite(p.y, `${s.name} y`) })),
+  );
+  if (chart.logX && points.some((p) => p.x <= 0))
+    throw new RangeError(`a log-scale x needs every x above 0, got ${Math.min(...points.map((p) => p.x))}`);
   const xs = points.map((p) => p.x);
   const [xMin, xMax] = xs.length > 0 ? [Math.min(...xs), Math.max(...xs)] : chart.logX ? [1, 10] : [0, 1];
-  const x = chart.logX ? logScale(xMin, xMax, [PLOT.x, PLOT.x + PLOT.width]) : linearScale(niceDomain(xMin, xMax), [PLOT.x, PLOT.x + PLOT.width]);
-  const y = linearScale(niceDomain(Math.min(0, ...points.map((p) => p.y)), Math.max(0, ...points.map((p) => p.y))), [PLOT.y + PLOT.height, PLOT.y]);
+  const x = chart.logX
+    ? logScale(xMin, xMax, [PLOT.x, PLOT.x + PLOT.width])
+    : linearScale(niceDomain(xMin, xMax), [PLOT.x, PLOT.x + PLOT.width]);
+  const y = linearScale(niceDomain(Math.min(0, ...points.map((p) => p.y)), Math.max(0, ...points.map((p) => p.y))), [
+    PLOT.y + PLOT.height,
+    PLOT.y,
+  ]);
   const lines = chart.series.flatMap((s, i) => {
     const sorted = [...s.points].sort((a, b) => a.x - b.x);
     const path = sorted.map((p) => `${fmt(x(p.x))},${fmt(y(p.y))}`).join(' ');
-    const markers = sorted.map((p) => `<circle cx="${fmt(x(p.x))}" cy="${fmt(y(p.y))}" r="3" fill="${colour(i)}"><title>${escapeXml(`${s.name}: ${formatNumber(p.x)}, ${formatNumber(p.y)}`)}</title></circle>`);
+    const markers = sorted.map(
+      (p) =>
+        `<circle cx="${fmt(x(p.x))}" cy="${fmt(y(p.y))}" r="3" fill="${colour(i)}"><title>${escapeXml(`${s.name}: ${formatNumber(p.x)}, ${formatNumber(p.y)}`)}</title></circle>`,
+    );
     return [`<polyline points="${path}" fill="none" stroke="${colour(i)}" stroke-width="2"/>`, ...markers];
   });
   const xTicks = x.ticks.flatMap((tick) => [
@@ -71,8 +89,18 @@ export function lineChart(chart: LineChart): string {
     line(x(tick), PLOT.y + PLOT.height, x(tick), PLOT.y + PLOT.height + 4, '#333'),
     text(x(tick), PLOT.y + PLOT.height + 16, formatNumber(tick), { anchor: 'middle' }),
   ]);
-  const xTitle = text(PLOT.x + PLOT.width / 2, PLOT.y + PLOT.height + 34, chart.logX ? `${chart.xLabel} (log scale)` : chart.xLabel, { anchor: 'middle' });
-  const axes = [...xTicks, ...yAxis(y, chart.yLabel), line(PLOT.x, PLOT.y + PLOT.height, PLOT.x + PLOT.width, PLOT.y + PLOT.height, '#333'), xTitle];
+  const xTitle = text(
+    PLOT.x + PLOT.width / 2,
+    PLOT.y + PLOT.height + 34,
+    chart.logX ? `${chart.xLabel} (log scale)` : chart.xLabel,
+    { anchor: 'middle' },
+  );
+  const axes = [
+    ...xTicks,
+    ...yAxis(y, chart.yLabel),
+    line(PLOT.x, PLOT.y + PLOT.height, PLOT.x + PLOT.width, PLOT.y + PLOT.height, '#333'),
+    xTitle,
+  ];
   return svg(chart.title, [...axes, ...lines, ...legend(chart.series.map((s) => s.name))]);
 }
 
@@ -91,7 +119,8 @@ interface Scale {
 
 /** [min, max] widened to whole steps of 1, 2 or 5 × 10^k, about TICKS of them; [0, 1] when flat. */
 function niceDomain(min: number, max: number): { min: number; max: number; step: number } {
-  if (max - min <= 0) return max === 0 ? { min: 0, max: 1, step: 0.2 } : niceDomain(Math.min(0, min), Math.max(0, max) || 1);
+  if (max - min <= 0)
+    return max === 0 ? { min: 0, max: 1, step: 0.2 } : niceDomain(Math.min(0, min), Math.max(0, max) || 1);
   const rough = (max - min) / TICKS;
   const power = 10 ** Math.floor(Math.log10(rough));
   const step = ([1, 2, 5, 10].find((m) => m * power >= rough) ?? 10) * power;
@@ -101,7 +130,9 @@ function niceDomain(min: number, max: number): { min: number; max: number; step:
 function linearScale(domain: { min: number; max: number; step: number }, [from, to]: [number, number]): Scale {
   const scale = (value: number) => from + ((value - domain.min) / (domain.max - domain.min)) * (to - from);
   const count = Math.round((domain.max - domain.min) / domain.step);
-  return Object.assign(scale, { ticks: Array.from({ length: count + 1 }, (_, i) => roundOff(domain.min + i * domain.step)) });
+  return Object.assign(scale, {
+    ticks: Array.from({ length: count + 1 }, (_, i) => roundOff(domain.min + i * domain.step)),
+  });
 }
 
 /** Whole decades around [min, max]; ticks at 1, 2 and 5 × 10^k when the span is under 3 decades. */
@@ -110,7 +141,9 @@ function logScale(min: number, max: number, [from, to]: [number, number]): Scale
   const high = Math.max(low + 1, Math.ceil(Math.log10(max)));
   const scale = (value: number) => from + ((Math.log10(value) - low) / (high - low)) * (to - from);
   const multiples = high - low < 3 ? [1, 2, 5] : [1];
-  const ticks = Array.from({ length: high - low + 1 }, (_, i) => multiples.map((m) => roundOff(m * 10 ** (low + i)))).flat();
+  const ticks = Array.from({ length: high - low + 1 }, (_, i) =>
+    multiples.map((m) => roundOff(m * 10 ** (low + i))),
+  ).flat();
   return Object.assign(scale, { ticks: ticks.filter((tick) => tick <= 10 ** high) });
 }
 
@@ -151,7 +184,12 @@ function legend(names: string[]): string[] {
   });
 }
 
-function text(x: number, y: number, content: string, style: { anchor?: 'start' | 'middle' | 'end'; size?: number; weight?: 'bold' }): string {
+function text(
+  x: number,
+  y: number,
+  content: string,
+  style: { anchor?: 'start' | 'middle' | 'end'; size?: number; weight?: 'bold' },
+): string {
   const attributes = [`x="${fmt(x)}"`, `y="${fmt(y)}"`];
   if (style.anchor && style.anchor !== 'start') attributes.push(`text-anchor="${style.anchor}"`);
   if (style.size !== undefined) attributes.push(`font-size="${fmt(style.size)}"`);

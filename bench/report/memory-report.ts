@@ -3,7 +3,7 @@
 import type { SlicingConfig } from '../../shared/config/config.ts';
 import type { RssSample } from '../probes/rss-sampler.ts';
 import type { MemoryEvidence } from './requirements.ts';
-import { type Machine, describeMachine, formatTable } from './results.ts';
+import { describeMachine, formatTable, type Machine } from './results.ts';
 
 const MIB = 1024 * 1024;
 const MB = 1_000_000;
@@ -53,8 +53,11 @@ export function memoryEvidence(json: unknown, source: string): MemoryEvidence | 
   if (run.benchmark !== 'memory' || typeof object?.size !== 'number' || !Array.isArray(run.phases)) return undefined;
   const phases = (run.phases as unknown[]).flatMap((value) => {
     const p = value as Partial<Record<keyof Phase, unknown>>;
-    const known = (p.phase === 'cold' || p.phase === 'warm') && typeof p.growthBytes === 'number' && typeof p.bytesOk === 'boolean';
-    return known ? [{ phase: p.phase as Phase['phase'], growthBytes: p.growthBytes as number, bytesOk: p.bytesOk as boolean }] : [];
+    const known =
+      (p.phase === 'cold' || p.phase === 'warm') && typeof p.growthBytes === 'number' && typeof p.bytesOk === 'boolean';
+    return known
+      ? [{ phase: p.phase as Phase['phase'], growthBytes: p.growthBytes as number, bytesOk: p.bytesOk as boolean }]
+      : [];
   });
   return { source, objectBytes: object.size, phases };
 }
@@ -62,7 +65,19 @@ export function memoryEvidence(json: unknown, source: string): MemoryEvidence | 
 export function memoryTable(run: MemoryRun): string {
   const limit = `vs ${run.limitBytes / MB} MB`;
   return formatTable({
-    columns: ['phase', 'status', 'bytes', 'duration s', 'MiB/s', 'workerd at start MB', 'workerd peak MB', 'growth MB', limit, 'Node peak MB', 'edge Cache-Status'],
+    columns: [
+      'phase',
+      'status',
+      'bytes',
+      'duration s',
+      'MiB/s',
+      'workerd at start MB',
+      'workerd peak MB',
+      'growth MB',
+      limit,
+      'Node peak MB',
+      'edge Cache-Status',
+    ],
     rows: run.phases.map((p) => [
       p.phase,
       String(p.status),

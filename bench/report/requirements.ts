@@ -5,8 +5,8 @@
 
 import type { OriginProfile } from '../setup/origin-profiles.ts';
 import type { TargetName } from '../setup/targets.ts';
-import type { ColdRun } from '../workloads/cold-large-object.ts';
 import type { ConcurrentRun } from '../workloads/cold-concurrent.ts';
+import type { ColdRun } from '../workloads/cold-large-object.ts';
 import type { VRun } from '../workloads/concurrency-sweep.ts';
 import type { SRun } from '../workloads/size-sweep.ts';
 import type { Table } from './results.ts';
@@ -26,7 +26,15 @@ const MEMORY_LIMIT_BYTES = 96 * MB;
 const FIRST_BYTE_MS = 200;
 
 /** Each target named by what it measures, as docs/benchmarks.md's table describes it. */
-export type TargetId = 'warm-small-hits' | 'warm-large' | 'cold-large' | 'cold-first-byte' | 'memory-growth' | 'workload-s-warm' | 'cold-together' | 'cold-together-memory';
+export type TargetId =
+  | 'warm-small-hits'
+  | 'warm-large'
+  | 'cold-large'
+  | 'cold-first-byte'
+  | 'memory-growth'
+  | 'workload-s-warm'
+  | 'cold-together'
+  | 'cold-together-memory';
 
 export type Verdict = 'met' | 'not met' | 'n/a (peer not installed)' | 'n/a (not measured)';
 
@@ -75,20 +83,43 @@ export interface TargetInputs {
 }
 
 export function evaluateTargets(inputs: TargetInputs): TargetRow[] {
-  return [...warmSmallHits(inputs), warmLarge(inputs), ...coldLarge(inputs), ...memoryGrowth(inputs), ...workloadSWarm(inputs), ...coldTogether(inputs)];
+  return [
+    ...warmSmallHits(inputs),
+    warmLarge(inputs),
+    ...coldLarge(inputs),
+    ...memoryGrowth(inputs),
+    ...workloadSWarm(inputs),
+    ...coldTogether(inputs),
+  ];
 }
 
 export function targetsTable(rows: readonly TargetRow[]): Table {
   return {
-    columns: ['target', 'requirement', 'measured', 'ratio', 'verdict', "same ratio, naive workers on tiercache's runtime"],
-    rows: rows.map((row) => [row.id, row.requirement, row.measured, row.ratio === undefined ? '–' : `${row.ratio.toFixed(2)} (${row.compare} ${row.bound})`, row.verdict, row.ceiling ?? '–']),
+    columns: [
+      'target',
+      'requirement',
+      'measured',
+      'ratio',
+      'verdict',
+      "same ratio, naive workers on tiercache's runtime",
+    ],
+    rows: rows.map((row) => [
+      row.id,
+      row.requirement,
+      row.measured,
+      row.ratio === undefined ? '–' : `${row.ratio.toFixed(2)} (${row.compare} ${row.bound})`,
+      row.verdict,
+      row.ceiling ?? '–',
+    ]),
   };
 }
 
 /** warm-small-hits: tiercache's edge hits on 10–50 KB at c = 100 against the naive baselines, per size; judged on the minimum. */
 function warmSmallHits(inputs: TargetInputs): TargetRow[] {
   const sizes = inputs.vSizes.filter((s) => s.size >= SMALL_MIN_BYTES && s.size <= SMALL_MAX_BYTES);
-  const rate = (size: string, target: TargetName) => inputs.workloadV.find((r) => r.size === size && r.concurrency === SMALL_CONCURRENCY && r.target === target)?.load.reqPerSec;
+  const rate = (size: string, target: TargetName) =>
+    inputs.workloadV.find((r) => r.size === size && r.concurrency === SMALL_CONCURRENCY && r.target === target)?.load
+      .reqPerSec;
   return (
     [
       ['naive-map', 0.9],
@@ -101,7 +132,8 @@ function warmSmallHits(inputs: TargetInputs): TargetRow[] {
       return ours !== undefined && theirs ? [{ label: s.label, ratio: ours / theirs }] : [];
     });
     const requirement = `hot hits, 10–50 KB at c = ${SMALL_CONCURRENCY}: tiercache req/s ≥ ${bound}× ${baseline}'s (each size; judged on the minimum)`;
-    if (ratios.length === 0) return { id: 'warm-small-hits', requirement, measured: '–', bound, compare: '≥', verdict: 'n/a (not measured)' };
+    if (ratios.length === 0)
+      return { id: 'warm-small-hits', requirement, measured: '–', bound, compare: '≥', verdict: 'n/a (not measured)' };
     const minimum = Math.min(...ratios.map((r) => r.ratio));
     const measured = `${ratios.map((r) => `${r.label} ${r.ratio.toFixed(2)}×`).join(', ')}; min ${minimum.toFixed(2)}×`;
     return judged({ id: 'warm-small-hits', requirement, measured, bound, compare: '≥' }, minimum);
@@ -110,14 +142,25 @@ function warmSmallHits(inputs: TargetInputs): TargetRow[] {
 
 /** warm-large: tiercache's 50 MB warm throughput against Varnish's (Workload S). */
 function warmLarge(inputs: TargetInputs): TargetRow {
-  const requirement = 'large warm: tiercache 50 MB warm MiB/s ≥ 0.8× Varnish\'s (Workload S)';
+  const requirement = "large warm: tiercache 50 MB warm MiB/s ≥ 0.8× Varnish's (Workload S)";
   const base = { id: 'warm-large', requirement, bound: 0.8, compare: '≥' } as const;
   const ours = sRun(inputs, '50 MB', 'tiercache', 'warm');
   if (!ours) return { ...base, measured: '–', verdict: 'n/a (not measured)' };
-  if (!inputs.caches.includes('varnish')) return { ...base, measured: `tiercache ${ours.load.mibPerSec.toFixed(0)} MiB/s`, verdict: 'n/a (peer not installed)' };
+  if (!inputs.caches.includes('varnish'))
+    return {
+      ...base,
+      measured: `tiercache ${ours.load.mibPerSec.toFixed(0)} MiB/s`,
+      verdict: 'n/a (peer not installed)',
+    };
   const varnish = sRun(inputs, '50 MB', 'varnish', 'warm');
   if (!varnish) return { ...base, measured: '–', verdict: 'n/a (not measured)' };
-  const row = judged({ ...base, measured: `tiercache ${ours.load.mibPerSec.toFixed(0)} MiB/s, Varnish ${varnish.load.mibPerSec.toFixed(0)} MiB/s` }, ours.load.mibPerSec / varnish.load.mibPerSec);
+  const row = judged(
+    {
+      ...base,
+      measured: `tiercache ${ours.load.mibPerSec.toFixed(0)} MiB/s, Varnish ${varnish.load.mibPerSec.toFixed(0)} MiB/s`,
+    },
+    ours.load.mibPerSec / varnish.load.mibPerSec,
+  );
   return withCeiling(row, inputs, '50 MB', (naive) => naive.load.mibPerSec / varnish.load.mibPerSec);
 }
 
@@ -129,27 +172,54 @@ function coldLarge(inputs: TargetInputs): TargetRow[] {
   const versus = (target: TargetName, name: string, bound: number): TargetRow => {
     const requirement = `cold large: ${label} throughput ≥ ${bound}× ${name}`;
     const base = { id: 'cold-large', requirement, bound, compare: '≥' } as const;
-    if (target !== 'direct' && !inputs.caches.includes(target)) return { ...base, measured: '–', verdict: 'n/a (peer not installed)' };
+    if (target !== 'direct' && !inputs.caches.includes(target))
+      return { ...base, measured: '–', verdict: 'n/a (peer not installed)' };
     const theirs = find(target);
     if (!ours || !theirs) return { ...base, measured: '–', verdict: 'n/a (not measured)' };
-    return judged({ ...base, measured: `tiercache ${ours.mibPerSec.toFixed(1)} MiB/s, ${name} ${theirs.mibPerSec.toFixed(1)} MiB/s` }, ours.mibPerSec / theirs.mibPerSec);
+    return judged(
+      {
+        ...base,
+        measured: `tiercache ${ours.mibPerSec.toFixed(1)} MiB/s, ${name} ${theirs.mibPerSec.toFixed(1)} MiB/s`,
+      },
+      ours.mibPerSec / theirs.mibPerSec,
+    );
   };
   const requirement = `cold large: first byte ≤ ${FIRST_BYTE_MS} ms`;
   const firstByte: TargetRow = ours
-    ? judged({ id: 'cold-first-byte', requirement, measured: `${ours.ttfbMs.toFixed(0)} ms`, bound: 1, compare: '≤' }, ours.ttfbMs / FIRST_BYTE_MS)
+    ? judged(
+        { id: 'cold-first-byte', requirement, measured: `${ours.ttfbMs.toFixed(0)} ms`, bound: 1, compare: '≤' },
+        ours.ttfbMs / FIRST_BYTE_MS,
+      )
     : { id: 'cold-first-byte', requirement, measured: '–', bound: 1, compare: '≤', verdict: 'n/a (not measured)' };
-  return [versus('direct', 'a direct single stream', 8), versus('nginx-slice', 'nginx slice', 6), versus('varnish', 'Varnish', 6), firstByte];
+  return [
+    versus('direct', 'a direct single stream', 8),
+    versus('nginx-slice', 'nginx slice', 6),
+    versus('varnish', 'Varnish', 6),
+    firstByte,
+  ];
 }
 
 /** memory-growth: bench:memory's 1 GiB download, cold and warm: workerd's resident memory growth under 96 MB. */
 function memoryGrowth(inputs: TargetInputs): TargetRow[] {
   return (['cold', 'warm'] as const).map((name) => {
     const memory = inputs.memory;
-    const size = memory ? `${(memory.objectBytes / 2 ** 30).toFixed(memory.objectBytes % 2 ** 30 === 0 ? 0 : 2)} GiB` : '1 GiB';
+    const size = memory
+      ? `${(memory.objectBytes / 2 ** 30).toFixed(memory.objectBytes % 2 ** 30 === 0 ? 0 : 2)} GiB`
+      : '1 GiB';
     const requirement = `memory: ${size} ${name} through both tiers, workerd RSS growth < ${MEMORY_LIMIT_BYTES / MB} MB`;
     const phase = memory?.phases.find((p) => p.phase === name);
-    if (!memory || !phase) return { id: 'memory-growth', requirement, measured: '–', bound: 1, compare: '<', verdict: 'n/a (not measured)' };
-    const row = judged({ id: 'memory-growth', requirement, measured: `${(phase.growthBytes / MB).toFixed(1)} MB${phase.bytesOk ? '' : ' (WRONG BYTES)'} (${memory.source})`, bound: 1, compare: '<' }, phase.growthBytes / MEMORY_LIMIT_BYTES);
+    if (!memory || !phase)
+      return { id: 'memory-growth', requirement, measured: '–', bound: 1, compare: '<', verdict: 'n/a (not measured)' };
+    const row = judged(
+      {
+        id: 'memory-growth',
+        requirement,
+        measured: `${(phase.growthBytes / MB).toFixed(1)} MB${phase.bytesOk ? '' : ' (WRONG BYTES)'} (${memory.source})`,
+        bound: 1,
+        compare: '<',
+      },
+      phase.growthBytes / MEMORY_LIMIT_BYTES,
+    );
     return phase.bytesOk ? row : { ...row, verdict: 'not met' };
   });
 }
@@ -169,11 +239,15 @@ function workloadSWarm(inputs: TargetInputs): TargetRow[] {
     const ours = sRun(inputs, size, 'tiercache', 'warm');
     if (!direct || !ours) return { ...base, measured: '–', verdict: 'n/a (not measured)' };
     const speedUp = direct.load.elapsedSec / ours.load.elapsedSec;
-    if (!inputs.caches.includes('varnish')) return { ...base, measured: `tiercache ${speedUp.toFixed(2)}×`, verdict: 'n/a (peer not installed)' };
+    if (!inputs.caches.includes('varnish'))
+      return { ...base, measured: `tiercache ${speedUp.toFixed(2)}×`, verdict: 'n/a (peer not installed)' };
     const varnish = sRun(inputs, size, 'varnish', 'warm');
     if (!varnish) return { ...base, measured: '–', verdict: 'n/a (not measured)' };
     const theirs = direct.load.elapsedSec / varnish.load.elapsedSec;
-    const row = judged({ ...base, measured: `tiercache ${speedUp.toFixed(2)}×, Varnish ${theirs.toFixed(2)}×` }, speedUp / theirs);
+    const row = judged(
+      { ...base, measured: `tiercache ${speedUp.toFixed(2)}×, Varnish ${theirs.toFixed(2)}×` },
+      speedUp / theirs,
+    );
     return withCeiling(row, inputs, size, (naive) => direct.load.elapsedSec / naive.load.elapsedSec / theirs);
   });
 }
@@ -210,13 +284,50 @@ function coldTogether(inputs: TargetInputs): TargetRow[] {
   const memory = `${what}: workerd RSS growth < ${MEMORY_LIMIT_BYTES / MB} MB`;
   if (!together || !direct) {
     return [
-      { id: 'cold-together', requirement: speed, measured: '–', bound: count, compare: '≥', verdict: 'n/a (not measured)' },
-      { id: 'cold-together-memory', requirement: memory, measured: '–', bound: 1, compare: '<', verdict: 'n/a (not measured)' },
+      {
+        id: 'cold-together',
+        requirement: speed,
+        measured: '–',
+        bound: count,
+        compare: '≥',
+        verdict: 'n/a (not measured)',
+      },
+      {
+        id: 'cold-together-memory',
+        requirement: memory,
+        measured: '–',
+        bound: 1,
+        compare: '<',
+        verdict: 'n/a (not measured)',
+      },
     ];
   }
   const complete = together.downloads.every((d) => d.complete);
   const each = together.downloads.map((d) => d.mibPerSec.toFixed(1)).join(', ');
-  const fast = judged({ id: 'cold-together', requirement: speed, measured: `together ${together.togetherMiBPerSec.toFixed(1)} MiB/s (each ${each}${complete ? '' : ', INCOMPLETE'}), a direct single stream ${direct.mibPerSec.toFixed(1)} MiB/s`, bound: count, compare: '≥' }, together.togetherMiBPerSec / direct.mibPerSec);
-  const small = judged({ id: 'cold-together-memory', requirement: memory, measured: `${(together.runtime.growthBytes / MB).toFixed(1)} MB`, bound: 1, compare: '<' }, together.runtime.growthBytes / MEMORY_LIMIT_BYTES);
-  return complete ? [fast, small] : [{ ...fast, verdict: 'not met' }, { ...small, verdict: 'not met' }];
+  const fast = judged(
+    {
+      id: 'cold-together',
+      requirement: speed,
+      measured: `together ${together.togetherMiBPerSec.toFixed(1)} MiB/s (each ${each}${complete ? '' : ', INCOMPLETE'}), a direct single stream ${direct.mibPerSec.toFixed(1)} MiB/s`,
+      bound: count,
+      compare: '≥',
+    },
+    together.togetherMiBPerSec / direct.mibPerSec,
+  );
+  const small = judged(
+    {
+      id: 'cold-together-memory',
+      requirement: memory,
+      measured: `${(together.runtime.growthBytes / MB).toFixed(1)} MB`,
+      bound: 1,
+      compare: '<',
+    },
+    together.runtime.growthBytes / MEMORY_LIMIT_BYTES,
+  );
+  return complete
+    ? [fast, small]
+    : [
+        { ...fast, verdict: 'not met' },
+        { ...small, verdict: 'not met' },
+      ];
 }

@@ -37,7 +37,11 @@ export function formatTable(table: Table): string {
 
 /** `at` in ISO 8601 basic format, `20260130T101502Z`: sortable, and no `:` in a path. */
 export function timestampName(at: Date): string {
-  return at.toISOString().replace(/\.\d{3}Z$/, 'Z').replaceAll('-', '').replaceAll(':', '');
+  return at
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z')
+    .replaceAll('-', '')
+    .replaceAll(':', '');
 }
 
 /** Writes `<name>.json` and `<name>.md` into the run's folder; answers their paths. */

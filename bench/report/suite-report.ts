@@ -4,6 +4,7 @@
 import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { LoadResult } from '../load/load-result.ts';
+import { describePageCost, type PageCost } from '../probes/page-cost.ts';
 import type { OriginProfile } from '../setup/origin-profiles.ts';
 import type { TargetName } from '../setup/targets.ts';
 import type { ColdRun } from '../workloads/cold-large-object.ts';
@@ -14,7 +15,6 @@ import { barChart, lineChart } from './charts.ts';
 import { layerCosts, layersTable } from './layers-table.ts';
 import { type MemoryEvidence, type TargetRow, targetsTable } from './requirements.ts';
 import { describeMachine, formatTable, type Machine, writeResults } from './results.ts';
-import { describePageCost, type PageCost } from '../probes/page-cost.ts';
 import { coldTable, fixed, originTable, ratio, sTable, tierTable, vTable } from './suite-tables.ts';
 import type { Versions } from './versions.ts';
 
@@ -51,18 +51,30 @@ export async function writeReport(run: BenchRun, at: Date): Promise<string> {
 function markdown(run: BenchRun): string {
   const v = run.versions;
   const m = run.machine.before;
-  const missing = run.peers.includes('varnish') ? '' : '\n**Varnish is not installed** (`bash bench/setup/peers/install.sh`): the peer columns are empty and the targets relative to it are n/a.\n';
+  const missing = run.peers.includes('varnish')
+    ? ''
+    : '\n**Varnish is not installed** (`bash bench/setup/peers/install.sh`): the peer columns are empty and the targets relative to it are n/a.\n';
   return [
     `# tiercache benchmark (${run.mode}), ${run.startedAt}`,
     '',
     `Took ${fixed(run.durationSec, 0)} s.`,
     '',
     `- Machine: ${m.cpus} × ${m.cpuModel}, ${(m.totalMemoryBytes / 2 ** 30).toFixed(1)} GiB RAM, ${m.os} (${m.platform}); load average ${m.loadAverage.join(' ')} before, ${run.machine.after.loadAverage.join(' ')} after. Shared: the load generator, the origin, the shaper and every cache compete for the same cores, so compare ratios within a run.`,
-    ...(run.pageCost ? [`- Storing: ${describePageCost(run.pageCost)}. Every cold byte a cache stores lands on new pages, so this bounds what the caches can store per second here (docs/benchmarks.md, "What bounds a cold download here").`] : []),
+    ...(run.pageCost
+      ? [
+          `- Storing: ${describePageCost(run.pageCost)}. Every cold byte a cache stores lands on new pages, so this bounds what the caches can store per second here (docs/benchmarks.md, "What bounds a cold download here").`,
+        ]
+      : []),
     `- Versions: Node ${v.node}, workerd ${v.workerd} driven by Miniflare ${v.miniflare}, wrangler ${v.wrangler} (only in the per-layer costs), wrk ${v.wrk}, Varnish ${v.varnish}, nginx ${v.nginx}.`,
     `- Origin: a static file server behind the shaper, profile **${run.profile.name}** (${run.profile.firstByteLatencyMs} ms to first byte, ${run.profile.bandwidthBytesPerSec / 1e6} MB/s per connection).`,
     `- tiercache: both tiers on workerd via Miniflare, the edge on its own workerd socket (ORIGIN_KIND=http, DEFAULT_TTL=3600, ${run.sliceSize / 2 ** 20} MiB slices). Caches: ${run.peers.join(', ')}; naive baselines on the same runtime: naive-cache (caches.default in front of the origin) and naive-map (a global Map).`,
-    `- Load: Workload S ${tools(run.workloadS.runs.map((r) => r.load), v.wrk)}; Workload V ${tools(run.workloadV.map((r) => r.load), v.wrk)}.`,
+    `- Load: Workload S ${tools(
+      run.workloadS.runs.map((r) => r.load),
+      v.wrk,
+    )}; Workload V ${tools(
+      run.workloadV.map((r) => r.load),
+      v.wrk,
+    )}.`,
     missing,
     '## Targets',
     '',
@@ -96,7 +108,7 @@ function markdown(run: BenchRun): string {
     '',
     `## Cold large object (${run.coldLarge[0] ? fixed((run.coldLarge[0].bytes || 0) / 2 ** 20, 0) : '?'} MiB), caches restarted empty`,
     '',
-    'One GET each. tiercache (parallel slice reads) ran alone; the single streams (direct and the peers), each capped at one connection\'s bandwidth by the shaper, ran at once, each cache behind a shaper of its own so that its origin traffic is its own.',
+    "One GET each. tiercache (parallel slice reads) ran alone; the single streams (direct and the peers), each capped at one connection's bandwidth by the shaper, ran at once, each cache behind a shaper of its own so that its origin traffic is its own.",
     '',
     formatTable(coldTable(run.coldLarge)),
     '',
@@ -118,7 +130,13 @@ function markdown(run: BenchRun): string {
 }
 
 function tools(loads: readonly LoadResult[], wrkVersion: string): string {
-  const names = [...new Set(loads.map((load) => (load.tool === 'wrk 4.x' ? `wrk ${wrkVersion}` : 'the keep-alive Node generator (wrk not installed)')))];
+  const names = [
+    ...new Set(
+      loads.map((load) =>
+        load.tool === 'wrk 4.x' ? `wrk ${wrkVersion}` : 'the keep-alive Node generator (wrk not installed)',
+      ),
+    ),
+  ];
   return names.join(' and ') || '–';
 }
 
@@ -128,17 +146,26 @@ function headlines(run: BenchRun): string[] {
   for (const size of [...new Set(s.map((r) => r.size))]) {
     const direct = s.find((r) => r.size === size && r.phase === 'direct');
     const warm = (target: TargetName) => s.find((r) => r.size === size && r.target === target && r.phase === 'warm');
-    const naive = (['naive-map', 'naive-cache'] as const).filter((name) => warm(name)).map((name) => `, ${name} ${ratio(direct?.load.elapsedSec, warm(name)?.load.elapsedSec)}`);
-    lines.push(`S ${size}: tiercache warm ${ratio(direct?.load.elapsedSec, warm('tiercache')?.load.elapsedSec)} faster than direct (Varnish ${ratio(direct?.load.elapsedSec, warm('varnish')?.load.elapsedSec)}${naive.join('')}).`);
+    const naive = (['naive-map', 'naive-cache'] as const)
+      .filter((name) => warm(name))
+      .map((name) => `, ${name} ${ratio(direct?.load.elapsedSec, warm(name)?.load.elapsedSec)}`);
+    lines.push(
+      `S ${size}: tiercache warm ${ratio(direct?.load.elapsedSec, warm('tiercache')?.load.elapsedSec)} faster than direct (Varnish ${ratio(direct?.load.elapsedSec, warm('varnish')?.load.elapsedSec)}${naive.join('')}).`,
+    );
   }
   const c = 100;
   for (const r of run.workloadV.filter((x) => x.target === 'tiercache' && x.concurrency === c)) {
-    const cell = (target: TargetName) => run.workloadV.find((x) => x.size === r.size && x.concurrency === c && x.target === target)?.load.reqPerSec;
-    lines.push(`V ${r.size} c=${c}: tiercache ${fixed(r.load.reqPerSec, 0)} req/s: ${ratio(r.load.reqPerSec, cell('naive-map'))} naive-map, ${ratio(r.load.reqPerSec, cell('naive-cache'))} naive-cache, ${ratio(r.load.reqPerSec, cell('varnish'))} Varnish.`);
+    const cell = (target: TargetName) =>
+      run.workloadV.find((x) => x.size === r.size && x.concurrency === c && x.target === target)?.load.reqPerSec;
+    lines.push(
+      `V ${r.size} c=${c}: tiercache ${fixed(r.load.reqPerSec, 0)} req/s: ${ratio(r.load.reqPerSec, cell('naive-map'))} naive-map, ${ratio(r.load.reqPerSec, cell('naive-cache'))} naive-cache, ${ratio(r.load.reqPerSec, cell('varnish'))} Varnish.`,
+    );
   }
   const direct = run.coldLarge.find((r) => r.target === 'direct');
   for (const r of run.coldLarge.filter((x) => x.target !== 'direct')) {
-    lines.push(`Cold large object, ${r.target}: ${fixed(r.mibPerSec, 1)} MiB/s, ${ratio(r.mibPerSec, direct?.mibPerSec)} a direct single stream (${fixed(direct?.mibPerSec ?? Number.NaN, 1)} MiB/s); first byte ${fixed(r.ttfbMs, 0)} ms.`);
+    lines.push(
+      `Cold large object, ${r.target}: ${fixed(r.mibPerSec, 1)} MiB/s, ${ratio(r.mibPerSec, direct?.mibPerSec)} a direct single stream (${fixed(direct?.mibPerSec ?? Number.NaN, 1)} MiB/s); first byte ${fixed(r.ttfbMs, 0)} ms.`,
+    );
   }
   return lines;
 }
@@ -165,7 +192,9 @@ function layersSection(run: BenchRun): string[] {
 
 function memoryLine(memory: MemoryEvidence | undefined): string {
   if (!memory) return 'No bench:memory result (`npm run bench:memory`).';
-  const phases = memory.phases.map((p) => `${p.phase} ${(p.growthBytes / 1e6).toFixed(1)} MB${p.bytesOk ? '' : ' (wrong bytes)'}`).join(', ');
+  const phases = memory.phases
+    .map((p) => `${p.phase} ${(p.growthBytes / 1e6).toFixed(1)} MB${p.bytesOk ? '' : ' (wrong bytes)'}`)
+    .join(', ');
   return `workerd resident memory growth over a ${(memory.objectBytes / 2 ** 20).toFixed(0)} MiB download through both tiers (bench:memory, S3 origin without the shaper): ${phases} (limit 128 MB). Source: ${memory.source}.`;
 }
 
@@ -179,17 +208,41 @@ function charts(run: BenchRun): Record<string, string> {
     unit: '×',
     groups: sizes.map((size) => {
       const direct = s.find((r) => r.size === size && r.phase === 'direct');
-      const bars = s.filter((r) => r.size === size && r.phase === 'warm' && direct).map((r) => ({ series: r.target, value: (direct?.load.elapsedSec ?? 0) / r.load.elapsedSec }));
+      const bars = s
+        .filter((r) => r.size === size && r.phase === 'warm' && direct)
+        .map((r) => ({ series: r.target, value: (direct?.load.elapsedSec ?? 0) / r.load.elapsedSec }));
       return { label: size, bars: bars.filter((b) => Number.isFinite(b.value)) };
     }),
   });
   for (const size of [...new Set(run.workloadV.map((r) => r.size))]) {
     const series = [...new Set(run.workloadV.map((r) => r.target))]
-      .map((target) => ({ name: target, points: run.workloadV.filter((r) => r.size === size && r.target === target && Number.isFinite(r.load.reqPerSec)).map((r) => ({ x: r.concurrency, y: r.load.reqPerSec })) }))
+      .map((target) => ({
+        name: target,
+        points: run.workloadV
+          .filter((r) => r.size === size && r.target === target && Number.isFinite(r.load.reqPerSec))
+          .map((r) => ({ x: r.concurrency, y: r.load.reqPerSec })),
+      }))
       // The naive baselines run one concurrency only: a line needs two points.
       .filter((line) => line.points.length > 1);
-    out[`v-${size.replace(/\s+/g, '')}-reqs.svg`] = lineChart({ title: `Workload V, ${size}: requests per second`, xLabel: 'concurrent connections', yLabel: 'req/s', logX: true, series });
+    out[`v-${size.replace(/\s+/g, '')}-reqs.svg`] = lineChart({
+      title: `Workload V, ${size}: requests per second`,
+      xLabel: 'concurrent connections',
+      yLabel: 'req/s',
+      logX: true,
+      series,
+    });
   }
-  out['cold-large.svg'] = barChart({ title: 'Cold large object: MiB/s', unit: 'MiB/s', groups: [{ label: 'one GET', bars: run.coldLarge.filter((r) => Number.isFinite(r.mibPerSec)).map((r) => ({ series: r.target, value: r.mibPerSec })) }] });
+  out['cold-large.svg'] = barChart({
+    title: 'Cold large object: MiB/s',
+    unit: 'MiB/s',
+    groups: [
+      {
+        label: 'one GET',
+        bars: run.coldLarge
+          .filter((r) => Number.isFinite(r.mibPerSec))
+          .map((r) => ({ series: r.target, value: r.mibPerSec })),
+      },
+    ],
+  });
   return out;
 }

@@ -22,13 +22,43 @@ export function fixed(value: number, digits: number): string {
 
 /** Elapsed, mean, p99, throughput; × faster than direct and than Varnish (elapsed ratios). */
 export function sTable(s: SResult): Table {
-  const find = (size: string, target: TargetName, phase: SRun['phase']) => s.runs.find((r) => r.size === size && r.target === target && r.phase === phase);
+  const find = (size: string, target: TargetName, phase: SRun['phase']) =>
+    s.runs.find((r) => r.size === size && r.target === target && r.phase === phase);
   const rows = s.runs.map((run) => {
     const direct = find(run.size, 'direct', 'direct');
     const varnish = find(run.size, 'varnish', run.phase);
-    return [run.size, run.target, run.phase, String(run.load.requests), run.load.sent === undefined ? '–' : String(run.load.sent), String(run.load.errors + run.load.non2xx), fixed(run.load.elapsedSec, 2), fixed(run.load.latency.meanMs, 1), fixed(run.load.latency.p99Ms, 1), fixed(run.load.mibPerSec, 1), ratio(direct?.load.elapsedSec, run.load.elapsedSec), run.phase === 'direct' ? '–' : ratio(varnish?.load.elapsedSec, run.load.elapsedSec)];
+    return [
+      run.size,
+      run.target,
+      run.phase,
+      String(run.load.requests),
+      run.load.sent === undefined ? '–' : String(run.load.sent),
+      String(run.load.errors + run.load.non2xx),
+      fixed(run.load.elapsedSec, 2),
+      fixed(run.load.latency.meanMs, 1),
+      fixed(run.load.latency.p99Ms, 1),
+      fixed(run.load.mibPerSec, 1),
+      ratio(direct?.load.elapsedSec, run.load.elapsedSec),
+      run.phase === 'direct' ? '–' : ratio(varnish?.load.elapsedSec, run.load.elapsedSec),
+    ];
   });
-  return { columns: ['size', 'target', 'phase', 'responses', 'sent', 'errors', 'elapsed s', 'mean ms', 'p99 ms', 'MiB/s', '× faster than direct', '× faster than Varnish'], rows };
+  return {
+    columns: [
+      'size',
+      'target',
+      'phase',
+      'responses',
+      'sent',
+      'errors',
+      'elapsed s',
+      'mean ms',
+      'p99 ms',
+      'MiB/s',
+      '× faster than direct',
+      '× faster than Varnish',
+    ],
+    rows,
+  };
 }
 
 /** What reached the origin per run, and the egress a cache saved against reading it directly. */
@@ -37,9 +67,30 @@ export function originTable(s: SResult): Table {
     const direct = s.runs.find((r) => r.size === run.size && r.phase === 'direct');
     const saved = direct ? direct.origin.bytes - run.origin.bytes : Number.NaN;
     const varnish = s.runs.find((r) => r.size === run.size && r.target === 'varnish' && r.phase === run.phase);
-    return [run.size, run.target, run.phase, String(run.origin.requests), fixed(run.origin.bytes / MB, 1), run.phase === 'direct' ? '–' : fixed(saved / MB, 1), run.phase === 'direct' ? '–' : `$${fixed((saved / 1e12) * DOLLARS_PER_TB, 4)}`, run.phase === 'direct' ? '–' : ratio(run.origin.bytes, varnish?.origin.bytes)];
+    return [
+      run.size,
+      run.target,
+      run.phase,
+      String(run.origin.requests),
+      fixed(run.origin.bytes / MB, 1),
+      run.phase === 'direct' ? '–' : fixed(saved / MB, 1),
+      run.phase === 'direct' ? '–' : `$${fixed((saved / 1e12) * DOLLARS_PER_TB, 4)}`,
+      run.phase === 'direct' ? '–' : ratio(run.origin.bytes, varnish?.origin.bytes),
+    ];
   });
-  return { columns: ['size', 'target', 'phase', 'origin requests', 'origin MB', 'egress saved MB', `saved at $${DOLLARS_PER_TB}/TB`, 'origin bytes vs Varnish'], rows };
+  return {
+    columns: [
+      'size',
+      'target',
+      'phase',
+      'origin requests',
+      'origin MB',
+      'egress saved MB',
+      `saved at $${DOLLARS_PER_TB}/TB`,
+      'origin bytes vs Varnish',
+    ],
+    rows,
+  };
 }
 
 /** tiercache's tiers on each cold phase's first response and after each warm run, from Cache-Status and Server-Timing. */
@@ -48,25 +99,97 @@ export function tierTable(s: SResult): Table {
     (['cold', 'warm'] as const).map((phase) => {
       const t = phases[phase];
       const what = phase === 'cold' ? 'cold (first response)' : `warm (${t.samples} GETs after)`;
-      return [size, what, String(t.samples), pct(t.edge.hitRatio), pct(t.shield.hitRatio), fixed(t.timing.edge.meanMs, 1), fixed(t.timing.shield.meanMs, 1), fixed(t.timing.origin.meanMs, 1)];
+      return [
+        size,
+        what,
+        String(t.samples),
+        pct(t.edge.hitRatio),
+        pct(t.shield.hitRatio),
+        fixed(t.timing.edge.meanMs, 1),
+        fixed(t.timing.shield.meanMs, 1),
+        fixed(t.timing.origin.meanMs, 1),
+      ];
     }),
   );
-  return { columns: ['size', 'phase', 'samples', 'edge hit ratio', 'shield hit ratio (of edge forwards)', 'edge ms', 'shield ms', 'origin ms'], rows };
+  return {
+    columns: [
+      'size',
+      'phase',
+      'samples',
+      'edge hit ratio',
+      'shield hit ratio (of edge forwards)',
+      'edge ms',
+      'shield ms',
+      'origin ms',
+    ],
+    rows,
+  };
 }
 
 export function vTable(runs: readonly VRun[]): Table {
   const rows = runs.map((run) => {
-    const cell = (target: TargetName) => runs.find((r) => r.size === run.size && r.concurrency === run.concurrency && r.target === target)?.load.reqPerSec;
-    return [run.size, String(run.concurrency), run.target, fixed(run.load.reqPerSec, 0), fixed(run.load.latency.meanMs, 2), fixed(run.load.latency.p99Ms, 2), String(run.load.errors), String(run.load.non2xx), ratio(run.load.reqPerSec, cell('varnish')), ratio(run.load.reqPerSec, cell('naive-map'))];
+    const cell = (target: TargetName) =>
+      runs.find((r) => r.size === run.size && r.concurrency === run.concurrency && r.target === target)?.load.reqPerSec;
+    return [
+      run.size,
+      String(run.concurrency),
+      run.target,
+      fixed(run.load.reqPerSec, 0),
+      fixed(run.load.latency.meanMs, 2),
+      fixed(run.load.latency.p99Ms, 2),
+      String(run.load.errors),
+      String(run.load.non2xx),
+      ratio(run.load.reqPerSec, cell('varnish')),
+      ratio(run.load.reqPerSec, cell('naive-map')),
+    ];
   });
-  return { columns: ['size', 'concurrency', 'target', 'req/s', 'mean ms', 'p99 ms', 'errors', 'non-2xx', 'req/s vs Varnish', 'req/s vs naive-map'], rows };
+  return {
+    columns: [
+      'size',
+      'concurrency',
+      'target',
+      'req/s',
+      'mean ms',
+      'p99 ms',
+      'errors',
+      'non-2xx',
+      'req/s vs Varnish',
+      'req/s vs naive-map',
+    ],
+    rows,
+  };
 }
 
 export function coldTable(runs: readonly ColdRun[]): Table {
   const direct = runs.find((r) => r.target === 'direct');
   const varnish = runs.find((r) => r.target === 'varnish');
-  const rows = runs.map((run) => [run.target, String(run.status), run.complete ? 'yes' : 'NO', fixed(run.ttfbMs, 0), fixed(run.totalMs / 1000, 2), fixed(run.mibPerSec, 1), run.target === 'direct' ? '–' : ratio(run.mibPerSec, direct?.mibPerSec), run.target === 'direct' ? '–' : ratio(run.mibPerSec, varnish?.mibPerSec), String(run.origin.requests), fixed(run.origin.bytes / 2 ** 20, 1)]);
-  return { columns: ['target', 'status', 'complete', 'first byte ms', 'total s', 'MiB/s', 'vs direct single stream', 'vs Varnish', 'origin requests', 'origin MiB'], rows };
+  const rows = runs.map((run) => [
+    run.target,
+    String(run.status),
+    run.complete ? 'yes' : 'NO',
+    fixed(run.ttfbMs, 0),
+    fixed(run.totalMs / 1000, 2),
+    fixed(run.mibPerSec, 1),
+    run.target === 'direct' ? '–' : ratio(run.mibPerSec, direct?.mibPerSec),
+    run.target === 'direct' ? '–' : ratio(run.mibPerSec, varnish?.mibPerSec),
+    String(run.origin.requests),
+    fixed(run.origin.bytes / 2 ** 20, 1),
+  ]);
+  return {
+    columns: [
+      'target',
+      'status',
+      'complete',
+      'first byte ms',
+      'total s',
+      'MiB/s',
+      'vs direct single stream',
+      'vs Varnish',
+      'origin requests',
+      'origin MiB',
+    ],
+    rows,
+  };
 }
 
 function pct(value: number): string {

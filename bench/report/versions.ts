@@ -42,7 +42,8 @@ async function packageVersion(name: string): Promise<string> {
 async function wrkVersion(): Promise<string> {
   const output = await promisify(execFile)('wrk', ['-v'], { timeout: 5000 }).then(
     ({ stdout, stderr }) => stdout + stderr,
-    (error: { stdout?: string; stderr?: string; code?: unknown }) => (error.code === 'ENOENT' ? '' : `${error.stdout ?? ''}${error.stderr ?? ''}`),
+    (error: { stdout?: string; stderr?: string; code?: unknown }) =>
+      error.code === 'ENOENT' ? '' : `${error.stdout ?? ''}${error.stderr ?? ''}`,
   );
   return /^wrk (\S+)/m.exec(output)?.[1] ?? 'not installed';
 }

@@ -5,11 +5,18 @@
 import { randomUUID } from 'node:crypto';
 import { type S3Origin, startS3Origin } from '../../local/origin.ts';
 import { type Stack, startWorkers } from '../../local/workers.ts';
-import { CONFIG_NAMES, type RawConfig, parseConfig, type SlicingConfig } from '../../shared/config/config.ts';
+import { CONFIG_NAMES, parseConfig, type RawConfig, type SlicingConfig } from '../../shared/config/config.ts';
 import { keepSignals } from './signals.ts';
 
 /** Settings a benchmark run may take from the environment; the rest is the embedded origin's. */
-const TUNABLE_NAMES = ['SLICE_SIZE', 'SLICE_THRESHOLD', 'SLICE_READAHEAD', 'SLICE_PARALLEL', 'SUBREQUEST_LIMIT', 'DEFAULT_TTL'] as const;
+const TUNABLE_NAMES = [
+  'SLICE_SIZE',
+  'SLICE_THRESHOLD',
+  'SLICE_READAHEAD',
+  'SLICE_PARALLEL',
+  'SUBREQUEST_LIMIT',
+  'DEFAULT_TTL',
+] as const;
 
 export interface LocalStack {
   origin: S3Origin;

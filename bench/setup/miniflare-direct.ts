@@ -23,7 +23,11 @@ export interface DirectWorkers {
 /** One workerd, every worker on a free loopback port of its own; the Cache API backed as in `npm start`. */
 export async function startDirectWorkers(workers: readonly DirectWorker[]): Promise<DirectWorkers> {
   const started = await startDirectMiniflare(
-    workers.map((worker) => ({ ...moduleWorker(worker.name, worker.code), bindings: worker.bindings ?? {}, ...directSocket() })),
+    workers.map((worker) => ({
+      ...moduleWorker(worker.name, worker.code),
+      bindings: worker.bindings ?? {},
+      ...directSocket(),
+    })),
   );
   const urls = new Map<string, string>();
   for (const [name, url] of started.urls) urls.set(name, url.origin);

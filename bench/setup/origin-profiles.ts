@@ -16,9 +16,19 @@ export interface OriginProfile {
 }
 
 export const ORIGIN_PROFILES = {
-  sf: { name: 'sf', firstByteLatencyMs: 20, bandwidthBytesPerSec: 40e6, description: 'near the gateway: a short round trip, a fast stream' },
+  sf: {
+    name: 'sf',
+    firstByteLatencyMs: 20,
+    bandwidthBytesPerSec: 40e6,
+    description: 'near the gateway: a short round trip, a fast stream',
+  },
   ams: { name: 'ams', firstByteLatencyMs: 80, bandwidthBytesPerSec: 25e6, description: 'across an ocean: the default' },
-  sg: { name: 'sg', firstByteLatencyMs: 180, bandwidthBytesPerSec: 12e6, description: 'half the world away: a long round trip, a slow stream' },
+  sg: {
+    name: 'sg',
+    firstByteLatencyMs: 180,
+    bandwidthBytesPerSec: 12e6,
+    description: 'half the world away: a long round trip, a slow stream',
+  },
 } as const satisfies Record<string, OriginProfile>;
 
 export type ProfileName = keyof typeof ORIGIN_PROFILES;
@@ -41,9 +51,16 @@ export function parseProfile(text: string): OriginProfile {
   const firstByteLatencyMs = Number(latency?.[1]);
   const bandwidthBytesPerSec = Number(bandwidth?.[1]) * (UNIT_BYTES[bandwidth?.[2] ?? ''] ?? Number.NaN);
   if (rest.length > 0 || !Number.isFinite(firstByteLatencyMs) || !(bandwidthBytesPerSec > 0)) {
-    throw new Error(`expected a profile (${Object.keys(ORIGIN_PROFILES).join(', ')}) or "latencyMs,bytesPerSec" such as "80,25e6" or "80ms,25MB/s", got ${JSON.stringify(text)}`);
+    throw new Error(
+      `expected a profile (${Object.keys(ORIGIN_PROFILES).join(', ')}) or "latencyMs,bytesPerSec" such as "80,25e6" or "80ms,25MB/s", got ${JSON.stringify(text)}`,
+    );
   }
-  return { name: `${firstByteLatencyMs}ms,${bandwidthBytesPerSec}B/s`, firstByteLatencyMs, bandwidthBytesPerSec, description: 'ad hoc' };
+  return {
+    name: `${firstByteLatencyMs}ms,${bandwidthBytesPerSec}B/s`,
+    firstByteLatencyMs,
+    bandwidthBytesPerSec,
+    description: 'ad hoc',
+  };
 }
 
 /** The shaper's options for `profile` in front of `target`. */

@@ -50,11 +50,18 @@ export async function startOriginThread(objects: readonly BenchObject[]): Promis
       const id = ++ids;
       const memory = new SharedArrayBuffer(3 * Float64Array.BYTES_PER_ELEMENT);
       const answer = await ask({ kind: 'shaper', id, options, counts: memory }, id);
-      if (answer.kind !== 'shaper') throw new Error(`the origin thread could not start a shaper: ${answer.kind === 'failed' ? answer.message : answer.kind}`);
+      if (answer.kind !== 'shaper')
+        throw new Error(
+          `the origin thread could not start a shaper: ${answer.kind === 'failed' ? answer.message : answer.kind}`,
+        );
       const counts = sharedCounts(new Float64Array(memory));
       return {
         url: answer.url,
-        stats: () => ({ connections: counts.connections, requests: counts.requests, bytesToClient: counts.bytesToClient }),
+        stats: () => ({
+          connections: counts.connections,
+          requests: counts.requests,
+          bytesToClient: counts.bytesToClient,
+        }),
         close: async () => void (await ask({ kind: 'close-shaper', id }, id)),
       };
     },

@@ -9,7 +9,11 @@ export type ToOriginThread =
   | { kind: 'close-shaper'; id: number }
   | { kind: 'close' };
 
-export type FromOriginThread = { kind: 'ready'; url: string } | { kind: 'shaper'; id: number; url: string } | { kind: 'closed'; id: number } | { kind: 'failed'; id: number; message: string };
+export type FromOriginThread =
+  | { kind: 'ready'; url: string }
+  | { kind: 'shaper'; id: number; url: string }
+  | { kind: 'closed'; id: number }
+  | { kind: 'failed'; id: number; message: string };
 
 const port = parentPort;
 if (port === null) throw new Error('origin-worker.ts runs as a worker thread (origin-thread.ts)');

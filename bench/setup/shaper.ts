@@ -2,7 +2,7 @@
 // response for a round trip's worth of latency and caps each connection's download rate with
 // a token bucket, so a local S3 server answers like a distant gateway. It shapes real sockets
 // (keep-alive, any method, any body) and never sleeps inside the workers it serves.
-import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
+import { type AddressInfo, connect, createServer, type Server, type Socket } from 'node:net';
 
 const DEFAULT_FIRST_BYTE_LATENCY_MS = 80;
 const DEFAULT_BANDWIDTH_BYTES_PER_SEC = 25e6;
@@ -82,15 +82,26 @@ export function sharedCounts(memory: Float64Array): ShaperStats {
   };
 }
 
-export async function startShaper(options: ShaperOptions, counts: ShaperStats = { connections: 0, requests: 0, bytesToClient: 0 }): Promise<Shaper> {
+export async function startShaper(
+  options: ShaperOptions,
+  counts: ShaperStats = { connections: 0, requests: 0, bytesToClient: 0 },
+): Promise<Shaper> {
   const target = loopbackTarget(options.target);
   const latencyMs = options.firstByteLatencyMs ?? DEFAULT_FIRST_BYTE_LATENCY_MS;
   const bytesPerSec = options.bandwidthBytesPerSec ?? DEFAULT_BANDWIDTH_BYTES_PER_SEC;
-  if (!(latencyMs >= 0) || !(bytesPerSec > 0)) throw new Error(`expected a latency ≥ 0 ms and a bandwidth > 0 B/s, got ${latencyMs} ms and ${bytesPerSec} B/s`);
+  if (!(latencyMs >= 0) || !(bytesPerSec > 0))
+    throw new Error(`expected a latency ≥ 0 ms and a bandwidth > 0 B/s, got ${latencyMs} ms and ${bytesPerSec} B/s`);
   const burstBytes = Math.max(MIN_BURST_BYTES, bytesPerSec * BURST_SECONDS);
   const stats = counts;
   const sliceBytes = Math.max(INITIAL_BYTES, bytesPerSec * SLICE_SECONDS);
-  const link: Link = { latencyMs, bytesPerSec, burstBytes, sliceBytes, queueHighWaterBytes: Math.max(MIN_QUEUE_HIGH_WATER_BYTES, 2 * burstBytes), stats };
+  const link: Link = {
+    latencyMs,
+    bytesPerSec,
+    burstBytes,
+    sliceBytes,
+    queueHighWaterBytes: Math.max(MIN_QUEUE_HIGH_WATER_BYTES, 2 * burstBytes),
+    stats,
+  };
   const sockets = new Set<Socket>();
   const server = createServer({ allowHalfOpen: true, noDelay: true }, (client) => {
     link.stats.connections += 1;
@@ -104,7 +115,11 @@ export async function startShaper(options: ShaperOptions, counts: ShaperStats = 
   const url = await listen(server);
   return {
     url,
-    stats: () => ({ connections: link.stats.connections, requests: link.stats.requests, bytesToClient: link.stats.bytesToClient }),
+    stats: () => ({
+      connections: link.stats.connections,
+      requests: link.stats.requests,
+      bytesToClient: link.stats.bytesToClient,
+    }),
     close: () =>
       new Promise((resolve) => {
         server.close(() => resolve());

@@ -8,7 +8,8 @@
  */
 export function keepSignals(onSignal: () => void): () => void {
   const keep = (event: string | symbol, listener: (...args: unknown[]) => void) => {
-    if ((event === 'SIGINT' || event === 'SIGTERM') && listener !== onSignal) queueMicrotask(() => process.off(event, listener));
+    if ((event === 'SIGINT' || event === 'SIGTERM') && listener !== onSignal)
+      queueMicrotask(() => process.off(event, listener));
   };
   process.on('newListener', keep).on('SIGINT', onSignal).on('SIGTERM', onSignal);
   return () => void process.off('newListener', keep).off('SIGINT', onSignal).off('SIGTERM', onSignal);

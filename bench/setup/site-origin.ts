@@ -31,7 +31,8 @@ export interface SiteOrigin {
 export async function startSiteOrigin(objects: readonly BenchObject[]): Promise<SiteOrigin> {
   const directory = await mkdtemp(join(tmpdir(), 'tiercache-bench-site-'));
   try {
-    for (const object of objects) await writeFile(join(directory, object.path.slice(1)), deterministicBytes(object.seed, object.size));
+    for (const object of objects)
+      await writeFile(join(directory, object.path.slice(1)), deterministicBytes(object.seed, object.size));
   } catch (error) {
     await rm(directory, { recursive: true, force: true });
     throw error;
@@ -69,7 +70,8 @@ async function serve(directory: string, request: IncomingMessage, response: Serv
     'content-type': 'application/octet-stream',
   };
   // RFC 9110 §13.1.2: a GET whose If-None-Match matches the current ETag is answered 304.
-  if (request.headers['if-none-match']?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag)) return end(response, 304, headers);
+  if (request.headers['if-none-match']?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag))
+    return end(response, 304, headers);
   const range = singleRange(request.headers.range, size);
   if (range === 'unsatisfiable') return end(response, 416, { ...headers, 'content-range': `bytes */${size}` });
   const { start, end: last } = range ?? { start: 0, end: size - 1 };
@@ -85,7 +87,10 @@ async function serve(directory: string, request: IncomingMessage, response: Serv
  * RFC 9110 §14.1.2: `bytes=a-b`, `bytes=a-`, `bytes=-n`, clamped to the object; undefined when
  * absent or not a single range (the whole object is then sent, as §14.2 allows).
  */
-function singleRange(header: string | undefined, size: number): { start: number; end: number } | 'unsatisfiable' | undefined {
+function singleRange(
+  header: string | undefined,
+  size: number,
+): { start: number; end: number } | 'unsatisfiable' | undefined {
   const match = /^bytes=(\d*)-(\d*)$/.exec(header?.trim() ?? '');
   if (!match || (match[1] === '' && match[2] === '')) return undefined;
   if (match[1] === '') {
@@ -102,4 +107,3 @@ function end(response: ServerResponse, status: number, headers: Record<string, s
   response.writeHead(status, { ...headers, 'content-length': '0' });
   response.end();
 }
-

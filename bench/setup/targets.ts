@@ -65,12 +65,22 @@ async function startTarget(name: TargetName, origin: string, peers: Peers): Prom
     case 'direct':
       return [{ name, url: origin, stop: async () => undefined }];
     case 'tiercache': {
-      const config: RawConfig = { ORIGIN_KIND: 'http', ORIGIN_URL: origin, DEFAULT_TTL: '3600', SHIELD_TOKEN: randomUUID(), SLICE_SIZE: String(SLICE_SIZE) };
+      const config: RawConfig = {
+        ORIGIN_KIND: 'http',
+        ORIGIN_URL: origin,
+        DEFAULT_TTL: '3600',
+        SHIELD_TOKEN: randomUUID(),
+        SLICE_SIZE: String(SLICE_SIZE),
+      };
       const stack = await startWorkers({ config, port: 0 });
       return [{ name, url: stack.url, stop: once(() => stack.dispose()) }];
     }
     case 'varnish': {
-      const peer = await startVarnish({ origin, storageMiB: VARNISH_STORAGE_MIB, ...(peers.varnish && { installed: peers.varnish }) });
+      const peer = await startVarnish({
+        origin,
+        storageMiB: VARNISH_STORAGE_MIB,
+        ...(peers.varnish && { installed: peers.varnish }),
+      });
       return [{ name, url: peer.url, stop: once(peer.stop) }];
     }
     case 'nginx':

@@ -27,12 +27,16 @@ export function parseByteranges(body: Uint8Array, boundary: string): BodyPart[] 
   while (parts.length < MAX_PARTS) {
     const after = at + dashBoundary.length;
     if (bytes.toString('latin1', after, after + 2) === '--') return parts; // close-delimiter
-    if (bytes.toString('latin1', after, after + 2) !== '\r\n') return `expected CRLF after delimiter ${parts.length + 1}, found ${JSON.stringify(bytes.toString('latin1', after, after + 2))}`;
+    if (bytes.toString('latin1', after, after + 2) !== '\r\n')
+      return `expected CRLF after delimiter ${parts.length + 1}, found ${JSON.stringify(bytes.toString('latin1', after, after + 2))}`;
     const headerEnd = bytes.indexOf('\r\n\r\n', after);
     if (headerEnd < 0) return `expected the header fields of part ${parts.length + 1} to end with an empty line`;
     const next = bytes.indexOf(`\r\n${dashBoundary}`, headerEnd + 4);
     if (next < 0) return `expected a delimiter after part ${parts.length + 1}, found the end of the body`;
-    parts.push({ headers: headerFields(bytes.toString('latin1', after + 2, headerEnd)), body: new Uint8Array(bytes.subarray(headerEnd + 4, next)) });
+    parts.push({
+      headers: headerFields(bytes.toString('latin1', after + 2, headerEnd)),
+      body: new Uint8Array(bytes.subarray(headerEnd + 4, next)),
+    });
     at = next + 2;
   }
   return `expected at most ${MAX_PARTS} parts`;

@@ -43,7 +43,9 @@ export async function coldConcurrent(context: Context, tiercache: Target): Promi
   log(`cold ${count} × ${label} tiercache: ${count} GETs of different objects, at once`);
   const sampler = startSampler(pids, SAMPLE_INTERVAL_MS, MAX_SAMPLES);
   const started = performance.now();
-  const answers = await Promise.all(Array.from({ length: count }, (_, i) => timedGet(`${tiercache.url}${concurrentPath(plan, i)}`, GET_TIMEOUT_MS)));
+  const answers = await Promise.all(
+    Array.from({ length: count }, (_, i) => timedGet(`${tiercache.url}${concurrentPath(plan, i)}`, GET_TIMEOUT_MS)),
+  );
   const totalMs = performance.now() - started;
   await delay(SETTLE_MS);
   const peakBytes = sampler.stop().runtimePeakBytes;
@@ -56,6 +58,16 @@ export async function coldConcurrent(context: Context, tiercache: Target): Promi
   }));
   const togetherMiBPerSec = downloads.reduce((sum, d) => sum + d.bytes, 0) / MIB / (totalMs / 1000);
   const growthBytes = peakBytes - baselineBytes;
-  log(`  together ${togetherMiBPerSec.toFixed(1)} MiB/s (each ${downloads.map((d) => d.mibPerSec.toFixed(1)).join(', ')}${downloads.every((d) => d.complete) ? '' : ', INCOMPLETE'}); workerd grew ${(growthBytes / 1e6).toFixed(1)} MB`);
-  return { count, label, size, downloads, togetherMiBPerSec, totalMs, runtime: { pids, baselineBytes, peakBytes, growthBytes } };
+  log(
+    `  together ${togetherMiBPerSec.toFixed(1)} MiB/s (each ${downloads.map((d) => d.mibPerSec.toFixed(1)).join(', ')}${downloads.every((d) => d.complete) ? '' : ', INCOMPLETE'}); workerd grew ${(growthBytes / 1e6).toFixed(1)} MB`,
+  );
+  return {
+    count,
+    label,
+    size,
+    downloads,
+    togetherMiBPerSec,
+    totalMs,
+    runtime: { pids, baselineBytes, peakBytes, growthBytes },
+  };
 }

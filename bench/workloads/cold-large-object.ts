@@ -41,9 +41,22 @@ export async function coldLarge(context: Context, shaperOf: (target: TargetName)
     const origin = originDelta(shaper, before);
     const complete = answer.status === 200 && answer.bytes === plan.coldLarge.size;
     const mibPerSec = answer.bytes / MIB / (answer.totalMs / 1000);
-    log(`  ${target.name}: ${answer.status}, first byte ${answer.ttfbMs.toFixed(0)} ms, ${mibPerSec.toFixed(1)} MiB/s${complete ? '' : ' INCOMPLETE'}`);
-    const tiers = target.name === 'tiercache' ? tierStats([{ status: answer.status, headers: answer.headers }]) : undefined;
-    return { target: target.name, status: answer.status, bytes: answer.bytes, complete, ttfbMs: answer.ttfbMs, totalMs: answer.totalMs, mibPerSec, origin, ...(tiers && { tiers }) };
+    log(
+      `  ${target.name}: ${answer.status}, first byte ${answer.ttfbMs.toFixed(0)} ms, ${mibPerSec.toFixed(1)} MiB/s${complete ? '' : ' INCOMPLETE'}`,
+    );
+    const tiers =
+      target.name === 'tiercache' ? tierStats([{ status: answer.status, headers: answer.headers }]) : undefined;
+    return {
+      target: target.name,
+      status: answer.status,
+      bytes: answer.bytes,
+      complete,
+      ttfbMs: answer.ttfbMs,
+      totalMs: answer.totalMs,
+      mibPerSec,
+      origin,
+      ...(tiers && { tiers }),
+    };
   };
   const alone = targets.filter((target) => target.name === 'tiercache');
   const together = targets.filter((target) => target.name !== 'tiercache');

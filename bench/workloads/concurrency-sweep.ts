@@ -32,11 +32,21 @@ export async function workloadV(context: Context): Promise<VRun[]> {
     for (const connections of concurrency) {
       for (const target of targets) {
         if (NAIVE_NAMES.includes(target.name) && !naiveConcurrency.includes(connections)) continue;
-        const durationSec = naiveConcurrency.includes(connections) ? plan.workloadV.naiveDurationSec : plan.workloadV.durationSec;
+        const durationSec = naiveConcurrency.includes(connections)
+          ? plan.workloadV.naiveDurationSec
+          : plan.workloadV.durationSec;
         log(`V ${size.label} c=${connections} ${target.name}: ${durationSec} s`);
         const url = `${target.url}${objectPath('v', size.label)}`;
-        const load = await runLoad({ url, connections, durationSec, timeoutSec: REQUEST_TIMEOUT_SEC, maxSeconds: durationSec + RUN_SLACK_SEC });
-        log(`  ${load.reqPerSec.toFixed(0)} req/s, mean ${load.latency.meanMs.toFixed(2)} ms, p99 ${load.latency.p99Ms.toFixed(2)} ms, ${load.errors} errors (${load.tool})`);
+        const load = await runLoad({
+          url,
+          connections,
+          durationSec,
+          timeoutSec: REQUEST_TIMEOUT_SEC,
+          maxSeconds: durationSec + RUN_SLACK_SEC,
+        });
+        log(
+          `  ${load.reqPerSec.toFixed(0)} req/s, mean ${load.latency.meanMs.toFixed(2)} ms, p99 ${load.latency.p99Ms.toFixed(2)} ms, ${load.errors} errors (${load.tool})`,
+        );
         runs.push({ size: size.label, concurrency: connections, target: target.name, load });
       }
     }

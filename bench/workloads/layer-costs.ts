@@ -12,7 +12,14 @@ import { bundleWorker, PROJECT_ROOT } from '../../local/bundle.ts';
 import type { LoadResult } from '../load/load-result.ts';
 import { runLoad } from '../load/run-load.ts';
 import { describeError } from '../report/results.ts';
-import { type Layer, type LayerName, startMiniflareDirect, startMiniflareEntry, startWorkerd, startWranglerDev } from '../setup/layers/launchers.ts';
+import {
+  type Layer,
+  type LayerName,
+  startMiniflareDirect,
+  startMiniflareEntry,
+  startWorkerd,
+  startWranglerDev,
+} from '../setup/layers/launchers.ts';
 
 /** Relative to the project root, as bundleWorker takes it. */
 const ENTRY = relative(PROJECT_ROOT, fileURLToPath(new URL('../setup/layers/naive-worker.ts', import.meta.url)));
@@ -65,15 +72,30 @@ export async function measureLayers(plan: LayerPlan, log: (message: string) => v
   return measurements;
 }
 
-async function measure(layer: Layer, route: Route, plan: LayerPlan, log: (message: string) => void): Promise<LayerMeasurement> {
-  if (route.startsWith('/cache/') && !layer.hasCache) return { layer: layer.name, route, skipped: 'no Cache API service in bare workerd' };
+async function measure(
+  layer: Layer,
+  route: Route,
+  plan: LayerPlan,
+  log: (message: string) => void,
+): Promise<LayerMeasurement> {
+  if (route.startsWith('/cache/') && !layer.hasCache)
+    return { layer: layer.name, route, skipped: 'no Cache API service in bare workerd' };
   const url = `${layer.url}${route}`;
   const primed = await fetch(url, { signal: AbortSignal.timeout(10_000) });
   await primed.arrayBuffer();
   if (primed.status !== 200) return { layer: layer.name, route, skipped: `priming GET answered ${primed.status}` };
-  const run = (durationSec: number) => runLoad({ url, connections: plan.connections, durationSec, maxSeconds: durationSec + RUN_SLACK_SEC, tool: 'wrk 4.x' });
+  const run = (durationSec: number) =>
+    runLoad({
+      url,
+      connections: plan.connections,
+      durationSec,
+      maxSeconds: durationSec + RUN_SLACK_SEC,
+      tool: 'wrk 4.x',
+    });
   await run(plan.warmUpSec);
   const result = await run(plan.measureSec);
-  log(`layers: ${layer.name} ${route}: ${result.reqPerSec.toFixed(0)} req/s, mean ${result.latency.meanMs.toFixed(2)} ms, p99 ${result.latency.p99Ms.toFixed(2)} ms, errors ${result.errors}, non-2xx ${result.non2xx}`);
+  log(
+    `layers: ${layer.name} ${route}: ${result.reqPerSec.toFixed(0)} req/s, mean ${result.latency.meanMs.toFixed(2)} ms, p99 ${result.latency.p99Ms.toFixed(2)} ms, errors ${result.errors}, non-2xx ${result.non2xx}`,
+  );
   return { layer: layer.name, route, result };
 }

@@ -91,7 +91,14 @@ export const QUICK_PLAN: Plan = {
     { label: '10 MB', size: 10 * MB, connections: 10, perConnection: 10 },
   ],
   naiveS: ['100 KB', '10 MB'],
-  workloadV: { sizes: [{ label: '20 KB', size: 20 * KB }], concurrency: [10, 100], durationSec: 1, targets: ['tiercache', 'varnish', 'nginx'], naiveConcurrency: [100], naiveDurationSec: 1 },
+  workloadV: {
+    sizes: [{ label: '20 KB', size: 20 * KB }],
+    concurrency: [10, 100],
+    durationSec: 1,
+    targets: ['tiercache', 'varnish', 'nginx'],
+    naiveConcurrency: [100],
+    naiveDurationSec: 1,
+  },
   coldLarge: { label: '64 MiB', size: 64 * MIB },
   coldConcurrent: { count: 5, label: '64 MiB', size: 64 * MIB },
   memory: 'latest',
@@ -106,7 +113,11 @@ export function planObjects(plan: Plan): BenchObject[] {
     ...plan.workloadS.map((c, i) => ({ path: objectPath('s', c.label), size: c.size, seed: 0x5000 + i })),
     ...plan.workloadV.sizes.map((c, i) => ({ path: objectPath('v', c.label), size: c.size, seed: 0x7000 + i })),
     { path: objectPath('cold', plan.coldLarge.label), size: plan.coldLarge.size, seed: 0xc01d },
-    ...Array.from({ length: plan.coldConcurrent.count }, (_, i) => ({ path: concurrentPath(plan, i), size: plan.coldConcurrent.size, seed: 0xc0c0 + i })),
+    ...Array.from({ length: plan.coldConcurrent.count }, (_, i) => ({
+      path: concurrentPath(plan, i),
+      size: plan.coldConcurrent.size,
+      seed: 0xc0c0 + i,
+    })),
   ];
 }
 

@@ -4,7 +4,7 @@
 
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, readFile, readdir, stat, truncate } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type ClientRun, describeRun, runClient } from '../load/client-binary.ts';
 import { byterangesBoundary, headerFields, parseByteranges } from './byteranges.ts';
@@ -61,13 +61,22 @@ async function curlRange({ url, size, prefix, directory }: CheckContext): Promis
     expectEqual('status', head.status, 206) ??
     expectEqual('Content-Range', head.fields.get('content-range'), `bytes 1000-2000/${size}`) ??
     expectBytes('body', body, prefix.subarray(1000, 2001));
-  return { command, problem, details: `206, Content-Range bytes 1000-2000/${size}, ${body.length} bytes = the object's bytes 1000..2000` };
+  return {
+    command,
+    problem,
+    details: `206, Content-Range bytes 1000-2000/${size}, ${body.length} bytes = the object's bytes 1000..2000`,
+  };
 }
 
 async function curlResume({ url, size, sha256, directory }: CheckContext): Promise<Finding> {
   const file = join(directory, 'big.bin');
   const first = await mustRun('curl', [...CURL, '-o', 'big.bin', url], directory);
-  if (first.code !== 0) return { command: commandLine('curl', [...CURL, '-o', 'big.bin', url]), problem: `first download: ${describeRun(first)}`, details: '' };
+  if (first.code !== 0)
+    return {
+      command: commandLine('curl', [...CURL, '-o', 'big.bin', url]),
+      problem: `first download: ${describeRun(first)}`,
+      details: '',
+    };
   await truncate(file, RESUME_FROM);
   const args = [...CURL, '-C', '-', '-D', 'head', '-o', 'big.bin', '-w', '%{size_download}', url];
   const run = await mustRun('curl', args, directory);
@@ -78,14 +87,23 @@ async function curlResume({ url, size, sha256, directory }: CheckContext): Promi
     expectEqual('Content-Range', head.fields.get('content-range'), `bytes ${RESUME_FROM}-${size - 1}/${size}`) ??
     expectEqual('bytes fetched on resume', Number(run.stdout), size - RESUME_FROM) ??
     (await expectFile(file, size, sha256));
-  return { command: commandLine('curl', args), problem, details: `cut at ${RESUME_FROM}, resumed with 206 for ${size - RESUME_FROM} bytes, sha256 of ${size} bytes matches` };
+  return {
+    command: commandLine('curl', args),
+    problem,
+    details: `cut at ${RESUME_FROM}, resumed with 206 for ${size - RESUME_FROM} bytes, sha256 of ${size} bytes matches`,
+  };
 }
 
 async function wgetResume({ url, size, sha256, directory }: CheckContext): Promise<Finding> {
   // wget names the file after the URL: in its own directory, -c must append to that very file.
   const name = new URL(url).pathname.split('/').at(-1) ?? 'index.html';
   const first = await mustRun('wget', [...WGET, url], directory);
-  if (first.code !== 0) return { command: commandLine('wget', [...WGET, url]), problem: `first download: ${describeRun(first)}`, details: '' };
+  if (first.code !== 0)
+    return {
+      command: commandLine('wget', [...WGET, url]),
+      problem: `first download: ${describeRun(first)}`,
+      details: '',
+    };
   await truncate(join(directory, name), RESUME_FROM);
   const args = [...WGET, '-c', '--server-response', url];
   const run = await mustRun('wget', args, directory);
@@ -99,7 +117,11 @@ async function wgetResume({ url, size, sha256, directory }: CheckContext): Promi
     expectEqual('Content-Range', contentRange, `bytes ${RESUME_FROM}-${size - 1}/${size}`) ??
     expectEqual('files written', files.join(' '), name) ??
     (await expectFile(join(directory, name), size, sha256));
-  return { command: commandLine('wget', args), problem, details: `cut at ${RESUME_FROM}, resumed with 206 into the same file, sha256 of ${size} bytes matches` };
+  return {
+    command: commandLine('wget', args),
+    problem,
+    details: `cut at ${RESUME_FROM}, resumed with 206 into the same file, sha256 of ${size} bytes matches`,
+  };
 }
 
 async function curlMultiRange({ url, size, prefix, directory }: CheckContext): Promise<Finding> {
@@ -111,24 +133,44 @@ async function curlMultiRange({ url, size, prefix, directory }: CheckContext): P
   const boundary = byterangesBoundary(head.fields.get('content-type'));
   const problem =
     expectEqual('status', head.status, 206) ??
-    (boundary === undefined ? `expected Content-Type multipart/byteranges with a boundary, got ${head.fields.get('content-type')}` : undefined);
-  if (problem !== undefined || boundary === undefined) return { command, problem: problem ?? (run.code === 0 ? undefined : describeRun(run)), details: '' };
+    (boundary === undefined
+      ? `expected Content-Type multipart/byteranges with a boundary, got ${head.fields.get('content-type')}`
+      : undefined);
+  if (problem !== undefined || boundary === undefined)
+    return { command, problem: problem ?? (run.code === 0 ? undefined : describeRun(run)), details: '' };
   // A cut body is still parsed: which part it broke off in says more than curl's exit code.
   const parts = parseByteranges(body, boundary);
   const arrived = `${body.length} of ${head.fields.get('content-length')} bytes arrived`;
-  if (run.code !== 0) return { command, problem: `${describeRun(run)}; ${arrived}${typeof parts === 'string' ? `, ${parts}` : ''}`, details: '' };
+  if (run.code !== 0)
+    return {
+      command,
+      problem: `${describeRun(run)}; ${arrived}${typeof parts === 'string' ? `, ${parts}` : ''}`,
+      details: '',
+    };
   if (typeof parts === 'string') return { command, problem: `${arrived}, ${parts}`, details: '' };
-  const wanted = [{ start: 0, end: 9 }, { start: 100, end: 109 }];
+  const wanted = [
+    { start: 0, end: 9 },
+    { start: 100, end: 109 },
+  ];
   const partProblem =
     expectEqual('Content-Length', head.fields.get('content-length'), String(body.length)) ??
     expectEqual('parts', parts.length, wanted.length) ??
     wanted
-      .map((range, i) =>
-        expectEqual(`part ${i + 1} Content-Range`, parts[i]?.headers.get('content-range'), `bytes ${range.start}-${range.end}/${size}`) ??
-        expectBytes(`part ${i + 1}`, parts[i]?.body ?? new Uint8Array(), prefix.subarray(range.start, range.end + 1)),
+      .map(
+        (range, i) =>
+          expectEqual(
+            `part ${i + 1} Content-Range`,
+            parts[i]?.headers.get('content-range'),
+            `bytes ${range.start}-${range.end}/${size}`,
+          ) ??
+          expectBytes(`part ${i + 1}`, parts[i]?.body ?? new Uint8Array(), prefix.subarray(range.start, range.end + 1)),
       )
       .find((found) => found !== undefined);
-  return { command, problem: partProblem, details: `206 multipart/byteranges, ${parts.length} parts (0-9, 100-109) with the object's bytes` };
+  return {
+    command,
+    problem: partProblem,
+    details: `206 multipart/byteranges, ${parts.length} parts (0-9, 100-109) with the object's bytes`,
+  };
 }
 
 async function mustRun(client: ClientName, args: readonly string[], cwd: string): Promise<ClientRun> {
@@ -141,7 +183,11 @@ async function mustRun(client: ClientName, args: readonly string[], cwd: string)
 /** The last response head curl dumped with -D (after any 1xx or redirect heads). */
 async function lastHead(path: string): Promise<{ status: number; fields: Map<string, string> }> {
   const text = await readFile(path, 'latin1').catch(() => '');
-  const block = text.split('\r\n\r\n').filter((head) => head.trim() !== '').at(-1) ?? '';
+  const block =
+    text
+      .split('\r\n\r\n')
+      .filter((head) => head.trim() !== '')
+      .at(-1) ?? '';
   const status = Number(/^HTTP\/[\d.]+ (\d{3})/.exec(block)?.[1] ?? 0);
   return { status, fields: headerFields(block) };
 }
@@ -156,7 +202,9 @@ async function expectFile(path: string, size: number, sha256: string): Promise<s
 }
 
 function expectEqual<T>(what: string, actual: T, expected: T): string | undefined {
-  return actual === expected ? undefined : `expected ${what} ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`;
+  return actual === expected
+    ? undefined
+    : `expected ${what} ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`;
 }
 
 function expectBytes(what: string, actual: Uint8Array, expected: Uint8Array): string | undefined {

@@ -73,24 +73,47 @@ export async function workloadS(context: Context): Promise<SResult> {
 }
 
 /** One phase's run, and for a cold one its first answer (with the headers the tier table reads). */
-async function phase(context: Context, sizeCase: SizeCase, target: Target, name: SRun['phase']): Promise<{ run: SRun; first?: TimedAnswer }> {
+async function phase(
+  context: Context,
+  sizeCase: SizeCase,
+  target: Target,
+  name: SRun['phase'],
+): Promise<{ run: SRun; first?: TimedAnswer }> {
   const { shaper, log } = context;
   const count = sizeCase.connections * sizeCase.perConnection;
   const url = `${target.url}${objectPath('s', sizeCase.label)}`;
-  log(`S ${sizeCase.label} ${target.name} ${name}: ${sizeCase.connections} × ${sizeCase.perConnection} requests${name === 'cold' ? ' (the first alone)' : ''}`);
+  log(
+    `S ${sizeCase.label} ${target.name} ${name}: ${sizeCase.connections} × ${sizeCase.perConnection} requests${name === 'cold' ? ' (the first alone)' : ''}`,
+  );
   const before = shaper.stats();
   const first = name === 'cold' ? await timedGet(url, REQUEST_TIMEOUT_SEC * 1000) : undefined;
-  const options = { url, connections: sizeCase.connections, timeoutSec: REQUEST_TIMEOUT_SEC, maxSeconds: RUN_LIMIT_SEC, bodyBytes: sizeCase.size };
+  const options = {
+    url,
+    connections: sizeCase.connections,
+    timeoutSec: REQUEST_TIMEOUT_SEC,
+    maxSeconds: RUN_LIMIT_SEC,
+    bodyBytes: sizeCase.size,
+  };
   const rest = await runLoad({ ...options, requests: first ? count - 1 : count });
   const load = first ? withFirstAnswer(first, rest) : rest;
   const origin = originDelta(shaper, before);
-  log(`  ${load.elapsedSec.toFixed(2)} s, mean ${load.latency.meanMs.toFixed(1)} ms, ${load.mibPerSec.toFixed(1)} MiB/s, ${load.requests} responses, ${load.errors} errors, ${load.non2xx} non-2xx, origin ${origin.requests} requests (${load.tool})`);
-  const run: SRun = { size: sizeCase.label, target: target.name, phase: name, load, origin, ...(first && { first: { status: first.status, ttfbMs: first.ttfbMs, totalMs: first.totalMs } }) };
+  log(
+    `  ${load.elapsedSec.toFixed(2)} s, mean ${load.latency.meanMs.toFixed(1)} ms, ${load.mibPerSec.toFixed(1)} MiB/s, ${load.requests} responses, ${load.errors} errors, ${load.non2xx} non-2xx, origin ${origin.requests} requests (${load.tool})`,
+  );
+  const run: SRun = {
+    size: sizeCase.label,
+    target: target.name,
+    phase: name,
+    load,
+    origin,
+    ...(first && { first: { status: first.status, ttfbMs: first.ttfbMs, totalMs: first.totalMs } }),
+  };
   return { run, ...(first && { first }) };
 }
 
 /** One GET that fills a naive baseline's cache before its warm phase. */
 async function prime(url: string, size: number): Promise<void> {
   const answer = await timedGet(url, REQUEST_TIMEOUT_SEC * 1000);
-  if (answer.status !== 200 || answer.bytes !== size) throw new Error(`priming ${url}: expected 200 and ${size} bytes, got ${answer.status} and ${answer.bytes}`);
+  if (answer.status !== 200 || answer.bytes !== size)
+    throw new Error(`priming ${url}: expected 200 and ${size} bytes, got ${answer.status} and ${answer.bytes}`);
 }

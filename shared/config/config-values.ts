@@ -30,7 +30,8 @@ export function oneOf<N extends string, T extends string>(raw: Raw<N>, name: N, 
   const value = nonEmpty(raw[name]);
   if (value === undefined) return fallback;
   const found = allowed.find((option) => option === value);
-  if (found === undefined) throw new ConfigError(`${name} must be one of ${allowed.join('|')}, got ${JSON.stringify(value)}`);
+  if (found === undefined)
+    throw new ConfigError(`${name} must be one of ${allowed.join('|')}, got ${JSON.stringify(value)}`);
   return found;
 }
 
@@ -39,7 +40,14 @@ export function oneOf<N extends string, T extends string>(raw: Raw<N>, name: N, 
  * refused, never clamped: a setting that silently reads as another number is a surprise found
  * in production; `why` says where the bound comes from.
  */
-export function integer<N extends string>(raw: Raw<N>, name: N, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER, why = ''): number {
+export function integer<N extends string>(
+  raw: Raw<N>,
+  name: N,
+  fallback: number,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+  why = '',
+): number {
   const value = nonEmpty(raw[name]);
   if (value === undefined) return fallback;
   const parsed = /^\d+$/.test(value) ? Number(value) : Number.NaN;
@@ -55,7 +63,8 @@ export function decimal<N extends string>(raw: Raw<N>, name: N, fallback: number
   const value = nonEmpty(raw[name]);
   if (value === undefined) return fallback;
   const parsed = /^\d{1,12}(\.\d{1,12})?$/.test(value) ? Number(value) : Number.NaN;
-  if (!(parsed >= min && parsed <= max)) throw new ConfigError(`${name} must be a number from ${min} to ${max}, got ${JSON.stringify(value)}`);
+  if (!(parsed >= min && parsed <= max))
+    throw new ConfigError(`${name} must be a number from ${min} to ${max}, got ${JSON.stringify(value)}`);
   return parsed;
 }
 

@@ -1,14 +1,14 @@
 // The configuration contract. The same names are used by `[vars]` / `wrangler secret put`
 // when deployed and by the process environment in the local stack (docs/configuration.md).
 
+import { ConfigError } from '../http/errors.ts';
+import { splitList } from '../http/header-list.ts';
+import { type HostBuckets, parseHostBuckets } from '../target/host-buckets.ts';
 import { ConfigProblems } from './config-problems.ts';
 import { integer, nonEmpty, objectKey, oneOf, required } from './config-values.ts';
-import { type HostBuckets, parseHostBuckets } from '../target/host-buckets.ts';
-import { SITE_CONFIG_NAMES, type SiteConfig, parseSiteConfig } from './site-config.ts';
-import { ConfigError } from '../http/errors.ts';
-import { type MemoryConfig, type SlicingConfig, parseMemory, parseSlicing } from './limits.ts';
+import { type MemoryConfig, parseMemory, parseSlicing, type SlicingConfig } from './limits.ts';
 import { OBSERVABILITY_CONFIG_NAMES, type ObservabilityConfig, parseObservability } from './observability.ts';
-import { splitList } from '../http/header-list.ts';
+import { parseSiteConfig, SITE_CONFIG_NAMES, type SiteConfig } from './site-config.ts';
 
 export type { MemoryConfig, ObservabilityConfig, SlicingConfig };
 
@@ -103,7 +103,13 @@ export const CONFIG_NAMES = [
 export type ConfigName = (typeof CONFIG_NAMES)[number];
 
 /** Settings that are secrets (`wrangler secret put`): never logged, echoed or printed. */
-export const SECRET_CONFIG_NAMES: ReadonlySet<ConfigName> = new Set<ConfigName>(['S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'SHIELD_TOKEN', 'PURGE_TOKEN', 'STATS_TOKEN']);
+export const SECRET_CONFIG_NAMES: ReadonlySet<ConfigName> = new Set<ConfigName>([
+  'S3_ACCESS_KEY_ID',
+  'S3_SECRET_ACCESS_KEY',
+  'SHIELD_TOKEN',
+  'PURGE_TOKEN',
+  'STATS_TOKEN',
+]);
 
 export const STORJ_GATEWAY = 'https://gateway.storjshare.io';
 const DEFAULT_S3_TTL = 3600;
@@ -133,13 +139,22 @@ export function parseConfig(raw: RawConfig): Config {
   const s3Defaults = kind !== 'http';
   const config: Config = {
     originKind: kind ?? 's3',
-    originUrl: problems.read(() => parseUrl(nonEmpty(raw.ORIGIN_URL) ?? (kind === 'http' ? undefined : STORJ_GATEWAY)), new URL(STORJ_GATEWAY)),
+    originUrl: problems.read(
+      () => parseUrl(nonEmpty(raw.ORIGIN_URL) ?? (kind === 'http' ? undefined : STORJ_GATEWAY)),
+      new URL(STORJ_GATEWAY),
+    ),
     s3: kind === 's3' ? parseS3(raw, problems, true) : undefined,
     originTimeoutMs: problems.read(() => integer(raw, 'ORIGIN_TIMEOUT_MS', DEFAULT_TIMEOUT_MS, 1), DEFAULT_TIMEOUT_MS),
-    originIdleTimeoutMs: problems.read(() => integer(raw, 'ORIGIN_IDLE_TIMEOUT_MS', DEFAULT_IDLE_TIMEOUT_MS, 1), DEFAULT_IDLE_TIMEOUT_MS),
+    originIdleTimeoutMs: problems.read(
+      () => integer(raw, 'ORIGIN_IDLE_TIMEOUT_MS', DEFAULT_IDLE_TIMEOUT_MS, 1),
+      DEFAULT_IDLE_TIMEOUT_MS,
+    ),
     defaultTtl: problems.read(() => integer(raw, 'DEFAULT_TTL', s3Defaults ? DEFAULT_S3_TTL : 0, 0), 0),
     negativeTtl: problems.read(() => integer(raw, 'NEGATIVE_TTL', DEFAULT_NEGATIVE_TTL, 0), 0),
-    staleWhileRevalidate: problems.read(() => integer(raw, 'STALE_WHILE_REVALIDATE', s3Defaults ? DEFAULT_STALE_WHILE_REVALIDATE : 0, 0), 0),
+    staleWhileRevalidate: problems.read(
+      () => integer(raw, 'STALE_WHILE_REVALIDATE', s3Defaults ? DEFAULT_STALE_WHILE_REVALIDATE : 0, 0),
+      0,
+    ),
     staleIfError: problems.read(() => integer(raw, 'STALE_IF_ERROR', s3Defaults ? DEFAULT_STALE_IF_ERROR : 0, 0), 0),
     shieldToken: nonEmpty(raw.SHIELD_TOKEN),
     cacheKeyQuery: splitList(raw.CACHE_KEY_QUERY ?? ''),
@@ -159,9 +174,10 @@ function parseS3(raw: RawConfig, problems: ConfigProblems, requireAll: boolean):
   const hostBuckets = problems.read(() => parseHostBuckets(raw.HOST_BUCKETS), new Map<string, string>());
   // A HOST_BUCKETS that cannot be read says nothing of whether S3_BUCKET is needed: not asked for then.
   const bucketOptional = !requireAll || hostBuckets.size > 0 || nonEmpty(raw.HOST_BUCKETS) !== undefined;
-  const need = (name: 'S3_ACCESS_KEY_ID' | 'S3_SECRET_ACCESS_KEY'): string => (requireAll ? problems.read(() => required(raw, name), '') : nonEmpty(raw[name]) ?? '');
+  const need = (name: 'S3_ACCESS_KEY_ID' | 'S3_SECRET_ACCESS_KEY'): string =>
+    requireAll ? problems.read(() => required(raw, name), '') : (nonEmpty(raw[name]) ?? '');
   return {
-    bucket: bucketOptional ? nonEmpty(raw.S3_BUCKET) ?? '' : problems.read(() => required(raw, 'S3_BUCKET'), ''),
+    bucket: bucketOptional ? (nonEmpty(raw.S3_BUCKET) ?? '') : problems.read(() => required(raw, 'S3_BUCKET'), ''),
     hostBuckets,
     region: nonEmpty(raw.S3_REGION) ?? 'us-east-1',
     accessKeyId: need('S3_ACCESS_KEY_ID'),

@@ -5,10 +5,18 @@
 
 import { ConfigError } from '../http/errors.ts';
 import type { ConfigProblems } from './config-problems.ts';
-import { type Raw, byteSize, integer } from './config-values.ts';
+import { byteSize, integer, type Raw } from './config-values.ts';
 
 /** The settings read here. */
-type LimitName = 'SLICE_SIZE' | 'SLICE_THRESHOLD' | 'SLICE_READAHEAD' | 'SLICE_PARALLEL' | 'SUBREQUEST_LIMIT' | 'WHOLE_COPY_MAX' | 'MEMORY_CACHE_SIZE' | 'MEMORY_OBJECT_MAX';
+type LimitName =
+  | 'SLICE_SIZE'
+  | 'SLICE_THRESHOLD'
+  | 'SLICE_READAHEAD'
+  | 'SLICE_PARALLEL'
+  | 'SUBREQUEST_LIMIT'
+  | 'WHOLE_COPY_MAX'
+  | 'MEMORY_CACHE_SIZE'
+  | 'MEMORY_OBJECT_MAX';
 type RawConfig = Raw<LimitName>;
 
 export interface SlicingConfig {
@@ -77,7 +85,18 @@ export function parseSlicing(raw: RawConfig, problems: ConfigProblems): SlicingC
     sliceSize,
     threshold: problems.read(() => byteSize(raw, 'SLICE_THRESHOLD', sliceSize), sliceSize),
     readahead: problems.read(() => readahead(raw, sliceSize), 1),
-    parallel: problems.read(() => integer(raw, 'SLICE_PARALLEL', DEFAULT_PARALLEL, 1, MAX_PARALLEL, 'slices in flight per download and per isolate'), DEFAULT_PARALLEL),
+    parallel: problems.read(
+      () =>
+        integer(
+          raw,
+          'SLICE_PARALLEL',
+          DEFAULT_PARALLEL,
+          1,
+          MAX_PARALLEL,
+          'slices in flight per download and per isolate',
+        ),
+      DEFAULT_PARALLEL,
+    ),
     subrequests: problems.read(() => integer(raw, 'SUBREQUEST_LIMIT', DEFAULT_SUBREQUESTS, 10), DEFAULT_SUBREQUESTS),
     wholeCopyMax: problems.read(() => wholeCopyMax(raw), DEFAULT_WHOLE_COPY),
   };
@@ -96,12 +115,20 @@ function sliceSizeOf(raw: RawConfig): number {
 /** At most eight slices and 64 MiB of them in flight: the default is cut to fit, a value given is refused beyond. */
 function readahead(raw: RawConfig, sliceSize: number): number {
   const max = Math.max(1, Math.min(MAX_READAHEAD, Math.floor(READAHEAD_BYTES / sliceSize)));
-  return integer(raw, 'SLICE_READAHEAD', Math.min(DEFAULT_READAHEAD, max), 1, max, `at most ${MAX_READAHEAD} slices and 64 MiB in flight, with SLICE_SIZE ${sliceSize / MIB} MiB`);
+  return integer(
+    raw,
+    'SLICE_READAHEAD',
+    Math.min(DEFAULT_READAHEAD, max),
+    1,
+    max,
+    `at most ${MAX_READAHEAD} slices and 64 MiB in flight, with SLICE_SIZE ${sliceSize / MIB} MiB`,
+  );
 }
 
 function wholeCopyMax(raw: RawConfig): number {
   const max = byteSize(raw, 'WHOLE_COPY_MAX', DEFAULT_WHOLE_COPY);
-  if (max > MAX_WHOLE_COPY) throw new ConfigError(`WHOLE_COPY_MAX must be at most 512MiB (the Cache API's largest object), got ${max} bytes`);
+  if (max > MAX_WHOLE_COPY)
+    throw new ConfigError(`WHOLE_COPY_MAX must be at most 512MiB (the Cache API's largest object), got ${max} bytes`);
   return max;
 }
 
@@ -113,12 +140,18 @@ export function parseMemory(raw: RawConfig, problems: ConfigProblems): MemoryCon
 
 function memoryBudget(raw: RawConfig): number {
   const budget = byteSize(raw, 'MEMORY_CACHE_SIZE', DEFAULT_MEMORY_CACHE);
-  if (budget > MAX_MEMORY_CACHE) throw new ConfigError(`MEMORY_CACHE_SIZE must be at most 64MiB (an isolate has 128 MB in all), got ${budget} bytes`);
+  if (budget > MAX_MEMORY_CACHE)
+    throw new ConfigError(
+      `MEMORY_CACHE_SIZE must be at most 64MiB (an isolate has 128 MB in all), got ${budget} bytes`,
+    );
   return budget;
 }
 
 function memoryObjectMax(raw: RawConfig, budget: number): number {
   const maxObject = byteSize(raw, 'MEMORY_OBJECT_MAX', Math.min(DEFAULT_MEMORY_OBJECT, budget));
-  if (maxObject > budget) throw new ConfigError(`MEMORY_OBJECT_MAX must not exceed MEMORY_CACHE_SIZE (${budget} bytes), got ${maxObject} bytes`);
+  if (maxObject > budget)
+    throw new ConfigError(
+      `MEMORY_OBJECT_MAX must not exceed MEMORY_CACHE_SIZE (${budget} bytes), got ${maxObject} bytes`,
+    );
   return maxObject;
 }

@@ -3,9 +3,14 @@
 // and the egress price the savings are counted at.
 
 import type { ConfigProblems } from './config-problems.ts';
-import { type Raw, decimal, integer, nonEmpty } from './config-values.ts';
+import { decimal, integer, nonEmpty, type Raw } from './config-values.ts';
 
-export const OBSERVABILITY_CONFIG_NAMES = ['STATS_TOKEN', 'STATS_FLUSH_MS', 'LOG_SAMPLE', 'EGRESS_PRICE_PER_TB'] as const;
+export const OBSERVABILITY_CONFIG_NAMES = [
+  'STATS_TOKEN',
+  'STATS_FLUSH_MS',
+  'LOG_SAMPLE',
+  'EGRESS_PRICE_PER_TB',
+] as const;
 type ObservabilityName = (typeof OBSERVABILITY_CONFIG_NAMES)[number];
 
 export interface ObservabilityConfig {
@@ -34,6 +39,9 @@ export function parseObservability(raw: Raw<ObservabilityName>, problems: Config
     statsToken: nonEmpty(raw.STATS_TOKEN),
     flushMs: problems.read(() => integer(raw, 'STATS_FLUSH_MS', DEFAULT_FLUSH_MS, 0), DEFAULT_FLUSH_MS),
     logSample: problems.read(() => decimal(raw, 'LOG_SAMPLE', DEFAULT_LOG_SAMPLE, 0, 1), DEFAULT_LOG_SAMPLE),
-    egressPricePerTB: problems.read(() => decimal(raw, 'EGRESS_PRICE_PER_TB', DEFAULT_EGRESS_PRICE, 0, 1_000_000), DEFAULT_EGRESS_PRICE),
+    egressPricePerTB: problems.read(
+      () => decimal(raw, 'EGRESS_PRICE_PER_TB', DEFAULT_EGRESS_PRICE, 0, 1_000_000),
+      DEFAULT_EGRESS_PRICE,
+    ),
   };
 }

@@ -7,7 +7,12 @@ import { ConfigError } from '../http/errors.ts';
 import { encodeKeyForPath, objectKeyFromPath } from '../target/object-key.ts';
 import type { ConfigProblems } from './config-problems.ts';
 
-export const SITE_CONFIG_NAMES = ['INDEX_DOCUMENT', 'NOT_FOUND_DOCUMENT', 'CONTENT_TYPE_FROM_EXTENSION', 'CORS_ALLOW_ORIGINS'] as const;
+export const SITE_CONFIG_NAMES = [
+  'INDEX_DOCUMENT',
+  'NOT_FOUND_DOCUMENT',
+  'CONTENT_TYPE_FROM_EXTENSION',
+  'CORS_ALLOW_ORIGINS',
+] as const;
 export type SiteRawConfig = Partial<Record<(typeof SITE_CONFIG_NAMES)[number], string>>;
 
 export interface SiteConfig {
@@ -34,13 +39,15 @@ export function parseSiteConfig(raw: SiteRawConfig, problems: ConfigProblems): S
 function indexDocument(raw: SiteRawConfig): string | undefined {
   const key = documentKey(raw, 'INDEX_DOCUMENT');
   // As S3's website configuration requires: "The suffix must not be empty and must not include a slash character."
-  if (key?.includes('/')) throw new ConfigError(`INDEX_DOCUMENT must be a name without "/", got ${JSON.stringify(key)}`);
+  if (key?.includes('/'))
+    throw new ConfigError(`INDEX_DOCUMENT must be a name without "/", got ${JSON.stringify(key)}`);
   return key;
 }
 
 function contentTypeSwitch(raw: SiteRawConfig): boolean {
   const value = setting(raw, 'CONTENT_TYPE_FROM_EXTENSION') ?? 'on';
-  if (value !== 'on' && value !== 'off') throw new ConfigError(`CONTENT_TYPE_FROM_EXTENSION must be one of on|off, got ${JSON.stringify(value)}`);
+  if (value !== 'on' && value !== 'off')
+    throw new ConfigError(`CONTENT_TYPE_FROM_EXTENSION must be one of on|off, got ${JSON.stringify(value)}`);
   return value === 'on';
 }
 

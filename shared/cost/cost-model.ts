@@ -6,7 +6,7 @@
 // unit at its price, no subscription counted).
 
 import type { MeteredPrice, PriceTable } from './prices.ts';
-import { MONTH_MS, type Usage, scaledUsage } from './usage.ts';
+import { MONTH_MS, scaledUsage, type Usage } from './usage.ts';
 
 export type CostItem =
   | 'Workers requests'
@@ -58,15 +58,32 @@ export interface CostEstimate {
 export function costOf(usage: Usage, prices: PriceTable, options: { allowances?: boolean } = {}): CostEstimate {
   const month = monthOf(usage);
   const allowances = options.allowances ?? true;
-  const line = (item: CostItem, quantity: number, unit: string, price: MeteredPrice, included = allowances ? price.includedPerMonth : 0): CostLine => ({
-    item, quantity, unit, included, usd: (Math.max(0, quantity - included) / price.per) * price.usd, source: price.source,
+  const line = (
+    item: CostItem,
+    quantity: number,
+    unit: string,
+    price: MeteredPrice,
+    included = allowances ? price.includedPerMonth : 0,
+  ): CostLine => ({
+    item,
+    quantity,
+    unit,
+    included,
+    usd: (Math.max(0, quantity - included) / price.per) * price.usd,
+    source: price.source,
   });
   // The plan's CPU allowance is the account's, shared by both workers: the edge takes it first.
   const cpuIncluded = allowances ? prices.workersCpuMs.includedPerMonth : 0;
   const lines: CostLine[] = [
     line('Workers requests', month.workersRequests, 'requests', prices.workersRequests),
     line('Workers CPU, edge', month.cpuMs.edge, 'CPU ms', prices.workersCpuMs, cpuIncluded),
-    line('Workers CPU, shield', month.cpuMs.shield, 'CPU ms', prices.workersCpuMs, Math.max(0, cpuIncluded - month.cpuMs.edge)),
+    line(
+      'Workers CPU, shield',
+      month.cpuMs.shield,
+      'CPU ms',
+      prices.workersCpuMs,
+      Math.max(0, cpuIncluded - month.cpuMs.edge),
+    ),
     line('Durable Object requests', month.durableObjectRequests, 'requests', prices.durableObjectRequests),
     line('Durable Object duration', month.durableObjectGbSeconds, 'GB-s', prices.durableObjectGbSeconds),
     line('Durable Object rows read', month.durableObjectRowsRead, 'rows', prices.durableObjectRowsRead),
@@ -82,7 +99,18 @@ export function costOf(usage: Usage, prices: PriceTable, options: { allowances?:
   const originEgressUSD = (month.originBytes / 1e12) * prices.originEgressPerTB.usd;
   const egressAloneUSD = (month.servedBytes / 1e12) * prices.originEgressPerTB.usd;
   const totalUSD = platformUSD + originEgressUSD;
-  return { usage: month, allowances, lines, subscriptionUSD, platformUSD, originEgressUSD, egressAloneUSD, totalUSD, savedUSD: egressAloneUSD - totalUSD, pricesReadAt: prices.readAt };
+  return {
+    usage: month,
+    allowances,
+    lines,
+    subscriptionUSD,
+    platformUSD,
+    originEgressUSD,
+    egressAloneUSD,
+    totalUSD,
+    savedUSD: egressAloneUSD - totalUSD,
+    pricesReadAt: prices.readAt,
+  };
 }
 
 function monthOf(usage: Usage): Usage {

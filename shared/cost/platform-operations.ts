@@ -58,7 +58,13 @@ export const SUBREQUESTS = {
  * `flush` (the stats): a request within the interval is sent when it ends, one later at once.
  * `reread` (the purge list): the first request after the interval re-reads; others use the copy.
  */
-export function operationsPerPeriod(kind: 'flush' | 'reread', requests: number, periodMs: number, isolates: number, intervalMs: number): number {
+export function operationsPerPeriod(
+  kind: 'flush' | 'reread',
+  requests: number,
+  periodMs: number,
+  isolates: number,
+  intervalMs: number,
+): number {
   if (!(requests > 0) || !(periodMs > 0)) return 0;
   if (!(isolates > 0) || !(intervalMs > 0)) return requests;
   const perMs = requests / periodMs / isolates;

@@ -8,7 +8,7 @@ import { REFRESH_MS } from '../purge/purge.ts';
 import { type CostEstimate, costOf } from './cost-model.ts';
 import { FLUSH_STORAGE, operationsPerPeriod } from './platform-operations.ts';
 import type { PriceTable } from './prices.ts';
-import { MONTH_MS, type Operations, type Traffic, type Volume, usageOf } from './usage.ts';
+import { MONTH_MS, type Operations, type Traffic, usageOf, type Volume } from './usage.ts';
 
 const MIB = 1024 * 1024;
 
@@ -59,7 +59,12 @@ export function mixTraffic(mix: TrafficMix): Traffic {
   const shieldMisses = volume(shieldRequests - shieldHits, askedBytes);
   return {
     periodMs: MONTH_MS,
-    edge: { memoryHits: volume(memory, mix.responseBytes), cacheHits: volume(hits - memory, mix.responseBytes), misses: volume(misses, mix.responseBytes), other: volume(0, 0) },
+    edge: {
+      memoryHits: volume(memory, mix.responseBytes),
+      cacheHits: volume(hits - memory, mix.responseBytes),
+      misses: volume(misses, mix.responseBytes),
+      other: volume(0, 0),
+    },
     shield: { hits: volume(shieldHits, askedBytes), misses: shieldMisses, other: volume(0, 0) },
     sliceRequests: sliced ? shieldRequests : 0,
     slicedShare: sliced ? 1 : 0,
@@ -72,7 +77,11 @@ export function mixTraffic(mix: TrafficMix): Traffic {
 
 /** The flushes and purge-list re-reads the mix's isolates make in its month, and the stats object's rows. */
 export function mixOperations(traffic: Traffic, mix: TrafficMix, intervals: Intervals): Operations {
-  const edgeRequests = traffic.edge.memoryHits.requests + traffic.edge.cacheHits.requests + traffic.edge.misses.requests + traffic.edge.other.requests;
+  const edgeRequests =
+    traffic.edge.memoryHits.requests +
+    traffic.edge.cacheHits.requests +
+    traffic.edge.misses.requests +
+    traffic.edge.other.requests;
   const shieldRecords = traffic.shield.hits.requests + traffic.shield.misses.requests + traffic.shield.other.requests;
   // Every shield invocation reads the list, the copy of a slice read ahead among them.
   const shieldInvocations = shieldRecords + traffic.sliceRequests;
@@ -82,11 +91,21 @@ export function mixOperations(traffic: Traffic, mix: TrafficMix, intervals: Inte
   const kvLists =
     operationsPerPeriod('reread', edgeRequests, traffic.periodMs, mix.isolates.edge, intervals.refreshMs) +
     operationsPerPeriod('reread', shieldInvocations, traffic.periodMs, mix.isolates.shield, intervals.refreshMs);
-  return { flushes, durableObjectRowsRead: flushes * FLUSH_STORAGE.rowsRead, durableObjectRowsWritten: flushes * FLUSH_STORAGE.rowsWritten, kvLists };
+  return {
+    flushes,
+    durableObjectRowsRead: flushes * FLUSH_STORAGE.rowsRead,
+    durableObjectRowsWritten: flushes * FLUSH_STORAGE.rowsWritten,
+    kvLists,
+  };
 }
 
 /** A mix's month at `prices`. */
-export function mixCost(mix: TrafficMix, prices: PriceTable, intervals: Intervals, options: { allowances?: boolean } = {}): CostEstimate {
+export function mixCost(
+  mix: TrafficMix,
+  prices: PriceTable,
+  intervals: Intervals,
+  options: { allowances?: boolean } = {},
+): CostEstimate {
   const traffic = mixTraffic(mix);
   return costOf(usageOf(traffic, mixOperations(traffic, mix, intervals)), prices, options);
 }

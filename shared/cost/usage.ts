@@ -15,7 +15,13 @@ import {
   WARM_SLICE_CPU_MS_PER_MIB,
   WARM_WHOLE_CPU_MS_PER_MIB,
 } from './measured-cpu.ts';
-import { DURABLE_OBJECT_GB, LOG_EVENT_BYTES, LOG_RETENTION_DAYS, STATS_OBJECT_ACTIVE_MS, SUBREQUESTS } from './platform-operations.ts';
+import {
+  DURABLE_OBJECT_GB,
+  LOG_EVENT_BYTES,
+  LOG_RETENTION_DAYS,
+  STATS_OBJECT_ACTIVE_MS,
+  SUBREQUESTS,
+} from './platform-operations.ts';
 
 const MIB = 1024 * 1024;
 export const DAY_MS = 86_400_000;
@@ -151,7 +157,10 @@ function cpuOf(traffic: Traffic): { edge: number; shield: number } {
   const warm = blend(WARM_WHOLE_CPU_MS_PER_MIB, WARM_SLICE_CPU_MS_PER_MIB, slicedShare);
   const cold = blend(COLD_WHOLE_CPU_MS_PER_MIB, COLD_SLICED_CPU_MS_PER_MIB, slicedShare);
   const shieldSent = shield.hits.bytes + shield.misses.bytes + shield.other.bytes;
-  const wholeShieldRequests = Math.max(0, shield.hits.requests + shield.misses.requests + shield.other.requests - traffic.sliceRequests);
+  const wholeShieldRequests = Math.max(
+    0,
+    shield.hits.requests + shield.misses.requests + shield.other.requests - traffic.sliceRequests,
+  );
   const edgeCpu =
     edge.memoryHits.requests * MEMORY_HIT_CPU_MS +
     (edge.cacheHits.requests + edge.other.requests) * WARM_REQUEST_CPU_MS +

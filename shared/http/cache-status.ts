@@ -84,7 +84,16 @@ export function memberParams(existing: string | null, cache: string): CacheStatu
   return params;
 }
 
-const FORWARD_REASONS: ReadonlySet<string> = new Set<ForwardReason>(['bypass', 'method', 'uri-miss', 'vary-miss', 'miss', 'request', 'stale', 'partial']);
+const FORWARD_REASONS: ReadonlySet<string> = new Set<ForwardReason>([
+  'bypass',
+  'method',
+  'uri-miss',
+  'vary-miss',
+  'miss',
+  'request',
+  'stale',
+  'partial',
+]);
 
 function memberName(member: string): string {
   return member.split(';', 1)[0]?.trim() ?? '';

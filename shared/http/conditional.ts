@@ -1,14 +1,22 @@
 // Conditional requests a cache answers itself (RFC 9110 §13.2.2), evaluated against the
 // representation it holds: 412 when a precondition fails, 304 when the client's copy is current.
 
+import { strongMatch, weakMatch } from './etag.ts';
 import { splitList } from './header-list.ts';
 import { parseHttpDate } from './http-date.ts';
-import { strongMatch, weakMatch } from './etag.ts';
 
 export type Precondition = 'proceed' | 'not-modified' | 'failed';
 
 /** Headers a 304 carries, of those a 200 would have sent (RFC 9110 §15.4.5). */
-export const NOT_MODIFIED_HEADERS = ['cache-control', 'content-location', 'date', 'etag', 'expires', 'vary', 'last-modified'];
+export const NOT_MODIFIED_HEADERS = [
+  'cache-control',
+  'content-location',
+  'date',
+  'etag',
+  'expires',
+  'vary',
+  'last-modified',
+];
 
 /** RFC 9110 §13.2.2, steps 1–4, for GET and HEAD of a representation that exists. */
 export function evaluatePreconditions(request: Headers, representation: Headers): Precondition {

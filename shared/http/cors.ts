@@ -11,7 +11,15 @@ export type AllowedOrigins = '*' | readonly string[];
 export type AllowedOriginsResult = { ok: true; origins: AllowedOrigins } | { ok: false; reason: string };
 
 /** Response headers script may read beyond the CORS-safelisted ones (Fetch, "HTTP responses"). */
-export const EXPOSED_HEADERS = ['Content-Length', 'Content-Range', 'ETag', 'Accept-Ranges', 'Cache-Status', 'Server-Timing', 'Age'];
+export const EXPOSED_HEADERS = [
+  'Content-Length',
+  'Content-Range',
+  'ETag',
+  'Accept-Ranges',
+  'Cache-Status',
+  'Server-Timing',
+  'Age',
+];
 /** Request headers a preflight may be granted: the ones that read parts or revalidate. */
 export const ALLOWED_REQUEST_HEADERS = ['range', 'if-none-match', 'if-modified-since', 'if-range', 'if-match'];
 export const PREFLIGHT_METHODS = ['GET', 'HEAD'];
@@ -27,12 +35,15 @@ export const PREFLIGHT_MAX_AGE = 86_400;
 export function parseAllowedOrigins(value: string): AllowedOriginsResult {
   const members = splitList(value);
   if (members.includes('*')) {
-    return members.length === 1 ? { ok: true, origins: '*' } : { ok: false, reason: 'must be "*" alone or a list of origins, not both' };
+    return members.length === 1
+      ? { ok: true, origins: '*' }
+      : { ok: false, reason: 'must be "*" alone or a list of origins, not both' };
   }
   const origins: string[] = [];
   for (const member of members) {
     const origin = serializedOrigin(member);
-    if (origin === undefined) return { ok: false, reason: `must list origins like https://app.example, got ${JSON.stringify(member)}` };
+    if (origin === undefined)
+      return { ok: false, reason: `must list origins like https://app.example, got ${JSON.stringify(member)}` };
     origins.push(origin);
   }
   return { ok: true, origins };
@@ -111,6 +122,7 @@ function serializedOrigin(value: string): string | undefined {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
   // An origin has no path, query, fragment or credentials; a trailing `/` is the URL parser's.
-  if (url.pathname !== '/' || url.search !== '' || url.hash !== '' || url.username !== '' || value.endsWith('?')) return undefined;
+  if (url.pathname !== '/' || url.search !== '' || url.hash !== '' || url.username !== '' || value.endsWith('?'))
+    return undefined;
   return url.origin;
 }

@@ -3,7 +3,6 @@
 // (each worker's `onError`). Messages say what was expected and what arrived; an origin's own
 // error body never reaches a client.
 
-
 export class HttpError extends Error {
   override name = 'HttpError';
   readonly status: number;
@@ -70,7 +69,9 @@ export class Gone extends HttpError {
 /** RFC 9110 §15.5.6: a 405 MUST carry Allow. */
 export class MethodNotAllowed extends HttpError {
   constructor(method: string, allow: readonly string[]) {
-    super(405, `method ${method.slice(0, 32)} is not allowed here; use ${allow.join(', ')}`, { allow: allow.join(', ') });
+    super(405, `method ${method.slice(0, 32)} is not allowed here; use ${allow.join(', ')}`, {
+      allow: allow.join(', '),
+    });
   }
 }
 
@@ -124,7 +125,11 @@ export class OriginAnswered extends HttpError {
 /** Still busy (503 SlowDown, 429) after the retries: the client may try again when the origin said. */
 export class OriginBusy extends HttpError {
   constructor(retryAfter: string | null) {
-    super(503, 'the origin is busy (SlowDown); try again later', retryAfter === null ? {} : { 'retry-after': retryAfter });
+    super(
+      503,
+      'the origin is busy (SlowDown); try again later',
+      retryAfter === null ? {} : { 'retry-after': retryAfter },
+    );
   }
 }
 
@@ -135,7 +140,11 @@ export class OriginBusy extends HttpError {
  */
 export class NextHopFailed extends HttpError {
   constructor(status: number, retryAfter: string | null) {
-    super(status >= 400 && status <= 599 ? status : 502, `the shield answered ${status} for a slice`, retryAfter === null ? {} : { 'retry-after': retryAfter });
+    super(
+      status >= 400 && status <= 599 ? status : 502,
+      `the shield answered ${status} for a slice`,
+      retryAfter === null ? {} : { 'retry-after': retryAfter },
+    );
     this.from(status);
   }
 }
@@ -148,7 +157,9 @@ export class NextHopFailed extends HttpError {
 export class PurgeNotConfirmed extends HttpError {
   static readonly RETRY_AFTER_S = 60;
   constructor(message: string) {
-    super(503, `${message}; the purge is recorded: ask again to purge that layer`, { 'retry-after': String(PurgeNotConfirmed.RETRY_AFTER_S) });
+    super(503, `${message}; the purge is recorded: ask again to purge that layer`, {
+      'retry-after': String(PurgeNotConfirmed.RETRY_AFTER_S),
+    });
   }
 }
 
@@ -177,7 +188,11 @@ export class NotStored extends GatewayTimeout {
 
 /** Why a tier is disconnected from its next hop (RFC 9111 §4.2.4): the detail its Cache-Status names. */
 export type DisconnectedDetail = 'origin-unreachable' | 'origin-timeout' | 'shield-unreachable';
-const DISCONNECTED: readonly string[] = ['origin-unreachable', 'origin-timeout', 'shield-unreachable'] satisfies DisconnectedDetail[];
+const DISCONNECTED: readonly string[] = [
+  'origin-unreachable',
+  'origin-timeout',
+  'shield-unreachable',
+] satisfies DisconnectedDetail[];
 
 /**
  * The next hop could not be reached, or sent no answer in time: no answer of its own exists,
@@ -232,6 +247,7 @@ export class BodyStalled extends Error {
 export function errorResponse(error: unknown, method: string): Response {
   if (error instanceof HttpError) return error.toResponse(method);
   // Names the setting, never its value when it is a secret (ConfigError messages never quote those).
-  if (error instanceof ConfigError) return new HttpError(500, `tiercache is misconfigured: ${error.message}`).toResponse(method);
+  if (error instanceof ConfigError)
+    return new HttpError(500, `tiercache is misconfigured: ${error.message}`).toResponse(method);
   return new HttpError(500, 'internal error').toResponse(method);
 }

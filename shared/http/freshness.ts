@@ -13,7 +13,9 @@ export { parseHttpDate } from './http-date.ts';
  * `strip`: header fields (lowercase) the stored copy must not keep: those a qualified
  * `private` or `no-cache` names. Empty for most responses.
  */
-export type StoreVerdict = { store: true; lifetime: number; stale: StalePolicy; strip: readonly string[] } | { store: false; reason: string };
+export type StoreVerdict =
+  | { store: true; lifetime: number; stale: StalePolicy; strip: readonly string[] }
+  | { store: false; reason: string };
 
 export interface FreshnessOptions {
   /** Heuristic freshness (s) for 2xx/3xx responses that carry no explicit freshness; 0 or absent = none. */
@@ -38,7 +40,9 @@ export interface FreshnessOptions {
  * (e.g., 200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, and 501 in this specification)
  * can be reused by a cache with heuristic expiration unless otherwise indicated".
  */
-export const HEURISTICALLY_CACHEABLE: ReadonlySet<number> = new Set([200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501]);
+export const HEURISTICALLY_CACHEABLE: ReadonlySet<number> = new Set([
+  200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501,
+]);
 
 /**
  * The status codes this cache understands (RFC 9111 §3, §5.2.2.3 must-understand): those RFC
@@ -47,11 +51,8 @@ export const HEURISTICALLY_CACHEABLE: ReadonlySet<number> = new Set([200, 203, 2
  * unregistered ones (299, 499, 599) are not understood.
  */
 export const UNDERSTOOD_STATUSES: ReadonlySet<number> = new Set([
-  100, 101,
-  200, 201, 202, 203, 204, 205, 206,
-  300, 301, 302, 303, 304, 305, 307, 308,
-  400, 401, 402, 403, 404, 405, 406, 407, 408, 409, 410, 411, 412, 413, 414, 415, 416, 417, 421, 422, 426,
-  500, 501, 502, 503, 504, 505,
+  100, 101, 200, 201, 202, 203, 204, 205, 206, 300, 301, 302, 303, 304, 305, 307, 308, 400, 401, 402, 403, 404, 405,
+  406, 407, 408, 409, 410, 411, 412, 413, 414, 415, 416, 417, 421, 422, 426, 500, 501, 502, 503, 504, 505,
 ]);
 
 /** RFC 9111 §4.2.2: "a typical setting of this fraction might be 10%". */
@@ -109,14 +110,19 @@ export function storeVerdict(status: number, headers: Headers, options: Freshnes
   // subsequent request without successful revalidation". One the stored bytes need is kept, and
   // the response revalidated before every use (as unqualified no-cache); the others are never
   // stored (as for qualified private), and the response is reused as any other.
-  const noCacheFields = qualifiedNoCache !== true && qualifiedNoCache?.some((field) => BYTES_NEED.includes(field)) === true ? true : qualifiedNoCache;
+  const noCacheFields =
+    qualifiedNoCache !== true && qualifiedNoCache?.some((field) => BYTES_NEED.includes(field)) === true
+      ? true
+      : qualifiedNoCache;
   const strip = [...new Set([...(privateFields ?? []), ...(noCacheFields === true ? [] : (noCacheFields ?? []))])];
   // §5.2.2.4: unqualified no-cache may be stored, but is validated before every use: fresh for
   // no time, and only worth storing with a validator to revalidate it by.
   if (noCacheFields === true) {
     const validator = headers.has('etag') || headers.has('last-modified');
     // Never served stale either (§5.2.2.4), a no-cache promoted from its qualified form included.
-    return validator && !negative ? { store: true, lifetime: 0, stale: { ...stale, mustRevalidate: true }, strip } : { store: false, reason: 'no-cache without validator' };
+    return validator && !negative
+      ? { store: true, lifetime: 0, stale: { ...stale, mustRevalidate: true }, strip }
+      : { store: false, reason: 'no-cache without validator' };
   }
 
   const lifetime = storedLifetime(status, headers, cc, ignoreExpires, options);
@@ -129,7 +135,13 @@ export function storeVerdict(status: number, headers: Headers, options: Freshnes
  * allows one; undefined when nothing permits storing it (no Expires, max-age, s-maxage or
  * public, and a status that is not heuristically cacheable).
  */
-function storedLifetime(status: number, headers: Headers, cc: CacheControl, ignoreExpires: boolean, options: FreshnessOptions): number | undefined {
+function storedLifetime(
+  status: number,
+  headers: Headers,
+  cc: CacheControl,
+  ignoreExpires: boolean,
+  options: FreshnessOptions,
+): number | undefined {
   const explicit = explicitLifetime(headers, cc, ignoreExpires, options.now);
   if (explicit !== undefined) return explicit;
   // §4.2.2: heuristic freshness only without explicit freshness, and (§3) only for a status
@@ -144,7 +156,12 @@ function storedLifetime(status: number, headers: Headers, cc: CacheControl, igno
  * effective cache control, RFC 9213). Without any of them, the configured default, then the
  * Last-Modified heuristic (§4.2.2) unless `heuristic` is false. Never negative or NaN.
  */
-export function freshnessLifetime(headers: Headers, options: FreshnessOptions, cc?: CacheControl, heuristic = true): number {
+export function freshnessLifetime(
+  headers: Headers,
+  options: FreshnessOptions,
+  cc?: CacheControl,
+  heuristic = true,
+): number {
   const effective = effectiveCacheControl(headers, options.targeted);
   const explicit = explicitLifetime(headers, cc ?? effective.cc, effective.ignoreExpires, options.now);
   if (explicit !== undefined) return explicit;

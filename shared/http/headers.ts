@@ -5,8 +5,15 @@ import { splitList } from './header-list.ts';
 
 /** RFC 9110 §7.6.1 hop-by-hop fields, plus the non-standard ones proxies still meet. */
 export const HOP_BY_HOP = [
-  'connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade',
-  'proxy-authenticate', 'proxy-authorization',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'proxy-authenticate',
+  'proxy-authorization',
 ];
 
 /**
@@ -21,7 +28,14 @@ const NEVER_FORWARDED_PREFIXES = ['x-amz-', 'x-tiercache-', 'cf-'];
  * pin (If-Match) and the copies they revalidate (If-None-Match, If-Modified-Since). The client's
  * own are answered by the edge from what the tiers hold (RFC 9110 §13.2.1, §14.2).
  */
-export const TIER_MANAGED = ['range', 'if-range', 'if-match', 'if-none-match', 'if-modified-since', 'if-unmodified-since'];
+export const TIER_MANAGED = [
+  'range',
+  'if-range',
+  'if-match',
+  'if-none-match',
+  'if-modified-since',
+  'if-unmodified-since',
+];
 
 /**
  * The client's end-to-end request headers as an HTTP origin should receive them (RFC 9110
@@ -58,10 +72,17 @@ export interface ClientHop {
 export function withForwarding(headers: Headers, hop: ClientHop): Headers {
   const forwarded = new Headers(headers);
   for (const name of ['x-forwarded-host', 'x-forwarded-proto']) forwarded.delete(name);
-  if (hop.ip !== undefined && hop.ip !== '') forwarded.set('x-forwarded-for', appended(headers.get('x-forwarded-for'), hop.ip));
+  if (hop.ip !== undefined && hop.ip !== '')
+    forwarded.set('x-forwarded-for', appended(headers.get('x-forwarded-for'), hop.ip));
   forwarded.set('x-forwarded-host', hop.host);
   forwarded.set('x-forwarded-proto', hop.proto);
-  const element = [hop.ip ? `for=${forwardedValue(hop.ip)}` : '', `host=${forwardedValue(hop.host)}`, `proto=${hop.proto}`].filter(Boolean).join(';');
+  const element = [
+    hop.ip ? `for=${forwardedValue(hop.ip)}` : '',
+    `host=${forwardedValue(hop.host)}`,
+    `proto=${hop.proto}`,
+  ]
+    .filter(Boolean)
+    .join(';');
   forwarded.set('forwarded', appended(headers.get('forwarded'), element));
   return forwarded;
 }
@@ -81,8 +102,18 @@ export const S3_CACHE_TAG = 'x-amz-meta-cache-tag';
 
 /** Representation and caching metadata worth keeping from an S3 object response. */
 export const S3_RESPONSE_HEADERS = [
-  'content-type', 'content-length', 'content-encoding', 'content-language', 'content-disposition',
-  'cache-control', 'expires', 'etag', 'last-modified', 'date', 'accept-ranges', 'vary',
+  'content-type',
+  'content-length',
+  'content-encoding',
+  'content-language',
+  'content-disposition',
+  'cache-control',
+  'expires',
+  'etag',
+  'last-modified',
+  'date',
+  'accept-ranges',
+  'vary',
   // Object metadata set at upload, kept (as Cache-Tag) to purge by tag (docs/purge.md).
   S3_CACHE_TAG,
 ];

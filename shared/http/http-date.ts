@@ -46,13 +46,21 @@ function fullYear(twoDigits: number, now: number): number {
   return year;
 }
 
-function utc(year?: string, month?: string, day?: string, hour?: string, minute?: string, second?: string): number | undefined {
+function utc(
+  year?: string,
+  month?: string,
+  day?: string,
+  hour?: string,
+  minute?: string,
+  second?: string,
+): number | undefined {
   const monthIndex = MONTHS.findIndex((name) => name.toLowerCase() === (month ?? '').toLowerCase());
   const [y, d, h, m, s] = [year, day, hour, minute, second].map((part) => Number(part?.trim()));
   if (monthIndex < 0 || [y, d, h, m, s].some((n) => n === undefined || !Number.isInteger(n))) return undefined;
   const ms = Date.UTC(y!, monthIndex, d!, h!, m!, s!);
   const date = new Date(ms);
   // Reject impossible calendar dates (31 Feb) and times (25:61:61) instead of rolling them over.
-  if (date.getUTCDate() !== d || date.getUTCHours() !== h || date.getUTCMinutes() !== m || date.getUTCSeconds() !== s) return undefined;
+  if (date.getUTCDate() !== d || date.getUTCHours() !== h || date.getUTCMinutes() !== m || date.getUTCSeconds() !== s)
+    return undefined;
   return ms;
 }

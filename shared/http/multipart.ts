@@ -6,7 +6,7 @@
 //   head[i]  = CRLF "--" boundary CRLF …                (the delimiter owns its leading CRLF)
 //   tail     = CRLF "--" boundary "--" CRLF
 
-import { contentRange, rangeLength, type ByteRange } from './range.ts';
+import { type ByteRange, contentRange, rangeLength } from './range.ts';
 
 /** The framing of one multipart/byteranges body. */
 export interface MultipartPlan {
@@ -36,9 +36,18 @@ const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
  * only a programming error could pass: no ranges, a range outside the representation, an
  * invalid boundary, or a part Content-Type that is not a field value.
  */
-export function planMultipart(ranges: ByteRange[], size: number, partContentType: string | null, boundary: string): MultipartPlan {
-  if (ranges.length === 0) throw new RangeError('expected at least one range for a multipart/byteranges body, got none');
-  if (!BOUNDARY.test(boundary)) throw new RangeError(`expected an RFC 2046 boundary (1-70 bchars, not ending in a space), got ${JSON.stringify(boundary)}`);
+export function planMultipart(
+  ranges: ByteRange[],
+  size: number,
+  partContentType: string | null,
+  boundary: string,
+): MultipartPlan {
+  if (ranges.length === 0)
+    throw new RangeError('expected at least one range for a multipart/byteranges body, got none');
+  if (!BOUNDARY.test(boundary))
+    throw new RangeError(
+      `expected an RFC 2046 boundary (1-70 bchars, not ending in a space), got ${JSON.stringify(boundary)}`,
+    );
   if (partContentType !== null && !FIELD_VALUE.test(partContentType)) {
     throw new RangeError(`expected a field value for the part Content-Type, got ${JSON.stringify(partContentType)}`);
   }
@@ -72,13 +81,20 @@ export function planMultipart(ranges: ByteRange[], size: number, partContentType
  * to 70 characters. Random enough that it cannot be expected to occur inside a part's bytes.
  */
 export function boundaryFrom(bytes: Uint8Array): string {
-  if (bytes.length < BOUNDARY_BYTES) throw new RangeError(`expected at least ${BOUNDARY_BYTES} random bytes for a boundary, got ${bytes.length}`);
+  if (bytes.length < BOUNDARY_BYTES)
+    throw new RangeError(`expected at least ${BOUNDARY_BYTES} random bytes for a boundary, got ${bytes.length}`);
   const base64 = btoa(String.fromCharCode(...bytes.subarray(0, MAX_BOUNDARY_SOURCE_BYTES)));
   return base64.replaceAll('+', '-').replaceAll('/', '_').replaceAll('=', '').slice(0, MAX_BOUNDARY_LENGTH);
 }
 
 function withinRepresentation(range: ByteRange, size: number): boolean {
-  return Number.isSafeInteger(range.start) && Number.isSafeInteger(range.end) && range.start >= 0 && range.start <= range.end && range.end < size;
+  return (
+    Number.isSafeInteger(range.start) &&
+    Number.isSafeInteger(range.end) &&
+    range.start >= 0 &&
+    range.start <= range.end &&
+    range.end < size
+  );
 }
 
 /** One byte per character: header text is ASCII or obs-text (RFC 9110 §5.5), never UTF-8 here. */

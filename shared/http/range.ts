@@ -2,8 +2,8 @@
 // size, whether its If-Range lets it ask, and the Content-Range values that answer it. Pure:
 // strings and numbers in, small typed values out; nothing here throws on what a peer sent.
 
-import { parseHttpDate } from './http-date.ts';
 import { isStrongEtag } from './etag.ts';
+import { parseHttpDate } from './http-date.ts';
 
 /** A run of bytes of a representation, both ends inclusive, as Content-Range writes them. */
 export interface ByteRange {
@@ -69,7 +69,10 @@ export function evaluateRange(header: string | null, size: number): RangeVerdict
  * Whether If-Range lets the Range field be honoured (§13.1.5). False means: ignore Range and
  * send the whole representation with 200.
  */
-export function ifRangeAllows(ifRange: string | null, validators: { etag: string | null; lastModified: string | null }): boolean {
+export function ifRangeAllows(
+  ifRange: string | null,
+  validators: { etag: string | null; lastModified: string | null },
+): boolean {
   if (ifRange === null) return true;
   const value = trimOws(ifRange);
   // If-Range = entity-tag / HTTP-date; an entity-tag opens with DQUOTE or "W/", a date never does.

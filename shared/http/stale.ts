@@ -2,8 +2,8 @@
 // and what a tier must do with it: serve it and refresh in the background, revalidate first, or
 // fall back to it when the origin fails.
 
+import { currentAge, type EntryMeta, MAX_RETENTION_S } from '../store/stored-entry.ts';
 import { type CacheControl, directiveFields, directiveSeconds, hasDirective } from './cache-control.ts';
-import { type EntryMeta, MAX_RETENTION_S, currentAge } from '../store/stored-entry.ts';
 
 export interface StalePolicy {
   /** Seconds past freshness during which the stale copy is served while a refresh runs (RFC 5861 §3). */
@@ -31,7 +31,9 @@ export function stalePolicy(cc: CacheControl, defaults: StaleDefaults): StalePol
   // semantics of the proxy-revalidate directive"), and §5.2.2.4 no-cache forbid serving stale.
   // Only unqualified no-cache: the qualified form restricts just the fields it names, and those
   // are never stored (freshness.ts, `strip`), so the rest may be served stale like any response.
-  const forbidden = ['must-revalidate', 'proxy-revalidate', 's-maxage'].some((name) => hasDirective(cc, name)) || directiveFields(cc, 'no-cache') === true;
+  const forbidden =
+    ['must-revalidate', 'proxy-revalidate', 's-maxage'].some((name) => hasDirective(cc, name)) ||
+    directiveFields(cc, 'no-cache') === true;
   if (forbidden) return { whileRevalidate: 0, ifError: 0, mustRevalidate: true };
   // RFC 5861 §3, §4: the argument is delta-seconds; an invalid one (`=soon`, `=-1`, `=1.5`, none)
   // is ignored, as an unrecognised directive would be (RFC 9111 §5.2.3): our default applies.
@@ -54,7 +56,10 @@ export const KEEP_FOR_REVALIDATION = 3600;
  * at most MAX_RETENTION_S (a purge record's lifetime: past it no purge list vouches for the entry).
  */
 export function retention(lifetime: number, age: number, policy: StalePolicy): number {
-  return Math.min(MAX_RETENTION_S, Math.max(1, lifetime - age + Math.max(policy.whileRevalidate, policy.ifError, KEEP_FOR_REVALIDATION)));
+  return Math.min(
+    MAX_RETENTION_S,
+    Math.max(1, lifetime - age + Math.max(policy.whileRevalidate, policy.ifError, KEEP_FOR_REVALIDATION)),
+  );
 }
 
 /**

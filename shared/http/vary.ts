@@ -30,10 +30,13 @@ export function varyFieldNames(value: string | null): string[] {
  * values are compared after combining their field lines and normalising list whitespace.
  */
 export function variantKey(objectKey: string, fields: readonly string[], request: Headers): string | undefined {
-  const material = [...fields].sort().map((field) => {
-    const value = request.get(field);
-    return value === null ? `${field}!` : `${field}=${normalised(value)}`;
-  }).join('\n');
+  const material = [...fields]
+    .sort()
+    .map((field) => {
+      const value = request.get(field);
+      return value === null ? `${field}!` : `${field}=${normalised(value)}`;
+    })
+    .join('\n');
   if (material.length > MAX_MATERIAL) return undefined;
   return `https://vary.tiercache.internal/${encodeURIComponent(objectKey)}/${encodeURIComponent(material)}`;
 }
@@ -55,5 +58,8 @@ export function indexHeaders(fields: readonly string[]): Headers {
  * values that differ in anything but whitespace never share a key.
  */
 function normalised(value: string): string {
-  return value.split(',').map((member) => member.trim()).join(',');
+  return value
+    .split(',')
+    .map((member) => member.trim())
+    .join(',');
 }

@@ -5,7 +5,7 @@
 
 import type { ObservabilityConfig } from '../config/observability.ts';
 import { EDGE_CACHE_NAME, SHIELD_CACHE_NAME } from '../http/cache-status.ts';
-import { type StatsTier, memoryHitRecord, readAheadCounted, tierRecord } from '../stats/record.ts';
+import { memoryHitRecord, readAheadCounted, type StatsTier, tierRecord } from '../stats/record.ts';
 import { RequestMeter } from './request-meter.ts';
 import { type AnalyticsSink, type StatsSinks, type StatsStoreNamespace, tellRecord } from './tier-stats.ts';
 
@@ -19,18 +19,39 @@ export interface ObservedTier {
 }
 
 /** A tier's sinks as its bindings name them (STATS, ANALYTICS; either may be absent). */
-export function observedTier(tier: StatsTier, observability: ObservabilityConfig, env: { STATS?: StatsStoreNamespace; ANALYTICS?: AnalyticsSink }, describe: ObservedTier['describe']): ObservedTier {
-  return { tier, cacheName: tier === 'edge' ? EDGE_CACHE_NAME : SHIELD_CACHE_NAME, sinks: { observability, store: env.STATS, analytics: env.ANALYTICS }, describe };
+export function observedTier(
+  tier: StatsTier,
+  observability: ObservabilityConfig,
+  env: { STATS?: StatsStoreNamespace; ANALYTICS?: AnalyticsSink },
+  describe: ObservedTier['describe'],
+): ObservedTier {
+  return {
+    tier,
+    cacheName: tier === 'edge' ? EDGE_CACHE_NAME : SHIELD_CACHE_NAME,
+    sinks: { observability, store: env.STATS, analytics: env.ANALYTICS },
+    describe,
+  };
 }
 
 /** A tier's handler for one request, measured: handed its bindings with a fresh meter, its record made around it. */
-export function observedFetch<B extends { observed: ObservedTier }>(request: Request, ctx: { waitUntil(promise: Promise<unknown>): void }, bindings: B, handle: (bound: B & { meter: RequestMeter }) => Response | Promise<Response>): Response | Promise<Response> {
+export function observedFetch<B extends { observed: ObservedTier }>(
+  request: Request,
+  ctx: { waitUntil(promise: Promise<unknown>): void },
+  bindings: B,
+  handle: (bound: B & { meter: RequestMeter }) => Response | Promise<Response>,
+): Response | Promise<Response> {
   const keepAlive = (promise: Promise<unknown>): void => ctx.waitUntil(promise);
   const meter = new RequestMeter(Date.now(), keepAlive);
   return observed(request, handle({ ...bindings, meter }), meter, bindings.observed, keepAlive);
 }
 
-export function observed(request: Request, answer: Response | Promise<Response>, meter: RequestMeter, tier: ObservedTier, keepAlive: (promise: Promise<unknown>) => void): Response | Promise<Response> {
+export function observed(
+  request: Request,
+  answer: Response | Promise<Response>,
+  meter: RequestMeter,
+  tier: ObservedTier,
+  keepAlive: (promise: Promise<unknown>) => void,
+): Response | Promise<Response> {
   const { sinks } = tier;
   const silent = sinks.store === undefined && sinks.analytics === undefined && sinks.observability.logSample === 0;
   const finish = (response: Response): Response => {
@@ -48,11 +69,23 @@ export function observed(request: Request, answer: Response | Promise<Response>,
     const sent = meter.readAhead === 'warm' ? response : meter.sentBody(request.method, response);
     const count = (): void => {
       const record = tierRecord({
-        tier: tier.tier, cacheName: tier.cacheName, method: request.method, host, path, status: response.status, headers: response.headers,
-        bytesSent: meter.bytesSent, bytesFromNextHop: meter.bytesFromNextHop, bytesFromOrigin: meter.bytesFromOrigin, at, ttfbMs, durationMs: Date.now() - at,
+        tier: tier.tier,
+        cacheName: tier.cacheName,
+        method: request.method,
+        host,
+        path,
+        status: response.status,
+        headers: response.headers,
+        bytesSent: meter.bytesSent,
+        bytesFromNextHop: meter.bytesFromNextHop,
+        bytesFromOrigin: meter.bytesFromOrigin,
+        at,
+        ttfbMs,
+        durationMs: Date.now() - at,
       });
       // A part of a slice read ahead is counted once for both (read-ahead-copy.ts).
-      if (meter.readAhead !== undefined && !readAheadCounted(record, meter.readAhead, meter.bytesSent !== undefined)) return;
+      if (meter.readAhead !== undefined && !readAheadCounted(record, meter.readAhead, meter.bytesSent !== undefined))
+        return;
       tellRecord(record, sinks, keepAlive);
     };
     if (meter.idle) count();

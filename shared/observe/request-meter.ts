@@ -4,9 +4,9 @@
 // request left running (fills, stores, read-ahead, a background refresh), which the tier's
 // record waits for before it is counted.
 
-import { type CacheStatusParams, SHIELD_CACHE_NAME, memberParams } from '../http/cache-status.ts';
+import { type CacheStatusParams, memberParams, SHIELD_CACHE_NAME } from '../http/cache-status.ts';
 import { spanBytes } from '../slices/slice-plan.ts';
-import { type MemoryHitFacts, type ReadAheadPart, framedBytes, outcomeOfResponse } from '../stats/record.ts';
+import { framedBytes, type MemoryHitFacts, outcomeOfResponse, type ReadAheadPart } from '../stats/record.ts';
 import { responseAsIs } from '../streams/response-as-is.ts';
 import type { Upstream, UpstreamAnswer } from '../tier/ports.ts';
 
@@ -52,19 +52,30 @@ export class RequestMeter {
    * it declares none (chunked), as they pass (what actually arrived, a cut transfer included).
    */
   fetchedAnswer(method: string, response: Response, fromOrigin: boolean): Response {
-    const declared = response.body === null ? 0 : framedBytes(method, response.status, response.headers.get('content-length'));
+    const declared =
+      response.body === null ? 0 : framedBytes(method, response.status, response.headers.get('content-length'));
     if (declared !== undefined || response.body === null) {
       this.fetched(declared ?? 0, fromOrigin);
       return response;
     }
-    return rebodied(response, this.counted(response.body, (bytes) => this.fetched(bytes, fromOrigin)));
+    return rebodied(
+      response,
+      this.counted(response.body, (bytes) => this.fetched(bytes, fromOrigin)),
+    );
   }
 
   /** The response as sent, its body counted as it passes into bytesSent when its framing does not say its length. */
   sentBody(method: string, response: Response): Response {
-    if (response.body === null || framedBytes(method, response.status, response.headers.get('content-length')) !== undefined) return response;
+    if (
+      response.body === null ||
+      framedBytes(method, response.status, response.headers.get('content-length')) !== undefined
+    )
+      return response;
     this.bytesSent = 0;
-    return rebodied(response, this.counted(response.body, (bytes) => (this.bytesSent = (this.bytesSent ?? 0) + bytes)));
+    return rebodied(
+      response,
+      this.counted(response.body, (bytes) => (this.bytesSent = (this.bytesSent ?? 0) + bytes)),
+    );
   }
 
   /**
@@ -106,13 +117,18 @@ export class RequestMeter {
  * came from the origin: at the shield every answer does; at the edge, a shield answer whose
  * Cache-Status member is not a hit (RFC 9211 §2.1) was fetched from the origin.
  */
-export function meteredUpstream(upstream: Upstream, meter: RequestMeter, originAnswer: (response: Response) => boolean): Upstream {
+export function meteredUpstream(
+  upstream: Upstream,
+  meter: RequestMeter,
+  originAnswer: (response: Response) => boolean,
+): Upstream {
   return {
     async slices(span, pinned, ask) {
       const answer = await upstream.slices(span, pinned, ask);
       // Counted with its warm (warmed, below), as the shield counts it.
       if (ask?.copy === true && answer.kind === 'span' && servedFromStore(answer.response)) return answer;
-      if (answer.kind === 'whole') return { kind: 'whole', response: meter.fetchedAnswer('GET', answer.response, originAnswer(answer.response)) };
+      if (answer.kind === 'whole')
+        return { kind: 'whole', response: meter.fetchedAnswer('GET', answer.response, originAnswer(answer.response)) };
       meter.fetched(answerBytes(answer, ask?.from ?? 0), originAnswer(answer.response));
       return answer;
     },

@@ -5,8 +5,8 @@
 
 import type { ObservabilityConfig } from '../config/observability.ts';
 import { takeKvOperations } from '../purge/purge-store.ts';
-import { StatsBatch, type StatsBatchJson } from '../stats/stats-batch.ts';
 import type { StatsTier, TierRecord } from '../stats/record.ts';
+import { StatsBatch, type StatsBatchJson } from '../stats/stats-batch.ts';
 
 /** The part of the STATS Durable Object namespace used here (one object holds every tier's counts). */
 export interface StatsStoreNamespace {
@@ -45,7 +45,11 @@ let flushing: Promise<void> | undefined;
 /** A flush is set for when the interval ends. */
 let scheduled = false;
 
-export function tellRecord(record: TierRecord, sinks: StatsSinks, keepAlive: (promise: Promise<unknown>) => void): void {
+export function tellRecord(
+  record: TierRecord,
+  sinks: StatsSinks,
+  keepAlive: (promise: Promise<unknown>) => void,
+): void {
   const { observability } = sinks;
   if (record.outcome === 'error' || (observability.logSample > 0 && Math.random() < observability.logSample)) {
     console.log(JSON.stringify({ tiercache: record.tier, ...record }));
@@ -54,7 +58,9 @@ export function tellRecord(record: TierRecord, sinks: StatsSinks, keepAlive: (pr
     sinks.analytics?.writeDataPoint(dataPoint(record));
   } catch (error) {
     // A data point is not worth a failed request.
-    console.error(`tiercache stats: Analytics Engine refused a data point (${error instanceof Error ? error.message : String(error)})`);
+    console.error(
+      `tiercache stats: Analytics Engine refused a data point (${error instanceof Error ? error.message : String(error)})`,
+    );
   }
   if (sinks.store === undefined) return;
   isolateTier = record.tier;
@@ -109,12 +115,18 @@ export async function readStats(store: StatsStoreNamespace, minutes: number): Pr
 
 async function send(store: StatsStoreNamespace, taken: StatsBatchJson): Promise<void> {
   try {
-    const answer = await storeStub(store).fetch(`${STORE_ORIGIN}/batch`, { method: 'POST', body: JSON.stringify(taken) });
+    const answer = await storeStub(store).fetch(`${STORE_ORIGIN}/batch`, {
+      method: 'POST',
+      body: JSON.stringify(taken),
+    });
     await answer.body?.cancel();
-    if (!answer.ok) console.error(`tiercache stats: the store answered ${answer.status}; ${taken.rows.length} rows lost`);
+    if (!answer.ok)
+      console.error(`tiercache stats: the store answered ${answer.status}; ${taken.rows.length} rows lost`);
   } catch (error) {
     // Counts are not worth a failed request: say so and go on.
-    console.error(`tiercache stats: cannot reach the store (${error instanceof Error ? error.message : String(error)}); ${taken.rows.length} rows lost`);
+    console.error(
+      `tiercache stats: cannot reach the store (${error instanceof Error ? error.message : String(error)}); ${taken.rows.length} rows lost`,
+    );
   }
 }
 
@@ -130,7 +142,24 @@ function storeStub(store: StatsStoreNamespace): ReturnType<StatsStoreNamespace['
 function dataPoint(record: TierRecord): AnalyticsPoint {
   return {
     indexes: [record.host],
-    blobs: [record.tier, record.outcome, record.reason ?? '', record.host, record.keyPrefix, record.method, record.sliced ? 'sliced' : 'whole'],
-    doubles: [record.status, record.bytesSent, record.bytesFromNextHop, record.bytesFromOrigin, record.ttfbMs, record.durationMs, record.slicesHit, record.slicesMissed],
+    blobs: [
+      record.tier,
+      record.outcome,
+      record.reason ?? '',
+      record.host,
+      record.keyPrefix,
+      record.method,
+      record.sliced ? 'sliced' : 'whole',
+    ],
+    doubles: [
+      record.status,
+      record.bytesSent,
+      record.bytesFromNextHop,
+      record.bytesFromOrigin,
+      record.ttfbMs,
+      record.durationMs,
+      record.slicesHit,
+      record.slicesMissed,
+    ],
   };
 }

@@ -24,10 +24,14 @@ const CONTROL_CHARACTER = /[\u0000-\u001F\u007F]/;
  * under docs/.
  */
 export function canonicalPrefix(prefix: string, kind: OriginKind, keyQuery: readonly string[] = []): PrefixResult {
-  const refuse = (why: string): PrefixResult => ({ ok: false, reason: `expected a prefix a path can start with, got ${JSON.stringify(prefix)}: ${why}` });
+  const refuse = (why: string): PrefixResult => ({
+    ok: false,
+    reason: `expected a prefix a path can start with, got ${JSON.stringify(prefix)}: ${why}`,
+  });
   if (CONTROL_CHARACTER.test(prefix)) return refuse('it holds a control character');
   // RFC 3986 §3.5: the fragment is the client's own; a "#" in a key is written %23.
-  if (prefix.includes('#')) return refuse('a request path never carries a fragment ("#…"); write a "#" in a path as %23');
+  if (prefix.includes('#'))
+    return refuse('a request path never carries a fragment ("#…"); write a "#" in a path as %23');
   let url: URL;
   try {
     url = new URL(`${BASE}${prefix}`);
@@ -37,10 +41,16 @@ export function canonicalPrefix(prefix: string, kind: OriginKind, keyQuery: read
   if (kind === 's3') {
     const dropped = [...url.searchParams.keys()].find((name) => !keyQuery.includes(name));
     // Such a parameter is no part of any cache key: the prefix would purge more than it says.
-    if (dropped !== undefined) return refuse(`the query parameter ${JSON.stringify(dropped)} is not in CACHE_KEY_QUERY, so no cache key holds it`);
+    if (dropped !== undefined)
+      return refuse(
+        `the query parameter ${JSON.stringify(dropped)} is not in CACHE_KEY_QUERY, so no cache key holds it`,
+      );
     // The bucket root (or a path of slashes alone) names no object, but as a prefix it is every
     // key under it: `/` every key, `//` every key that starts with a slash.
-    if (/^\/+$/.test(url.pathname)) return url.search === '' ? { ok: true, prefix: url.pathname } : refuse(`no key is only slashes, so no path is "${url.pathname}" with a query`);
+    if (/^\/+$/.test(url.pathname))
+      return url.search === ''
+        ? { ok: true, prefix: url.pathname }
+        : refuse(`no key is only slashes, so no path is "${url.pathname}" with a query`);
   }
   try {
     const target = requestTarget(url, kind, { keyQuery });

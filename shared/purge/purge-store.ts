@@ -6,15 +6,28 @@
 // no longer vouches for (PurgeList.vouchedSince, shared/purge/purge.ts).
 // The namespace is a parameter: this module never reaches for `env`.
 
-import { MAX_RECORDS, NO_PURGES, type PurgeList, type PurgeRecord, RECORD_LIFETIME_MS, REFRESH_MS, asRecord, keptList } from './purge.ts';
+import {
+  asRecord,
+  keptList,
+  MAX_RECORDS,
+  NO_PURGES,
+  type PurgeList,
+  type PurgeRecord,
+  RECORD_LIFETIME_MS,
+  REFRESH_MS,
+} from './purge.ts';
 
 /** The part of a Workers KV namespace the purge list uses. */
 export interface PurgeKv {
   put(key: string, value: string, options: { expirationTtl: number; metadata: unknown }): Promise<void>;
-  list(options: { prefix: string; limit: number }): Promise<{ keys: { name: string; metadata?: unknown }[]; list_complete: boolean }>;
+  list(options: {
+    prefix: string;
+    limit: number;
+  }): Promise<{ keys: { name: string; metadata?: unknown }[]; list_complete: boolean }>;
 }
 
 export { REFRESH_MS };
+
 /** Workers KV: "changes may take up to 60 seconds or more to be visible in other locations". */
 const KV_PROPAGATION_S = 60;
 /** What the purge answer promises. */
@@ -64,15 +77,20 @@ export async function recordPurges(kv: PurgeKv, records: readonly PurgeRecord[],
   rememberPurges(records, now);
   const ttl = Math.ceil(RECORD_LIFETIME_MS / 1000);
   made.kvWrites += records.length;
-  await Promise.all(records.map((record, i) => {
-    const key = `${PREFIX}${String(FAR - record.at).padStart(AT_DIGITS, '0')}:${i}:${crypto.randomUUID()}`;
-    return kv.put(key, '', { expirationTtl: ttl, metadata: record });
-  }));
+  await Promise.all(
+    records.map((record, i) => {
+      const key = `${PREFIX}${String(FAR - record.at).padStart(AT_DIGITS, '0')}:${i}:${crypto.randomUUID()}`;
+      return kv.put(key, '', { expirationTtl: ttl, metadata: record });
+    }),
+  );
 }
 
 /** Adds records to this isolate's copy only (the shield, told by the edge). */
 export function rememberPurges(records: readonly PurgeRecord[], now: number): void {
-  copy = { list: keptList([...records, ...(copy?.list.records ?? [])], now, copy?.list.vouchedSince), readAt: copy?.readAt ?? 0 };
+  copy = {
+    list: keptList([...records, ...(copy?.list.records ?? [])], now, copy?.list.vouchedSince),
+    readAt: copy?.readAt ?? 0,
+  };
 }
 
 async function readAll(kv: PurgeKv, now: number): Promise<PurgeList> {
@@ -91,7 +109,14 @@ async function readAll(kv: PurgeKv, now: number): Promise<PurgeList> {
     const last = keys.at(-1);
     if (!complete && last !== undefined) unread = Math.max(unread, keyTime(last.name, now));
     // Records this isolate added may not be listed yet (KV is eventually consistent): keep them.
-    copy = { list: keptList([...stored, ...(copy?.list.records ?? [])], now, Math.max(copy?.list.vouchedSince ?? -Infinity, unread)), readAt: now };
+    copy = {
+      list: keptList(
+        [...stored, ...(copy?.list.records ?? [])],
+        now,
+        Math.max(copy?.list.vouchedSince ?? -Infinity, unread),
+      ),
+      readAt: now,
+    };
   } catch (error) {
     console.error('purge list: KV read failed, keeping the copy', error);
     copy = { list: copy?.list ?? NO_PURGES, readAt: now };

@@ -8,8 +8,8 @@
 // count), and what it drops it can no longer vouch for (PurgeList.vouchedSince): an entry whose
 // bytes are that old counts as purged. No I/O here: records in, verdicts out.
 
-import { MAX_RETENTION_S, originAt } from '../store/stored-entry.ts';
 import { splitList } from '../http/header-list.ts';
+import { MAX_RETENTION_S, originAt } from '../store/stored-entry.ts';
 
 /** What a purge looks at in a stored entry (or in an answer a tier is about to store). */
 export interface PurgeCandidate {
@@ -77,14 +77,21 @@ export function parsePurgeBody(text: string): { ok: true; request: PurgeRequest 
   try {
     body = JSON.parse(text);
   } catch {
-    return { ok: false, reason: `expected a JSON object like {"urls": ["/path"]}, got text that is not JSON (${describe(text)})` };
+    return {
+      ok: false,
+      reason: `expected a JSON object like {"urls": ["/path"]}, got text that is not JSON (${describe(text)})`,
+    };
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    return { ok: false, reason: `expected a JSON object with urls, prefixes, tags or everything, got ${Array.isArray(body) ? 'an array' : body === null ? 'null' : typeof body}` };
+    return {
+      ok: false,
+      reason: `expected a JSON object with urls, prefixes, tags or everything, got ${Array.isArray(body) ? 'an array' : body === null ? 'null' : typeof body}`,
+    };
   }
   const record = body as Record<string, unknown>;
   const unknownField = Object.keys(record).find((name) => !(FIELDS as readonly string[]).includes(name));
-  if (unknownField !== undefined) return { ok: false, reason: `expected only the fields ${FIELDS.join(', ')}, got ${describe(unknownField)}` };
+  if (unknownField !== undefined)
+    return { ok: false, reason: `expected only the fields ${FIELDS.join(', ')}, got ${describe(unknownField)}` };
   const request: PurgeRequest = { urls: [], prefixes: [], tags: [], everything: false };
   for (const field of ['urls', 'prefixes', 'tags'] as const) {
     const list = strings(record[field], field);
@@ -92,13 +99,26 @@ export function parsePurgeBody(text: string): { ok: true; request: PurgeRequest 
     request[field] = list;
   }
   const everything = record.everything;
-  if (everything !== undefined && typeof everything !== 'boolean') return { ok: false, reason: `expected "everything" to be true or false, got ${describe(JSON.stringify(everything) ?? '')}` };
+  if (everything !== undefined && typeof everything !== 'boolean')
+    return {
+      ok: false,
+      reason: `expected "everything" to be true or false, got ${describe(JSON.stringify(everything) ?? '')}`,
+    };
   request.everything = everything === true;
   const bad = request.prefixes.find((prefix) => !prefix.startsWith('/'));
-  if (bad !== undefined) return { ok: false, reason: `expected each prefix to be a path starting with "/", got ${describe(bad)}` };
+  if (bad !== undefined)
+    return { ok: false, reason: `expected each prefix to be a path starting with "/", got ${describe(bad)}` };
   const count = request.urls.length + request.prefixes.length + request.tags.length;
-  if (count > MAX_PURGE_VALUES) return { ok: false, reason: `expected at most ${MAX_PURGE_VALUES} urls, prefixes and tags in one request, got ${count}` };
-  if (count === 0 && !request.everything) return { ok: false, reason: 'expected at least one url, prefix or tag, or "everything": true; got nothing to purge' };
+  if (count > MAX_PURGE_VALUES)
+    return {
+      ok: false,
+      reason: `expected at most ${MAX_PURGE_VALUES} urls, prefixes and tags in one request, got ${count}`,
+    };
+  if (count === 0 && !request.everything)
+    return {
+      ok: false,
+      reason: 'expected at least one url, prefix or tag, or "everything": true; got nothing to purge',
+    };
   return { ok: true, request };
 }
 
@@ -108,7 +128,11 @@ export function isPurged(entry: PurgeSubject, records: readonly PurgeRecord[]): 
 }
 
 /** When the newest purge matching an object at `path` with `tags` was made (ms epoch); undefined if none. */
-export function lastPurge(records: readonly PurgeRecord[], path: string, tags: readonly string[] = []): number | undefined {
+export function lastPurge(
+  records: readonly PurgeRecord[],
+  path: string,
+  tags: readonly string[] = [],
+): number | undefined {
   let last: number | undefined;
   for (const record of records) {
     if ((last === undefined || record.at > last) && matches(record, { originAt: 0, path, tags })) last = record.at;
@@ -121,7 +145,10 @@ export function lastPurge(records: readonly PurgeRecord[], path: string, tags: r
  * the shield (shield-client.ts): the shield may not have read that purge from the global list
  * yet, and must not answer the refill from the copy the purge was meant to remove.
  */
-export function purgeWatch(list: PurgeList, path: string): { purged: (entry: PurgeCandidate) => boolean; watermark: () => number | undefined } {
+export function purgeWatch(
+  list: PurgeList,
+  path: string,
+): { purged: (entry: PurgeCandidate) => boolean; watermark: () => number | undefined } {
   // Purges by URL, prefix or everything apply whatever the entry; by tag, only to a tagged entry found here.
   let watermark = lastPurge(list.records, path);
   return {
@@ -160,7 +187,10 @@ export function keptList(records: readonly PurgeRecord[], now: number, vouchedSi
     });
   // Sorted newest first: the first record past the bound is the newest one dropped.
   const droppedAt = live[MAX_RECORDS]?.at ?? -Infinity;
-  return { records: live.slice(0, MAX_RECORDS), vouchedSince: Math.max(vouchedSince, now - RECORD_LIFETIME_MS, droppedAt) };
+  return {
+    records: live.slice(0, MAX_RECORDS),
+    vouchedSince: Math.max(vouchedSince, now - RECORD_LIFETIME_MS, droppedAt),
+  };
 }
 
 /** A record read back from storage, or undefined if it is not one. */
@@ -188,11 +218,14 @@ function matches(record: PurgeRecord, entry: PurgeSubject): boolean {
 /** A list of non-empty strings (trimmed), or the reason it is not one. */
 function strings(value: unknown, field: string): string[] | string {
   if (value === undefined) return [];
-  if (!Array.isArray(value)) return `expected "${field}" to be an array of strings, got ${describe(JSON.stringify(value) ?? '')}`;
+  if (!Array.isArray(value))
+    return `expected "${field}" to be an array of strings, got ${describe(JSON.stringify(value) ?? '')}`;
   const list: string[] = [];
   for (const item of value as unknown[]) {
-    if (typeof item !== 'string' || item.trim() === '') return `expected "${field}" to hold non-empty strings, got ${describe(JSON.stringify(item) ?? '')}`;
-    if (item.length > MAX_VALUE_LENGTH) return `expected each of "${field}" to be at most ${MAX_VALUE_LENGTH} characters, got ${item.length}`;
+    if (typeof item !== 'string' || item.trim() === '')
+      return `expected "${field}" to hold non-empty strings, got ${describe(JSON.stringify(item) ?? '')}`;
+    if (item.length > MAX_VALUE_LENGTH)
+      return `expected each of "${field}" to be at most ${MAX_VALUE_LENGTH} characters, got ${item.length}`;
     list.push(item.trim());
   }
   return list;
@@ -211,5 +244,7 @@ function describe(text: string): string {
 export function purgedBy(list: PurgeList, path: string, watermark?: number): (entry: PurgeCandidate) => boolean {
   const floor = Math.max(list.vouchedSince, watermark ?? -Infinity);
   if (list.records.length === 0 && floor === -Infinity) return () => false;
-  return (entry) => originAt(entry.meta) <= floor || isPurged({ originAt: originAt(entry.meta), path, tags: entryTags(entry.headers) }, list.records);
+  return (entry) =>
+    originAt(entry.meta) <= floor ||
+    isPurged({ originAt: originAt(entry.meta), path, tags: entryTags(entry.headers) }, list.records);
 }

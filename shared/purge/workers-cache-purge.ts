@@ -46,7 +46,13 @@ const PRINTABLE = /^[\x21-\x2b\x2d-\x7e]+$/;
 /** The tags of an answer for `path` (canonical, with its query) with the object's `objectTags`; undefined when it cannot be tagged so. */
 export function workersCacheTags(path: string, objectTags: readonly string[]): string[] | undefined {
   if (objectTags.some((tag) => tag.length > MAX_TAG_LENGTH || !PRINTABLE.test(tag))) return undefined;
-  const tags = [...new Set([...objectTags.map((tag) => tag.toLowerCase()), urlTag(path), ...folders(pathOnly(path)).map(folderTag)])];
+  const tags = [
+    ...new Set([
+      ...objectTags.map((tag) => tag.toLowerCase()),
+      urlTag(path),
+      ...folders(pathOnly(path)).map(folderTag),
+    ]),
+  ];
   return tags.length > MAX_TAGS || tags.join(',').length > MAX_TAG_HEADER_LENGTH ? undefined : tags;
 }
 

@@ -6,7 +6,7 @@
 // weak form (RFC 9111 §4.3.4), and a qualified no-cache may name it.
 
 import { isStrongEtag } from '../http/etag.ts';
-import { type ObjectVersion, isSliced } from './slice-plan.ts';
+import { isSliced, type ObjectVersion } from './slice-plan.ts';
 
 export interface ObjectMeta extends ObjectVersion {
   sliceSize: number;
@@ -26,7 +26,15 @@ export const PIN_HEADER = 'x-tiercache-pin';
 export const SLICE_HEADER = 'x-tiercache-slice';
 
 /** Fields that belong to one message, not to the representation a manifest keeps and every part of it is sent with. */
-const PER_MESSAGE = ['content-length', 'content-range', 'transfer-encoding', 'connection', 'keep-alive', 'age', 'server-timing'];
+const PER_MESSAGE = [
+  'content-length',
+  'content-range',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'age',
+  'server-timing',
+];
 /** Our own fields (markers, the shield's span answer) are per message too: a client never sees one. */
 const INTERNAL_PREFIX = 'x-tiercache-';
 
@@ -101,7 +109,12 @@ export function readManifest(headers: Headers): ObjectMeta | undefined {
  * threshold and a strong ETag to pin later slices to (without one, slices of two versions
  * could not be told apart, so the object is served whole instead).
  */
-export function slicedMeta(size: number, headers: Headers, sliceSize: number, threshold: number): ObjectMeta | undefined {
+export function slicedMeta(
+  size: number,
+  headers: Headers,
+  sliceSize: number,
+  threshold: number,
+): ObjectMeta | undefined {
   const etag = headers.get('etag');
   if (!isSliced(size, threshold) || !isStrongEtag(etag)) return undefined;
   return { size, etag, sliceSize, headers: representationHeaders(headers) };
@@ -112,7 +125,11 @@ export const WHOLE_COPY = 'whole';
 
 /** Headers for a stored slice (or the whole copy): just enough to check it is the one we asked for. */
 export function sliceEntryHeaders(index: number | typeof WHOLE_COPY, length: number): Headers {
-  return new Headers({ 'content-type': 'application/octet-stream', 'content-length': String(length), [SLICE_HEADER]: String(index) });
+  return new Headers({
+    'content-type': 'application/octet-stream',
+    'content-length': String(length),
+    [SLICE_HEADER]: String(index),
+  });
 }
 
 /** Whether a stored entry holds slice `index` (or the whole copy) with `length` bytes. */

@@ -81,5 +81,3 @@ function versionPrefix(objectKey: string, version: ObjectVersion, sliceSize: num
 export function isSliced(size: number, threshold: number): boolean {
   return size >= threshold && size > 0;
 }
-
-

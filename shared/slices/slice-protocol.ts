@@ -57,7 +57,16 @@ export function parseSliceRequestPath(path: string): { request: SliceRequest; ob
   }
   if ((from > 0 || warm) && etag === undefined) return undefined;
   if (warm && from > 0) return undefined;
-  return { request: { span: { first, last }, sliceSize: Number(match[5]), etag, ...(from > 0 ? { from } : {}), ...(warm ? { warm } : {}) }, objectPath: match[7] ?? '/' };
+  return {
+    request: {
+      span: { first, last },
+      sliceSize: Number(match[5]),
+      etag,
+      ...(from > 0 ? { from } : {}),
+      ...(warm ? { warm } : {}),
+    },
+    objectPath: match[7] ?? '/',
+  };
 }
 
 /**

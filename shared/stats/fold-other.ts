@@ -20,7 +20,11 @@ export function admit(held: Set<string>, name: string, max: number): string {
 }
 
 /** Weight per name: the sum of `weight` over the items of each name. */
-export function weightsBy<T>(items: Iterable<T>, name: (item: T) => string, weight: (item: T) => number): Map<string, number> {
+export function weightsBy<T>(
+  items: Iterable<T>,
+  name: (item: T) => string,
+  weight: (item: T) => number,
+): Map<string, number> {
   const weights = new Map<string, number>();
   for (const item of items) weights.set(name(item), (weights.get(name(item)) ?? 0) + weight(item));
   return weights;
@@ -29,5 +33,13 @@ export function weightsBy<T>(items: Iterable<T>, name: (item: T) => string, weig
 /** The `max` names of most weight (ties by name), OTHER never among them: the names a table keeps when it is over its bound. */
 export function topNames(weights: ReadonlyMap<string, number>, max: number): Set<string> {
   const named = [...weights].filter(([name]) => name !== OTHER);
-  return new Set(rankBy(named, ([, weight]) => weight, ([name]) => name).slice(0, Math.max(0, max)).map(([name]) => name));
+  return new Set(
+    rankBy(
+      named,
+      ([, weight]) => weight,
+      ([name]) => name,
+    )
+      .slice(0, Math.max(0, max))
+      .map(([name]) => name),
+  );
 }

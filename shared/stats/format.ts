@@ -17,7 +17,8 @@ export function formatBytes(bytes: number): string {
   }
   if (unit === 0) return `${value} B`;
   // 999.6 kB rounds to "1000 kB": say 1.00 MB instead.
-  if (Math.abs(value) >= 999.5 && unit < BYTE_UNITS.length - 1) return `${(value / 1000).toFixed(2)} ${BYTE_UNITS[unit + 1]}`;
+  if (Math.abs(value) >= 999.5 && unit < BYTE_UNITS.length - 1)
+    return `${(value / 1000).toFixed(2)} ${BYTE_UNITS[unit + 1]}`;
   return `${value.toFixed(Math.abs(value) < 9.995 ? 2 : Math.abs(value) < 99.95 ? 1 : 0)} ${BYTE_UNITS[unit]}`;
 }
 
@@ -42,7 +43,8 @@ export function formatAmount(value: number): string {
 /** An amount as a phone has room for: `9,999`, `14.1k`, `14.1 M`, `25 bn` (one decimal, none when it is 0). */
 export function formatCompact(value: number): string {
   if (!Number.isFinite(value)) return NONE;
-  const scaled = (divisor: number, suffix: string): string => `${(value / divisor).toFixed(1).replace(/\.0$/, '')}${suffix}`;
+  const scaled = (divisor: number, suffix: string): string =>
+    `${(value / divisor).toFixed(1).replace(/\.0$/, '')}${suffix}`;
   const size = Math.abs(value);
   if (size < 10_000) return formatAmount(value);
   if (size < 999_950) return scaled(1e3, 'k');
@@ -64,7 +66,12 @@ export function formatUsd(usd: number): string {
 /** An ISO 8601 time to the second, UTC (`2026-01-30 10:15:02Z`); text that is not a time, as it is. */
 export function formatTime(iso: string | number): string {
   const at = new Date(iso);
-  return Number.isNaN(at.getTime()) ? String(iso) : at.toISOString().replace('T', ' ').replace(/\.\d{3}Z$/, 'Z');
+  return Number.isNaN(at.getTime())
+    ? String(iso)
+    : at
+        .toISOString()
+        .replace('T', ' ')
+        .replace(/\.\d{3}Z$/, 'Z');
 }
 
 /** The minute of an ISO 8601 time, `HH:MM` UTC; text that is not a time, as it is. */

@@ -3,7 +3,13 @@
 // attribute values alike. The five characters that can end a text run or a quoted attribute
 // (HTML Living Standard §13.1.2.6, §13.2.5) become character references.
 
-const REFERENCES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const REFERENCES: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
 
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (char) => REFERENCES[char] ?? char);

@@ -23,8 +23,16 @@ export function htmlTable(spec: TableSpec): string {
   if (spec.rows.length === 0) {
     return `<div class="card"><h3>${escapeHtml(spec.caption)}</h3><p class="note">${escapeHtml(spec.empty)}</p></div>`;
   }
-  const classOf = (column: TableColumn | undefined): string => (column?.kind === undefined || column.kind === 'text' ? '' : ` class="${column.kind}"`);
-  const head = spec.columns.map((column) => `<th scope="col"${classOf(column)}>${escapeHtml(column.title)}</th>`).join('');
-  const body = spec.rows.map((row) => `<tr>${row.map((cell, index) => `<td${classOf(spec.columns[index])}>${escapeHtml(cell)}</td>`).join('')}</tr>`).join('');
+  const classOf = (column: TableColumn | undefined): string =>
+    column?.kind === undefined || column.kind === 'text' ? '' : ` class="${column.kind}"`;
+  const head = spec.columns
+    .map((column) => `<th scope="col"${classOf(column)}>${escapeHtml(column.title)}</th>`)
+    .join('');
+  const body = spec.rows
+    .map(
+      (row) =>
+        `<tr>${row.map((cell, index) => `<td${classOf(spec.columns[index])}>${escapeHtml(cell)}</td>`).join('')}</tr>`,
+    )
+    .join('');
   return `<div class="card scroll"><table><caption>${escapeHtml(spec.caption)}</caption><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>`;
 }

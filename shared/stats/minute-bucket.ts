@@ -8,17 +8,25 @@
 // misses) kept, ties by name; the others are added to their OTHER row. Totals are exact: the
 // sums per tier and outcome never depend on what was folded, nor on the order batches came in.
 
-import type { BatchRow, MissRow, StatsBatchJson } from './stats-batch-json.ts';
 import { OTHER, topNames, weightsBy } from './fold-other.ts';
-import type { Outcome, StatsTier } from './record.ts';
 import { compareNames } from './ranking.ts';
+import type { Outcome, StatsTier } from './record.ts';
+import type { BatchRow, MissRow, StatsBatchJson } from './stats-batch-json.ts';
 import type { Totals } from './stats-json.ts';
-import { type StoreOperations, addOperations } from './store-operations.ts';
+import { addOperations, type StoreOperations } from './store-operations.ts';
 import { addInto, totalsOf } from './totals.ts';
 
 export type HostRow = { tier: StatsTier; host: string; outcome: Outcome } & Totals;
-export interface ReasonRow { tier: StatsTier; outcome: Outcome; reason: string; requests: number }
-export interface MissCount { key: string; misses: number }
+export interface ReasonRow {
+  tier: StatsTier;
+  outcome: Outcome;
+  reason: string;
+  requests: number;
+}
+export interface MissCount {
+  key: string;
+  misses: number;
+}
 
 export interface MinuteBucket {
   /** The minute's start (ms epoch). */
@@ -51,7 +59,10 @@ export function batchMinutes(batch: StatsBatchJson): number[] {
  * The buckets the batch changes, with the batch added: one per minute of batchMinutes(batch),
  * from the stored bucket of that minute (or an empty one). The ones given are left as they are.
  */
-export function mergeBatch(buckets: ReadonlyMap<number, MinuteBucket>, batch: StatsBatchJson): Map<number, MinuteBucket> {
+export function mergeBatch(
+  buckets: ReadonlyMap<number, MinuteBucket>,
+  batch: StatsBatchJson,
+): Map<number, MinuteBucket> {
   const changed = new Map<number, MinuteBucket>();
   for (const minute of batchMinutes(batch)) {
     const rows = batch.rows.filter((row) => row.minute === minute);
@@ -69,7 +80,8 @@ export function mergeBuckets(a: MinuteBucket, b: MinuteBucket): MinuteBucket {
     reasons: boundReasons([...a.reasons, ...b.reasons]),
     misses: boundMisses([...a.misses, ...b.misses]),
   };
-  if (a.operations !== undefined || b.operations !== undefined) merged.operations = addOperations(a.operations, b.operations);
+  if (a.operations !== undefined || b.operations !== undefined)
+    merged.operations = addOperations(a.operations, b.operations);
   return merged;
 }
 
@@ -83,13 +95,24 @@ function bucketOf(minute: number, rows: readonly BatchRow[], misses: readonly Mi
   return {
     minute,
     rows: rows.map((row) => ({ tier: row.tier, host: row.host, outcome: row.outcome, ...totalsOf(row) })),
-    reasons: rows.flatMap((row) => (row.reason === undefined ? [] : [{ tier: row.tier, outcome: row.outcome, reason: row.reason, requests: row.requests }])),
+    reasons: rows.flatMap((row) =>
+      row.reason === undefined
+        ? []
+        : [{ tier: row.tier, outcome: row.outcome, reason: row.reason, requests: row.requests }],
+    ),
     misses: misses.map((row) => ({ key: row.key, misses: row.misses })),
   };
 }
 
 function boundHosts(rows: readonly HostRow[]): HostRow[] {
-  const kept = topNames(weightsBy(rows, (row) => row.host, (row) => row.requests), MAX_BUCKET_HOSTS);
+  const kept = topNames(
+    weightsBy(
+      rows,
+      (row) => row.host,
+      (row) => row.requests,
+    ),
+    MAX_BUCKET_HOSTS,
+  );
   const summed = new Map<string, HostRow>();
   for (const row of rows) {
     const host = kept.has(row.host) ? row.host : OTHER;
@@ -98,7 +121,9 @@ function boundHosts(rows: readonly HostRow[]): HostRow[] {
     if (into === undefined) summed.set(id, { tier: row.tier, host, outcome: row.outcome, ...totalsOf(row) });
     else addInto(into, row);
   }
-  return [...summed.values()].sort((x, y) => compareNames(x.tier, y.tier) || compareNames(x.host, y.host) || compareNames(x.outcome, y.outcome));
+  return [...summed.values()].sort(
+    (x, y) => compareNames(x.tier, y.tier) || compareNames(x.host, y.host) || compareNames(x.outcome, y.outcome),
+  );
 }
 
 function boundReasons(rows: readonly ReasonRow[]): ReasonRow[] {
@@ -110,7 +135,14 @@ function boundReasons(rows: readonly ReasonRow[]): ReasonRow[] {
   }
   const summed = new Map<string, ReasonRow>();
   for (const group of groups.values()) {
-    const kept = topNames(weightsBy(group, (row) => row.reason, (row) => row.requests), MAX_BUCKET_REASONS);
+    const kept = topNames(
+      weightsBy(
+        group,
+        (row) => row.reason,
+        (row) => row.requests,
+      ),
+      MAX_BUCKET_REASONS,
+    );
     for (const row of group) {
       const reason = kept.has(row.reason) ? row.reason : OTHER;
       const id = JSON.stringify([row.tier, row.outcome, reason]);
@@ -119,11 +151,17 @@ function boundReasons(rows: readonly ReasonRow[]): ReasonRow[] {
       else into.requests += row.requests;
     }
   }
-  return [...summed.values()].sort((x, y) => compareNames(x.tier, y.tier) || compareNames(x.outcome, y.outcome) || compareNames(x.reason, y.reason));
+  return [...summed.values()].sort(
+    (x, y) => compareNames(x.tier, y.tier) || compareNames(x.outcome, y.outcome) || compareNames(x.reason, y.reason),
+  );
 }
 
 function boundMisses(rows: readonly MissCount[]): MissCount[] {
-  const weights = weightsBy(rows, (row) => row.key, (row) => row.misses);
+  const weights = weightsBy(
+    rows,
+    (row) => row.key,
+    (row) => row.misses,
+  );
   const kept = topNames(weights, MAX_BUCKET_MISS_KEYS);
   const summed = new Map<string, number>();
   for (const [key, misses] of weights) {

@@ -50,10 +50,12 @@ const MAX_REASON = 40;
 
 /** What a tier's Cache-Status member says it did (RFC 9211 §2), as an outcome and, for a bypass or an error, why. */
 export function outcomeOf(status: number, params: CacheStatusParams): { outcome: Outcome; reason?: string } {
-  const reason = params.detail === undefined ? undefined : boundedToken(params.detail.replace(/\s*slices \d+\/\d+.*$/, ''));
+  const reason =
+    params.detail === undefined ? undefined : boundedToken(params.detail.replace(/\s*slices \d+\/\d+.*$/, ''));
   // RFC 9111 §5.2.1.7: the client asked only-if-cached and nothing stored answers it: the 504 is
   // what it asked for, not a failure of ours (no hit, nothing forwarded: a refusal, as below).
-  if (status === 504 && reason === ONLY_IF_CACHED && !params.hit && params.fwd === undefined) return { outcome: 'bypass', reason };
+  if (status === 504 && reason === ONLY_IF_CACHED && !params.hit && params.fwd === undefined)
+    return { outcome: 'bypass', reason };
   if (status >= 500) return { outcome: 'error', reason: reason || `status-${status}` };
   if (params.fwd === 'bypass' || params.fwd === 'method' || params.fwd === 'request') {
     return { outcome: 'bypass', reason: reason || params.fwd };
@@ -71,14 +73,23 @@ export function outcomeOf(status: number, params: CacheStatusParams): { outcome:
 }
 
 /** The tier's member of a response's Cache-Status, as an outcome; a response without one is the tier's own refusal. */
-export function outcomeOfResponse(status: number, cacheStatus: string | null, cacheName: string): { outcome: Outcome; reason?: string } {
+export function outcomeOfResponse(
+  status: number,
+  cacheStatus: string | null,
+  cacheName: string,
+): { outcome: Outcome; reason?: string } {
   const params = memberParams(cacheStatus, cacheName);
-  if (params === undefined) return status >= 500 ? { outcome: 'error', reason: `status-${status}` } : { outcome: 'bypass', reason: 'refused' };
+  if (params === undefined)
+    return status >= 500 ? { outcome: 'error', reason: `status-${status}` } : { outcome: 'bypass', reason: 'refused' };
   return outcomeOf(status, params);
 }
 
 /** The slices a sliced answer's detail counts (`slices 3/4 of 9`: 3 hits of 4 looked up). */
-export function slicesOf(params: CacheStatusParams | undefined): { sliced: boolean; slicesHit: number; slicesMissed: number } {
+export function slicesOf(params: CacheStatusParams | undefined): {
+  sliced: boolean;
+  slicesHit: number;
+  slicesMissed: number;
+} {
   const match = /slices (\d+)\/(\d+)/.exec(params?.detail ?? '');
   if (match === null) return { sliced: false, slicesHit: 0, slicesMissed: 0 };
   const hits = Number(match[1]);
@@ -122,7 +133,10 @@ export function framedBytes(method: string, status: number, contentLength: strin
 }
 
 function boundedToken(text: string): string {
-  return text.replace(/[^A-Za-z0-9_.:/-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, MAX_REASON);
+  return text
+    .replace(/[^A-Za-z0-9_.:/-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, MAX_REASON);
 }
 
 /** What a tier knows of a request once its work is done: the record is made of it. */
@@ -147,7 +161,8 @@ export interface RecordInput {
 
 export function tierRecord(input: RecordInput): TierRecord {
   const params = memberParams(input.headers.get('cache-status'), input.cacheName);
-  const { outcome, reason } = params === undefined ? outcomeOfResponse(input.status, null, input.cacheName) : outcomeOf(input.status, params);
+  const { outcome, reason } =
+    params === undefined ? outcomeOfResponse(input.status, null, input.cacheName) : outcomeOf(input.status, params);
   const record: TierRecord = {
     tier: input.tier,
     outcome,
@@ -177,8 +192,21 @@ export interface MemoryHitFacts {
 /** The record of a GET answered 200 from the edge's memory, made without reading a header. */
 export function memoryHitRecord(hit: MemoryHitFacts, at: number, ttfbMs: number): TierRecord {
   return {
-    tier: 'edge', outcome: 'hit', status: 200, method: 'GET', host: recordedHost(hit.host), keyPrefix: keyPrefix(hit.path), bytesSent: hit.bytes,
-    bytesFromNextHop: 0, bytesFromOrigin: 0, ttfbMs, durationMs: ttfbMs, sliced: false, slicesHit: 0, slicesMissed: 0, at,
+    tier: 'edge',
+    outcome: 'hit',
+    status: 200,
+    method: 'GET',
+    host: recordedHost(hit.host),
+    keyPrefix: keyPrefix(hit.path),
+    bytesSent: hit.bytes,
+    bytesFromNextHop: 0,
+    bytesFromOrigin: 0,
+    ttfbMs,
+    durationMs: ttfbMs,
+    sliced: false,
+    slicesHit: 0,
+    slicesMissed: 0,
+    at,
   };
 }
 

@@ -78,7 +78,8 @@ function parseOperations(item: unknown): Parsed<BatchOperations> {
   if (!isObject(item)) return { ok: false, reason: 'expected an object' };
   const { tier, kvLists, kvWrites } = item;
   if (!TIERS.includes(tier as StatsTier)) return { ok: false, reason: 'expected "tier" to be edge or shield' };
-  if (!isCount(kvLists, true) || !isCount(kvWrites, true)) return { ok: false, reason: 'expected "kvLists" and "kvWrites" to be whole numbers, at least 0' };
+  if (!isCount(kvLists, true) || !isCount(kvWrites, true))
+    return { ok: false, reason: 'expected "kvLists" and "kvWrites" to be whole numbers, at least 0' };
   return { ok: true, value: { tier: tier as StatsTier, kvLists, kvWrites } };
 }
 
@@ -97,12 +98,21 @@ function parseRow(item: unknown): Parsed<BatchRow> {
   const { minute, tier, host, outcome, reason } = item;
   if (!isMinute(minute)) return { ok: false, reason: 'expected "minute" to be the ms epoch of a minute\'s start' };
   if (!TIERS.includes(tier as StatsTier)) return { ok: false, reason: 'expected "tier" to be edge or shield' };
-  if (!isName(host)) return { ok: false, reason: `expected "host" to be a string of at most ${MAX_NAME_LENGTH} characters` };
-  if (!OUTCOMES.includes(outcome as Outcome)) return { ok: false, reason: `expected "outcome" to be one of ${OUTCOMES.join(', ')}` };
-  if (reason !== undefined && !isName(reason)) return { ok: false, reason: `expected "reason" to be absent or a string of at most ${MAX_NAME_LENGTH} characters` };
+  if (!isName(host))
+    return { ok: false, reason: `expected "host" to be a string of at most ${MAX_NAME_LENGTH} characters` };
+  if (!OUTCOMES.includes(outcome as Outcome))
+    return { ok: false, reason: `expected "outcome" to be one of ${OUTCOMES.join(', ')}` };
+  if (reason !== undefined && !isName(reason))
+    return { ok: false, reason: `expected "reason" to be absent or a string of at most ${MAX_NAME_LENGTH} characters` };
   const totals = parseTotals(item);
   if (!totals.ok) return totals;
-  const key = { minute, tier: tier as StatsTier, host, outcome: outcome as Outcome, ...(reason === undefined ? {} : { reason }) };
+  const key = {
+    minute,
+    tier: tier as StatsTier,
+    host,
+    outcome: outcome as Outcome,
+    ...(reason === undefined ? {} : { reason }),
+  };
   return { ok: true, value: { ...key, ...totals.value } };
 }
 
@@ -110,7 +120,11 @@ function parseTotals(item: Record<string, unknown>): Parsed<Totals> {
   const totals: Partial<Totals> = {};
   for (const field of TOTAL_FIELDS) {
     const number = item[field];
-    if (!isCount(number, WHOLE.has(field))) return { ok: false, reason: `expected "${field}" to be a finite number, at least 0${WHOLE.has(field) ? ', whole' : ''}` };
+    if (!isCount(number, WHOLE.has(field)))
+      return {
+        ok: false,
+        reason: `expected "${field}" to be a finite number, at least 0${WHOLE.has(field) ? ', whole' : ''}`,
+      };
     totals[field] = number;
   }
   return { ok: true, value: totals as Totals };
@@ -120,7 +134,8 @@ function parseMiss(item: unknown): Parsed<MissRow> {
   if (!isObject(item)) return { ok: false, reason: 'expected an object' };
   const { minute, key, misses } = item;
   if (!isMinute(minute)) return { ok: false, reason: 'expected "minute" to be the ms epoch of a minute\'s start' };
-  if (!isName(key)) return { ok: false, reason: `expected "key" to be a string of at most ${MAX_NAME_LENGTH} characters` };
+  if (!isName(key))
+    return { ok: false, reason: `expected "key" to be a string of at most ${MAX_NAME_LENGTH} characters` };
   if (!isCount(misses, true)) return { ok: false, reason: 'expected "misses" to be a whole number, at least 0' };
   return { ok: true, value: { minute, key, misses } };
 }

@@ -14,7 +14,14 @@ import type { BatchRow, MissRow, StatsBatchJson } from './stats-batch-json.ts';
 import { minuteOf } from './stats-window.ts';
 import { addRecordInto, emptyTotals } from './totals.ts';
 
-export { type BatchOperations, type BatchRow, type MissRow, type StatsBatchJson, isStatsBatch, parseStatsBatch } from './stats-batch-json.ts';
+export {
+  type BatchOperations,
+  type BatchRow,
+  isStatsBatch,
+  type MissRow,
+  parseStatsBatch,
+  type StatsBatchJson,
+} from './stats-batch-json.ts';
 
 export const MAX_BATCH_HOSTS = 50;
 export const MAX_BATCH_MISS_KEYS = 200;
@@ -39,15 +46,30 @@ export class StatsBatch {
   add(record: TierRecord): void {
     const minute = minuteOf(record.at);
     const host = admit(this.hosts, record.host, MAX_BATCH_HOSTS);
-    const reason = record.reason === undefined ? undefined : this.admitReason(record.tier, record.outcome, record.reason);
+    const reason =
+      record.reason === undefined ? undefined : this.admitReason(record.tier, record.outcome, record.reason);
     // The host's length before it: an identity no host or reason can forge by holding a separator.
     // Runs of one kind (a hot object's hits) find their row again without building its id.
     let row = this.last;
-    if (row === undefined || row.minute !== minute || row.host !== host || row.tier !== record.tier || row.outcome !== record.outcome || row.reason !== reason) {
+    if (
+      row === undefined ||
+      row.minute !== minute ||
+      row.host !== host ||
+      row.tier !== record.tier ||
+      row.outcome !== record.outcome ||
+      row.reason !== reason
+    ) {
       const id = `${minute} ${record.tier} ${record.outcome} ${host.length} ${host}${reason === undefined ? '' : `=${reason}`}`;
       row = this.rows.get(id);
       if (row === undefined) {
-        row = { minute, tier: record.tier, host, outcome: record.outcome, ...(reason === undefined ? {} : { reason }), ...emptyTotals() };
+        row = {
+          minute,
+          tier: record.tier,
+          host,
+          outcome: record.outcome,
+          ...(reason === undefined ? {} : { reason }),
+          ...emptyTotals(),
+        };
         this.rows.set(id, row);
       }
       this.last = row;

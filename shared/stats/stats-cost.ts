@@ -6,7 +6,7 @@
 
 import { costOf } from '../cost/cost-model.ts';
 import { PUBLISHED_PRICES } from '../cost/prices.ts';
-import { MONTH_MS, type Traffic, type Volume, usageOf } from '../cost/usage.ts';
+import { MONTH_MS, type Traffic, usageOf, type Volume } from '../cost/usage.ts';
 import { HIT_OUTCOMES, OUTCOMES, type Outcome, type StatsTier } from './record.ts';
 import type { StatsCost, TierStats } from './stats-json.ts';
 import { MINUTE_MS } from './stats-window.ts';
@@ -24,14 +24,34 @@ export interface CostDeployment {
 
 export const DEFAULT_COST_DEPLOYMENT: CostDeployment = { sliceBytes: 8 * 1024 * 1024, analytics: false, logSample: 0 };
 
-export function windowCost(tiers: Record<StatsTier, TierStats>, operations: StoreOperations, windowMinutes: number, pricePerTB: number, deployment: CostDeployment): StatsCost {
+export function windowCost(
+  tiers: Record<StatsTier, TierStats>,
+  operations: StoreOperations,
+  windowMinutes: number,
+  pricePerTB: number,
+  deployment: CostDeployment,
+): StatsCost {
   const periodMs = windowMinutes * MINUTE_MS;
   const traffic = windowTraffic(tiers, periodMs, operations, deployment);
   const flushes = operations.flushes.edge + operations.flushes.shield;
-  const usage = usageOf(traffic, { flushes, durableObjectRowsRead: operations.rowsRead, durableObjectRowsWritten: operations.rowsWritten, kvLists: operations.kvLists.edge + operations.kvLists.shield });
-  const month = costOf(usage, { ...PUBLISHED_PRICES, originEgressPerTB: { ...PUBLISHED_PRICES.originEgressPerTB, usd: pricePerTB } });
+  const usage = usageOf(traffic, {
+    flushes,
+    durableObjectRowsRead: operations.rowsRead,
+    durableObjectRowsWritten: operations.rowsWritten,
+    kvLists: operations.kvLists.edge + operations.kvLists.shield,
+  });
+  const month = costOf(usage, {
+    ...PUBLISHED_PRICES,
+    originEgressPerTB: { ...PUBLISHED_PRICES.originEgressPerTB, usd: pricePerTB },
+  });
   return {
-    windowOperations: { durableObjectRequests: flushes, durableObjectRowsRead: operations.rowsRead, durableObjectRowsWritten: operations.rowsWritten, kvListRequests: operations.kvLists.edge + operations.kvLists.shield, kvWriteRequests: operations.kvWrites },
+    windowOperations: {
+      durableObjectRequests: flushes,
+      durableObjectRowsRead: operations.rowsRead,
+      durableObjectRowsWritten: operations.rowsWritten,
+      kvListRequests: operations.kvLists.edge + operations.kvLists.shield,
+      kvWriteRequests: operations.kvWrites,
+    },
     monthsPerWindow: periodMs / MONTH_MS,
     month: {
       lines: month.lines.map(({ item, quantity, unit, included, usd }) => ({ item, quantity, unit, included, usd })),
@@ -48,7 +68,12 @@ export function windowCost(tiers: Record<StatsTier, TierStats>, operations: Stor
 }
 
 /** The window's counts as the cost model's traffic. */
-function windowTraffic(tiers: Record<StatsTier, TierStats>, periodMs: number, operations: StoreOperations, deployment: CostDeployment): Traffic {
+function windowTraffic(
+  tiers: Record<StatsTier, TierStats>,
+  periodMs: number,
+  operations: StoreOperations,
+  deployment: CostDeployment,
+): Traffic {
   const of = (tier: StatsTier, outcomes: readonly Outcome[]): Volume => ({
     requests: outcomes.reduce((sum, outcome) => sum + tiers[tier].outcomes[outcome].requests, 0),
     bytes: outcomes.reduce((sum, outcome) => sum + tiers[tier].outcomes[outcome].bytesSent, 0),
@@ -58,7 +83,12 @@ function windowTraffic(tiers: Record<StatsTier, TierStats>, periodMs: number, op
   const sliceRequests = shield.slicesHit + shield.slicesMissed;
   return {
     periodMs,
-    edge: { memoryHits: { requests: 0, bytes: 0 }, cacheHits: of('edge', hits), misses: of('edge', ['miss']), other: of('edge', ['bypass', 'error']) },
+    edge: {
+      memoryHits: { requests: 0, bytes: 0 },
+      cacheHits: of('edge', hits),
+      misses: of('edge', ['miss']),
+      other: of('edge', ['bypass', 'error']),
+    },
     shield: { hits: of('shield', hits), misses: of('shield', ['miss']), other: of('shield', ['bypass', 'error']) },
     sliceRequests,
     slicedShare: shield.bytesSent > 0 ? Math.min(1, (sliceRequests * deployment.sliceBytes) / shield.bytesSent) : 0,

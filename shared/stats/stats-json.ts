@@ -71,7 +71,10 @@ export interface StatsJson {
 export type StatsCostLine = Omit<CostLine, 'item' | 'source'> & { item: string };
 
 /** The month's sums, as the cost model makes them (shared/cost/cost-model.ts). */
-type MonthSums = Pick<CostEstimate, 'subscriptionUSD' | 'platformUSD' | 'originEgressUSD' | 'egressAloneUSD' | 'totalUSD' | 'savedUSD'>;
+type MonthSums = Pick<
+  CostEstimate,
+  'subscriptionUSD' | 'platformUSD' | 'originEgressUSD' | 'egressAloneUSD' | 'totalUSD' | 'savedUSD'
+>;
 
 export interface StatsCost {
   /** What the stats store counted in the window: its own requests and rows, the isolates' KV requests. */

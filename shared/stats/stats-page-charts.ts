@@ -31,6 +31,8 @@ export function minuteCharts(stats: StatsJson): string {
 }
 
 function figure(caption: string, svg: string): string {
-  const legend = TIERS.map((tier) => `<li><span class="swatch tone-${tier}" aria-hidden="true"></span>${tier}</li>`).join('');
+  const legend = TIERS.map(
+    (tier) => `<li><span class="swatch tone-${tier}" aria-hidden="true"></span>${tier}</li>`,
+  ).join('');
   return `<figure class="card"><h3>${escapeHtml(caption)}</h3>${svg}<figcaption><ul class="legend">${legend}</ul></figcaption></figure>`;
 }

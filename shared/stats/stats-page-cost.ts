@@ -13,7 +13,10 @@ export function costSection(stats: StatsJson): string {
   const { cost } = stats;
   const { month } = cost;
   const counted = cost.windowOperations;
-  const saved = month.savedUSD >= 0 ? ['saved', formatUsd(month.savedUSD)] : ['costs more than egress alone', formatUsd(-month.savedUSD)];
+  const saved =
+    month.savedUSD >= 0
+      ? ['saved', formatUsd(month.savedUSD)]
+      : ['costs more than egress alone', formatUsd(-month.savedUSD)];
   const card = [
     '<article class="card cost"><h3>A month at this rate</h3>',
     `<div class="bigs">${bigNumber(formatUsd(month.totalUSD), 'with tiercache')}${bigNumber(formatUsd(month.egressAloneUSD), 'origin egress alone')}</div>`,
@@ -30,7 +33,7 @@ export function costSection(stats: StatsJson): string {
   const lines = htmlTable({
     caption: 'The month, line by line',
     // What each line's allowance is stays in stats.json: a phone has room for three columns.
-    columns: [{ title: 'item' }, { title: 'a month\'s use', kind: 'number' }, { title: 'USD', kind: 'number' }],
+    columns: [{ title: 'item' }, { title: "a month's use", kind: 'number' }, { title: 'USD', kind: 'number' }],
     rows: month.lines.map((line) => [line.item, `${formatCompact(line.quantity)} ${line.unit}`, formatUsd(line.usd)]),
     empty: 'Nothing counted.',
   });

@@ -11,13 +11,20 @@ export function statsLists(stats: StatsJson): string {
   return [
     htmlTable({
       caption: 'Keys the edge misses most',
-      columns: [{ title: 'key', kind: 'key' }, { title: 'misses', kind: 'number' }],
+      columns: [
+        { title: 'key', kind: 'key' },
+        { title: 'misses', kind: 'number' },
+      ],
       rows: stats.topMisses.map((miss) => [miss.key, formatCount(miss.misses)]),
       empty: `No misses ${window}.`,
     }),
     htmlTable({
       caption: 'Hosts at the edge',
-      columns: [{ title: 'host', kind: 'key' }, { title: 'requests', kind: 'number' }, { title: 'bytes sent', kind: 'number' }],
+      columns: [
+        { title: 'host', kind: 'key' },
+        { title: 'requests', kind: 'number' },
+        { title: 'bytes sent', kind: 'number' },
+      ],
       rows: stats.hosts.map((host) => [host.host, formatCount(host.requests), formatBytes(host.bytesSent)]),
       empty: `No requests ${window}.`,
     }),
@@ -36,7 +43,11 @@ export function statsLists(stats: StatsJson): string {
     htmlTable({
       caption: 'Recent purges',
       columns: [{ title: 'when (UTC)', kind: 'time' }, { title: 'kind' }, { title: 'value', kind: 'key' }],
-      rows: stats.recentPurges.map((purge) => [formatTime(purge.at), purge.kind, purge.kind === 'everything' ? '(everything)' : purge.value]),
+      rows: stats.recentPurges.map((purge) => [
+        formatTime(purge.at),
+        purge.kind,
+        purge.kind === 'everything' ? '(everything)' : purge.value,
+      ]),
       empty: 'No purges recorded.',
     }),
   ].join('');

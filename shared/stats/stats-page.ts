@@ -76,7 +76,10 @@ function outcomesTable(stats: StatsJson): string {
   return htmlTable({
     caption: 'Requests by outcome',
     columns: [{ title: 'outcome' }, ...TIERS.map((tier) => ({ title: tier, kind: 'number' as const }))],
-    rows: OUTCOMES.map((outcome) => [outcome, ...TIERS.map((tier) => formatCount(stats.tiers[tier].outcomes[outcome].requests))]),
+    rows: OUTCOMES.map((outcome) => [
+      outcome,
+      ...TIERS.map((tier) => formatCount(stats.tiers[tier].outcomes[outcome].requests)),
+    ]),
     empty: 'No requests.',
   });
 }

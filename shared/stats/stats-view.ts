@@ -5,8 +5,8 @@
 
 import { weightsBy } from './fold-other.ts';
 import type { MinuteBucket, ReasonRow } from './minute-bucket.ts';
-import type { StatsTier } from './record.ts';
 import { compareNames, rankBy } from './ranking.ts';
+import type { StatsTier } from './record.ts';
 import { type CostDeployment, DEFAULT_COST_DEPLOYMENT, windowCost } from './stats-cost.ts';
 import type { StatsJson, TierStats } from './stats-json.ts';
 import { DEFAULT_WINDOW_MINUTES, inWindow, windowLength, windowMinuteStarts } from './stats-window.ts';
@@ -46,7 +46,10 @@ export function statsView(
   const length = windowLength(windowMinutes);
   const shown = buckets.filter((bucket) => inWindow(bucket.minute, now, length));
   const rows = shown.flatMap((bucket) => bucket.rows);
-  const tiers = { edge: tierStats(rows.filter((row) => row.tier === 'edge')), shield: tierStats(rows.filter((row) => row.tier === 'shield')) };
+  const tiers = {
+    edge: tierStats(rows.filter((row) => row.tier === 'edge')),
+    shield: tierStats(rows.filter((row) => row.tier === 'shield')),
+  };
   const reasons = shown.flatMap((bucket) => bucket.reasons);
   const price = Number.isFinite(pricePerTB) && pricePerTB >= 0 ? pricePerTB : 0;
   const operations = shown.reduce((sum, bucket) => addOperations(sum, bucket.operations), emptyOperations());
@@ -70,7 +73,14 @@ function egressOf(tiers: Record<StatsTier, TierStats>, pricePerTB: number): Stat
   const originBytes = tiers.shield.totals.bytesFromOrigin;
   const servedBytes = tiers.edge.totals.bytesSent;
   const savedBytes = Math.max(0, servedBytes - originBytes);
-  return { originBytes, servedBytes, savedBytes, pricePerTB, savedUSD: (savedBytes / 1e12) * pricePerTB, spentUSD: (originBytes / 1e12) * pricePerTB };
+  return {
+    originBytes,
+    servedBytes,
+    savedBytes,
+    pricePerTB,
+    savedUSD: (savedBytes / 1e12) * pricePerTB,
+    spentUSD: (originBytes / 1e12) * pricePerTB,
+  };
 }
 
 /** Every minute of the window, oldest first, zeros where no bucket is. */
@@ -79,7 +89,10 @@ function minutesOf(shown: readonly MinuteBucket[], now: number, length: number):
     const rows = shown.filter((bucket) => bucket.minute === minute).flatMap((bucket) => bucket.rows);
     return {
       minute: new Date(minute).toISOString(),
-      tiers: { edge: minuteTier(rows.filter((row) => row.tier === 'edge')), shield: minuteTier(rows.filter((row) => row.tier === 'shield')) },
+      tiers: {
+        edge: minuteTier(rows.filter((row) => row.tier === 'edge')),
+        shield: minuteTier(rows.filter((row) => row.tier === 'shield')),
+      },
     };
   });
 }
@@ -94,20 +107,42 @@ function hostsOf(shown: readonly MinuteBucket[]): StatsJson['hosts'] {
     into.bytesSent += row.bytesSent;
     hosts.set(row.host, into);
   }
-  return rankBy(hosts.values(), (host) => host.requests, (host) => host.host).slice(0, MAX_VIEW_HOSTS);
+  return rankBy(
+    hosts.values(),
+    (host) => host.requests,
+    (host) => host.host,
+  ).slice(0, MAX_VIEW_HOSTS);
 }
 
 /** The keys the edge missed most over the window's buckets. */
 function topMisses(shown: readonly MinuteBucket[]): StatsJson['topMisses'] {
-  const misses = weightsBy(shown.flatMap((bucket) => bucket.misses), (row) => row.key, (row) => row.misses);
-  return rankBy(misses, ([, count]) => count, ([key]) => key).slice(0, MAX_VIEW_MISSES).map(([key, count]) => ({ key, misses: count }));
+  const misses = weightsBy(
+    shown.flatMap((bucket) => bucket.misses),
+    (row) => row.key,
+    (row) => row.misses,
+  );
+  return rankBy(
+    misses,
+    ([, count]) => count,
+    ([key]) => key,
+  )
+    .slice(0, MAX_VIEW_MISSES)
+    .map(([key, count]) => ({ key, misses: count }));
 }
 
 /** The reasons of one outcome, grouped by tier (edge first, the order a request goes), most first within each. */
 function reasonsOf(reasons: readonly ReasonRow[], outcome: 'bypass' | 'error'): StatsJson['bypassReasons'] {
   return TIERS.flatMap((tier) => {
     const ofTier = reasons.filter((row) => row.tier === tier && row.outcome === outcome);
-    const ranked = rankBy(weightsBy(ofTier, (row) => row.reason, (row) => row.requests), ([, requests]) => requests, ([reason]) => reason);
+    const ranked = rankBy(
+      weightsBy(
+        ofTier,
+        (row) => row.reason,
+        (row) => row.requests,
+      ),
+      ([, requests]) => requests,
+      ([reason]) => reason,
+    );
     return ranked.slice(0, MAX_VIEW_REASONS).map(([reason, requests]) => ({ tier, reason, requests }));
   });
 }
@@ -115,6 +150,10 @@ function reasonsOf(reasons: readonly ReasonRow[], outcome: 'bypass' | 'error'): 
 /** The latest purges first (ties by kind, then value); records whose time is no date are left out. */
 function recentPurges(purges: readonly PurgeSeen[]): StatsJson['recentPurges'] {
   const dated = purges.filter((purge) => Number.isFinite(purge.at) && Math.abs(purge.at) <= MAX_DATE_MS);
-  const sorted = [...dated].sort((a, b) => b.at - a.at || compareNames(a.kind, b.kind) || compareNames(a.value, b.value));
-  return sorted.slice(0, MAX_VIEW_PURGES).map((purge) => ({ kind: purge.kind, value: purge.value, at: new Date(purge.at).toISOString() }));
+  const sorted = [...dated].sort(
+    (a, b) => b.at - a.at || compareNames(a.kind, b.kind) || compareNames(a.value, b.value),
+  );
+  return sorted
+    .slice(0, MAX_VIEW_PURGES)
+    .map((purge) => ({ kind: purge.kind, value: purge.value, at: new Date(purge.at).toISOString() }));
 }

@@ -36,7 +36,11 @@ export function addOperations(a: StoreOperations | undefined, b: StoreOperations
 }
 
 /** The operations of one merge: a batch from `tier` whose isolate made `kv` since its last flush, and the rows the store touched for it. */
-export function mergeOperations(tier: StatsTier, kv: { kvLists: number; kvWrites: number }, rows: { read: number; written: number }): StoreOperations {
+export function mergeOperations(
+  tier: StatsTier,
+  kv: { kvLists: number; kvWrites: number },
+  rows: { read: number; written: number },
+): StoreOperations {
   const operations = emptyOperations();
   operations.flushes[tier] = 1;
   operations.kvLists[tier] = kv.kvLists;

@@ -87,7 +87,9 @@ function xLabels(labels: readonly string[], x: (index: number) => number): strin
 
 function seriesPaths(series: ChartSeries, x: (index: number) => number, y: (value: number) => number): string {
   if (series.values.length === 0) return '';
-  const points = series.values.map((value, index) => `${x(index).toFixed(1)},${y(Number.isFinite(value) ? value : 0).toFixed(1)}`);
+  const points = series.values.map(
+    (value, index) => `${x(index).toFixed(1)},${y(Number.isFinite(value) ? value : 0).toFixed(1)}`,
+  );
   const base = y(0).toFixed(1);
   const first = x(0).toFixed(1);
   const last = x(series.values.length - 1).toFixed(1);

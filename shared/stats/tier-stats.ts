@@ -3,7 +3,7 @@
 // NaN: no requests is not a hit ratio of zero.
 
 import { HIT_OUTCOMES, OUTCOMES, type Outcome } from './record.ts';
-import type { MinuteStats, Totals, TierStats } from './stats-json.ts';
+import type { MinuteStats, TierStats, Totals } from './stats-json.ts';
 import { addInto, emptyTotals, sumTotals } from './totals.ts';
 
 type OutcomeRow = { outcome: Outcome } & Totals;
@@ -17,7 +17,10 @@ export function outcomeTotals(rows: Iterable<OutcomeRow>): Record<Outcome, Total
 
 /** Requests answered without fetching the object from the next hop. */
 export function hitsOf(outcomes: Record<Outcome, Totals>): number {
-  return OUTCOMES.filter((outcome) => HIT_OUTCOMES.has(outcome)).reduce((sum, outcome) => sum + outcomes[outcome].requests, 0);
+  return OUTCOMES.filter((outcome) => HIT_OUTCOMES.has(outcome)).reduce(
+    (sum, outcome) => sum + outcomes[outcome].requests,
+    0,
+  );
 }
 
 /** The stats of one tier from its rows (rows of the other tier must be left out by the caller). */
@@ -39,5 +42,10 @@ export function tierStats(rows: Iterable<OutcomeRow>): TierStats {
 export function minuteTier(rows: Iterable<OutcomeRow>): MinuteStats['tiers']['edge'] {
   const outcomes = outcomeTotals(rows);
   const totals = sumTotals(OUTCOMES.map((outcome) => outcomes[outcome]));
-  return { requests: totals.requests, hits: hitsOf(outcomes), bytesSent: totals.bytesSent, bytesFromNextHop: totals.bytesFromNextHop };
+  return {
+    requests: totals.requests,
+    hits: hitsOf(outcomes),
+    bytesSent: totals.bytesSent,
+    bytesFromNextHop: totals.bytesFromNextHop,
+  };
 }

@@ -1,16 +1,32 @@
 // Sums over records (Totals, stats-json.ts): the one way counts are made and added, so that a
 // batch, a minute's bucket and the view all add the same fields and none is ever forgotten.
 
-import type { Totals } from './stats-json.ts';
 import type { TierRecord } from './record.ts';
+import type { Totals } from './stats-json.ts';
 
 /** Every field of Totals, for code that walks them (adding, checking what crossed the wire). */
 export const TOTAL_FIELDS: readonly (keyof Totals)[] = [
-  'requests', 'bytesSent', 'bytesFromNextHop', 'bytesFromOrigin', 'ttfbMsSum', 'durationMsSum', 'slicesHit', 'slicesMissed',
+  'requests',
+  'bytesSent',
+  'bytesFromNextHop',
+  'bytesFromOrigin',
+  'ttfbMsSum',
+  'durationMsSum',
+  'slicesHit',
+  'slicesMissed',
 ];
 
 export function emptyTotals(): Totals {
-  return { requests: 0, bytesSent: 0, bytesFromNextHop: 0, bytesFromOrigin: 0, ttfbMsSum: 0, durationMsSum: 0, slicesHit: 0, slicesMissed: 0 };
+  return {
+    requests: 0,
+    bytesSent: 0,
+    bytesFromNextHop: 0,
+    bytesFromOrigin: 0,
+    ttfbMsSum: 0,
+    durationMsSum: 0,
+    slicesHit: 0,
+    slicesMissed: 0,
+  };
 }
 
 /** One record as a sum of one request. */

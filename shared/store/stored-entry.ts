@@ -49,7 +49,15 @@ const META = 'x-tiercache-entry';
 const KEPT = ['cache-control', 'expires', 'date', 'content-encoding'] as const;
 const keptName = (name: string): string => `x-tiercache-origin-${name}`;
 /** Never stored: per-hop, per-request or per-client. */
-const NOT_STORED = ['age', 'server-timing', 'set-cookie', 'cf-cache-status', 'connection', 'keep-alive', 'transfer-encoding'];
+const NOT_STORED = [
+  'age',
+  'server-timing',
+  'set-cookie',
+  'cf-cache-status',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+];
 
 /**
  * Headers for the stored copy; `retention` (s) is how long the platform should keep it, and
@@ -68,7 +76,10 @@ export function toStoredHeaders(headers: Headers, meta: EntryMeta, retention: nu
   const fill = body.fill === undefined ? '' : `, fill=${body.fill}`;
   const status = body.status === undefined ? '' : `, st=${body.status}`;
   const org = meta.originAt === undefined ? '' : `, org=${Math.round(meta.originAt)}`;
-  stored.set(META, `stored=${Math.round(meta.storedAt)}, age=${round3(meta.initialAge)}, life=${meta.lifetime}, swr=${meta.whileRevalidate}, sie=${meta.ifError}, mr=${meta.mustRevalidate ? 1 : 0}${org}${len}${fill}${status}`);
+  stored.set(
+    META,
+    `stored=${Math.round(meta.storedAt)}, age=${round3(meta.initialAge)}, life=${meta.lifetime}, swr=${meta.whileRevalidate}, sie=${meta.ifError}, mr=${meta.mustRevalidate ? 1 : 0}${org}${len}${fill}${status}`,
+  );
   return stored;
 }
 
@@ -109,7 +120,15 @@ export function fromStoredHeaders(stored: Headers): Unpacked | undefined {
     headers.delete(keptName(name));
     if (value !== null) headers.set(name, value);
   }
-  return { headers, meta, body: { length: envelopeNumber(value, 'len'), fill: envelopeNumber(value, 'fill'), status: envelopeNumber(value, 'st') } };
+  return {
+    headers,
+    meta,
+    body: {
+      length: envelopeNumber(value, 'len'),
+      fill: envelopeNumber(value, 'fill'),
+      status: envelopeNumber(value, 'st'),
+    },
+  };
 }
 
 /** A whole-number field of the envelope; undefined when absent or not one. */
@@ -130,10 +149,12 @@ export function remainingFreshness(meta: EntryMeta, now: number): number {
 
 function parseMeta(value: string | null): EntryMeta | undefined {
   if (!value) return undefined;
-  const fields = new Map(value.split(',').map((part) => {
-    const [name = '', number = ''] = part.split('=');
-    return [name.trim(), Number(number)] as const;
-  }));
+  const fields = new Map(
+    value.split(',').map((part) => {
+      const [name = '', number = ''] = part.split('=');
+      return [name.trim(), Number(number)] as const;
+    }),
+  );
   const storedAt = fields.get('stored');
   const initialAge = fields.get('age');
   const lifetime = fields.get('life');

@@ -13,12 +13,12 @@
 // fails. It never reads past the bytes it claims, and once they are in it is done, whatever the
 // source would still say (a connection that then breaks, a Content-Length that promised more).
 
+import { LengthMismatch } from '../http/errors.ts';
 import { asError } from './as-error.ts';
 import { type NextHopOptions, nextHopOptions } from './from-next-hop.ts';
 import { Reopenings } from './heal.ts';
 import { SilenceWatch } from './silence-watch.ts';
 import { type StreamReader, streamReader } from './stream-reader.ts';
-import { LengthMismatch } from '../http/errors.ts';
 
 type Bytes = Uint8Array;
 
@@ -46,7 +46,9 @@ export function bodySource(first: ReadableStream<Bytes>, options: SourceOptions)
 }
 
 function defined(options: SourceOptions): SourceOptions {
-  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as unknown as SourceOptions;
+  return Object.fromEntries(
+    Object.entries(options).filter(([, value]) => value !== undefined),
+  ) as unknown as SourceOptions;
 }
 
 class HealingSource implements BodySource {
@@ -85,7 +87,9 @@ class HealingSource implements BodySource {
       }
       if (read.done) {
         if (length === undefined && !this.watch.stalled) return this.done();
-        await this.heal(this.watch.stallOr(new LengthMismatch(`body ended after ${this.delivered} of ${length} bytes`)));
+        await this.heal(
+          this.watch.stallOr(new LengthMismatch(`body ended after ${this.delivered} of ${length} bytes`)),
+        );
         continue;
       }
       this.delivered += read.value.byteLength;

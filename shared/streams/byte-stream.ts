@@ -5,13 +5,13 @@
 // ends short or runs long fails the answer (never a shifted byte passed on), and says so
 // (`onInexact`: a stored slice that read wrong is forgotten).
 
+import { LengthMismatch } from '../http/errors.ts';
+import type { ByteRange } from '../http/range.ts';
 import { asError } from './as-error.ts';
 import { type BodySource, bodySource } from './body-source.ts';
-import { CHUNK_BYTES } from './pump-into.ts';
-import { type PipeWriter, identityPipe } from './identity-pipe.ts';
-import type { ByteRange } from '../http/range.ts';
-import { LengthMismatch } from '../http/errors.ts';
+import { identityPipe, type PipeWriter } from './identity-pipe.ts';
 import { isNativeBody, pipesNatively } from './native-body.ts';
+import { CHUNK_BYTES } from './pump-into.ts';
 
 type Bytes = Uint8Array;
 
@@ -31,7 +31,13 @@ export interface Piece {
  * wire. Once the stream fails (a piece broke, or the reader went away), `pieces.throw()` gives
  * the read up; when it is done, `pieces.return()`.
  */
-export function rangesStream(pieces: AsyncIterator<Piece>, ranges: readonly ByteRange[], heads: readonly Bytes[] = [], tail?: Bytes, length?: number): ReadableStream<Bytes> {
+export function rangesStream(
+  pieces: AsyncIterator<Piece>,
+  ranges: readonly ByteRange[],
+  heads: readonly Bytes[] = [],
+  tail?: Bytes,
+  length?: number,
+): ReadableStream<Bytes> {
   const pipe = identityPipe(length);
   void pumpRanges(pieces, ranges, heads, tail, pipe.writer);
   return pipe.readable;
@@ -45,7 +51,13 @@ interface Reading {
   kept: Bytes | undefined;
 }
 
-async function pumpRanges(pieces: AsyncIterator<Piece>, ranges: readonly ByteRange[], heads: readonly Bytes[], tail: Bytes | undefined, out: PipeWriter): Promise<void> {
+async function pumpRanges(
+  pieces: AsyncIterator<Piece>,
+  ranges: readonly ByteRange[],
+  heads: readonly Bytes[],
+  tail: Bytes | undefined,
+  out: PipeWriter,
+): Promise<void> {
   let current: Reading | undefined;
   let buffer: Bytes = new Uint8Array(CHUNK_BYTES);
   const nextPiece = async (): Promise<Piece> => {
@@ -68,7 +80,12 @@ async function pumpRanges(pieces: AsyncIterator<Piece>, ranges: readonly ByteRan
             await piped(piece, out);
             position = piece.offset + piece.length;
           } else {
-            current = { piece, source: bodySource(piece.body, { length: piece.length }), position: piece.offset, kept: undefined };
+            current = {
+              piece,
+              source: bodySource(piece.body, { length: piece.length }),
+              position: piece.offset,
+              kept: undefined,
+            };
           }
           continue;
         }
@@ -111,7 +128,9 @@ async function pumpRanges(pieces: AsyncIterator<Piece>, ranges: readonly ByteRan
  * length (workerd's; elsewhere every piece is counted by JavaScript).
  */
 function wholeIn(piece: Piece, position: number, end: number): boolean {
-  return piece.offset === position && piece.offset + piece.length - 1 <= end && isNativeBody(piece.body) && pipesNatively();
+  return (
+    piece.offset === position && piece.offset + piece.length - 1 <= end && isNativeBody(piece.body) && pipesNatively()
+  );
 }
 
 /** The whole piece into `out`, natively; a failure is the piece's (it is forgotten, should it be stored). */

@@ -2,9 +2,9 @@
 // If-Match at the shield, the same slice request with an offset at the edge), a bounded number
 // of times with backoff; past that, the fault stands.
 
+import { VersionChanged } from '../http/errors.ts';
 import { asError } from './as-error.ts';
 import { type StreamReader, streamReader } from './stream-reader.ts';
-import { VersionChanged } from '../http/errors.ts';
 
 type Bytes = Uint8Array;
 
@@ -39,7 +39,8 @@ export class Reopenings {
   async reopened(fault: Error, offset: number, cancelled: () => boolean): Promise<StreamReader> {
     const { heal } = this;
     for (;;) {
-      if (heal === undefined || fault instanceof VersionChanged || this.attempt >= heal.attempts || cancelled()) throw fault;
+      if (heal === undefined || fault instanceof VersionChanged || this.attempt >= heal.attempts || cancelled())
+        throw fault;
       await sleep(heal.backoffMs * 2 ** this.attempt);
       this.attempt++;
       if (cancelled()) throw fault;

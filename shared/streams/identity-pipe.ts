@@ -31,13 +31,20 @@ type Transform = new (length?: number) => TransformStream<Bytes, Bytes>;
 
 function runtime(): { Fixed: Transform; Identity: Transform } | undefined {
   const scope = globalThis as { FixedLengthStream?: Transform; IdentityTransformStream?: Transform };
-  return scope.FixedLengthStream === undefined || scope.IdentityTransformStream === undefined ? undefined : { Fixed: scope.FixedLengthStream, Identity: scope.IdentityTransformStream };
+  return scope.FixedLengthStream === undefined || scope.IdentityTransformStream === undefined
+    ? undefined
+    : { Fixed: scope.FixedLengthStream, Identity: scope.IdentityTransformStream };
 }
 
 /** A pipe of exactly `length` bytes (any number when undefined). */
 export function identityPipe(length: number | undefined): IdentityPipe {
   const native = runtime();
-  const stream = native === undefined ? new TransformStream<Bytes, Bytes>() : length === undefined ? new native.Identity() : new native.Fixed(length);
+  const stream =
+    native === undefined
+      ? new TransformStream<Bytes, Bytes>()
+      : length === undefined
+        ? new native.Identity()
+        : new native.Fixed(length);
   const copies = native === undefined;
   let writer = lock(stream.writable);
   return {

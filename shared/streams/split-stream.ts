@@ -1,8 +1,8 @@
 // Cutting one upstream body into exact-length parts: a span of slices into its slices.
 
+import { LengthMismatch } from '../http/errors.ts';
 import { type BodySource, bodySource } from './body-source.ts';
 import { CHUNK_BYTES } from './pump-into.ts';
-import { LengthMismatch } from '../http/errors.ts';
 
 type Bytes = Uint8Array;
 
@@ -87,7 +87,8 @@ class Part {
     return this.shared.exclusive(async () => {
       if (this.remaining === 0) return undefined;
       const bytes = await this.read();
-      if (bytes === undefined) return this.fail(new LengthMismatch(`upstream body ended ${this.remaining} bytes early`));
+      if (bytes === undefined)
+        return this.fail(new LengthMismatch(`upstream body ended ${this.remaining} bytes early`));
       const take = bytes.byteLength > this.remaining ? bytes.subarray(0, this.remaining) : bytes;
       if (bytes.byteLength > this.remaining) this.shared.leftover = bytes.subarray(this.remaining);
       this.remaining -= take.byteLength;

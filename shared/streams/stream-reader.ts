@@ -22,7 +22,10 @@ export function streamReader(stream: ReadableStream<Bytes>): StreamReader {
   }
   if (byob !== undefined) {
     const reader = byob;
-    return { read: (into) => reader.read(into) as Promise<ReadableStreamReadResult<Bytes>>, cancel: (reason) => reader.cancel(reason) };
+    return {
+      read: (into) => reader.read(into) as Promise<ReadableStreamReadResult<Bytes>>,
+      cancel: (reason) => reader.cancel(reason),
+    };
   }
   const reader = stream.getReader();
   let leftover: Bytes | undefined;

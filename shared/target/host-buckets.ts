@@ -13,7 +13,10 @@ export function parseHostBuckets(value: string | undefined): HostBuckets {
   const map = new Map<string, string>();
   for (const pair of splitList(value ?? '')) {
     const match = /^([a-z0-9.-]+)\s*=\s*([A-Za-z0-9._-]{3,255})$/i.exec(pair);
-    if (!match) throw new ConfigError(`HOST_BUCKETS: expected host=bucket pairs separated by commas, got ${JSON.stringify(pair)}`);
+    if (!match)
+      throw new ConfigError(
+        `HOST_BUCKETS: expected host=bucket pairs separated by commas, got ${JSON.stringify(pair)}`,
+      );
     map.set((match[1] ?? '').toLowerCase(), match[2] ?? '');
   }
   return map;

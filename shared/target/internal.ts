@@ -60,7 +60,10 @@ export function isInternal(...paths: readonly string[]): boolean {
 export function resolvedPath(path: string): string {
   let decoded = path;
   for (let i = 0; i < MAX_DECODINGS && decoded.includes('%'); i++) decoded = decodeBytes(decoded);
-  const segments = decoded.split(/[/\\]+/).slice(1).map((segment) => segment.split(';', 1)[0] ?? '');
+  const segments = decoded
+    .split(/[/\\]+/)
+    .slice(1)
+    .map((segment) => segment.split(';', 1)[0] ?? '');
   const output: string[] = [];
   for (const segment of segments) {
     if (segment === '..') output.pop();

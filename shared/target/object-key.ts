@@ -39,8 +39,14 @@ const utf8 = new TextEncoder();
 export function objectKeyFromPath(pathname: string): KeyResult {
   if (!pathname.startsWith('/')) return reject(`expected a path starting with "/", got ${quote(pathname)}`);
   const raw = pathname.slice(1);
-  if (raw === '') return { ok: false, reason: 'expected an object key after "/", got an empty path (that would list the bucket)', bucket: true };
-  if (MALFORMED_PERCENT.test(raw)) return reject('malformed percent-encoding in the path (expected "%" and two hex digits)');
+  if (raw === '')
+    return {
+      ok: false,
+      reason: 'expected an object key after "/", got an empty path (that would list the bucket)',
+      bucket: true,
+    };
+  if (MALFORMED_PERCENT.test(raw))
+    return reject('malformed percent-encoding in the path (expected "%" and two hex digits)');
   const key = percentDecode(raw);
   if (key === undefined) return reject('percent-encoded bytes in the path are not valid UTF-8');
   return checkKey(key);
@@ -69,16 +75,23 @@ export function encodeKeyForPath(key: string): string {
  * before a key is signed (shield/origin/s3-request.ts asks it again).
  */
 export function checkKey(key: string): KeyResult {
-  if (ONLY_SLASHES.test(key)) return { ok: false, reason: `expected an object key, got ${key === '' ? 'an empty one' : 'only slashes'} (that would name the bucket)`, bucket: true };
+  if (ONLY_SLASHES.test(key))
+    return {
+      ok: false,
+      reason: `expected an object key, got ${key === '' ? 'an empty one' : 'only slashes'} (that would name the bucket)`,
+      bucket: true,
+    };
   if (CONTROL_CHARACTER.test(key)) return reject('expected no control characters in the object key, got one');
   if (LONE_SURROGATE.test(key)) return reject('expected well-formed Unicode in the object key, got a lone surrogate');
   // `a%2F..%2Fb` decodes to "a/../b": once re-encoded for the origin, the URL parser
   // would resolve it to another key (RFC 3986 §5.2.4), and `..\\..\\etc` climbs out of the
   // bucket on a server that reads `\\` as `/`: dot segments never pass, under either separator.
   const dotSegment = key.split(SEGMENT_SEPARATOR).find((segment) => segment === '.' || segment === '..');
-  if (dotSegment !== undefined) return reject(`expected no "${dotSegment}" segment in the object key, got ${quote(key)}`);
+  if (dotSegment !== undefined)
+    return reject(`expected no "${dotSegment}" segment in the object key, got ${quote(key)}`);
   const bytes = utf8.encode(key).length;
-  if (bytes > MAX_KEY_BYTES) return reject(`expected an object key of at most ${MAX_KEY_BYTES} UTF-8 bytes, got ${bytes}`);
+  if (bytes > MAX_KEY_BYTES)
+    return reject(`expected an object key of at most ${MAX_KEY_BYTES} UTF-8 bytes, got ${bytes}`);
   return { ok: true, key };
 }
 

@@ -52,7 +52,11 @@ export function requestTarget(url: URL, kind: OriginKind, options: TargetOptions
     if (parsed.bucket === true) throw new NotFound('no object at the bucket root');
     throw new BadRequest(parsed.reason);
   }
-  return { path: `/${encodeKeyForPath(parsed.key)}`, query: keptQuery(url.searchParams, options.keyQuery ?? []), key: parsed.key };
+  return {
+    path: `/${encodeKeyForPath(parsed.key)}`,
+    query: keptQuery(url.searchParams, options.keyQuery ?? []),
+    key: parsed.key,
+  };
 }
 
 /** The listed parameters only, sorted by name, in one canonical encoding; `''` when none is there. */

@@ -19,7 +19,12 @@ const fills = new Map<string, Promise<void>>();
  * on a miss, returns the claim making the caller the one to fill it. `missed` says the caller
  * has just looked it up and found nothing, so that is not asked again when no fill is under way.
  */
-export async function claimOrWait<T>(key: string, lookup: () => Promise<T | undefined>, maxWait: number, missed = false): Promise<{ found: T; collapsed: boolean } | { found: undefined; claim: Claim }> {
+export async function claimOrWait<T>(
+  key: string,
+  lookup: () => Promise<T | undefined>,
+  maxWait: number,
+  missed = false,
+): Promise<{ found: T; collapsed: boolean } | { found: undefined; claim: Claim }> {
   let collapsed = false;
   const deadline = Date.now() + maxWait;
   for (let round = 0; ; round++) {
@@ -27,14 +32,18 @@ export async function claimOrWait<T>(key: string, lookup: () => Promise<T | unde
     if (pending !== undefined && Date.now() < deadline) {
       collapsed = true;
       // However many rounds it takes, a waiter waits at most `maxWait` in all.
-      await Promise.race([pending, new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, deadline - Date.now())))]);
+      await Promise.race([
+        pending,
+        new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, deadline - Date.now()))),
+      ]);
     }
     if (pending !== undefined || !missed || round > 0) {
       const found = await lookup();
       if (found !== undefined) return { found, collapsed };
     }
     // Claim only if nobody did while we looked; past the deadline or a few rounds, go upstream regardless.
-    if (!fills.has(key) || round >= 2 || Date.now() >= deadline) return { found: undefined, claim: claim(key, collapsed) };
+    if (!fills.has(key) || round >= 2 || Date.now() >= deadline)
+      return { found: undefined, claim: claim(key, collapsed) };
   }
 }
 

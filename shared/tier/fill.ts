@@ -14,8 +14,8 @@
 
 import { asError } from '../streams/as-error.ts';
 import { type BodySource, bodySource } from '../streams/body-source.ts';
+import { identityPipe, type PipeWriter } from '../streams/identity-pipe.ts';
 import { CHUNK_BYTES, pumpInto } from '../streams/pump-into.ts';
-import { type PipeWriter, identityPipe } from '../streams/identity-pipe.ts';
 import { HeldUntilWhole } from './held-until-whole.ts';
 import type { OpenPut } from './tier-cache.ts';
 

@@ -4,10 +4,10 @@
 // silence inside any body is bounded. The bodies are marked with that (fromNextHop) and stay
 // the runtime's own streams: whoever reads them through bodySource reads them so.
 
-import { HEAL_ATTEMPTS, HEAL_BACKOFF_MS } from '../streams/heal.ts';
-import { fromNextHop } from '../streams/from-next-hop.ts';
-import { type Upstream } from './ports.ts';
 import { VersionChanged } from '../http/errors.ts';
+import { fromNextHop } from '../streams/from-next-hop.ts';
+import { HEAL_ATTEMPTS, HEAL_BACKOFF_MS } from '../streams/heal.ts';
+import { type Upstream } from './ports.ts';
 
 export interface HealingPolicy {
   /** Longest silence inside any body (ms). */
@@ -34,7 +34,10 @@ export function healingUpstream(upstream: Upstream, policy: HealingPolicy): Upst
         if (again.kind === 'whole') await again.response.body?.cancel();
         throw new VersionChanged('the next hop no longer serves this version in slices');
       };
-      return { ...answer, body: fromNextHop(answer.body, { idleMs, heal: { reopen, attempts, backoffMs: HEAL_BACKOFF_MS } }) };
+      return {
+        ...answer,
+        body: fromNextHop(answer.body, { idleMs, heal: { reopen, attempts, backoffMs: HEAL_BACKOFF_MS } }),
+      };
     },
     head: (signal) => upstream.head(signal),
     // A warm moves no bytes to heal: one that fails leaves the slice to be read as it comes.

@@ -86,7 +86,9 @@ export class HeldUntilWhole {
     if (this.inStore) return;
     if (this.bytes + bytes.byteLength > HOLD_BYTES) {
       if (this.resume === undefined) {
-        throw new BadGateway(`the answer has no Content-Length, is longer than ${HOLD_BYTES} bytes and may not be stored: it cannot be sent so that a cut would show`).because('length-unknown');
+        throw new BadGateway(
+          `the answer has no Content-Length, is longer than ${HOLD_BYTES} bytes and may not be stored: it cannot be sent so that a cut would show`,
+        ).because('length-unknown');
       }
       this.inStore = true;
       this.chunks = [];
@@ -155,7 +157,9 @@ export async function withKnownLength<Filled extends { resolved: Resolved }>(fil
     whole = await holding;
   } catch (error) {
     if (error instanceof BadGateway) throw error;
-    throw new BadGateway(`the next hop's answer, sent without a Content-Length, broke before its end (${asError(error).message}); nothing of it went out or was stored`).because('body-cut');
+    throw new BadGateway(
+      `the next hop's answer, sent without a Content-Length, broke before its end (${asError(error).message}); nothing of it went out or was stored`,
+    ).because('body-cut');
   }
   const headers = new Headers(resolved.headers);
   headers.set('content-length', String(whole.length));

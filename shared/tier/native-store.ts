@@ -1,9 +1,9 @@
 // A put whose body the runtime moves by itself (tier-cache.ts counts the puts JavaScript writes).
 
-import { isNativeBody, pipesNatively } from '../streams/native-body.ts';
 import { PLATFORM_STATUS, toStoredHeaders } from '../store/stored-entry.ts';
+import { isNativeBody, pipesNatively } from '../streams/native-body.ts';
 import { responseAsIs } from '../streams/response-as-is.ts';
-import { type Storable, type TierCache, newFill, rememberFailed, remove, store } from './tier-cache.ts';
+import { newFill, rememberFailed, remove, type Storable, store, type TierCache } from './tier-cache.ts';
 
 type Fixed = new (length: number) => TransformStream<Uint8Array, Uint8Array>;
 
@@ -18,20 +18,31 @@ type Fixed = new (length: number) => TransformStream<Uint8Array, Uint8Array>;
  * its length (nativeBody), and any body where the runtime cannot pipe (Node), is counted by
  * JavaScript instead (store).
  */
-export async function storeNatively(cache: TierCache, key: string, entry: Storable & { length: number }, signal?: AbortSignal): Promise<boolean> {
+export async function storeNatively(
+  cache: TierCache,
+  key: string,
+  entry: Storable & { length: number },
+  signal?: AbortSignal,
+): Promise<boolean> {
   // Only a body the runtime made, framed as exactly its length (native-body.ts); any other is counted by JavaScript.
   if (!pipesNatively() || !isNativeBody(entry.body as ReadableStream<Uint8Array>)) return store(cache, key, entry);
   const fill = entry.fill ?? newFill();
   const fixed = new (globalThis as unknown as { FixedLengthStream: Fixed }).FixedLengthStream(entry.length);
-  const headers = toStoredHeaders(entry.headers, entry.meta, entry.retention, { length: entry.length, fill, ...(entry.status !== PLATFORM_STATUS ? { status: entry.status } : {}) });
+  const headers = toStoredHeaders(entry.headers, entry.meta, entry.retention, {
+    length: entry.length,
+    fill,
+    ...(entry.status !== PLATFORM_STATUS ? { status: entry.status } : {}),
+  });
   const putting = cache.put(new Request(key), responseAsIs(fixed.readable, { status: PLATFORM_STATUS, headers })).then(
     () => true,
     () => false,
   );
-  const piping = (entry.body as ReadableStream<Uint8Array>).pipeTo(fixed.writable, signal === undefined ? {} : { signal }).then(
-    () => true,
-    () => false,
-  );
+  const piping = (entry.body as ReadableStream<Uint8Array>)
+    .pipeTo(fixed.writable, signal === undefined ? {} : { signal })
+    .then(
+      () => true,
+      () => false,
+    );
   const [put, piped] = await Promise.all([putting, piping]);
   if (put && piped) return true;
   rememberFailed(fill);

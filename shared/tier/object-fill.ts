@@ -5,23 +5,23 @@
 // is stored as it streams to the client, at the store's pace (fill.ts): a slow client
 // reads back from the stored copy what it let go of, and never holds up the fill.
 
-import type { CacheStatusParams, ForwardReason } from '../http/cache-status.ts';
-import { bodySource } from '../streams/body-source.ts';
 import { correctedInitialAge } from '../http/age.ts';
-import { storeVerdict } from '../http/freshness.ts';
-import { TIERCACHE_TARGETS } from '../http/targeted-cache-control.ts';
+import type { CacheStatusParams, ForwardReason } from '../http/cache-status.ts';
 import { BadGateway, HttpError } from '../http/errors.ts';
 import { weakMatch } from '../http/etag.ts';
-import { takeOriginAt } from '../target/internal.ts';
-import { type ObjectMeta, readManifest, representationHeaders } from '../slices/object-meta.ts';
-import { type Resolved, type SlicedObject, type WholeObject } from './resolved.ts';
+import { storeVerdict } from '../http/freshness.ts';
 import { retention } from '../http/stale.ts';
+import { TIERCACHE_TARGETS } from '../http/targeted-cache-control.ts';
+import { type ObjectMeta, readManifest, representationHeaders } from '../slices/object-meta.ts';
+import type { EntryMeta } from '../store/stored-entry.ts';
+import { bodySource } from '../streams/body-source.ts';
+import { takeOriginAt } from '../target/internal.ts';
+import { emptyBody, placeVariant, storeManifest, storeWhileServing, withoutFields } from './entry-writes.ts';
 import { startFill } from './fill.ts';
 import { withKnownLength } from './held-until-whole.ts';
-import type { EntryMeta } from '../store/stored-entry.ts';
-import { type StoredEntry, store } from './tier-cache.ts';
 import type { ObjectRead, UpstreamAnswer, Validators } from './ports.ts';
-import { emptyBody, placeVariant, storeManifest, storeWhileServing, withoutFields } from './entry-writes.ts';
+import { type Resolved, type SlicedObject, type WholeObject } from './resolved.ts';
+import { type StoredEntry, store } from './tier-cache.ts';
 
 /** What a fill produced, and the promise of its stores (settled when done or skipped). */
 export interface Filled {
@@ -35,7 +35,13 @@ export interface Filled {
  * had not read it yet) is not taken: asked once more, the purge's time now sent along
  * (shield-client.ts), so the next hop goes to the origin; still purged, a 502.
  */
-export async function fill(read: ObjectRead, index: number, started: number, fwd: ForwardReason, held?: StoredEntry): Promise<Filled> {
+export async function fill(
+  read: ObjectRead,
+  index: number,
+  started: number,
+  fwd: ForwardReason,
+  held?: StoredEntry,
+): Promise<Filled> {
   for (let attempt = 0; ; attempt++) {
     const filled = await fillOnce(read, index, started, fwd, held);
     // A body sent without a length goes out once it has ended, with it (held-until-whole.ts).
@@ -44,13 +50,22 @@ export async function fill(read: ObjectRead, index: number, started: number, fwd
   }
 }
 
-async function fillOnce(read: ObjectRead, index: number, started: number, fwd: ForwardReason, held: StoredEntry | undefined): Promise<Filled | 'purged'> {
+async function fillOnce(
+  read: ObjectRead,
+  index: number,
+  started: number,
+  fwd: ForwardReason,
+  held: StoredEntry | undefined,
+): Promise<Filled | 'purged'> {
   let answer: UpstreamAnswer;
   // When the request left: bytes it brings may be as old as this, whenever they arrive (a purge
   // made while it was in flight covers them).
   const sentAt = read.now();
   try {
-    answer = await read.upstream.slices({ first: index, last: index }, undefined, { validators: held && validatorsOf(held.headers), signal: read.signal });
+    answer = await read.upstream.slices({ first: index, last: index }, undefined, {
+      validators: held && validatorsOf(held.headers),
+      signal: read.signal,
+    });
   } catch (error) {
     if (!(error instanceof HttpError)) throw error;
     // An error is stored only if it may be (a 404, briefly); Cache-Status keeps the next hop's status.
@@ -74,13 +89,16 @@ async function fillOnce(read: ObjectRead, index: number, started: number, fwd: F
   const originAt = takeOriginAt(headers, sentAt);
   if (!headers.has('date')) headers.set('date', new Date(responseTime).toUTCString());
   const age = correctedInitialAge(headers, started, responseTime);
-  if (answer.kind === 'not-modified' && held !== undefined && selectsHeld(headers, held)) return refresh(read, held, headers, age, responseTime, originAt);
+  if (answer.kind === 'not-modified' && held !== undefined && selectsHeld(headers, held))
+    return refresh(read, held, headers, age, responseTime, originAt);
   // RFC 9111 §4.3.4: a 304 whose validator matches nothing stored updates nothing: ask for the object itself.
   if (answer.kind === 'not-modified' && held !== undefined) return fillOnce(read, index, started, fwd, undefined);
   if (answer.kind === 'not-modified') throw new BadGateway('upstream answered 304 to an unconditional request');
   const representation = answer.kind === 'whole' ? headers : answer.meta.headers;
   if (read.purged?.({ meta: { storedAt: responseTime, originAt }, headers: representation }) === true) {
-    await (answer.kind === 'whole' ? answer.response.body : answer.kind === 'span' ? answer.body : null)?.cancel().catch(() => undefined);
+    await (answer.kind === 'whole' ? answer.response.body : answer.kind === 'span' ? answer.body : null)
+      ?.cancel()
+      .catch(() => undefined);
     return 'purged';
   }
   if (answer.kind === 'whole') return storeWhole(read, answer.response, headers, age, responseTime, fwd, originAt);
@@ -89,23 +107,46 @@ async function fillOnce(read: ObjectRead, index: number, started: number, fwd: F
   let entry: EntryMeta | undefined;
   let stored: Promise<unknown> = Promise.resolve();
   const keep = verdict.store ? retention(verdict.lifetime, age, verdict.stale) : 0;
-  const placed = verdict.store ? placeVariant(read, answer.meta.headers, entryMeta(responseTime, age, verdict, originAt), keep) : undefined;
+  const placed = verdict.store
+    ? placeVariant(read, answer.meta.headers, entryMeta(responseTime, age, verdict, originAt), keep)
+    : undefined;
   if (verdict.store && placed !== undefined) {
     entry = entryMeta(responseTime, age, verdict, originAt);
-    stored = Promise.all([placed, storeManifest(read, { ...answer.meta, headers: withoutFields(answer.meta.headers, verdict.strip) }, entry, keep)]);
+    stored = Promise.all([
+      placed,
+      storeManifest(read, { ...answer.meta, headers: withoutFields(answer.meta.headers, verdict.strip) }, entry, keep),
+    ]);
   }
   const prefetched = new Map<number, ReadableStream<Uint8Array>>();
   if (answer.kind === 'span') prefetched.set(answer.span.first, answer.body);
-  const resolved: SlicedObject = { kind: 'sliced', meta: answer.meta, age, report: { fwd, stored: entry !== undefined }, originAt, upstreamHeaders: headers, entry, prefetched, inRange: answer.kind === 'span' };
+  const resolved: SlicedObject = {
+    kind: 'sliced',
+    meta: answer.meta,
+    age,
+    report: { fwd, stored: entry !== undefined },
+    originAt,
+    upstreamHeaders: headers,
+    entry,
+    prefetched,
+    inRange: answer.kind === 'span',
+  };
   return { resolved, stored };
 }
 
 /** RFC 9111 §4.3.4: a 304 updates the stored headers (and freshness); the stored body stands. */
-function refresh(read: ObjectRead, held: StoredEntry, update: Headers, age: number, responseTime: number, originAt: number): Filled {
+function refresh(
+  read: ObjectRead,
+  held: StoredEntry,
+  update: Headers,
+  age: number,
+  responseTime: number,
+  originAt: number,
+): Filled {
   const headers = new Headers(held.headers);
   // RFC 9111 §3.2: every field the 304 carries replaces the stored one, except Content-Length
   // and the ones the stored bytes depend on (their coding and type).
-  for (const [name, value] of representationHeaders(update)) if (!['content-type', 'content-length', 'content-encoding'].includes(name)) headers.set(name, value);
+  for (const [name, value] of representationHeaders(update))
+    if (!['content-type', 'content-length', 'content-encoding'].includes(name)) headers.set(name, value);
   const report: CacheStatusParams = { fwd: 'stale', fwdStatus: 304 };
   const verdict = storeVerdict(held.status, headers, verdictOptions(read, responseTime));
   // A 304 confirms the bytes: they are as of the origin's answer now.
@@ -117,19 +158,41 @@ function refresh(read: ObjectRead, held: StoredEntry, update: Headers, age: numb
     void held.body?.cancel();
     const meta: ObjectMeta = { ...manifest, headers: representationHeaders(headers) };
     const stored = entry ? storeManifest(read, meta, entry, keep) : Promise.resolve();
-    const resolved: SlicedObject = { kind: 'sliced', meta, age, report, originAt, upstreamHeaders: update, entry, prefetched: new Map(), inRange: true };
+    const resolved: SlicedObject = {
+      kind: 'sliced',
+      meta,
+      age,
+      report,
+      originAt,
+      upstreamHeaders: update,
+      entry,
+      prefetched: new Map(),
+      inRange: true,
+    };
     return { resolved, stored };
   }
   let body = held.body;
   let stored: Promise<unknown> = Promise.resolve();
   if (body !== null && entry !== undefined) {
-    ({ body, stored } = storeWhileServing(read, { status: held.status, headers, meta: entry, retention: keep, length: held.length }, body));
+    ({ body, stored } = storeWhileServing(
+      read,
+      { status: held.status, headers, meta: entry, retention: keep, length: held.length },
+      body,
+    ));
   }
   const whole: WholeObject = { kind: 'whole', status: held.status, headers, body, age, report, originAt, entry };
   return { resolved: whole, stored };
 }
 
-function storeWhole(read: ObjectRead, response: Response, headers: Headers, age: number, responseTime: number, fwd: ForwardReason, originAt = responseTime): Filled {
+function storeWhole(
+  read: ObjectRead,
+  response: Response,
+  headers: Headers,
+  age: number,
+  responseTime: number,
+  fwd: ForwardReason,
+  originAt = responseTime,
+): Filled {
   let body: ReadableStream | null = response.body;
   let stored: Promise<unknown> = Promise.resolve();
   const verdict = storeVerdict(response.status, headers, verdictOptions(read, responseTime));
@@ -137,13 +200,27 @@ function storeWhole(read: ObjectRead, response: Response, headers: Headers, age:
   const keep = verdict.store ? retention(verdict.lifetime, age, verdict.stale) : 0;
   // A 204 has no content to stream (RFC 9110 §15.3.5) but is stored like any other (§15.1: heuristically cacheable).
   const contentless = body === null && response.status === 204;
-  const placed = meta !== undefined && (body !== null || contentless) ? placeVariant(read, headers, meta, keep) : undefined;
+  const placed =
+    meta !== undefined && (body !== null || contentless) ? placeVariant(read, headers, meta, keep) : undefined;
   if (contentless && meta !== undefined && placed !== undefined) {
-    const put = store(read.cache, read.key, { status: 204, headers: withoutFields(headers, verdict.store ? verdict.strip : []), body: emptyBody(), meta, retention: keep, length: 0 });
+    const put = store(read.cache, read.key, {
+      status: 204,
+      headers: withoutFields(headers, verdict.store ? verdict.strip : []),
+      body: emptyBody(),
+      meta,
+      retention: keep,
+      length: 0,
+    });
     read.waitUntil(put);
     stored = Promise.all([placed, put]);
   } else if (body !== null && meta !== undefined && placed !== undefined) {
-    const entry = { status: response.status, headers: withoutFields(headers, verdict.store ? verdict.strip : []), meta, retention: keep, length: declaredLength(headers) };
+    const entry = {
+      status: response.status,
+      headers: withoutFields(headers, verdict.store ? verdict.strip : []),
+      meta,
+      retention: keep,
+      length: declaredLength(headers),
+    };
     let filled: Promise<boolean>;
     ({ body, stored: filled } = storeWhileServing(read, entry, body));
     stored = Promise.all([placed, filled]);
@@ -154,7 +231,19 @@ function storeWhole(read: ObjectRead, response: Response, headers: Headers, age:
   }
   const report: CacheStatusParams = { fwd, stored: placed !== undefined };
   if (response.status !== 200) report.fwdStatus = response.status;
-  return { resolved: { kind: 'whole', status: response.status, headers, body, age, report, originAt, entry: placed !== undefined ? meta : undefined }, stored };
+  return {
+    resolved: {
+      kind: 'whole',
+      status: response.status,
+      headers,
+      body,
+      age,
+      report,
+      originAt,
+      entry: placed !== undefined ? meta : undefined,
+    },
+    stored,
+  };
 }
 
 /** The Content-Length a response declares, when it is a byte count. */
@@ -165,10 +254,22 @@ function declaredLength(headers: Headers): number | undefined {
 
 function verdictOptions(read: ObjectRead, now: number) {
   // RFC 9213: Tiercache-Cache-Control, then CDN-Cache-Control, over Cache-Control; §3.5 reads the request's Authorization.
-  return { defaultTtl: read.defaultTtl, negativeTtl: read.negativeTtl, staleDefaults: read.staleDefaults, now, targeted: TIERCACHE_TARGETS, ...(read.selecting === undefined ? {} : { request: read.selecting }) };
+  return {
+    defaultTtl: read.defaultTtl,
+    negativeTtl: read.negativeTtl,
+    staleDefaults: read.staleDefaults,
+    now,
+    targeted: TIERCACHE_TARGETS,
+    ...(read.selecting === undefined ? {} : { request: read.selecting }),
+  };
 }
 
-function entryMeta(storedAt: number, initialAge: number, verdict: { lifetime: number; stale: { whileRevalidate: number; ifError: number; mustRevalidate: boolean } }, originAt: number): EntryMeta {
+function entryMeta(
+  storedAt: number,
+  initialAge: number,
+  verdict: { lifetime: number; stale: { whileRevalidate: number; ifError: number; mustRevalidate: boolean } },
+  originAt: number,
+): EntryMeta {
   return { storedAt, initialAge, lifetime: verdict.lifetime, ...verdict.stale, originAt };
 }
 

@@ -4,17 +4,17 @@
 // the object is sliced at all. What to send back is decided by the caller (the edge answers
 // clients' ranges, the shield answers slice requests).
 
-import { type CacheStatusParams, type ForwardReason, SHIELD_CACHE_NAME, memberDetail } from '../http/cache-status.ts';
-import { type Claim, claim, claimOrWait, isFilling } from './collapse.ts';
-import { HttpError, NotStored, isDisconnectedDetail } from '../http/errors.ts';
-import { type Filled, fill } from './object-fill.ts';
-import { isManifest, readManifest } from '../slices/object-meta.ts';
+import { type CacheStatusParams, type ForwardReason, memberDetail, SHIELD_CACHE_NAME } from '../http/cache-status.ts';
+import { HttpError, isDisconnectedDetail, NotStored } from '../http/errors.ts';
 import { staleUse, usableOnError, usableWhenDisconnected } from '../http/stale.ts';
+import { indexedFields, variantKey } from '../http/vary.ts';
+import { isManifest, readManifest } from '../slices/object-meta.ts';
 import { currentAge, originAt, remainingFreshness } from '../store/stored-entry.ts';
-import { type StoredEntry, lookup, remove } from './tier-cache.ts';
+import { type Claim, claim, claimOrWait, isFilling } from './collapse.ts';
+import { type Filled, fill } from './object-fill.ts';
 import type { ObjectRead } from './ports.ts';
 import type { Resolved } from './resolved.ts';
-import { indexedFields, variantKey } from '../http/vary.ts';
+import { lookup, remove, type StoredEntry } from './tier-cache.ts';
 
 /** What this tier has for the object, or what discovery found; `firstSlice` is the slice to discover with. */
 export async function resolveObject(read: ObjectRead, firstSlice: number): Promise<Resolved> {
@@ -50,7 +50,12 @@ export function missReason(read: ObjectRead): ForwardReason {
 }
 
 /** A stale entry, validated upstream first; on an origin error, served stale if RFC 5861 §4 allows. */
-async function revalidate(read: ObjectRead, entry: StoredEntry, firstSlice: number, started: number): Promise<Resolved> {
+async function revalidate(
+  read: ObjectRead,
+  entry: StoredEntry,
+  firstSlice: number,
+  started: number,
+): Promise<Resolved> {
   const claimed = await claimOrWait(read.key, () => freshEntry(read), read.collapseWait, true);
   if (claimed.found !== undefined) {
     await entry.body?.cancel();
@@ -68,12 +73,17 @@ async function revalidate(read: ObjectRead, entry: StoredEntry, firstSlice: numb
   // the origin), a stale copy may stand in unless forbidden; an answer of the origin's stands,
   // unless stale-if-error (the response's, or the operator's STALE_IF_ERROR) allows it.
   const disconnected = failed && isDisconnected(outcome);
-  const standsIn = usableOnError(entry.meta, read.now()) || (disconnected && usableWhenDisconnected(entry.meta, read.now()));
+  const standsIn =
+    usableOnError(entry.meta, read.now()) || (disconnected && usableWhenDisconnected(entry.meta, read.now()));
   // Answering the edge's own revalidation, the shield reports the failure: the edge decides with its copy.
   if (failed && !read.noStale && standsIn) {
     if (!(outcome instanceof HttpError)) await discardBody(outcome);
     const fwdStatus = outcome instanceof HttpError ? outcome.upstreamStatus : outcome.report.fwdStatus;
-    return fromEntry(entry, read.now(), { fwd: 'stale', ...(fwdStatus !== undefined ? { fwdStatus } : {}), detail: 'stale-if-error' });
+    return fromEntry(entry, read.now(), {
+      fwd: 'stale',
+      ...(fwdStatus !== undefined ? { fwdStatus } : {}),
+      detail: 'stale-if-error',
+    });
   }
   if (outcome instanceof HttpError) throw outcome;
   // The held body is needed only when the answer was 304 (fill re-stored it); otherwise let it go.
@@ -89,7 +99,10 @@ async function revalidate(read: ObjectRead, entry: StoredEntry, firstSlice: numb
 function isDisconnected(outcome: Resolved | HttpError): boolean {
   if (outcome instanceof HttpError) return isDisconnectedDetail(outcome.detail);
   if (outcome.kind !== 'whole') return false;
-  return isDisconnectedDetail(outcome.report.detail) || isDisconnectedDetail(memberDetail(outcome.headers.get('cache-status'), SHIELD_CACHE_NAME));
+  return (
+    isDisconnectedDetail(outcome.report.detail) ||
+    isDisconnectedDetail(memberDetail(outcome.headers.get('cache-status'), SHIELD_CACHE_NAME))
+  );
 }
 
 /** The background half of stale-while-revalidate: a conditional fill, one per isolate at a time. */
@@ -142,9 +155,29 @@ async function fromEntry(entry: StoredEntry, now: number, base: CacheStatusParam
   const report: CacheStatusParams = { ...base, ttl: remainingFreshness(entry.meta, now) };
   const meta = readManifest(entry.headers);
   const origin = originAt(entry.meta);
-  if (meta === undefined) return { kind: 'whole', status: entry.status, headers: entry.headers, body: entry.body, age, report, originAt: origin, entry: entry.meta };
+  if (meta === undefined)
+    return {
+      kind: 'whole',
+      status: entry.status,
+      headers: entry.headers,
+      body: entry.body,
+      age,
+      report,
+      originAt: origin,
+      entry: entry.meta,
+    };
   await entry.body?.cancel();
-  return { kind: 'sliced', meta, age, report, originAt: origin, upstreamHeaders: undefined, entry: entry.meta, prefetched: new Map(), inRange: true };
+  return {
+    kind: 'sliced',
+    meta,
+    age,
+    report,
+    originAt: origin,
+    upstreamHeaders: undefined,
+    entry: entry.meta,
+    prefetched: new Map(),
+    inRange: true,
+  };
 }
 
 /** The object's primary entry (whole or manifest); a purged one, or a manifest that does not read, is deleted and counts as a miss. */
@@ -186,4 +219,3 @@ function isUnreadableManifest(entry: StoredEntry): boolean {
 export function forgetObject(read: ObjectRead): Promise<boolean> {
   return remove(read.cache, read.key).catch(() => false);
 }
-

@@ -1,16 +1,16 @@
 // Reading a sliced object's slices at a tier: its own slice store, the next hop for the ones it
 // lacks (pinned to the manifest's version), and what discovery already brought.
 
+import { VersionChanged } from '../http/errors.ts';
+import type { ObjectMeta } from '../slices/object-meta.ts';
+import type { SliceSpan } from '../slices/slice-plan.ts';
 import { forgetObject } from './object-read.ts';
 import type { Budget, ObjectRead, SliceAsk } from './ports.ts';
-import type { ReadAhead, SliceRead, SliceReadOptions } from './slice-ports.ts';
 import { isolateReadahead } from './readahead-pool.ts';
 import { type SlicedObject } from './resolved.ts';
-import type { ObjectMeta } from '../slices/object-meta.ts';
+import type { ReadAhead, SliceRead, SliceReadOptions } from './slice-ports.ts';
 import { readSlices } from './slice-reader.ts';
-import type { SliceSpan } from '../slices/slice-plan.ts';
 import { tierSlices } from './slice-store.ts';
-import { VersionChanged } from '../http/errors.ts';
 
 export interface SliceWindow {
   /** Slices in flight ahead of the reader. */
@@ -25,7 +25,12 @@ export interface SliceWindow {
 }
 
 /** Starts reading `indices` of `sliced`; resolves when the first is in hand (see readSlices). */
-export function readObjectSlices(read: ObjectRead, sliced: SlicedObject, indices: readonly number[], window: SliceWindow): Promise<SliceRead> {
+export function readObjectSlices(
+  read: ObjectRead,
+  sliced: SlicedObject,
+  indices: readonly number[],
+  window: SliceWindow,
+): Promise<SliceRead> {
   return readSlices({
     meta: sliced.meta,
     indices,
@@ -51,13 +56,18 @@ function throughCaches(read: ObjectRead, meta: ObjectMeta, idleMs: number): Read
   return {
     warm: async (index, signal) => (await upstream.warm?.({ first: index, last: index }, meta, signal)) !== undefined,
     // Marked as the warm's copy: the two are one request for the slice, counted once (with the warm).
-    fetchSlice: (index, signal) => pinnedSpans({ ...read, signal }, meta, { copy: true })({ first: index, last: index }),
+    fetchSlice: (index, signal) =>
+      pinnedSpans({ ...read, signal }, meta, { copy: true })({ first: index, last: index }),
     idleMs,
   };
 }
 
 /** Fetches spans of the version `meta` describes; forgets the manifest when that version is gone. */
-export function pinnedSpans(read: ObjectRead, meta: ObjectMeta, ask: Pick<SliceAsk, 'copy'> = {}): (span: SliceSpan, from?: number) => Promise<ReadableStream<Uint8Array>> {
+export function pinnedSpans(
+  read: ObjectRead,
+  meta: ObjectMeta,
+  ask: Pick<SliceAsk, 'copy'> = {},
+): (span: SliceSpan, from?: number) => Promise<ReadableStream<Uint8Array>> {
   return async (span, from) => {
     try {
       const answer = await read.upstream.slices(span, meta, { ...ask, from, signal: read.signal });

@@ -3,11 +3,11 @@
 // shield (worker/shield-client.ts, the slice protocol), the shield's the origin
 // (shield/origin/ranged.ts, ranged GETs).
 
-import type { ObjectMeta } from '../slices/object-meta.ts';
-import type { ObjectVersion, SliceSpan } from '../slices/slice-plan.ts';
 import type { Config } from '../config/config.ts';
 import type { StaleDefaults } from '../http/stale.ts';
 import type { PurgeCandidate } from '../purge/purge.ts';
+import type { ObjectMeta } from '../slices/object-meta.ts';
+import type { ObjectVersion, SliceSpan } from '../slices/slice-plan.ts';
 import type { Piece } from '../streams/byte-stream.ts';
 import type { OpenPut, TierCache } from './tier-cache.ts';
 

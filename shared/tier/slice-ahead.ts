@@ -18,7 +18,14 @@ import type { ReadAhead, SliceStore } from './slice-ports.ts';
 export const COPIES = 4;
 
 /** Slice `index` read ahead: stored at the next hop, copied here, and read back; undefined when any step failed. */
-export async function readAhead(ahead: ReadAhead, store: SliceStore, copies: Gate, index: number, length: number, signal: AbortSignal): Promise<ReadableStream<Uint8Array> | undefined> {
+export async function readAhead(
+  ahead: ReadAhead,
+  store: SliceStore,
+  copies: Gate,
+  index: number,
+  length: number,
+  signal: AbortSignal,
+): Promise<ReadableStream<Uint8Array> | undefined> {
   try {
     if (!(await ahead.warm(index, signal))) return undefined;
     const copied = await copies.run(async () => {

@@ -19,7 +19,11 @@ export interface SliceFillContext {
 }
 
 /** Slice `index` from `body`, stored as it passes: the reader's share of it. */
-export function fillSlice(context: SliceFillContext, index: number, body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+export function fillSlice(
+  context: SliceFillContext,
+  index: number,
+  body: ReadableStream<Uint8Array>,
+): ReadableStream<Uint8Array> {
   const { options, window, fills, length } = context;
   const { store, budget } = options;
   if (window.ended()) {

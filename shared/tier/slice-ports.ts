@@ -52,7 +52,6 @@ export interface ReadAhead {
   idleMs: number;
 }
 
-
 /**
  * Read-ahead shared by every request of an isolate (readahead-pool.ts): slices started ahead of
  * their reader (not the one each reader needs next), at most `limit` at once.

@@ -5,12 +5,12 @@
 // from the request's subrequest budget, and none may spend what the rest of the read still
 // needs to deliver every byte.
 
-import { splitStream } from '../streams/split-stream.ts';
 import { sliceLength } from '../slices/slice-plan.ts';
+import { splitStream } from '../streams/split-stream.ts';
 import type { Fill } from './fill.ts';
+import { COPIES, Gate, readAhead } from './slice-ahead.ts';
 import { fillSlice } from './slice-fill.ts';
 import type { SliceReadOptions, WindowState } from './slice-ports.ts';
-import { COPIES, Gate, readAhead } from './slice-ahead.ts';
 
 export class SliceSources {
   /** Of the slices looked up before the first byte: how many were there (hits), of how many (checked). */
@@ -43,7 +43,8 @@ export class SliceSources {
   constructor(options: SliceReadOptions, window: WindowState) {
     this.options = options;
     this.window = window;
-    this.aheadSignal = options.signal === undefined ? this.given.signal : AbortSignal.any([options.signal, this.given.signal]);
+    this.aheadSignal =
+      options.signal === undefined ? this.given.signal : AbortSignal.any([options.signal, this.given.signal]);
   }
 
   async firstLookups(): Promise<void> {
@@ -144,7 +145,12 @@ export class SliceSources {
     const lookup = store.get(index, this.length(index));
     if (this.initialLookups !== undefined) {
       this.stats.checked++;
-      this.initialLookups.push(lookup.then((found) => (this.stats.hits += found === undefined ? 0 : 1), () => undefined));
+      this.initialLookups.push(
+        lookup.then(
+          (found) => (this.stats.hits += found === undefined ? 0 : 1),
+          () => undefined,
+        ),
+      );
     }
     return lookup.catch(() => undefined);
   }
@@ -178,7 +184,17 @@ export class SliceSources {
 
   /** A slice fetched from upstream: stored as it arrives (slice-fill.ts). */
   private storing(index: number, body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
-    return fillSlice({ options: this.options, window: this.window, fills: this.fills, held: () => this.held(), length: this.length(index) }, index, body);
+    return fillSlice(
+      {
+        options: this.options,
+        window: this.window,
+        fills: this.fills,
+        held: () => this.held(),
+        length: this.length(index),
+      },
+      index,
+      body,
+    );
   }
 
   /**

@@ -4,25 +4,34 @@
 // fill.ts); one that reads short or long is forgotten, and the read fails rather than pass on
 // a shifted byte.
 
-import { type ObjectMeta, type WHOLE_COPY, isSliceEntry, sliceEntryHeaders } from '../slices/object-meta.ts';
-import { sliceKey } from '../slices/slice-plan.ts';
 import { retention } from '../http/stale.ts';
-import type { SliceStore } from './slice-ports.ts';
+import { isSliceEntry, type ObjectMeta, sliceEntryHeaders, type WHOLE_COPY } from '../slices/object-meta.ts';
+import { sliceKey } from '../slices/slice-plan.ts';
 import type { EntryMeta } from '../store/stored-entry.ts';
-import { type Claim, claim, claimOrWait } from './collapse.ts';
-import { type TierCache, lookup, openPut, remove } from './tier-cache.ts';
-import { storeNatively } from './native-store.ts';
 import { nativeBody } from '../streams/native-body.ts';
+import { type Claim, claim, claimOrWait } from './collapse.ts';
+import { storeNatively } from './native-store.ts';
+import type { SliceStore } from './slice-ports.ts';
+import { lookup, openPut, remove, type TierCache } from './tier-cache.ts';
 
 /**
  * The body stored at `key` if it is the part asked for (slice `index`, or the whole copy) with
  * exactly `length` bytes by its headers and by the length it was counted at when stored;
  * anything else there is left unread. The body itself is counted by whoever reads it.
  */
-export async function storedPart(cache: TierCache, key: string, index: number | typeof WHOLE_COPY, length: number): Promise<ReadableStream<Uint8Array> | undefined> {
+export async function storedPart(
+  cache: TierCache,
+  key: string,
+  index: number | typeof WHOLE_COPY,
+  length: number,
+): Promise<ReadableStream<Uint8Array> | undefined> {
   const found = await lookup(cache, key);
   if (found === undefined) return undefined;
-  if (found.body === null || !isSliceEntry(found.headers, index, length) || (found.length !== undefined && found.length !== length)) {
+  if (
+    found.body === null ||
+    !isSliceEntry(found.headers, index, length) ||
+    (found.length !== undefined && found.length !== length)
+  ) {
     await found.body?.cancel();
     return undefined;
   }
@@ -33,7 +42,14 @@ export async function storedPart(cache: TierCache, key: string, index: number | 
  * `entry` is the timing the slices are stored with (the manifest's); undefined when the object
  * may not be stored, so nothing is looked up or kept.
  */
-export function tierSlices(cache: TierCache, objectKey: string, meta: ObjectMeta, entry: EntryMeta | undefined, waitUntil: (promise: Promise<unknown>) => void, collapseWait: number): SliceStore {
+export function tierSlices(
+  cache: TierCache,
+  objectKey: string,
+  meta: ObjectMeta,
+  entry: EntryMeta | undefined,
+  waitUntil: (promise: Promise<unknown>) => void,
+  collapseWait: number,
+): SliceStore {
   const key = (index: number): string => sliceKey(objectKey, meta, meta.sliceSize, index);
   /** Slices this request missed and is now the one to fetch and store (collapse.ts). */
   const claims = new Map<number, Claim>();
@@ -41,7 +57,8 @@ export function tierSlices(cache: TierCache, objectKey: string, meta: ObjectMeta
     claims.get(index)?.release();
     claims.delete(index);
   };
-  const stored = (index: number, length: number): Promise<ReadableStream<Uint8Array> | undefined> => storedPart(cache, key(index), index, length);
+  const stored = (index: number, length: number): Promise<ReadableStream<Uint8Array> | undefined> =>
+    storedPart(cache, key(index), index, length);
   // Slices are kept as long as their manifest (and its stale and keep windows): a manifest
   // refreshed by a 304 goes on using the slices of its version.
   const keep = (meta: EntryMeta): number => retention(meta.lifetime, meta.initialAge, meta);
@@ -63,15 +80,33 @@ export function tierSlices(cache: TierCache, objectKey: string, meta: ObjectMeta
     },
     open(index, length) {
       if (entry === undefined) return undefined;
-      const put = openPut(cache, key(index), { status: 200, headers: sliceEntryHeaders(index, length), meta: entry, retention: keep(entry), length });
-      return { write: (bytes) => put.write(bytes), close: () => ended(index, put.close()), abort: (reason) => ended(index, put.abort(reason)) };
+      const put = openPut(cache, key(index), {
+        status: 200,
+        headers: sliceEntryHeaders(index, length),
+        meta: entry,
+        retention: keep(entry),
+        length,
+      });
+      return {
+        write: (bytes) => put.write(bytes),
+        close: () => ended(index, put.close()),
+        abort: (reason) => ended(index, put.abort(reason)),
+      };
     },
     put(index, length, body, signal) {
       if (entry === undefined) {
         void body.cancel().catch(() => undefined);
         return Promise.resolve(false);
       }
-      return ended(index, storeNatively(cache, key(index), { status: 200, headers: sliceEntryHeaders(index, length), body, meta: entry, retention: keep(entry), length }, signal));
+      return ended(
+        index,
+        storeNatively(
+          cache,
+          key(index),
+          { status: 200, headers: sliceEntryHeaders(index, length), body, meta: entry, retention: keep(entry), length },
+          signal,
+        ),
+      );
     },
     async read(index, length) {
       if (entry === undefined) return undefined;

@@ -13,12 +13,12 @@
 // record the length they were counted at; a lookup that finds the platform's length
 // disagreeing treats the entry as gone.
 
-import { bodySource } from '../streams/body-source.ts';
-import { pumpInto } from '../streams/pump-into.ts';
-import { identityPipe } from '../streams/identity-pipe.ts';
-import { type EntryMeta, PLATFORM_STATUS, fromStoredHeaders, toStoredHeaders } from '../store/stored-entry.ts';
-import { responseAsIs } from '../streams/response-as-is.ts';
 import { LengthMismatch } from '../http/errors.ts';
+import { type EntryMeta, fromStoredHeaders, PLATFORM_STATUS, toStoredHeaders } from '../store/stored-entry.ts';
+import { bodySource } from '../streams/body-source.ts';
+import { identityPipe } from '../streams/identity-pipe.ts';
+import { pumpInto } from '../streams/pump-into.ts';
+import { responseAsIs } from '../streams/response-as-is.ts';
 
 /** The part of the Workers Cache API a tier uses. */
 export interface TierCache {
@@ -50,7 +50,10 @@ export function rememberFailed(fill: number): void {
 
 /** Whether a stored entry's body cannot be the one that was counted in. */
 export function isUnsound(fill: number | undefined, length: number | undefined, declared: string | null): boolean {
-  return (fill !== undefined && failedFills.has(fill)) || (length !== undefined && declared !== null && declared !== String(length));
+  return (
+    (fill !== undefined && failedFills.has(fill)) ||
+    (length !== undefined && declared !== null && declared !== String(length))
+  );
 }
 
 /** Look up by key alone, so the platform never applies the client's Range or conditionals. */
@@ -69,7 +72,14 @@ export async function lookup(cache: TierCache, key: string): Promise<StoredEntry
     await remove(cache, key).catch(() => false);
     return undefined;
   }
-  return { status: unpacked.body.status ?? found.status, headers: unpacked.headers, meta: unpacked.meta, body: found.body, length, fill };
+  return {
+    status: unpacked.body.status ?? found.status,
+    headers: unpacked.headers,
+    meta: unpacked.meta,
+    body: found.body,
+    length,
+    fill,
+  };
 }
 
 export interface Storable {
@@ -103,7 +113,11 @@ export interface OpenPut {
 export function openPut(cache: TierCache, key: string, entry: Omit<Storable, 'body'>): OpenPut {
   const fill = entry.fill ?? newFill();
   const { readable, writer } = identityPipe(entry.length);
-  const headers = toStoredHeaders(entry.headers, entry.meta, entry.retention, { length: entry.length, fill, ...(entry.status !== PLATFORM_STATUS ? { status: entry.status } : {}) });
+  const headers = toStoredHeaders(entry.headers, entry.meta, entry.retention, {
+    length: entry.length,
+    fill,
+    ...(entry.status !== PLATFORM_STATUS ? { status: entry.status } : {}),
+  });
   const putting = cache.put(new Request(key), responseAsIs(readable, { status: PLATFORM_STATUS, headers })).then(
     () => true,
     () => false,
@@ -141,7 +155,10 @@ export function openPut(cache: TierCache, key: string, entry: Omit<Storable, 'bo
         fail(new LengthMismatch(`body ended after ${written} of ${entry.length} bytes`));
         return settle(false);
       }
-      const closed = await writer.close().then(() => true, () => false);
+      const closed = await writer.close().then(
+        () => true,
+        () => false,
+      );
       if (!closed) fail(new Error('the put did not take the body'));
       return settle(closed);
     },
@@ -156,7 +173,9 @@ export function openPut(cache: TierCache, key: string, entry: Omit<Storable, 'bo
 export async function store(cache: TierCache, key: string, entry: Storable): Promise<boolean> {
   const put = openPut(cache, key, entry);
   try {
-    await pumpInto(bodySource(entry.body as ReadableStream<Uint8Array>, { length: entry.length }), (bytes) => put.write(bytes));
+    await pumpInto(bodySource(entry.body as ReadableStream<Uint8Array>, { length: entry.length }), (bytes) =>
+      put.write(bytes),
+    );
   } catch (error) {
     return put.abort(error);
   }

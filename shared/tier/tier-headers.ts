@@ -1,10 +1,17 @@
 // The headers by which a tier reports itself on every response it sends, hit, miss or error:
 // its RFC 9211 Cache-Status member after those of the tiers behind it, and its Server-Timing.
 
-import { type CacheStatusParams, EDGE_CACHE_NAME, SHIELD_CACHE_NAME, appendCacheStatus, cacheStatusMember, withoutMember } from '../http/cache-status.ts';
-import { type TierMetric, appendServerTiming, serverTimingMetric } from '../http/server-timing.ts';
-import { responseAsIs } from '../streams/response-as-is.ts';
+import {
+  appendCacheStatus,
+  type CacheStatusParams,
+  cacheStatusMember,
+  EDGE_CACHE_NAME,
+  SHIELD_CACHE_NAME,
+  withoutMember,
+} from '../http/cache-status.ts';
+import { appendServerTiming, serverTimingMetric, type TierMetric } from '../http/server-timing.ts';
 import { targetedFieldsToStrip } from '../http/targeted-cache-control.ts';
+import { responseAsIs } from '../streams/response-as-is.ts';
 
 export type Tier = Extract<TierMetric, 'edge' | 'shield'>;
 
@@ -18,7 +25,10 @@ export function reportTier(headers: Headers, tier: Tier, params: CacheStatusPara
   const name = cacheName(tier);
   // Fields targeted at tiercache alone end at the edge (RFC 9213; targeted-cache-control.ts).
   if (tier === 'edge') for (const field of targetedFieldsToStrip('client')) headers.delete(field);
-  headers.set('cache-status', appendCacheStatus(withoutMember(headers.get('cache-status'), name), cacheStatusMember(name, params)));
+  headers.set(
+    'cache-status',
+    appendCacheStatus(withoutMember(headers.get('cache-status'), name), cacheStatusMember(name, params)),
+  );
   headers.set('server-timing', appendServerTiming(headers.get('server-timing'), serverTimingMetric(tier, durationMs)));
   return headers;
 }
@@ -28,14 +38,25 @@ export function reportTier(headers: Headers, tier: Tier, params: CacheStatusPara
  * of what it serves (RFC 9111 §5.1, whole seconds down). The body goes as it is: with a
  * Content-Encoding, already encoded.
  */
-export function tierAnswer(tier: Tier, status: number, headers: Headers, body: ReadableStream | null, answer: { age: number; report: CacheStatusParams; durationMs: number }): Response {
+export function tierAnswer(
+  tier: Tier,
+  status: number,
+  headers: Headers,
+  body: ReadableStream | null,
+  answer: { age: number; report: CacheStatusParams; durationMs: number },
+): Response {
   reportTier(headers, tier, answer.report, answer.durationMs);
   headers.set('age', String(Math.floor(answer.age)));
   return responseAsIs(body, { status, headers });
 }
 
 /** A response with the tier's report added (headers copied: upstream responses may be immutable). */
-export function withTierReport(response: Response, tier: Tier, params: CacheStatusParams, durationMs: number): Response {
+export function withTierReport(
+  response: Response,
+  tier: Tier,
+  params: CacheStatusParams,
+  durationMs: number,
+): Response {
   const headers = reportTier(new Headers(response.headers), tier, params, durationMs);
   // Bodies pass as they came: one with a Content-Encoding is already encoded.
   return responseAsIs(response.body, { status: response.status, statusText: response.statusText, headers });
@@ -56,12 +77,16 @@ export interface SliceCounts {
  * detail says how many of the slices looked up were hits, and of how many in all. `stored`
  * (§2.5) only when something fetched was stored: the manifest, or slices the object lets us keep.
  */
-export function slicedReport(base: CacheStatusParams, { hits, checked, total, storing }: SliceCounts): CacheStatusParams {
+export function slicedReport(
+  base: CacheStatusParams,
+  { hits, checked, total, storing }: SliceCounts,
+): CacheStatusParams {
   // One detail per member (RFC 9211 §2.8): why the copy was used, if that was said, then the slices.
   const slices = `slices ${hits}/${checked}${checked < total ? ` of ${total}` : ''}`;
   const detail = base.detail === undefined ? slices : `${base.detail} ${slices}`;
   const storedSlices = storing && checked > hits;
   if (base.hit && hits === checked) return { ...base, detail };
-  if (base.hit) return { fwd: 'partial', ...(base.ttl !== undefined ? { ttl: base.ttl } : {}), stored: storedSlices, detail };
+  if (base.hit)
+    return { fwd: 'partial', ...(base.ttl !== undefined ? { ttl: base.ttl } : {}), stored: storedSlices, detail };
   return { ...base, stored: Boolean(base.stored) || storedSlices, detail };
 }

@@ -2,15 +2,19 @@
 // headers and the tiers' own), answered as the origin answered. Never cached.
 
 import type { Config } from '../../shared/config/config.ts';
-import { originResponseHeaders, forwardedRequestHeaders } from '../../shared/http/headers.ts';
+import { forwardedRequestHeaders, originResponseHeaders } from '../../shared/http/headers.ts';
+import { responseAsIs } from '../../shared/streams/response-as-is.ts';
 import type { RequestTarget } from '../../shared/target/request-target.ts';
 import { originUrlFor } from './origin.ts';
 import { originFetch } from './origin-fetch.ts';
-import { responseAsIs } from '../../shared/streams/response-as-is.ts';
 
 export async function passThroughToHttp(config: Config, target: RequestTarget, request: Request): Promise<Response> {
   const init: RequestInit = { method: request.method, headers: forwardedRequestHeaders(request.headers) };
   if (request.body !== null) init.body = request.body;
   const response = await originFetch(originUrlFor(config, target), init, config.originTimeoutMs);
-  return responseAsIs(response.body, { status: response.status, statusText: response.statusText, headers: originResponseHeaders(response.headers) });
+  return responseAsIs(response.body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: originResponseHeaders(response.headers),
+  });
 }

@@ -4,8 +4,8 @@
 // the final answer out of that, so an origin that sends Early Hints is still answered. Where
 // the runtime reads 1xx itself (Cloudflare's), this never runs.
 
-import { concatBytes } from '../../shared/streams/bytes.ts';
 import { BadGateway } from '../../shared/http/errors.ts';
+import { concatBytes } from '../../shared/streams/bytes.ts';
 
 /** Longest final head read past interim answers. */
 const MAX_HEAD = 64 * 1024;
@@ -34,7 +34,12 @@ export async function finalAnswer(response: Response, method: string): Promise<R
     if (bodyless) await reader.cancel();
     const body = bodyless ? null : framed(head.headers, buffered, reader);
     head.headers.delete('transfer-encoding');
-    return new Response(body, { status: head.status, statusText: head.statusText, headers: head.headers, encodeBody: 'manual' } as ResponseInit);
+    return new Response(body, {
+      status: head.status,
+      statusText: head.statusText,
+      headers: head.headers,
+      encodeBody: 'manual',
+    } as ResponseInit);
   }
 }
 
@@ -68,10 +73,15 @@ function parseHead(text: string): { status: number; statusText: string; headers:
 }
 
 /** The final body as RFC 9112 §6.3 frames it: chunked, Content-Length, or until the connection closes. */
-function framed(headers: Headers, start: Uint8Array, reader: ReadableStreamDefaultReader<Uint8Array>): ReadableStream<Uint8Array> {
+function framed(
+  headers: Headers,
+  start: Uint8Array,
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+): ReadableStream<Uint8Array> {
   const chunked = /(^|,)\s*chunked\s*$/i.test(headers.get('transfer-encoding') ?? '');
   const length = chunked ? undefined : headers.get('content-length');
-  let remaining = length !== null && length !== undefined && /^\d{1,16}$/.test(length) ? Number(length) : Number.POSITIVE_INFINITY;
+  let remaining =
+    length !== null && length !== undefined && /^\d{1,16}$/.test(length) ? Number(length) : Number.POSITIVE_INFINITY;
   let pending: Uint8Array = start;
   const dechunk = chunked ? new Dechunker() : undefined;
   return new ReadableStream<Uint8Array>({
@@ -85,13 +95,15 @@ function framed(headers: Headers, start: Uint8Array, reader: ReadableStreamDefau
         if (pending.byteLength === 0) {
           const { done, value } = await reader.read();
           if (done) {
-            if (Number.isFinite(remaining) || dechunk !== undefined) controller.error(new Error('the final answer ended early'));
+            if (Number.isFinite(remaining) || dechunk !== undefined)
+              controller.error(new Error('the final answer ended early'));
             else controller.close();
             return;
           }
           pending = value;
         }
-        const bytes = dechunk !== undefined ? dechunk.take(pending) : pending.subarray(0, Math.min(pending.byteLength, remaining));
+        const bytes =
+          dechunk !== undefined ? dechunk.take(pending) : pending.subarray(0, Math.min(pending.byteLength, remaining));
         pending = dechunk !== undefined ? new Uint8Array(0) : pending.subarray(bytes.byteLength);
         if (!dechunk) remaining -= bytes.byteLength;
         if (bytes.byteLength > 0) {

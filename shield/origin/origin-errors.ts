@@ -7,8 +7,14 @@ import { BadGateway, Gone, type HttpError, NotFound, OriginAnswered } from '../.
 
 /** S3 error codes that mean our request (its signature or credentials) was refused. */
 export const AUTH_CODES: ReadonlySet<string> = new Set([
-  'SignatureDoesNotMatch', 'InvalidAccessKeyId', 'AccessDenied', 'InvalidToken', 'ExpiredToken',
-  'RequestTimeTooSkewed', 'AuthorizationHeaderMalformed', 'InvalidSecurity',
+  'SignatureDoesNotMatch',
+  'InvalidAccessKeyId',
+  'AccessDenied',
+  'InvalidToken',
+  'ExpiredToken',
+  'RequestTimeTooSkewed',
+  'AuthorizationHeaderMalformed',
+  'InvalidSecurity',
 ]);
 
 /** The error for an S3 origin's non-success answer; `code` is S3's `<Code>`, when it sent one. */
@@ -19,13 +25,19 @@ export function s3Failure(status: number, code: string | undefined): HttpError {
 function s3Error(status: number, code: string | undefined): HttpError {
   if (code === 'NoSuchKey' || (status === 404 && code !== 'NoSuchBucket')) return new NotFound('no such object');
   // Ours to fix, not the object's: the settings named, a 502 of ours.
-  if (code === 'NoSuchBucket') return new BadGateway('origin has no such bucket (NoSuchBucket); check S3_BUCKET').because('origin-bucket');
+  if (code === 'NoSuchBucket')
+    return new BadGateway('origin has no such bucket (NoSuchBucket); check S3_BUCKET').because('origin-bucket');
   if (code !== undefined && AUTH_CODES.has(code)) {
-    return new BadGateway(`origin rejected the request signature (${code}); check the S3 credentials and region`).because('origin-credentials');
+    return new BadGateway(
+      `origin rejected the request signature (${code}); check the S3 credentials and region`,
+    ).because('origin-credentials');
   }
   // A redirect (PermanentRedirect: another region's endpoint), a 304 unasked, or a 400 (the
   // request we built was refused): a setting or a defect of ours, not the client's.
-  if (status < 400 || status === 400) return new BadGateway(`origin refused the request with status ${status}${code ? ` (${code})` : ''}; check ORIGIN_URL and the region`).because('origin-request');
+  if (status < 400 || status === 400)
+    return new BadGateway(
+      `origin refused the request with status ${status}${code ? ` (${code})` : ''}; check ORIGIN_URL and the region`,
+    ).because('origin-request');
   // S3's own refusal or failure: its status passes (its XML document does not), its code named.
   return new OriginAnswered(status, code);
 }

@@ -11,7 +11,12 @@ import { finalAnswer } from './interim.ts';
 const ERROR_BODY_LIMIT = 4096;
 
 /** `client`: the client's request; once it aborts (the client went away), the fetch and its body end too. */
-export async function originFetch(url: URL, init: RequestInit, timeoutMs: number, client?: AbortSignal): Promise<Response> {
+export async function originFetch(
+  url: URL,
+  init: RequestInit,
+  timeoutMs: number,
+  client?: AbortSignal,
+): Promise<Response> {
   const controller = new AbortController();
   let timedOut = false;
   const timer = setTimeout(() => {
@@ -22,7 +27,8 @@ export async function originFetch(url: URL, init: RequestInit, timeoutMs: number
   if (client?.aborted) onAbort();
   else client?.addEventListener('abort', onAbort, { once: true });
   // workerd would otherwise decode gzip and keep the header and the encoded length.
-  const ask = (): Promise<Response> => fetch(url, { ...init, signal: controller.signal, redirect: 'manual', encodeResponseBody: 'manual' });
+  const ask = (): Promise<Response> =>
+    fetch(url, { ...init, signal: controller.signal, redirect: 'manual', encodeResponseBody: 'manual' });
   const method = init.method ?? 'GET';
   try {
     let response: Response;

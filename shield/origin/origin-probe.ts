@@ -8,14 +8,19 @@
 
 import type { Config } from '../../shared/config/config.ts';
 import { Disconnected, HttpError } from '../../shared/http/errors.ts';
-import { HEALTH_CACHE_MS, HEALTH_PROBE_MS, type OriginFinding, type ShieldHealth } from '../../shared/http/health-report.ts';
+import {
+  HEALTH_CACHE_MS,
+  HEALTH_PROBE_MS,
+  type OriginFinding,
+  type ShieldHealth,
+} from '../../shared/http/health-report.ts';
 import type { RequestTarget } from '../../shared/target/request-target.ts';
 import { fetchOrigin } from './origin.ts';
-import { readErrorBody } from './origin-fetch.ts';
 import { s3ErrorCode } from './origin-errors.ts';
+import { readErrorBody } from './origin-fetch.ts';
 import { needsErrorCode, s3Finding, siteFinding, unanswered } from './origin-state.ts';
-import type { ForwardedHeaders } from './s3-request.ts';
 import { type Probe, probeFor } from './probe-target.ts';
+import type { ForwardedHeaders } from './s3-request.ts';
 
 /** One byte at most, should the key name an object after all: S3's error code is in a GET's body only. */
 const ERROR_CODE_RANGE = 'bytes=0-0';
@@ -70,7 +75,13 @@ async function ask({ config, target }: Probe, deadline: number): Promise<OriginF
 }
 
 /** One request, within what is left of the probe's time (a busy S3 asked again within it too). */
-function once(config: Config, target: RequestTarget, method: 'GET' | 'HEAD', forwarded: ForwardedHeaders, deadline: number): Promise<Response> {
+function once(
+  config: Config,
+  target: RequestTarget,
+  method: 'GET' | 'HEAD',
+  forwarded: ForwardedHeaders,
+  deadline: number,
+): Promise<Response> {
   const left = Math.max(1, deadline - Date.now());
   return fetchOrigin({ ...config, originTimeoutMs: left }, target, method, forwarded, Date.now);
 }
@@ -81,5 +92,9 @@ function failed(error: unknown, bound: number): OriginFinding {
   // A request that could not be built (a bucket name the addressing cannot carry): the
   // message names the value, so it goes to the log, not to the public answer.
   console.error('shield: health probe', error);
-  return { origin: 'error', detail: 'the request for the probed object could not be made: check S3_BUCKET and S3_ADDRESSING (the shield logged why)' };
+  return {
+    origin: 'error',
+    detail:
+      'the request for the probed object could not be made: check S3_BUCKET and S3_ADDRESSING (the shield logged why)',
+  };
 }

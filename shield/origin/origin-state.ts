@@ -29,18 +29,39 @@ export function needsErrorCode(status: number): boolean {
 /** An S3 origin's answer to the probe; `code` is the `<Code>` of its error body, when it sent one. */
 export function s3Finding(status: number, code: string | undefined): OriginFinding {
   const said = code === undefined ? `${status}` : `${status} ${code}`;
-  if ((status >= 200 && status < 300) || status === 304) return { origin: 'ok', detail: `the probed object answered ${status}: the origin serves with the configured credentials` };
-  if (code === 'NoSuchKey') return { origin: 'ok', detail: 'the probed key names no object (404 NoSuchKey): the bucket and the credentials were accepted' };
-  if (code === 'NoSuchBucket') return { origin: 'no-such-bucket', detail: 'the origin has no such bucket (404 NoSuchBucket): check S3_BUCKET (or HOST_BUCKETS)' };
+  if ((status >= 200 && status < 300) || status === 304)
+    return {
+      origin: 'ok',
+      detail: `the probed object answered ${status}: the origin serves with the configured credentials`,
+    };
+  if (code === 'NoSuchKey')
+    return {
+      origin: 'ok',
+      detail: 'the probed key names no object (404 NoSuchKey): the bucket and the credentials were accepted',
+    };
+  if (code === 'NoSuchBucket')
+    return {
+      origin: 'no-such-bucket',
+      detail: 'the origin has no such bucket (404 NoSuchBucket): check S3_BUCKET (or HOST_BUCKETS)',
+    };
   if ((code !== undefined && AUTH_CODES.has(code)) || status === 403) {
-    const hint = (code !== undefined ? CREDENTIAL_HINTS[code] : undefined) ?? 'check S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY and S3_REGION';
+    const hint =
+      (code !== undefined ? CREDENTIAL_HINTS[code] : undefined) ??
+      'check S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY and S3_REGION';
     return { origin: 'credentials', detail: `the origin refused the credentials (${said}): ${hint}` };
   }
-  if (status === 404) return { origin: 'error', detail: 'the origin answered 404 without an error code: no such key or no such bucket, it did not say which' };
+  if (status === 404)
+    return {
+      origin: 'error',
+      detail: 'the origin answered 404 without an error code: no such key or no such bucket, it did not say which',
+    };
   if (isBusy(status)) return { origin: 'error', detail: `the origin is busy (${said}): it refuses requests for now` };
   if (status >= 500) return { origin: 'error', detail: `the origin failed (${said})` };
   // A redirect (PermanentRedirect: the bucket lives in another region) or a 400.
-  return { origin: 'error', detail: `the origin refused the request (${said}): check ORIGIN_URL, S3_REGION and S3_ADDRESSING` };
+  return {
+    origin: 'error',
+    detail: `the origin refused the request (${said}): check ORIGIN_URL, S3_REGION and S3_ADDRESSING`,
+  };
 }
 
 /** A site's answer to the probe: any answer but a 5xx means it serves (its 404 page is an answer too). */

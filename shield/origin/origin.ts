@@ -1,10 +1,10 @@
 // One request to the origin, whichever kind it is, answered raw: the callers decide what a
 // 206, 412 or 416 means. Errors are mapped here, once, to what a client may see.
 
-import { busyWait, isBusy } from '../../shared/http/busy-origin.ts';
 import type { Config } from '../../shared/config/config.ts';
-import { S3_RESPONSE_HEADERS, exposeS3CacheTag, originResponseHeaders } from '../../shared/http/headers.ts';
+import { busyWait, isBusy } from '../../shared/http/busy-origin.ts';
 import { type HttpError, OriginBusy } from '../../shared/http/errors.ts';
+import { exposeS3CacheTag, originResponseHeaders, S3_RESPONSE_HEADERS } from '../../shared/http/headers.ts';
 
 import type { RequestTarget } from '../../shared/target/request-target.ts';
 import { httpFailure, s3ErrorCode, s3Failure } from './origin-errors.ts';
@@ -21,7 +21,15 @@ import { signS3Request } from './sigv4.ts';
  * (shared/http/busy-origin.ts); past that its busy answer is returned. A site's busy answer to a
  * first request is its answer, passed on at once. `now` signs each try.
  */
-export async function fetchOrigin(config: Config, target: RequestTarget, method: 'GET' | 'HEAD', forwarded: ForwardedHeaders, now: () => number, signal?: AbortSignal, client?: Headers): Promise<Response> {
+export async function fetchOrigin(
+  config: Config,
+  target: RequestTarget,
+  method: 'GET' | 'HEAD',
+  forwarded: ForwardedHeaders,
+  now: () => number,
+  signal?: AbortSignal,
+  client?: Headers,
+): Promise<Response> {
   const deadline = Date.now() + config.originTimeoutMs;
   const retriesBusy = config.originKind === 's3' || forwarded['if-match'] !== undefined;
   for (let retry = 1; ; retry++) {
@@ -34,7 +42,15 @@ export async function fetchOrigin(config: Config, target: RequestTarget, method:
   }
 }
 
-async function fetchOnce(config: Config, target: RequestTarget, method: 'GET' | 'HEAD', forwarded: ForwardedHeaders, now: number, signal: AbortSignal | undefined, client: Headers | undefined): Promise<Response> {
+async function fetchOnce(
+  config: Config,
+  target: RequestTarget,
+  method: 'GET' | 'HEAD',
+  forwarded: ForwardedHeaders,
+  now: number,
+  signal: AbortSignal | undefined,
+  client: Headers | undefined,
+): Promise<Response> {
   if (config.s3 !== undefined && target.key !== undefined) {
     const unsigned = s3ObjectRequest(config.s3, config.originUrl, target.key, method, forwarded);
     const headers = await signS3Request(unsigned, config.s3, new Date(now));

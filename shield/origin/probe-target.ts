@@ -25,14 +25,19 @@ export interface Probe {
 /** The object to ask for: HEALTH_KEY, else the one last served, else DEFAULT_PROBE_KEY (a site: its root). */
 export function probeFor(config: Config): Probe {
   const recent = lastServed();
-  if (config.healthKey === undefined && recent !== undefined) return { config: inBucket(config, recent.bucket), target: recent.target, source: 'recent' };
+  if (config.healthKey === undefined && recent !== undefined)
+    return { config: inBucket(config, recent.bucket), target: recent.target, source: 'recent' };
   const source: ProbeSource = config.healthKey === undefined ? 'default' : 'HEALTH_KEY';
   if (config.s3 === undefined) {
     const path = config.healthKey === undefined ? '/' : `/${encodeKeyForPath(config.healthKey)}`;
     return { config, target: { path, query: '', key: undefined }, source };
   }
   const key = config.healthKey ?? DEFAULT_PROBE_KEY;
-  return { config: inBucket(config, defaultBucket(config.s3)), target: { path: `/${encodeKeyForPath(key)}`, query: '', key }, source };
+  return {
+    config: inBucket(config, defaultBucket(config.s3)),
+    target: { path: `/${encodeKeyForPath(key)}`, query: '', key },
+    source,
+  };
 }
 
 /** S3_BUCKET, else the first bucket HOST_BUCKETS names. */

@@ -4,18 +4,18 @@
 // serves the object whole. The rest of a slice from a byte on (`from`) is the same request
 // with the range starting there: how a body cut part-way is healed (healing-upstream.ts).
 
-import { nativeBody } from '../../shared/streams/native-body.ts';
 import type { Config } from '../../shared/config/config.ts';
 import { withTypeFromExtension } from '../../shared/http/content-type.ts';
-import { slicedMeta } from '../../shared/slices/object-meta.ts';
-import { parseContentRange } from '../../shared/http/range.ts';
-import type { RequestTarget } from '../../shared/target/request-target.ts';
-import { type ObjectVersion, type SliceSpan, spanBytes } from '../../shared/slices/slice-plan.ts';
-import { type SliceAsk, type Upstream, type UpstreamAnswer } from '../../shared/tier/ports.ts';
-import { serverTimingMetric } from '../../shared/http/server-timing.ts';
-import { fetchOrigin, keptHeaders, originFailure } from './origin.ts';
 import { BadGateway, VersionChanged } from '../../shared/http/errors.ts';
+import { parseContentRange } from '../../shared/http/range.ts';
+import { serverTimingMetric } from '../../shared/http/server-timing.ts';
+import { slicedMeta } from '../../shared/slices/object-meta.ts';
+import { type ObjectVersion, type SliceSpan, spanBytes } from '../../shared/slices/slice-plan.ts';
+import { nativeBody } from '../../shared/streams/native-body.ts';
 import { responseAsIs } from '../../shared/streams/response-as-is.ts';
+import type { RequestTarget } from '../../shared/target/request-target.ts';
+import { type SliceAsk, type Upstream, type UpstreamAnswer } from '../../shared/tier/ports.ts';
+import { fetchOrigin, keptHeaders, originFailure } from './origin.ts';
 import { noteServed } from './served-key.ts';
 
 /** RFC 9110 §15.3.5, §15.4.5: statuses whose answers have no content. */
@@ -46,7 +46,11 @@ class OriginHop implements Upstream {
     this.client = client;
   }
 
-  async slices(span: SliceSpan, pinned: ObjectVersion | undefined, { validators, from = 0, signal }: SliceAsk = {}): Promise<UpstreamAnswer> {
+  async slices(
+    span: SliceSpan,
+    pinned: ObjectVersion | undefined,
+    { validators, from = 0, signal }: SliceAsk = {},
+  ): Promise<UpstreamAnswer> {
     if (from > 0 && pinned === undefined) throw new Error('the rest of a span needs the version it belongs to');
     const wanted = spanBytes(span, this.config.slicing.sliceSize, pinned?.size ?? Number.MAX_SAFE_INTEGER);
     const conditions: Record<string, string> = { range: `bytes=${wanted.start + from}-${wanted.end}` };
@@ -56,15 +60,23 @@ class OriginHop implements Upstream {
     else if (validators?.lastModified) conditions['if-modified-since'] = validators.lastModified;
     const response = await this.get(conditions, signal);
     if (response.status === 304 && validators !== undefined) {
-      return { kind: 'not-modified', response: new Response(null, { headers: this.timing(keptHeaders(this.config, response.headers)) }) };
+      return {
+        kind: 'not-modified',
+        response: new Response(null, { headers: this.timing(keptHeaders(this.config, response.headers)) }),
+      };
     }
     if (pinned !== undefined && response.status !== 206) {
       await response.body?.cancel();
       // 412: If-Match failed; 200/416: the object is no longer what we sliced.
-      if (response.status === 412 || response.status === 200 || response.status === 416) throw new VersionChanged(`origin answered ${response.status} for a slice of ${pinned.etag}`);
+      if (response.status === 412 || response.status === 200 || response.status === 416)
+        throw new VersionChanged(`origin answered ${response.status} for a slice of ${pinned.etag}`);
       throw await originFailure(this.config, response);
     }
-    if (response.status === 200) return { kind: 'whole', response: responseAsIs(response.body, { status: 200, headers: this.timing(this.kept(response.headers)) }) };
+    if (response.status === 200)
+      return {
+        kind: 'whole',
+        response: responseAsIs(response.body, { status: 200, headers: this.timing(this.kept(response.headers)) }),
+      };
     // S3 sends no Content-Range with 416 (only the size in its XML): ask with HEAD instead.
     if (response.status === 416) {
       await response.body?.cancel();
@@ -79,13 +91,19 @@ class OriginHop implements Upstream {
     await response.body?.cancel();
     if (response.status < 200 || response.status > 599) throw notAStatus(response.status);
     if (response.status !== 200 && this.config.originKind !== 'http') throw await originFailure(this.config, response);
-    return new Response(null, { status: response.status, statusText: response.statusText, headers: this.kept(response.headers) });
+    return new Response(null, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: this.kept(response.headers),
+    });
   }
 
   /** The origin's headers as both tiers keep them; a missing or S3-default type from the key's extension. */
   private kept(headers: Headers): Headers {
     const headersKept = keptHeaders(this.config, headers);
-    return this.config.site.contentTypeFromExtension ? withTypeFromExtension(headersKept, this.target.key ?? this.target.path) : headersKept;
+    return this.config.site.contentTypeFromExtension
+      ? withTypeFromExtension(headersKept, this.target.key ?? this.target.path)
+      : headersKept;
   }
 
   private timing(headers: Headers): Headers {
@@ -118,13 +136,23 @@ class OriginHop implements Upstream {
     // RFC 9110 §6.4.1: 204 and 304 carry no content (nor does a HEAD answer).
     const body = NULL_BODY.has(status) ? null : response.body;
     if (body === null) await response.body?.cancel();
-    return { kind: 'whole', response: responseAsIs(body, { status, statusText: response.statusText, headers: this.timing(this.kept(response.headers)) }) };
+    return {
+      kind: 'whole',
+      response: responseAsIs(body, {
+        status,
+        statusText: response.statusText,
+        headers: this.timing(this.kept(response.headers)),
+      }),
+    };
   }
 
   private async whole(signal: AbortSignal | undefined): Promise<UpstreamAnswer> {
     const response = await this.get({}, signal);
     if (response.status !== 200) return this.answered(response);
-    return { kind: 'whole', response: responseAsIs(response.body, { status: 200, headers: this.timing(this.kept(response.headers)) }) };
+    return {
+      kind: 'whole',
+      response: responseAsIs(response.body, { status: 200, headers: this.timing(this.kept(response.headers)) }),
+    };
   }
 
   /** A version we may not pin (size, ETag) or not slice: the object is served whole. */
@@ -138,10 +166,18 @@ class OriginHop implements Upstream {
     const headers = this.kept(head.headers);
     const { sliceSize, threshold } = this.config.slicing;
     const meta = slicedMeta(Number(head.headers.get('content-length')), headers, sliceSize, threshold);
-    return meta === undefined ? this.whole(signal) : { kind: 'beyond', meta, response: new Response(null, { headers }) };
+    return meta === undefined
+      ? this.whole(signal)
+      : { kind: 'beyond', meta, response: new Response(null, { headers }) };
   }
 
-  private async checkedSlice(response: Response, span: SliceSpan, pinned: ObjectVersion | undefined, from: number, signal: AbortSignal | undefined): Promise<UpstreamAnswer> {
+  private async checkedSlice(
+    response: Response,
+    span: SliceSpan,
+    pinned: ObjectVersion | undefined,
+    from: number,
+    signal: AbortSignal | undefined,
+  ): Promise<UpstreamAnswer> {
     const { sliceSize, threshold } = this.config.slicing;
     const range = parseContentRange(response.headers.get('content-range'));
     const headers = this.timing(this.kept(response.headers));
@@ -149,11 +185,15 @@ class OriginHop implements Upstream {
       await response.body?.cancel();
       throw new VersionChanged(why);
     };
-    if (range === undefined || 'unsatisfied' in range) return fail(`unusable Content-Range ${response.headers.get('content-range')}`);
+    if (range === undefined || 'unsatisfied' in range)
+      return fail(`unusable Content-Range ${response.headers.get('content-range')}`);
     if (pinned !== undefined && (range.size !== pinned.size || headers.get('etag') !== pinned.etag)) {
-      return fail(`etag mismatch in slice response: expected ${pinned.etag} of ${pinned.size} bytes, got ${headers.get('etag')} of ${range.size}`);
+      return fail(
+        `etag mismatch in slice response: expected ${pinned.etag} of ${pinned.size} bytes, got ${headers.get('etag')} of ${range.size}`,
+      );
     }
-    const meta = pinned === undefined ? slicedMeta(range.size, headers, sliceSize, threshold) : { ...pinned, sliceSize, headers };
+    const meta =
+      pinned === undefined ? slicedMeta(range.size, headers, sliceSize, threshold) : { ...pinned, sliceSize, headers };
     if (meta === undefined) {
       // Too small to slice, or no strong ETag to pin slices to. The first slice may already be all of it.
       if (range.start === 0 && range.end === range.size - 1) {
@@ -168,18 +208,31 @@ class OriginHop implements Upstream {
     }
     const expected = spanBytes(span, sliceSize, meta.size);
     if (range.start !== expected.start + from || range.end !== expected.end) {
-      return fail(`Content-Range ${range.start}-${range.end}/${range.size} is not the expected bytes ${expected.start + from}-${expected.end}`);
+      return fail(
+        `Content-Range ${range.start}-${range.end}/${range.size} is not the expected bytes ${expected.start + from}-${expected.end}`,
+      );
     }
     if (response.body === null) return fail('slice response without a body');
     // Framed as exactly the bytes asked for: the runtime may move it by itself. A body whose
     // Content-Length says otherwise (or is absent: chunked) is read by JavaScript, which stops
     // at the range's last byte whatever the framing promised.
-    const body = response.headers.get('content-length') === String(range.end - range.start + 1) ? nativeBody(response.body) : response.body;
-    return { kind: 'span', meta, span: { first: span.first, last: Math.min(span.last, Math.ceil(meta.size / sliceSize) - 1) }, body, response: new Response(null, { headers }) };
+    const body =
+      response.headers.get('content-length') === String(range.end - range.start + 1)
+        ? nativeBody(response.body)
+        : response.body;
+    return {
+      kind: 'span',
+      meta,
+      span: { first: span.first, last: Math.min(span.last, Math.ceil(meta.size / sliceSize) - 1) },
+      body,
+      response: new Response(null, { headers }),
+    };
   }
 }
 
 /** RFC 9110 §15: a status is 100–599; a final answer outside 200–599 is no HTTP answer. */
 function notAStatus(status: number): BadGateway {
-  return new BadGateway(`origin answered with status ${status}, which is not an HTTP status`).because('origin-status').from(status);
+  return new BadGateway(`origin answered with status ${status}, which is not an HTTP status`)
+    .because('origin-status')
+    .from(status);
 }

@@ -86,7 +86,9 @@ function objectUrl(s3: S3Config, endpoint: URL, key: string): URL {
   const url = new URL(`${endpoint.protocol}//${host}${path}`);
   // The signed path must be the path sent: fail if the URL parser rewrote any of it.
   if (url.pathname !== path || url.search !== '') {
-    throw new Error(`expected the origin URL path to stay ${JSON.stringify(path)}, got ${JSON.stringify(url.pathname)}`);
+    throw new Error(
+      `expected the origin URL path to stay ${JSON.stringify(path)}, got ${JSON.stringify(url.pathname)}`,
+    );
   }
   return url;
 }
@@ -98,7 +100,9 @@ function assertOneObject(key: string): void {
 
 function assertVirtualHostedBucket(bucket: string, endpoint: URL): void {
   if (!DNS_BUCKET.test(bucket) || bucket.includes('..') || IPV4_SHAPED.test(bucket)) {
-    throw new Error(`S3_BUCKET must be a DNS-compatible bucket name for virtual-hosted addressing, got ${JSON.stringify(bucket)}`);
+    throw new Error(
+      `S3_BUCKET must be a DNS-compatible bucket name for virtual-hosted addressing, got ${JSON.stringify(bucket)}`,
+    );
   }
   // The endpoint's certificate is a wildcard (*.s3.amazonaws.com), and a wildcard covers
   // exactly one DNS label (RFC 6125 §6.4.3): "my.bucket.s3.amazonaws.com" fails TLS

@@ -5,8 +5,8 @@
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { Checksum, HttpRequest, SourceData } from '@smithy/types';
 import type { S3Config } from '../../shared/config/config.ts';
-import type { UnsignedRequest } from './s3-request.ts';
 import { concatBytes } from '../../shared/streams/bytes.ts';
+import type { UnsignedRequest } from './s3-request.ts';
 
 export type S3Credentials = Pick<S3Config, 'region' | 'accessKeyId' | 'secretAccessKey'>;
 
@@ -111,4 +111,3 @@ function toBytes(data: SourceData): Uint8Array<ArrayBuffer> {
         : new Uint8Array(data);
   return view.slice();
 }
-

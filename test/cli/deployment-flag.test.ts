@@ -16,7 +16,13 @@ let stack: StackFolder;
 
 beforeAll(async () => {
   edge = await startFakeEdge((request) =>
-    request.path === '/__tiercache/stats.json' ? json(200, statsSample()) : json(200, { purged: { urls: [], prefixes: [], tags: [], everything: true }, at: 0, reachesEveryLocationWithin: '65s' }),
+    request.path === '/__tiercache/stats.json'
+      ? json(200, statsSample())
+      : json(200, {
+          purged: { urls: [], prefixes: [], tags: [], everything: true },
+          at: 0,
+          reachesEveryLocationWithin: '65s',
+        }),
   );
 });
 afterAll(() => edge.close());
@@ -27,14 +33,18 @@ beforeEach(async () => {
 afterEach(() => stack.remove());
 
 /** The usage line that documents the deployment flag. */
-const deploymentLine = (usage: string): string | undefined => usage.split('\n').find((line) => /^ {2}--base /.test(line));
+const deploymentLine = (usage: string): string | undefined =>
+  usage.split('\n').find((line) => /^ {2}--base /.test(line));
 
 describe('stats and purge: one flag names the deployment', () => {
   it('both reach the deployment given with --base', async () => {
     const env = { STATS_TOKEN: 's', PURGE_TOKEN: 'p' };
     expect(await runStats(['--base', edge.url], testContext(stack.stackPath, env))).toBe(0);
     expect(await runPurge(['--everything', '--base', edge.url], testContext(stack.stackPath, env))).toBe(0);
-    expect(edge.received.map((request) => `${request.method} ${request.path}`)).toEqual(['GET /__tiercache/stats.json', 'POST /__tiercache/purge']);
+    expect(edge.received.map((request) => `${request.method} ${request.path}`)).toEqual([
+      'GET /__tiercache/stats.json',
+      'POST /__tiercache/purge',
+    ]);
   });
 
   it('both usages document it with the same line', () => {
@@ -54,7 +64,9 @@ describe('stats and purge: one flag names the deployment', () => {
   it('stats refuses --url (exit 2), naming --base, and sends nothing', async () => {
     const context = testContext(stack.stackPath, { STATS_TOKEN: 's' });
     expect(await runStats(['--url', edge.url], context)).toBe(2);
-    expect(context.stderr.join('\n')).toMatch(/^npm run stats names the deployment with --base https:\/\/cdn\.example, as npm run purge does \(--url is purge's flag for an object\)\n\nusage: npm run stats -- /);
+    expect(context.stderr.join('\n')).toMatch(
+      /^npm run stats names the deployment with --base https:\/\/cdn\.example, as npm run purge does \(--url is purge's flag for an object\)\n\nusage: npm run stats -- /,
+    );
     expect(edge.received).toEqual([]);
   });
 });

@@ -2,7 +2,7 @@
 // each request with what the test scripts (status, headers, body), or not at all (`silent`),
 // and recording what it received, so a test sees the request the CLI built as it arrived.
 
-import { type IncomingMessage, createServer } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface Received {
@@ -23,7 +23,12 @@ export interface FakeEdge {
 export async function startFakeEdge(answer: (request: Received) => Answer): Promise<FakeEdge> {
   const received: Received[] = [];
   const server = createServer(async (req, res) => {
-    const request: Received = { method: req.method ?? '', path: req.url ?? '', headers: flatten(req.headers), body: await readBody(req) };
+    const request: Received = {
+      method: req.method ?? '',
+      path: req.url ?? '',
+      headers: flatten(req.headers),
+      body: await readBody(req),
+    };
     received.push(request);
     const scripted = answer(request);
     if (scripted === 'silent') return;
@@ -56,7 +61,11 @@ export function json(status: number, value: unknown): Answer {
 
 /** What tiercache's own refusals look like (shared/http/errors.ts HttpError.toResponse). */
 export function plain(status: number, message: string, headers: Record<string, string> = {}): Answer {
-  return { status, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', ...headers }, body: `${status} ${message}\n` };
+  return {
+    status,
+    headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', ...headers },
+    body: `${status} ${message}\n`,
+  };
 }
 
 async function readBody(req: IncomingMessage): Promise<string> {
@@ -66,5 +75,7 @@ async function readBody(req: IncomingMessage): Promise<string> {
 }
 
 function flatten(headers: IncomingMessage['headers']): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : (value ?? '')]));
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : (value ?? '')]),
+  );
 }

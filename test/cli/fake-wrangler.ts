@@ -95,7 +95,10 @@ export async function fakeWrangler(initial: Partial<FakeState> = {}): Promise<Fa
     folder,
     async calls() {
       const text = await readFile(join(folder, 'calls.jsonl'), 'utf8');
-      return text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as FakeCall);
+      return text
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as FakeCall);
     },
     state: async () => JSON.parse(await readFile(join(folder, 'state.json'), 'utf8')) as FakeState,
     remove: () => rm(folder, { recursive: true, force: true }),

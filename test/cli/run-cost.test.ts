@@ -28,9 +28,26 @@ describe('npm run cost', () => {
   });
 
   it('takes the traffic from its flags: sizes in SI or IEC units, ratios, slices, isolates, the egress price', () => {
-    const { code, out } = run(['--bytes', '40TB', '--response', '16MiB', '--slice', '8MiB', '--hit-ratio', '0.9', '--shield-hit-ratio', '0.8', '--egress-price', '10', '--json']);
+    const { code, out } = run([
+      '--bytes',
+      '40TB',
+      '--response',
+      '16MiB',
+      '--slice',
+      '8MiB',
+      '--hit-ratio',
+      '0.9',
+      '--shield-hit-ratio',
+      '0.8',
+      '--egress-price',
+      '10',
+      '--json',
+    ]);
     expect(code).toBe(0);
-    const { mix, estimate } = JSON.parse(out) as { mix: { sliceBytes: number; bytesPerMonth: number }; estimate: { egressAloneUSD: number; originEgressUSD: number } };
+    const { mix, estimate } = JSON.parse(out) as {
+      mix: { sliceBytes: number; bytesPerMonth: number };
+      estimate: { egressAloneUSD: number; originEgressUSD: number };
+    };
     expect([mix.bytesPerMonth, mix.sliceBytes]).toEqual([40e12, 8 * 1024 * 1024]);
     expect(estimate.egressAloneUSD).toBeCloseTo(400, 9);
     expect(estimate.originEgressUSD).toBeCloseTo(400 * 0.1 * 0.2, 6);
@@ -44,7 +61,15 @@ describe('npm run cost', () => {
   });
 
   it('refuses a flag it does not know, a value that is not one, or a flag given twice: exit 2 with the usage', () => {
-    for (const argv of [['--bytes', '10 furlongs'], ['--hit-ratio', '1.5'], ['--response', '0'], ['--edge-isolates', '2.5'], ['--bytes', '1TB', '--bytes', '2TB'], ['--tb', '10'], ['--markdown', '--json']]) {
+    for (const argv of [
+      ['--bytes', '10 furlongs'],
+      ['--hit-ratio', '1.5'],
+      ['--response', '0'],
+      ['--edge-isolates', '2.5'],
+      ['--bytes', '1TB', '--bytes', '2TB'],
+      ['--tb', '10'],
+      ['--markdown', '--json'],
+    ]) {
       const { code, out, err } = run(argv);
       expect(code, argv.join(' ')).toBe(2);
       expect(out).toBe('');
@@ -72,7 +97,8 @@ describe('docs/costs.md', () => {
   it('says in its prose what the model computes: the 10 TB month over 10 and 1,000 edge isolates, without allowances, its KV lists, the video month', () => {
     const [site, tenTb, video] = EXAMPLE_MIXES;
     if (site === undefined || tenTb === undefined || video === undefined) throw new Error('three examples');
-    const month = (mix: typeof tenTb, options: { allowances?: boolean } = {}) => mixCost(mix, PUBLISHED_PRICES, DEPLOYED_INTERVALS, options);
+    const month = (mix: typeof tenTb, options: { allowances?: boolean } = {}) =>
+      mixCost(mix, PUBLISHED_PRICES, DEPLOYED_INTERVALS, options);
     const spread = (edge: number) => month({ ...tenTb, isolates: { ...tenTb.isolates, edge } });
     expect(DOC).toContain(`over 10 isolates the month is ${formatUsd(spread(10).totalUSD)}`);
     expect(DOC).toContain(`over 1,000 it is ${formatUsd(spread(1000).totalUSD)}`);
@@ -81,7 +107,9 @@ describe('docs/costs.md', () => {
     expect(DOC).toContain(`adds ${formatUsd(bare.platformUSD)} of`);
     expect(DOC).toContain(`and ${formatUsd(bare.totalUSD)} in all`);
     const lists = month(tenTb).lines.find((line) => line.item === 'KV list requests');
-    expect(DOC).toContain(`(${((lists?.quantity ?? 0) / 1e6).toFixed(1)} million for the 10 TB month, ${formatUsd(lists?.usd ?? 0)} of its ${formatUsd(month(tenTb).platformUSD)})`);
+    expect(DOC).toContain(
+      `(${((lists?.quantity ?? 0) / 1e6).toFixed(1)} million for the 10 TB month, ${formatUsd(lists?.usd ?? 0)} of its ${formatUsd(month(tenTb).platformUSD)})`,
+    );
     expect(DOC).toContain(`$7 plus ${formatUsd(month(video).platformUSD)} of`);
     expect(DOC).toContain(`the whole egress is worth ${formatUsd(month(site).egressAloneUSD).replace(/0+$/, '')}`);
   });

@@ -5,19 +5,23 @@
 
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { type Server, createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type DeployContext, CONFIG_PATHS, runDeploy } from '../../cli/run-deploy.ts';
+import { CONFIG_PATHS, type DeployContext, runDeploy } from '../../cli/run-deploy.ts';
 import { linesInput } from '../../cli/secret-input.ts';
-import { spawnedWrangler } from '../../cli/wrangler-runner.ts';
 import { DRY_RUN_KV_ID } from '../../cli/wrangler-config.ts';
+import { spawnedWrangler } from '../../cli/wrangler-runner.ts';
 import settings from '../../tiercache.config.ts';
 import { type FakeWrangler, fakeWrangler } from './fake-wrangler.ts';
 
-const GIVEN = { S3_ACCESS_KEY_ID: 'AKIA-given-access-key', S3_SECRET_ACCESS_KEY: 'given-secret-key-9f3a', PURGE_TOKEN: 'given-purge-token-77' };
+const GIVEN = {
+  S3_ACCESS_KEY_ID: 'AKIA-given-access-key',
+  S3_SECRET_ACCESS_KEY: 'given-secret-key-9f3a',
+  PURGE_TOKEN: 'given-purge-token-77',
+};
 
 interface Run {
   code: number;
@@ -33,7 +37,10 @@ let healthAsks: string[];
 beforeEach(async () => {
   root = await mkdtemp(join(tmpdir(), 'tiercache-deploy-root-'));
   // The repository's settings with a hostname of the test's own: the example one is refused.
-  await writeFile(join(root, 'settings.mjs'), `export default ${JSON.stringify({ ...settings, edge: { ...settings.edge, routes: [{ pattern: 'cdn.test.example', custom_domain: true }] } })};`);
+  await writeFile(
+    join(root, 'settings.mjs'),
+    `export default ${JSON.stringify({ ...settings, edge: { ...settings.edge, routes: [{ pattern: 'cdn.test.example', custom_domain: true }] } })};`,
+  );
   healthAsks = [];
   health = createServer((request, response) => {
     healthAsks.push(request.url ?? '');
@@ -72,8 +79,14 @@ async function deploy(argv: string[], answers: string[] = [], env: Record<string
 function step(argv: string[]): string {
   const config = argv[argv.indexOf('--config') + 1];
   const worker = config === CONFIG_PATHS.shield ? 'shield' : config === CONFIG_PATHS.edge ? 'edge' : '';
-  const words = argv.filter((word) => !word.startsWith('--') && !word.includes('/') && word !== 'json' && word !== 'tiercache-purges');
-  return [...words, ...(argv.includes('--dry-run') ? ['--dry-run'] : []), ...(words[0] === 'deploy' || words[0] === 'secret' ? [worker] : [])].join(' ');
+  const words = argv.filter(
+    (word) => !word.startsWith('--') && !word.includes('/') && word !== 'json' && word !== 'tiercache-purges',
+  );
+  return [
+    ...words,
+    ...(argv.includes('--dry-run') ? ['--dry-run'] : []),
+    ...(words[0] === 'deploy' || words[0] === 'secret' ? [worker] : []),
+  ].join(' ');
 }
 
 describe('npm run deploy', () => {
@@ -100,7 +113,11 @@ describe('npm run deploy', () => {
       expect(config.kv_namespaces).toEqual([{ binding: 'PURGES', id: namespaces[0]?.id }]);
     }
     // Each worker got exactly the secrets it uses; the one both share is one value.
-    expect(Object.keys(workers['tiercache-shield'] ?? {}).sort()).toEqual(['S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'SHIELD_TOKEN']);
+    expect(Object.keys(workers['tiercache-shield'] ?? {}).sort()).toEqual([
+      'S3_ACCESS_KEY_ID',
+      'S3_SECRET_ACCESS_KEY',
+      'SHIELD_TOKEN',
+    ]);
     expect(Object.keys(workers['tiercache-edge'] ?? {}).sort()).toEqual(['PURGE_TOKEN', 'SHIELD_TOKEN']);
     expect(workers['tiercache-edge']?.SHIELD_TOKEN).toBe(workers['tiercache-shield']?.SHIELD_TOKEN);
     expect(workers['tiercache-shield']?.S3_SECRET_ACCESS_KEY).toBe(GIVEN.S3_SECRET_ACCESS_KEY);
@@ -126,7 +143,12 @@ describe('npm run deploy', () => {
       expect(existsSync(file.path)).toBe(false);
     }
     // It asked for what it cannot make, named, and said nothing of the values.
-    expect(run.asked.map((question) => question.split(',')[0])).toEqual(['S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'PURGE_TOKEN', 'STATS_TOKEN']);
+    expect(run.asked.map((question) => question.split(',')[0])).toEqual([
+      'S3_ACCESS_KEY_ID',
+      'S3_SECRET_ACCESS_KEY',
+      'PURGE_TOKEN',
+      'STATS_TOKEN',
+    ]);
     expect(run.printed).toContain('STATS_TOKEN: not set, the stats page stays disabled');
   });
 
@@ -141,14 +163,24 @@ describe('npm run deploy', () => {
     const run = await deploy([]);
     expect(run.code, run.printed).toBe(0);
     const calls = await fake.calls();
-    expect(calls.map((call) => step(call.argv))).toEqual(['whoami', 'kv namespace list', 'secret list shield', 'secret list edge', 'deploy shield', 'deploy edge']);
+    expect(calls.map((call) => step(call.argv))).toEqual([
+      'whoami',
+      'kv namespace list',
+      'secret list shield',
+      'secret list edge',
+      'deploy shield',
+      'deploy edge',
+    ]);
     expect(calls.some((call) => call.argv.includes('--secrets-file'))).toBe(false);
     expect(run.asked).toEqual([]);
   });
 
   it('takes a secret from the environment variable of its name instead of asking', async () => {
     fake = await fakeWrangler();
-    const run = await deploy([], [], { S3_ACCESS_KEY_ID: GIVEN.S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY: GIVEN.S3_SECRET_ACCESS_KEY });
+    const run = await deploy([], [], {
+      S3_ACCESS_KEY_ID: GIVEN.S3_ACCESS_KEY_ID,
+      S3_SECRET_ACCESS_KEY: GIVEN.S3_SECRET_ACCESS_KEY,
+    });
     expect(run.code, run.printed).toBe(0);
     expect((await fake.state()).workers['tiercache-shield']?.S3_ACCESS_KEY_ID).toBe(GIVEN.S3_ACCESS_KEY_ID);
     expect(run.asked.map((question) => question.split(',')[0])).toEqual(['PURGE_TOKEN', 'STATS_TOKEN']);
@@ -183,11 +215,16 @@ describe('npm run deploy', () => {
     fake = await fakeWrangler();
     const run = await deploy(['--dry-run']);
     expect(run.code, run.printed).toBe(0);
-    expect((await fake.calls()).map((call) => step(call.argv))).toEqual(['deploy --dry-run shield', 'deploy --dry-run edge']);
+    expect((await fake.calls()).map((call) => step(call.argv))).toEqual([
+      'deploy --dry-run shield',
+      'deploy --dry-run edge',
+    ]);
     expect(run.asked).toEqual([]);
     expect(healthAsks).toEqual([]);
     expect(run.printed).toContain('nothing was sent to Cloudflare');
-    const shield = JSON.parse(await readFile(join(root, CONFIG_PATHS.shield), 'utf8')) as { kv_namespaces: { id: string }[] };
+    const shield = JSON.parse(await readFile(join(root, CONFIG_PATHS.shield), 'utf8')) as {
+      kv_namespaces: { id: string }[];
+    };
     expect(shield.kv_namespaces[0]?.id).toBe(DRY_RUN_KV_ID);
   });
 });

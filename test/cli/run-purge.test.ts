@@ -7,13 +7,23 @@ import { purgeRequest } from '../../cli/api-request.ts';
 import { parsePurgeArgs } from '../../cli/purge-args.ts';
 import { runPurge } from '../../cli/run-purge.ts';
 import { parsePurgeBody } from '../../shared/purge/purge.ts';
-import { type StackFolder, type TestContext, stackFolder, testContext } from './cli-context.ts';
+import { type StackFolder, stackFolder, type TestContext, testContext } from './cli-context.ts';
 import { type Answer, type FakeEdge, json, plain, startFakeEdge, unreachableUrl } from './fake-edge.ts';
 
 const TOKEN = 'purge-secret-5d1e';
 const STACK_TOKEN = 'stack-purge-secret-44aa';
 const AT = Date.parse('2026-01-30T10:15:02.000Z');
-const EVERY_TARGET = ['--url', '/a.png', '--url', 'https://cdn.example/b.css', '--prefix', '/img/', '--tag', 'blog', '--everything'];
+const EVERY_TARGET = [
+  '--url',
+  '/a.png',
+  '--url',
+  'https://cdn.example/b.css',
+  '--prefix',
+  '/img/',
+  '--tag',
+  'blog',
+  '--everything',
+];
 
 /** The edge's answer to a purge (worker/purge.ts): the body as its parser accepted it, or its 400. */
 function edgeAnswer(body: string): Answer {
@@ -48,7 +58,12 @@ describe('npm run purge: arguments and the request', () => {
   it('keeps every repeated flag, in order', () => {
     const args = parsePurgeArgs([...EVERY_TARGET, '--url', '/c.js', '--tag', 'v2', '--base', 'https://cdn.example']);
     expect(args).toEqual({
-      targets: { urls: ['/a.png', 'https://cdn.example/b.css', '/c.js'], prefixes: ['/img/'], tags: ['blog', 'v2'], everything: true },
+      targets: {
+        urls: ['/a.png', 'https://cdn.example/b.css', '/c.js'],
+        prefixes: ['/img/'],
+        tags: ['blog', 'v2'],
+        everything: true,
+      },
       base: 'https://cdn.example',
       help: false,
     });
@@ -59,15 +74,23 @@ describe('npm run purge: arguments and the request', () => {
     const request = purgeRequest(deployment, parsePurgeArgs(EVERY_TARGET).targets);
     expect(request.method).toBe('POST');
     expect(request.url.href).toBe('https://cdn.example/__tiercache/purge');
-    expect(request.headers).toEqual({ authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', accept: 'application/json' });
-    expect(request.body).toBe('{"urls":["/a.png","https://cdn.example/b.css"],"prefixes":["/img/"],"tags":["blog"],"everything":true}');
+    expect(request.headers).toEqual({
+      authorization: `Bearer ${TOKEN}`,
+      'content-type': 'application/json',
+      accept: 'application/json',
+    });
+    expect(request.body).toBe(
+      '{"urls":["/a.png","https://cdn.example/b.css"],"prefixes":["/img/"],"tags":["blog"],"everything":true}',
+    );
     expect(purgeRequest(deployment, parsePurgeArgs(['--tag', 'blog']).targets).body).toBe('{"tags":["blog"]}');
   });
 
   it('no target at all: says what to name, prints the usage (exit 2), sends nothing', async () => {
     const context = testContext(stack.stackPath, { PURGE_TOKEN: TOKEN });
     expect(await run(['--base', edge.url], context)).toBe(2);
-    expect(context.stderr[0]).toMatch(/^nothing to purge: name at least one --url, --prefix, --tag or --everything\n\nusage: npm run purge -- /);
+    expect(context.stderr[0]).toMatch(
+      /^nothing to purge: name at least one --url, --prefix, --tag or --everything\n\nusage: npm run purge -- /,
+    );
     expect(edge.received).toEqual([]);
   });
 
@@ -95,7 +118,12 @@ describe('npm run purge: the answer', () => {
     const received = edge.received[0];
     expect(received).toMatchObject({ method: 'POST', path: '/__tiercache/purge' });
     expect(received?.headers).toMatchObject({ authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' });
-    expect(JSON.parse(received?.body ?? '')).toEqual({ urls: ['/a.png', 'https://cdn.example/b.css'], prefixes: ['/img/'], tags: ['blog'], everything: true });
+    expect(JSON.parse(received?.body ?? '')).toEqual({
+      urls: ['/a.png', 'https://cdn.example/b.css'],
+      prefixes: ['/img/'],
+      tags: ['blog'],
+      everything: true,
+    });
     expect(context.stdout).toEqual([
       [
         `${edge.url}: purge accepted at 2026-01-30 10:15:02Z`,
@@ -110,7 +138,10 @@ describe('npm run purge: the answer', () => {
   });
 
   it('401: says the token was refused and which variable to set (exit 1)', async () => {
-    answer = () => plain(401, 'purge needs Authorization: Bearer <PURGE_TOKEN>', { 'www-authenticate': 'Bearer realm="tiercache purge"' });
+    answer = () =>
+      plain(401, 'purge needs Authorization: Bearer <PURGE_TOKEN>', {
+        'www-authenticate': 'Bearer realm="tiercache purge"',
+      });
     const context = testContext(stack.stackPath, { PURGE_TOKEN: TOKEN });
     expect(await run(['--tag', 'blog', '--base', edge.url], context)).toBe(1);
     expect(context.stderr).toEqual(["the token was refused: set PURGE_TOKEN to the deployment's secret"]);
@@ -120,32 +151,40 @@ describe('npm run purge: the answer', () => {
     answer = () => plain(403, 'purge is disabled: set the PURGE_TOKEN secret to enable it');
     const context = testContext(stack.stackPath, { PURGE_TOKEN: TOKEN });
     expect(await run(['--tag', 'blog', '--base', edge.url], context)).toBe(1);
-    expect(context.stderr).toEqual([`purge is disabled: set the PURGE_TOKEN secret\n  ${edge.url} says: purge is disabled: set the PURGE_TOKEN secret to enable it`]);
+    expect(context.stderr).toEqual([
+      `purge is disabled: set the PURGE_TOKEN secret\n  ${edge.url} says: purge is disabled: set the PURGE_TOKEN secret to enable it`,
+    ]);
   });
 
   it("400: the edge's reason, so its rules are not copied here (exit 1)", async () => {
     const context = testContext(stack.stackPath, { PURGE_TOKEN: TOKEN });
     expect(await run(['--prefix', 'img/', '--base', edge.url], context)).toBe(1);
-    expect(context.stderr).toEqual([`${edge.url}/__tiercache/purge answered 400 Bad Request: expected each prefix to be a path starting with "/", got "img/"`]);
+    expect(context.stderr).toEqual([
+      `${edge.url}/__tiercache/purge answered 400 Bad Request: expected each prefix to be a path starting with "/", got "img/"`,
+    ]);
   });
 
   it('500: the status and the first line of the body (exit 1)', async () => {
     answer = () => plain(500, 'purge needs the PURGES KV namespace binding');
     const context = testContext(stack.stackPath, { PURGE_TOKEN: TOKEN });
     expect(await run(['--everything', '--base', edge.url], context)).toBe(1);
-    expect(context.stderr).toEqual([`${edge.url}/__tiercache/purge answered 500 Internal Server Error: purge needs the PURGES KV namespace binding`]);
+    expect(context.stderr).toEqual([
+      `${edge.url}/__tiercache/purge answered 500 Internal Server Error: purge needs the PURGES KV namespace binding`,
+    ]);
   });
 
   it('nothing listening: "cannot reach <url>: <reason>" (exit 1)', async () => {
     const url = await unreachableUrl();
     const context = testContext(stack.stackPath, { PURGE_TOKEN: TOKEN });
     expect(await run(['--everything', '--base', url], context)).toBe(1);
-    expect(context.stderr).toEqual([`cannot reach ${url}/__tiercache/purge: connect ECONNREFUSED ${new URL(url).host}`]);
+    expect(context.stderr).toEqual([
+      `cannot reach ${url}/__tiercache/purge: connect ECONNREFUSED ${new URL(url).host}`,
+    ]);
   });
 });
 
 describe('npm run purge: which deployment', () => {
-  it("without --base, purges on the local stack with its purge token", async () => {
+  it('without --base, purges on the local stack with its purge token', async () => {
     await stack.write({ url: edge.url, statsToken: 's', purgeToken: STACK_TOKEN });
     const context = testContext(stack.stackPath);
     expect(await run(['--url', '/index.html'], context)).toBe(0);
@@ -170,6 +209,8 @@ describe('npm run purge: which deployment', () => {
     await stack.write({ url: edge.url, statsToken: 's' });
     const context = testContext(stack.stackPath);
     expect(await run(['--everything'], context)).toBe(2);
-    expect(context.stderr).toEqual([`the local stack (${stack.stackPath}) has no purgeToken: restart it with \`npm start\`, or set PURGE_TOKEN`]);
+    expect(context.stderr).toEqual([
+      `the local stack (${stack.stackPath}) has no purgeToken: restart it with \`npm start\`, or set PURGE_TOKEN`,
+    ]);
   });
 });

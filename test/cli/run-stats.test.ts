@@ -4,7 +4,7 @@
 
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runStats } from '../../cli/run-stats.ts';
-import { type StackFolder, type TestContext, stackFolder, testContext } from './cli-context.ts';
+import { type StackFolder, stackFolder, type TestContext, testContext } from './cli-context.ts';
 import { type Answer, type FakeEdge, json, plain, startFakeEdge, unreachableUrl } from './fake-edge.ts';
 import { statsSample } from './stats-sample.ts';
 
@@ -55,7 +55,9 @@ describe('npm run stats: the answer', () => {
   });
 
   it('401: says the token was refused and which variable to set (exit 1)', async () => {
-    answer = plain(401, 'stats need Authorization: Bearer <STATS_TOKEN> (or the token as a Basic password)', { 'www-authenticate': 'Basic realm="tiercache stats", Bearer realm="tiercache stats"' });
+    answer = plain(401, 'stats need Authorization: Bearer <STATS_TOKEN> (or the token as a Basic password)', {
+      'www-authenticate': 'Basic realm="tiercache stats", Bearer realm="tiercache stats"',
+    });
     const context = testContext(stack.stackPath, { STATS_TOKEN: TOKEN });
     expect(await run(['--base', edge.url], context)).toBe(1);
     expect(context.stderr).toEqual(["the token was refused: set STATS_TOKEN to the deployment's secret"]);
@@ -66,21 +68,27 @@ describe('npm run stats: the answer', () => {
     answer = plain(403, 'stats are disabled: set the STATS_TOKEN secret to enable them');
     const context = testContext(stack.stackPath, { STATS_TOKEN: TOKEN });
     expect(await run(['--base', edge.url], context)).toBe(1);
-    expect(context.stderr).toEqual([`stats are disabled on this deployment: set the STATS_TOKEN secret\n  ${edge.url} says: stats are disabled: set the STATS_TOKEN secret to enable them`]);
+    expect(context.stderr).toEqual([
+      `stats are disabled on this deployment: set the STATS_TOKEN secret\n  ${edge.url} says: stats are disabled: set the STATS_TOKEN secret to enable them`,
+    ]);
   });
 
   it('500: prints the status and the first line of the body (exit 1)', async () => {
     answer = plain(500, 'stats need the STATS Durable Object binding\nsecond line');
     const context = testContext(stack.stackPath, { STATS_TOKEN: TOKEN });
     expect(await run(['--base', edge.url], context)).toBe(1);
-    expect(context.stderr).toEqual([`${edge.url}/__tiercache/stats.json answered 500 Internal Server Error: stats need the STATS Durable Object binding`]);
+    expect(context.stderr).toEqual([
+      `${edge.url}/__tiercache/stats.json answered 500 Internal Server Error: stats need the STATS Durable Object binding`,
+    ]);
   });
 
   it('a redirect is reported with where it points, not followed with the token (exit 1)', async () => {
     answer = { status: 301, headers: { location: 'https://cdn.example/__tiercache/stats.json' }, body: '' };
     const context = testContext(stack.stackPath, { STATS_TOKEN: TOKEN });
     expect(await run(['--base', edge.url], context)).toBe(1);
-    expect(context.stderr).toEqual([`${edge.url}/__tiercache/stats.json answered 301 Moved Permanently (to https://cdn.example/__tiercache/stats.json: pass that base URL instead)`]);
+    expect(context.stderr).toEqual([
+      `${edge.url}/__tiercache/stats.json answered 301 Moved Permanently (to https://cdn.example/__tiercache/stats.json: pass that base URL instead)`,
+    ]);
     expect(edge.received).toHaveLength(1);
   });
 
@@ -88,7 +96,9 @@ describe('npm run stats: the answer', () => {
     answer = plain(502, `upstream said: bad token ${TOKEN}`);
     const context = testContext(stack.stackPath, { STATS_TOKEN: TOKEN });
     expect(await run(['--base', edge.url], context)).toBe(1);
-    expect(context.stderr).toEqual([`${edge.url}/__tiercache/stats.json answered 502 Bad Gateway: upstream said: bad token [token]`]);
+    expect(context.stderr).toEqual([
+      `${edge.url}/__tiercache/stats.json answered 502 Bad Gateway: upstream said: bad token [token]`,
+    ]);
   });
 
   it('a 200 that is not stats JSON (a site page) is named as such (exit 1)', async () => {
@@ -98,14 +108,16 @@ describe('npm run stats: the answer', () => {
     expect(context.stderr[0]).toMatch(/answered 200 with something that is not JSON \(is it a tiercache edge\?\)/);
     answer = json(200, { generatedAt: 'now' });
     expect(await run(['--base', edge.url], context)).toBe(1);
-    expect(context.stderr[1]).toContain('answered JSON that is not tiercache\'s stats (no tiers)');
+    expect(context.stderr[1]).toContain("answered JSON that is not tiercache's stats (no tiers)");
   });
 
   it('nothing listening: "cannot reach <url>: <reason>" (exit 1)', async () => {
     const url = await unreachableUrl();
     const context = testContext(stack.stackPath, { STATS_TOKEN: TOKEN });
     expect(await run(['--base', url], context)).toBe(1);
-    expect(context.stderr).toEqual([`cannot reach ${url}/__tiercache/stats.json: connect ECONNREFUSED ${new URL(url).host}`]);
+    expect(context.stderr).toEqual([
+      `cannot reach ${url}/__tiercache/stats.json: connect ECONNREFUSED ${new URL(url).host}`,
+    ]);
   });
 
   it('an edge that never answers: gives up after the timeout (exit 1)', async () => {
@@ -135,7 +147,9 @@ describe('npm run stats: which deployment', () => {
     expect(edge.received[0]?.headers.authorization).toBe(`Bearer ${TOKEN}`);
     const context = testContext(stack.stackPath, { STATS_TOKEN: `${TOKEN} ${TOKEN}` });
     expect(await run(['--base', edge.url], context)).toBe(2);
-    expect(context.stderr).toEqual(['STATS_TOKEN holds characters an Authorization header cannot carry (spaces, control or non-ASCII characters): set it to the secret alone']);
+    expect(context.stderr).toEqual([
+      'STATS_TOKEN holds characters an Authorization header cannot carry (spaces, control or non-ASCII characters): set it to the secret alone',
+    ]);
     expect(edge.received).toHaveLength(1);
   });
 
@@ -165,14 +179,18 @@ describe('npm run stats: which deployment', () => {
     await stack.write({ url, statsToken: STACK_TOKEN, purgeToken: 'p' });
     const context = testContext(stack.stackPath);
     expect(await run([], context)).toBe(1);
-    expect(context.stderr).toEqual([`cannot reach ${url}/__tiercache/stats.json: connect ECONNREFUSED ${new URL(url).host} (from ${stack.stackPath}: is \`npm start\` still running?)`]);
+    expect(context.stderr).toEqual([
+      `cannot reach ${url}/__tiercache/stats.json: connect ECONNREFUSED ${new URL(url).host} (from ${stack.stackPath}: is \`npm start\` still running?)`,
+    ]);
   });
 
   it('a stack file that is not what npm start writes (exit 2)', async () => {
     await stack.write('{"url": 42}');
     const context = testContext(stack.stackPath);
     expect(await run([], context)).toBe(2);
-    expect(context.stderr[0]).toBe(`${stack.stackPath} is not what \`npm start\` writes (expected {"url": "http://…", "statsToken": "…", "purgeToken": "…"}): restart it with \`npm start\``);
+    expect(context.stderr[0]).toBe(
+      `${stack.stackPath} is not what \`npm start\` writes (expected {"url": "http://…", "statsToken": "…", "purgeToken": "…"}): restart it with \`npm start\``,
+    );
   });
 });
 
@@ -181,7 +199,10 @@ describe('npm run stats: usage', () => {
     const cases: [string[], string][] = [
       [['--basee', edge.url], "Unknown option '--basee'"],
       [['--base', edge.url, '--base', edge.url], '--base given 2 times; give it once'],
-      [['--base', 'ftp://cdn.example'], 'expected --base to be the edge\'s base URL, like https://cdn.example; got "ftp://cdn.example"'],
+      [
+        ['--base', 'ftp://cdn.example'],
+        'expected --base to be the edge\'s base URL, like https://cdn.example; got "ftp://cdn.example"',
+      ],
       [['stats'], "Unexpected argument 'stats'"],
     ];
     for (const [argv, message] of cases) {

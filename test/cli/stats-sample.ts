@@ -7,7 +7,16 @@ import { DEFAULT_COST_DEPLOYMENT, windowCost } from '../../shared/stats/stats-co
 import type { MinuteStats, StatsJson, TierStats, Totals } from '../../shared/stats/stats-json.ts';
 
 function totals(requests: number, bytesSent: number, bytesFromNextHop = 0, bytesFromOrigin = 0, ttfbMsSum = 0): Totals {
-  return { requests, bytesSent, bytesFromNextHop, bytesFromOrigin, ttfbMsSum, durationMsSum: ttfbMsSum * 2, slicesHit: 0, slicesMissed: 0 };
+  return {
+    requests,
+    bytesSent,
+    bytesFromNextHop,
+    bytesFromOrigin,
+    ttfbMsSum,
+    durationMsSum: ttfbMsSum * 2,
+    slicesHit: 0,
+    slicesMissed: 0,
+  };
 }
 
 const EDGE_OUTCOMES: Record<Outcome, Totals> = {
@@ -36,9 +45,18 @@ const LAST_MINUTE = Date.parse('2026-01-30T10:15:00.000Z');
 /** 60 minutes, 09:16 to 10:15; traffic in the last three. */
 function minutes(): MinuteStats[] {
   const busy: Record<number, MinuteStats['tiers']> = {
-    57: { edge: { requests: 200, hits: 150, bytesSent: 600_000_000, bytesFromNextHop: 100_000_000 }, shield: { requests: 50, hits: 5, bytesSent: 100_000_000, bytesFromNextHop: 95_000_000 } },
-    58: { edge: { requests: 400, hits: 350, bytesSent: 1_200_000_000, bytesFromNextHop: 120_000_000 }, shield: { requests: 50, hits: 5, bytesSent: 120_000_000, bytesFromNextHop: 115_000_000 } },
-    59: { edge: { requests: 600, hits: 550, bytesSent: 1_700_000_000, bytesFromNextHop: 200_000_000 }, shield: { requests: 50, hits: 10, bytesSent: 200_000_000, bytesFromNextHop: 190_000_000 } },
+    57: {
+      edge: { requests: 200, hits: 150, bytesSent: 600_000_000, bytesFromNextHop: 100_000_000 },
+      shield: { requests: 50, hits: 5, bytesSent: 100_000_000, bytesFromNextHop: 95_000_000 },
+    },
+    58: {
+      edge: { requests: 400, hits: 350, bytesSent: 1_200_000_000, bytesFromNextHop: 120_000_000 },
+      shield: { requests: 50, hits: 5, bytesSent: 120_000_000, bytesFromNextHop: 115_000_000 },
+    },
+    59: {
+      edge: { requests: 600, hits: 550, bytesSent: 1_700_000_000, bytesFromNextHop: 200_000_000 },
+      shield: { requests: 50, hits: 10, bytesSent: 200_000_000, bytesFromNextHop: 190_000_000 },
+    },
   };
   const idle = { requests: 0, hits: 0, bytesSent: 0, bytesFromNextHop: 0 };
   return Array.from({ length: 60 }, (_, i) => ({
@@ -49,16 +67,41 @@ function minutes(): MinuteStats[] {
 
 export function statsSample(): StatsJson {
   const tiers: Record<'edge' | 'shield', TierStats> = {
-    edge: { totals: totals(1200, 3_500_000_000, 420_000_000, 400_000_000, 3840), hitRatio: 0.875, byteHitRatio: 0.88, ttfbMsMean: 3.2, outcomes: EDGE_OUTCOMES },
-    shield: { totals: totals(150, 420_000_000, 400_000_000, 400_000_000, 6150), hitRatio: 20 / 150, byteHitRatio: 1 - 400 / 420, ttfbMsMean: 41, outcomes: SHIELD_OUTCOMES },
+    edge: {
+      totals: totals(1200, 3_500_000_000, 420_000_000, 400_000_000, 3840),
+      hitRatio: 0.875,
+      byteHitRatio: 0.88,
+      ttfbMsMean: 3.2,
+      outcomes: EDGE_OUTCOMES,
+    },
+    shield: {
+      totals: totals(150, 420_000_000, 400_000_000, 400_000_000, 6150),
+      hitRatio: 20 / 150,
+      byteHitRatio: 1 - 400 / 420,
+      ttfbMsMean: 41,
+      outcomes: SHIELD_OUTCOMES,
+    },
   };
   // Two isolates at each tier flushing every 5 s for the hour, each re-reading the purge list as often.
-  const operations = { flushes: { edge: 1440, shield: 1440 }, rowsRead: 8640, rowsWritten: 5760, kvLists: { edge: 1440, shield: 1440 }, kvWrites: 2 };
+  const operations = {
+    flushes: { edge: 1440, shield: 1440 },
+    rowsRead: 8640,
+    rowsWritten: 5760,
+    kvLists: { edge: 1440, shield: 1440 },
+    kvWrites: 2,
+  };
   return {
     generatedAt: '2026-01-30T10:15:42.123Z',
     windowMinutes: 60,
     tiers,
-    egress: { originBytes: 400_000_000, servedBytes: 3_500_000_000, savedBytes: 3_100_000_000, pricePerTB: 7, savedUSD: 0.0217, spentUSD: 0.0028 },
+    egress: {
+      originBytes: 400_000_000,
+      servedBytes: 3_500_000_000,
+      savedBytes: 3_100_000_000,
+      pricePerTB: 7,
+      savedUSD: 0.0217,
+      spentUSD: 0.0028,
+    },
     minutes: minutes(),
     hosts: [
       { host: 'cdn.example', requests: 1100, bytesSent: 3_400_000_000 },

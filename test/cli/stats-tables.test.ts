@@ -34,7 +34,7 @@ describe('renderStats', () => {
     ]);
   });
 
-  it('prints the hour as a month at its rate: each line of the Workers Paid bill, then tiercache against the origin\'s egress alone', () => {
+  it("prints the hour as a month at its rate: each line of the Workers Paid bill, then tiercache against the origin's egress alone", () => {
     const cost = table(text, 'Cost, a month at this rate (prices read 2026-12-01; docs/costs.md)').split('\n');
     const sample = statsSample().cost.month;
     expect(cost).toHaveLength(3 + sample.lines.length + 4);
@@ -46,7 +46,9 @@ describe('renderStats', () => {
 
   it('leaves the cost out for an edge older than it (its stats.json has none)', () => {
     const { cost: _cost, ...older } = statsSample();
-    const titles = renderStats(older as ReturnType<typeof statsSample>, 'https://cdn.example').split('\n\n').map((block) => block.split('\n')[0]);
+    const titles = renderStats(older as ReturnType<typeof statsSample>, 'https://cdn.example')
+      .split('\n\n')
+      .map((block) => block.split('\n')[0]);
     expect(titles.some((title) => title?.startsWith('Cost'))).toBe(false);
     expect(titles).toContain('Egress (origin priced at $7.00 per TB)');
   });
@@ -78,7 +80,9 @@ describe('renderStats', () => {
         '  error               5         0 B            0 B          0 B',
       ].join('\n'),
     );
-    expect(table(text, 'Outcomes at the shield')).toContain('  miss              120      400 MB         400 MB       400 MB');
+    expect(table(text, 'Outcomes at the shield')).toContain(
+      '  miss              120      400 MB         400 MB       400 MB',
+    );
   });
 
   it('prints the egress: origin bytes and their cost, bytes served, bytes and dollars saved', () => {
@@ -107,10 +111,23 @@ describe('renderStats', () => {
   });
 
   it('prints hosts, top misses, bypass reasons, errors and recent purges in the order the edge ranked them', () => {
-    expect(table(text, 'Hosts (at the edge)').split('\n').slice(3)).toEqual(['  cdn.example     1,100     3.40 GB', '  img.example       100      100 MB']);
-    expect(table(text, 'Top misses (at the edge)').split('\n').slice(3)).toEqual(['  /video/big.bin      40', '  /index.html         12']);
-    expect(table(text, 'Bypass reasons').split('\n').slice(3)).toEqual(['  edge    method          10', '  edge    no-store         5', '  shield  no-store         5']);
-    expect(table(text, 'Errors').split('\n').slice(3)).toEqual(['  edge    shield-unreachable         5', '  shield  origin-timeout             5']);
+    expect(table(text, 'Hosts (at the edge)').split('\n').slice(3)).toEqual([
+      '  cdn.example     1,100     3.40 GB',
+      '  img.example       100      100 MB',
+    ]);
+    expect(table(text, 'Top misses (at the edge)').split('\n').slice(3)).toEqual([
+      '  /video/big.bin      40',
+      '  /index.html         12',
+    ]);
+    expect(table(text, 'Bypass reasons').split('\n').slice(3)).toEqual([
+      '  edge    method          10',
+      '  edge    no-store         5',
+      '  shield  no-store         5',
+    ]);
+    expect(table(text, 'Errors').split('\n').slice(3)).toEqual([
+      '  edge    shield-unreachable         5',
+      '  shield  origin-timeout             5',
+    ]);
     expect(table(text, 'Recent purges').split('\n').slice(1)).toEqual([
       '  at (UTC)              kind        value',
       '  --------------------  ----------  -----',
@@ -127,7 +144,9 @@ describe('renderStats', () => {
     const quiet = renderStats(stats, 'https://cdn.example');
     expect(table(quiet, 'Top misses (at the edge)')).toBe('Top misses (at the edge)\n  (none)');
     expect(table(quiet, 'Recent purges')).toBe('Recent purges\n  (none)');
-    expect(table(quiet, 'Tiers').split('\n')[4]).toBe('  shield       150          —               —          —      420 MB');
+    expect(table(quiet, 'Tiers').split('\n')[4]).toBe(
+      '  shield       150          —               —          —      420 MB',
+    );
   });
 
   it('prints a window shorter than 10 minutes whole', () => {
@@ -147,7 +166,14 @@ describe('renderStats', () => {
 
 describe('textTable', () => {
   it('aligns text left and numbers right under a rule as wide as the widest cell', () => {
-    const text = textTable('T', [{ title: 'name' }, { title: 'n', align: 'right' }], [['a', '1'], ['longer', '1,000']]);
+    const text = textTable(
+      'T',
+      [{ title: 'name' }, { title: 'n', align: 'right' }],
+      [
+        ['a', '1'],
+        ['longer', '1,000'],
+      ],
+    );
     expect(text).toBe(['T', '  name        n', '  ------  -----', '  a           1', '  longer  1,000'].join('\n'));
   });
 });

@@ -68,7 +68,9 @@ describe('the deployed configuration', () => {
     expect(edge.services).toEqual([{ binding: 'SHIELD', service: shield.name }]);
     expect(edge.kv_namespaces).toEqual([{ binding: 'PURGES', id: KV_ID }]);
     expect(shield.kv_namespaces).toEqual(edge.kv_namespaces);
-    expect(edge.durable_objects).toEqual({ bindings: [{ name: 'STATS', class_name: 'StatsStore', script_name: shield.name }] });
+    expect(edge.durable_objects).toEqual({
+      bindings: [{ name: 'STATS', class_name: 'StatsStore', script_name: shield.name }],
+    });
     expect(shield.durable_objects).toEqual({ bindings: [{ name: 'STATS', class_name: 'StatsStore' }] });
     expect(edge.analytics_engine_datasets).toEqual([{ binding: 'ANALYTICS', dataset: 'tiercache' }]);
     expect(shield.analytics_engine_datasets).toEqual(edge.analytics_engine_datasets);
@@ -83,12 +85,19 @@ describe('the deployed configuration', () => {
 
   it("puts Workers Cache in front of the shield's slice entrypoint only, which the shield's script exports and its gateway is told to use", () => {
     expect(shield.cache).toEqual({ enabled: true });
-    expect(shield.exports).toEqual({ default: { type: 'worker', cache: { enabled: false } }, [SLICES_ENTRYPOINT]: { type: 'worker', cache: { enabled: true } } });
+    expect(shield.exports).toEqual({
+      default: { type: 'worker', cache: { enabled: false } },
+      [SLICES_ENTRYPOINT]: { type: 'worker', cache: { enabled: true } },
+    });
     expect(shield.vars[WORKERS_CACHE_VAR]).toBe('on');
     expect(edge).not.toHaveProperty('cache');
     // The names the shield's code uses are the ones written here.
-    expect(readFileSync(new URL('shield/index.ts', ROOT), 'utf8')).toMatch(new RegExp(`export \\{[^}]*\\b${SLICES_ENTRYPOINT}\\b`));
-    expect(readFileSync(new URL('shield/shield-app.ts', ROOT), 'utf8')).toMatch(new RegExp(`SLICES_ENTRYPOINT = '${SLICES_ENTRYPOINT}'`));
+    expect(readFileSync(new URL('shield/index.ts', ROOT), 'utf8')).toMatch(
+      new RegExp(`export \\{[^}]*\\b${SLICES_ENTRYPOINT}\\b`),
+    );
+    expect(readFileSync(new URL('shield/shield-app.ts', ROOT), 'utf8')).toMatch(
+      new RegExp(`SLICES_ENTRYPOINT = '${SLICES_ENTRYPOINT}'`),
+    );
     expect(readFileSync(new URL('shield/env.ts', ROOT), 'utf8')).toMatch(new RegExp(`${WORKERS_CACHE_VAR}\\?: string`));
     const off = wranglerConfigs({ ...settings, shield: { ...settings.shield, workersCache: false } }, KV_ID).shield;
     expect(off).not.toHaveProperty('cache');

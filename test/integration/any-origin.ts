@@ -2,10 +2,14 @@
 // any headers, a body or none, interim 1xx answers first, or an answer computed from the
 // request. It records what it received, so tests assert on both sides of the tiers.
 
-import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface Received { method: string; path: string; headers: Record<string, string> }
+export interface Received {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+}
 
 export interface Scripted {
   status: number;
@@ -43,7 +47,8 @@ export async function startAnyOrigin(): Promise<AnyOrigin> {
     const request: Received = { method: req.method ?? '', path, headers: flatten(req.headers) };
     received.push(request);
     const script = scripts.get(path.split('?')[0] ?? path);
-    if (script === undefined) return reply(req, res, { status: 404, headers: { 'content-type': 'text/plain' }, body: 'no script' });
+    if (script === undefined)
+      return reply(req, res, { status: 404, headers: { 'content-type': 'text/plain' }, body: 'no script' });
     const scripted = typeof script === 'function' ? script(request) : script;
     if (scripted.after === undefined) reply(req, res, scripted);
     else void scripted.after.finally(() => reply(req, res, scripted));
@@ -55,10 +60,11 @@ export async function startAnyOrigin(): Promise<AnyOrigin> {
     received,
     receivedFor: (path) => received.filter((r) => r.path === path),
     answer: (path, script) => scripts.set(path, script),
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -68,7 +74,9 @@ function reply(req: IncomingMessage, res: ServerResponse, script: Scripted): voi
     return;
   }
   for (const interim of script.interim ?? []) {
-    const headers = Object.entries(interim.headers ?? {}).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+    const headers = Object.entries(interim.headers ?? {})
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('');
     // Node has no API for an arbitrary 1xx: written on the socket before the final head.
     res.socket?.write(`HTTP/1.1 ${interim.status} Interim\r\n${headers}\r\n`);
   }
@@ -81,13 +89,20 @@ function reply(req: IncomingMessage, res: ServerResponse, script: Scripted): voi
     return;
   }
   const bodyless = req.method === 'HEAD' || script.status === 204 || script.status === 304;
-  if (body !== undefined && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-length' || name.toLowerCase() === 'transfer-encoding')) headers['content-length'] = body.length;
+  if (
+    body !== undefined &&
+    !Object.keys(headers).some(
+      (name) => name.toLowerCase() === 'content-length' || name.toLowerCase() === 'transfer-encoding',
+    )
+  )
+    headers['content-length'] = body.length;
   res.writeHead(script.status, headers);
   res.end(bodyless ? undefined : body);
 }
 
 function flatten(headers: IncomingMessage['headers']): Record<string, string> {
   const flat: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
+  for (const [name, value] of Object.entries(headers))
+    if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
   return flat;
 }

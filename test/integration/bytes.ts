@@ -20,7 +20,9 @@ export function sha256(bytes: Uint8Array): string {
 }
 
 /** Reads a body to its end, hashing it: the length, hash and whether it ended cleanly. */
-export async function drain(body: ReadableStream<Uint8Array> | null): Promise<{ length: number; sha256: string; error: unknown }> {
+export async function drain(
+  body: ReadableStream<Uint8Array> | null,
+): Promise<{ length: number; sha256: string; error: unknown }> {
   const hash = createHash('sha256');
   let length = 0;
   let error: unknown;

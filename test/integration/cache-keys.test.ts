@@ -3,7 +3,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SECOND_BUCKET } from '../../local/origin.ts';
-import { type Fixture, cacheStatus, rawGet, settle, startFixture } from './fixture.ts';
+import { cacheStatus, type Fixture, rawGet, settle, startFixture } from './fixture.ts';
 
 let f: Fixture;
 const port = (): string => new URL(f.stack.url).port;
@@ -22,7 +22,9 @@ describe('host names and buckets (HOST_BUCKETS)', () => {
     expect((await asHost('site-b.test', '/page.html')).text).toBe('bucket site-b');
     expect((await asHost('SITE-B.test', '/page.html')).text).toBe('bucket site-b');
     expect((await asHost('127.0.0.1', '/page.html')).text).toBe('bucket assets');
-    expect(f.tap.requests.map((r) => r.path)).toEqual(expect.arrayContaining([`/${SECOND_BUCKET}/page.html`, '/assets/page.html']));
+    expect(f.tap.requests.map((r) => r.path)).toEqual(
+      expect.arrayContaining([`/${SECOND_BUCKET}/page.html`, '/assets/page.html']),
+    );
   });
 
   it('keeps the two sites apart at both tiers', async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { patternBytes } from './bytes.ts';
-import { FakeClock, type Fixture, cacheStatus, settle, startFixture } from './fixture.ts';
+import { cacheStatus, FakeClock, type Fixture, settle, startFixture } from './fixture.ts';
 
 const MiB = 1024 * 1024;
 let f: Fixture;
@@ -88,7 +88,11 @@ describe('request collapsing', () => {
   it('sends 50 concurrent misses for one slice of a sliced object to the origin once', async () => {
     await f.origin.putObject('hot-video.bin', patternBytes(43, 4 * MiB));
     f.tap.clear();
-    const answers = await Promise.all(Array.from({ length: 50 }, () => f.get('/hot-video.bin', { headers: { range: `bytes=${2 * MiB}-${2 * MiB + 99}` } })));
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        f.get('/hot-video.bin', { headers: { range: `bytes=${2 * MiB}-${2 * MiB + 99}` } }),
+      ),
+    );
     expect(answers.every((a) => a.status === 206 && a.body.byteLength === 100)).toBe(true);
     expect(f.tap.requests.filter((r) => r.method === 'GET')).toHaveLength(1);
   });

@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Stack, startWorkers } from '../../local/workers.ts';
 import { type AnyOrigin, startAnyOrigin } from './any-origin.ts';
 import { patternBytes, sha256 } from './bytes.ts';
-import { type Framed, rawFramedGet } from './raw-framing.ts';
 import { settle } from './fixture.ts';
+import { type Framed, rawFramedGet } from './raw-framing.ts';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -29,8 +29,10 @@ afterAll(async () => {
 });
 
 const get = (path: string): Promise<Framed> => rawFramedGet(stack.url, path);
-const edgeMember = (answer: Framed): string => (answer.headers.get('cache-status') ?? '').split(',').at(-1)?.trim() ?? '';
-const members = (answer: Framed): string[] => (answer.headers.get('cache-status') ?? '').split(',').map((member) => member.trim());
+const edgeMember = (answer: Framed): string =>
+  (answer.headers.get('cache-status') ?? '').split(',').at(-1)?.trim() ?? '';
+const members = (answer: Framed): string[] =>
+  (answer.headers.get('cache-status') ?? '').split(',').map((member) => member.trim());
 
 /** A failed transfer, as a client can tell: an error status before any byte, or a framing that never ended. */
 function expectVisiblyFailed(answer: Framed, label: string): void {
@@ -39,9 +41,17 @@ function expectVisiblyFailed(answer: Framed, label: string): void {
 }
 
 const cases = [
-  { name: 'a storable body', headers: { 'content-type': 'text/html', 'cache-control': 'max-age=600' }, size: 300 * KiB },
+  {
+    name: 'a storable body',
+    headers: { 'content-type': 'text/html', 'cache-control': 'max-age=600' },
+    size: 300 * KiB,
+  },
   { name: 'a no-store body', headers: { 'content-type': 'text/html', 'cache-control': 'no-store' }, size: 300 * KiB },
-  { name: 'a storable body longer than a tier holds in memory', headers: { 'content-type': 'application/octet-stream', 'cache-control': 'max-age=600' }, size: 3 * MiB + 17 },
+  {
+    name: 'a storable body longer than a tier holds in memory',
+    headers: { 'content-type': 'application/octet-stream', 'cache-control': 'max-age=600' },
+    size: 3 * MiB + 17,
+  },
 ];
 
 describe('a body without Content-Length that the origin cuts mid-way', () => {
@@ -93,7 +103,15 @@ describe('a body without Content-Length that ends whole', () => {
 describe('a body without Content-Length that may not be stored and is longer than a tier holds in memory', () => {
   it('is refused with a 502 before any byte goes out, saying why: it could not be sent so that a cut would show', async () => {
     const path = `/long-no-store-${++objects}.bin`;
-    origin.answer(path, { status: 200, headers: { 'content-type': 'application/octet-stream', 'cache-control': 'no-store', 'transfer-encoding': 'chunked' }, body: patternBytes(objects, 3 * MiB) });
+    origin.answer(path, {
+      status: 200,
+      headers: {
+        'content-type': 'application/octet-stream',
+        'cache-control': 'no-store',
+        'transfer-encoding': 'chunked',
+      },
+      body: patternBytes(objects, 3 * MiB),
+    });
     const answer = await get(path);
     expect(answer.status).toBe(502);
     expect(answer.complete).toBe(true);

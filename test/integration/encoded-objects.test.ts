@@ -15,9 +15,13 @@ const ORIGINAL_SMALL = patternBytes(41, 3 * MiB);
 const ORIGINAL_LARGE = patternBytes(42, 20 * MiB);
 // Random bytes do not shrink: the encoded objects are about as large as the originals.
 const GZIPPED = new Uint8Array(gzipSync(ORIGINAL_SMALL));
-const BROTLIED = new Uint8Array(brotliCompressSync(ORIGINAL_LARGE, { params: { [constants.BROTLI_PARAM_QUALITY]: 1 } }));
+const BROTLIED = new Uint8Array(
+  brotliCompressSync(ORIGINAL_LARGE, { params: { [constants.BROTLI_PARAM_QUALITY]: 1 } }),
+);
 const GZIPPED_LARGE = new Uint8Array(gzipSync(ORIGINAL_LARGE, { level: 1 }));
-const BROTLIED_SMALL = new Uint8Array(brotliCompressSync(ORIGINAL_SMALL, { params: { [constants.BROTLI_PARAM_QUALITY]: 1 } }));
+const BROTLIED_SMALL = new Uint8Array(
+  brotliCompressSync(ORIGINAL_SMALL, { params: { [constants.BROTLI_PARAM_QUALITY]: 1 } }),
+);
 
 let f: Fixture;
 // An encoding-aware client asks for both, as curl --compressed does.
@@ -26,21 +30,40 @@ const ACCEPT = { 'accept-encoding': 'gzip, br' };
 beforeAll(async () => {
   // 1 MiB slices from 4 MiB up: the 3 MiB objects are stored whole, the 20 MiB ones sliced.
   f = await startFixture({ SLICE_SIZE: '1MiB', SLICE_THRESHOLD: '4MiB' });
-  await f.origin.putObject('encoded/small.txt.gz', GZIPPED, { 'content-type': 'text/plain', 'content-encoding': 'gzip' });
-  await f.origin.putObject('encoded/small.txt.br', BROTLIED_SMALL, { 'content-type': 'text/plain', 'content-encoding': 'br' });
-  await f.origin.putObject('encoded/large.bin.gz', GZIPPED_LARGE, { 'content-type': 'application/octet-stream', 'content-encoding': 'gzip' });
-  await f.origin.putObject('encoded/large.bin.br', BROTLIED, { 'content-type': 'application/octet-stream', 'content-encoding': 'br' });
+  await f.origin.putObject('encoded/small.txt.gz', GZIPPED, {
+    'content-type': 'text/plain',
+    'content-encoding': 'gzip',
+  });
+  await f.origin.putObject('encoded/small.txt.br', BROTLIED_SMALL, {
+    'content-type': 'text/plain',
+    'content-encoding': 'br',
+  });
+  await f.origin.putObject('encoded/large.bin.gz', GZIPPED_LARGE, {
+    'content-type': 'application/octet-stream',
+    'content-encoding': 'gzip',
+  });
+  await f.origin.putObject('encoded/large.bin.br', BROTLIED, {
+    'content-type': 'application/octet-stream',
+    'content-encoding': 'br',
+  });
 });
 afterAll(() => f?.close());
 
-const get = (path: string, headers: Record<string, string> = {}): Promise<RawAnswer> => rawRequest(new URL(path, f.stack.url), { ...ACCEPT, ...headers });
+const get = (path: string, headers: Record<string, string> = {}): Promise<RawAnswer> =>
+  rawRequest(new URL(path, f.stack.url), { ...ACCEPT, ...headers });
 
 function decode(encoding: string, bytes: Uint8Array): Uint8Array {
   return new Uint8Array(encoding === 'gzip' ? gunzipSync(bytes) : brotliDecompressSync(bytes));
 }
 
 /** Full, ranged and bytes=0- reads of `path`: each exactly the stored bytes, with their encoding. */
-async function expectExact(path: string, stored: Uint8Array, original: Uint8Array, encoding: string, headers: Record<string, string> = {}): Promise<void> {
+async function expectExact(
+  path: string,
+  stored: Uint8Array,
+  original: Uint8Array,
+  encoding: string,
+  headers: Record<string, string> = {},
+): Promise<void> {
   const full = await get(path, headers);
   expect(full.status).toBe(200);
   expect(full.error).toBeUndefined();
@@ -101,8 +124,21 @@ describe('a site answering gzip itself (http origin)', () => {
   let stack: Stack;
   beforeAll(async () => {
     site = await startSite();
-    site.page('/app.js', GZIPPED, { 'content-encoding': 'gzip', 'cache-control': 'max-age=600', etag: '"js1"', 'content-type': 'text/javascript' });
-    stack = await startWorkers({ config: { ORIGIN_KIND: 'http', ORIGIN_URL: site.url, SHIELD_TOKEN: 't', SLICE_SIZE: '1MiB', SLICE_THRESHOLD: '4MiB' } });
+    site.page('/app.js', GZIPPED, {
+      'content-encoding': 'gzip',
+      'cache-control': 'max-age=600',
+      etag: '"js1"',
+      'content-type': 'text/javascript',
+    });
+    stack = await startWorkers({
+      config: {
+        ORIGIN_KIND: 'http',
+        ORIGIN_URL: site.url,
+        SHIELD_TOKEN: 't',
+        SLICE_SIZE: '1MiB',
+        SLICE_THRESHOLD: '4MiB',
+      },
+    });
   });
   afterAll(async () => {
     await stack?.dispose();

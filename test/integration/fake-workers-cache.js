@@ -27,13 +27,20 @@ const fakePurgeApi = {
     log.purges.push(options);
     if (failPurges) return { success: false, errors: [{ code: 1134, message: 'purge rate limited (fake)' }] };
     const tags = new Set((options.tags ?? []).map((tag) => tag.toLowerCase()));
-    for (const [key, entry] of store) if (options.purgeEverything || entry.tags.some((tag) => tags.has(tag))) store.delete(key);
+    for (const [key, entry] of store)
+      if (options.purgeEverything || entry.tags.some((tag) => tags.has(tag))) store.delete(key);
     return { success: true, errors: [] };
   },
 };
 
 function fakeWorkersCache(env, ctx) {
-  const slicesCtx = { waitUntil: (promise) => ctx.waitUntil(promise), passThroughOnException: () => undefined, exports: ctx.exports, props: {}, cache: fakePurgeApi };
+  const slicesCtx = {
+    waitUntil: (promise) => ctx.waitUntil(promise),
+    passThroughOnException: () => undefined,
+    exports: ctx.exports,
+    props: {},
+    cache: fakePurgeApi,
+  };
   const slices = (request) => handleShield(request, env, slicesCtx, 'slices');
   return {
     async fetch(input, init = {}) {
@@ -50,7 +57,10 @@ function fakeWorkersCache(env, ctx) {
       const field = answer.headers.get('cloudflare-cdn-cache-control') ?? '';
       const maxAge = Number(/(?:^|,)\s*max-age=(\d+)/.exec(field)?.[1] ?? 0);
       const headers = new Headers(answer.headers);
-      const tags = (headers.get('cache-tag') ?? '').split(',').map((tag) => tag.trim().toLowerCase()).filter(Boolean);
+      const tags = (headers.get('cache-tag') ?? '')
+        .split(',')
+        .map((tag) => tag.trim().toLowerCase())
+        .filter(Boolean);
       // Cloudflare consumes both before the caller sees the answer.
       headers.delete('cloudflare-cdn-cache-control');
       headers.delete('cache-tag');
@@ -76,6 +86,11 @@ export default {
       return new Response('purges fail from now on\n');
     }
     const exports = { ...ctx.exports, ShieldSlices: fakeWorkersCache(env, ctx) };
-    return handleShield(request, env, { waitUntil: (promise) => ctx.waitUntil(promise), passThroughOnException: () => undefined, exports, props: {} }, 'gateway');
+    return handleShield(
+      request,
+      env,
+      { waitUntil: (promise) => ctx.waitUntil(promise), passThroughOnException: () => undefined, exports, props: {} },
+      'gateway',
+    );
   },
 };

@@ -17,7 +17,12 @@ let f: Fixture;
 beforeAll(async () => {
   // Sliced from 1 MiB, kept whole up to 8 MiB; memory holds what is under 64 KiB; a body silent
   // for 300 ms is broken.
-  f = await startFixture({ SLICE_SIZE: '1MiB', WHOLE_COPY_MAX: '8MiB', MEMORY_OBJECT_MAX: '64KiB', ORIGIN_IDLE_TIMEOUT_MS: '300' });
+  f = await startFixture({
+    SLICE_SIZE: '1MiB',
+    WHOLE_COPY_MAX: '8MiB',
+    MEMORY_OBJECT_MAX: '64KiB',
+    ORIGIN_IDLE_TIMEOUT_MS: '300',
+  });
 });
 afterAll(() => f?.close());
 
@@ -48,15 +53,63 @@ function rangeEnd(request: RecordedRequest, size: number): number {
 /** Faults for a sliced object: a reset in the first, a middle and the last slice; a stall; the rest. */
 function slicedCases(size: number): FaultCase[] {
   return [
-    { name: 'a reset inside slice 0', at: 300_000, fault: (start) => ({ kind: 'reset', after: 300_000 - start }), extra: 1, first: 'heals' },
-    { name: 'a reset inside a middle slice', at: 2.5 * MiB + 100, fault: (start) => ({ kind: 'reset', after: 2.5 * MiB + 100 - start }), extra: 1, first: 'heals' },
-    { name: 'a reset inside the last slice', at: size - 200, fault: (start) => ({ kind: 'reset', after: size - 200 - start }), extra: 1, first: 'heals' },
-    { name: 'a stall in the middle of a body', at: 3 * MiB + 50, fault: (start) => ({ kind: 'stall', after: 3 * MiB + 50 - start }), extra: 1, first: 'heals' },
-    { name: 'a Content-Length longer than the body', at: 5 * MiB + 10, fault: () => ({ kind: 'long-length', extra: 1000 }), extra: 0, first: 'heals' },
+    {
+      name: 'a reset inside slice 0',
+      at: 300_000,
+      fault: (start) => ({ kind: 'reset', after: 300_000 - start }),
+      extra: 1,
+      first: 'heals',
+    },
+    {
+      name: 'a reset inside a middle slice',
+      at: 2.5 * MiB + 100,
+      fault: (start) => ({ kind: 'reset', after: 2.5 * MiB + 100 - start }),
+      extra: 1,
+      first: 'heals',
+    },
+    {
+      name: 'a reset inside the last slice',
+      at: size - 200,
+      fault: (start) => ({ kind: 'reset', after: size - 200 - start }),
+      extra: 1,
+      first: 'heals',
+    },
+    {
+      name: 'a stall in the middle of a body',
+      at: 3 * MiB + 50,
+      fault: (start) => ({ kind: 'stall', after: 3 * MiB + 50 - start }),
+      extra: 1,
+      first: 'heals',
+    },
+    {
+      name: 'a Content-Length longer than the body',
+      at: 5 * MiB + 10,
+      fault: () => ({ kind: 'long-length', extra: 1000 }),
+      extra: 0,
+      first: 'heals',
+    },
     // Bytes other than those asked for: the version is forgotten; the read fails if its first byte went out.
-    { name: 'a Content-Range off by one', at: 2 * MiB + 7, fault: () => ({ kind: 'shifted-range', by: 1 }), extra: undefined, first: 'either' },
-    { name: 'a 503 with Retry-After', at: 10, fault: () => ({ kind: 'busy', status: 503, retryAfter: '1' }), extra: 1, first: 'heals' },
-    { name: 'a 429 with Retry-After', at: 4 * MiB + 10, fault: () => ({ kind: 'busy', status: 429, retryAfter: '1' }), extra: 1, first: 'heals' },
+    {
+      name: 'a Content-Range off by one',
+      at: 2 * MiB + 7,
+      fault: () => ({ kind: 'shifted-range', by: 1 }),
+      extra: undefined,
+      first: 'either',
+    },
+    {
+      name: 'a 503 with Retry-After',
+      at: 10,
+      fault: () => ({ kind: 'busy', status: 503, retryAfter: '1' }),
+      extra: 1,
+      first: 'heals',
+    },
+    {
+      name: 'a 429 with Retry-After',
+      at: 4 * MiB + 10,
+      fault: () => ({ kind: 'busy', status: 429, retryAfter: '1' }),
+      extra: 1,
+      first: 'heals',
+    },
   ];
 }
 
@@ -64,14 +117,50 @@ function slicedCases(size: number): FaultCase[] {
 function wholeCases(size: number): FaultCase[] {
   const middle = Math.floor(size / 2);
   return [
-    { name: 'a reset inside the body', at: middle, fault: () => ({ kind: 'reset', after: middle }), extra: 0, first: 'fails' },
-    { name: 'a stall in the middle of the body', at: middle - 99, fault: () => ({ kind: 'stall', after: middle - 99 }), extra: 0, first: 'fails' },
+    {
+      name: 'a reset inside the body',
+      at: middle,
+      fault: () => ({ kind: 'reset', after: middle }),
+      extra: 0,
+      first: 'fails',
+    },
+    {
+      name: 'a stall in the middle of the body',
+      at: middle - 99,
+      fault: () => ({ kind: 'stall', after: middle - 99 }),
+      extra: 0,
+      first: 'fails',
+    },
     // The Content-Range says how long the body is: that is what counts.
-    { name: 'a Content-Length longer than the body', at: middle, fault: () => ({ kind: 'long-length', extra: 1000 }), extra: 0, first: 'heals' },
+    {
+      name: 'a Content-Length longer than the body',
+      at: middle,
+      fault: () => ({ kind: 'long-length', extra: 1000 }),
+      extra: 0,
+      first: 'heals',
+    },
     // Discovery meets bytes other than those asked for, and asks again.
-    { name: 'a Content-Range off by one', at: 0, fault: () => ({ kind: 'shifted-range', by: 1 }), extra: 1, first: 'heals' },
-    { name: 'a 503 with Retry-After', at: 0, fault: () => ({ kind: 'busy', status: 503, retryAfter: '1' }), extra: 1, first: 'heals' },
-    { name: 'a 429 with Retry-After', at: 0, fault: () => ({ kind: 'busy', status: 429, retryAfter: '1' }), extra: 1, first: 'heals' },
+    {
+      name: 'a Content-Range off by one',
+      at: 0,
+      fault: () => ({ kind: 'shifted-range', by: 1 }),
+      extra: 1,
+      first: 'heals',
+    },
+    {
+      name: 'a 503 with Retry-After',
+      at: 0,
+      fault: () => ({ kind: 'busy', status: 503, retryAfter: '1' }),
+      extra: 1,
+      first: 'heals',
+    },
+    {
+      name: 'a 429 with Retry-After',
+      at: 0,
+      fault: () => ({ kind: 'busy', status: 429, retryAfter: '1' }),
+      extra: 1,
+      first: 'heals',
+    },
   ];
 }
 
@@ -83,8 +172,10 @@ const CASES: [Shape, FaultCase][] = [
 
 let objects = 0;
 
-const get = (key: string, headers: Record<string, string> = {}): Promise<RawAnswer> => rawRequest(new URL(`/${key}`, f.stack.url), headers);
-const originGets = (key: string): number => f.tap.requests.filter((r) => r.method === 'GET' && r.path.endsWith(key)).length;
+const get = (key: string, headers: Record<string, string> = {}): Promise<RawAnswer> =>
+  rawRequest(new URL(`/${key}`, f.stack.url), headers);
+const originGets = (key: string): number =>
+  f.tap.requests.filter((r) => r.method === 'GET' && r.path.endsWith(key)).length;
 const edgeMember = (answer: RawAnswer): string => (answer.headers.get('cache-status') ?? '').split(',').at(-1) ?? '';
 
 /** The right bytes, or a visibly broken transfer: never a complete-looking wrong body. */
@@ -98,7 +189,12 @@ function expectRightOrBroken(answer: RawAnswer, bytes: Uint8Array, label: string
 }
 
 /** Every way a client reads the object, each byte-identical. */
-async function expectEveryRead(key: string, bytes: Uint8Array, at: number, headers: Record<string, string> = {}): Promise<void> {
+async function expectEveryRead(
+  key: string,
+  bytes: Uint8Array,
+  at: number,
+  headers: Record<string, string> = {},
+): Promise<void> {
   const size = bytes.length;
   const full = await get(key, headers);
   expect(full.error, `${key}: full GET`).toBeUndefined();
@@ -168,7 +264,8 @@ describe('origin faults: every later read is byte-identical, at both tiers, and 
       const afterReads = originGets(key);
       // A read the fault broke stored nothing: the first read after it fetched the object once more.
       if (fault.first === 'heals') expect(afterReads - before, 'no origin GET after the first read').toBe(cold);
-      if (fault.first === 'fails') expect(afterReads - before, 'the object fetched once more, then never').toBe(cold + 1);
+      if (fault.first === 'fails')
+        expect(afterReads - before, 'the object fetched once more, then never').toBe(cold + 1);
 
       if (shape === 'sliced') {
         // A full read from the edge's own slices makes its whole copy; the copy is exact too.

@@ -3,10 +3,10 @@
 // edge and assert on what the origin really received.
 
 import { request as httpRequest } from 'node:http';
-import type { RawConfig } from '../../shared/config/config.ts';
 import { type S3Origin, startS3Origin } from '../../local/origin.ts';
-import { type Tap, startTap } from '../local/origin-tap.ts';
 import { type Stack, startWorkers } from '../../local/workers.ts';
+import type { RawConfig } from '../../shared/config/config.ts';
+import { startTap, type Tap } from '../local/origin-tap.ts';
 
 export const SHIELD_TOKEN = 'test-shield-token';
 
@@ -39,7 +39,15 @@ export class FakeClock {
   }
 }
 
-export async function startFixture(overrides: FixtureConfig = {}, options: { resolve?: (tap: Tap) => Record<string, string>; clock?: FakeClock; front?: boolean; entries?: { edge?: string; shield?: string } } = {}): Promise<Fixture> {
+export async function startFixture(
+  overrides: FixtureConfig = {},
+  options: {
+    resolve?: (tap: Tap) => Record<string, string>;
+    clock?: FakeClock;
+    front?: boolean;
+    entries?: { edge?: string; shield?: string };
+  } = {},
+): Promise<Fixture> {
   const origin = await startS3Origin();
   const tap = await startTap(origin.url, options.clock ? { clock: options.clock.now } : {});
   const config = typeof overrides === 'function' ? overrides(tap) : overrides;
@@ -72,7 +80,12 @@ export async function startFixture(overrides: FixtureConfig = {}, options: { res
 }
 
 /** An answer whose text is decoded only when asked for: decoding a large binary body costs more than reading it. */
-function answer<Extra extends object = object>(status: number, headers: Headers, body: Uint8Array, extra?: Extra): Answer & Extra {
+function answer<Extra extends object = object>(
+  status: number,
+  headers: Headers,
+  body: Uint8Array,
+  extra?: Extra,
+): Answer & Extra {
   return {
     status,
     headers,
@@ -102,7 +115,8 @@ export function rawGet(url: URL, headers: Record<string, string>): Promise<Answe
       res.on('end', () => {
         const body = new Uint8Array(Buffer.concat(chunks));
         const answerHeaders = new Headers();
-        for (const [name, value] of Object.entries(res.headers)) if (typeof value === 'string') answerHeaders.set(name, value);
+        for (const [name, value] of Object.entries(res.headers))
+          if (typeof value === 'string') answerHeaders.set(name, value);
         resolve(answer(res.statusCode ?? 0, answerHeaders, body));
       });
     });
@@ -114,7 +128,10 @@ export function rawGet(url: URL, headers: Record<string, string>): Promise<Answe
 /** The Cache-Status members, each as [cache name, params...]. */
 export function cacheStatus(answer: Answer): string[][] {
   const value = answer.headers.get('cache-status') ?? '';
-  return value.split(',').map((member) => member.split(';').map((part) => part.trim())).filter((m) => m[0]);
+  return value
+    .split(',')
+    .map((member) => member.split(';').map((part) => part.trim()))
+    .filter((m) => m[0]);
 }
 
 /** Entries are stored after the response is sent (waitUntil); give that a moment. */
@@ -136,7 +153,11 @@ export interface RawAnswer extends Answer {
 export function rawRequest(url: URL, headers: Record<string, string> = {}, method = 'GET'): Promise<RawAnswer> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
-    const finish = (status: number, raw: Record<string, string | string[] | undefined>, error: Error | undefined): void => {
+    const finish = (
+      status: number,
+      raw: Record<string, string | string[] | undefined>,
+      error: Error | undefined,
+    ): void => {
       const body = new Uint8Array(Buffer.concat(chunks));
       const answerHeaders = new Headers();
       for (const [name, value] of Object.entries(raw)) if (typeof value === 'string') answerHeaders.set(name, value);

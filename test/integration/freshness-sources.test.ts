@@ -1,7 +1,7 @@
 // Where freshness comes from (RFC 9111 §4.2.1, §4.2.2, §4.2.3), observed across both tiers.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Answer, FakeClock, type Fixture, cacheStatus, settle, startFixture } from './fixture.ts';
+import { type Answer, cacheStatus, FakeClock, type Fixture, settle, startFixture } from './fixture.ts';
 
 let f: Fixture;
 /** Same stack with no configured default, so the Last-Modified heuristic decides. */
@@ -14,7 +14,10 @@ const clock = new FakeClock();
 const NO_MEMORY = { MEMORY_CACHE_SIZE: '0' };
 
 beforeAll(async () => {
-  [f, noDefault] = await Promise.all([startFixture(NO_MEMORY, { clock }), startFixture({ ...NO_MEMORY, DEFAULT_TTL: '0' }, { clock })]);
+  [f, noDefault] = await Promise.all([
+    startFixture(NO_MEMORY, { clock }),
+    startFixture({ ...NO_MEMORY, DEFAULT_TTL: '0' }, { clock }),
+  ]);
 });
 afterAll(async () => {
   await Promise.all([f?.close(), noDefault?.close()]);
@@ -98,7 +101,8 @@ describe('freshness when the response says nothing', () => {
     expect(first.status).toBe(200);
     expect(first.headers.get('last-modified')).not.toBeNull();
     // Date − Last-Modified is a second at most, and 10% of that rounds down to no freshness.
-    const sinceModified = (Date.parse(first.headers.get('date') ?? '') - Date.parse(first.headers.get('last-modified') ?? '')) / 1000;
+    const sinceModified =
+      (Date.parse(first.headers.get('date') ?? '') - Date.parse(first.headers.get('last-modified') ?? '')) / 1000;
     expect(Math.floor(sinceModified * 0.1)).toBe(0);
     for (const member of cacheStatus(first)) expect(member).not.toContain('stored');
     await settle();

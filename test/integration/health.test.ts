@@ -6,13 +6,13 @@
 
 import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Stack, startWorkers } from '../../local/workers.ts';
 import { HEALTH_CACHE_MS } from '../../shared/http/health-report.ts';
 import { CREDENTIAL_HEADER, HEALTH_PATH } from '../../shared/target/internal.ts';
 import { DEFAULT_PROBE_KEY } from '../../shield/origin/probe-target.ts';
-import { type Stack, startWorkers } from '../../local/workers.ts';
 import type { RecordedRequest } from '../local/origin-tap.ts';
 import { type AnyOrigin, startAnyOrigin } from './any-origin.ts';
-import { type Answer, FakeClock, type Fixture, SHIELD_TOKEN, request, startFixture } from './fixture.ts';
+import { type Answer, FakeClock, type Fixture, request, SHIELD_TOKEN, startFixture } from './fixture.ts';
 
 const HEALTH_KEY = 'health/ok.txt';
 /** Past the window in which one probe's finding answers. */
@@ -51,7 +51,8 @@ function expectObjectRequestsOnly(requests: readonly RecordedRequest[], bucket: 
   }
 }
 
-const heads = (requests: readonly RecordedRequest[], path: string): number => requests.filter((r) => r.method === 'HEAD' && r.path === path).length;
+const heads = (requests: readonly RecordedRequest[], path: string): number =>
+  requests.filter((r) => r.method === 'HEAD' && r.path === path).length;
 
 describe('health against a good origin with HEALTH_KEY', () => {
   const clock = new FakeClock();
@@ -68,7 +69,9 @@ describe('health against a good origin with HEALTH_KEY', () => {
     expectHealth(got, 200, 'ok');
     expect(got.body.probe).toBe('HEALTH_KEY');
     expect(got.body.originDetail).toMatch(/answered 200/);
-    expect(f.tap.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([`HEAD /${f.origin.bucket}/${HEALTH_KEY} 200`]);
+    expect(f.tap.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+      `HEAD /${f.origin.bucket}/${HEALTH_KEY} 200`,
+    ]);
     expect(f.tap.requests[0]?.headers.authorization).toMatch(/^AWS4-HMAC-SHA256 /);
   });
 
@@ -89,7 +92,11 @@ describe('health against a good origin with HEALTH_KEY', () => {
 
   it("is the shield's own answer too: 200 with the finding, for the edge's credential only", async () => {
     const own = await health(f.stack.shieldUrl, { headers: { [CREDENTIAL_HEADER]: SHIELD_TOKEN } });
-    expect([own.answer.status, own.body.origin, own.answer.headers.get('cache-control')]).toEqual([200, 'ok', 'no-store']);
+    expect([own.answer.status, own.body.origin, own.answer.headers.get('cache-control')]).toEqual([
+      200,
+      'ok',
+      'no-store',
+    ]);
     expect((await request(new URL(HEALTH_PATH, f.stack.shieldUrl))).status).toBe(403);
   });
 
@@ -126,7 +133,10 @@ describe('health against a good origin without HEALTH_KEY', () => {
     expect(got.body.originDetail).toMatch(/NoSuchKey/);
     const path = `/${f.origin.bucket}/${DEFAULT_PROBE_KEY}`;
     // A HEAD has no body to name the cause; the GET after it reads S3's error code.
-    expect(f.tap.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([`HEAD ${path} 404`, `GET ${path} 404`]);
+    expect(f.tap.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+      `HEAD ${path} 404`,
+      `GET ${path} 404`,
+    ]);
     expect(f.tap.requests[1]?.headers.range).toBe('bytes=0-0');
   });
 
@@ -137,7 +147,9 @@ describe('health against a good origin without HEALTH_KEY', () => {
     const got = await health(f.stack.url);
     expectHealth(got, 200, 'ok');
     expect(got.body.probe).toBe('recent');
-    expect(f.tap.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([`HEAD /${f.origin.bucket}/served.txt 200`]);
+    expect(f.tap.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+      `HEAD /${f.origin.bucket}/served.txt 200`,
+    ]);
   });
 });
 
@@ -208,8 +220,21 @@ describe('health against a silent origin and a site', () => {
   beforeAll(async () => {
     [silent, site] = await Promise.all([startSilentOrigin(), startAnyOrigin()]);
     [silentStack, siteStack] = await Promise.all([
-      startWorkers({ config: { ORIGIN_KIND: 's3', ORIGIN_URL: silent.url, S3_BUCKET: 'bucket', S3_ACCESS_KEY_ID: 'k', S3_SECRET_ACCESS_KEY: 's', SHIELD_TOKEN, ORIGIN_TIMEOUT_MS: '300' } }),
-      startWorkers({ config: { ORIGIN_KIND: 'http', ORIGIN_URL: `${site.url}/base/`, SHIELD_TOKEN }, clock: clock.now }),
+      startWorkers({
+        config: {
+          ORIGIN_KIND: 's3',
+          ORIGIN_URL: silent.url,
+          S3_BUCKET: 'bucket',
+          S3_ACCESS_KEY_ID: 'k',
+          S3_SECRET_ACCESS_KEY: 's',
+          SHIELD_TOKEN,
+          ORIGIN_TIMEOUT_MS: '300',
+        },
+      }),
+      startWorkers({
+        config: { ORIGIN_KIND: 'http', ORIGIN_URL: `${site.url}/base/`, SHIELD_TOKEN },
+        clock: clock.now,
+      }),
     ]);
   });
   afterAll(async () => {

@@ -8,8 +8,8 @@ import { readdir, readFile, readlink, stat } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Stack, type WorkerdSocket, startWorkers } from '../../local/workers.ts';
-import { type Fixture, SHIELD_TOKEN, rawRequest, settle, startFixture } from './fixture.ts';
+import { type Stack, startWorkers, type WorkerdSocket } from '../../local/workers.ts';
+import { type Fixture, rawRequest, SHIELD_TOKEN, settle, startFixture } from './fixture.ts';
 import { type Site, startSite } from './http-site.ts';
 
 interface RawExchange {
@@ -29,8 +29,13 @@ function exchange(base: string, raw: string, waitMs = 1500): Promise<RawExchange
 }
 
 /** An exchange with a socket given by its address: TCP, or a Unix socket's path (or the URL of a TCP one). */
-function socketExchange(address: WorkerdSocket | { host: string; port: number }, raw: string, waitMs = 1500): Promise<RawExchange> {
-  const target = 'url' in address ? { host: new URL(address.url).hostname, port: Number(new URL(address.url).port) } : address;
+function socketExchange(
+  address: WorkerdSocket | { host: string; port: number },
+  raw: string,
+  waitMs = 1500,
+): Promise<RawExchange> {
+  const target =
+    'url' in address ? { host: new URL(address.url).hostname, port: Number(new URL(address.url).port) } : address;
   return new Promise((resolve) => {
     const socket = connect(target, () => socket.write(raw));
     let data = Buffer.alloc(0);
@@ -63,8 +68,16 @@ const HOSTILE: [string, string, number][] = [
   ['the asterisk form with GET', 'GET * HTTP/1.1\r\nHost: a\r\n\r\n', 400],
   ['a target without a leading slash', 'GET index.html HTTP/1.1\r\nHost: a\r\n\r\n', 400],
   ['CONNECT', 'CONNECT evil.example:443 HTTP/1.1\r\nHost: evil.example:443\r\n\r\n', 405],
-  ['Transfer-Encoding with Content-Length', 'POST /index.html HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n', 400],
-  ['two different Content-Lengths', 'POST /index.html HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!', 400],
+  [
+    'Transfer-Encoding with Content-Length',
+    'POST /index.html HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n',
+    400,
+  ],
+  [
+    'two different Content-Lengths',
+    'POST /index.html HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!',
+    400,
+  ],
   ['Content-Length: abc', 'POST /index.html HTTP/1.1\r\nHost: a\r\nContent-Length: abc\r\n\r\n', 400],
   ['Content-Length: -1', 'POST /index.html HTTP/1.1\r\nHost: a\r\nContent-Length: -1\r\n\r\n', 400],
   ['Content-Length: +5', 'POST /index.html HTTP/1.1\r\nHost: a\r\nContent-Length: +5\r\n\r\nhello', 400],
@@ -73,10 +86,26 @@ const HOSTILE: [string, string, number][] = [
   ['a head whose lines end in a bare LF', 'GET /index.html HTTP/1.1\nHost: a\n\n', 400],
   ['a head with one bare LF among its CRLFs', 'GET /index.html HTTP/1.1\r\nHost: a\n\r\n', 400],
   // RFC 9112 §7.1: chunk-size is 1*HEXDIG, then at most BWS ";" extensions, then CRLF.
-  ['a chunk-size line with trailing whitespace', 'POST /index.html HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n5 \r\nhello\r\n0\r\n\r\n', 400],
-  ['a chunk-size line ending in a bare LF', 'POST /index.html HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n5\nhello\r\n0\r\n\r\n', 400],
-  ['a chunk-size that is not hex', 'POST /index.html HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n', 400],
-  ['chunk data not followed by CRLF', 'POST /index.html HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhelloXX0\r\n\r\n', 400],
+  [
+    'a chunk-size line with trailing whitespace',
+    'POST /index.html HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n5 \r\nhello\r\n0\r\n\r\n',
+    400,
+  ],
+  [
+    'a chunk-size line ending in a bare LF',
+    'POST /index.html HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n5\nhello\r\n0\r\n\r\n',
+    400,
+  ],
+  [
+    'a chunk-size that is not hex',
+    'POST /index.html HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n',
+    400,
+  ],
+  [
+    'chunk data not followed by CRLF',
+    'POST /index.html HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhelloXX0\r\n\r\n',
+    400,
+  ],
 ];
 
 /** How long the front of the http-origin stack below waits for a head (the default is FRONT_HEAD_TIMEOUT_MS). */
@@ -86,14 +115,34 @@ const SHORT_HEAD_TIMEOUT_MS = 1000;
 const ODD_TARGETS = ['//', '///', '//host/x', '/\\host/x', '/%2f%2fhost/x'];
 
 /** Every spelling of a way into the internal purge endpoint through an object path. */
-const PURGE_SPELLINGS = ['/__tiercache/x/%2e%2e/purge', '/__tiercache/x/%2E%2E/purge', '/__tiercache/x/.%2e/purge', '/__tiercache/x/%2e./purge', '/__tiercache%2fpurge', '/__tiercache%2Fx%2F..%2Fpurge', '/__tiercache/x/..\\purge', '/x/%2e%2e/__tiercache/purge', '/%5f_tiercache/purge'];
+const PURGE_SPELLINGS = [
+  '/__tiercache/x/%2e%2e/purge',
+  '/__tiercache/x/%2E%2E/purge',
+  '/__tiercache/x/.%2e/purge',
+  '/__tiercache/x/%2e./purge',
+  '/__tiercache%2fpurge',
+  '/__tiercache%2Fx%2F..%2Fpurge',
+  '/__tiercache/x/..\\purge',
+  '/x/%2e%2e/__tiercache/purge',
+  '/%5f_tiercache/purge',
+];
 
 /**
  * Ways into the prefix that the URL parser leaves alone but an origin that decodes `%2F`/`%5C`
  * (or decodes twice, or merges slashes) and removes dot segments (RFC 3986 §5.2.4) reads as
  * its own `/__tiercache/purge`.
  */
-const CLIMBING_SPELLINGS = ['/x/..%2F__tiercache/purge', '/x/..%2f__tiercache/purge', '/x/%2E%2e%2F__tiercache/purge', '/x/..%5C__tiercache/purge', '/x/..%5c__tiercache%5Cpurge', '/x%2F..%2F__tiercache/purge', '/x/..%252F__tiercache/purge', '//__tiercache/purge', '/x/..;/__tiercache/purge'];
+const CLIMBING_SPELLINGS = [
+  '/x/..%2F__tiercache/purge',
+  '/x/..%2f__tiercache/purge',
+  '/x/%2E%2e%2F__tiercache/purge',
+  '/x/..%5C__tiercache/purge',
+  '/x/..%5c__tiercache%5Cpurge',
+  '/x%2F..%2F__tiercache/purge',
+  '/x/..%252F__tiercache/purge',
+  '//__tiercache/purge',
+  '/x/..;/__tiercache/purge',
+];
 
 function smuggle(second: string): string {
   const follow = `GET ${second} HTTP/1.1\r\nHost: a\r\n\r\n`;
@@ -120,7 +169,10 @@ describe('hostile requests, s3 origin', () => {
     f.tap.clear();
     for (const target of ['//', '///', '/%2F', '/%2f%2F']) {
       for (const method of ['GET', 'HEAD']) {
-        const answer = await exchange(f.stack.url, `${method} ${target} HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n`);
+        const answer = await exchange(
+          f.stack.url,
+          `${method} ${target} HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n`,
+        );
         expect(answer.statuses, `${method} ${target}`).toEqual([404]);
       }
     }
@@ -156,7 +208,10 @@ describe('hostile requests, s3 origin', () => {
   });
 
   it('the absolute form is taken as RFC 9112 §3.2.2 says (its authority the host); OPTIONS * is answered for the server', async () => {
-    const absolute = await exchange(f.stack.url, 'GET http://cdn.example/index.html HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n');
+    const absolute = await exchange(
+      f.stack.url,
+      'GET http://cdn.example/index.html HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n',
+    );
     expect(absolute.statuses).toEqual([200]);
     const options = await exchange(f.stack.url, 'OPTIONS * HTTP/1.1\r\nHost: a\r\n\r\n');
     expect(options.statuses).toEqual([204]);
@@ -175,7 +230,10 @@ describe('hostile requests, s3 origin', () => {
     await rawRequest(new URL('/index.html', f.stack.url));
     await settle();
     for (const path of [...PURGE_SPELLINGS, ...CLIMBING_SPELLINGS]) {
-      const answer = await exchange(f.stack.url, `POST ${path} HTTP/1.1\r\nHost: a\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+      const answer = await exchange(
+        f.stack.url,
+        `POST ${path} HTTP/1.1\r\nHost: a\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`,
+      );
       expectOursAndShort(answer, path);
       expect([401, 404, 405], path).toContain(answer.statuses[0]);
     }
@@ -186,8 +244,11 @@ describe('hostile requests, s3 origin', () => {
     expect(f.tap.requests).toEqual([]);
   });
 
-  it('only the printed port serves: the edge\'s own socket and the shield refuse object requests', async () => {
-    const direct = await socketExchange(f.stack.edgeSocket, 'GET /index.html HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n');
+  it("only the printed port serves: the edge's own socket and the shield refuse object requests", async () => {
+    const direct = await socketExchange(
+      f.stack.edgeSocket,
+      'GET /index.html HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n',
+    );
     expect(direct.statuses).toEqual([403]);
     const shield = await rawRequest(new URL('/index.html', f.stack.shieldUrl));
     expect(shield.status).toBe(403);
@@ -198,14 +259,23 @@ describe('hostile requests, s3 origin', () => {
     const entry = join(dirname(socketPath(f.stack.edgeSocket)), 'entry');
     expect((await stat(entry)).isSocket()).toBe(true);
     // Reached anyway (only this user can), it is Miniflare's entry worker, not a tier.
-    expect((await socketExchange({ path: entry }, 'GET /index.html HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n')).statuses).not.toEqual([200]);
+    expect(
+      (await socketExchange({ path: entry }, 'GET /index.html HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n'))
+        .statuses,
+    ).not.toEqual([200]);
   });
 
   it('every refused request at the sockets the stack serves clients on gets a 4xx of ours, the absolute form at the shield included', async () => {
-    for (const [base, absoluteStatus] of [[f.stack.url, 200], [f.stack.shieldUrl, 403]] as const) {
+    for (const [base, absoluteStatus] of [
+      [f.stack.url, 200],
+      [f.stack.shieldUrl, 403],
+    ] as const) {
       const { host } = new URL(base);
       // The absolute form is no refusal: the object at the edge, at the shield the 403 of a request without the edge's credential.
-      const absolute = await exchange(base, `GET http://${host}/index.html HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+      const absolute = await exchange(
+        base,
+        `GET http://${host}/index.html HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`,
+      );
       expect(absolute.statuses, `${base} absolute form`).toEqual([absoluteStatus]);
       const refused = [
         'GET * HTTP/1.1\r\nHost: a\r\n\r\n',
@@ -224,9 +294,12 @@ describe('hostile requests, s3 origin', () => {
     }
   });
 
-  it('the shield answers an absolute-form request of the edge\'s (its credential) as the object, never with a 500 (RFC 9112 §3.2.2)', async () => {
+  it("the shield answers an absolute-form request of the edge's (its credential) as the object, never with a 500 (RFC 9112 §3.2.2)", async () => {
     const { host } = new URL(f.stack.shieldUrl);
-    const answer = await exchange(f.stack.shieldUrl, `GET http://${host}/index.html HTTP/1.1\r\nHost: ${host}\r\nx-tiercache-credential: ${SHIELD_TOKEN}\r\nConnection: close\r\n\r\n`);
+    const answer = await exchange(
+      f.stack.shieldUrl,
+      `GET http://${host}/index.html HTTP/1.1\r\nHost: ${host}\r\nx-tiercache-credential: ${SHIELD_TOKEN}\r\nConnection: close\r\n\r\n`,
+    );
     expect(answer.statuses).toEqual([200]);
     expect(answer.text.endsWith('<p>hello</p>')).toBe(true);
   });
@@ -239,7 +312,10 @@ describe('hostile requests, s3 origin', () => {
       expect((await stat(dirname(socket.path))).mode & 0o077).toBe(0);
     }
     // Reached anyway, neither serves a request that did not come through its front or from the edge.
-    expect((await socketExchange(f.stack.shieldSocket, 'GET /index.html HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n')).statuses).toEqual([403]);
+    expect(
+      (await socketExchange(f.stack.shieldSocket, 'GET /index.html HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n'))
+        .statuses,
+    ).toEqual([403]);
   });
 });
 
@@ -249,7 +325,11 @@ describe('hostile requests, http origin', () => {
   beforeAll(async () => {
     site = await startSite();
     site.page('/index.html', '<p>site</p>', { 'cache-control': 'max-age=600' });
-    stack = await startWorkers({ config: { ORIGIN_KIND: 'http', ORIGIN_URL: site.url, SHIELD_TOKEN, PURGE_TOKEN: 'purge-secret' }, front: true, frontHeadTimeoutMs: SHORT_HEAD_TIMEOUT_MS });
+    stack = await startWorkers({
+      config: { ORIGIN_KIND: 'http', ORIGIN_URL: site.url, SHIELD_TOKEN, PURGE_TOKEN: 'purge-secret' },
+      front: true,
+      frontHeadTimeoutMs: SHORT_HEAD_TIMEOUT_MS,
+    });
   });
   afterAll(async () => {
     await stack?.dispose();
@@ -276,7 +356,10 @@ describe('hostile requests, http origin', () => {
     site.received.length = 0;
     for (const path of [...PURGE_SPELLINGS, ...CLIMBING_SPELLINGS]) {
       for (const method of ['POST', 'GET', 'DELETE']) {
-        const answer = await exchange(stack.url, `${method} ${path} HTTP/1.1\r\nHost: a\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+        const answer = await exchange(
+          stack.url,
+          `${method} ${path} HTTP/1.1\r\nHost: a\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`,
+        );
         expectOursAndShort(answer, `${method} ${path}`);
         expect([401, 404, 405], `${method} ${path}`).toContain(answer.statuses[0]);
       }
@@ -297,7 +380,10 @@ describe('hostile requests, http origin', () => {
 
   it('a malformed chunked body is refused with 400 before any of the request reaches the site (RFC 9112 §7.1)', async () => {
     site.received.length = 0;
-    const answer = await exchange(stack.url, 'POST /comments HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6 \r\n world\r\n0\r\n\r\n');
+    const answer = await exchange(
+      stack.url,
+      'POST /comments HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6 \r\n world\r\n0\r\n\r\n',
+    );
     expect(answer.statuses).toEqual([400]);
     expect(answer.closed).toBe(true);
     await settle();
@@ -306,7 +392,10 @@ describe('hostile requests, http origin', () => {
 
   it('a well-formed chunked body reaches the site whole, its extensions and trailers dropped (RFC 9112 §7.1)', async () => {
     site.received.length = 0;
-    const answer = await exchange(stack.url, 'POST /comments HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n5\r\nhello\r\n6 ; note="x"\r\n world\r\n0\r\nX-Checksum: 1\r\n\r\n');
+    const answer = await exchange(
+      stack.url,
+      'POST /comments HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n5\r\nhello\r\n6 ; note="x"\r\n world\r\n0\r\nX-Checksum: 1\r\n\r\n',
+    );
     expect(answer.statuses).toEqual([201]);
     expect(site.received.map((r) => [r.method, r.path, r.body])).toEqual([['POST', '/comments', 'hello world']]);
   });
@@ -315,7 +404,11 @@ describe('hostile requests, http origin', () => {
     site.received.length = 0;
     const url = new URL(stack.url);
     const text = await new Promise<string>((resolve) => {
-      const socket = connect(Number(url.port), url.hostname, () => socket.write('PUT /upload HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n'));
+      const socket = connect(Number(url.port), url.hostname, () =>
+        socket.write(
+          'PUT /upload HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n',
+        ),
+      );
       let data = '';
       let sent = false;
       const timer = setTimeout(() => socket.destroy(), 5000);
@@ -349,7 +442,11 @@ describe('hostile requests, http origin', () => {
   });
 
   it('a second head that never completes, behind an answered request, gets that answer and then 408', async () => {
-    const answer = await exchange(stack.url, 'GET /index.html HTTP/1.1\r\nHost: a\r\n\r\nGET /index.html HTTP/1.1\r\n', SHORT_HEAD_TIMEOUT_MS * 5);
+    const answer = await exchange(
+      stack.url,
+      'GET /index.html HTTP/1.1\r\nHost: a\r\n\r\nGET /index.html HTTP/1.1\r\n',
+      SHORT_HEAD_TIMEOUT_MS * 5,
+    );
     expect(answer.statuses[0]).toBe(200);
     // The 408 follows the page's body, which ends without a line end of its own.
     expect(answer.text.match(/HTTP\/1\.1 \d{3} /g)).toEqual(['HTTP/1.1 200 ', 'HTTP/1.1 408 ']);
@@ -396,7 +493,8 @@ async function workerdTcpListeners(): Promise<string[]> {
     for (const line of lines) {
       const fields = line.trim().split(/\s+/);
       // local_address, state 0A = LISTEN, inode (the kernel's proc(5) layout).
-      if (fields[3] === '0A' && fields[9] !== undefined && inodes.has(fields[9])) listening.push(`${table} ${fields[1]}`);
+      if (fields[3] === '0A' && fields[9] !== undefined && inodes.has(fields[9]))
+        listening.push(`${table} ${fields[1]}`);
     }
   }
   return listening;

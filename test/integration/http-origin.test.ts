@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Stack, startWorkers } from '../../local/workers.ts';
-import { type Answer, cacheStatus, request, settle } from './fixture.ts';
 import { patternBytes } from './bytes.ts';
+import { type Answer, cacheStatus, request, settle } from './fixture.ts';
 import { type Site, startSite } from './http-site.ts';
 
 const VIDEO = patternBytes(5, 3 * 1024 * 1024 + 17);
@@ -16,7 +16,9 @@ beforeAll(async () => {
   site.page('/dynamic.html', '<p>no freshness</p>');
   site.page('/video.bin', VIDEO, { 'cache-control': 'max-age=600', etag: '"v1"', 'accept-ranges': 'bytes' });
   site.page('/download.bin', VIDEO, { 'cache-control': 'max-age=600', etag: '"d1"' });
-  stack = await startWorkers({ config: { ORIGIN_KIND: 'http', ORIGIN_URL: site.url, SHIELD_TOKEN: 't', SLICE_SIZE: '1MiB' } });
+  stack = await startWorkers({
+    config: { ORIGIN_KIND: 'http', ORIGIN_URL: site.url, SHIELD_TOKEN: 't', SLICE_SIZE: '1MiB' },
+  });
 });
 afterAll(async () => {
   await stack?.dispose();
@@ -55,7 +57,10 @@ describe('a plain HTTP origin', () => {
     expect(received?.body).toBe('name=value');
     expect(received?.headers.cookie).toBe('session=s');
     expect(received?.headers.authorization).toBe('Bearer b');
-    expect(cacheStatus(answer).map((m) => m.slice(0, 2))).toEqual([['tiercache-shield', 'fwd=method'], ['tiercache-edge', 'fwd=method']]);
+    expect(cacheStatus(answer).map((m) => m.slice(0, 2))).toEqual([
+      ['tiercache-shield', 'fwd=method'],
+      ['tiercache-edge', 'fwd=method'],
+    ]);
   });
 
   it('invalidates the stored URL at both tiers after a successful unsafe request (RFC 9111 §4.4)', async () => {
@@ -67,7 +72,10 @@ describe('a plain HTTP origin', () => {
     site.page('/page.html', '<p>page v2</p>', { 'cache-control': 'max-age=600', etag: '"p2"' });
     const after = await get('/page.html');
     expect(after.text).toBe('<p>page v2</p>');
-    expect(cacheStatus(after).map((m) => m.slice(0, 2))).toEqual([['tiercache-shield', 'fwd=uri-miss'], ['tiercache-edge', 'fwd=uri-miss']]);
+    expect(cacheStatus(after).map((m) => m.slice(0, 2))).toEqual([
+      ['tiercache-shield', 'fwd=uri-miss'],
+      ['tiercache-edge', 'fwd=uri-miss'],
+    ]);
   });
 
   it('is read in slices when it serves byte ranges', async () => {

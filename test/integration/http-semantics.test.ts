@@ -4,8 +4,8 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Stack, startWorkers } from '../../local/workers.ts';
-import { type Answer, FakeClock, cacheStatus, request, settle } from './fixture.ts';
 import { type AnyOrigin, type Scripted, startAnyOrigin } from './any-origin.ts';
+import { type Answer, cacheStatus, FakeClock, request, settle } from './fixture.ts';
 
 let origin: AnyOrigin;
 let stack: Stack;
@@ -18,7 +18,10 @@ const edgeOf = (answer: Answer): string[] => cacheStatus(answer).find((member) =
 
 beforeAll(async () => {
   origin = await startAnyOrigin();
-  stack = await startWorkers({ config: { ORIGIN_KIND: 'http', ORIGIN_URL: origin.url, SHIELD_TOKEN: 't' }, clock: clock.now });
+  stack = await startWorkers({
+    config: { ORIGIN_KIND: 'http', ORIGIN_URL: origin.url, SHIELD_TOKEN: 't' },
+    clock: clock.now,
+  });
 });
 afterAll(async () => {
   await stack?.dispose();
@@ -29,9 +32,26 @@ describe('RFC 9110 §7.6 — a proxy forwards the end-to-end request headers', (
   it("§7.6.1: the client's end-to-end headers reach the origin, credentials and cookies included; hop-by-hop ones do not", async () => {
     const path = fresh('forwarded');
     origin.answer(path, { status: 200, headers: { 'cache-control': 'no-store' }, body: 'ok' });
-    await get(path, { headers: { accept: 'text/html', 'accept-language': 'fr', authorization: 'Bearer abc', cookie: 'session=1', 'x-request-id': 'r-1', 'user-agent': 'test/1', te: 'trailers' } });
+    await get(path, {
+      headers: {
+        accept: 'text/html',
+        'accept-language': 'fr',
+        authorization: 'Bearer abc',
+        cookie: 'session=1',
+        'x-request-id': 'r-1',
+        'user-agent': 'test/1',
+        te: 'trailers',
+      },
+    });
     const [received] = origin.receivedFor(path);
-    expect(received?.headers).toMatchObject({ accept: 'text/html', 'accept-language': 'fr', authorization: 'Bearer abc', cookie: 'session=1', 'x-request-id': 'r-1', 'user-agent': 'test/1' });
+    expect(received?.headers).toMatchObject({
+      accept: 'text/html',
+      'accept-language': 'fr',
+      authorization: 'Bearer abc',
+      cookie: 'session=1',
+      'x-request-id': 'r-1',
+      'user-agent': 'test/1',
+    });
     expect(received?.headers.te).toBeUndefined();
   });
 
@@ -50,21 +70,31 @@ describe('RFC 9110 §7.6 — a proxy forwards the end-to-end request headers', (
   it("the tiers' own Range and conditions replace the client's, and nothing of the tiers' reaches the origin", async () => {
     const path = fresh('managed');
     origin.answer(path, { status: 200, headers: { 'cache-control': 'max-age=600', etag: '"a"' }, body: 'abcdefghij' });
-    const answer = await get(path, { headers: { range: 'bytes=2-4', 'if-none-match': '"zzz"', 'x-tiercache-host': 'evil.example', 'cf-ray': 'forged' } });
+    const answer = await get(path, {
+      headers: { range: 'bytes=2-4', 'if-none-match': '"zzz"', 'x-tiercache-host': 'evil.example', 'cf-ray': 'forged' },
+    });
     expect(answer.status).toBe(206);
     expect(answer.text).toBe('cde');
     const [received] = origin.receivedFor(path);
     expect(received?.headers['if-none-match']).toBeUndefined();
     expect(received?.headers.range).toMatch(/^bytes=0-\d+$/);
     // (CF-Worker is the platform's own mark on every subrequest a Worker makes.)
-    expect(Object.keys(received?.headers ?? {}).filter((name) => name.startsWith('x-tiercache-') || (name.startsWith('cf-') && name !== 'cf-worker'))).toEqual([]);
+    expect(
+      Object.keys(received?.headers ?? {}).filter(
+        (name) => name.startsWith('x-tiercache-') || (name.startsWith('cf-') && name !== 'cf-worker'),
+      ),
+    ).toEqual([]);
   });
 });
 
 describe('RFC 9111 §4.1 — Vary is a secondary cache key, at both tiers', () => {
   it('§4.1: keeps one variant per value of the selecting header, side by side', async () => {
     const path = fresh('negotiated');
-    origin.answer(path, (r) => ({ status: 200, headers: { 'cache-control': 'max-age=600', vary: 'Accept-Language', 'content-type': 'text/plain' }, body: `lang=${r.headers['accept-language'] ?? 'none'}` }));
+    origin.answer(path, (r) => ({
+      status: 200,
+      headers: { 'cache-control': 'max-age=600', vary: 'Accept-Language', 'content-type': 'text/plain' },
+      body: `lang=${r.headers['accept-language'] ?? 'none'}`,
+    }));
     expect((await get(path, { headers: { 'accept-language': 'fr' } })).text).toBe('lang=fr');
     expect((await get(path, { headers: { 'accept-language': 'de' } })).text).toBe('lang=de');
     await settle();
@@ -77,7 +107,11 @@ describe('RFC 9111 §4.1 — Vary is a secondary cache key, at both tiers', () =
 
   it('§4.1: a request without the selecting header matches only a response stored for one without it', async () => {
     const path = fresh('absent');
-    origin.answer(path, (r) => ({ status: 200, headers: { 'cache-control': 'max-age=600', vary: 'accept-encoding, x-variant' }, body: `v=${r.headers['x-variant'] ?? 'absent'}` }));
+    origin.answer(path, (r) => ({
+      status: 200,
+      headers: { 'cache-control': 'max-age=600', vary: 'accept-encoding, x-variant' },
+      body: `v=${r.headers['x-variant'] ?? 'absent'}`,
+    }));
     expect((await get(path)).text).toBe('v=absent');
     await settle();
     expect((await get(path, { headers: { 'x-variant': '' } })).text).toBe('v=');
@@ -87,7 +121,11 @@ describe('RFC 9111 §4.1 — Vary is a secondary cache key, at both tiers', () =
 
   it('§4.1: the shield keeps variants too: a second edge key (another host) reads them from the shield', async () => {
     const path = fresh('shield-variants');
-    origin.answer(path, (r) => ({ status: 200, headers: { 'cache-control': 'max-age=600', vary: 'Accept-Language' }, body: `lang=${r.headers['accept-language'] ?? 'none'}` }));
+    origin.answer(path, (r) => ({
+      status: 200,
+      headers: { 'cache-control': 'max-age=600', vary: 'Accept-Language' },
+      body: `lang=${r.headers['accept-language'] ?? 'none'}`,
+    }));
     await get(path, { headers: { 'accept-language': 'fr' } });
     await get(path, { headers: { 'accept-language': 'de' } });
     await settle();
@@ -111,14 +149,34 @@ describe('RFC 9111 §4.1 — Vary is a secondary cache key, at both tiers', () =
 
 describe("RFC 9110 §15 — the origin's answer is the answer", () => {
   const cases: [status: number, body: string][] = [
-    [201, 'created'], [202, 'accepted'], [203, 'non-authoritative'], [301, 'moved'], [302, 'found'], [307, 'temporary'], [308, 'permanent'],
-    [400, 'bad request page'], [403, 'forbidden page'], [404, "the site's own 404 page"], [405, 'not allowed page'], [410, 'gone page'], [414, 'too long'], [499, 'odd'],
-    [500, 'internal error page'], [502, 'bad gateway page'], [503, 'maintenance page'], [504, 'timeout page'], [599, 'unknown server error'],
+    [201, 'created'],
+    [202, 'accepted'],
+    [203, 'non-authoritative'],
+    [301, 'moved'],
+    [302, 'found'],
+    [307, 'temporary'],
+    [308, 'permanent'],
+    [400, 'bad request page'],
+    [403, 'forbidden page'],
+    [404, "the site's own 404 page"],
+    [405, 'not allowed page'],
+    [410, 'gone page'],
+    [414, 'too long'],
+    [499, 'odd'],
+    [500, 'internal error page'],
+    [502, 'bad gateway page'],
+    [503, 'maintenance page'],
+    [504, 'timeout page'],
+    [599, 'unknown server error'],
   ];
   for (const [status, body] of cases) {
     it(`§15: a ${status} passes with its own headers and body`, async () => {
       const path = fresh(`status-${status}`);
-      origin.answer(path, { status, headers: { 'content-type': 'text/plain', 'x-site': 'yes', location: '/elsewhere', 'cache-control': 'no-store' }, body });
+      origin.answer(path, {
+        status,
+        headers: { 'content-type': 'text/plain', 'x-site': 'yes', location: '/elsewhere', 'cache-control': 'no-store' },
+        body,
+      });
       const answer = await get(path);
       expect(answer.status).toBe(status);
       expect(answer.text).toBe(body);
@@ -153,7 +211,12 @@ describe("RFC 9110 §15 — the origin's answer is the answer", () => {
     await get(path);
     await settle();
     const hit = await get(path);
-    expect([hit.status, hit.body.byteLength, hit.headers.get('x-site'), edgeOf(hit)[1]]).toEqual([204, 0, 'yes', 'hit']);
+    expect([hit.status, hit.body.byteLength, hit.headers.get('x-site'), edgeOf(hit)[1]]).toEqual([
+      204,
+      0,
+      'yes',
+      'hit',
+    ]);
     expect(origin.receivedFor(path)).toHaveLength(1);
   });
 
@@ -167,7 +230,12 @@ describe("RFC 9110 §15 — the origin's answer is the answer", () => {
 
   it('§15.2: interim 1xx answers before the final one do not break the exchange', async () => {
     const path = fresh('early-hints');
-    origin.answer(path, { status: 200, interim: [{ status: 103, headers: { link: '</style.css>; rel=preload' } }], headers: { 'cache-control': 'max-age=60' }, body: 'after hints' });
+    origin.answer(path, {
+      status: 200,
+      interim: [{ status: 103, headers: { link: '</style.css>; rel=preload' } }],
+      headers: { 'cache-control': 'max-age=60' },
+      body: 'after hints',
+    });
     const answer = await get(path);
     expect(answer.text).toBe('after hints');
     expect(answer.status).toBe(200);
@@ -198,7 +266,11 @@ describe('RFC 9111 §4.2.4 — stale only when allowed', () => {
   it('RFC 5861 §3: stale-while-revalidate from the response is honoured', async () => {
     const path = fresh('swr');
     let version = 1;
-    origin.answer(path, () => ({ status: 200, headers: { 'cache-control': 'max-age=1, stale-while-revalidate=60' }, body: `v${version}` }));
+    origin.answer(path, () => ({
+      status: 200,
+      headers: { 'cache-control': 'max-age=1, stale-while-revalidate=60' },
+      body: `v${version}`,
+    }));
     expect((await get(path)).text).toBe('v1');
     await settle();
     clock.advance(5);
@@ -223,7 +295,7 @@ describe('RFC 9111 §4.2.4 — stale when disconnected', () => {
     expect(head.status).toBe(200);
   });
 
-  it("§4.2.4: at the shield too: its own stale copy stands in for GET when the origin cannot be reached and the edge holds none", async () => {
+  it('§4.2.4: at the shield too: its own stale copy stands in for GET when the origin cannot be reached and the edge holds none', async () => {
     const path = fresh('disconnected-at-shield');
     origin.answer(path, { status: 200, headers: { 'cache-control': 'max-age=1' }, body: 'kept at the shield' });
     await get(path);
@@ -287,8 +359,15 @@ describe('RFC 9111 §3.2 and §4.3.4 — a 304 updates the stored headers, at bo
     const path = fresh('refresh');
     let step = 1;
     origin.answer(path, (r): Scripted => {
-      if (step === 1) return { status: 200, headers: { 'cache-control': 'max-age=1', etag: '"v"', 'x-version': 'one' }, body: 'body' };
-      return r.headers['if-none-match'] === '"v"' ? { status: 304, headers: { 'cache-control': 'max-age=600', etag: '"v"', 'x-version': 'two' } } : { status: 200, headers: { 'cache-control': 'max-age=600', etag: '"v"' }, body: 'body' };
+      if (step === 1)
+        return {
+          status: 200,
+          headers: { 'cache-control': 'max-age=1', etag: '"v"', 'x-version': 'one' },
+          body: 'body',
+        };
+      return r.headers['if-none-match'] === '"v"'
+        ? { status: 304, headers: { 'cache-control': 'max-age=600', etag: '"v"', 'x-version': 'two' } }
+        : { status: 200, headers: { 'cache-control': 'max-age=600', etag: '"v"' }, body: 'body' };
     });
     await get(path);
     await settle();
@@ -345,9 +424,13 @@ describe('RFC 9111 §3 — what may be stored', () => {
     }
   });
 
-  it("§3.1: a stored 200 keeps every field the origin sent, a Content-Range of its own included", async () => {
+  it('§3.1: a stored 200 keeps every field the origin sent, a Content-Range of its own included', async () => {
     const path = fresh('own-content-range');
-    origin.answer(path, { status: 200, headers: { 'cache-control': 'max-age=600', 'content-range': 'bytes 0-1/2' }, body: 'ab' });
+    origin.answer(path, {
+      status: 200,
+      headers: { 'cache-control': 'max-age=600', 'content-range': 'bytes 0-1/2' },
+      body: 'ab',
+    });
     await get(path);
     await settle();
     const hit = await get(path);
@@ -356,13 +439,21 @@ describe('RFC 9111 §3 — what may be stored', () => {
 
   it('§3, RFC 9110 §15.1: a 302 without explicit freshness is not heuristically cacheable', async () => {
     const path = fresh('redirect-plain');
-    origin.answer(path, { status: 302, headers: { location: '/x', 'last-modified': new Date(Date.now() - 86_400_000).toUTCString() }, body: 'go' });
+    origin.answer(path, {
+      status: 302,
+      headers: { location: '/x', 'last-modified': new Date(Date.now() - 86_400_000).toUTCString() },
+      body: 'go',
+    });
     expect(await storedOnce(path)).toBe(2);
   });
 
   it('§4.2.2: a 301 with Last-Modified is fresh by heuristic', async () => {
     const path = fresh('moved-heuristic');
-    origin.answer(path, { status: 301, headers: { location: '/x', 'last-modified': new Date(Date.now() - 10 * 86_400_000).toUTCString() }, body: 'moved' });
+    origin.answer(path, {
+      status: 301,
+      headers: { location: '/x', 'last-modified': new Date(Date.now() - 10 * 86_400_000).toUTCString() },
+      body: 'moved',
+    });
     expect(await storedOnce(path)).toBe(1);
   });
 
@@ -377,7 +468,11 @@ describe('RFC 9111 §3 — what may be stored', () => {
 
   it('§5.2.2.7: private="field" stores the response without that field', async () => {
     const path = fresh('private-field');
-    origin.answer(path, { status: 200, headers: { 'cache-control': 'max-age=600, private="x-user"', 'x-user': 'alice' }, body: 'page' });
+    origin.answer(path, {
+      status: 200,
+      headers: { 'cache-control': 'max-age=600, private="x-user"', 'x-user': 'alice' },
+      body: 'page',
+    });
     const first = await get(path);
     expect(first.headers.get('x-user')).toBe('alice');
     await settle();
@@ -390,7 +485,11 @@ describe('RFC 9111 §3 — what may be stored', () => {
 describe('RFC 9213 — targeted cache control', () => {
   it('§2.2: CDN-Cache-Control gives the CDN its own lifetime over Cache-Control, and is passed on', async () => {
     const path = fresh('cdn-cc');
-    origin.answer(path, { status: 200, headers: { 'cache-control': 'no-store', 'cdn-cache-control': 'max-age=600' }, body: 'cdn' });
+    origin.answer(path, {
+      status: 200,
+      headers: { 'cache-control': 'no-store', 'cdn-cache-control': 'max-age=600' },
+      body: 'cdn',
+    });
     await get(path);
     await settle();
     const hit = await get(path);
@@ -402,7 +501,15 @@ describe('RFC 9213 — targeted cache control', () => {
 
   it('§2.2: Tiercache-Cache-Control comes first, and never reaches the client', async () => {
     const path = fresh('tiercache-cc');
-    origin.answer(path, { status: 200, headers: { 'cache-control': 'max-age=600', 'cdn-cache-control': 'max-age=600', 'tiercache-cache-control': 'no-store' }, body: 'ours' });
+    origin.answer(path, {
+      status: 200,
+      headers: {
+        'cache-control': 'max-age=600',
+        'cdn-cache-control': 'max-age=600',
+        'tiercache-cache-control': 'no-store',
+      },
+      body: 'ours',
+    });
     const first = await get(path);
     expect(first.headers.get('tiercache-cache-control')).toBeNull();
     await settle();
@@ -414,7 +521,11 @@ describe('RFC 9213 — targeted cache control', () => {
 describe('RFC 9110 §13 and §14 — validators and ranges for every stored response', () => {
   it('§13.2.2, §14.2: a response stored without Content-Length answers If-None-Match and Range on hits', async () => {
     const path = fresh('chunked');
-    origin.answer(path, { status: 200, headers: { 'cache-control': 'max-age=600', etag: '"c"', 'transfer-encoding': 'chunked' }, body: '0123456789' });
+    origin.answer(path, {
+      status: 200,
+      headers: { 'cache-control': 'max-age=600', etag: '"c"', 'transfer-encoding': 'chunked' },
+      body: '0123456789',
+    });
     expect((await get(path)).text).toBe('0123456789');
     await settle();
     const range = await get(path, { headers: { range: 'bytes=2-5' } });
@@ -428,7 +539,11 @@ describe('RFC 9110 §13 and §14 — validators and ranges for every stored resp
 
   it('§13.2.2: on a miss too, a response without Content-Length answers the conditions', async () => {
     const path = fresh('chunked-miss');
-    origin.answer(path, { status: 200, headers: { 'cache-control': 'max-age=600', etag: '"m"', 'transfer-encoding': 'chunked' }, body: 'abc' });
+    origin.answer(path, {
+      status: 200,
+      headers: { 'cache-control': 'max-age=600', etag: '"m"', 'transfer-encoding': 'chunked' },
+      body: 'abc',
+    });
     expect((await get(path, { headers: { 'if-none-match': '"m"' } })).status).toBe(304);
   });
 
@@ -439,7 +554,15 @@ describe('RFC 9110 §13 and §14 — validators and ranges for every stored resp
       const m = /^bytes=(\d+)-(\d+)$/.exec(r.headers.range ?? '');
       if (m === null) return { status: 200, headers: { 'cache-control': 'max-age=600', etag: '"s"' }, body };
       const end = Math.min(Number(m[2]), body.length - 1);
-      return { status: 206, headers: { 'cache-control': 'max-age=600', etag: '"s"', 'content-range': `bytes ${m[1]}-${end}/${body.length}` }, body: body.slice(Number(m[1]), end + 1) };
+      return {
+        status: 206,
+        headers: {
+          'cache-control': 'max-age=600',
+          etag: '"s"',
+          'content-range': `bytes ${m[1]}-${end}/${body.length}`,
+        },
+        body: body.slice(Number(m[1]), end + 1),
+      };
     });
     const whole = await get(path);
     expect([whole.status, whole.text, whole.headers.get('content-range')]).toEqual([200, body, null]);
@@ -483,7 +606,11 @@ describe('RFC 9111 §4.2 — freshness and age', () => {
   it('§4.2.3: Age reaches the client as the sum of both tiers and the origin', async () => {
     const path = fresh('age-sum');
     // The origin's clock agrees with the tiers' (moved by earlier tests): only Age counts.
-    origin.answer(path, () => ({ status: 200, headers: { 'cache-control': 'max-age=600', age: '30', date: new Date(clock.now()).toUTCString() }, body: 'x' }));
+    origin.answer(path, () => ({
+      status: 200,
+      headers: { 'cache-control': 'max-age=600', age: '30', date: new Date(clock.now()).toUTCString() },
+      body: 'x',
+    }));
     await get(path);
     await settle();
     clock.advance(10);
@@ -495,11 +622,15 @@ describe('RFC 9111 §4.2 — freshness and age', () => {
   it('§5.3: an invalid Expires is already expired; §4.2.1: an invalid max-age makes the response stale', async () => {
     expect(await askedTwice({ expires: '0' })).toBe(2);
     expect(await askedTwice({ expires: 'not a date' })).toBe(2);
-    expect(await askedTwice({ 'cache-control': 'max-age=abc', expires: new Date(Date.now() + 3_600_000).toUTCString() })).toBe(2);
+    expect(
+      await askedTwice({ 'cache-control': 'max-age=abc', expires: new Date(Date.now() + 3_600_000).toUTCString() }),
+    ).toBe(2);
   });
 
   it('§4.2.1: Expires minus Date is the lifetime', async () => {
     const now = clock.now();
-    expect(await askedTwice({ date: new Date(now).toUTCString(), expires: new Date(now + 600_000).toUTCString() })).toBe(1);
+    expect(
+      await askedTwice({ date: new Date(now).toUTCString(), expires: new Date(now + 600_000).toUTCString() }),
+    ).toBe(1);
   });
 });

@@ -2,10 +2,15 @@
 // freshness, and a form endpoint that accepts POST (what a site behind a CDN really has).
 // It records what it received, as the S3 tap does.
 
-import { type IncomingMessage, createServer } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface Received { method: string; path: string; headers: Record<string, string>; body: string }
+export interface Received {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
 
 export interface Site {
   url: string;
@@ -24,7 +29,11 @@ export async function startSite(): Promise<Site> {
     received.push({ method: req.method ?? '', path, headers: flatten(req.headers), body });
     if (req.method === 'POST' && path === '/comments') {
       // A new resource, and a representation on another host: RFC 9111 §4.4's two cases.
-      res.writeHead(201, { 'content-type': 'text/plain', location: '/page2.html', 'content-location': 'http://elsewhere.example/page3.html' });
+      res.writeHead(201, {
+        'content-type': 'text/plain',
+        location: '/page2.html',
+        'content-location': 'http://elsewhere.example/page3.html',
+      });
       res.end('created');
       return;
     }
@@ -45,7 +54,12 @@ export async function startSite(): Promise<Site> {
     if (range && page.headers['accept-ranges'] === 'bytes') {
       const start = Number(range[1]);
       const end = Math.min(Number(range[2]), page.body.length - 1);
-      res.writeHead(206, { 'content-type': 'text/html', 'content-length': end - start + 1, 'content-range': `bytes ${start}-${end}/${page.body.length}`, ...page.headers });
+      res.writeHead(206, {
+        'content-type': 'text/html',
+        'content-length': end - start + 1,
+        'content-range': `bytes ${start}-${end}/${page.body.length}`,
+        ...page.headers,
+      });
       res.end(req.method === 'HEAD' ? undefined : page.body.subarray(start, end + 1));
       return;
     }
@@ -58,10 +72,11 @@ export async function startSite(): Promise<Site> {
     url: `http://127.0.0.1:${port}`,
     received,
     page: (path, body, headers = {}) => pages.set(path, { body: Buffer.from(body), headers }),
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -76,6 +91,7 @@ function readBody(req: IncomingMessage): Promise<string> {
 
 function flatten(headers: IncomingMessage['headers']): Record<string, string> {
   const flat: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
+  for (const [name, value] of Object.entries(headers))
+    if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
   return flat;
 }

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deterministicBytes, expectedSha256 } from '../../local/assets.ts';
 import { drain } from './bytes.ts';
-import { type Fixture, cacheStatus, settle, startFixture } from './fixture.ts';
+import { cacheStatus, type Fixture, settle, startFixture } from './fixture.ts';
 
 const SIZE = 200 * 1024 * 1024;
 const SEED = 0x5eed;
@@ -41,6 +41,8 @@ describe('a 200 MiB object', () => {
     const received = await drain(response.body);
     expect(received.sha256).toBe(expected);
     expect(f.tap.requests).toEqual([]);
-    expect(cacheStatus({ status: response.status, headers: response.headers, body: new Uint8Array(), text: '' }).at(-1)?.[1]).toBe('hit');
+    expect(
+      cacheStatus({ status: response.status, headers: response.headers, body: new Uint8Array(), text: '' }).at(-1)?.[1],
+    ).toBe('hit');
   });
 });

@@ -5,12 +5,12 @@
 // is still the edge's hit, with nothing asked of the shield or the origin.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REFRESH_MS, recordPurges } from '../../shared/purge/purge-store.ts';
-import { variantKey } from '../../shared/http/vary.ts';
-import { sliceKey } from '../../shared/slices/slice-plan.ts';
 import { type Stack, startWorkers } from '../../local/workers.ts';
-import { type Answer, FakeClock, type Fixture, cacheStatus, request, settle, startFixture } from './fixture.ts';
+import { variantKey } from '../../shared/http/vary.ts';
+import { REFRESH_MS, recordPurges } from '../../shared/purge/purge-store.ts';
+import { sliceKey } from '../../shared/slices/slice-plan.ts';
 import { patternBytes, sha256 } from './bytes.ts';
+import { type Answer, cacheStatus, FakeClock, type Fixture, request, settle, startFixture } from './fixture.ts';
 import { type Site, startSite } from './http-site.ts';
 
 const PURGE_TOKEN = 'memory-purge-token';
@@ -65,7 +65,9 @@ function edgeMember(answer: Answer): string[] {
 }
 
 function originGets(fixture: Fixture): string[] {
-  return fixture.tap.requests.filter((r) => r.method === 'GET' || r.method === 'HEAD').map((r) => `${r.method} ${r.path}`);
+  return fixture.tap.requests
+    .filter((r) => r.method === 'GET' || r.method === 'HEAD')
+    .map((r) => `${r.method} ${r.path}`);
 }
 
 describe('the edge memory layer', () => {
@@ -79,9 +81,12 @@ describe('the edge memory layer', () => {
     expect(edgeMember(fromMemory).slice(0, 2)).toEqual(['tiercache-edge', 'hit']);
     expect(originGets(f)).toEqual([]);
     // Everything but what moves with time (Age, ttl, Server-Timing) is as the Cache API hit said it.
-    const stable = (answer: Answer) => [...answer.headers].filter(([name]) => !['age', 'cache-status', 'server-timing', 'date'].includes(name));
+    const stable = (answer: Answer) =>
+      [...answer.headers].filter(([name]) => !['age', 'cache-status', 'server-timing', 'date'].includes(name));
     expect(stable(fromMemory)).toEqual(stable(fromCacheApi));
-    expect(fromMemory.headers.get('cache-status')?.replace(/ttl=\d+/, 'ttl=N')).toBe(fromCacheApi.headers.get('cache-status')?.replace(/ttl=\d+/, 'ttl=N'));
+    expect(fromMemory.headers.get('cache-status')?.replace(/ttl=\d+/, 'ttl=N')).toBe(
+      fromCacheApi.headers.get('cache-status')?.replace(/ttl=\d+/, 'ttl=N'),
+    );
     expect(fromMemory.headers.get('server-timing')).toMatch(/^edge;dur=[\d.]+$/);
     expect(fromMemory.headers.get('accept-ranges')).toBe('bytes');
   });
@@ -89,7 +94,12 @@ describe('the edge memory layer', () => {
   it('counts Age up and ttl down on every answer from memory as time passes', async () => {
     await f.origin.putObject('ageing.txt', 'ageing', { 'content-type': 'text/plain', 'cache-control': 'max-age=600' });
     await inMemoryOnly(f, '/ageing.txt');
-    const ttlOf = (answer: Answer) => Number(edgeMember(answer).find((p) => p.startsWith('ttl='))?.slice(4));
+    const ttlOf = (answer: Answer) =>
+      Number(
+        edgeMember(answer)
+          .find((p) => p.startsWith('ttl='))
+          ?.slice(4),
+      );
     const before = await f.get('/ageing.txt');
     const again = await f.get('/ageing.txt');
     clock.advance(3);
@@ -101,7 +111,10 @@ describe('the edge memory layer', () => {
   });
 
   it('answers ranges, multipart ranges, conditions and HEAD from memory', async () => {
-    await f.origin.putObject('ranged.txt', '0123456789', { 'content-type': 'text/plain', 'cache-control': 'max-age=600' });
+    await f.origin.putObject('ranged.txt', '0123456789', {
+      'content-type': 'text/plain',
+      'cache-control': 'max-age=600',
+    });
     const first = await inMemoryOnly(f, '/ranged.txt');
     const etag = first.headers.get('etag') ?? '';
     f.tap.clear();
@@ -164,9 +177,15 @@ describe('the edge memory layer', () => {
   });
 
   it(`forgets an object purged elsewhere (the global list) within ${REFRESH_MS / 1000} s`, async () => {
-    await f.origin.putObject('elsewhere.txt', 'before', { 'content-type': 'text/plain', 'cache-control': 'max-age=600' });
+    await f.origin.putObject('elsewhere.txt', 'before', {
+      'content-type': 'text/plain',
+      'cache-control': 'max-age=600',
+    });
     await inMemoryOnly(f, '/elsewhere.txt');
-    await f.origin.putObject('elsewhere.txt', 'after', { 'content-type': 'text/plain', 'cache-control': 'max-age=600' });
+    await f.origin.putObject('elsewhere.txt', 'after', {
+      'content-type': 'text/plain',
+      'cache-control': 'max-age=600',
+    });
     // As another location's edge records it: straight into the shared KV namespace.
     const purges = await f.stack.mf.getKVNamespace('PURGES', 'edge');
     const recordedAt = Date.now();
@@ -197,15 +216,24 @@ describe('the edge memory layer', () => {
   it('holds no slice of a sliced object: once the edge Cache API lets its slices go, they come from the shield, not from memory', async () => {
     const MiB = 1024 * 1024;
     const bytes = patternBytes(8, 2.5 * MiB);
-    await sliced.origin.putObject('sliced.bin', bytes, { 'content-type': 'application/octet-stream', 'cache-control': 'max-age=600' });
+    await sliced.origin.putObject('sliced.bin', bytes, {
+      'content-type': 'application/octet-stream',
+      'cache-control': 'max-age=600',
+    });
     await sliced.get('/sliced.bin');
     await settle();
     // Every slice read back from the edge's Cache API (which would copy each into memory).
     const fromCacheApi = await sliced.get('/sliced.bin');
-    expect(edgeMember(fromCacheApi)).toEqual(['tiercache-edge', 'hit', expect.stringMatching(/^ttl=/), 'detail="slices 3/3"']);
+    expect(edgeMember(fromCacheApi)).toEqual([
+      'tiercache-edge',
+      'hit',
+      expect.stringMatching(/^ttl=/),
+      'detail="slices 3/3"',
+    ]);
     const etag = fromCacheApi.headers.get('etag') ?? '';
     const objectKey = new URL('/sliced.bin', sliced.stack.url).href;
-    for (let index = 0; index < 3; index++) await dropEdgeEntry(sliced, sliceKey(objectKey, { etag, size: bytes.length }, MiB, index), `slice ${index}`);
+    for (let index = 0; index < 3; index++)
+      await dropEdgeEntry(sliced, sliceKey(objectKey, { etag, size: bytes.length }, MiB, index), `slice ${index}`);
     sliced.tap.clear();
     const again = await sliced.get('/sliced.bin');
     expect(sha256(again.body)).toBe(sha256(bytes));
@@ -228,7 +256,11 @@ describe('the edge memory layer with an HTTP origin', () => {
   const held = async (path: string, init?: RequestInit): Promise<void> => {
     await get(path, init);
     await settle();
-    expect(cacheStatus(await get(path, init)).at(-1)?.slice(0, 2)).toEqual(['tiercache-edge', 'hit']);
+    expect(
+      cacheStatus(await get(path, init))
+        .at(-1)
+        ?.slice(0, 2),
+    ).toEqual(['tiercache-edge', 'hit']);
     await dropEdgeCacheCopy({ stack }, path);
   };
 
@@ -245,13 +277,18 @@ describe('the edge memory layer with an HTTP origin', () => {
   });
 
   /** The edge's key of `path`'s French variant (RFC 9111 §4.1, vary.ts). */
-  const frenchKey = (path: string): string => variantKey(new URL(path, stack.url).href, ['accept-language'], new Headers({ 'accept-language': 'fr' })) ?? '';
+  const frenchKey = (path: string): string =>
+    variantKey(new URL(path, stack.url).href, ['accept-language'], new Headers({ 'accept-language': 'fr' })) ?? '';
 
   it('holds each variant of a response that varies (RFC 9111 §4.1), never one for another', async () => {
     const french = { headers: { 'accept-language': 'fr' } };
     await get('/negotiated.html', french);
     await settle();
-    expect(cacheStatus(await get('/negotiated.html', french)).at(-1)?.slice(0, 2)).toEqual(['tiercache-edge', 'hit']);
+    expect(
+      cacheStatus(await get('/negotiated.html', french))
+        .at(-1)
+        ?.slice(0, 2),
+    ).toEqual(['tiercache-edge', 'hit']);
     // The variant's Cache API copy goes; the object's Vary index stays there (memory never holds one).
     await dropEdgeEntry({ stack }, frenchKey('/negotiated.html'), 'the fr variant');
     site.received.length = 0;
@@ -271,7 +308,11 @@ describe('the edge memory layer with an HTTP origin', () => {
     const fr = { headers: { 'accept-language': 'fr' } };
     await get('/indexed.html', fr);
     await settle();
-    expect(cacheStatus(await get('/indexed.html', fr)).at(-1)?.slice(0, 2)).toEqual(['tiercache-edge', 'hit']);
+    expect(
+      cacheStatus(await get('/indexed.html', fr))
+        .at(-1)
+        ?.slice(0, 2),
+    ).toEqual(['tiercache-edge', 'hit']);
     await dropEdgeCacheCopy({ stack }, '/indexed.html');
     site.received.length = 0;
     // No index anywhere at the edge: nothing names the variant memory may hold, so it is a miss.

@@ -2,8 +2,8 @@
 // stale-if-error window (RFC 5861 §4), whole, by range and sliced; nothing else is.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Answer, FakeClock, type Fixture, cacheStatus, settle, startFixture } from './fixture.ts';
 import { patternBytes, sha256 } from './bytes.ts';
+import { type Answer, cacheStatus, FakeClock, type Fixture, settle, startFixture } from './fixture.ts';
 
 const MiB = 1024 * 1024;
 /** Spans three 1 MiB slices. */
@@ -38,7 +38,14 @@ interface Case {
 const small = (i: number): Uint8Array => new TextEncoder().encode(`small object ${i}\n`.repeat(i + 1));
 const CASES: Case[] = [
   ...[0, 1, 2].map((i): Case => ({ name: `small object ${i}`, path: `/small-${i}.txt`, status: 200, bytes: small(i) })),
-  { name: 'a range of a small object', path: '/small-2.txt', range: 'bytes=3-9', status: 206, bytes: small(2).slice(3, 10), contentRange: `bytes 3-9/${small(2).byteLength}` },
+  {
+    name: 'a range of a small object',
+    path: '/small-2.txt',
+    range: 'bytes=3-9',
+    status: 206,
+    bytes: small(2).slice(3, 10),
+    contentRange: `bytes 3-9/${small(2).byteLength}`,
+  },
   { name: 'a sliced object, whole', path: '/large.bin', status: 200, bytes: LARGE },
   {
     name: 'a range of a sliced object across two slices',
@@ -58,7 +65,8 @@ const CASES: Case[] = [
   },
 ];
 
-const get = (fixture: Fixture, c: Case): Promise<Answer> => fixture.get(c.path, c.range ? { headers: { range: c.range } } : undefined);
+const get = (fixture: Fixture, c: Case): Promise<Answer> =>
+  fixture.get(c.path, c.range ? { headers: { range: c.range } } : undefined);
 
 function expectServed(answer: Answer, c: Case): void {
   expect(answer.status, c.name).toBe(c.status);
@@ -68,8 +76,15 @@ function expectServed(answer: Answer, c: Case): void {
 }
 
 async function seed(fixture: Fixture, cacheControl: string): Promise<void> {
-  for (const i of [0, 1, 2]) await fixture.origin.putObject(`small-${i}.txt`, small(i), { 'cache-control': cacheControl, 'content-type': 'text/plain' });
-  await fixture.origin.putObject('large.bin', LARGE, { 'cache-control': cacheControl, 'content-type': 'application/octet-stream' });
+  for (const i of [0, 1, 2])
+    await fixture.origin.putObject(`small-${i}.txt`, small(i), {
+      'cache-control': cacheControl,
+      'content-type': 'text/plain',
+    });
+  await fixture.origin.putObject('large.bin', LARGE, {
+    'cache-control': cacheControl,
+    'content-type': 'application/octet-stream',
+  });
   await fixture.origin.putObject('never-requested.txt', 'nobody asked', { 'cache-control': cacheControl });
 }
 
@@ -94,19 +109,24 @@ describe('with the origin stopped', () => {
       const answer = await get(f, c);
       whileDown.set(c, answer);
       expectServed(answer, c);
-      expect(cacheStatus(answer).at(-1), c.name).toEqual(expect.arrayContaining(['tiercache-edge', 'fwd=stale', 'fwd-status=502']));
+      expect(cacheStatus(answer).at(-1), c.name).toEqual(
+        expect.arrayContaining(['tiercache-edge', 'fwd=stale', 'fwd-status=502']),
+      );
     }
   });
 
   it('says in Cache-Status that a stale object stood in for the error (detail=stale-if-error)', () => {
-    for (const c of CASES.filter((c) => c.path !== '/large.bin')) expect(cacheStatus(whileDown.get(c)!).at(-1), c.name).toContain('detail=stale-if-error');
+    for (const c of CASES.filter((c) => c.path !== '/large.bin'))
+      expect(cacheStatus(whileDown.get(c)!).at(-1), c.name).toContain('detail=stale-if-error');
   });
 
   // RFC 9211 §2.8 allows one detail per member: for a sliced object it says why the stale copy
   // was used, then how many slices were hits.
   it('says stale-if-error in the detail for a sliced object too, whole and by range', () => {
     for (const c of CASES.filter((c) => c.path === '/large.bin')) {
-      const detail = cacheStatus(whileDown.get(c)!).at(-1)?.find((part) => part.startsWith('detail='));
+      const detail = cacheStatus(whileDown.get(c)!)
+        .at(-1)
+        ?.find((part) => part.startsWith('detail='));
       expect.soft(detail, c.name).toMatch(/^detail="stale-if-error slices \d+\/\d+/);
     }
   });

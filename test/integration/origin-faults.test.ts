@@ -1,13 +1,19 @@
 // Fault injection a real S3 server cannot do: a dead port, and an origin that accepts the
 // connection but never answers.
 
-import { type Server, createServer } from 'node:http';
-import { type AddressInfo, type Socket, createServer as createNetServer } from 'node:net';
+import { createServer, type Server } from 'node:http';
+import { type AddressInfo, createServer as createNetServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Stack, startWorkers } from '../../local/workers.ts';
 import { request } from './fixture.ts';
 
-const S3 = { ORIGIN_KIND: 's3', S3_BUCKET: 'assets', S3_ACCESS_KEY_ID: 'k', S3_SECRET_ACCESS_KEY: 's', SHIELD_TOKEN: 't' };
+const S3 = {
+  ORIGIN_KIND: 's3',
+  S3_BUCKET: 'assets',
+  S3_ACCESS_KEY_ID: 'k',
+  S3_SECRET_ACCESS_KEY: 's',
+  SHIELD_TOKEN: 't',
+};
 let stack: Stack | undefined;
 let server: Server | undefined;
 
@@ -30,13 +36,19 @@ describe('origin failures', () => {
       socket.on('data', (chunk: Buffer) => {
         if (!chunk.toString('latin1').includes('\r\n\r\n')) return;
         const first = answered++ === 0;
-        socket.write(first ? 'HTTP/1.1 200 OK\r\nContent-Length: 5\r\nCache-Control: no-store\r\n\r\nhello, and thirty-one bytes too many' : 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\nCache-Control: no-store\r\n\r\nok');
+        socket.write(
+          first
+            ? 'HTTP/1.1 200 OK\r\nContent-Length: 5\r\nCache-Control: no-store\r\n\r\nhello, and thirty-one bytes too many'
+            : 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\nCache-Control: no-store\r\n\r\nok',
+        );
       });
     });
     await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
     const { port } = raw.address() as AddressInfo;
     try {
-      stack = await startWorkers({ config: { ORIGIN_KIND: 'http', ORIGIN_URL: `http://127.0.0.1:${port}`, SHIELD_TOKEN: 't' } });
+      stack = await startWorkers({
+        config: { ORIGIN_KIND: 'http', ORIGIN_URL: `http://127.0.0.1:${port}`, SHIELD_TOKEN: 't' },
+      });
       expect((await request(new URL('/one', stack.url))).text).toBe('hello');
       for (let i = 0; i < 3; i++) {
         const next = await request(new URL(`/next-${i}`, stack.url));
@@ -58,7 +70,9 @@ describe('origin failures', () => {
   });
 
   it('answers 504 once the origin has not answered within ORIGIN_TIMEOUT_MS', async () => {
-    server = createServer(() => { /* never answers */ });
+    server = createServer(() => {
+      /* never answers */
+    });
     await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
     stack = await startWorkers({ config: { ...S3, ORIGIN_URL: `http://127.0.0.1:${port}`, ORIGIN_TIMEOUT_MS: '300' } });
@@ -68,7 +82,9 @@ describe('origin failures', () => {
   });
 
   it('answers 500 with a message when the configuration cannot work, never echoing secrets', async () => {
-    stack = await startWorkers({ config: { ORIGIN_KIND: 's3', S3_SECRET_ACCESS_KEY: 'super-secret', SHIELD_TOKEN: 't' } });
+    stack = await startWorkers({
+      config: { ORIGIN_KIND: 's3', S3_SECRET_ACCESS_KEY: 'super-secret', SHIELD_TOKEN: 't' },
+    });
     const answer = await request(new URL('/index.html', stack.url));
     expect(answer.status).toBe(500);
     expect(answer.text).not.toContain('super-secret');

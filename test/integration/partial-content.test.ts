@@ -5,8 +5,8 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Stack, startWorkers } from '../../local/workers.ts';
-import { type Answer, cacheStatus, request, settle } from './fixture.ts';
 import { type AnyOrigin, type Scripted, startAnyOrigin } from './any-origin.ts';
+import { type Answer, cacheStatus, request, settle } from './fixture.ts';
 
 const MiB = 1024 * 1024;
 let origin: AnyOrigin;
@@ -18,17 +18,28 @@ const edge = (answer: Answer): string[] => cacheStatus(answer).find((member) => 
 function ranged(body: Uint8Array, etag: string): (r: { headers: Record<string, string> }) => Scripted {
   return (r) => {
     const m = /^bytes=(\d+)-(\d*)$/.exec(r.headers.range ?? '');
-    const headers = { 'cache-control': 'max-age=600', etag, 'accept-ranges': 'bytes', 'content-type': 'application/octet-stream' };
+    const headers = {
+      'cache-control': 'max-age=600',
+      etag,
+      'accept-ranges': 'bytes',
+      'content-type': 'application/octet-stream',
+    };
     if (m === null) return { status: 200, headers, body };
     const start = Number(m[1]);
     const end = Math.min(m[2] ? Number(m[2]) : body.length - 1, body.length - 1);
-    return { status: 206, headers: { ...headers, 'content-range': `bytes ${start}-${end}/${body.length}` }, body: body.subarray(start, end + 1) };
+    return {
+      status: 206,
+      headers: { ...headers, 'content-range': `bytes ${start}-${end}/${body.length}` },
+      body: body.subarray(start, end + 1),
+    };
   };
 }
 
 beforeAll(async () => {
   origin = await startAnyOrigin();
-  stack = await startWorkers({ config: { ORIGIN_KIND: 'http', ORIGIN_URL: origin.url, SHIELD_TOKEN: 't', SLICE_SIZE: String(MiB) } });
+  stack = await startWorkers({
+    config: { ORIGIN_KIND: 'http', ORIGIN_URL: origin.url, SHIELD_TOKEN: 't', SLICE_SIZE: String(MiB) },
+  });
 });
 afterAll(async () => {
   await stack?.dispose();
@@ -63,7 +74,9 @@ describe('RFC 9111 §3.3–3.4 — partial content', () => {
     expect(edge(spanning)[1]).toBe('fwd=partial');
     // The slice between the two stored ones, and nothing else, pinned to the version stored.
     const more = origin.receivedFor('/spans.bin').slice(asked);
-    expect(more.map((r) => [r.headers.range, r.headers['if-match']])).toEqual([[`bytes=${MiB}-${2 * MiB - 1}`, '"spans"']]);
+    expect(more.map((r) => [r.headers.range, r.headers['if-match']])).toEqual([
+      [`bytes=${MiB}-${2 * MiB - 1}`, '"spans"'],
+    ]);
     await settle();
     const again = await get('/spans.bin', `bytes=0-${3 * MiB - 1}`);
     expect(Buffer.from(again.body).toString('latin1')).toBe(bytes(0, 3 * MiB - 1));
@@ -79,7 +92,8 @@ describe('RFC 9111 §3.3–3.4 — partial content', () => {
       const answer = (r.headers['accept-language'] === 'de' ? byLanguage.de : byLanguage.fr)(r);
       return { ...answer, headers: { ...answer.headers, vary: 'Accept-Language' } };
     });
-    const ask = (language: string, range: string): Promise<Answer> => request(new URL('/varies.bin', stack.url), { headers: { range, 'accept-language': language } });
+    const ask = (language: string, range: string): Promise<Answer> =>
+      request(new URL('/varies.bin', stack.url), { headers: { range, 'accept-language': language } });
     const span = `bytes=${MiB - 5}-${MiB + 5}`;
     const expected = (body: Uint8Array): string => Buffer.from(body.subarray(MiB - 5, MiB + 6)).toString('latin1');
     expect(Buffer.from((await ask('fr', span)).body).toString('latin1')).toBe(expected(fr));
@@ -87,7 +101,10 @@ describe('RFC 9111 §3.3–3.4 — partial content', () => {
     await settle();
     const asked = origin.receivedFor('/varies.bin').length;
     const [frAgain, deAgain] = [await ask('fr', span), await ask('de', span)];
-    expect([Buffer.from(frAgain.body).toString('latin1'), Buffer.from(deAgain.body).toString('latin1')]).toEqual([expected(fr), expected(de)]);
+    expect([Buffer.from(frAgain.body).toString('latin1'), Buffer.from(deAgain.body).toString('latin1')]).toEqual([
+      expected(fr),
+      expected(de),
+    ]);
     expect([edge(frAgain)[1], edge(deAgain)[1]]).toEqual(['hit', 'hit']);
     expect(origin.receivedFor('/varies.bin')).toHaveLength(asked);
   });

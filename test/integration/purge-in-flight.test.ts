@@ -12,7 +12,9 @@ let stack: Stack;
 
 beforeAll(async () => {
   origin = await startAnyOrigin();
-  stack = await startWorkers({ config: { ORIGIN_KIND: 'http', ORIGIN_URL: origin.url, SHIELD_TOKEN: 't', PURGE_TOKEN } });
+  stack = await startWorkers({
+    config: { ORIGIN_KIND: 'http', ORIGIN_URL: origin.url, SHIELD_TOKEN: 't', PURGE_TOKEN },
+  });
 });
 afterAll(async () => {
   await stack?.dispose();
@@ -29,12 +31,25 @@ describe('a purge while the origin is still answering', () => {
     let release = (): void => undefined;
     const held = new Promise<void>((resolve) => (release = resolve));
     // The old bytes, asked for before the upload and answered only after the purge.
-    origin.answer('/in-flight.txt', { status: 200, headers: { 'cache-control': 'max-age=600', 'content-type': 'text/plain' }, body: 'old', after: held });
+    origin.answer('/in-flight.txt', {
+      status: 200,
+      headers: { 'cache-control': 'max-age=600', 'content-type': 'text/plain' },
+      body: 'old',
+      after: held,
+    });
     const inFlight = request(new URL('/in-flight.txt', stack.url));
     await until(() => origin.receivedFor('/in-flight.txt').length === 1);
     // The upload, then its purge, both while the first answer is on its way.
-    origin.answer('/in-flight.txt', { status: 200, headers: { 'cache-control': 'max-age=600', 'content-type': 'text/plain' }, body: 'new' });
-    const purged = await request(new URL('/__tiercache/purge', stack.url), { method: 'POST', headers: { authorization: `Bearer ${PURGE_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ urls: ['/in-flight.txt'] }) });
+    origin.answer('/in-flight.txt', {
+      status: 200,
+      headers: { 'cache-control': 'max-age=600', 'content-type': 'text/plain' },
+      body: 'new',
+    });
+    const purged = await request(new URL('/__tiercache/purge', stack.url), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${PURGE_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ urls: ['/in-flight.txt'] }),
+    });
     expect(purged.status).toBe(200);
     release();
     // That request was made before the purge: either answer is right for it.

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Stack, startWorkers } from '../../local/workers.ts';
 import { type AnyOrigin, startAnyOrigin } from './any-origin.ts';
-import { type Answer, type Fixture, cacheStatus, request, settle, startFixture } from './fixture.ts';
+import { type Answer, cacheStatus, type Fixture, request, settle, startFixture } from './fixture.ts';
 
 const PURGE_TOKEN = 'test-purge-token';
 
@@ -25,7 +25,12 @@ function purge(base: string, body: unknown): Promise<Answer> {
 async function warm(base: string, path: string): Promise<void> {
   await request(new URL(path, base));
   await settle();
-  expect(cacheStatus(await request(new URL(path, base))).at(-1)?.slice(0, 2), path).toEqual(['tiercache-edge', 'hit']);
+  expect(
+    cacheStatus(await request(new URL(path, base)))
+      .at(-1)
+      ?.slice(0, 2),
+    path,
+  ).toEqual(['tiercache-edge', 'hit']);
 }
 
 describe('purge prefixes with an S3 origin', () => {
@@ -36,23 +41,36 @@ describe('purge prefixes with an S3 origin', () => {
   afterAll(() => f?.close());
 
   it("purges keys holding + ! ' ( ) *, a space or non-ASCII under a prefix written as a client writes the path", async () => {
-    for (const folder of [...FOLDERS, 'plain']) await f.origin.putObject(`s3odd/${folder}/1.txt`, 'before', { 'content-type': 'text/plain' });
+    for (const folder of [...FOLDERS, 'plain'])
+      await f.origin.putObject(`s3odd/${folder}/1.txt`, 'before', { 'content-type': 'text/plain' });
     for (const folder of [...FOLDERS, 'plain']) await warm(f.stack.url, `/s3odd/${folder}/1.txt`);
-    for (const folder of FOLDERS) await f.origin.putObject(`s3odd/${folder}/1.txt`, 'after', { 'content-type': 'text/plain' });
+    for (const folder of FOLDERS)
+      await f.origin.putObject(`s3odd/${folder}/1.txt`, 'after', { 'content-type': 'text/plain' });
 
     const answer = await purge(f.stack.url, { prefixes: FOLDERS.map((folder) => `/s3odd/${folder}/`) });
     expect(answer.status).toBe(200);
     // What the prefixes were matched as: the keys' own encoding (SigV4 UriEncode).
     expect((JSON.parse(answer.text) as { matched: { prefixes: string[] } }).matched.prefixes).toEqual([
-      '/s3odd/a%2Bb/', '/s3odd/it%27s%21/', '/s3odd/%28x%29%2A/', '/s3odd/two%20words/', '/s3odd/caf%C3%A9/',
+      '/s3odd/a%2Bb/',
+      '/s3odd/it%27s%21/',
+      '/s3odd/%28x%29%2A/',
+      '/s3odd/two%20words/',
+      '/s3odd/caf%C3%A9/',
     ]);
     await settle(50);
     for (const folder of FOLDERS) {
       const after = await f.get(`/s3odd/${folder}/1.txt`);
       expect(after.text, folder).toBe('after');
-      expect(cacheStatus(after).map((member) => member.slice(0, 2).join(' ')), folder).toEqual(['tiercache-shield fwd=uri-miss', 'tiercache-edge fwd=uri-miss']);
+      expect(
+        cacheStatus(after).map((member) => member.slice(0, 2).join(' ')),
+        folder,
+      ).toEqual(['tiercache-shield fwd=uri-miss', 'tiercache-edge fwd=uri-miss']);
     }
-    expect(cacheStatus(await f.get('/s3odd/plain/1.txt')).at(-1)?.slice(0, 2)).toEqual(['tiercache-edge', 'hit']);
+    expect(
+      cacheStatus(await f.get('/s3odd/plain/1.txt'))
+        .at(-1)
+        ?.slice(0, 2),
+    ).toEqual(['tiercache-edge', 'hit']);
   });
 
   it('refuses a prefix that no key can start with (malformed percent-encoding, bytes that are not UTF-8) with 400 saying why', async () => {
@@ -87,7 +105,9 @@ describe('purge prefixes with an HTTP origin', () => {
   const served = new Map<string, number>();
   beforeAll(async () => {
     origin = await startAnyOrigin();
-    stack = await startWorkers({ config: { ORIGIN_KIND: 'http', ORIGIN_URL: origin.url, SHIELD_TOKEN: 't', PURGE_TOKEN } });
+    stack = await startWorkers({
+      config: { ORIGIN_KIND: 'http', ORIGIN_URL: origin.url, SHIELD_TOKEN: 't', PURGE_TOKEN },
+    });
   });
   afterAll(async () => {
     await stack?.dispose();
@@ -100,7 +120,11 @@ describe('purge prefixes with an HTTP origin', () => {
     origin.answer(received, () => {
       const count = (served.get(received) ?? 0) + 1;
       served.set(received, count);
-      return { status: 200, headers: { 'content-type': 'text/plain', 'cache-control': 'max-age=600' }, body: `v${count}` };
+      return {
+        status: 200,
+        headers: { 'content-type': 'text/plain', 'cache-control': 'max-age=600' },
+        body: `v${count}`,
+      };
     });
   }
 
@@ -112,14 +136,25 @@ describe('purge prefixes with an HTTP origin', () => {
     expect(answer.status).toBe(200);
     // A site's paths are matched as the URL parser spells them: sub-delimiters stay as written.
     expect((JSON.parse(answer.text) as { matched: { prefixes: string[] } }).matched.prefixes).toEqual([
-      '/httpodd/a+b/', "/httpodd/it's!/", '/httpodd/(x)*/', '/httpodd/two%20words/', '/httpodd/caf%C3%A9/',
+      '/httpodd/a+b/',
+      "/httpodd/it's!/",
+      '/httpodd/(x)*/',
+      '/httpodd/two%20words/',
+      '/httpodd/caf%C3%A9/',
     ]);
     await settle(50);
     for (const folder of FOLDERS) {
       const after = await request(new URL(`/httpodd/${folder}/1.html`, stack.url));
       expect(after.text, folder).toBe('v2');
-      expect(cacheStatus(after).map((member) => member.slice(0, 2).join(' ')), folder).toEqual(['tiercache-shield fwd=uri-miss', 'tiercache-edge fwd=uri-miss']);
+      expect(
+        cacheStatus(after).map((member) => member.slice(0, 2).join(' ')),
+        folder,
+      ).toEqual(['tiercache-shield fwd=uri-miss', 'tiercache-edge fwd=uri-miss']);
     }
-    expect(cacheStatus(await request(new URL('/httpodd/plain/1.html', stack.url))).at(-1)?.slice(0, 2)).toEqual(['tiercache-edge', 'hit']);
+    expect(
+      cacheStatus(await request(new URL('/httpodd/plain/1.html', stack.url)))
+        .at(-1)
+        ?.slice(0, 2),
+    ).toEqual(['tiercache-edge', 'hit']);
   });
 });

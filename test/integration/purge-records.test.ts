@@ -5,7 +5,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_PURGE_VALUES, MAX_RECORDS, RECORD_LIFETIME_MS } from '../../shared/purge/purge.ts';
-import { type Answer, FakeClock, type Fixture, cacheStatus, request, settle, startFixture } from './fixture.ts';
+import { type Answer, cacheStatus, FakeClock, type Fixture, request, settle, startFixture } from './fixture.ts';
 
 const PURGE_TOKEN = 'test-purge-token';
 /** Stored for a year, as an immutable asset would be. */
@@ -36,7 +36,12 @@ async function warm(path: string): Promise<void> {
 }
 
 async function expectEdgeHit(path: string): Promise<void> {
-  expect(cacheStatus(await f.get(path)).at(-1)?.slice(0, 2), path).toEqual(['tiercache-edge', 'hit']);
+  expect(
+    cacheStatus(await f.get(path))
+      .at(-1)
+      ?.slice(0, 2),
+    path,
+  ).toEqual(['tiercache-edge', 'hit']);
 }
 
 /** `key` stored at both tiers as `before`, then changed at the origin to `after`. */
@@ -58,7 +63,10 @@ describe('a purge the list no longer holds', () => {
     await settle(50);
     const after = await f.get('/counted/x.txt');
     expect(after.text).toBe('after');
-    expect(cacheStatus(after).map((member) => member.slice(0, 2).join(' '))).toEqual(['tiercache-shield fwd=uri-miss', 'tiercache-edge fwd=uri-miss']);
+    expect(cacheStatus(after).map((member) => member.slice(0, 2).join(' '))).toEqual([
+      'tiercache-shield fwd=uri-miss',
+      'tiercache-edge fwd=uri-miss',
+    ]);
     // What came from the origin after the records the list dropped is still served from cache.
     await settle();
     await expectEdgeHit('/counted/x.txt');
@@ -79,7 +87,10 @@ describe('a purge the list no longer holds', () => {
     clock.advance(RECORD_LIFETIME_MS / 1000 + 86_400);
     const after = await f.get('/aged/x.txt');
     expect(after.text).toBe('after');
-    expect(cacheStatus(after).map((member) => member.slice(0, 2).join(' '))).toEqual(['tiercache-shield fwd=uri-miss', 'tiercache-edge fwd=uri-miss']);
+    expect(cacheStatus(after).map((member) => member.slice(0, 2).join(' '))).toEqual([
+      'tiercache-shield fwd=uri-miss',
+      'tiercache-edge fwd=uri-miss',
+    ]);
     await settle();
     await expectEdgeHit('/aged/x.txt');
   });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REFRESH_MS, recordPurges } from '../../shared/purge/purge-store.ts';
-import { type Answer, type Fixture, cacheStatus, rawRequest, request, settle, startFixture } from './fixture.ts';
+import { type Answer, cacheStatus, type Fixture, rawRequest, request, settle, startFixture } from './fixture.ts';
 
 const PURGE_TOKEN = 'test-purge-token';
 let f: Fixture;
@@ -11,18 +11,28 @@ beforeAll(async () => {
   await f.origin.putObject('b.txt', 'b', { 'content-type': 'text/plain' });
   await f.origin.putObject('docs/one.txt', 'one', { 'content-type': 'text/plain' });
   await f.origin.putObject('docs/two.txt', 'two', { 'content-type': 'text/plain' });
-  await f.origin.putObject('tagged.txt', 'tagged', { 'content-type': 'text/plain', 'x-amz-meta-cache-tag': 'Blog, news' });
+  await f.origin.putObject('tagged.txt', 'tagged', {
+    'content-type': 'text/plain',
+    'x-amz-meta-cache-tag': 'Blog, news',
+  });
 });
 afterAll(() => f?.close());
 
 /** A purge request; the origin must hear nothing of it (a purge never deletes there). */
-async function purge(body: unknown, init: { token?: string | null; type?: string; fixture?: Fixture } = {}): Promise<Answer> {
+async function purge(
+  body: unknown,
+  init: { token?: string | null; type?: string; fixture?: Fixture } = {},
+): Promise<Answer> {
   const fixture = init.fixture ?? f;
   const headers: Record<string, string> = { 'content-type': init.type ?? 'application/json' };
   const token = init.token === undefined ? PURGE_TOKEN : init.token;
   if (token !== null) headers.authorization = `Bearer ${token}`;
   fixture.tap.clear();
-  const answer = await request(new URL('/__tiercache/purge', fixture.stack.url), { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const answer = await request(new URL('/__tiercache/purge', fixture.stack.url), {
+    method: 'POST',
+    headers,
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
   await settle(50);
   expect(fixture.tap.requests).toEqual([]);
   return answer;
@@ -32,20 +42,32 @@ async function purge(body: unknown, init: { token?: string | null; type?: string
 async function warm(path: string): Promise<void> {
   await f.get(path);
   await settle();
-  expect(cacheStatus(await f.get(path)).at(-1)?.slice(0, 2), path).toEqual(['tiercache-edge', 'hit']);
+  expect(
+    cacheStatus(await f.get(path))
+      .at(-1)
+      ?.slice(0, 2),
+    path,
+  ).toEqual(['tiercache-edge', 'hit']);
 }
 
 async function expectMissAtBothTiers(path: string, body: string): Promise<void> {
   f.tap.clear();
   const answer = await f.get(path);
   expect(answer.text).toBe(body);
-  expect(answer.headers.get('cache-status'), path).toBe('tiercache-shield; fwd=uri-miss; stored, tiercache-edge; fwd=uri-miss; stored');
+  expect(answer.headers.get('cache-status'), path).toBe(
+    'tiercache-shield; fwd=uri-miss; stored, tiercache-edge; fwd=uri-miss; stored',
+  );
   expect(f.tap.requests.filter((r) => r.method === 'GET' && r.path.endsWith(path))).toHaveLength(1);
   await settle();
 }
 
 async function expectEdgeHit(path: string): Promise<void> {
-  expect(cacheStatus(await f.get(path)).at(-1)?.slice(0, 2), path).toEqual(['tiercache-edge', 'hit']);
+  expect(
+    cacheStatus(await f.get(path))
+      .at(-1)
+      ?.slice(0, 2),
+    path,
+  ).toEqual(['tiercache-edge', 'hit']);
 }
 
 describe('purge', () => {
@@ -144,12 +166,19 @@ describe('a purge on its way through the global list', () => {
     const third = await rawAs('third.test');
     expect(third.text).toBe('before');
     const purgedAt = Date.now();
-    await recordPurges(await f.stack.mf.getKVNamespace('PURGES', 'edge'), [{ kind: 'url', value: '/relay.txt', at: purgedAt }], purgedAt);
+    await recordPurges(
+      await f.stack.mf.getKVNamespace('PURGES', 'edge'),
+      [{ kind: 'url', value: '/relay.txt', at: purgedAt }],
+      purgedAt,
+    );
 
     // Not read yet at either tier: the edge fills the other key from the shield's old copy.
     const relayed = await rawAs('another-host.test');
     expect(relayed.text).toBe('before');
-    expect(cacheStatus(relayed).map((member) => member.slice(0, 2).join(' '))).toEqual(['tiercache-shield hit', 'tiercache-edge fwd=uri-miss']);
+    expect(cacheStatus(relayed).map((member) => member.slice(0, 2).join(' '))).toEqual([
+      'tiercache-shield hit',
+      'tiercache-edge fwd=uri-miss',
+    ]);
     await settle();
 
     // Once read, every copy is gone, the relayed one included.

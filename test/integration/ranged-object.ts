@@ -27,14 +27,25 @@ export function answerRanged(object: RangedObject, request: Received): Scripted 
   const ifMatch = request.headers['if-match'];
   if (ifMatch !== undefined && ifMatch !== etag) return { status: 412, headers: { etag, ...headers } };
   const ifNoneMatch = request.headers['if-none-match'];
-  if (ifNoneMatch !== undefined && opaque(ifNoneMatch) === opaque(etag)) return { status: 304, headers: { etag: object.notModifiedEtag ?? etag, ...headers } };
+  if (ifNoneMatch !== undefined && opaque(ifNoneMatch) === opaque(etag))
+    return { status: 304, headers: { etag: object.notModifiedEtag ?? etag, ...headers } };
   const range = /^bytes=(\d+)-(\d*)$/.exec(request.headers.range ?? '');
   if (range === null) return { status: 200, headers: { etag, 'accept-ranges': 'bytes', ...headers }, body: bytes };
   const start = Number(range[1]);
-  if (object.failing !== undefined && start === object.failing.from) return { status: object.failing.status, headers: { 'content-type': 'text/plain', 'retry-after': '0' }, body: 'busy' };
-  if (start >= bytes.length) return { status: 416, headers: { 'content-range': `bytes */${bytes.length}`, etag, ...headers } };
+  if (object.failing !== undefined && start === object.failing.from)
+    return {
+      status: object.failing.status,
+      headers: { 'content-type': 'text/plain', 'retry-after': '0' },
+      body: 'busy',
+    };
+  if (start >= bytes.length)
+    return { status: 416, headers: { 'content-range': `bytes */${bytes.length}`, etag, ...headers } };
   const end = Math.min(range[2] === '' ? bytes.length - 1 : Number(range[2]), bytes.length - 1);
-  return { status: 206, headers: { etag, 'content-range': `bytes ${start}-${end}/${bytes.length}`, ...headers }, body: bytes.subarray(start, end + 1) };
+  return {
+    status: 206,
+    headers: { etag, 'content-range': `bytes ${start}-${end}/${bytes.length}`, ...headers },
+    body: bytes.subarray(start, end + 1),
+  };
 }
 
 /** The opaque-tag of an entity-tag: weak comparison compares these (RFC 9110 §8.8.3.2). */

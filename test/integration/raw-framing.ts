@@ -19,9 +19,20 @@ export interface Framed {
 }
 
 /** GET `path` of `base` with `headers`, waiting at most `waitMs` for the answer to end. */
-export function rawFramedGet(base: string, path: string, headers: Record<string, string> = {}, waitMs = 10_000): Promise<Framed> {
+export function rawFramedGet(
+  base: string,
+  path: string,
+  headers: Record<string, string> = {},
+  waitMs = 10_000,
+): Promise<Framed> {
   const url = new URL(base);
-  const head = [`GET ${path} HTTP/1.1`, `Host: ${url.host}`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`), '', ''].join('\r\n');
+  const head = [
+    `GET ${path} HTTP/1.1`,
+    `Host: ${url.host}`,
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+    '',
+    '',
+  ].join('\r\n');
   return new Promise((resolve, reject) => {
     let data = Buffer.alloc(0);
     let settled = false;

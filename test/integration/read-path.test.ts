@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeClock, type Fixture, cacheStatus, settle, startFixture } from './fixture.ts';
+import { cacheStatus, FakeClock, type Fixture, settle, startFixture } from './fixture.ts';
 
 let f: Fixture;
 const clock = new FakeClock();
 
 beforeAll(async () => {
   f = await startFixture({}, { clock });
-  await f.origin.putObject('index.html', '<!doctype html><h1>hello</h1>', { 'content-type': 'text/html; charset=utf-8' });
+  await f.origin.putObject('index.html', '<!doctype html><h1>hello</h1>', {
+    'content-type': 'text/html; charset=utf-8',
+  });
   await f.origin.putObject('app.js', 'console.log(1)', { 'content-type': 'text/javascript' });
   await f.origin.putObject('shield-only.css', 'body{}', { 'content-type': 'text/css' });
   await f.origin.putObject('head-first.json', '{"a":1}', { 'content-type': 'application/json' });
@@ -20,7 +22,9 @@ describe('the tiered read path', () => {
     const first = await f.get('/index.html');
     expect(first.status).toBe(200);
     expect(first.text).toBe('<!doctype html><h1>hello</h1>');
-    expect(first.headers.get('cache-status')).toBe('tiercache-shield; fwd=uri-miss; stored, tiercache-edge; fwd=uri-miss; stored');
+    expect(first.headers.get('cache-status')).toBe(
+      'tiercache-shield; fwd=uri-miss; stored, tiercache-edge; fwd=uri-miss; stored',
+    );
     await settle();
 
     const second = await f.get('/index.html');
@@ -71,7 +75,8 @@ describe('the tiered read path', () => {
     const head = await f.get('/app.js', { method: 'HEAD' });
     expect(head.status).toBe(200);
     expect(head.body.byteLength).toBe(0);
-    for (const name of ['content-type', 'etag', 'last-modified']) expect(head.headers.get(name)).toBe(get.headers.get(name));
+    for (const name of ['content-type', 'etag', 'last-modified'])
+      expect(head.headers.get(name)).toBe(get.headers.get(name));
     expect(cacheStatus(head).at(-1)?.slice(0, 2)).toEqual(['tiercache-edge', 'hit']);
   });
 

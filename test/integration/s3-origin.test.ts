@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Fixture, SHIELD_TOKEN, rawGet, request, startFixture } from './fixture.ts';
+import { type Fixture, rawGet, request, SHIELD_TOKEN, startFixture } from './fixture.ts';
 
 let f: Fixture;
 
@@ -91,7 +91,9 @@ describe('an S3 origin', () => {
   it('never forwards client credentials, cookies, x-amz-* headers or the query string', async () => {
     await f.origin.putObject('private-check.txt', 'x');
     f.tap.clear();
-    const answer = await rawGet(new URL('/private-check.txt?list-type=2&acl&versions&uploads&X-Amz-Credential=evil', f.stack.url), {
+    const answer = await rawGet(
+      new URL('/private-check.txt?list-type=2&acl&versions&uploads&X-Amz-Credential=evil', f.stack.url),
+      {
         authorization: 'Bearer client-secret',
         cookie: 'session=client-cookie',
         'x-amz-security-token': 'client-token',
@@ -100,14 +102,21 @@ describe('an S3 origin', () => {
         'proxy-authorization': 'Basic abc',
         connection: 'keep-alive, x-secret',
         'x-secret': 'hop',
-    });
+      },
+    );
     expect(answer.status).toBe(200);
     expect(f.tap.requests).toHaveLength(1);
     const sent = f.tap.requests[0]!;
     expect(sent.path).toBe('/assets/private-check.txt');
     expect(sent.headers.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=S3RVER\//);
-    expect(JSON.stringify(sent.headers)).not.toMatch(/client-secret|client-cookie|client-token|public-read-write|forged|Basic abc|hop/);
-    expect(Object.keys(sent.headers).filter((h) => h.startsWith('x-amz-')).sort()).toEqual(['x-amz-content-sha256', 'x-amz-date']);
+    expect(JSON.stringify(sent.headers)).not.toMatch(
+      /client-secret|client-cookie|client-token|public-read-write|forged|Basic abc|hop/,
+    );
+    expect(
+      Object.keys(sent.headers)
+        .filter((h) => h.startsWith('x-amz-'))
+        .sort(),
+    ).toEqual(['x-amz-content-sha256', 'x-amz-date']);
     expect(sent.headers.cookie).toBeUndefined();
   });
 
@@ -126,14 +135,18 @@ describe('the shield', () => {
   it('refuses requests that do not carry the edge credential', async () => {
     f.tap.clear();
     expect((await request(new URL('/index.html', f.stack.shieldUrl))).status).toBe(403);
-    const forged = await request(new URL('/index.html', f.stack.shieldUrl), { headers: { 'x-tiercache-credential': 'guess' } });
+    const forged = await request(new URL('/index.html', f.stack.shieldUrl), {
+      headers: { 'x-tiercache-credential': 'guess' },
+    });
     expect(forged.status).toBe(403);
     expect(forged.text).not.toContain(SHIELD_TOKEN);
     expect(f.tap.requests).toHaveLength(0);
   });
 
   it('answers the edge credential', async () => {
-    const answer = await request(new URL('/index.html', f.stack.shieldUrl), { headers: { 'x-tiercache-credential': SHIELD_TOKEN } });
+    const answer = await request(new URL('/index.html', f.stack.shieldUrl), {
+      headers: { 'x-tiercache-credential': SHIELD_TOKEN },
+    });
     expect(answer.status).toBe(200);
   });
 });

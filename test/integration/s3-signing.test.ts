@@ -50,7 +50,11 @@ describe('signing for the S3 origin', () => {
   });
 });
 
-interface Authorization { credential: string; signedHeaders: string[]; signature: string }
+interface Authorization {
+  credential: string;
+  signedHeaders: string[];
+  signature: string;
+}
 
 function parseAuthorization(value: string): Authorization {
   const match = /^AWS4-HMAC-SHA256 Credential=([^,]+), ?SignedHeaders=([^,]+), ?Signature=([0-9a-f]{64})$/.exec(value);
@@ -61,12 +65,21 @@ function parseAuthorization(value: string): Authorization {
 function expectedSignature(path: string, headers: Record<string, string>, auth: Authorization): string {
   const [, date, region, service] = auth.credential.split('/');
   const canonical = [
-    'GET', path, '',
-    ...auth.signedHeaders.map((name) => `${name}:${headers[name]?.trim()}`), '',
-    auth.signedHeaders.join(';'), headers['x-amz-content-sha256'],
+    'GET',
+    path,
+    '',
+    ...auth.signedHeaders.map((name) => `${name}:${headers[name]?.trim()}`),
+    '',
+    auth.signedHeaders.join(';'),
+    headers['x-amz-content-sha256'],
   ].join('\n');
   const scope = `${date}/${region}/${service}/aws4_request`;
-  const toSign = ['AWS4-HMAC-SHA256', headers['x-amz-date'], scope, createHash('sha256').update(canonical).digest('hex')].join('\n');
+  const toSign = [
+    'AWS4-HMAC-SHA256',
+    headers['x-amz-date'],
+    scope,
+    createHash('sha256').update(canonical).digest('hex'),
+  ].join('\n');
   const hmac = (key: string | Buffer, data: string) => createHmac('sha256', key).update(data).digest();
   const signingKey = hmac(hmac(hmac(hmac('AWS4S3RVER', date!), region!), service!), 'aws4_request');
   return createHmac('sha256', signingKey).update(toSign).digest('hex');

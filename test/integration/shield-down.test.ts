@@ -5,7 +5,7 @@
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Stack, startWorkers } from '../../local/workers.ts';
-import { type Answer, FakeClock, cacheStatus, request, settle } from './fixture.ts';
+import { type Answer, cacheStatus, FakeClock, request, settle } from './fixture.ts';
 import { type Site, startSite } from './http-site.ts';
 
 let site: Site;
@@ -28,7 +28,13 @@ beforeAll(async () => {
   site.page('/strict.html', '<p>strict</p>', { 'cache-control': 'max-age=60, must-revalidate' });
   stack = await startWorkers({
     // No stale window of the operator's: only being disconnected lets a stale copy stand in.
-    config: { ORIGIN_KIND: 'http', ORIGIN_URL: site.url, SHIELD_TOKEN: 't', STALE_WHILE_REVALIDATE: '0', STALE_IF_ERROR: '0' },
+    config: {
+      ORIGIN_KIND: 'http',
+      ORIGIN_URL: site.url,
+      SHIELD_TOKEN: 't',
+      STALE_WHILE_REVALIDATE: '0',
+      STALE_IF_ERROR: '0',
+    },
     entries: { shield: 'test/integration/unreachable-shield.js' },
     clock: clock.now,
   });
@@ -54,7 +60,9 @@ describe('RFC 9111 §4.2.4 — the shield unreachable from the edge', () => {
     // HEAD, the same way (RFC 9211 §2.2: it went forward, so fwd=stale, not hit).
     const head = await get('/kept.html', { method: 'HEAD' });
     expect(head.status).toBe(200);
-    expect(edgeOf(head).filter((part) => !part.startsWith('ttl='))).toEqual(edgeOf(answer).filter((part) => !part.startsWith('ttl=')));
+    expect(edgeOf(head).filter((part) => !part.startsWith('ttl='))).toEqual(
+      edgeOf(answer).filter((part) => !part.startsWith('ttl=')),
+    );
   });
 
   it('must-revalidate forbids the stale copy even so: our 502', async () => {
@@ -70,7 +78,12 @@ describe('RFC 9111 §4.2.4 — the shield unreachable from the edge', () => {
     await shieldReachable(false);
     const cutOff = await get('/__tiercache/health');
     expect(cutOff.status).toBe(503);
-    expect(JSON.parse(cutOff.text)).toMatchObject({ status: 'failing', edge: 'ok', shield: 'unreachable', origin: 'unknown' });
+    expect(JSON.parse(cutOff.text)).toMatchObject({
+      status: 'failing',
+      edge: 'ok',
+      shield: 'unreachable',
+      origin: 'unknown',
+    });
     await shieldReachable(true);
     const back = await get('/__tiercache/health');
     expect(back.status).toBe(200);

@@ -10,7 +10,7 @@ import { type Stack, startWorkers } from '../../local/workers.ts';
 import { type AnyOrigin, startAnyOrigin } from './any-origin.ts';
 import { patternBytes, sha256 } from './bytes.ts';
 import { FakeClock, type Fixture, type RawAnswer, rawRequest, settle, startFixture } from './fixture.ts';
-import { type RangedObject, answerRanged } from './ranged-object.ts';
+import { answerRanged, type RangedObject } from './ranged-object.ts';
 
 const MiB = 1024 * 1024;
 const SIZE = 3 * MiB + 17;
@@ -23,7 +23,17 @@ let n = 0;
 
 beforeAll(async () => {
   origin = await startAnyOrigin();
-  stack = await startWorkers({ config: { ORIGIN_KIND: 'http', ORIGIN_URL: origin.url, SHIELD_TOKEN: 't', STALE_WHILE_REVALIDATE: '0', STALE_IF_ERROR: '0', ...SLICING }, clock: clock.now });
+  stack = await startWorkers({
+    config: {
+      ORIGIN_KIND: 'http',
+      ORIGIN_URL: origin.url,
+      SHIELD_TOKEN: 't',
+      STALE_WHILE_REVALIDATE: '0',
+      STALE_IF_ERROR: '0',
+      ...SLICING,
+    },
+    clock: clock.now,
+  });
 });
 afterAll(async () => {
   await stack?.dispose();
@@ -38,8 +48,13 @@ function serve(headers: Record<string, string>, etag = `"v${++n}"`): { path: str
   return { path, object };
 }
 
-const edgeMember = (answer: RawAnswer): string => (answer.headers.get('cache-status') ?? '').split(',').at(-1)?.trim() ?? '';
-const shieldMember = (answer: RawAnswer): string => (answer.headers.get('cache-status') ?? '').split(',').find((m) => m.includes('tiercache-shield'))?.trim() ?? '';
+const edgeMember = (answer: RawAnswer): string =>
+  (answer.headers.get('cache-status') ?? '').split(',').at(-1)?.trim() ?? '';
+const shieldMember = (answer: RawAnswer): string =>
+  (answer.headers.get('cache-status') ?? '')
+    .split(',')
+    .find((m) => m.includes('tiercache-shield'))
+    ?.trim() ?? '';
 
 /** GET, HEAD and two ranges of `path`: each complete, with the object's exact bytes and length. */
 async function expectExactReads(base: string, path: string, bytes: Uint8Array): Promise<void> {
@@ -52,7 +67,10 @@ async function expectExactReads(base: string, path: string, bytes: Uint8Array): 
   const head = await rawRequest(url, {}, 'HEAD');
   expect(head.status, `HEAD ${path}: ${edgeMember(head)}`).toBe(200);
   expect(head.headers.get('content-length'), `HEAD ${path}: ${edgeMember(head)}`).toBe(String(bytes.length));
-  for (const [start, end] of [[MiB - 5, 2 * MiB + 4], [bytes.length - 100, bytes.length - 1]] as const) {
+  for (const [start, end] of [
+    [MiB - 5, 2 * MiB + 4],
+    [bytes.length - 100, bytes.length - 1],
+  ] as const) {
     const ranged = await rawRequest(url, { range: `bytes=${start}-${end}` });
     expect(ranged.error, `Range ${start}-${end} of ${path}: ${edgeMember(ranged)}`).toBeUndefined();
     expect(ranged.status, `Range ${start}-${end} of ${path}: ${edgeMember(ranged)}`).toBe(206);
@@ -82,7 +100,10 @@ describe('a sliced object whose stored headers change', () => {
 
   for (const directive of ['private="ETag"', 'no-cache="ETag"', 'private="etag, content-type"']) {
     it(`RFC 9111 §5.2.2.7, §5.2.2.4: max-age=60, ${directive} on a sliced object never leaves a manifest without its version`, async () => {
-      const { path, object } = serve({ 'cache-control': `max-age=60, ${directive}`, 'content-type': 'application/octet-stream' });
+      const { path, object } = serve({
+        'cache-control': `max-age=60, ${directive}`,
+        'content-type': 'application/octet-stream',
+      });
       await expectExactReads(stack.url, path, object.bytes);
       await settle();
       await expectExactReads(stack.url, path, object.bytes);
@@ -111,23 +132,43 @@ describe('a sliced object whose stored headers change', () => {
 
 describe('a sliced object under any 304s and field lists: its manifest keeps every read exact', () => {
   const FIELDS = ['ETag', 'etag', 'Content-Type', 'Content-Encoding', 'Last-Modified', 'X-Extra', 'Cache-Control'];
-  const qualified = fc.tuple(fc.constantFrom('private', 'no-cache'), fc.uniqueArray(fc.constantFrom(...FIELDS), { minLength: 1, maxLength: 3 })).map(([name, fields]) => `${name}="${fields.join(', ')}"`);
+  const qualified = fc
+    .tuple(
+      fc.constantFrom('private', 'no-cache'),
+      fc.uniqueArray(fc.constantFrom(...FIELDS), { minLength: 1, maxLength: 3 }),
+    )
+    .map(([name, fields]) => `${name}="${fields.join(', ')}"`);
   /** The form of the ETag each 304 carries: the pinned one, its weak form, or another version's (strong or weak). */
   const notModified = fc.constantFrom('strong', 'weak', 'other-weak', 'other-strong');
   const step = fc.record({ advance: fc.integer({ min: 0, max: 150 }), notModified });
 
-  it('every GET, HEAD and Range after any sequence of 304 updates, with any qualified private/no-cache, is the object\'s exact bytes', async () => {
+  it("every GET, HEAD and Range after any sequence of 304 updates, with any qualified private/no-cache, is the object's exact bytes", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(qualified, { maxLength: 2 }), fc.integer({ min: 30, max: 120 }), fc.array(step, { minLength: 1, maxLength: 4 }), async (directives, maxAge, steps) => {
-        const { path, object } = serve({ 'cache-control': [`max-age=${maxAge}`, ...directives].join(', '), 'content-type': 'application/octet-stream', 'last-modified': 'Mon, 02 Mar 2026 09:00:00 GMT', 'x-extra': '1' });
-        await expectExactReads(stack.url, path, object.bytes);
-        for (const { advance, notModified: form } of steps) {
-          object.notModifiedEtag = { strong: object.etag, weak: `W/${object.etag}`, 'other-weak': 'W/"other"', 'other-strong': '"other"' }[form];
-          await settle(50);
-          clock.advance(advance);
+      fc.asyncProperty(
+        fc.array(qualified, { maxLength: 2 }),
+        fc.integer({ min: 30, max: 120 }),
+        fc.array(step, { minLength: 1, maxLength: 4 }),
+        async (directives, maxAge, steps) => {
+          const { path, object } = serve({
+            'cache-control': [`max-age=${maxAge}`, ...directives].join(', '),
+            'content-type': 'application/octet-stream',
+            'last-modified': 'Mon, 02 Mar 2026 09:00:00 GMT',
+            'x-extra': '1',
+          });
           await expectExactReads(stack.url, path, object.bytes);
-        }
-      }),
+          for (const { advance, notModified: form } of steps) {
+            object.notModifiedEtag = {
+              strong: object.etag,
+              weak: `W/${object.etag}`,
+              'other-weak': 'W/"other"',
+              'other-strong': '"other"',
+            }[form];
+            await settle(50);
+            clock.advance(advance);
+            await expectExactReads(stack.url, path, object.bytes);
+          }
+        },
+      ),
       { numRuns: 12 },
     );
   });
@@ -137,8 +178,20 @@ describe('a qualified no-cache or private naming a field the stored bytes need',
   for (const directive of ['no-cache="Content-Encoding"', 'private="Content-Encoding"', 'no-cache="content-type"']) {
     it(`RFC 9111 §5.2.2.4, §5.2.2.7: ${directive} — every answer carries the coding and type the bytes were sent with`, async () => {
       const path = `/encoded-${++n}.txt`;
-      const gzip = Uint8Array.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 0x4b, 0x4c, 0x4a, 6, 0, 0xc2, 0x41, 0x24, 0x35, 3, 0, 0, 0]);
-      origin.answer(path, () => ({ status: 200, headers: { date: new Date(clock.now()).toUTCString(), 'cache-control': `max-age=60, ${directive}`, 'content-encoding': 'gzip', 'content-type': 'text/plain', etag: '"gz1"' }, body: gzip }));
+      const gzip = Uint8Array.from([
+        0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 0x4b, 0x4c, 0x4a, 6, 0, 0xc2, 0x41, 0x24, 0x35, 3, 0, 0, 0,
+      ]);
+      origin.answer(path, () => ({
+        status: 200,
+        headers: {
+          date: new Date(clock.now()).toUTCString(),
+          'cache-control': `max-age=60, ${directive}`,
+          'content-encoding': 'gzip',
+          'content-type': 'text/plain',
+          etag: '"gz1"',
+        },
+        body: gzip,
+      }));
       for (let i = 0; i < 3; i++) {
         const answer = await rawRequest(new URL(path, stack.url), { 'accept-encoding': 'gzip' });
         expect(answer.status).toBe(200);
@@ -190,7 +243,10 @@ describe('S3: a qualified private naming the ETag', () => {
 
   it('RFC 9111 §5.2.2.7: an object whose metadata says private="ETag" serves its exact bytes sliced, hit after hit', async () => {
     const bytes = patternBytes(99, SIZE);
-    await f.origin.putObject('private-etag.bin', bytes, { 'cache-control': 'max-age=60, private="ETag"', 'content-type': 'application/octet-stream' });
+    await f.origin.putObject('private-etag.bin', bytes, {
+      'cache-control': 'max-age=60, private="ETag"',
+      'content-type': 'application/octet-stream',
+    });
     await expectExactReads(f.stack.url, '/private-etag.bin', bytes);
     await settle();
     await expectExactReads(f.stack.url, '/private-etag.bin', bytes);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Answer, type Fixture, cacheStatus, settle, startFixture } from './fixture.ts';
 import { drain, patternBytes, sha256 } from './bytes.ts';
+import { type Answer, cacheStatus, type Fixture, settle, startFixture } from './fixture.ts';
 
 const MiB = 1024 * 1024;
 const CLIP = patternBytes(7, 5.5 * MiB);
@@ -13,8 +13,10 @@ beforeAll(async () => {
 });
 afterAll(() => f?.close());
 
-const range = (path: string, value: string, headers: Record<string, string> = {}): Promise<Answer> => f.get(path, { headers: { range: value, ...headers } });
-const originGets = (): { range: string | undefined }[] => f.tap.requests.filter((r) => r.method === 'GET').map((r) => ({ range: r.headers.range }));
+const range = (path: string, value: string, headers: Record<string, string> = {}): Promise<Answer> =>
+  f.get(path, { headers: { range: value, ...headers } });
+const originGets = (): { range: string | undefined }[] =>
+  f.tap.requests.filter((r) => r.method === 'GET').map((r) => ({ range: r.headers.range }));
 
 describe('client ranges on a sliced object (RFC 9110 §14)', () => {
   it('serves a range inside one slice as 206 with its Content-Range', async () => {
@@ -27,9 +29,13 @@ describe('client ranges on a sliced object (RFC 9110 §14)', () => {
     expectBytes(answer.body, CLIP.subarray(100, 200));
   });
 
-  it('never shows a client the tiers\' own fields (manifest, slice and span markers), cold or warm', async () => {
+  it("never shows a client the tiers' own fields (manifest, slice and span markers), cold or warm", async () => {
     await f.origin.putObject('media/fields.bin', CLIP, { 'content-type': 'video/mp4' });
-    for (const answer of [await f.get('/media/fields.bin'), await f.get('/media/fields.bin'), await range('/media/fields.bin', `bytes=${2 * MiB}-${2 * MiB + 9}`)]) {
+    for (const answer of [
+      await f.get('/media/fields.bin'),
+      await f.get('/media/fields.bin'),
+      await range('/media/fields.bin', `bytes=${2 * MiB}-${2 * MiB + 9}`),
+    ]) {
       expect(answer.status).toBeLessThan(300);
       expect([...answer.headers.keys()].filter((name) => name.startsWith('x-tiercache-'))).toEqual([]);
     }
@@ -65,7 +71,11 @@ describe('client ranges on a sliced object (RFC 9110 §14)', () => {
     expect(type).toMatch(/^multipart\/byteranges; boundary=/);
     expect(Number(answer.headers.get('content-length'))).toBe(answer.body.byteLength);
     const parts = multipartParts(answer.body, type.split('boundary=')[1]!.replace(/"/g, ''));
-    expect(parts.map((p) => p.range)).toEqual([`bytes 0-19/${CLIP.length}`, `bytes ${2 * MiB}-${2 * MiB + 4}/${CLIP.length}`, `bytes ${CLIP.length - 3}-${CLIP.length - 1}/${CLIP.length}`]);
+    expect(parts.map((p) => p.range)).toEqual([
+      `bytes 0-19/${CLIP.length}`,
+      `bytes ${2 * MiB}-${2 * MiB + 4}/${CLIP.length}`,
+      `bytes ${CLIP.length - 3}-${CLIP.length - 1}/${CLIP.length}`,
+    ]);
     expectBytes(parts[0]!.body, CLIP.subarray(0, 20));
     expectBytes(parts[1]!.body, CLIP.subarray(2 * MiB, 2 * MiB + 5));
     expectBytes(parts[2]!.body, CLIP.subarray(CLIP.length - 3));
@@ -83,7 +93,10 @@ describe('client ranges on a sliced object (RFC 9110 §14)', () => {
     // The same on an object small enough to be cached whole.
     await f.origin.putObject('small.txt', CLIP.subarray(0, 1000));
     const small = await range('/small.txt', 'bytes=0-9,100-109');
-    const smallParts = multipartParts(small.body, (small.headers.get('content-type') ?? '').split('boundary=')[1]!.replace(/"/g, ''));
+    const smallParts = multipartParts(
+      small.body,
+      (small.headers.get('content-type') ?? '').split('boundary=')[1]!.replace(/"/g, ''),
+    );
     expectBytes(smallParts[1]!.body, CLIP.subarray(100, 110));
   });
 
@@ -129,7 +142,10 @@ describe('what slicing costs the origin', () => {
     f.tap.clear();
     const answer = await range('/media/cold.bin', `bytes=${2.5 * MiB}-${3.5 * MiB}`);
     expect(answer.status).toBe(206);
-    expect(originGets()).toEqual([{ range: `bytes=${2 * MiB}-${3 * MiB - 1}` }, { range: `bytes=${3 * MiB}-${4 * MiB - 1}` }]);
+    expect(originGets()).toEqual([
+      { range: `bytes=${2 * MiB}-${3 * MiB - 1}` },
+      { range: `bytes=${3 * MiB}-${4 * MiB - 1}` },
+    ]);
     expect(f.tap.requests.filter((r) => r.method !== 'GET')).toEqual([]);
   });
 
@@ -140,7 +156,12 @@ describe('what slicing costs the origin', () => {
     const again = await range('/media/clip.bin', `bytes=${MiB + 500}-${2 * MiB - 500}`);
     expectBytes(again.body, CLIP.subarray(MiB + 500, 2 * MiB - 499));
     expect(f.tap.requests).toEqual([]);
-    expect(cacheStatus(again).at(-1)).toEqual(['tiercache-edge', 'hit', expect.stringMatching(/^ttl=/), 'detail="slices 1/1"']);
+    expect(cacheStatus(again).at(-1)).toEqual([
+      'tiercache-edge',
+      'hit',
+      expect.stringMatching(/^ttl=/),
+      'detail="slices 1/1"',
+    ]);
   });
 
   it('reports per tier that a response was served from slices, and how many were hits', async () => {
@@ -153,8 +174,15 @@ describe('what slicing costs the origin', () => {
     expect(edge).toEqual(['tiercache-edge', 'fwd=uri-miss', 'stored', 'detail="slices 0/3"']);
     await settle();
     const warm = await f.get('/media/report.bin');
-    expect(cacheStatus(warm).at(-1)).toEqual(['tiercache-edge', 'hit', expect.stringMatching(/^ttl=/), 'detail="slices 3/3"']);
-    expect(cold.headers.get('server-timing')).toMatch(/origin;dur=[\d.]+, shield-slice;dur=[\d.]+, shield;dur=[\d.]+, edge-slice;dur=[\d.]+, edge;dur=[\d.]+/);
+    expect(cacheStatus(warm).at(-1)).toEqual([
+      'tiercache-edge',
+      'hit',
+      expect.stringMatching(/^ttl=/),
+      'detail="slices 3/3"',
+    ]);
+    expect(cold.headers.get('server-timing')).toMatch(
+      /origin;dur=[\d.]+, shield-slice;dur=[\d.]+, shield;dur=[\d.]+, edge-slice;dur=[\d.]+, edge;dur=[\d.]+/,
+    );
   });
 });
 
@@ -201,15 +229,30 @@ function createMd5(bytes: Uint8Array): string {
   return createHash('md5').update(bytes).digest('hex');
 }
 
-function multipartParts(body: Uint8Array, boundary: string): { type: string | undefined; range: string | undefined; body: Uint8Array }[] {
+function multipartParts(
+  body: Uint8Array,
+  boundary: string,
+): { type: string | undefined; range: string | undefined; body: Uint8Array }[] {
   const text = Buffer.from(body).toString('latin1');
-  return text.split(`--${boundary}`).slice(1, -1).map((chunk) => {
-    const part = chunk.replace(/^\r\n/, '').replace(/\r\n$/, '');
-    const split = part.indexOf('\r\n\r\n');
-    const headers = Object.fromEntries(part.slice(0, split).split('\r\n').map((line) => {
-      const colon = line.indexOf(':');
-      return [line.slice(0, colon).toLowerCase(), line.slice(colon + 1).trim()];
-    }));
-    return { type: headers['content-type'], range: headers['content-range'], body: new Uint8Array(Buffer.from(part.slice(split + 4), 'latin1')) };
-  });
+  return text
+    .split(`--${boundary}`)
+    .slice(1, -1)
+    .map((chunk) => {
+      const part = chunk.replace(/^\r\n/, '').replace(/\r\n$/, '');
+      const split = part.indexOf('\r\n\r\n');
+      const headers = Object.fromEntries(
+        part
+          .slice(0, split)
+          .split('\r\n')
+          .map((line) => {
+            const colon = line.indexOf(':');
+            return [line.slice(0, colon).toLowerCase(), line.slice(colon + 1).trim()];
+          }),
+      );
+      return {
+        type: headers['content-type'],
+        range: headers['content-range'],
+        body: new Uint8Array(Buffer.from(part.slice(split + 4), 'latin1')),
+      };
+    });
 }

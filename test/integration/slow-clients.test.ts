@@ -74,7 +74,10 @@ function openGet(key: string, headers: Record<string, string> = {}): OpenGet {
 
 /** Most origin answers for `key` streaming at the same moment. */
 function mostAtOnce(key: string): number {
-  const answers = f.tap.requests.filter((r): r is RecordedRequest & { streaming: { from: number; to?: number } } => r.path.endsWith(key) && r.streaming !== undefined);
+  const answers = f.tap.requests.filter(
+    (r): r is RecordedRequest & { streaming: { from: number; to?: number } } =>
+      r.path.endsWith(key) && r.streaming !== undefined,
+  );
   let most = 0;
   for (const a of answers) {
     const at = a.streaming.from;

@@ -2,7 +2,7 @@
 // test moves it, so these tests neither sleep for freshness to run out nor race it.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeClock, type Fixture, cacheStatus, settle, startFixture } from './fixture.ts';
+import { cacheStatus, FakeClock, type Fixture, settle, startFixture } from './fixture.ts';
 
 let f: Fixture;
 const clock = new FakeClock();
@@ -87,7 +87,9 @@ describe('stale content', () => {
 describe('when the origin fails', () => {
   it('serves stale within stale-if-error, never past it, and never when must-revalidate forbids', async () => {
     await f.origin.putObject('sie.txt', 'still here', { 'cache-control': 'max-age=60, stale-if-error=300' });
-    await f.origin.putObject('strict.txt', 'strict', { 'cache-control': 'max-age=60, must-revalidate, stale-if-error=300' });
+    await f.origin.putObject('strict.txt', 'strict', {
+      'cache-control': 'max-age=60, must-revalidate, stale-if-error=300',
+    });
     await f.get('/sie.txt');
     await f.get('/strict.txt');
     await settle();

@@ -35,7 +35,10 @@ describe('the static-site settings by default', () => {
     const answer = await f.get('/app.js', { headers: { origin: 'https://app.example' } });
     expect([...answer.headers.keys()].filter((name) => name.startsWith('access-control-'))).toEqual([]);
     expect(answer.headers.get('vary')).toBeNull();
-    const preflight = await f.get('/app.js', { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'GET' } });
+    const preflight = await f.get('/app.js', {
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example', 'access-control-request-method': 'GET' },
+    });
     expect(preflight.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
     expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
   });

@@ -17,7 +17,10 @@ beforeAll(async () => {
   site = await startSite();
   site.page('/docs/', '<p>docs</p>', { 'cache-control': 'max-age=600' });
   site.page('/page.html', '<p>page</p>', { 'cache-control': 'max-age=600', vary: 'Accept-Encoding' });
-  site.page('/untyped.js', 'console.log(1)', { 'cache-control': 'max-age=600', 'content-type': 'application/octet-stream' });
+  site.page('/untyped.js', 'console.log(1)', {
+    'cache-control': 'max-age=600',
+    'content-type': 'application/octet-stream',
+  });
   stack = await startWorkers({
     config: {
       ORIGIN_KIND: 'http',

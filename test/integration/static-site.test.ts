@@ -3,7 +3,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { patternBytes } from './bytes.ts';
-import { type Answer, type Fixture, SHIELD_TOKEN, cacheStatus, request, settle, startFixture } from './fixture.ts';
+import { type Answer, cacheStatus, type Fixture, request, SHIELD_TOKEN, settle, startFixture } from './fixture.ts';
 
 const APP = 'https://app.example';
 const NOT_FOUND_PAGE = '<!doctype html><h1>nothing here</h1>';
@@ -13,7 +13,12 @@ const CORS_REQUEST_HEADERS = { origin: APP };
 let f: Fixture;
 
 beforeAll(async () => {
-  f = await startFixture({ INDEX_DOCUMENT: 'index.html', NOT_FOUND_DOCUMENT: '404.html', CORS_ALLOW_ORIGINS: APP, SLICE_SIZE: '1MiB' });
+  f = await startFixture({
+    INDEX_DOCUMENT: 'index.html',
+    NOT_FOUND_DOCUMENT: '404.html',
+    CORS_ALLOW_ORIGINS: APP,
+    SLICE_SIZE: '1MiB',
+  });
   await f.origin.putObject('index.html', '<h1>home</h1>');
   await f.origin.putObject('docs/index.html', '<h1>docs</h1>');
   await f.origin.putObject('404.html', NOT_FOUND_PAGE);
@@ -25,7 +30,8 @@ beforeAll(async () => {
 });
 afterAll(() => f?.close());
 
-const shieldGet = (path: string): Promise<Answer> => request(new URL(path, f.stack.shieldUrl), { headers: { 'x-tiercache-credential': SHIELD_TOKEN } });
+const shieldGet = (path: string): Promise<Answer> =>
+  request(new URL(path, f.stack.shieldUrl), { headers: { 'x-tiercache-credential': SHIELD_TOKEN } });
 const originGets = (): string[] => f.tap.requests.filter((r) => r.method === 'GET').map((r) => r.path);
 
 describe('a static site (INDEX_DOCUMENT, NOT_FOUND_DOCUMENT, CORS_ALLOW_ORIGINS)', () => {
@@ -86,7 +92,10 @@ describe('a static site (INDEX_DOCUMENT, NOT_FOUND_DOCUMENT, CORS_ALLOW_ORIGINS)
   });
 
   it('types objects uploaded without a Content-Type by their extension, at both tiers', async () => {
-    for (const [path, type] of [['/app.js', 'text/javascript; charset=utf-8'], ['/style.css', 'text/css; charset=utf-8']] as const) {
+    for (const [path, type] of [
+      ['/app.js', 'text/javascript; charset=utf-8'],
+      ['/style.css', 'text/css; charset=utf-8'],
+    ] as const) {
       expect((await f.get(path)).headers.get('content-type'), path).toBe(type);
       await settle();
       const hit = await f.get(path);
@@ -114,7 +123,9 @@ describe('a static site (INDEX_DOCUMENT, NOT_FOUND_DOCUMENT, CORS_ALLOW_ORIGINS)
     const answer = await f.get('/video.mp4', { headers: { ...CORS_REQUEST_HEADERS, range: 'bytes=0-9' } });
     expect(answer.status).toBe(206);
     expect(answer.headers.get('access-control-allow-origin')).toBe(APP);
-    expect(answer.headers.get('access-control-expose-headers')).toBe('Content-Length, Content-Range, ETag, Accept-Ranges, Cache-Status, Server-Timing, Age');
+    expect(answer.headers.get('access-control-expose-headers')).toBe(
+      'Content-Length, Content-Range, ETag, Accept-Ranges, Cache-Status, Server-Timing, Age',
+    );
     expect(answer.headers.get('vary')).toBe('Origin');
     const head = await f.get('/app.js', { method: 'HEAD', headers: CORS_REQUEST_HEADERS });
     expect(head.headers.get('access-control-allow-origin')).toBe(APP);
@@ -135,7 +146,11 @@ describe('a static site (INDEX_DOCUMENT, NOT_FOUND_DOCUMENT, CORS_ALLOW_ORIGINS)
     f.tap.clear();
     const answer = await f.get('/video.mp4', {
       method: 'OPTIONS',
-      headers: { origin: APP, 'access-control-request-method': 'GET', 'access-control-request-headers': 'range,if-none-match,x-debug' },
+      headers: {
+        origin: APP,
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'range,if-none-match,x-debug',
+      },
     });
     expect(answer.status).toBe(204);
     expect(answer.headers.get('access-control-allow-origin')).toBe(APP);
@@ -146,7 +161,10 @@ describe('a static site (INDEX_DOCUMENT, NOT_FOUND_DOCUMENT, CORS_ALLOW_ORIGINS)
   });
 
   it('answers a preflight from another origin, or for another method, without any CORS header', async () => {
-    for (const headers of [{ origin: 'https://evil.example', 'access-control-request-method': 'GET' }, { origin: APP, 'access-control-request-method': 'PUT' }]) {
+    for (const headers of [
+      { origin: 'https://evil.example', 'access-control-request-method': 'GET' },
+      { origin: APP, 'access-control-request-method': 'PUT' },
+    ]) {
       const answer = await f.get('/app.js', { method: 'OPTIONS', headers });
       expect(answer.status).toBe(204);
       expect(answer.headers.get('allow')).toBe('GET, HEAD, OPTIONS');

@@ -7,8 +7,8 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VERSION } from '../../shared/config/version.ts';
-import { OUTCOMES } from '../../shared/stats/record.ts';
 import { escapeHtml } from '../../shared/stats/html-escape.ts';
+import { OUTCOMES } from '../../shared/stats/record.ts';
 import type { StatsJson } from '../../shared/stats/stats-json.ts';
 import { TOTAL_FIELDS } from '../../shared/stats/totals.ts';
 import { type Answer, type Fixture, type RawAnswer, rawRequest, settle, startFixture } from './fixture.ts';
@@ -17,7 +17,9 @@ const STATS_TOKEN = 'stats-endpoints-token';
 const PURGE_TOKEN = 'stats-endpoints-purge';
 const CHALLENGE = /^Basic realm="[^"]+", Bearer realm="[^"]+"$/;
 const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });
-const basic = (user: string, password: string): Record<string, string> => ({ authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` });
+const basic = (user: string, password: string): Record<string, string> => ({
+  authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`,
+});
 
 /** A request exactly as given (node:http: any header, any target, any method), to the edge's printed port. */
 function raw(f: Fixture, path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<RawAnswer> {
@@ -78,7 +80,8 @@ describe('stats with STATS_TOKEN, through the front', () => {
   let f: Fixture;
   beforeAll(async () => {
     f = await startFixture({ STATS_TOKEN, PURGE_TOKEN, STATS_FLUSH_MS: '0' }, { front: true });
-    for (const key of ['a.txt', 'marker.txt']) await f.origin.putObject(key, `object ${key}`, { 'cache-control': 'max-age=600' });
+    for (const key of ['a.txt', 'marker.txt'])
+      await f.origin.putObject(key, `object ${key}`, { 'cache-control': 'max-age=600' });
   });
   afterAll(() => f?.close());
 
@@ -121,7 +124,8 @@ describe('stats with STATS_TOKEN, through the front', () => {
       ['an empty basic password', basic('admin', '')],
     ];
     for (const [label, headers] of wrong) {
-      for (const path of ['/__tiercache/stats', '/__tiercache/stats.json']) expectChallenge(await f.get(path, { headers }), `${label} ${path}`);
+      for (const path of ['/__tiercache/stats', '/__tiercache/stats.json'])
+        expectChallenge(await f.get(path, { headers }), `${label} ${path}`);
     }
   });
 
@@ -141,7 +145,8 @@ describe('stats with STATS_TOKEN, through the front', () => {
       ['latin-1 bytes', 'Bearer \u00e9\u00e8\u00ff'],
     ];
     for (const [label, authorization] of malformed) {
-      for (const path of ['/__tiercache/stats', '/__tiercache/stats.json']) expectChallenge(await raw(f, path, { authorization }), `${label} ${path}`);
+      for (const path of ['/__tiercache/stats', '/__tiercache/stats.json'])
+        expectChallenge(await raw(f, path, { authorization }), `${label} ${path}`);
     }
   });
 
@@ -154,7 +159,19 @@ describe('stats with STATS_TOKEN, through the front', () => {
       expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
       expectNeverStored(answer);
       const view = JSON.parse(answer.text) as StatsJson;
-      expect(Object.keys(view).sort()).toEqual(['bypassReasons', 'cost', 'egress', 'errors', 'generatedAt', 'hosts', 'minutes', 'recentPurges', 'tiers', 'topMisses', 'windowMinutes']);
+      expect(Object.keys(view).sort()).toEqual([
+        'bypassReasons',
+        'cost',
+        'egress',
+        'errors',
+        'generatedAt',
+        'hosts',
+        'minutes',
+        'recentPurges',
+        'tiers',
+        'topMisses',
+        'windowMinutes',
+      ]);
       expect(new Date(view.generatedAt).toISOString()).toBe(view.generatedAt);
       expect(Math.abs(Date.parse(view.generatedAt) - Date.now())).toBeLessThan(60_000);
       expect(view.windowMinutes).toBe(60);
@@ -162,13 +179,23 @@ describe('stats with STATS_TOKEN, through the front', () => {
       for (const tier of [view.tiers.edge, view.tiers.shield]) {
         expect(Object.keys(tier.totals).sort()).toEqual([...TOTAL_FIELDS].sort());
         expect(Object.keys(tier.outcomes)).toEqual([...OUTCOMES]);
-        for (const totals of Object.values(tier.outcomes)) expect(Object.keys(totals).sort()).toEqual([...TOTAL_FIELDS].sort());
-        for (const ratio of [tier.hitRatio, tier.byteHitRatio]) expect(ratio === null || (ratio >= 0 && ratio <= 1)).toBe(true);
+        for (const totals of Object.values(tier.outcomes))
+          expect(Object.keys(totals).sort()).toEqual([...TOTAL_FIELDS].sort());
+        for (const ratio of [tier.hitRatio, tier.byteHitRatio])
+          expect(ratio === null || (ratio >= 0 && ratio <= 1)).toBe(true);
       }
-      expect(Object.keys(view.egress).sort()).toEqual(['originBytes', 'pricePerTB', 'savedBytes', 'savedUSD', 'servedBytes', 'spentUSD']);
+      expect(Object.keys(view.egress).sort()).toEqual([
+        'originBytes',
+        'pricePerTB',
+        'savedBytes',
+        'savedUSD',
+        'servedBytes',
+        'spentUSD',
+      ]);
       expect(view.minutes).toHaveLength(view.windowMinutes);
       for (const minute of view.minutes) expect(Object.keys(minute.tiers).sort()).toEqual(['edge', 'shield']);
-      for (const list of [view.hosts, view.topMisses, view.bypassReasons, view.errors, view.recentPurges]) expect(Array.isArray(list)).toBe(true);
+      for (const list of [view.hosts, view.topMisses, view.bypassReasons, view.errors, view.recentPurges])
+        expect(Array.isArray(list)).toBe(true);
       // The object asked for first is in it (the page flushes its own isolate before reading).
       expect(view.tiers.edge.totals.requests).toBeGreaterThanOrEqual(1);
       expect(view.topMisses.map((miss) => miss.key)).toContain('/a.txt');
@@ -182,13 +209,19 @@ describe('stats with STATS_TOKEN, through the front', () => {
     const { cost } = view;
     // STATS_FLUSH_MS=0: every record is a flush, each one Durable Object request; each isolate's first request re-read the purge list.
     expect(cost.windowOperations.durableObjectRequests).toBeGreaterThanOrEqual(2);
-    expect(cost.windowOperations.durableObjectRowsRead).toBeGreaterThanOrEqual(cost.windowOperations.durableObjectRequests);
-    expect(cost.windowOperations.durableObjectRowsWritten).toBeGreaterThanOrEqual(cost.windowOperations.durableObjectRequests);
+    expect(cost.windowOperations.durableObjectRowsRead).toBeGreaterThanOrEqual(
+      cost.windowOperations.durableObjectRequests,
+    );
+    expect(cost.windowOperations.durableObjectRowsWritten).toBeGreaterThanOrEqual(
+      cost.windowOperations.durableObjectRequests,
+    );
     expect(cost.windowOperations.kvListRequests).toBeGreaterThanOrEqual(1);
     expect(cost.monthsPerWindow).toBeCloseTo(1 / 720, 9);
     const requests = cost.month.lines.find((line) => line.item === 'Workers requests');
     expect(requests?.quantity).toBe(view.tiers.edge.totals.requests * 720);
-    expect(cost.month.lines.find((line) => line.item === 'Durable Object requests')?.quantity).toBe(cost.windowOperations.durableObjectRequests * 720);
+    expect(cost.month.lines.find((line) => line.item === 'Durable Object requests')?.quantity).toBe(
+      cost.windowOperations.durableObjectRequests * 720,
+    );
     expect(cost.month.totalUSD).toBeCloseTo(cost.month.platformUSD + cost.month.originEgressUSD, 9);
     expect(cost.month.egressAloneUSD).toBeCloseTo((view.egress.servedBytes * 720 * view.egress.pricePerTB) / 1e12, 9);
     const page = await f.get('/__tiercache/stats', { headers: bearer(STATS_TOKEN) });
@@ -215,7 +248,7 @@ describe('stats with STATS_TOKEN, through the front', () => {
     expect(colon.status).toBe(401);
   });
 
-  it('HEAD on both: the GET\'s status and headers, no body', async () => {
+  it("HEAD on both: the GET's status and headers, no body", async () => {
     const json = await raw(f, '/__tiercache/stats.json', bearer(STATS_TOKEN), 'HEAD');
     expect([json.status, json.body.byteLength, json.error]).toEqual([200, 0, undefined]);
     expect(json.headers.get('content-type')).toMatch(/^application\/json/);
@@ -231,7 +264,11 @@ describe('stats with STATS_TOKEN, through the front', () => {
     for (const path of ['/__tiercache/stats', '/__tiercache/stats.json', '/__tiercache/health']) {
       for (const method of ['POST', 'PUT', 'DELETE', 'PATCH']) {
         const label = `${method} ${path}`;
-        const answer = await f.get(path, { method, headers: { ...bearer(STATS_TOKEN), 'content-type': 'application/json' }, ...(method === 'DELETE' ? {} : { body: '{}' }) });
+        const answer = await f.get(path, {
+          method,
+          headers: { ...bearer(STATS_TOKEN), 'content-type': 'application/json' },
+          ...(method === 'DELETE' ? {} : { body: '{}' }),
+        });
         expect(answer.status, label).toBe(405);
         expect(answer.headers.get('allow'), label).toBe('GET, HEAD');
         expect(answer.text, label).toMatch(/^405 /);
@@ -267,11 +304,14 @@ describe('stats with STATS_TOKEN, through the front', () => {
       if (status === 405) expect(answer.headers.get('allow'), path).toBe('POST');
       if (body !== undefined) expect(answer.text, path).toMatch(body);
       // Without the token, a spelling of the stats endpoint is still behind it.
-      if (status === 200 && !path.includes('health')) expectChallenge(await raw(f, path), `${path} without credentials`);
+      if (status === 200 && !path.includes('health'))
+        expectChallenge(await raw(f, path), `${path} without credentials`);
     }
     await settle();
     // No spelling is forwarded; the one that names health asks the origin about one object (its probe: a HEAD, no query).
-    const forwarded = f.tap.requests.filter((request) => request.method !== 'HEAD' || /_tiercache|%5f|\?/i.test(request.path));
+    const forwarded = f.tap.requests.filter(
+      (request) => request.method !== 'HEAD' || /_tiercache|%5f|\?/i.test(request.path),
+    );
     expect(forwarded.map((request) => `${request.method} ${request.path}`)).toEqual([]);
     expect(f.tap.requests.length).toBeLessThanOrEqual(1);
   });
@@ -302,10 +342,18 @@ describe('stats with STATS_TOKEN, through the front', () => {
     expect((await raw(f, '/a.txt', { host: '<script>alert(1)</script>' })).status).toBe(400);
     expect((await raw(f, '/a.txt', { host: 'Odd-Host.Example:8443' })).status).toBe(200);
     const hostileTag = '<script>alert("tag")</script>';
-    const purged = await f.get('/__tiercache/purge', { method: 'POST', headers: { ...bearer(PURGE_TOKEN), 'content-type': 'application/json' }, body: JSON.stringify({ tags: [hostileTag] }) });
+    const purged = await f.get('/__tiercache/purge', {
+      method: 'POST',
+      headers: { ...bearer(PURGE_TOKEN), 'content-type': 'application/json' },
+      body: JSON.stringify({ tags: [hostileTag] }),
+    });
     expect(purged.status).toBe(200);
 
-    const view = await settledStats((stats) => stats.topMisses.some((miss) => miss.key.includes('alert(')) && stats.hosts.some((host) => host.host === 'odd-host.example:8443'));
+    const view = await settledStats(
+      (stats) =>
+        stats.topMisses.some((miss) => miss.key.includes('alert(')) &&
+        stats.hosts.some((host) => host.host === 'odd-host.example:8443'),
+    );
     // The path as the edge saw it (the URL parser percent-encodes < and >; ' and & stay).
     const key = view.topMisses.find((miss) => miss.key.includes('alert('))?.key ?? '';
     expect(key).toMatch(/^\/%3Cscript%3Ealert\('x&y'\)%3C\/script%3E\.txt$/);
@@ -339,13 +387,17 @@ describe('stats with STATS_TOKEN, through the front', () => {
       ['GET', '/__tiercache/x/../stats.json', bearer(STATS_TOKEN)],
       ['GET', '/%5f_tiercache/health', {}],
     ];
-    for (const [method, path, headers] of internal) expect((await raw(f, path, headers, method)).status, `${method} ${path}`).toBeLessThan(500);
+    for (const [method, path, headers] of internal)
+      expect((await raw(f, path, headers, method)).status, `${method} ${path}`).toBeLessThan(500);
     // One object request, a miss at both tiers: the only one of all these to count.
     expect((await f.get('/marker.txt')).status).toBe(200);
     for (const [method, path, headers] of internal) await raw(f, path, headers, method);
     const edgeBefore = before.tiers.edge.totals.requests;
     const shieldBefore = before.tiers.shield.totals.requests;
-    const after = await settledStats((view) => view.tiers.edge.totals.requests >= edgeBefore + 1 && view.tiers.shield.totals.requests >= shieldBefore + 1);
+    const after = await settledStats(
+      (view) =>
+        view.tiers.edge.totals.requests >= edgeBefore + 1 && view.tiers.shield.totals.requests >= shieldBefore + 1,
+    );
     expect(after.tiers.edge.totals.requests).toBe(edgeBefore + 1);
     expect(after.tiers.edge.outcomes.miss.requests).toBe(before.tiers.edge.outcomes.miss.requests + 1);
     // The edge's health question to the shield is the shield's own endpoint: not counted either.
@@ -353,6 +405,9 @@ describe('stats with STATS_TOKEN, through the front', () => {
     expect(after.topMisses.map((miss) => miss.key).filter((key) => key.includes('tiercache'))).toEqual([]);
     await settle(300);
     const later = await statsJson();
-    expect([later.tiers.edge.totals.requests, later.tiers.shield.totals.requests]).toEqual([edgeBefore + 1, shieldBefore + 1]);
+    expect([later.tiers.edge.totals.requests, later.tiers.shield.totals.requests]).toEqual([
+      edgeBefore + 1,
+      shieldBefore + 1,
+    ]);
   });
 });

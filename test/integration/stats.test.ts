@@ -7,18 +7,26 @@
 // tiers with each other (every byte the shield sent, the edge fetched).
 
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { StatsJson } from '../../shared/stats/stats-json.ts';
 import { type Stack, startWorkers } from '../../local/workers.ts';
+import type { StatsJson } from '../../shared/stats/stats-json.ts';
 import { type AnyOrigin, startAnyOrigin } from './any-origin.ts';
 import { patternBytes } from './bytes.ts';
-import { type Answer, FakeClock, type Fixture, SHIELD_TOKEN, request, settle, startFixture } from './fixture.ts';
+import { type Answer, FakeClock, type Fixture, request, SHIELD_TOKEN, settle, startFixture } from './fixture.ts';
 
 const STATS_TOKEN = 'test-stats-token';
 const PURGE_TOKEN = 'test-purge-token';
 const MIB = 1024 * 1024;
 const NOT_FOUND_PAGE = '<!doctype html><h1>nothing here</h1>';
 const SIZES: Record<string, number> = {
-  'small.txt': 1000, 'reval.txt': 500, 'stale.txt': 700, 'burst.txt': 2000, 'big.bin': 3 * MIB + 100, 'busy.txt': 300, 'cold.bin': 4 * MIB + 100, 'held.bin': 4 * MIB + 100, '404.html': NOT_FOUND_PAGE.length,
+  'small.txt': 1000,
+  'reval.txt': 500,
+  'stale.txt': 700,
+  'burst.txt': 2000,
+  'big.bin': 3 * MIB + 100,
+  'busy.txt': 300,
+  'cold.bin': 4 * MIB + 100,
+  'held.bin': 4 * MIB + 100,
+  '404.html': NOT_FOUND_PAGE.length,
 };
 
 let f: Fixture;
@@ -40,7 +48,10 @@ function stats(): Promise<Answer> {
 
 /** The edge's verdict on one answer, read from its own Cache-Status member (RFC 9211 §2). */
 function edgeOutcome(answer: Answer): string {
-  const member = (answer.headers.get('cache-status') ?? '').split(/,\s*(?=tiercache-)/).find((m) => m.startsWith('tiercache-edge')) ?? '';
+  const member =
+    (answer.headers.get('cache-status') ?? '')
+      .split(/,\s*(?=tiercache-)/)
+      .find((m) => m.startsWith('tiercache-edge')) ?? '';
   // RFC 9111 §5.2.1.7: nothing stored and the client asked for nothing else: its choice, not our error.
   if (answer.status === 504 && /detail="?only-if-cached/.test(member)) return 'bypass';
   if (answer.status >= 500) return 'error';
@@ -65,13 +76,26 @@ function originBytes(): number {
 
 beforeAll(async () => {
   f = await startFixture(
-    { STATS_TOKEN, PURGE_TOKEN, STATS_FLUSH_MS: '0', STALE_WHILE_REVALIDATE: '0', SLICE_SIZE: '1MiB', SLICE_THRESHOLD: '1MiB', WHOLE_COPY_MAX: '0', ORIGIN_TIMEOUT_MS: '3000', NOT_FOUND_DOCUMENT: '404.html' },
+    {
+      STATS_TOKEN,
+      PURGE_TOKEN,
+      STATS_FLUSH_MS: '0',
+      STALE_WHILE_REVALIDATE: '0',
+      SLICE_SIZE: '1MiB',
+      SLICE_THRESHOLD: '1MiB',
+      WHOLE_COPY_MAX: '0',
+      ORIGIN_TIMEOUT_MS: '3000',
+      NOT_FOUND_DOCUMENT: '404.html',
+    },
     { clock },
   );
   for (const [key, size] of Object.entries(SIZES)) {
     const cacheControl = key === 'stale.txt' ? 'max-age=60, stale-while-revalidate=600' : 'max-age=60';
     const body = key === '404.html' ? NOT_FOUND_PAGE : new Uint8Array(size).fill(key.charCodeAt(0));
-    await f.origin.putObject(key, body, { 'cache-control': cacheControl, ...(key === '404.html' ? { 'content-type': 'application/octet-stream' } : {}) });
+    await f.origin.putObject(key, body, {
+      'cache-control': cacheControl,
+      ...(key === '404.html' ? { 'content-type': 'application/octet-stream' } : {}),
+    });
   }
   f.tap.clear();
 });
@@ -95,10 +119,16 @@ describe('stats.json counts a known mix exactly', () => {
     f.tap.intercept(undefined);
     await get('/big.bin', { headers: { range: 'bytes=0-99' } }); // slice 0
     await get('/big.bin', { headers: { range: 'bytes=1500000-2200000' } }); // slices 1 and 2
-    const purged = await f.get('/__tiercache/purge', { method: 'POST', headers: { authorization: `Bearer ${PURGE_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ urls: ['/small.txt'] }) });
+    const purged = await f.get('/__tiercache/purge', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${PURGE_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ urls: ['/small.txt'] }),
+    });
     expect(purged.status).toBe(200);
     await get('/small.txt'); // purged: a miss at both tiers again
-    f.tap.faults((request) => (request.path.includes('busy') ? { kind: 'busy', status: 503, retryAfter: '0' } : undefined));
+    f.tap.faults((request) =>
+      request.path.includes('busy') ? { kind: 'busy', status: 503, retryAfter: '0' } : undefined,
+    );
     // What the workers log from here on: the error that follows, and what comes after it.
     const log = vi.spyOn(console, 'log');
     await get('/busy.txt'); // the origin stays busy: an error at both tiers
@@ -122,7 +152,9 @@ describe('stats.json counts a known mix exactly', () => {
     await settle(500);
     logged.push(...log.mock.calls.map((call) => String(call[0])));
     log.mockRestore();
-    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 206, 206, 200, 503, 200, 404, 404, 404, 504]);
+    expect(answers.map((answer) => answer.status)).toEqual([
+      200, 200, 200, 200, 200, 200, 200, 200, 200, 206, 206, 200, 503, 200, 404, 404, 404, 504,
+    ]);
   });
 
   it('counts every edge request by its outcome, with the bytes it sent', async () => {
@@ -135,11 +167,20 @@ describe('stats.json counts a known mix exactly', () => {
       expected.set(outcome, { requests: seen.requests + 1, bytesSent: seen.bytesSent + answer.body.byteLength });
     }
     for (const [outcome, totals] of Object.entries(edge.outcomes)) {
-      expect({ outcome, requests: totals.requests, bytesSent: totals.bytesSent }).toEqual({ outcome, ...(expected.get(outcome) ?? { requests: 0, bytesSent: 0 }) });
+      expect({ outcome, requests: totals.requests, bytesSent: totals.bytesSent }).toEqual({
+        outcome,
+        ...(expected.get(outcome) ?? { requests: 0, bytesSent: 0 }),
+      });
     }
     // What the mix was made of, whatever the headers say: the one hit is small.txt warm (the
     // 404 page read from memory is part of a 404 miss), the one bypass the only-if-cached miss.
-    expect([edge.outcomes.hit.requests, edge.outcomes.revalidated.requests, edge.outcomes.stale.requests, edge.outcomes.bypass.requests, edge.outcomes.error.requests]).toEqual([1, 1, 1, 1, 1]);
+    expect([
+      edge.outcomes.hit.requests,
+      edge.outcomes.revalidated.requests,
+      edge.outcomes.stale.requests,
+      edge.outcomes.bypass.requests,
+      edge.outcomes.error.requests,
+    ]).toEqual([1, 1, 1, 1, 1]);
     expect(edge.outcomes.collapsed.requests).toBeGreaterThanOrEqual(1);
     expect(edge.totals.requests).toBe(answers.length);
     expect(edge.totals.bytesSent).toBe(answers.reduce((sum, answer) => sum + answer.body.byteLength, 0));
@@ -155,7 +196,7 @@ describe('stats.json counts a known mix exactly', () => {
     expect(misses.filter((key) => key === '/404.html' || key.includes('tiercache'))).toEqual([]);
   });
 
-  it('counts an only-if-cached miss as the client\'s bypass, not an error of ours, and logs no error for it (RFC 9111 §5.2.1.7)', async () => {
+  it("counts an only-if-cached miss as the client's bypass, not an error of ours, and logs no error for it (RFC 9111 §5.2.1.7)", async () => {
     const view = await settledStats();
     expect(view.bypassReasons).toContainEqual({ tier: 'edge', reason: 'only-if-cached', requests: 1 });
     expect(view.errors.filter((error) => error.reason === 'only-if-cached')).toEqual([]);
@@ -184,10 +225,16 @@ describe('stats.json counts a known mix exactly', () => {
     // not again by the edge's copy of it; the three 404s and the 404 page once), the two
     // revalidations (reval.txt, and stale.txt's refresh behind the stale answer) and the busy
     // origin. None was a hit: nothing was asked for twice.
-    expect(Object.fromEntries(Object.entries(shield.outcomes).map(([outcome, totals]) => [outcome, totals.requests]))).toEqual({ hit: 0, miss: 17, stale: 0, revalidated: 2, collapsed: 0, bypass: 0, error: 1 });
+    expect(
+      Object.fromEntries(Object.entries(shield.outcomes).map(([outcome, totals]) => [outcome, totals.requests])),
+    ).toEqual({ hit: 0, miss: 17, stale: 0, revalidated: 2, collapsed: 0, bypass: 0, error: 1 });
     // The same from the origin's side: one GET per miss, a 304 per revalidation.
-    const gets = (statuses: number[]): number => f.tap.requests.filter((request) => request.method === 'GET' && statuses.includes(request.status ?? 0)).length;
-    expect([shield.outcomes.miss.requests, shield.outcomes.revalidated.requests]).toEqual([gets([200, 206, 404]), gets([304])]);
+    const gets = (statuses: number[]): number =>
+      f.tap.requests.filter((request) => request.method === 'GET' && statuses.includes(request.status ?? 0)).length;
+    expect([shield.outcomes.miss.requests, shield.outcomes.revalidated.requests]).toEqual([
+      gets([200, 206, 404]),
+      gets([304]),
+    ]);
     expect(shield.outcomes.revalidated.bytesSent).toBe(0);
     // Every byte the shield sent was a miss's, fetched from the origin for it: none a hit's.
     expect([shield.outcomes.hit.bytesSent, shield.outcomes.miss.bytesFromOrigin]).toEqual([0, originBytes()]);
@@ -195,10 +242,12 @@ describe('stats.json counts a known mix exactly', () => {
     expect([shield.totals.slicesHit, shield.totals.slicesMissed]).toEqual([0, 8]);
   });
 
-  it('counts the slices read ahead that the shield held as the hits they were, each once, every byte it sent a hit\'s', async () => {
+  it("counts the slices read ahead that the shield held as the hits they were, each once, every byte it sent a hit's", async () => {
     const before = await settledStats();
     // The shield alone reads held.bin first (as another edge location would have): stored there, not at this edge.
-    const direct = await request(new URL('/held.bin', f.stack.shieldUrl), { headers: { 'x-tiercache-credential': SHIELD_TOKEN } });
+    const direct = await request(new URL('/held.bin', f.stack.shieldUrl), {
+      headers: { 'x-tiercache-credential': SHIELD_TOKEN },
+    });
     expect(direct.body.byteLength).toBe(SIZES['held.bin']);
     await settle(500);
     f.tap.clear();
@@ -206,13 +255,28 @@ describe('stats.json counts a known mix exactly', () => {
     expect(held.body.byteLength).toBe(SIZES['held.bin']);
     await settle(300);
     const after = await settledStats();
-    const delta = (tier: 'edge' | 'shield', outcome: 'hit' | 'miss', field: 'requests' | 'bytesSent' | 'bytesFromNextHop' | 'bytesFromOrigin'): number => after.tiers[tier].outcomes[outcome][field] - before.tiers[tier].outcomes[outcome][field];
+    const delta = (
+      tier: 'edge' | 'shield',
+      outcome: 'hit' | 'miss',
+      field: 'requests' | 'bytesSent' | 'bytesFromNextHop' | 'bytesFromOrigin',
+    ): number => after.tiers[tier].outcomes[outcome][field] - before.tiers[tier].outcomes[outcome][field];
     expect(f.tap.requests).toEqual([]);
     // The edge's one miss, every byte of it from the shield's cache.
-    expect([delta('edge', 'miss', 'requests'), delta('edge', 'miss', 'bytesFromNextHop'), delta('edge', 'miss', 'bytesFromOrigin')]).toEqual([1, SIZES['held.bin'], 0]);
+    expect([
+      delta('edge', 'miss', 'requests'),
+      delta('edge', 'miss', 'bytesFromNextHop'),
+      delta('edge', 'miss', 'bytesFromOrigin'),
+    ]).toEqual([1, SIZES['held.bin'], 0]);
     // At the shield: its own read (a miss, all from the origin), then one hit per slice the edge asked for (five).
-    expect([delta('shield', 'miss', 'requests'), delta('shield', 'miss', 'bytesFromOrigin')]).toEqual([1, SIZES['held.bin']]);
-    expect([delta('shield', 'hit', 'requests'), delta('shield', 'hit', 'bytesSent'), delta('shield', 'hit', 'bytesFromOrigin')]).toEqual([5, SIZES['held.bin'], 0]);
+    expect([delta('shield', 'miss', 'requests'), delta('shield', 'miss', 'bytesFromOrigin')]).toEqual([
+      1,
+      SIZES['held.bin'],
+    ]);
+    expect([
+      delta('shield', 'hit', 'requests'),
+      delta('shield', 'hit', 'bytesSent'),
+      delta('shield', 'hit', 'bytesFromOrigin'),
+    ]).toEqual([5, SIZES['held.bin'], 0]);
   });
 });
 
@@ -234,12 +298,24 @@ describe('stats.json counts what a site answering without Content-Length (chunke
     got.push(answer);
     return answer;
   };
-  const siteStats = (): Promise<Answer> => request(new URL('/__tiercache/stats.json', stack.url), { headers: { authorization: `Bearer ${STATS_TOKEN}` } });
+  const siteStats = (): Promise<Answer> =>
+    request(new URL('/__tiercache/stats.json', stack.url), { headers: { authorization: `Bearer ${STATS_TOKEN}` } });
 
   beforeAll(async () => {
     site = await startAnyOrigin();
-    for (const [path, { status, body, cacheControl }] of Object.entries(BODIES)) site.answer(path, { status, headers: { ...CHUNKED, 'cache-control': cacheControl }, body });
-    stack = await startWorkers({ config: { ORIGIN_KIND: 'http', ORIGIN_URL: site.url, SHIELD_TOKEN: 'stats-chunked', STATS_TOKEN, STATS_FLUSH_MS: '0', NOT_FOUND_DOCUMENT: '404.html', SLICE_SIZE: '1MiB' } });
+    for (const [path, { status, body, cacheControl }] of Object.entries(BODIES))
+      site.answer(path, { status, headers: { ...CHUNKED, 'cache-control': cacheControl }, body });
+    stack = await startWorkers({
+      config: {
+        ORIGIN_KIND: 'http',
+        ORIGIN_URL: site.url,
+        SHIELD_TOKEN: 'stats-chunked',
+        STATS_TOKEN,
+        STATS_FLUSH_MS: '0',
+        NOT_FOUND_DOCUMENT: '404.html',
+        SLICE_SIZE: '1MiB',
+      },
+    });
   });
   afterAll(async () => {
     await stack?.dispose();
@@ -261,13 +337,16 @@ describe('stats.json counts what a site answering without Content-Length (chunke
     expect(posted.headers.get('content-length')).toBeNull();
   });
 
-  it('counts the bytes each tier sent and fetched as they passed: the client\'s, the origin\'s, and every byte the shield sent fetched by the edge', async () => {
+  it("counts the bytes each tier sent and fetched as they passed: the client's, the origin's, and every byte the shield sent fetched by the edge", async () => {
     const view = await settledStats(siteStats, got.length);
     const { edge, shield } = view.tiers;
     expect(edge.totals.requests).toBe(got.length);
     expect(edge.totals.bytesSent).toBe(got.reduce((sum, answer) => sum + answer.body.byteLength, 0));
     // What the site sent: every body it answered (the 404's and the page's included).
-    const sentBySite = site.received.reduce((sum, received) => sum + (received.method === 'HEAD' ? 0 : (BODIES[received.path]?.body.byteLength ?? 0)), 0);
+    const sentBySite = site.received.reduce(
+      (sum, received) => sum + (received.method === 'HEAD' ? 0 : (BODIES[received.path]?.body.byteLength ?? 0)),
+      0,
+    );
     // feed.bin once (then a hit), live.bin twice, the 404 and its page once each, the POST's answer.
     expect(sentBySite).toBe(300_000 + 2 * 7000 + 120 + NOT_FOUND_PAGE.length + 900);
     expect(shield.totals.bytesFromOrigin).toBe(sentBySite);
@@ -276,7 +355,9 @@ describe('stats.json counts what a site answering without Content-Length (chunke
     expect(shield.totals.bytesSent).toBe(edge.totals.bytesFromNextHop);
     expect(view.egress.servedBytes).toBe(edge.totals.bytesSent);
     // The one hit sent its bytes, fetched none.
-    expect([edge.outcomes.hit.requests, edge.outcomes.hit.bytesSent, edge.outcomes.hit.bytesFromNextHop]).toEqual([1, 300_000, 0]);
+    expect([edge.outcomes.hit.requests, edge.outcomes.hit.bytesSent, edge.outcomes.hit.bytesFromNextHop]).toEqual([
+      1, 300_000, 0,
+    ]);
   });
 });
 
@@ -287,7 +368,12 @@ async function settledStats(read: () => Promise<Answer> = stats, requests = answ
     const answer = await read();
     expect(answer.status).toBe(200);
     const view = JSON.parse(answer.text) as StatsJson;
-    if (last !== undefined && JSON.stringify(last.tiers) === JSON.stringify(view.tiers) && view.tiers.edge.totals.requests >= requests) return view;
+    if (
+      last !== undefined &&
+      JSON.stringify(last.tiers) === JSON.stringify(view.tiers) &&
+      view.tiers.edge.totals.requests >= requests
+    )
+      return view;
     last = view;
     await settle(200);
   }

@@ -34,7 +34,10 @@ describe('Vary (RFC 9111 §4.1)', () => {
     await settle();
     expect(site.received.map((r) => r.headers['accept-language'])).toEqual(['fr', 'de']);
     site.received.length = 0;
-    expect([edge(await get('/negotiated.html', lang('fr'))), edge(await get('/negotiated.html', lang('de')))]).toEqual(['hit', 'hit']);
+    expect([edge(await get('/negotiated.html', lang('fr'))), edge(await get('/negotiated.html', lang('de')))]).toEqual([
+      'hit',
+      'hit',
+    ]);
     expect(site.received).toEqual([]);
     // §4.1: values are compared after list whitespace is normalised.
     await get('/negotiated.html', lang('fr, de'));

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Answer, type Fixture, request, settle, startFixture } from './fixture.ts';
 import { patternBytes, sha256 } from './bytes.ts';
+import { type Answer, type Fixture, request, settle, startFixture } from './fixture.ts';
 
 const MiB = 1024 * 1024;
 const PURGE_TOKEN = 'test-purge-token';
@@ -17,7 +17,8 @@ beforeAll(async () => {
 afterAll(() => f?.close());
 
 const edgeDetail = (answer: Answer): string => (answer.headers.get('cache-status') ?? '').split(',').at(-1) ?? '';
-const originGets = (path: string): number => f.tap.requests.filter((r) => r.method === 'GET' && r.path.includes(path)).length;
+const originGets = (path: string): number =>
+  f.tap.requests.filter((r) => r.method === 'GET' && r.path.includes(path)).length;
 
 /** Cold read, then a read from the edge's slices (which makes the copy), then time to store it. */
 async function warmUp(path: string): Promise<Answer[]> {
@@ -45,7 +46,7 @@ describe('the edge keeps a sliced object whole for full reads (WHOLE_COPY_MAX)',
     expect(originGets('clip.bin')).toBe(gets);
   });
 
-  it('answers a browser\'s bytes=0- from the copy too, as a 206 of every byte', async () => {
+  it("answers a browser's bytes=0- from the copy too, as a 206 of every byte", async () => {
     const opening = await f.get('/clip.bin', { headers: { range: 'bytes=0-' } });
     expect(opening.status).toBe(206);
     expect(edgeDetail(opening)).toMatch(/detail="whole copy"/);
@@ -76,14 +77,18 @@ describe('the edge keeps a sliced object whole for full reads (WHOLE_COPY_MAX)',
     expect(sha256(again.body)).toBe(sha256(LARGE));
   });
 
-  it('serves a new version after a purge, never the old version\'s copy', async () => {
+  it("serves a new version after a purge, never the old version's copy", async () => {
     await f.origin.putObject('versioned.bin', SMALL, { 'content-type': 'video/mp4' });
     await warmUp('/versioned.bin');
     expect(edgeDetail(await f.get('/versioned.bin'))).toMatch(/whole copy/);
 
     const changed = patternBytes(13, 2.5 * MiB);
     await f.origin.putObject('versioned.bin', changed, { 'content-type': 'video/mp4' });
-    const purged = await request(new URL('/__tiercache/purge', f.stack.url), { method: 'POST', headers: { authorization: `Bearer ${PURGE_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ urls: ['/versioned.bin'] }) });
+    const purged = await request(new URL('/__tiercache/purge', f.stack.url), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${PURGE_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ urls: ['/versioned.bin'] }),
+    });
     expect(purged.status).toBe(200);
 
     const fresh = await f.get('/versioned.bin');

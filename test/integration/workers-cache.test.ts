@@ -9,11 +9,11 @@
 // bytes are the same, and a purge that cannot reach a Workers Cache is not reported done.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { urlTag } from '../../shared/purge/workers-cache-purge.ts';
 import type { RawConfig } from '../../shared/config/config.ts';
+import { urlTag } from '../../shared/purge/workers-cache-purge.ts';
 import { sliceRequestPath } from '../../shared/slices/slice-protocol.ts';
 import { drain, patternBytes, sha256 } from './bytes.ts';
-import { type Fixture, SHIELD_TOKEN, cacheStatus, request, settle, startFixture } from './fixture.ts';
+import { cacheStatus, type Fixture, request, SHIELD_TOKEN, settle, startFixture } from './fixture.ts';
 
 const MiB = 1024 * 1024;
 const CLIP = patternBytes(11, 3.5 * MiB);
@@ -30,18 +30,32 @@ interface FakeLog {
 }
 
 const purge = (f: Fixture, body: unknown) =>
-  request(new URL('/__tiercache/purge', f.stack.url), { method: 'POST', headers: { authorization: `Bearer ${PURGE_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  request(new URL('/__tiercache/purge', f.stack.url), {
+    method: 'POST',
+    headers: { authorization: `Bearer ${PURGE_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 
 describe('Workers Cache in front of the shield (a fake of the platform, the real shield)', () => {
   let f: Fixture;
-  const fakeLog = async (): Promise<FakeLog> => JSON.parse((await request(new URL('/__test/workers-cache', f.stack.shieldUrl))).text) as FakeLog;
+  const fakeLog = async (): Promise<FakeLog> =>
+    JSON.parse((await request(new URL('/__test/workers-cache', f.stack.shieldUrl))).text) as FakeLog;
   /** A slice request as the edge sends it, to the shield's own socket. */
   const askShield = (path: string, headers: Record<string, string> = {}) =>
-    request(new URL(path, f.stack.shieldUrl), { headers: { 'x-tiercache-credential': SHIELD_TOKEN, 'x-tiercache-host': new URL(f.stack.url).host, ...headers } });
+    request(new URL(path, f.stack.shieldUrl), {
+      headers: { 'x-tiercache-credential': SHIELD_TOKEN, 'x-tiercache-host': new URL(f.stack.url).host, ...headers },
+    });
 
   beforeAll(async () => {
-    f = await startFixture({ SLICE_SIZE: '1MiB', PURGE_TOKEN, ...workersCache('on') }, { entries: { shield: FAKE_ENTRY } });
-    await f.origin.putObject('media/clip.bin', CLIP, { 'content-type': 'video/mp4', 'cache-control': 'max-age=600', 'x-amz-meta-cache-tag': 'Album-7' });
+    f = await startFixture(
+      { SLICE_SIZE: '1MiB', PURGE_TOKEN, ...workersCache('on') },
+      { entries: { shield: FAKE_ENTRY } },
+    );
+    await f.origin.putObject('media/clip.bin', CLIP, {
+      'content-type': 'video/mp4',
+      'cache-control': 'max-age=600',
+      'x-amz-meta-cache-tag': 'Album-7',
+    });
     await f.origin.putObject('small.txt', 'small', { 'content-type': 'text/plain', 'cache-control': 'max-age=600' });
   });
   afterAll(() => f?.close());
@@ -55,8 +69,18 @@ describe('Workers Cache in front of the shield (a fake of the platform, the real
     const { stored } = await fakeLog();
     const keys = stored.map((entry) => entry.key);
     const bucket = `${f.tap.url}/${f.origin.bucket}`;
-    for (const index of [1, 2, 3]) expect(keys.some((key) => key.startsWith(`/__tiercache/slices/${index}-${index}/${MiB}/`) && key.endsWith(`/${bucket}/media/clip.bin`)), `slice ${index}`).toBe(true);
-    expect(keys.some((key) => key.startsWith(`/__tiercache/slices/0-0/${MiB}/-/`) && key.endsWith(`/${bucket}/small.txt`))).toBe(true);
+    for (const index of [1, 2, 3])
+      expect(
+        keys.some(
+          (key) =>
+            key.startsWith(`/__tiercache/slices/${index}-${index}/${MiB}/`) &&
+            key.endsWith(`/${bucket}/media/clip.bin`),
+        ),
+        `slice ${index}`,
+      ).toBe(true);
+    expect(
+      keys.some((key) => key.startsWith(`/__tiercache/slices/0-0/${MiB}/-/`) && key.endsWith(`/${bucket}/small.txt`)),
+    ).toBe(true);
     const clip = stored.find((entry) => entry.key.startsWith('/__tiercache/slices/1-1/'));
     expect(clip?.tags).toEqual(expect.arrayContaining(['album-7', urlTag('/media/clip.bin')]));
     // For no longer than the shield itself holds it fresh, and never stale on an error.
@@ -68,13 +92,22 @@ describe('Workers Cache in front of the shield (a fake of the platform, the real
     await settle();
     const etag = (await f.get('/media/clip.bin', { method: 'HEAD' })).headers.get('etag') ?? '';
     f.tap.clear();
-    const answer = await askShield(sliceRequestPath({ span: { first: 2, last: 2 }, sliceSize: MiB, etag }, '/media/clip.bin'));
+    const answer = await askShield(
+      sliceRequestPath({ span: { first: 2, last: 2 }, sliceSize: MiB, etag }, '/media/clip.bin'),
+    );
     expect(answer.status).toBe(200);
     expect(sha256(answer.body)).toBe(sha256(CLIP.subarray(2 * MiB, 3 * MiB)));
     expect(cacheStatus(answer).at(-1)).toEqual(['tiercache-shield', 'hit', 'detail=workers-cache']);
     expect(answer.headers.get('cache-tag')).toBe('Album-7');
     expect(Number(answer.headers.get('age'))).toBeGreaterThanOrEqual(0);
-    for (const name of ['cloudflare-cdn-cache-control', 'cf-cache-status', 'x-tiercache-cache-tag', 'x-tiercache-age', 'x-tiercache-aged-at']) expect(answer.headers.has(name), name).toBe(false);
+    for (const name of [
+      'cloudflare-cdn-cache-control',
+      'cf-cache-status',
+      'x-tiercache-cache-tag',
+      'x-tiercache-age',
+      'x-tiercache-aged-at',
+    ])
+      expect(answer.headers.has(name), name).toBe(false);
     expect(f.tap.requests).toEqual([]);
   });
 
@@ -82,14 +115,30 @@ describe('Workers Cache in front of the shield (a fake of the platform, the real
     const etag = (await f.get('/media/clip.bin', { method: 'HEAD' })).headers.get('etag') ?? '';
     const path = sliceRequestPath({ span: { first: 1, last: 1 }, sliceSize: MiB, etag }, '/media/clip.bin');
     const before = (await fakeLog()).lookups.length;
-    const edgeHeaders: Record<string, string>[] = [{ 'x-tiercache-revalidate': '1', 'if-none-match': etag }, { 'x-tiercache-purged-at': String(Date.now() - 60_000) }];
+    const edgeHeaders: Record<string, string>[] = [
+      { 'x-tiercache-revalidate': '1', 'if-none-match': etag },
+      { 'x-tiercache-purged-at': String(Date.now() - 60_000) },
+    ];
     for (const headers of edgeHeaders) {
       const answer = await askShield(path, headers);
       expect(answer.status).toBeLessThan(400);
       expect(answer.headers.get('cache-status')).not.toMatch(/workers-cache/);
     }
-    await drain((await fetch(new URL(sliceRequestPath({ span: { first: 3, last: 3 }, sliceSize: MiB, etag, warm: true }, '/media/clip.bin'), f.stack.shieldUrl), { headers: { 'x-tiercache-credential': SHIELD_TOKEN } })).body);
-    await request(new URL('/media/clip.bin', f.stack.shieldUrl), { method: 'HEAD', headers: { 'x-tiercache-credential': SHIELD_TOKEN } });
+    await drain(
+      (
+        await fetch(
+          new URL(
+            sliceRequestPath({ span: { first: 3, last: 3 }, sliceSize: MiB, etag, warm: true }, '/media/clip.bin'),
+            f.stack.shieldUrl,
+          ),
+          { headers: { 'x-tiercache-credential': SHIELD_TOKEN } },
+        )
+      ).body,
+    );
+    await request(new URL('/media/clip.bin', f.stack.shieldUrl), {
+      method: 'HEAD',
+      headers: { 'x-tiercache-credential': SHIELD_TOKEN },
+    });
     expect((await fakeLog()).lookups.length).toBe(before);
   });
 
@@ -124,7 +173,10 @@ describe('the shield gateway with its real slices entrypoint (ctx.exports in wor
   let f: Fixture;
   beforeAll(async () => {
     f = await startFixture({ SLICE_SIZE: '1MiB', PURGE_TOKEN, ...workersCache('on') });
-    await f.origin.putObject('media/clip.bin', CLIP, { 'content-type': 'video/mp4', 'x-amz-meta-cache-tag': 'Album-7' });
+    await f.origin.putObject('media/clip.bin', CLIP, {
+      'content-type': 'video/mp4',
+      'x-amz-meta-cache-tag': 'Album-7',
+    });
   });
   afterAll(() => f?.close());
 
@@ -134,7 +186,11 @@ describe('the shield gateway with its real slices entrypoint (ctx.exports in wor
       expect(answer.status).toBe(200);
       expect(sha256(answer.body)).toBe(sha256(CLIP));
       expect(answer.headers.get('cache-tag')).toBe('Album-7');
-      expect([...answer.headers.keys()].filter((name) => name.startsWith('x-tiercache-') || name.startsWith('cloudflare-') || name === 'cf-cache-status')).toEqual([]);
+      expect(
+        [...answer.headers.keys()].filter(
+          (name) => name.startsWith('x-tiercache-') || name.startsWith('cloudflare-') || name === 'cf-cache-status',
+        ),
+      ).toEqual([]);
       await settle();
     }
   });

@@ -28,7 +28,11 @@ const statusOf = (coded: string): number | string => {
 describe('ChunkedBody (RFC 9112 §7.1)', () => {
   it('reads the chunks into one body and hands back what follows it', () => {
     const verdict = read(['5\r\nhello\r\n6\r\n world\r\n0\r\n\r\nGET / HTTP/1.1\r\n']);
-    expect(verdict).toEqual({ kind: 'done', body: Buffer.from('hello world'), rest: Buffer.from('GET / HTTP/1.1\r\n') });
+    expect(verdict).toEqual({
+      kind: 'done',
+      body: Buffer.from('hello world'),
+      rest: Buffer.from('GET / HTTP/1.1\r\n'),
+    });
   });
 
   it('takes extensions, with optional whitespace before their ";" (§7.1.1, BWS), and drops trailers (§7.1.2)', () => {
@@ -37,13 +41,29 @@ describe('ChunkedBody (RFC 9112 §7.1)', () => {
   });
 
   it('refuses a chunk-size line with trailing whitespace, a bare LF or CR, or no hex digits with 400', () => {
-    for (const coded of ['5 \r\nhello\r\n0\r\n\r\n', '5\t\r\nhello\r\n0\r\n\r\n', '5\nhello\r\n0\r\n\r\n', '5\rhello\r\n0\r\n\r\n', 'zz\r\nhello\r\n0\r\n\r\n', '\r\n', '-5\r\n', '0x5\r\nhello\r\n0\r\n\r\n', ' 5\r\nhello\r\n']) {
+    for (const coded of [
+      '5 \r\nhello\r\n0\r\n\r\n',
+      '5\t\r\nhello\r\n0\r\n\r\n',
+      '5\nhello\r\n0\r\n\r\n',
+      '5\rhello\r\n0\r\n\r\n',
+      'zz\r\nhello\r\n0\r\n\r\n',
+      '\r\n',
+      '-5\r\n',
+      '0x5\r\nhello\r\n0\r\n\r\n',
+      ' 5\r\nhello\r\n',
+    ]) {
       expect(statusOf(coded), JSON.stringify(coded)).toBe(400);
     }
   });
 
   it('refuses chunk data not followed by CRLF, and trailer lines not ending in CRLF, with 400', () => {
-    for (const coded of ['5\r\nhelloXX0\r\n\r\n', '5\r\nhello\n0\r\n\r\n', '5\r\nhello\r0\r\n\r\n', '0\r\nX: 1\n\r\n', '0\r\n\n']) {
+    for (const coded of [
+      '5\r\nhelloXX0\r\n\r\n',
+      '5\r\nhello\n0\r\n\r\n',
+      '5\r\nhello\r0\r\n\r\n',
+      '0\r\nX: 1\n\r\n',
+      '0\r\n\n',
+    ]) {
       expect(statusOf(coded), JSON.stringify(coded)).toBe(400);
     }
   });
@@ -60,7 +80,16 @@ describe('ChunkedBody (RFC 9112 §7.1)', () => {
   });
 
   it('waits for more while the body is incomplete', () => {
-    for (const coded of ['', '5', '5\r', '5\r\nhel', '5\r\nhello', '5\r\nhello\r', '5\r\nhello\r\n0\r\n', '5\r\nhello\r\n0\r\nX: 1\r\n']) {
+    for (const coded of [
+      '',
+      '5',
+      '5\r',
+      '5\r\nhel',
+      '5\r\nhello',
+      '5\r\nhello\r',
+      '5\r\nhello\r\n0\r\n',
+      '5\r\nhello\r\n0\r\nX: 1\r\n',
+    ]) {
       expect(statusOf(coded), JSON.stringify(coded)).toBe('more');
     }
   });
@@ -118,18 +147,29 @@ describe('ChunkedBody (properties)', () => {
 
   it('refuses any chunk-size line that ends in whitespace with 400, however the bytes arrive', () => {
     fc.assert(
-      fc.property(coded, fc.constantFrom(' ', '\t', '  ', ' \t'), fc.array(fc.integer({ min: 1, max: 40 }), { maxLength: 60 }), ({ wire }, space, cuts) => {
-        const text = wire.toString('latin1');
-        const line = text.indexOf('\r\n');
-        const spoiled = Buffer.from(`${text.slice(0, line).replace(/[\t ]*;.*$/, '')}${space}${text.slice(line)}`, 'latin1');
-        expect(read(pieces(spoiled, cuts))).toMatchObject({ kind: 'refused', status: 400 });
-      }),
+      fc.property(
+        coded,
+        fc.constantFrom(' ', '\t', '  ', ' \t'),
+        fc.array(fc.integer({ min: 1, max: 40 }), { maxLength: 60 }),
+        ({ wire }, space, cuts) => {
+          const text = wire.toString('latin1');
+          const line = text.indexOf('\r\n');
+          const spoiled = Buffer.from(
+            `${text.slice(0, line).replace(/[\t ]*;.*$/, '')}${space}${text.slice(line)}`,
+            'latin1',
+          );
+          expect(read(pieces(spoiled, cuts))).toMatchObject({ kind: 'refused', status: 400 });
+        },
+      ),
       { numRuns: 300 },
     );
   });
 
   it('never throws, and never answers `done` with more bytes than were pushed', () => {
-    const bytes = fc.string({ unit: fc.constantFrom('0', '1', '5', 'a', 'F', '\r', '\n', ' ', ';', 'x', ':'), maxLength: 80 });
+    const bytes = fc.string({
+      unit: fc.constantFrom('0', '1', '5', 'a', 'F', '\r', '\n', ' ', ';', 'x', ':'),
+      maxLength: 80,
+    });
     fc.assert(
       fc.property(bytes, (text) => {
         const verdict = read([text]);

@@ -2,9 +2,9 @@
 // origin, what it keeps of the user's settings, and what it says about them.
 
 import { describe, expect, it } from 'vitest';
+import { useEmbeddedOrigin } from '../../local/embedded-settings.ts';
 import { parseConfig, type RawConfig } from '../../shared/config/config.ts';
 import { ConfigError } from '../../shared/http/errors.ts';
-import { useEmbeddedOrigin } from '../../local/embedded-settings.ts';
 
 const ORIGIN = { url: 'http://127.0.0.1:4568', bucket: 'assets', accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 
@@ -16,7 +16,14 @@ function embedded(given: RawConfig): { config: RawConfig; notes: string[] } {
 describe('the embedded origin settings', () => {
   it('point an empty configuration at the embedded origin, with its bucket and account, path-style', () => {
     expect(embedded({})).toEqual({
-      config: { ORIGIN_KIND: 's3', S3_BUCKET: 'assets', S3_ADDRESSING: 'path', S3_ACCESS_KEY_ID: 'S3RVER', S3_SECRET_ACCESS_KEY: 'S3RVER', ORIGIN_URL: ORIGIN.url },
+      config: {
+        ORIGIN_KIND: 's3',
+        S3_BUCKET: 'assets',
+        S3_ADDRESSING: 'path',
+        S3_ACCESS_KEY_ID: 'S3RVER',
+        S3_SECRET_ACCESS_KEY: 'S3RVER',
+        ORIGIN_URL: ORIGIN.url,
+      },
       notes: [],
     });
   });
@@ -31,7 +38,10 @@ describe('the embedded origin settings', () => {
       error = caught;
     }
     expect(error).toBeInstanceOf(ConfigError);
-    expect((error as ConfigError).problems).toEqual(['ORIGIN_KIND must be one of s3|http, got "s33"', 'S3_ADDRESSING must be one of path|virtual, got "vhost"']);
+    expect((error as ConfigError).problems).toEqual([
+      'ORIGIN_KIND must be one of s3|http, got "s33"',
+      'S3_ADDRESSING must be one of path|virtual, got "vhost"',
+    ]);
   });
 
   it('set aside a valid ORIGIN_KIND, S3_BUCKET or S3_ADDRESSING that cannot apply to it, with a note each', () => {
@@ -47,11 +57,21 @@ describe('the embedded origin settings', () => {
   it('keep credentials the user gives, for the shield to sign with, saying so without printing them', () => {
     const { config, notes } = embedded({ S3_SECRET_ACCESS_KEY: 'wrong-secret-3c1d' });
     expect(config).toMatchObject({ S3_ACCESS_KEY_ID: 'S3RVER', S3_SECRET_ACCESS_KEY: 'wrong-secret-3c1d' });
-    expect(notes).toEqual(['S3_SECRET_ACCESS_KEY set: the shield signs with it, and the embedded origin, whose account is another, refuses it as S3 would (unset it for the sample site)']);
+    expect(notes).toEqual([
+      'S3_SECRET_ACCESS_KEY set: the shield signs with it, and the embedded origin, whose account is another, refuses it as S3 would (unset it for the sample site)',
+    ]);
     expect(embedded({ S3_ACCESS_KEY_ID: 'NOBODY' }).notes.join('\n')).not.toContain('NOBODY');
   });
 
   it('say nothing of a setting given as the embedded origin needs it', () => {
-    expect(embedded({ ORIGIN_KIND: 's3', S3_BUCKET: 'assets', S3_ADDRESSING: 'path', S3_ACCESS_KEY_ID: 'S3RVER', S3_SECRET_ACCESS_KEY: 'S3RVER' }).notes).toEqual([]);
+    expect(
+      embedded({
+        ORIGIN_KIND: 's3',
+        S3_BUCKET: 'assets',
+        S3_ADDRESSING: 'path',
+        S3_ACCESS_KEY_ID: 'S3RVER',
+        S3_SECRET_ACCESS_KEY: 'S3RVER',
+      }).notes,
+    ).toEqual([]);
   });
 });

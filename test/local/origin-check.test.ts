@@ -14,12 +14,16 @@ afterAll(() => Promise.all([good?.close(), wrongSecret?.close()]));
 
 describe('checkOrigin', () => {
   it('prints that the embedded S3 origin serves: origin ok, and why', async () => {
-    expect(await checkOrigin(good.stack.url)).toMatch(/^ {2}check {3}origin ok: serves; the probed key names no object \(404 NoSuchKey\)/);
+    expect(await checkOrigin(good.stack.url)).toMatch(
+      /^ {2}check {3}origin ok: serves; the probed key names no object \(404 NoSuchKey\)/,
+    );
   });
 
   it('prints that an origin refusing the secret cannot serve, naming the setting to check', async () => {
     const line = await checkOrigin(wrongSecret.stack.url);
-    expect(line).toMatch(/^ {2}check {3}origin credentials: CANNOT SERVE \(\/__tiercache\/health answers 503\); .*SignatureDoesNotMatch.*S3_SECRET_ACCESS_KEY/);
+    expect(line).toMatch(
+      /^ {2}check {3}origin credentials: CANNOT SERVE \(\/__tiercache\/health answers 503\); .*SignatureDoesNotMatch.*S3_SECRET_ACCESS_KEY/,
+    );
     expect(line).not.toContain('not-the-secret');
   });
 

@@ -65,7 +65,11 @@ export async function startTap(target: string, options: { clock?: () => number }
   let decide: ((request: RecordedRequest) => OriginFault | undefined) | undefined;
   let open = 0;
   const server = createServer(async (incoming, outgoing) => {
-    const record: RecordedRequest = { method: incoming.method ?? 'GET', path: incoming.url ?? '/', headers: headerRecord(incoming) };
+    const record: RecordedRequest = {
+      method: incoming.method ?? 'GET',
+      path: incoming.url ?? '/',
+      headers: headerRecord(incoming),
+    };
     requests.push(record);
     if (hook !== undefined) {
       incoming.pause();
@@ -75,8 +79,13 @@ export async function startTap(target: string, options: { clock?: () => number }
     if (fault?.kind === 'busy') {
       record.status = fault.status;
       incoming.resume();
-      const body = '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>';
-      outgoing.writeHead(fault.status, { 'content-type': 'application/xml', 'content-length': Buffer.byteLength(body), ...(fault.retryAfter !== undefined ? { 'retry-after': fault.retryAfter } : {}) });
+      const body =
+        '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>';
+      outgoing.writeHead(fault.status, {
+        'content-type': 'application/xml',
+        'content-length': Buffer.byteLength(body),
+        ...(fault.retryAfter !== undefined ? { 'retry-after': fault.retryAfter } : {}),
+      });
       outgoing.end(body);
       return;
     }
@@ -90,7 +99,10 @@ export async function startTap(target: string, options: { clock?: () => number }
     });
     forward.once('response', (response) => {
       record.status = response.statusCode;
-      const dated = options.clock === undefined ? response.rawHeaders : withDate(response.rawHeaders, new Date(options.clock()).toUTCString());
+      const dated =
+        options.clock === undefined
+          ? response.rawHeaders
+          : withDate(response.rawHeaders, new Date(options.clock()).toUTCString());
       const raw = fault === undefined ? dated : faultyHeaders(dated, fault);
       outgoing.writeHead(response.statusCode ?? 502, response.statusMessage, raw);
       // Out before any body byte: a fault writes to the socket itself.
@@ -141,9 +153,13 @@ function faultyHeaders(raw: string[], fault: OriginFault): string[] {
   const out = [...raw];
   for (let i = 0; i + 1 < out.length; i += 2) {
     const name = (out[i] ?? '').toLowerCase();
-    if (fault.kind === 'long-length' && name === 'content-length') out[i + 1] = String(Number(out[i + 1]) + fault.extra);
+    if (fault.kind === 'long-length' && name === 'content-length')
+      out[i + 1] = String(Number(out[i + 1]) + fault.extra);
     if (fault.kind === 'shifted-range' && name === 'content-range') {
-      out[i + 1] = (out[i + 1] ?? '').replace(/^bytes (\d+)-(\d+)/, (_, first: string, last: string) => `bytes ${Number(first) + fault.by}-${Number(last) + fault.by}`);
+      out[i + 1] = (out[i + 1] ?? '').replace(
+        /^bytes (\d+)-(\d+)/,
+        (_, first: string, last: string) => `bytes ${Number(first) + fault.by}-${Number(last) + fault.by}`,
+      );
     }
   }
   return out;
@@ -155,7 +171,8 @@ function faultyBody(fault: OriginFault, outgoing: ServerResponse): Transform {
   let stopped = false;
   return new Transform({
     transform(chunk: Buffer, _encoding, done) {
-      if (fault.kind === 'throttle') return void setTimeout(() => done(null, chunk), (chunk.length / fault.bytesPerSecond) * 1000);
+      if (fault.kind === 'throttle')
+        return void setTimeout(() => done(null, chunk), (chunk.length / fault.bytesPerSecond) * 1000);
       if (stopped) return done();
       if ((fault.kind === 'reset' || fault.kind === 'stall') && sent + chunk.length >= fault.after) {
         const head = chunk.subarray(0, fault.after - sent);

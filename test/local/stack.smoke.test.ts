@@ -1,19 +1,35 @@
 // The local stack itself: the S3 origin, the tap and the workers in Miniflare do what the
 // integration tests and `npm start` rely on.
 import { createServer } from 'node:net';
-import { inflateSync, crc32 } from 'node:zlib';
+import { crc32, inflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIG_ASSET_KEY, BIG_ASSET_SEED, BIG_ASSET_SIZE, VIDEO_ASSET_KEY, expectedSha256, sampleAssets, sampleVideo, seedSampleAssets, type SeededAsset } from '../../local/assets.ts';
+import {
+  BIG_ASSET_KEY,
+  BIG_ASSET_SEED,
+  BIG_ASSET_SIZE,
+  expectedSha256,
+  type SeededAsset,
+  sampleAssets,
+  sampleVideo,
+  seedSampleAssets,
+  VIDEO_ASSET_KEY,
+} from '../../local/assets.ts';
+import { type S3Origin, startS3Origin } from '../../local/origin.ts';
+import { createS3Client, type S3Client, S3RequestError } from '../../local/s3-client.ts';
 import { INDEX_HTML } from '../../local/sample-site.ts';
-import { startTap, type Tap } from './origin-tap.ts';
-import { startS3Origin, type S3Origin } from '../../local/origin.ts';
-import { createS3Client, S3RequestError, type S3Client } from '../../local/s3-client.ts';
 import { sha256Hex } from '../../local/sha256.ts';
-import { startWorkers, type Stack } from '../../local/workers.ts';
+import { type Stack, startWorkers } from '../../local/workers.ts';
+import { startTap, type Tap } from './origin-tap.ts';
 
 /** The default slice size (shared/config/limits.ts). */
 const SLICE = 8 * 1024 * 1024;
-const TRICKY_KEYS = ['with space/and more.txt', 'ünïcødé/日本語.txt', 'a+b=c&d.txt', "bang!'()*.txt", 'tilde~dash-dot.under_score'];
+const TRICKY_KEYS = [
+  'with space/and more.txt',
+  'ünïcødé/日本語.txt',
+  'a+b=c&d.txt',
+  "bang!'()*.txt",
+  'tilde~dash-dot.under_score',
+];
 
 let origin: S3Origin;
 let client: S3Client;
@@ -44,21 +60,40 @@ describe('the embedded S3 origin', () => {
   });
 
   it('refuses a wrong signature with the S3 error code', async () => {
-    const impostor = createS3Client({ endpoint: origin.url, bucket: origin.bucket, accessKeyId: origin.accessKeyId, secretAccessKey: 'wrong' });
+    const impostor = createS3Client({
+      endpoint: origin.url,
+      bucket: origin.bucket,
+      accessKeyId: origin.accessKeyId,
+      secretAccessKey: 'wrong',
+    });
     const refusal = await impostor.putObject('nope.txt', 'x').catch((error: unknown) => error);
     expect(refusal).toBeInstanceOf(S3RequestError);
     expect(refusal).toMatchObject({ status: 403, code: 'SignatureDoesNotMatch' });
   });
 
   it('fails an upload whose stream is shorter than its declared length', async () => {
-    const upload = origin.putObject('short.bin', (async function* () { yield new Uint8Array(10); })(), { 'content-length': '11' });
+    const upload = origin.putObject(
+      'short.bin',
+      (async function* () {
+        yield new Uint8Array(10);
+      })(),
+      { 'content-length': '11' },
+    );
     await expect(upload).rejects.toThrow(/content-length/i);
   });
 });
 
 describe('the seeded sample assets', () => {
   it('are all stored with their size and content type', async () => {
-    expect(seeded.map((asset) => asset.key)).toEqual(['index.html', 'css/site.css', 'js/app.js', 'img/logo.png', VIDEO_ASSET_KEY, 'data/catalog.json', BIG_ASSET_KEY]);
+    expect(seeded.map((asset) => asset.key)).toEqual([
+      'index.html',
+      'css/site.css',
+      'js/app.js',
+      'img/logo.png',
+      VIDEO_ASSET_KEY,
+      'data/catalog.json',
+      BIG_ASSET_KEY,
+    ]);
     for (const asset of seeded) {
       const head = await client.headObject(asset.key);
       expect(head.headers.get('content-length'), asset.key).toBe(String(asset.size));
@@ -84,7 +119,11 @@ describe('the seeded sample assets', () => {
 
   it('include a video a browser plays from its first range, cut in two by the default 8 MiB slices', async () => {
     const video = sampleVideo();
-    expect(seeded.find((asset) => asset.key === VIDEO_ASSET_KEY)).toEqual({ key: VIDEO_ASSET_KEY, contentType: 'video/mp4', size: video.length });
+    expect(seeded.find((asset) => asset.key === VIDEO_ASSET_KEY)).toEqual({
+      key: VIDEO_ASSET_KEY,
+      contentType: 'video/mp4',
+      size: video.length,
+    });
     expect(video.length).toBeGreaterThan(SLICE);
     expect(video.length).toBeLessThanOrEqual(2 * SLICE);
     // ISO/IEC 14496-12 boxes: ftyp first, then the index (moov) before the media data (mdat).
@@ -142,7 +181,14 @@ describe('the workers in Miniflare', () => {
   beforeAll(async () => {
     tap = await startTap(origin.url);
     stack = await startWorkers({
-      config: { ORIGIN_KIND: 's3', ORIGIN_URL: tap.url, S3_BUCKET: origin.bucket, S3_ACCESS_KEY_ID: origin.accessKeyId, S3_SECRET_ACCESS_KEY: origin.secretAccessKey, SHIELD_TOKEN: 'smoke' },
+      config: {
+        ORIGIN_KIND: 's3',
+        ORIGIN_URL: tap.url,
+        S3_BUCKET: origin.bucket,
+        S3_ACCESS_KEY_ID: origin.accessKeyId,
+        S3_SECRET_ACCESS_KEY: origin.secretAccessKey,
+        SHIELD_TOKEN: 'smoke',
+      },
     });
   });
   afterAll(async () => {
@@ -161,12 +207,16 @@ describe('the workers in Miniflare', () => {
     const video = sampleVideo();
     tap.clear();
     // A seek lands across the slice boundary: the edge needs both slices.
-    const answer = await fetch(`${stack.url}/${VIDEO_ASSET_KEY}`, { headers: { range: `bytes=${SLICE - 1000}-${SLICE + 999}` } });
+    const answer = await fetch(`${stack.url}/${VIDEO_ASSET_KEY}`, {
+      headers: { range: `bytes=${SLICE - 1000}-${SLICE + 999}` },
+    });
     expect(answer.status).toBe(206);
     expect(answer.headers.get('content-type')).toBe('video/mp4');
     expect(answer.headers.get('content-range')).toBe(`bytes ${SLICE - 1000}-${SLICE + 999}/${video.length}`);
     expect(new Uint8Array(await answer.arrayBuffer())).toEqual(video.subarray(SLICE - 1000, SLICE + 1000));
-    const ranges = tap.requests.filter((request) => request.path === `/${origin.bucket}/${VIDEO_ASSET_KEY}` && request.method === 'GET').map((request) => request.headers.range);
+    const ranges = tap.requests
+      .filter((request) => request.path === `/${origin.bucket}/${VIDEO_ASSET_KEY}` && request.method === 'GET')
+      .map((request) => request.headers.range);
     expect(ranges.sort()).toEqual([`bytes=0-${SLICE - 1}`, `bytes=${SLICE}-${video.length - 1}`]);
     const whole = await fetch(`${stack.url}/${VIDEO_ASSET_KEY}`);
     expect(whole.status).toBe(200);
@@ -209,7 +259,11 @@ describe('a stack with resolved host names', () => {
 
   it('answers 502 for a mapped name whose address does not answer', async () => {
     const port = await freePort();
-    const stack = await startWorkers({ config: {}, resolve: { 'gone.tiercache.test': `127.0.0.1:${port}` }, entries: { shield: 'test/local/fixtures/relay-shield.ts' } });
+    const stack = await startWorkers({
+      config: {},
+      resolve: { 'gone.tiercache.test': `127.0.0.1:${port}` },
+      entries: { shield: 'test/local/fixtures/relay-shield.ts' },
+    });
     try {
       const answer = await fetch(`${stack.shieldUrl}/?url=${encodeURIComponent('http://gone.tiercache.test/x')}`);
       expect(answer.status).toBe(502);
@@ -234,7 +288,12 @@ describe('shutting down', () => {
 });
 
 function clientFor(endpoint: string): S3Client {
-  return createS3Client({ endpoint, bucket: origin.bucket, accessKeyId: origin.accessKeyId, secretAccessKey: origin.secretAccessKey });
+  return createS3Client({
+    endpoint,
+    bucket: origin.bucket,
+    accessKeyId: origin.accessKeyId,
+    secretAccessKey: origin.secretAccessKey,
+  });
 }
 
 function canListen(port: number): Promise<boolean> {

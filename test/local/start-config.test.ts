@@ -68,6 +68,8 @@ describe('npm start with settings that cannot work', () => {
   it('names a single bad setting on the one line', async () => {
     const run = await start({ ORIGIN_KIND: 'http', ORIGIN_URL: 'http://127.0.0.1:9', MEMORY_CACHE_SIZE: '1GiB' });
     expect(run.code).toBe(1);
-    expect(run.stderr).toBe('tiercache: cannot start: MEMORY_CACHE_SIZE must be at most 64MiB (an isolate has 128 MB in all), got 1073741824 bytes\n');
+    expect(run.stderr).toBe(
+      'tiercache: cannot start: MEMORY_CACHE_SIZE must be at most 64MiB (an isolate has 128 MB in all), got 1073741824 bytes\n',
+    );
   });
 });

@@ -2,20 +2,42 @@
 // back and hands over (shield/workers-cache-gateway.ts), as plain functions of headers and time.
 
 import { describe, expect, it } from 'vitest';
+import { HttpError } from '../../shared/http/errors.ts';
+import { RequestMeter } from '../../shared/observe/request-meter.ts';
 import { folderTag, urlTag } from '../../shared/purge/workers-cache-purge.ts';
 import { sliceRequestPath } from '../../shared/slices/slice-protocol.ts';
 import { type EntryMeta, MAX_RETENTION_S } from '../../shared/store/stored-entry.ts';
-import { AGED_AT_HEADER, AGE_HEADER, OBJECT_TAGS_HEADER, WORKERS_CACHE_FIELD, markForWorkersCache, unmarkedNotKept } from '../../shield/workers-cache-answer.ts';
+import {
+  AGE_HEADER,
+  AGED_AT_HEADER,
+  markForWorkersCache,
+  OBJECT_TAGS_HEADER,
+  unmarkedNotKept,
+  WORKERS_CACHE_FIELD,
+} from '../../shield/workers-cache-answer.ts';
 import { keptByWorkersCache, restored, viaWorkersCache, workersCacheKey } from '../../shield/workers-cache-gateway.ts';
-import { RequestMeter } from '../../shared/observe/request-meter.ts';
-import { HttpError } from '../../shared/http/errors.ts';
 
 const NOW = 1_800_000_000_000;
 /** Stored 100 s ago, fresh for 600 s: 500 s left. */
-const entry = (lifetime = 600): EntryMeta => ({ storedAt: NOW - 100_000, initialAge: 0, lifetime, whileRevalidate: 0, ifError: 0, mustRevalidate: false });
-const marked = (headers: Record<string, string>, facts: { status?: number; entry?: EntryMeta | undefined } = {}): Headers => {
+const entry = (lifetime = 600): EntryMeta => ({
+  storedAt: NOW - 100_000,
+  initialAge: 0,
+  lifetime,
+  whileRevalidate: 0,
+  ifError: 0,
+  mustRevalidate: false,
+});
+const marked = (
+  headers: Record<string, string>,
+  facts: { status?: number; entry?: EntryMeta | undefined } = {},
+): Headers => {
   const h = new Headers(headers);
-  markForWorkersCache(h, { status: facts.status ?? 200, entry: 'entry' in facts ? facts.entry : entry(), now: NOW, path: '/a/b.mp4' });
+  markForWorkersCache(h, {
+    status: facts.status ?? 200,
+    entry: 'entry' in facts ? facts.entry : entry(),
+    now: NOW,
+    path: '/a/b.mp4',
+  });
   return h;
 };
 
@@ -30,14 +52,17 @@ describe('markForWorkersCache', () => {
   });
 
   it('never asks Workers Cache to keep an answer longer than any tier keeps an entry', () => {
-    expect(marked({}, { entry: entry(365 * 86_400) }).get(WORKERS_CACHE_FIELD)).toBe(`max-age=${MAX_RETENTION_S}, stale-if-error=0`);
+    expect(marked({}, { entry: entry(365 * 86_400) }).get(WORKERS_CACHE_FIELD)).toBe(
+      `max-age=${MAX_RETENTION_S}, stale-if-error=0`,
+    );
   });
 
   it('says no-store for what the shield does not store, what is stale here, what varies, and any status but 200 and 304', () => {
     expect(marked({}, { entry: undefined }).get(WORKERS_CACHE_FIELD)).toBe('no-store');
     expect(marked({}, { entry: entry(50) }).get(WORKERS_CACHE_FIELD)).toBe('no-store');
     expect(marked({ vary: 'accept-encoding' }).get(WORKERS_CACHE_FIELD)).toBe('no-store');
-    for (const status of [206, 404, 412, 416, 503]) expect(marked({}, { status }).get(WORKERS_CACHE_FIELD), String(status)).toBe('no-store');
+    for (const status of [206, 404, 412, 416, 503])
+      expect(marked({}, { status }).get(WORKERS_CACHE_FIELD), String(status)).toBe('no-store');
     expect(marked({}, { status: 304 }).get(WORKERS_CACHE_FIELD)).toBe('max-age=500, stale-if-error=0');
   });
 
@@ -62,32 +87,56 @@ describe('the gateway', () => {
     expect(h.get('cache-tag')).toBe('Album-7');
     expect(h.get('age')).toBe('130');
     expect(h.get('x-keep')).toBe('1');
-    for (const name of [WORKERS_CACHE_FIELD, 'cf-cache-status', OBJECT_TAGS_HEADER, AGE_HEADER, AGED_AT_HEADER]) expect(h.has(name), name).toBe(false);
+    for (const name of [WORKERS_CACHE_FIELD, 'cf-cache-status', OBJECT_TAGS_HEADER, AGE_HEADER, AGED_AT_HEADER])
+      expect(h.has(name), name).toBe(false);
     // An object without tags has none after.
     expect(restored(marked({}), NOW).has('cache-tag')).toBe(false);
   });
 
   it('hands Workers Cache only a GET of a span from its start, with no revalidation, purge watermark or conditions', () => {
     const slice = { request: { span: { first: 1, last: 1 }, sliceSize: 1024, etag: '"e"' } };
-    const get = (headers: Record<string, string> = {}, method = 'GET') => new Request('https://shield.internal/x', { method, headers });
+    const get = (headers: Record<string, string> = {}, method = 'GET') =>
+      new Request('https://shield.internal/x', { method, headers });
     expect(keptByWorkersCache(get(), slice)).toBe(true);
     expect(keptByWorkersCache(get(), { request: { ...slice.request, etag: undefined } })).toBe(true);
     expect(keptByWorkersCache(get(), undefined)).toBe(false);
     expect(keptByWorkersCache(get({}, 'HEAD'), slice)).toBe(false);
     expect(keptByWorkersCache(get(), { request: { ...slice.request, warm: true } })).toBe(false);
     expect(keptByWorkersCache(get(), { request: { ...slice.request, from: 10 } })).toBe(false);
-    for (const name of ['x-tiercache-revalidate', 'x-tiercache-purged-at', 'if-none-match', 'if-modified-since', 'range']) expect(keptByWorkersCache(get({ [name]: '1' }), slice), name).toBe(false);
+    for (const name of [
+      'x-tiercache-revalidate',
+      'x-tiercache-purged-at',
+      'if-none-match',
+      'if-modified-since',
+      'range',
+    ])
+      expect(keptByWorkersCache(get({ [name]: '1' }), slice), name).toBe(false);
   });
 
   it('keys an answer by span, slicing, version and the object at its origin, so two buckets never share one', () => {
     const slice = { span: { first: 2, last: 2 }, sliceSize: 1024, etag: '"e"' };
-    expect(workersCacheKey(slice, 'https://gw.example/bucket-a/x.bin')).toBe(sliceRequestPath(slice, '/https://gw.example/bucket-a/x.bin'));
-    expect(workersCacheKey(slice, 'https://gw.example/bucket-a/x.bin')).not.toBe(workersCacheKey(slice, 'https://gw.example/bucket-b/x.bin'));
-    expect(workersCacheKey(slice, 'https://gw.example/b/x.bin')).not.toBe(workersCacheKey({ ...slice, etag: '"f"' }, 'https://gw.example/b/x.bin'));
+    expect(workersCacheKey(slice, 'https://gw.example/bucket-a/x.bin')).toBe(
+      sliceRequestPath(slice, '/https://gw.example/bucket-a/x.bin'),
+    );
+    expect(workersCacheKey(slice, 'https://gw.example/bucket-a/x.bin')).not.toBe(
+      workersCacheKey(slice, 'https://gw.example/bucket-b/x.bin'),
+    );
+    expect(workersCacheKey(slice, 'https://gw.example/b/x.bin')).not.toBe(
+      workersCacheKey({ ...slice, etag: '"f"' }, 'https://gw.example/b/x.bin'),
+    );
   });
 
   it("reports a Workers Cache hit as the shield's hit and makes its record; a miss is recorded by the slices entrypoint that ran", async () => {
-    const answering = (status: string) => ({ fetch: async () => new Response('bytes', { headers: { 'cf-cache-status': status, 'cache-status': 'tiercache-shield; fwd=uri-miss; stored', [OBJECT_TAGS_HEADER]: '' } }) });
+    const answering = (status: string) => ({
+      fetch: async () =>
+        new Response('bytes', {
+          headers: {
+            'cf-cache-status': status,
+            'cache-status': 'tiercache-shield; fwd=uri-miss; stored',
+            [OBJECT_TAGS_HEADER]: '',
+          },
+        }),
+    });
     const request = new Request('https://shield.internal/x');
     const hitMeter = new RequestMeter(NOW, () => undefined);
     const hit = await viaWorkersCache(request, answering('HIT'), 'k', hitMeter, NOW);
@@ -102,7 +151,13 @@ describe('the gateway', () => {
 
   it('answers 502, not a 500, when the slices entrypoint does not answer', async () => {
     const failing = { fetch: () => Promise.reject(new Error('gone')) };
-    const error = await viaWorkersCache(new Request('https://shield.internal/x'), failing, 'k', new RequestMeter(NOW, () => undefined), NOW).catch((e: unknown) => e);
+    const error = await viaWorkersCache(
+      new Request('https://shield.internal/x'),
+      failing,
+      'k',
+      new RequestMeter(NOW, () => undefined),
+      NOW,
+    ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(HttpError);
     expect((error as HttpError).status).toBe(502);
   });

@@ -1,9 +1,17 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Piece } from '../../shared/streams/byte-stream.ts';
 import { planMultipart } from '../../shared/http/multipart.ts';
 import type { ByteRange } from '../../shared/http/range.ts';
-import fc from 'fast-check';
-import { firstSliceHint, framedBody, planRanges, unsatisfiable, wholeInOnePiece, wholePieces, type RangePlan } from '../../worker/client-range.ts';
+import type { Piece } from '../../shared/streams/byte-stream.ts';
+import {
+  firstSliceHint,
+  framedBody,
+  planRanges,
+  type RangePlan,
+  unsatisfiable,
+  wholeInOnePiece,
+  wholePieces,
+} from '../../worker/client-range.ts';
 import { streamOf } from '../streams.ts';
 
 const ETAG = '"9b2cf535f27731c974343645a3985328"';
@@ -19,7 +27,6 @@ function request(fields: Record<string, string>): Headers {
 function objectBytes(size: number): Uint8Array {
   return Uint8Array.from({ length: size }, (_, i) => (i * 7 + 3) & 0xff);
 }
-
 
 /** The object as slices of `sliceSize`, each arriving a byte at a time. */
 function slicePieces(bytes: Uint8Array, sliceSize: number): AsyncIterator<Piece> {
@@ -51,9 +58,19 @@ function boundaryOf(contentType: string | null): string {
 }
 
 /** The multipart/byteranges body for `ranges` of `bytes`: each head, that part's bytes, then the tail. */
-function multipartBody(bytes: Uint8Array, ranges: ByteRange[], contentType: string | null, boundary: string): Uint8Array {
+function multipartBody(
+  bytes: Uint8Array,
+  ranges: ByteRange[],
+  contentType: string | null,
+  boundary: string,
+): Uint8Array {
   const plan = planMultipart(ranges, bytes.length, contentType, boundary);
-  return new Uint8Array(Buffer.concat([...plan.parts.flatMap((part) => [part.head, bytes.slice(part.range.start, part.range.end + 1)]), plan.tail]));
+  return new Uint8Array(
+    Buffer.concat([
+      ...plan.parts.flatMap((part) => [part.head, bytes.slice(part.range.start, part.range.end + 1)]),
+      plan.tail,
+    ]),
+  );
 }
 
 describe('planRanges (RFC 9110 §14.2)', () => {
@@ -67,7 +84,9 @@ describe('planRanges (RFC 9110 §14.2)', () => {
 
   it('sends the ranges asked for, sorted and coalesced', () => {
     expect(planRanges(request({ range: 'bytes=0-99' }), 1000, REPRESENTATION)).toEqual(partial([0, 99]));
-    expect(planRanges(request({ range: 'bytes=500-599, 0-9, 5-20' }), 1000, REPRESENTATION)).toEqual(partial([0, 20], [500, 599]));
+    expect(planRanges(request({ range: 'bytes=500-599, 0-9, 5-20' }), 1000, REPRESENTATION)).toEqual(
+      partial([0, 20], [500, 599]),
+    );
   });
 
   it('sends the last bytes for a suffix range', () => {
@@ -76,30 +95,47 @@ describe('planRanges (RFC 9110 §14.2)', () => {
 
   it('ignores an invalid Range field or another range unit, and sends the whole representation', () => {
     for (const range of ['bytes=abc', 'bytes=5-1', 'items=0-9', 'bytes 0-9', '']) {
-      expect(planRanges(request({ range }), 1000, REPRESENTATION), range).toEqual({ kind: 'full', ranges: [{ start: 0, end: 999 }] });
+      expect(planRanges(request({ range }), 1000, REPRESENTATION), range).toEqual({
+        kind: 'full',
+        ranges: [{ start: 0, end: 999 }],
+      });
     }
   });
 
   it('is unsatisfiable when every range starts at or past the end (§15.5.17)', () => {
     expect(planRanges(request({ range: 'bytes=1000-' }), 1000, REPRESENTATION)).toEqual({ kind: 'unsatisfiable' });
-    expect(planRanges(request({ range: 'bytes=2000-2999, 1000-1001' }), 1000, REPRESENTATION)).toEqual({ kind: 'unsatisfiable' });
+    expect(planRanges(request({ range: 'bytes=2000-2999, 1000-1001' }), 1000, REPRESENTATION)).toEqual({
+      kind: 'unsatisfiable',
+    });
   });
 
   it('honours Range when If-Range names the current ETag (§13.1.5)', () => {
-    expect(planRanges(request({ range: 'bytes=0-9', 'if-range': ETAG }), 1000, REPRESENTATION)).toEqual(partial([0, 9]));
+    expect(planRanges(request({ range: 'bytes=0-9', 'if-range': ETAG }), 1000, REPRESENTATION)).toEqual(
+      partial([0, 9]),
+    );
   });
 
   it('sends the whole representation when If-Range names another ETag (§13.1.5)', () => {
-    expect(planRanges(request({ range: 'bytes=0-9', 'if-range': '"old"' }), 1000, REPRESENTATION)).toEqual({ kind: 'full', ranges: [{ start: 0, end: 999 }] });
+    expect(planRanges(request({ range: 'bytes=0-9', 'if-range': '"old"' }), 1000, REPRESENTATION)).toEqual({
+      kind: 'full',
+      ranges: [{ start: 0, end: 999 }],
+    });
   });
 
   it('sends the whole representation when If-Range holds a weak ETag, even the current one (§13.1.5: strong comparison)', () => {
-    expect(planRanges(request({ range: 'bytes=0-9', 'if-range': `W/${ETAG}` }), 1000, REPRESENTATION).kind).toBe('full');
+    expect(planRanges(request({ range: 'bytes=0-9', 'if-range': `W/${ETAG}` }), 1000, REPRESENTATION).kind).toBe(
+      'full',
+    );
   });
 
   it('honours Range when If-Range is the Last-Modified date, and not when it is another date', () => {
-    expect(planRanges(request({ range: 'bytes=0-9', 'if-range': LAST_MODIFIED }), 1000, REPRESENTATION)).toEqual(partial([0, 9]));
-    expect(planRanges(request({ range: 'bytes=0-9', 'if-range': 'Sun, 02 Aug 2026 00:00:00 GMT' }), 1000, REPRESENTATION).kind).toBe('full');
+    expect(planRanges(request({ range: 'bytes=0-9', 'if-range': LAST_MODIFIED }), 1000, REPRESENTATION)).toEqual(
+      partial([0, 9]),
+    );
+    expect(
+      planRanges(request({ range: 'bytes=0-9', 'if-range': 'Sun, 02 Aug 2026 00:00:00 GMT' }), 1000, REPRESENTATION)
+        .kind,
+    ).toBe('full');
   });
 
   it('sends the whole representation rather than a 416 when If-Range does not match', () => {
@@ -141,7 +177,12 @@ describe('framedBody', () => {
   const bytes = objectBytes(40);
 
   it('sends the whole object as a 200 with its length and no Content-Range', async () => {
-    const framed = framedBody({ kind: 'full', ranges: [{ start: 0, end: 39 }] }, 40, 'video/mp4', slicePieces(bytes, 16));
+    const framed = framedBody(
+      { kind: 'full', ranges: [{ start: 0, end: 39 }] },
+      40,
+      'video/mp4',
+      slicePieces(bytes, 16),
+    );
     expect(framed.status).toBe(200);
     expect(framed.headers.get('content-length')).toBe('40');
     expect(framed.headers.get('accept-ranges')).toBe('bytes');
@@ -174,7 +215,11 @@ describe('framedBody', () => {
   });
 
   it('sends several ranges as one multipart/byteranges 206 of exactly its Content-Length (§15.3.7.2)', async () => {
-    const ranges = [{ start: 0, end: 4 }, { start: 17, end: 20 }, { start: 35, end: 39 }];
+    const ranges = [
+      { start: 0, end: 4 },
+      { start: 17, end: 20 },
+      { start: 35, end: 39 },
+    ];
     const framed = framedBody({ kind: 'partial', ranges }, 40, 'video/mp4', slicePieces(bytes, 16));
     expect(framed.status).toBe(206);
     expect(framed.headers.has('content-range')).toBe(false);
@@ -182,11 +227,16 @@ describe('framedBody', () => {
     const body = await readAll(framed.body);
     expect(body).toEqual(multipartBody(bytes, ranges, 'video/mp4', boundary));
     expect(framed.headers.get('content-length')).toBe(String(body.length));
-    expect(new TextDecoder('latin1').decode(body)).toContain('Content-Type: video/mp4\r\nContent-Range: bytes 17-20/40\r\n\r\n');
+    expect(new TextDecoder('latin1').decode(body)).toContain(
+      'Content-Type: video/mp4\r\nContent-Range: bytes 17-20/40\r\n\r\n',
+    );
   });
 
   it('leaves Content-Type out of the parts when the representation has none', async () => {
-    const ranges = [{ start: 0, end: 1 }, { start: 30, end: 31 }];
+    const ranges = [
+      { start: 0, end: 1 },
+      { start: 30, end: 31 },
+    ];
     const framed = framedBody({ kind: 'partial', ranges }, 40, null, slicePieces(bytes, 16));
     const body = await readAll(framed.body);
     expect(body).toEqual(multipartBody(bytes, ranges, null, boundaryOf(framed.headers.get('content-type'))));
@@ -205,7 +255,17 @@ describe('framedBody', () => {
     if (plan.kind === 'unsatisfiable') throw new Error('expected bytes=0-0,-1 to be satisfiable');
     const framed = framedBody(plan, 40, 'video/mp4', wholePieces(streamOf(bytes, 40), 40));
     const body = await readAll(framed.body);
-    expect(body).toEqual(multipartBody(bytes, [{ start: 0, end: 0 }, { start: 39, end: 39 }], 'video/mp4', boundaryOf(framed.headers.get('content-type'))));
+    expect(body).toEqual(
+      multipartBody(
+        bytes,
+        [
+          { start: 0, end: 0 },
+          { start: 39, end: 39 },
+        ],
+        'video/mp4',
+        boundaryOf(framed.headers.get('content-type')),
+      ),
+    );
   });
 });
 
@@ -216,7 +276,10 @@ describe('wholeInOnePiece', () => {
   it('frames a plain GET as 200 and bytes=0- (or 0-last, or a suffix as long as the object) as 206 of every byte', () => {
     const full = wholeInOnePiece(plan(), size);
     expect(full?.status).toBe(200);
-    expect(Object.fromEntries(full?.headers ?? [])).toEqual({ 'accept-ranges': 'bytes', 'content-length': String(size) });
+    expect(Object.fromEntries(full?.headers ?? [])).toEqual({
+      'accept-ranges': 'bytes',
+      'content-length': String(size),
+    });
     for (const range of ['bytes=0-', `bytes=0-${size - 1}`, `bytes=0-${size + 100}`, `bytes=-${size}`]) {
       const whole = wholeInOnePiece(plan(range), size);
       expect(whole?.status, range).toBe(206);
@@ -234,12 +297,22 @@ describe('wholeInOnePiece', () => {
 
   it('agrees with the plan: whatever it frames is the one range from 0 to the last byte', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 1000 }), fc.nat(1100), fc.option(fc.nat(1100), { nil: undefined }), (objectSize, start, end) => {
-        const planned = planRanges(request({ range: `bytes=${start}-${end ?? ''}` }), objectSize, REPRESENTATION);
-        const framed = wholeInOnePiece(planned, objectSize);
-        const covers = planned.kind === 'full' || (planned.kind === 'partial' && planned.ranges.length === 1 && planned.ranges[0]?.start === 0 && planned.ranges[0]?.end === objectSize - 1);
-        expect(framed !== undefined).toBe(covers);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 1000 }),
+        fc.nat(1100),
+        fc.option(fc.nat(1100), { nil: undefined }),
+        (objectSize, start, end) => {
+          const planned = planRanges(request({ range: `bytes=${start}-${end ?? ''}` }), objectSize, REPRESENTATION);
+          const framed = wholeInOnePiece(planned, objectSize);
+          const covers =
+            planned.kind === 'full' ||
+            (planned.kind === 'partial' &&
+              planned.ranges.length === 1 &&
+              planned.ranges[0]?.start === 0 &&
+              planned.ranges[0]?.end === objectSize - 1);
+          expect(framed !== undefined).toBe(covers);
+        },
+      ),
     );
   });
 });
@@ -272,7 +345,10 @@ describe('wholePieces', () => {
 
   it('cancels the body when handed back before anyone took it', async () => {
     let cancelled = false;
-    const pieces = wholePieces(streamOf(objectBytes(10), 10, () => (cancelled = true)), 10);
+    const pieces = wholePieces(
+      streamOf(objectBytes(10), 10, () => (cancelled = true)),
+      10,
+    );
     expect(await pieces.return?.()).toEqual({ done: true, value: undefined });
     expect(cancelled).toBe(true);
     expect(await pieces.next()).toEqual({ done: true, value: undefined });
@@ -280,7 +356,10 @@ describe('wholePieces', () => {
 
   it('leaves the body to whoever took it when handed back afterwards', async () => {
     let cancelled = false;
-    const pieces = wholePieces(streamOf(objectBytes(10), 10, () => (cancelled = true)), 10);
+    const pieces = wholePieces(
+      streamOf(objectBytes(10), 10, () => (cancelled = true)),
+      10,
+    );
     await pieces.next();
     await pieces.return?.();
     expect(cancelled).toBe(false);

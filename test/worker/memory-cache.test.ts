@@ -1,13 +1,20 @@
-import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { WHOLE_COPY, manifestHeaders, sliceEntryHeaders } from '../../shared/slices/object-meta.ts';
+import { describe, expect, it } from 'vitest';
 import { indexHeaders } from '../../shared/http/vary.ts';
+import { manifestHeaders, sliceEntryHeaders, WHOLE_COPY } from '../../shared/slices/object-meta.ts';
 import { type EntryMeta, toStoredHeaders } from '../../shared/store/stored-entry.ts';
 import type { TierCache } from '../../shared/tier/tier-cache.ts';
 import { MemoryCache, memoryFronted } from '../../worker/memory-cache.ts';
 import { platformCache } from './platform-cache.ts';
 
-const META: EntryMeta = { storedAt: Date.parse('2026-11-30T12:00:00Z'), initialAge: 0, lifetime: 3600, whileRevalidate: 60, ifError: 86400, mustRevalidate: false };
+const META: EntryMeta = {
+  storedAt: Date.parse('2026-11-30T12:00:00Z'),
+  initialAge: 0,
+  lifetime: 3600,
+  whileRevalidate: 60,
+  ifError: 86400,
+  mustRevalidate: false,
+};
 /** What MemoryCache counts for an entry besides its body. */
 const OVERHEAD = 2048;
 
@@ -35,7 +42,12 @@ describe('MemoryCache', () => {
   it('answers only whole 200s straight from memory: not a 404, not a sliced object’s manifest', () => {
     const memory = new MemoryCache({ budget: 1 << 20, maxObject: 1 << 16 });
     memory.set('https://a/missing', 404, stored(), bytes(9));
-    const manifest = manifestHeaders({ size: 64 << 20, sliceSize: 8 << 20, etag: '"v1"', headers: new Headers({ etag: '"v1"', 'content-type': 'video/mp4' }) });
+    const manifest = manifestHeaders({
+      size: 64 << 20,
+      sliceSize: 8 << 20,
+      etag: '"v1"',
+      headers: new Headers({ etag: '"v1"', 'content-type': 'video/mp4' }),
+    });
     memory.set('https://a/big.mp4', 200, toStoredHeaders(manifest, META, 3600), bytes(0));
     expect(memory.get('https://a/missing')?.whole).toBe(false);
     expect(memory.get('https://a/big.mp4')?.whole).toBe(false);
@@ -53,8 +65,26 @@ describe('MemoryCache', () => {
     expect(memory.bytes).toBe(0);
     // An object's own entries are held: a whole response, a manifest, a variant of one that varies.
     expect(memory.set('https://a/x', 200, stored(), bytes(10))).toBe(true);
-    expect(memory.set('https://a/big.mp4', 200, toStoredHeaders(manifestHeaders({ size: 64 << 20, sliceSize: 8 << 20, etag: '"v1"', headers: new Headers({ etag: '"v1"' }) }), META, 3600), bytes(0))).toBe(true);
-    expect(memory.set('https://vary.tiercache.internal/a/accept-language=fr', 200, stored({ vary: 'Accept-Language' }), bytes(10))).toBe(true);
+    expect(
+      memory.set(
+        'https://a/big.mp4',
+        200,
+        toStoredHeaders(
+          manifestHeaders({ size: 64 << 20, sliceSize: 8 << 20, etag: '"v1"', headers: new Headers({ etag: '"v1"' }) }),
+          META,
+          3600,
+        ),
+        bytes(0),
+      ),
+    ).toBe(true);
+    expect(
+      memory.set(
+        'https://vary.tiercache.internal/a/accept-language=fr',
+        200,
+        stored({ vary: 'Accept-Language' }),
+        bytes(10),
+      ),
+    ).toBe(true);
   });
 
   it('refuses bodies over the object limit, and responses that are not a tier’s envelope', () => {
@@ -95,25 +125,30 @@ describe('MemoryCache', () => {
       fc.record({ op: fc.constant('delete' as const), key }),
     );
     fc.assert(
-      fc.property(fc.integer({ min: OVERHEAD, max: 20_000 }), fc.integer({ min: 0, max: 5000 }), fc.array(operation, { maxLength: 60 }), (budget, maxObject, operations) => {
-        const memory = new MemoryCache({ budget, maxObject });
-        const lengths = new Map<string, number>();
-        for (const operation of operations) {
-          if (operation.op === 'set') {
-            const kept = memory.set(operation.key, 200, stored(), bytes(operation.length));
-            expect(kept).toBe(operation.length <= maxObject && operation.length + OVERHEAD <= budget);
-          } else if (operation.op === 'get') memory.get(operation.key);
-          else memory.delete(operation.key);
-          expect(memory.bytes).toBeLessThanOrEqual(budget);
-          lengths.clear();
-          for (let n = 0; n < 8; n++) {
-            const entry = memory.get(`https://h/${n}`);
-            if (entry !== undefined) lengths.set(`https://h/${n}`, entry.body.size);
+      fc.property(
+        fc.integer({ min: OVERHEAD, max: 20_000 }),
+        fc.integer({ min: 0, max: 5000 }),
+        fc.array(operation, { maxLength: 60 }),
+        (budget, maxObject, operations) => {
+          const memory = new MemoryCache({ budget, maxObject });
+          const lengths = new Map<string, number>();
+          for (const operation of operations) {
+            if (operation.op === 'set') {
+              const kept = memory.set(operation.key, 200, stored(), bytes(operation.length));
+              expect(kept).toBe(operation.length <= maxObject && operation.length + OVERHEAD <= budget);
+            } else if (operation.op === 'get') memory.get(operation.key);
+            else memory.delete(operation.key);
+            expect(memory.bytes).toBeLessThanOrEqual(budget);
+            lengths.clear();
+            for (let n = 0; n < 8; n++) {
+              const entry = memory.get(`https://h/${n}`);
+              if (entry !== undefined) lengths.set(`https://h/${n}`, entry.body.size);
+            }
+            expect(memory.size).toBe(lengths.size);
+            expect(memory.bytes).toBe([...lengths.values()].reduce((sum, length) => sum + length + OVERHEAD, 0));
           }
-          expect(memory.size).toBe(lengths.size);
-          expect(memory.bytes).toBe([...lengths.values()].reduce((sum, length) => sum + length + OVERHEAD, 0));
-        }
-      }),
+        },
+      ),
     );
   });
 });
@@ -183,8 +218,14 @@ describe('memoryFronted', () => {
     const cache = memoryFronted(platform, memory);
     const sliceKey = 'https://slice.tiercache.internal/a/%22v1%22/3000/1000/0';
     const indexKey = 'https://edge.example/negotiated.html';
-    await platform.put(new Request(sliceKey), new Response(new Uint8Array(1000).fill(7), { headers: toStoredHeaders(sliceEntryHeaders(0, 1000), META, 3600) }));
-    await platform.put(new Request(indexKey), new Response(null, { headers: toStoredHeaders(indexHeaders(['accept-language']), META, 3600) }));
+    await platform.put(
+      new Request(sliceKey),
+      new Response(new Uint8Array(1000).fill(7), { headers: toStoredHeaders(sliceEntryHeaders(0, 1000), META, 3600) }),
+    );
+    await platform.put(
+      new Request(indexKey),
+      new Response(null, { headers: toStoredHeaders(indexHeaders(['accept-language']), META, 3600) }),
+    );
     for (let i = 0; i < 2; i++) {
       const slice = await cache.match(new Request(sliceKey));
       expect(slice?.headers.get('x-tiercache-slice')).toBe('0');

@@ -19,13 +19,20 @@ export function platformCache(): PlatformCache {
     async match(request: Request) {
       cache.lookups++;
       const entry = entries.get(request.url);
-      return entry && new Response(entry.body.byteLength === 0 ? null : entry.body.slice(0), { status: entry.status, headers: entry.headers });
+      return (
+        entry &&
+        new Response(entry.body.byteLength === 0 ? null : entry.body.slice(0), {
+          status: entry.status,
+          headers: entry.headers,
+        })
+      );
     },
     async put(request: Request, response: Response) {
       const chunks: Uint8Array[] = [];
       const reader = response.body?.getReader();
       try {
-        for (let read = await reader?.read(); read !== undefined && !read.done; read = await reader?.read()) chunks.push(read.value);
+        for (let read = await reader?.read(); read !== undefined && !read.done; read = await reader?.read())
+          chunks.push(read.value);
       } catch {
         // Kept anyway, as the local Cache API keeps it.
       }

@@ -15,7 +15,10 @@ const PINNED = { size: 3 * MIB, etag: '"v1"' };
 /** A span answer for slice 1 of PINNED, with `headers` on top. */
 function span(headers: Record<string, string | undefined>): Response {
   const given = Object.entries(headers).filter((entry): entry is [string, string] => entry[1] !== undefined);
-  return new Response(new Uint8Array(MIB), { status: 200, headers: { 'content-length': String(MIB), [SPAN_HEADER]: '1-1', ...Object.fromEntries(given) } });
+  return new Response(new Uint8Array(MIB), {
+    status: 200,
+    headers: { 'content-length': String(MIB), [SPAN_HEADER]: '1-1', ...Object.fromEntries(given) },
+  });
 }
 
 /** The shield's `answer` to a request for slice 1 (of PINNED, unless discovering). */
@@ -25,7 +28,9 @@ function ask(answer: () => Response, pinned = true): Promise<UpstreamAnswer> {
 
 describe('the shield as the edge reads it', () => {
   it('pins the version its marks name; the ETag field is the representation as served (a weak one after a 304)', async () => {
-    const answer = await ask(() => span({ [OBJECT_HEADER]: `size=${3 * MIB}; slice=${MIB}`, [PIN_HEADER]: '"v1"', etag: 'W/"v1"' }));
+    const answer = await ask(() =>
+      span({ [OBJECT_HEADER]: `size=${3 * MIB}; slice=${MIB}`, [PIN_HEADER]: '"v1"', etag: 'W/"v1"' }),
+    );
     expect(answer).toMatchObject({ kind: 'span', meta: { size: 3 * MIB, sliceSize: MIB, etag: '"v1"' } });
     if (answer.kind === 'span') expect(answer.meta.headers.get('etag')).toBe('W/"v1"');
   });
@@ -36,17 +41,29 @@ describe('the shield as the edge reads it', () => {
   });
 
   it('never takes a marked answer it cannot read for a whole object: a slice is never served as one', async () => {
-    for (const headers of [{ [OBJECT_HEADER]: 'size=3; slice=x' }, { [OBJECT_HEADER]: `size=${3 * MIB}; slice=${MIB}`, [PIN_HEADER]: 'W/"v1"' }, { [OBJECT_HEADER]: `size=${3 * MIB}; slice=${MIB}`, etag: 'W/"v1"' }]) {
-      await expect(ask(() => span(headers), false), JSON.stringify(headers)).rejects.toBeInstanceOf(VersionChanged);
+    for (const headers of [
+      { [OBJECT_HEADER]: 'size=3; slice=x' },
+      { [OBJECT_HEADER]: `size=${3 * MIB}; slice=${MIB}`, [PIN_HEADER]: 'W/"v1"' },
+      { [OBJECT_HEADER]: `size=${3 * MIB}; slice=${MIB}`, etag: 'W/"v1"' },
+    ]) {
+      await expect(
+        ask(() => span(headers), false),
+        JSON.stringify(headers),
+      ).rejects.toBeInstanceOf(VersionChanged);
     }
-    const whole = await ask(() => new Response('small', { headers: { [OBJECT_HEADER]: WHOLE, 'content-length': '5' } }), false);
+    const whole = await ask(
+      () => new Response('small', { headers: { [OBJECT_HEADER]: WHOLE, 'content-length': '5' } }),
+      false,
+    );
     expect(whole.kind).toBe('whole');
     if (whole.kind === 'whole') expect(whole.response.headers.has(OBJECT_HEADER)).toBe(false);
   });
 
   it("takes the shield's 5xx or 429 for a pinned slice as its failure, with its status and Retry-After, not as a new version", async () => {
     for (const status of [500, 502, 503, 504, 429]) {
-      const failure = await ask(() => new Response('busy', { status, headers: { 'retry-after': '3' } })).catch((error: unknown) => error);
+      const failure = await ask(() => new Response('busy', { status, headers: { 'retry-after': '3' } })).catch(
+        (error: unknown) => error,
+      );
       expect(failure, String(status)).toBeInstanceOf(NextHopFailed);
       expect(failure).toMatchObject({ status, upstreamStatus: status, headers: { 'retry-after': '3' } });
     }
@@ -54,7 +71,10 @@ describe('the shield as the edge reads it', () => {
 
   it('takes a pinned slice answered whole, 404, 410 or 412 as evidence of another version', async () => {
     for (const status of [200, 404, 410, 412]) {
-      await expect(ask(() => new Response('x', { status })), String(status)).rejects.toBeInstanceOf(VersionChanged);
+      await expect(
+        ask(() => new Response('x', { status })),
+        String(status),
+      ).rejects.toBeInstanceOf(VersionChanged);
     }
   });
 });

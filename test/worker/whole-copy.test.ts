@@ -1,17 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import { isFilling } from '../../shared/tier/collapse.ts';
 import { type ObjectMeta, sliceEntryHeaders } from '../../shared/slices/object-meta.ts';
-import { type ObjectRead } from '../../shared/tier/ports.ts';
-import { type SlicedObject } from '../../shared/tier/resolved.ts';
 import { sliceBytes, sliceKey, wholeCopyKey } from '../../shared/slices/slice-plan.ts';
 import { type EntryMeta, toStoredHeaders } from '../../shared/store/stored-entry.ts';
-import { store } from '../../shared/tier/tier-cache.ts';
+import { isFilling } from '../../shared/tier/collapse.ts';
 import type { Upstream } from '../../shared/tier/ports.ts';
+import { type ObjectRead } from '../../shared/tier/ports.ts';
+import { type SlicedObject } from '../../shared/tier/resolved.ts';
+import { store } from '../../shared/tier/tier-cache.ts';
 import { copyWhole, storedWholeCopy } from '../../worker/whole-copy.ts';
 import { type PlatformCache, platformCache } from './platform-cache.ts';
 
 const SLICE = 1024;
-const ENTRY: EntryMeta = { storedAt: Date.parse('2026-11-30T12:00:00Z'), initialAge: 0, lifetime: 3600, whileRevalidate: 60, ifError: 86400, mustRevalidate: false };
+const ENTRY: EntryMeta = {
+  storedAt: Date.parse('2026-11-30T12:00:00Z'),
+  initialAge: 0,
+  lifetime: 3600,
+  whileRevalidate: 60,
+  ifError: 86400,
+  mustRevalidate: false,
+};
 const NO_UPSTREAM: Upstream = {
   slices: () => Promise.reject(new Error('a whole copy is made from this tier alone')),
   head: () => Promise.reject(new Error('a whole copy is made from this tier alone')),
@@ -20,9 +27,20 @@ const NO_UPSTREAM: Upstream = {
 let objects = 0;
 
 /** An object of `size` bytes in 1 KiB slices at its own key, and a read of it at this tier. */
-function setUp(size: number): { cache: PlatformCache; read: ObjectRead; sliced: SlicedObject; bytes: Uint8Array<ArrayBuffer>; pending: Promise<unknown>[] } {
+function setUp(size: number): {
+  cache: PlatformCache;
+  read: ObjectRead;
+  sliced: SlicedObject;
+  bytes: Uint8Array<ArrayBuffer>;
+  pending: Promise<unknown>[];
+} {
   const bytes = Uint8Array.from({ length: size }, (_, i) => (i * 7 + size) % 251);
-  const meta: ObjectMeta = { size, sliceSize: SLICE, etag: `"v${size}"`, headers: new Headers({ 'content-type': 'video/mp4' }) };
+  const meta: ObjectMeta = {
+    size,
+    sliceSize: SLICE,
+    etag: `"v${size}"`,
+    headers: new Headers({ 'content-type': 'video/mp4' }),
+  };
   const cache = platformCache();
   const pending: Promise<unknown>[] = [];
   const read: ObjectRead = {
@@ -36,16 +54,39 @@ function setUp(size: number): { cache: PlatformCache; read: ObjectRead; sliced: 
     waitUntil: (promise) => void pending.push(promise),
     upstream: NO_UPSTREAM,
   };
-  const sliced: SlicedObject = { kind: 'sliced', meta, age: 0, report: { hit: true }, originAt: ENTRY.storedAt, upstreamHeaders: undefined, entry: ENTRY, prefetched: new Map(), inRange: true };
+  const sliced: SlicedObject = {
+    kind: 'sliced',
+    meta,
+    age: 0,
+    report: { hit: true },
+    originAt: ENTRY.storedAt,
+    upstreamHeaders: undefined,
+    entry: ENTRY,
+    prefetched: new Map(),
+    inRange: true,
+  };
   return { cache, read, sliced, bytes, pending };
 }
 
-async function storeSlices(cache: PlatformCache, read: ObjectRead, meta: ObjectMeta, bytes: Uint8Array<ArrayBuffer>, skip?: number): Promise<void> {
+async function storeSlices(
+  cache: PlatformCache,
+  read: ObjectRead,
+  meta: ObjectMeta,
+  bytes: Uint8Array<ArrayBuffer>,
+  skip?: number,
+): Promise<void> {
   for (let index = 0; index * SLICE < meta.size; index++) {
     if (index === skip) continue;
     const range = sliceBytes(index, SLICE, meta.size);
     const body = new Blob([bytes.slice(range.start, range.end + 1)]).stream();
-    await store(cache, sliceKey(read.key, meta, SLICE, index), { status: 200, headers: sliceEntryHeaders(index, range.end - range.start + 1), body, meta: ENTRY, retention: 3600, length: range.end - range.start + 1 });
+    await store(cache, sliceKey(read.key, meta, SLICE, index), {
+      status: 200,
+      headers: sliceEntryHeaders(index, range.end - range.start + 1),
+      body,
+      meta: ENTRY,
+      retention: 3600,
+      length: range.end - range.start + 1,
+    });
   }
 }
 
@@ -86,14 +127,24 @@ describe('the whole copy of a sliced object', () => {
     await storeSlices(cache, read, sliced.meta, bytes);
     const short = new Blob([bytes.slice(0, SLICE - 1)]).stream();
     // As if stored by a careless writer: the store itself would refuse a short body.
-    await cache.put(new Request(sliceKey(read.key, sliced.meta, SLICE, 1)), new Response(short, { headers: toStoredHeaders(sliceEntryHeaders(1, SLICE), ENTRY, 3600) }));
+    await cache.put(
+      new Request(sliceKey(read.key, sliced.meta, SLICE, 1)),
+      new Response(short, { headers: toStoredHeaders(sliceEntryHeaders(1, SLICE), ENTRY, 3600) }),
+    );
     copyWhole(read, sliced, { remaining: 100 });
     await Promise.all(pending);
     const key = wholeCopyKey(read.key, sliced.meta, SLICE);
     expect(cache.entries.has(key)).toBe(false);
 
     // Something else at the copy's key (a slice's marker): not taken for the copy.
-    await store(cache, key, { status: 200, headers: sliceEntryHeaders(0, 2 * SLICE), body: new Blob([bytes]).stream(), meta: ENTRY, retention: 3600, length: 2 * SLICE });
+    await store(cache, key, {
+      status: 200,
+      headers: sliceEntryHeaders(0, 2 * SLICE),
+      body: new Blob([bytes]).stream(),
+      meta: ENTRY,
+      retention: 3600,
+      length: 2 * SLICE,
+    });
     expect(await storedWholeCopy(read, sliced, { remaining: 1 })).toBeUndefined();
   });
 

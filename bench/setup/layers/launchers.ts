@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Log, LogLevel, Miniflare } from 'miniflare';
 import { PROJECT_ROOT } from '../../../local/bundle.ts';
-import { freePort } from '../free-port.ts';
 import { COMPATIBILITY_DATE, LOOPBACK } from '../../../local/direct-miniflare.ts';
+import { freePort } from '../free-port.ts';
 import { startDirectWorkers } from '../miniflare-direct.ts';
 
 const READY_TIMEOUT_MS = 60_000;
@@ -36,7 +36,13 @@ export async function startWorkerd(code: string): Promise<Layer> {
   const port = await freePort();
   await writeFile(join(directory, 'worker.js'), code);
   await writeFile(join(directory, 'config.capnp'), capnpConfig(port));
-  const child = spawnGroup(join(BIN, 'workerd'), ['serve', join(directory, 'config.capnp')], directory, process.env, directory);
+  const child = spawnGroup(
+    join(BIN, 'workerd'),
+    ['serve', join(directory, 'config.capnp')],
+    directory,
+    process.env,
+    directory,
+  );
   return started('workerd', port, child, directory, false);
 }
 
@@ -54,7 +60,15 @@ export async function startMiniflareDirect(code: string): Promise<Layer> {
 /** Through Miniflare's entry worker (its request logging, error pages and `cf` blob). */
 export async function startMiniflareEntry(code: string): Promise<Layer> {
   const port = await freePort();
-  const mf = new Miniflare({ modules: true, script: code, compatibilityDate: COMPATIBILITY_DATE, host: LOOPBACK, port, cf: false, log: new Log(LogLevel.WARN) });
+  const mf = new Miniflare({
+    modules: true,
+    script: code,
+    compatibilityDate: COMPATIBILITY_DATE,
+    host: LOOPBACK,
+    port,
+    cf: false,
+    log: new Log(LogLevel.WARN),
+  });
   const url = await mf.ready;
   return { name: 'Miniflare entry', url: url.origin, hasCache: true, stop: () => mf.dispose() };
 }
@@ -70,8 +84,24 @@ export async function startWranglerDev(code: string): Promise<Layer> {
   await writeFile(join(project, 'src', 'worker.js'), code);
   const toml = `name = "naive"\nmain = "src/worker.js"\ncompatibility_date = "${COMPATIBILITY_DATE}"\nno_bundle = true\n`;
   await writeFile(join(project, 'wrangler.toml'), toml);
-  const args = ['dev', '--local', '--ip', LOOPBACK, '--port', String(port), '--inspector-port', String(await freePort()), '--show-interactive-dev-session=false'];
-  const env = { ...process.env, WRANGLER_SEND_METRICS: 'false', WRANGLER_LOG_PATH: join(directory, 'logs'), CI: 'true', NO_COLOR: '1' };
+  const args = [
+    'dev',
+    '--local',
+    '--ip',
+    LOOPBACK,
+    '--port',
+    String(port),
+    '--inspector-port',
+    String(await freePort()),
+    '--show-interactive-dev-session=false',
+  ];
+  const env = {
+    ...process.env,
+    WRANGLER_SEND_METRICS: 'false',
+    WRANGLER_LOG_PATH: join(directory, 'logs'),
+    CI: 'true',
+    NO_COLOR: '1',
+  };
   const child = spawnGroup(join(BIN, 'wrangler'), args, project, env, directory);
   return started('wrangler dev', port, child, directory, true);
 }
@@ -90,7 +120,13 @@ const naive :Workerd.Worker = (
 }
 
 /** Waits (bounded) until `GET /map/0` answers 200; on failure stops the child and says what it printed. */
-async function started(name: LayerName, port: number, child: ChildProcess, directory: string, hasCache: boolean): Promise<Layer> {
+async function started(
+  name: LayerName,
+  port: number,
+  child: ChildProcess,
+  directory: string,
+  hasCache: boolean,
+): Promise<Layer> {
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => void (output = (output + chunk.toString()).slice(-4000)));
   child.stderr?.on('data', (chunk: Buffer) => void (output = (output + chunk.toString()).slice(-4000)));
@@ -109,7 +145,9 @@ async function started(name: LayerName, port: number, child: ChildProcess, direc
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   await stop();
-  throw new Error(`${name} did not answer 200 on ${url}/map/0 within ${READY_TIMEOUT_MS / 1000} s (exit code ${child.exitCode}); it printed:\n${output}`);
+  throw new Error(
+    `${name} did not answer 200 on ${url}/map/0 within ${READY_TIMEOUT_MS / 1000} s (exit code ${child.exitCode}); it printed:\n${output}`,
+  );
 }
 
 /** Children not stopped yet, and the folders they use, for Ctrl-C while one is still starting. */
@@ -117,14 +155,22 @@ const live = new Map<ChildProcess, string>();
 
 /** Stops every child started here and not yet stopped (bounded: SIGKILL after the grace period). */
 export async function stopChildren(): Promise<void> {
-  await Promise.all([...live].map(async ([child, directory]) => {
-    await stopGroup(child);
-    await rm(directory, { recursive: true, force: true });
-  }));
+  await Promise.all(
+    [...live].map(async ([child, directory]) => {
+      await stopGroup(child);
+      await rm(directory, { recursive: true, force: true });
+    }),
+  );
 }
 
 /** Its own process group, so stopping it also ends the workerd processes it starts. */
-function spawnGroup(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, directory: string): ChildProcess {
+function spawnGroup(
+  command: string,
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  directory: string,
+): ChildProcess {
   const child = spawn(command, args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   live.set(child, directory);
   child.once('exit', () => live.delete(child));
@@ -135,7 +181,9 @@ function spawnGroup(command: string, args: string[], cwd: string, env: NodeJS.Pr
 async function stopGroup(child: ChildProcess): Promise<void> {
   const pid = child.pid;
   if (pid === undefined) return;
-  const exited = new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
+  const exited = new Promise<void>((resolve) =>
+    child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve()),
+  );
   const signal = (name: NodeJS.Signals) => {
     try {
       process.kill(-pid, name);

@@ -28,7 +28,9 @@ export default {
 function fromMap(key: string): Response {
   bodies ??= new Map(Array.from({ length: MAP_KEYS }, (_, i) => [String(i), body(String(i))]));
   const stored = bodies.get(key) ?? body(key);
-  return new Response(stored, { headers: { 'Content-Type': 'application/octet-stream', 'Cache-Control': CACHE_CONTROL } });
+  return new Response(stored, {
+    headers: { 'Content-Type': 'application/octet-stream', 'Cache-Control': CACHE_CONTROL },
+  });
 }
 
 async function fromCache(request: Request): Promise<Response> {

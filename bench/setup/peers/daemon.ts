@@ -49,7 +49,8 @@ export interface Daemon {
 export function parseOrigin(origin: string): OriginAddress {
   const url = new URL(origin);
   if (url.protocol !== 'http:') throw new Error(`peer origin must be an http: URL, got ${origin}`);
-  if (url.search || url.hash || url.username) throw new Error(`peer origin must be a base URL without query, fragment or credentials, got ${origin}`);
+  if (url.search || url.hash || url.username)
+    throw new Error(`peer origin must be a base URL without query, fragment or credentials, got ${origin}`);
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   const port = Number(url.port || 80);
   return { host, port, authority: url.host, path: url.pathname.replace(/\/+$/, '') };
@@ -134,6 +135,9 @@ export async function waitUntilReady(name: string, daemon: Daemon, url: string):
   }
   const stderr = daemon.stderr();
   await daemon.stop();
-  const how = daemon.child.exitCode !== null ? `exited with status ${daemon.child.exitCode}` : `did not answer within ${READY_TIMEOUT_MS / 1000} s`;
+  const how =
+    daemon.child.exitCode !== null
+      ? `exited with status ${daemon.child.exitCode}`
+      : `did not answer within ${READY_TIMEOUT_MS / 1000} s`;
   throw new Error(`${name} ${how}${stderr ? `: ${stderr}` : ''}`);
 }

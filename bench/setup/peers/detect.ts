@@ -57,7 +57,13 @@ async function findExecutable(name: string): Promise<string | undefined> {
   const directories = [...(process.env.PATH ?? '').split(delimiter).filter(Boolean), ...SBIN_DIRECTORIES];
   for (const directory of new Set(directories)) {
     const path = join(directory, name);
-    if (await access(path, constants.X_OK).then(() => true, () => false)) return path;
+    if (
+      await access(path, constants.X_OK).then(
+        () => true,
+        () => false,
+      )
+    )
+      return path;
   }
   return undefined;
 }

@@ -48,7 +48,11 @@ async function fromMap(upstream: URL): Promise<Response> {
   let entry = kept.get(upstream.href);
   if (!entry) {
     const response = await fetch(upstream);
-    const fresh: Kept = { status: response.status, headers: new Headers(keptHeaders(response.headers)), body: new Blob([await response.arrayBuffer()]) };
+    const fresh: Kept = {
+      status: response.status,
+      headers: new Headers(keptHeaders(response.headers)),
+      body: new Blob([await response.arrayBuffer()]),
+    };
     if (response.status !== 200) return new Response(fresh.body, { status: fresh.status, headers: fresh.headers });
     kept.set(upstream.href, fresh);
     entry = fresh;

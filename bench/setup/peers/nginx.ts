@@ -4,7 +4,16 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { freePort } from '../free-port.ts';
-import { DEFAULT_TTL, fillTemplate, parseOrigin, type Peer, READY_PATH, startDaemon, temporaryDirectory, waitUntilReady } from './daemon.ts';
+import {
+  DEFAULT_TTL,
+  fillTemplate,
+  type Peer,
+  parseOrigin,
+  READY_PATH,
+  startDaemon,
+  temporaryDirectory,
+  waitUntilReady,
+} from './daemon.ts';
 import { detectNginx, type Installed } from './detect.ts';
 
 export interface NginxOptions {
@@ -26,11 +35,13 @@ export interface NginxPeers {
 }
 
 export async function startNginx(options: NginxOptions): Promise<NginxPeers> {
-  if (!Number.isInteger(options.sliceSize) || options.sliceSize < 1) throw new Error(`sliceSize must be a whole number of bytes ≥ 1, got ${options.sliceSize}`);
+  if (!Number.isInteger(options.sliceSize) || options.sliceSize < 1)
+    throw new Error(`sliceSize must be a whole number of bytes ≥ 1, got ${options.sliceSize}`);
   const origin = parseOrigin(options.origin);
   const installed = options.installed ?? (await detectNginx());
   if (!installed) throw new Error('nginx is not installed: run bench/setup/peers/install.sh');
-  if (!installed.hasSlice) throw new Error(`nginx at ${installed.bin} was built without the slice module (--with-http_slice_module)`);
+  if (!installed.hasSlice)
+    throw new Error(`nginx at ${installed.bin} was built without the slice module (--with-http_slice_module)`);
   const cachePort = await freePort();
   let slicePort = await freePort();
   for (let attempt = 0; slicePort === cachePort && attempt < 10; attempt++) slicePort = await freePort();
@@ -49,7 +60,12 @@ export async function startNginx(options: NginxOptions): Promise<NginxPeers> {
   });
   const conf = join(directory, 'nginx.conf');
   // -e: errors before the config is read go to the prefix too, not to /var/log/nginx.
-  const daemon = startDaemon('nginx', installed.bin, ['-p', directory, '-c', conf, '-e', join(directory, 'error.log')], directory);
+  const daemon = startDaemon(
+    'nginx',
+    installed.bin,
+    ['-p', directory, '-c', conf, '-e', join(directory, 'error.log')],
+    directory,
+  );
   const cacheUrl = `http://127.0.0.1:${cachePort}`;
   const sliceUrl = `http://127.0.0.1:${slicePort}`;
   await waitUntilReady('nginx', daemon, cacheUrl);

@@ -11,6 +11,6 @@
 
 export { DEFAULT_TTL, type Peer } from './daemon.ts';
 export { detectNginx, detectPeers, detectVarnish, type Installed, type Peers } from './detect.ts';
+export { type NaivePeers, startNaiveWorkers } from './naive.ts';
 export { type NginxOptions, type NginxPeers, startNginx } from './nginx.ts';
-export { startNaiveWorkers, type NaivePeers } from './naive.ts';
 export { startVarnish, type VarnishOptions } from './varnish.ts';

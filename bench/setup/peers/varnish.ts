@@ -4,7 +4,16 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { freePort } from '../free-port.ts';
-import { DEFAULT_TTL, fillTemplate, parseOrigin, type Peer, READY_PATH, startDaemon, temporaryDirectory, waitUntilReady } from './daemon.ts';
+import {
+  DEFAULT_TTL,
+  fillTemplate,
+  type Peer,
+  parseOrigin,
+  READY_PATH,
+  startDaemon,
+  temporaryDirectory,
+  waitUntilReady,
+} from './daemon.ts';
 import { detectVarnish, type Installed } from './detect.ts';
 
 export interface VarnishOptions {
@@ -17,7 +26,8 @@ export interface VarnishOptions {
 }
 
 export async function startVarnish(options: VarnishOptions): Promise<Peer> {
-  if (!Number.isInteger(options.storageMiB) || options.storageMiB < 1) throw new Error(`storageMiB must be a whole number of MiB ≥ 1, got ${options.storageMiB}`);
+  if (!Number.isInteger(options.storageMiB) || options.storageMiB < 1)
+    throw new Error(`storageMiB must be a whole number of MiB ≥ 1, got ${options.storageMiB}`);
   const origin = parseOrigin(options.origin);
   const installed = options.installed ?? (await detectVarnish());
   if (!installed) throw new Error('varnishd is not installed: run bench/setup/peers/install.sh');

@@ -32,9 +32,21 @@ describe.each([
   // the node-http generator, which the benchmarks fall back to, always runs.
   it.skipIf(!installed)('sends exactly 500 requests and counts 500 answers, no errors', async () => {
     const servedBefore = server.served();
-    const fixed: LoadResult = await runLoad({ url: server.url, connections: 10, requests: 10 * 50, maxSeconds: 30, tool, bodyBytes: BODY.length });
+    const fixed: LoadResult = await runLoad({
+      url: server.url,
+      connections: 10,
+      requests: 10 * 50,
+      maxSeconds: 30,
+      tool,
+      bodyBytes: BODY.length,
+    });
     expect(fixed.tool).toBe(tool);
-    expect({ sent: fixed.sent, requests: fixed.requests, errors: fixed.errors, non2xx: fixed.non2xx }).toEqual({ sent: 500, requests: 500, errors: 0, non2xx: 0 });
+    expect({ sent: fixed.sent, requests: fixed.requests, errors: fixed.errors, non2xx: fixed.non2xx }).toEqual({
+      sent: 500,
+      requests: 500,
+      errors: 0,
+      non2xx: 0,
+    });
     expect(server.served() - servedBefore).toBe(500);
     // A closed loop: 10 connections busy for the run at most, so the mean is at most 10 × elapsed / 500.
     const busiest = (10 * fixed.elapsedSec * 1000) / 500;
@@ -52,8 +64,19 @@ describe.skipIf(!wrk)('wrk, a fixed count', () => {
     // Connections done with their share sit idle while the late answers come, and the server
     // closes them: wrk reopens them (and counts a read error), which must not count as an answer.
     const servedBefore = server.served();
-    const staggered = await runLoad({ url: server.at('/stagger'), connections: 10, requests: 50, maxSeconds: 30, tool: 'wrk 4.x', bodyBytes: BODY.length });
-    expect({ requests: staggered.requests, sent: staggered.sent, errors: staggered.errors }).toEqual({ requests: 50, sent: 50, errors: 0 });
+    const staggered = await runLoad({
+      url: server.at('/stagger'),
+      connections: 10,
+      requests: 50,
+      maxSeconds: 30,
+      tool: 'wrk 4.x',
+      bodyBytes: BODY.length,
+    });
+    expect({ requests: staggered.requests, sent: staggered.sent, errors: staggered.errors }).toEqual({
+      requests: 50,
+      sent: 50,
+      errors: 0,
+    });
     expect(server.served() - servedBefore).toBe(50);
     expect(staggered.socketErrors ?? 0).toBeGreaterThan(0);
   });
@@ -63,7 +86,14 @@ describe.skipIf(!wrk)('wrk, a fixed count', () => {
     ['/redirect-large', LARGE_BODY.length, 'from the bytes read'],
   ] as const)('counts the 7 of 50 answered 302 at %s as non-2xx (%s)', async (path, bodyBytes, _how) => {
     server.resetCounts();
-    const counted = await runLoad({ url: server.at(path), connections: 10, requests: 50, maxSeconds: 30, tool: 'wrk 4.x', bodyBytes });
+    const counted = await runLoad({
+      url: server.at(path),
+      connections: 10,
+      requests: 50,
+      maxSeconds: 30,
+      tool: 'wrk 4.x',
+      bodyBytes,
+    });
     expect(counted.requests).toBe(50);
     expect(counted.non2xx).toBe(7);
   });
@@ -73,7 +103,10 @@ describe('tierStats of sampleHeaders', () => {
   it("counts the edge's hits and forwards, the shield's on the edge's forwards only, and the Server-Timing means", async () => {
     const samples = await sampleHeaders(server.at('/tiers'), ['Cache-Status', 'Server-Timing'], 8);
     expect(samples).toHaveLength(8);
-    expect(samples[0]).toEqual({ status: 200, headers: { 'cache-status': 'tiercache-edge; hit; ttl=60', 'server-timing': 'edge;dur=1' } });
+    expect(samples[0]).toEqual({
+      status: 200,
+      headers: { 'cache-status': 'tiercache-edge; hit; ttl=60', 'server-timing': 'edge;dur=1' },
+    });
     const tiers = tierStats(samples);
     expect(tiers.samples).toBe(8);
     expect(tiers.edge).toEqual({ hits: 2, forwards: 6, hitRatio: 0.25 });

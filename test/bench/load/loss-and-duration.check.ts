@@ -32,9 +32,21 @@ describe.skipIf(!wrk)('wrk, 50 requests, one connection closed under its request
   ] as const)('the %ith: 49 answers, 1 error, elapsed to the last answer, done within %i s', async (nth, boundSec) => {
     server.resetCounts();
     const started = performance.now();
-    const lossy = await runLoad({ url: server.at(`/lose-${nth}`), connections: 10, requests: 50, timeoutSec: 2, maxSeconds: 30, tool: 'wrk 4.x', bodyBytes: BODY.length });
+    const lossy = await runLoad({
+      url: server.at(`/lose-${nth}`),
+      connections: 10,
+      requests: 50,
+      timeoutSec: 2,
+      maxSeconds: 30,
+      tool: 'wrk 4.x',
+      bodyBytes: BODY.length,
+    });
     const wallSec = (performance.now() - started) / 1000;
-    expect({ requests: lossy.requests, sent: lossy.sent, errors: lossy.errors }).toEqual({ requests: 49, sent: 50, errors: 1 });
+    expect({ requests: lossy.requests, sent: lossy.sent, errors: lossy.errors }).toEqual({
+      requests: 49,
+      sent: 50,
+      errors: 1,
+    });
     expect(lossy.elapsedSec).toBeLessThan(1);
     expect(wallSec).toBeLessThan(boundSec);
   });
@@ -47,7 +59,13 @@ describe('50 connections for 2 s over 2 URLs', () => {
     ['with the Node generator', 'node-http'],
   ] as const)('%s: answers, no errors, every request served counted, 2 s', async (_, tool) => {
     const servedBefore = server.served();
-    const timed = await runLoad({ url: [server.url, `${server.url}?b`], connections: 50, durationSec: 2, maxSeconds: 10, ...(tool ? { tool } : {}) });
+    const timed = await runLoad({
+      url: [server.url, `${server.url}?b`],
+      connections: 50,
+      durationSec: 2,
+      maxSeconds: 10,
+      ...(tool ? { tool } : {}),
+    });
     runs.push([`50 connections × 2 s, 2 URLs (${timed.tool === 'wrk 4.x' ? 'wrk' : 'Node'})`, timed]);
     expect(timed.requests).toBeGreaterThan(0);
     expect(timed.errors).toBe(0);
@@ -59,7 +77,20 @@ describe('50 connections for 2 s over 2 URLs', () => {
 });
 
 function resultsTable(rows: [string, LoadResult][]) {
-  const columns = ['run', 'tool', 'requests', 'errors', 'non-2xx', 'seconds', 'req/s', 'MiB/s', 'mean ms', 'p50 ms', 'p99 ms', 'max ms'];
+  const columns = [
+    'run',
+    'tool',
+    'requests',
+    'errors',
+    'non-2xx',
+    'seconds',
+    'req/s',
+    'MiB/s',
+    'mean ms',
+    'p50 ms',
+    'p99 ms',
+    'max ms',
+  ];
   return {
     columns,
     rows: rows.map(([name, r]) => [

@@ -22,9 +22,18 @@ const IDLE_CLOSE_MS = 100;
 /** Per request to /tiers, in turn: what the edge and the shield said, and the times they report. */
 export const TIER_ANSWERS = [
   { status: 'tiercache-edge; hit; ttl=60', timing: 'edge;dur=1' },
-  { status: 'tiercache-shield; hit; detail="a; b", tiercache-edge; fwd=miss; stored', timing: 'shield;dur=3, edge;dur=1' },
-  { status: 'tiercache-shield; fwd=miss; stored, tiercache-edge; fwd=miss; stored', timing: 'origin;dur=10, shield;dur=3, edge;dur=1' },
-  { status: 'tiercache-shield; fwd=stale, tiercache-edge; fwd=stale', timing: 'origin;dur=10, shield;dur=3, edge;dur=1;desc="x"' },
+  {
+    status: 'tiercache-shield; hit; detail="a; b", tiercache-edge; fwd=miss; stored',
+    timing: 'shield;dur=3, edge;dur=1',
+  },
+  {
+    status: 'tiercache-shield; fwd=miss; stored, tiercache-edge; fwd=miss; stored',
+    timing: 'origin;dur=10, shield;dur=3, edge;dur=1',
+  },
+  {
+    status: 'tiercache-shield; fwd=stale, tiercache-edge; fwd=stale',
+    timing: 'origin;dur=10, shield;dur=3, edge;dur=1;desc="x"',
+  },
 ] as const;
 
 export interface ScriptedServer {
@@ -49,17 +58,29 @@ export async function startScriptedServer(): Promise<ScriptedServer> {
   const server = createServer((request, response) => {
     served++;
     clearTimeout(idle.get(request.socket));
-    response.on('finish', () => idle.set(request.socket, setTimeout(() => request.socket.end(), IDLE_CLOSE_MS)));
-    if (request.url?.startsWith('/lose-') && ++loseRequests === Number(request.url.slice('/lose-'.length))) return void request.socket.destroy();
+    response.on('finish', () =>
+      idle.set(
+        request.socket,
+        setTimeout(() => request.socket.end(), IDLE_CLOSE_MS),
+      ),
+    );
+    if (request.url?.startsWith('/lose-') && ++loseRequests === Number(request.url.slice('/lose-'.length)))
+      return void request.socket.destroy();
     if (request.url === '/stagger') {
       // Every tenth answer comes late (400 ms), while connections done with their share sit idle.
       const late = ++staggerRequests % 10 === 0;
-      return void setTimeout(() => response.writeHead(200, { 'content-length': BODY.length }).end(BODY), late ? 400 : 0);
+      return void setTimeout(
+        () => response.writeHead(200, { 'content-length': BODY.length }).end(BODY),
+        late ? 400 : 0,
+      );
     }
     if (request.url?.startsWith('/redirect-')) {
-      if (++redirectRequests % REDIRECT_EVERY === 0) return void response.writeHead(302, { location: '/object.bin', 'content-length': 5 }).end('moved');
+      if (++redirectRequests % REDIRECT_EVERY === 0)
+        return void response.writeHead(302, { location: '/object.bin', 'content-length': 5 }).end('moved');
       const body = request.url === '/redirect-large' ? LARGE_BODY : BODY;
-      return void response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': body.length }).end(body);
+      return void response
+        .writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': body.length })
+        .end(body);
     }
     if (request.url === '/tiers') {
       const answer = TIER_ANSWERS[tierRequests++ % TIER_ANSWERS.length];

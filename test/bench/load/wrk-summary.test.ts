@@ -13,7 +13,12 @@ describe('wrkLoadResult', () => {
   const parsed = wrkLoadResult(summary, { requests: 500, bodyBytes: 105_000 });
 
   it("counts a fixed count's errors as sent and not answered, and keeps wrk's socket errors for the record", () => {
-    expect({ requests: parsed.requests, sent: parsed.sent, errors: parsed.errors, socketErrors: parsed.socketErrors }).toEqual({ requests: 500, sent: 500, errors: 0, socketErrors: 3 });
+    expect({
+      requests: parsed.requests,
+      sent: parsed.sent,
+      errors: parsed.errors,
+      socketErrors: parsed.socketErrors,
+    }).toEqual({ requests: 500, sent: 500, errors: 0, socketErrors: 3 });
     expect(wrkLoadResult({ ...summary, requests: 498 }, { requests: 500 }).errors).toBe(2);
   });
 
@@ -41,11 +46,19 @@ describe('wrkLoadResult', () => {
 
 describe('withFirstAnswer', () => {
   // A cold phase: one GET alone (200 ms, 105,000 bytes), then 499 under load.
-  const rest = wrkLoadResult({ ...summary, requests: 499, sent: 499, bytes: 499 * 105_000 }, { requests: 499, bodyBytes: 105_000 });
+  const rest = wrkLoadResult(
+    { ...summary, requests: 499, sent: 499, bytes: 499 * 105_000 },
+    { requests: 499, bodyBytes: 105_000 },
+  );
   const whole = withFirstAnswer({ status: 200, bytes: 105_000, totalMs: 200 }, rest);
 
   it('adds up counts, bytes and times', () => {
-    expect({ requests: whole.requests, sent: whole.sent, bytes: whole.bytes, elapsedSec: whole.elapsedSec }).toEqual({ requests: 500, sent: 500, bytes: 500 * 105_000, elapsedSec: 2.2 });
+    expect({ requests: whole.requests, sent: whole.sent, bytes: whole.bytes, elapsedSec: whole.elapsedSec }).toEqual({
+      requests: 500,
+      sent: 500,
+      bytes: 500 * 105_000,
+      elapsedSec: 2.2,
+    });
   });
 
   it("takes the first answer into the mean and max; p99 stays the load's", () => {

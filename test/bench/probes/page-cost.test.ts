@@ -14,13 +14,17 @@ describe('parseReporting', () => {
 
   it('never throws, and any block it answers is a whole number of pages', () => {
     fc.assert(
-      fc.property(fc.option(fc.string(), { nil: undefined }), fc.option(fc.string(), { nil: undefined }), (order, wait) => {
-        const reporting = parseReporting(order, wait);
-        if (reporting !== undefined) {
-          expect(Number.isInteger(reporting.blockMiB * 256)).toBe(true);
-          expect(reporting.minFreeMs).toBeGreaterThanOrEqual(0);
-        }
-      }),
+      fc.property(
+        fc.option(fc.string(), { nil: undefined }),
+        fc.option(fc.string(), { nil: undefined }),
+        (order, wait) => {
+          const reporting = parseReporting(order, wait);
+          if (reporting !== undefined) {
+            expect(Number.isInteger(reporting.blockMiB * 256)).toBe(true);
+            expect(reporting.minFreeMs).toBeGreaterThanOrEqual(0);
+          }
+        },
+      ),
     );
   });
 });
@@ -31,6 +35,8 @@ describe('pageCost', () => {
     expect(cost.mib).toBe(4);
     expect(Number.isFinite(cost.freshMsPerMiB) && cost.freshMsPerMiB >= 0).toBe(true);
     expect(Number.isFinite(cost.inPlaceMsPerMiB) && cost.inPlaceMsPerMiB >= 0).toBe(true);
-    expect(describePageCost(cost)).toMatch(/^writing new pages costs \d+\.\d\d ms of CPU per MiB, over pages already held \d+\.\d\d \(4 MiB\)/);
+    expect(describePageCost(cost)).toMatch(
+      /^writing new pages costs \d+\.\d\d ms of CPU per MiB, over pages already held \d+\.\d\d \(4 MiB\)/,
+    );
   });
 });

@@ -13,9 +13,27 @@ const bar = () =>
     title: 'Requests/s by cache state <edge & shield>',
     unit: 'req/s',
     groups: [
-      { label: 'edge hit', bars: [{ series: 'wrk', value: 24332 }, { series: 'node-http', value: 9120 }] },
-      { label: 'shield hit', bars: [{ series: 'wrk', value: 8410 }, { series: 'node-http', value: 4050.5 }] },
-      { label: 'origin "cold"', bars: [{ series: 'wrk', value: 1210 }, { series: 'node-http', value: 980 }] },
+      {
+        label: 'edge hit',
+        bars: [
+          { series: 'wrk', value: 24332 },
+          { series: 'node-http', value: 9120 },
+        ],
+      },
+      {
+        label: 'shield hit',
+        bars: [
+          { series: 'wrk', value: 8410 },
+          { series: 'node-http', value: 4050.5 },
+        ],
+      },
+      {
+        label: 'origin "cold"',
+        bars: [
+          { series: 'wrk', value: 1210 },
+          { series: 'node-http', value: 980 },
+        ],
+      },
     ],
   });
 
@@ -41,12 +59,25 @@ describe('charts', () => {
   });
 
   it('refuses a NaN value and a log-scale x of 0 with a RangeError', () => {
-    expect(() => barChart({ title: 't', unit: 'u', groups: [{ label: 'g', bars: [{ series: 's', value: Number.NaN }] }] })).toThrow(RangeError);
-    expect(() => lineChart({ title: 't', xLabel: 'x', yLabel: 'y', logX: true, series: [{ name: 's', points: [{ x: 0, y: 1 }] }] })).toThrow(RangeError);
+    expect(() =>
+      barChart({ title: 't', unit: 'u', groups: [{ label: 'g', bars: [{ series: 's', value: Number.NaN }] }] }),
+    ).toThrow(RangeError);
+    expect(() =>
+      lineChart({
+        title: 't',
+        xLabel: 'x',
+        yLabel: 'y',
+        logX: true,
+        series: [{ name: 's', points: [{ x: 0, y: 1 }] }],
+      }),
+    ).toThrow(RangeError);
   });
 
   it('draws charts without data, with no NaN in them', () => {
-    for (const svg of [barChart({ title: 'empty', unit: 'u', groups: [] }), lineChart({ title: 'empty', xLabel: 'x', yLabel: 'y', logX: true, series: [] })]) {
+    for (const svg of [
+      barChart({ title: 'empty', unit: 'u', groups: [] }),
+      lineChart({ title: 'empty', xLabel: 'x', yLabel: 'y', logX: true, series: [] }),
+    ]) {
       expect(wellFormedProblem(svg)).toBeUndefined();
       expect(svg).not.toContain('NaN');
     }
@@ -55,7 +86,9 @@ describe('charts', () => {
   it('has a checker that does catch what it looks for', () => {
     expect(wellFormedProblem('<svg xmlns="http://www.w3.org/2000/svg"><g></svg>')).toMatch(/closes a tag/);
     expect(wellFormedProblem('<svg xmlns="http://www.w3.org/2000/svg">a & b</svg>')).toMatch(/entity/);
-    expect(wellFormedProblem('<svg xmlns="http://www.w3.org/2000/svg"></svg><svg xmlns="http://www.w3.org/2000/svg"></svg>')).toMatch(/second root/);
+    expect(
+      wellFormedProblem('<svg xmlns="http://www.w3.org/2000/svg"></svg><svg xmlns="http://www.w3.org/2000/svg"></svg>'),
+    ).toMatch(/second root/);
     expect(wellFormedProblem('<svg xmlns="http://www.w3.org/2000/svg"><rect x=1/></svg>')).toMatch(/malformed tag/);
   });
 });
@@ -81,11 +114,13 @@ function wellFormedProblem(xml: string): string | undefined {
       if (!entity) return `an unknown or unescaped entity at …${rest.slice(0, 20)}`;
       rest = rest.slice(entity[0].length);
     } else {
-      if (open.length === 0 && rest.trim().length > 0 && !/^\s/.test(rest)) return `text outside the root: ${rest.slice(0, 20)}`;
+      if (open.length === 0 && rest.trim().length > 0 && !/^\s/.test(rest))
+        return `text outside the root: ${rest.slice(0, 20)}`;
       rest = rest.slice(Math.max(1, rest.search(/[<&]/) === -1 ? rest.length : rest.search(/[<&]/)));
     }
   }
   if (open.length > 0) return `unclosed <${open.join('>, <')}>`;
-  if (roots !== 1 || !xml.includes('<svg xmlns="http://www.w3.org/2000/svg"')) return 'not one <svg> root in the SVG namespace';
+  if (roots !== 1 || !xml.includes('<svg xmlns="http://www.w3.org/2000/svg"'))
+    return 'not one <svg> root in the SVG namespace';
   return undefined;
 }

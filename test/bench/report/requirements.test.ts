@@ -6,19 +6,35 @@
 import { describe, expect, it } from 'vitest';
 import type { LoadResult } from '../../../bench/load/load-result.ts';
 import { memoryEvidence } from '../../../bench/report/memory-report.ts';
-import { evaluateTargets, type TargetInputs, type TargetRow, targetsTable } from '../../../bench/report/requirements.ts';
+import {
+  evaluateTargets,
+  type TargetInputs,
+  type TargetRow,
+  targetsTable,
+} from '../../../bench/report/requirements.ts';
 import { formatTable } from '../../../bench/report/results.ts';
 import { ORIGIN_PROFILES } from '../../../bench/setup/origin-profiles.ts';
 import type { TargetName } from '../../../bench/setup/targets.ts';
-import type { ColdRun } from '../../../bench/workloads/cold-large-object.ts';
 import type { ConcurrentRun } from '../../../bench/workloads/cold-concurrent.ts';
+import type { ColdRun } from '../../../bench/workloads/cold-large-object.ts';
 import type { VRun } from '../../../bench/workloads/concurrency-sweep.ts';
 import type { SRun } from '../../../bench/workloads/size-sweep.ts';
 
 const MIB = 2 ** 20;
 
 function load(fields: Partial<LoadResult>): LoadResult {
-  return { tool: 'wrk 4.x', requests: 500, errors: 0, non2xx: 0, elapsedSec: 1, reqPerSec: 500, bytes: 0, mibPerSec: 0, latency: { meanMs: 1, p50Ms: 1, p99Ms: 1, maxMs: 1 }, ...fields };
+  return {
+    tool: 'wrk 4.x',
+    requests: 500,
+    errors: 0,
+    non2xx: 0,
+    elapsedSec: 1,
+    reqPerSec: 500,
+    bytes: 0,
+    mibPerSec: 0,
+    latency: { meanMs: 1, p50Ms: 1, p99Ms: 1, maxMs: 1 },
+    ...fields,
+  };
 }
 
 function s(size: string, target: TargetName, phase: SRun['phase'], elapsedSec: number, mibPerSec = 0): SRun {
@@ -30,7 +46,16 @@ function v(size: string, target: TargetName, reqPerSec: number): VRun {
 }
 
 function cold(target: TargetName, mibPerSec: number, ttfbMs: number): ColdRun {
-  return { target, status: 200, bytes: 256 * MIB, complete: true, ttfbMs, totalMs: 1000, mibPerSec, origin: { requests: 1, bytes: 256 * MIB } };
+  return {
+    target,
+    status: 200,
+    bytes: 256 * MIB,
+    complete: true,
+    ttfbMs,
+    totalMs: 1000,
+    mibPerSec,
+    origin: { requests: 1, bytes: 256 * MIB },
+  };
 }
 
 function together(each: number[], togetherMiBPerSec: number, growthBytes: number, complete = true): ConcurrentRun {
@@ -38,7 +63,13 @@ function together(each: number[], togetherMiBPerSec: number, growthBytes: number
     count: each.length,
     label: '256 MiB',
     size: 256 * MIB,
-    downloads: each.map((mibPerSec) => ({ status: 200, bytes: complete ? 256 * MIB : MIB, complete, ttfbMs: 150, mibPerSec })),
+    downloads: each.map((mibPerSec) => ({
+      status: 200,
+      bytes: complete ? 256 * MIB : MIB,
+      complete,
+      ttfbMs: 150,
+      mibPerSec,
+    })),
     togetherMiBPerSec,
     totalMs: 10_000,
     runtime: { pids: [1], baselineBytes: 80e6, peakBytes: 80e6 + growthBytes, growthBytes },
@@ -85,7 +116,12 @@ const full: TargetInputs = {
     v('60 KB', 'tiercache', 1),
     v('60 KB', 'naive-map', 10_000),
   ],
-  coldLarge: [cold('direct', 20, 80), cold('tiercache', 170, 150), cold('varnish', 20, 85), cold('nginx-slice', 30, 90)],
+  coldLarge: [
+    cold('direct', 20, 80),
+    cold('tiercache', 170, 150),
+    cold('varnish', 20, 85),
+    cold('nginx-slice', 30, 90),
+  ],
   coldLabel: '256 MiB',
   profile: ORIGIN_PROFILES.ams,
   sliceSize: 8 * MIB,
@@ -93,7 +129,8 @@ const full: TargetInputs = {
   together: together([25, 24, 23, 22, 21], 115, 90e6),
 };
 
-const finder = (rows: TargetRow[]) => (id: TargetRow['id'], includes: string) => rows.find((r) => r.id === id && r.requirement.includes(includes));
+const finder = (rows: TargetRow[]) => (id: TargetRow['id'], includes: string) =>
+  rows.find((r) => r.id === id && r.requirement.includes(includes));
 
 /** The row's verdict and, when given, its ratio (to 1e-9). */
 function expectJudged(row: TargetRow | undefined, verdict: TargetRow['verdict'], ratio?: number): void {
@@ -108,7 +145,16 @@ describe('evaluateTargets', () => {
   it('judges every target of a full run with every peer, into a table of 14 rows', () => {
     expect(rows).toHaveLength(14);
     expect(formatTable(targetsTable(rows)).split('\n')).toHaveLength(2 + 14);
-    expect([...new Set(rows.map((r) => r.id))]).toEqual(['warm-small-hits', 'warm-large', 'cold-large', 'cold-first-byte', 'memory-growth', 'workload-s-warm', 'cold-together', 'cold-together-memory']);
+    expect([...new Set(rows.map((r) => r.id))]).toEqual([
+      'warm-small-hits',
+      'warm-large',
+      'cold-large',
+      'cold-first-byte',
+      'memory-growth',
+      'workload-s-warm',
+      'cold-together',
+      'cold-together-memory',
+    ]);
   });
 
   it('warm small hits: tiercache against each naive worker at c = 100, judged on the worst size from 10 to 50 KB', () => {
@@ -140,7 +186,9 @@ describe('evaluateTargets', () => {
 
   it('concurrent cold downloads together against one direct stream each, and their memory growth against 96 MB', () => {
     expectJudged(row('cold-together', 'together'), 'met', 115 / 20);
-    expect(row('cold-together', 'together')?.requirement).toBe('5 cold 256 MiB downloads at once: together ≥ 5× one direct single stream');
+    expect(row('cold-together', 'together')?.requirement).toBe(
+      '5 cold 256 MiB downloads at once: together ≥ 5× one direct single stream',
+    );
     expectJudged(row('cold-together-memory', 'RSS'), 'met', 90 / 96);
     const slow = finder(evaluateTargets({ ...full, together: together([19, 19, 19, 19, 19], 95, 100e6) }));
     expectJudged(slow('cold-together', 'together'), 'not met', 95 / 20);
@@ -163,28 +211,56 @@ describe('evaluateTargets', () => {
   });
 
   it('without the peers: their targets are n/a (peer not installed), the rest still judged', () => {
-    const rowsAlone = evaluateTargets({ ...full, caches: ['tiercache'], workloadS: full.workloadS.filter((r) => r.target !== 'varnish'), coldLarge: full.coldLarge.filter((r) => r.target === 'direct' || r.target === 'tiercache') });
+    const rowsAlone = evaluateTargets({
+      ...full,
+      caches: ['tiercache'],
+      workloadS: full.workloadS.filter((r) => r.target !== 'varnish'),
+      coldLarge: full.coldLarge.filter((r) => r.target === 'direct' || r.target === 'tiercache'),
+    });
     const alone = finder(rowsAlone);
     expect(alone('warm-large', '')?.verdict).toBe('n/a (peer not installed)');
     expect(alone('cold-large', 'nginx slice')?.verdict).toBe('n/a (peer not installed)');
     expect(alone('cold-large', 'Varnish')?.verdict).toBe('n/a (peer not installed)');
     expect(alone('cold-large', 'direct')?.verdict).toBe('met');
-    expect(rowsAlone.filter((r) => r.id === 'workload-s-warm').map((r) => r.verdict)).toEqual(['n/a (peer not installed)', 'n/a (peer not installed)', 'n/a (peer not installed)']);
+    expect(rowsAlone.filter((r) => r.id === 'workload-s-warm').map((r) => r.verdict)).toEqual([
+      'n/a (peer not installed)',
+      'n/a (peer not installed)',
+      'n/a (peer not installed)',
+    ]);
     expect(alone('warm-small-hits', 'naive-map')?.verdict).toBe('not met');
   });
 
   it('a quick run: sizes not measured and no memory file are n/a (not measured)', () => {
-    const quick = evaluateTargets({ ...full, workloadS: full.workloadS.filter((r) => r.size !== '50 MB'), workloadV: [], memory: undefined, together: undefined });
-    const notMeasured = quick.filter((r) => r.id === 'warm-small-hits' || r.id === 'warm-large' || r.id === 'memory-growth' || r.id === 'cold-together' || r.id === 'cold-together-memory');
+    const quick = evaluateTargets({
+      ...full,
+      workloadS: full.workloadS.filter((r) => r.size !== '50 MB'),
+      workloadV: [],
+      memory: undefined,
+      together: undefined,
+    });
+    const notMeasured = quick.filter(
+      (r) =>
+        r.id === 'warm-small-hits' ||
+        r.id === 'warm-large' ||
+        r.id === 'memory-growth' ||
+        r.id === 'cold-together' ||
+        r.id === 'cold-together-memory',
+    );
     expect(notMeasured.length).toBeGreaterThan(0);
     for (const r of notMeasured) expect(r.verdict, `${r.id} ${r.requirement}`).toBe('n/a (not measured)');
-    expect(quick.find((r) => r.id === 'workload-s-warm' && r.requirement.includes('50 MB'))?.verdict).toBe('n/a (not measured)');
+    expect(quick.find((r) => r.id === 'workload-s-warm' && r.requirement.includes('50 MB'))?.verdict).toBe(
+      'n/a (not measured)',
+    );
   });
 });
 
 describe('memoryEvidence', () => {
   it("reads a memory.json's phases and refuses another benchmark's file", () => {
-    expect(memoryEvidence(memoryJson, 'x')).toEqual({ source: 'x', objectBytes: 1024 * MIB, phases: memoryJson.phases });
+    expect(memoryEvidence(memoryJson, 'x')).toEqual({
+      source: 'x',
+      objectBytes: 1024 * MIB,
+      phases: memoryJson.phases,
+    });
     expect(memoryEvidence({ benchmark: 'clients' }, 'x')).toBeUndefined();
   });
 });

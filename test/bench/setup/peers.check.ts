@@ -32,7 +32,10 @@ interface Origin {
   close(): Promise<void>;
 }
 
-const OBJECTS: TestObject[] = [testObject('/one-mib.bin', MIB, { start: 512 * 1024, end: MIB - 1 }), testObject('/twenty-mib.bin', 20 * MIB, { start: 1_000_000, end: 2_999_999 })];
+const OBJECTS: TestObject[] = [
+  testObject('/one-mib.bin', MIB, { start: 512 * 1024, end: MIB - 1 }),
+  testObject('/twenty-mib.bin', 20 * MIB, { start: 1_000_000, end: 2_999_999 }),
+];
 const columns = ['peer', 'object', 'request', 'status', 'bytes', 'sha256', 'cache', 'origin requests', 'ok'];
 const rows: string[][] = [];
 const installed = await detectPeers();
@@ -43,15 +46,23 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await origin?.close();
-  console.log(`varnish: ${installed.varnish ? `${installed.varnish.version} (${installed.varnish.bin})` : 'not installed (bench/setup/peers/install.sh)'}`);
-  console.log(`nginx:   ${installed.nginx ? `${installed.nginx.version} (${installed.nginx.bin}), slice module ${installed.nginx.hasSlice ? 'built in' : 'missing'}` : 'not installed (bench/setup/peers/install.sh)'}`);
+  console.log(
+    `varnish: ${installed.varnish ? `${installed.varnish.version} (${installed.varnish.bin})` : 'not installed (bench/setup/peers/install.sh)'}`,
+  );
+  console.log(
+    `nginx:   ${installed.nginx ? `${installed.nginx.version} (${installed.nginx.bin}), slice module ${installed.nginx.hasSlice ? 'built in' : 'missing'}` : 'not installed (bench/setup/peers/install.sh)'}`,
+  );
   console.log(`\n${formatTable({ columns, rows })}\n`);
 });
 
 // Each peer is checked where it is installed (bench/setup/peers/install.sh); bench:check runs there.
 describe.skipIf(!installed.varnish)('Varnish (malloc)', () => {
   it('serves both objects, and their second GET and a range from its cache', async () => {
-    const varnish = await startVarnish({ origin: origin.url, storageMiB: STORAGE_MIB, ...(installed.varnish && { installed: installed.varnish }) });
+    const varnish = await startVarnish({
+      origin: origin.url,
+      storageMiB: STORAGE_MIB,
+      ...(installed.varnish && { installed: installed.varnish }),
+    });
     try {
       await checkPeer(varnish);
     } finally {
@@ -63,7 +74,11 @@ describe.skipIf(!installed.varnish)('Varnish (malloc)', () => {
 // nginx with its slice module, where installed (the peer the benchmarks compare slicing with).
 describe.skipIf(!installed.nginx?.hasSlice)('nginx', () => {
   it('serves both objects, and their second GET and a range from its cache: proxy_cache, and the slice module', async () => {
-    const nginx = await startNginx({ origin: origin.url, sliceSize: SLICE_SIZE, ...(installed.nginx && { installed: installed.nginx }) });
+    const nginx = await startNginx({
+      origin: origin.url,
+      sliceSize: SLICE_SIZE,
+      ...(installed.nginx && { installed: installed.nginx }),
+    });
     try {
       await checkPeer(nginx.cache);
       await checkPeer(nginx.slice);
@@ -80,7 +95,10 @@ async function checkPeer(peer: Peer): Promise<void> {
     for (const request of ['GET', 'GET again', 'Range'] as const) {
       const { start, end } = request === 'Range' ? object.range : { start: 0, end: object.body.length - 1 };
       const headers: Record<string, string> = request === 'Range' ? { Range: `bytes=${start}-${end}` } : {};
-      const response = await fetch(`${peer.url}${object.path}`, { headers, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+      const response = await fetch(`${peer.url}${object.path}`, {
+        headers,
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      });
       const body = Buffer.from(await response.arrayBuffer());
       const expected = object.body.subarray(start, end + 1);
       const statusRight = response.status === (request === 'Range' ? 206 : 200);
@@ -110,7 +128,9 @@ async function checkPeer(peer: Peer): Promise<void> {
 function cacheVerdict(headers: Headers): string {
   const status = headers.get('x-cache-status') ?? '-';
   const varnishIds = headers.get('x-varnish')?.trim().split(/\s+/).length;
-  return varnishIds === undefined ? status : `${status} (X-Varnish ${varnishIds} id${varnishIds === 1 ? '' : 's'}, Age ${headers.get('age') ?? '-'})`;
+  return varnishIds === undefined
+    ? status
+    : `${status} (X-Varnish ${varnishIds} id${varnishIds === 1 ? '' : 's'}, Age ${headers.get('age') ?? '-'})`;
 }
 
 function testObject(path: string, size: number, range: TestObject['range']): TestObject {
@@ -134,7 +154,13 @@ async function startOrigin(objects: readonly TestObject[]): Promise<Origin> {
       return;
     }
     const size = object.body.length;
-    const headers = { ETag: object.etag, 'Last-Modified': LAST_MODIFIED, 'Accept-Ranges': 'bytes', 'Cache-Control': 'max-age=3600', 'Content-Type': 'application/octet-stream' };
+    const headers = {
+      ETag: object.etag,
+      'Last-Modified': LAST_MODIFIED,
+      'Accept-Ranges': 'bytes',
+      'Cache-Control': 'max-age=3600',
+      'Content-Type': 'application/octet-stream',
+    };
     const range = parseRange(request.headers.range, size);
     if (range === 'unsatisfiable') {
       response.writeHead(416, { ...headers, 'Content-Range': `bytes */${size}`, 'Content-Length': '0' }).end();
@@ -155,7 +181,10 @@ async function startOrigin(objects: readonly TestObject[]): Promise<Origin> {
 }
 
 /** One `bytes=` range, inclusive; undefined for none or one this origin ignores (multiple ranges). */
-function parseRange(header: string | undefined, size: number): { start: number; end: number } | 'unsatisfiable' | undefined {
+function parseRange(
+  header: string | undefined,
+  size: number,
+): { start: number; end: number } | 'unsatisfiable' | undefined {
   const match = header?.match(/^bytes=(\d*)-(\d*)$/);
   if (!match || (match[1] === '' && match[2] === '')) return undefined;
   const [first, last] = [match[1] ?? '', match[2] ?? ''];

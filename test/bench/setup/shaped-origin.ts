@@ -13,7 +13,9 @@ const MAX_BODY_BYTES = 64e6;
 const RUN_TIMEOUT_MS = 180_000;
 
 export type ToServe = { kind: 'stats'; index: number };
-export type FromServe = { kind: 'ready'; origin: string; shapers: string[] } | { kind: 'stats'; stats: ShaperStats | undefined };
+export type FromServe =
+  | { kind: 'ready'; origin: string; shapers: string[] }
+  | { kind: 'stats'; stats: ShaperStats | undefined };
 
 // Run as a script (forked), never when imported for its types.
 if (process.argv[1] === fileURLToPath(import.meta.url)) await serve(process.argv.slice(2));
@@ -22,7 +24,10 @@ async function serve(profileTexts: string[]): Promise<void> {
   const profiles = profileTexts.map(parseProfile);
   const body = Buffer.alloc(MAX_BODY_BYTES, 0x61);
   const server = createServer((req, res) => {
-    const bytes = Math.min(MAX_BODY_BYTES, Number(new URL(req.url ?? '/', 'http://origin').searchParams.get('bytes') ?? 0));
+    const bytes = Math.min(
+      MAX_BODY_BYTES,
+      Number(new URL(req.url ?? '/', 'http://origin').searchParams.get('bytes') ?? 0),
+    );
     res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': bytes });
     res.end(body.subarray(0, bytes));
   });
@@ -36,7 +41,9 @@ async function serve(profileTexts: string[]): Promise<void> {
   };
   setTimeout(() => void stop(), RUN_TIMEOUT_MS).unref();
   process.on('disconnect', () => void stop());
-  process.on('message', (message: ToServe) => process.send?.({ kind: 'stats', stats: shapers[message.index]?.stats() } satisfies FromServe));
+  process.on('message', (message: ToServe) =>
+    process.send?.({ kind: 'stats', stats: shapers[message.index]?.stats() } satisfies FromServe),
+  );
   process.send?.({ kind: 'ready', origin, shapers: shapers.map((shaper) => shaper.url) } satisfies FromServe);
 }
 

@@ -42,54 +42,99 @@ let child: ChildProcess;
 let ready: Extract<FromServe, { kind: 'ready' }>;
 
 beforeAll(async () => {
-  child = fork(SERVER, profiles.map((p) => `${p.firstByteLatencyMs},${p.bandwidthBytesPerSec}`), { execArgv: ['--disable-warning=ExperimentalWarning'] });
+  child = fork(
+    SERVER,
+    profiles.map((p) => `${p.firstByteLatencyMs},${p.bandwidthBytesPerSec}`),
+    { execArgv: ['--disable-warning=ExperimentalWarning'] },
+  );
   const first = await withTimeout(nextMessage(child), START_TIMEOUT_MS, 'starting the origin and shapers');
   if (first.kind !== 'ready') throw new Error(`expected the serving process to be ready, got ${JSON.stringify(first)}`);
   ready = first;
   const direct = await measure(new Agent({ keepAlive: true }), ready.origin, 32e6);
-  rows.push(['none (direct)', '1 connection', ms(direct.connectMs), ms(direct.ttfbMs), '', rate(direct.bytesPerSec), '', '']);
+  rows.push([
+    'none (direct)',
+    '1 connection',
+    ms(direct.connectMs),
+    ms(direct.ttfbMs),
+    '',
+    rate(direct.bytesPerSec),
+    '',
+    '',
+  ]);
 });
 
 afterAll(() => {
   child?.kill();
   console.log(`Shaper check (origin and shapers in a child process): ${describeMachine(machine())}\n`);
-  console.log(formatTable({ columns: ['profile', 'case', 'connect ms', 'TTFB ms', 'target ms', 'MB/s per connection', 'target MB/s', 'verdict'], rows }));
+  console.log(
+    formatTable({
+      columns: [
+        'profile',
+        'case',
+        'connect ms',
+        'TTFB ms',
+        'target ms',
+        'MB/s per connection',
+        'target MB/s',
+        'verdict',
+      ],
+      rows,
+    }),
+  );
 });
 
-describe.each(profiles.map((profile, index) => ({ profile, index, name: profile.name })))('the shaper at profile $name', ({ profile, index }) => {
-  it('answers no sooner than its latency, sends no faster than its bandwidth, and counts every connection and request', async () => {
-    const shaperUrl = ready.shapers[index] ?? '';
-    const bytes = Math.round(profile.bandwidthBytesPerSec * TRANSFER_SECONDS);
-    // A first request warms both processes' code paths; it is not in the table.
-    const warmUp = new Agent({ keepAlive: false });
-    await measure(warmUp, shaperUrl, 1000);
-    const single = new Agent({ keepAlive: true, maxSockets: 1 });
-    const first = await measure(single, shaperUrl, bytes);
-    const second = await measure(single, shaperUrl, bytes);
-    single.destroy();
-    const parallelAgent = new Agent({ keepAlive: true, maxSockets: PARALLEL_CONNECTIONS });
-    const parallel = await Promise.all(Array.from({ length: PARALLEL_CONNECTIONS }, () => measure(parallelAgent, shaperUrl, bytes)));
-    parallelAgent.destroy();
-    const cases: [string, Measurement[]][] = [
-      ['1 connection, request 1', [first]],
-      ['1 connection, request 2 (kept alive)', [second]],
-      [`${PARALLEL_CONNECTIONS} connections, mean (min–max)`, parallel],
-    ];
-    rows.push(...cases.map(([name, measurements]) => row(profile, name, measurements)));
-    child.send({ kind: 'stats', index } satisfies ToServe);
-    const answer = await withTimeout(nextMessage(child), REQUEST_TIMEOUT_MS, 'shaper stats');
-    const stats = answer.kind === 'stats' ? answer.stats : undefined;
-    if (stats) rows.push([profile.name, `shaper: ${stats.connections} connections, ${stats.requests} requests, ${(stats.bytesToClient / 1e6).toFixed(1)} MB to clients`, '', '', '', '', '', '']);
+describe.each(profiles.map((profile, index) => ({ profile, index, name: profile.name })))(
+  'the shaper at profile $name',
+  ({ profile, index }) => {
+    it('answers no sooner than its latency, sends no faster than its bandwidth, and counts every connection and request', async () => {
+      const shaperUrl = ready.shapers[index] ?? '';
+      const bytes = Math.round(profile.bandwidthBytesPerSec * TRANSFER_SECONDS);
+      // A first request warms both processes' code paths; it is not in the table.
+      const warmUp = new Agent({ keepAlive: false });
+      await measure(warmUp, shaperUrl, 1000);
+      const single = new Agent({ keepAlive: true, maxSockets: 1 });
+      const first = await measure(single, shaperUrl, bytes);
+      const second = await measure(single, shaperUrl, bytes);
+      single.destroy();
+      const parallelAgent = new Agent({ keepAlive: true, maxSockets: PARALLEL_CONNECTIONS });
+      const parallel = await Promise.all(
+        Array.from({ length: PARALLEL_CONNECTIONS }, () => measure(parallelAgent, shaperUrl, bytes)),
+      );
+      parallelAgent.destroy();
+      const cases: [string, Measurement[]][] = [
+        ['1 connection, request 1', [first]],
+        ['1 connection, request 2 (kept alive)', [second]],
+        [`${PARALLEL_CONNECTIONS} connections, mean (min–max)`, parallel],
+      ];
+      rows.push(...cases.map(([name, measurements]) => row(profile, name, measurements)));
+      child.send({ kind: 'stats', index } satisfies ToServe);
+      const answer = await withTimeout(nextMessage(child), REQUEST_TIMEOUT_MS, 'shaper stats');
+      const stats = answer.kind === 'stats' ? answer.stats : undefined;
+      if (stats)
+        rows.push([
+          profile.name,
+          `shaper: ${stats.connections} connections, ${stats.requests} requests, ${(stats.bytesToClient / 1e6).toFixed(1)} MB to clients`,
+          '',
+          '',
+          '',
+          '',
+          '',
+          '',
+        ]);
 
-    for (const m of [first, second, ...parallel]) {
-      expect(m.ttfbMs).toBeGreaterThanOrEqual((1 - TOLERANCE) * profile.firstByteLatencyMs);
-      expect(m.bytesPerSec).toBeLessThanOrEqual((1 + TOLERANCE) * profile.bandwidthBytesPerSec);
-    }
-    // The warm-up, the kept-alive pair and the parallel four.
-    expect(stats).toMatchObject({ connections: 1 + 1 + PARALLEL_CONNECTIONS, requests: 1 + 2 + PARALLEL_CONNECTIONS });
-    expect(stats?.bytesToClient).toBeGreaterThanOrEqual(1000 + (2 + PARALLEL_CONNECTIONS) * bytes);
-  });
-});
+      for (const m of [first, second, ...parallel]) {
+        expect(m.ttfbMs).toBeGreaterThanOrEqual((1 - TOLERANCE) * profile.firstByteLatencyMs);
+        expect(m.bytesPerSec).toBeLessThanOrEqual((1 + TOLERANCE) * profile.bandwidthBytesPerSec);
+      }
+      // The warm-up, the kept-alive pair and the parallel four.
+      expect(stats).toMatchObject({
+        connections: 1 + 1 + PARALLEL_CONNECTIONS,
+        requests: 1 + 2 + PARALLEL_CONNECTIONS,
+      });
+      expect(stats?.bytesToClient).toBeGreaterThanOrEqual(1000 + (2 + PARALLEL_CONNECTIONS) * bytes);
+    });
+  },
+);
 
 function nextMessage(from: ChildProcess): Promise<FromServe> {
   return new Promise((resolve, reject) => {
@@ -102,8 +147,22 @@ function row(profile: OriginProfile, name: string, measurements: Measurement[]):
   const ttfbs = measurements.map((m) => m.ttfbMs);
   const rates = measurements.map((m) => m.bytesPerSec);
   const within = (value: number, target: number) => Math.abs(value - target) <= TOLERANCE * target;
-  const pass = ttfbs.every((t) => within(t, profile.firstByteLatencyMs)) && rates.every((r) => within(r, profile.bandwidthBytesPerSec));
-  return [profile.name, name, spread(measurements.map((m) => m.connectMs), ms), spread(ttfbs, ms), ms(profile.firstByteLatencyMs), spread(rates, rate), rate(profile.bandwidthBytesPerSec), pass ? 'PASS' : 'SHORT'];
+  const pass =
+    ttfbs.every((t) => within(t, profile.firstByteLatencyMs)) &&
+    rates.every((r) => within(r, profile.bandwidthBytesPerSec));
+  return [
+    profile.name,
+    name,
+    spread(
+      measurements.map((m) => m.connectMs),
+      ms,
+    ),
+    spread(ttfbs, ms),
+    ms(profile.firstByteLatencyMs),
+    spread(rates, rate),
+    rate(profile.bandwidthBytesPerSec),
+    pass ? 'PASS' : 'SHORT',
+  ];
 }
 
 /** One GET of `bytes` through `agent`: ms to connect, from sending to the response head, and the body's rate after that. */
@@ -119,7 +178,12 @@ function measure(agent: Agent, base: string, bytes: number): Promise<Measurement
       res.on('end', () => {
         const seconds = (performance.now() - firstByteAt) / 1000;
         if (received !== bytes) reject(new Error(`expected ${bytes} bytes, received ${received}`));
-        else resolve({ connectMs: startedAt - calledAt, ttfbMs: firstByteAt - startedAt, bytesPerSec: received / seconds });
+        else
+          resolve({
+            connectMs: startedAt - calledAt,
+            ttfbMs: firstByteAt - startedAt,
+            bytesPerSec: received / seconds,
+          });
       });
     });
     req.on('socket', (socket) => {
@@ -133,7 +197,9 @@ function measure(agent: Agent, base: string, bytes: number): Promise<Measurement
 
 function spread(values: number[], format: (value: number) => string): string {
   const average = mean(values);
-  return values.length === 1 ? format(average) : `${format(average)} (${format(Math.min(...values))}–${format(Math.max(...values))})`;
+  return values.length === 1
+    ? format(average)
+    : `${format(average)} (${format(Math.min(...values))}–${format(Math.max(...values))})`;
 }
 
 function ms(value: number): string {

@@ -1,9 +1,20 @@
 import fc from 'fast-check';
-import { describe, it, expect } from 'vitest';
-import { type ConfigName, SECRET_CONFIG_NAMES, STORJ_GATEWAY, configFrom, parseConfig, type RawConfig } from '../../../shared/config/config.ts';
+import { describe, expect, it } from 'vitest';
+import {
+  type ConfigName,
+  configFrom,
+  parseConfig,
+  type RawConfig,
+  SECRET_CONFIG_NAMES,
+  STORJ_GATEWAY,
+} from '../../../shared/config/config.ts';
 import { ConfigError } from '../../../shared/http/errors.ts';
 
-const s3Minimal: RawConfig = { S3_BUCKET: 'assets', S3_ACCESS_KEY_ID: 'AKID', S3_SECRET_ACCESS_KEY: 'SECRET-KEY-VALUE' };
+const s3Minimal: RawConfig = {
+  S3_BUCKET: 'assets',
+  S3_ACCESS_KEY_ID: 'AKID',
+  S3_SECRET_ACCESS_KEY: 'SECRET-KEY-VALUE',
+};
 const httpMinimal: RawConfig = { ORIGIN_KIND: 'http', ORIGIN_URL: 'https://www.example.com' };
 
 /** The ConfigError parseConfig throws for this input. */
@@ -22,14 +33,30 @@ describe('parseConfig defaults', () => {
     const config = parseConfig(s3Minimal);
     expect(config.originKind).toBe('s3');
     expect(config.originUrl.href).toBe(`${STORJ_GATEWAY}/`);
-    expect(config.s3).toEqual({ bucket: 'assets', hostBuckets: new Map(), region: 'us-east-1', accessKeyId: 'AKID', secretAccessKey: 'SECRET-KEY-VALUE', addressing: 'path' });
+    expect(config.s3).toEqual({
+      bucket: 'assets',
+      hostBuckets: new Map(),
+      region: 'us-east-1',
+      accessKeyId: 'AKID',
+      secretAccessKey: 'SECRET-KEY-VALUE',
+      addressing: 'path',
+    });
   });
 
   it('maps host names to buckets with HOST_BUCKETS, making S3_BUCKET optional', () => {
-    const config = parseConfig({ ...s3Minimal, S3_BUCKET: undefined, HOST_BUCKETS: 'CDN.a.example=site-a, cdn.b.example = site-b' });
+    const config = parseConfig({
+      ...s3Minimal,
+      S3_BUCKET: undefined,
+      HOST_BUCKETS: 'CDN.a.example=site-a, cdn.b.example = site-b',
+    });
     expect(config.s3?.bucket).toBe('');
-    expect([...(config.s3?.hostBuckets ?? [])]).toEqual([['cdn.a.example', 'site-a'], ['cdn.b.example', 'site-b']]);
-    expect(() => parseConfig({ ...s3Minimal, HOST_BUCKETS: 'no-equals-sign' })).toThrow(/^HOST_BUCKETS: expected host=bucket pairs/);
+    expect([...(config.s3?.hostBuckets ?? [])]).toEqual([
+      ['cdn.a.example', 'site-a'],
+      ['cdn.b.example', 'site-b'],
+    ]);
+    expect(() => parseConfig({ ...s3Minimal, HOST_BUCKETS: 'no-equals-sign' })).toThrow(
+      /^HOST_BUCKETS: expected host=bucket pairs/,
+    );
   });
 
   it('gives objects without explicit freshness an hour in S3 mode', () => {
@@ -44,7 +71,14 @@ describe('parseConfig defaults', () => {
   });
 
   it('treats a blank setting as absent', () => {
-    const config = parseConfig({ ...s3Minimal, S3_REGION: '  ', S3_ADDRESSING: '', DEFAULT_TTL: ' ', ORIGIN_TIMEOUT_MS: '', SHIELD_TOKEN: '   ' });
+    const config = parseConfig({
+      ...s3Minimal,
+      S3_REGION: '  ',
+      S3_ADDRESSING: '',
+      DEFAULT_TTL: ' ',
+      ORIGIN_TIMEOUT_MS: '',
+      SHIELD_TOKEN: '   ',
+    });
     expect(config.s3?.region).toBe('us-east-1');
     expect(config.s3?.addressing).toBe('path');
     expect(config.defaultTtl).toBe(3600);
@@ -88,7 +122,14 @@ describe('parseConfig with every setting given', () => {
     expect(config).toEqual({
       originKind: 's3',
       originUrl: new URL('http://127.0.0.1:4569'),
-      s3: { bucket: 'media', hostBuckets: new Map(), region: 'eu-west-1', accessKeyId: 'AKID2', secretAccessKey: 'SECRET2', addressing: 'virtual' },
+      s3: {
+        bucket: 'media',
+        hostBuckets: new Map(),
+        region: 'eu-west-1',
+        accessKeyId: 'AKID2',
+        secretAccessKey: 'SECRET2',
+        addressing: 'virtual',
+      },
       cacheKeyQuery: [],
       originTimeoutMs: 2500,
       originIdleTimeoutMs: 750,
@@ -98,9 +139,21 @@ describe('parseConfig with every setting given', () => {
       staleIfError: 86400,
       shieldToken: 'token',
       purgeToken: 'purge-secret',
-      slicing: { sliceSize: 16 * 1024 * 1024, threshold: 32 * 1024 * 1024, readahead: 3, parallel: 12, subrequests: 50, wholeCopyMax: 128 * 1024 * 1024 },
+      slicing: {
+        sliceSize: 16 * 1024 * 1024,
+        threshold: 32 * 1024 * 1024,
+        readahead: 3,
+        parallel: 12,
+        subrequests: 50,
+        wholeCopyMax: 128 * 1024 * 1024,
+      },
       memory: { budget: 16 * 1024 * 1024, maxObject: 256 * 1024 },
-      site: { indexDocument: 'index.html', notFoundDocument: '404.html', contentTypeFromExtension: false, corsAllowOrigins: ['https://app.example'] },
+      site: {
+        indexDocument: 'index.html',
+        notFoundDocument: '404.html',
+        contentTypeFromExtension: false,
+        corsAllowOrigins: ['https://app.example'],
+      },
       observability: { statsToken: 'stats-secret', flushMs: 0, logSample: 0.25, egressPricePerTB: 4.5 },
     });
   });
@@ -110,10 +163,17 @@ describe('parseConfig for slicing', () => {
   const base = { S3_BUCKET: 'b', S3_ACCESS_KEY_ID: 'k', S3_SECRET_ACCESS_KEY: 's' };
 
   it('slices by 8 MiB from one slice up, six at a time, within 1,000 subrequests, kept whole at the edge up to 64 MiB by default', () => {
-    expect(parseConfig(base).slicing).toEqual({ sliceSize: 8 * 1024 * 1024, threshold: 8 * 1024 * 1024, readahead: 6, parallel: 32, subrequests: 1000, wholeCopyMax: 64 * 1024 * 1024 });
+    expect(parseConfig(base).slicing).toEqual({
+      sliceSize: 8 * 1024 * 1024,
+      threshold: 8 * 1024 * 1024,
+      readahead: 6,
+      parallel: 32,
+      subrequests: 1000,
+      wholeCopyMax: 64 * 1024 * 1024,
+    });
   });
 
-  it('keeps whole copies up to WHOLE_COPY_MAX: 0 turns them off, beyond the Cache API\'s 512 MiB is refused', () => {
+  it("keeps whole copies up to WHOLE_COPY_MAX: 0 turns them off, beyond the Cache API's 512 MiB is refused", () => {
     expect(parseConfig({ ...base, WHOLE_COPY_MAX: '0' }).slicing.wholeCopyMax).toBe(0);
     expect(parseConfig({ ...base, WHOLE_COPY_MAX: '512MiB' }).slicing.wholeCopyMax).toBe(512 * 1024 * 1024);
     expect(() => parseConfig({ ...base, WHOLE_COPY_MAX: '513MiB' })).toThrow(/^WHOLE_COPY_MAX must be at most 512MiB/);
@@ -141,9 +201,15 @@ describe('parseConfig for slicing', () => {
   });
 
   it('refuses a read-ahead beyond its range, naming the range and where it comes from, rather than clamping it', () => {
-    expect(configError({ ...base, SLICE_READAHEAD: '50' }).message).toBe('SLICE_READAHEAD must be an integer from 1 to 8 (at most 8 slices and 64 MiB in flight, with SLICE_SIZE 8 MiB), got "50"');
-    expect(configError({ ...base, SLICE_READAHEAD: '8', SLICE_SIZE: '16MiB' }).message).toBe('SLICE_READAHEAD must be an integer from 1 to 4 (at most 8 slices and 64 MiB in flight, with SLICE_SIZE 16 MiB), got "8"');
-    expect(configError({ ...base, SLICE_READAHEAD: '0' }).message).toMatch(/^SLICE_READAHEAD must be an integer from 1 to 8 /);
+    expect(configError({ ...base, SLICE_READAHEAD: '50' }).message).toBe(
+      'SLICE_READAHEAD must be an integer from 1 to 8 (at most 8 slices and 64 MiB in flight, with SLICE_SIZE 8 MiB), got "50"',
+    );
+    expect(configError({ ...base, SLICE_READAHEAD: '8', SLICE_SIZE: '16MiB' }).message).toBe(
+      'SLICE_READAHEAD must be an integer from 1 to 4 (at most 8 slices and 64 MiB in flight, with SLICE_SIZE 16 MiB), got "8"',
+    );
+    expect(configError({ ...base, SLICE_READAHEAD: '0' }).message).toMatch(
+      /^SLICE_READAHEAD must be an integer from 1 to 8 /,
+    );
   });
 
   it('keeps the edge to 64 slices in flight per download and isolate, and at least one', () => {
@@ -155,7 +221,9 @@ describe('parseConfig for slicing', () => {
 
   it('refuses SLICE_PARALLEL beyond 1 to 64, naming the setting and its range, rather than clamping it', () => {
     for (const value of ['100', '65', '500', '0', '-3', 'many', '2.5']) {
-      expect(configError({ ...base, SLICE_PARALLEL: value }).message, value).toBe(`SLICE_PARALLEL must be an integer from 1 to 64 (slices in flight per download and per isolate), got ${JSON.stringify(value)}`);
+      expect(configError({ ...base, SLICE_PARALLEL: value }).message, value).toBe(
+        `SLICE_PARALLEL must be an integer from 1 to 64 (slices in flight per download and per isolate), got ${JSON.stringify(value)}`,
+      );
     }
   });
 });
@@ -172,13 +240,20 @@ describe('parseConfig for the edge memory layer', () => {
   });
 
   it('defaults the largest object to the budget when the budget is below 1 MiB', () => {
-    expect(parseConfig({ ...base, MEMORY_CACHE_SIZE: '512KiB' }).memory).toEqual({ budget: 512 * 1024, maxObject: 512 * 1024 });
+    expect(parseConfig({ ...base, MEMORY_CACHE_SIZE: '512KiB' }).memory).toEqual({
+      budget: 512 * 1024,
+      maxObject: 512 * 1024,
+    });
   });
 
   it('refuses a budget over 64 MiB (half an isolate) and an object limit over the budget, naming the setting', () => {
-    expect(() => parseConfig({ ...base, MEMORY_CACHE_SIZE: '65MiB' })).toThrow(/^MEMORY_CACHE_SIZE must be at most 64MiB/);
+    expect(() => parseConfig({ ...base, MEMORY_CACHE_SIZE: '65MiB' })).toThrow(
+      /^MEMORY_CACHE_SIZE must be at most 64MiB/,
+    );
     expect(() => parseConfig({ ...base, MEMORY_CACHE_SIZE: 'lots' })).toThrow(/^MEMORY_CACHE_SIZE/);
-    expect(() => parseConfig({ ...base, MEMORY_CACHE_SIZE: '1MiB', MEMORY_OBJECT_MAX: '2MiB' })).toThrow(/^MEMORY_OBJECT_MAX must not exceed MEMORY_CACHE_SIZE/);
+    expect(() => parseConfig({ ...base, MEMORY_CACHE_SIZE: '1MiB', MEMORY_OBJECT_MAX: '2MiB' })).toThrow(
+      /^MEMORY_OBJECT_MAX must not exceed MEMORY_CACHE_SIZE/,
+    );
   });
 });
 
@@ -187,21 +262,33 @@ describe('parseConfig for an S3 origin', () => {
     for (const name of ['S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'] as const) {
       const error = configError({ ...s3Minimal, [name]: undefined });
       expect(error.message, name).toBe(`${name} is required when ORIGIN_KIND=s3`);
-      expect(configError({ ...s3Minimal, [name]: '   ' }).message, name).toBe(`${name} is required when ORIGIN_KIND=s3`);
+      expect(configError({ ...s3Minimal, [name]: '   ' }).message, name).toBe(
+        `${name} is required when ORIGIN_KIND=s3`,
+      );
     }
   });
 
   it('fails for an empty configuration, naming every missing setting in one error', () => {
-    expect(configError({}).problems).toEqual(['S3_BUCKET is required when ORIGIN_KIND=s3', 'S3_ACCESS_KEY_ID is required when ORIGIN_KIND=s3', 'S3_SECRET_ACCESS_KEY is required when ORIGIN_KIND=s3']);
-    expect(configError({}).message).toBe('S3_BUCKET is required when ORIGIN_KIND=s3; S3_ACCESS_KEY_ID is required when ORIGIN_KIND=s3; S3_SECRET_ACCESS_KEY is required when ORIGIN_KIND=s3');
+    expect(configError({}).problems).toEqual([
+      'S3_BUCKET is required when ORIGIN_KIND=s3',
+      'S3_ACCESS_KEY_ID is required when ORIGIN_KIND=s3',
+      'S3_SECRET_ACCESS_KEY is required when ORIGIN_KIND=s3',
+    ]);
+    expect(configError({}).message).toBe(
+      'S3_BUCKET is required when ORIGIN_KIND=s3; S3_ACCESS_KEY_ID is required when ORIGIN_KIND=s3; S3_SECRET_ACCESS_KEY is required when ORIGIN_KIND=s3',
+    );
   });
 
   it('does not ask for S3_BUCKET beside a HOST_BUCKETS it cannot read (which may be meant to name every host)', () => {
-    expect(configError({ ...s3Minimal, S3_BUCKET: undefined, HOST_BUCKETS: 'a.example' }).problems).toEqual(['HOST_BUCKETS: expected host=bucket pairs separated by commas, got "a.example"']);
+    expect(configError({ ...s3Minimal, S3_BUCKET: undefined, HOST_BUCKETS: 'a.example' }).problems).toEqual([
+      'HOST_BUCKETS: expected host=bucket pairs separated by commas, got "a.example"',
+    ]);
   });
 
   it('refuses an unknown addressing style, naming the setting and the choices', () => {
-    expect(configError({ ...s3Minimal, S3_ADDRESSING: 'vhost' }).message).toBe('S3_ADDRESSING must be one of path|virtual, got "vhost"');
+    expect(configError({ ...s3Minimal, S3_ADDRESSING: 'vhost' }).message).toBe(
+      'S3_ADDRESSING must be one of path|virtual, got "vhost"',
+    );
   });
 });
 
@@ -229,7 +316,9 @@ describe('parseConfig for a plain HTTP origin', () => {
 
 describe('parseConfig refusing invalid values', () => {
   it('refuses an unknown origin kind, naming the setting and the choices', () => {
-    expect(configError({ ...s3Minimal, ORIGIN_KIND: 'ftp' }).message).toBe('ORIGIN_KIND must be one of s3|http, got "ftp"');
+    expect(configError({ ...s3Minimal, ORIGIN_KIND: 'ftp' }).message).toBe(
+      'ORIGIN_KIND must be one of s3|http, got "ftp"',
+    );
     expect(configError({ ...s3Minimal, ORIGIN_KIND: 'S3' }).message).toMatch(/^ORIGIN_KIND must be one of/);
   });
 
@@ -240,18 +329,26 @@ describe('parseConfig refusing invalid values', () => {
   });
 
   it('refuses an ORIGIN_URL that is not http or https', () => {
-    expect(configError({ ...httpMinimal, ORIGIN_URL: 'ftp://files.example.com' }).message).toBe('ORIGIN_URL must use http or https, got ftp:');
+    expect(configError({ ...httpMinimal, ORIGIN_URL: 'ftp://files.example.com' }).message).toBe(
+      'ORIGIN_URL must use http or https, got ftp:',
+    );
   });
 
   it('refuses a DEFAULT_TTL that is not a non-negative integer', () => {
     for (const value of ['-1', '1.5', 'abc', '9007199254740993', 'Infinity']) {
-      expect(configError({ ...s3Minimal, DEFAULT_TTL: value }).message, value).toBe(`DEFAULT_TTL must be an integer >= 0, got ${JSON.stringify(value)}`);
+      expect(configError({ ...s3Minimal, DEFAULT_TTL: value }).message, value).toBe(
+        `DEFAULT_TTL must be an integer >= 0, got ${JSON.stringify(value)}`,
+      );
     }
   });
 
   it('refuses an ORIGIN_TIMEOUT_MS below one millisecond', () => {
-    expect(configError({ ...s3Minimal, ORIGIN_TIMEOUT_MS: '0' }).message).toBe('ORIGIN_TIMEOUT_MS must be an integer >= 1, got "0"');
-    expect(configError({ ...s3Minimal, ORIGIN_TIMEOUT_MS: 'soon' }).message).toMatch(/^ORIGIN_TIMEOUT_MS must be an integer >= 1/);
+    expect(configError({ ...s3Minimal, ORIGIN_TIMEOUT_MS: '0' }).message).toBe(
+      'ORIGIN_TIMEOUT_MS must be an integer >= 1, got "0"',
+    );
+    expect(configError({ ...s3Minimal, ORIGIN_TIMEOUT_MS: 'soon' }).message).toMatch(
+      /^ORIGIN_TIMEOUT_MS must be an integer >= 1/,
+    );
   });
 
   it('never puts a secret in an error message', () => {
@@ -279,7 +376,14 @@ describe('parseConfig refusing invalid values', () => {
 
 describe('parseConfig reporting every problem at once', () => {
   it('names each setting that cannot work, in one ConfigError, in the order of the contract', () => {
-    const error = configError({ S3_ADDRESSING: 'vhost', SLICE_PARALLEL: '100', DEFAULT_TTL: 'x', S3_ACCESS_KEY_ID: 'AKID', LOG_SAMPLE: '2', INDEX_DOCUMENT: 'a/b.html' });
+    const error = configError({
+      S3_ADDRESSING: 'vhost',
+      SLICE_PARALLEL: '100',
+      DEFAULT_TTL: 'x',
+      S3_ACCESS_KEY_ID: 'AKID',
+      LOG_SAMPLE: '2',
+      INDEX_DOCUMENT: 'a/b.html',
+    });
     expect(error.problems).toEqual([
       'S3_BUCKET is required when ORIGIN_KIND=s3',
       'S3_SECRET_ACCESS_KEY is required when ORIGIN_KIND=s3',
@@ -327,7 +431,8 @@ describe('parseConfig reporting every problem at once', () => {
     EGRESS_PRICE_PER_TB: '$7',
   };
   const names = Object.keys(broken) as ConfigName[];
-  const named = (error: ConfigError): string[] => error.problems.map((problem) => /^[A-Z0-9_]+/.exec(problem)?.[0] ?? problem).sort();
+  const named = (error: ConfigError): string[] =>
+    error.problems.map((problem) => /^[A-Z0-9_]+/.exec(problem)?.[0] ?? problem).sort();
 
   it.each(names)('refuses %s alone, naming it', (name) => {
     expect(named(configError({ ...s3Minimal, [name]: broken[name] }))).toEqual([name]);
@@ -363,20 +468,33 @@ describe('configFrom', () => {
 
 describe('secret settings', () => {
   it('counts the credentials and the three tokens as secrets, never to be printed', () => {
-    expect([...SECRET_CONFIG_NAMES].sort()).toEqual(['PURGE_TOKEN', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'SHIELD_TOKEN', 'STATS_TOKEN']);
+    expect([...SECRET_CONFIG_NAMES].sort()).toEqual([
+      'PURGE_TOKEN',
+      'S3_ACCESS_KEY_ID',
+      'S3_SECRET_ACCESS_KEY',
+      'SHIELD_TOKEN',
+      'STATS_TOKEN',
+    ]);
   });
 });
 
 describe('observability settings', () => {
   const base = { ORIGIN_KIND: 'http', ORIGIN_URL: 'http://127.0.0.1:8080' } as const;
 
-  it('defaults: stats off, a flush every 5 s, 1 % of requests logged, Storj\'s $7/TB', () => {
-    expect(parseConfig(base).observability).toEqual({ statsToken: undefined, flushMs: 5000, logSample: 0.01, egressPricePerTB: 7 });
+  it("defaults: stats off, a flush every 5 s, 1 % of requests logged, Storj's $7/TB", () => {
+    expect(parseConfig(base).observability).toEqual({
+      statsToken: undefined,
+      flushMs: 5000,
+      logSample: 0.01,
+      egressPricePerTB: 7,
+    });
   });
 
   it('refuses a LOG_SAMPLE outside [0, 1] and a price that is no number, naming the setting', () => {
-    for (const LOG_SAMPLE of ['1.5', '-0.1', 'half', '1e-2']) expect(() => parseConfig({ ...base, LOG_SAMPLE })).toThrow(/LOG_SAMPLE/);
-    for (const EGRESS_PRICE_PER_TB of ['$7', '7 USD', '-1']) expect(() => parseConfig({ ...base, EGRESS_PRICE_PER_TB })).toThrow(/EGRESS_PRICE_PER_TB/);
+    for (const LOG_SAMPLE of ['1.5', '-0.1', 'half', '1e-2'])
+      expect(() => parseConfig({ ...base, LOG_SAMPLE })).toThrow(/LOG_SAMPLE/);
+    for (const EGRESS_PRICE_PER_TB of ['$7', '7 USD', '-1'])
+      expect(() => parseConfig({ ...base, EGRESS_PRICE_PER_TB })).toThrow(/EGRESS_PRICE_PER_TB/);
     expect(() => parseConfig({ ...base, STATS_FLUSH_MS: '-5' })).toThrow(/STATS_FLUSH_MS/);
   });
 
@@ -395,7 +513,9 @@ describe('HEALTH_KEY', () => {
 
   it('is refused, by name, when it names no object: only slashes would be the bucket itself, and ".." climbs', () => {
     for (const value of ['/', '//', '../x', 'a/../../b']) {
-      expect(configError({ ...s3Minimal, HEALTH_KEY: value }).message, value).toMatch(/^HEALTH_KEY must name one object key: /);
+      expect(configError({ ...s3Minimal, HEALTH_KEY: value }).message, value).toMatch(
+        /^HEALTH_KEY must name one object key: /,
+      );
     }
     expect(parseConfig({ ...s3Minimal, HEALTH_KEY: '  ' }).healthKey).toBeUndefined();
   });

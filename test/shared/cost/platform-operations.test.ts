@@ -23,7 +23,8 @@ describe('operationsPerPeriod', () => {
 
   it('is about one per request when each isolate sees a request far less often than the interval', () => {
     // 100 requests an hour over 50 isolates: two an hour each, minutes apart.
-    for (const kind of ['flush', 'reread'] as const) expect(operationsPerPeriod(kind, 100, HOUR, 50, 5_000)).toBeGreaterThan(99);
+    for (const kind of ['flush', 'reread'] as const)
+      expect(operationsPerPeriod(kind, 100, HOUR, 50, 5_000)).toBeGreaterThan(99);
   });
 
   it('a re-read waits for the first request after its interval (Poisson arrivals: rate λ/(1 + λ·interval))', () => {
@@ -38,13 +39,24 @@ describe('operationsPerPeriod', () => {
 
   it('never exceeds the requests, nor one per interval per isolate, and grows with requests and isolates', () => {
     fc.assert(
-      fc.property(fc.constantFrom('flush', 'reread' as const), fc.integer({ min: 1, max: 1e9 }), fc.integer({ min: 1, max: 1e9 }), fc.integer({ min: 1, max: 10_000 }), fc.integer({ min: 1, max: 600_000 }), (kind, requests, more, isolates, interval) => {
-        const made = operationsPerPeriod(kind as 'flush' | 'reread', requests, HOUR, isolates, interval);
-        expect(made).toBeLessThanOrEqual(requests);
-        expect(made).toBeLessThanOrEqual((isolates * HOUR) / interval + 1e-6);
-        expect(operationsPerPeriod(kind as 'flush' | 'reread', requests + more, HOUR, isolates, interval)).toBeGreaterThanOrEqual(made - 1e-6);
-        expect(operationsPerPeriod(kind as 'flush' | 'reread', requests, HOUR, isolates + 1, interval)).toBeGreaterThanOrEqual(made - 1e-6);
-      }),
+      fc.property(
+        fc.constantFrom('flush', 'reread' as const),
+        fc.integer({ min: 1, max: 1e9 }),
+        fc.integer({ min: 1, max: 1e9 }),
+        fc.integer({ min: 1, max: 10_000 }),
+        fc.integer({ min: 1, max: 600_000 }),
+        (kind, requests, more, isolates, interval) => {
+          const made = operationsPerPeriod(kind as 'flush' | 'reread', requests, HOUR, isolates, interval);
+          expect(made).toBeLessThanOrEqual(requests);
+          expect(made).toBeLessThanOrEqual((isolates * HOUR) / interval + 1e-6);
+          expect(
+            operationsPerPeriod(kind as 'flush' | 'reread', requests + more, HOUR, isolates, interval),
+          ).toBeGreaterThanOrEqual(made - 1e-6);
+          expect(
+            operationsPerPeriod(kind as 'flush' | 'reread', requests, HOUR, isolates + 1, interval),
+          ).toBeGreaterThanOrEqual(made - 1e-6);
+        },
+      ),
     );
   });
 });

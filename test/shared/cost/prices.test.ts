@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { PRICES_READ_AT, PUBLISHED_PRICES } from '../../../shared/cost/prices.ts';
 
 describe('PUBLISHED_PRICES', () => {
-  it('names the page each price was read from, on Cloudflare\'s or Storj\'s documentation, and the day it was read', () => {
+  it("names the page each price was read from, on Cloudflare's or Storj's documentation, and the day it was read", () => {
     expect(PRICES_READ_AT).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     for (const [name, price] of Object.entries(PUBLISHED_PRICES)) {
       if (typeof price === 'string') continue;

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { REFRESH_MS } from '../../../shared/purge/purge-store.ts';
 import { PUBLISHED_PRICES } from '../../../shared/cost/prices.ts';
-import { DEPLOYED_INTERVALS, EXAMPLE_MIXES, type TrafficMix, mixCost, mixTraffic } from '../../../shared/cost/traffic-mix.ts';
+import {
+  DEPLOYED_INTERVALS,
+  EXAMPLE_MIXES,
+  mixCost,
+  mixTraffic,
+  type TrafficMix,
+} from '../../../shared/cost/traffic-mix.ts';
+import { REFRESH_MS } from '../../../shared/purge/purge-store.ts';
 
 const MIB = 1024 * 1024;
 const TEN_TB = EXAMPLE_MIXES.find((mix) => mix.name.startsWith('10 TB'));
@@ -10,7 +16,7 @@ if (TEN_TB === undefined) throw new Error('the 10 TB example is gone');
 const line = (estimate: ReturnType<typeof mixCost>, item: string) => estimate.lines.find((one) => one.item === item);
 
 describe('DEPLOYED_INTERVALS', () => {
-  it('are the flush interval every deployment starts with (5 s) and the purge list\'s re-read interval', () => {
+  it("are the flush interval every deployment starts with (5 s) and the purge list's re-read interval", () => {
     expect(DEPLOYED_INTERVALS).toEqual({ flushMs: 5_000, refreshMs: REFRESH_MS });
   });
 });
@@ -18,15 +24,24 @@ describe('DEPLOYED_INTERVALS', () => {
 describe('mixTraffic', () => {
   it('turns bytes and a response size into requests, hits at each tier, and the bytes the origin sends', () => {
     const traffic = mixTraffic({ ...TEN_TB, edgeHitRatio: 0.9, memoryShare: 0.5, shieldHitRatio: 0.5 });
-    expect(traffic.edge.memoryHits.requests + traffic.edge.cacheHits.requests + traffic.edge.misses.requests).toBeCloseTo(10_000_000, 3);
+    expect(
+      traffic.edge.memoryHits.requests + traffic.edge.cacheHits.requests + traffic.edge.misses.requests,
+    ).toBeCloseTo(10_000_000, 3);
     expect(traffic.edge.memoryHits.requests).toBeCloseTo(4_500_000, 3);
     expect(traffic.edge.misses.requests).toBeCloseTo(1_000_000, 3);
     expect(traffic.shield.hits.requests).toBeCloseTo(500_000, 3);
     expect(traffic.originBytes).toBeCloseTo(5e11, 0);
   });
 
-  it('asks the shield for whole slices: a 16 MiB range of 8 MiB slices is two shield requests, each a slice\'s bytes', () => {
-    const mix: TrafficMix = { ...TEN_TB, bytesPerMonth: 16 * MIB * 1000, responseBytes: 16 * MIB, edgeHitRatio: 0, shieldHitRatio: 0, sliceBytes: 8 * MIB };
+  it("asks the shield for whole slices: a 16 MiB range of 8 MiB slices is two shield requests, each a slice's bytes", () => {
+    const mix: TrafficMix = {
+      ...TEN_TB,
+      bytesPerMonth: 16 * MIB * 1000,
+      responseBytes: 16 * MIB,
+      edgeHitRatio: 0,
+      shieldHitRatio: 0,
+      sliceBytes: 8 * MIB,
+    };
     const traffic = mixTraffic(mix);
     expect(traffic.shield.misses.requests).toBeCloseTo(2_000, 6);
     expect(traffic.sliceRequests).toBeCloseTo(2_000, 6);
@@ -67,7 +82,8 @@ describe('what 10 TB a month of 1 MB objects at a 95 % hit ratio costs, against 
   });
 
   it('costs more the more isolates the requests spread over, and saves most when they share a few', () => {
-    const spread = (edge: number) => mixCost({ ...TEN_TB, isolates: { ...TEN_TB.isolates, edge } }, PUBLISHED_PRICES, DEPLOYED_INTERVALS).totalUSD;
+    const spread = (edge: number) =>
+      mixCost({ ...TEN_TB, isolates: { ...TEN_TB.isolates, edge } }, PUBLISHED_PRICES, DEPLOYED_INTERVALS).totalUSD;
     expect(spread(10)).toBeLessThan(spread(100));
     expect(spread(100)).toBeLessThan(spread(1_000));
     expect(spread(1_000)).toBeLessThan(estimate.egressAloneUSD);

@@ -9,7 +9,8 @@ describe('bearerToken (RFC 6750 §2.1)', () => {
   });
 
   it('is null for anything else', () => {
-    for (const value of [null, '', 'Bearer', 'Bearer ', 'Bearer a b', 'Basic eDp5', 'Token abc']) expect(bearerToken(value)).toBeNull();
+    for (const value of [null, '', 'Bearer', 'Bearer ', 'Bearer a b', 'Basic eDp5', 'Token abc'])
+      expect(bearerToken(value)).toBeNull();
   });
 });
 
@@ -20,12 +21,15 @@ describe('basicPassword (RFC 7617 §2)', () => {
   });
 
   it('is null for no colon, bad base64 or another scheme', () => {
-    for (const value of [null, '', 'Basic', 'Basic !!!', `Basic ${btoa('nocolon')}`, 'Bearer abc']) expect(basicPassword(value)).toBeNull();
+    for (const value of [null, '', 'Basic', 'Basic !!!', `Basic ${btoa('nocolon')}`, 'Bearer abc'])
+      expect(basicPassword(value)).toBeNull();
   });
 
   it('never throws, whatever the field holds', () => {
-    fc.assert(fc.property(fc.string({ maxLength: 300 }), (value) => {
-      expect(() => [bearerToken(value), basicPassword(value), basicPassword(`Basic ${value}`)]).not.toThrow();
-    }));
+    fc.assert(
+      fc.property(fc.string({ maxLength: 300 }), (value) => {
+        expect(() => [bearerToken(value), basicPassword(value), basicPassword(`Basic ${value}`)]).not.toThrow();
+      }),
+    );
   });
 });

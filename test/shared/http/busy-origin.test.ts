@@ -13,14 +13,17 @@ describe('retryAfterMs (RFC 9110 §10.2.3)', () => {
   });
 
   it('reads nothing else', () => {
-    for (const value of [null, '', '-1', '1.5', 'soon', '2026-12-01T12:00:03Z']) expect(retryAfterMs(value, NOW), String(value)).toBeUndefined();
+    for (const value of [null, '', '-1', '1.5', 'soon', '2026-12-01T12:00:03Z'])
+      expect(retryAfterMs(value, NOW), String(value)).toBeUndefined();
   });
 
   it('never throws and never answers a negative wait (property)', () => {
-    fc.assert(fc.property(fc.string(), (value) => {
-      const ms = retryAfterMs(value, NOW);
-      expect(ms === undefined || ms >= 0).toBe(true);
-    }));
+    fc.assert(
+      fc.property(fc.string(), (value) => {
+        const ms = retryAfterMs(value, NOW);
+        expect(ms === undefined || ms >= 0).toBe(true);
+      }),
+    );
   });
 });
 

@@ -1,6 +1,11 @@
-import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import { directiveFields, directiveSeconds, hasDirective, parseCacheControl } from '../../../shared/http/cache-control.ts';
+import { describe, expect, it } from 'vitest';
+import {
+  directiveFields,
+  directiveSeconds,
+  hasDirective,
+  parseCacheControl,
+} from '../../../shared/http/cache-control.ts';
 
 const MAX_DELTA = 2 ** 31;
 
@@ -19,7 +24,11 @@ describe('parseCacheControl', () => {
 
   it('records a directive without an argument as present', () => {
     expect(parsed('no-store')).toEqual({ 'no-store': true });
-    expect(parsed('public, no-cache, must-revalidate')).toEqual({ public: true, 'no-cache': true, 'must-revalidate': true });
+    expect(parsed('public, no-cache, must-revalidate')).toEqual({
+      public: true,
+      'no-cache': true,
+      'must-revalidate': true,
+    });
   });
 
   it('records a token argument as written (RFC 9111 §5.2)', () => {
@@ -41,7 +50,10 @@ describe('parseCacheControl', () => {
   });
 
   it('keeps commas inside a quoted argument within that argument', () => {
-    expect(parsed('private="set-cookie, x-user", max-age=5')).toEqual({ private: 'set-cookie, x-user', 'max-age': '5' });
+    expect(parsed('private="set-cookie, x-user", max-age=5')).toEqual({
+      private: 'set-cookie, x-user',
+      'max-age': '5',
+    });
   });
 
   it('unescapes quoted-pairs in a quoted argument (RFC 9110 §5.6.4)', () => {
@@ -126,7 +138,10 @@ describe('directiveFields', () => {
   });
 
   it('lists the field names of a qualified directive, lowercased and without repeats (RFC 9111 §5.2.2.4, §5.2.2.7)', () => {
-    expect(directiveFields(parseCacheControl('private="Set-Cookie, X-User,set-cookie"'), 'private')).toEqual(['set-cookie', 'x-user']);
+    expect(directiveFields(parseCacheControl('private="Set-Cookie, X-User,set-cookie"'), 'private')).toEqual([
+      'set-cookie',
+      'x-user',
+    ]);
     expect(directiveFields(parseCacheControl('no-cache="x-a,, x-b ,"'), 'no-cache')).toEqual(['x-a', 'x-b']);
   });
 
@@ -178,10 +193,17 @@ const anyCodeUnits = fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((
 describe('parseCacheControl properties', () => {
   it('never throws, whatever the field value (full Unicode, lone surrogates, controls)', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string({ unit: 'binary' }), anyCodeUnits, fc.string({ unit: fc.constantFrom('"', '\\', ',', '=', ' ', 'a', '1') })), (value) => {
-        const cc = parseCacheControl(value);
-        for (const name of cc.keys()) directiveSeconds(cc, name);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string({ unit: 'binary' }),
+          anyCodeUnits,
+          fc.string({ unit: fc.constantFrom('"', '\\', ',', '=', ' ', 'a', '1') }),
+        ),
+        (value) => {
+          const cc = parseCacheControl(value);
+          for (const name of cc.keys()) directiveSeconds(cc, name);
+        },
+      ),
     );
   });
 
@@ -217,8 +239,12 @@ describe('parseCacheControl properties', () => {
   it('reads back every directive of a well-formed list, names lowercased and arguments unquoted', () => {
     fc.assert(
       fc.property(directiveList, fc.constantFrom(',', ', ', ' ,\t'), (directives, separator) => {
-        const field = directives.map(({ name, argument: arg }) => (arg === undefined ? name : `${name}=${arg.written}`)).join(separator);
-        const expected = Object.fromEntries(directives.map(({ name, argument: arg }) => [name.toLowerCase(), arg === undefined ? true : arg.value]));
+        const field = directives
+          .map(({ name, argument: arg }) => (arg === undefined ? name : `${name}=${arg.written}`))
+          .join(separator);
+        const expected = Object.fromEntries(
+          directives.map(({ name, argument: arg }) => [name.toLowerCase(), arg === undefined ? true : arg.value]),
+        );
         expect(parsed(field)).toEqual(expected);
       }),
     );

@@ -1,6 +1,12 @@
-import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import { appendCacheStatus, cacheStatusMember, EDGE_CACHE_NAME, SHIELD_CACHE_NAME, withoutMember } from '../../../shared/http/cache-status.ts';
+import { describe, expect, it } from 'vitest';
+import {
+  appendCacheStatus,
+  cacheStatusMember,
+  EDGE_CACHE_NAME,
+  SHIELD_CACHE_NAME,
+  withoutMember,
+} from '../../../shared/http/cache-status.ts';
 
 describe('cacheStatusMember (RFC 9211 §2)', () => {
   it('is just the cache name when there is nothing to report', () => {
@@ -17,7 +23,9 @@ describe('cacheStatusMember (RFC 9211 §2)', () => {
   });
 
   it("reports the next hop's status as an integer (§2.3)", () => {
-    expect(cacheStatusMember(SHIELD_CACHE_NAME, { fwd: 'miss', fwdStatus: 404 })).toBe('tiercache-shield; fwd=miss; fwd-status=404');
+    expect(cacheStatusMember(SHIELD_CACHE_NAME, { fwd: 'miss', fwdStatus: 404 })).toBe(
+      'tiercache-shield; fwd=miss; fwd-status=404',
+    );
   });
 
   it('reports ttl as whole seconds, truncated toward zero (§2.4: sf-integer)', () => {
@@ -30,7 +38,9 @@ describe('cacheStatusMember (RFC 9211 §2)', () => {
   });
 
   it('reports stored and collapsed as bare parameters (§2.5, §2.6)', () => {
-    expect(cacheStatusMember(SHIELD_CACHE_NAME, { fwd: 'uri-miss', stored: true, collapsed: true })).toBe('tiercache-shield; fwd=uri-miss; stored; collapsed');
+    expect(cacheStatusMember(SHIELD_CACHE_NAME, { fwd: 'uri-miss', stored: true, collapsed: true })).toBe(
+      'tiercache-shield; fwd=uri-miss; stored; collapsed',
+    );
   });
 
   it('omits boolean parameters that are false', () => {
@@ -38,12 +48,22 @@ describe('cacheStatusMember (RFC 9211 §2)', () => {
   });
 
   it('writes parameters in one fixed order', () => {
-    const member = cacheStatusMember(SHIELD_CACHE_NAME, { detail: 'x', collapsed: true, stored: true, ttl: 10, fwdStatus: 200, fwd: 'miss', hit: false });
+    const member = cacheStatusMember(SHIELD_CACHE_NAME, {
+      detail: 'x',
+      collapsed: true,
+      stored: true,
+      ttl: 10,
+      fwdStatus: 200,
+      fwd: 'miss',
+      hit: false,
+    });
     expect(member).toBe('tiercache-shield; fwd=miss; fwd-status=200; ttl=10; stored; collapsed; detail=x');
   });
 
   it('writes a detail that is a token as a token (§2.8, RFC 8941 §3.3.4)', () => {
-    expect(cacheStatusMember(EDGE_CACHE_NAME, { detail: 'range-slice/3' })).toBe('tiercache-edge; detail=range-slice/3');
+    expect(cacheStatusMember(EDGE_CACHE_NAME, { detail: 'range-slice/3' })).toBe(
+      'tiercache-edge; detail=range-slice/3',
+    );
     expect(cacheStatusMember(EDGE_CACHE_NAME, { detail: '*key:1' })).toBe('tiercache-edge; detail=*key:1');
   });
 
@@ -58,7 +78,9 @@ describe('cacheStatusMember (RFC 9211 §2)', () => {
   });
 
   it('escapes double quotes and backslashes in a detail (RFC 8941 §3.3.3)', () => {
-    expect(cacheStatusMember(EDGE_CACHE_NAME, { detail: 'say "hi" \\ bye' })).toBe('tiercache-edge; detail="say \\"hi\\" \\\\ bye"');
+    expect(cacheStatusMember(EDGE_CACHE_NAME, { detail: 'say "hi" \\ bye' })).toBe(
+      'tiercache-edge; detail="say \\"hi\\" \\\\ bye"',
+    );
   });
 
   it('replaces non-ASCII and control characters in a detail, which an sf-string cannot carry', () => {
@@ -77,11 +99,15 @@ describe('appendCacheStatus', () => {
   it('puts our member after those of the caches nearer the origin (RFC 9211 §2)', () => {
     const fromShield = cacheStatusMember(SHIELD_CACHE_NAME, { fwd: 'uri-miss', stored: true });
     const edge = cacheStatusMember(EDGE_CACHE_NAME, { fwd: 'uri-miss', stored: true });
-    expect(appendCacheStatus(fromShield, edge)).toBe('tiercache-shield; fwd=uri-miss; stored, tiercache-edge; fwd=uri-miss; stored');
+    expect(appendCacheStatus(fromShield, edge)).toBe(
+      'tiercache-shield; fwd=uri-miss; stored, tiercache-edge; fwd=uri-miss; stored',
+    );
   });
 
   it("preserves the existing field value, the origin's own caches included", () => {
-    expect(appendCacheStatus(' OriginCache; hit, tiercache-shield; hit ', 'tiercache-edge; hit')).toBe('OriginCache; hit, tiercache-shield; hit, tiercache-edge; hit');
+    expect(appendCacheStatus(' OriginCache; hit, tiercache-shield; hit ', 'tiercache-edge; hit')).toBe(
+      'OriginCache; hit, tiercache-shield; hit, tiercache-edge; hit',
+    );
   });
 });
 
@@ -92,7 +118,9 @@ describe('withoutMember', () => {
   });
 
   it('removes the named cache and keeps the others in order', () => {
-    expect(withoutMember('OriginCache; hit, tiercache-edge; hit, tiercache-shield; fwd=miss', EDGE_CACHE_NAME)).toBe('OriginCache; hit, tiercache-shield; fwd=miss');
+    expect(withoutMember('OriginCache; hit, tiercache-edge; hit, tiercache-shield; fwd=miss', EDGE_CACHE_NAME)).toBe(
+      'OriginCache; hit, tiercache-shield; fwd=miss',
+    );
   });
 
   it('removes every member of the named cache', () => {
@@ -117,8 +145,11 @@ describe('withoutMember', () => {
     expect(withoutMember(field, EDGE_CACHE_NAME)).toBe('OriginCache; detail="say \\"x, y\\""');
   });
 
-    it('ends a quoted detail that finishes with an escaped backslash at its closing quote (RFC 8941 §4.2.5)', () => {
-    const field = appendCacheStatus(cacheStatusMember('OriginCache', { detail: 'C:\\' }), cacheStatusMember(EDGE_CACHE_NAME, { hit: true }));
+  it('ends a quoted detail that finishes with an escaped backslash at its closing quote (RFC 8941 §4.2.5)', () => {
+    const field = appendCacheStatus(
+      cacheStatusMember('OriginCache', { detail: 'C:\\' }),
+      cacheStatusMember(EDGE_CACHE_NAME, { hit: true }),
+    );
     expect(field).toBe('OriginCache; detail="C:\\\\", tiercache-edge; hit');
     expect(withoutMember(field, EDGE_CACHE_NAME)).toBe('OriginCache; detail="C:\\\\"');
   });
@@ -141,16 +172,25 @@ function decodeDetail(member: string): string {
 
 /** Any UTF-16 string, lone surrogates included. */
 const anyCodeUnits = fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)) });
-const detail = fc.oneof(fc.string({ unit: 'binary' }), anyCodeUnits, fc.string({ unit: fc.constantFrom('"', '\\', ',', ';', ' ', 'a', '=') }));
+const detail = fc.oneof(
+  fc.string({ unit: 'binary' }),
+  anyCodeUnits,
+  fc.string({ unit: fc.constantFrom('"', '\\', ',', ';', ' ', 'a', '=') }),
+);
 
 describe('Cache-Status properties', () => {
   it('always writes a valid RFC 8941 item whatever the detail, carrying its printable ASCII unchanged', () => {
     fc.assert(
-      fc.property(detail, fc.boolean(), fc.option(fc.double({ min: -1e9, max: 1e9, noNaN: true }), { nil: undefined }), (text, hit, ttl) => {
-        const member = cacheStatusMember(EDGE_CACHE_NAME, { hit, ttl, detail: text });
-        expect(member).toMatch(SF_ITEM);
-        expect(decodeDetail(member)).toBe(text.replace(/[^\x20-\x7e]/g, '?'));
-      }),
+      fc.property(
+        detail,
+        fc.boolean(),
+        fc.option(fc.double({ min: -1e9, max: 1e9, noNaN: true }), { nil: undefined }),
+        (text, hit, ttl) => {
+          const member = cacheStatusMember(EDGE_CACHE_NAME, { hit, ttl, detail: text });
+          expect(member).toMatch(SF_ITEM);
+          expect(decodeDetail(member)).toBe(text.replace(/[^\x20-\x7e]/g, '?'));
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -160,7 +200,10 @@ describe('Cache-Status properties', () => {
     fc.assert(
       fc.property(fc.array(detail, { minLength: 1, maxLength: 3 }), (details) => {
         const others = details.map((text, i) => cacheStatusMember(`cache${i}`, { fwd: 'miss', detail: text }));
-        const field = appendCacheStatus(others.join(', '), cacheStatusMember(EDGE_CACHE_NAME, { hit: true, detail: 'ours' }));
+        const field = appendCacheStatus(
+          others.join(', '),
+          cacheStatusMember(EDGE_CACHE_NAME, { hit: true, detail: 'ours' }),
+        );
         expect(withoutMember(field, EDGE_CACHE_NAME)).toBe(others.join(', '));
       }),
       { numRuns: 500 },

@@ -1,16 +1,18 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { NOT_MODIFIED_HEADERS, evaluatePreconditions, notModifiedHeaders } from '../../../shared/http/conditional.ts';
+import { evaluatePreconditions, NOT_MODIFIED_HEADERS, notModifiedHeaders } from '../../../shared/http/conditional.ts';
 
 const MODIFIED = 'Tue, 01 Sep 2026 12:00:00 GMT';
 const BEFORE = 'Mon, 31 Aug 2026 12:00:00 GMT';
 const AFTER = 'Wed, 02 Sep 2026 12:00:00 GMT';
 
-const stored = (init: Record<string, string> = {}): Headers => new Headers({ etag: '"v1"', 'last-modified': MODIFIED, ...init });
-const evaluate = (request: Record<string, string>, representation: Headers = stored()) => evaluatePreconditions(new Headers(request), representation);
+const stored = (init: Record<string, string> = {}): Headers =>
+  new Headers({ etag: '"v1"', 'last-modified': MODIFIED, ...init });
+const evaluate = (request: Record<string, string>, representation: Headers = stored()) =>
+  evaluatePreconditions(new Headers(request), representation);
 
 describe('evaluatePreconditions', () => {
-  it("uses the stored Date for If-Modified-Since when there is no Last-Modified (RFC 9111 §4.3.2)", () => {
+  it('uses the stored Date for If-Modified-Since when there is no Last-Modified (RFC 9111 §4.3.2)', () => {
     const representation = new Headers({ etag: '"v1"', date: 'Tue, 01 Dec 2026 10:00:00 GMT' });
     expect(evaluate({ 'if-modified-since': 'Tue, 01 Dec 2026 10:00:00 GMT' }, representation)).toBe('not-modified');
     expect(evaluate({ 'if-modified-since': 'Tue, 01 Dec 2026 09:59:59 GMT' }, representation)).toBe('proceed');
@@ -140,12 +142,20 @@ describe('evaluatePreconditions', () => {
     const text = fc.string({ unit: char, maxLength: 40 }).map((s) => s.trim());
     const value = fc.oneof(text, fc.constantFrom('*', '"v1"', 'W/"v1"', MODIFIED, BEFORE, AFTER, '"', 'W/', ','));
     const field = fc.option(value, { nil: undefined });
-    const record = fc.record({ 'if-match': field, 'if-none-match': field, 'if-modified-since': field, 'if-unmodified-since': field });
+    const record = fc.record({
+      'if-match': field,
+      'if-none-match': field,
+      'if-modified-since': field,
+      'if-unmodified-since': field,
+    });
     const representation = fc.record({ etag: field, 'last-modified': field });
-    const defined = (init: Record<string, string | undefined>): Headers => new Headers(Object.entries(init).filter((entry): entry is [string, string] => entry[1] !== undefined));
+    const defined = (init: Record<string, string | undefined>): Headers =>
+      new Headers(Object.entries(init).filter((entry): entry is [string, string] => entry[1] !== undefined));
     fc.assert(
       fc.property(record, representation, (request, stored) => {
-        expect(['proceed', 'not-modified', 'failed']).toContain(evaluatePreconditions(defined(request), defined(stored)));
+        expect(['proceed', 'not-modified', 'failed']).toContain(
+          evaluatePreconditions(defined(request), defined(stored)),
+        );
       }),
     );
   });
@@ -173,6 +183,8 @@ describe('notModifiedHeaders', () => {
   });
 
   it('adds none of those fields that the representation lacks', () => {
-    expect([...notModifiedHeaders(new Headers({ etag: '"v1"', 'content-type': 'text/plain' })).entries()]).toEqual([['etag', '"v1"']]);
+    expect([...notModifiedHeaders(new Headers({ etag: '"v1"', 'content-type': 'text/plain' })).entries()]).toEqual([
+      ['etag', '"v1"'],
+    ]);
   });
 });

@@ -1,6 +1,11 @@
-import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import { TYPES_BY_EXTENSION, contentTypeFor, typeForExtension, withTypeFromExtension } from '../../../shared/http/content-type.ts';
+import { describe, expect, it } from 'vitest';
+import {
+  contentTypeFor,
+  TYPES_BY_EXTENSION,
+  typeForExtension,
+  withTypeFromExtension,
+} from '../../../shared/http/content-type.ts';
 
 describe('typeForExtension', () => {
   it('names the type of every extension a static site commonly serves', () => {
@@ -100,15 +105,20 @@ describe('contentTypeFor', () => {
   });
 
   it('never turns a type the origin sent into no type', () => {
-    fc.assert(fc.property(fc.string(), fc.string({ minLength: 1 }), (path, sent) => {
-      expect(contentTypeFor(path, sent)).toBeDefined();
-    }));
+    fc.assert(
+      fc.property(fc.string(), fc.string({ minLength: 1 }), (path, sent) => {
+        expect(contentTypeFor(path, sent)).toBeDefined();
+      }),
+    );
   });
 });
 
 describe('withTypeFromExtension', () => {
   it('sets the corrected type on the headers and leaves the others alone', () => {
-    const headers = withTypeFromExtension(new Headers({ 'content-type': 'binary/octet-stream', etag: '"v1"' }), 'docs/index.html');
+    const headers = withTypeFromExtension(
+      new Headers({ 'content-type': 'binary/octet-stream', etag: '"v1"' }),
+      'docs/index.html',
+    );
     expect(headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(headers.get('etag')).toBe('"v1"');
   });

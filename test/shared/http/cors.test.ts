@@ -1,5 +1,13 @@
-import { describe, it, expect } from 'vitest';
-import { EXPOSED_HEADERS, PREFLIGHT_MAX_AGE, addCorsHeaders, allowedOrigin, corsEnabled, parseAllowedOrigins, preflightHeaders } from '../../../shared/http/cors.ts';
+import { describe, expect, it } from 'vitest';
+import {
+  addCorsHeaders,
+  allowedOrigin,
+  corsEnabled,
+  EXPOSED_HEADERS,
+  PREFLIGHT_MAX_AGE,
+  parseAllowedOrigins,
+  preflightHeaders,
+} from '../../../shared/http/cors.ts';
 
 const APP = 'https://app.example';
 const list = [APP, 'http://localhost:5173'];
@@ -26,7 +34,14 @@ describe('parseAllowedOrigins', () => {
   });
 
   it('refuses anything that is not an http(s) origin, saying what it got', () => {
-    for (const bad of ['app.example', 'https://app.example/path', 'https://app.example?x', 'ftp://app.example', 'null', 'https://user@app.example']) {
+    for (const bad of [
+      'app.example',
+      'https://app.example/path',
+      'https://app.example?x',
+      'ftp://app.example',
+      'null',
+      'https://user@app.example',
+    ]) {
       const result = parseAllowedOrigins(bad);
       expect(result.ok, bad).toBe(false);
       if (!result.ok) expect(result.reason).toContain(JSON.stringify(bad));
@@ -57,7 +72,9 @@ describe('addCorsHeaders', () => {
   it('lets a listed origin read the answer and the headers a media player or downloader needs', () => {
     const headers = addCorsHeaders(new Headers(), APP, list);
     expect(headers.get('access-control-allow-origin')).toBe(APP);
-    expect(headers.get('access-control-expose-headers')).toBe('Content-Length, Content-Range, ETag, Accept-Ranges, Cache-Status, Server-Timing, Age');
+    expect(headers.get('access-control-expose-headers')).toBe(
+      'Content-Length, Content-Range, ETag, Accept-Ranges, Cache-Status, Server-Timing, Age',
+    );
     expect(headers.get('access-control-allow-credentials')).toBeNull();
   });
 
@@ -73,7 +90,9 @@ describe('addCorsHeaders', () => {
   });
 
   it('adds Origin to the Vary the origin sent, once', () => {
-    expect(addCorsHeaders(new Headers({ vary: 'Accept-Encoding' }), APP, list).get('vary')).toBe('Accept-Encoding, Origin');
+    expect(addCorsHeaders(new Headers({ vary: 'Accept-Encoding' }), APP, list).get('vary')).toBe(
+      'Accept-Encoding, Origin',
+    );
     expect(addCorsHeaders(new Headers({ vary: 'origin' }), APP, list).get('vary')).toBe('origin');
     expect(addCorsHeaders(new Headers({ vary: '*' }), APP, list).get('vary')).toBe('*');
   });
@@ -95,7 +114,11 @@ describe('addCorsHeaders', () => {
 
 describe('preflightHeaders', () => {
   it('grants a GET preflight from a listed origin for a day, echoing the requested headers it allows', () => {
-    const headers = preflight({ origin: APP, 'access-control-request-method': 'GET', 'access-control-request-headers': 'range,if-none-match' });
+    const headers = preflight({
+      origin: APP,
+      'access-control-request-method': 'GET',
+      'access-control-request-headers': 'range,if-none-match',
+    });
     expect(headers?.get('access-control-allow-origin')).toBe(APP);
     expect(headers?.get('access-control-allow-methods')).toBe('GET, HEAD');
     expect(headers?.get('access-control-allow-headers')).toBe('range, if-none-match');
@@ -104,14 +127,30 @@ describe('preflightHeaders', () => {
   });
 
   it('grants HEAD too, and every conditional and range header', () => {
-    const headers = preflight({ origin: APP, 'access-control-request-method': 'HEAD', 'access-control-request-headers': 'Range, If-None-Match, If-Modified-Since, If-Range, If-Match' });
-    expect(headers?.get('access-control-allow-headers')).toBe('range, if-none-match, if-modified-since, if-range, if-match');
+    const headers = preflight({
+      origin: APP,
+      'access-control-request-method': 'HEAD',
+      'access-control-request-headers': 'Range, If-None-Match, If-Modified-Since, If-Range, If-Match',
+    });
+    expect(headers?.get('access-control-allow-headers')).toBe(
+      'range, if-none-match, if-modified-since, if-range, if-match',
+    );
   });
 
   it('never grants a header outside the allow-list, so the browser fails a preflight that asks for one', () => {
-    const headers = preflight({ origin: APP, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization,range,x-custom' });
+    const headers = preflight({
+      origin: APP,
+      'access-control-request-method': 'GET',
+      'access-control-request-headers': 'authorization,range,x-custom',
+    });
     expect(headers?.get('access-control-allow-headers')).toBe('range');
-    expect(preflight({ origin: APP, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' })?.has('access-control-allow-headers')).toBe(false);
+    expect(
+      preflight({
+        origin: APP,
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'authorization',
+      })?.has('access-control-allow-headers'),
+    ).toBe(false);
   });
 
   it('grants nothing for other methods, other origins, or an OPTIONS that is not a preflight', () => {

@@ -1,6 +1,17 @@
-import { describe, it, expect } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import { BadGateway, BadRequest, ConfigError, Forbidden, GatewayTimeout, Gone, HttpError, MethodNotAllowed, NotFound, errorResponse } from '../../../shared/http/errors.ts';
+import {
+  BadGateway,
+  BadRequest,
+  ConfigError,
+  errorResponse,
+  Forbidden,
+  GatewayTimeout,
+  Gone,
+  HttpError,
+  MethodNotAllowed,
+  NotFound,
+} from '../../../shared/http/errors.ts';
 
 describe('HttpError classes', () => {
   it('each carries its status and is an HttpError', () => {
@@ -26,7 +37,9 @@ describe('HttpError classes', () => {
   });
 
   it('names the refused method and the allowed ones in a 405', () => {
-    expect(new MethodNotAllowed('DELETE', ['GET', 'HEAD']).message).toBe('method DELETE is not allowed here; use GET, HEAD');
+    expect(new MethodNotAllowed('DELETE', ['GET', 'HEAD']).message).toBe(
+      'method DELETE is not allowed here; use GET, HEAD',
+    );
   });
 
   it('does not echo more than 32 characters of an unknown method', () => {
@@ -55,7 +68,8 @@ describe('HttpError.toResponse', () => {
       expect(error.toResponse().headers.get('cache-control')).toBe('no-store');
     }
     // A 404 or 410 may be kept briefly (negative caching, NEGATIVE_TTL): no no-store on it.
-    for (const error of [new NotFound(), new Gone()]) expect(error.toResponse().headers.get('cache-control')).toBeNull();
+    for (const error of [new NotFound(), new Gone()])
+      expect(error.toResponse().headers.get('cache-control')).toBeNull();
   });
 
   it('gives the Content-Length of the body in UTF-8 bytes', async () => {
@@ -82,7 +96,11 @@ describe('HttpError.toResponse', () => {
   });
 
   it('keeps its own extra fields but never lets them replace content-type or cache-control', () => {
-    const response = new HttpError(429, 'slow down', { 'retry-after': '5', 'cache-control': 'max-age=60', 'content-type': 'text/html' }).toResponse();
+    const response = new HttpError(429, 'slow down', {
+      'retry-after': '5',
+      'cache-control': 'max-age=60',
+      'content-type': 'text/html',
+    }).toResponse();
     expect(response.headers.get('retry-after')).toBe('5');
     expect(response.headers.get('cache-control')).toBe('no-store');
     expect(response.headers.get('content-type')).toBe('text/plain; charset=utf-8');

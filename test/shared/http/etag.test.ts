@@ -3,11 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { isStrongEtag, parseEntityTag, strongMatch, weakMatch } from '../../../shared/http/etag.ts';
 
 /** etagc = %x21 / %x23-7E / obs-text (RFC 9110 §8.8.3), as a one-character arbitrary. */
-const etagc = fc.oneof(
-  fc.integer({ min: 0x21, max: 0x21 }),
-  fc.integer({ min: 0x23, max: 0x7e }),
-  fc.integer({ min: 0x80, max: 0xff }),
-).map((code) => String.fromCharCode(code));
+const etagc = fc
+  .oneof(
+    fc.integer({ min: 0x21, max: 0x21 }),
+    fc.integer({ min: 0x23, max: 0x7e }),
+    fc.integer({ min: 0x80, max: 0xff }),
+  )
+  .map((code) => String.fromCharCode(code));
 const strongEtag = fc.string({ unit: etagc, maxLength: 20 }).map((tag) => `"${tag}"`);
 
 describe('isStrongEtag (RFC 9110 §8.8.3: entity-tag = [ weak ] opaque-tag)', () => {
@@ -58,21 +60,32 @@ describe('isStrongEtag (RFC 9110 §8.8.3: entity-tag = [ weak ] opaque-tag)', ()
   });
 
   it('accepts every quoted run of etagc, and no weak form of it', () => {
-    fc.assert(fc.property(strongEtag, (etag) => {
-      expect(isStrongEtag(etag)).toBe(true);
-      expect(isStrongEtag(`W/${etag}`)).toBe(false);
-    }));
+    fc.assert(
+      fc.property(strongEtag, (etag) => {
+        expect(isStrongEtag(etag)).toBe(true);
+        expect(isStrongEtag(`W/${etag}`)).toBe(false);
+      }),
+    );
   });
 
   it('accepts no string that is not DQUOTE *etagc DQUOTE', () => {
     // The grammar written out character by character, independently of the source's regex.
-    const isEtagc = (code: number): boolean => code === 0x21 || (code >= 0x23 && code <= 0x7e) || (code >= 0x80 && code <= 0xff);
+    const isEtagc = (code: number): boolean =>
+      code === 0x21 || (code >= 0x23 && code <= 0x7e) || (code >= 0x80 && code <= 0xff);
     const grammar = (value: string): boolean =>
-      value.length >= 2 && value.startsWith('"') && value.endsWith('"') && [...value.slice(1, -1)].every((char) => isEtagc(char.codePointAt(0) ?? -1));
-    const text = fc.oneof(fc.string({ unit: 'binary', maxLength: 12 }), fc.string({ unit: fc.constantFrom('"', 'W', '/', 'a', ' ', '\u007f', '\u00e9'), maxLength: 8 }));
-    fc.assert(fc.property(text, (value) => {
-      expect(isStrongEtag(value)).toBe(grammar(value));
-    }));
+      value.length >= 2 &&
+      value.startsWith('"') &&
+      value.endsWith('"') &&
+      [...value.slice(1, -1)].every((char) => isEtagc(char.codePointAt(0) ?? -1));
+    const text = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 12 }),
+      fc.string({ unit: fc.constantFrom('"', 'W', '/', 'a', ' ', '\u007f', '\u00e9'), maxLength: 8 }),
+    );
+    fc.assert(
+      fc.property(text, (value) => {
+        expect(isStrongEtag(value)).toBe(grammar(value));
+      }),
+    );
   });
 });
 

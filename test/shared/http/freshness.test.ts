@@ -1,7 +1,14 @@
-import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
 import { correctedInitialAge } from '../../../shared/http/age.ts';
-import { HEURISTICALLY_CACHEABLE, UNDERSTOOD_STATUSES, freshnessLifetime, parseHttpDate, storeVerdict, type FreshnessOptions } from '../../../shared/http/freshness.ts';
+import {
+  type FreshnessOptions,
+  freshnessLifetime,
+  HEURISTICALLY_CACHEABLE,
+  parseHttpDate,
+  storeVerdict,
+  UNDERSTOOD_STATUSES,
+} from '../../../shared/http/freshness.ts';
 import { TIERCACHE_TARGETS } from '../../../shared/http/targeted-cache-control.ts';
 
 const NO_STALE = { whileRevalidate: 0, ifError: 0, mustRevalidate: false };
@@ -22,7 +29,12 @@ function headers(init: Record<string, string>): Headers {
 }
 
 describe('storeVerdict', () => {
-  const stored = (lifetime: number, stale = NO_STALE, strip: string[] = []) => ({ store: true, lifetime, stale, strip });
+  const stored = (lifetime: number, stale = NO_STALE, strip: string[] = []) => ({
+    store: true,
+    lifetime,
+    stale,
+    strip,
+  });
 
   it('stores a 200 with max-age for that many seconds', () => {
     expect(storeVerdict(200, headers({ 'cache-control': 'max-age=60' }), noDefault)).toEqual(stored(60));
@@ -30,20 +42,31 @@ describe('storeVerdict', () => {
 
   it('stores any final status with explicit freshness (RFC 9111 §3: "the response status code is final")', () => {
     for (const status of [201, 202, 204, 299, 302, 303, 307, 400, 403, 418, 429, 500, 502, 503, 504, 599]) {
-      expect(storeVerdict(status, headers({ 'cache-control': 'max-age=60' }), withDefault), String(status)).toEqual(stored(60));
-      expect(storeVerdict(status, headers({ expires: httpDate(NOW + HOUR), date: httpDate(NOW) }), withDefault), String(status)).toEqual(stored(3600));
+      expect(storeVerdict(status, headers({ 'cache-control': 'max-age=60' }), withDefault), String(status)).toEqual(
+        stored(60),
+      );
+      expect(
+        storeVerdict(status, headers({ expires: httpDate(NOW + HOUR), date: httpDate(NOW) }), withDefault),
+        String(status),
+      ).toEqual(stored(3600));
     }
   });
 
   it('does not store interim (1xx) or out-of-range statuses, which are not final (RFC 9111 §3, RFC 9110 §15)', () => {
     for (const status of [0, 99, 100, 101, 103, 199, 600, 999, -1, 200.5, Number.NaN]) {
-      expect(storeVerdict(status, headers({ 'cache-control': 'public, max-age=60' }), withDefault), String(status)).toEqual({ store: false, reason: `status ${status}` });
+      expect(
+        storeVerdict(status, headers({ 'cache-control': 'public, max-age=60' }), withDefault),
+        String(status),
+      ).toEqual({ store: false, reason: `status ${status}` });
     }
   });
 
   it('leaves 206 and 304 to their own paths, even with explicit freshness', () => {
     for (const status of [206, 304]) {
-      expect(storeVerdict(status, headers({ 'cache-control': 'public, max-age=60' }), withDefault)).toEqual({ store: false, reason: `status ${status}` });
+      expect(storeVerdict(status, headers({ 'cache-control': 'public, max-age=60' }), withDefault)).toEqual({
+        store: false,
+        reason: `status ${status}`,
+      });
     }
   });
 
@@ -54,12 +77,17 @@ describe('storeVerdict', () => {
   });
 
   it('lists exactly the heuristically cacheable statuses of RFC 9110 §15.1', () => {
-    expect([...HEURISTICALLY_CACHEABLE].sort((a, b) => a - b)).toEqual([200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501]);
+    expect([...HEURISTICALLY_CACHEABLE].sort((a, b) => a - b)).toEqual([
+      200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501,
+    ]);
   });
 
   it('does not store a status that is not heuristically cacheable without explicit freshness or public (RFC 9111 §3)', () => {
     for (const status of [201, 202, 302, 303, 307, 400, 403, 500, 502, 503]) {
-      expect(storeVerdict(status, headers({ 'last-modified': httpDate(NOW - 10 * DAY) }), withNegative), String(status)).toEqual({ store: false, reason: 'no-freshness' });
+      expect(
+        storeVerdict(status, headers({ 'last-modified': httpDate(NOW - 10 * DAY) }), withNegative),
+        String(status),
+      ).toEqual({ store: false, reason: 'no-freshness' });
     }
   });
 
@@ -68,13 +96,19 @@ describe('storeVerdict', () => {
     expect(storeVerdict(302, headers({ 'cache-control': 'public' }), withNegative)).toEqual(stored(3600));
     // An error answer takes the negative default, never the object one.
     expect(storeVerdict(500, headers({ 'cache-control': 'public' }), withNegative)).toEqual(stored(30));
-    expect(storeVerdict(500, headers({ 'cache-control': 'public' }), withDefault)).toEqual({ store: false, reason: 'no-freshness' });
+    expect(storeVerdict(500, headers({ 'cache-control': 'public' }), withDefault)).toEqual({
+      store: false,
+      reason: 'no-freshness',
+    });
   });
 
   it('gives heuristically cacheable errors the negative default, never the object default (RFC 9111 §4.2.2)', () => {
     for (const status of [404, 405, 410, 414, 501]) {
       expect(storeVerdict(status, headers({}), withNegative), String(status)).toEqual(stored(30));
-      expect(storeVerdict(status, headers({}), withDefault), String(status)).toEqual({ store: false, reason: 'no-freshness' });
+      expect(storeVerdict(status, headers({}), withDefault), String(status)).toEqual({
+        store: false,
+        reason: 'no-freshness',
+      });
     }
   });
 
@@ -91,102 +125,187 @@ describe('storeVerdict', () => {
 
   it('does not apply the default stale windows to 4xx/5xx answers', () => {
     const options: FreshnessOptions = { ...withNegative, staleDefaults: { whileRevalidate: 60, ifError: 600 } };
-    expect(storeVerdict(200, headers({ 'cache-control': 'max-age=5' }), options)).toEqual(stored(5, { whileRevalidate: 60, ifError: 600, mustRevalidate: false }));
+    expect(storeVerdict(200, headers({ 'cache-control': 'max-age=5' }), options)).toEqual(
+      stored(5, { whileRevalidate: 60, ifError: 600, mustRevalidate: false }),
+    );
     expect(storeVerdict(404, headers({ 'cache-control': 'max-age=5' }), options)).toEqual(stored(5));
     expect(storeVerdict(503, headers({ 'cache-control': 'max-age=5' }), options)).toEqual(stored(5));
     // The response's own windows still apply.
-    expect(storeVerdict(404, headers({ 'cache-control': 'max-age=5, stale-if-error=9' }), options)).toEqual(stored(5, { ...NO_STALE, ifError: 9 }));
+    expect(storeVerdict(404, headers({ 'cache-control': 'max-age=5, stale-if-error=9' }), options)).toEqual(
+      stored(5, { ...NO_STALE, ifError: 9 }),
+    );
   });
 
   it('does not store a response marked no-store (RFC 9111 §3)', () => {
-    expect(storeVerdict(200, headers({ 'cache-control': 'max-age=60, no-store' }), withDefault)).toEqual({ store: false, reason: 'no-store' });
+    expect(storeVerdict(200, headers({ 'cache-control': 'max-age=60, no-store' }), withDefault)).toEqual({
+      store: false,
+      reason: 'no-store',
+    });
   });
 
   it('ignores no-store with must-understand for a status it understands (RFC 9111 §5.2.2.3)', () => {
-    expect(storeVerdict(200, headers({ 'cache-control': 'no-store, must-understand, max-age=60' }), noDefault)).toEqual(stored(60));
-    expect(storeVerdict(404, headers({ 'cache-control': 'must-understand, no-store, max-age=60' }), noDefault)).toEqual(stored(60));
+    expect(storeVerdict(200, headers({ 'cache-control': 'no-store, must-understand, max-age=60' }), noDefault)).toEqual(
+      stored(60),
+    );
+    expect(storeVerdict(404, headers({ 'cache-control': 'must-understand, no-store, max-age=60' }), noDefault)).toEqual(
+      stored(60),
+    );
     expect(storeVerdict(200, headers({ 'cache-control': 'must-understand' }), withDefault)).toEqual(stored(3600));
   });
 
   it('does not store a response with must-understand and a status RFC 9110 §15 does not define (RFC 9111 §3)', () => {
     for (const status of [299, 306, 418, 429, 451, 499, 599]) {
-      expect(storeVerdict(status, headers({ 'cache-control': 'no-store, must-understand, max-age=60' }), withDefault), String(status)).toEqual({ store: false, reason: 'must-understand' });
-      expect(storeVerdict(status, headers({ 'cache-control': 'must-understand, max-age=60' }), withDefault), String(status)).toEqual({ store: false, reason: 'must-understand' });
+      expect(
+        storeVerdict(status, headers({ 'cache-control': 'no-store, must-understand, max-age=60' }), withDefault),
+        String(status),
+      ).toEqual({ store: false, reason: 'must-understand' });
+      expect(
+        storeVerdict(status, headers({ 'cache-control': 'must-understand, max-age=60' }), withDefault),
+        String(status),
+      ).toEqual({ store: false, reason: 'must-understand' });
     }
   });
 
   it('understands every status RFC 9110 §15 defines, and none it leaves unused', () => {
-    for (const status of [200, 201, 202, 203, 204, 205, 206, 300, 301, 302, 303, 304, 305, 307, 308, 400, 417, 421, 422, 426, 500, 505]) {
+    for (const status of [
+      200, 201, 202, 203, 204, 205, 206, 300, 301, 302, 303, 304, 305, 307, 308, 400, 417, 421, 422, 426, 500, 505,
+    ]) {
       expect(UNDERSTOOD_STATUSES.has(status), String(status)).toBe(true);
     }
-    for (const status of [207, 226, 306, 418, 423, 429, 451, 506, 511, 599]) expect(UNDERSTOOD_STATUSES.has(status), String(status)).toBe(false);
+    for (const status of [207, 226, 306, 418, 423, 429, 451, 506, 511, 599])
+      expect(UNDERSTOOD_STATUSES.has(status), String(status)).toBe(false);
   });
 
   it('does not store a response marked private (RFC 9111 §3, §5.2.2.7)', () => {
-    expect(storeVerdict(200, headers({ 'cache-control': 'private, max-age=60' }), withDefault)).toEqual({ store: false, reason: 'private' });
+    expect(storeVerdict(200, headers({ 'cache-control': 'private, max-age=60' }), withDefault)).toEqual({
+      store: false,
+      reason: 'private',
+    });
   });
 
   it('stores a response whose private names fields, without those fields (RFC 9111 §5.2.2.7)', () => {
-    expect(storeVerdict(200, headers({ 'cache-control': 'private="X-User, x-session", s-maxage=60' }), withDefault)).toEqual(stored(60, FORBIDDEN, ['x-user', 'x-session']));
-    expect(storeVerdict(200, headers({ 'cache-control': 'private=x-user, max-age=60' }), withDefault)).toEqual(stored(60, NO_STALE, ['x-user']));
+    expect(
+      storeVerdict(200, headers({ 'cache-control': 'private="X-User, x-session", s-maxage=60' }), withDefault),
+    ).toEqual(stored(60, FORBIDDEN, ['x-user', 'x-session']));
+    expect(storeVerdict(200, headers({ 'cache-control': 'private=x-user, max-age=60' }), withDefault)).toEqual(
+      stored(60, NO_STALE, ['x-user']),
+    );
   });
 
   it('reads a private whose argument names no valid field as unqualified: not stored', () => {
     for (const cc of ['private="", max-age=60', 'private="a b", max-age=60', 'private=",", max-age=60']) {
-      expect(storeVerdict(200, headers({ 'cache-control': cc }), withDefault), cc).toEqual({ store: false, reason: 'private' });
+      expect(storeVerdict(200, headers({ 'cache-control': cc }), withDefault), cc).toEqual({
+        store: false,
+        reason: 'private',
+      });
     }
   });
 
   it('recognises no-store and private whatever their case (RFC 9111 §5.2)', () => {
-    expect(storeVerdict(200, headers({ 'cache-control': 'No-Store' }), withDefault)).toMatchObject({ store: false, reason: 'no-store' });
-    expect(storeVerdict(200, headers({ 'cache-control': 'PRIVATE' }), withDefault)).toMatchObject({ store: false, reason: 'private' });
+    expect(storeVerdict(200, headers({ 'cache-control': 'No-Store' }), withDefault)).toMatchObject({
+      store: false,
+      reason: 'no-store',
+    });
+    expect(storeVerdict(200, headers({ 'cache-control': 'PRIVATE' }), withDefault)).toMatchObject({
+      store: false,
+      reason: 'private',
+    });
   });
 
   it('does not store an answer to a request with Authorization unless must-revalidate, public or s-maxage allows it (RFC 9111 §3.5)', () => {
     const request = headers({ authorization: 'Bearer x' });
-    expect(storeVerdict(200, headers({ 'cache-control': 'max-age=60' }), { ...withDefault, request })).toEqual({ store: false, reason: 'authorization' });
-    expect(storeVerdict(200, headers({}), { ...withDefault, request })).toEqual({ store: false, reason: 'authorization' });
-    expect(storeVerdict(200, headers({ 'cache-control': 'max-age=60, must-revalidate' }), { ...withDefault, request })).toEqual(stored(60, FORBIDDEN));
-    expect(storeVerdict(200, headers({ 'cache-control': 'max-age=60, public' }), { ...withDefault, request })).toEqual(stored(60));
-    expect(storeVerdict(200, headers({ 'cache-control': 's-maxage=60' }), { ...withDefault, request })).toEqual(stored(60, FORBIDDEN));
+    expect(storeVerdict(200, headers({ 'cache-control': 'max-age=60' }), { ...withDefault, request })).toEqual({
+      store: false,
+      reason: 'authorization',
+    });
+    expect(storeVerdict(200, headers({}), { ...withDefault, request })).toEqual({
+      store: false,
+      reason: 'authorization',
+    });
+    expect(
+      storeVerdict(200, headers({ 'cache-control': 'max-age=60, must-revalidate' }), { ...withDefault, request }),
+    ).toEqual(stored(60, FORBIDDEN));
+    expect(storeVerdict(200, headers({ 'cache-control': 'max-age=60, public' }), { ...withDefault, request })).toEqual(
+      stored(60),
+    );
+    expect(storeVerdict(200, headers({ 'cache-control': 's-maxage=60' }), { ...withDefault, request })).toEqual(
+      stored(60, FORBIDDEN),
+    );
   });
 
   it('stores as usual for a request without Authorization', () => {
-    expect(storeVerdict(200, headers({ 'cache-control': 'max-age=60' }), { ...withDefault, request: headers({ accept: '*/*' }) })).toEqual(stored(60));
+    expect(
+      storeVerdict(200, headers({ 'cache-control': 'max-age=60' }), {
+        ...withDefault,
+        request: headers({ accept: '*/*' }),
+      }),
+    ).toEqual(stored(60));
   });
 
   it("does not store a response that sets a cookie, so one client's cookie never reaches another", () => {
-    expect(storeVerdict(200, headers({ 'cache-control': 'public, max-age=60', 'set-cookie': 'session=abc' }), withDefault)).toEqual({ store: false, reason: 'set-cookie' });
+    expect(
+      storeVerdict(200, headers({ 'cache-control': 'public, max-age=60', 'set-cookie': 'session=abc' }), withDefault),
+    ).toEqual({ store: false, reason: 'set-cookie' });
     // Even when no-cache names it: the stored copy is withheld altogether, not trusted to be stripped.
-    expect(storeVerdict(200, headers({ 'cache-control': 'no-cache="set-cookie", max-age=60', 'set-cookie': 'session=abc' }), withDefault)).toEqual({ store: false, reason: 'set-cookie' });
+    expect(
+      storeVerdict(
+        200,
+        headers({ 'cache-control': 'no-cache="set-cookie", max-age=60', 'set-cookie': 'session=abc' }),
+        withDefault,
+      ),
+    ).toEqual({ store: false, reason: 'set-cookie' });
   });
 
   it('does not store a response with Vary: *, which never matches a later request (RFC 9111 §4.1)', () => {
-    expect(storeVerdict(200, headers({ 'cache-control': 'max-age=60', vary: '*' }), withDefault)).toEqual({ store: false, reason: 'vary-star' });
-    expect(storeVerdict(200, headers({ 'cache-control': 'max-age=60', vary: 'Accept-Encoding, *' }), withDefault)).toEqual({ store: false, reason: 'vary-star' });
+    expect(storeVerdict(200, headers({ 'cache-control': 'max-age=60', vary: '*' }), withDefault)).toEqual({
+      store: false,
+      reason: 'vary-star',
+    });
+    expect(
+      storeVerdict(200, headers({ 'cache-control': 'max-age=60', vary: 'Accept-Encoding, *' }), withDefault),
+    ).toEqual({ store: false, reason: 'vary-star' });
   });
 
   it('stores a response that varies on named fields', () => {
-    expect(storeVerdict(200, headers({ 'cache-control': 'max-age=60', vary: 'Accept-Encoding' }), withDefault)).toEqual(stored(60));
+    expect(storeVerdict(200, headers({ 'cache-control': 'max-age=60', vary: 'Accept-Encoding' }), withDefault)).toEqual(
+      stored(60),
+    );
   });
 
   it('stores a response marked no-cache, which only has to be revalidated before reuse (RFC 9111 §5.2.2.4)', () => {
     // Fresh for no time, and never served stale: revalidated before every use.
-    expect(storeVerdict(200, headers({ 'cache-control': 'no-cache, max-age=60', etag: '"v"' }), noDefault)).toEqual(stored(0, FORBIDDEN));
-    expect(storeVerdict(301, headers({ 'cache-control': 'no-cache', 'last-modified': httpDate(NOW - DAY) }), noDefault)).toEqual(stored(0, FORBIDDEN));
-    expect(storeVerdict(200, headers({ 'cache-control': 'no-cache, max-age=60' }), noDefault)).toEqual({ store: false, reason: 'no-cache without validator' });
-    expect(storeVerdict(404, headers({ 'cache-control': 'no-cache', etag: '"v"' }), withNegative)).toEqual({ store: false, reason: 'no-cache without validator' });
+    expect(storeVerdict(200, headers({ 'cache-control': 'no-cache, max-age=60', etag: '"v"' }), noDefault)).toEqual(
+      stored(0, FORBIDDEN),
+    );
+    expect(
+      storeVerdict(301, headers({ 'cache-control': 'no-cache', 'last-modified': httpDate(NOW - DAY) }), noDefault),
+    ).toEqual(stored(0, FORBIDDEN));
+    expect(storeVerdict(200, headers({ 'cache-control': 'no-cache, max-age=60' }), noDefault)).toEqual({
+      store: false,
+      reason: 'no-cache without validator',
+    });
+    expect(storeVerdict(404, headers({ 'cache-control': 'no-cache', etag: '"v"' }), withNegative)).toEqual({
+      store: false,
+      reason: 'no-cache without validator',
+    });
   });
 
   it('stores a response whose no-cache names fields, with its own freshness and without those fields (RFC 9111 §5.2.2.4)', () => {
-    expect(storeVerdict(200, headers({ 'cache-control': 'no-cache="X-Token", max-age=60' }), noDefault)).toEqual(stored(60, NO_STALE, ['x-token']));
-    expect(storeVerdict(200, headers({ 'cache-control': 'no-cache="a, b", private="b, c", max-age=60' }), noDefault)).toEqual(stored(60, NO_STALE, ['b', 'c', 'a']));
+    expect(storeVerdict(200, headers({ 'cache-control': 'no-cache="X-Token", max-age=60' }), noDefault)).toEqual(
+      stored(60, NO_STALE, ['x-token']),
+    );
+    expect(
+      storeVerdict(200, headers({ 'cache-control': 'no-cache="a, b", private="b, c", max-age=60' }), noDefault),
+    ).toEqual(stored(60, NO_STALE, ['b', 'c', 'a']));
   });
 
   it('never stores without a field the stored bytes need: a qualified private naming one keeps the response out (RFC 9111 §5.2.2.7)', () => {
     for (const field of ['Content-Encoding', 'content-type', 'ETag', 'Content-Range']) {
       const cc = `private="x-user, ${field}", max-age=60`;
-      expect(storeVerdict(200, headers({ 'cache-control': cc, etag: '"v"' }), withDefault), cc).toEqual({ store: false, reason: `private="${field.toLowerCase()}"` });
+      expect(storeVerdict(200, headers({ 'cache-control': cc, etag: '"v"' }), withDefault), cc).toEqual({
+        store: false,
+        reason: `private="${field.toLowerCase()}"`,
+      });
     }
   });
 
@@ -194,31 +313,58 @@ describe('storeVerdict', () => {
     for (const field of ['Content-Encoding', 'content-type', 'ETag', 'Content-Range']) {
       const cc = `no-cache="x-token, ${field}", max-age=60`;
       // Revalidated before every use, as unqualified no-cache; fields only a private names are still left out.
-      expect(storeVerdict(200, headers({ 'cache-control': cc, etag: '"v"' }), noDefault), cc).toEqual(stored(0, FORBIDDEN));
-      expect(storeVerdict(200, headers({ 'cache-control': `${cc}, private="x-user"`, etag: '"v"' }), noDefault), cc).toEqual(stored(0, FORBIDDEN, ['x-user']));
-      expect(storeVerdict(200, headers({ 'cache-control': cc }), noDefault), cc).toEqual({ store: false, reason: 'no-cache without validator' });
+      expect(storeVerdict(200, headers({ 'cache-control': cc, etag: '"v"' }), noDefault), cc).toEqual(
+        stored(0, FORBIDDEN),
+      );
+      expect(
+        storeVerdict(200, headers({ 'cache-control': `${cc}, private="x-user"`, etag: '"v"' }), noDefault),
+        cc,
+      ).toEqual(stored(0, FORBIDDEN, ['x-user']));
+      expect(storeVerdict(200, headers({ 'cache-control': cc }), noDefault), cc).toEqual({
+        store: false,
+        reason: 'no-cache without validator',
+      });
     }
   });
 
   it('reads a no-cache whose argument names no valid field as unqualified: revalidated before every use', () => {
-    expect(storeVerdict(200, headers({ 'cache-control': 'no-cache="", max-age=60', etag: '"v"' }), noDefault)).toEqual(stored(0, FORBIDDEN));
-    expect(storeVerdict(200, headers({ 'cache-control': 'no-cache="a b", max-age=60', etag: '"v"' }), noDefault)).toEqual(stored(0, FORBIDDEN));
+    expect(storeVerdict(200, headers({ 'cache-control': 'no-cache="", max-age=60', etag: '"v"' }), noDefault)).toEqual(
+      stored(0, FORBIDDEN),
+    );
+    expect(
+      storeVerdict(200, headers({ 'cache-control': 'no-cache="a b", max-age=60', etag: '"v"' }), noDefault),
+    ).toEqual(stored(0, FORBIDDEN));
   });
 
   it('does not store a response that is fresh for zero seconds', () => {
-    expect(storeVerdict(200, headers({ 'cache-control': 'max-age=0' }), withDefault)).toEqual({ store: false, reason: 'no-freshness' });
-    expect(storeVerdict(200, headers({ 'cache-control': 's-maxage=0, max-age=600' }), withDefault)).toEqual({ store: false, reason: 'no-freshness' });
-    expect(storeVerdict(200, headers({ expires: httpDate(NOW - HOUR), date: httpDate(NOW) }), withDefault)).toEqual({ store: false, reason: 'no-freshness' });
+    expect(storeVerdict(200, headers({ 'cache-control': 'max-age=0' }), withDefault)).toEqual({
+      store: false,
+      reason: 'no-freshness',
+    });
+    expect(storeVerdict(200, headers({ 'cache-control': 's-maxage=0, max-age=600' }), withDefault)).toEqual({
+      store: false,
+      reason: 'no-freshness',
+    });
+    expect(storeVerdict(200, headers({ expires: httpDate(NOW - HOUR), date: httpDate(NOW) }), withDefault)).toEqual({
+      store: false,
+      reason: 'no-freshness',
+    });
   });
 
   it('does not fall back to the default when max-age is invalid: the response is stale (RFC 9111 §4.2.1)', () => {
     for (const cc of ['max-age=abc', 'max-age=-1', 'max-age=1.5', 'max-age', 's-maxage=x, max-age=60']) {
-      expect(storeVerdict(200, headers({ 'cache-control': cc }), withDefault), cc).toEqual({ store: false, reason: 'no-freshness' });
+      expect(storeVerdict(200, headers({ 'cache-control': cc }), withDefault), cc).toEqual({
+        store: false,
+        reason: 'no-freshness',
+      });
     }
   });
 
   it('does not store a response without freshness information when no default is configured', () => {
-    expect(storeVerdict(200, headers({ 'content-type': 'text/plain' }), noDefault)).toEqual({ store: false, reason: 'no-freshness' });
+    expect(storeVerdict(200, headers({ 'content-type': 'text/plain' }), noDefault)).toEqual({
+      store: false,
+      reason: 'no-freshness',
+    });
     expect(storeVerdict(200, headers({}), { now: NOW })).toEqual({ store: false, reason: 'no-freshness' });
   });
 
@@ -231,7 +377,12 @@ describe('storeVerdict with targeted fields (RFC 9213 §2.2)', () => {
   const targeted: FreshnessOptions = { ...withDefault, targeted: TIERCACHE_TARGETS };
 
   it('takes freshness from CDN-Cache-Control over Cache-Control and Expires', () => {
-    const h = headers({ 'cache-control': 'max-age=10', 'cdn-cache-control': 'max-age=600', expires: httpDate(NOW + DAY), date: httpDate(NOW) });
+    const h = headers({
+      'cache-control': 'max-age=10',
+      'cdn-cache-control': 'max-age=600',
+      expires: httpDate(NOW + DAY),
+      date: httpDate(NOW),
+    });
     expect(storeVerdict(200, h, targeted)).toEqual({ store: true, lifetime: 600, stale: NO_STALE, strip: [] });
   });
 
@@ -241,45 +392,83 @@ describe('storeVerdict with targeted fields (RFC 9213 §2.2)', () => {
   });
 
   it('stores a response with Cache-Control: no-store when the targeted field allows it', () => {
-    expect(storeVerdict(200, headers({ 'cache-control': 'no-store', 'cdn-cache-control': 'max-age=600' }), targeted)).toMatchObject({ store: true, lifetime: 600 });
+    expect(
+      storeVerdict(200, headers({ 'cache-control': 'no-store', 'cdn-cache-control': 'max-age=600' }), targeted),
+    ).toMatchObject({ store: true, lifetime: 600 });
   });
 
   it('obeys no-store and private in the targeted field, whatever Cache-Control says', () => {
-    expect(storeVerdict(200, headers({ 'cache-control': 'max-age=600', 'cdn-cache-control': 'no-store' }), targeted)).toEqual({ store: false, reason: 'no-store' });
-    expect(storeVerdict(200, headers({ 'cache-control': 'max-age=600', 'cdn-cache-control': 'private' }), targeted)).toEqual({ store: false, reason: 'private' });
+    expect(
+      storeVerdict(200, headers({ 'cache-control': 'max-age=600', 'cdn-cache-control': 'no-store' }), targeted),
+    ).toEqual({ store: false, reason: 'no-store' });
+    expect(
+      storeVerdict(200, headers({ 'cache-control': 'max-age=600', 'cdn-cache-control': 'private' }), targeted),
+    ).toEqual({ store: false, reason: 'private' });
   });
 
   it('ignores Expires when a targeted field is used, even without max-age in it', () => {
     const h = headers({ 'cdn-cache-control': 'public', expires: httpDate(NOW + DAY), date: httpDate(NOW) });
     expect(storeVerdict(200, h, targeted)).toMatchObject({ store: true, lifetime: 3600 });
-    expect(storeVerdict(200, headers({ 'cdn-cache-control': 'max-age=60', expires: '0' }), targeted)).toMatchObject({ store: true, lifetime: 60 });
+    expect(storeVerdict(200, headers({ 'cdn-cache-control': 'max-age=60', expires: '0' }), targeted)).toMatchObject({
+      store: true,
+      lifetime: 60,
+    });
   });
 
   it('falls back to Cache-Control and Expires when the targeted field is invalid (RFC 9213 §2.1)', () => {
     for (const cdn of ['max-age=600, &&&', 'max-age =600', 'MAX-AGE=600', 'max-age=600,']) {
-      expect(storeVerdict(200, headers({ 'cache-control': 'no-store', 'cdn-cache-control': cdn }), targeted), cdn).toEqual({ store: false, reason: 'no-store' });
-      expect(storeVerdict(200, headers({ expires: httpDate(NOW + 60_000), date: httpDate(NOW), 'cdn-cache-control': cdn }), targeted), cdn).toMatchObject({ store: true, lifetime: 60 });
+      expect(
+        storeVerdict(200, headers({ 'cache-control': 'no-store', 'cdn-cache-control': cdn }), targeted),
+        cdn,
+      ).toEqual({ store: false, reason: 'no-store' });
+      expect(
+        storeVerdict(
+          200,
+          headers({ expires: httpDate(NOW + 60_000), date: httpDate(NOW), 'cdn-cache-control': cdn }),
+          targeted,
+        ),
+        cdn,
+      ).toMatchObject({ store: true, lifetime: 60 });
     }
   });
 
   it('reads a quoted max-age in a targeted field as invalid, hence stale, not as its digits (RFC 9213 §2.1)', () => {
-    expect(storeVerdict(200, headers({ 'cdn-cache-control': 'max-age="600"' }), targeted)).toEqual({ store: false, reason: 'no-freshness' });
+    expect(storeVerdict(200, headers({ 'cdn-cache-control': 'max-age="600"' }), targeted)).toEqual({
+      store: false,
+      reason: 'no-freshness',
+    });
   });
 
   it('reads the Authorization allowance from the targeted field', () => {
     const request = headers({ authorization: 'Basic eA==' });
-    expect(storeVerdict(200, headers({ 'cache-control': 'public, max-age=60', 'cdn-cache-control': 'max-age=60' }), { ...targeted, request })).toEqual({ store: false, reason: 'authorization' });
-    expect(storeVerdict(200, headers({ 'cdn-cache-control': 'public, max-age=60' }), { ...targeted, request })).toMatchObject({ store: true, lifetime: 60 });
+    expect(
+      storeVerdict(200, headers({ 'cache-control': 'public, max-age=60', 'cdn-cache-control': 'max-age=60' }), {
+        ...targeted,
+        request,
+      }),
+    ).toEqual({ store: false, reason: 'authorization' });
+    expect(
+      storeVerdict(200, headers({ 'cdn-cache-control': 'public, max-age=60' }), { ...targeted, request }),
+    ).toMatchObject({ store: true, lifetime: 60 });
   });
 
   it('takes the stale windows and their prohibitions from the targeted field', () => {
-    const h = headers({ 'cache-control': 'max-age=60, must-revalidate', 'cdn-cache-control': 'max-age=60, stale-while-revalidate=30' });
-    expect(storeVerdict(200, h, targeted)).toMatchObject({ stale: { whileRevalidate: 30, ifError: 0, mustRevalidate: false } });
+    const h = headers({
+      'cache-control': 'max-age=60, must-revalidate',
+      'cdn-cache-control': 'max-age=60, stale-while-revalidate=30',
+    });
+    expect(storeVerdict(200, h, targeted)).toMatchObject({
+      stale: { whileRevalidate: 30, ifError: 0, mustRevalidate: false },
+    });
   });
 
   it('ignores targeted fields that are not on the target list (RFC 9213 §2.2)', () => {
-    expect(storeVerdict(200, headers({ 'cache-control': 'max-age=10', 'cdn-cache-control': 'max-age=600' }), withDefault)).toMatchObject({ lifetime: 10 });
-    expect(storeVerdict(200, headers({ 'cache-control': 'max-age=10', 'other-cache-control': 'max-age=600' }), targeted)).toMatchObject({ lifetime: 10 });
+    expect(
+      storeVerdict(200, headers({ 'cache-control': 'max-age=10', 'cdn-cache-control': 'max-age=600' }), withDefault),
+    ).toMatchObject({ lifetime: 10 });
+    expect(
+      storeVerdict(200, headers({ 'cache-control': 'max-age=10', 'other-cache-control': 'max-age=600' }), targeted),
+    ).toMatchObject({ lifetime: 10 });
   });
 });
 
@@ -309,7 +498,9 @@ describe('freshnessLifetime', () => {
 
   it('treats an invalid Expires, especially "0", as already expired rather than using the default (RFC 9111 §5.3)', () => {
     for (const expires of ['0', '-1', 'never', 'soon', '']) {
-      expect(freshnessLifetime(headers({ expires, date: httpDate(NOW) }), withDefault), JSON.stringify(expires)).toBe(0);
+      expect(freshnessLifetime(headers({ expires, date: httpDate(NOW) }), withDefault), JSON.stringify(expires)).toBe(
+        0,
+      );
     }
   });
 
@@ -320,7 +511,11 @@ describe('freshnessLifetime', () => {
   });
 
   it('treats two Expires field lines as stale (RFC 9111 §4.2.1)', () => {
-    const h = new Headers([['expires', httpDate(NOW + HOUR)], ['expires', httpDate(NOW + DAY)], ['date', httpDate(NOW)]]);
+    const h = new Headers([
+      ['expires', httpDate(NOW + HOUR)],
+      ['expires', httpDate(NOW + DAY)],
+      ['date', httpDate(NOW)],
+    ]);
     expect(freshnessLifetime(h, withDefault)).toBe(0);
   });
 
@@ -343,12 +538,18 @@ describe('freshnessLifetime', () => {
   });
 
   it('gives no heuristic freshness for a Last-Modified after Date, or an invalid one', () => {
-    expect(freshnessLifetime(headers({ date: httpDate(NOW), 'last-modified': httpDate(NOW + HOUR) }), noDefault)).toBe(0);
+    expect(freshnessLifetime(headers({ date: httpDate(NOW), 'last-modified': httpDate(NOW + HOUR) }), noDefault)).toBe(
+      0,
+    );
     expect(freshnessLifetime(headers({ date: httpDate(NOW), 'last-modified': 'yesterday' }), noDefault)).toBe(0);
   });
 
   it('does not use the heuristic when an explicit expiration time is present (RFC 9111 §4.2.2)', () => {
-    const h = headers({ expires: httpDate(NOW - HOUR), date: httpDate(NOW), 'last-modified': httpDate(NOW - 30 * DAY) });
+    const h = headers({
+      expires: httpDate(NOW - HOUR),
+      date: httpDate(NOW),
+      'last-modified': httpDate(NOW - 30 * DAY),
+    });
     expect(freshnessLifetime(h, noDefault)).toBe(0);
   });
 
@@ -358,28 +559,48 @@ describe('freshnessLifetime', () => {
 
   it('makes a response with an invalid s-maxage or max-age stale rather than using a weaker source (RFC 9111 §4.2.1)', () => {
     const later = { expires: httpDate(NOW + DAY), date: httpDate(NOW), 'last-modified': httpDate(NOW - 30 * DAY) };
-    for (const cc of ['max-age=abc', 'max-age=-1', 'max-age=1.5', 'max-age=', 'max-age', "max-age='3600'", 's-maxage=soon, max-age=60']) {
+    for (const cc of [
+      'max-age=abc',
+      'max-age=-1',
+      'max-age=1.5',
+      'max-age=',
+      'max-age',
+      "max-age='3600'",
+      's-maxage=soon, max-age=60',
+    ]) {
       expect(freshnessLifetime(headers({ 'cache-control': cc, ...later }), withDefault), cc).toBe(0);
     }
   });
 
   it('uses the first of two different max-age values (RFC 9111 §4.2.1)', () => {
     expect(freshnessLifetime(headers({ 'cache-control': 'max-age=60, max-age=600' }), noDefault)).toBe(60);
-    expect(freshnessLifetime(new Headers([['cache-control', 'max-age=600'], ['cache-control', 'max-age=60']]), noDefault)).toBe(600);
+    expect(
+      freshnessLifetime(
+        new Headers([
+          ['cache-control', 'max-age=600'],
+          ['cache-control', 'max-age=60'],
+        ]),
+        noDefault,
+      ),
+    ).toBe(600);
   });
 
   it('reads a quoted max-age as its value, as recipients "ought to accept both forms" (RFC 9111 §5.2)', () => {
     expect(freshnessLifetime(headers({ 'cache-control': 'max-age="3600"' }), noDefault)).toBe(3600);
   });
 
-  it('is not misled by max-age inside another directive\'s quoted argument', () => {
+  it("is not misled by max-age inside another directive's quoted argument", () => {
     expect(freshnessLifetime(headers({ 'cache-control': 'ext="max-age=3600", max-age=1' }), noDefault)).toBe(1);
     expect(freshnessLifetime(headers({ 'cache-control': 'max-age=1, ext="max-age=3600"' }), noDefault)).toBe(1);
   });
 
   it('measures Expires against a skewed Date, so the skew cancels out (RFC 9111 §4.2.1)', () => {
-    expect(freshnessLifetime(headers({ date: httpDate(NOW + DAY), expires: httpDate(NOW + DAY + HOUR) }), noDefault)).toBe(3600);
-    expect(freshnessLifetime(headers({ date: httpDate(NOW - DAY), expires: httpDate(NOW - DAY + HOUR) }), noDefault)).toBe(3600);
+    expect(
+      freshnessLifetime(headers({ date: httpDate(NOW + DAY), expires: httpDate(NOW + DAY + HOUR) }), noDefault),
+    ).toBe(3600);
+    expect(
+      freshnessLifetime(headers({ date: httpDate(NOW - DAY), expires: httpDate(NOW - DAY + HOUR) }), noDefault),
+    ).toBe(3600);
   });
 
   it('measures Expires from now when Date is not an HTTP-date', () => {
@@ -388,11 +609,19 @@ describe('freshnessLifetime', () => {
 
   it('takes the freshness of the first valid targeted field and ignores Expires (RFC 9213 §2.2)', () => {
     const targeted: FreshnessOptions = { ...noDefault, targeted: TIERCACHE_TARGETS };
-    expect(freshnessLifetime(headers({ 'cache-control': 'max-age=60', 'cdn-cache-control': 'max-age=600' }), targeted)).toBe(600);
+    expect(
+      freshnessLifetime(headers({ 'cache-control': 'max-age=60', 'cdn-cache-control': 'max-age=600' }), targeted),
+    ).toBe(600);
     expect(freshnessLifetime(headers({ 'cdn-cache-control': 's-maxage=5, max-age=600' }), targeted)).toBe(5);
-    expect(freshnessLifetime(headers({ 'cdn-cache-control': 'public', expires: httpDate(NOW + HOUR) }), targeted)).toBe(0);
-    expect(freshnessLifetime(headers({ 'cdn-cache-control': 'max-age=?0', expires: httpDate(NOW + HOUR) }), targeted)).toBe(0);
-    expect(freshnessLifetime(headers({ 'cdn-cache-control': 'max-age=1.5', 'cache-control': 'max-age=60' }), targeted)).toBe(0);
+    expect(freshnessLifetime(headers({ 'cdn-cache-control': 'public', expires: httpDate(NOW + HOUR) }), targeted)).toBe(
+      0,
+    );
+    expect(
+      freshnessLifetime(headers({ 'cdn-cache-control': 'max-age=?0', expires: httpDate(NOW + HOUR) }), targeted),
+    ).toBe(0);
+    expect(
+      freshnessLifetime(headers({ 'cdn-cache-control': 'max-age=1.5', 'cache-control': 'max-age=60' }), targeted),
+    ).toBe(0);
     expect(freshnessLifetime(headers({ 'cdn-cache-control': '', expires: httpDate(NOW + HOUR) }), targeted)).toBe(3600);
   });
 
@@ -441,7 +670,16 @@ describe('correctedInitialAge (RFC 9111 §4.2.3)', () => {
 
   it('uses the first member of a list-based Age (RFC 9111 §5.1)', () => {
     expect(correctedInitialAge(headers({ age: '10, 20' }), NOW, NOW)).toBe(10);
-    expect(correctedInitialAge(new Headers([['age', '30'], ['age', '5']]), NOW, NOW)).toBe(30);
+    expect(
+      correctedInitialAge(
+        new Headers([
+          ['age', '30'],
+          ['age', '5'],
+        ]),
+        NOW,
+        NOW,
+      ),
+    ).toBe(30);
   });
 
   it('ignores a list-based Age whose first member is invalid (RFC 9111 §5.1)', () => {
@@ -480,14 +718,41 @@ describe('parseHttpDate', () => {
 
 /** Any value a Headers object accepts: Latin-1 without CR, LF or NUL. */
 const rawValue = fc.string({
-  unit: fc.oneof(fc.constant('\t'), fc.integer({ min: 0x20, max: 0xff }).map((c) => String.fromCharCode(c))),
+  unit: fc.oneof(
+    fc.constant('\t'),
+    fc.integer({ min: 0x20, max: 0xff }).map((c) => String.fromCharCode(c)),
+  ),
   maxLength: 40,
 });
-const dateValue = fc.date({ noInvalidDate: true }).chain((d) => fc.constantFrom(d.toUTCString(), d.toISOString(), String(d.getTime()), d.toString()));
+const dateValue = fc
+  .date({ noInvalidDate: true })
+  .chain((d) => fc.constantFrom(d.toUTCString(), d.toISOString(), String(d.getTime()), d.toString()));
 const ccValue = fc
-  .array(fc.oneof(fc.constantFrom('no-store', 'private', 'public', 'no-cache', 'max-age', 's-maxage', 'must-understand', 'must-revalidate', 'stale-if-error'), rawValue).chain((name) =>
-    fc.oneof(fc.constant(name), fc.oneof(fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }).map(String), rawValue).map((arg) => `${name}=${arg}`)),
-  ))
+  .array(
+    fc
+      .oneof(
+        fc.constantFrom(
+          'no-store',
+          'private',
+          'public',
+          'no-cache',
+          'max-age',
+          's-maxage',
+          'must-understand',
+          'must-revalidate',
+          'stale-if-error',
+        ),
+        rawValue,
+      )
+      .chain((name) =>
+        fc.oneof(
+          fc.constant(name),
+          fc
+            .oneof(fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }).map(String), rawValue)
+            .map((arg) => `${name}=${arg}`),
+        ),
+      ),
+  )
   .map((parts) => parts.join(', '));
 const headerValue = fc.oneof(rawValue, dateValue, fc.integer().map(String), ccValue);
 const responseHeaders = fc
@@ -506,7 +771,9 @@ const responseHeaders = fc
     },
     { requiredKeys: [] },
   )
-  .map((init) => new Headers(Object.entries(init).filter((entry): entry is [string, string] => entry[1] !== undefined)));
+  .map(
+    (init) => new Headers(Object.entries(init).filter((entry): entry is [string, string] => entry[1] !== undefined)),
+  );
 const options = fc.record(
   {
     defaultTtl: fc.nat(),
@@ -531,7 +798,8 @@ describe('freshness properties', () => {
           else expect(verdict.lifetime).toBeGreaterThan(0);
           for (const name of verdict.strip) expect(name).toMatch(/^[a-z0-9!#$%&'*+\-.^_`|~]+$/);
           // Never without what the stored bytes need (§5.2.2.4, §5.2.2.7).
-          for (const name of ['content-encoding', 'content-type', 'etag', 'content-range']) expect(verdict.strip).not.toContain(name);
+          for (const name of ['content-encoding', 'content-type', 'etag', 'content-range'])
+            expect(verdict.strip).not.toContain(name);
           expect(status === 206 || status === 304 || status < 200).toBe(false);
         } else {
           expect(verdict.reason.length).toBeGreaterThan(0);
@@ -541,15 +809,38 @@ describe('freshness properties', () => {
   });
 
   it('whatever fields a qualified private or no-cache names, a stored copy keeps what its bytes need (RFC 9111 §5.2.2.4, §5.2.2.7)', () => {
-    const field = fc.constantFrom('Content-Encoding', 'content-type', 'ETag', 'content-range', 'x-user', 'Set-Cookie', 'cache-control', 'vary', 'last-modified');
+    const field = fc.constantFrom(
+      'Content-Encoding',
+      'content-type',
+      'ETag',
+      'content-range',
+      'x-user',
+      'Set-Cookie',
+      'cache-control',
+      'vary',
+      'last-modified',
+    );
     const list = fc.uniqueArray(field, { minLength: 1, maxLength: 4 }).map((fields) => `"${fields.join(', ')}"`);
-    const directive = fc.tuple(fc.constantFrom('private', 'no-cache'), list).map(([name, fields]) => `${name}=${fields}`);
-    fc.assert(fc.property(fc.array(directive, { minLength: 1, maxLength: 2 }), fc.constantFrom('max-age=60', 's-maxage=60', ''), (directives, freshness) => {
-      const cc = [...directives, freshness].filter(Boolean).join(', ');
-      const verdict = storeVerdict(200, headers({ 'cache-control': cc, etag: '"v"', 'content-type': 'text/plain', 'content-encoding': 'gzip' }), withDefault);
-      if (!verdict.store) return;
-      for (const name of ['content-encoding', 'content-type', 'etag', 'content-range']) expect(verdict.strip, cc).not.toContain(name);
-    }));
+    const directive = fc
+      .tuple(fc.constantFrom('private', 'no-cache'), list)
+      .map(([name, fields]) => `${name}=${fields}`);
+    fc.assert(
+      fc.property(
+        fc.array(directive, { minLength: 1, maxLength: 2 }),
+        fc.constantFrom('max-age=60', 's-maxage=60', ''),
+        (directives, freshness) => {
+          const cc = [...directives, freshness].filter(Boolean).join(', ');
+          const verdict = storeVerdict(
+            200,
+            headers({ 'cache-control': cc, etag: '"v"', 'content-type': 'text/plain', 'content-encoding': 'gzip' }),
+            withDefault,
+          );
+          if (!verdict.store) return;
+          for (const name of ['content-encoding', 'content-type', 'etag', 'content-range'])
+            expect(verdict.strip, cc).not.toContain(name);
+        },
+      ),
+    );
   });
 
   it('freshnessLifetime never throws and is never negative or NaN', () => {

@@ -21,11 +21,13 @@ describe('splitList (RFC 9110 §5.6.1)', () => {
   });
 
   it('never throws and never returns an empty or untrimmed member', () => {
-    fc.assert(fc.property(fc.string({ unit: 'grapheme-composite' }), (value) => {
-      for (const member of splitList(value)) {
-        expect(member.length).toBeGreaterThan(0);
-        expect(member).toBe(member.trim());
-      }
-    }));
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme-composite' }), (value) => {
+        for (const member of splitList(value)) {
+          expect(member.length).toBeGreaterThan(0);
+          expect(member).toBe(member.trim());
+        }
+      }),
+    );
   });
 });

@@ -1,8 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  MAX_RANGES, contentRange, evaluateRange, ifRangeAllows, parseContentRange, rangeLength, unsatisfiedRange,
-  type ByteRange, type RangeVerdict,
+  type ByteRange,
+  contentRange,
+  evaluateRange,
+  ifRangeAllows,
+  MAX_RANGES,
+  parseContentRange,
+  type RangeVerdict,
+  rangeLength,
+  unsatisfiedRange,
 } from '../../../shared/http/range.ts';
 
 /** A `ranges` verdict from [start, end] pairs, so expectations read like the RFC's examples. */
@@ -35,7 +42,9 @@ describe('evaluateRange: the examples of RFC 9110 §14.1.2, for a 10000-byte rep
   });
 
   it('serves three ranges for bytes= 0-999, 4500-5499, -1000, whitespace and all', () => {
-    expect(evaluateRange('bytes= 0-999, 4500-5499, -1000', 10000)).toEqual(ranges([0, 999], [4500, 5499], [9000, 9999]));
+    expect(evaluateRange('bytes= 0-999, 4500-5499, -1000', 10000)).toEqual(
+      ranges([0, 999], [4500, 5499], [9000, 9999]),
+    );
   });
 
   it('coalesces the adjacent ranges of bytes=500-600,601-999 into one', () => {
@@ -114,9 +123,28 @@ describe('evaluateRange', () => {
 
   it('ignores a field that is not a bytes ranges-specifier', () => {
     const garbage = [
-      '', 'bytes', 'bytes=', 'bytes= , ,', '=0-1', 'bytes 0-1', 'bytes=-', 'bytes=--1', 'bytes=1', 'bytes=a-b',
-      'bytes=0x10-0x20', 'bytes=+1-2', 'bytes=1-+2', 'bytes=-+1', 'bytes=1 - 2', 'bytes=1-2-3', 'bytes=0-1;2-3',
-      'bytes=0-1, bytes=2-3', 'bytes=１-２', 'by tes=0-1', 'bytes==0-1', 'bytes=0-1\n',
+      '',
+      'bytes',
+      'bytes=',
+      'bytes= , ,',
+      '=0-1',
+      'bytes 0-1',
+      'bytes=-',
+      'bytes=--1',
+      'bytes=1',
+      'bytes=a-b',
+      'bytes=0x10-0x20',
+      'bytes=+1-2',
+      'bytes=1-+2',
+      'bytes=-+1',
+      'bytes=1 - 2',
+      'bytes=1-2-3',
+      'bytes=0-1;2-3',
+      'bytes=0-1, bytes=2-3',
+      'bytes=１-２',
+      'by tes=0-1',
+      'bytes==0-1',
+      'bytes=0-1\n',
     ];
     for (const value of garbage) expect(evaluateRange(value, 10000), JSON.stringify(value)).toEqual(NONE);
   });
@@ -139,7 +167,9 @@ describe('evaluateRange', () => {
   });
 
   it('serves 17 ranges that coalesce into one', () => {
-    const adjacent = Array.from({ length: MAX_RANGES + 1 }, (_, i) => `${i * 10}-${i * 10 + 9}`).reverse().join(',');
+    const adjacent = Array.from({ length: MAX_RANGES + 1 }, (_, i) => `${i * 10}-${i * 10 + 9}`)
+      .reverse()
+      .join(',');
     expect(evaluateRange(`bytes=${adjacent}`, 10000)).toEqual(ranges([0, 169]));
   });
 
@@ -156,7 +186,8 @@ describe('evaluateRange', () => {
   });
 
   it('serves the whole representation when the size is not a length', () => {
-    for (const size of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53]) expect(evaluateRange('bytes=0-1', size)).toEqual(NONE);
+    for (const size of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53])
+      expect(evaluateRange('bytes=0-1', size)).toEqual(NONE);
   });
 });
 
@@ -204,7 +235,8 @@ describe('ifRangeAllows (RFC 9110 §13.1.5)', () => {
   });
 
   it('refuses the range for a value that is neither an entity-tag nor an HTTP-date', () => {
-    for (const value of ['', 'v1', 'w/"v1"', '2024-01-01', 'Sun, 06 Nov 1994 08:49:37 PST']) expect(ifRangeAllows(value, validators), value).toBe(false);
+    for (const value of ['', 'v1', 'w/"v1"', '2024-01-01', 'Sun, 06 Nov 1994 08:49:37 PST'])
+      expect(ifRangeAllows(value, validators), value).toBe(false);
   });
 
   it('refuses the range for a date when Last-Modified is absent or invalid', () => {
@@ -255,12 +287,32 @@ describe('parseContentRange (RFC 9110 §14.4)', () => {
   });
 
   it('refuses anything else', () => {
-    const junk = [null, '', 'bytes', 'bytes 0-499', 'items 0-1/2', 'bytes=0-499/1234', 'bytes -1-2/3', 'bytes 0-/10', 'bytes 1-2/1e3', 'bytes 0x1-0x2/10', 'bytes 1-2/10, bytes 3-4/10', 'bytes 0-1234567890123456/12345678901234567'];
+    const junk = [
+      null,
+      '',
+      'bytes',
+      'bytes 0-499',
+      'items 0-1/2',
+      'bytes=0-499/1234',
+      'bytes -1-2/3',
+      'bytes 0-/10',
+      'bytes 1-2/1e3',
+      'bytes 0x1-0x2/10',
+      'bytes 1-2/10, bytes 3-4/10',
+      'bytes 0-1234567890123456/12345678901234567',
+    ];
     for (const value of junk) expect(parseContentRange(value), String(value)).toBeUndefined();
   });
 
   it('refuses extra spaces inside the value', () => {
-    for (const value of ['bytes  0-499/1234', 'bytes 0 -499/1234', 'bytes 0- 499/1234', 'bytes 0-499 /1234', 'bytes 0-499/ 1234', 'bytes * /1234']) {
+    for (const value of [
+      'bytes  0-499/1234',
+      'bytes 0 -499/1234',
+      'bytes 0- 499/1234',
+      'bytes 0-499 /1234',
+      'bytes 0-499/ 1234',
+      'bytes * /1234',
+    ]) {
       expect(parseContentRange(value), value).toBeUndefined();
     }
   });
@@ -277,9 +329,14 @@ const spec: fc.Arbitrary<Spec> = fc.oneof(
     selects: (byte: number) => byte >= first && (extra === undefined || byte <= first + extra),
     nonZeroSuffix: false,
   })),
-  pos.map((length) => ({ text: `-${length}`, selects: (byte: number, size: number) => byte >= size - length, nonZeroSuffix: length > 0 })),
+  pos.map((length) => ({
+    text: `-${length}`,
+    selects: (byte: number, size: number) => byte >= size - length,
+    nonZeroSuffix: length > 0,
+  })),
 );
-const rangeSet = fc.array(fc.tuple(ows, fc.option(spec, { nil: undefined, freq: 8 }), ows), { minLength: 1, maxLength: 24 })
+const rangeSet = fc
+  .array(fc.tuple(ows, fc.option(spec, { nil: undefined, freq: 8 }), ows), { minLength: 1, maxLength: 24 })
   .filter((elements) => elements.some(([, s]) => s !== undefined));
 
 /** Maximal runs of consecutive selected bytes: what a coalesced answer must be, exactly. */
@@ -296,60 +353,91 @@ function runs(selected: boolean[]): ByteRange[] {
 
 describe('evaluateRange properties', () => {
   it('never throws, for any string and any size', () => {
-    fc.assert(fc.property(fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: fc.constantFrom('b', 'y', 't', 'e', 's', '=', '-', ',', ' ', '0', '1', '9') })), fc.integer({ min: 0, max: 2 ** 40 }), (value, size) => {
-      expect(() => evaluateRange(value, size)).not.toThrow();
-      expect(() => evaluateRange(`bytes=${value}`, size)).not.toThrow();
-    }));
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string({ unit: 'binary' }),
+          fc.string({ unit: fc.constantFrom('b', 'y', 't', 'e', 's', '=', '-', ',', ' ', '0', '1', '9') }),
+        ),
+        fc.integer({ min: 0, max: 2 ** 40 }),
+        (value, size) => {
+          expect(() => evaluateRange(value, size)).not.toThrow();
+          expect(() => evaluateRange(`bytes=${value}`, size)).not.toThrow();
+        },
+      ),
+    );
   });
 
   it('only ever serves non-empty, in-bounds, sorted, disjoint, non-adjacent ranges, at most MAX_RANGES of them', () => {
     const header = fc.oneof(
       fc.string({ unit: fc.constantFrom('-', ',', ' ', '0', '1', '5', '9') }).map((s) => `bytes=${s}`),
-      rangeSet.map((elements) => `bytes=${elements.map(([before, s, after]) => before + (s?.text ?? '') + after).join(',')}`),
+      rangeSet.map(
+        (elements) => `bytes=${elements.map(([before, s, after]) => before + (s?.text ?? '') + after).join(',')}`,
+      ),
     );
-    fc.assert(fc.property(header, fc.oneof(fc.integer({ min: 0, max: 50 }), fc.integer({ min: 0, max: 2 ** 40 })), (value, size) => {
-      const verdict = evaluateRange(value, size);
-      if (verdict.kind !== 'ranges') return;
-      expect(verdict.ranges.length).toBeGreaterThan(0);
-      expect(verdict.ranges.length).toBeLessThanOrEqual(MAX_RANGES);
-      verdict.ranges.forEach((range, i) => {
-        expect(0 <= range.start && range.start <= range.end && range.end < size).toBe(true);
-        const next = verdict.ranges[i + 1];
-        if (next !== undefined) expect(range.end + 1).toBeLessThan(next.start);
-      });
-    }));
+    fc.assert(
+      fc.property(
+        header,
+        fc.oneof(fc.integer({ min: 0, max: 50 }), fc.integer({ min: 0, max: 2 ** 40 })),
+        (value, size) => {
+          const verdict = evaluateRange(value, size);
+          if (verdict.kind !== 'ranges') return;
+          expect(verdict.ranges.length).toBeGreaterThan(0);
+          expect(verdict.ranges.length).toBeLessThanOrEqual(MAX_RANGES);
+          verdict.ranges.forEach((range, i) => {
+            expect(0 <= range.start && range.start <= range.end && range.end < size).toBe(true);
+            const next = verdict.ranges[i + 1];
+            if (next !== undefined) expect(range.end + 1).toBeLessThan(next.start);
+          });
+        },
+      ),
+    );
   });
 
   it('serves exactly the bytes the satisfiable range-specs select, byte by byte', () => {
-    fc.assert(fc.property(rangeSet, fc.integer({ min: 0, max: 40 }), (elements, size) => {
-      const specs = elements.flatMap(([, s]) => (s === undefined ? [] : [s]));
-      const header = `bytes=${elements.map(([before, s, after]) => before + (s?.text ?? '') + after).join(',')}`;
-      const selected = Array.from({ length: size }, (_, byte) => specs.some((s) => s.selects(byte, size)));
-      const expected = runs(selected);
-      const verdict = evaluateRange(header, size);
-      if (size === 0 && specs.some((s) => s.nonZeroSuffix)) expect(verdict).toEqual(NONE);
-      else if (expected.length === 0) expect(verdict).toEqual(UNSATISFIABLE);
-      else if (expected.length > MAX_RANGES) expect(verdict).toEqual(NONE);
-      else expect(verdict).toEqual({ kind: 'ranges', ranges: expected });
-    }), { numRuns: 2000 });
+    fc.assert(
+      fc.property(rangeSet, fc.integer({ min: 0, max: 40 }), (elements, size) => {
+        const specs = elements.flatMap(([, s]) => (s === undefined ? [] : [s]));
+        const header = `bytes=${elements.map(([before, s, after]) => before + (s?.text ?? '') + after).join(',')}`;
+        const selected = Array.from({ length: size }, (_, byte) => specs.some((s) => s.selects(byte, size)));
+        const expected = runs(selected);
+        const verdict = evaluateRange(header, size);
+        if (size === 0 && specs.some((s) => s.nonZeroSuffix)) expect(verdict).toEqual(NONE);
+        else if (expected.length === 0) expect(verdict).toEqual(UNSATISFIABLE);
+        else if (expected.length > MAX_RANGES) expect(verdict).toEqual(NONE);
+        else expect(verdict).toEqual({ kind: 'ranges', ranges: expected });
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 
 describe('Content-Range properties', () => {
   it('reads back every Content-Range it writes', () => {
-    const slice = fc.integer({ min: 1, max: 2 ** 49 }).chain((size) =>
-      fc.tuple(fc.integer({ min: 0, max: size - 1 }), fc.integer({ min: 0, max: size - 1 })).map(([a, b]) => ({ size, range: { start: Math.min(a, b), end: Math.max(a, b) } })));
-    fc.assert(fc.property(slice, ({ size, range }) => {
-      expect(parseContentRange(contentRange(range, size))).toEqual({ ...range, size });
-    }));
-    fc.assert(fc.property(fc.integer({ min: 0, max: 2 ** 49 }), (size) => {
-      expect(parseContentRange(unsatisfiedRange(size))).toEqual({ unsatisfied: true, size });
-    }));
+    const slice = fc
+      .integer({ min: 1, max: 2 ** 49 })
+      .chain((size) =>
+        fc
+          .tuple(fc.integer({ min: 0, max: size - 1 }), fc.integer({ min: 0, max: size - 1 }))
+          .map(([a, b]) => ({ size, range: { start: Math.min(a, b), end: Math.max(a, b) } })),
+      );
+    fc.assert(
+      fc.property(slice, ({ size, range }) => {
+        expect(parseContentRange(contentRange(range, size))).toEqual({ ...range, size });
+      }),
+    );
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 2 ** 49 }), (size) => {
+        expect(parseContentRange(unsatisfiedRange(size))).toEqual({ unsatisfied: true, size });
+      }),
+    );
   });
 
   it('never throws, for any string', () => {
-    fc.assert(fc.property(fc.string({ unit: 'binary' }), (value) => {
-      expect(() => parseContentRange(value)).not.toThrow();
-    }));
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (value) => {
+        expect(() => parseContentRange(value)).not.toThrow();
+      }),
+    );
   });
 });

@@ -1,5 +1,5 @@
-import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
 import { appendServerTiming, serverTimingMetric, type TierMetric } from '../../../shared/http/server-timing.ts';
 
 describe('serverTimingMetric', () => {
@@ -34,16 +34,22 @@ describe('appendServerTiming', () => {
   });
 
   it("keeps the origin's own metrics as they were", () => {
-    expect(appendServerTiming(' db;dur=53, app;desc="render";dur=47.2 ', 'shield;dur=120')).toBe('db;dur=53, app;desc="render";dur=47.2, shield;dur=120');
+    expect(appendServerTiming(' db;dur=53, app;desc="render";dur=47.2 ', 'shield;dur=120')).toBe(
+      'db;dur=53, app;desc="render";dur=47.2, shield;dur=120',
+    );
   });
 });
 
 describe('Server-Timing properties', () => {
   it('always writes name;dur=<non-negative decimal with at most one fractional digit>', () => {
     fc.assert(
-      fc.property(fc.constantFrom<TierMetric>('edge', 'shield', 'origin'), fc.double({ min: -1e6, max: 1e9, noNaN: true }), (name, ms) => {
-        expect(serverTimingMetric(name, ms)).toMatch(new RegExp(`^${name};dur=\\d+(\\.\\d)?$`));
-      }),
+      fc.property(
+        fc.constantFrom<TierMetric>('edge', 'shield', 'origin'),
+        fc.double({ min: -1e6, max: 1e9, noNaN: true }),
+        (name, ms) => {
+          expect(serverTimingMetric(name, ms)).toMatch(new RegExp(`^${name};dur=\\d+(\\.\\d)?$`));
+        },
+      ),
     );
   });
 });

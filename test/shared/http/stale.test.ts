@@ -1,9 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { parseCacheControl } from '../../../shared/http/cache-control.ts';
-import { KEEP_FOR_REVALIDATION, type StalePolicy, retention, staleUse, stalePolicy, usableOnError, usableWhenDisconnected } from '../../../shared/http/stale.ts';
+import {
+  KEEP_FOR_REVALIDATION,
+  retention,
+  type StalePolicy,
+  stalePolicy,
+  staleUse,
+  usableOnError,
+  usableWhenDisconnected,
+} from '../../../shared/http/stale.ts';
 import { effectiveCacheControl, TIERCACHE_TARGETS } from '../../../shared/http/targeted-cache-control.ts';
-import type { EntryMeta } from '../../../shared/store/stored-entry.ts';
 import { RECORD_LIFETIME_MS } from '../../../shared/purge/purge.ts';
+import type { EntryMeta } from '../../../shared/store/stored-entry.ts';
 
 const DEFAULTS = { whileRevalidate: 60, ifError: 86_400 };
 const NOW = Date.parse('2026-09-01T12:00:00Z');
@@ -12,49 +20,92 @@ const FORBIDDEN: StalePolicy = { whileRevalidate: 0, ifError: 0, mustRevalidate:
 
 /** An entry stored `secondsAgo` before NOW, with no age on arrival. */
 function entry(secondsAgo: number, overrides: Partial<EntryMeta> = {}): EntryMeta {
-  return { storedAt: NOW - secondsAgo * 1000, initialAge: 0, lifetime: 10, whileRevalidate: 5, ifError: 20, mustRevalidate: false, ...overrides };
+  return {
+    storedAt: NOW - secondsAgo * 1000,
+    initialAge: 0,
+    lifetime: 10,
+    whileRevalidate: 5,
+    ifError: 20,
+    mustRevalidate: false,
+    ...overrides,
+  };
 }
 
 describe('stalePolicy', () => {
   it('serves stale while revalidating for the stale-while-revalidate the response gives (RFC 5861 §3)', () => {
-    expect(policy('max-age=10, stale-while-revalidate=30')).toEqual({ whileRevalidate: 30, ifError: 86_400, mustRevalidate: false });
+    expect(policy('max-age=10, stale-while-revalidate=30')).toEqual({
+      whileRevalidate: 30,
+      ifError: 86_400,
+      mustRevalidate: false,
+    });
   });
 
   it('stands in for errors for the stale-if-error the response gives (RFC 5861 §4)', () => {
-    expect(policy('max-age=10, stale-if-error=120')).toEqual({ whileRevalidate: 60, ifError: 120, mustRevalidate: false });
+    expect(policy('max-age=10, stale-if-error=120')).toEqual({
+      whileRevalidate: 60,
+      ifError: 120,
+      mustRevalidate: false,
+    });
   });
 
   it('takes both windows from the response when it gives both, including zero', () => {
-    expect(policy('stale-while-revalidate=0, stale-if-error=0')).toEqual({ whileRevalidate: 0, ifError: 0, mustRevalidate: false });
+    expect(policy('stale-while-revalidate=0, stale-if-error=0')).toEqual({
+      whileRevalidate: 0,
+      ifError: 0,
+      mustRevalidate: false,
+    });
   });
 
   it('uses the configured defaults when the response says nothing about stale use', () => {
     expect(policy('max-age=10')).toEqual({ ...DEFAULTS, mustRevalidate: false });
-    expect(stalePolicy(parseCacheControl(null), { whileRevalidate: 7, ifError: 8 })).toEqual({ whileRevalidate: 7, ifError: 8, mustRevalidate: false });
+    expect(stalePolicy(parseCacheControl(null), { whileRevalidate: 7, ifError: 8 })).toEqual({
+      whileRevalidate: 7,
+      ifError: 8,
+      mustRevalidate: false,
+    });
   });
 
   it('ignores a stale window with an invalid argument, so the default applies (RFC 5861 §3, §4: delta-seconds)', () => {
     expect(policy('stale-while-revalidate=soon, stale-if-error=-1')).toEqual({ ...DEFAULTS, mustRevalidate: false });
     for (const arg of ['', '1.5', '1e3', '+5', "'30'", '0x10']) {
-      expect(policy(`stale-while-revalidate=${arg}, stale-if-error=${arg}`), arg).toEqual({ ...DEFAULTS, mustRevalidate: false });
+      expect(policy(`stale-while-revalidate=${arg}, stale-if-error=${arg}`), arg).toEqual({
+        ...DEFAULTS,
+        mustRevalidate: false,
+      });
     }
     expect(policy('stale-while-revalidate, stale-if-error')).toEqual({ ...DEFAULTS, mustRevalidate: false });
   });
 
   it('reads a quoted stale window as its value, as Cache-Control arguments may be quoted (RFC 9111 §5.2)', () => {
-    expect(policy('stale-while-revalidate="30"')).toEqual({ whileRevalidate: 30, ifError: 86_400, mustRevalidate: false });
+    expect(policy('stale-while-revalidate="30"')).toEqual({
+      whileRevalidate: 30,
+      ifError: 86_400,
+      mustRevalidate: false,
+    });
   });
 
   it('clamps a huge stale window to 2^31 seconds (RFC 9111 §1.2.2)', () => {
-    expect(policy('stale-if-error=99999999999')).toEqual({ whileRevalidate: 60, ifError: 2 ** 31, mustRevalidate: false });
+    expect(policy('stale-if-error=99999999999')).toEqual({
+      whileRevalidate: 60,
+      ifError: 2 ** 31,
+      mustRevalidate: false,
+    });
   });
 
   it('reads the windows and prohibitions of the effective (targeted) cache control it is given (RFC 9213 §2.2)', () => {
-    const effective = (init: Record<string, string>) => stalePolicy(effectiveCacheControl(new Headers(init), TIERCACHE_TARGETS).cc, DEFAULTS);
-    expect(effective({ 'cache-control': 'must-revalidate', 'cdn-cache-control': 'max-age=10, stale-while-revalidate=30' })).toEqual({ whileRevalidate: 30, ifError: 86_400, mustRevalidate: false });
-    expect(effective({ 'cache-control': 'stale-if-error=60', 'cdn-cache-control': 'max-age=10, must-revalidate' })).toEqual(FORBIDDEN);
+    const effective = (init: Record<string, string>) =>
+      stalePolicy(effectiveCacheControl(new Headers(init), TIERCACHE_TARGETS).cc, DEFAULTS);
+    expect(
+      effective({ 'cache-control': 'must-revalidate', 'cdn-cache-control': 'max-age=10, stale-while-revalidate=30' }),
+    ).toEqual({ whileRevalidate: 30, ifError: 86_400, mustRevalidate: false });
+    expect(
+      effective({ 'cache-control': 'stale-if-error=60', 'cdn-cache-control': 'max-age=10, must-revalidate' }),
+    ).toEqual(FORBIDDEN);
     // A non-Integer window in a targeted field is not coerced (RFC 9213 §2.1): ignored, the default applies.
-    expect(effective({ 'cdn-cache-control': 'max-age=10, stale-while-revalidate="30", stale-if-error=1.5' })).toEqual({ ...DEFAULTS, mustRevalidate: false });
+    expect(effective({ 'cdn-cache-control': 'max-age=10, stale-while-revalidate="30", stale-if-error=1.5' })).toEqual({
+      ...DEFAULTS,
+      mustRevalidate: false,
+    });
   });
 
   it('forbids stale use for must-revalidate, even with stale windows (RFC 9111 §5.2.2.2)', () => {
@@ -76,7 +127,11 @@ describe('stalePolicy', () => {
   });
 
   it('allows stale use for a no-cache that names fields, which are never stored (RFC 9111 §5.2.2.4)', () => {
-    expect(policy('no-cache="x-token", stale-if-error=60')).toEqual({ whileRevalidate: 60, ifError: 60, mustRevalidate: false });
+    expect(policy('no-cache="x-token", stale-if-error=60')).toEqual({
+      whileRevalidate: 60,
+      ifError: 60,
+      mustRevalidate: false,
+    });
   });
 
   it('recognises the forbidding directives whatever their case (RFC 9111 §5.2)', () => {
@@ -87,7 +142,9 @@ describe('stalePolicy', () => {
 
 describe('retention', () => {
   it('keeps an entry for its freshness left plus the keep window when its stale windows are shorter', () => {
-    expect(retention(100, 40, { whileRevalidate: 60, ifError: 120, mustRevalidate: false })).toBe(60 + KEEP_FOR_REVALIDATION);
+    expect(retention(100, 40, { whileRevalidate: 60, ifError: 120, mustRevalidate: false })).toBe(
+      60 + KEEP_FOR_REVALIDATION,
+    );
   });
 
   it('keeps an entry for its freshness left plus its longest stale window when that is past the keep window', () => {
@@ -105,8 +162,12 @@ describe('retention', () => {
 
   it('keeps an entry no longer than a purge record lives: past that, no purge list can vouch for it', () => {
     const year = 31_536_000;
-    expect(retention(year, 0, { whileRevalidate: 60, ifError: 86_400, mustRevalidate: false })).toBe(RECORD_LIFETIME_MS / 1000);
-    expect(retention(RECORD_LIFETIME_MS / 1000 - KEEP_FOR_REVALIDATION - 1, 0, FORBIDDEN)).toBe(RECORD_LIFETIME_MS / 1000 - 1);
+    expect(retention(year, 0, { whileRevalidate: 60, ifError: 86_400, mustRevalidate: false })).toBe(
+      RECORD_LIFETIME_MS / 1000,
+    );
+    expect(retention(RECORD_LIFETIME_MS / 1000 - KEEP_FOR_REVALIDATION - 1, 0, FORBIDDEN)).toBe(
+      RECORD_LIFETIME_MS / 1000 - 1,
+    );
   });
 });
 
@@ -136,7 +197,9 @@ describe('staleUse', () => {
   });
 
   it('revalidates a no-cache entry (lifetime 0) before every use (RFC 9111 §5.2.2.4)', () => {
-    expect(staleUse(entry(0, { lifetime: 0, mustRevalidate: true, whileRevalidate: 0, ifError: 0 }), NOW)).toBe('revalidate');
+    expect(staleUse(entry(0, { lifetime: 0, mustRevalidate: true, whileRevalidate: 0, ifError: 0 }), NOW)).toBe(
+      'revalidate',
+    );
   });
 
   it('revalidates instead of serving stale when the request must not be answered stale', () => {
@@ -175,7 +238,9 @@ describe('usableOnError', () => {
 describe('usableWhenDisconnected (RFC 9111 §4.2.4)', () => {
   it('lets a stale entry answer when the origin cannot be reached, past its stale windows', () => {
     expect(usableWhenDisconnected(entry(11), NOW)).toBe(true);
-    expect(usableWhenDisconnected(entry(10 + KEEP_FOR_REVALIDATION - 1, { ifError: 0, whileRevalidate: 0 }), NOW)).toBe(true);
+    expect(usableWhenDisconnected(entry(10 + KEEP_FOR_REVALIDATION - 1, { ifError: 0, whileRevalidate: 0 }), NOW)).toBe(
+      true,
+    );
   });
 
   it('lets a fresh entry answer too', () => {

@@ -1,8 +1,12 @@
-import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
 import { directiveSeconds } from '../../../shared/http/cache-control.ts';
 import { type BareItem, type DictionaryMember, parseDictionary } from '../../../shared/http/structured-fields.ts';
-import { TIERCACHE_TARGETS, effectiveCacheControl, targetedFieldsToStrip } from '../../../shared/http/targeted-cache-control.ts';
+import {
+  effectiveCacheControl,
+  TIERCACHE_TARGETS,
+  targetedFieldsToStrip,
+} from '../../../shared/http/targeted-cache-control.ts';
 
 /** The effective directives as a plain object, so a failure shows the whole mapping. */
 function effective(init: Record<string, string> | [string, string][], targets: readonly string[] = TIERCACHE_TARGETS) {
@@ -14,7 +18,12 @@ function effective(init: Record<string, string> | [string, string][], targets: r
 function values(value: string): Record<string, unknown> | undefined {
   const dictionary = parseDictionary(value);
   if (dictionary === undefined) return undefined;
-  return Object.fromEntries([...dictionary].map(([key, member]) => [key, member.kind === 'item' ? member.item : member.items.map((item) => item.item)]));
+  return Object.fromEntries(
+    [...dictionary].map(([key, member]) => [
+      key,
+      member.kind === 'item' ? member.item : member.items.map((item) => item.item),
+    ]),
+  );
 }
 
 const int = (value: number): BareItem => ({ type: 'integer', value });
@@ -26,14 +35,37 @@ const bool = (value: boolean): BareItem => ({ type: 'boolean', value });
 describe('parseDictionary (RFC 8941 §4.2.2)', () => {
   it('parses members with and without values, of every bare item type (§3.3)', () => {
     expect(values('a=1, b=-2, c=1.5, d="x y", e=tok/en:1, f=:aGk=:, g=?0, h=?1, i')).toEqual({
-      a: int(1), b: int(-2), c: dec(1.5), d: str('x y'), e: tok('tok/en:1'), f: { type: 'binary', value: 'aGk=' }, g: bool(false), h: bool(true), i: bool(true),
+      a: int(1),
+      b: int(-2),
+      c: dec(1.5),
+      d: str('x y'),
+      e: tok('tok/en:1'),
+      f: { type: 'binary', value: 'aGk=' },
+      g: bool(false),
+      h: bool(true),
+      i: bool(true),
     });
   });
 
   it('parses inner lists and parameters (§3.1.1, §3.1.2)', () => {
     const dictionary = parseDictionary('a=(1 "two" three);p=?0, b;q=1;r, c=4;s="t"');
-    expect(dictionary?.get('a')).toEqual({ kind: 'inner-list', items: [{ kind: 'item', item: int(1), params: new Map() }, { kind: 'item', item: str('two'), params: new Map() }, { kind: 'item', item: tok('three'), params: new Map() }], params: new Map([['p', bool(false)]]) });
-    expect(dictionary?.get('b')).toEqual({ kind: 'item', item: bool(true), params: new Map([['q', int(1)], ['r', bool(true)]]) });
+    expect(dictionary?.get('a')).toEqual({
+      kind: 'inner-list',
+      items: [
+        { kind: 'item', item: int(1), params: new Map() },
+        { kind: 'item', item: str('two'), params: new Map() },
+        { kind: 'item', item: tok('three'), params: new Map() },
+      ],
+      params: new Map([['p', bool(false)]]),
+    });
+    expect(dictionary?.get('b')).toEqual({
+      kind: 'item',
+      item: bool(true),
+      params: new Map([
+        ['q', int(1)],
+        ['r', bool(true)],
+      ]),
+    });
     expect(dictionary?.get('c')).toEqual({ kind: 'item', item: int(4), params: new Map([['s', str('t')]]) });
     expect(values('a=(), b=( 1  2 )')).toEqual({ a: [], b: [int(1), int(2)] });
   });
@@ -74,15 +106,42 @@ describe('parseDictionary (RFC 8941 §4.2.2)', () => {
   });
 
   it('fails on integers longer than 15 digits and decimals past 12.3 digits (§4.2.4)', () => {
-    expect(values('a=999999999999999, b=-999999999999999')).toEqual({ a: int(999_999_999_999_999), b: int(-999_999_999_999_999) });
+    expect(values('a=999999999999999, b=-999999999999999')).toEqual({
+      a: int(999_999_999_999_999),
+      b: int(-999_999_999_999_999),
+    });
     expect(values('a=123456789012.123')).toEqual({ a: dec(123456789012.123) });
-    for (const value of ['a=1000000000000000', 'a=1234567890123.1', 'a=1.1234', 'a=1.', 'a=-', 'a=--1', 'a=1.2.3', 'a=.5']) {
+    for (const value of [
+      'a=1000000000000000',
+      'a=1234567890123.1',
+      'a=1.1234',
+      'a=1.',
+      'a=-',
+      'a=--1',
+      'a=1.2.3',
+      'a=.5',
+    ]) {
       expect(parseDictionary(value), value).toBeUndefined();
     }
   });
 
   it('fails on malformed strings, byte sequences, booleans and inner lists', () => {
-    for (const value of ['a="x', 'a="\\x"', 'a="tab\there"', 'a="é"', 'a=:aGk', 'a=:a*b:', 'a=?2', 'a=?', 'a=(1', 'a=(1,2)', 'a=(1)x', 'a=@1', 'a=%"x"', "a='x'"]) {
+    for (const value of [
+      'a="x',
+      'a="\\x"',
+      'a="tab\there"',
+      'a="é"',
+      'a=:aGk',
+      'a=:a*b:',
+      'a=?2',
+      'a=?',
+      'a=(1',
+      'a=(1,2)',
+      'a=(1)x',
+      'a=@1',
+      'a=%"x"',
+      "a='x'",
+    ]) {
       expect(parseDictionary(value), value).toBeUndefined();
     }
   });
@@ -95,39 +154,83 @@ describe('parseDictionary (RFC 8941 §4.2.2)', () => {
 
 describe('effectiveCacheControl (RFC 9213 §2.2)', () => {
   it('uses Cache-Control, with Expires, without a target list', () => {
-    expect(effective({ 'cache-control': 'max-age=60', 'cdn-cache-control': 'max-age=600' }, [])).toEqual({ cc: { 'max-age': '60' }, source: 'cache-control', ignoreExpires: false });
+    expect(effective({ 'cache-control': 'max-age=60', 'cdn-cache-control': 'max-age=600' }, [])).toEqual({
+      cc: { 'max-age': '60' },
+      source: 'cache-control',
+      ignoreExpires: false,
+    });
     expect(effectiveCacheControl(new Headers({ 'cdn-cache-control': 'max-age=600' })).source).toBe('cache-control');
   });
 
   it('uses Cache-Control, with Expires, when no targeted field is present', () => {
-    expect(effective({ 'cache-control': 'max-age=60' })).toEqual({ cc: { 'max-age': '60' }, source: 'cache-control', ignoreExpires: false });
+    expect(effective({ 'cache-control': 'max-age=60' })).toEqual({
+      cc: { 'max-age': '60' },
+      source: 'cache-control',
+      ignoreExpires: false,
+    });
     expect(effective({})).toEqual({ cc: {}, source: 'cache-control', ignoreExpires: false });
   });
 
   it('uses the first field of the target list that is present, ignoring Cache-Control and Expires', () => {
-    const both = { 'cache-control': 'no-store', 'cdn-cache-control': 'max-age=600', 'tiercache-cache-control': 'max-age=60' };
-    expect(effective(both)).toEqual({ cc: { 'max-age': '60' }, source: 'tiercache-cache-control', ignoreExpires: true });
-    expect(effective({ 'cache-control': 'no-store', 'cdn-cache-control': 'max-age=600' })).toEqual({ cc: { 'max-age': '600' }, source: 'cdn-cache-control', ignoreExpires: true });
-    expect(effective(both, ['cdn-cache-control', 'tiercache-cache-control'])).toMatchObject({ source: 'cdn-cache-control' });
+    const both = {
+      'cache-control': 'no-store',
+      'cdn-cache-control': 'max-age=600',
+      'tiercache-cache-control': 'max-age=60',
+    };
+    expect(effective(both)).toEqual({
+      cc: { 'max-age': '60' },
+      source: 'tiercache-cache-control',
+      ignoreExpires: true,
+    });
+    expect(effective({ 'cache-control': 'no-store', 'cdn-cache-control': 'max-age=600' })).toEqual({
+      cc: { 'max-age': '600' },
+      source: 'cdn-cache-control',
+      ignoreExpires: true,
+    });
+    expect(effective(both, ['cdn-cache-control', 'tiercache-cache-control'])).toMatchObject({
+      source: 'cdn-cache-control',
+    });
   });
 
   it('skips a targeted field that is empty or fails to parse, whole, to the next one or Cache-Control (§2.1)', () => {
-    expect(effective({ 'tiercache-cache-control': 'max-age=60, &&&', 'cdn-cache-control': 'max-age=600' })).toMatchObject({ source: 'cdn-cache-control' });
-    expect(effective({ 'tiercache-cache-control': '', 'cdn-cache-control': 'max-age=600' })).toMatchObject({ source: 'cdn-cache-control' });
-    expect(effective({ 'cdn-cache-control': 'max-age=10000, &&&&&', 'cache-control': 'no-store' })).toEqual({ cc: { 'no-store': true }, source: 'cache-control', ignoreExpires: false });
-    expect(effective({ 'cdn-cache-control': 'MaX-aGe=3600', 'cache-control': 'max-age=1' })).toMatchObject({ source: 'cache-control' });
+    expect(
+      effective({ 'tiercache-cache-control': 'max-age=60, &&&', 'cdn-cache-control': 'max-age=600' }),
+    ).toMatchObject({ source: 'cdn-cache-control' });
+    expect(effective({ 'tiercache-cache-control': '', 'cdn-cache-control': 'max-age=600' })).toMatchObject({
+      source: 'cdn-cache-control',
+    });
+    expect(effective({ 'cdn-cache-control': 'max-age=10000, &&&&&', 'cache-control': 'no-store' })).toEqual({
+      cc: { 'no-store': true },
+      source: 'cache-control',
+      ignoreExpires: false,
+    });
+    expect(effective({ 'cdn-cache-control': 'MaX-aGe=3600', 'cache-control': 'max-age=1' })).toMatchObject({
+      source: 'cache-control',
+    });
   });
 
   it('uses a valid field that holds only unregistered directives (RFC 9213 §3.1: "CDN-Cache-Control: none")', () => {
-    expect(effective({ 'cache-control': 'no-store', 'cdn-cache-control': 'none' })).toEqual({ cc: { none: true }, source: 'cdn-cache-control', ignoreExpires: true });
+    expect(effective({ 'cache-control': 'no-store', 'cdn-cache-control': 'none' })).toEqual({
+      cc: { none: true },
+      source: 'cdn-cache-control',
+      ignoreExpires: true,
+    });
   });
 
   it('parses several field lines as one Dictionary (RFC 8941 §4.2: combined with ", ")', () => {
-    expect(effective([['cdn-cache-control', 'max-age=60'], ['cdn-cache-control', 'must-revalidate']])).toMatchObject({ cc: { 'max-age': '60', 'must-revalidate': true } });
+    expect(
+      effective([
+        ['cdn-cache-control', 'max-age=60'],
+        ['cdn-cache-control', 'must-revalidate'],
+      ]),
+    ).toMatchObject({ cc: { 'max-age': '60', 'must-revalidate': true } });
   });
 
   it('matches the field name whatever its case on the wire', () => {
-    expect(effective({ 'CDN-Cache-Control': 'max-age=60' })).toMatchObject({ source: 'cdn-cache-control', cc: { 'max-age': '60' } });
+    expect(effective({ 'CDN-Cache-Control': 'max-age=60' })).toMatchObject({
+      source: 'cdn-cache-control',
+      cc: { 'max-age': '60' },
+    });
   });
 });
 
@@ -151,16 +254,31 @@ describe('effectiveCacheControl: Dictionary members as Cache-Control directives 
   });
 
   it('does not coerce a non-Integer delta-seconds: String, Decimal or Token is present but invalid ("SHOULD NOT consume", cache-tests cdn-cc-invalid-sh-type-wrong)', () => {
-    for (const value of ['max-age="10000"', 'max-age=1.5', 'max-age=3600.0', 'max-age=forever', 'max-age=:aGk=:', 'max-age=(1)']) {
+    for (const value of [
+      'max-age="10000"',
+      'max-age=1.5',
+      'max-age=3600.0',
+      'max-age=forever',
+      'max-age=:aGk=:',
+      'max-age=(1)',
+    ]) {
       const cc = effectiveCacheControl(new Headers({ 'cdn-cache-control': value }), TIERCACHE_TARGETS).cc;
       expect(cc.has('max-age'), value).toBe(true);
       expect(directiveSeconds(cc, 'max-age'), value).toBeUndefined();
     }
-    expect(cdn('stale-while-revalidate="30", stale-if-error=1.5, s-maxage=x')).toEqual({ 'stale-while-revalidate': '', 'stale-if-error': '', 's-maxage': '' });
+    expect(cdn('stale-while-revalidate="30", stale-if-error=1.5, s-maxage=x')).toEqual({
+      'stale-while-revalidate': '',
+      'stale-if-error': '',
+      's-maxage': '',
+    });
   });
 
   it('maps String and Token arguments to their text, as for the field lists of no-cache and private', () => {
-    expect(cdn('no-cache="set-cookie, x-user", private=x-token, ext=1.25')).toEqual({ 'no-cache': 'set-cookie, x-user', private: 'x-token', ext: '1.25' });
+    expect(cdn('no-cache="set-cookie, x-user", private=x-token, ext=1.25')).toEqual({
+      'no-cache': 'set-cookie, x-user',
+      private: 'x-token',
+      ext: '1.25',
+    });
   });
 
   it('ignores parameters ("Parameters received on cache directives are to be ignored")', () => {
@@ -173,7 +291,14 @@ describe('effectiveCacheControl: Dictionary members as Cache-Control directives 
   });
 
   it('reads the cache-tests CDN-Cache-Control cases the way the suite expects', () => {
-    const lifetime = (value: string) => directiveSeconds(effectiveCacheControl(new Headers({ 'cdn-cache-control': value, 'cache-control': 'no-store' }), TIERCACHE_TARGETS).cc, 'max-age');
+    const lifetime = (value: string) =>
+      directiveSeconds(
+        effectiveCacheControl(
+          new Headers({ 'cdn-cache-control': value, 'cache-control': 'no-store' }),
+          TIERCACHE_TARGETS,
+        ).cc,
+        'max-age',
+      );
     expect(lifetime('max-age=3600')).toBe(3600);
     expect(lifetime('max-age=2147483648')).toBe(2 ** 31);
     expect(lifetime('foobar, max-age=3600')).toBe(3600);
@@ -201,13 +326,20 @@ describe('targeted fields downstream', () => {
 
 const KEY_FIRST = 'abcdefghijklmnopqrstuvwxyz*';
 const KEY_REST = `${KEY_FIRST}0123456789_-.`;
-const key = fc.tuple(fc.constantFrom(...KEY_FIRST), fc.string({ unit: fc.constantFrom(...KEY_REST), maxLength: 10 })).map(([a, b]) => a + b);
+const key = fc
+  .tuple(fc.constantFrom(...KEY_FIRST), fc.string({ unit: fc.constantFrom(...KEY_REST), maxLength: 10 }))
+  .map(([a, b]) => a + b);
 const TCHAR = "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ:/";
 const bareItem: fc.Arbitrary<BareItem> = fc.oneof(
   fc.integer({ min: -999_999_999_999_999, max: 999_999_999_999_999 }).map(int),
-  fc.integer({ min: -999_999_999, max: 999_999_999 }).map((n) => dec(n / 1000)).filter((item) => !Number.isInteger(item.value)),
+  fc
+    .integer({ min: -999_999_999, max: 999_999_999 })
+    .map((n) => dec(n / 1000))
+    .filter((item) => !Number.isInteger(item.value)),
   fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 12 }).map(str),
-  fc.tuple(fc.constantFrom(...'abcXYZ*'), fc.string({ unit: fc.constantFrom(...TCHAR), maxLength: 8 })).map(([a, b]) => tok(a + b)),
+  fc
+    .tuple(fc.constantFrom(...'abcXYZ*'), fc.string({ unit: fc.constantFrom(...TCHAR), maxLength: 8 }))
+    .map(([a, b]) => tok(a + b)),
   fc.boolean().map(bool),
 );
 function serializeBare(item: BareItem): string {
@@ -241,17 +373,27 @@ describe('targeted-cache-control properties', () => {
   it('reads back every member of a serialized Dictionary (RFC 8941 §4.1.2)', () => {
     fc.assert(
       fc.property(dictionary, fc.constantFrom(',', ', ', ' ,\t'), (members, separator) => {
-        const field = members.map(([k, item]) => (item.type === 'boolean' && item.value ? k : `${k}=${serializeBare(item)}`)).join(separator);
+        const field = members
+          .map(([k, item]) => (item.type === 'boolean' && item.value ? k : `${k}=${serializeBare(item)}`))
+          .join(separator);
         const parsed = parseDictionary(field);
         expect(parsed).toBeDefined();
-        const expected = new Map<string, DictionaryMember>(members.map(([k, item]) => [k, { kind: 'item', item, params: new Map() }]));
+        const expected = new Map<string, DictionaryMember>(
+          members.map(([k, item]) => [k, { kind: 'item', item, params: new Map() }]),
+        );
         expect(parsed).toEqual(expected);
       }),
     );
   });
 
   it('effectiveCacheControl never throws on any field value, and uses a targeted field only when it parses', () => {
-    const latin1 = fc.string({ unit: fc.oneof(fc.constant('\t'), fc.integer({ min: 0x20, max: 0xff }).map((c) => String.fromCharCode(c))), maxLength: 40 });
+    const latin1 = fc.string({
+      unit: fc.oneof(
+        fc.constant('\t'),
+        fc.integer({ min: 0x20, max: 0xff }).map((c) => String.fromCharCode(c)),
+      ),
+      maxLength: 40,
+    });
     fc.assert(
       fc.property(fc.oneof(latin1, sfAlphabet), latin1, (targeted, cacheControl) => {
         const headers = new Headers({ 'cdn-cache-control': targeted, 'cache-control': cacheControl });

@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { indexHeaders, indexedFields, variantKey, varyFieldNames } from '../../../shared/http/vary.ts';
+import { describe, expect, it } from 'vitest';
+import { indexedFields, indexHeaders, variantKey, varyFieldNames } from '../../../shared/http/vary.ts';
 
 const KEY = 'https://cdn.example/page.html';
 
@@ -19,17 +19,25 @@ describe('variantKey (RFC 9111 §4.1)', () => {
   const key = (fields: string[], request: Record<string, string>) => variantKey(KEY, fields, new Headers(request));
 
   it('is the same for requests whose selecting values are the same, after list whitespace is normalised', () => {
-    expect(key(['accept-language'], { 'accept-language': 'fr, de' })).toBe(key(['accept-language'], { 'accept-language': 'fr,de' }));
-    expect(key(['accept-language', 'accept'], { accept: 'a', 'accept-language': 'b' })).toBe(key(['accept', 'accept-language'], { 'accept-language': 'b', accept: 'a' }));
+    expect(key(['accept-language'], { 'accept-language': 'fr, de' })).toBe(
+      key(['accept-language'], { 'accept-language': 'fr,de' }),
+    );
+    expect(key(['accept-language', 'accept'], { accept: 'a', 'accept-language': 'b' })).toBe(
+      key(['accept', 'accept-language'], { 'accept-language': 'b', accept: 'a' }),
+    );
   });
 
   it('differs when a value differs, and an absent field matches only its absence (§4.1), not an empty one', () => {
-    expect(key(['accept-language'], { 'accept-language': 'fr' })).not.toBe(key(['accept-language'], { 'accept-language': 'de' }));
+    expect(key(['accept-language'], { 'accept-language': 'fr' })).not.toBe(
+      key(['accept-language'], { 'accept-language': 'de' }),
+    );
     expect(key(['x-variant'], {})).not.toBe(key(['x-variant'], { 'x-variant': '' }));
   });
 
   it('ignores request fields the response does not vary on', () => {
-    expect(key(['accept-language'], { 'accept-language': 'fr', cookie: 'a' })).toBe(key(['accept-language'], { 'accept-language': 'fr', cookie: 'b' }));
+    expect(key(['accept-language'], { 'accept-language': 'fr', cookie: 'a' })).toBe(
+      key(['accept-language'], { 'accept-language': 'fr', cookie: 'b' }),
+    );
   });
 
   it('is undefined when the values are too long to key by (then nothing is stored)', () => {
@@ -38,12 +46,18 @@ describe('variantKey (RFC 9111 §4.1)', () => {
 
   it('never gives two different selecting values the same key (no hashing: no crafted collision)', () => {
     const value = fc.string({ unit: fc.constantFrom('a', 'b', ',', ' ', '=', '!', ';', '%'), maxLength: 12 });
-    fc.assert(fc.property(value, value, (a, b) => {
-      const norm = (v: string) => v.split(',').map((m) => m.trim()).join(',');
-      const ka = key(['x'], { x: a.trim() });
-      const kb = key(['x'], { x: b.trim() });
-      if (norm(a.trim()) !== norm(b.trim())) expect(ka).not.toBe(kb);
-    }));
+    fc.assert(
+      fc.property(value, value, (a, b) => {
+        const norm = (v: string) =>
+          v
+            .split(',')
+            .map((m) => m.trim())
+            .join(',');
+        const ka = key(['x'], { x: a.trim() });
+        const kb = key(['x'], { x: b.trim() });
+        if (norm(a.trim()) !== norm(b.trim())) expect(ka).not.toBe(kb);
+      }),
+    );
   });
 });
 

@@ -4,8 +4,8 @@
 // keeps one batch per isolate in module state: every test loads the modules afresh.
 
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { EDGE_CACHE_NAME, SHIELD_CACHE_NAME } from '../../../shared/http/cache-status.ts';
 import type { ObservabilityConfig } from '../../../shared/config/observability.ts';
+import { EDGE_CACHE_NAME, SHIELD_CACHE_NAME } from '../../../shared/http/cache-status.ts';
 import type { ObservedTier } from '../../../shared/observe/observed.ts';
 import type { AnalyticsPoint, StatsSinks, StatsStoreNamespace } from '../../../shared/observe/tier-stats.ts';
 import type { StatsBatchJson } from '../../../shared/stats/stats-batch.ts';
@@ -45,7 +45,12 @@ function fakeStore(answer: () => Response | Promise<Response> = () => new Respon
       },
     }),
   };
-  return { namespace, batches, calls, requests: () => batches.flatMap((batch) => batch.rows).reduce((sum, row) => sum + row.requests, 0) };
+  return {
+    namespace,
+    batches,
+    calls,
+    requests: () => batches.flatMap((batch) => batch.rows).reduce((sum, row) => sum + row.requests, 0),
+  };
 }
 
 function fakeAnalytics() {
@@ -98,7 +103,8 @@ function response(status: number, cacheStatus: string | undefined, length: numbe
   return new Response(body, { status, headers });
 }
 
-const request = (path = '/dir/object.bin?q=1', init?: RequestInit): Request => new Request(`https://cdn.example${path}`, init);
+const request = (path = '/dir/object.bin?q=1', init?: RequestInit): Request =>
+  new Request(`https://cdn.example${path}`, init);
 
 describe('observed: one record per request', () => {
   it('makes one record with the outcome and bytes its Cache-Status member and framing say', async () => {
@@ -115,21 +121,46 @@ describe('observed: one record per request', () => {
     expect(analytics.points[0]?.blobs.slice(0, 2)).toEqual(['edge', 'miss']);
     expect(store.batches).toHaveLength(1);
     expect(store.batches[0]?.rows).toEqual([
-      expect.objectContaining({ tier: 'edge', host: 'cdn.example', outcome: 'miss', requests: 1, bytesSent: 1234, bytesFromNextHop: 1234, bytesFromOrigin: 1234 }),
+      expect.objectContaining({
+        tier: 'edge',
+        host: 'cdn.example',
+        outcome: 'miss',
+        requests: 1,
+        bytesSent: 1234,
+        bytesFromNextHop: 1234,
+        bytesFromOrigin: 1234,
+      }),
     ]);
     // An edge miss names its key, without the query.
     expect(store.batches[0]?.misses).toEqual([expect.objectContaining({ key: '/dir/object.bin', misses: 1 })]);
-    expect(store.calls).toEqual([{ name: 'tiercache-stats', url: 'https://stats.tiercache.internal/batch', method: 'POST' }]);
+    expect(store.calls).toEqual([
+      { name: 'tiercache-stats', url: 'https://stats.tiercache.internal/batch', method: 'POST' },
+    ]);
   });
 
-  it('reads only its own tier\'s member: the shield\'s hit is the edge\'s miss', async () => {
+  it("reads only its own tier's member: the shield's hit is the edge's miss", async () => {
     const analytics = fakeAnalytics();
     const { keepAlive, drained } = keeper();
     const both = `${SHIELD_CACHE_NAME}; hit, ${EDGE_CACHE_NAME}; fwd=uri-miss; stored`;
-    observed(request(), response(200, both, 10), new Meter(Date.now(), keepAlive), tierOf({ observability: observability(), store: undefined, analytics: analytics.sink }), keepAlive);
-    observed(request(), response(200, both, 10), new Meter(Date.now(), keepAlive), tierOf({ observability: observability(), store: undefined, analytics: analytics.sink }, 'shield'), keepAlive);
+    observed(
+      request(),
+      response(200, both, 10),
+      new Meter(Date.now(), keepAlive),
+      tierOf({ observability: observability(), store: undefined, analytics: analytics.sink }),
+      keepAlive,
+    );
+    observed(
+      request(),
+      response(200, both, 10),
+      new Meter(Date.now(), keepAlive),
+      tierOf({ observability: observability(), store: undefined, analytics: analytics.sink }, 'shield'),
+      keepAlive,
+    );
     await drained();
-    expect(analytics.points.map((point) => point.blobs.slice(0, 2))).toEqual([['edge', 'miss'], ['shield', 'hit']]);
+    expect(analytics.points.map((point) => point.blobs.slice(0, 2))).toEqual([
+      ['edge', 'miss'],
+      ['shield', 'hit'],
+    ]);
   });
 
   it('waits for a handler that answers later, and records once', async () => {
@@ -142,13 +173,21 @@ describe('observed: one record per request', () => {
     expect(made).toBeInstanceOf(Promise);
     expect(await made).toBe(answer);
     await drained();
-    expect(analytics.points.map((point) => [point.blobs[1], point.doubles[0], point.doubles[1]])).toEqual([['revalidated', 304, 0]]);
+    expect(analytics.points.map((point) => [point.blobs[1], point.doubles[0], point.doubles[1]])).toEqual([
+      ['revalidated', 304, 0],
+    ]);
   });
 
   it('a handler that throws is not recorded here, and its error passes', async () => {
     const analytics = fakeAnalytics();
     const { keepAlive, drained } = keeper();
-    const made = observed(request(), Promise.reject(new Error('boom')), new Meter(Date.now(), keepAlive), tierOf({ observability: observability(), store: undefined, analytics: analytics.sink }), keepAlive);
+    const made = observed(
+      request(),
+      Promise.reject(new Error('boom')),
+      new Meter(Date.now(), keepAlive),
+      tierOf({ observability: observability(), store: undefined, analytics: analytics.sink }),
+      keepAlive,
+    );
     await expect(made).rejects.toThrow('boom');
     await drained();
     expect(analytics.points).toEqual([]);
@@ -164,7 +203,10 @@ describe('observed: one record per request', () => {
     // The same response without it is a tier's own refusal.
     observed(request(), response(200, undefined, 50), new Meter(Date.now(), keepAlive), tier, keepAlive);
     await drained();
-    expect(analytics.points.map((point) => point.blobs.slice(1, 3))).toEqual([['hit', ''], ['bypass', 'refused']]);
+    expect(analytics.points.map((point) => point.blobs.slice(1, 3))).toEqual([
+      ['hit', ''],
+      ['bypass', 'refused'],
+    ]);
     expect(analytics.points[0]?.blobs[3]).toBe('cdn.example');
     expect(analytics.points[0]?.blobs[4]).toBe('/logo.png');
     expect(analytics.points[0]?.doubles[1]).toBe(50);
@@ -175,7 +217,11 @@ describe('observed: one record per request', () => {
     const store = fakeStore();
     const analytics = fakeAnalytics();
     const log = vi.spyOn(console, 'log').mockImplementation(() => {});
-    const tier = tierOf({ observability: observability({ logSample: 1 }), store: store.namespace, analytics: analytics.sink });
+    const tier = tierOf({
+      observability: observability({ logSample: 1 }),
+      store: store.namespace,
+      analytics: analytics.sink,
+    });
     const { keepAlive, drained, kept } = keeper();
     for (const status of [200, 401, 500]) {
       const meter = new Meter(Date.now(), keepAlive);
@@ -210,7 +256,12 @@ describe('observed: the record waits for the work the request left running', () 
     await drained();
     expect(analytics.points).toHaveLength(1);
     const [, , bytesFromNextHop, bytesFromOrigin, ttfbMs, durationMs] = analytics.points[0]?.doubles ?? [];
-    expect({ bytesFromNextHop, bytesFromOrigin, ttfbMs, durationMs }).toEqual({ bytesFromNextHop: 400, bytesFromOrigin: 400, ttfbMs: 30, durationMs: 100 });
+    expect({ bytesFromNextHop, bytesFromOrigin, ttfbMs, durationMs }).toEqual({
+      bytesFromNextHop: 400,
+      bytesFromOrigin: 400,
+      ttfbMs: 30,
+      durationMs: 100,
+    });
     expect(store.requests()).toBe(1);
   });
 
@@ -221,7 +272,13 @@ describe('observed: the record waits for the work the request left running', () 
     const meter = new Meter(Date.now(), (promise) => void promise.catch(() => {}));
     let releaseInner!: () => void;
     const inner = new Promise<void>((resolve) => (releaseInner = resolve)).then(() => meter.fetched(7, false));
-    meter.hold(Promise.reject(new Error('store failed')).catch(() => meter.hold(inner)).then(() => { throw new Error('still failed'); }));
+    meter.hold(
+      Promise.reject(new Error('store failed'))
+        .catch(() => meter.hold(inner))
+        .then(() => {
+          throw new Error('still failed');
+        }),
+    );
     observed(request(), response(200, `${EDGE_CACHE_NAME}; hit`, 7), meter, tier, keepAlive);
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(analytics.points).toEqual([]);
@@ -238,8 +295,16 @@ describe('observed: bytes sent by a body without a Content-Length', () => {
     const tier = tierOf({ observability: observability(), store: undefined, analytics: analytics.sink });
     const { keepAlive, drained } = keeper();
     const meter = new Meter(Date.now(), keepAlive);
-    const body = new ReadableStream<Uint8Array>({ start: (c) => (c.enqueue(new Uint8Array(700)), c.enqueue(new Uint8Array(2300)), c.close()) });
-    const sent = await observed(request(), new Response(body, { headers: { 'cache-status': `${EDGE_CACHE_NAME}; fwd=uri-miss; stored` } }), meter, tier, keepAlive);
+    const body = new ReadableStream<Uint8Array>({
+      start: (c) => (c.enqueue(new Uint8Array(700)), c.enqueue(new Uint8Array(2300)), c.close()),
+    });
+    const sent = await observed(
+      request(),
+      new Response(body, { headers: { 'cache-status': `${EDGE_CACHE_NAME}; fwd=uri-miss; stored` } }),
+      meter,
+      tier,
+      keepAlive,
+    );
     await Promise.resolve();
     expect(analytics.points).toEqual([]);
     expect((await sent.arrayBuffer()).byteLength).toBe(3000);
@@ -252,8 +317,17 @@ describe('observed: bytes sent by a body without a Content-Length', () => {
     const tier = tierOf({ observability: observability(), store: undefined, analytics: analytics.sink });
     const { keepAlive, drained } = keeper();
     let pulls = 0;
-    const body = new ReadableStream<Uint8Array>({ pull: (c) => (pulls++ === 0 ? c.enqueue(new Uint8Array(512)) : c.error(new Error('origin reset'))) }, { highWaterMark: 0 });
-    const sent = await observed(request(), new Response(body, { headers: { 'cache-status': `${EDGE_CACHE_NAME}; fwd=uri-miss` } }), new Meter(Date.now(), keepAlive), tier, keepAlive);
+    const body = new ReadableStream<Uint8Array>(
+      { pull: (c) => (pulls++ === 0 ? c.enqueue(new Uint8Array(512)) : c.error(new Error('origin reset'))) },
+      { highWaterMark: 0 },
+    );
+    const sent = await observed(
+      request(),
+      new Response(body, { headers: { 'cache-status': `${EDGE_CACHE_NAME}; fwd=uri-miss` } }),
+      new Meter(Date.now(), keepAlive),
+      tier,
+      keepAlive,
+    );
     await expect(sent.arrayBuffer()).rejects.toThrow();
     await drained();
     expect(analytics.points.map((point) => point.doubles[1])).toEqual([512]);
@@ -264,10 +338,17 @@ describe('observed: a slice the edge read ahead is one shield request (the warm,
   const shieldTier = () => {
     const analytics = fakeAnalytics();
     const store = fakeStore();
-    return { analytics, store, tier: tierOf({ observability: observability(), store: store.namespace, analytics: analytics.sink }, 'shield') };
+    return {
+      analytics,
+      store,
+      tier: tierOf({ observability: observability(), store: store.namespace, analytics: analytics.sink }, 'shield'),
+    };
   };
   /** The warm's answer: its word, no length, the slice's report. */
-  const warmAnswer = (report: string): Response => new Response('stored 1000', { headers: { 'content-type': 'text/plain', 'cache-status': `${SHIELD_CACHE_NAME}; ${report}` } });
+  const warmAnswer = (report: string): Response =>
+    new Response('stored 1000', {
+      headers: { 'content-type': 'text/plain', 'cache-status': `${SHIELD_CACHE_NAME}; ${report}` },
+    });
 
   it('the warm that stored the slice carries the record: what it found and fetched, and as sent the slice it stored', async () => {
     const { analytics, store, tier } = shieldTier();
@@ -278,9 +359,13 @@ describe('observed: a slice the edge read ahead is one shield request (the warm,
     meter.bytesSent = 1000;
     const answer = warmAnswer('fwd=partial; stored; detail="slices 0/1"');
     // Its body is the protocol's word, passed as it is, never counted as the object's bytes.
-    expect(observed(request('/__tiercache/slices/1-1~/1000/%22v1%22/big.bin'), answer, meter, tier, keepAlive)).toBe(answer);
+    expect(observed(request('/__tiercache/slices/1-1~/1000/%22v1%22/big.bin'), answer, meter, tier, keepAlive)).toBe(
+      answer,
+    );
     await drained();
-    expect(analytics.points.map((point) => [point.blobs[1], ...point.doubles.slice(1, 4), ...point.doubles.slice(6)])).toEqual([['miss', 1000, 1000, 1000, 0, 1]]);
+    expect(
+      analytics.points.map((point) => [point.blobs[1], ...point.doubles.slice(1, 4), ...point.doubles.slice(6)]),
+    ).toEqual([['miss', 1000, 1000, 1000, 0, 1]]);
     expect(store.requests()).toBe(1);
   });
 
@@ -289,13 +374,27 @@ describe('observed: a slice the edge read ahead is one shield request (the warm,
     const { keepAlive, drained } = keeper();
     const hit = new Meter(Date.now(), keepAlive);
     hit.readAhead = 'copy';
-    observed(request('/__tiercache/slices/1-1/1000/%22v1%22/big.bin'), response(200, `${SHIELD_CACHE_NAME}; hit; detail="slices 1/1"`, 1000), hit, tier, keepAlive);
+    observed(
+      request('/__tiercache/slices/1-1/1000/%22v1%22/big.bin'),
+      response(200, `${SHIELD_CACHE_NAME}; hit; detail="slices 1/1"`, 1000),
+      hit,
+      tier,
+      keepAlive,
+    );
     const refetched = new Meter(Date.now(), keepAlive);
     refetched.readAhead = 'copy';
     refetched.fetched(1000, true);
-    observed(request('/__tiercache/slices/1-1/1000/%22v1%22/big.bin'), response(200, `${SHIELD_CACHE_NAME}; fwd=partial; stored; detail="slices 0/1"`, 1000), refetched, tier, keepAlive);
+    observed(
+      request('/__tiercache/slices/1-1/1000/%22v1%22/big.bin'),
+      response(200, `${SHIELD_CACHE_NAME}; fwd=partial; stored; detail="slices 0/1"`, 1000),
+      refetched,
+      tier,
+      keepAlive,
+    );
     await drained();
-    expect(analytics.points.map((point) => [point.blobs[1], point.doubles[1], point.doubles[3]])).toEqual([['miss', 1000, 1000]]);
+    expect(analytics.points.map((point) => [point.blobs[1], point.doubles[1], point.doubles[3]])).toEqual([
+      ['miss', 1000, 1000],
+    ]);
     expect(store.requests()).toBe(1);
   });
 
@@ -311,7 +410,11 @@ describe('observed: a slice the edge read ahead is one shield request (the warm,
 });
 
 describe('observed: with every sink off', () => {
-  const silent = (): StatsSinks => ({ observability: observability({ logSample: 0 }), store: undefined, analytics: undefined });
+  const silent = (): StatsSinks => ({
+    observability: observability({ logSample: 0 }),
+    store: undefined,
+    analytics: undefined,
+  });
 
   it('makes nothing at all for an answer below 500', async () => {
     const log = vi.spyOn(console, 'log').mockImplementation(() => {});
@@ -330,11 +433,25 @@ describe('observed: with every sink off', () => {
     const log = vi.spyOn(console, 'log').mockImplementation(() => {});
     const { keepAlive, drained } = keeper();
     const meter = new Meter(Date.now(), keepAlive);
-    observed(request('/busy.txt'), response(503, `${EDGE_CACHE_NAME}; fwd=miss; fwd-status=503; detail=origin-busy`, 20), meter, tierOf(silent()), keepAlive);
+    observed(
+      request('/busy.txt'),
+      response(503, `${EDGE_CACHE_NAME}; fwd=miss; fwd-status=503; detail=origin-busy`, 20),
+      meter,
+      tierOf(silent()),
+      keepAlive,
+    );
     await drained();
     expect(log).toHaveBeenCalledTimes(1);
     const line = JSON.parse(String(log.mock.calls[0]?.[0])) as Record<string, unknown>;
-    expect(line).toMatchObject({ tiercache: 'edge', tier: 'edge', outcome: 'error', reason: 'origin-busy', status: 503, keyPrefix: '/busy.txt', host: 'cdn.example' });
+    expect(line).toMatchObject({
+      tiercache: 'edge',
+      tier: 'edge',
+      outcome: 'error',
+      reason: 'origin-busy',
+      status: 503,
+      keyPrefix: '/busy.txt',
+      host: 'cdn.example',
+    });
   });
 });
 
@@ -343,13 +460,36 @@ describe('tellRecord: the log line', () => {
     const log = vi.spyOn(console, 'log').mockImplementation(() => {});
     const analytics = fakeAnalytics();
     const { keepAlive, drained } = keeper();
-    const sampled = tierOf({ observability: observability({ logSample: 1 }), store: undefined, analytics: analytics.sink });
-    const unsampled = tierOf({ observability: observability({ logSample: 0 }), store: undefined, analytics: analytics.sink });
-    observed(request('/a'), response(200, `${EDGE_CACHE_NAME}; hit`, 1), new Meter(Date.now(), keepAlive), sampled, keepAlive);
-    observed(request('/b'), response(200, `${EDGE_CACHE_NAME}; hit`, 1), new Meter(Date.now(), keepAlive), unsampled, keepAlive);
+    const sampled = tierOf({
+      observability: observability({ logSample: 1 }),
+      store: undefined,
+      analytics: analytics.sink,
+    });
+    const unsampled = tierOf({
+      observability: observability({ logSample: 0 }),
+      store: undefined,
+      analytics: analytics.sink,
+    });
+    observed(
+      request('/a'),
+      response(200, `${EDGE_CACHE_NAME}; hit`, 1),
+      new Meter(Date.now(), keepAlive),
+      sampled,
+      keepAlive,
+    );
+    observed(
+      request('/b'),
+      response(200, `${EDGE_CACHE_NAME}; hit`, 1),
+      new Meter(Date.now(), keepAlive),
+      unsampled,
+      keepAlive,
+    );
     observed(request('/c'), response(502, undefined, 1), new Meter(Date.now(), keepAlive), unsampled, keepAlive);
     await drained();
-    expect(log.mock.calls.map((call) => (JSON.parse(String(call[0])) as { keyPrefix: string }).keyPrefix)).toEqual(['/a', '/c']);
+    expect(log.mock.calls.map((call) => (JSON.parse(String(call[0])) as { keyPrefix: string }).keyPrefix)).toEqual([
+      '/a',
+      '/c',
+    ]);
     expect(analytics.points).toHaveLength(3);
   });
 });
@@ -365,11 +505,23 @@ describe('tellRecord: the Analytics Engine point', () => {
     let done!: () => void;
     sliced.hold(new Promise<void>((resolve) => (done = resolve)));
     vi.advanceTimersByTime(12);
-    observed(request('/video/Movie.mp4?token=secret', { headers: { host: 'CDN.Example.com:8443' } }), response(206, `${EDGE_CACHE_NAME}; hit; detail="slices 3/4 of 9"`, 1000), sliced, tier, keepAlive);
+    observed(
+      request('/video/Movie.mp4?token=secret', { headers: { host: 'CDN.Example.com:8443' } }),
+      response(206, `${EDGE_CACHE_NAME}; hit; detail="slices 3/4 of 9"`, 1000),
+      sliced,
+      tier,
+      keepAlive,
+    );
     vi.advanceTimersByTime(8);
     done();
     const failed = new Meter(Date.now(), keepAlive);
-    observed(request('/busy.txt', { method: 'HEAD' }), response(503, `${EDGE_CACHE_NAME}; fwd=miss; fwd-status=503; detail=origin-busy`, undefined), failed, tier, keepAlive);
+    observed(
+      request('/busy.txt', { method: 'HEAD' }),
+      response(503, `${EDGE_CACHE_NAME}; fwd=miss; fwd-status=503; detail=origin-busy`, undefined),
+      failed,
+      tier,
+      keepAlive,
+    );
     await drained();
     // The failed request had no work left running: it is counted first, the sliced one once its work settled.
     expect(analytics.points).toEqual([
@@ -406,11 +558,24 @@ describe('tellRecord: flushes to the stats store', () => {
     const tier = tierOf({ observability: observability({ flushMs: 0 }), store: store.namespace, analytics: undefined });
     const { keepAlive, drained } = keeper();
     // Five at once (while the first flush runs), then three one after another.
-    for (let i = 0; i < 5; i++) observed(request(`/burst/${i}`), response(200, `${EDGE_CACHE_NAME}; fwd=uri-miss`, 10), new Meter(Date.now(), keepAlive), tier, keepAlive);
+    for (let i = 0; i < 5; i++)
+      observed(
+        request(`/burst/${i}`),
+        response(200, `${EDGE_CACHE_NAME}; fwd=uri-miss`, 10),
+        new Meter(Date.now(), keepAlive),
+        tier,
+        keepAlive,
+      );
     await drained();
     expect(store.requests()).toBe(5);
     for (let i = 0; i < 3; i++) {
-      observed(request(`/one/${i}`), response(200, `${EDGE_CACHE_NAME}; hit`, 10), new Meter(Date.now(), keepAlive), tier, keepAlive);
+      observed(
+        request(`/one/${i}`),
+        response(200, `${EDGE_CACHE_NAME}; hit`, 10),
+        new Meter(Date.now(), keepAlive),
+        tier,
+        keepAlive,
+      );
       await drained();
       expect(store.requests()).toBe(6 + i);
     }
@@ -445,7 +610,13 @@ describe('tellRecord: flushes to the stats store', () => {
     slow.hold(new Promise<void>((resolve) => (done = resolve)));
     observed(request('/slow'), response(200, `${EDGE_CACHE_NAME}; fwd=uri-miss`, 10), slow, tier, keepAlive);
     vi.advanceTimersByTime(10);
-    observed(request('/quick'), response(200, `${EDGE_CACHE_NAME}; hit`, 10), new Meter(Date.now(), keepAlive), tier, keepAlive);
+    observed(
+      request('/quick'),
+      response(200, `${EDGE_CACHE_NAME}; hit`, 10),
+      new Meter(Date.now(), keepAlive),
+      tier,
+      keepAlive,
+    );
     // (Not drained(): the slow request's work is still held.)
     await vi.waitFor(() => expect(store.requests()).toBe(1));
     vi.advanceTimersByTime(90);
@@ -465,10 +636,26 @@ describe('tellRecord: flushes to the stats store', () => {
       }
       return new Response(null, { status: 204 });
     });
-    const tier = tierOf({ observability: observability({ flushMs: 60_000 }), store: store.namespace, analytics: undefined });
+    const tier = tierOf({
+      observability: observability({ flushMs: 60_000 }),
+      store: store.namespace,
+      analytics: undefined,
+    });
     const { keepAlive } = keeper();
-    observed(request('/a'), response(200, `${EDGE_CACHE_NAME}; hit`, 1), new Meter(Date.now(), keepAlive), tier, keepAlive);
-    observed(request('/b'), response(200, `${EDGE_CACHE_NAME}; hit`, 1), new Meter(Date.now(), keepAlive), tier, keepAlive);
+    observed(
+      request('/a'),
+      response(200, `${EDGE_CACHE_NAME}; hit`, 1),
+      new Meter(Date.now(), keepAlive),
+      tier,
+      keepAlive,
+    );
+    observed(
+      request('/b'),
+      response(200, `${EDGE_CACHE_NAME}; hit`, 1),
+      new Meter(Date.now(), keepAlive),
+      tier,
+      keepAlive,
+    );
     const { flushStats } = await import('../../../shared/observe/tier-stats.ts');
     const forced = flushStats(store.namespace, 0);
     release();
@@ -481,9 +668,20 @@ describe('tellRecord: flushes to the stats store', () => {
     vi.useFakeTimers({ toFake: ['Date', 'setTimeout'] });
     vi.setSystemTime(new Date('2026-12-01T12:00:00.000Z'));
     const store = fakeStore();
-    const tier = tierOf({ observability: observability({ flushMs: 60_000 }), store: store.namespace, analytics: undefined });
+    const tier = tierOf({
+      observability: observability({ flushMs: 60_000 }),
+      store: store.namespace,
+      analytics: undefined,
+    });
     const { keepAlive, kept } = keeper();
-    const send = (path: string): void => void observed(request(path), response(200, `${EDGE_CACHE_NAME}; hit`, 10), new Meter(Date.now(), keepAlive), tier, keepAlive);
+    const send = (path: string): void =>
+      void observed(
+        request(path),
+        response(200, `${EDGE_CACHE_NAME}; hit`, 10),
+        new Meter(Date.now(), keepAlive),
+        tier,
+        keepAlive,
+      );
     send('/first');
     await vi.advanceTimersByTimeAsync(0);
     expect(store.requests()).toBe(1);
@@ -508,14 +706,36 @@ describe('tellRecord: flushes to the stats store', () => {
       await gate;
       return new Response(null, { status: 204 });
     });
-    const tier = tierOf({ observability: observability({ flushMs: 100 }), store: store.namespace, analytics: undefined });
+    const tier = tierOf({
+      observability: observability({ flushMs: 100 }),
+      store: store.namespace,
+      analytics: undefined,
+    });
     const { keepAlive, drained, kept } = keeper();
-    observed(request('/a'), response(200, `${EDGE_CACHE_NAME}; hit`, 1), new Meter(Date.now(), keepAlive), tier, keepAlive);
+    observed(
+      request('/a'),
+      response(200, `${EDGE_CACHE_NAME}; hit`, 1),
+      new Meter(Date.now(), keepAlive),
+      tier,
+      keepAlive,
+    );
     expect(kept).toHaveLength(1);
     // Past the interval while the first flush is still waiting for the store: no second flush.
     vi.advanceTimersByTime(500);
-    observed(request('/b'), response(200, `${EDGE_CACHE_NAME}; hit`, 1), new Meter(Date.now(), keepAlive), tier, keepAlive);
-    observed(request('/c'), response(200, `${EDGE_CACHE_NAME}; hit`, 1), new Meter(Date.now(), keepAlive), tier, keepAlive);
+    observed(
+      request('/b'),
+      response(200, `${EDGE_CACHE_NAME}; hit`, 1),
+      new Meter(Date.now(), keepAlive),
+      tier,
+      keepAlive,
+    );
+    observed(
+      request('/c'),
+      response(200, `${EDGE_CACHE_NAME}; hit`, 1),
+      new Meter(Date.now(), keepAlive),
+      tier,
+      keepAlive,
+    );
     // One flush set for later (after the one under way), not one per record.
     expect(kept).toHaveLength(2);
     expect(store.batches).toHaveLength(1);
@@ -535,16 +755,30 @@ describe('tellRecord: a failing store', () => {
       const error = vi.spyOn(console, 'error').mockImplementation(() => {});
       let failing = true;
       const store = fakeStore(() => (failing ? answer() : new Response(null, { status: 204 })));
-      const tier = tierOf({ observability: observability({ flushMs: 0 }), store: store.namespace, analytics: undefined });
+      const tier = tierOf({
+        observability: observability({ flushMs: 0 }),
+        store: store.namespace,
+        analytics: undefined,
+      });
       const { keepAlive, drained } = keeper();
       const first = response(200, `${EDGE_CACHE_NAME}; hit`, 5);
       expect(observed(request('/lost'), first, new Meter(Date.now(), keepAlive), tier, keepAlive)).toBe(first);
       await expect(drained()).resolves.toBeUndefined();
       expect(error).toHaveBeenCalledTimes(1);
-      expect(String(error.mock.calls[0]?.[0])).toMatch(name === 'throws' ? /cannot reach the store \(network connection lost\); 1 rows lost/ : /the store answered 500; 1 rows lost/);
+      expect(String(error.mock.calls[0]?.[0])).toMatch(
+        name === 'throws'
+          ? /cannot reach the store \(network connection lost\); 1 rows lost/
+          : /the store answered 500; 1 rows lost/,
+      );
       // The lost batch is not sent again; the next one goes.
       failing = false;
-      observed(request('/kept'), response(200, `${EDGE_CACHE_NAME}; hit`, 5), new Meter(Date.now(), keepAlive), tier, keepAlive);
+      observed(
+        request('/kept'),
+        response(200, `${EDGE_CACHE_NAME}; hit`, 5),
+        new Meter(Date.now(), keepAlive),
+        tier,
+        keepAlive,
+      );
       await drained();
       expect(store.batches).toHaveLength(2);
       expect(store.batches[1]?.rows.reduce((sum, row) => sum + row.requests, 0)).toBe(1);

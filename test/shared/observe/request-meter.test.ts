@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { SHIELD_CACHE_NAME } from '../../../shared/http/cache-status.ts';
-import { RequestMeter, meteredUpstream, shieldFetchedFromOrigin } from '../../../shared/observe/request-meter.ts';
+import { meteredUpstream, RequestMeter, shieldFetchedFromOrigin } from '../../../shared/observe/request-meter.ts';
 import type { ObjectMeta } from '../../../shared/slices/object-meta.ts';
 import { type SliceSpan, spanBytes } from '../../../shared/slices/slice-plan.ts';
 import type { Upstream, UpstreamAnswer } from '../../../shared/tier/ports.ts';
@@ -25,12 +25,20 @@ const turn = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0
 /** Whether `promise` has settled, without waiting for it. */
 async function isSettled(promise: Promise<unknown>): Promise<boolean> {
   let done = false;
-  void promise.then(() => (done = true), () => (done = true));
+  void promise.then(
+    () => (done = true),
+    () => (done = true),
+  );
   await turn();
   return done;
 }
 
-const META: ObjectMeta = { size: 2500, etag: '"v1"', sliceSize: 1000, headers: new Headers({ 'content-type': 'application/octet-stream' }) };
+const META: ObjectMeta = {
+  size: 2500,
+  etag: '"v1"',
+  sliceSize: 1000,
+  headers: new Headers({ 'content-type': 'application/octet-stream' }),
+};
 const emptyBody = (): ReadableStream<Uint8Array> => new ReadableStream({ start: (controller) => controller.close() });
 
 /** An upstream that answers what it is given, and records what it was asked. */
@@ -56,7 +64,13 @@ function chunks(lengths: number[]): ReadableStream<Uint8Array> {
   });
 }
 
-const spanAnswer = (span: SliceSpan, meta: ObjectMeta = META): UpstreamAnswer => ({ kind: 'span', meta, span, body: emptyBody(), response: new Response(null, { status: 206 }) });
+const spanAnswer = (span: SliceSpan, meta: ObjectMeta = META): UpstreamAnswer => ({
+  kind: 'span',
+  meta,
+  span,
+  body: emptyBody(),
+  response: new Response(null, { status: 206 }),
+});
 
 describe('RequestMeter.hold / settled / idle', () => {
   it('is idle until something is held, and hands every held promise to keepAlive', () => {
@@ -141,7 +155,11 @@ describe('meteredUpstream', () => {
   it('counts a span answer by the bytes of its span (spanBytes of the span and the meta)', async () => {
     const meter = new RequestMeter(0, () => {});
     const span = { first: 1, last: 2 };
-    const upstream = meteredUpstream(scripted(() => spanAnswer(span)), meter, () => false);
+    const upstream = meteredUpstream(
+      scripted(() => spanAnswer(span)),
+      meter,
+      () => false,
+    );
     const answer = await upstream.slices(span, META);
     expect(answer.kind).toBe('span');
     const bytes = spanBytes(span, META.sliceSize, META.size);
@@ -165,7 +183,11 @@ describe('meteredUpstream', () => {
   it('counts a whole answer by its Content-Length; 0 without a body', async () => {
     const meter = new RequestMeter(0, () => {});
     let next: () => Response = () => new Response('x'.repeat(42), { headers: { 'content-length': '42' } });
-    const upstream = meteredUpstream(scripted(() => ({ kind: 'whole', response: next() })), meter, () => false);
+    const upstream = meteredUpstream(
+      scripted(() => ({ kind: 'whole', response: next() })),
+      meter,
+      () => false,
+    );
     const declared = await upstream.slices({ first: 0, last: 0 }, undefined);
     expect(meter.bytesFromNextHop).toBe(42);
     // Its length declared, the answer is passed on as it is, nothing held for it.
@@ -179,8 +201,13 @@ describe('meteredUpstream', () => {
 
   it('counts a whole answer that declares no length (chunked, or a garbled length) by the bytes that pass, once they have', async () => {
     const meter = new RequestMeter(0, () => {});
-    let next: () => Response = () => new Response(chunks([10, 300, 7]), { status: 200, statusText: 'OK', headers: { 'content-type': 'text/csv' } });
-    const upstream = meteredUpstream(scripted(() => ({ kind: 'whole', response: next() })), meter, () => true);
+    let next: () => Response = () =>
+      new Response(chunks([10, 300, 7]), { status: 200, statusText: 'OK', headers: { 'content-type': 'text/csv' } });
+    const upstream = meteredUpstream(
+      scripted(() => ({ kind: 'whole', response: next() })),
+      meter,
+      () => true,
+    );
     const answer = await upstream.slices({ first: 0, last: 0 }, undefined);
     if (answer.kind !== 'whole') throw new Error('expected the whole answer');
     expect([answer.response.status, answer.response.headers.get('content-type')]).toEqual([200, 'text/csv']);
@@ -198,13 +225,20 @@ describe('meteredUpstream', () => {
   it('counts what passed of a chunked answer cut part-way, and the reader still sees the failure', async () => {
     const meter = new RequestMeter(0, () => {});
     let pulls = 0;
-    const cut = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        if (pulls++ === 0) controller.enqueue(new Uint8Array(64));
-        else controller.error(new Error('connection reset'));
+    const cut = new ReadableStream<Uint8Array>(
+      {
+        pull(controller) {
+          if (pulls++ === 0) controller.enqueue(new Uint8Array(64));
+          else controller.error(new Error('connection reset'));
+        },
       },
-    }, { highWaterMark: 0 });
-    const upstream = meteredUpstream(scripted(() => ({ kind: 'whole', response: new Response(cut) })), meter, () => true);
+      { highWaterMark: 0 },
+    );
+    const upstream = meteredUpstream(
+      scripted(() => ({ kind: 'whole', response: new Response(cut) })),
+      meter,
+      () => true,
+    );
     const answer = await upstream.slices({ first: 0, last: 0 }, undefined);
     if (answer.kind !== 'whole') throw new Error('expected the whole answer');
     await expect(answer.response.arrayBuffer()).rejects.toThrow();
@@ -215,8 +249,15 @@ describe('meteredUpstream', () => {
   it('counts what passed of a chunked answer its reader cancelled, and cancels the body it came from', async () => {
     const meter = new RequestMeter(0, () => {});
     let cancelled = false;
-    const endless = new ReadableStream<Uint8Array>({ pull: (controller) => controller.enqueue(new Uint8Array(100)), cancel: () => void (cancelled = true) }, { highWaterMark: 0 });
-    const upstream = meteredUpstream(scripted(() => ({ kind: 'whole', response: new Response(endless) })), meter, () => false);
+    const endless = new ReadableStream<Uint8Array>(
+      { pull: (controller) => controller.enqueue(new Uint8Array(100)), cancel: () => void (cancelled = true) },
+      { highWaterMark: 0 },
+    );
+    const upstream = meteredUpstream(
+      scripted(() => ({ kind: 'whole', response: new Response(endless) })),
+      meter,
+      () => false,
+    );
     const answer = await upstream.slices({ first: 0, last: 0 }, undefined);
     if (answer.kind !== 'whole' || answer.response.body === null) throw new Error('expected the whole answer');
     const reader = answer.response.body.getReader();
@@ -234,7 +275,11 @@ describe('meteredUpstream', () => {
       { kind: 'beyond', meta: META, response: new Response(null, { status: 416 }) },
       { kind: 'not-modified', response: new Response(null, { status: 304, headers: { 'content-length': '2500' } }) },
     ];
-    const upstream = meteredUpstream(scripted(() => answers.shift()!), meter, () => true);
+    const upstream = meteredUpstream(
+      scripted(() => answers.shift()!),
+      meter,
+      () => true,
+    );
     expect((await upstream.slices({ first: 5, last: 5 }, META)).kind).toBe('beyond');
     expect((await upstream.slices({ first: 0, last: 0 }, META)).kind).toBe('not-modified');
     expect([meter.bytesFromNextHop, meter.bytesFromOrigin]).toEqual([0, 0]);
@@ -259,7 +304,11 @@ describe('meteredUpstream', () => {
 
   it('passes head through, uncounted', async () => {
     const meter = new RequestMeter(0, () => {});
-    const upstream = meteredUpstream(scripted(() => spanAnswer({ first: 0, last: 0 })), meter, () => true);
+    const upstream = meteredUpstream(
+      scripted(() => spanAnswer({ first: 0, last: 0 })),
+      meter,
+      () => true,
+    );
     const head = await upstream.head();
     expect(head.headers.get('content-length')).toBe('2500');
     expect(meter.bytesFromNextHop).toBe(0);
@@ -267,7 +316,11 @@ describe('meteredUpstream', () => {
 
   it('counts nothing when the upstream throws, and the error passes', async () => {
     const meter = new RequestMeter(0, () => {});
-    const upstream = meteredUpstream({ slices: async () => Promise.reject(new Error('version changed')), head: async () => new Response(null) }, meter, () => true);
+    const upstream = meteredUpstream(
+      { slices: async () => Promise.reject(new Error('version changed')), head: async () => new Response(null) },
+      meter,
+      () => true,
+    );
     await expect(upstream.slices({ first: 0, last: 0 }, META)).rejects.toThrow('version changed');
     expect(meter.bytesFromNextHop).toBe(0);
   });
@@ -275,8 +328,14 @@ describe('meteredUpstream', () => {
 
 describe('meteredUpstream: a slice read ahead (the warm, then the copy) is counted once, as the shield counts it', () => {
   /** An upstream whose warms store (the shield fetching `fromOrigin` bytes for each) and whose slice answers say `cacheStatus`. */
-  function withWarm(fromOrigin: number | undefined, cacheStatus: string): Upstream & { asked: { span: SliceSpan; from: number | undefined }[] } {
-    const inner = scripted(() => ({ ...spanAnswer({ first: 1, last: 1 }), response: new Response(null, { status: 200, headers: { 'cache-status': cacheStatus } }) }));
+  function withWarm(
+    fromOrigin: number | undefined,
+    cacheStatus: string,
+  ): Upstream & { asked: { span: SliceSpan; from: number | undefined }[] } {
+    const inner = scripted(() => ({
+      ...spanAnswer({ first: 1, last: 1 }),
+      response: new Response(null, { status: 200, headers: { 'cache-status': cacheStatus } }),
+    }));
     return { ...inner, warm: async () => fromOrigin };
   }
 
@@ -292,22 +351,39 @@ describe('meteredUpstream: a slice read ahead (the warm, then the copy) is count
 
   it('a warm that found the slice stored at the next hop counts it as fetched, none of it from the origin; one that failed counts nothing', async () => {
     const stored = new RequestMeter(0, () => {});
-    await meteredUpstream(withWarm(0, `${SHIELD_CACHE_NAME}; hit`), stored, shieldFetchedFromOrigin).warm?.({ first: 0, last: 0 }, META);
+    await meteredUpstream(withWarm(0, `${SHIELD_CACHE_NAME}; hit`), stored, shieldFetchedFromOrigin).warm?.(
+      { first: 0, last: 0 },
+      META,
+    );
     expect([stored.bytesFromNextHop, stored.bytesFromOrigin]).toEqual([1000, 0]);
     const failed = new RequestMeter(0, () => {});
-    await meteredUpstream(withWarm(undefined, `${SHIELD_CACHE_NAME}; hit`), failed, shieldFetchedFromOrigin).warm?.({ first: 0, last: 0 }, META);
+    await meteredUpstream(withWarm(undefined, `${SHIELD_CACHE_NAME}; hit`), failed, shieldFetchedFromOrigin).warm?.(
+      { first: 0, last: 0 },
+      META,
+    );
     expect([failed.bytesFromNextHop, failed.bytesFromOrigin]).toEqual([0, 0]);
   });
 
   it('the copy answered from what the warm stored (a shield hit) counts nothing more; any other copy is counted as it came', async () => {
     const meter = new RequestMeter(0, () => {});
-    await meteredUpstream(withWarm(1000, `${SHIELD_CACHE_NAME}; hit`), meter, shieldFetchedFromOrigin).slices({ first: 1, last: 1 }, META, { copy: true });
+    await meteredUpstream(withWarm(1000, `${SHIELD_CACHE_NAME}; hit`), meter, shieldFetchedFromOrigin).slices(
+      { first: 1, last: 1 },
+      META,
+      { copy: true },
+    );
     expect([meter.bytesFromNextHop, meter.bytesFromOrigin]).toEqual([0, 0]);
     // The warm's slice was gone again by the copy: the shield fetched it anew, a request of its own.
-    await meteredUpstream(withWarm(1000, `${SHIELD_CACHE_NAME}; fwd=uri-miss; stored`), meter, shieldFetchedFromOrigin).slices({ first: 1, last: 1 }, META, { copy: true });
+    await meteredUpstream(
+      withWarm(1000, `${SHIELD_CACHE_NAME}; fwd=uri-miss; stored`),
+      meter,
+      shieldFetchedFromOrigin,
+    ).slices({ first: 1, last: 1 }, META, { copy: true });
     expect([meter.bytesFromNextHop, meter.bytesFromOrigin]).toEqual([1000, 1000]);
     // Not a copy: a hit is counted as any answer.
-    await meteredUpstream(withWarm(1000, `${SHIELD_CACHE_NAME}; hit`), meter, shieldFetchedFromOrigin).slices({ first: 1, last: 1 }, META);
+    await meteredUpstream(withWarm(1000, `${SHIELD_CACHE_NAME}; hit`), meter, shieldFetchedFromOrigin).slices(
+      { first: 1, last: 1 },
+      META,
+    );
     expect([meter.bytesFromNextHop, meter.bytesFromOrigin]).toEqual([2000, 1000]);
   });
 });
@@ -315,7 +391,11 @@ describe('meteredUpstream: a slice read ahead (the warm, then the copy) is count
 describe('RequestMeter.sentBody', () => {
   it('leaves a response whose framing says its length as it is, counting nothing', () => {
     const meter = new RequestMeter(0, () => {});
-    for (const response of [new Response('abc', { headers: { 'content-length': '3' } }), new Response(null, { status: 204 })]) expect(meter.sentBody('GET', response)).toBe(response);
+    for (const response of [
+      new Response('abc', { headers: { 'content-length': '3' } }),
+      new Response(null, { status: 204 }),
+    ])
+      expect(meter.sentBody('GET', response)).toBe(response);
     const head = new Response('abc');
     expect(meter.sentBody('HEAD', head)).toBe(head);
     expect([meter.bytesSent, meter.idle]).toEqual([undefined, true]);
@@ -323,8 +403,15 @@ describe('RequestMeter.sentBody', () => {
 
   it('counts a body without a Content-Length as it is sent, headers and status kept', async () => {
     const meter = new RequestMeter(0, () => {});
-    const sent = meter.sentBody('GET', new Response(chunks([5, 6000]), { status: 404, headers: { 'cache-status': 'tiercache-edge; fwd=uri-miss' } }));
-    expect([sent.status, sent.headers.get('cache-status'), meter.bytesSent]).toEqual([404, 'tiercache-edge; fwd=uri-miss', 0]);
+    const sent = meter.sentBody(
+      'GET',
+      new Response(chunks([5, 6000]), { status: 404, headers: { 'cache-status': 'tiercache-edge; fwd=uri-miss' } }),
+    );
+    expect([sent.status, sent.headers.get('cache-status'), meter.bytesSent]).toEqual([
+      404,
+      'tiercache-edge; fwd=uri-miss',
+      0,
+    ]);
     expect((await sent.arrayBuffer()).byteLength).toBe(6005);
     await meter.settled();
     expect(meter.bytesSent).toBe(6005);
@@ -332,7 +419,8 @@ describe('RequestMeter.sentBody', () => {
 });
 
 describe('shieldFetchedFromOrigin', () => {
-  const answer = (status: number, cacheStatus?: string): Response => new Response(null, { status, headers: cacheStatus === undefined ? {} : { 'cache-status': cacheStatus } });
+  const answer = (status: number, cacheStatus?: string): Response =>
+    new Response(null, { status, headers: cacheStatus === undefined ? {} : { 'cache-status': cacheStatus } });
 
   it('a shield hit did not go to the origin', () => {
     expect(shieldFetchedFromOrigin(answer(200, `${SHIELD_CACHE_NAME}; hit; ttl=50`))).toBe(false);

@@ -16,7 +16,9 @@ const reasonOf = (prefix: string, kind: 's3' | 'http', keyQuery: string[] = []):
 
 describe('canonicalPrefix', () => {
   it("spells an S3 prefix as the keys are (SigV4 UriEncode): + ! ' ( ) *, spaces and non-ASCII encoded", () => {
-    expect(prefixOf("/a+b/it's!/(x)*/two words/café/", 's3')).toBe('/a%2Bb/it%27s%21/%28x%29%2A/two%20words/caf%C3%A9/');
+    expect(prefixOf("/a+b/it's!/(x)*/two words/café/", 's3')).toBe(
+      '/a%2Bb/it%27s%21/%28x%29%2A/two%20words/caf%C3%A9/',
+    );
     // Any spelling of the same key prefix is the same prefix.
     expect(prefixOf('/a%2bb/caf%c3%a9', 's3')).toBe('/a%2Bb/caf%C3%A9');
     expect(prefixOf('/%7Euser/', 's3')).toBe('/~user/');
@@ -37,12 +39,14 @@ describe('canonicalPrefix', () => {
     expect(reasonOf('//?v=1', 's3', ['v'])).toMatch(/no key is only slashes/);
   });
 
-  it('keeps an S3 prefix\'s CACHE_KEY_QUERY parameters, sorted as in the cache key', () => {
+  it("keeps an S3 prefix's CACHE_KEY_QUERY parameters, sorted as in the cache key", () => {
     expect(prefixOf('/a.txt?w=2&v=1', 's3', ['v', 'w'])).toBe('/a.txt?v=1&w=2');
   });
 
   it('refuses what no canonical path can start with, saying why', () => {
-    expect(reasonOf('/a/%zz', 's3')).toMatch(/^expected a prefix a path can start with, got "\/a\/%zz": malformed percent-encoding/);
+    expect(reasonOf('/a/%zz', 's3')).toMatch(
+      /^expected a prefix a path can start with, got "\/a\/%zz": malformed percent-encoding/,
+    );
     expect(reasonOf('/a/%FF', 's3')).toMatch(/not valid UTF-8/);
     expect(reasonOf(`/${'日'.repeat(400)}`, 's3')).toMatch(/at most 1024 UTF-8 bytes/);
     expect(reasonOf('/a/%2E%2E%2Fb', 's3')).toMatch(/"\.\." segment/);
@@ -53,17 +57,57 @@ describe('canonicalPrefix', () => {
   });
 
   it('is a prefix of the canonical path of every path the written prefix begins, in both modes', () => {
-    const char = fc.constantFrom('a', 'Z', '0', '-', '_', '~', '/', ' ', '+', '!', "'", '(', ')', '*', '$', '&', ',', ';', '=', ':', '@', '"', '<', '>', '^', '`', '{', '|', '}', '[', ']', 'é', '日', '😀');
+    const char = fc.constantFrom(
+      'a',
+      'Z',
+      '0',
+      '-',
+      '_',
+      '~',
+      '/',
+      ' ',
+      '+',
+      '!',
+      "'",
+      '(',
+      ')',
+      '*',
+      '$',
+      '&',
+      ',',
+      ';',
+      '=',
+      ':',
+      '@',
+      '"',
+      '<',
+      '>',
+      '^',
+      '`',
+      '{',
+      '|',
+      '}',
+      '[',
+      ']',
+      'é',
+      '日',
+      '😀',
+    );
     fc.assert(
-      fc.property(fc.array(char, { minLength: 1, maxLength: 24 }), fc.nat(), fc.constantFrom('s3' as const, 'http' as const), (chars, cut, kind) => {
-        const path = `/${chars.join('')}`;
-        const written = `/${chars.slice(0, cut % (chars.length + 1)).join('')}`;
-        // Only paths that name an object: not the bucket root nor slashes alone (the URL parser drops trailing spaces: `/ ` is the root).
-        const url = new URL(`http://edge.test${path}`);
-        fc.pre(kind === 'http' || !/^\/+$/.test(url.pathname));
-        const target = requestTarget(url, kind);
-        expect(target.path.startsWith(prefixOf(written, kind))).toBe(true);
-      }),
+      fc.property(
+        fc.array(char, { minLength: 1, maxLength: 24 }),
+        fc.nat(),
+        fc.constantFrom('s3' as const, 'http' as const),
+        (chars, cut, kind) => {
+          const path = `/${chars.join('')}`;
+          const written = `/${chars.slice(0, cut % (chars.length + 1)).join('')}`;
+          // Only paths that name an object: not the bucket root nor slashes alone (the URL parser drops trailing spaces: `/ ` is the root).
+          const url = new URL(`http://edge.test${path}`);
+          fc.pre(kind === 'http' || !/^\/+$/.test(url.pathname));
+          const target = requestTarget(url, kind);
+          expect(target.path.startsWith(prefixOf(written, kind))).toBe(true);
+        },
+      ),
       { numRuns: 2000 },
     );
   });

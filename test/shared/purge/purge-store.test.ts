@@ -1,6 +1,13 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { MAX_RECORDS, type PurgeRecord, RECORD_LIFETIME_MS, purgedBy } from '../../../shared/purge/purge.ts';
-import { type PurgeKv, REFRESH_MS, forgetPurgeCopy, purgeList, recordPurges, takeKvOperations } from '../../../shared/purge/purge-store.ts';
+import { MAX_RECORDS, type PurgeRecord, purgedBy, RECORD_LIFETIME_MS } from '../../../shared/purge/purge.ts';
+import {
+  forgetPurgeCopy,
+  type PurgeKv,
+  purgeList,
+  REFRESH_MS,
+  recordPurges,
+  takeKvOperations,
+} from '../../../shared/purge/purge-store.ts';
 
 const T0 = 1_800_000_000_000;
 
@@ -11,15 +18,28 @@ class MemoryKv implements PurgeKv {
   async put(key: string, _value: string, options: { expirationTtl: number; metadata: unknown }): Promise<void> {
     this.entries.set(key, { metadata: options.metadata, expires: this.now + options.expirationTtl * 1000 });
   }
-  async list({ prefix, limit }: { prefix: string; limit: number }): Promise<{ keys: { name: string; metadata?: unknown }[]; list_complete: boolean }> {
-    const names = [...this.entries].filter(([name, entry]) => name.startsWith(prefix) && entry.expires > this.now).map(([name]) => name).sort();
-    return { keys: names.slice(0, limit).map((name) => ({ name, metadata: this.entries.get(name)?.metadata })), list_complete: names.length <= limit };
+  async list({
+    prefix,
+    limit,
+  }: {
+    prefix: string;
+    limit: number;
+  }): Promise<{ keys: { name: string; metadata?: unknown }[]; list_complete: boolean }> {
+    const names = [...this.entries]
+      .filter(([name, entry]) => name.startsWith(prefix) && entry.expires > this.now)
+      .map(([name]) => name)
+      .sort();
+    return {
+      keys: names.slice(0, limit).map((name) => ({ name, metadata: this.entries.get(name)?.metadata })),
+      list_complete: names.length <= limit,
+    };
   }
 }
 
 const entry = (originAt: number) => ({ meta: { storedAt: originAt, originAt }, headers: new Headers() });
 /** `count` URL purges of `/n/<i>`, made one ms apart from `first` on. */
-const purges = (count: number, first: number): PurgeRecord[] => Array.from({ length: count }, (_, i) => ({ kind: 'url', value: `/n/${i}`, at: first + i }));
+const purges = (count: number, first: number): PurgeRecord[] =>
+  Array.from({ length: count }, (_, i) => ({ kind: 'url', value: `/n/${i}`, at: first + i }));
 
 let kv: MemoryKv;
 beforeEach(() => {

@@ -1,6 +1,20 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_PURGE_VALUES, MAX_RECORDS, type PurgeList, type PurgeRecord, RECORD_LIFETIME_MS, asRecord, entryTags, isPurged, keptList, lastPurge, parsePurgeBody, purgeWatch, purgedBy } from '../../../shared/purge/purge.ts';
+import {
+  asRecord,
+  entryTags,
+  isPurged,
+  keptList,
+  lastPurge,
+  MAX_PURGE_VALUES,
+  MAX_RECORDS,
+  type PurgeList,
+  type PurgeRecord,
+  parsePurgeBody,
+  purgedBy,
+  purgeWatch,
+  RECORD_LIFETIME_MS,
+} from '../../../shared/purge/purge.ts';
 
 /** A list that has dropped nothing. */
 const listOf = (records: PurgeRecord[]): PurgeList => ({ records, vouchedSince: -Infinity });
@@ -13,11 +27,18 @@ const reasonOf = (text: string): string => {
 
 describe('parsePurgeBody', () => {
   it('accepts urls, prefixes, tags and everything in any combination', () => {
-    expect(parsePurgeBody('{"urls": ["/a.txt", "https://cdn.example/b.txt"], "prefixes": ["/img/"], "tags": ["Blog"], "everything": true}')).toEqual({
+    expect(
+      parsePurgeBody(
+        '{"urls": ["/a.txt", "https://cdn.example/b.txt"], "prefixes": ["/img/"], "tags": ["Blog"], "everything": true}',
+      ),
+    ).toEqual({
       ok: true,
       request: { urls: ['/a.txt', 'https://cdn.example/b.txt'], prefixes: ['/img/'], tags: ['Blog'], everything: true },
     });
-    expect(parsePurgeBody('{"tags": ["t"]}')).toEqual({ ok: true, request: { urls: [], prefixes: [], tags: ['t'], everything: false } });
+    expect(parsePurgeBody('{"tags": ["t"]}')).toEqual({
+      ok: true,
+      request: { urls: [], prefixes: [], tags: ['t'], everything: false },
+    });
   });
 
   it('refuses text that is not JSON, saying what arrived', () => {
@@ -56,17 +77,27 @@ describe('parsePurgeBody', () => {
 
   it(`refuses more than ${MAX_PURGE_VALUES} values at once`, () => {
     const urls = Array.from({ length: MAX_PURGE_VALUES + 1 }, (_, i) => `/${i}`);
-    expect(reasonOf(JSON.stringify({ urls }))).toMatch(new RegExp(`at most ${MAX_PURGE_VALUES} .* got ${MAX_PURGE_VALUES + 1}`));
+    expect(reasonOf(JSON.stringify({ urls }))).toMatch(
+      new RegExp(`at most ${MAX_PURGE_VALUES} .* got ${MAX_PURGE_VALUES + 1}`),
+    );
   });
 
   it('never throws, whatever arrives', () => {
     const anyJson = fc.json().map((text) => text);
-    const shaped = fc.record({ urls: fc.anything(), prefixes: fc.anything(), tags: fc.anything(), everything: fc.anything() }, { requiredKeys: [] }).map((v) => JSON.stringify(v) ?? '');
-    fc.assert(fc.property(fc.oneof(fc.string(), anyJson, shaped), (text) => {
-      const parsed = parsePurgeBody(text);
-      expect(typeof parsed.ok).toBe('boolean');
-      if (!parsed.ok) expect(parsed.reason).toMatch(/^expected /);
-    }), { numRuns: 2000 });
+    const shaped = fc
+      .record(
+        { urls: fc.anything(), prefixes: fc.anything(), tags: fc.anything(), everything: fc.anything() },
+        { requiredKeys: [] },
+      )
+      .map((v) => JSON.stringify(v) ?? '');
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), anyJson, shaped), (text) => {
+        const parsed = parsePurgeBody(text);
+        expect(typeof parsed.ok).toBe('boolean');
+        if (!parsed.ok) expect(parsed.reason).toMatch(/^expected /);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 
@@ -90,7 +121,14 @@ describe('isPurged', () => {
   });
 
   it('keeps an entry that no record matches', () => {
-    expect(isPurged(entry, [record('url', '/docs/a.htm'), record('url', '/docs/a.html?x=1'), record('prefix', '/img/'), record('tag', 'news')])).toBe(false);
+    expect(
+      isPurged(entry, [
+        record('url', '/docs/a.htm'),
+        record('url', '/docs/a.html?x=1'),
+        record('prefix', '/img/'),
+        record('tag', 'news'),
+      ]),
+    ).toBe(false);
     expect(isPurged(entry, [])).toBe(false);
   });
 });
@@ -118,7 +156,10 @@ describe('purge watermarks (an edge telling the shield of a purge it has not rea
     { kind: 'tag', value: 'blog', at: 500 },
     { kind: 'url', value: '/other.css', at: 700 },
   ];
-  const entry = (storedAt: number, tags = '') => ({ meta: { storedAt }, headers: new Headers(tags ? { 'cache-tag': tags } : {}) });
+  const entry = (storedAt: number, tags = '') => ({
+    meta: { storedAt },
+    headers: new Headers(tags ? { 'cache-tag': tags } : {}),
+  });
 
   it('finds the newest purge matching a path, and by tag only for a tagged object', () => {
     expect(lastPurge(records, '/img/a.png')).toBe(300);
@@ -151,14 +192,20 @@ describe('purge watermarks (an edge telling the shield of a purge it has not rea
       at: fc.integer({ min: 0, max: 1000 }),
     });
     fc.assert(
-      fc.property(fc.array(record, { maxLength: 8 }), fc.constantFrom('/a', '/a/b', '/b'), fc.integer({ min: 0, max: 1000 }), fc.boolean(), (list, path, storedAt, tagged) => {
-        const stored = entry(storedAt, tagged ? 'blog' : '');
-        const watch = purgeWatch(listOf(list), path);
-        const purged = watch.purged(stored);
-        expect(purged).toBe(isPurged({ originAt: storedAt, path, tags: tagged ? ['blog'] : [] }, list));
-        // What the edge tells the shield purges at least what the edge purged.
-        if (purged) expect(purgedBy(listOf([]), path, watch.watermark())(stored)).toBe(true);
-      }),
+      fc.property(
+        fc.array(record, { maxLength: 8 }),
+        fc.constantFrom('/a', '/a/b', '/b'),
+        fc.integer({ min: 0, max: 1000 }),
+        fc.boolean(),
+        (list, path, storedAt, tagged) => {
+          const stored = entry(storedAt, tagged ? 'blog' : '');
+          const watch = purgeWatch(listOf(list), path);
+          const purged = watch.purged(stored);
+          expect(purged).toBe(isPurged({ originAt: storedAt, path, tags: tagged ? ['blog'] : [] }, list));
+          // What the edge tells the shield purges at least what the edge purged.
+          if (purged) expect(purgedBy(listOf([]), path, watch.watermark())(stored)).toBe(true);
+        },
+      ),
     );
   });
 });
@@ -177,7 +224,10 @@ describe('keptList', () => {
   });
 
   it(`keeps at most ${MAX_RECORDS} records`, () => {
-    const many = Array.from({ length: MAX_RECORDS + 5 }, (_, i): PurgeRecord => ({ kind: 'url', value: `/${i}`, at: now - i }));
+    const many = Array.from(
+      { length: MAX_RECORDS + 5 },
+      (_, i): PurgeRecord => ({ kind: 'url', value: `/${i}`, at: now - i }),
+    );
     const kept = keptList(many, now).records;
     expect(kept).toHaveLength(MAX_RECORDS);
     expect(kept[0]?.value).toBe('/0');
@@ -187,7 +237,13 @@ describe('keptList', () => {
 describe('asRecord', () => {
   it('accepts a stored record and refuses anything else', () => {
     expect(asRecord({ kind: 'prefix', value: '/a', at: 5 })).toEqual({ kind: 'prefix', value: '/a', at: 5 });
-    for (const bad of [null, 'x', { kind: 'host', value: 'a', at: 1 }, { kind: 'url', value: 1, at: 1 }, { kind: 'url', value: '/a', at: 'now' }]) {
+    for (const bad of [
+      null,
+      'x',
+      { kind: 'host', value: 'a', at: 1 },
+      { kind: 'url', value: 1, at: 1 },
+      { kind: 'url', value: '/a', at: 'now' },
+    ]) {
       expect(asRecord(bad)).toBeUndefined();
     }
   });
@@ -213,19 +269,28 @@ describe('judged by when the bytes came from the origin', () => {
   it('a tag purge is seen on an answer that carries the tag, and raises the watermark sent on', () => {
     const watch = purgeWatch(listOf([{ kind: 'tag', value: 'blog', at: 2000 }]), '/a');
     expect(watch.watermark()).toBeUndefined();
-    expect(watch.purged({ meta: { storedAt: 5000, originAt: 1000 }, headers: new Headers({ 'cache-tag': 'blog' }) })).toBe(true);
+    expect(
+      watch.purged({ meta: { storedAt: 5000, originAt: 1000 }, headers: new Headers({ 'cache-tag': 'blog' }) }),
+    ).toBe(true);
     expect(watch.watermark()).toBe(2000);
   });
 });
 
 describe('what the kept list can no longer vouch for (vouchedSince)', () => {
   const now = 100 * RECORD_LIFETIME_MS;
-  const entry = (originAt: number, tags = '') => ({ meta: { storedAt: now, originAt }, headers: new Headers(tags ? { 'cache-tag': tags } : {}) });
+  const entry = (originAt: number, tags = '') => ({
+    meta: { storedAt: now, originAt },
+    headers: new Headers(tags ? { 'cache-tag': tags } : {}),
+  });
   /** `count` URL purges of `/n/<i>`, the newest at `newest`, one ms apart. */
-  const urlPurges = (count: number, newest: number): PurgeRecord[] => Array.from({ length: count }, (_, i) => ({ kind: 'url', value: `/n/${i}`, at: newest - i }));
+  const urlPurges = (count: number, newest: number): PurgeRecord[] =>
+    Array.from({ length: count }, (_, i) => ({ kind: 'url', value: `/n/${i}`, at: newest - i }));
 
   it(`counts as purged whatever came from the origin at or before the newest record dropped past the newest ${MAX_RECORDS}`, () => {
-    const records = [{ kind: 'prefix', value: '/docs/', at: now - 5000 } as const, ...urlPurges(MAX_RECORDS + 1, now - 1)];
+    const records = [
+      { kind: 'prefix', value: '/docs/', at: now - 5000 } as const,
+      ...urlPurges(MAX_RECORDS + 1, now - 1),
+    ];
     const list = keptList(records, now);
     expect(list.records).toHaveLength(MAX_RECORDS);
     expect(list.records.some((record) => record.kind === 'prefix')).toBe(false);
@@ -266,14 +331,20 @@ describe('what the kept list can no longer vouch for (vouchedSince)', () => {
   it('never serves again what a record purged, kept or dropped (by age or count): for any records, any entry', () => {
     // Records of sparse names, most within a lifetime, some past it, and about MAX_RECORDS live.
     const at = fc.integer({ min: now - 1.3 * RECORD_LIFETIME_MS, max: now });
-    const named = (kind: PurgeRecord['kind'], n: number, time: number): PurgeRecord => ({ kind, value: kind === 'tag' ? `t${n}` : `/p${n}`, at: time });
+    const named = (kind: PurgeRecord['kind'], n: number, time: number): PurgeRecord => ({
+      kind,
+      value: kind === 'tag' ? `t${n}` : `/p${n}`,
+      at: time,
+    });
     const kind = fc.constantFrom('url' as const, 'prefix' as const, 'tag' as const);
     const record = fc.tuple(kind, fc.integer({ min: 0, max: 5000 }), at).map(([k, n, time]) => named(k, n, time));
     fc.assert(
       fc.property(
         fc.array(record, { minLength: MAX_RECORDS + 100, maxLength: MAX_RECORDS + 400 }),
         // The entry (`/p7`, tagged `t7`), a record purging it, and how long before it its bytes came.
-        kind, at, fc.integer({ min: 0, max: RECORD_LIFETIME_MS / 10 }),
+        kind,
+        at,
+        fc.integer({ min: 0, max: RECORD_LIFETIME_MS / 10 }),
         (others, purgedBy7, purgedAt, before) => {
           const records = [...others, named(purgedBy7, 7, purgedAt)];
           const origin = purgedAt - before;

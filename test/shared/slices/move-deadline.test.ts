@@ -12,11 +12,16 @@ describe('moveDeadlineMs', () => {
 
   it('grows with the length and the bound, and is never under the bound', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 2 ** 31 }), fc.integer({ min: 0, max: 2 ** 31 }), fc.integer({ min: 0, max: 600_000 }), (a, b, idle) => {
-        const [short, long] = a <= b ? [a, b] : [b, a];
-        expect(moveDeadlineMs(short, idle)).toBeLessThanOrEqual(moveDeadlineMs(long, idle));
-        expect(moveDeadlineMs(short, idle)).toBeGreaterThanOrEqual(idle);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 2 ** 31 }),
+        fc.integer({ min: 0, max: 2 ** 31 }),
+        fc.integer({ min: 0, max: 600_000 }),
+        (a, b, idle) => {
+          const [short, long] = a <= b ? [a, b] : [b, a];
+          expect(moveDeadlineMs(short, idle)).toBeLessThanOrEqual(moveDeadlineMs(long, idle));
+          expect(moveDeadlineMs(short, idle)).toBeGreaterThanOrEqual(idle);
+        },
+      ),
     );
   });
 });

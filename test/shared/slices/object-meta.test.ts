@@ -1,10 +1,21 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  OBJECT_HEADER, PIN_HEADER, SLICE_HEADER, isManifest, isSliceEntry, manifestHeaders, markObject, readMarks, readManifest, representationHeaders, sliceEntryHeaders, slicedMeta,
+  isManifest,
+  isSliceEntry,
+  manifestHeaders,
+  markObject,
+  OBJECT_HEADER,
   type ObjectMeta,
   objectMarker,
+  PIN_HEADER,
   parseObjectMarker,
+  readManifest,
+  readMarks,
+  representationHeaders,
+  SLICE_HEADER,
+  slicedMeta,
+  sliceEntryHeaders,
 } from '../../../shared/slices/object-meta.ts';
 import { SPAN_HEADER } from '../../../shared/slices/slice-protocol.ts';
 
@@ -48,7 +59,15 @@ function withMarker(marker: string | null): Headers {
   return headers;
 }
 
-const PER_MESSAGE = ['content-length', 'content-range', 'transfer-encoding', 'connection', 'keep-alive', 'age', 'server-timing'];
+const PER_MESSAGE = [
+  'content-length',
+  'content-range',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'age',
+  'server-timing',
+];
 
 describe('representationHeaders', () => {
   it('keeps the fields that describe the representation and how to cache it', () => {
@@ -66,7 +85,15 @@ describe('representationHeaders', () => {
   });
 
   it("drops this project's own fields: manifest and slice markers, the shield's span answer, any other", () => {
-    const kept = representationHeaders(new Headers({ [OBJECT_HEADER]: 'size=1; slice=1', [SLICE_HEADER]: '0', [SPAN_HEADER]: '0-0', 'x-tiercache-entry': '{}', 'content-type': 'text/plain' }));
+    const kept = representationHeaders(
+      new Headers({
+        [OBJECT_HEADER]: 'size=1; slice=1',
+        [SLICE_HEADER]: '0',
+        [SPAN_HEADER]: '0-0',
+        'x-tiercache-entry': '{}',
+        'content-type': 'text/plain',
+      }),
+    );
     expect(sorted(kept)).toEqual([['content-type', 'text/plain']]);
   });
 
@@ -121,7 +148,8 @@ describe('manifestHeaders', () => {
     const headers = manifestHeaders(meta({ headers: upstreamHeaders() }));
     expect(headers.get('etag')).toBe('"9b2cf535f27731c974343645a3985328"');
     expect(headers.get('content-type')).toBe('video/mp4');
-    for (const name of PER_MESSAGE.filter((name) => name !== 'content-length')) expect(headers.has(name), name).toBe(false);
+    for (const name of PER_MESSAGE.filter((name) => name !== 'content-length'))
+      expect(headers.has(name), name).toBe(false);
   });
 });
 
@@ -135,15 +163,22 @@ describe('readManifest', () => {
 
   it('reads back any size up to 2^53 - 1 and any slice size, and the strong ETag, exactly', () => {
     const etag = fc.stringMatching(/^[!#-~]{0,20}$/).map((tag) => `"${tag}"`);
-    fc.assert(fc.property(fc.maxSafeNat(), fc.integer({ min: 1, max: 999_999_999 }), etag, (size, sliceSize, tag) => {
-      const written: ObjectMeta = { size, sliceSize, etag: tag, headers: new Headers({ etag: tag, 'content-type': 'application/octet-stream' }) };
-      const read = readManifest(manifestHeaders(written));
-      expect(read).toMatchObject({ size, sliceSize, etag: tag });
-      expect(sorted(read?.headers ?? new Headers())).toEqual(sorted(written.headers));
-    }));
+    fc.assert(
+      fc.property(fc.maxSafeNat(), fc.integer({ min: 1, max: 999_999_999 }), etag, (size, sliceSize, tag) => {
+        const written: ObjectMeta = {
+          size,
+          sliceSize,
+          etag: tag,
+          headers: new Headers({ etag: tag, 'content-type': 'application/octet-stream' }),
+        };
+        const read = readManifest(manifestHeaders(written));
+        expect(read).toMatchObject({ size, sliceSize, etag: tag });
+        expect(sorted(read?.headers ?? new Headers())).toEqual(sorted(written.headers));
+      }),
+    );
   });
 
-  it('does not carry the marker or the manifest\'s own Content-Length into the representation', () => {
+  it("does not carry the marker or the manifest's own Content-Length into the representation", () => {
     const read = readManifest(manifestHeaders(meta()));
     expect(read?.headers.has(OBJECT_HEADER)).toBe(false);
     expect(read?.headers.has('content-length')).toBe(false);
@@ -157,9 +192,21 @@ describe('readManifest', () => {
   it('refuses a garbled marker', () => {
     // (Headers trims a value's leading and trailing whitespace, so only inner spacing can be wrong.)
     for (const marker of [
-      '', 'size=; slice=1', 'size=10;slice=2', 'size=10;  slice=2', 'size=10 ; slice=2', 'slice=2; size=10',
-      'size=-1; slice=2', 'size=1.5; slice=2', 'size=1e6; slice=2', 'size=0x10; slice=2', 'size=10; slice=2; extra=1',
-      'size=12345678901234567; slice=2', 'size=10; slice=1234567890', 'whole', 'SIZE=10; SLICE=2',
+      '',
+      'size=; slice=1',
+      'size=10;slice=2',
+      'size=10;  slice=2',
+      'size=10 ; slice=2',
+      'slice=2; size=10',
+      'size=-1; slice=2',
+      'size=1.5; slice=2',
+      'size=1e6; slice=2',
+      'size=0x10; slice=2',
+      'size=10; slice=2; extra=1',
+      'size=12345678901234567; slice=2',
+      'size=10; slice=1234567890',
+      'whole',
+      'SIZE=10; SLICE=2',
     ]) {
       expect(readManifest(withMarker(marker)), marker).toBeUndefined();
     }
@@ -235,15 +282,23 @@ describe('the object marker', () => {
 
   it('marks and reads back any size, slice size and strong entity-tag (RFC 9110 §8.8.3: any etagc)', () => {
     const etag = fc.stringMatching(/^[!#-~]{0,24}$/).map((tag) => `"${tag}"`);
-    fc.assert(fc.property(fc.maxSafeNat(), fc.integer({ min: 1, max: 999_999_999 }), etag, (size, sliceSize, tag) => {
-      expect(readMarks(markObject(new Headers({ etag: 'W/"x"' }), { size, sliceSize, etag: tag }))).toEqual({ size, sliceSize, etag: tag });
-    }));
+    fc.assert(
+      fc.property(fc.maxSafeNat(), fc.integer({ min: 1, max: 999_999_999 }), etag, (size, sliceSize, tag) => {
+        expect(readMarks(markObject(new Headers({ etag: 'W/"x"' }), { size, sliceSize, etag: tag }))).toEqual({
+          size,
+          sliceSize,
+          etag: tag,
+        });
+      }),
+    );
   });
 
   it('reads no marker from any other string but the one it writes', () => {
-    fc.assert(fc.property(fc.string({ maxLength: 60 }), (value) => {
-      const read = parseObjectMarker(value);
-      if (read !== undefined) expect(objectMarker(read)).toBe(value);
-    }));
+    fc.assert(
+      fc.property(fc.string({ maxLength: 60 }), (value) => {
+        const read = parseObjectMarker(value);
+        if (read !== undefined) expect(objectMarker(read)).toBe(value);
+      }),
+    );
   });
 });

@@ -5,7 +5,12 @@ import { Parallelism } from '../../../shared/slices/parallelism.ts';
 const MIB = 1024 * 1024;
 
 /** A download whose link gives `rate(level)` bytes per ms at each parallelism: completes slices one at a time at that pace. */
-function run(parallelism: Parallelism, clock: { now: number }, rate: (level: number) => number, slices: number): number[] {
+function run(
+  parallelism: Parallelism,
+  clock: { now: number },
+  rate: (level: number) => number,
+  slices: number,
+): number[] {
   const levels: number[] = [];
   for (let i = 0; i < slices; i++) {
     const level = parallelism.limit;
@@ -59,19 +64,24 @@ describe('a download’s parallelism', () => {
 
   it('stays within its bounds, whatever the link does', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 64 }), fc.integer({ min: 1, max: 64 }), fc.array(fc.oneof(fc.double({ min: 1, max: 1e6, noNaN: true }), fc.constant(-1)), { maxLength: 200 }), (start, max, steps) => {
-        const clock = { now: 0 };
-        const parallelism = new Parallelism({ start, min: 2, max, now: () => clock.now });
-        for (const step of steps) {
-          if (step < 0) parallelism.backOff();
-          else {
-            clock.now += step;
-            parallelism.completed(MIB);
+      fc.property(
+        fc.integer({ min: 1, max: 64 }),
+        fc.integer({ min: 1, max: 64 }),
+        fc.array(fc.oneof(fc.double({ min: 1, max: 1e6, noNaN: true }), fc.constant(-1)), { maxLength: 200 }),
+        (start, max, steps) => {
+          const clock = { now: 0 };
+          const parallelism = new Parallelism({ start, min: 2, max, now: () => clock.now });
+          for (const step of steps) {
+            if (step < 0) parallelism.backOff();
+            else {
+              clock.now += step;
+              parallelism.completed(MIB);
+            }
+            expect(parallelism.limit).toBeGreaterThanOrEqual(Math.min(2, Math.max(2, max)));
+            expect(parallelism.limit).toBeLessThanOrEqual(Math.max(2, max));
           }
-          expect(parallelism.limit).toBeGreaterThanOrEqual(Math.min(2, Math.max(2, max)));
-          expect(parallelism.limit).toBeLessThanOrEqual(Math.max(2, max));
-        }
-      }),
+        },
+      ),
     );
   });
 });

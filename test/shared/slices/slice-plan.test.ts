@@ -2,14 +2,24 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ByteRange } from '../../../shared/http/range.ts';
 import {
-  isSliced, sliceBytes, sliceCount, sliceLength, sliceKey, slicesFor, spanBytes, spansOf, type ObjectVersion,
+  isSliced,
+  type ObjectVersion,
+  sliceBytes,
+  sliceCount,
+  sliceKey,
+  sliceLength,
+  slicesFor,
+  spanBytes,
+  spansOf,
 } from '../../../shared/slices/slice-plan.ts';
 
 const MIB = 1024 * 1024;
 const VERSION: ObjectVersion = { size: 10 * MIB + 1, etag: '"v1"' };
 
 /** Strong entity-tags for keys (their grammar is tested in test/shared/http/etag.test.ts). */
-const strongEtag = fc.string({ unit: fc.constantFrom('a', 'b', '0', '-', '~'), maxLength: 20 }).map((tag) => `"${tag}"`);
+const strongEtag = fc
+  .string({ unit: fc.constantFrom('a', 'b', '0', '-', '~'), maxLength: 20 })
+  .map((tag) => `"${tag}"`);
 
 /** The path segments of a URL, as the WHATWG URL parser splits them. */
 function segments(url: string): string[] {
@@ -49,18 +59,24 @@ describe('sliceBytes', () => {
 
   it('tiles the whole object, slice after slice, with no gap and no overlap', () => {
     // At most ~1000 slices per case, so that the walk stays quick.
-    const object = fc.integer({ min: 1, max: 10_000_000 }).chain((size) => fc.record({ size: fc.constant(size), sliceSize: fc.integer({ min: Math.ceil(size / 1000), max: size + 10 }) }));
-    fc.assert(fc.property(object, ({ size, sliceSize }) => {
-      const count = sliceCount(size, sliceSize);
-      let next = 0;
-      for (let index = 0; index < count; index++) {
-        const bytes = sliceBytes(index, sliceSize, size);
-        expect(bytes.start).toBe(next);
-        expect(bytes.end - bytes.start + 1).toBe(index < count - 1 ? sliceSize : size - (count - 1) * sliceSize);
-        next = bytes.end + 1;
-      }
-      expect(next).toBe(size);
-    }));
+    const object = fc
+      .integer({ min: 1, max: 10_000_000 })
+      .chain((size) =>
+        fc.record({ size: fc.constant(size), sliceSize: fc.integer({ min: Math.ceil(size / 1000), max: size + 10 }) }),
+      );
+    fc.assert(
+      fc.property(object, ({ size, sliceSize }) => {
+        const count = sliceCount(size, sliceSize);
+        let next = 0;
+        for (let index = 0; index < count; index++) {
+          const bytes = sliceBytes(index, sliceSize, size);
+          expect(bytes.start).toBe(next);
+          expect(bytes.end - bytes.start + 1).toBe(index < count - 1 ? sliceSize : size - (count - 1) * sliceSize);
+          next = bytes.end + 1;
+        }
+        expect(next).toBe(size);
+      }),
+    );
   });
 });
 
@@ -104,20 +120,22 @@ describe('slices of a byte range', () => {
     );
 
   it('cover exactly the range: consecutive slices, the first holding its first byte and the last its last', () => {
-    fc.assert(fc.property(rangeOfObject, ({ size, sliceSize, range }) => {
-      const span = slicesFor(range, sliceSize);
-      expect(span.first).toBeLessThanOrEqual(span.last);
-      expect(span.last).toBeLessThan(sliceCount(size, sliceSize));
-      const first = sliceBytes(span.first, sliceSize, size);
-      const last = sliceBytes(span.last, sliceSize, size);
-      // The first slice holds the range's first byte, the last its last byte: no slice too many.
-      expect(first.start).toBeLessThanOrEqual(range.start);
-      expect(first.end).toBeGreaterThanOrEqual(range.start);
-      expect(last.start).toBeLessThanOrEqual(range.end);
-      expect(last.end).toBeGreaterThanOrEqual(range.end);
-      // And the span's bytes are exactly those of its slices, end to end.
-      expect(spanBytes(span, sliceSize, size)).toEqual({ start: first.start, end: last.end });
-    }));
+    fc.assert(
+      fc.property(rangeOfObject, ({ size, sliceSize, range }) => {
+        const span = slicesFor(range, sliceSize);
+        expect(span.first).toBeLessThanOrEqual(span.last);
+        expect(span.last).toBeLessThan(sliceCount(size, sliceSize));
+        const first = sliceBytes(span.first, sliceSize, size);
+        const last = sliceBytes(span.last, sliceSize, size);
+        // The first slice holds the range's first byte, the last its last byte: no slice too many.
+        expect(first.start).toBeLessThanOrEqual(range.start);
+        expect(first.end).toBeGreaterThanOrEqual(range.start);
+        expect(last.start).toBeLessThanOrEqual(range.end);
+        expect(last.end).toBeGreaterThanOrEqual(range.end);
+        // And the span's bytes are exactly those of its slices, end to end.
+        expect(spanBytes(span, sliceSize, size)).toEqual({ start: first.start, end: last.end });
+      }),
+    );
   });
 });
 
@@ -131,34 +149,55 @@ describe('spansOf', () => {
   });
 
   it('starts a new span at every gap', () => {
-    expect(spansOf([0, 1, 3, 7, 8], 8)).toEqual([{ first: 0, last: 1 }, { first: 3, last: 3 }, { first: 7, last: 8 }]);
+    expect(spansOf([0, 1, 3, 7, 8], 8)).toEqual([
+      { first: 0, last: 1 },
+      { first: 3, last: 3 },
+      { first: 7, last: 8 },
+    ]);
   });
 
   it('starts a new span when one reaches the most slices a request may carry', () => {
-    expect(spansOf([0, 1, 2, 3, 4], 2)).toEqual([{ first: 0, last: 1 }, { first: 2, last: 3 }, { first: 4, last: 4 }]);
-    expect(spansOf([0, 1, 2], 1)).toEqual([{ first: 0, last: 0 }, { first: 1, last: 1 }, { first: 2, last: 2 }]);
+    expect(spansOf([0, 1, 2, 3, 4], 2)).toEqual([
+      { first: 0, last: 1 },
+      { first: 2, last: 3 },
+      { first: 4, last: 4 },
+    ]);
+    expect(spansOf([0, 1, 2], 1)).toEqual([
+      { first: 0, last: 0 },
+      { first: 1, last: 1 },
+      { first: 2, last: 2 },
+    ]);
   });
 
   it('covers exactly the missing slices with as few spans as gaps and the length limit allow', () => {
-    const missing = fc.uniqueArray(fc.integer({ min: 0, max: 200 }), { maxLength: 60 }).map((indices) => indices.sort((a, b) => a - b));
-    fc.assert(fc.property(missing, fc.integer({ min: 1, max: 10 }), (indices, maxSlices) => {
-      const spans = spansOf(indices, maxSlices);
-      const covered = spans.flatMap((span) => Array.from({ length: span.last - span.first + 1 }, (_, i) => span.first + i));
-      expect(covered).toEqual(indices);
-      for (const [i, span] of spans.entries()) {
-        expect(span.last - span.first + 1).toBeLessThanOrEqual(maxSlices);
-        const previous = spans[i - 1];
-        // A span follows its predecessor directly only when that one is full.
-        if (previous !== undefined && previous.last + 1 === span.first) expect(previous.last - previous.first + 1).toBe(maxSlices);
-      }
-    }));
+    const missing = fc
+      .uniqueArray(fc.integer({ min: 0, max: 200 }), { maxLength: 60 })
+      .map((indices) => indices.sort((a, b) => a - b));
+    fc.assert(
+      fc.property(missing, fc.integer({ min: 1, max: 10 }), (indices, maxSlices) => {
+        const spans = spansOf(indices, maxSlices);
+        const covered = spans.flatMap((span) =>
+          Array.from({ length: span.last - span.first + 1 }, (_, i) => span.first + i),
+        );
+        expect(covered).toEqual(indices);
+        for (const [i, span] of spans.entries()) {
+          expect(span.last - span.first + 1).toBeLessThanOrEqual(maxSlices);
+          const previous = spans[i - 1];
+          // A span follows its predecessor directly only when that one is full.
+          if (previous !== undefined && previous.last + 1 === span.first)
+            expect(previous.last - previous.first + 1).toBe(maxSlices);
+        }
+      }),
+    );
   });
 });
 
 describe('sliceKey', () => {
   it('lives on a host of its own that no client URL can name', () => {
     expect(new URL(sliceKey('photos/cat.jpg', VERSION, MIB, 0)).host).toBe('slice.tiercache.internal');
-    expect(sliceKey('photos/cat.jpg', VERSION, MIB, 3)).toBe(`https://slice.tiercache.internal/photos%2Fcat.jpg/%22v1%22/${10 * MIB + 1}/${MIB}/3`);
+    expect(sliceKey('photos/cat.jpg', VERSION, MIB, 3)).toBe(
+      `https://slice.tiercache.internal/photos%2Fcat.jpg/%22v1%22/${10 * MIB + 1}/${MIB}/3`,
+    );
   });
 
   it('differs for every slice of a version', () => {
@@ -182,7 +221,18 @@ describe('sliceKey', () => {
   });
 
   it('keeps an object key with odd characters inside one path segment', () => {
-    for (const key of ['a/b/c', 'what?x=1#frag', '100%', 'two words', '%2F', 'ünïcødé/😀', 'back\\slash', 'a;b,c', '..a', '.hidden']) {
+    for (const key of [
+      'a/b/c',
+      'what?x=1#frag',
+      '100%',
+      'two words',
+      '%2F',
+      'ünïcødé/😀',
+      'back\\slash',
+      'a;b,c',
+      '..a',
+      '.hidden',
+    ]) {
       const url = sliceKey(key, VERSION, MIB, 7);
       const parts = segments(url);
       expect(parts).toHaveLength(5);
@@ -196,15 +246,19 @@ describe('sliceKey', () => {
   it('keeps any object key and any strong ETag each inside its own path segment', () => {
     // "." and ".." are dot segments the URL parser would remove; objectKeyFromPath never
     // yields either as a key (shared/target/object-key.ts), so they cannot reach sliceKey.
-    const objectKey = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 30 }).filter((key) => key !== '.' && key !== '..');
-    fc.assert(fc.property(objectKey, strongEtag, fc.nat(), (key, etag, index) => {
-      const url = sliceKey(key, { size: 123, etag }, 4, index);
-      const parts = segments(url);
-      expect(parts).toHaveLength(5);
-      expect(decodeURIComponent(parts[0] ?? '')).toBe(key);
-      expect(decodeURIComponent(parts[1] ?? '')).toBe(etag);
-      expect(parts.slice(2)).toEqual(['123', '4', String(index)]);
-    }));
+    const objectKey = fc
+      .string({ unit: 'grapheme', minLength: 1, maxLength: 30 })
+      .filter((key) => key !== '.' && key !== '..');
+    fc.assert(
+      fc.property(objectKey, strongEtag, fc.nat(), (key, etag, index) => {
+        const url = sliceKey(key, { size: 123, etag }, 4, index);
+        const parts = segments(url);
+        expect(parts).toHaveLength(5);
+        expect(decodeURIComponent(parts[0] ?? '')).toBe(key);
+        expect(decodeURIComponent(parts[1] ?? '')).toBe(etag);
+        expect(parts.slice(2)).toEqual(['123', '4', String(index)]);
+      }),
+    );
   });
 });
 
@@ -230,7 +284,9 @@ describe('sliceLength', () => {
     expect(sliceLength(2, 8, 20)).toBe(4);
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 1e6 }), fc.integer({ min: 1, max: 4096 }), (size, sliceSize) => {
-        const lengths = Array.from({ length: sliceCount(size, sliceSize) }, (_, index) => sliceLength(index, sliceSize, size));
+        const lengths = Array.from({ length: sliceCount(size, sliceSize) }, (_, index) =>
+          sliceLength(index, sliceSize, size),
+        );
         expect(lengths.reduce((sum, n) => sum + n, 0)).toBe(size);
         expect(lengths.every((n, i) => n === (i < lengths.length - 1 ? sliceSize : size - sliceSize * i))).toBe(true);
       }),

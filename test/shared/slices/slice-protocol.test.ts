@@ -1,9 +1,19 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseSliceRequestPath, parseWarmWord, sliceRequestPath, type SliceRequest, warmWord } from '../../../shared/slices/slice-protocol.ts';
+import {
+  parseSliceRequestPath,
+  parseWarmWord,
+  type SliceRequest,
+  sliceRequestPath,
+  warmWord,
+} from '../../../shared/slices/slice-protocol.ts';
 
 const MIB = 1024 * 1024;
-const PINNED: SliceRequest = { span: { first: 4, last: 19 }, sliceSize: MIB, etag: '"9b2cf535f27731c974343645a3985328"' };
+const PINNED: SliceRequest = {
+  span: { first: 4, last: 19 },
+  sliceSize: MIB,
+  etag: '"9b2cf535f27731c974343645a3985328"',
+};
 const DISCOVERY: SliceRequest = { span: { first: 0, last: 0 }, sliceSize: MIB, etag: undefined };
 
 /** The path as the shield sees it: through the URL parser, query (appended by the caller) split off. */
@@ -12,17 +22,26 @@ function pathAtShield(path: string, query = ''): string {
 }
 
 /** etagc = %x21 / %x23-7E / obs-text (RFC 9110 §8.8.3). */
-const etagc = fc.oneof(fc.constant(0x21), fc.integer({ min: 0x23, max: 0x7e }), fc.integer({ min: 0x80, max: 0xff })).map((code) => String.fromCharCode(code));
+const etagc = fc
+  .oneof(fc.constant(0x21), fc.integer({ min: 0x23, max: 0x7e }), fc.integer({ min: 0x80, max: 0xff }))
+  .map((code) => String.fromCharCode(code));
 const strongEtag = fc.string({ unit: etagc, maxLength: 24 }).map((tag) => `"${tag}"`);
-const span = fc.tuple(fc.integer({ min: 0, max: 999_999_999 }), fc.integer({ min: 0, max: 999_999_999 })).map(([a, b]) => ({ first: Math.min(a, b), last: Math.max(a, b) }));
+const span = fc
+  .tuple(fc.integer({ min: 0, max: 999_999_999 }), fc.integer({ min: 0, max: 999_999_999 }))
+  .map(([a, b]) => ({ first: Math.min(a, b), last: Math.max(a, b) }));
 /** An object path as url.pathname gives it: percent-encoded where needed. */
 const objectPath = fc
-  .array(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 12 }).filter((s) => s !== '.' && s !== '..'), { minLength: 1, maxLength: 4 })
+  .array(
+    fc.string({ unit: 'grapheme', minLength: 1, maxLength: 12 }).filter((s) => s !== '.' && s !== '..'),
+    { minLength: 1, maxLength: 4 },
+  )
   .map((segments) => `/${segments.map(encodeURIComponent).join('/')}`);
 
 describe('sliceRequestPath', () => {
   it('names the span, the slice size and the pinned ETag before the object path', () => {
-    expect(sliceRequestPath(PINNED, '/videos/film.mp4')).toBe(`/__tiercache/slices/4-19/${MIB}/%229b2cf535f27731c974343645a3985328%22/videos/film.mp4`);
+    expect(sliceRequestPath(PINNED, '/videos/film.mp4')).toBe(
+      `/__tiercache/slices/4-19/${MIB}/%229b2cf535f27731c974343645a3985328%22/videos/film.mp4`,
+    );
   });
 
   it('writes "-" for a discovery request, which is pinned to no version', () => {
@@ -37,17 +56,26 @@ describe('sliceRequestPath', () => {
 
 describe('parseSliceRequestPath', () => {
   it('reads back a pinned request and its object path', () => {
-    expect(parseSliceRequestPath(sliceRequestPath(PINNED, '/videos/film.mp4'))).toEqual({ request: PINNED, objectPath: '/videos/film.mp4' });
+    expect(parseSliceRequestPath(sliceRequestPath(PINNED, '/videos/film.mp4'))).toEqual({
+      request: PINNED,
+      objectPath: '/videos/film.mp4',
+    });
   });
 
   it('reads back a discovery request, with no ETag', () => {
-    expect(parseSliceRequestPath(sliceRequestPath(DISCOVERY, '/videos/film.mp4'))).toEqual({ request: DISCOVERY, objectPath: '/videos/film.mp4' });
+    expect(parseSliceRequestPath(sliceRequestPath(DISCOVERY, '/videos/film.mp4'))).toEqual({
+      request: DISCOVERY,
+      objectPath: '/videos/film.mp4',
+    });
   });
 
   it('reads back an ETag with quotes, slashes, percent signs and obs-text', () => {
     for (const etag of ['""', '"a/b"', '"50%"', '"%22"', '"-"', '"a?b#c"', '"caf\u00e9"', '"!#$&\'()*+,;=@[]^`{|}~"']) {
       const request = { ...PINNED, etag };
-      expect(parseSliceRequestPath(pathAtShield(sliceRequestPath(request, '/k'))), etag).toEqual({ request, objectPath: '/k' });
+      expect(parseSliceRequestPath(pathAtShield(sliceRequestPath(request, '/k'))), etag).toEqual({
+        request,
+        objectPath: '/k',
+      });
     }
   });
 
@@ -79,7 +107,14 @@ describe('parseSliceRequestPath', () => {
   });
 
   it('refuses a path whose prefix is not exactly the slice prefix', () => {
-    for (const path of ['/__tiercache/slice/0-1/1024/-/k', '/__TIERCACHE/slices/0-1/1024/-/k', '__tiercache/slices/0-1/1024/-/k', '//__tiercache/slices/0-1/1024/-/k', '/__tiercache/slices', '/__tiercache/slices/']) {
+    for (const path of [
+      '/__tiercache/slice/0-1/1024/-/k',
+      '/__TIERCACHE/slices/0-1/1024/-/k',
+      '__tiercache/slices/0-1/1024/-/k',
+      '//__tiercache/slices/0-1/1024/-/k',
+      '/__tiercache/slices',
+      '/__tiercache/slices/',
+    ]) {
       expect(parseSliceRequestPath(path), path).toBeUndefined();
     }
   });
@@ -89,7 +124,20 @@ describe('parseSliceRequestPath', () => {
   });
 
   it('refuses non-numeric, signed, fractional or over-long fields', () => {
-    for (const fields of ['a-1/1024/-', '0-b/1024/-', '0-1/x/-', '-1-2/1024/-', '0-+1/1024/-', '0.5-1/1024/-', '0-1/1e3/-', '1234567890-1234567891/1024/-', '0-1/1234567890/-', '0-1/ 1024/-', '01/1024/-', '0-1-2/1024/-']) {
+    for (const fields of [
+      'a-1/1024/-',
+      '0-b/1024/-',
+      '0-1/x/-',
+      '-1-2/1024/-',
+      '0-+1/1024/-',
+      '0.5-1/1024/-',
+      '0-1/1e3/-',
+      '1234567890-1234567891/1024/-',
+      '0-1/1234567890/-',
+      '0-1/ 1024/-',
+      '01/1024/-',
+      '0-1-2/1024/-',
+    ]) {
       expect(parseSliceRequestPath(`/__tiercache/slices/${fields}/k`), fields).toBeUndefined();
     }
   });
@@ -108,18 +156,25 @@ describe('parseSliceRequestPath', () => {
 
   it('reads back any span, slice size, strong ETag and object path, through the URL parser', () => {
     const etag = fc.option(strongEtag, { nil: undefined });
-    fc.assert(fc.property(span, fc.integer({ min: 1, max: 999_999_999 }), etag, objectPath, (s, sliceSize, tag, path) => {
-      const request: SliceRequest = { span: s, sliceSize, etag: tag };
-      expect(parseSliceRequestPath(pathAtShield(sliceRequestPath(request, path), '?q=1'))).toEqual({ request, objectPath: path });
-    }));
+    fc.assert(
+      fc.property(span, fc.integer({ min: 1, max: 999_999_999 }), etag, objectPath, (s, sliceSize, tag, path) => {
+        const request: SliceRequest = { span: s, sliceSize, etag: tag };
+        expect(parseSliceRequestPath(pathAtShield(sliceRequestPath(request, path), '?q=1'))).toEqual({
+          request,
+          objectPath: path,
+        });
+      }),
+    );
   });
 
   it('reads back any ETag text at all but "-" and the empty string, which no strong ETag is', () => {
     const text = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 24 }).filter((s) => s !== '-');
-    fc.assert(fc.property(span, text, (s, tag) => {
-      const request: SliceRequest = { span: s, sliceSize: MIB, etag: tag };
-      expect(parseSliceRequestPath(sliceRequestPath(request, '/k'))).toEqual({ request, objectPath: '/k' });
-    }));
+    fc.assert(
+      fc.property(span, text, (s, tag) => {
+        const request: SliceRequest = { span: s, sliceSize: MIB, etag: tag };
+        expect(parseSliceRequestPath(sliceRequestPath(request, '/k'))).toEqual({ request, objectPath: '/k' });
+      }),
+    );
   });
 });
 
@@ -155,7 +210,10 @@ describe('a warm (the edge reading ahead: store it, do not send it)', () => {
     fc.assert(
       fc.property(span, strongEtag, objectPath, (s, tag, path) => {
         const request: SliceRequest = { span: s, sliceSize: MIB, etag: tag, warm: true };
-        expect(parseSliceRequestPath(pathAtShield(sliceRequestPath(request, path)))).toEqual({ request, objectPath: path });
+        expect(parseSliceRequestPath(pathAtShield(sliceRequestPath(request, path)))).toEqual({
+          request,
+          objectPath: path,
+        });
       }),
     );
   });
@@ -165,6 +223,16 @@ describe('a warm (the edge reading ahead: store it, do not send it)', () => {
     expect(parseWarmWord(warmWord(8 * MIB))).toBe(8 * MIB);
     expect(parseWarmWord(warmWord(0))).toBe(0);
     expect(warmWord(undefined)).toBe('failed');
-    for (const word of ['failed', '', 'stored', 'stored -1', 'stored 1.5', ' stored 1', 'stored 1 ', 'stored 9999999999999999']) expect(parseWarmWord(word), word).toBeUndefined();
+    for (const word of [
+      'failed',
+      '',
+      'stored',
+      'stored -1',
+      'stored 1.5',
+      ' stored 1',
+      'stored 1 ',
+      'stored 9999999999999999',
+    ])
+      expect(parseWarmWord(word), word).toBeUndefined();
   });
 });

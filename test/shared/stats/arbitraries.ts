@@ -11,14 +11,34 @@ export const BASE = Date.parse('2026-02-03T14:00:00Z');
 
 export function record(overrides: Partial<TierRecord> = {}): TierRecord {
   return {
-    tier: 'edge', outcome: 'hit', status: 200, method: 'GET', host: 'cdn.example', keyPrefix: '/a.png',
-    bytesSent: 100, bytesFromNextHop: 0, bytesFromOrigin: 0, ttfbMs: 2, durationMs: 3,
-    sliced: false, slicesHit: 0, slicesMissed: 0, at: BASE + 1_000,
+    tier: 'edge',
+    outcome: 'hit',
+    status: 200,
+    method: 'GET',
+    host: 'cdn.example',
+    keyPrefix: '/a.png',
+    bytesSent: 100,
+    bytesFromNextHop: 0,
+    bytesFromOrigin: 0,
+    ttfbMs: 2,
+    durationMs: 3,
+    sliced: false,
+    slicesHit: 0,
+    slicesMissed: 0,
+    at: BASE + 1_000,
     ...overrides,
   };
 }
 
-const hostile = fc.constantFrom('<script>alert(1)</script>', '"><img src=x onerror=alert(1)>', "'", '&amp;', '(other)', '', '__proto__');
+const hostile = fc.constantFrom(
+  '<script>alert(1)</script>',
+  '"><img src=x onerror=alert(1)>',
+  "'",
+  '&amp;',
+  '(other)',
+  '',
+  '__proto__',
+);
 
 export interface RecordOptions {
   hosts?: number;
@@ -29,21 +49,41 @@ export interface RecordOptions {
 
 export function recordArb(options: RecordOptions = {}): fc.Arbitrary<TierRecord> {
   const { hosts = 8, keys = 8, reasons = 4, minutes = 3 } = options;
-  return fc.record({
-    tier: fc.constantFrom<StatsTier>('edge', 'shield'),
-    outcome: fc.constantFrom<Outcome>(...OUTCOMES),
-    reason: fc.option(fc.oneof(fc.nat(reasons - 1).map((i) => `reason-${i}`), hostile), { nil: undefined, freq: 2 }),
-    host: fc.oneof({ weight: 9, arbitrary: fc.nat(hosts - 1).map((i) => `h${i}.example`) }, { weight: 1, arbitrary: hostile }),
-    keyPrefix: fc.oneof({ weight: 9, arbitrary: fc.nat(keys - 1).map((i) => `/k/${i}`) }, { weight: 1, arbitrary: hostile }),
-    bytesSent: fc.nat(2 ** 40),
-    bytesFromNextHop: fc.nat(2 ** 40),
-    bytesFromOrigin: fc.nat(2 ** 40),
-    ttfbMs: fc.nat(10_000),
-    durationMs: fc.nat(100_000),
-    slicesHit: fc.nat(64),
-    slicesMissed: fc.nat(64),
-    at: fc.integer({ min: BASE, max: BASE + minutes * 60_000 - 1 }),
-  }).map(({ reason, ...rest }) => ({ ...rest, ...(reason === undefined ? {} : { reason }), status: 200, method: 'GET', sliced: rest.slicesHit + rest.slicesMissed > 0 }));
+  return fc
+    .record({
+      tier: fc.constantFrom<StatsTier>('edge', 'shield'),
+      outcome: fc.constantFrom<Outcome>(...OUTCOMES),
+      reason: fc.option(
+        fc.oneof(
+          fc.nat(reasons - 1).map((i) => `reason-${i}`),
+          hostile,
+        ),
+        { nil: undefined, freq: 2 },
+      ),
+      host: fc.oneof(
+        { weight: 9, arbitrary: fc.nat(hosts - 1).map((i) => `h${i}.example`) },
+        { weight: 1, arbitrary: hostile },
+      ),
+      keyPrefix: fc.oneof(
+        { weight: 9, arbitrary: fc.nat(keys - 1).map((i) => `/k/${i}`) },
+        { weight: 1, arbitrary: hostile },
+      ),
+      bytesSent: fc.nat(2 ** 40),
+      bytesFromNextHop: fc.nat(2 ** 40),
+      bytesFromOrigin: fc.nat(2 ** 40),
+      ttfbMs: fc.nat(10_000),
+      durationMs: fc.nat(100_000),
+      slicesHit: fc.nat(64),
+      slicesMissed: fc.nat(64),
+      at: fc.integer({ min: BASE, max: BASE + minutes * 60_000 - 1 }),
+    })
+    .map(({ reason, ...rest }) => ({
+      ...rest,
+      ...(reason === undefined ? {} : { reason }),
+      status: 200,
+      method: 'GET',
+      sliced: rest.slicesHit + rest.slicesMissed > 0,
+    }));
 }
 
 export function batchOf(records: readonly TierRecord[]): StatsBatchJson {

@@ -1,6 +1,17 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { NONE, formatAmount, formatBytes, formatCompact, formatCount, formatMinute, formatMs, formatRatio, formatTime, formatUsd } from '../../../shared/stats/format.ts';
+import {
+  formatAmount,
+  formatBytes,
+  formatCompact,
+  formatCount,
+  formatMinute,
+  formatMs,
+  formatRatio,
+  formatTime,
+  formatUsd,
+  NONE,
+} from '../../../shared/stats/format.ts';
 
 const UNITS = { B: 1, kB: 1e3, MB: 1e6, GB: 1e9, TB: 1e12, PB: 1e15, EB: 1e18 } as const;
 
@@ -28,14 +39,16 @@ describe('formatBytes', () => {
   });
 
   it('reads back within rounding of what it was given, below 1000 of its unit', () => {
-    fc.assert(fc.property(fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), (bytes) => {
-      const match = /^(\d+(?:\.\d+)?) (B|kB|MB|GB|TB|PB|EB)$/.exec(formatBytes(bytes));
-      expect(match).not.toBeNull();
-      const value = Number(match![1]);
-      expect(value).toBeLessThan(1000);
-      const back = value * UNITS[match![2] as keyof typeof UNITS];
-      expect(Math.abs(back - bytes)).toBeLessThanOrEqual(Math.max(0.5, bytes * 0.0051));
-    }));
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), (bytes) => {
+        const match = /^(\d+(?:\.\d+)?) (B|kB|MB|GB|TB|PB|EB)$/.exec(formatBytes(bytes));
+        expect(match).not.toBeNull();
+        const value = Number(match![1]);
+        expect(value).toBeLessThan(1000);
+        const back = value * UNITS[match![2] as keyof typeof UNITS];
+        expect(Math.abs(back - bytes)).toBeLessThanOrEqual(Math.max(0.5, bytes * 0.0051));
+      }),
+    );
   });
 });
 
@@ -49,14 +62,16 @@ describe('formatRatio, formatMs, formatCount, formatUsd', () => {
   });
 
   it('says every ratio from 0 to 1 as a percentage from 0.0% to 100.0%, rounded down (never "100.0%" unless it is)', () => {
-    fc.assert(fc.property(fc.double({ min: 0, max: 1, noNaN: true }), (ratio) => {
-      const text = formatRatio(ratio);
-      expect(text).toMatch(/^\d{1,3}\.\d%$/);
-      const said = Number.parseFloat(text);
-      expect(said).toBeLessThanOrEqual(ratio * 100 + 1e-9);
-      expect(ratio * 100 - said).toBeLessThan(0.1 + 1e-9);
-      if (ratio < 1) expect(text).not.toBe('100.0%');
-    }));
+    fc.assert(
+      fc.property(fc.double({ min: 0, max: 1, noNaN: true }), (ratio) => {
+        const text = formatRatio(ratio);
+        expect(text).toMatch(/^\d{1,3}\.\d%$/);
+        const said = Number.parseFloat(text);
+        expect(said).toBeLessThanOrEqual(ratio * 100 + 1e-9);
+        expect(ratio * 100 - said).toBeLessThan(0.1 + 1e-9);
+        if (ratio < 1) expect(text).not.toBe('100.0%');
+      }),
+    );
     expect(formatRatio(0.9996)).toBe('99.9%');
     expect(formatRatio(1)).toBe('100.0%');
   });
@@ -82,12 +97,25 @@ describe('formatRatio, formatMs, formatCount, formatUsd', () => {
 
 describe('formatAmount, formatCompact', () => {
   it('says an amount in whole units with separators, a small fraction (GB, GB-s) to two decimals', () => {
-    expect([formatAmount(0), formatAmount(12_345_678.4), formatAmount(31.384), formatAmount(0.5), formatAmount(250)]).toEqual(['0', '12,345,678', '31.38', '0.50', '250']);
+    expect([
+      formatAmount(0),
+      formatAmount(12_345_678.4),
+      formatAmount(31.384),
+      formatAmount(0.5),
+      formatAmount(250),
+    ]).toEqual(['0', '12,345,678', '31.38', '0.50', '250']);
     expect(formatAmount(Number.NaN)).toBe(NONE);
   });
 
   it('shortens what a phone has no room for: k, M and bn with one decimal, never "1000k"', () => {
-    expect([formatCompact(9_999), formatCompact(10_000), formatCompact(14_083_920), formatCompact(25e9), formatCompact(999_960), formatCompact(17.51)]).toEqual(['9,999', '10k', '14.1 M', '25 bn', '1 M', '17.51']);
+    expect([
+      formatCompact(9_999),
+      formatCompact(10_000),
+      formatCompact(14_083_920),
+      formatCompact(25e9),
+      formatCompact(999_960),
+      formatCompact(17.51),
+    ]).toEqual(['9,999', '10k', '14.1 M', '25 bn', '1 M', '17.51']);
     expect(formatCompact(Number.POSITIVE_INFINITY)).toBe(NONE);
   });
 });

@@ -1,12 +1,22 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_NAME_LENGTH, isStatsBatch, parseStatsBatch } from '../../../shared/stats/stats-batch-json.ts';
+import { isStatsBatch, MAX_NAME_LENGTH, parseStatsBatch } from '../../../shared/stats/stats-batch-json.ts';
 import { TOTAL_FIELDS } from '../../../shared/stats/totals.ts';
 import { BASE, batchArb, batchOf, record } from './arbitraries.ts';
 
 const row = (overrides: Record<string, unknown> = {}): Record<string, unknown> => ({
-  minute: BASE, tier: 'edge', host: 'cdn.example', outcome: 'hit',
-  requests: 1, bytesSent: 10, bytesFromNextHop: 0, bytesFromOrigin: 0, ttfbMsSum: 1.5, durationMsSum: 2, slicesHit: 0, slicesMissed: 0,
+  minute: BASE,
+  tier: 'edge',
+  host: 'cdn.example',
+  outcome: 'hit',
+  requests: 1,
+  bytesSent: 10,
+  bytesFromNextHop: 0,
+  bytesFromOrigin: 0,
+  ttfbMsSum: 1.5,
+  durationMsSum: 2,
+  slicesHit: 0,
+  slicesMissed: 0,
   ...overrides,
 });
 const reasonOf = (value: unknown): string => {
@@ -17,7 +27,10 @@ const reasonOf = (value: unknown): string => {
 
 describe('parseStatsBatch', () => {
   it('accepts a batch, reasons and fractional time sums included', () => {
-    const batch = { rows: [row(), row({ outcome: 'bypass', reason: 'method' })], misses: [{ minute: BASE, key: '/a', misses: 3 }] };
+    const batch = {
+      rows: [row(), row({ outcome: 'bypass', reason: 'method' })],
+      misses: [{ minute: BASE, key: '/a', misses: 3 }],
+    };
     expect(parseStatsBatch(batch)).toEqual({ ok: true, batch });
     expect(isStatsBatch(batch)).toBe(true);
     expect(parseStatsBatch({ rows: [], misses: [] })).toEqual({ ok: true, batch: { rows: [], misses: [] } });
@@ -30,7 +43,15 @@ describe('parseStatsBatch', () => {
   });
 
   it('refuses operations that are not counts of a tier, saying so', () => {
-    for (const operations of [null, 3, [], { tier: 'origin', kvLists: 1, kvWrites: 0 }, { tier: 'edge', kvLists: -1, kvWrites: 0 }, { tier: 'edge', kvLists: 1.5, kvWrites: 0 }, { tier: 'edge', kvLists: 1 }]) {
+    for (const operations of [
+      null,
+      3,
+      [],
+      { tier: 'origin', kvLists: 1, kvWrites: 0 },
+      { tier: 'edge', kvLists: -1, kvWrites: 0 },
+      { tier: 'edge', kvLists: 1.5, kvWrites: 0 },
+      { tier: 'edge', kvLists: 1 },
+    ]) {
       expect(reasonOf({ rows: [], misses: [], operations })).toMatch(/^operations: expected/);
     }
   });
@@ -43,14 +64,22 @@ describe('parseStatsBatch', () => {
   });
 
   it('says which row is wrong and why', () => {
-    expect(reasonOf({ rows: [row(), row({ minute: BASE + 1 })], misses: [] })).toMatch(/^rows\[1\]: expected "minute" to be the ms epoch of a minute's start/);
-    expect(reasonOf({ rows: [row({ tier: 'origin' })], misses: [] })).toMatch(/^rows\[0\]: expected "tier" to be edge or shield/);
+    expect(reasonOf({ rows: [row(), row({ minute: BASE + 1 })], misses: [] })).toMatch(
+      /^rows\[1\]: expected "minute" to be the ms epoch of a minute's start/,
+    );
+    expect(reasonOf({ rows: [row({ tier: 'origin' })], misses: [] })).toMatch(
+      /^rows\[0\]: expected "tier" to be edge or shield/,
+    );
     expect(reasonOf({ rows: [row({ outcome: 'HIT' })], misses: [] })).toMatch(/"outcome" to be one of hit, miss/);
     expect(reasonOf({ rows: [row({ host: 7 })], misses: [] })).toMatch(/"host" to be a string/);
-    expect(reasonOf({ rows: [row({ host: 'h'.repeat(MAX_NAME_LENGTH + 1) })], misses: [] })).toMatch(/at most 256 characters/);
+    expect(reasonOf({ rows: [row({ host: 'h'.repeat(MAX_NAME_LENGTH + 1) })], misses: [] })).toMatch(
+      /at most 256 characters/,
+    );
     expect(reasonOf({ rows: [row({ reason: null })], misses: [] })).toMatch(/"reason" to be absent or a string/);
     expect(reasonOf({ rows: [3], misses: [] })).toMatch(/^rows\[0\]: expected an object/);
-    expect(reasonOf({ rows: [], misses: [{ minute: BASE, key: '/a', misses: -1 }] })).toMatch(/^misses\[0\]: expected "misses" to be a whole number/);
+    expect(reasonOf({ rows: [], misses: [{ minute: BASE, key: '/a', misses: -1 }] })).toMatch(
+      /^misses\[0\]: expected "misses" to be a whole number/,
+    );
     expect(reasonOf({ rows: [], misses: [{ minute: BASE, key: 1, misses: 1 }] })).toMatch(/"key" to be a string/);
   });
 
@@ -66,7 +95,11 @@ describe('parseStatsBatch', () => {
   });
 
   it('builds its result afresh: fields it does not know, __proto__ among them, do not come through', () => {
-    const parsed = parseStatsBatch(JSON.parse(`{"rows": [${JSON.stringify(row({ extra: 1 })).slice(0, -1)}, "__proto__": {"polluted": true}}], "misses": [], "more": 1}`));
+    const parsed = parseStatsBatch(
+      JSON.parse(
+        `{"rows": [${JSON.stringify(row({ extra: 1 })).slice(0, -1)}, "__proto__": {"polluted": true}}], "misses": [], "more": 1}`,
+      ),
+    );
     expect(parsed.ok).toBe(true);
     if (!parsed.ok) return;
     expect(Object.keys(parsed.batch)).toEqual(['rows', 'misses']);
@@ -76,32 +109,44 @@ describe('parseStatsBatch', () => {
   });
 
   it('accepts every batch a StatsBatch takes, after JSON', () => {
-    fc.assert(fc.property(batchArb({ hosts: 60, keys: 220 }, 200), (batch) => {
-      expect(parseStatsBatch(JSON.parse(JSON.stringify(batch)))).toEqual({ ok: true, batch });
-    }), { numRuns: 100 });
+    fc.assert(
+      fc.property(batchArb({ hosts: 60, keys: 220 }, 200), (batch) => {
+        expect(parseStatsBatch(JSON.parse(JSON.stringify(batch)))).toEqual({ ok: true, batch });
+      }),
+      { numRuns: 100 },
+    );
   });
 
   it('never throws and never accepts what is not a batch, whatever JSON arrives', () => {
-    fc.assert(fc.property(fc.jsonValue(), (value) => {
-      const parsed = parseStatsBatch(value);
-      if (parsed.ok) {
-        expect(Array.isArray(parsed.batch.rows) && Array.isArray(parsed.batch.misses)).toBe(true);
-        for (const one of parsed.batch.rows) expect(Number.isSafeInteger(one.requests) && one.requests >= 0).toBe(true);
-      }
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const parsed = parseStatsBatch(value);
+        if (parsed.ok) {
+          expect(Array.isArray(parsed.batch.rows) && Array.isArray(parsed.batch.misses)).toBe(true);
+          for (const one of parsed.batch.rows)
+            expect(Number.isSafeInteger(one.requests) && one.requests >= 0).toBe(true);
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('refuses a batch with any one field of any row changed to junk', () => {
     const batch = batchOf([record(), record({ outcome: 'miss' })]);
     const junk = fc.constantFrom<unknown>(-1, 'x', null, Number.NaN, {}, [], 1.5, 'h'.repeat(300), true);
     const fields = ['minute', 'tier', 'host', 'outcome', ...TOTAL_FIELDS];
-    fc.assert(fc.property(fc.nat(batch.rows.length - 1), fc.constantFrom(...fields), junk, (index, field, value) => {
-      const rows: Record<string, unknown>[] = batch.rows.map((one) => ({ ...one }));
-      rows[index] = { ...rows[index], [field]: value };
-      const parsed = parseStatsBatch({ rows, misses: batch.misses });
-      // A fractional byte or time sum is still a sum, a short string still a host; everything else is refused.
-      const stillValid = (value === 1.5 && ['bytesSent', 'bytesFromNextHop', 'bytesFromOrigin', 'ttfbMsSum', 'durationMsSum'].includes(field)) || (value === 'x' && field === 'host');
-      expect(parsed.ok).toBe(stillValid);
-    }));
+    fc.assert(
+      fc.property(fc.nat(batch.rows.length - 1), fc.constantFrom(...fields), junk, (index, field, value) => {
+        const rows: Record<string, unknown>[] = batch.rows.map((one) => ({ ...one }));
+        rows[index] = { ...rows[index], [field]: value };
+        const parsed = parseStatsBatch({ rows, misses: batch.misses });
+        // A fractional byte or time sum is still a sum, a short string still a host; everything else is refused.
+        const stillValid =
+          (value === 1.5 &&
+            ['bytesSent', 'bytesFromNextHop', 'bytesFromOrigin', 'ttfbMsSum', 'durationMsSum'].includes(field)) ||
+          (value === 'x' && field === 'host');
+        expect(parsed.ok).toBe(stillValid);
+      }),
+    );
   });
 });

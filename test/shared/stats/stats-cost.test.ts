@@ -36,14 +36,23 @@ describe('windowCost', () => {
   it('takes the Durable Object and KV requests the stats store counted, not a model of them', () => {
     const operations = mergeOperations('edge', { kvLists: 5, kvWrites: 2 }, { read: 3, written: 2 });
     const cost = windowCost(tiersOf({}), operations, 60, 7, DEFAULT_COST_DEPLOYMENT);
-    expect(cost.windowOperations).toEqual({ durableObjectRequests: 1, durableObjectRowsRead: 3, durableObjectRowsWritten: 2, kvListRequests: 5, kvWriteRequests: 2 });
+    expect(cost.windowOperations).toEqual({
+      durableObjectRequests: 1,
+      durableObjectRowsRead: 3,
+      durableObjectRowsWritten: 2,
+      kvListRequests: 5,
+      kvWriteRequests: 2,
+    });
     expect(line(cost, 'Durable Object requests')?.quantity).toBe(MONTH_PER_HOUR);
     expect(line(cost, 'KV list requests')?.quantity).toBe(5 * MONTH_PER_HOUR);
     expect(line(cost, 'KV write requests')?.quantity).toBe(2 * MONTH_PER_HOUR);
   });
 
-  it('prices the origin\'s egress at EGRESS_PRICE_PER_TB, the Workers lines at the published prices', () => {
-    const tiers = tiersOf({ bytesSent: 1e9, outcome: 'miss', bytesFromNextHop: 1e9 }, { tier: 'shield', outcome: 'miss', bytesSent: 1e9, bytesFromNextHop: 1e9, bytesFromOrigin: 1e9 });
+  it("prices the origin's egress at EGRESS_PRICE_PER_TB, the Workers lines at the published prices", () => {
+    const tiers = tiersOf(
+      { bytesSent: 1e9, outcome: 'miss', bytesFromNextHop: 1e9 },
+      { tier: 'shield', outcome: 'miss', bytesSent: 1e9, bytesFromNextHop: 1e9, bytesFromOrigin: 1e9 },
+    );
     const at10 = windowCost(tiers, emptyOperations(), 60, 10, DEFAULT_COST_DEPLOYMENT);
     expect(at10.month.originEgressUSD).toBeCloseTo(0.72 * 10, 9);
     expect(at10.month.egressAloneUSD).toBeCloseTo(0.72 * 10, 9);
@@ -53,17 +62,40 @@ describe('windowCost', () => {
 
   it('counts Analytics Engine points only for a deployment that writes them', () => {
     const tiers = tiersOf({}, { tier: 'shield', outcome: 'miss' });
-    expect(line(windowCost(tiers, emptyOperations(), 60, 7, { ...DEFAULT_COST_DEPLOYMENT, analytics: true }), 'Analytics Engine data points')?.quantity).toBe(2 * MONTH_PER_HOUR);
-    expect(line(windowCost(tiers, emptyOperations(), 60, 7, DEFAULT_COST_DEPLOYMENT), 'Analytics Engine data points')?.quantity).toBe(0);
+    expect(
+      line(
+        windowCost(tiers, emptyOperations(), 60, 7, { ...DEFAULT_COST_DEPLOYMENT, analytics: true }),
+        'Analytics Engine data points',
+      )?.quantity,
+    ).toBe(2 * MONTH_PER_HOUR);
+    expect(
+      line(windowCost(tiers, emptyOperations(), 60, 7, DEFAULT_COST_DEPLOYMENT), 'Analytics Engine data points')
+        ?.quantity,
+    ).toBe(0);
   });
 });
 
 describe('statsView cost', () => {
-  it('sums the operations of the window\'s buckets only, as it does their requests', () => {
-    const inside = { ...mergeBatch(new Map(), batchOf([record({})])).get(BASE)!, operations: mergeOperations('edge', { kvLists: 2, kvWrites: 0 }, { read: 3, written: 2 }) };
-    const outside = { minute: BASE - 90 * MINUTE_MS, rows: [], reasons: [], misses: [], operations: mergeOperations('shield', { kvLists: 100, kvWrites: 0 }, { read: 9, written: 9 }) };
+  it("sums the operations of the window's buckets only, as it does their requests", () => {
+    const inside = {
+      ...mergeBatch(new Map(), batchOf([record({})])).get(BASE)!,
+      operations: mergeOperations('edge', { kvLists: 2, kvWrites: 0 }, { read: 3, written: 2 }),
+    };
+    const outside = {
+      minute: BASE - 90 * MINUTE_MS,
+      rows: [],
+      reasons: [],
+      misses: [],
+      operations: mergeOperations('shield', { kvLists: 100, kvWrites: 0 }, { read: 9, written: 9 }),
+    };
     const view = statsView([inside, outside], [], NOW, 7);
-    expect(view.cost.windowOperations).toEqual({ durableObjectRequests: 1, durableObjectRowsRead: 3, durableObjectRowsWritten: 2, kvListRequests: 2, kvWriteRequests: 0 });
+    expect(view.cost.windowOperations).toEqual({
+      durableObjectRequests: 1,
+      durableObjectRowsRead: 3,
+      durableObjectRowsWritten: 2,
+      kvListRequests: 2,
+      kvWriteRequests: 0,
+    });
   });
 
   it('with nothing counted, is the Workers Paid subscription alone', () => {

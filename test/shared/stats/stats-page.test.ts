@@ -14,18 +14,28 @@ const ATTRIBUTE = '"><img src=x onerror=alert(1)>';
 function sample(strings: { host?: string; key?: string; reason?: string; purge?: string } = {}): StatsJson {
   const batch = batchOf([
     record({ host: strings.host ?? 'cdn.example', bytesSent: 5_000_000 }),
-    record({ host: strings.host ?? 'cdn.example', outcome: 'miss', keyPrefix: strings.key ?? '/a.png', bytesFromNextHop: 100 }),
+    record({
+      host: strings.host ?? 'cdn.example',
+      outcome: 'miss',
+      keyPrefix: strings.key ?? '/a.png',
+      bytesFromNextHop: 100,
+    }),
     record({ tier: 'shield', outcome: 'miss', bytesFromNextHop: 100, bytesFromOrigin: 100 }),
     record({ outcome: 'bypass', reason: strings.reason ?? 'method', bytesSent: 0 }),
     record({ tier: 'shield', outcome: 'error', reason: strings.reason ?? 'origin-unreachable', bytesSent: 0 }),
   ]);
-  const purges = [{ kind: 'tag', value: strings.purge ?? 'blog', at: BASE }, { kind: 'everything', value: '', at: BASE - 5 }];
+  const purges = [
+    { kind: 'tag', value: strings.purge ?? 'blog', at: BASE },
+    { kind: 'everything', value: '', at: BASE - 5 },
+  ];
   return statsView([...mergeBatch(new Map(), batch).values()], purges, NOW, 7);
 }
 
 /** Tag names in the page, in order. */
-const tags = (html: string): string[] => [...html.matchAll(/<\/?([a-zA-Z!][\w-]*)/g)].map((match) => match[1]!.toLowerCase());
-const markup = (html: string): Record<string, number> => Object.fromEntries(['<', '>', '"', "'"].map((char) => [char, html.split(char).length - 1]));
+const tags = (html: string): string[] =>
+  [...html.matchAll(/<\/?([a-zA-Z!][\w-]*)/g)].map((match) => match[1]!.toLowerCase());
+const markup = (html: string): Record<string, number> =>
+  Object.fromEntries(['<', '>', '"', "'"].map((char) => [char, html.split(char).length - 1]));
 
 describe('statsPage', () => {
   const page = statsPage(sample());
@@ -48,7 +58,7 @@ describe('statsPage', () => {
     expect([...page.matchAll(/href="([^"]*)"/g)].map((match) => match[1])).toEqual(['stats', 'stats.json']);
   });
 
-  it('shows each tier\'s hit ratio and byte hit ratio as big numbers, and the money saved', () => {
+  it("shows each tier's hit ratio and byte hit ratio as big numbers, and the money saved", () => {
     expect(page).toMatch(/<span class="value">33\.3%<\/span><span class="label">hit ratio<\/span>/);
     expect(page).toMatch(/<span class="value">0\.0%<\/span><span class="label">hit ratio<\/span>/);
     expect(page).toContain('<span class="value">$0.0000</span><span class="label">saved</span>');
@@ -65,7 +75,14 @@ describe('statsPage', () => {
   });
 
   it('lists misses, hosts, bypass reasons, errors, purges and every outcome', () => {
-    for (const caption of ['Keys the edge misses most', 'Hosts at the edge', 'Why requests bypassed the cache', 'Errors', 'Recent purges', 'Requests by outcome']) {
+    for (const caption of [
+      'Keys the edge misses most',
+      'Hosts at the edge',
+      'Why requests bypassed the cache',
+      'Errors',
+      'Recent purges',
+      'Requests by outcome',
+    ]) {
       expect(page).toContain(`<caption>${caption}</caption>`);
     }
     for (const outcome of OUTCOMES) expect(page).toContain(`<td>${outcome}</td>`);
@@ -74,22 +91,28 @@ describe('statsPage', () => {
     expect(page).toContain('<td class="key">(everything)</td>');
   });
 
-  it('shows what the window costs as a month at its rate: tiercache against the origin\'s egress alone, and the bill line by line', () => {
+  it("shows what the window costs as a month at its rate: tiercache against the origin's egress alone, and the bill line by line", () => {
     const { cost } = sample();
     expect(page).toContain('<h2 id="cost-heading">What it costs</h2>');
-    expect(page).toContain(`<span class="value">$${cost.month.totalUSD.toFixed(2)}</span><span class="label">with tiercache</span>`);
+    expect(page).toContain(
+      `<span class="value">$${cost.month.totalUSD.toFixed(2)}</span><span class="label">with tiercache</span>`,
+    );
     expect(page).toContain('<span class="label">origin egress alone</span>');
     expect(page).toContain('<caption>The month, line by line</caption>');
     for (const line of cost.month.lines) expect(page).toContain(`<td>${line.item}</td>`);
     expect(page).toContain('<dt>Durable Object requests counted</dt>');
     expect(page).toContain('<dt>KV list requests counted</dt>');
-    expect(page).toContain(`each line past its monthly allowance, at the Workers Paid prices read ${cost.pricesReadAt}`);
+    expect(page).toContain(
+      `each line past its monthly allowance, at the Workers Paid prices read ${cost.pricesReadAt}`,
+    );
     expect(page).toContain('docs/costs.md');
   });
 
   it('says when tiercache costs more than the egress it saves, rather than a negative saving', () => {
     // One small hit an hour: the subscription alone is more than its egress.
-    const small = statsPage(statsView([...mergeBatch(new Map(), batchOf([record({ bytesSent: 100 })])).values()], [], NOW, 7));
+    const small = statsPage(
+      statsView([...mergeBatch(new Map(), batchOf([record({ bytesSent: 100 })])).values()], [], NOW, 7),
+    );
     expect(small).toMatch(/<dt>costs more than egress alone<\/dt><dd>\$5\.0\d<\/dd>/);
     expect(small).not.toContain('<dt>saved</dt>');
   });
@@ -118,11 +141,16 @@ describe('statsPage', () => {
 
   it('takes no markup from the data, whatever strings it holds', () => {
     const text = fc.string({ unit: 'binary', maxLength: 40 });
-    fc.assert(fc.property(text, text, text, text, (host, key, reason, purge) => {
-      const plain = statsPage(sample({ host: 'h', key: '/k', reason: 'r', purge: 'p' }));
-      const given = statsPage(sample({ host: host || 'h', key: key || '/k', reason: reason || 'r', purge: purge || 'p' }));
-      // The data adds no tag, no bracket and no quote: every one of them in the page is the page's own.
-      expect(markup(given)).toEqual(markup(plain));
-    }), { numRuns: 150 });
+    fc.assert(
+      fc.property(text, text, text, text, (host, key, reason, purge) => {
+        const plain = statsPage(sample({ host: 'h', key: '/k', reason: 'r', purge: 'p' }));
+        const given = statsPage(
+          sample({ host: host || 'h', key: key || '/k', reason: reason || 'r', purge: purge || 'p' }),
+        );
+        // The data adds no tag, no bracket and no quote: every one of them in the page is the page's own.
+        expect(markup(given)).toEqual(markup(plain));
+      }),
+      { numRuns: 150 },
+    );
   });
 });

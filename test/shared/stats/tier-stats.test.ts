@@ -3,7 +3,14 @@ import { OUTCOMES, type Outcome } from '../../../shared/stats/record.ts';
 import { hitsOf, minuteTier, outcomeTotals, tierStats } from '../../../shared/stats/tier-stats.ts';
 import { emptyTotals } from '../../../shared/stats/totals.ts';
 
-const row = (outcome: Outcome, requests: number, bytesSent = 0, bytesFromNextHop = 0) => ({ outcome, ...emptyTotals(), requests, bytesSent, bytesFromNextHop, ttfbMsSum: requests * 2 });
+const row = (outcome: Outcome, requests: number, bytesSent = 0, bytesFromNextHop = 0) => ({
+  outcome,
+  ...emptyTotals(),
+  requests,
+  bytesSent,
+  bytesFromNextHop,
+  ttfbMsSum: requests * 2,
+});
 
 describe('tierStats', () => {
   it('has every outcome, zeros where none', () => {
@@ -17,8 +24,17 @@ describe('tierStats', () => {
   });
 
   it('derives the ratios and the mean, null over nothing', () => {
-    expect(tierStats([row('hit', 3, 300), row('miss', 1, 100, 100)])).toMatchObject({ hitRatio: 0.75, byteHitRatio: 0.75, ttfbMsMean: 2 });
-    expect(tierStats([])).toMatchObject({ hitRatio: null, byteHitRatio: null, ttfbMsMean: null, totals: emptyTotals() });
+    expect(tierStats([row('hit', 3, 300), row('miss', 1, 100, 100)])).toMatchObject({
+      hitRatio: 0.75,
+      byteHitRatio: 0.75,
+      ttfbMsMean: 2,
+    });
+    expect(tierStats([])).toMatchObject({
+      hitRatio: null,
+      byteHitRatio: null,
+      ttfbMsMean: null,
+      totals: emptyTotals(),
+    });
     expect(tierStats([row('bypass', 1)])).toMatchObject({ hitRatio: 0, byteHitRatio: null });
   });
 
@@ -27,6 +43,11 @@ describe('tierStats', () => {
   });
 
   it('sums a minute for the charts', () => {
-    expect(minuteTier([row('hit', 2, 20), row('miss', 1, 5, 5)])).toEqual({ requests: 3, hits: 2, bytesSent: 25, bytesFromNextHop: 5 });
+    expect(minuteTier([row('hit', 2, 20), row('miss', 1, 5, 5)])).toEqual({
+      requests: 3,
+      hits: 2,
+      bytesSent: 25,
+      bytesFromNextHop: 5,
+    });
   });
 });

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { TOTAL_FIELDS, addInto, addRecordInto, emptyTotals, recordTotals, sumTotals, totalsOf } from '../../../shared/stats/totals.ts';
+import {
+  addInto,
+  addRecordInto,
+  emptyTotals,
+  recordTotals,
+  sumTotals,
+  TOTAL_FIELDS,
+  totalsOf,
+} from '../../../shared/stats/totals.ts';
 import { record } from './arbitraries.ts';
 
 describe('totals', () => {
@@ -8,8 +16,25 @@ describe('totals', () => {
   });
 
   it('counts a record as one request with its bytes, times and slices', () => {
-    const one = record({ bytesSent: 10, bytesFromNextHop: 4, bytesFromOrigin: 3, ttfbMs: 2, durationMs: 5, slicesHit: 1, slicesMissed: 2 });
-    const expected = { requests: 1, bytesSent: 10, bytesFromNextHop: 4, bytesFromOrigin: 3, ttfbMsSum: 2, durationMsSum: 5, slicesHit: 1, slicesMissed: 2 };
+    const one = record({
+      bytesSent: 10,
+      bytesFromNextHop: 4,
+      bytesFromOrigin: 3,
+      ttfbMs: 2,
+      durationMs: 5,
+      slicesHit: 1,
+      slicesMissed: 2,
+    });
+    const expected = {
+      requests: 1,
+      bytesSent: 10,
+      bytesFromNextHop: 4,
+      bytesFromOrigin: 3,
+      ttfbMsSum: 2,
+      durationMsSum: 5,
+      slicesHit: 1,
+      slicesMissed: 2,
+    };
     expect(recordTotals(one)).toEqual(expected);
     const into = emptyTotals();
     addRecordInto(into, one);
@@ -25,6 +50,9 @@ describe('totals', () => {
   });
 
   it('copies only the Totals of a wider row', () => {
-    expect(totalsOf({ ...emptyTotals(), requests: 3, host: 'x' } as ReturnType<typeof emptyTotals>)).toEqual({ ...emptyTotals(), requests: 3 });
+    expect(totalsOf({ ...emptyTotals(), requests: 3, host: 'x' } as ReturnType<typeof emptyTotals>)).toEqual({
+      ...emptyTotals(),
+      requests: 3,
+    });
   });
 });

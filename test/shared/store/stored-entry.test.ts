@@ -1,11 +1,26 @@
-import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import { currentAge, fromStoredHeaders, originAt, remainingFreshness, toStoredHeaders, type EntryMeta } from '../../../shared/store/stored-entry.ts';
+import { describe, expect, it } from 'vitest';
+import {
+  currentAge,
+  type EntryMeta,
+  fromStoredHeaders,
+  originAt,
+  remainingFreshness,
+  toStoredHeaders,
+} from '../../../shared/store/stored-entry.ts';
 
 const STORED_AT = Date.parse('2026-09-01T12:00:00Z');
 const STALE = { whileRevalidate: 60, ifError: 86400, mustRevalidate: false };
 const meta: EntryMeta = { storedAt: STORED_AT, initialAge: 12.5, lifetime: 3600, ...STALE };
-const NOT_STORED = ['age', 'server-timing', 'set-cookie', 'cf-cache-status', 'connection', 'keep-alive', 'transfer-encoding'];
+const NOT_STORED = [
+  'age',
+  'server-timing',
+  'set-cookie',
+  'cf-cache-status',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+];
 
 function originHeaders(): Headers {
   return new Headers({
@@ -58,7 +73,10 @@ describe('toStoredHeaders', () => {
   it('records the counted length and the fill, and reads them back', () => {
     const stored = toStoredHeaders(originHeaders(), meta, 60, { length: 1234, fill: 987654321 });
     expect(fromStoredHeaders(stored)?.body).toEqual({ length: 1234, fill: 987654321 });
-    expect(fromStoredHeaders(toStoredHeaders(originHeaders(), meta, 60))?.body).toEqual({ length: undefined, fill: undefined });
+    expect(fromStoredHeaders(toStoredHeaders(originHeaders(), meta, 60))?.body).toEqual({
+      length: undefined,
+      fill: undefined,
+    });
   });
 
   it('does not store per-hop, per-request or per-client fields', () => {
@@ -104,8 +122,26 @@ describe('fromStoredHeaders', () => {
   });
 
   it('gives back the timing the tier stored', () => {
-    const stored = toStoredHeaders(originHeaders(), { storedAt: STORED_AT + 0.4, initialAge: 1.23456, lifetime: 600, whileRevalidate: 0, ifError: 30, mustRevalidate: true }, 600);
-    expect(unpack(stored).meta).toEqual({ storedAt: STORED_AT, initialAge: 1.235, lifetime: 600, whileRevalidate: 0, ifError: 30, mustRevalidate: true });
+    const stored = toStoredHeaders(
+      originHeaders(),
+      {
+        storedAt: STORED_AT + 0.4,
+        initialAge: 1.23456,
+        lifetime: 600,
+        whileRevalidate: 0,
+        ifError: 30,
+        mustRevalidate: true,
+      },
+      600,
+    );
+    expect(unpack(stored).meta).toEqual({
+      storedAt: STORED_AT,
+      initialAge: 1.235,
+      lifetime: 600,
+      whileRevalidate: 0,
+      ifError: 30,
+      mustRevalidate: true,
+    });
   });
 
   it('gives back when the bytes came from the origin, and takes storedAt for an entry that kept none', () => {
@@ -123,7 +159,14 @@ describe('fromStoredHeaders', () => {
   });
 
   it('is undefined when our timing header is damaged', () => {
-    for (const value of ['', 'garbage', 'stored=1, age=2', 'stored=1, age=2, life=x', 'stored=-1, age=0, life=60', 'stored=1, age=NaN, life=60']) {
+    for (const value of [
+      '',
+      'garbage',
+      'stored=1, age=2',
+      'stored=1, age=2, life=x',
+      'stored=-1, age=0, life=60',
+      'stored=1, age=NaN, life=60',
+    ]) {
       const stored = toStoredHeaders(originHeaders(), meta, 60);
       stored.set('x-tiercache-entry', value);
       expect(fromStoredHeaders(stored), value).toBeUndefined();
@@ -155,36 +198,61 @@ describe('currentAge and remainingFreshness (RFC 9111 §4.2.3)', () => {
 
 const TCHAR = "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyz";
 /** Field names, leaving out our own internal prefix (see the report on origin-supplied x-tiercache-* fields). */
-const fieldName = fc.oneof(
-  fc.constantFrom('cache-control', 'expires', 'date', 'etag', 'vary', 'content-type', 'age', 'set-cookie', 'server-timing', 'connection', 'transfer-encoding'),
-  fc.string({ unit: fc.constantFrom(...TCHAR), minLength: 1, maxLength: 10 }),
-).filter((name) => !name.startsWith('x-tiercache-'));
+const fieldName = fc
+  .oneof(
+    fc.constantFrom(
+      'cache-control',
+      'expires',
+      'date',
+      'etag',
+      'vary',
+      'content-type',
+      'age',
+      'set-cookie',
+      'server-timing',
+      'connection',
+      'transfer-encoding',
+    ),
+    fc.string({ unit: fc.constantFrom(...TCHAR), minLength: 1, maxLength: 10 }),
+  )
+  .filter((name) => !name.startsWith('x-tiercache-'));
 /** Field values a Headers object accepts: Latin-1 without CR, LF or NUL. */
 const fieldValue = fc.string({
-  unit: fc.oneof(fc.constant('\t'), fc.integer({ min: 0x20, max: 0xff }).map((c) => String.fromCharCode(c))),
+  unit: fc.oneof(
+    fc.constant('\t'),
+    fc.integer({ min: 0x20, max: 0xff }).map((c) => String.fromCharCode(c)),
+  ),
   maxLength: 30,
 });
-const entryMeta = fc.record({
-  storedAt: fc.integer({ min: 0, max: 8.64e15 }),
-  initialAge: fc.integer({ min: 0, max: 1e9 }).map((n) => n / 1000),
-  lifetime: fc.nat(),
-  whileRevalidate: fc.nat(),
-  ifError: fc.nat(),
-  mustRevalidate: fc.boolean(),
-  originAt: fc.integer({ min: 0, max: 8.64e15 }),
-}, { requiredKeys: ['storedAt', 'initialAge', 'lifetime', 'whileRevalidate', 'ifError', 'mustRevalidate'] });
+const entryMeta = fc.record(
+  {
+    storedAt: fc.integer({ min: 0, max: 8.64e15 }),
+    initialAge: fc.integer({ min: 0, max: 1e9 }).map((n) => n / 1000),
+    lifetime: fc.nat(),
+    whileRevalidate: fc.nat(),
+    ifError: fc.nat(),
+    mustRevalidate: fc.boolean(),
+    originAt: fc.integer({ min: 0, max: 8.64e15 }),
+  },
+  { requiredKeys: ['storedAt', 'initialAge', 'lifetime', 'whileRevalidate', 'ifError', 'mustRevalidate'] },
+);
 
 describe('stored entry properties', () => {
   it("round-trips any header set, minus the fields never stored, and the entry's timing", () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(fieldName, fieldValue), { maxLength: 12 }), entryMeta, fc.double({ min: -1e6, max: 1e9, noNaN: true }), (fields, timing, retention) => {
-        const origin = new Headers(fields);
-        const expected = new Headers(origin);
-        for (const name of NOT_STORED) expected.delete(name);
-        const entry = unpack(toStoredHeaders(origin, timing, retention));
-        expect(sorted(entry.headers)).toEqual(sorted(expected));
-        expect(entry.meta).toEqual(timing);
-      }),
+      fc.property(
+        fc.array(fc.tuple(fieldName, fieldValue), { maxLength: 12 }),
+        entryMeta,
+        fc.double({ min: -1e6, max: 1e9, noNaN: true }),
+        (fields, timing, retention) => {
+          const origin = new Headers(fields);
+          const expected = new Headers(origin);
+          for (const name of NOT_STORED) expected.delete(name);
+          const entry = unpack(toStoredHeaders(origin, timing, retention));
+          expect(sorted(entry.headers)).toEqual(sorted(expected));
+          expect(entry.meta).toEqual(timing);
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { asError } from '../../../shared/streams/as-error.ts';
 import { LengthMismatch } from '../../../shared/http/errors.ts';
+import { asError } from '../../../shared/streams/as-error.ts';
 
 describe('asError', () => {
   it('is the reason itself when it is an Error', () => {
@@ -9,7 +9,11 @@ describe('asError', () => {
   });
 
   it('is an Error saying the reason otherwise', () => {
-    for (const [reason, message] of [['gone', 'gone'], [42, '42'], [undefined, 'undefined']] as const) {
+    for (const [reason, message] of [
+      ['gone', 'gone'],
+      [42, '42'],
+      [undefined, 'undefined'],
+    ] as const) {
       const error = asError(reason);
       expect(error).toBeInstanceOf(Error);
       expect(error.message).toBe(message);

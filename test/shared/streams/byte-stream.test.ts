@@ -1,12 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-
-import { rangesStream, type Piece } from '../../../shared/streams/byte-stream.ts';
-import { splitStream } from '../../../shared/streams/split-stream.ts';
-import type { ByteRange } from '../../../shared/http/range.ts';
-import { concat } from '../../streams.ts';
 import { LengthMismatch } from '../../../shared/http/errors.ts';
+import type { ByteRange } from '../../../shared/http/range.ts';
+import { type Piece, rangesStream } from '../../../shared/streams/byte-stream.ts';
 import { nativeBody, pipesNatively } from '../../../shared/streams/native-body.ts';
+import { splitStream } from '../../../shared/streams/split-stream.ts';
+import { concat } from '../../streams.ts';
 
 /** An object whose every byte is distinguishable from its neighbours. */
 function objectBytes(size: number): Uint8Array {
@@ -14,7 +13,11 @@ function objectBytes(size: number): Uint8Array {
 }
 
 /** `bytes` cut at `sizes` (the last chunk takes whatever is left), one chunk per pull. */
-function chunked(bytes: Uint8Array, sizes: readonly number[], options: { slow?: boolean } = {}): ReadableStream<Uint8Array> {
+function chunked(
+  bytes: Uint8Array,
+  sizes: readonly number[],
+  options: { slow?: boolean } = {},
+): ReadableStream<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let offset = 0;
   for (const size of sizes) {
@@ -30,7 +33,10 @@ function chunked(bytes: Uint8Array, sizes: readonly number[], options: { slow?: 
  * A stream of exactly these chunks, produced one per pull. `slow`: each chunk arrives a timer
  * tick later, as from a network, so that reads are still pending while the reader moves on.
  */
-function fromChunks(chunks: readonly Uint8Array[], { slow = false }: { slow?: boolean } = {}): ReadableStream<Uint8Array> {
+function fromChunks(
+  chunks: readonly Uint8Array[],
+  { slow = false }: { slow?: boolean } = {},
+): ReadableStream<Uint8Array> {
   let next = 0;
   return new ReadableStream<Uint8Array>(
     {
@@ -49,7 +55,11 @@ function fromChunks(chunks: readonly Uint8Array[], { slow = false }: { slow?: bo
  * A source that gives its first chunk at once and holds the rest until `open()`, so that a test
  * can act while a read is outstanding; `waiting()` resolves once someone is waiting for chunk 2.
  */
-function gated(chunks: readonly Uint8Array[]): { stream: ReadableStream<Uint8Array>; waiting: () => Promise<void>; open: () => void } {
+function gated(chunks: readonly Uint8Array[]): {
+  stream: ReadableStream<Uint8Array>;
+  waiting: () => Promise<void>;
+  open: () => void;
+} {
   let opened = false;
   let onOpen: () => void = () => undefined;
   let onWait: () => void = () => undefined;
@@ -91,9 +101,18 @@ async function readAll(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> 
 }
 
 /** What `promise` came to within `ms`, or 'pending' if it had not settled by then. */
-async function settledWithin<T>(promise: Promise<T>, ms: number): Promise<{ value: T } | { error: unknown } | 'pending'> {
+async function settledWithin<T>(
+  promise: Promise<T>,
+  ms: number,
+): Promise<{ value: T } | { error: unknown } | 'pending'> {
   const timer = new Promise<'pending'>((resolve) => setTimeout(() => resolve('pending'), ms));
-  return Promise.race([promise.then((value) => ({ value }), (error: unknown) => ({ error })), timer]);
+  return Promise.race([
+    promise.then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error }),
+    ),
+    timer,
+  ]);
 }
 
 /** Cuts `total` into consecutive lengths taken from `sizes`, the last one filling up. */
@@ -111,7 +130,11 @@ function partition(total: number, sizes: readonly number[]): number[] {
 }
 
 /** The object's bytes as pieces of `pieceSizes`, each arriving in chunks of at most `chunkSize`. */
-function piecesOf(bytes: Uint8Array, pieceSizes: readonly number[], chunkSize = Number.MAX_SAFE_INTEGER): { pieces: AsyncIterator<Piece>; returned: () => boolean; cancelled: number[] } {
+function piecesOf(
+  bytes: Uint8Array,
+  pieceSizes: readonly number[],
+  chunkSize = Number.MAX_SAFE_INTEGER,
+): { pieces: AsyncIterator<Piece>; returned: () => boolean; cancelled: number[] } {
   const lengths = partition(bytes.length, pieceSizes);
   const cancelled: number[] = [];
   let index = 0;
@@ -122,7 +145,13 @@ function piecesOf(bytes: Uint8Array, pieceSizes: readonly number[], chunkSize = 
       const length = lengths[index];
       if (length === undefined) return { done: true, value: undefined };
       const which = index++;
-      const piece: Piece = { offset, length, body: cancellable(chunked(bytes.slice(offset, offset + length), Array(length).fill(chunkSize)), () => cancelled.push(which)) };
+      const piece: Piece = {
+        offset,
+        length,
+        body: cancellable(chunked(bytes.slice(offset, offset + length), Array(length).fill(chunkSize)), () =>
+          cancelled.push(which),
+        ),
+      };
       offset += length;
       return { done: false, value: piece };
     },
@@ -154,7 +183,12 @@ function cancellable(stream: ReadableStream<Uint8Array>, onCancel: () => void): 
 }
 
 /** What rangesStream must produce: each range after its head, then the tail. */
-function expected(bytes: Uint8Array, ranges: readonly ByteRange[], heads: readonly Uint8Array[] = [], tail?: Uint8Array): Uint8Array {
+function expected(
+  bytes: Uint8Array,
+  ranges: readonly ByteRange[],
+  heads: readonly Uint8Array[] = [],
+  tail?: Uint8Array,
+): Uint8Array {
   const chunks = ranges.flatMap((range, i) => [heads[i] ?? new Uint8Array(), bytes.slice(range.start, range.end + 1)]);
   if (tail) chunks.push(tail);
   return concat(chunks);
@@ -190,22 +224,33 @@ describe('splitStream', () => {
       together: fc.boolean(),
       slow: fc.boolean(),
     });
-    await fc.assert(fc.asyncProperty(split, async ({ partLengths, chunkSizes, together, slow }) => {
-      const total = partLengths.reduce((a, b) => a + b, 0);
-      const bytes = objectBytes(total);
-      const parts = splitStream(chunked(bytes, chunkSizes, { slow }), partLengths);
-      const read = together ? await Promise.all(parts.map(readAll)) : await parts.reduce<Promise<Uint8Array[]>>(async (done, part) => [...(await done), await readAll(part)], Promise.resolve([]));
-      let offset = 0;
-      for (const [i, length] of partLengths.entries()) {
-        expect(read[i]).toEqual(bytes.slice(offset, offset + length));
-        offset += length;
-      }
-    }), { numRuns: 150 });
+    await fc.assert(
+      fc.asyncProperty(split, async ({ partLengths, chunkSizes, together, slow }) => {
+        const total = partLengths.reduce((a, b) => a + b, 0);
+        const bytes = objectBytes(total);
+        const parts = splitStream(chunked(bytes, chunkSizes, { slow }), partLengths);
+        const read = together
+          ? await Promise.all(parts.map(readAll))
+          : await parts.reduce<Promise<Uint8Array[]>>(
+              async (done, part) => [...(await done), await readAll(part)],
+              Promise.resolve([]),
+            );
+        let offset = 0;
+        for (const [i, length] of partLengths.entries()) {
+          expect(read[i]).toEqual(bytes.slice(offset, offset + length));
+          offset += length;
+        }
+      }),
+      { numRuns: 150 },
+    );
   });
 
   it('errors the part the source ends in, naming the shortfall', async () => {
     const bytes = objectBytes(6);
-    const [first, second] = splitStream(chunked(bytes, [2, 2, 2]), [4, 4]) as [ReadableStream<Uint8Array>, ReadableStream<Uint8Array>];
+    const [first, second] = splitStream(chunked(bytes, [2, 2, 2]), [4, 4]) as [
+      ReadableStream<Uint8Array>,
+      ReadableStream<Uint8Array>,
+    ];
     expect(await readAll(first)).toEqual(bytes.slice(0, 4));
     await expect(readAll(second)).rejects.toThrow(LengthMismatch);
   });
@@ -218,7 +263,10 @@ describe('splitStream', () => {
   it('takes exactly the parts from a source that runs long, whatever the chunking, and leaves the rest unread', async () => {
     for (const chunkSizes of [[5], [4, 1], [2, 2, 1], [3, 2]]) {
       const bytes = objectBytes(5);
-      const [first, last] = splitStream(chunked(bytes, chunkSizes), [2, 2]) as [ReadableStream<Uint8Array>, ReadableStream<Uint8Array>];
+      const [first, last] = splitStream(chunked(bytes, chunkSizes), [2, 2]) as [
+        ReadableStream<Uint8Array>,
+        ReadableStream<Uint8Array>,
+      ];
       expect(await readAll(first)).toEqual(bytes.slice(0, 2));
       expect(await readAll(last), String(chunkSizes)).toEqual(bytes.slice(2, 4));
     }
@@ -228,7 +276,11 @@ describe('splitStream', () => {
     for (const chunkSizes of [[12], [1], [3], [5], [2, 3, 7], [7, 2, 3]]) {
       for (const cancelFirst of [true, false]) {
         const bytes = objectBytes(12);
-        const [a, b, c] = splitStream(chunked(bytes, chunkSizes), [4, 4, 4]) as [ReadableStream<Uint8Array>, ReadableStream<Uint8Array>, ReadableStream<Uint8Array>];
+        const [a, b, c] = splitStream(chunked(bytes, chunkSizes), [4, 4, 4]) as [
+          ReadableStream<Uint8Array>,
+          ReadableStream<Uint8Array>,
+          ReadableStream<Uint8Array>,
+        ];
         const cancelled = cancelFirst ? b.cancel() : undefined;
         expect(await readAll(a)).toEqual(bytes.slice(0, 4));
         await (cancelled ?? b.cancel());
@@ -267,7 +319,11 @@ describe('splitStream', () => {
     // instead of seeing the LengthMismatch. Source of 5 bytes for parts of 4, 4, 4: part 1
     // errors, as it should; expected: part 2 errors too; actual: it never settles.
     const bytes = objectBytes(5);
-    const [first, second, third] = splitStream(chunked(bytes, [5]), [4, 4, 4]) as [ReadableStream<Uint8Array>, ReadableStream<Uint8Array>, ReadableStream<Uint8Array>];
+    const [first, second, third] = splitStream(chunked(bytes, [5]), [4, 4, 4]) as [
+      ReadableStream<Uint8Array>,
+      ReadableStream<Uint8Array>,
+      ReadableStream<Uint8Array>,
+    ];
     expect(await readAll(first)).toEqual(bytes.slice(0, 4));
     await expect(readAll(second)).rejects.toThrow(LengthMismatch);
     const outcome = await settledWithin(readAll(third), 200);
@@ -298,18 +354,27 @@ describe('rangesStream', () => {
   it('reads ranges that lie in different pieces, skipping the bytes between them', async () => {
     const bytes = objectBytes(100);
     const { pieces } = piecesOf(bytes, [25, 25, 25, 25], 1);
-    const ranges = [{ start: 5, end: 9 }, { start: 30, end: 60 }, { start: 99, end: 99 }];
+    const ranges = [
+      { start: 5, end: 9 },
+      { start: 30, end: 60 },
+      { start: 99, end: 99 },
+    ];
     expect(await readAll(rangesStream(pieces, ranges))).toEqual(expected(bytes, ranges));
   });
 
   it('puts each head before its range and the tail after the last', async () => {
     const bytes = objectBytes(100);
     const { pieces } = piecesOf(bytes, [25, 25, 25, 25], 1);
-    const ranges = [{ start: 0, end: 1 }, { start: 50, end: 74 }];
+    const ranges = [
+      { start: 0, end: 1 },
+      { start: 50, end: 74 },
+    ];
     const heads = [text('<first>'), text('<second>')];
     const tail = text('<end>');
     const body = await readAll(rangesStream(pieces, ranges, heads, tail));
-    expect(body).toEqual(concat([heads[0] as Uint8Array, bytes.slice(0, 2), heads[1] as Uint8Array, bytes.slice(50, 75), tail]));
+    expect(body).toEqual(
+      concat([heads[0] as Uint8Array, bytes.slice(0, 2), heads[1] as Uint8Array, bytes.slice(50, 75), tail]),
+    );
   });
 
   it('writes only the tail when there is no range (an empty object)', async () => {
@@ -322,7 +387,10 @@ describe('rangesStream', () => {
     // As with Range: bytes=0-0,-1 on a whole object held in one chunk.
     const bytes = objectBytes(10);
     const { pieces } = piecesOf(bytes, [10]);
-    const ranges = [{ start: 1, end: 2 }, { start: 5, end: 6 }];
+    const ranges = [
+      { start: 1, end: 2 },
+      { start: 5, end: 6 },
+    ];
     expect(await readAll(rangesStream(pieces, ranges))).toEqual(expected(bytes, ranges));
   });
 
@@ -343,7 +411,10 @@ describe('rangesStream', () => {
         return { done: false, value: { offset: 4 * index++, length: 4, body } };
       },
     };
-    const ranges = [{ start: 1, end: 2 }, { start: 5, end: 6 }];
+    const ranges = [
+      { start: 1, end: 2 },
+      { start: 5, end: 6 },
+    ];
     const body = readAll(rangesStream(pieces, ranges));
     // The next chunk arrives only after rangesStream has had every chance to move on.
     await source.waiting();
@@ -365,17 +436,21 @@ describe('rangesStream', () => {
           // Sorted cut points paired up: sorted, disjoint (possibly adjacent) ranges.
           const sorted = [...cuts].sort((a, b) => a - b);
           const ranges: ByteRange[] = [];
-          for (let i = 0; i < sorted.length; i += 2) ranges.push({ start: sorted[i] as number, end: sorted[i + 1] ?? (sorted[i] as number) });
+          for (let i = 0; i < sorted.length; i += 2)
+            ranges.push({ start: sorted[i] as number, end: sorted[i + 1] ?? (sorted[i] as number) });
           return { size, ranges, ...rest };
         }),
       );
-    await fc.assert(fc.asyncProperty(scenario, async ({ size, ranges, pieceSizes, chunkSize, withHeads }) => {
-      const bytes = objectBytes(size);
-      const heads = withHeads ? ranges.map((range, i) => text(`[head ${i} ${range.start}-${range.end}]`)) : [];
-      const tail = withHeads ? text('[tail]') : undefined;
-      const { pieces } = piecesOf(bytes, pieceSizes, chunkSize);
-      expect(await readAll(rangesStream(pieces, ranges, heads, tail))).toEqual(expected(bytes, ranges, heads, tail));
-    }), { numRuns: 200 });
+    await fc.assert(
+      fc.asyncProperty(scenario, async ({ size, ranges, pieceSizes, chunkSize, withHeads }) => {
+        const bytes = objectBytes(size);
+        const heads = withHeads ? ranges.map((range, i) => text(`[head ${i} ${range.start}-${range.end}]`)) : [];
+        const tail = withHeads ? text('[tail]') : undefined;
+        const { pieces } = piecesOf(bytes, pieceSizes, chunkSize);
+        expect(await readAll(rangesStream(pieces, ranges, heads, tail))).toEqual(expected(bytes, ranges, heads, tail));
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('errors when the pieces run out before the range ends', async () => {
@@ -412,7 +487,9 @@ describe('rangesStream', () => {
 
   it('ignores the announced length outside workerd, which has no FixedLengthStream', async () => {
     const bytes = objectBytes(10);
-    expect(await readAll(rangesStream(piecesOf(bytes, [10]).pieces, [{ start: 0, end: 9 }], [], undefined, 10))).toEqual(bytes);
+    expect(
+      await readAll(rangesStream(piecesOf(bytes, [10]).pieces, [{ start: 0, end: 9 }], [], undefined, 10)),
+    ).toEqual(bytes);
   });
 });
 
@@ -421,7 +498,11 @@ describe('rangesStream', () => {
 // integration tests (fault-injection, large-object, slices) read them piped natively.
 describe('rangesStream, pieces the runtime may move by itself (native-body.ts)', () => {
   /** Pieces marked native, each a whole stored slice; `inexact` records which said they were not. */
-  function nativePieces(bytes: Uint8Array, size: number, lie?: { at: number; by: number }): { pieces: AsyncIterator<Piece>; inexact: number[] } {
+  function nativePieces(
+    bytes: Uint8Array,
+    size: number,
+    lie?: { at: number; by: number },
+  ): { pieces: AsyncIterator<Piece>; inexact: number[] } {
     const inexact: number[] = [];
     let offset = 0;
     let index = 0;
@@ -432,8 +513,14 @@ describe('rangesStream, pieces the runtime may move by itself (native-body.ts)',
           if (offset >= bytes.length) return { done: true, value: undefined };
           const which = index++;
           const length = Math.min(size, bytes.length - offset);
-          const held = lie?.at === which ? bytes.slice(offset, offset + length + lie.by) : bytes.slice(offset, offset + length);
-          const piece: Piece = { offset, length, body: nativeBody(chunked(held, [3, 5, 7])), onInexact: () => inexact.push(which) };
+          const held =
+            lie?.at === which ? bytes.slice(offset, offset + length + lie.by) : bytes.slice(offset, offset + length);
+          const piece: Piece = {
+            offset,
+            length,
+            body: nativeBody(chunked(held, [3, 5, 7])),
+            onInexact: () => inexact.push(which),
+          };
           offset += length;
           return { done: false, value: piece };
         },
@@ -443,9 +530,17 @@ describe('rangesStream, pieces the runtime may move by itself (native-body.ts)',
 
   it('passes whole pieces on as they are and cuts the ones a range starts or ends in, every byte in place', async () => {
     const bytes = objectBytes(100);
-    for (const range of [{ start: 0, end: 99 }, { start: 10, end: 89 }, { start: 20, end: 39 }, { start: 25, end: 25 }]) {
+    for (const range of [
+      { start: 0, end: 99 },
+      { start: 10, end: 89 },
+      { start: 20, end: 39 },
+      { start: 25, end: 25 },
+    ]) {
       const { pieces } = nativePieces(bytes, 20);
-      expect(await readAll(rangesStream(pieces, [range], [], undefined, range.end - range.start + 1)), `${range.start}-${range.end}`).toEqual(bytes.subarray(range.start, range.end + 1));
+      expect(
+        await readAll(rangesStream(pieces, [range], [], undefined, range.end - range.start + 1)),
+        `${range.start}-${range.end}`,
+      ).toEqual(bytes.subarray(range.start, range.end + 1));
     }
   });
 
@@ -454,14 +549,19 @@ describe('rangesStream, pieces the runtime may move by itself (native-body.ts)',
     const { pieces } = nativePieces(bytes, 20);
     const heads = [new TextEncoder().encode('<a>'), new TextEncoder().encode('<b>')];
     const tail = new TextEncoder().encode('<end>');
-    const ranges = [{ start: 0, end: 19 }, { start: 40, end: 79 }];
+    const ranges = [
+      { start: 0, end: 19 },
+      { start: 40, end: 79 },
+    ];
     expect(await readAll(rangesStream(pieces, ranges, heads, tail))).toEqual(expected(bytes, ranges, heads, tail));
   });
 
   it('fails the answer on a whole piece that holds less than it claims, and says so, rather than pass a shifted byte on as complete', async () => {
     const bytes = objectBytes(60);
     const { pieces, inexact } = nativePieces(bytes, 20, { at: 1, by: -3 });
-    await expect(readAll(rangesStream(pieces, [{ start: 0, end: 59 }], [], undefined, 60))).rejects.toThrow(LengthMismatch);
+    await expect(readAll(rangesStream(pieces, [{ start: 0, end: 59 }], [], undefined, 60))).rejects.toThrow(
+      LengthMismatch,
+    );
     expect(pipesNatively()).toBe(false);
     expect(inexact).toEqual([1]);
   });

@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { fromNextHop, nextHopOptions } from '../../../shared/streams/from-next-hop.ts';
-
-import { drainSource, faultyStream, patternBytes, streamOf } from '../../streams.ts';
 import { BodyStalled } from '../../../shared/http/errors.ts';
+import { fromNextHop, nextHopOptions } from '../../../shared/streams/from-next-hop.ts';
+import { drainSource, faultyStream, patternBytes, streamOf } from '../../streams.ts';
 
 const bytes = patternBytes;
 const fast = { attempts: 3, backoffMs: 1 };
 
-
 describe('fromNextHop', () => {
   it('marks a body with how to heal it, which any reader through bodySource then does', async () => {
     const object = bytes(40);
-    const body = fromNextHop(faultyStream(object, 15, 'error'), { heal: { ...fast, reopen: async (offset) => streamOf(object.slice(offset)) } });
+    const body = fromNextHop(faultyStream(object, 15, 'error'), {
+      heal: { ...fast, reopen: async (offset) => streamOf(object.slice(offset)) },
+    });
     expect(await drainSource(body, { length: 40 })).toEqual({ bytes: object, error: undefined });
   });
 

@@ -1,14 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { type Heal, Reopenings } from '../../../shared/streams/heal.ts';
-
-import { streamOf, patternBytes } from '../../streams.ts';
 import { VersionChanged } from '../../../shared/http/errors.ts';
+import { type Heal, Reopenings } from '../../../shared/streams/heal.ts';
+import { patternBytes, streamOf } from '../../streams.ts';
 
 const bytes = patternBytes;
 const never = (): boolean => false;
 
 /** A Heal reopening `object` from the offset asked for, recording each offset; `fail` makes a reopening throw instead. */
-function healOf(object: Uint8Array, options: { attempts?: number; backoffMs?: number; fail?: (attempt: number) => Error | undefined } = {}): Heal & { offsets: number[] } {
+function healOf(
+  object: Uint8Array,
+  options: { attempts?: number; backoffMs?: number; fail?: (attempt: number) => Error | undefined } = {},
+): Heal & { offsets: number[] } {
   const offsets: number[] = [];
   return {
     offsets,
@@ -59,7 +61,9 @@ describe('Reopenings', () => {
   });
 
   it('takes a failed reopening for the next fault, and stops at a version change it answers', async () => {
-    const failing = healOf(bytes(20), { fail: (attempt) => (attempt < 3 ? new Error(`reopening ${attempt}`) : undefined) });
+    const failing = healOf(bytes(20), {
+      fail: (attempt) => (attempt < 3 ? new Error(`reopening ${attempt}`) : undefined),
+    });
     expect(await firstBytes(new Reopenings(failing), new Error('reset'), 5)).toEqual(bytes(20).slice(5, 8));
     expect(failing.offsets).toEqual([5, 5, 5]);
 
@@ -73,7 +77,10 @@ describe('Reopenings', () => {
 
   it('waits its backoff before each reopening, doubled each time', async () => {
     const started = Date.now();
-    const heal = healOf(bytes(20), { backoffMs: 20, fail: (attempt) => (attempt < 3 ? new Error('again') : undefined) });
+    const heal = healOf(bytes(20), {
+      backoffMs: 20,
+      fail: (attempt) => (attempt < 3 ? new Error('again') : undefined),
+    });
     await new Reopenings(heal).reopened(new Error('reset'), 0, never);
     expect(Date.now() - started).toBeGreaterThanOrEqual(20 + 40 + 80 - 5);
   });

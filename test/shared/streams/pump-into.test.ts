@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { type BodySource, bodySource } from '../../../shared/streams/body-source.ts';
 import { CHUNK_BYTES, pumpInto } from '../../../shared/streams/pump-into.ts';
 
-import { concat, faultyStream, streamOf, patternBytes } from '../../streams.ts';
+import { concat, faultyStream, patternBytes, streamOf } from '../../streams.ts';
 
 const bytes = patternBytes;
 
@@ -27,7 +27,11 @@ function recording(chunks: readonly Uint8Array[]): { source: BodySource; lent: A
 describe('pumpInto', () => {
   it('writes every byte after those it skips, through one reused buffer', async () => {
     const written: Uint8Array[] = [];
-    await pumpInto(bodySource(streamOf(bytes(200_000), 30_000), { length: 200_000 }), async (chunk) => void written.push(chunk.slice()), 54_321);
+    await pumpInto(
+      bodySource(streamOf(bytes(200_000), 30_000), { length: 200_000 }),
+      async (chunk) => void written.push(chunk.slice()),
+      54_321,
+    );
     expect(concat(written)).toEqual(bytes(200_000).subarray(54_321));
   });
 
@@ -44,7 +48,11 @@ describe('pumpInto', () => {
   it('skips whole reads, then part of one, and writes nothing for a skip past the end', async () => {
     const writes = async (skip: number): Promise<Uint8Array[]> => {
       const written: Uint8Array[] = [];
-      await pumpInto(recording([bytes(4), bytes(4), bytes(4)]).source, async (chunk) => void written.push(chunk.slice()), skip);
+      await pumpInto(
+        recording([bytes(4), bytes(4), bytes(4)]).source,
+        async (chunk) => void written.push(chunk.slice()),
+        skip,
+      );
       return written;
     };
     expect(await writes(4)).toEqual([bytes(4), bytes(4)]);
@@ -55,7 +63,10 @@ describe('pumpInto', () => {
 
   it('fails as the source fails, after writing what came before', async () => {
     const written: Uint8Array[] = [];
-    const pumped = pumpInto(bodySource(faultyStream(bytes(20), 9, 'error'), { length: 20 }), async (chunk) => void written.push(chunk.slice()));
+    const pumped = pumpInto(
+      bodySource(faultyStream(bytes(20), 9, 'error'), { length: 20 }),
+      async (chunk) => void written.push(chunk.slice()),
+    );
     await expect(pumped).rejects.toThrow('connection reset');
     expect(concat(written)).toEqual(bytes(9));
   });

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SilenceWatch } from '../../../shared/streams/silence-watch.ts';
-
 import { BodyStalled } from '../../../shared/http/errors.ts';
+import { SilenceWatch } from '../../../shared/streams/silence-watch.ts';
 
 const wait = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 

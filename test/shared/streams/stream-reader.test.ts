@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { streamReader } from '../../../shared/streams/stream-reader.ts';
 
-import { concat, streamOf, patternBytes } from '../../streams.ts';
+import { concat, patternBytes, streamOf } from '../../streams.ts';
 
 const bytes = patternBytes;
 
@@ -29,7 +29,10 @@ function byteStream(source: Uint8Array, onCancel?: (reason: unknown) => void): R
 }
 
 /** Every byte the reader gives, lending `lend` bytes per read; the views, and the buffers each came back in. */
-async function readAll(stream: ReadableStream<Uint8Array>, lend: number): Promise<{ bytes: Uint8Array; views: Uint8Array[] }> {
+async function readAll(
+  stream: ReadableStream<Uint8Array>,
+  lend: number,
+): Promise<{ bytes: Uint8Array; views: Uint8Array[] }> {
   const reader = streamReader(stream);
   const views: Uint8Array[] = [];
   let into = new Uint8Array(lend);
@@ -49,7 +52,12 @@ describe('streamReader', () => {
   });
 
   it('copies the chunks of a stream made in JavaScript into the buffers lent, keeping what does not fit for the next read', async () => {
-    for (const [chunk, lend] of [[3, 2], [3, 3], [7, 2], [2, 7]] as const) {
+    for (const [chunk, lend] of [
+      [3, 2],
+      [3, 3],
+      [7, 2],
+      [2, 7],
+    ] as const) {
       const { bytes: read, views } = await readAll(streamOf(bytes(20), chunk), lend);
       expect(read, `${chunk} ${lend}`).toEqual(bytes(20));
       expect(views.every((view) => view.byteLength <= lend && view.byteLength > 0)).toBe(true);

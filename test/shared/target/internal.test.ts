@@ -1,6 +1,12 @@
-import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import { CREDENTIAL_HEADER, INTERNAL_PREFIX, SHIELD_ORIGIN, credentialMatches, isInternal } from '../../../shared/target/internal.ts';
+import { describe, expect, it } from 'vitest';
+import {
+  CREDENTIAL_HEADER,
+  credentialMatches,
+  INTERNAL_PREFIX,
+  isInternal,
+  SHIELD_ORIGIN,
+} from '../../../shared/target/internal.ts';
 import { normalizePath } from '../../../shared/target/request-target.ts';
 
 const TOKEN = 's3cr3t-shield-token';
@@ -66,11 +72,27 @@ describe('internal hop constants', () => {
 
 describe('isInternal', () => {
   it('reserves every path under /__tiercache/, however it is spelled once parsed', () => {
-    for (const path of ['/__tiercache/purge', '/__tiercache/slices/0-0/1/-/x', '/__tiercache', '/__tiercache%2Fpurge', '/__tiercache%2fx%2F..%2Fpurge', '/%5F_tiercache/purge']) expect(isInternal(path), path).toBe(true);
+    for (const path of [
+      '/__tiercache/purge',
+      '/__tiercache/slices/0-0/1/-/x',
+      '/__tiercache',
+      '/__tiercache%2Fpurge',
+      '/__tiercache%2fx%2F..%2Fpurge',
+      '/%5F_tiercache/purge',
+    ])
+      expect(isInternal(path), path).toBe(true);
   });
 
   it('leaves every other path to the objects', () => {
-    for (const path of ['/', '/__tiercache-docs/a', '/x/__tiercache/purge', '/__TIERCACHE/purge', '/a%2F__tiercache/b', '/%']) expect(isInternal(path), path).toBe(false);
+    for (const path of [
+      '/',
+      '/__tiercache-docs/a',
+      '/x/__tiercache/purge',
+      '/__TIERCACHE/purge',
+      '/a%2F__tiercache/b',
+      '/%',
+    ])
+      expect(isInternal(path), path).toBe(false);
   });
 
   it('reserves a path that climbs into the prefix once decoded, with dot segments removed (RFC 3986 §5.2.4)', () => {
@@ -96,7 +118,14 @@ describe('isInternal', () => {
   });
 
   it('leaves a path alone whose dots do not climb into the prefix', () => {
-    for (const path of ['/a/..%2Fb', '/x/...%2F__tiercache/purge', '/x/__tiercache/..%2Fpurge', '/x/a..%2F__tiercache/b', '/__tiercache-x/..%2Fa']) expect(isInternal(path), path).toBe(false);
+    for (const path of [
+      '/a/..%2Fb',
+      '/x/...%2F__tiercache/purge',
+      '/x/__tiercache/..%2Fpurge',
+      '/x/a..%2F__tiercache/b',
+      '/__tiercache-x/..%2Fa',
+    ])
+      expect(isInternal(path), path).toBe(false);
   });
 
   it('checks each path it is given: the one routed and the one forwarded', () => {
@@ -115,7 +144,14 @@ const name = fc.constantFrom('x', 'a.b', 'static', '...', 'img%20s');
 
 /** `/` then segments that climb at least as far as they went down, then the prefix's name: a way into it. */
 const intoPrefix = fc
-  .tuple(fc.array(name, { maxLength: 3 }), fc.nat({ max: 2 }), fc.array(separator, { minLength: 8, maxLength: 8 }), fc.array(dot, { minLength: 12, maxLength: 12 }), underscore, fc.constantFrom('purge', 'stats', 'x/y', ''))
+  .tuple(
+    fc.array(name, { maxLength: 3 }),
+    fc.nat({ max: 2 }),
+    fc.array(separator, { minLength: 8, maxLength: 8 }),
+    fc.array(dot, { minLength: 12, maxLength: 12 }),
+    underscore,
+    fc.constantFrom('purge', 'stats', 'x/y', ''),
+  )
   .map(([down, extra, seps, dots, under, rest]) => {
     const sep = (i: number): string => seps[i % seps.length] ?? '/';
     let path = '/';
@@ -135,10 +171,28 @@ describe('isInternal (properties)', () => {
   });
 
   it('agrees with RFC 3986 §5.2.4 run on the decoded path: whatever it resolves into the prefix is reserved, as sent and as the worker routes it', () => {
-    const piece = fc.constantFrom('/', '\\', '.', '..', '%2e', '%2E', '%2f', '%2F', '%5c', '%5C', '__tiercache', '%5F_tiercache', 'purge', 'x', '.x', '%25');
+    const piece = fc.constantFrom(
+      '/',
+      '\\',
+      '.',
+      '..',
+      '%2e',
+      '%2E',
+      '%2f',
+      '%2F',
+      '%5c',
+      '%5C',
+      '__tiercache',
+      '%5F_tiercache',
+      'purge',
+      'x',
+      '.x',
+      '%25',
+    );
     const decoded = (path: string): string => {
       let text = path;
-      for (let i = 0; i < 3; i++) text = text.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+      for (let i = 0; i < 3; i++)
+        text = text.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
       return text;
     };
     fc.assert(
@@ -146,7 +200,8 @@ describe('isInternal (properties)', () => {
         const sent = `/${pieces.join('')}`;
         for (const path of [sent, normalizePath(new URL(`https://cdn.example${sent}`).pathname)]) {
           const resolved = removeDotSegments(decoded(path).replace(/[\\/]+/g, '/')).replace(/\/+/g, '/');
-          if (resolved.startsWith(INTERNAL_PREFIX) || resolved === INTERNAL_PREFIX.slice(0, -1)) expect(isInternal(path), path).toBe(true);
+          if (resolved.startsWith(INTERNAL_PREFIX) || resolved === INTERNAL_PREFIX.slice(0, -1))
+            expect(isInternal(path), path).toBe(true);
           if (!decoded(path).includes('__tiercache')) expect(isInternal(path), path).toBe(false);
         }
       }),

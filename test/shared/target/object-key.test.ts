@@ -1,5 +1,5 @@
-import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
 import { encodeKeyForPath, MAX_KEY_BYTES, objectKeyFromPath } from '../../../shared/target/object-key.ts';
 
 /** The pathname a browser or fetch would send for a raw path, so tests use real parser output. */
@@ -147,7 +147,7 @@ describe('encodeKeyForPath', () => {
     expect(encodeKeyForPath('100%25')).toBe('100%2525');
   });
 
-  it('matches the local S3 server: encodeURIComponent per segment plus !\'()*', () => {
+  it("matches the local S3 server: encodeURIComponent per segment plus !'()*", () => {
     const rfc3986 = (segment: string) =>
       encodeURIComponent(segment).replace(/[!'()*]/g, (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`);
     const key = "dir/a b+c~!'()*é日本🐱%/ end/";
@@ -165,15 +165,40 @@ const validKey = fc
   .filter((k) => !k.split(/[/\\]/).some((segment) => segment === '.' || segment === '..'));
 
 /** Paths built from the pieces that spell separators, dots and encodings, in any order. */
-const HOSTILE_PIECES = ['/', '\\', '.', '..', '%2e', '%2E', '%2f', '%2F', '%5c', '%5C', '%25', 'a', 'etc', '%00', 'é', '%C3%A9'];
-const hostilePath = fc.array(fc.constantFrom(...HOSTILE_PIECES), { maxLength: 12 }).map((pieces) => `/${pieces.join('')}`);
+const HOSTILE_PIECES = [
+  '/',
+  '\\',
+  '.',
+  '..',
+  '%2e',
+  '%2E',
+  '%2f',
+  '%2F',
+  '%5c',
+  '%5C',
+  '%25',
+  'a',
+  'etc',
+  '%00',
+  'é',
+  '%C3%A9',
+];
+const hostilePath = fc
+  .array(fc.constantFrom(...HOSTILE_PIECES), { maxLength: 12 })
+  .map((pieces) => `/${pieces.join('')}`);
 
 describe('objectKeyFromPath and encodeKeyForPath (properties)', () => {
   it('objectKeyFromPath never throws, whatever the input', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: keyChar }).map((s) => `/${s}`)), (path) => {
-        objectKeyFromPath(path);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string({ unit: 'binary' }),
+          fc.string({ unit: keyChar }).map((s) => `/${s}`),
+        ),
+        (path) => {
+          objectKeyFromPath(path);
+        },
+      ),
     );
   });
 
@@ -196,13 +221,19 @@ describe('objectKeyFromPath and encodeKeyForPath (properties)', () => {
 
   it('never decides a key that is empty, only slashes, or climbs under "/" or "\\"', () => {
     fc.assert(
-      fc.property(fc.oneof(hostilePath, hostilePath.map((path) => new URL(`https://cdn.example${path}`).pathname)), (path) => {
-        const result = objectKeyFromPath(path);
-        if (!result.ok) return;
-        expect(result.key).not.toMatch(/^\/*$/);
-        expect(result.key.split(/[/\\]/)).not.toContain('..');
-        expect(result.key.split(/[/\\]/)).not.toContain('.');
-      }),
+      fc.property(
+        fc.oneof(
+          hostilePath,
+          hostilePath.map((path) => new URL(`https://cdn.example${path}`).pathname),
+        ),
+        (path) => {
+          const result = objectKeyFromPath(path);
+          if (!result.ok) return;
+          expect(result.key).not.toMatch(/^\/*$/);
+          expect(result.key.split(/[/\\]/)).not.toContain('..');
+          expect(result.key.split(/[/\\]/)).not.toContain('.');
+        },
+      ),
       { numRuns: 2000 },
     );
   });

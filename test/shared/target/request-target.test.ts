@@ -1,5 +1,5 @@
-import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
 import { HttpError } from '../../../shared/http/errors.ts';
 import { encodeKeyForPath } from '../../../shared/target/object-key.ts';
 import { normalizePath, requestTarget } from '../../../shared/target/request-target.ts';
@@ -23,7 +23,11 @@ function thrown(run: () => unknown): HttpError {
 
 describe('requestTarget for an S3 origin', () => {
   it('names the object key and its canonical path', () => {
-    expect(requestTarget(url('/images/cat.jpg'), 's3')).toEqual({ path: '/images/cat.jpg', query: '', key: 'images/cat.jpg' });
+    expect(requestTarget(url('/images/cat.jpg'), 's3')).toEqual({
+      path: '/images/cat.jpg',
+      query: '',
+      key: 'images/cat.jpg',
+    });
   });
 
   it('drops the query entirely, since S3 query parameters select sub-resources', () => {
@@ -104,7 +108,11 @@ describe('requestTarget for an S3 origin', () => {
 
 describe('requestTarget for an HTTP origin', () => {
   it('keeps the query as sent and names no key', () => {
-    expect(requestTarget(url('/search?q=a%7e&page=2'), 'http')).toEqual({ path: '/search', query: '?q=a%7e&page=2', key: undefined });
+    expect(requestTarget(url('/search?q=a%7e&page=2'), 'http')).toEqual({
+      path: '/search',
+      query: '?q=a%7e&page=2',
+      key: undefined,
+    });
   });
 
   it('has an empty query when there is none', () => {
@@ -148,10 +156,12 @@ describe('normalizePath', () => {
   });
 
   it('is idempotent for any path, so the shield re-derives exactly what the edge meant', () => {
-    fc.assert(fc.property(fc.string({ unit: 'binary' }), (raw) => {
-      const once = normalizePath(new URL(`http://h/${raw}`).pathname);
-      expect(normalizePath(once)).toBe(once);
-    }));
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (raw) => {
+        const once = normalizePath(new URL(`http://h/${raw}`).pathname);
+        expect(normalizePath(once)).toBe(once);
+      }),
+    );
   });
 });
 
@@ -160,7 +170,12 @@ describe('normalizePath', () => {
 /** Keys S3 can hold and we serve: no controls, no lone surrogates, no dot segments. */
 const objectKey = fc
   .string({ unit: 'grapheme', minLength: 1, maxLength: 30 })
-  .filter((key) => !/[\u0000-\u001f\u007f]/.test(key) && !/^\/*$/.test(key) && !key.split(/[/\\]/).some((s) => s === '.' || s === '..'));
+  .filter(
+    (key) =>
+      !/[\u0000-\u001f\u007f]/.test(key) &&
+      !/^\/*$/.test(key) &&
+      !key.split(/[/\\]/).some((s) => s === '.' || s === '..'),
+  );
 
 describe('request target properties', () => {
   it('maps the canonical path of any key back to that key and that same path', () => {
@@ -175,9 +190,12 @@ describe('request target properties', () => {
   it('gives the same S3 path whether the URL spells the key raw or encoded', () => {
     fc.assert(
       // A raw URL cannot carry ? # % \ as key characters, and the parser strips a trailing space.
-      fc.property(objectKey.filter((key) => !/[?#%\\]/.test(key) && key.trim() === key), (key) => {
-        expect(s3Path(`/${key}`)).toBe(`/${encodeKeyForPath(key)}`);
-      }),
+      fc.property(
+        objectKey.filter((key) => !/[?#%\\]/.test(key) && key.trim() === key),
+        (key) => {
+          expect(s3Path(`/${key}`)).toBe(`/${encodeKeyForPath(key)}`);
+        },
+      ),
     );
   });
 
@@ -186,7 +204,11 @@ describe('request target properties', () => {
       const hex = byte.toString(16).padStart(2, '0');
       return fc.constantFrom(`%${hex}`, `%${hex.toUpperCase()}`);
     });
-    const segment = fc.array(fc.oneof(fc.constantFrom('a', 'Z', '9', '-', '.', '_', '~', '!', '$', '@', ':'), pctEncoded), { maxLength: 8 }).map((parts) => parts.join(''));
+    const segment = fc
+      .array(fc.oneof(fc.constantFrom('a', 'Z', '9', '-', '.', '_', '~', '!', '$', '@', ':'), pctEncoded), {
+        maxLength: 8,
+      })
+      .map((parts) => parts.join(''));
     fc.assert(
       fc.property(fc.array(segment, { minLength: 1, maxLength: 4 }), (segments) => {
         const once = normalizePath(`/${segments.join('/')}`);
@@ -201,7 +223,8 @@ describe('request target properties', () => {
 });
 
 describe('requestTarget with an index document (INDEX_DOCUMENT)', () => {
-  const indexed = (pathAndQuery: string, kind: 's3' | 'http' = 's3') => requestTarget(url(pathAndQuery), kind, { indexDocument: 'index.html' });
+  const indexed = (pathAndQuery: string, kind: 's3' | 'http' = 's3') =>
+    requestTarget(url(pathAndQuery), kind, { indexDocument: 'index.html' });
 
   it('maps the root to the index object, as an S3 website endpoint does', () => {
     expect(indexed('/')).toEqual({ path: '/index.html', query: '', key: 'index.html' });
@@ -210,7 +233,11 @@ describe('requestTarget with an index document (INDEX_DOCUMENT)', () => {
 
   it("maps a path ending in / to that folder's index object", () => {
     expect(indexed('/docs/')).toEqual({ path: '/docs/index.html', query: '', key: 'docs/index.html' });
-    expect(indexed('/docs/guide/')).toEqual({ path: '/docs/guide/index.html', query: '', key: 'docs/guide/index.html' });
+    expect(indexed('/docs/guide/')).toEqual({
+      path: '/docs/guide/index.html',
+      query: '',
+      key: 'docs/guide/index.html',
+    });
   });
 
   it('treats an encoded %2F at the end as the / it is inside the key', () => {
@@ -260,4 +287,3 @@ describe('requestTarget with CACHE_KEY_QUERY (S3)', () => {
     expect(keyed('/app.js?v=1').key).toBe('app.js');
   });
 });
-

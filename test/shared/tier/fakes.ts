@@ -4,16 +4,21 @@
 // and a waitUntil whose promises the test awaits (settle).
 
 import { expect } from 'vitest';
-import { directiveFields, hasDirective, parseCacheControl, directiveSeconds } from '../../../shared/http/cache-control.ts';
-import { isStrongEtag, weakMatch } from '../../../shared/http/etag.ts';
+import {
+  directiveFields,
+  directiveSeconds,
+  hasDirective,
+  parseCacheControl,
+} from '../../../shared/http/cache-control.ts';
 import { VersionChanged } from '../../../shared/http/errors.ts';
+import { isStrongEtag, weakMatch } from '../../../shared/http/etag.ts';
 import { formatHttpDate, parseHttpDate } from '../../../shared/http/http-date.ts';
 import { varyFieldNames } from '../../../shared/http/vary.ts';
 import { type ObjectMeta, representationHeaders } from '../../../shared/slices/object-meta.ts';
 import { type ObjectVersion, type SliceSpan, sliceCount, spanBytes } from '../../../shared/slices/slice-plan.ts';
-import { type Unpacked, fromStoredHeaders } from '../../../shared/store/stored-entry.ts';
+import { fromStoredHeaders, type Unpacked } from '../../../shared/store/stored-entry.ts';
 import type { ObjectRead, SliceAsk, Upstream, UpstreamAnswer, Validators } from '../../../shared/tier/ports.ts';
-import type { WholeObject, Resolved, SlicedObject } from '../../../shared/tier/resolved.ts';
+import type { Resolved, SlicedObject, WholeObject } from '../../../shared/tier/resolved.ts';
 import type { TierCache } from '../../../shared/tier/tier-cache.ts';
 import { concat, faultyStream, streamOf } from '../../streams.ts';
 
@@ -98,19 +103,22 @@ export class FakeTierCache implements TierCache {
     this.ops.push({ op: 'put', url: request.url });
     if (request.method !== 'GET') throw new TypeError('Cannot cache response to non-GET request.');
     if (response.status === 206) throw new TypeError('Cannot cache response to a range request (206 Partial Content).');
-    if (varyFieldNames(response.headers.get('vary')).includes('*')) throw new TypeError("Cannot cache response with 'Vary: *' header.");
+    if (varyFieldNames(response.headers.get('vary')).includes('*'))
+      throw new TypeError("Cannot cache response with 'Vary: *' header.");
     const chunks: Uint8Array[] = [];
     let broken: unknown;
     const reader = response.body?.getReader();
     try {
-      for (let read = await reader?.read(); read !== undefined && !read.done; read = await reader?.read()) chunks.push(read.value.slice());
+      for (let read = await reader?.read(); read !== undefined && !read.done; read = await reader?.read())
+        chunks.push(read.value.slice());
     } catch (error) {
       broken = error ?? new Error('the body failed');
     }
     if (broken !== undefined && !this.careless) throw broken;
     if (this.refusePuts) throw new Error('the platform refused the put');
     const cc = parseCacheControl(response.headers.get('cache-control'));
-    if (hasDirective(cc, 'no-store') || directiveFields(cc, 'private') === true || response.headers.has('set-cookie')) return;
+    if (hasDirective(cc, 'no-store') || directiveFields(cc, 'private') === true || response.headers.has('set-cookie'))
+      return;
     const maxAge = directiveSeconds(cc, 's-maxage') ?? directiveSeconds(cc, 'max-age');
     this.entries.set(request.url, {
       status: response.status,
@@ -164,7 +172,14 @@ export interface FakeObject {
 }
 
 export type UpstreamCall =
-  | { method: 'slices'; span: SliceSpan; pinned: ObjectVersion | undefined; validators: Validators | undefined; from: number | undefined; signal: AbortSignal | undefined }
+  | {
+      method: 'slices';
+      span: SliceSpan;
+      pinned: ObjectVersion | undefined;
+      validators: Validators | undefined;
+      from: number | undefined;
+      signal: AbortSignal | undefined;
+    }
   | { method: 'head'; signal: AbortSignal | undefined };
 
 export type SliceCall = Extract<UpstreamCall, { method: 'slices' }>;
@@ -225,7 +240,14 @@ export class FakeUpstream implements Upstream {
   }
 
   async slices(span: SliceSpan, pinned: ObjectVersion | undefined, ask: SliceAsk = {}): Promise<UpstreamAnswer> {
-    const call: SliceCall = { method: 'slices', span: { ...span }, pinned: pinned && { size: pinned.size, etag: pinned.etag }, validators: ask.validators && { ...ask.validators }, from: ask.from, signal: ask.signal };
+    const call: SliceCall = {
+      method: 'slices',
+      span: { ...span },
+      pinned: pinned && { size: pinned.size, etag: pinned.etag },
+      validators: ask.validators && { ...ask.validators },
+      from: ask.from,
+      signal: ask.signal,
+    };
     this.calls.push(call);
     await this.gate;
     const scripted = this.script.shift();
@@ -251,17 +273,32 @@ export class FakeUpstream implements Upstream {
   answer(call: SliceCall): UpstreamAnswer {
     const { object } = this;
     const headers = this.headers();
-    if (call.pinned !== undefined && call.pinned.etag !== object.headers.etag) throw new VersionChanged(`expected ${call.pinned.etag}, the object is now ${object.headers.etag}`);
+    if (call.pinned !== undefined && call.pinned.etag !== object.headers.etag)
+      throw new VersionChanged(`expected ${call.pinned.etag}, the object is now ${object.headers.etag}`);
     if (call.validators !== undefined && this.revalidates && this.matches(call.validators)) {
-      return { kind: 'not-modified', response: new Response(null, { status: 304, headers: this.notModifiedHeaders === undefined ? headers : this.withDate(new Headers(this.notModifiedHeaders)) }) };
+      return {
+        kind: 'not-modified',
+        response: new Response(null, {
+          status: 304,
+          headers:
+            this.notModifiedHeaders === undefined ? headers : this.withDate(new Headers(this.notModifiedHeaders)),
+        }),
+      };
     }
     const meta = this.meta();
     if (meta === undefined) return { kind: 'whole', response: this.whole(headers) };
-    if (call.span.first >= sliceCount(meta.size, meta.sliceSize)) return { kind: 'beyond', meta, response: new Response(null, { headers }) };
+    if (call.span.first >= sliceCount(meta.size, meta.sliceSize))
+      return { kind: 'beyond', meta, response: new Response(null, { headers }) };
     const last = Math.min(call.span.last, sliceCount(meta.size, meta.sliceSize) - 1);
     const bytes = spanBytes({ first: call.span.first, last }, meta.sliceSize, meta.size);
     const body = streamOf(object.body.slice(bytes.start + (call.from ?? 0), bytes.end + 1), 1024);
-    return { kind: 'span', meta, span: { first: call.span.first, last }, body, response: new Response(null, { headers }) };
+    return {
+      kind: 'span',
+      meta,
+      span: { first: call.span.first, last },
+      body,
+      response: new Response(null, { headers }),
+    };
   }
 
   /** The version the object is sliced as; undefined when it is served whole. */
@@ -269,7 +306,12 @@ export class FakeUpstream implements Upstream {
     const { object } = this;
     const etag = object.headers.etag ?? null;
     if (object.sliceSize === undefined || !isStrongEtag(etag) || (object.status ?? 200) !== 200) return undefined;
-    return { size: object.body.byteLength, sliceSize: object.sliceSize, etag, headers: representationHeaders(this.headers()) };
+    return {
+      size: object.body.byteLength,
+      sliceSize: object.sliceSize,
+      etag,
+      headers: representationHeaders(this.headers()),
+    };
   }
 
   private whole(headers: Headers): Response {
@@ -277,7 +319,12 @@ export class FakeUpstream implements Upstream {
     const status = object.status ?? 200;
     if (status === 204 || status === 304) return new Response(null, { status, headers });
     if (!object.chunked) headers.set('content-length', String(object.body.byteLength));
-    const body = object.breakAt !== undefined ? faultyStream(object.body, object.breakAt, 'error', 64) : object.chunked ? streamOf(object.body, 64) : object.body.slice();
+    const body =
+      object.breakAt !== undefined
+        ? faultyStream(object.body, object.breakAt, 'error', 64)
+        : object.chunked
+          ? streamOf(object.body, 64)
+          : object.body.slice();
     return new Response(body, { status, headers });
   }
 
@@ -301,7 +348,11 @@ export class FakeUpstream implements Upstream {
 }
 
 /** An answer the next hop might give: a whole response of `status` with `headers` and `body`. */
-export function wholeAnswer(status: number, headers: Record<string, string> = {}, body: string | null = ''): UpstreamAnswer {
+export function wholeAnswer(
+  status: number,
+  headers: Record<string, string> = {},
+  body: string | null = '',
+): UpstreamAnswer {
   const init = new Headers(headers);
   const bytes = body === null ? null : new TextEncoder().encode(body);
   if (bytes !== null && !init.has('content-length')) init.set('content-length', String(bytes.byteLength));
@@ -341,7 +392,13 @@ export function freshKey(name = 'object'): string {
 export function textObject(text = 'hello, tiers', headers: Record<string, string> = {}): FakeObject {
   return {
     body: new TextEncoder().encode(text),
-    headers: { 'content-type': 'text/plain', etag: '"v1"', 'last-modified': 'Mon, 02 Mar 2026 09:00:00 GMT', 'cache-control': 'max-age=3600', ...headers },
+    headers: {
+      'content-type': 'text/plain',
+      etag: '"v1"',
+      'last-modified': 'Mon, 02 Mar 2026 09:00:00 GMT',
+      'cache-control': 'max-age=3600',
+      ...headers,
+    },
   };
 }
 
@@ -370,7 +427,8 @@ export function fakeRead(overrides: FakeReadOverrides = {}): FakeRead {
     waited,
     async settle() {
       const outcomes: PromiseSettledResult<unknown>[] = [];
-      while (outcomes.length < waited.length) outcomes.push(...(await Promise.allSettled(waited.slice(outcomes.length))));
+      while (outcomes.length < waited.length)
+        outcomes.push(...(await Promise.allSettled(waited.slice(outcomes.length))));
       return outcomes;
     },
     ...rest,
@@ -380,7 +438,19 @@ export function fakeRead(overrides: FakeReadOverrides = {}): FakeRead {
 /** Another request at the same tier as `read`: its cache, next hop and clock; a key and policy of its own to override. */
 export function sameTier(read: FakeRead, overrides: FakeReadOverrides = {}): FakeRead {
   const { key, objectKey, selecting, defaultTtl, negativeTtl, staleDefaults, collapseWait, purged } = read;
-  return fakeRead({ key: objectKey ?? key, selecting, defaultTtl, negativeTtl, staleDefaults, collapseWait, ...(purged ? { purged } : {}), cache: read.cache, upstream: read.upstream, clock: read.clock, ...overrides });
+  return fakeRead({
+    key: objectKey ?? key,
+    selecting,
+    defaultTtl,
+    negativeTtl,
+    staleDefaults,
+    collapseWait,
+    ...(purged ? { purged } : {}),
+    cache: read.cache,
+    upstream: read.upstream,
+    clock: read.clock,
+    ...overrides,
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -403,7 +473,8 @@ export function asSliced(resolved: Resolved): SlicedObject {
 /** Resolved's body read to its end, and its stores settled: what a client got, once the tier is done. */
 export async function drained(read: FakeRead, resolved: Resolved): Promise<string> {
   const body = resolved.kind === 'whole' ? await text(resolved.body) : '';
-  if (resolved.kind === 'sliced') for (const stream of resolved.prefetched.values()) if (!stream.locked) await stream.cancel();
+  if (resolved.kind === 'sliced')
+    for (const stream of resolved.prefetched.values()) if (!stream.locked) await stream.cancel();
   const outcomes = await read.settle();
   expect(outcomes.filter((outcome) => outcome.status === 'rejected')).toEqual([]);
   return body;

@@ -85,7 +85,10 @@ describe('startFill', () => {
 
   it('a broken source stores nothing and fails the client after what it had', async () => {
     const store = memoryPut(100);
-    const fill = startFill(bodySource(faultyStream(bytes(100), 40, 'error', 10), { length: 100 }), { length: 100, store });
+    const fill = startFill(bodySource(faultyStream(bytes(100), 40, 'error', 10), { length: 100 }), {
+      length: 100,
+      store,
+    });
     const [stored, client] = await Promise.all([fill.stored, readOutcome(fill.client)]);
     expect(stored).toBe(false);
     expect(await store.outcome).toBe(false);
@@ -96,7 +99,13 @@ describe('startFill', () => {
   it('abort ends the fill: the source is let go, the store keeps nothing, the client fails', async () => {
     let sourceCancelled = false;
     const store = memoryPut(100);
-    const fill = startFill(bodySource(faultyStream(bytes(100), 50, 'stall', 10, () => (sourceCancelled = true)), { length: 100 }), { length: 100, store });
+    const fill = startFill(
+      bodySource(
+        faultyStream(bytes(100), 50, 'stall', 10, () => (sourceCancelled = true)),
+        { length: 100 },
+      ),
+      { length: 100, store },
+    );
     const reading = readOutcome(fill.client);
     await tick();
     fill.abort(new Error('client went away'));

@@ -9,7 +9,8 @@ import { concat, faultyStream, readOutcome, streamOf } from '../../streams.ts';
 
 const bytes = (n: number): Uint8Array => Uint8Array.from({ length: n }, (_, i) => (i * 31 + 11) & 0xff);
 /** Large bodies compared as bytes (a deep equality over a million elements is slow). */
-const same = (a: Uint8Array | undefined, b: Uint8Array): boolean => a !== undefined && Buffer.from(a).equals(Buffer.from(b));
+const same = (a: Uint8Array | undefined, b: Uint8Array): boolean =>
+  a !== undefined && Buffer.from(a).equals(Buffer.from(b));
 const tick = (ms = 5): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A put in memory that closes as `closes` says (true: stored). */
@@ -71,20 +72,28 @@ describe('a body of unknown length, held until it has ended', () => {
   });
 
   it('says it was not stored when the store did not keep it (RFC 9211 §2.5)', async () => {
-    const fill = startFill(bodySource(streamOf(bytes(300), 40), { length: undefined }), { length: undefined, store: memoryPut(false) });
+    const fill = startFill(bodySource(streamOf(bytes(300), 40), { length: undefined }), {
+      length: undefined,
+      store: memoryPut(false),
+    });
     expect((await held(fill)).stored).toBe(false);
   });
 
   it('a body that breaks before its end is never handed out, and the store keeps nothing', async () => {
     const store = memoryPut();
-    const fill = startFill(bodySource(faultyStream(bytes(1000), 400, 'error', 50), { length: undefined }), { length: undefined, store });
+    const fill = startFill(bodySource(faultyStream(bytes(1000), 400, 'error', 50), { length: undefined }), {
+      length: undefined,
+      store,
+    });
     await expect(held(fill)).rejects.toThrow();
     expect(await fill.stored).toBe(false);
     expect(store.aborted).toBe(true);
   });
 
   it('a body that ends early (the next hop closed it cleanly) is whole: there is no length to fall short of', async () => {
-    const fill = startFill(bodySource(faultyStream(bytes(1000), 400, 'end', 50), { length: undefined }), { length: undefined });
+    const fill = startFill(bodySource(faultyStream(bytes(1000), 400, 'end', 50), { length: undefined }), {
+      length: undefined,
+    });
     const whole = await held(fill);
     expect(whole.length).toBe(400);
     expect((await readOutcome(whole.body)).bytes).toEqual(bytes(400));
@@ -121,7 +130,9 @@ describe('a body of unknown length, held until it has ended', () => {
   });
 
   it(`longer than ${HOLD_BYTES} bytes and not stored: refused with a 502 before any byte goes out`, async () => {
-    const fill = startFill(bodySource(streamOf(bytes(HOLD_BYTES + 1), 64 * 1024), { length: undefined }), { length: undefined });
+    const fill = startFill(bodySource(streamOf(bytes(HOLD_BYTES + 1), 64 * 1024), { length: undefined }), {
+      length: undefined,
+    });
     const refusal = await held(fill).catch((error: unknown) => error);
     expect(refusal).toBeInstanceOf(BadGateway);
     expect((refusal as BadGateway).detail).toBe('length-unknown');
@@ -141,21 +152,38 @@ describe('a body of unknown length, held until it has ended', () => {
 
 describe('withKnownLength', () => {
   const whole = (body: ReadableStream<Uint8Array>, stored: boolean): { resolved: WholeObject } => ({
-    resolved: { kind: 'whole', status: 200, headers: new Headers({ 'content-type': 'text/plain' }), body, age: 0, report: { fwd: 'uri-miss', stored }, originAt: 0 },
+    resolved: {
+      kind: 'whole',
+      status: 200,
+      headers: new Headers({ 'content-type': 'text/plain' }),
+      body,
+      age: 0,
+      report: { fwd: 'uri-miss', stored },
+      originAt: 0,
+    },
   });
 
   it('answers a held body with its Content-Length, and `stored` only when it was (RFC 9211 §2.5)', async () => {
-    const kept = startFill(bodySource(streamOf(bytes(64), 8), { length: undefined }), { length: undefined, store: memoryPut(true) });
+    const kept = startFill(bodySource(streamOf(bytes(64), 8), { length: undefined }), {
+      length: undefined,
+      store: memoryPut(true),
+    });
     const answer = (await withKnownLength(whole(kept.client, true))).resolved;
     expect(answer.headers.get('content-length')).toBe('64');
     expect(answer.report.stored).toBe(true);
     expect((await readOutcome(answer.body as ReadableStream<Uint8Array>)).bytes).toEqual(bytes(64));
-    const lost = startFill(bodySource(streamOf(bytes(64), 8), { length: undefined }), { length: undefined, store: memoryPut(false) });
+    const lost = startFill(bodySource(streamOf(bytes(64), 8), { length: undefined }), {
+      length: undefined,
+      store: memoryPut(false),
+    });
     expect((await withKnownLength(whole(lost.client, true))).resolved.report.stored).toBe(false);
   });
 
   it('answers a held body that broke with a 502 (RFC 9110 §15.6.3) saying why', async () => {
-    const broken = startFill(bodySource(faultyStream(bytes(100), 30, 'error', 10), { length: undefined }), { length: undefined, store: memoryPut() });
+    const broken = startFill(bodySource(faultyStream(bytes(100), 30, 'error', 10), { length: undefined }), {
+      length: undefined,
+      store: memoryPut(),
+    });
     const refusal = await withKnownLength(whole(broken.client, true)).catch((error: unknown) => error);
     expect(refusal).toBeInstanceOf(BadGateway);
     expect((refusal as BadGateway).detail).toBe('body-cut');

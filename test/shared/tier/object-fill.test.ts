@@ -10,14 +10,34 @@ import { ORIGIN_AT_HEADER } from '../../../shared/target/internal.ts';
 import { fill } from '../../../shared/tier/object-fill.ts';
 import { resolveObject } from '../../../shared/tier/object-read.ts';
 import { lookup } from '../../../shared/tier/tier-cache.ts';
-import { EPOCH, asSliced, asWhole, drained, fakeRead, patterned, sameTier, text, textObject, wholeAnswer } from './fakes.ts';
+import {
+  asSliced,
+  asWhole,
+  drained,
+  EPOCH,
+  fakeRead,
+  patterned,
+  sameTier,
+  text,
+  textObject,
+  wholeAnswer,
+} from './fakes.ts';
 
 describe('fill: what it asks', () => {
   it('asks for exactly the slice given, unconditionally, with the read’s signal', async () => {
     const signal = new AbortController().signal;
     const read = fakeRead({ signal });
     const { resolved } = await fill(read, 4, read.now(), 'uri-miss');
-    expect(read.upstream.calls).toEqual([{ method: 'slices', span: { first: 4, last: 4 }, pinned: undefined, validators: undefined, from: undefined, signal }]);
+    expect(read.upstream.calls).toEqual([
+      {
+        method: 'slices',
+        span: { first: 4, last: 4 },
+        pinned: undefined,
+        validators: undefined,
+        from: undefined,
+        signal,
+      },
+    ]);
     await drained(read, resolved);
   });
 
@@ -27,7 +47,14 @@ describe('fill: what it asks', () => {
     const held = await lookup(read.cache, read.key);
     const again = sameTier(read);
     const { resolved } = await fill(again, 0, again.now(), 'stale', held);
-    expect(read.upstream.calls[1]).toEqual({ method: 'slices', span: { first: 0, last: 0 }, pinned: undefined, validators: { etag: '"v1"', lastModified: 'Mon, 02 Mar 2026 09:00:00 GMT' }, from: undefined, signal: undefined });
+    expect(read.upstream.calls[1]).toEqual({
+      method: 'slices',
+      span: { first: 0, last: 0 },
+      pinned: undefined,
+      validators: { etag: '"v1"', lastModified: 'Mon, 02 Mar 2026 09:00:00 GMT' },
+      from: undefined,
+      signal: undefined,
+    });
     expect(resolved.report).toEqual({ fwd: 'stale', fwdStatus: 304, stored: true });
     await drained(again, resolved);
   });
@@ -92,7 +119,9 @@ describe('fill: timing', () => {
 
 describe('fill: what is stored, and what is left out', () => {
   it('RFC 9111 §5.2.2.7: a qualified private keeps the fields it names out of the stored copy, not out of this answer', async () => {
-    const read = fakeRead({ object: textObject('x', { 'cache-control': 'max-age=60, private="x-user"', 'x-user': 'alice' }) });
+    const read = fakeRead({
+      object: textObject('x', { 'cache-control': 'max-age=60, private="x-user"', 'x-user': 'alice' }),
+    });
     const { resolved } = await fill(read, 0, read.now(), 'uri-miss');
     expect(asWhole(resolved).headers.get('x-user')).toBe('alice');
     expect(resolved.report.stored).toBe(true);
@@ -103,7 +132,11 @@ describe('fill: what is stored, and what is left out', () => {
   });
 
   it('RFC 9111 §5.2.2.4: so does a qualified no-cache, in a manifest too', async () => {
-    const object = { body: patterned(9000), sliceSize: 4096, headers: { etag: '"s1"', 'cache-control': 'max-age=60, no-cache="x-session"', 'x-session': 's1' } };
+    const object = {
+      body: patterned(9000),
+      sliceSize: 4096,
+      headers: { etag: '"s1"', 'cache-control': 'max-age=60, no-cache="x-session"', 'x-session': 's1' },
+    };
     const read = fakeRead({ object });
     const { resolved } = await fill(read, 0, read.now(), 'uri-miss');
     const sliced = asSliced(resolved);
@@ -119,7 +152,10 @@ describe('fill: what is stored, and what is left out', () => {
     await drained(read, await resolveObject(read, 0));
     expect(read.cache.unpacked(read.key)?.meta).toMatchObject({ lifetime: 0, mustRevalidate: true });
     const next = await resolveObject(sameTier(read), 0);
-    expect(read.upstream.sliceCalls[1]?.validators).toEqual({ etag: '"v1"', lastModified: 'Mon, 02 Mar 2026 09:00:00 GMT' });
+    expect(read.upstream.sliceCalls[1]?.validators).toEqual({
+      etag: '"v1"',
+      lastModified: 'Mon, 02 Mar 2026 09:00:00 GMT',
+    });
     expect(next.report).toMatchObject({ fwd: 'stale', fwdStatus: 304 });
     await drained(read, next);
   });
@@ -148,7 +184,9 @@ describe('fill: what is stored, and what is left out', () => {
   });
 
   it('a Set-Cookie answer is never stored by a shared cache', async () => {
-    const read = fakeRead({ object: textObject('x', { 'cache-control': 'public, max-age=60', 'set-cookie': 'session=abc' }) });
+    const read = fakeRead({
+      object: textObject('x', { 'cache-control': 'public, max-age=60', 'set-cookie': 'session=abc' }),
+    });
     const { resolved } = await fill(read, 0, read.now(), 'uri-miss');
     expect(resolved.report.stored).toBe(false);
     expect(asWhole(resolved).headers.get('set-cookie')).toBe('session=abc');
@@ -157,13 +195,17 @@ describe('fill: what is stored, and what is left out', () => {
   });
 
   it('RFC 9213 §2.2: a targeted field (CDN-Cache-Control) decides freshness over Cache-Control', async () => {
-    const read = fakeRead({ object: textObject('x', { 'cache-control': 'max-age=60', 'cdn-cache-control': 'max-age=600' }) });
+    const read = fakeRead({
+      object: textObject('x', { 'cache-control': 'max-age=60', 'cdn-cache-control': 'max-age=600' }),
+    });
     await drained(read, (await fill(read, 0, read.now(), 'uri-miss')).resolved);
     expect(read.cache.unpacked(read.key)?.meta.lifetime).toBe(600);
   });
 
   it('RFC 9110 §15.3.5: a 204 has no content, and is stored like any other answer', async () => {
-    const read = fakeRead({ object: { body: new Uint8Array(0), status: 204, headers: { 'cache-control': 'max-age=60' } } });
+    const read = fakeRead({
+      object: { body: new Uint8Array(0), status: 204, headers: { 'cache-control': 'max-age=60' } },
+    });
     const { resolved, stored } = await fill(read, 0, read.now(), 'uri-miss');
     const whole = asWhole(resolved);
     expect(whole).toMatchObject({ status: 204, body: null, report: { fwd: 'uri-miss', stored: true, fwdStatus: 204 } });
@@ -191,7 +233,11 @@ describe('fill: errors of the next hop', () => {
     const read = fakeRead({ negativeTtl: 30 });
     read.upstream.next(new NotFound('no such object').from(404));
     const { resolved } = await fill(read, 0, read.now(), 'uri-miss');
-    expect(resolved).toMatchObject({ kind: 'whole', status: 404, report: { fwd: 'uri-miss', stored: true, fwdStatus: 404 } });
+    expect(resolved).toMatchObject({
+      kind: 'whole',
+      status: 404,
+      report: { fwd: 'uri-miss', stored: true, fwdStatus: 404 },
+    });
     await drained(read, resolved);
     expect(read.cache.unpacked(read.key)?.meta.lifetime).toBe(30);
   });
@@ -233,11 +279,18 @@ describe('fill: errors of the next hop', () => {
 
 describe('fill: an answer purged since it came from the origin', () => {
   const purgedAt = EPOCH - 5000;
-  const stale = () => wholeAnswer(200, { etag: '"old"', 'cache-control': 'max-age=60', 'cache-tag': 'news', [ORIGIN_AT_HEADER]: String(EPOCH - 10_000) }, 'old bytes');
+  const stale = () =>
+    wholeAnswer(
+      200,
+      { etag: '"old"', 'cache-control': 'max-age=60', 'cache-tag': 'news', [ORIGIN_AT_HEADER]: String(EPOCH - 10_000) },
+      'old bytes',
+    );
 
   it('is not taken: asked once more, and a fresh answer is stored', async () => {
     const seen: PurgeCandidate[] = [];
-    const purged = (entry: PurgeCandidate) => (seen.push(entry), (entry.meta.originAt ?? entry.meta.storedAt) <= purgedAt);
+    const purged = (entry: PurgeCandidate) => (
+      seen.push(entry), (entry.meta.originAt ?? entry.meta.storedAt) <= purgedAt
+    );
     const read = fakeRead({ object: textObject('new bytes'), purged });
     read.upstream.next(stale());
     const { resolved } = await fill(read, 0, read.now(), 'uri-miss');

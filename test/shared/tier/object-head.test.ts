@@ -5,10 +5,14 @@ import { describe, expect, it } from 'vitest';
 import { Disconnected, NotStored } from '../../../shared/http/errors.ts';
 import { headObject } from '../../../shared/tier/object-head.ts';
 import { resolveObject } from '../../../shared/tier/object-read.ts';
-import { type FakeRead, drained, fakeRead, patterned, sameTier, textObject, wholeAnswer } from './fakes.ts';
+import { drained, type FakeRead, fakeRead, patterned, sameTier, textObject, wholeAnswer } from './fakes.ts';
 
 /** A read whose object is stored (by a GET), then `seconds` later another request at the tier. */
-async function storedThen(seconds: number, overrides: Parameters<typeof fakeRead>[0] = {}, later: Parameters<typeof fakeRead>[0] = {}): Promise<FakeRead> {
+async function storedThen(
+  seconds: number,
+  overrides: Parameters<typeof fakeRead>[0] = {},
+  later: Parameters<typeof fakeRead>[0] = {},
+): Promise<FakeRead> {
   const read = fakeRead(overrides);
   await drained(read, await resolveObject(read, 0));
   read.clock.advance(seconds);
@@ -36,7 +40,13 @@ describe('headObject: from what the tier holds', () => {
   });
 
   it("a sliced object's manifest: the full length it knows, none of the tier's own fields", async () => {
-    const read = await storedThen(0, { object: { body: patterned(10_000), sliceSize: 4096, headers: { etag: '"s1"', 'content-type': 'video/mp4', 'cache-control': 'max-age=60' } } });
+    const read = await storedThen(0, {
+      object: {
+        body: patterned(10_000),
+        sliceSize: 4096,
+        headers: { etag: '"s1"', 'content-type': 'video/mp4', 'cache-control': 'max-age=60' },
+      },
+    });
     const head = await headObject(read, 'shield', read.now());
     expect(head.status).toBe(200);
     expect(head.headers.get('content-length')).toBe('10000');
@@ -55,7 +65,9 @@ describe('headObject: from what the tier holds', () => {
   });
 
   it('RFC 5861 §3: stale within stale-while-revalidate, answers from the entry and says so', async () => {
-    const read = await storedThen(70, { object: textObject('x', { 'cache-control': 'max-age=60, stale-while-revalidate=30' }) });
+    const read = await storedThen(70, {
+      object: textObject('x', { 'cache-control': 'max-age=60, stale-while-revalidate=30' }),
+    });
     const head = await headObject(read, 'edge', read.now());
     expect(head.status).toBe(200);
     expect(head.headers.get('cache-status')).toBe('tiercache-edge; hit; ttl=-10; detail=stale-while-revalidate');
@@ -70,18 +82,27 @@ describe('headObject: from what the tier holds', () => {
     expect(atEdge.headers.has('tiercache-cache-control')).toBe(false);
     expect(atEdge.headers.get('cdn-cache-control')).toBe('max-age=300');
     const shield = await storedThen(0, { object });
-    expect((await headObject(shield, 'shield', shield.now())).headers.get('tiercache-cache-control')).toBe('max-age=600');
+    expect((await headObject(shield, 'shield', shield.now())).headers.get('tiercache-cache-control')).toBe(
+      'max-age=600',
+    );
   });
 
   it('RFC 9111 §4.1: with selecting, answers from the variant the request selects', async () => {
-    const read = fakeRead({ object: textObject('x', { vary: 'accept-language' }), selecting: new Headers({ 'accept-language': 'fr' }) });
+    const read = fakeRead({
+      object: textObject('x', { vary: 'accept-language' }),
+      selecting: new Headers({ 'accept-language': 'fr' }),
+    });
     const objectKey = read.key;
     await drained(read, await resolveObject(read, 0));
     const same = sameTier(read, { key: objectKey, selecting: new Headers({ 'accept-language': 'fr' }) });
-    expect((await headObject(same, 'edge', same.now())).headers.get('cache-status')).toBe('tiercache-edge; hit; ttl=3600');
+    expect((await headObject(same, 'edge', same.now())).headers.get('cache-status')).toBe(
+      'tiercache-edge; hit; ttl=3600',
+    );
     const other = sameTier(read, { key: objectKey, selecting: new Headers({ 'accept-language': 'de' }) });
     // RFC 9211 §2.2: the object's index was found, not this request's variant: a vary-miss.
-    expect((await headObject(other, 'edge', other.now())).headers.get('cache-status')).toBe('tiercache-edge; fwd=vary-miss');
+    expect((await headObject(other, 'edge', other.now())).headers.get('cache-status')).toBe(
+      'tiercache-edge; fwd=vary-miss',
+    );
     expect(read.upstream.calls.map((call) => call.method)).toEqual(['slices', 'head']);
   });
 });
@@ -93,7 +114,13 @@ describe('headObject: asked upstream', () => {
     expect(read.upstream.calls).toEqual([{ method: 'head', signal: undefined }]);
     expect(head.status).toBe(200);
     expect(head.body).toBeNull();
-    expect(Object.fromEntries(head.headers)).toMatchObject({ etag: '"v1"', 'content-length': '12', 'accept-ranges': 'bytes', age: '0', 'cache-status': 'tiercache-shield; fwd=uri-miss' });
+    expect(Object.fromEntries(head.headers)).toMatchObject({
+      etag: '"v1"',
+      'content-length': '12',
+      'accept-ranges': 'bytes',
+      age: '0',
+      'cache-status': 'tiercache-shield; fwd=uri-miss',
+    });
     expect(read.cache.count('put')).toBe(0);
   });
 
@@ -116,7 +143,11 @@ describe('headObject: asked upstream', () => {
   });
 
   it('noStale: within stale-while-revalidate still asks upstream', async () => {
-    const read = await storedThen(70, { object: textObject('x', { 'cache-control': 'max-age=60, stale-while-revalidate=600' }) }, { noStale: true });
+    const read = await storedThen(
+      70,
+      { object: textObject('x', { 'cache-control': 'max-age=60, stale-while-revalidate=600' }) },
+      { noStale: true },
+    );
     const head = await headObject(read, 'shield', read.now());
     expect(head.headers.get('cache-status')).toBe('tiercache-shield; fwd=stale');
     expect(read.upstream.calls.map((call) => call.method)).toEqual(['slices', 'head']);
@@ -133,7 +164,11 @@ describe('headObject: asked upstream', () => {
   it('RFC 9111 §5.2.1.7: only-if-cached with nothing usable: a 504, never upstream', async () => {
     const read = fakeRead({ onlyIfCached: true });
     await expect(headObject(read, 'edge', read.now())).rejects.toBeInstanceOf(NotStored);
-    const stale = await storedThen(120, { object: textObject('x', { 'cache-control': 'max-age=60' }) }, { onlyIfCached: true });
+    const stale = await storedThen(
+      120,
+      { object: textObject('x', { 'cache-control': 'max-age=60' }) },
+      { onlyIfCached: true },
+    );
     await expect(headObject(stale, 'edge', stale.now())).rejects.toBeInstanceOf(NotStored);
     expect(read.upstream.calls).toEqual([]);
     expect(stale.upstream.calls.map((call) => call.method)).toEqual(['slices']);
@@ -149,7 +184,9 @@ describe('headObject: asked upstream', () => {
 
 describe('headObject: errors upstream (RFC 9111 §4.2.4, RFC 5861 §4)', () => {
   it('RFC 5861 §4: a 5xx within stale-if-error is answered from the stale entry', async () => {
-    const read = await storedThen(120, { object: textObject('x', { 'cache-control': 'max-age=60, stale-if-error=300' }) });
+    const read = await storedThen(120, {
+      object: textObject('x', { 'cache-control': 'max-age=60, stale-if-error=300' }),
+    });
     read.upstream.nextHead(new Response(null, { status: 503 }));
     const head = await headObject(read, 'edge', read.now());
     expect(head.status).toBe(200);
@@ -178,18 +215,27 @@ describe('headObject: errors upstream (RFC 9111 §4.2.4, RFC 5861 §4)', () => {
 
   it("RFC 9111 §4.2.4: the shield's answer naming a disconnection counts as one at the edge", async () => {
     const read = await storedThen(600, { object: textObject('x', { 'cache-control': 'max-age=60' }) });
-    read.upstream.nextHead(new Response(null, { status: 504, headers: { 'cache-status': 'tiercache-shield; fwd=uri-miss; detail=origin-timeout' } }));
+    read.upstream.nextHead(
+      new Response(null, {
+        status: 504,
+        headers: { 'cache-status': 'tiercache-shield; fwd=uri-miss; detail=origin-timeout' },
+      }),
+    );
     const head = await headObject(read, 'edge', read.now());
     expect(head.status).toBe(200);
     expect(head.headers.get('cache-status')).toContain('detail=stale-if-error');
   });
 
   it("RFC 9211 §2.2: a stale copy standing in for a 5xx went forward first: fwd=stale with the next hop's status, as GET reports it", async () => {
-    const read = await storedThen(120, { object: textObject('x', { 'cache-control': 'max-age=60, stale-if-error=300' }) });
+    const read = await storedThen(120, {
+      object: textObject('x', { 'cache-control': 'max-age=60, stale-if-error=300' }),
+    });
     read.upstream.nextHead(new Response(null, { status: 503 }));
     const head = await headObject(read, 'edge', read.now());
     expect(head.status).toBe(200);
-    expect(head.headers.get('cache-status')).toBe('tiercache-edge; fwd=stale; fwd-status=503; ttl=-60; detail=stale-if-error');
+    expect(head.headers.get('cache-status')).toBe(
+      'tiercache-edge; fwd=stale; fwd-status=503; ttl=-60; detail=stale-if-error',
+    );
     // GET, for the same entry and the same answer, reports the same.
     const get = sameTier(read);
     get.upstream.next(wholeAnswer(503, { 'cache-control': 'no-store' }, 'busy'));
@@ -214,14 +260,23 @@ describe('headObject: errors upstream (RFC 9111 §4.2.4, RFC 5861 §4)', () => {
 
   it("RFC 9211 §2.2: the shield's answer naming a disconnection: fwd=stale with the shield's status", async () => {
     const read = await storedThen(600, { object: textObject('x', { 'cache-control': 'max-age=60' }) });
-    read.upstream.nextHead(new Response(null, { status: 504, headers: { 'cache-status': 'tiercache-shield; fwd=uri-miss; detail=origin-timeout' } }));
+    read.upstream.nextHead(
+      new Response(null, {
+        status: 504,
+        headers: { 'cache-status': 'tiercache-shield; fwd=uri-miss; detail=origin-timeout' },
+      }),
+    );
     const head = await headObject(read, 'edge', read.now());
     expect(head.status).toBe(200);
-    expect(head.headers.get('cache-status')).toBe('tiercache-edge; fwd=stale; fwd-status=504; ttl=-540; detail=stale-if-error');
+    expect(head.headers.get('cache-status')).toBe(
+      'tiercache-edge; fwd=stale; fwd-status=504; ttl=-540; detail=stale-if-error',
+    );
   });
 
   it('RFC 9111 §4.2.4: must-revalidate forbids a stale stand-in even when disconnected', async () => {
-    const read = await storedThen(120, { object: textObject('x', { 'cache-control': 'max-age=60, must-revalidate, stale-if-error=600' }) });
+    const read = await storedThen(120, {
+      object: textObject('x', { 'cache-control': 'max-age=60, must-revalidate, stale-if-error=600' }),
+    });
     read.upstream.nextHead(new Disconnected('origin-unreachable', 'no route'));
     const head = await headObject(read, 'shield', read.now());
     expect(head.status).toBe(502);

@@ -5,21 +5,44 @@ import { describe, expect, it } from 'vitest';
 import { Disconnected, NotStored, OriginAnswered, VersionChanged } from '../../../shared/http/errors.ts';
 import { variantKey } from '../../../shared/http/vary.ts';
 import { readManifest } from '../../../shared/slices/object-meta.ts';
-import { resolveObject } from '../../../shared/tier/object-read.ts';
 import { isFilling } from '../../../shared/tier/collapse.ts';
-import { EPOCH, FakeTierCache, asSliced, asWhole, drained, fakeRead, patterned, sameTier, text, textObject, wholeAnswer } from './fakes.ts';
+import { resolveObject } from '../../../shared/tier/object-read.ts';
+import {
+  asSliced,
+  asWhole,
+  drained,
+  EPOCH,
+  FakeTierCache,
+  fakeRead,
+  patterned,
+  sameTier,
+  text,
+  textObject,
+  wholeAnswer,
+} from './fakes.ts';
 
 const LAST_MODIFIED = 'Mon, 02 Mar 2026 09:00:00 GMT';
 const V1 = { etag: '"v1"', lastModified: LAST_MODIFIED };
 
 /** The next hop's discovery call for slice `index`, unconditional or with `validators`. */
 function discovery(index: number, validators?: { etag: string | null; lastModified: string | null }) {
-  return { method: 'slices', span: { first: index, last: index }, pinned: undefined, validators, from: undefined, signal: undefined };
+  return {
+    method: 'slices',
+    span: { first: index, last: index },
+    pinned: undefined,
+    validators,
+    from: undefined,
+    signal: undefined,
+  };
 }
 
 /** A sliced object: 10,000 bytes in slices of 4,096 (three slices, the last short). */
 function slicedObject(headers: Record<string, string> = {}) {
-  return { body: patterned(10_000), sliceSize: 4096, headers: { 'content-type': 'video/mp4', etag: '"s1"', 'cache-control': 'max-age=3600', ...headers } };
+  return {
+    body: patterned(10_000),
+    sliceSize: 4096,
+    headers: { 'content-type': 'video/mp4', etag: '"s1"', 'cache-control': 'max-age=3600', ...headers },
+  };
 }
 
 describe('resolveObject: a miss', () => {
@@ -31,7 +54,15 @@ describe('resolveObject: a miss', () => {
     expect(resolved.headers.get('etag')).toBe('"v1"');
     expect(await drained(read, resolved)).toBe('hello, tiers');
     const stored = read.cache.unpacked(read.key);
-    expect(stored?.meta).toEqual({ storedAt: EPOCH, initialAge: 0, lifetime: 3600, whileRevalidate: 0, ifError: 0, mustRevalidate: false, originAt: EPOCH });
+    expect(stored?.meta).toEqual({
+      storedAt: EPOCH,
+      initialAge: 0,
+      lifetime: 3600,
+      whileRevalidate: 0,
+      ifError: 0,
+      mustRevalidate: false,
+      originAt: EPOCH,
+    });
     expect(new TextDecoder().decode(stored?.bytes)).toBe('hello, tiers');
     expect(stored?.body.length).toBe(12);
     // What the platform is told to keep it for: its freshness plus the hour kept to revalidate by.
@@ -43,12 +74,19 @@ describe('resolveObject: a miss', () => {
     const read = fakeRead({ object });
     const sliced = asSliced(await resolveObject(read, 1));
     expect(read.upstream.calls).toEqual([discovery(1)]);
-    expect(sliced).toMatchObject({ meta: { size: 10_000, sliceSize: 4096, etag: '"s1"' }, inRange: true, age: 0, report: { fwd: 'uri-miss', stored: true } });
+    expect(sliced).toMatchObject({
+      meta: { size: 10_000, sliceSize: 4096, etag: '"s1"' },
+      inRange: true,
+      age: 0,
+      report: { fwd: 'uri-miss', stored: true },
+    });
     expect(sliced.entry).toMatchObject({ storedAt: EPOCH, lifetime: 3600 });
     expect([...sliced.prefetched.keys()]).toEqual([1]);
     const slice = new Uint8Array(await new Response(sliced.prefetched.get(1)).arrayBuffer());
     expect(slice).toEqual(object.body.slice(4096, 8192));
-    expect(await read.settle()).toSatisfy((outcomes: PromiseSettledResult<unknown>[]) => outcomes.every((o) => o.status === 'fulfilled'));
+    expect(await read.settle()).toSatisfy((outcomes: PromiseSettledResult<unknown>[]) =>
+      outcomes.every((o) => o.status === 'fulfilled'),
+    );
     // The manifest, at the object's key: size, slice size and version, no body.
     const manifest = read.cache.unpacked(read.key);
     expect(manifest?.bytes.byteLength).toBe(0);
@@ -117,7 +155,10 @@ describe('resolveObject: a miss', () => {
     it(`a body that breaks part-way fails the client and leaves nothing stored (${careless ? 'a platform that keeps what arrived' : 'a platform that refuses it'})`, async () => {
       const body = patterned(1000);
       const cache = new FakeTierCache({ careless });
-      const read = fakeRead({ object: { body, headers: { etag: '"b1"', 'cache-control': 'max-age=60' }, breakAt: 300 }, cache });
+      const read = fakeRead({
+        object: { body, headers: { etag: '"b1"', 'cache-control': 'max-age=60' }, breakAt: 300 },
+        cache,
+      });
       const resolved = asWhole(await resolveObject(read, 0));
       await expect(new Response(resolved.body).arrayBuffer()).rejects.toThrow();
       await read.settle();
@@ -173,7 +214,13 @@ describe('resolveObject: a fresh hit', () => {
     read.clock.advance(10);
     const sliced = asSliced(await resolveObject(sameTier(read), 2));
     expect(read.upstream.calls).toHaveLength(1);
-    expect(sliced).toMatchObject({ inRange: true, age: 10, report: { hit: true, ttl: 3590 }, upstreamHeaders: undefined, meta: { etag: '"s1"', size: 10_000 } });
+    expect(sliced).toMatchObject({
+      inRange: true,
+      age: 10,
+      report: { hit: true, ttl: 3590 },
+      upstreamHeaders: undefined,
+      meta: { etag: '"s1"', size: 10_000 },
+    });
     expect(sliced.prefetched.size).toBe(0);
   });
 
@@ -206,9 +253,18 @@ describe('resolveObject: a fresh hit', () => {
 
 describe('resolveObject: a manifest that does not read', () => {
   const unreadable: [string, (headers: [string, string][]) => [string, string][]][] = [
-    ['without the pinned version (as the release before the pin had its own field wrote it)', (headers) => headers.filter(([name]) => name !== 'x-tiercache-pin')],
-    ['pinned to a weak tag', (headers) => headers.map(([name, value]) => [name, name === 'x-tiercache-pin' ? 'W/"s1"' : value])],
-    ['with a garbled marker', (headers) => headers.map(([name, value]) => [name, name === 'x-tiercache-object' ? 'garbled' : value])],
+    [
+      'without the pinned version (as the release before the pin had its own field wrote it)',
+      (headers) => headers.filter(([name]) => name !== 'x-tiercache-pin'),
+    ],
+    [
+      'pinned to a weak tag',
+      (headers) => headers.map(([name, value]) => [name, name === 'x-tiercache-pin' ? 'W/"s1"' : value]),
+    ],
+    [
+      'with a garbled marker',
+      (headers) => headers.map(([name, value]) => [name, name === 'x-tiercache-object' ? 'garbled' : value]),
+    ],
   ];
   for (const [what, rewrite] of unreadable) {
     it(`${what}: is a miss, deleted and fetched again, never a whole response with the manifest's empty body`, async () => {
@@ -224,7 +280,11 @@ describe('resolveObject: a manifest that does not read', () => {
       expect(resolved.report).toMatchObject({ fwd: 'uri-miss', stored: true });
       expect(again.upstream.calls.at(-1)).toEqual(discovery(0));
       await again.settle();
-      expect(readManifest(again.cache.unpacked(again.key)!.headers)).toMatchObject({ size: 10_000, sliceSize: 4096, etag: '"s1"' });
+      expect(readManifest(again.cache.unpacked(again.key)!.headers)).toMatchObject({
+        size: 10_000,
+        sliceSize: 4096,
+        etag: '"s1"',
+      });
     });
   }
 
@@ -249,11 +309,22 @@ describe('resolveObject: a stale entry is revalidated (RFC 9111 §4.3)', () => {
     read.clock.advance(120);
     // RFC 9111 §3.2: every field the 304 sends replaces the stored one, but Content-Length,
     // and those the stored bytes depend on (their type and coding).
-    read.upstream.notModifiedHeaders = { etag: '"v1"', 'cache-control': 'max-age=600', 'x-note': 'new', 'content-type': 'application/x-other', 'content-length': '999' };
+    read.upstream.notModifiedHeaders = {
+      etag: '"v1"',
+      'cache-control': 'max-age=600',
+      'x-note': 'new',
+      'content-type': 'application/x-other',
+      'content-length': '999',
+    };
     const stale = sameTier(read);
     const resolved = asWhole(await resolveObject(stale, 0));
     expect(read.upstream.calls).toEqual([discovery(0), discovery(0, V1)]);
-    expect(resolved).toMatchObject({ status: 200, age: 0, originAt: EPOCH + 120_000, report: { fwd: 'stale', fwdStatus: 304, stored: true } });
+    expect(resolved).toMatchObject({
+      status: 200,
+      age: 0,
+      originAt: EPOCH + 120_000,
+      report: { fwd: 'stale', fwdStatus: 304, stored: true },
+    });
     expect(resolved.headers.get('cache-control')).toBe('max-age=600');
     expect(resolved.headers.get('x-note')).toBe('new');
     expect(resolved.headers.get('content-type')).toBe('text/plain');
@@ -306,7 +377,11 @@ describe('resolveObject: a stale entry is revalidated (RFC 9111 §4.3)', () => {
     const stale = sameTier(read);
     const sliced = asSliced(await resolveObject(stale, 1));
     expect(read.upstream.calls[1]).toEqual(discovery(1, { etag: '"s1"', lastModified: null }));
-    expect(sliced).toMatchObject({ inRange: true, report: { fwd: 'stale', fwdStatus: 304, stored: true }, meta: { etag: '"s1"', size: 10_000 } });
+    expect(sliced).toMatchObject({
+      inRange: true,
+      report: { fwd: 'stale', fwdStatus: 304, stored: true },
+      meta: { etag: '"s1"', size: 10_000 },
+    });
     expect(sliced.meta.headers.get('cache-control')).toBe('max-age=900');
     expect(sliced.prefetched.size).toBe(0);
     await drained(stale, sliced);
@@ -331,7 +406,9 @@ describe('resolveObject: a stale entry is revalidated (RFC 9111 §4.3)', () => {
 
 describe('resolveObject: stale-while-revalidate (RFC 5861 §3)', () => {
   it('RFC 5861 §3: within the window, serves the stale copy now and revalidates in the background', async () => {
-    const read = fakeRead({ object: textObject('stale ok', { 'cache-control': 'max-age=60, stale-while-revalidate=30' }) });
+    const read = fakeRead({
+      object: textObject('stale ok', { 'cache-control': 'max-age=60, stale-while-revalidate=30' }),
+    });
     await drained(read, await resolveObject(read, 0));
     read.clock.advance(70);
     const stale = sameTier(read);
@@ -349,7 +426,10 @@ describe('resolveObject: stale-while-revalidate (RFC 5861 §3)', () => {
   });
 
   it('RFC 5861 §3: the operator default window applies when the response gives none', async () => {
-    const read = fakeRead({ object: textObject('x', { 'cache-control': 'max-age=60' }), staleDefaults: { whileRevalidate: 30, ifError: 0 } });
+    const read = fakeRead({
+      object: textObject('x', { 'cache-control': 'max-age=60' }),
+      staleDefaults: { whileRevalidate: 30, ifError: 0 },
+    });
     await drained(read, await resolveObject(read, 0));
     expect(read.cache.unpacked(read.key)?.meta.whileRevalidate).toBe(30);
     read.clock.advance(80);
@@ -360,7 +440,10 @@ describe('resolveObject: stale-while-revalidate (RFC 5861 §3)', () => {
   });
 
   it("RFC 5861 §3: a response's own stale-while-revalidate=0 overrides the default", async () => {
-    const read = fakeRead({ object: textObject('x', { 'cache-control': 'max-age=60, stale-while-revalidate=0' }), staleDefaults: { whileRevalidate: 30, ifError: 0 } });
+    const read = fakeRead({
+      object: textObject('x', { 'cache-control': 'max-age=60, stale-while-revalidate=0' }),
+      staleDefaults: { whileRevalidate: 30, ifError: 0 },
+    });
     await drained(read, await resolveObject(read, 0));
     read.clock.advance(61);
     const resolved = await resolveObject(sameTier(read), 0);
@@ -392,7 +475,9 @@ describe('resolveObject: stale-while-revalidate (RFC 5861 §3)', () => {
   });
 
   it('RFC 9111 §5.2.2.2: must-revalidate forbids serving stale, whatever the window', async () => {
-    const read = fakeRead({ object: textObject('x', { 'cache-control': 'max-age=60, must-revalidate, stale-while-revalidate=30' }) });
+    const read = fakeRead({
+      object: textObject('x', { 'cache-control': 'max-age=60, must-revalidate, stale-while-revalidate=30' }),
+    });
     await drained(read, await resolveObject(read, 0));
     read.clock.advance(61);
     const resolved = await resolveObject(sameTier(read), 0);
@@ -412,13 +497,20 @@ describe('resolveObject: stale-if-error (RFC 5861 §4) and disconnection (RFC 91
     const stale = sameTier(read);
     const resolved = asWhole(await resolveObject(stale, 0));
     expect(read.upstream.calls[1]).toEqual(discovery(0, V1));
-    expect(resolved).toMatchObject({ status: 200, age: 120, report: { fwd: 'stale', fwdStatus: 500, detail: 'stale-if-error', ttl: -60 } });
+    expect(resolved).toMatchObject({
+      status: 200,
+      age: 120,
+      report: { fwd: 'stale', fwdStatus: 500, detail: 'stale-if-error', ttl: -60 },
+    });
     expect(await drained(stale, resolved)).toBe('still good');
     expect(isFilling(stale.key)).toBe(false);
   });
 
   it('RFC 5861 §4: the operator default stale-if-error applies when the response gives none', async () => {
-    const read = fakeRead({ object: textObject('still good', { 'cache-control': 'max-age=60' }), staleDefaults: { whileRevalidate: 0, ifError: 300 } });
+    const read = fakeRead({
+      object: textObject('still good', { 'cache-control': 'max-age=60' }),
+      staleDefaults: { whileRevalidate: 0, ifError: 300 },
+    });
     await drained(read, await resolveObject(read, 0));
     read.clock.advance(120);
     read.upstream.next(failing());
@@ -449,7 +541,9 @@ describe('resolveObject: stale-if-error (RFC 5861 §4) and disconnection (RFC 91
   });
 
   it('RFC 5861 §4: a disconnection the next hop throws, within stale-if-error: the stale copy stands in', async () => {
-    const read = fakeRead({ object: textObject('offline copy', { 'cache-control': 'max-age=60, stale-if-error=900' }) });
+    const read = fakeRead({
+      object: textObject('offline copy', { 'cache-control': 'max-age=60, stale-if-error=900' }),
+    });
     await drained(read, await resolveObject(read, 0));
     read.clock.advance(600);
     read.upstream.next(new Disconnected('origin-timeout', 'the origin did not answer in time'));
@@ -465,7 +559,13 @@ describe('resolveObject: stale-if-error (RFC 5861 §4) and disconnection (RFC 91
     const read = fakeRead({ object: textObject('offline copy', { 'cache-control': 'max-age=60' }) });
     await drained(read, await resolveObject(read, 0));
     read.clock.advance(600);
-    read.upstream.next(wholeAnswer(502, { 'cache-control': 'no-store', 'cache-status': 'tiercache-shield; fwd=uri-miss; detail=origin-unreachable' }, 'unreachable'));
+    read.upstream.next(
+      wholeAnswer(
+        502,
+        { 'cache-control': 'no-store', 'cache-status': 'tiercache-shield; fwd=uri-miss; detail=origin-unreachable' },
+        'unreachable',
+      ),
+    );
     const resolved = await resolveObject(sameTier(read), 0);
     expect(resolved.report).toMatchObject({ fwd: 'stale', fwdStatus: 502, detail: 'stale-if-error' });
     expect(await drained(read, resolved)).toBe('offline copy');
@@ -473,9 +573,16 @@ describe('resolveObject: stale-if-error (RFC 5861 §4) and disconnection (RFC 91
 
   // Whatever stale-if-error says (none, the operator's default, the response's own), 600 s is past
   // it: only being disconnected lets the stale copy stand in, for GET as for HEAD (object-head.ts).
-  for (const [name, cacheControl, ifError] of [['no stale-if-error', 'max-age=60', 0], ['past the default stale-if-error', 'max-age=60', 300], ['past its own stale-if-error', 'max-age=60, stale-if-error=300', 0]] as const) {
+  for (const [name, cacheControl, ifError] of [
+    ['no stale-if-error', 'max-age=60', 0],
+    ['past the default stale-if-error', 'max-age=60', 300],
+    ['past its own stale-if-error', 'max-age=60, stale-if-error=300', 0],
+  ] as const) {
     it(`RFC 9111 §4.2.4: disconnected (the next hop unreachable, ${name}), the stale copy stands in, reported as stale-if-error`, async () => {
-      const read = fakeRead({ object: textObject('offline copy', { 'cache-control': cacheControl }), staleDefaults: { whileRevalidate: 0, ifError } });
+      const read = fakeRead({
+        object: textObject('offline copy', { 'cache-control': cacheControl }),
+        staleDefaults: { whileRevalidate: 0, ifError },
+      });
       await drained(read, await resolveObject(read, 0));
       read.clock.advance(600);
       read.upstream.next(new Disconnected('shield-unreachable', 'the shield tier could not be reached'));
@@ -497,12 +604,17 @@ describe('resolveObject: stale-if-error (RFC 5861 §4) and disconnection (RFC 91
     read.upstream.next(new Disconnected('origin-unreachable', 'no route'));
     const strict = sameTier(read, { noStale: true });
     const refused = asWhole(await resolveObject(strict, 0));
-    expect(refused).toMatchObject({ status: 502, report: { fwd: 'stale', stored: false, detail: 'origin-unreachable' } });
+    expect(refused).toMatchObject({
+      status: 502,
+      report: { fwd: 'stale', stored: false, detail: 'origin-unreachable' },
+    });
     await drained(strict, refused);
   });
 
   it('RFC 9111 §4.2.4: must-revalidate forbids a stale answer, on an error and when disconnected: ours, saying why', async () => {
-    const read = fakeRead({ object: textObject('x', { 'cache-control': 'max-age=60, must-revalidate, stale-if-error=300' }) });
+    const read = fakeRead({
+      object: textObject('x', { 'cache-control': 'max-age=60, must-revalidate, stale-if-error=300' }),
+    });
     await drained(read, await resolveObject(read, 0));
     read.clock.advance(120);
     read.upstream.next(failing());
@@ -512,7 +624,10 @@ describe('resolveObject: stale-if-error (RFC 5861 §4) and disconnection (RFC 91
     read.upstream.next(new Disconnected('origin-unreachable', 'no route'));
     const another = sameTier(read);
     const refused = asWhole(await resolveObject(another, 0));
-    expect(refused).toMatchObject({ status: 502, report: { fwd: 'stale', stored: false, detail: 'origin-unreachable' } });
+    expect(refused).toMatchObject({
+      status: 502,
+      report: { fwd: 'stale', stored: false, detail: 'origin-unreachable' },
+    });
     await drained(another, refused);
     expect(isFilling(another.key)).toBe(false);
   });
@@ -573,7 +688,8 @@ describe('resolveObject: purges', () => {
     await drained(read, await resolveObject(read, 0));
     const purgedAt = read.clock.now();
     read.clock.advance(10);
-    const purged = (entry: { meta: { storedAt: number; originAt?: number } }) => (entry.meta.originAt ?? entry.meta.storedAt) <= purgedAt;
+    const purged = (entry: { meta: { storedAt: number; originAt?: number } }) =>
+      (entry.meta.originAt ?? entry.meta.storedAt) <= purgedAt;
     const after = sameTier(read, { purged });
     const resolved = asWhole(await resolveObject(after, 0));
     expect(read.cache.count('delete', read.key)).toBe(1);
@@ -600,7 +716,11 @@ describe('resolveObject: purges', () => {
 });
 
 describe('resolveObject: negative caching', () => {
-  const missing = () => ({ body: new TextEncoder().encode('no such object'), status: 404, headers: { 'content-type': 'text/plain' } });
+  const missing = () => ({
+    body: new TextEncoder().encode('no such object'),
+    status: 404,
+    headers: { 'content-type': 'text/plain' },
+  });
 
   it('a 404 without freshness of its own is stored for the negative TTL, with no stale windows', async () => {
     const read = fakeRead({ object: missing(), negativeTtl: 60, staleDefaults: { whileRevalidate: 30, ifError: 300 } });
@@ -736,7 +856,10 @@ describe('resolveObject: Vary (RFC 9111 §4.1), when the tier keys by the reques
     await drained(waiting, waitedResolved);
     expect(read.upstream.calls).toHaveLength(3);
     // Values too long to key a variant by (vary.ts): the index was found all the same, and nothing is stored.
-    const unkeyable = sameTier(read, { key: objectKey, selecting: new Headers({ 'accept-encoding': 'x'.repeat(3000) }) });
+    const unkeyable = sameTier(read, {
+      key: objectKey,
+      selecting: new Headers({ 'accept-encoding': 'x'.repeat(3000) }),
+    });
     const unstored = await resolveObject(unkeyable, 0);
     expect(unstored.report).toEqual({ fwd: 'vary-miss', stored: false });
     expect(await drained(unkeyable, unstored)).toBe('encoded for you');
@@ -766,7 +889,11 @@ describe('resolveObject: Vary (RFC 9111 §4.1), when the tier keys by the reques
     const read = fakeRead({ object: varying(), selecting: new Headers({ 'accept-encoding': 'gzip' }) });
     const objectKey = read.key;
     await drained(read, await resolveObject(read, 0));
-    const after = sameTier(read, { key: objectKey, selecting: new Headers({ 'accept-encoding': 'gzip' }), purged: () => true });
+    const after = sameTier(read, {
+      key: objectKey,
+      selecting: new Headers({ 'accept-encoding': 'gzip' }),
+      purged: () => true,
+    });
     read.upstream.next(new Disconnected('origin-unreachable', 'no route'));
     const resolved = asWhole(await resolveObject(after, 0));
     expect(resolved.status).toBe(502);

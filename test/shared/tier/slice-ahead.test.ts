@@ -31,7 +31,10 @@ function oneSliceStore(): SliceStore & { puts: number; reads: number; stored: Ui
   return store;
 }
 
-function hop(bytes: Uint8Array, warm: (index: number) => Promise<boolean> = async () => true): ReadAhead & { fetched: number } {
+function hop(
+  bytes: Uint8Array,
+  warm: (index: number) => Promise<boolean> = async () => true,
+): ReadAhead & { fetched: number } {
   const ahead = {
     fetched: 0,
     warm,
@@ -58,16 +61,29 @@ describe('readAhead', () => {
   it('copies nothing when the warm failed, and says so (undefined)', async () => {
     const store = oneSliceStore();
     const ahead = hop(bytes, async () => false);
-    expect(await readAhead(ahead, store, new Gate(COPIES), 3, bytes.length, new AbortController().signal)).toBeUndefined();
+    expect(
+      await readAhead(ahead, store, new Gate(COPIES), 3, bytes.length, new AbortController().signal),
+    ).toBeUndefined();
     expect([ahead.fetched, store.puts]).toEqual([0, 0]);
   });
 
   it('says so when the copy was not stored exactly (a short body), or its fetch threw', async () => {
     const short = oneSliceStore();
-    expect(await readAhead(hop(bytes.subarray(0, 60)), short, new Gate(COPIES), 3, bytes.length, new AbortController().signal)).toBeUndefined();
+    expect(
+      await readAhead(
+        hop(bytes.subarray(0, 60)),
+        short,
+        new Gate(COPIES),
+        3,
+        bytes.length,
+        new AbortController().signal,
+      ),
+    ).toBeUndefined();
     expect(short.reads).toBe(0);
     const failing = { ...hop(bytes), fetchSlice: async () => Promise.reject(new Error('the shield went away')) };
-    expect(await readAhead(failing, oneSliceStore(), new Gate(COPIES), 3, bytes.length, new AbortController().signal)).toBeUndefined();
+    expect(
+      await readAhead(failing, oneSliceStore(), new Gate(COPIES), 3, bytes.length, new AbortController().signal),
+    ).toBeUndefined();
   });
 
   it('fetches no copy once the read was given up', async () => {
@@ -85,25 +101,29 @@ describe('readAhead', () => {
 describe('Gate', () => {
   it('runs at most its size at once, the rest in the order they came, none overtaking a waiting one', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 1, max: 5 }), fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 1, maxLength: 30 }), async (size, delays) => {
-        const gate = new Gate(size);
-        let running = 0;
-        let most = 0;
-        const started: number[] = [];
-        await Promise.all(
-          delays.map((ms, i) =>
-            gate.run(async () => {
-              started.push(i);
-              running++;
-              most = Math.max(most, running);
-              await tick(ms);
-              running--;
-            }),
-          ),
-        );
-        expect(most).toBeLessThanOrEqual(size);
-        expect(started).toEqual(delays.map((_, i) => i));
-      }),
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 5 }),
+        fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 1, maxLength: 30 }),
+        async (size, delays) => {
+          const gate = new Gate(size);
+          let running = 0;
+          let most = 0;
+          const started: number[] = [];
+          await Promise.all(
+            delays.map((ms, i) =>
+              gate.run(async () => {
+                started.push(i);
+                running++;
+                most = Math.max(most, running);
+                await tick(ms);
+                running--;
+              }),
+            ),
+          );
+          expect(most).toBeLessThanOrEqual(size);
+          expect(started).toEqual(delays.map((_, i) => i));
+        },
+      ),
       { numRuns: 30 },
     );
   });

@@ -1,15 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Piece } from '../../../shared/streams/byte-stream.ts';
+import { VersionChanged } from '../../../shared/http/errors.ts';
 import type { ObjectMeta } from '../../../shared/slices/object-meta.ts';
 import type { SliceSpan } from '../../../shared/slices/slice-plan.ts';
-import { readSlices } from '../../../shared/tier/slice-reader.ts';
+import type { Piece } from '../../../shared/streams/byte-stream.ts';
 import type { Budget } from '../../../shared/tier/ports.ts';
 import type { SliceRead, SliceReadOptions, SliceStore, SpanFetch } from '../../../shared/tier/slice-ports.ts';
-
+import { readSlices } from '../../../shared/tier/slice-reader.ts';
 import type { OpenPut } from '../../../shared/tier/tier-cache.ts';
 import { concat, streamOf } from '../../streams.ts';
-import { VersionChanged } from '../../../shared/http/errors.ts';
 
 const SLICE = 4;
 const PLENTY = 10_000;
@@ -50,7 +49,9 @@ class MemoryStore implements SliceStore {
   async get(index: number, length: number): Promise<ReadableStream<Uint8Array> | undefined> {
     this.gets.push(index);
     const slice = this.slices.get(index);
-    return slice !== undefined && slice.length === length ? streamOf(slice, 3, () => this.cancelled.push(index)) : undefined;
+    return slice !== undefined && slice.length === length
+      ? streamOf(slice, 3, () => this.cancelled.push(index))
+      : undefined;
   }
 
   open(index: number, length: number): OpenPut {
@@ -89,7 +90,9 @@ class MemoryStore implements SliceStore {
 
   async read(index: number, length: number): Promise<ReadableStream<Uint8Array> | undefined> {
     const slice = this.slices.get(index);
-    return slice !== undefined && slice.length === length ? streamOf(slice, 3, () => this.cancelled.push(index)) : undefined;
+    return slice !== undefined && slice.length === length
+      ? streamOf(slice, 3, () => this.cancelled.push(index))
+      : undefined;
   }
 
   forget(index: number): void {
@@ -130,7 +133,8 @@ class FakeUpstream {
     try {
       if (this.delayMs > 0) await tick(this.delayMs);
       for (let index = span.first; index <= span.last; index++) {
-        if (this.changedAt.has(index)) throw new VersionChanged(`slice ${index} came back with ETag "v2", expected "v1"`);
+        if (this.changedAt.has(index))
+          throw new VersionChanged(`slice ${index} came back with ETag "v2", expected "v1"`);
       }
       const start = span.first * this.sliceSize;
       const end = Math.min((span.last + 1) * this.sliceSize, this.bytes.length);
@@ -166,7 +170,10 @@ function setup(size: number, overrides: Partial<SliceReadOptions> & { stored?: I
 }
 
 /** Reads every piece to its end, in order; checks each piece's offset and length against its bytes. */
-async function readPieces(read: SliceRead, onPiece: (piece: Piece) => void = () => undefined): Promise<{ offsets: number[]; bytes: Uint8Array[] }> {
+async function readPieces(
+  read: SliceRead,
+  onPiece: (piece: Piece) => void = () => undefined,
+): Promise<{ offsets: number[]; bytes: Uint8Array[] }> {
   const offsets: number[] = [];
   const bytes: Uint8Array[] = [];
   for (;;) {
@@ -209,7 +216,7 @@ describe('readSlices', () => {
     expect(store.puts).toEqual([]);
   });
 
-  it('stores every slice it fetches, with exactly that slice\'s bytes', async () => {
+  it("stores every slice it fetches, with exactly that slice's bytes", async () => {
     const { bytes, store, options } = setup(38);
     await readPieces(await readSlices(options));
     await store.settled();
@@ -219,7 +226,10 @@ describe('readSlices', () => {
 
   it('fetches only the slices it did not find, when the window sees every slice', async () => {
     const odd = range(10).filter((index) => index % 2 === 1);
-    const { bytes, store, upstream, options } = setup(40, { stored: range(10).filter((index) => index % 2 === 0), window: 10 });
+    const { bytes, store, upstream, options } = setup(40, {
+      stored: range(10).filter((index) => index % 2 === 0),
+      window: 10,
+    });
     const { bytes: pieces } = await readPieces(await readSlices(options));
     expect(Buffer.concat(pieces)).toEqual(Buffer.from(bytes));
     expect(upstream.fetchedSlices().sort((a, b) => a - b)).toEqual(odd);
@@ -229,13 +239,22 @@ describe('readSlices', () => {
   it('asks for consecutive missing slices as one span, of at most maxSpan slices', async () => {
     const { upstream, options } = setup(40, { window: 1, maxSpan: 3 });
     await readPieces(await readSlices(options));
-    expect(upstream.spans).toEqual([{ first: 0, last: 2 }, { first: 3, last: 5 }, { first: 6, last: 8 }, { first: 9, last: 9 }]);
+    expect(upstream.spans).toEqual([
+      { first: 0, last: 2 },
+      { first: 3, last: 5 },
+      { first: 6, last: 8 },
+      { first: 9, last: 9 },
+    ]);
   });
 
   it('never runs a span over a gap in the slices asked for', async () => {
     const { upstream, options } = setup(80, { indices: [0, 1, 2, 7, 8, 15], window: 1, maxSpan: 8 });
     await readPieces(await readSlices(options));
-    expect(upstream.spans).toEqual([{ first: 0, last: 2 }, { first: 7, last: 8 }, { first: 15, last: 15 }]);
+    expect(upstream.spans).toEqual([
+      { first: 0, last: 2 },
+      { first: 7, last: 8 },
+      { first: 15, last: 15 },
+    ]);
   });
 
   it('delivers every byte whatever is stored, fetching each slice at most once, in spans of at most maxSpan', async () => {
@@ -247,22 +266,29 @@ describe('readSlices', () => {
       maxSpan: fc.integer({ min: 1, max: 8 }),
       delayMs: fc.constantFrom(0, 1),
     });
-    await fc.assert(fc.asyncProperty(scenario, async ({ count, lastLength, stored, window, maxSpan, delayMs }) => {
-      const size = (count - 1) * SLICE + lastLength;
-      const { bytes, store, upstream, options } = setup(size, { stored: range(count).filter((index) => stored[index]), window, maxSpan });
-      upstream.delayMs = delayMs;
-      const { bytes: pieces } = await readPieces(await readSlices(options));
-      expect(Buffer.concat(pieces)).toEqual(Buffer.from(bytes));
-      const fetched = upstream.fetchedSlices();
-      expect(new Set(fetched).size).toBe(fetched.length);
-      for (const span of upstream.spans) {
-        expect(span.first).toBeLessThanOrEqual(span.last);
-        expect(span.last - span.first + 1).toBeLessThanOrEqual(maxSpan);
-      }
-      // A slice looked up and found is never also fetched.
-      const found = store.gets.filter((index) => stored[index]);
-      expect(fetched.filter((index) => found.includes(index))).toEqual([]);
-    }), { numRuns: 150 });
+    await fc.assert(
+      fc.asyncProperty(scenario, async ({ count, lastLength, stored, window, maxSpan, delayMs }) => {
+        const size = (count - 1) * SLICE + lastLength;
+        const { bytes, store, upstream, options } = setup(size, {
+          stored: range(count).filter((index) => stored[index]),
+          window,
+          maxSpan,
+        });
+        upstream.delayMs = delayMs;
+        const { bytes: pieces } = await readPieces(await readSlices(options));
+        expect(Buffer.concat(pieces)).toEqual(Buffer.from(bytes));
+        const fetched = upstream.fetchedSlices();
+        expect(new Set(fetched).size).toBe(fetched.length);
+        for (const span of upstream.spans) {
+          expect(span.first).toBeLessThanOrEqual(span.last);
+          expect(span.last - span.first + 1).toBeLessThanOrEqual(maxSpan);
+        }
+        // A slice looked up and found is never also fetched.
+        const found = store.gets.filter((index) => stored[index]);
+        expect(fetched.filter((index) => found.includes(index))).toEqual([]);
+      }),
+      { numRuns: 150 },
+    );
   });
 
   it('starts nothing more than `window` slices ahead of the slice being read', async () => {
@@ -278,7 +304,8 @@ describe('readSlices', () => {
     upstream.delayMs = 2;
     await readPieces(await readSlices(options), () => delivered++);
     expect(touched.length).toBeGreaterThan(0);
-    for (const { index, delivered: before } of touched) expect(index, `slice ${index} started after ${before} were read`).toBeLessThan(before + 3);
+    for (const { index, delivered: before } of touched)
+      expect(index, `slice ${index} started after ${before} were read`).toBeLessThan(before + 3);
   });
 
   it('has at most `window` upstream requests in flight at once', async () => {
@@ -301,7 +328,10 @@ describe('readSlices', () => {
       expect(Buffer.concat(pieces)).toEqual(Buffer.from(bytes));
       expect(upstream.mostActive).toBe(3);
       // Past the first window, every new fetch joins two others: three in flight again.
-      expect(inFlight.slice(3, -1).every((n) => n === 3), inFlight.join(' ')).toBe(true);
+      expect(
+        inFlight.slice(3, -1).every((n) => n === 3),
+        inFlight.join(' '),
+      ).toBe(true);
       expect(pool.inUse).toBe(0);
     });
 
@@ -313,15 +343,17 @@ describe('readSlices', () => {
       let mostActive = 0;
       one.upstream.delayMs = 5;
       two.upstream.delayMs = 5;
-      const counted = (fetchSpan: SpanFetch): SpanFetch => async (span) => {
-        active++;
-        mostActive = Math.max(mostActive, active);
-        try {
-          return await fetchSpan(span);
-        } finally {
-          active--;
-        }
-      };
+      const counted =
+        (fetchSpan: SpanFetch): SpanFetch =>
+        async (span) => {
+          active++;
+          mostActive = Math.max(mostActive, active);
+          try {
+            return await fetchSpan(span);
+          } finally {
+            active--;
+          }
+        };
       const [a, b] = await Promise.all([
         readSlices({ ...one.options, fetchSpan: counted(one.upstream.fetchSpan) }).then(readPieces),
         readSlices({ ...two.options, fetchSpan: counted(two.upstream.fetchSpan) }).then(readPieces),

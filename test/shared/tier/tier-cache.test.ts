@@ -8,10 +8,30 @@ import { isUnsound, lookup, newFill, openPut, remove, store } from '../../../sha
 import { faultyStream, streamOf } from '../../streams.ts';
 import { EPOCH, FakeTierCache, freshKey, patterned, text } from './fakes.ts';
 
-const META: EntryMeta = { storedAt: EPOCH, initialAge: 3, lifetime: 600, whileRevalidate: 30, ifError: 300, mustRevalidate: false, originAt: EPOCH - 1000 };
+const META: EntryMeta = {
+  storedAt: EPOCH,
+  initialAge: 3,
+  lifetime: 600,
+  whileRevalidate: 30,
+  ifError: 300,
+  mustRevalidate: false,
+  originAt: EPOCH - 1000,
+};
 
 function entry(length: number | undefined, body: ReadableStream<Uint8Array>, status = 200) {
-  return { status, headers: new Headers({ 'content-type': 'text/plain', 'cache-control': 'max-age=600', date: 'Mon, 02 Mar 2026 10:00:00 GMT', etag: '"e1"' }), body, meta: META, retention: 4200, length };
+  return {
+    status,
+    headers: new Headers({
+      'content-type': 'text/plain',
+      'cache-control': 'max-age=600',
+      date: 'Mon, 02 Mar 2026 10:00:00 GMT',
+      etag: '"e1"',
+    }),
+    body,
+    meta: META,
+    retention: 4200,
+    length,
+  };
 }
 
 /** A Cache whose deletes arrive too early (the platform commits a failed put after them): they are lost. */
@@ -110,7 +130,13 @@ describe('store and lookup', () => {
     const cache = new LateCommitCache({ careless: true });
     const key = freshKey();
     // No length known (a chunked body): only its failure can tell the entry is wrong.
-    const put = openPut(cache, key, { status: 200, headers: new Headers({ etag: '"e1"' }), meta: META, retention: 60, length: undefined });
+    const put = openPut(cache, key, {
+      status: 200,
+      headers: new Headers({ etag: '"e1"' }),
+      meta: META,
+      retention: 60,
+      length: undefined,
+    });
     await put.write(patterned(10));
     expect(await put.abort(new Error('the origin went away'))).toBe(false);
     expect(cache.keys()).toEqual([key]);

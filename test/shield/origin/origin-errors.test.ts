@@ -1,15 +1,24 @@
-import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
 import { HttpError } from '../../../shared/http/errors.ts';
 import { httpFailure, s3ErrorCode, s3Failure } from '../../../shield/origin/origin-errors.ts';
 
 const AUTH_CODES = [
-  'SignatureDoesNotMatch', 'InvalidAccessKeyId', 'AccessDenied', 'InvalidToken', 'ExpiredToken',
-  'RequestTimeTooSkewed', 'AuthorizationHeaderMalformed', 'InvalidSecurity',
+  'SignatureDoesNotMatch',
+  'InvalidAccessKeyId',
+  'AccessDenied',
+  'InvalidToken',
+  'ExpiredToken',
+  'RequestTimeTooSkewed',
+  'AuthorizationHeaderMalformed',
+  'InvalidSecurity',
 ];
 
 /** An S3 error body as the S3 API documents it (ErrorResponses, "REST error responses"). */
-function s3ErrorXml(code: string, message = 'The request signature we calculated does not match the signature you provided.'): string {
+function s3ErrorXml(
+  code: string,
+  message = 'The request signature we calculated does not match the signature you provided.',
+): string {
   return `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message><AWSAccessKeyId>AKIAEXAMPLE</AWSAccessKeyId><RequestId>4442587FB7D0A2F9</RequestId></Error>`;
 }
 
@@ -39,7 +48,9 @@ describe('s3Failure', () => {
     for (const code of AUTH_CODES) {
       const error = s3Failure(403, code);
       expect(error.status, code).toBe(502);
-      expect(error.message, code).toBe(`origin rejected the request signature (${code}); check the S3 credentials and region`);
+      expect(error.message, code).toBe(
+        `origin rejected the request signature (${code}); check the S3 credentials and region`,
+      );
     }
   });
 
@@ -53,18 +64,31 @@ describe('s3Failure', () => {
   });
 
   it("passes S3's own status for a failure (5xx), naming its code (the status passes, the XML does not)", () => {
-    expect(s3Failure(500, 'InternalError')).toMatchObject({ status: 500, message: 'origin answered with status 500 (InternalError)' });
-    expect(s3Failure(503, 'SlowDown')).toMatchObject({ status: 503, message: 'origin answered with status 503 (SlowDown)' });
+    expect(s3Failure(500, 'InternalError')).toMatchObject({
+      status: 500,
+      message: 'origin answered with status 500 (InternalError)',
+    });
+    expect(s3Failure(503, 'SlowDown')).toMatchObject({
+      status: 503,
+      message: 'origin answered with status 503 (SlowDown)',
+    });
     expect(s3Failure(503, undefined)).toMatchObject({ status: 503, message: 'origin answered with status 503' });
   });
 
   it("passes S3's own status for a refusal of the object (403, 409, 412 …), naming status and code", () => {
     expect(s3Failure(403, undefined)).toMatchObject({ status: 403, message: 'origin answered with status 403' });
-    expect(s3Failure(409, 'OperationAborted')).toMatchObject({ status: 409, message: 'origin answered with status 409 (OperationAborted)' });
+    expect(s3Failure(409, 'OperationAborted')).toMatchObject({
+      status: 409,
+      message: 'origin answered with status 409 (OperationAborted)',
+    });
   });
 
   it('answers 502 when S3 refused the request we built (400, a redirect to another region)', () => {
-    expect(s3Failure(400, 'InvalidArgument')).toMatchObject({ status: 502, message: 'origin refused the request with status 400 (InvalidArgument); check ORIGIN_URL and the region', detail: 'origin-request' });
+    expect(s3Failure(400, 'InvalidArgument')).toMatchObject({
+      status: 502,
+      message: 'origin refused the request with status 400 (InvalidArgument); check ORIGIN_URL and the region',
+      detail: 'origin-request',
+    });
     expect(s3Failure(301, 'PermanentRedirect')).toMatchObject({ status: 502, detail: 'origin-request' });
   });
 });
@@ -76,11 +100,13 @@ describe('httpFailure', () => {
   });
 
   it('answers 502 for an origin failure (5xx)', () => {
-    for (const status of [500, 502, 503, 504]) expect(httpFailure(status)).toMatchObject({ status: 502, message: `origin failed with status ${status}` });
+    for (const status of [500, 502, 503, 504])
+      expect(httpFailure(status)).toMatchObject({ status: 502, message: `origin failed with status ${status}` });
   });
 
   it('passes on any other client error status with a message of our own', () => {
-    for (const status of [401, 403, 429]) expect(httpFailure(status)).toMatchObject({ status, message: `origin answered with status ${status}` });
+    for (const status of [401, 403, 429])
+      expect(httpFailure(status)).toMatchObject({ status, message: `origin answered with status ${status}` });
   });
 
   it('builds an HttpError, whose response carries none of the origin body', async () => {
@@ -111,7 +137,17 @@ describe('s3ErrorCode', () => {
   });
 
   it('refuses an odd code rather than pass on what the origin wrote', () => {
-    for (const odd of ['', 'No Such Key', '<b>x</b>', 'a&lt;b', 'Code"quoted"', 'x\ny', 'x-y', 'Ünïcödé', 'A'.repeat(65)]) {
+    for (const odd of [
+      '',
+      'No Such Key',
+      '<b>x</b>',
+      'a&lt;b',
+      'Code"quoted"',
+      'x\ny',
+      'x-y',
+      'Ünïcödé',
+      'A'.repeat(65),
+    ]) {
       expect(s3ErrorCode(`<Error><Code>${odd}</Code></Error>`), JSON.stringify(odd)).toBeUndefined();
     }
   });
@@ -141,7 +177,9 @@ describe('origin error properties', () => {
   it("an S3 failure is S3's status (a 404 for a missing key, a 502 for our own refusals) with no markup from the body", () => {
     const body = fc.oneof(
       fc.string({ unit: 'binary' }),
-      fc.oneof(fc.constantFrom(...AUTH_CODES, 'NoSuchKey', 'NoSuchBucket', 'SlowDown'), fc.string({ unit: 'binary' })).map((code) => s3ErrorXml(code, '<secret>AKIA</secret>')),
+      fc
+        .oneof(fc.constantFrom(...AUTH_CODES, 'NoSuchKey', 'NoSuchBucket', 'SlowDown'), fc.string({ unit: 'binary' }))
+        .map((code) => s3ErrorXml(code, '<secret>AKIA</secret>')),
     );
     fc.assert(
       fc.property(fc.integer({ min: 300, max: 599 }), body, (status, xml) => {

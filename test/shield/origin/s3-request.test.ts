@@ -1,7 +1,7 @@
-import { describe, it, expect } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { S3Config } from '../../../shared/config/config.ts';
 import { encodeKeyForPath } from '../../../shared/target/object-key.ts';
-import { FORWARDED_HEADER_NAMES, s3ObjectRequest, type ForwardedHeaders } from '../../../shield/origin/s3-request.ts';
+import { FORWARDED_HEADER_NAMES, type ForwardedHeaders, s3ObjectRequest } from '../../../shield/origin/s3-request.ts';
 
 const pathStyle: S3Config = {
   hostBuckets: new Map(),
@@ -82,8 +82,10 @@ describe('s3ObjectRequest keys', () => {
   });
 
   it('never signs a key of only slashes (a bucket request) or one that climbs with backslashes', () => {
-    for (const key of ['/', '//']) expect(() => s3ObjectRequest(pathStyle, awsEndpoint, key, 'GET', {}), key).toThrow(/only slashes/);
-    for (const key of ['..\\..\\etc\\passwd', 'a\\.\\b']) expect(() => s3ObjectRequest(pathStyle, awsEndpoint, key, 'GET', {}), key).toThrow(/segment/);
+    for (const key of ['/', '//'])
+      expect(() => s3ObjectRequest(pathStyle, awsEndpoint, key, 'GET', {}), key).toThrow(/only slashes/);
+    for (const key of ['..\\..\\etc\\passwd', 'a\\.\\b'])
+      expect(() => s3ObjectRequest(pathStyle, awsEndpoint, key, 'GET', {}), key).toThrow(/segment/);
   });
 });
 
@@ -116,7 +118,13 @@ describe('s3ObjectRequest headers', () => {
   it('uses lowercase header names only', () => {
     const req = s3ObjectRequest(pathStyle, awsEndpoint, 'a.txt', 'GET', { range: 'bytes=0-0', 'if-match': '"x"' });
     for (const name of Object.keys(req.headers)) expect(name).toBe(name.toLowerCase());
-    expect(FORWARDED_HEADER_NAMES).toEqual(['range', 'if-match', 'if-none-match', 'if-modified-since', 'if-unmodified-since']);
+    expect(FORWARDED_HEADER_NAMES).toEqual([
+      'range',
+      'if-match',
+      'if-none-match',
+      'if-modified-since',
+      'if-unmodified-since',
+    ]);
   });
 });
 
@@ -129,7 +137,9 @@ describe('s3ObjectRequest bucket names', () => {
   it('allows a dotted bucket for virtual-hosted plain HTTP and for path-style', () => {
     const dotted = { ...virtualHosted, bucket: 'my.assets' };
     expect(s3ObjectRequest(dotted, new URL('http://s3.example'), 'a', 'GET', {}).url.host).toBe('my.assets.s3.example');
-    expect(s3ObjectRequest({ ...dotted, addressing: 'path' }, awsEndpoint, 'a', 'GET', {}).url.pathname).toBe('/my.assets/a');
+    expect(s3ObjectRequest({ ...dotted, addressing: 'path' }, awsEndpoint, 'a', 'GET', {}).url.pathname).toBe(
+      '/my.assets/a',
+    );
   });
 
   it('refuses bucket names that are not DNS labels for virtual-hosted addressing', () => {

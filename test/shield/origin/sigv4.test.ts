@@ -1,6 +1,6 @@
-import { describe, it, expect } from 'vitest';
 import { createHash, createHmac } from 'node:crypto';
 import { SignatureV4 } from '@smithy/signature-v4';
+import { describe, expect, it } from 'vitest';
 import type { S3Config } from '../../../shared/config/config.ts';
 import { encodeKeyForPath } from '../../../shared/target/object-key.ts';
 import { s3ObjectRequest } from '../../../shield/origin/s3-request.ts';
@@ -84,7 +84,14 @@ describe('SigV4 test vector get-vanilla', () => {
       applyChecksum: false,
     });
     const signed = await signer.sign(
-      { method: 'GET', protocol: 'https:', hostname: 'example.amazonaws.com', path: '/', query: {}, headers: { host: 'example.amazonaws.com' } },
+      {
+        method: 'GET',
+        protocol: 'https:',
+        hostname: 'example.amazonaws.com',
+        path: '/',
+        query: {},
+        headers: { host: 'example.amazonaws.com' },
+      },
       { signingDate: new Date('2015-08-30T12:36:00Z') },
     );
     expect(signed.headers['authorization']).toBe(
@@ -109,7 +116,9 @@ const exampleDate = new Date('2013-05-24T00:00:00Z');
 
 describe('signS3Request', () => {
   it('reproduces the S3 documentation GET Object example exactly', async () => {
-    const req = s3ObjectRequest(exampleBucket, new URL('https://s3.amazonaws.com'), 'test.txt', 'GET', { range: 'bytes=0-9' });
+    const req = s3ObjectRequest(exampleBucket, new URL('https://s3.amazonaws.com'), 'test.txt', 'GET', {
+      range: 'bytes=0-9',
+    });
     expect(await signS3Request(req, exampleBucket, exampleDate)).toEqual({
       host: 'examplebucket.s3.amazonaws.com',
       range: 'bytes=0-9',
@@ -160,7 +169,12 @@ function referenceSignature(path: string, headers: Record<string, string>): stri
     EMPTY_PAYLOAD_SHA256,
   ].join('\n');
   const scope = '20130524/us-east-1/s3/aws4_request';
-  const stringToSign = ['AWS4-HMAC-SHA256', '20130524T000000Z', scope, createHash('sha256').update(canonicalRequest).digest('hex')].join('\n');
+  const stringToSign = [
+    'AWS4-HMAC-SHA256',
+    '20130524T000000Z',
+    scope,
+    createHash('sha256').update(canonicalRequest).digest('hex'),
+  ].join('\n');
   let key: Buffer | string = `AWS4${exampleBucket.secretAccessKey}`;
   for (const part of scope.split('/')) key = createHmac('sha256', key).update(part).digest();
   return createHmac('sha256', key).update(stringToSign).digest('hex');
