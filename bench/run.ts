@@ -184,7 +184,9 @@ async function runMemory(): Promise<MemoryEvidence | undefined> {
       .toString()
       .split('\n')
       .filter((line) => line.trim())
-      .forEach((line) => log(`  memory: ${line}`));
+      .forEach((line) => {
+        log(`  memory: ${line}`);
+      });
   child.stdout.on('data', prefix);
   child.stderr.on('data', prefix);
   const timer = setTimeout(() => child.kill('SIGKILL'), MEMORY_LIMIT_MS);

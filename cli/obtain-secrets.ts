@@ -23,7 +23,7 @@ export async function obtainSecrets(
 ): Promise<WorkerSecrets> {
   const secrets: WorkerSecrets = { shield: {}, edge: {} };
   for (const spec of missingSecrets(specs, present)) {
-    const value = await valueOf(spec, sources);
+    const value = await secretValue(spec, sources);
     if (value === undefined) {
       sources.out(`  ${spec.name}: not set, ${spec.unset ?? 'left off'}`);
       continue;
@@ -39,7 +39,7 @@ export async function obtainSecrets(
   return secrets;
 }
 
-async function valueOf(spec: SecretSpec, sources: SecretSources): Promise<string | undefined> {
+async function secretValue(spec: SecretSpec, sources: SecretSources): Promise<string | undefined> {
   const fromEnv = sources.env[spec.name];
   if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
   if (spec.source === 'generated') return generatedToken();

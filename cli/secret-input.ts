@@ -56,8 +56,14 @@ function terminalInput(prompt: (text: string) => void): SecretInput {
               process.stderr.write('\n');
               process.exit(130);
             }
-            if (key === END) return finish(typed === '' ? undefined : typed);
-            if (key === '\r' || key === '\n') return finish(typed);
+            if (key === END) {
+              finish(typed === '' ? undefined : typed);
+              return;
+            }
+            if (key === '\r' || key === '\n') {
+              finish(typed);
+              return;
+            }
             if (BACKSPACE.has(key)) typed = typed.slice(0, -1);
             else typed += key;
           }

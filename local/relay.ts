@@ -210,7 +210,10 @@ class RelayedConnection {
   private headTimedOut(): void {
     this.headTimer = undefined;
     if (this.stopped) return;
-    if (this.buffered.length === 0 && !this.forwarded) return this.destroy();
+    if (this.buffered.length === 0 && !this.forwarded) {
+      this.destroy();
+      return;
+    }
     this.refuseWith(refusal(408, 'the request head did not arrive in time'));
   }
 

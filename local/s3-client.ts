@@ -125,7 +125,8 @@ async function sendSigned(
   const response = new Promise<IncomingMessage>((resolve, reject) => {
     outgoing.once('response', resolve).once('error', reject);
   });
-  const sent = body === undefined ? (outgoing.end(), Promise.resolve()) : pipeline(toIterable(body), outgoing);
+  if (body === undefined) outgoing.end();
+  const sent = body === undefined ? Promise.resolve() : pipeline(toIterable(body), outgoing);
   // Whichever explains more wins: a refusal can arrive before the body is through (the upload
   // then breaks off), and a body that fails to produce beats the "socket hang up" it causes.
   const incoming = await Promise.race([response, sent.then(() => response)]);

@@ -3,10 +3,10 @@
 // the origin, several slices at once. 412 when the version the edge pinned is gone, 416 (with
 // the object's size) when the span starts past its end, the whole object when it is not sliced.
 
-import { type Config } from '../shared/config/config.ts';
+import type { Config } from '../shared/config/config.ts';
 import type { CacheStatusParams } from '../shared/http/cache-status.ts';
 import { evaluatePreconditions } from '../shared/http/conditional.ts';
-import { BadGateway, BadRequest, HttpError, PreconditionFailed, VersionChanged } from '../shared/http/errors.ts';
+import { BadGateway, BadRequest, PreconditionFailed, VersionChanged } from '../shared/http/errors.ts';
 import type { ByteRange } from '../shared/http/range.ts';
 import { unsatisfiedRange } from '../shared/http/range.ts';
 import { appendServerTiming, serverTimingMetric } from '../shared/http/server-timing.ts';
@@ -19,7 +19,7 @@ import { ORIGIN_AT_HEADER } from '../shared/target/internal.ts';
 import { resolveObject } from '../shared/tier/object-read.ts';
 import { readObjectSlices } from '../shared/tier/object-slices.ts';
 import type { Budget, ObjectRead } from '../shared/tier/ports.ts';
-import { type Resolved } from '../shared/tier/resolved.ts';
+import type { Resolved } from '../shared/tier/resolved.ts';
 import { slicedReport, tierAnswer } from '../shared/tier/tier-headers.ts';
 import { warmSlices } from './slice-warm.ts';
 import { markForWorkersCache } from './workers-cache-answer.ts';
@@ -37,6 +37,8 @@ export interface SliceAnswerContext {
   workersCache?: { path: string } | undefined;
 }
 
+// One concept: the shield's answer to one slice request, checks first, then the slices read in order;
+// each step reads the values the earlier ones settled.
 export async function answerSlices(request: SliceRequest, context: SliceAnswerContext): Promise<Response> {
   const { config, read } = context;
   if (request.sliceSize !== config.slicing.sliceSize) {

@@ -47,7 +47,10 @@ const ALL = DOCUMENTS.flatMap(links);
 const anchorsOf = new Map<string, string[]>();
 function anchors(file: string): string[] {
   let found = anchorsOf.get(file);
-  if (found === undefined) anchorsOf.set(file, (found = headingAnchors(readFileSync(join(ROOT, file), 'utf8'))));
+  if (found === undefined) {
+    found = headingAnchors(readFileSync(join(ROOT, file), 'utf8'));
+    anchorsOf.set(file, found);
+  }
   return found;
 }
 

@@ -47,7 +47,7 @@ function rejecting(node: string, packages: typeof installed): string[] {
 }
 
 const oldestNode = semver.minVersion(manifest.engines.node)?.version ?? '';
-const scriptsNode = manifest.devDependencies['node'] ?? '';
+const scriptsNode = manifest.devDependencies.node ?? '';
 const required = installed.filter((locked) => locked.optional !== true);
 const optional = installed.filter((locked) => locked.optional === true);
 

@@ -44,7 +44,10 @@ const remembered = new WeakMap<Config, { addresses: Map<string, EdgeAddress>; ch
 /** The address of a raw request URL, remembered; undefined for one that names no object here. */
 export function knownAddress(rawUrl: string, config: Config): EdgeAddress | undefined {
   let memo = remembered.get(config);
-  if (memo === undefined) remembered.set(config, (memo = { addresses: new Map(), chars: 0 }));
+  if (memo === undefined) {
+    memo = { addresses: new Map(), chars: 0 };
+    remembered.set(config, memo);
+  }
   const known = memo.addresses.get(rawUrl);
   if (known !== undefined) return known;
   let address: EdgeAddress;

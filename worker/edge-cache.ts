@@ -13,11 +13,10 @@ const memories = new WeakMap<Config, MemoryCache>();
 export function edgeMemory(config: Config): MemoryCache | undefined {
   if (config.memory.budget === 0) return undefined;
   let memory = memories.get(config);
-  if (memory === undefined)
-    memories.set(
-      config,
-      (memory = new MemoryCache({ budget: config.memory.budget, maxObject: config.memory.maxObject })),
-    );
+  if (memory === undefined) {
+    memory = new MemoryCache({ budget: config.memory.budget, maxObject: config.memory.maxObject });
+    memories.set(config, memory);
+  }
   return memory;
 }
 

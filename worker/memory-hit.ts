@@ -76,7 +76,10 @@ function freshHit(entry: MemoryEntry, now: number, started: number): Response | 
   const remaining = remainingFreshness(entry.meta, now);
   if (remaining <= 0) return undefined;
   let template = templates.get(entry);
-  if (template === undefined) templates.set(entry, (template = hitTemplate(entry)));
+  if (template === undefined) {
+    template = hitTemplate(entry);
+    templates.set(entry, template);
+  }
   // Cache-Status says whole seconds (RFC 9211 ttl, truncated), Age whole seconds down (RFC 9111 §5.1).
   const ttl = Math.trunc(remaining);
   const age = Math.floor(currentAge(entry.meta, now));

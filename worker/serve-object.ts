@@ -4,15 +4,15 @@
 // transfer, never a body mixed from two versions.
 
 import type { Config } from '../shared/config/config.ts';
-import { type CacheStatusParams } from '../shared/http/cache-status.ts';
+import type { CacheStatusParams } from '../shared/http/cache-status.ts';
 import { evaluatePreconditions, notModifiedHeaders } from '../shared/http/conditional.ts';
-import { BadGateway, HttpError, PreconditionFailed, VersionChanged } from '../shared/http/errors.ts';
+import { BadGateway, PreconditionFailed, VersionChanged } from '../shared/http/errors.ts';
 import { appendServerTiming, serverTimingMetric } from '../shared/http/server-timing.ts';
 import { slicesFor } from '../shared/slices/slice-plan.ts';
 import { forgetObject, resolveObject } from '../shared/tier/object-read.ts';
 import { readObjectSlices } from '../shared/tier/object-slices.ts';
 import type { Budget, ObjectRead } from '../shared/tier/ports.ts';
-import { type Resolved, type WholeObject } from '../shared/tier/resolved.ts';
+import type { Resolved, WholeObject } from '../shared/tier/resolved.ts';
 import { SUBREQUESTS_PER_SLICE } from '../shared/tier/slice-reader.ts';
 import { slicedReport, tierAnswer } from '../shared/tier/tier-headers.ts';
 

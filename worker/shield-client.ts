@@ -15,7 +15,7 @@ import {
   SHIELD_ORIGIN,
 } from '../shared/target/internal.ts';
 import type { RequestTarget } from '../shared/target/request-target.ts';
-import { type Upstream } from '../shared/tier/ports.ts';
+import type { Upstream } from '../shared/tier/ports.ts';
 import { readShieldAnswer } from './shield-answer.ts';
 
 export interface ShieldCall {

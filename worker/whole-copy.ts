@@ -15,7 +15,7 @@ import { sliceBytes, sliceCount, sliceKey, wholeCopyKey } from '../shared/slices
 import { type Piece, rangesStream } from '../shared/streams/byte-stream.ts';
 import { claim, isFilling } from '../shared/tier/collapse.ts';
 import type { Budget, ObjectRead } from '../shared/tier/ports.ts';
-import { type SlicedObject } from '../shared/tier/resolved.ts';
+import type { SlicedObject } from '../shared/tier/resolved.ts';
 import { storedPart } from '../shared/tier/slice-store.ts';
 import { remove, store } from '../shared/tier/tier-cache.ts';
 

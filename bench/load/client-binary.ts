@@ -40,12 +40,12 @@ export function runClient(
     });
     let stdout = '';
     let stderr = '';
-    child.stdout
-      .setEncoding('latin1')
-      .on('data', (chunk: string) => void (stdout = (stdout + chunk).slice(0, MAX_OUTPUT_CHARS)));
-    child.stderr
-      .setEncoding('latin1')
-      .on('data', (chunk: string) => void (stderr = (stderr + chunk).slice(-MAX_OUTPUT_CHARS)));
+    child.stdout.setEncoding('latin1').on('data', (chunk: string) => {
+      stdout = (stdout + chunk).slice(0, MAX_OUTPUT_CHARS);
+    });
+    child.stderr.setEncoding('latin1').on('data', (chunk: string) => {
+      stderr = (stderr + chunk).slice(-MAX_OUTPUT_CHARS);
+    });
     child.once('error', (error: NodeJS.ErrnoException) =>
       error.code === 'ENOENT' ? resolve(undefined) : reject(error),
     );

@@ -256,9 +256,9 @@ function spawnWrk(
             }
           }, STALL_CHECK_MS)
         : undefined;
-    child.stdout
-      .setEncoding('utf8')
-      .on('data', (chunk: string) => void (stdout = (stdout + chunk).slice(-OUTPUT_KEPT)));
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout = (stdout + chunk).slice(-OUTPUT_KEPT);
+    });
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       const lines = (partialLine + chunk).split('\n');
       partialLine = lines.pop() ?? '';

@@ -14,7 +14,7 @@ import type { SResult } from '../workloads/size-sweep.ts';
 import { barChart, lineChart } from './charts.ts';
 import { layerCosts, layersTable } from './layers-table.ts';
 import { type MemoryEvidence, type TargetRow, targetsTable } from './requirements.ts';
-import { describeMachine, formatTable, type Machine, writeResults } from './results.ts';
+import { formatTable, type Machine, writeResults } from './results.ts';
 import { coldTable, fixed, originTable, ratio, sTable, tierTable, vTable } from './suite-tables.ts';
 import type { Versions } from './versions.ts';
 

@@ -55,9 +55,15 @@ function utc(
   second?: string,
 ): number | undefined {
   const monthIndex = MONTHS.findIndex((name) => name.toLowerCase() === (month ?? '').toLowerCase());
-  const [y, d, h, m, s] = [year, day, hour, minute, second].map((part) => Number(part?.trim()));
-  if (monthIndex < 0 || [y, d, h, m, s].some((n) => n === undefined || !Number.isInteger(n))) return undefined;
-  const ms = Date.UTC(y!, monthIndex, d!, h!, m!, s!);
+  const [y = Number.NaN, d = Number.NaN, h = Number.NaN, m = Number.NaN, s = Number.NaN] = [
+    year,
+    day,
+    hour,
+    minute,
+    second,
+  ].map((part) => Number(part?.trim()));
+  if (monthIndex < 0 || [y, d, h, m, s].some((n) => !Number.isInteger(n))) return undefined;
+  const ms = Date.UTC(y, monthIndex, d, h, m, s);
   const date = new Date(ms);
   // Reject impossible calendar dates (31 Feb) and times (25:61:61) instead of rolling them over.
   if (date.getUTCDate() !== d || date.getUTCHours() !== h || date.getUTCMinutes() !== m || date.getUTCSeconds() !== s)

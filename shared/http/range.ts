@@ -126,7 +126,7 @@ export function rangeLength(range: ByteRange): number {
 function parseRangesSpecifier(value: string): RangeSpec[] | undefined {
   const match = RANGES_SPECIFIER.exec(value);
   // §14.1: "Range unit names are case-insensitive"; bytes is the only one we understand.
-  if (!match || match[1]?.toLowerCase() !== 'bytes') return undefined;
+  if (match?.[1]?.toLowerCase() !== 'bytes') return undefined;
   const specs: RangeSpec[] = [];
   for (const element of (match[2] ?? '').split(',')) {
     const text = trimOws(element);

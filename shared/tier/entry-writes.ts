@@ -32,7 +32,13 @@ export function storeWhileServing(
     store:
       entry.length !== undefined
         ? put
-        : { ...put, write: (bytes) => ((counted += bytes.byteLength), put.write(bytes)) },
+        : {
+            ...put,
+            write: (bytes) => {
+              counted += bytes.byteLength;
+              return put.write(bytes);
+            },
+          },
     resume: async () => {
       const copy = (await stored) ? await lookup(read.cache, key) : undefined;
       if (copy?.fill !== fill || copy.body === null) {

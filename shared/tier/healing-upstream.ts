@@ -7,7 +7,7 @@
 import { VersionChanged } from '../http/errors.ts';
 import { fromNextHop } from '../streams/from-next-hop.ts';
 import { HEAL_ATTEMPTS, HEAL_BACKOFF_MS } from '../streams/heal.ts';
-import { type Upstream } from './ports.ts';
+import type { Upstream } from './ports.ts';
 
 export interface HealingPolicy {
   /** Longest silence inside any body (ms). */

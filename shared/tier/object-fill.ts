@@ -20,7 +20,7 @@ import { emptyBody, placeVariant, storeManifest, storeWhileServing, withoutField
 import { startFill } from './fill.ts';
 import { withKnownLength } from './held-until-whole.ts';
 import type { ObjectRead, UpstreamAnswer, Validators } from './ports.ts';
-import { type Resolved, type SlicedObject, type WholeObject } from './resolved.ts';
+import type { Resolved, SlicedObject, WholeObject } from './resolved.ts';
 import { type StoredEntry, store } from './tier-cache.ts';
 
 /** What a fill produced, and the promise of its stores (settled when done or skipped). */
@@ -50,6 +50,8 @@ export async function fill(
   }
 }
 
+// One concept: one answer from the next hop judged and kept, each outcome (304, uncacheable, stored,
+// purged since) a branch that returns; split, the branches would pass the same six values around.
 async function fillOnce(
   read: ObjectRead,
   index: number,

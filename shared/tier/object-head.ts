@@ -9,7 +9,7 @@ import { staleUse, usableOnError, usableWhenDisconnected } from '../http/stale.t
 import { readManifest } from '../slices/object-meta.ts';
 import { currentAge, remainingFreshness } from '../store/stored-entry.ts';
 import { lookupLive, missReason } from './object-read.ts';
-import { type ObjectRead } from './ports.ts';
+import type { ObjectRead } from './ports.ts';
 import type { StoredEntry } from './tier-cache.ts';
 import { reportTier, type Tier } from './tier-headers.ts';
 

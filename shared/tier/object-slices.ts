@@ -7,7 +7,7 @@ import type { SliceSpan } from '../slices/slice-plan.ts';
 import { forgetObject } from './object-read.ts';
 import type { Budget, ObjectRead, SliceAsk } from './ports.ts';
 import { isolateReadahead } from './readahead-pool.ts';
-import { type SlicedObject } from './resolved.ts';
+import type { SlicedObject } from './resolved.ts';
 import type { ReadAhead, SliceRead, SliceReadOptions } from './slice-ports.ts';
 import { readSlices } from './slice-reader.ts';
 import { tierSlices } from './slice-store.ts';

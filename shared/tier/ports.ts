@@ -8,8 +8,7 @@ import type { StaleDefaults } from '../http/stale.ts';
 import type { PurgeCandidate } from '../purge/purge.ts';
 import type { ObjectMeta } from '../slices/object-meta.ts';
 import type { ObjectVersion, SliceSpan } from '../slices/slice-plan.ts';
-import type { Piece } from '../streams/byte-stream.ts';
-import type { OpenPut, TierCache } from './tier-cache.ts';
+import type { TierCache } from './tier-cache.ts';
 
 export type UpstreamAnswer =
   /** The object is not sliced: here it is whole (or the upstream's error response). */

@@ -14,7 +14,7 @@ import { type ObjectVersion, type SliceSpan, spanBytes } from '../../shared/slic
 import { nativeBody } from '../../shared/streams/native-body.ts';
 import { responseAsIs } from '../../shared/streams/response-as-is.ts';
 import type { RequestTarget } from '../../shared/target/request-target.ts';
-import { type SliceAsk, type Upstream, type UpstreamAnswer } from '../../shared/tier/ports.ts';
+import type { SliceAsk, Upstream, UpstreamAnswer } from '../../shared/tier/ports.ts';
 import { fetchOrigin, keptHeaders, originFailure } from './origin.ts';
 import { noteServed } from './served-key.ts';
 

@@ -131,8 +131,12 @@ export async function startTap(target: string, options: { clock?: () => number }
     url,
     requests,
     clear: () => void requests.splice(0),
-    intercept: (next) => void (hook = next),
-    faults: (next) => void (decide = next),
+    intercept: (next) => {
+      hook = next;
+    },
+    faults: (next) => {
+      decide = next;
+    },
     open: () => open,
     close: () => (closed ??= closeServer(server)),
   };

@@ -69,7 +69,7 @@ describe('readHead (RFC 9112)', () => {
     expect(status(['G(T / HTTP/1.1', 'Host: a'])).toBe(400);
     expect(status(['GET /\x01 HTTP/1.1', 'Host: a'])).toBe(400);
     expect(status(['GET / HTTP/1.1', 'Host: a', 'X: a\x00b'])).toBe(400);
-    expect(status(['GET /' + 'a'.repeat(9000) + ' HTTP/1.1', 'Host: a'])).toBe(414);
+    expect(status([`GET /${'a'.repeat(9000)} HTTP/1.1`, 'Host: a'])).toBe(414);
   });
 
   it('finds a bare LF or CR in a head before it ends, so the front can refuse it at once (§2.2)', () => {

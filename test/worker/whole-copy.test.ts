@@ -3,9 +3,8 @@ import { type ObjectMeta, sliceEntryHeaders } from '../../shared/slices/object-m
 import { sliceBytes, sliceKey, wholeCopyKey } from '../../shared/slices/slice-plan.ts';
 import { type EntryMeta, toStoredHeaders } from '../../shared/store/stored-entry.ts';
 import { isFilling } from '../../shared/tier/collapse.ts';
-import type { Upstream } from '../../shared/tier/ports.ts';
-import { type ObjectRead } from '../../shared/tier/ports.ts';
-import { type SlicedObject } from '../../shared/tier/resolved.ts';
+import type { ObjectRead, Upstream } from '../../shared/tier/ports.ts';
+import type { SlicedObject } from '../../shared/tier/resolved.ts';
 import { store } from '../../shared/tier/tier-cache.ts';
 import { copyWhole, storedWholeCopy } from '../../worker/whole-copy.ts';
 import { type PlatformCache, platformCache } from './platform-cache.ts';

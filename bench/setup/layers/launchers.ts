@@ -128,8 +128,11 @@ async function started(
   hasCache: boolean,
 ): Promise<Layer> {
   let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => void (output = (output + chunk.toString()).slice(-4000)));
-  child.stderr?.on('data', (chunk: Buffer) => void (output = (output + chunk.toString()).slice(-4000)));
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-4000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
   const url = `http://${LOOPBACK}:${port}`;
   const stop = async () => {
     await stopGroup(child);
@@ -138,7 +141,10 @@ async function started(
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (Date.now() < deadline && child.exitCode === null) {
     const status = await fetch(`${url}/map/0`, { signal: AbortSignal.timeout(2000) }).then(
-      async (response) => (await response.arrayBuffer(), response.status),
+      async (response) => {
+        await response.arrayBuffer();
+        return response.status;
+      },
       () => 0,
     );
     if (status === 200) return { name, url, hasCache, stop };

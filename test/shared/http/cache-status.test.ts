@@ -159,7 +159,7 @@ describe('withoutMember', () => {
 
 const TOKEN = String.raw`[A-Za-z*][!#$%&'*+\-.^_${'`'}|~0-9A-Za-z:/]*`;
 const KEY = String.raw`[a-z*][a-z0-9_\-.*]*`;
-const INTEGER = String.raw`-?[0-9]{1,15}`;
+const INTEGER = '-?[0-9]{1,15}';
 const STRING = String.raw`"(?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\])*"`;
 /** RFC 8941 §3.3 sf-item whose bare item is a token, with parameters (§3.1.2). */
 const SF_ITEM = new RegExp(`^${TOKEN}(?:;\\x20*${KEY}(?:=(?:${INTEGER}|${STRING}|${TOKEN}))?)*$`);

@@ -107,7 +107,9 @@ describe('planMultipart (RFC 9110 §14.6)', () => {
     expect(parts.map((part) => part.headers)).toEqual(
       ranges.map((r) => ({ 'content-type': 'video/mp4', 'content-range': `bytes ${r.start}-${r.end}/8000` })),
     );
-    parts.forEach((part, i) => expect(part.bytes).toEqual(bytes.slice(ranges[i]!.start, ranges[i]!.end + 1)));
+    parts.forEach((part, i) => {
+      expect(part.bytes).toEqual(bytes.slice(ranges[i]!.start, ranges[i]!.end + 1));
+    });
   });
 
   it('omits the part Content-Type when the representation has none', () => {

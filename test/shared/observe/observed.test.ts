@@ -296,7 +296,11 @@ describe('observed: bytes sent by a body without a Content-Length', () => {
     const { keepAlive, drained } = keeper();
     const meter = new Meter(Date.now(), keepAlive);
     const body = new ReadableStream<Uint8Array>({
-      start: (c) => (c.enqueue(new Uint8Array(700)), c.enqueue(new Uint8Array(2300)), c.close()),
+      start: (c) => {
+        c.enqueue(new Uint8Array(700));
+        c.enqueue(new Uint8Array(2300));
+        c.close();
+      },
     });
     const sent = await observed(
       request(),

@@ -250,7 +250,12 @@ describe('meteredUpstream', () => {
     const meter = new RequestMeter(0, () => {});
     let cancelled = false;
     const endless = new ReadableStream<Uint8Array>(
-      { pull: (controller) => controller.enqueue(new Uint8Array(100)), cancel: () => void (cancelled = true) },
+      {
+        pull: (controller) => controller.enqueue(new Uint8Array(100)),
+        cancel: () => {
+          cancelled = true;
+        },
+      },
       { highWaterMark: 0 },
     );
     const upstream = meteredUpstream(

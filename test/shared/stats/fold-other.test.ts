@@ -22,7 +22,9 @@ describe('admit', () => {
         const held = new Set<string>();
         const admitted = names.map((name) => admit(held, name, max));
         expect(held.size).toBeLessThanOrEqual(max);
-        admitted.forEach((name, i) => expect(name === names[i] || name === OTHER).toBe(true));
+        admitted.forEach((name, i) => {
+          expect(name === names[i] || name === OTHER).toBe(true);
+        });
       }),
     );
   });

@@ -260,9 +260,9 @@ describe('statsView, whatever the buckets', () => {
         const { minutes } = statsView(given, [], at, 7, length);
         expect(minutes).toHaveLength(length);
         expect(Date.parse(minutes.at(-1)!.minute)).toBe(minuteOf(at));
-        minutes.forEach((minute, i) =>
-          expect(Date.parse(minute.minute)).toBe(minuteOf(at) - (length - 1 - i) * MINUTE_MS),
-        );
+        minutes.forEach((minute, i) => {
+          expect(Date.parse(minute.minute)).toBe(minuteOf(at) - (length - 1 - i) * MINUTE_MS);
+        });
       }),
       { numRuns: 60 },
     );

@@ -71,7 +71,13 @@ describe('bodySource: healing', () => {
     const offsets: number[] = [];
     const outcome = await drainSource(faultyStream(object, 17, 'error'), {
       length: 50,
-      heal: { ...fast, reopen: async (offset) => (offsets.push(offset), streamOf(object.slice(offset), 4)) },
+      heal: {
+        ...fast,
+        reopen: async (offset) => {
+          offsets.push(offset);
+          return streamOf(object.slice(offset), 4);
+        },
+      },
     });
     expect(outcome).toEqual({ bytes: object, error: undefined });
     expect(offsets).toEqual([17]);
@@ -94,7 +100,13 @@ describe('bodySource: healing', () => {
     let reopened = 0;
     const outcome = await drainSource(faultyStream(object, 10, 'error'), {
       length: 40,
-      heal: { ...fast, reopen: async (offset) => (reopened++, faultyStream(object.slice(offset), 2, 'error')) },
+      heal: {
+        ...fast,
+        reopen: async (offset) => {
+          reopened++;
+          return faultyStream(object.slice(offset), 2, 'error');
+        },
+      },
     });
     expect(outcome.error).toBeInstanceOf(Error);
     expect(reopened).toBe(3);
@@ -122,7 +134,14 @@ describe('bodySource: healing', () => {
     const source = bodySource(faultyStream(bytes(20), 5, 'stall'), {
       length: 20,
       idleMs: 20,
-      heal: { attempts: 3, backoffMs: 50, reopen: async () => (reopened++, streamOf(bytes(20))) },
+      heal: {
+        attempts: 3,
+        backoffMs: 50,
+        reopen: async () => {
+          reopened++;
+          return streamOf(bytes(20));
+        },
+      },
     });
     await source.read(new Uint8Array(10));
     const pending = source.read(new Uint8Array(10)).catch(() => undefined);

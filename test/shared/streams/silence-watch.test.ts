@@ -15,7 +15,10 @@ describe('SilenceWatch', () => {
   it('cuts a read silent for idleMs, and the fault it ends with is the stall', async () => {
     const { read, settle } = pendingRead();
     const cuts: BodyStalled[] = [];
-    const watch = new SilenceWatch(20, (stall) => (cuts.push(stall), settle('ended')));
+    const watch = new SilenceWatch(20, (stall) => {
+      cuts.push(stall);
+      settle('ended');
+    });
     const started = Date.now();
     expect(await watch.watched(() => read)).toBe('ended');
     expect(Date.now() - started).toBeGreaterThanOrEqual(15);

@@ -155,7 +155,9 @@ const intoPrefix = fc
   .map(([down, extra, seps, dots, under, rest]) => {
     const sep = (i: number): string => seps[i % seps.length] ?? '/';
     let path = '/';
-    down.forEach((segment, i) => (path += `${segment}${sep(i)}`));
+    down.forEach((segment, i) => {
+      path += `${segment}${sep(i)}`;
+    });
     for (let i = 0; i < down.length + extra; i++) path += `${dots[(2 * i) % 12]}${dots[(2 * i + 1) % 12]}${sep(i + 3)}`;
     return `${path}${under}_tiercache${rest === '' ? '' : `/${rest}`}`;
   });

@@ -47,7 +47,10 @@ describe('startFill', () => {
       length: 1000,
       store,
       readerLag: 50,
-      resume: async (offset) => (resumed.push(offset), { body: streamOf(object, 10), from: 0 }),
+      resume: async (offset) => {
+        resumed.push(offset);
+        return { body: streamOf(object, 10), from: 0 };
+      },
     });
     expect(await fill.stored).toBe(true);
     expect(store.bytes()).toEqual(object);

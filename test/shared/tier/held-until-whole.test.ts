@@ -60,7 +60,10 @@ describe('a body of unknown length, held until it has ended', () => {
     const store = memoryPut();
     const fill = startFill(bodySource(source.stream, { length: undefined }), { length: undefined, store });
     let handed = false;
-    const whole = held(fill).then((body) => ((handed = true), body));
+    const whole = held(fill).then((body) => {
+      handed = true;
+      return body;
+    });
     await tick(20);
     expect(handed, 'nothing is handed out while the body is still arriving').toBe(false);
     source.release();

@@ -288,9 +288,10 @@ describe('fill: an answer purged since it came from the origin', () => {
 
   it('is not taken: asked once more, and a fresh answer is stored', async () => {
     const seen: PurgeCandidate[] = [];
-    const purged = (entry: PurgeCandidate) => (
-      seen.push(entry), (entry.meta.originAt ?? entry.meta.storedAt) <= purgedAt
-    );
+    const purged = (entry: PurgeCandidate) => {
+      seen.push(entry);
+      return (entry.meta.originAt ?? entry.meta.storedAt) <= purgedAt;
+    };
     const read = fakeRead({ object: textObject('new bytes'), purged });
     read.upstream.next(stale());
     const { resolved } = await fill(read, 0, read.now(), 'uri-miss');

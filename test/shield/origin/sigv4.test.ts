@@ -94,7 +94,7 @@ describe('SigV4 test vector get-vanilla', () => {
       },
       { signingDate: new Date('2015-08-30T12:36:00Z') },
     );
-    expect(signed.headers['authorization']).toBe(
+    expect(signed.headers.authorization).toBe(
       'AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/service/aws4_request, ' +
         'SignedHeaders=host;x-amz-date, ' +
         'Signature=5fa00fa31553b73ebf1942676e86291e8372ff2a2260956d9b8aae1d763fbf31',
