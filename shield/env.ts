@@ -6,8 +6,8 @@ import { type Config, configFrom, oncePerEnv, type RawConfig } from '../shared/c
 import { ConfigError } from '../shared/http/errors.ts';
 import { type ObservedTier, observedTier, rawPath } from '../shared/observe/observed.ts';
 import type { RequestMeter } from '../shared/observe/request-meter.ts';
+import { HOST_HEADER } from '../shared/request/internal.ts';
 import { parseSliceRequestPath } from '../shared/slices/slice-protocol.ts';
-import { HOST_HEADER } from '../shared/target/internal.ts';
 
 /** The shield worker's bindings: the configuration contract (vars and secrets) and the purge list. */
 export type ShieldEnv = RawConfig & {

@@ -5,7 +5,7 @@
 
 import { MethodNotAllowed } from '../shared/http/errors.ts';
 import { invalidatedUrls } from '../shared/http/invalidation.ts';
-import { requestTarget } from '../shared/target/request-target.ts';
+import { requestTarget } from '../shared/request/request-target.ts';
 import { remove } from '../shared/tier/tier-cache.ts';
 import type { ShieldRequest } from './env.ts';
 import { passThroughToHttp } from './origin/http.ts';

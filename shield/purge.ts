@@ -16,8 +16,8 @@ import {
   type WorkersCachePurgeResult,
   workersCachePurge,
 } from '../shared/purge/workers-cache-purge.ts';
-import { SHIELD_ORIGIN } from '../shared/target/internal.ts';
-import { requestTarget } from '../shared/target/request-target.ts';
+import { SHIELD_ORIGIN } from '../shared/request/internal.ts';
+import { requestTarget } from '../shared/request/request-target.ts';
 import { remove } from '../shared/tier/tier-cache.ts';
 import { shieldCache, shieldKey } from './shield-cache.ts';
 

@@ -10,15 +10,15 @@
 import { Hono } from 'hono';
 import { errorResponse, Forbidden, HttpError, MethodNotAllowed, NotFound } from '../shared/http/errors.ts';
 import { observedFetch } from '../shared/observe/observed.ts';
-import { parseSliceRequestPath } from '../shared/slices/slice-protocol.ts';
 import {
   CREDENTIAL_HEADER,
   credentialMatches,
   HEALTH_PATH,
   isInternal,
   PURGE_PATH,
-} from '../shared/target/internal.ts';
-import { normalizePath, requestUrl } from '../shared/target/request-target.ts';
+} from '../shared/request/internal.ts';
+import { normalizePath, requestUrl } from '../shared/request/request-target.ts';
+import { parseSliceRequestPath } from '../shared/slices/slice-protocol.ts';
 import { clockOffset } from '../shared/tier/test-clock.ts';
 import { withTierReport } from '../shared/tier/tier-headers.ts';
 import { type ShieldBindings, type ShieldEnv, type ShieldRequest, type ShieldRole, shieldBindings } from './env.ts';

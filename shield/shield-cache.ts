@@ -3,7 +3,7 @@
 
 import type { Config } from '../shared/config/config.ts';
 import { SHIELD_CACHE_NAME } from '../shared/http/cache-status.ts';
-import type { RequestTarget } from '../shared/target/request-target.ts';
+import type { RequestTarget } from '../shared/request/request-target.ts';
 import type { TierCache } from '../shared/tier/tier-cache.ts';
 
 export function shieldCache(): Promise<TierCache> {

@@ -10,12 +10,12 @@ import { BadGateway, BadRequest, PreconditionFailed, VersionChanged } from '../s
 import type { ByteRange } from '../shared/http/range.ts';
 import { unsatisfiedRange } from '../shared/http/range.ts';
 import { appendServerTiming, serverTimingMetric } from '../shared/http/server-timing.ts';
+import { ORIGIN_AT_HEADER } from '../shared/request/internal.ts';
 import { markObject, OBJECT_HEADER, representationHeaders } from '../shared/slices/object-meta.ts';
 import { sliceCount, spanBytes } from '../shared/slices/slice-plan.ts';
 import { type SliceRequest, SPAN_HEADER, WHOLE } from '../shared/slices/slice-protocol.ts';
 import type { EntryMeta } from '../shared/store/stored-entry.ts';
 import { type Piece, rangesStream } from '../shared/streams/byte-stream.ts';
-import { ORIGIN_AT_HEADER } from '../shared/target/internal.ts';
 import { resolveObject } from '../shared/tier/object-read.ts';
 import { readObjectSlices } from '../shared/tier/object-slices.ts';
 import type { Budget, ObjectRead } from '../shared/tier/ports.ts';

@@ -14,9 +14,9 @@ import { appendCacheStatus, cacheStatusMember, SHIELD_CACHE_NAME, withoutMember 
 import { BadGateway } from '../shared/http/errors.ts';
 import type { RequestMeter } from '../shared/observe/request-meter.ts';
 import type { WorkersCachePurge, WorkersCachePurgeResult } from '../shared/purge/workers-cache-purge.ts';
+import { CREDENTIAL_HEADER, PURGED_AT_HEADER, REVALIDATE_HEADER, SHIELD_ORIGIN } from '../shared/request/internal.ts';
 import { type SliceRequest, sliceRequestPath } from '../shared/slices/slice-protocol.ts';
 import { responseAsIs } from '../shared/streams/response-as-is.ts';
-import { CREDENTIAL_HEADER, PURGED_AT_HEADER, REVALIDATE_HEADER, SHIELD_ORIGIN } from '../shared/target/internal.ts';
 import {
   AGE_HEADER,
   AGED_AT_HEADER,

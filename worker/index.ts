@@ -17,8 +17,8 @@ import {
   PURGE_PATH,
   STATS_JSON_PATH,
   STATS_PATH,
-} from '../shared/target/internal.ts';
-import { normalizePath, requestUrl } from '../shared/target/request-target.ts';
+} from '../shared/request/internal.ts';
+import { normalizePath, requestUrl } from '../shared/request/request-target.ts';
 import { clockOffset } from '../shared/tier/test-clock.ts';
 import { withTierReport } from '../shared/tier/tier-headers.ts';
 import { forwardedPath } from './edge-address.ts';

@@ -19,9 +19,9 @@ import {
 import { PURGE_BODY_LIMIT, type PurgeRecord, type PurgeRequest, parsePurgeBody } from '../shared/purge/purge.ts';
 import { canonicalPrefix } from '../shared/purge/purge-prefix.ts';
 import { REACHES_EVERY_LOCATION_WITHIN, recordPurges } from '../shared/purge/purge-store.ts';
+import { credentialMatches, PURGE_PATH } from '../shared/request/internal.ts';
+import { type RequestTarget, requestTarget } from '../shared/request/request-target.ts';
 import { concatBytes } from '../shared/streams/bytes.ts';
-import { credentialMatches, PURGE_PATH } from '../shared/target/internal.ts';
-import { type RequestTarget, requestTarget } from '../shared/target/request-target.ts';
 import { remove } from '../shared/tier/tier-cache.ts';
 import { edgeKey } from './edge-address.ts';
 import { edgeCache } from './edge-cache.ts';

@@ -6,15 +6,15 @@ import type { Config } from '../shared/config/config.ts';
 import { Disconnected } from '../shared/http/errors.ts';
 import { forwardedRequestHeaders, TIER_MANAGED, withForwarding } from '../shared/http/headers.ts';
 import { COPY_HEADER } from '../shared/observe/read-ahead-copy.ts';
-import { parseWarmWord, SPAN_HEADER, sliceRequestPath } from '../shared/slices/slice-protocol.ts';
 import {
   CREDENTIAL_HEADER,
   HOST_HEADER,
   PURGED_AT_HEADER,
   REVALIDATE_HEADER,
   SHIELD_ORIGIN,
-} from '../shared/target/internal.ts';
-import type { RequestTarget } from '../shared/target/request-target.ts';
+} from '../shared/request/internal.ts';
+import type { RequestTarget } from '../shared/request/request-target.ts';
+import { parseWarmWord, SPAN_HEADER, sliceRequestPath } from '../shared/slices/slice-protocol.ts';
 import type { Upstream } from '../shared/tier/ports.ts';
 import { readShieldAnswer } from './shield-answer.ts';
 

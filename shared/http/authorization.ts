@@ -1,7 +1,7 @@
 // The credentials of an Authorization field (RFC 9110 §11.6.2) the tiers' endpoints take: a
 // bearer token (RFC 6750 §2.1) or the password of Basic credentials (RFC 7617 §2), which is
 // what a browser's login box sends. Undefined parts are null: the caller compares in constant
-// time (shared/target/internal.ts credentialMatches) and answers 401 either way.
+// time (shared/request/internal.ts credentialMatches) and answers 401 either way.
 
 /** The token of `Bearer <token>`; null for anything else. */
 export function bearerToken(authorization: string | null): string | null {

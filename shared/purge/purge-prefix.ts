@@ -1,12 +1,12 @@
 // A purge prefix in the spelling the tiers key entries by (docs/purge.md). Entries are matched
-// by their canonical path and kept query (shared/target/request-target.ts); a prefix is written
+// by their canonical path and kept query (shared/request/request-target.ts); a prefix is written
 // as a client writes a path (`/two words/`, `/café/`, `/a+b/`), so it is canonicalised exactly
 // as a request for that path would be, never compared as written. One that no canonical path
 // can start with is refused, with the reason, rather than accepted to match nothing.
 
 import type { OriginKind } from '../config/config.ts';
 import { HttpError } from '../http/errors.ts';
-import { requestTarget } from '../target/request-target.ts';
+import { requestTarget } from '../request/request-target.ts';
 
 export type PrefixResult = { ok: true; prefix: string } | { ok: false; reason: string };
 

@@ -3,8 +3,8 @@
 
 import type { Config } from '../../shared/config/config.ts';
 import { forwardedRequestHeaders, originResponseHeaders } from '../../shared/http/headers.ts';
+import type { RequestTarget } from '../../shared/request/request-target.ts';
 import { responseAsIs } from '../../shared/streams/response-as-is.ts';
-import type { RequestTarget } from '../../shared/target/request-target.ts';
 import { originUrlFor } from './origin.ts';
 import { originFetch } from './origin-fetch.ts';
 

@@ -14,7 +14,7 @@ import {
   type OriginFinding,
   type ShieldHealth,
 } from '../../shared/http/health-report.ts';
-import type { RequestTarget } from '../../shared/target/request-target.ts';
+import type { RequestTarget } from '../../shared/request/request-target.ts';
 import { fetchOrigin } from './origin.ts';
 import { s3ErrorCode } from './origin-errors.ts';
 import { readErrorBody } from './origin-fetch.ts';

@@ -6,7 +6,7 @@ import { busyWait, isBusy } from '../../shared/http/busy-origin.ts';
 import { type HttpError, OriginBusy } from '../../shared/http/errors.ts';
 import { exposeS3CacheTag, originResponseHeaders, S3_RESPONSE_HEADERS } from '../../shared/http/headers.ts';
 
-import type { RequestTarget } from '../../shared/target/request-target.ts';
+import type { RequestTarget } from '../../shared/request/request-target.ts';
 import { httpFailure, s3ErrorCode, s3Failure } from './origin-errors.ts';
 import { originFetch, readErrorBody } from './origin-fetch.ts';
 import type { ForwardedHeaders } from './s3-request.ts';

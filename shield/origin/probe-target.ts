@@ -4,8 +4,8 @@
 
 import type { Config, S3Config } from '../../shared/config/config.ts';
 import type { ProbeSource } from '../../shared/http/health-report.ts';
-import { encodeKeyForPath } from '../../shared/target/object-key.ts';
-import type { RequestTarget } from '../../shared/target/request-target.ts';
+import { encodeKeyForPath } from '../../shared/request/object-key.ts';
+import type { RequestTarget } from '../../shared/request/request-target.ts';
 import { lastServed } from './served-key.ts';
 
 /**

@@ -2,7 +2,7 @@
 // Pure: no I/O, no signing (see sigv4.ts), no clock.
 
 import type { S3Config } from '../../shared/config/config.ts';
-import { checkKey, encodeKeyForPath } from '../../shared/target/object-key.ts';
+import { checkKey, encodeKeyForPath } from '../../shared/request/object-key.ts';
 
 /** A request ready for SigV4: absolute URL without a query, lowercase header names. */
 export interface UnsignedRequest {

@@ -3,7 +3,7 @@
 // it. Module state, one per isolate, which is what the probe's finding is kept in too.
 
 import type { Config } from '../../shared/config/config.ts';
-import type { RequestTarget } from '../../shared/target/request-target.ts';
+import type { RequestTarget } from '../../shared/request/request-target.ts';
 
 /** An object the origin served: its bucket (S3; each host may read its own) and its target, without a query. */
 export interface ServedObject {

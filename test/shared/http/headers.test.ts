@@ -8,7 +8,7 @@ import {
   TIER_MANAGED,
   withForwarding,
 } from '../../../shared/http/headers.ts';
-import { CREDENTIAL_HEADER } from '../../../shared/target/internal.ts';
+import { CREDENTIAL_HEADER } from '../../../shared/request/internal.ts';
 
 const names = (headers: Headers): string[] => [...headers.keys()].sort();
 

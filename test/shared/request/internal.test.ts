@@ -6,8 +6,8 @@ import {
   INTERNAL_PREFIX,
   isInternal,
   SHIELD_ORIGIN,
-} from '../../../shared/target/internal.ts';
-import { normalizePath } from '../../../shared/target/request-target.ts';
+} from '../../../shared/request/internal.ts';
+import { normalizePath } from '../../../shared/request/request-target.ts';
 
 const TOKEN = 's3cr3t-shield-token';
 
