@@ -9,10 +9,8 @@
 // shield's own socket (workers.ts).
 
 import { createServer, type Server, type Socket } from 'node:net';
+import { FRONT_HEADER } from '../shared/hop/hop-fields.ts';
 import { type RelayOptions, relay } from './relay.ts';
-
-/** The field the front adds to every request it forwards; the edge checks it (LOCAL_FRONT_TOKEN). */
-export const FRONT_HEADER = 'x-tiercache-front';
 
 export interface FrontOptions {
   /** The workerd socket it stands before (the edge's, or the shield's). */

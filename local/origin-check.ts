@@ -3,7 +3,7 @@
 // credentials. One line of the banner; the stack runs on whatever it says, so wrong
 // credentials can be tried locally and are named at once.
 
-import { HEALTH_PATH } from '../shared/request/internal.ts';
+import { HEALTH_PATH } from '../shared/request/reserved-paths.ts';
 
 /** Longer than the edge waits for the shield, which waits for the origin's answer. */
 const CHECK_WAIT_MS = 10_000;

@@ -3,13 +3,13 @@
 // origin as its next hop (origin/ranged.ts, healing cut bodies) and the purges that apply.
 
 import type { Config } from '../shared/config/config.ts';
+import { HOST_HEADER, PURGED_AT_HEADER, REVALIDATE_HEADER, SHIELD_ORIGIN } from '../shared/hop/hop-fields.ts';
 import { forwardedRequestHeaders, TIER_MANAGED } from '../shared/http/headers.ts';
 import { COPY_HEADER } from '../shared/observe/read-ahead-copy.ts';
 import { meteredUpstream } from '../shared/observe/request-meter.ts';
 import { purgedBy } from '../shared/purge/purge.ts';
 import { purgeList } from '../shared/purge/purge-store.ts';
 import { bucketFor, misdirected } from '../shared/request/host-buckets.ts';
-import { HOST_HEADER, PURGED_AT_HEADER, REVALIDATE_HEADER, SHIELD_ORIGIN } from '../shared/request/internal.ts';
 import { requestTarget } from '../shared/request/request-target.ts';
 import { parseSliceRequestPath } from '../shared/slices/slice-protocol.ts';
 import { healingUpstream, originHealing } from '../shared/tier/healing-upstream.ts';

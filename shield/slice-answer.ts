@@ -4,13 +4,13 @@
 // the object's size) when the span starts past its end, the whole object when it is not sliced.
 
 import type { Config } from '../shared/config/config.ts';
+import { ORIGIN_AT_HEADER } from '../shared/hop/hop-fields.ts';
 import type { CacheStatusParams } from '../shared/http/cache-status.ts';
 import { evaluatePreconditions } from '../shared/http/conditional.ts';
 import { BadGateway, BadRequest, PreconditionFailed, VersionChanged } from '../shared/http/errors.ts';
 import type { ByteRange } from '../shared/http/range.ts';
 import { unsatisfiedRange } from '../shared/http/range.ts';
 import { appendServerTiming, serverTimingMetric } from '../shared/http/server-timing.ts';
-import { ORIGIN_AT_HEADER } from '../shared/request/internal.ts';
 import { markObject, OBJECT_HEADER, representationHeaders } from '../shared/slices/object-meta.ts';
 import { sliceCount, spanBytes } from '../shared/slices/slice-plan.ts';
 import { type SliceRequest, SPAN_HEADER, WHOLE } from '../shared/slices/slice-protocol.ts';

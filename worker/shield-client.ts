@@ -3,16 +3,16 @@
 // (shield-answer.ts). Nothing the client sent is copied by default.
 
 import type { Config } from '../shared/config/config.ts';
-import { Disconnected } from '../shared/http/errors.ts';
-import { forwardedRequestHeaders, TIER_MANAGED, withForwarding } from '../shared/http/headers.ts';
-import { COPY_HEADER } from '../shared/observe/read-ahead-copy.ts';
 import {
   CREDENTIAL_HEADER,
   HOST_HEADER,
   PURGED_AT_HEADER,
   REVALIDATE_HEADER,
   SHIELD_ORIGIN,
-} from '../shared/request/internal.ts';
+} from '../shared/hop/hop-fields.ts';
+import { Disconnected } from '../shared/http/errors.ts';
+import { forwardedRequestHeaders, TIER_MANAGED, withForwarding } from '../shared/http/headers.ts';
+import { COPY_HEADER } from '../shared/observe/read-ahead-copy.ts';
 import type { RequestTarget } from '../shared/request/request-target.ts';
 import { parseWarmWord, SPAN_HEADER, sliceRequestPath } from '../shared/slices/slice-protocol.ts';
 import type { Upstream } from '../shared/tier/ports.ts';

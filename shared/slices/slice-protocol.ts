@@ -4,9 +4,9 @@
 // can keep each span as it is, and no client URL can ever name one (the shield answers only
 // the edge).
 
+import { SLICES_PREFIX } from '../request/reserved-paths.ts';
 import type { SliceSpan } from './slice-plan.ts';
 
-const PREFIX = '/__tiercache/slices/';
 /** After the span (and offset): the edge asks the shield to store it, not to send it (SliceRequest.warm). */
 const WARM_MARK = '~';
 /** On a slice answer: the span it holds, `<first>-<last>`. */
@@ -36,13 +36,15 @@ export function sliceRequestPath(request: SliceRequest, objectPath: string): str
   // the rest of a span for all of it.
   const from = request.from ? `+${request.from}` : '';
   const warm = request.warm === true ? WARM_MARK : '';
-  return `${PREFIX}${request.span.first}-${request.span.last}${from}${warm}/${request.sliceSize}/${etag}${objectPath}`;
+  return `${SLICES_PREFIX}${request.span.first}-${request.span.last}${from}${warm}/${request.sliceSize}/${etag}${objectPath}`;
 }
 
 /** The slice request a path carries and the object path after it; undefined for a plain object path. */
 export function parseSliceRequestPath(path: string): { request: SliceRequest; objectPath: string } | undefined {
-  if (!path.startsWith(PREFIX)) return undefined;
-  const match = /^(\d{1,9})-(\d{1,9})(?:\+(\d{1,15}))?(~)?\/(\d{1,9})\/([^/]+)(\/.*)$/.exec(path.slice(PREFIX.length));
+  if (!path.startsWith(SLICES_PREFIX)) return undefined;
+  const match = /^(\d{1,9})-(\d{1,9})(?:\+(\d{1,15}))?(~)?\/(\d{1,9})\/([^/]+)(\/.*)$/.exec(
+    path.slice(SLICES_PREFIX.length),
+  );
   if (!match) return undefined;
   const first = Number(match[1]);
   const last = Number(match[2]);

@@ -5,6 +5,7 @@
 // is stored as it streams to the client, at the store's pace (fill.ts): a slow client
 // reads back from the stored copy what it let go of, and never holds up the fill.
 
+import { takeOriginAt } from '../hop/hop-fields.ts';
 import { correctedInitialAge } from '../http/age.ts';
 import type { CacheStatusParams, ForwardReason } from '../http/cache-status.ts';
 import { BadGateway, HttpError } from '../http/errors.ts';
@@ -12,7 +13,6 @@ import { weakMatch } from '../http/etag.ts';
 import { storeVerdict } from '../http/freshness.ts';
 import { retention } from '../http/stale.ts';
 import { TIERCACHE_TARGETS } from '../http/targeted-cache-control.ts';
-import { takeOriginAt } from '../request/internal.ts';
 import { type ObjectMeta, readManifest, representationHeaders } from '../slices/object-meta.ts';
 import type { EntryMeta } from '../store/stored-entry.ts';
 import { bodySource } from '../streams/body-source.ts';
