@@ -22,7 +22,7 @@ module.exports = {
     },
     {
       name: 'tiers-never-import-each-other',
-      comment: 'The edge and the shield meet over the service binding only (shared/slices/slice-protocol.ts).',
+      comment: 'The edge and the shield meet over the service binding only, in the terms of shared/hop/.',
       severity: 'error',
       from: { path: '^(worker|shield)/' },
       to: { path: '^(worker|shield)/', pathNot: '^$1/' },

@@ -1,9 +1,10 @@
-// GET and HEAD at the shield: the edge's slice requests (shared/slices/slice-protocol.ts) and
+// GET and HEAD at the shield: the edge's slice requests (shared/hop/slice-protocol.ts) and
 // plain GETs of a whole object, over the read path (shared/tier/) handed this tier's cache, the
 // origin as its next hop (origin/ranged.ts, healing cut bodies) and the purges that apply.
 
 import type { Config } from '../shared/config/config.ts';
 import { HOST_HEADER, PURGED_AT_HEADER, REVALIDATE_HEADER, SHIELD_ORIGIN } from '../shared/hop/hop-fields.ts';
+import { parseSliceRequestPath } from '../shared/hop/slice-protocol.ts';
 import { forwardedRequestHeaders, TIER_MANAGED } from '../shared/http/headers.ts';
 import { COPY_HEADER } from '../shared/observe/read-ahead-copy.ts';
 import { meteredUpstream } from '../shared/observe/request-meter.ts';
@@ -11,7 +12,6 @@ import { purgedBy } from '../shared/purge/purge.ts';
 import { purgeList } from '../shared/purge/purge-store.ts';
 import { bucketFor, misdirected } from '../shared/request/host-buckets.ts';
 import { requestTarget } from '../shared/request/request-target.ts';
-import { parseSliceRequestPath } from '../shared/slices/slice-protocol.ts';
 import { healingUpstream, originHealing } from '../shared/tier/healing-upstream.ts';
 import { headObject } from '../shared/tier/object-head.ts';
 import { type ObjectRead, readPolicy } from '../shared/tier/ports.ts';

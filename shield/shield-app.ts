@@ -9,12 +9,12 @@
 
 import { Hono } from 'hono';
 import { CREDENTIAL_HEADER } from '../shared/hop/hop-fields.ts';
+import { parseSliceRequestPath } from '../shared/hop/slice-protocol.ts';
 import { credentialMatches } from '../shared/http/authorization.ts';
 import { errorResponse, Forbidden, HttpError, MethodNotAllowed, NotFound } from '../shared/http/errors.ts';
 import { observedFetch } from '../shared/observe/observed.ts';
 import { normalizePath, requestUrl } from '../shared/request/request-target.ts';
 import { HEALTH_PATH, isReserved, PURGE_PATH, WORKERS_CACHE_PURGE_PATH } from '../shared/request/reserved-paths.ts';
-import { parseSliceRequestPath } from '../shared/slices/slice-protocol.ts';
 import { clockOffset } from '../shared/tier/test-clock.ts';
 import { withTierReport } from '../shared/tier/tier-headers.ts';
 import { type ShieldBindings, type ShieldEnv, type ShieldRequest, type ShieldRole, shieldBindings } from './env.ts';

@@ -1,5 +1,5 @@
 // The edge's next hop: the shield, over the service binding. GETs go as slice requests
-// (shared/slices/slice-protocol.ts) and every answer is checked like an origin's
+// (shared/hop/slice-protocol.ts) and every answer is checked like an origin's
 // (shield-answer.ts). Nothing the client sent is copied by default.
 
 import type { Config } from '../shared/config/config.ts';
@@ -10,11 +10,11 @@ import {
   REVALIDATE_HEADER,
   SHIELD_ORIGIN,
 } from '../shared/hop/hop-fields.ts';
+import { parseWarmWord, SPAN_HEADER, sliceRequestPath } from '../shared/hop/slice-protocol.ts';
 import { Disconnected } from '../shared/http/errors.ts';
 import { forwardedRequestHeaders, TIER_MANAGED, withForwarding } from '../shared/http/headers.ts';
 import { COPY_HEADER } from '../shared/observe/read-ahead-copy.ts';
 import type { RequestTarget } from '../shared/request/request-target.ts';
-import { parseWarmWord, SPAN_HEADER, sliceRequestPath } from '../shared/slices/slice-protocol.ts';
 import type { Upstream } from '../shared/tier/ports.ts';
 import { readShieldAnswer } from './shield-answer.ts';
 

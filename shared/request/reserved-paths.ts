@@ -10,7 +10,7 @@ export const STATS_PATH = '/__tiercache/stats';
 export const STATS_JSON_PATH = '/__tiercache/stats.json';
 /** Health: the edge's answer (no token) and its question to the shield. */
 export const HEALTH_PATH = '/__tiercache/health';
-/** The edge's slice requests to the shield (shared/slices/slice-protocol.ts). */
+/** The edge's slice requests to the shield (shared/hop/slice-protocol.ts). */
 export const SLICES_PREFIX = '/__tiercache/slices/';
 /** The shield gateway's purge of Workers Cache, told to its slices entrypoint (shield/workers-cache-answer.ts). */
 export const WORKERS_CACHE_PURGE_PATH = '/__tiercache/workers-cache-purge';

@@ -1,11 +1,8 @@
-// How the edge asks the shield for slices. Each request names its span, the version it is
-// pinned to and the slicing in the path, and every answer is a complete 200 of exactly those
-// bytes: a cache in front of the shield (Cloudflare's Workers Cache stores only full 200s)
-// can keep each span as it is, and no client URL can ever name one (the shield answers only
-// the edge).
+// How the edge asks the shield for slices: span, pinned version and slicing in the path, every answer a complete 200
+// of exactly those bytes, so a cache before the shield (Workers Cache keeps only full 200s) can keep each span as it is.
 
 import { SLICES_PREFIX } from '../request/reserved-paths.ts';
-import type { SliceSpan } from './slice-plan.ts';
+import type { SliceSpan } from '../slices/slice-plan.ts';
 
 /** After the span (and offset): the edge asks the shield to store it, not to send it (SliceRequest.warm). */
 const WARM_MARK = '~';
@@ -29,7 +26,10 @@ export interface SliceRequest {
   warm?: boolean;
 }
 
-/** The path (and query) the edge requests for `request` of the object at `objectPath`. */
+/**
+ * The path (and query) the edge requests for `request` of the object at `objectPath`; no client URL
+ * ever names one, since the shield answers only the edge.
+ */
 export function sliceRequestPath(request: SliceRequest, objectPath: string): string {
   const etag = request.etag === undefined ? '-' : encodeURIComponent(request.etag);
   // In the path, not a header: a cache in front of the shield keys by URL, and must never take
