@@ -1,6 +1,6 @@
 // GET and HEAD at the shield: the edge's slice requests (shared/hop/slice-protocol.ts) and
 // plain GETs of a whole object, over the read path (shared/tier/) handed this tier's cache, the
-// origin as its next hop (origin/ranged.ts, healing cut bodies) and the purges that apply.
+// origin as its next hop (origin/origin-upstream.ts, healing cut bodies) and the purges that apply.
 
 import type { Config } from '../shared/config/config.ts';
 import { HOST_HEADER, PURGED_AT_HEADER, REVALIDATE_HEADER, SHIELD_ORIGIN } from '../shared/hop/hop-fields.ts';
@@ -16,7 +16,7 @@ import { healingUpstream, originHealing } from '../shared/tier/healing-upstream.
 import { headObject } from '../shared/tier/object-head.ts';
 import { type ObjectRead, readPolicy } from '../shared/tier/ports.ts';
 import type { ShieldRequest } from './env.ts';
-import { originUpstream } from './origin/ranged.ts';
+import { originUpstream } from './origin/origin-upstream.ts';
 import { shieldCache, shieldKey } from './shield-cache.ts';
 import { answerSlices } from './slice-answer.ts';
 import { keptByWorkersCache, viaWorkersCache, workersCacheKey } from './workers-cache-gateway.ts';

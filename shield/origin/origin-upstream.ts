@@ -1,8 +1,5 @@
-// The origin as the shield's upstream: each slice is a ranged GET (signed for S3), pinned to
-// the version first seen with If-Match, and checked as nginx's slice module checks: status
-// 206, exactly the expected Content-Range, the same ETag. An origin that ignores Range (200)
-// serves the object whole. The rest of a slice from a byte on (`from`) is the same request
-// with the range starting there: how a body cut part-way is healed (healing-upstream.ts).
+// The origin as the shield's next hop: ranged GETs (signed for S3) pinned with If-Match and checked as nginx's slice
+// module checks them (206, exactly the expected Content-Range, the same ETag); an origin ignoring Range serves it whole.
 
 import type { Config } from '../../shared/config/config.ts';
 import { withTypeFromExtension } from '../../shared/http/content-type.ts';
@@ -28,10 +25,10 @@ const NULL_BODY = new Set([204, 205, 304]);
  * status, headers and body (`answered`).
  */
 export function originUpstream(config: Config, target: RequestTarget, now: () => number, client?: Headers): Upstream {
-  return new OriginHop(config, target, now, client);
+  return new OriginUpstream(config, target, now, client);
 }
 
-class OriginHop implements Upstream {
+class OriginUpstream implements Upstream {
   /** Time until the origin's last response headers arrived, for Server-Timing. */
   private lastDuration = 0;
   private readonly config: Config;
@@ -46,6 +43,10 @@ class OriginHop implements Upstream {
     this.client = client;
   }
 
+  /**
+   * `from`: the span from that offset on, the same request with the range starting there: how a
+   * body cut part-way is healed (shared/tier/healing-upstream.ts).
+   */
   async slices(
     span: SliceSpan,
     pinned: ObjectVersion | undefined,
