@@ -9,7 +9,7 @@ import { requestTarget } from '../shared/request/request-target.ts';
 import { remove } from '../shared/tier/tier-cache.ts';
 import type { ShieldRequest } from './env.ts';
 import { passThroughToHttp } from './origin/http.ts';
-import { originUrlFor } from './origin/origin.ts';
+import { originUrlFor } from './origin/origin-url.ts';
 import { originRelative, shieldCache, shieldKey } from './shield-cache.ts';
 
 export async function passThrough(request: Request, shield: ShieldRequest, url: URL): Promise<Response> {

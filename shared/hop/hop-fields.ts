@@ -11,7 +11,10 @@ export const CREDENTIAL_HEADER = 'x-tiercache-credential';
 export const HOST_HEADER = 'x-tiercache-host';
 /** On a request from the edge: it is revalidating its own copy, so no stale answer may serve it. */
 export const REVALIDATE_HEADER = 'x-tiercache-revalidate';
-/** On a request from the edge: the newest purge (ms epoch) it applied to the object; older shield copies are purged too. */
+/**
+ * On a request from the edge: the newest purge (ms epoch) it applied to the object; older shield
+ * copies are purged too.
+ */
 export const PURGED_AT_HEADER = 'x-tiercache-purged-at';
 /**
  * On an answer of the shield: when its bytes came from the origin (ms epoch; EntryMeta.originAt),
@@ -26,7 +29,10 @@ export function takeOriginAt(headers: Headers, fallback: number): number {
   return value !== null && /^\d{1,15}$/.test(value) ? Math.min(Number(value), fallback) : fallback;
 }
 
-/** On a request the local stack's front forwarded (local/front.ts): its proof; the edge checks it when LOCAL_FRONT_TOKEN is bound. */
+/**
+ * On every request the local stack's front forwards (local/front.ts): its proof; the edge checks it
+ * when LOCAL_FRONT_TOKEN is bound.
+ */
 export const FRONT_HEADER = 'x-tiercache-front';
 
 /** The shield's URL as the edge names it; only the path and query mean anything. */

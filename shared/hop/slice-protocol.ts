@@ -1,5 +1,5 @@
 // How the edge asks the shield for slices: span, pinned version and slicing in the path, every answer a complete 200
-// of exactly those bytes, so a cache before the shield (Workers Cache keeps only full 200s) can keep each span as it is.
+// of exactly those bytes, so a cache before the shield (Workers Cache keeps only full 200s) can keep each span.
 
 import { SLICES_PREFIX } from '../request/reserved-paths.ts';
 import type { SliceSpan } from '../slices/slice-plan.ts';
@@ -80,7 +80,10 @@ export function warmWord(fetched: number | undefined): string {
   return fetched === undefined ? 'failed' : `stored ${fetched}`;
 }
 
-/** What a warm answer's body says: the bytes the shield fetched from the origin, or undefined when the span is not stored there. */
+/**
+ * What a warm answer's body says: the bytes the shield fetched from the origin, or undefined when
+ * the span is not stored there.
+ */
 export function parseWarmWord(word: string): number | undefined {
   const match = /^\.*stored (\d{1,15})$/.exec(word);
   return match === null ? undefined : Number(match[1]);

@@ -15,9 +15,8 @@ import {
   type ShieldHealth,
 } from '../../shared/http/health-report.ts';
 import type { RequestTarget } from '../../shared/request/request-target.ts';
-import { fetchOrigin } from './origin.ts';
-import { s3ErrorCode } from './origin-errors.ts';
-import { readErrorBody } from './origin-fetch.ts';
+import { fetchObject } from './object-fetch.ts';
+import { readErrorBody, s3ErrorCode } from './origin-errors.ts';
 import { needsErrorCode, s3Finding, siteFinding, unanswered } from './origin-state.ts';
 import { type Probe, probeFor } from './probe-target.ts';
 import type { ForwardedHeaders } from './s3-request.ts';
@@ -83,7 +82,7 @@ function once(
   deadline: number,
 ): Promise<Response> {
   const left = Math.max(1, deadline - Date.now());
-  return fetchOrigin({ ...config, originTimeoutMs: left }, target, method, forwarded, Date.now);
+  return fetchObject({ ...config, originTimeoutMs: left }, target, method, forwarded, Date.now);
 }
 
 function failed(error: unknown, bound: number): OriginFinding {

@@ -1,9 +1,10 @@
 // The origin as the shield's next hop: ranged GETs (signed for S3) pinned with If-Match and checked as nginx's slice
-// module checks them (206, exactly the expected Content-Range, the same ETag); an origin ignoring Range serves it whole.
+// module checks them (206, exactly the expected Content-Range, the same ETag); one ignoring Range serves it whole.
 
 import type { Config } from '../../shared/config/config.ts';
 import { withTypeFromExtension } from '../../shared/http/content-type.ts';
 import { BadGateway, VersionChanged } from '../../shared/http/errors.ts';
+import { exposeS3CacheTag, originResponseHeaders, S3_RESPONSE_HEADERS } from '../../shared/http/headers.ts';
 import { parseContentRange } from '../../shared/http/range.ts';
 import { serverTimingMetric } from '../../shared/http/server-timing.ts';
 import type { RequestTarget } from '../../shared/request/request-target.ts';
@@ -12,7 +13,8 @@ import { type ObjectVersion, type SliceSpan, spanBytes } from '../../shared/slic
 import { nativeBody } from '../../shared/streams/native-body.ts';
 import { responseAsIs } from '../../shared/streams/response-as-is.ts';
 import type { SliceAsk, Upstream, UpstreamAnswer } from '../../shared/tier/ports.ts';
-import { fetchOrigin, keptHeaders, originFailure } from './origin.ts';
+import { fetchObject } from './object-fetch.ts';
+import { originFailure } from './origin-errors.ts';
 import { noteServed } from './served-key.ts';
 
 /** RFC 9110 §15.3.5, §15.4.5: statuses whose answers have no content. */
@@ -114,14 +116,14 @@ class OriginUpstream implements Upstream {
 
   private async get(headers: Record<string, string>, signal: AbortSignal | undefined): Promise<Response> {
     const started = this.now();
-    const response = await fetchOrigin(this.config, this.target, 'GET', headers, this.now, signal, this.client);
+    const response = await fetchObject(this.config, this.target, 'GET', headers, this.now, signal, this.client);
     this.lastDuration = this.now() - started;
     noteServed(this.config, this.target, response.status);
     return response;
   }
 
   private async headOf(signal: AbortSignal | undefined): Promise<Response> {
-    const response = await fetchOrigin(this.config, this.target, 'HEAD', {}, this.now, signal, this.client);
+    const response = await fetchObject(this.config, this.target, 'HEAD', {}, this.now, signal, this.client);
     noteServed(this.config, this.target, response.status);
     return response;
   }
@@ -236,4 +238,10 @@ function notAStatus(status: number): BadGateway {
   return new BadGateway(`origin answered with status ${status}, which is not an HTTP status`)
     .because('origin-status')
     .from(status);
+}
+
+/** The origin's headers worth keeping: S3's representation headers, or a site's minus per-hop ones. */
+function keptHeaders(config: Config, headers: Headers): Headers {
+  if (config.originKind !== 's3') return originResponseHeaders(headers);
+  return exposeS3CacheTag(originResponseHeaders(headers, S3_RESPONSE_HEADERS));
 }
