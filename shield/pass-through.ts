@@ -9,8 +9,8 @@ import { requestTarget } from '../shared/request/request-target.ts';
 import { remove } from '../shared/tier/tier-cache.ts';
 import type { ShieldRequest } from './env.ts';
 import { passThroughToHttp } from './origin/http.ts';
-import { originUrlFor } from './origin/origin-url.ts';
-import { originRelative, shieldCache, shieldKey } from './shield-cache.ts';
+import { originRelative, originUrlFor } from './origin/origin-url.ts';
+import { shieldCache, shieldKey } from './shield-cache.ts';
 
 export async function passThrough(request: Request, shield: ShieldRequest, url: URL): Promise<Response> {
   const { config, meter } = shield;
