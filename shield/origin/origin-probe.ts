@@ -1,10 +1,5 @@
-// The health check's question to the origin (docs/operating.md): a HEAD of one
-// object, signed as every request is, so the answer says whether the origin serves with the
-// configured credentials. Never a bucket-level request: the object is one probe-target.ts
-// names (a key that names no object proves the bucket and the signature by S3's NoSuchKey as
-// well as an object would). A finding answers every health request of the isolate for
-// HEALTH_CACHE_MS, and requests that arrive while a probe runs wait for it: a monitor polling
-// every second costs the origin one HEAD per window per isolate.
+// The health check's question to the origin (docs/operating.md): a HEAD of one object (probe-target.ts), signed as
+// every request is, so the answer says whether the origin serves with the configured credentials; never the bucket.
 
 import type { Config } from '../../shared/config/config.ts';
 import { Disconnected, HttpError } from '../../shared/http/errors.ts';
@@ -35,7 +30,12 @@ interface Checked {
 /** Per configuration (one per isolate): the finding that answers for now. */
 const checked = new WeakMap<Config, Checked>();
 
-/** The origin's health, probed at most once per HEALTH_CACHE_MS; `clock` is the shield's (the test clock locally). */
+/**
+ * The origin's health, probed at most once per HEALTH_CACHE_MS; `clock` is the shield's (the test
+ * clock locally). A finding answers every health request of the isolate for that long, and requests
+ * that arrive while a probe runs wait for it: a monitor polling every second costs the origin one
+ * HEAD per window per isolate.
+ */
 export async function originHealth(config: Config, clock: () => number): Promise<ShieldHealth> {
   let entry = checked.get(config);
   if (entry === undefined || (entry.done !== undefined && clock() - entry.done >= HEALTH_CACHE_MS)) {

@@ -1,5 +1,5 @@
-// Which request we send to S3 for an object: method, URL and the headers to sign.
-// Pure: no I/O, no signing (see sigv4.ts), no clock.
+// Which request we send to S3 for an object: method, URL and the headers to sign. Pure: no I/O, no signing (see
+// sigv4.ts), no clock.
 
 import type { S3Config } from '../../shared/config/config.ts';
 import { checkKey, encodeKeyForPath } from '../../shared/request/object-key.ts';
