@@ -6,10 +6,10 @@ module.exports = {
     {
       name: 'pure-rooms-stay-pure',
       comment:
-        'shared/http, target, config, slices, streams, store, stats and cost, the purge records and prefixes, and what Workers Cache is told of purges, are pure rules and formats: they never reach the read path (shared/tier), the observers (shared/observe) or the KV store.',
+        'shared/http, request, hop, config, slices, streams, store, stats and cost, the purge records and prefixes, and what Workers Cache is told of purges, are pure rules and formats: they never reach the read path (shared/tier), the observers (shared/observe) or the KV store.',
       severity: 'error',
       from: {
-        path: '^shared/((http|target|config|slices|streams|store|stats|cost)/|purge/(purge(-prefix)?|workers-cache-purge)\\.ts$)',
+        path: '^shared/((http|request|hop|config|slices|streams|store|stats|cost)/|purge/(purge(-prefix)?|workers-cache-purge)\\.ts$)',
       },
       to: { path: '^shared/(tier/|observe/|purge/purge-store)' },
     },
@@ -22,7 +22,7 @@ module.exports = {
     },
     {
       name: 'tiers-never-import-each-other',
-      comment: 'The edge and the shield meet over the service binding only (shared/slices/slice-protocol.ts).',
+      comment: 'The edge and the shield meet over the service binding only, in the terms of shared/hop/.',
       severity: 'error',
       from: { path: '^(worker|shield)/' },
       to: { path: '^(worker|shield)/', pathNot: '^$1/' },

@@ -2,10 +2,8 @@
 // request before a Worker runs), here a TCP relay on the printed port before the edge's own workerd socket.
 
 import { createServer, type Server, type Socket } from 'node:net';
+import { FRONT_HEADER } from '../shared/hop/hop-fields.ts';
 import { type RelayOptions, relay } from './relay.ts';
-
-/** The field the front adds to every request it forwards; the edge checks it (LOCAL_FRONT_TOKEN). */
-export const FRONT_HEADER = 'x-tiercache-front';
 
 export interface FrontOptions {
   /** The workerd socket it stands before (the edge's, or the shield's). */

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import type { RawConfig } from '../shared/config/config.ts';
-import { STATS_PATH } from '../shared/target/internal.ts';
+import { STATS_PATH } from '../shared/request/reserved-paths.ts';
 import { PROJECT_ROOT } from './bundle.ts';
 
 /**

@@ -1,7 +1,7 @@
 // `npm start`'s one look at the origin once the stack is up: the edge's health answer (worker/health.ts),
 // which asks the shield, which asks the origin with the configured credentials.
 
-import { HEALTH_PATH } from '../shared/target/internal.ts';
+import { HEALTH_PATH } from '../shared/request/reserved-paths.ts';
 
 /** Longer than the edge waits for the shield, which waits for the origin's answer. */
 const CHECK_WAIT_MS = 10_000;

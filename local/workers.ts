@@ -7,10 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Miniflare, WorkerOptions } from 'miniflare';
 import type { RawConfig } from '../shared/config/config.ts';
+import { FRONT_HEADER } from '../shared/hop/hop-fields.ts';
 import deployment from '../tiercache.config.ts';
 import { bundleWorker, type WorkerBundle } from './bundle.ts';
 import { directSocket, LOOPBACK, moduleWorker, startDirectMiniflare, unixSocket } from './direct-miniflare.ts';
-import { FRONT_HEADER, type Front, startFront } from './front.ts';
+import { type Front, startFront } from './front.ts';
 import { type ResolveMap, resolvingOutbound } from './outbound.ts';
 
 /** The deployed workers' (tiercache.config.ts): request.signal aborts when the client goes away. */

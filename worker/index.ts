@@ -7,18 +7,12 @@
 // after them, site-responses.ts finishes GET/HEAD/OPTIONS answers (the 404 page, CORS).
 
 import { Hono } from 'hono';
+import { FRONT_HEADER } from '../shared/hop/hop-fields.ts';
+import { credentialMatches } from '../shared/http/authorization.ts';
 import { errorResponse, Forbidden, HttpError, MethodNotAllowed, NotFound } from '../shared/http/errors.ts';
 import { observedFetch } from '../shared/observe/observed.ts';
-import {
-  credentialMatches,
-  FRONT_HEADER,
-  HEALTH_PATH,
-  isInternal,
-  PURGE_PATH,
-  STATS_JSON_PATH,
-  STATS_PATH,
-} from '../shared/target/internal.ts';
-import { normalizePath, requestUrl } from '../shared/target/request-target.ts';
+import { normalizePath, requestUrl } from '../shared/request/request-target.ts';
+import { HEALTH_PATH, isReserved, PURGE_PATH, STATS_JSON_PATH, STATS_PATH } from '../shared/request/reserved-paths.ts';
 import { clockOffset } from '../shared/tier/test-clock.ts';
 import { withTierReport } from '../shared/tier/tier-headers.ts';
 import { forwardedPath } from './edge-address.ts';
@@ -46,7 +40,7 @@ app.use('*', async (c, next) => {
 // 404 here, and none reaches the shield as an object.
 app.use('*', async (c, next) => {
   const path = normalizePath(c.var.url.pathname);
-  if (!isInternal(path, forwardedPath(c.var.url, c.env.config))) return next();
+  if (!isReserved(path, forwardedPath(c.var.url, c.env.config))) return next();
   // The tiers' own endpoints are not requests for objects: no record is made of them.
   c.env.meter.internal = true;
   if (path === PURGE_PATH) {

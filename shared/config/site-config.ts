@@ -3,7 +3,7 @@
 
 import { type AllowedOrigins, parseAllowedOrigins } from '../http/cors.ts';
 import { ConfigError } from '../http/errors.ts';
-import { encodeKeyForPath, objectKeyFromPath } from '../target/object-key.ts';
+import { encodeKeyForPath, objectKeyFromPath } from '../request/object-key.ts';
 import type { ConfigProblems } from './config-problems.ts';
 
 export const SITE_CONFIG_NAMES = [

@@ -3,7 +3,7 @@
 
 import type { OriginKind } from '../config/config.ts';
 import { HttpError } from '../http/errors.ts';
-import { requestTarget } from '../target/request-target.ts';
+import { requestTarget } from '../request/request-target.ts';
 
 export type PrefixResult = { ok: true; prefix: string } | { ok: false; reason: string };
 
@@ -15,7 +15,7 @@ const CONTROL_CHARACTER = /[\u0000-\u001F\u007F]/;
 
 /**
  * A prefix is written as a client writes a path (`/two words/`, `/café/`, `/a+b/`), and entries are
- * matched by their canonical path and kept query (shared/target/request-target.ts). One that no
+ * matched by their canonical path and kept query (shared/request/request-target.ts). One that no
  * canonical path can start with is refused, with the reason, rather than accepted to match nothing.
  *
  * `prefix` (starting with `/`) as the canonical path-and-query prefix entries are matched by:

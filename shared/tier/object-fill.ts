@@ -5,6 +5,7 @@
 // is stored as it streams to the client, at the store's pace (fill.ts): a slow client
 // reads back from the stored copy what it let go of, and never holds up the fill.
 
+import { takeOriginAt } from '../hop/hop-fields.ts';
 import { correctedInitialAge } from '../http/age.ts';
 import type { CacheStatusParams, ForwardReason } from '../http/cache-status.ts';
 import { BadGateway, HttpError } from '../http/errors.ts';
@@ -15,7 +16,6 @@ import { TIERCACHE_TARGETS } from '../http/targeted-cache-control.ts';
 import { type ObjectMeta, readManifest, representationHeaders } from '../slices/object-meta.ts';
 import type { EntryMeta } from '../store/stored-entry.ts';
 import { bodySource } from '../streams/body-source.ts';
-import { takeOriginAt } from '../target/internal.ts';
 import { emptyBody, placeVariant, storeManifest, storeWhileServing, withoutFields } from './entry-writes.ts';
 import { startFill } from './fill.ts';
 import { withKnownLength } from './held-until-whole.ts';

@@ -1,21 +1,20 @@
-// The origin as the shield's upstream: each slice is a ranged GET (signed for S3), pinned to
-// the version first seen with If-Match, and checked as nginx's slice module checks: status
-// 206, exactly the expected Content-Range, the same ETag. An origin that ignores Range (200)
-// serves the object whole. The rest of a slice from a byte on (`from`) is the same request
-// with the range starting there: how a body cut part-way is healed (healing-upstream.ts).
+// The origin as the shield's next hop: ranged GETs (signed for S3) pinned with If-Match and checked as nginx's slice
+// module checks them (206, exactly the expected Content-Range, the same ETag); one ignoring Range serves it whole.
 
 import type { Config } from '../../shared/config/config.ts';
 import { withTypeFromExtension } from '../../shared/http/content-type.ts';
 import { BadGateway, VersionChanged } from '../../shared/http/errors.ts';
+import { exposeS3CacheTag, originResponseHeaders, S3_RESPONSE_HEADERS } from '../../shared/http/headers.ts';
 import { parseContentRange } from '../../shared/http/range.ts';
 import { serverTimingMetric } from '../../shared/http/server-timing.ts';
+import type { RequestTarget } from '../../shared/request/request-target.ts';
 import { slicedMeta } from '../../shared/slices/object-meta.ts';
 import { type ObjectVersion, type SliceSpan, spanBytes } from '../../shared/slices/slice-plan.ts';
 import { nativeBody } from '../../shared/streams/native-body.ts';
 import { responseAsIs } from '../../shared/streams/response-as-is.ts';
-import type { RequestTarget } from '../../shared/target/request-target.ts';
 import type { SliceAsk, Upstream, UpstreamAnswer } from '../../shared/tier/ports.ts';
-import { fetchOrigin, keptHeaders, originFailure } from './origin.ts';
+import { fetchObject } from './object-fetch.ts';
+import { originFailure } from './origin-errors.ts';
 import { noteServed } from './served-key.ts';
 
 /** RFC 9110 §15.3.5, §15.4.5: statuses whose answers have no content. */
@@ -28,10 +27,10 @@ const NULL_BODY = new Set([204, 205, 304]);
  * status, headers and body (`answered`).
  */
 export function originUpstream(config: Config, target: RequestTarget, now: () => number, client?: Headers): Upstream {
-  return new OriginHop(config, target, now, client);
+  return new OriginUpstream(config, target, now, client);
 }
 
-class OriginHop implements Upstream {
+class OriginUpstream implements Upstream {
   /** Time until the origin's last response headers arrived, for Server-Timing. */
   private lastDuration = 0;
   private readonly config: Config;
@@ -46,6 +45,10 @@ class OriginHop implements Upstream {
     this.client = client;
   }
 
+  /**
+   * `from`: the span from that offset on, the same request with the range starting there: how a
+   * body cut part-way is healed (shared/tier/healing-upstream.ts).
+   */
   async slices(
     span: SliceSpan,
     pinned: ObjectVersion | undefined,
@@ -113,14 +116,14 @@ class OriginHop implements Upstream {
 
   private async get(headers: Record<string, string>, signal: AbortSignal | undefined): Promise<Response> {
     const started = this.now();
-    const response = await fetchOrigin(this.config, this.target, 'GET', headers, this.now, signal, this.client);
+    const response = await fetchObject(this.config, this.target, 'GET', headers, this.now, signal, this.client);
     this.lastDuration = this.now() - started;
     noteServed(this.config, this.target, response.status);
     return response;
   }
 
   private async headOf(signal: AbortSignal | undefined): Promise<Response> {
-    const response = await fetchOrigin(this.config, this.target, 'HEAD', {}, this.now, signal, this.client);
+    const response = await fetchObject(this.config, this.target, 'HEAD', {}, this.now, signal, this.client);
     noteServed(this.config, this.target, response.status);
     return response;
   }
@@ -235,4 +238,10 @@ function notAStatus(status: number): BadGateway {
   return new BadGateway(`origin answered with status ${status}, which is not an HTTP status`)
     .because('origin-status')
     .from(status);
+}
+
+/** The origin's headers worth keeping: S3's representation headers, or a site's minus per-hop ones. */
+function keptHeaders(config: Config, headers: Headers): Headers {
+  if (config.originKind !== 's3') return originResponseHeaders(headers);
+  return exposeS3CacheTag(originResponseHeaders(headers, S3_RESPONSE_HEADERS));
 }

@@ -1,76 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  CREDENTIAL_HEADER,
-  credentialMatches,
-  INTERNAL_PREFIX,
-  isInternal,
-  SHIELD_ORIGIN,
-} from '../../../shared/target/internal.ts';
-import { normalizePath } from '../../../shared/target/request-target.ts';
+import { normalizePath } from '../../../shared/request/request-target.ts';
+import { isReserved, RESERVED_PREFIX } from '../../../shared/request/reserved-paths.ts';
 
-const TOKEN = 's3cr3t-shield-token';
-
-describe('credentialMatches', () => {
-  it('is true only for exactly the expected token', () => {
-    expect(credentialMatches(TOKEN, TOKEN)).toBe(true);
-  });
-
-  it('is false when no credential was presented', () => {
-    expect(credentialMatches(null, TOKEN)).toBe(false);
-    expect(credentialMatches('', TOKEN)).toBe(false);
-  });
-
-  it('is false for everything when no token is configured, so the shield refuses all', () => {
-    expect(credentialMatches('anything', undefined)).toBe(false);
-    expect(credentialMatches(null, undefined)).toBe(false);
-    expect(credentialMatches('', '')).toBe(false);
-    expect(credentialMatches('anything', '')).toBe(false);
-  });
-
-  it('is false for a prefix of the token', () => {
-    expect(credentialMatches(TOKEN.slice(0, -1), TOKEN)).toBe(false);
-    expect(credentialMatches(TOKEN.slice(0, 1), TOKEN)).toBe(false);
-  });
-
-  it('is false for a longer string that starts with the token', () => {
-    expect(credentialMatches(`${TOKEN}x`, TOKEN)).toBe(false);
-    expect(credentialMatches(TOKEN + TOKEN, TOKEN)).toBe(false);
-  });
-
-  it('is false for a string of the same length differing in one character, wherever it is', () => {
-    for (let i = 0; i < TOKEN.length; i++) {
-      const wrong = `${TOKEN.slice(0, i)}${TOKEN[i] === 'x' ? 'y' : 'x'}${TOKEN.slice(i + 1)}`;
-      expect(credentialMatches(wrong, TOKEN), wrong).toBe(false);
-    }
-  });
-
-  it('compares case-sensitively', () => {
-    expect(credentialMatches(TOKEN.toUpperCase(), TOKEN)).toBe(false);
-  });
-
-  it('is true exactly when the presented string equals a non-empty expected token', () => {
-    const text = fc.string({ unit: fc.constantFrom('a', 'b', '\u00e9', '\ud83d', '\ude00'), maxLength: 6 });
-    fc.assert(
-      fc.property(text, text, (presented, expected) => {
-        expect(credentialMatches(presented, expected)).toBe(expected.length > 0 && presented === expected);
-      }),
-      { numRuns: 2000 },
-    );
-  });
-});
-
-describe('internal hop constants', () => {
-  it('names the credential header under our own prefix, which is never forwarded to an origin', () => {
-    expect(CREDENTIAL_HEADER).toBe('x-tiercache-credential');
-  });
-
-  it('addresses the shield by an origin with no meaning of its own', () => {
-    expect(new URL(SHIELD_ORIGIN).pathname).toBe('/');
-  });
-});
-
-describe('isInternal', () => {
+describe('isReserved', () => {
   it('reserves every path under /__tiercache/, however it is spelled once parsed', () => {
     for (const path of [
       '/__tiercache/purge',
@@ -80,7 +13,7 @@ describe('isInternal', () => {
       '/__tiercache%2fx%2F..%2Fpurge',
       '/%5F_tiercache/purge',
     ])
-      expect(isInternal(path), path).toBe(true);
+      expect(isReserved(path), path).toBe(true);
   });
 
   it('leaves every other path to the objects', () => {
@@ -92,7 +25,7 @@ describe('isInternal', () => {
       '/a%2F__tiercache/b',
       '/%',
     ])
-      expect(isInternal(path), path).toBe(false);
+      expect(isReserved(path), path).toBe(false);
   });
 
   it('reserves a path that climbs into the prefix once decoded, with dot segments removed (RFC 3986 §5.2.4)', () => {
@@ -114,7 +47,7 @@ describe('isInternal', () => {
       '/x/..;/__tiercache/purge',
       '/x/..%3B%2F__tiercache/purge',
     ];
-    for (const path of climbing) expect(isInternal(path), path).toBe(true);
+    for (const path of climbing) expect(isReserved(path), path).toBe(true);
   });
 
   it('leaves a path alone whose dots do not climb into the prefix', () => {
@@ -125,12 +58,12 @@ describe('isInternal', () => {
       '/x/a..%2F__tiercache/b',
       '/__tiercache-x/..%2Fa',
     ])
-      expect(isInternal(path), path).toBe(false);
+      expect(isReserved(path), path).toBe(false);
   });
 
   it('checks each path it is given: the one routed and the one forwarded', () => {
-    expect(isInternal('/x', '/__tiercache/purge')).toBe(true);
-    expect(isInternal('/x', '/y')).toBe(false);
+    expect(isReserved('/x', '/__tiercache/purge')).toBe(true);
+    expect(isReserved('/x', '/y')).toBe(false);
   });
 });
 
@@ -162,11 +95,11 @@ const intoPrefix = fc
     return `${path}${under}_tiercache${rest === '' ? '' : `/${rest}`}`;
   });
 
-describe('isInternal (properties)', () => {
+describe('isReserved (properties)', () => {
   it('recognises every spelling that climbs into the reserved prefix', () => {
     fc.assert(
       fc.property(intoPrefix, (path) => {
-        expect(isInternal(path), path).toBe(true);
+        expect(isReserved(path), path).toBe(true);
       }),
       { numRuns: 3000 },
     );
@@ -202,9 +135,9 @@ describe('isInternal (properties)', () => {
         const sent = `/${pieces.join('')}`;
         for (const path of [sent, normalizePath(new URL(`https://cdn.example${sent}`).pathname)]) {
           const resolved = removeDotSegments(decoded(path).replace(/[\\/]+/g, '/')).replace(/\/+/g, '/');
-          if (resolved.startsWith(INTERNAL_PREFIX) || resolved === INTERNAL_PREFIX.slice(0, -1))
-            expect(isInternal(path), path).toBe(true);
-          if (!decoded(path).includes('__tiercache')) expect(isInternal(path), path).toBe(false);
+          if (resolved.startsWith(RESERVED_PREFIX) || resolved === RESERVED_PREFIX.slice(0, -1))
+            expect(isReserved(path), path).toBe(true);
+          if (!decoded(path).includes('__tiercache')) expect(isReserved(path), path).toBe(false);
         }
       }),
       { numRuns: 3000 },

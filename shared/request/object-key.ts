@@ -1,8 +1,5 @@
-// Request path ⇄ S3 object key. Pure: no I/O, no runtime APIs beyond TextEncoder.
-//
-// S3 names objects by the *decoded* path: GET /a%2Fb reads the key "a/b", and the key
-// goes back on the wire through SigV4's UriEncode, which is the only encoding S3 accepts
-// as canonical. https://docs.aws.amazon.com/AmazonS3/latest/API/sig-v4-header-based-auth.html
+// Request path ⇄ S3 object key, pure. S3 names objects by the decoded path (GET /a%2Fb reads the key "a/b"), and a
+// key goes back on the wire through SigV4's UriEncode, the only encoding S3 accepts as canonical (encodeKeyForPath).
 
 /**
  * What a path means as an object key: the key, or why it names none; `bucket` when what it

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { HttpError } from '../../../shared/http/errors.ts';
-import { encodeKeyForPath } from '../../../shared/target/object-key.ts';
-import { normalizePath, requestTarget } from '../../../shared/target/request-target.ts';
+import { encodeKeyForPath } from '../../../shared/request/object-key.ts';
+import { normalizePath, requestTarget } from '../../../shared/request/request-target.ts';
 
 /** The URL as a worker receives it: absolute, parsed by the WHATWG URL parser. */
 const url = (pathAndQuery: string): URL => new URL(`https://cdn.example${pathAndQuery}`);

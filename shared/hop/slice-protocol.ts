@@ -1,12 +1,9 @@
-// How the edge asks the shield for slices. Each request names its span, the version it is
-// pinned to and the slicing in the path, and every answer is a complete 200 of exactly those
-// bytes: a cache in front of the shield (Cloudflare's Workers Cache stores only full 200s)
-// can keep each span as it is, and no client URL can ever name one (the shield answers only
-// the edge).
+// How the edge asks the shield for slices: span, pinned version and slicing in the path, every answer a complete 200
+// of exactly those bytes, so a cache before the shield (Workers Cache keeps only full 200s) can keep each span.
 
-import type { SliceSpan } from './slice-plan.ts';
+import { SLICES_PREFIX } from '../request/reserved-paths.ts';
+import type { SliceSpan } from '../slices/slice-plan.ts';
 
-const PREFIX = '/__tiercache/slices/';
 /** After the span (and offset): the edge asks the shield to store it, not to send it (SliceRequest.warm). */
 const WARM_MARK = '~';
 /** On a slice answer: the span it holds, `<first>-<last>`. */
@@ -29,20 +26,25 @@ export interface SliceRequest {
   warm?: boolean;
 }
 
-/** The path (and query) the edge requests for `request` of the object at `objectPath`. */
+/**
+ * The path (and query) the edge requests for `request` of the object at `objectPath`; no client URL
+ * ever names one, since the shield answers only the edge.
+ */
 export function sliceRequestPath(request: SliceRequest, objectPath: string): string {
   const etag = request.etag === undefined ? '-' : encodeURIComponent(request.etag);
   // In the path, not a header: a cache in front of the shield keys by URL, and must never take
   // the rest of a span for all of it.
   const from = request.from ? `+${request.from}` : '';
   const warm = request.warm === true ? WARM_MARK : '';
-  return `${PREFIX}${request.span.first}-${request.span.last}${from}${warm}/${request.sliceSize}/${etag}${objectPath}`;
+  return `${SLICES_PREFIX}${request.span.first}-${request.span.last}${from}${warm}/${request.sliceSize}/${etag}${objectPath}`;
 }
 
 /** The slice request a path carries and the object path after it; undefined for a plain object path. */
 export function parseSliceRequestPath(path: string): { request: SliceRequest; objectPath: string } | undefined {
-  if (!path.startsWith(PREFIX)) return undefined;
-  const match = /^(\d{1,9})-(\d{1,9})(?:\+(\d{1,15}))?(~)?\/(\d{1,9})\/([^/]+)(\/.*)$/.exec(path.slice(PREFIX.length));
+  if (!path.startsWith(SLICES_PREFIX)) return undefined;
+  const match = /^(\d{1,9})-(\d{1,9})(?:\+(\d{1,15}))?(~)?\/(\d{1,9})\/([^/]+)(\/.*)$/.exec(
+    path.slice(SLICES_PREFIX.length),
+  );
   if (!match) return undefined;
   const first = Number(match[1]);
   const last = Number(match[2]);
@@ -78,7 +80,10 @@ export function warmWord(fetched: number | undefined): string {
   return fetched === undefined ? 'failed' : `stored ${fetched}`;
 }
 
-/** What a warm answer's body says: the bytes the shield fetched from the origin, or undefined when the span is not stored there. */
+/**
+ * What a warm answer's body says: the bytes the shield fetched from the origin, or undefined when
+ * the span is not stored there.
+ */
 export function parseWarmWord(word: string): number | undefined {
   const match = /^\.*stored (\d{1,15})$/.exec(word);
   return match === null ? undefined : Number(match[1]);

@@ -1,17 +1,11 @@
-// One fetch to the origin, with the failure modes a CDN must turn into quick, clean answers:
-// unreachable → 502 (a GET or HEAD asked twice), no response headers within the timeout → 504. The timeout covers the wait
-// for headers only: a large body may take longer than that to stream (the silence inside it
-// is bounded where it is read, shared/tier/healing-upstream.ts). Bodies arrive as the origin sent
-// them: an object stored gzip-encoded stays those bytes, never decoded on the way.
+// One fetch to the origin, bounded: unreachable → 502 (a GET or HEAD asked twice), no response headers within the
+// timeout → 504 (a long body's silences are bounded where it is read); bodies arrive as sent, never decoded.
 
 import { ClientGone, Disconnected, HttpError } from '../../shared/http/errors.ts';
 import { finalAnswer } from './interim.ts';
 
-/** How much of an error body we read to find S3's error code. */
-const ERROR_BODY_LIMIT = 4096;
-
 /** `client`: the client's request; once it aborts (the client went away), the fetch and its body end too. */
-export async function originFetch(
+export async function timedFetch(
   url: URL,
   init: RequestInit,
   timeoutMs: number,
@@ -50,24 +44,4 @@ export async function originFetch(
   } finally {
     clearTimeout(timer);
   }
-}
-
-/** The first few KiB of a body as text; the body is always consumed or cancelled. */
-export async function readErrorBody(response: Response): Promise<string> {
-  if (response.body === null) return '';
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let text = '';
-  try {
-    while (text.length < ERROR_BODY_LIMIT) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      text += decoder.decode(value, { stream: true });
-    }
-  } catch {
-    // A broken error body changes nothing: the status already says it failed.
-  } finally {
-    void reader.cancel().catch(() => undefined);
-  }
-  return text;
 }

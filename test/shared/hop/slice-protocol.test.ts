@@ -6,7 +6,7 @@ import {
   type SliceRequest,
   sliceRequestPath,
   warmWord,
-} from '../../../shared/slices/slice-protocol.ts';
+} from '../../../shared/hop/slice-protocol.ts';
 
 const MIB = 1024 * 1024;
 const PINNED: SliceRequest = {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { encodeKeyForPath, MAX_KEY_BYTES, objectKeyFromPath } from '../../../shared/target/object-key.ts';
+import { encodeKeyForPath, MAX_KEY_BYTES, objectKeyFromPath } from '../../../shared/request/object-key.ts';
 
 /** The pathname a browser or fetch would send for a raw path, so tests use real parser output. */
 function pathnameOf(path: string): string {

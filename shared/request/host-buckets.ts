@@ -1,6 +1,5 @@
-// Several sites behind one deployment (S3 origins): which bucket a request's host name reads.
-// HOST_BUCKETS="cdn.a.example=site-a,cdn.b.example=site-b"; a host not listed reads S3_BUCKET
-// when that is set, and is refused otherwise.
+// Several sites behind one deployment (S3 origins): which bucket a request's host name reads (HOST_BUCKETS:
+// "cdn.a.example=site-a,cdn.b.example=site-b"); a host not listed reads S3_BUCKET when set, and is refused otherwise.
 
 import { ConfigError, type HttpError, Misdirected } from '../http/errors.ts';
 import { splitList } from '../http/header-list.ts';
