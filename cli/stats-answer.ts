@@ -3,6 +3,7 @@
 // page, an older deployment) is named for what it is instead of printing a table of blanks.
 
 import type { StatsJson } from '../shared/stats/stats-json.ts';
+import { TIER_NAMES } from '../shared/tiers/tiers.ts';
 import { CliFailure } from './cli-failure.ts';
 
 const LISTS = ['minutes', 'hosts', 'topMisses', 'bypassReasons', 'errors', 'recentPurges'] as const;
@@ -29,7 +30,7 @@ function missingField(value: unknown): string | undefined {
   if (!isObject(value)) return 'object';
   if (typeof value.generatedAt !== 'string') return 'generatedAt';
   if (!isObject(value.tiers)) return 'tiers';
-  for (const tier of ['edge', 'shield'] as const) {
+  for (const tier of TIER_NAMES) {
     const stats = value.tiers[tier];
     if (!isObject(stats) || !isObject(stats.totals) || !isObject(stats.outcomes)) return `tiers.${tier}`;
   }

@@ -14,10 +14,10 @@ import {
 } from '../shared/stats/format.ts';
 import type { Outcome, StatsTier } from '../shared/stats/record.ts';
 import type { StatsJson, TierStats } from '../shared/stats/stats-json.ts';
+import { TIER_NAMES } from '../shared/tiers/tiers.ts';
 import { statsLists } from './stats-lists.ts';
 import { textTable } from './text-table.ts';
 
-const TIERS: readonly StatsTier[] = ['edge', 'shield'];
 /** The outcomes in the order a reader follows them (record.ts); `satisfies` makes a new outcome a type error here. */
 const OUTCOME_ORDER = { hit: 0, stale: 1, revalidated: 2, collapsed: 3, miss: 4, bypass: 5, error: 6 } satisfies Record<
   Outcome,
@@ -30,7 +30,7 @@ export function renderStats(stats: StatsJson, source: string): string {
   return [
     `tiercache stats for ${source}: the last ${stats.windowMinutes} minutes, as of ${formatTime(stats.generatedAt)}`,
     tiersTable(stats),
-    ...TIERS.map((tier) => outcomesTable(tier, stats.tiers[tier])),
+    ...TIER_NAMES.map((tier) => outcomesTable(tier, stats.tiers[tier])),
     egressTable(stats.egress),
     // An edge older than the cost estimate answers none: its table is left out.
     ...(isCost(stats.cost) ? [costTable(stats.cost)] : []),
@@ -40,7 +40,7 @@ export function renderStats(stats: StatsJson, source: string): string {
 }
 
 function tiersTable(stats: StatsJson): string {
-  const rows = TIERS.map((tier) => {
+  const rows = TIER_NAMES.map((tier) => {
     const { totals, hitRatio, byteHitRatio, ttfbMsMean } = stats.tiers[tier];
     return [
       tier,
