@@ -4,8 +4,7 @@
 // from 0 to 1. A value that is not one is a usage error naming the flag.
 
 import { EXAMPLE_MIXES, type TrafficMix } from '../shared/cost/traffic-mix.ts';
-import { CliFailure, EXIT_USAGE } from './cli-failure.ts';
-import { type Flags, parseFlags, single } from './parse-flags.ts';
+import { CliFailure, EXIT_USAGE, type Flags, parseFlags, single } from './command.ts';
 
 export const COST_USAGE = `usage: npm run cost -- [traffic flags] [--without-allowances] [--examples] [--markdown | --json]
 

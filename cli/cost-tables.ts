@@ -5,7 +5,7 @@
 import type { CostEstimate } from '../shared/cost/cost-model.ts';
 import type { TrafficMix } from '../shared/cost/traffic-mix.ts';
 import { formatAmount, formatBytes, formatRatio, formatUsd } from '../shared/stats/format.ts';
-import { type Column, textTable } from './text-table.ts';
+import { type Column, textTable } from './command.ts';
 
 export type TableFormat = 'text' | 'markdown';
 

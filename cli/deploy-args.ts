@@ -2,8 +2,7 @@
 // offline; --settings names another settings file than tiercache.config.ts; --health-url the
 // address to check once deployed, when the edge's route does not serve /__tiercache/health.
 
-import { CliFailure, EXIT_USAGE } from './cli-failure.ts';
-import { parseFlags, single } from './parse-flags.ts';
+import { CliFailure, EXIT_USAGE, parseFlags, single } from './command.ts';
 
 export const DEPLOY_USAGE = `Usage: npm run deploy [-- --dry-run] [-- --settings FILE] [-- --health-url URL]
 

@@ -3,7 +3,7 @@
 // while to be served). Its answer is printed as it came: it says what the edge, the shield and
 // the origin are (worker/health.ts).
 
-import { CliFailure } from './cli-failure.ts';
+import { CliFailure } from './command.ts';
 import { type DeploySettings, routeHost } from './deploy-settings.ts';
 
 export const HEALTH_PATH = '/__tiercache/health';

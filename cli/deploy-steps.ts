@@ -7,7 +7,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CliFailure } from './cli-failure.ts';
+import { CliFailure } from './command.ts';
 import type { Wrangler, WranglerResult } from './wrangler-runner.ts';
 
 /** The login `wrangler whoami` reports; a CliFailure saying how to log in when there is none. */

@@ -3,7 +3,7 @@
 // else asked for (secret-input.ts, never echoed), SHIELD_TOKEN made here. What is printed
 // names secrets, never their values.
 
-import { CliFailure } from './cli-failure.ts';
+import { CliFailure } from './command.ts';
 import { generatedToken, missingSecrets, type SecretSpec, type Worker } from './deploy-secrets.ts';
 import type { SecretInput } from './secret-input.ts';
 

@@ -3,8 +3,8 @@
 
 import { type PriceTable, PUBLISHED_PRICES } from '../shared/cost/prices.ts';
 import { DEPLOYED_INTERVALS, EXAMPLE_MIXES, mixCost } from '../shared/cost/traffic-mix.ts';
-import type { CliContext } from './cli-context.ts';
-import { failureExit } from './cli-failure.ts';
+import type { CliContext } from './command.ts';
+import { failureExit } from './command.ts';
 import { COST_USAGE, parseCostArgs } from './cost-args.ts';
 import { renderEstimate, renderExamples } from './cost-tables.ts';
 

@@ -9,7 +9,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { CliFailure, EXIT_USAGE, failureExit } from './cli-failure.ts';
+import { CliFailure, EXIT_USAGE, failureExit } from './command.ts';
 import { DEPLOY_USAGE, parseDeployArgs } from './deploy-args.ts';
 import { checkHealth, type HealthContext, healthUrl } from './deploy-health.ts';
 import { secretsFor } from './deploy-secrets.ts';

@@ -4,7 +4,7 @@
 // A port (Wrangler), so the tests put a recording stub first on PATH instead.
 
 import { spawn } from 'node:child_process';
-import { CliFailure } from './cli-failure.ts';
+import { CliFailure } from './command.ts';
 
 export interface WranglerResult {
   code: number;
