@@ -30,6 +30,7 @@ import {
   settingsProblems,
   settingsWarnings,
   shieldPlacement,
+  type Worker,
   wranglerConfigs,
   writeConfigs,
 } from './wrangler-config.ts';
@@ -128,7 +129,7 @@ export function parseDeployArgs(argv: readonly string[]): DeployArgs {
 /** What a deploy of `settings` would do, step by step. */
 export function dryRunPlan(settings: DeploySettings, health: URL | undefined): string {
   const secrets = secretsFor(settings.vars.ORIGIN_KIND);
-  const on = (worker: 'shield' | 'edge'): string =>
+  const on = (worker: Worker): string =>
     secrets
       .filter((spec) => spec.workers.includes(worker))
       .map((spec) => spec.name)
