@@ -1,12 +1,10 @@
-// `npm run stats` and `npm run purge` name the deployment the same way: one flag, one line
-// of usage, one message when it is missing; an operator who learnt one command knows the other.
-// `--url` is purge's object flag, so stats refuses it with the flag to use instead.
+// What the commands share (cli/command.ts): what they print of what came over the wire, their tables, and
+// stats and purge naming the deployment the same way, so an operator who learnt one command knows the other.
 
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { PURGE_USAGE } from '../../cli/purge-args.ts';
-import { runPurge } from '../../cli/run-purge.ts';
-import { runStats } from '../../cli/run-stats.ts';
-import { STATS_USAGE } from '../../cli/stats-args.ts';
+import { printable, textTable } from '../../cli/command.ts';
+import { PURGE_USAGE, runPurge } from '../../cli/purge.ts';
+import { runStats, STATS_USAGE } from '../../cli/stats.ts';
 import { type StackFolder, stackFolder, testContext } from './cli-context.ts';
 import { type FakeEdge, json, startFakeEdge } from './fake-edge.ts';
 import { statsSample } from './stats-sample.ts';
@@ -36,6 +34,7 @@ afterEach(() => stack.remove());
 const deploymentLine = (usage: string): string | undefined =>
   usage.split('\n').find((line) => /^ {2}--base /.test(line));
 
+// `--url` is purge's object flag, so stats refuses it with the flag to use instead.
 describe('stats and purge: one flag names the deployment', () => {
   it('both reach the deployment given with --base', async () => {
     const env = { STATS_TOKEN: 's', PURGE_TOKEN: 'p' };
@@ -68,5 +67,26 @@ describe('stats and purge: one flag names the deployment', () => {
       /^npm run stats names the deployment with --base https:\/\/cdn\.example, as npm run purge does \(--url is purge's flag for an object\)\n\nusage: npm run stats -- /,
     );
     expect(edge.received).toEqual([]);
+  });
+});
+
+describe('printable', () => {
+  it('shows control characters as \\xNN and leaves other text alone', () => {
+    expect(printable('a\u001b[31mb\r\n\u009bc\u007f')).toBe('a\\x1b[31mb\\x0d\\x0a\\x9bc\\x7f');
+    expect(printable('/café/ü.png — ok')).toBe('/café/ü.png — ok');
+  });
+});
+
+describe('textTable', () => {
+  it('aligns text left and numbers right under a rule as wide as the widest cell', () => {
+    const text = textTable(
+      'T',
+      [{ title: 'name' }, { title: 'n', align: 'right' }],
+      [
+        ['a', '1'],
+        ['longer', '1,000'],
+      ],
+    );
+    expect(text).toBe(['T', '  name        n', '  ------  -----', '  a           1', '  longer  1,000'].join('\n'));
   });
 });

@@ -1,11 +1,15 @@
-// `npm run purge` (cli/purge-args.ts, cli/api-request.ts, cli/run-purge.ts) against a scripted
-// edge on 127.0.0.1 that parses the body with the edge's own parser (shared/purge/purge.ts) and
-// answers as worker/purge.ts does: what was sent, what is printed, and the exit codes.
+// `npm run purge` (cli/purge.ts) against a scripted edge on 127.0.0.1 that parses the body with the edge's own parser
+// and answers as worker/purge.ts does: what was sent, what is printed, the exit codes; and its answer read and printed.
 
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { purgeRequest } from '../../cli/api-request.ts';
-import { parsePurgeArgs } from '../../cli/purge-args.ts';
-import { runPurge } from '../../cli/run-purge.ts';
+import {
+  durationMs,
+  parsePurgeAnswer,
+  parsePurgeArgs,
+  purgeRequest,
+  renderPurgeAnswer,
+  runPurge,
+} from '../../cli/purge.ts';
 import { parsePurgeBody } from '../../shared/purge/purge.ts';
 import { type StackFolder, stackFolder, type TestContext, testContext } from './cli-context.ts';
 import { type Answer, type FakeEdge, json, plain, startFakeEdge, unreachableUrl } from './fake-edge.ts';
@@ -212,5 +216,45 @@ describe('npm run purge: which deployment', () => {
     expect(context.stderr).toEqual([
       `the local stack (${stack.stackPath}) has no purgeToken: restart it with \`npm start\`, or set PURGE_TOKEN`,
     ]);
+  });
+});
+
+describe('the purge answer', () => {
+  it('reads the bound as the edge writes it', () => {
+    expect([durationMs('65s'), durationMs('500ms'), durationMs('2m'), durationMs('1.5h'), durationMs('soon')]).toEqual([
+      65_000,
+      500,
+      120_000,
+      5_400_000,
+      undefined,
+    ]);
+  });
+
+  it('prints only the lists that name something, and a bound it cannot read as it came', () => {
+    const text = renderPurgeAnswer({
+      purged: { urls: [], prefixes: [], tags: ['blog'], everything: false },
+      at: AT,
+      reachesEveryLocationWithin: 'a minute',
+    });
+    expect(text).toBe(
+      ['purge accepted at 2026-01-30 10:15:02Z', '  tags:       blog', 'reaches every location within a minute'].join(
+        '\n',
+      ),
+    );
+  });
+
+  it('refuses an answer that is not a purge answer, saying what it expected', () => {
+    expect(() => parsePurgeAnswer('{"ok":true}', 'https://cdn.example/__tiercache/purge')).toThrow(
+      'https://cdn.example/__tiercache/purge answered JSON that is not a purge\'s answer ({purged, at, reachesEveryLocationWithin}): "{\\"ok\\":true}"',
+    );
+    expect(() => parsePurgeAnswer('<html>', 'x')).toThrow(
+      'x answered 200 with something that is not JSON (is it a tiercache edge?): "<html>"',
+    );
+    const answer = {
+      purged: { urls: ['/a'], prefixes: [], tags: [], everything: false },
+      at: AT,
+      reachesEveryLocationWithin: '65s',
+    };
+    expect(parsePurgeAnswer(JSON.stringify(answer), 'x')).toEqual(answer);
   });
 });

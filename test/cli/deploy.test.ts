@@ -1,7 +1,5 @@
-// `npm run deploy` against a fake wrangler on PATH (fake-wrangler.ts: a real executable,
-// recording its calls and keeping an account's state): the steps in order, the shield before
-// the edge, the secrets a worker lacks and only those, never a secret printed or in an
-// argument, the health check; and the dry run, which asks Cloudflare nothing.
+// `npm run deploy` (cli/deploy.ts) against a fake wrangler on PATH (fake-wrangler.ts): the steps in order, only the
+// secrets a worker lacks, never one printed or in an argument, the health check; and the dry run, asking nothing.
 
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -10,10 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CONFIG_PATHS, type DeployContext, runDeploy } from '../../cli/run-deploy.ts';
-import { linesInput } from '../../cli/secret-input.ts';
-import { DRY_RUN_KV_ID } from '../../cli/wrangler-config.ts';
-import { spawnedWrangler } from '../../cli/wrangler-runner.ts';
+import { type DeployContext, runDeploy, spawnedWrangler } from '../../cli/deploy.ts';
+import { CONFIG_PATHS, DRY_RUN_KV_ID, linesInput } from '../../cli/wrangler-config.ts';
 import settings from '../../tiercache.config.ts';
 import { type FakeWrangler, fakeWrangler } from './fake-wrangler.ts';
 
