@@ -52,17 +52,20 @@ export function markdownReport(summary: RunSummary): string {
   return [
     '# HTTP caching conformance: the latest run',
     '',
-    `\`npm run conformance\` on ${summary.ranAt}: the suite behind cache-tests.fyi (http-tests/cache-tests,`,
-    `commit \`${summary.suite.commit}\`, from ${summary.suite.from}) against ${summary.against}; Node ${summary.node},`,
-    `undici ${summary.undici}; ${summary.seconds.toFixed(1)} s. Counted with the suite's own rules (a test whose`,
-    `dependency failed is not passed); the raw answers are in [results.json](results.json), and the second answers`,
-    `of the tests it marked ↻, asked again on their own, in asked-again.json when there were any.`,
+    `\`npm run conformance\` on ${summary.ranAt}, ${summary.seconds.toFixed(1)} s: the suite behind cache-tests.fyi`,
+    `(http-tests/cache-tests, commit \`${summary.suite.commit}\`, from ${summary.suite.from}) against ${summary.against};`,
+    `Node ${summary.node}, undici ${summary.undici}. Counted with the suite's own rules (a test whose dependency`,
+    `failed is not passed). The raw answers: [results.json](results.json)${
+      summary.askedAgain.length > 0
+        ? ', and the second answers of the tests it marked ↻ in [asked-again.json](asked-again.json)'
+        : ''
+    }.`,
     '',
     '| kind | passed | floor |',
     '|---|---|---|',
     ...rows,
     '',
-    ...(summary.askedAgain.length > 0 ? [...askedAgainLines(summary), ''] : []),
+    ...(summary.askedAgain.length > 0 ? [...askedAgainLines(summary).map((line) => `- ${line}`), ''] : []),
     summary.shortfalls.length === 0
       ? 'At or above the floor.'
       : `**Below the floor**: ${summary.shortfalls.join('; ')}.`,
