@@ -164,7 +164,7 @@ function suiteDirectory(): { dir: string; from: string } {
     throw new RunFailure(
       `no cache-tests suite at ${dir} (test-engine/cli.mjs, tests/index.mjs): set CT_DIR to a checkout of http-tests/cache-tests`,
     );
-  return { dir, from: fromEnv ? 'CT_DIR, a checkout of its own' : '../shared/cache-tests, beside the repository' };
+  return { dir, from: fromEnv ? 'CT_DIR' : '../shared/cache-tests, beside the repository' };
 }
 
 /** The suite copied where it may be written to (the original may be read-only), without its own installs. */
