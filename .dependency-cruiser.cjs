@@ -32,7 +32,7 @@ module.exports = {
       comment: 'What is deployed never imports the tests, the bench or the local stack.',
       severity: 'error',
       from: { path: '^(worker|shield|shared)/' },
-      to: { path: '^(test|bench|local)/' },
+      to: { path: '^(test|bench|local|conformance)/' },
     },
     {
       name: 'local-stack-never-imports-tests-or-bench',
@@ -61,10 +61,24 @@ module.exports = {
       to: { path: '^cli/' },
     },
     {
+      name: 'conformance-runs-the-stack-as-a-process',
+      comment:
+        'conformance/ runs `npm start` and the cache-tests suite as processes and judges their answers: it imports none of the rest, and nothing imports it (only test/conformance/ does).',
+      severity: 'error',
+      from: { path: '^conformance/' },
+      to: { path: '^(worker|shield|shared|local|bench|cli|test)/' },
+    },
+    {
+      name: 'nothing-imports-conformance',
+      severity: 'error',
+      from: { path: '^(worker|shield|shared|local|bench|cli)/' },
+      to: { path: '^conformance/' },
+    },
+    {
       name: 'no-circles',
       comment: 'A circle makes two modules one; say which one depends on the other.',
       severity: 'error',
-      from: { path: '^(worker|shield|shared|local|bench|cli)/' },
+      from: { path: '^(worker|shield|shared|local|bench|cli|conformance)/' },
       to: { circular: true },
     },
   ],
