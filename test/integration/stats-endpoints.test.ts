@@ -7,7 +7,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VERSION } from '../../shared/config/version.ts';
-import { escapeHtml } from '../../shared/stats/html-escape.ts';
+import { escapeHtml } from '../../shared/stats/html.ts';
 import { OUTCOMES } from '../../shared/stats/record.ts';
 import type { StatsJson } from '../../shared/stats/stats-json.ts';
 import { TOTAL_FIELDS } from '../../shared/stats/totals.ts';
