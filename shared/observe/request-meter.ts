@@ -4,9 +4,10 @@
 // request left running (fills, stores, read-ahead, a background refresh), which the tier's
 // record waits for before it is counted.
 
+import { framedBytes } from '../http/body-length.ts';
 import { type CacheStatusParams, memberParams, SHIELD_CACHE_NAME } from '../http/cache-status.ts';
 import { spanBytes } from '../slices/slice-plan.ts';
-import { framedBytes, type MemoryHitFacts, outcomeOfResponse, type ReadAheadPart } from '../stats/record.ts';
+import { type MemoryHitFacts, outcomeOfResponse, type ReadAheadPart } from '../stats/record.ts';
 import { responseAsIs } from '../streams/response-as-is.ts';
 import type { Upstream, UpstreamAnswer } from '../tier/ports.ts';
 

@@ -3,6 +3,7 @@
 // member (RFC 9211), the response's framing and the tier's meter. No secrets and no query
 // strings, and every text bounded, so that logs and aggregates stay small whatever clients send.
 
+import { bodyBytes } from '../http/body-length.ts';
 import { type CacheStatusParams, memberParams } from '../http/cache-status.ts';
 import { ONLY_IF_CACHED } from '../http/errors.ts';
 
@@ -113,23 +114,6 @@ export function keyPrefix(path: string): string {
   const query = path.indexOf('?');
   const bare = query < 0 ? path : path.slice(0, query);
   return bare.length <= MAX_KEY_PREFIX ? bare : bare.slice(0, MAX_KEY_PREFIX);
-}
-
-/** The body bytes a response carries by its framing: none for HEAD, 1xx, 204 and 304 (RFC 9110 §6.4.1), else its Content-Length (0 without one). */
-export function bodyBytes(method: string, status: number, contentLength: string | null): number {
-  return framedBytes(method, status, contentLength) ?? 0;
-}
-
-/**
- * The body bytes a response's framing declares; undefined when it has a body whose length it
- * does not declare (no Content-Length: chunked, or closed at its end, RFC 9112 §6.3), which
- * only counting the body as it passes can tell.
- */
-export function framedBytes(method: string, status: number, contentLength: string | null): number | undefined {
-  if (method === 'HEAD' || status < 200 || status === 204 || status === 304) return 0;
-  if (contentLength === null || !/^\d{1,16}$/.test(contentLength)) return undefined;
-  const length = Number(contentLength);
-  return Number.isSafeInteger(length) ? length : undefined;
 }
 
 function boundedToken(text: string): string {

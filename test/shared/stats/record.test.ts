@@ -2,8 +2,6 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { cacheStatusMember, EDGE_CACHE_NAME, SHIELD_CACHE_NAME } from '../../../shared/http/cache-status.ts';
 import {
-  bodyBytes,
-  framedBytes,
   keyPrefix,
   MAX_KEY_PREFIX,
   memoryHitRecord,
@@ -95,7 +93,7 @@ describe('slicesOf', () => {
   });
 });
 
-describe('recordedHost, keyPrefix, bodyBytes: bounded and without secrets', () => {
+describe('recordedHost, keyPrefix: bounded and without secrets', () => {
   it('keeps a host name lower-case with its port; anything else is (invalid)', () => {
     expect(recordedHost('CDN.Example:8443')).toBe('cdn.example:8443');
     expect(recordedHost('a'.repeat(65))).toBe('(invalid)');
@@ -117,21 +115,6 @@ describe('recordedHost, keyPrefix, bodyBytes: bounded and without secrets', () =
         expect(kept.length).toBeLessThanOrEqual(MAX_KEY_PREFIX);
       }),
     );
-  });
-
-  it('counts the body by its framing: none for HEAD, 1xx, 204, 304 (RFC 9110 §6.4.1), else Content-Length', () => {
-    expect(bodyBytes('GET', 200, '1000')).toBe(1000);
-    expect(bodyBytes('HEAD', 200, '1000')).toBe(0);
-    for (const status of [101, 204, 304]) expect(bodyBytes('GET', status, '10')).toBe(0);
-    for (const length of [null, '', 'x', '-1', '1.5']) expect(bodyBytes('GET', 200, length)).toBe(0);
-  });
-
-  it('framedBytes: what the framing declares, and undefined for a body it declares no length for (chunked, RFC 9112 §6.3), which only counting can tell', () => {
-    expect(framedBytes('GET', 200, '1000')).toBe(1000);
-    expect(framedBytes('GET', 200, '0')).toBe(0);
-    expect(framedBytes('HEAD', 200, null)).toBe(0);
-    for (const status of [101, 204, 304]) expect(framedBytes('GET', status, null)).toBe(0);
-    for (const length of [null, '', 'x', '-1', '1.5']) expect(framedBytes('GET', 200, length)).toBeUndefined();
   });
 });
 
