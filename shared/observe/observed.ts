@@ -6,8 +6,9 @@
 import type { ObservabilityConfig } from '../config/observability.ts';
 import { EDGE_CACHE_NAME, SHIELD_CACHE_NAME } from '../http/cache-status.ts';
 import { memoryHitRecord, readAheadCounted, type StatsTier, tierRecord } from '../stats/record.ts';
+import { type AnalyticsSink, type StatsSinks, tellRecord } from './record-sinks.ts';
 import { RequestMeter } from './request-meter.ts';
-import { type AnalyticsSink, type StatsSinks, type StatsStoreNamespace, tellRecord } from './tier-stats.ts';
+import type { StatsStoreNamespace } from './stats-store-client.ts';
 
 export interface ObservedTier {
   tier: StatsTier;

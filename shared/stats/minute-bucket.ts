@@ -11,9 +11,9 @@
 import { OTHER, topNames, weightsBy } from './fold-other.ts';
 import { compareNames } from './ranking.ts';
 import type { Outcome, StatsTier } from './record.ts';
-import type { BatchRow, MissRow, StatsBatchJson } from './stats-batch-json.ts';
 import type { Totals } from './stats-json.ts';
 import { addOperations, type StoreOperations } from './store-operations.ts';
+import type { BatchRow, MissRow, StatsBatchJson } from './store-protocol.ts';
 import { addInto, totalsOf } from './totals.ts';
 
 export type HostRow = { tier: StatsTier; host: string; outcome: Outcome } & Totals;

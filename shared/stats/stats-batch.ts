@@ -10,18 +10,9 @@
 
 import { admit } from './fold-other.ts';
 import type { Outcome, StatsTier, TierRecord } from './record.ts';
-import type { BatchRow, MissRow, StatsBatchJson } from './stats-batch-json.ts';
 import { minuteOf } from './stats-window.ts';
+import type { BatchRow, MissRow, StatsBatchJson } from './store-protocol.ts';
 import { addRecordInto, emptyTotals } from './totals.ts';
-
-export {
-  type BatchOperations,
-  type BatchRow,
-  isStatsBatch,
-  type MissRow,
-  parseStatsBatch,
-  type StatsBatchJson,
-} from './stats-batch-json.ts';
 
 export const MAX_BATCH_HOSTS = 50;
 export const MAX_BATCH_MISS_KEYS = 200;

@@ -1,14 +1,15 @@
 // A tier's record made around its handler (shared/observe/observed.ts) and told to its sinks
-// (shared/observe/tier-stats.ts): fake sinks stand in for the stats Durable Object (recording
-// the batches POSTed to it) and Analytics Engine (recording the points written). tier-stats.ts
+// (shared/observe/record-sinks.ts): fake sinks stand in for the stats Durable Object (recording
+// the batches POSTed to it) and Analytics Engine (recording the points written). record-sinks.ts
 // keeps one batch per isolate in module state: every test loads the modules afresh.
 
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ObservabilityConfig } from '../../../shared/config/observability.ts';
 import { EDGE_CACHE_NAME, SHIELD_CACHE_NAME } from '../../../shared/http/cache-status.ts';
 import type { ObservedTier } from '../../../shared/observe/observed.ts';
-import type { AnalyticsPoint, StatsSinks, StatsStoreNamespace } from '../../../shared/observe/tier-stats.ts';
-import type { StatsBatchJson } from '../../../shared/stats/stats-batch.ts';
+import type { AnalyticsPoint, StatsSinks } from '../../../shared/observe/record-sinks.ts';
+import type { StatsStoreNamespace } from '../../../shared/observe/stats-store-client.ts';
+import type { StatsBatchJson } from '../../../shared/stats/store-protocol.ts';
 
 type ObservedModule = typeof import('../../../shared/observe/observed.ts');
 type MeterModule = typeof import('../../../shared/observe/request-meter.ts');
@@ -660,7 +661,7 @@ describe('tellRecord: flushes to the stats store', () => {
       tier,
       keepAlive,
     );
-    const { flushStats } = await import('../../../shared/observe/tier-stats.ts');
+    const { flushStats } = await import('../../../shared/observe/record-sinks.ts');
     const forced = flushStats(store.namespace, 0);
     release();
     await forced;

@@ -5,7 +5,8 @@
 import fc from 'fast-check';
 import type { Outcome, StatsTier, TierRecord } from '../../../shared/stats/record.ts';
 import { OUTCOMES } from '../../../shared/stats/record.ts';
-import { StatsBatch, type StatsBatchJson } from '../../../shared/stats/stats-batch.ts';
+import { StatsBatch } from '../../../shared/stats/stats-batch.ts';
+import type { StatsBatchJson } from '../../../shared/stats/store-protocol.ts';
 
 export const BASE = Date.parse('2026-02-03T14:00:00Z');
 

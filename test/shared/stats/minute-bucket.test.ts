@@ -13,8 +13,8 @@ import {
   withOperations,
 } from '../../../shared/stats/minute-bucket.ts';
 import { OUTCOMES } from '../../../shared/stats/record.ts';
-import type { StatsBatchJson } from '../../../shared/stats/stats-batch.ts';
 import { mergeOperations } from '../../../shared/stats/store-operations.ts';
+import type { StatsBatchJson } from '../../../shared/stats/store-protocol.ts';
 import { sumTotals, TOTAL_FIELDS } from '../../../shared/stats/totals.ts';
 import { BASE, batchArb, batchOf, record } from './arbitraries.ts';
 

@@ -6,10 +6,9 @@ import {
   MAX_BATCH_HOSTS,
   MAX_BATCH_MISS_KEYS,
   MAX_BATCH_REASONS,
-  parseStatsBatch,
   StatsBatch,
-  type StatsBatchJson,
 } from '../../../shared/stats/stats-batch.ts';
+import { parseStatsBatch, type StatsBatchJson } from '../../../shared/stats/store-protocol.ts';
 import { TOTAL_FIELDS } from '../../../shared/stats/totals.ts';
 import { BASE, batchOf, record, recordArb } from './arbitraries.ts';
 

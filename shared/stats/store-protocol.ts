@@ -1,13 +1,30 @@
-// A batch as it crosses the wire, from an isolate to the stats Durable Object (JSON), and its
-// check there: a batch is checked whole before a number of it is added to a bucket, so that one
-// bad batch (an older deployment's shape, a bug, a truncated body) is refused rather than
-// turning a minute's sums into NaN or strings. parseStatsBatch builds its result afresh, field
-// by field: nothing the sender added (`__proto__` included) comes through.
+// How a tier talks to the stats store (shield/stats-store.ts): the object's name, its two calls, and a batch's
+// JSON with the store's check of it (whole, before any number is added: a bad batch is refused, never summed).
 
 import { OUTCOMES, type Outcome, type StatsTier } from './record.ts';
 import type { Totals } from './stats-json.ts';
 import { MINUTE_MS } from './stats-window.ts';
 import { TOTAL_FIELDS } from './totals.ts';
+
+/** The one Durable Object every isolate of every tier flushes to, and the edge reads back. */
+export const STATS_OBJECT_NAME = 'tiercache-stats';
+/** A Durable Object's fetch takes an absolute URL; the host is never resolved (the stub is the route). */
+export const STATS_STORE_ORIGIN = 'https://stats.tiercache.internal';
+/** POST a batch (StatsBatchJson): 204, or 400 saying why it is no batch. */
+export const BATCH_PATH = '/batch';
+/** GET with `?minutes=<n>`: the stored minute buckets (MinuteBucket[]) of the last n minutes. */
+export const BUCKETS_PATH = '/buckets';
+export const MINUTES_PARAM = 'minutes';
+
+/** The URL a batch is POSTed to. */
+export function batchUrl(): string {
+  return `${STATS_STORE_ORIGIN}${BATCH_PATH}`;
+}
+
+/** The URL the buckets of the last `minutes` minutes are read from. */
+export function bucketsUrl(minutes: number): string {
+  return `${STATS_STORE_ORIGIN}${BUCKETS_PATH}?${MINUTES_PARAM}=${minutes}`;
+}
 
 /** The sums of the records of one minute, tier, host, outcome and reason. */
 export type BatchRow = {
@@ -59,7 +76,12 @@ export function isStatsBatch(value: unknown): value is StatsBatchJson {
   return parseStatsBatch(value).ok;
 }
 
-/** The batch, or why not (the first thing wrong, and where). Never throws. */
+/**
+ * The batch, or why not (the first thing wrong, and where). Never throws. Checked whole before a number of it
+ * is added to a bucket, so that one bad batch (an older deployment's shape, a bug, a truncated body) is refused
+ * rather than turning a minute's sums into NaN or strings; built afresh, field by field: nothing the sender
+ * added (`__proto__` included) comes through.
+ */
 export function parseStatsBatch(value: unknown): { ok: true; batch: StatsBatchJson } | { ok: false; reason: string } {
   if (!isObject(value) || !Array.isArray(value.rows) || !Array.isArray(value.misses)) {
     return { ok: false, reason: 'expected an object with arrays "rows" and "misses"' };
