@@ -2,12 +2,12 @@
 // a change of bucket or origin never reuses an entry).
 
 import type { Config } from '../shared/config/config.ts';
-import { SHIELD_CACHE_NAME } from '../shared/http/cache-status.ts';
 import type { RequestTarget } from '../shared/target/request-target.ts';
 import type { TierCache } from '../shared/tier/tier-cache.ts';
+import { tier } from '../shared/tiers/tiers.ts';
 
 export function shieldCache(): Promise<TierCache> {
-  return caches.open(SHIELD_CACHE_NAME);
+  return caches.open(tier('shield').cacheName);
 }
 
 /** The key of `target` at the origin `config` names (with its bucket, for S3). */

@@ -10,13 +10,14 @@
 // health. The answer comes back with what the slices entrypoint put aside restored
 // (workers-cache-answer.ts), and a Workers Cache hit reported as this tier's hit.
 
-import { appendCacheStatus, cacheStatusMember, SHIELD_CACHE_NAME, withoutMember } from '../shared/http/cache-status.ts';
+import { appendCacheStatus, cacheStatusMember, withoutMember } from '../shared/http/cache-status.ts';
 import { BadGateway } from '../shared/http/errors.ts';
 import type { RequestMeter } from '../shared/observe/request-meter.ts';
 import type { WorkersCachePurge, WorkersCachePurgeResult } from '../shared/purge/workers-cache-purge.ts';
 import { type SliceRequest, sliceRequestPath } from '../shared/slices/slice-protocol.ts';
 import { responseAsIs } from '../shared/streams/response-as-is.ts';
 import { CREDENTIAL_HEADER, PURGED_AT_HEADER, REVALIDATE_HEADER, SHIELD_ORIGIN } from '../shared/target/internal.ts';
+import { tier } from '../shared/tiers/tiers.ts';
 import {
   AGE_HEADER,
   AGED_AT_HEADER,
@@ -76,8 +77,8 @@ export async function viaWorkersCache(
     headers.set(
       'cache-status',
       appendCacheStatus(
-        withoutMember(headers.get('cache-status'), SHIELD_CACHE_NAME),
-        cacheStatusMember(SHIELD_CACHE_NAME, { hit: true, detail: 'workers-cache' }),
+        withoutMember(headers.get('cache-status'), tier('shield').statusMember),
+        cacheStatusMember(tier('shield').statusMember, { hit: true, detail: 'workers-cache' }),
       ),
     );
   } else {

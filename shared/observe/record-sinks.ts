@@ -3,8 +3,9 @@
 
 import type { ObservabilityConfig } from '../config/observability.ts';
 import { takeKvOperations } from '../purge/purge-store.ts';
-import type { StatsTier, TierRecord } from '../stats/record.ts';
+import type { TierRecord } from '../stats/record.ts';
 import { StatsBatch } from '../stats/stats-batch.ts';
+import type { TierName } from '../tiers/tiers.ts';
 import { type StatsStoreNamespace, sendBatch } from './stats-store-client.ts';
 
 /** The part of a Workers Analytics Engine dataset used here. */
@@ -28,7 +29,7 @@ export interface StatsSinks {
 /** This isolate's records not yet flushed (module state: one batch per isolate). */
 const batch = new StatsBatch();
 /** The tier this isolate runs (its records say which): its batches carry its KV operations under it. */
-let isolateTier: StatsTier = 'edge';
+let isolateTier: TierName = 'edge';
 let lastFlush = 0;
 let flushing: Promise<void> | undefined;
 /** A flush is set for when the interval ends. */

@@ -5,11 +5,12 @@
 // record waits for before it is counted.
 
 import { framedBytes } from '../http/body-length.ts';
-import { type CacheStatusParams, memberParams, SHIELD_CACHE_NAME } from '../http/cache-status.ts';
+import { type CacheStatusParams, memberParams } from '../http/cache-status.ts';
 import { spanBytes } from '../slices/slice-plan.ts';
 import { type MemoryHitFacts, outcomeOfResponse, type ReadAheadPart } from '../stats/record.ts';
 import { responseAsIs } from '../streams/response-as-is.ts';
 import type { Upstream, UpstreamAnswer } from '../tier/ports.ts';
+import { tier } from '../tiers/tiers.ts';
 
 export class RequestMeter {
   readonly started: number;
@@ -157,7 +158,10 @@ function warmed(warm: NonNullable<Upstream['warm']>, meter: RequestMeter): NonNu
 
 /** A slice answer the shield served from what it stored: its own member a plain hit (RFC 9211 §2.1), the outcome its record has. */
 function servedFromStore(response: Response): boolean {
-  return outcomeOfResponse(response.status, response.headers.get('cache-status'), SHIELD_CACHE_NAME).outcome === 'hit';
+  return (
+    outcomeOfResponse(response.status, response.headers.get('cache-status'), tier('shield').statusMember).outcome ===
+    'hit'
+  );
 }
 
 /**
@@ -167,7 +171,10 @@ function servedFromStore(response: Response): boolean {
  */
 export function shieldFetchedFromOrigin(response: Response): boolean {
   if (response.status !== 200 && response.status !== 206) return false;
-  const params: CacheStatusParams | undefined = memberParams(response.headers.get('cache-status'), SHIELD_CACHE_NAME);
+  const params: CacheStatusParams | undefined = memberParams(
+    response.headers.get('cache-status'),
+    tier('shield').statusMember,
+  );
   return params === undefined || !params.hit;
 }
 

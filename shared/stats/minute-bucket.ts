@@ -8,17 +8,18 @@
 // misses) kept, ties by name; the others are added to their OTHER row. Totals are exact: the
 // sums per tier and outcome never depend on what was folded, nor on the order batches came in.
 
+import type { TierName } from '../tiers/tiers.ts';
 import { OTHER, topNames, weightsBy } from './fold-other.ts';
 import { compareNames } from './ranking.ts';
-import type { Outcome, StatsTier } from './record.ts';
+import type { Outcome } from './record.ts';
 import type { Totals } from './stats-json.ts';
 import { addOperations, type StoreOperations } from './store-operations.ts';
 import type { BatchRow, MissRow, StatsBatchJson } from './store-protocol.ts';
 import { addInto, totalsOf } from './totals.ts';
 
-export type HostRow = { tier: StatsTier; host: string; outcome: Outcome } & Totals;
+export type HostRow = { tier: TierName; host: string; outcome: Outcome } & Totals;
 export interface ReasonRow {
-  tier: StatsTier;
+  tier: TierName;
   outcome: Outcome;
   reason: string;
   requests: number;

@@ -6,8 +6,10 @@
 import { bodyBytes } from '../http/body-length.ts';
 import { type CacheStatusParams, memberParams } from '../http/cache-status.ts';
 import { ONLY_IF_CACHED } from '../http/errors.ts';
+import { type TierName, tier } from '../tiers/tiers.ts';
 
-export type StatsTier = 'edge' | 'shield';
+/** The CLI's name for a tier's name until it reads TierName (shared/tiers/tiers.ts). */
+export type StatsTier = TierName;
 
 /** What the tier did: served what it held, fetched, served stale, revalidated, waited for another's fetch, went around the cache, or failed. */
 export type Outcome = 'hit' | 'miss' | 'stale' | 'revalidated' | 'collapsed' | 'bypass' | 'error';
@@ -18,7 +20,7 @@ export const OUTCOMES: readonly Outcome[] = ['hit', 'miss', 'stale', 'revalidate
 export const HIT_OUTCOMES: ReadonlySet<Outcome> = new Set(['hit', 'stale', 'revalidated', 'collapsed']);
 
 export interface TierRecord {
-  tier: StatsTier;
+  tier: TierName;
   outcome: Outcome;
   /** Why it bypassed or failed (a bounded token: `method`, `no-store`, `origin-unreachable` …); absent otherwise. */
   reason?: string;
@@ -125,9 +127,7 @@ function boundedToken(text: string): string {
 
 /** What a tier knows of a request once its work is done: the record is made of it. */
 export interface RecordInput {
-  tier: StatsTier;
-  /** This tier's Cache-Status member name (RFC 9211). */
-  cacheName: string;
+  tier: TierName;
   method: string;
   host: string;
   /** The request's path (a raw target: its query is dropped here). */
@@ -144,9 +144,10 @@ export interface RecordInput {
 }
 
 export function tierRecord(input: RecordInput): TierRecord {
-  const params = memberParams(input.headers.get('cache-status'), input.cacheName);
+  const member = tier(input.tier).statusMember;
+  const params = memberParams(input.headers.get('cache-status'), member);
   const { outcome, reason } =
-    params === undefined ? outcomeOfResponse(input.status, null, input.cacheName) : outcomeOf(input.status, params);
+    params === undefined ? outcomeOfResponse(input.status, null, member) : outcomeOf(input.status, params);
   const record: TierRecord = {
     tier: input.tier,
     outcome,

@@ -8,8 +8,9 @@
 // first come first kept; the rest are counted under OTHER. Totals stay exact: a folded record
 // is added to the OTHER row, never dropped.
 
+import type { TierName } from '../tiers/tiers.ts';
 import { admit } from './fold-other.ts';
-import type { Outcome, StatsTier, TierRecord } from './record.ts';
+import type { Outcome, TierRecord } from './record.ts';
 import { minuteOf } from './stats-window.ts';
 import type { BatchRow, MissRow, StatsBatchJson } from './store-protocol.ts';
 import { addRecordInto, emptyTotals } from './totals.ts';
@@ -83,7 +84,7 @@ export class StatsBatch {
     return batch;
   }
 
-  private admitReason(tier: StatsTier, outcome: Outcome, reason: string): string {
+  private admitReason(tier: TierName, outcome: Outcome, reason: string): string {
     const group = `${tier} ${outcome}`;
     let held = this.reasons.get(group);
     if (held === undefined) {

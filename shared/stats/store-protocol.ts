@@ -1,7 +1,8 @@
 // How a tier talks to the stats store (shield/stats-store.ts): the object's name, its two calls, and a batch's
 // JSON with the store's check of it (whole, before any number is added: a bad batch is refused, never summed).
 
-import { OUTCOMES, type Outcome, type StatsTier } from './record.ts';
+import { isTierName, TIER_NAMES, type TierName } from '../tiers/tiers.ts';
+import { OUTCOMES, type Outcome } from './record.ts';
 import type { Totals } from './stats-json.ts';
 import { MINUTE_MS } from './stats-window.ts';
 import { TOTAL_FIELDS } from './totals.ts';
@@ -30,7 +31,7 @@ export function bucketsUrl(minutes: number): string {
 export type BatchRow = {
   /** The minute's start (ms epoch), from the records' `at`. */
   minute: number;
-  tier: StatsTier;
+  tier: TierName;
   /** The client's host as recorded, or OTHER past the batch's bound. */
   host: string;
   outcome: Outcome;
@@ -47,7 +48,7 @@ export interface MissRow {
 
 /** What the sending isolate did on the platform since its last flush, besides serving (store-operations.ts). */
 export interface BatchOperations {
-  tier: StatsTier;
+  tier: TierName;
   /** Purge-list re-reads: KV list requests. */
   kvLists: number;
   /** Purge records written: KV write requests. */
@@ -65,11 +66,12 @@ export interface StatsBatchJson {
 /** Longest host, key or reason accepted (record.ts cuts them far shorter). */
 export const MAX_NAME_LENGTH = 256;
 
-const TIERS: readonly StatsTier[] = ['edge', 'shield'];
 /** Counts of things (requests, slices) are whole; byte and time sums need only be finite and not negative. */
 const WHOLE: ReadonlySet<keyof Totals> = new Set(['requests', 'slicesHit', 'slicesMissed']);
 
 type Parsed<T> = { ok: true; value: T } | { ok: false; reason: string };
+
+const TIER_EXPECTED = `expected "tier" to be ${TIER_NAMES.join(' or ')}`;
 
 /** Whether `value` is a batch (extra fields allowed: mergeBatch copies only the ones it knows). */
 export function isStatsBatch(value: unknown): value is StatsBatchJson {
@@ -99,10 +101,10 @@ export function parseStatsBatch(value: unknown): { ok: true; batch: StatsBatchJs
 function parseOperations(item: unknown): Parsed<BatchOperations> {
   if (!isObject(item)) return { ok: false, reason: 'expected an object' };
   const { tier, kvLists, kvWrites } = item;
-  if (!TIERS.includes(tier as StatsTier)) return { ok: false, reason: 'expected "tier" to be edge or shield' };
+  if (!isTierName(tier)) return { ok: false, reason: TIER_EXPECTED };
   if (!isCount(kvLists, true) || !isCount(kvWrites, true))
     return { ok: false, reason: 'expected "kvLists" and "kvWrites" to be whole numbers, at least 0' };
-  return { ok: true, value: { tier: tier as StatsTier, kvLists, kvWrites } };
+  return { ok: true, value: { tier, kvLists, kvWrites } };
 }
 
 function parseAll<T>(items: unknown[], parse: (item: unknown) => Parsed<T>, field: string): Parsed<T[]> {
@@ -119,7 +121,7 @@ function parseRow(item: unknown): Parsed<BatchRow> {
   if (!isObject(item)) return { ok: false, reason: 'expected an object' };
   const { minute, tier, host, outcome, reason } = item;
   if (!isMinute(minute)) return { ok: false, reason: 'expected "minute" to be the ms epoch of a minute\'s start' };
-  if (!TIERS.includes(tier as StatsTier)) return { ok: false, reason: 'expected "tier" to be edge or shield' };
+  if (!isTierName(tier)) return { ok: false, reason: TIER_EXPECTED };
   if (!isName(host))
     return { ok: false, reason: `expected "host" to be a string of at most ${MAX_NAME_LENGTH} characters` };
   if (!OUTCOMES.includes(outcome as Outcome))
@@ -130,7 +132,7 @@ function parseRow(item: unknown): Parsed<BatchRow> {
   if (!totals.ok) return totals;
   const key = {
     minute,
-    tier: tier as StatsTier,
+    tier,
     host,
     outcome: outcome as Outcome,
     ...(reason === undefined ? {} : { reason }),

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { cacheStatusMember, EDGE_CACHE_NAME, SHIELD_CACHE_NAME } from '../../../shared/http/cache-status.ts';
+import { cacheStatusMember } from '../../../shared/http/cache-status.ts';
 import {
   keyPrefix,
   MAX_KEY_PREFIX,
@@ -12,6 +12,7 @@ import {
   type TierRecord,
   tierRecord,
 } from '../../../shared/stats/record.ts';
+import { tier } from '../../../shared/tiers/tiers.ts';
 
 describe("outcomeOf: what a tier's Cache-Status member (RFC 9211 §2) says it did", () => {
   it('hit (§2.1), miss (§2.2 uri-miss, vary-miss, miss, partial)', () => {
@@ -132,10 +133,10 @@ describe('tierRecord', () => {
 
   it("reads its own tier's member only: the shield's hit is the edge's miss", () => {
     const headers = new Headers({
-      'cache-status': `${cacheStatusMember(SHIELD_CACHE_NAME, { hit: true })}, ${cacheStatusMember(EDGE_CACHE_NAME, { fwd: 'uri-miss', detail: 'slices 1/3' })}`,
+      'cache-status': `${cacheStatusMember(tier('shield').statusMember, { hit: true })}, ${cacheStatusMember(tier('edge').statusMember, { fwd: 'uri-miss', detail: 'slices 1/3' })}`,
       'content-length': '100',
     });
-    const edge = tierRecord({ ...base, tier: 'edge', cacheName: EDGE_CACHE_NAME, status: 206, headers });
+    const edge = tierRecord({ ...base, tier: 'edge', status: 206, headers });
     expect(edge).toEqual({
       tier: 'edge',
       outcome: 'miss',
@@ -153,9 +154,7 @@ describe('tierRecord', () => {
       slicesMissed: 2,
       at: 1,
     });
-    expect(tierRecord({ ...base, tier: 'shield', cacheName: SHIELD_CACHE_NAME, status: 206, headers }).outcome).toBe(
-      'hit',
-    );
+    expect(tierRecord({ ...base, tier: 'shield', status: 206, headers }).outcome).toBe('hit');
   });
 
   it('a memory hit is a 200 GET hit with nothing fetched, its host and path bounded as any', () => {
@@ -179,21 +178,18 @@ describe('tierRecord', () => {
   });
 
   it("takes the bytes sent as counted when they are given (a body without a Content-Length, a warm), the framing's otherwise", () => {
-    const headers = new Headers({ 'cache-status': cacheStatusMember(EDGE_CACHE_NAME, { fwd: 'uri-miss' }) });
-    expect(
-      tierRecord({ ...base, tier: 'edge', cacheName: EDGE_CACHE_NAME, status: 200, headers, bytesSent: 4321 })
-        .bytesSent,
-    ).toBe(4321);
-    expect(tierRecord({ ...base, tier: 'edge', cacheName: EDGE_CACHE_NAME, status: 200, headers }).bytesSent).toBe(0);
+    const headers = new Headers({ 'cache-status': cacheStatusMember(tier('edge').statusMember, { fwd: 'uri-miss' }) });
+    expect(tierRecord({ ...base, tier: 'edge', status: 200, headers, bytesSent: 4321 }).bytesSent).toBe(4321);
+    expect(tierRecord({ ...base, tier: 'edge', status: 200, headers }).bytesSent).toBe(0);
   });
 
   it("an answer with no member of its tier is that tier's refusal (or an error at 5xx)", () => {
     const headers = new Headers();
-    expect(tierRecord({ ...base, tier: 'edge', cacheName: EDGE_CACHE_NAME, status: 403, headers })).toMatchObject({
+    expect(tierRecord({ ...base, tier: 'edge', status: 403, headers })).toMatchObject({
       outcome: 'bypass',
       reason: 'refused',
     });
-    expect(tierRecord({ ...base, tier: 'edge', cacheName: EDGE_CACHE_NAME, status: 500, headers })).toMatchObject({
+    expect(tierRecord({ ...base, tier: 'edge', status: 500, headers })).toMatchObject({
       outcome: 'error',
       reason: 'status-500',
     });
