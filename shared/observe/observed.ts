@@ -1,7 +1,5 @@
-// Where a tier's record of a request is made (docs/operating.md): around its whole
-// handler, once the response is ready, counted once the work the request left running has
-// settled (so its bytes from the next hop and its duration are complete). The response is
-// never held for it; with every sink off, nothing is made at all.
+// Where a tier's record of a request is made (docs/operating.md): around its whole handler, counted once the work it
+// left running has settled; the response never waits for it, and with every sink off nothing is made.
 
 import type { ObservabilityConfig } from '../config/observability.ts';
 import { memoryHitRecord, readAheadCounted, tierRecord } from '../stats/record.ts';

@@ -1,8 +1,5 @@
-// What one request cost a tier, measured as it goes: the bytes the next hop answered (their
-// declared lengths: every body is checked against them as it is read; a body that declares
-// none, counted as it passes), the part of them that came from the origin, and the work the
-// request left running (fills, stores, read-ahead, a background refresh), which the tier's
-// record waits for before it is counted.
+// What one request cost a tier, measured as it goes: the bytes the next hop answered (declared, or counted where none
+// is), those from the origin, and the work it left running (fills, stores, read-ahead), which its record waits for.
 
 import { framedBytes } from '../http/body-length.ts';
 import { type CacheStatusParams, memberParams } from '../http/cache-status.ts';

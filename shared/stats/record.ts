@@ -1,7 +1,5 @@
-// One record per request per tier (docs/operating.md): what the tier did with it,
-// what it sent and fetched, how long it took. Pure: built from the tier's own Cache-Status
-// member (RFC 9211), the response's framing and the tier's meter. No secrets and no query
-// strings, and every text bounded, so that logs and aggregates stay small whatever clients send.
+// One record per request per tier (docs/operating.md), from the tier's Cache-Status member (RFC 9211), the
+// response's framing and its meter: no secrets, no query strings, every text bounded.
 
 import { bodyBytes } from '../http/body-length.ts';
 import { type CacheStatusParams, memberParams } from '../http/cache-status.ts';

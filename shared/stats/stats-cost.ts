@@ -1,8 +1,5 @@
-// What the window's traffic costs (stats.json's `cost`, the stats page's "What it costs";
-// docs/costs.md): the counts of the window in the cost model's terms (shared/cost/usage.ts),
-// with the operations the stats store counted itself, priced for a 30-day month at the
-// window's rate against the origin's egress at EGRESS_PRICE_PER_TB. The edge's hits are priced
-// as Cache API hits: the counts do not tell memory hits apart, and those cost less.
+// What the window's traffic costs (stats.json's `cost`, docs/costs.md): its counts and the store's own operations in
+// the cost model's terms (shared/cost/usage.ts), priced as a 30-day month at its rate against the origin's egress.
 
 import { costOf } from '../cost/cost-model.ts';
 import { PUBLISHED_PRICES } from '../cost/prices.ts';
@@ -91,6 +88,7 @@ function windowTraffic(
   return {
     periodMs,
     edge: {
+      // Every edge hit priced as a Cache API hit: the counts do not tell memory hits apart, and those cost less.
       memoryHits: { requests: 0, bytes: 0 },
       cacheHits: of('edge', hits),
       misses: of('edge', ['miss']),

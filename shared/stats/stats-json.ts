@@ -1,6 +1,5 @@
-// The shape of GET /__tiercache/stats.json (docs/operating.md): what the stats page
-// shows and `npm run stats` prints. Counts are exact sums of the per-request records
-// (record.ts) the tiers flushed in the window; ratios are derived from them.
+// The shape of GET /__tiercache/stats.json (docs/operating.md), what the page shows and `npm run stats` prints: exact
+// sums of the records (record.ts) the tiers flushed in the window, and ratios derived from them.
 
 import type { CostEstimate, CostLine } from '../cost/cost-model.ts';
 import type { TierName } from '../tiers/tiers.ts';

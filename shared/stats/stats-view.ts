@@ -1,7 +1,5 @@
-// GET /__tiercache/stats.json (StatsJson, stats-json.ts) from the stored minute buckets and the
-// purge records: what the stats page draws and `npm run stats` prints. Only the buckets of the
-// window count (older ones may not have been dropped yet; a later one is another isolate's
-// clock running ahead). Every list is bounded and in one order: most first, ties by name.
+// stats.json (stats-json.ts) from the stored minute buckets and the purge records: only the window's buckets count
+// (not an older one not yet dropped, nor a later one from a clock ahead); every list bounded, most first, ties by name.
 
 import { perTier, TIER_NAMES, type TierName } from '../tiers/tiers.ts';
 import { weightsBy } from './fold-other.ts';

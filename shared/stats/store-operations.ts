@@ -1,8 +1,5 @@
-// The platform operations the stats count besides requests (docs/costs.md): what the stats
-// Durable Object did with each batch it merged (one request, the rows it read and wrote), and
-// the KV operations each isolate made on the purge list since its last flush, as its batch
-// said. Kept per minute in the buckets (minute-bucket.ts), by when the store merged them, so
-// that the stats page prices what the window really cost, not what a model guesses.
+// The platform operations the stats count besides requests (docs/costs.md): the store's own for each batch (a request,
+// rows read and written) and each isolate's purge-list KV requests, per minute, so the page prices what was spent.
 
 import { perTier, type TierName } from '../tiers/tiers.ts';
 
