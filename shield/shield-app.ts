@@ -21,9 +21,10 @@ import {
 import { normalizePath, requestUrl } from '../shared/target/request-target.ts';
 import { clockOffset } from '../shared/tier/test-clock.ts';
 import { withTierReport } from '../shared/tier/tier-headers.ts';
+import type { RequestFacts } from '../shared/tiers/request-facts.ts';
 import { type ShieldBindings, type ShieldEnv, type ShieldRequest, type ShieldRole, shieldBindings } from './env.ts';
 import { answerShieldHealth } from './health.ts';
-import { answerObject, type RequestFacts } from './object-request.ts';
+import { answerObject } from './object-request.ts';
 import { passThrough } from './pass-through.ts';
 import { acceptPurge } from './purge.ts';
 import { purgeWorkersCache, unmarkedNotKept, WORKERS_CACHE_PURGE_PATH } from './workers-cache-answer.ts';

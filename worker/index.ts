@@ -21,11 +21,12 @@ import {
 import { normalizePath, requestUrl } from '../shared/target/request-target.ts';
 import { clockOffset } from '../shared/tier/test-clock.ts';
 import { withTierReport } from '../shared/tier/tier-headers.ts';
+import type { RequestFacts } from '../shared/tiers/request-facts.ts';
 import { forwardedPath } from './edge-address.ts';
 import { type EdgeBindings, type EdgeEnv, type EdgeRequest, edgeBindings } from './env.ts';
 import { answerHealth } from './health.ts';
 import { answerFromMemory } from './memory-hit.ts';
-import { answerObject, type RequestFacts } from './object-request.ts';
+import { answerObject } from './object-request.ts';
 import { CACHED_METHODS, passThrough } from './pass-through.ts';
 import { purge } from './purge.ts';
 import { withSiteResponses } from './site-responses.ts';
