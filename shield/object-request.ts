@@ -15,6 +15,7 @@ import { requestTarget } from '../shared/request/request-target.ts';
 import { healingUpstream, originHealing } from '../shared/tier/healing-upstream.ts';
 import { headObject } from '../shared/tier/object-head.ts';
 import { type ObjectRead, readPolicy } from '../shared/tier/ports.ts';
+import type { RequestFacts } from '../shared/tiers/request-facts.ts';
 import type { ShieldRequest } from './env.ts';
 import { originUpstream } from './origin/origin-upstream.ts';
 import { shieldCache, shieldKey } from './shield-cache.ts';
@@ -23,14 +24,6 @@ import { keptByWorkersCache, viaWorkersCache, workersCacheKey } from './workers-
 
 /** Larger than any object's slice count: "every slice". */
 const MAX_SLICE_INDEX = 999_999_999;
-
-/** What the shield knows of a request before it routes it. */
-export interface RequestFacts {
-  started: number;
-  /** How far the test clock is ahead (ms); 0 deployed. */
-  clockOffset: number;
-  url: URL;
-}
 
 export async function answerObject(request: Request, shield: ShieldRequest, facts: RequestFacts): Promise<Response> {
   const { meter } = shield;

@@ -4,12 +4,13 @@
 // the object is sliced at all. What to send back is decided by the caller (the edge answers
 // clients' ranges, the shield answers slice requests).
 
-import { type CacheStatusParams, type ForwardReason, memberDetail, SHIELD_CACHE_NAME } from '../http/cache-status.ts';
+import { type CacheStatusParams, type ForwardReason, memberDetail } from '../http/cache-status.ts';
 import { HttpError, isDisconnectedDetail, NotStored } from '../http/errors.ts';
 import { staleUse, usableOnError, usableWhenDisconnected } from '../http/stale.ts';
 import { indexedFields, variantKey } from '../http/vary.ts';
 import { isManifest, readManifest } from '../slices/object-meta.ts';
 import { currentAge, originAt, remainingFreshness } from '../store/stored-entry.ts';
+import { tier } from '../tiers/tiers.ts';
 import { type Claim, claim, claimOrWait, isFilling } from './collapse.ts';
 import { type Filled, fill } from './object-fill.ts';
 import type { ObjectRead } from './ports.ts';
@@ -101,7 +102,7 @@ function isDisconnected(outcome: Resolved | HttpError): boolean {
   if (outcome.kind !== 'whole') return false;
   return (
     isDisconnectedDetail(outcome.report.detail) ||
-    isDisconnectedDetail(memberDetail(outcome.headers.get('cache-status'), SHIELD_CACHE_NAME))
+    isDisconnectedDetail(memberDetail(outcome.headers.get('cache-status'), tier('shield').statusMember))
   );
 }
 
