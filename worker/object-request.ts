@@ -7,10 +7,10 @@ import { evaluatePreconditions, notModifiedHeaders } from '../shared/http/condit
 import { meteredUpstream, shieldFetchedFromOrigin } from '../shared/observe/request-meter.ts';
 import { purgeWatch } from '../shared/purge/purge.ts';
 import { purgeList } from '../shared/purge/purge-store.ts';
+import type { RequestFacts } from '../shared/request/request-facts.ts';
 import { healingUpstream, shieldHealing } from '../shared/tier/healing-upstream.ts';
 import { headObject } from '../shared/tier/object-head.ts';
 import { type ObjectRead, readPolicy } from '../shared/tier/ports.ts';
-import type { RequestFacts } from '../shared/tiers/request-facts.ts';
 import { edgeAddress } from './edge-address.ts';
 import { edgeCache } from './edge-cache.ts';
 import type { EdgeRequest } from './env.ts';

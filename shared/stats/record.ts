@@ -6,9 +6,6 @@ import { type CacheStatusParams, memberParams } from '../http/cache-status.ts';
 import { ONLY_IF_CACHED } from '../http/errors.ts';
 import { type TierName, tier } from '../tiers/tiers.ts';
 
-/** The CLI's name for a tier's name until it reads TierName (shared/tiers/tiers.ts). */
-export type StatsTier = TierName;
-
 /** What the tier did: served what it held, fetched, served stale, revalidated, waited for another's fetch, went around the cache, or failed. */
 export type Outcome = 'hit' | 'miss' | 'stale' | 'revalidated' | 'collapsed' | 'bypass' | 'error';
 
