@@ -1,11 +1,5 @@
-// `npm run bench:byte-cost`: what the runtime spends on a request and on its bytes, cold and
-// warm, as workerd CPU time (user + system, from /proc) per request and per MiB: the measured
-// inputs of the cost model (shared/cost/measured-cpu.ts, docs/costs.md). Both tiers and the
-// local Cache API simulator share one workerd process here, so a cold figure is both tiers'
-// work together. Sequential GETs of objects never asked for before (cold: origin → shield →
-// edge → client) and again (warm: the edge's Cache API, memory layer off), small and 1 MB
-// objects cached whole, 64 MiB objects as 8 MiB slices (whole GETs cold, then 8 MiB ranges of
-// them warm). Writes bench/results/<timestamp>/byte-cost.{md,json}.
+// `npm run bench:byte-cost`: workerd CPU time (user + system, from /proc) per request and per MiB, cold and warm,
+// whole and sliced: the measured inputs of the cost model (shared/cost/measured-cpu.ts, docs/costs.md).
 
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -72,6 +66,8 @@ try {
     },
   });
   cleanups.push(stack.dispose);
+  // Both tiers and the local Cache API simulator share one workerd process here, so a cold figure is both tiers' work
+  // together.
   const runtimes = processesNamed(process.pid, RUNTIME_NAME);
   const measure = async (name: string, what: string, gets: readonly Get[]): Promise<Phase> => {
     await sleep(SETTLE_MS);
@@ -100,6 +96,9 @@ try {
         range: [i * SLICE, (i + 1) * SLICE - 1] as [number, number],
       })),
     );
+    // Sequential GETs of objects never asked for before (cold: origin → shield → edge → client) and again (warm: the
+    // edge's Cache API); small and 1 MB objects cached whole, 64 MiB objects as 8 MiB slices (whole GETs cold, then
+    // 8 MiB ranges of them warm).
     measured.push([
       await measure('idle', 'no GETs: the settle windows alone', []),
       await measure('cold 20 KB', 'whole, origin → shield → edge', smallSet),

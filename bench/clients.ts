@@ -1,7 +1,5 @@
-// `npm run bench:clients`: real HTTP clients against the local stack, for the range semantics
-// (curl -r, curl -C -, wget -c, a curl multi-range), on the seeded 64 MiB video/big.bin. A client
-// that is not installed is reported as such and fails nothing; the run exits 1 only when a
-// client that is present got wrong bytes (or none).
+// `npm run bench:clients`: real HTTP clients against the local stack, for the range semantics (curl -r, curl -C -,
+// wget -c, a curl multi-range), on the seeded 64 MiB video/big.bin.
 
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -82,6 +80,7 @@ async function main(): Promise<void> {
     };
     const paths = await writeResults('clients', startedAt, json, markdown);
     console.log(`results: ${paths.join(', ')}`);
+    // A client that is not installed fails nothing: only one that is present and got wrong bytes (or none) does.
     process.exitCode = results.some((r) => r.result === 'FAIL') ? 1 : 0;
   } catch (error) {
     console.error(`bench:clients failed: ${describeError(error)}`);

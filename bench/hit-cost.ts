@@ -1,12 +1,5 @@
-// `npm run bench:hit-cost`: what one warm hit of a small object costs the runtime, counted as
-// workerd CPU time per request (steadier than requests per second on a shared machine), for
-// tiercache's edge answering from memory and from its Cache API namespace, each on the edge's own
-// workerd socket as deployed, and for the naive baselines (setup/peers/naive-worker.ts) on the
-// same runtime; the same memory hits through the local front (`npm start`'s, setup/front-layer.ts),
-// with the front's own CPU, as a layer of its own; the hot-hit targets judged on the edge's own
-// socket; then a V8 profile of the edge's hot path, by function. wrk, c = 100, a 20 KB object,
-// rounds interleaved. Writes bench/results/<timestamp>/hit-cost.{md,json}; docs/benchmarks.md,
-// "Where the time goes", reads it.
+// `npm run bench:hit-cost`: what one warm hit of a small object costs the runtime, in workerd CPU per request, for
+// tiercache's edge, the naive baselines and the local front; the hot-hit targets; a V8 profile of the edge's hot path.
 
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -28,6 +21,7 @@ const run = promisify(execFile);
 const OBJECT = { path: '/hit-20KB.bin', size: 20_000, seed: 0x4c17 };
 const CONNECTIONS = 100;
 const SECONDS = 3;
+/** Rounds interleaved across the targets, each judged by its median. */
 const ROUNDS = 3;
 const PROFILE_LINES = 12;
 
@@ -43,7 +37,10 @@ interface Target {
 interface Round {
   requests: number;
   reqPerSec: number;
-  /** workerd's user + system time (every workerd this run started) over the requests answered. */
+  /**
+   * workerd's user + system time (every workerd this run started) over the requests answered: steadier than requests
+   * per second on a shared machine.
+   */
   cpuUsPerRequest: number;
   /** This process's, where the local front runs (and nothing else while wrk runs). */
   nodeCpuUsPerRequest: number;
@@ -64,6 +61,10 @@ try {
   cleanups.push(cacheApi.dispose);
   const naive = await startNaiveWorkers({ origin: origin.url });
   cleanups.push(naive.stop);
+  // tiercache's edge from memory and from its Cache API namespace, each on its own workerd socket as deployed; the
+  // same memory hits through the local front (setup/front-layer.ts), with the front's own CPU, as a layer of its own;
+  // the naive baselines (setup/peers/naive-worker.ts) on the same runtime. The hot-hit targets are judged on the
+  // edge's own socket.
   const targets: Target[] = [
     { name: MEMORY_HIT, url: `${memory.url}${OBJECT.path}`, note: "worker/memory-hit.ts, the edge's own socket" },
     { name: THROUGH_FRONT, url: `${front.url}${OBJECT.path}`, note: 'the same isolate, behind local/front.ts' },
@@ -178,6 +179,7 @@ try {
     `Machine: ${describeMachine(machine())}.`,
   ].join('\n');
   process.stdout.write(`${markdown}\n`);
+  // bench/results/<timestamp>/hit-cost.{md,json}: docs/benchmarks.md, "Where the time goes", reads it.
   const paths = await writeResults(
     'hit-cost',
     startedAt,

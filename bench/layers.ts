@@ -1,6 +1,4 @@
-// `npm run bench:layers`: what each local layer costs (workloads/layer-costs.ts), on its own
-// and at full length: 100 connections, 1 s warm-up then 3 s measured per layer × route.
-// `npm run bench` runs a shorter version of the same inside its report.
+// `npm run bench:layers`: what each local layer costs (workloads/layer-costs.ts), on its own and at full length.
 
 import { layerCosts, layersTable } from './report/layers-table.ts';
 import { describeMachine, formatTable, machine, writeResults } from './report/results.ts';
@@ -8,6 +6,7 @@ import { stopChildren } from './setup/layers/launchers.ts';
 import { keepSignals } from './setup/signals.ts';
 import { BODY_KIB, type LayerPlan, measureLayers } from './workloads/layer-costs.ts';
 
+/** 1 s warm-up then 3 s measured per layer × route; `npm run bench` runs a shorter plan inside its report. */
 const PLAN: LayerPlan = { connections: 100, warmUpSec: 1, measureSec: 3 };
 
 const startedAt = new Date();

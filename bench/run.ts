@@ -1,10 +1,5 @@
-// `npm run bench` (`-- --quick` for the reduced suite, `-- --profile sg` for another origin
-// distance): the whole comparison, end to end. A static origin over deterministic objects,
-// behind the WAN shaper; tiercache (workerd via Miniflare, measured on the edge's own socket; in
-// Workload V also through the local front), the installed peers and the naive
-// baselines in front of it; Workload S, Workload V, the cold large object, the per-layer costs
-// and bench:memory; the performance targets judged on the lot; then bench/results/<timestamp>/ with the
-// report, the raw JSON and SVG charts. Progress goes to stderr, the targets table to stdout.
+// `npm run bench` (`-- --quick` for the reduced suite, `-- --profile sg` for another origin distance): the whole
+// comparison, end to end (bench/README.md says what it runs). Progress goes to stderr, the targets table to stdout.
 
 import { spawn } from 'node:child_process';
 import { relative } from 'node:path';

@@ -1,13 +1,5 @@
-// `npm run bench:stalled`: what ten clients that stopped reading cost everyone else. Both
-// tiers run as `npm start` runs them, in front of the shaped origin (80 ms first byte, 25 MB/s
-// per connection, as `npm run bench`); each cold 64 MiB download is timed alone, then with ten
-// readers stalled on cold large objects of their own (each read 1 MB and stopped reading,
-// connection open), in alternating rounds, so that the ratio is taken within one run. The
-// target: at least 0.8× the unloaded throughput, once the readers are stalled (what
-// they started on their way in, their first slices and read-ahead, has gone into the store);
-// a second figure, the download started the moment they stall, shows what those fills of
-// theirs cost while they run (on this runtime one thread serves both tiers and the cache).
-// The runtime's resident memory is sampled throughout. Writes bench/results/<ts>/stalled.*.
+// `npm run bench:stalled`: what ten clients that stopped reading cost a cold download through both tiers, as
+// `npm start` runs them in front of the shaped origin. Writes bench/results/<ts>/stalled.*.
 
 import { randomUUID } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
@@ -27,16 +19,26 @@ const MIB = 2 ** 20;
 const MB = 1e6;
 const DOWNLOAD_BYTES = 64 * MIB;
 const STALLED_BYTES = 24 * MIB;
+/** Each stalled reader reads a cold large object of its own, its connection left open. */
 const STALLED_READERS = 10;
 /** Each stalled reader takes this much of its object, then stops reading. */
 const READ_BEFORE_STALL = MB;
+/** Each download is timed alone and with readers stalled, in alternating rounds: the ratio is taken within one run. */
 const ROUNDS = 3;
+/**
+ * At least this share of the unloaded throughput, once the readers are stalled (what they started on their way in,
+ * their first slices and read-ahead, has gone into the store).
+ */
 const TARGET_RATIO = 0.8;
 const GET_TIMEOUT_MS = 120_000;
 const STALL_TIMEOUT_MS = 30_000;
 /** Runtime CPU below this share of a core, over half a second, counts as idle. */
 const IDLE_CPU_SHARE = 0.1;
 
+/**
+ * 'as 10 stall' is the download started the moment they stall: what those fills of theirs cost while they run (on this
+ * runtime one thread serves both tiers and the cache).
+ */
 type Phase = 'alone' | 'with 10 stalled' | 'as 10 stall';
 
 interface Download {
@@ -55,6 +57,7 @@ async function main(): Promise<void> {
   try {
     const origin = await startS3Origin();
     stops.push(() => origin.close());
+    // The shaper's defaults: 80 ms first byte, 25 MB/s per connection, as `npm run bench`.
     const shaper = await startShaper({ target: origin.url });
     stops.push(() => shaper.close());
     const phases: Phase[] = ['alone', 'with 10 stalled', 'as 10 stall'];
@@ -92,6 +95,7 @@ async function main(): Promise<void> {
     };
     const stack = await startWorkers({ config, port: 0 });
     stops.push(() => stack.dispose());
+    // The runtime's resident memory is sampled throughout.
     const pids = procAvailable() ? processesNamed(process.pid, RUNTIME_NAME) : [];
     const baseline = pids.length > 0 ? startSampler(pids, 100, 50) : undefined;
     await delay(1000);

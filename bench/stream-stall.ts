@@ -1,15 +1,5 @@
-// `npm run bench:stream-stall`: the lost exchanges Workload S reports on 50 MB sliced reads,
-// reproduced without tiercache. One worker on tiercache's runtime (Miniflare 4, workerd on a
-// socket of its own: setup/miniflare-direct.ts) keeps a 50 MB body in caches.default and serves
-// it three ways: as stored (a native pass-through), piped through a FixedLengthStream, and as
-// seven 8 MiB entries piped one after another into one FixedLengthStream (tiercache's sliced
-// read). wrk sends fixed counts with bench/load/wrk-load.lua, as Workload S does. Writes
-// bench/results/<ts>/stream-stall.*.
-//
-// What it shows here: answers whose body is fed by JavaScript stall for seconds now and then
-// and some connections are then closed under a request, with no error on the worker's side;
-// the pass-through never does. curl, Node's fetch and a raw socket client reading the same
-// answers byte-exactly have not met it, so the trigger is wrk's timing; see the README.
+// `npm run bench:stream-stall`: the lost exchanges Workload S reports on 50 MB sliced reads, reproduced without
+// tiercache, under wrk. Writes bench/results/<ts>/stream-stall.*.
 
 import { runWrk, wrkInstalled } from './load/wrk.ts';
 import { describeMachine, formatTable, machine, writeResults } from './report/results.ts';
@@ -20,8 +10,16 @@ const SLICE = 8 * 2 ** 20;
 const ROUNDS = 3;
 const REQUESTS = 500;
 const CONNECTIONS = 10;
+/**
+ * One body served three ways: as stored (a native pass-through), piped through a FixedLengthStream, and as seven 8 MiB
+ * entries piped one after another into one FixedLengthStream (tiercache's sliced read). What it shows here: answers
+ * whose body is fed by JavaScript stall for seconds now and then and some connections are then closed under a
+ * request, with no error on the worker's side; the pass-through never does. curl, Node's fetch and a raw socket
+ * client reading the same answers byte-exactly have not met it, so the trigger is wrk's timing (docs/benchmarks.md).
+ */
 const ROUTES = ['/stored', '/fixed-length', '/slices'] as const;
 
+/** One worker on tiercache's runtime (Miniflare 4, workerd on a socket of its own: setup/miniflare-direct.ts). */
 const WORKER = `
 const SIZE = ${SIZE}, SLICE = ${SLICE}, N = Math.ceil(SIZE / SLICE);
 const key = (name) => new Request('http://stall.invalid/' + name);
@@ -79,6 +77,7 @@ try {
   await ready.arrayBuffer();
   for (let round = 1; round <= ROUNDS; round++) {
     for (const route of ROUTES) {
+      // Fixed counts with bench/load/wrk-load.lua, as Workload S sends them.
       const load = await runWrk({
         urls: [new URL(url + route)],
         connections: CONNECTIONS,

@@ -1,10 +1,5 @@
-// What a load run is asked and what it answers, the same whichever generator runs it: wrk
-// (wrk.ts) or the keep-alive Node generator (node-http.ts); run-load.ts picks one.
-//
-// Counting, which both tools share: `requests` is responses received in full (any status),
-// `errors` is exchanges that ended without one (refused, reset, timed out), so with a fixed
-// count requests + errors = the count. What differs with wrk (its bytes, latencies and statuses)
-// is said in wrk.ts.
+// What a load run is asked and what it answers, the same whichever generator runs it: wrk (wrk.ts) or the
+// keep-alive Node generator (node-http.ts); run-load.ts picks one.
 
 /** Per request, until its last body byte, unless the options say otherwise. */
 export const DEFAULT_TIMEOUT_SEC = 10;
@@ -29,11 +24,14 @@ export interface LoadOptions {
   bodyBytes?: number;
 }
 
+/** Counted alike by both tools; what differs with wrk (its bytes, latencies and statuses) is said in wrk.ts. */
 export interface LoadResult {
   tool: 'wrk 4.x' | 'node-http';
+  /** Responses received in full (any status). */
   requests: number;
   /** Requests written, for a fixed count (wrk writes none past it either). */
   sent?: number;
+  /** Exchanges that ended without a response (refused, reset, timed out): requests + errors = a fixed count. */
   errors: number;
   /** wrk only: its own socket error count (connect, read, write, timeout), for the record. */
   socketErrors?: number;

@@ -1,6 +1,5 @@
-// The built-in load generator, for when wrk is not installed (or is not asked for): each
-// connection is a loop of back-to-back requests on its keep-alive socket. Also sampleHeaders, a
-// few sequential GETs whose header fields are kept.
+// The built-in load generator, for when wrk is not installed (or is not asked for): each connection is a loop of
+// back-to-back requests on its keep-alive socket. Also sampleHeaders, a few sequential GETs whose fields are kept.
 
 import { Agent, type ClientRequest, type IncomingHttpHeaders, request } from 'node:http';
 import { mean } from '../report/statistics.ts';

@@ -1,7 +1,5 @@
-// Load for the benchmarks: `connections` concurrent clients against one URL or several (taken in
-// turn), either for a fixed number of requests in all (Siege/ab style) or for a duration; wrk
-// runs both when it is installed (wrk.ts), else the built-in keep-alive Node generator
-// (node-http.ts). What both are asked and answer, and how they count: load-result.ts.
+// Load for the benchmarks: `connections` concurrent clients against one URL or several (taken in turn), for a fixed
+// number of requests in all (Siege/ab style) or for a duration, by wrk when it is installed, else by node-http.ts.
 
 import { DEFAULT_TIMEOUT_SEC, type LoadOptions, type LoadResult, MIB } from './load-result.ts';
 import { nodeLoad } from './node-http.ts';

@@ -1,7 +1,5 @@
-// One GET on a fresh connection, timed: to its first body byte and to its last, with the fields
-// that say how tiercache's tiers answered it. The body is counted and dropped. For the answers a
-// run must see one by one: the cold large object, and the first (the missing) request of each
-// cold phase of Workload S.
+// One GET on a fresh connection, timed to its first body byte and to its last, with the fields that say how
+// tiercache's tiers answered it; the body is counted and dropped.
 
 import { request } from 'node:http';
 import type { HeaderSample } from './load-result.ts';
@@ -9,6 +7,7 @@ import type { HeaderSample } from './load-result.ts';
 const DEFAULT_TIMEOUT_MS = 120_000;
 const TIER_FIELDS = ['cache-status', 'server-timing'] as const;
 
+/** For the answers a run must see one by one: the cold large object, the first (the missing) GET of each cold phase. */
 export interface TimedAnswer extends HeaderSample {
   bytes: number;
   /** From writing the request to the first body byte; NaN for an empty body. */

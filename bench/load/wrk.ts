@@ -1,14 +1,5 @@
-// wrk as a load generator: for a duration (its own way of running), or for an exact number of
-// requests in all (Siege/ab style), which wrk cannot do by itself: wrk-load.lua counts the
-// answers in each thread, stops the thread at its share and says so on stderr, and this file
-// then interrupts wrk's main thread, which would otherwise sleep out the whole -d. Either way
-// the numbers come from the script's JSON line (done()), not from wrk's rounded report.
-//
-// What wrk counts differently from the Node generator (node-http.ts): `bytes` are all bytes read
-// (headers too); p50 and p99 come from wrk's histogram, which wrk corrects for coordinated
-// omission (it adds the samples a slow answer would have kept from being sent), so they read
-// high; so does its mean, which for fixed counts is replaced by the script's exact one (see
-// wrk-load.lua); the max is exact either way. Statuses: see countStatuses below.
+// wrk as a load generator: for a duration (its own way of running), or for an exact number of requests in all
+// (Siege/ab style), which wrk cannot do by itself.
 
 import { execFile, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -44,9 +35,10 @@ export interface WrkOptions {
   bodyBytes?: number;
 }
 
-/** The JSON line wrk-load.lua's done() prints. */
+/** The JSON line wrk-load.lua's done() prints: the numbers come from it, not from wrk's rounded report. */
 export interface WrkSummary {
   requests: number;
+  /** All bytes read, headers too (the Node generator counts bodies only). */
   bytes: number;
   durationUs: number;
   /** First request written to last response read, on the script's clock; -1 when unknown. */
@@ -64,6 +56,11 @@ export interface WrkSummary {
   non2xx: number;
   countedStatuses: boolean;
   errors: { connect: number; read: number; write: number; timeout: number; status: number };
+  /**
+   * From wrk's histogram, which wrk corrects for coordinated omission (it adds the samples a slow answer would have
+   * kept from being sent), so p50, p99 and the mean read high; the max is exact. For fixed counts the mean is
+   * replaced by the script's exact one (latencySumUs).
+   */
   latencyUs: { mean: number; p50: number; p99: number; max: number };
 }
 
@@ -220,7 +217,9 @@ function isSummary(value: unknown): value is WrkSummary {
 /**
  * Runs wrk; once `threads` threads have said their share is answered (0: a duration run), or
  * when no answer has come for `stallMs`, it is interrupted until it exits. Killed after
- * `maxSeconds`, and then rejects.
+ * `maxSeconds`, and then rejects. A fixed count is run as a duration of `maxSeconds`: wrk-load.lua
+ * counts the answers in each thread, stops the thread at its share and says so on stderr, and wrk's
+ * main thread, which would otherwise sleep out the whole -d, is interrupted here.
  */
 function spawnWrk(
   args: string[],

@@ -1,9 +1,5 @@
-// What storing bytes costs this machine's kernel: the CPU time to write a file onto pages it
-// takes anew, against writing the same bytes over pages the file already has. Every cold byte a
-// cache stores lands on new pages, so where the first is dear (a VM whose balloon hands each
-// freed block back to the host, so each new page is a fault there) it bounds what any cache can
-// store per second, tiercache's two tiers first. Recorded with each full run, beside the
-// machine, with the guest's free page reporting when it has any.
+// What storing bytes costs this machine's kernel: the CPU time to write a file onto pages it takes anew, against
+// writing the same bytes over pages the file already has. Recorded with each full run, beside the machine.
 
 import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,7 +28,11 @@ export interface FreePageReporting {
   minFreeMs: number;
 }
 
-/** Writes `mib` MiB into a new file in `directory`, then over it again; the file is removed. */
+/**
+ * Writes `mib` MiB into a new file in `directory`, then over it again; the file is removed. Every cold byte a cache
+ * stores lands on new pages, so where the first is dear (a VM whose balloon hands each freed block back to the host,
+ * so each new page is a fault there) it bounds what any cache can store per second, tiercache's two tiers first.
+ */
 export function pageCost(mib = DEFAULT_MIB, directory = tmpdir()): PageCost {
   const folder = mkdtempSync(join(directory, 'tiercache-page-cost-'));
   const chunk = Buffer.alloc(MIB, 0x5a);

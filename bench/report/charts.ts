@@ -1,6 +1,5 @@
-// Charts for the benchmark reports as standalone SVG strings (720 × 360), no dependencies: grouped
-// bars (one group per case, one bar per series) and lines (x optionally on a log scale). Text is
-// XML-escaped; numbers must be finite (a RangeError names the one that is not).
+// Charts for the benchmark reports as standalone SVG strings (720 × 360), no dependencies: grouped bars (one group
+// per case, one bar per series) and lines (x optionally on a log scale).
 
 const WIDTH = 720;
 const HEIGHT = 360;
@@ -104,6 +103,7 @@ export function lineChart(chart: LineChart): string {
   return svg(chart.title, [...axes, ...lines, ...legend(chart.series.map((s) => s.name))]);
 }
 
+/** Text is XML-escaped here: titles, labels and tooltips. */
 export function escapeXml(value: string): string {
   // Characters XML 1.0 forbids (most C0 controls) are dropped; the five specials escaped.
   const allowed = value.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '');
@@ -205,6 +205,7 @@ function colour(index: number): string {
   return PALETTE[index % PALETTE.length] ?? '#000';
 }
 
+/** Numbers must be finite: a RangeError names the one that is not. */
 function finite(value: number, what: string): number {
   if (!Number.isFinite(value)) throw new RangeError(`expected a finite number for ${what}, got ${value}`);
   return value;

@@ -1,7 +1,5 @@
-// The project's performance targets (docs/benchmarks.md lists them), judged from one run's
-// results (`npm run bench`'s, and bench:hit-cost's hot hits): each a measured ratio beside its bound, "met" or "not met". A target whose
-// measurement is missing says why instead: a peer not installed, or a size the plan (quick
-// mode) did not run. Each row's id names what it measures. Pure: suite-report.ts prints it.
+// The project's performance targets (docs/benchmarks.md lists them), judged from one run's results (`npm run bench`'s,
+// and bench:hit-cost's hot hits): each a measured ratio beside its bound. Pure: suite-report.ts prints it.
 
 import type { OriginProfile } from '../setup/origin-profiles.ts';
 import { FRONT_NAME, type TargetName } from '../setup/targets.ts';
@@ -46,6 +44,7 @@ export type TargetId =
   | 'cold-together'
   | 'cold-together-memory';
 
+/** A target whose measurement is missing says why: a peer not installed, or a size the plan (quick mode) did not run. */
 export type Verdict = 'met' | 'not met' | 'n/a (peer not installed)' | 'n/a (not measured)';
 
 export interface TargetRow {

@@ -1,6 +1,5 @@
-// The local stack for benchmarks: the embedded S3 origin and both workers on free loopback
-// ports, wired as `npm start` wires them, and always stopped afterwards (temporary data
-// removed), also on Ctrl-C or SIGTERM.
+// The local stack for benchmarks: the embedded S3 origin and both workers on free loopback ports, wired as
+// `npm start` wires them.
 
 import { randomUUID } from 'node:crypto';
 import { type S3Origin, startS3Origin } from '../../local/origin.ts';
@@ -25,7 +24,7 @@ export interface LocalStack {
   slicing: SlicingConfig;
 }
 
-/** Runs `body` against a fresh stack and stops the stack afterwards, whatever happens. */
+/** Runs `body` against a fresh stack and stops it afterwards (temporary data removed), whatever happens, Ctrl-C too. */
 export async function withLocalStack<T>(body: (local: LocalStack) => Promise<T>): Promise<T> {
   const stops: (() => Promise<void>)[] = [];
   const stopAll = async () => {

@@ -1,8 +1,5 @@
-// Workers run the way tiercache runs locally (local/direct-miniflare.ts): Miniflare 4 drives workerd
-// and each worker is served on a workerd socket of its own, not through Miniflare's entry worker,
-// which costs about 3× per request (bench:layers). Used for the naive baselines (peers/naive.ts),
-// for the layers measurement's "Miniflare direct socket" row (layers/launchers.ts), so both stand
-// where tiercache does, and for bench:stream-stall's worker.
+// Workers run the way tiercache runs locally (local/direct-miniflare.ts): Miniflare 4 drives workerd and each worker
+// is served on a workerd socket of its own, not through Miniflare's entry worker, which costs about 3× per request.
 
 import { directSocket, moduleWorker, startDirectMiniflare } from '../../local/direct-miniflare.ts';
 
@@ -20,7 +17,11 @@ export interface DirectWorkers {
   stop(): Promise<void>;
 }
 
-/** One workerd, every worker on a free loopback port of its own; the Cache API backed as in `npm start`. */
+/**
+ * One workerd, every worker on a free loopback port of its own; the Cache API backed as in `npm start`. For the naive
+ * baselines (peers/naive.ts), the layers measurement's "Miniflare direct socket" row (layers/launchers.ts), so both
+ * stand where tiercache does, and bench:stream-stall's worker. The entry worker's 3× is measured by bench:layers.
+ */
 export async function startDirectWorkers(workers: readonly DirectWorker[]): Promise<DirectWorkers> {
   const started = await startDirectMiniflare(
     workers.map((worker) => ({

@@ -1,11 +1,4 @@
-// How far the origin is: named shaper settings after the regions of the 2024 Storj + Varnish
-// test (Varnish and load generators in San Francisco, Amsterdam and Singapore, all reading one
-// Storj S3 gateway; 10 connections, files of 100 KB to 50 MB).
-//
-// These are approximations chosen for benchmarks, not measurements: the write-up gives its
-// results as relative speed-ups and charts, no round-trip times or link rates. Each profile is
-// a first-byte latency (gateway time to first byte plus the round trip) and a per-connection
-// download rate, as a single TCP stream over that distance might sustain.
+// How far the origin is: named shaper settings after the regions of the 2024 Storj + Varnish test.
 import type { ShaperOptions } from './shaper.ts';
 
 export interface OriginProfile {
@@ -15,6 +8,13 @@ export interface OriginProfile {
   description: string;
 }
 
+/**
+ * After the 2024 Storj + Varnish test (Varnish and load generators in San Francisco, Amsterdam and Singapore, all
+ * reading one Storj S3 gateway; 10 connections, files of 100 KB to 50 MB). Approximations chosen for benchmarks, not
+ * measurements: the write-up gives its results as relative speed-ups and charts, no round-trip times or link rates.
+ * Each profile is a first-byte latency (gateway time to first byte plus the round trip) and a per-connection download
+ * rate, as a single TCP stream over that distance might sustain.
+ */
 export const ORIGIN_PROFILES = {
   sf: {
     name: 'sf',

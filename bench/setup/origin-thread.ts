@@ -1,9 +1,5 @@
-// The benchmark's origin side, on a thread of its own: the site origin (site-origin.ts) and the
-// WAN shapers in front of it (shaper.ts). On one thread with the client, moving a cold download's
-// bytes (origin, shaper, client: three copies of each byte on one event loop) capped what any
-// cache could be measured at, about 110 MiB/s on this 2-core machine, well under what tiercache's
-// tiers can take; on its own thread it is a remote origin's own machine, as it is for every
-// target alike. Each shaper's counts are read here as they are made (shared memory).
+// The benchmark's origin side, on a thread of its own: the site origin (site-origin.ts) and the WAN shapers in front
+// of it (shaper.ts), each shaper's counts read here as they are made (shared memory).
 import { Worker } from 'node:worker_threads';
 import type { FromOriginThread, ToOriginThread } from './origin-worker.ts';
 import { type Shaper, type ShaperOptions, sharedCounts } from './shaper.ts';
@@ -15,7 +11,12 @@ export interface OriginThread {
   startShaper(options: ShaperOptions): Promise<Shaper>;
 }
 
-/** Starts the thread with `objects` written and served; its `origin.close()` stops the thread. */
+/**
+ * Starts the thread with `objects` written and served; its `origin.close()` stops the thread. On one thread with the
+ * client, moving a cold download's bytes (origin, shaper, client: three copies of each byte on one event loop) capped
+ * what any cache could be measured at, about 110 MiB/s on this 2-core machine, well under what tiercache's tiers can
+ * take; on its own thread it is a remote origin's own machine, as it is for every target alike.
+ */
 export async function startOriginThread(objects: readonly BenchObject[]): Promise<OriginThread> {
   const worker = new Worker(new URL('./origin-worker.ts', import.meta.url), { workerData: { objects } });
   const waiting = new Map<number, (message: FromOriginThread) => void>();

@@ -1,7 +1,5 @@
-// A WAN-like link in front of a loopback origin: a TCP proxy that holds the first byte of each
-// response for a round trip's worth of latency and caps each connection's download rate with
-// a token bucket, so a local S3 server answers like a distant gateway. It shapes real sockets
-// (keep-alive, any method, any body) and never sleeps inside the workers it serves.
+// A WAN-like link in front of a loopback origin: a TCP proxy that holds each response's first byte for a round trip
+// and caps each connection's download rate, so a local S3 server answers like a distant gateway.
 import { type AddressInfo, connect, createServer, type Server, type Socket } from 'node:net';
 
 const DEFAULT_FIRST_BYTE_LATENCY_MS = 80;
@@ -128,7 +126,10 @@ export async function startShaper(
   };
 }
 
-/** Forwards both ways; upstream→client held for the latency at each response start, then rate-capped. */
+/**
+ * Forwards both ways; upstream→client held for the latency at each response start, then rate-capped by a token bucket.
+ * Real sockets (keep-alive, any method, any body) are shaped, so it never sleeps inside the workers it serves.
+ */
 function shapeConnection(client: Socket, upstream: Socket, link: Link): void {
   const queue: Buffer[] = [];
   let queuedBytes = 0;

@@ -1,8 +1,5 @@
-// The benchmark's one origin for every cache under test: a small static file server over a
-// temporary directory, answering as a plain web server does (RFC 9110): Content-Length, a strong
-// ETag (size and mtime), Last-Modified, Accept-Ranges, one byte range (§14.2), If-None-Match
-// (§13.1.2) and `Cache-Control: max-age=3600`. Peers cannot sign S3 requests, so everyone, tiercache
-// included (ORIGIN_KIND=http), reads the same objects through the same shaper from here.
+// The benchmark's one origin for every cache under test: a small static file server over a temporary directory,
+// answering as a plain web server does (RFC 9110).
 
 import { createReadStream, rmSync } from 'node:fs';
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
@@ -53,6 +50,11 @@ export async function startSiteOrigin(objects: readonly BenchObject[]): Promise<
   };
 }
 
+/**
+ * Content-Length, a strong ETag (size and mtime), Last-Modified, Accept-Ranges, one byte range (§14.2), If-None-Match
+ * (§13.1.2) and `Cache-Control: max-age=3600`. Peers cannot sign S3 requests, so everyone, tiercache included
+ * (ORIGIN_KIND=http), reads the same objects through the same shaper from here.
+ */
 async function serve(directory: string, request: IncomingMessage, response: ServerResponse): Promise<void> {
   if (request.method !== 'GET' && request.method !== 'HEAD') return end(response, 405, { allow: 'GET, HEAD' });
   const pathname = decodeURIComponent(new URL(request.url ?? '/', 'http://origin').pathname);

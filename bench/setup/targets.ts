@@ -1,10 +1,5 @@
-// The caches under test, each in front of the same shaped origin: tiercache (both workers in
-// workerd via Miniflare, ORIGIN_KIND=http), and, when installed, Varnish (malloc) and nginx
-// (proxy_cache, and the slice module at tiercache's slice size); and the naive single-tier
-// workers on tiercache's runtime (caches.default, a global Map). Fresh processes start with
-// empty caches; `direct` is the shaped origin itself, the baseline every speed-up is against.
-// tiercache is measured on the edge's own workerd socket, as deployed; `tiercache-front` is the
-// same edge through the local front `npm start` puts before it (front-layer.ts), a layer of its own.
+// The caches under test, each in front of the same shaped origin: tiercache, Varnish and nginx when installed, and
+// the naive single-tier workers on tiercache's runtime (caches.default, a global Map).
 
 import { randomUUID } from 'node:crypto';
 import { startWorkers } from '../../local/workers.ts';
@@ -12,8 +7,12 @@ import type { RawConfig } from '../../shared/config/config.ts';
 import { frontBefore } from './front-layer.ts';
 import { type Peers, startNaiveWorkers, startNginx, startVarnish } from './peers/peers.ts';
 
+/** tiercache's slices, and nginx's slice module cut at the same size. */
 export const SLICE_SIZE = 8 * 2 ** 20;
+/** Varnish's malloc storage. */
 const VARNISH_STORAGE_MIB = 2048;
+
+/** `direct` is the shaped origin itself, the baseline every speed-up is against. */
 
 export type TargetName =
   | 'direct'
@@ -89,6 +88,7 @@ async function startTarget(
       return [{ name, url: origin, stop: async () => undefined }];
     case 'tiercache':
     case 'tiercache-front': {
+      // Both workers in workerd via Miniflare, measured on the edge's own workerd socket, as deployed.
       const config: RawConfig = {
         ORIGIN_KIND: 'http',
         ORIGIN_URL: origin,

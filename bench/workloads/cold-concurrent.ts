@@ -1,9 +1,5 @@
-// Several cold downloads at once: `count` different objects of the same size, each read by a GET
-// of its own through tiercache at the same moment, every cache empty of them. What they get
-// together, against what one direct single stream gets (the cold large object's run), and how
-// far workerd's resident memory grows meanwhile: one isolate per tier serves them all, so its
-// read-ahead pool and its streaming buffers are shared (the targets cold-together, ≥ 5× one
-// direct stream, and cold-together-memory, growth within 96 MB: requirements.ts).
+// Several cold downloads at once: `count` different objects of the same size, each read by a GET of its own through
+// tiercache at the same moment, every cache empty of them; what they get together and how far workerd's RSS grows.
 
 import { setTimeout as delay } from 'node:timers/promises';
 import { timedGet } from '../load/timed-get.ts';
@@ -32,7 +28,12 @@ export interface ConcurrentRun {
   runtime: { pids: number[]; baselineBytes: number; peakBytes: number; growthBytes: number };
 }
 
-/** The downloads, at once, through `tiercache` (whose runtime is the only workerd this process runs now). */
+/**
+ * The downloads, at once, through `tiercache` (whose runtime is the only workerd this process runs now). One isolate
+ * per tier serves them all, so its read-ahead pool and its streaming buffers are shared: the targets cold-together
+ * (≥ 5× one direct stream, the cold large object's run) and cold-together-memory (growth within 96 MB) judge it in
+ * ../report/requirements.ts.
+ */
 export async function coldConcurrent(context: Context, tiercache: Target): Promise<ConcurrentRun> {
   const { plan, log } = context;
   const { count, label, size } = plan.coldConcurrent;

@@ -1,6 +1,5 @@
-// The cold large object: one GET of an object no cache has seen, through each cache, against a
-// single-stream GET straight from the shaped origin. Time to first byte, throughput, and what the
-// origin sent. tiercache fetches 8 MiB slices in parallel (read-ahead), the peers one stream.
+// The cold large object: one GET of an object no cache has seen, through each cache, against a single-stream GET
+// straight from the shaped origin: time to first byte, throughput, and what the origin sent.
 
 import { timedGet } from '../load/timed-get.ts';
 import { type TierVerdicts, tierVerdicts } from '../probes/tier-verdicts.ts';
@@ -26,8 +25,8 @@ export interface ColdRun {
 }
 
 /**
- * `shaperOf` answers the shaper in front of each target's origin. tiercache reads slices in
- * parallel and works the CPU: it runs alone, first. The others read one stream each, capped at
+ * `shaperOf` answers the shaper in front of each target's origin. tiercache reads 8 MiB slices in
+ * parallel (read-ahead) and works the CPU: it runs alone, first. The others read one stream each, capped at
  * one connection's bandwidth by the shaper, so they run at once, each through a shaper of its
  * own, whose counters then say what that target alone took from the origin.
  */

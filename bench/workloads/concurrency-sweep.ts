@@ -1,8 +1,5 @@
-// Workload V, after the 2009 Varnish vs Squid test: small objects served from a warm cache at
-// rising concurrency, for a fixed time each (wrk when installed): requests per second, mean and
-// p99 latency, errors. The caches of the plan run every cell; the naive baselines (the
-// floor for tiercache's edge hits) and tiercache through the local front (what the front costs
-// a hit) at the plan's concurrencies only. Each target is warmed with one GET of each object first.
+// Workload V, after the 2009 Varnish vs Squid test: small objects served from a warm cache at rising concurrency,
+// for a fixed time each (wrk when installed): requests per second, mean and p99 latency, errors.
 
 import type { LoadResult } from '../load/load-result.ts';
 import { runLoad } from '../load/run-load.ts';
@@ -31,6 +28,8 @@ export async function workloadV(context: Context): Promise<VRun[]> {
   for (const size of sizes) {
     for (const connections of concurrency) {
       for (const target of targets) {
+        // The naive baselines (the floor for tiercache's edge hits) and tiercache through the local front (what the
+        // front costs a hit) run at the plan's naive concurrencies only; the caches of the plan run every cell.
         if (JUDGED_CELLS_ONLY.includes(target.name) && !naiveConcurrency.includes(connections)) continue;
         const durationSec = naiveConcurrency.includes(connections)
           ? plan.workloadV.naiveDurationSec

@@ -1,10 +1,5 @@
-// What each local layer costs: the naive worker (../setup/layers/naive-worker.ts) under wrk on
-// bare workerd, on Miniflare with a direct socket (what tiercache runs on locally), through
-// Miniflare's entry worker and under `wrangler dev --local` (../setup/layers/launchers.ts), for
-// `/map/1` (a global Map: the runtime and the layer's entry) and `/cache/1` (caches.default: adds
-// the local Cache API simulator). Warm figures only: one priming GET, a warm-up run, then the
-// measured run. Run by bench:layers on its own, and reduced inside `npm run bench`; its tables:
-// ../report/layers-table.ts.
+// What each local layer costs: the naive worker (../setup/layers/naive-worker.ts) under wrk in each layer a worker
+// can run in locally (../setup/layers/launchers.ts); run by bench:layers, reduced inside `npm run bench`.
 
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +18,7 @@ import {
 
 /** Relative to the project root, as bundleWorker takes it. */
 const ENTRY = relative(PROJECT_ROOT, fileURLToPath(new URL('../setup/layers/naive-worker.ts', import.meta.url)));
+/** A global Map: the runtime and the layer's entry; caches.default: adds the local Cache API simulator. */
 export const ROUTES = ['/map/1', '/cache/1'] as const;
 /** The worker's bodies (naive-worker.ts). */
 export const BODY_KIB = 20;
@@ -72,6 +68,7 @@ export async function measureLayers(plan: LayerPlan, log: (message: string) => v
   return measurements;
 }
 
+/** Warm figures only: one priming GET, a warm-up run, then the measured run. Its tables: ../report/layers-table.ts. */
 async function measure(
   layer: Layer,
   route: Route,

@@ -1,6 +1,5 @@
-// Range semantics as real clients see them (RFC 9110 §14): curl -r, curl -C - and wget -c
-// resuming a cut download, and curl asking for two ranges at once. Each check runs one client
-// against the edge and compares the bytes it saved with the object's own.
+// Range semantics as real clients see them (RFC 9110 §14): curl -r, curl -C - and wget -c resuming a cut download,
+// and curl asking for two ranges at once.
 
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
@@ -43,6 +42,7 @@ const RESUME_FROM = 10 * MIB + 123;
 const CURL = ['-q', '--silent', '--show-error', '--noproxy', '*', '--max-time', String(TIMEOUT_MS / 1000)];
 const WGET = ['--no-config', '--no-proxy', '--tries=1', '--timeout=60', '--progress=dot:giga'];
 
+/** Each check runs one client against the edge and compares the bytes it saved with the object's own. */
 export const CHECKS: Check[] = [
   { name: 'curl -r 1000-2000', client: 'curl', run: curlRange },
   { name: 'curl -C - (resume a cut download)', client: 'curl', run: curlResume },

@@ -1,10 +1,5 @@
-// Workload S, after the 2024 Storj + Varnish test: for each object size, 10 connections share a
-// fixed count of GETs of one object (10 × 50 = 500). The origin is read directly (through the
-// shaper) once; each cache is read twice, cold (its first 500 requests for that object) and warm
-// (the same again). The cold phase's first request is made alone, timed and its headers kept,
-// so that it is the miss (tiercache's per-tier timings of a miss come from it); the other 499 are
-// the load. The naive baselines run warm only (primed by one GET): how far any worker gets on tiercache's runtime.
-// What reached the origin is counted at the shaper; tiercache's tiers are read from its headers.
+// Workload S, after the 2024 Storj + Varnish test: for each object size, 10 connections share a fixed count of GETs
+// of one object (10 × 50 = 500), read cold then warm through each cache, once directly from the shaped origin.
 
 import type { LoadResult } from '../load/load-result.ts';
 import { sampleHeaders } from '../load/node-http.ts';
@@ -43,6 +38,11 @@ export interface SResult {
   tiers: Record<string, STiers>;
 }
 
+/**
+ * Each cache is read twice, cold (its first 500 requests for that object) and warm (the same again). The naive
+ * baselines run warm only (primed by one GET): how far any worker gets on tiercache's runtime. What reached the origin
+ * is counted at the shaper; tiercache's tiers are read from its headers.
+ */
 export async function workloadS(context: Context): Promise<SResult> {
   const { plan, targets } = context;
   const runs: SRun[] = [];
@@ -72,7 +72,10 @@ export async function workloadS(context: Context): Promise<SResult> {
   return { runs, tiers };
 }
 
-/** One phase's run, and for a cold one its first answer (with the headers the tier table reads). */
+/**
+ * One phase's run, and for a cold one its first answer (with the headers the tier table reads): made alone and timed,
+ * so that it is the miss (tiercache's per-tier timings of a miss come from it); the other 499 are the load.
+ */
 async function phase(
   context: Context,
   sizeCase: SizeCase,

@@ -1,9 +1,5 @@
-// The local layers a worker can run in, each started on a free loopback port around the same
-// bundled naive worker (naive-worker.ts): bare workerd (a generated capnp config, no Cache API
-// service), Miniflare with the worker on a workerd socket of its own (as tiercache runs
-// locally), Miniflare through its entry worker, and `wrangler dev --local`. Each answers a
-// stop() that ends every process it started (the whole process group for workerd and wrangler)
-// and removes its temporary files.
+// The local layers a worker can run in, each started on a free loopback port around the same bundled naive worker
+// (naive-worker.ts): bare workerd, Miniflare direct and through its entry worker, and `wrangler dev --local`.
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -21,6 +17,7 @@ const BIN = join(PROJECT_ROOT, 'node_modules', '.bin');
 
 export type LayerName = 'workerd' | 'Miniflare direct socket' | 'Miniflare entry' | 'wrangler dev';
 
+/** stop() ends every process the layer started (the whole process group for workerd and wrangler), and its files. */
 export interface Layer {
   name: LayerName;
   /** `http://127.0.0.1:PORT` */
@@ -30,7 +27,7 @@ export interface Layer {
   stop(): Promise<void>;
 }
 
-/** `workerd serve` with one worker, its module embedded from a temporary folder. */
+/** `workerd serve` with one worker, its module embedded from a temporary folder: a generated capnp config, no Cache API. */
 export async function startWorkerd(code: string): Promise<Layer> {
   const directory = await mkdtemp(join(tmpdir(), 'tiercache-layers-workerd-'));
   const port = await freePort();

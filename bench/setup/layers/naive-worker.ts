@@ -1,6 +1,5 @@
-// The naive single-tier baselines, one worker: `GET /map/<n>` answers from a global Map (built
-// once, at first use), `GET /cache/<n>` from caches.default, filling it on a miss with the same
-// body. No origin: what is measured is the runtime and the local layers around it.
+// The naive single-tier baseline with no origin, one worker: what is measured is the runtime and the local layers
+// around it.
 
 const BODY_BYTES = 20 * 1024;
 const MAP_KEYS = 16;
@@ -25,6 +24,7 @@ export default {
   },
 };
 
+/** `GET /map/<n>`: from a global Map, built once, at first use. */
 function fromMap(key: string): Response {
   bodies ??= new Map(Array.from({ length: MAP_KEYS }, (_, i) => [String(i), body(String(i))]));
   const stored = bodies.get(key) ?? body(key);
@@ -33,6 +33,7 @@ function fromMap(key: string): Response {
   });
 }
 
+/** `GET /cache/<n>`: from caches.default, filled on a miss with the same body. */
 async function fromCache(request: Request): Promise<Response> {
   const cache = (globalThis.caches as unknown as { default: DefaultCache }).default;
   const hit = await cache.match(request);

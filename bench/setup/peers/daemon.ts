@@ -1,7 +1,5 @@
-// What both peers' launchers share: a base URL taken apart for a config file, templates filled
-// in, and a daemon run in the foreground from a temporary directory, waited for until it
-// answers, and stopped (directory removed) on stop() or when this process exits. Their ports
-// come from ../free-port.ts.
+// What both peers' launchers share: a base URL taken apart for a config file, templates filled in, and a daemon run
+// in the foreground from a temporary directory and waited for until it answers (ports: ../free-port.ts).
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';

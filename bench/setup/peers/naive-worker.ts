@@ -1,10 +1,5 @@
-// The naive single-tier baselines, one worker run twice in front of the benchmark's
-// origin (ORIGIN_URL): NAIVE_MODE=cache puts caches.default in front of it (match; on a miss
-// fetch, put, serve), NAIVE_MODE=map a global Map (the first request for a URL fetches and keeps
-// the whole body, later ones are served from memory). No slices, no revalidation, no collapsed
-// misses: the floor tiercache's edge hits are measured against, on the same runtime.
-// (bench/setup/layers/naive-worker.ts is the origin-less twin that measures the runtime's
-// layers.)
+// The naive single-tier baselines, one worker run twice in front of the benchmark's origin (ORIGIN_URL): the floor
+// tiercache's edge hits are measured against, on the same runtime. Its origin-less twin: ../layers/naive-worker.ts.
 
 interface Env {
   ORIGIN_URL: string;
@@ -38,12 +33,14 @@ export default {
     if (request.method !== 'GET') return new Response('expected GET\n', { status: 405 });
     const { pathname, search } = new URL(request.url);
     const upstream = new URL(pathname + search, env.ORIGIN_URL);
+    // No slices, no revalidation, no collapsed misses.
     if (env.NAIVE_MODE === 'map') return fromMap(upstream);
     if (env.NAIVE_MODE === 'cache') return fromCache(request, upstream);
     return new Response(`NAIVE_MODE must be map or cache, got ${env.NAIVE_MODE}\n`, { status: 500 });
   },
 };
 
+/** NAIVE_MODE=map: the first request for a URL fetches and keeps the whole body, later ones are served from memory. */
 async function fromMap(upstream: URL): Promise<Response> {
   let entry = kept.get(upstream.href);
   if (!entry) {
@@ -60,6 +57,7 @@ async function fromMap(upstream: URL): Promise<Response> {
   return new Response(entry.body, { status: entry.status, headers: entry.headers });
 }
 
+/** NAIVE_MODE=cache: caches.default in front of the origin (match; on a miss fetch, put, serve). */
 async function fromCache(request: Request, upstream: URL): Promise<Response> {
   const cache = (globalThis.caches as unknown as { default: DefaultCache }).default;
   const hit = await cache.match(request);

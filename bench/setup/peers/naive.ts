@@ -1,6 +1,4 @@
-// The naive baselines (naive-worker.ts) as peers: bundled as tiercache's workers are (esbuild,
-// local/bundle.ts), both in one workerd driven by Miniflare, each on a socket of its own as
-// tiercache's edge is (../miniflare-direct.ts), in front of the same origin.
+// The naive baselines (naive-worker.ts) as peers, in front of the same origin.
 
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +17,10 @@ export interface NaivePeers {
   stop(): Promise<void>;
 }
 
+/**
+ * Bundled as tiercache's workers are (esbuild, local/bundle.ts), both in one workerd driven by Miniflare, each on a
+ * socket of its own as tiercache's edge is (../miniflare-direct.ts).
+ */
 export async function startNaiveWorkers(options: { origin: string }): Promise<NaivePeers> {
   const { code } = await bundleWorker(ENTRY);
   const workers = await startDirectWorkers([
