@@ -16,12 +16,12 @@ import { moveDeadlineMs } from '../shared/slices/move-deadline.ts';
 import { sliceLength } from '../shared/slices/slice-plan.ts';
 import { warmWord } from '../shared/slices/slice-protocol.ts';
 import { identityPipe } from '../shared/streams/identity-pipe.ts';
-import { pinnedSpans } from '../shared/tier/object-slices.ts';
 import type { Budget, ObjectRead } from '../shared/tier/ports.ts';
 import type { SlicedObject } from '../shared/tier/resolved.ts';
-import { deadline } from '../shared/tier/slice-ahead.ts';
-import type { SliceStore } from '../shared/tier/slice-ports.ts';
-import { tierSlices } from '../shared/tier/slice-store.ts';
+import { tierSlices } from '../shared/tier/slice-reader/cached-slices.ts';
+import { pinnedSpans } from '../shared/tier/slice-reader/object-slices.ts';
+import type { SliceStore } from '../shared/tier/slice-reader/ports.ts';
+import { deadline } from '../shared/tier/slice-reader/read-ahead.ts';
 
 /** Subrequests a slice may cost here: a lookup, the origin's fetch, the put. */
 const PER_SLICE = 3;

@@ -10,10 +10,10 @@ import { BadGateway, PreconditionFailed, VersionChanged } from '../shared/http/e
 import { appendServerTiming, serverTimingMetric } from '../shared/http/server-timing.ts';
 import { slicesFor } from '../shared/slices/slice-plan.ts';
 import { forgetObject, resolveObject } from '../shared/tier/object-read.ts';
-import { readObjectSlices } from '../shared/tier/object-slices.ts';
 import type { Budget, ObjectRead } from '../shared/tier/ports.ts';
 import type { Resolved, WholeObject } from '../shared/tier/resolved.ts';
-import { SUBREQUESTS_PER_SLICE } from '../shared/tier/slice-reader.ts';
+import { readObjectSlices } from '../shared/tier/slice-reader/object-slices.ts';
+import { SUBREQUESTS_PER_SLICE } from '../shared/tier/slice-reader/reader.ts';
 import { slicedReport, tierAnswer } from '../shared/tier/tier-headers.ts';
 
 import { firstSliceHint, framedBody, planRanges, unsatisfiable, wholeInOnePiece, wholePieces } from './client-range.ts';

@@ -16,7 +16,7 @@ import { type Piece, rangesStream } from '../shared/streams/byte-stream.ts';
 import { claim, isFilling } from '../shared/tier/collapse.ts';
 import type { Budget, ObjectRead } from '../shared/tier/ports.ts';
 import type { SlicedObject } from '../shared/tier/resolved.ts';
-import { storedPart } from '../shared/tier/slice-store.ts';
+import { storedPart } from '../shared/tier/slice-reader/cached-slices.ts';
 import { remove, store } from '../shared/tier/tier-cache.ts';
 
 /** The stored whole copy of `sliced`'s version, if this tier has one (one lookup). */

@@ -63,7 +63,7 @@ const DEFAULT_WHOLE_COPY = 64 * MIB;
  * Slices in flight on a cold read at the edge, at most. Each is read ahead through the caches,
  * holding no memory, so what bounds it is the origin: Storj allows 500 concurrent transfers per
  * credential, shared by every edge isolate reading through it. A download starts at 16
- * (slice-reading.ts) and grows while that adds throughput (bench: 256 MiB through the 80 ms /
+ * (shared/tier/slice-reader/window.ts) and grows while that adds throughput (bench: 256 MiB through the 80 ms /
  * 25 MB/s origin, 6.2× a single stream on this 2-core machine, bound by its CPU).
  */
 const DEFAULT_PARALLEL = 32;

@@ -35,7 +35,7 @@ export interface SliceAsk {
   /** The client's request: once it aborts (the client went away), so does this fetch, body and all. */
   signal?: AbortSignal | undefined;
   /**
-   * The copy of a slice a warm stored at the next hop (slice-ahead.ts): the second half of one
+   * The copy of a slice a warm stored at the next hop (slice-reader/read-ahead.ts): the second half of one
    * request for it, counted with the warm at both tiers (shared/observe/read-ahead-copy.ts).
    */
   copy?: boolean | undefined;

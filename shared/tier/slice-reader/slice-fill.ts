@@ -3,9 +3,9 @@
 // Straight through (its pace the reader's) when it may not be stored, or the budget has no room
 // for the store and a read back.
 
-import { bodySource } from '../streams/body-source.ts';
-import { type Fill, startFill } from './fill.ts';
-import type { SliceReadOptions, WindowState } from './slice-ports.ts';
+import { bodySource } from '../../streams/body-source.ts';
+import { type Fill, startFill } from '../fill.ts';
+import type { SliceReadOptions, WindowState } from './ports.ts';
 
 export interface SliceFillContext {
   options: SliceReadOptions;

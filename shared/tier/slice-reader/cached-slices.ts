@@ -4,15 +4,15 @@
 // fill.ts); one that reads short or long is forgotten, and the read fails rather than pass on
 // a shifted byte.
 
-import { retention } from '../http/stale.ts';
-import { isSliceEntry, type ObjectMeta, sliceEntryHeaders, type WHOLE_COPY } from '../slices/object-meta.ts';
-import { sliceKey } from '../slices/slice-plan.ts';
-import type { EntryMeta } from '../store/stored-entry.ts';
-import { nativeBody } from '../streams/native-body.ts';
-import { type Claim, claim, claimOrWait } from './collapse.ts';
-import { storeNatively } from './native-store.ts';
-import type { SliceStore } from './slice-ports.ts';
-import { lookup, openPut, remove, type TierCache } from './tier-cache.ts';
+import { retention } from '../../http/stale.ts';
+import { isSliceEntry, type ObjectMeta, sliceEntryHeaders, type WHOLE_COPY } from '../../slices/object-meta.ts';
+import { sliceKey } from '../../slices/slice-plan.ts';
+import type { EntryMeta } from '../../store/stored-entry.ts';
+import { nativeBody } from '../../streams/native-body.ts';
+import { type Claim, claim, claimOrWait } from '../collapse.ts';
+import { storeNatively } from '../native-store.ts';
+import { lookup, openPut, remove, type TierCache } from '../tier-cache.ts';
+import type { SliceStore } from './ports.ts';
 
 /**
  * The body stored at `key` if it is the part asked for (slice `index`, or the whole copy) with

@@ -5,12 +5,12 @@
 // from the request's subrequest budget, and none may spend what the rest of the read still
 // needs to deliver every byte.
 
-import { sliceLength } from '../slices/slice-plan.ts';
-import { splitStream } from '../streams/split-stream.ts';
-import type { Fill } from './fill.ts';
-import { COPIES, Gate, readAhead } from './slice-ahead.ts';
+import { sliceLength } from '../../slices/slice-plan.ts';
+import { splitStream } from '../../streams/split-stream.ts';
+import type { Fill } from '../fill.ts';
+import type { SliceReadOptions, WindowState } from './ports.ts';
+import { COPIES, Gate, readAhead } from './read-ahead.ts';
 import { fillSlice } from './slice-fill.ts';
-import type { SliceReadOptions, WindowState } from './slice-ports.ts';
 
 export class SliceSources {
   /** Of the slices looked up before the first byte: how many were there (hits), of how many (checked). */

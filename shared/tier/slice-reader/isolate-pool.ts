@@ -4,7 +4,7 @@
 // downloads in one isolate share one window of fetches, and each still has its next slice.
 // Module state: one pool per isolate (each tier is its own isolate, with its own pool).
 
-import type { ReadaheadPool } from './slice-ports.ts';
+import type { ReadaheadPool } from './ports.ts';
 
 const pool: ReadaheadPool = { limit: 0, inUse: 0 };
 

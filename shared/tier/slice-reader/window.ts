@@ -1,11 +1,11 @@
 // One read's window: the slots it has started, in order, ahead of the reader, and the shares of
 // the isolate's read-ahead they hold. Where each slot's slice comes from is slice-sources.ts.
 
-import { Parallelism } from '../slices/parallelism.ts';
-import { sliceBytes } from '../slices/slice-plan.ts';
-import type { Piece } from '../streams/byte-stream.ts';
-import type { SliceReadOptions } from './slice-ports.ts';
-import { SliceSources } from './slice-sources.ts';
+import { Parallelism } from '../../slices/parallelism.ts';
+import { sliceBytes } from '../../slices/slice-plan.ts';
+import type { Piece } from '../../streams/byte-stream.ts';
+import type { SliceReadOptions } from './ports.ts';
+import { SliceSources } from './sources.ts';
 
 /** Where a download's parallelism starts (at most SLICE_PARALLEL): 16 slices of 8 MiB, 128 MiB on their way. */
 const START_PARALLEL = 16;

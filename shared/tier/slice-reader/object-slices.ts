@@ -1,16 +1,16 @@
 // Reading a sliced object's slices at a tier: its own slice store, the next hop for the ones it
 // lacks (pinned to the manifest's version), and what discovery already brought.
 
-import { VersionChanged } from '../http/errors.ts';
-import type { ObjectMeta } from '../slices/object-meta.ts';
-import type { SliceSpan } from '../slices/slice-plan.ts';
-import { forgetObject } from './object-read.ts';
-import type { Budget, ObjectRead, SliceAsk } from './ports.ts';
-import { isolateReadahead } from './readahead-pool.ts';
-import type { SlicedObject } from './resolved.ts';
-import type { ReadAhead, SliceRead, SliceReadOptions } from './slice-ports.ts';
-import { readSlices } from './slice-reader.ts';
-import { tierSlices } from './slice-store.ts';
+import { VersionChanged } from '../../http/errors.ts';
+import type { ObjectMeta } from '../../slices/object-meta.ts';
+import type { SliceSpan } from '../../slices/slice-plan.ts';
+import { forgetObject } from '../object-read.ts';
+import type { Budget, ObjectRead, SliceAsk } from '../ports.ts';
+import type { SlicedObject } from '../resolved.ts';
+import { tierSlices } from './cached-slices.ts';
+import { isolateReadahead } from './isolate-pool.ts';
+import type { ReadAhead, SliceRead, SliceReadOptions } from './ports.ts';
+import { readSlices } from './reader.ts';
 
 export interface SliceWindow {
   /** Slices in flight ahead of the reader. */

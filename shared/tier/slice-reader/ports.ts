@@ -1,11 +1,11 @@
 // The slice reader's ports (slice-reader.ts): where a slice is stored, how a span is fetched,
 // how a slice is read ahead, what the isolate's read-ahead holds; and where its parts meet.
 
-import type { ObjectMeta } from '../slices/object-meta.ts';
-import type { SliceSpan } from '../slices/slice-plan.ts';
-import type { Piece } from '../streams/byte-stream.ts';
-import type { Budget } from './ports.ts';
-import type { OpenPut } from './tier-cache.ts';
+import type { ObjectMeta } from '../../slices/object-meta.ts';
+import type { SliceSpan } from '../../slices/slice-plan.ts';
+import type { Piece } from '../../streams/byte-stream.ts';
+import type { Budget } from '../ports.ts';
+import type { OpenPut } from '../tier-cache.ts';
 
 /** This tier's slices of one version of one object (slice-store.ts). */
 export interface SliceStore {

@@ -11,8 +11,8 @@
 // Undefined when any step fails (the warm, the copy, the read back): the caller then reads the
 // slice the way that sees every byte (a fill, healing as it goes).
 
-import { moveDeadlineMs } from '../slices/move-deadline.ts';
-import type { ReadAhead, SliceStore } from './slice-ports.ts';
+import { moveDeadlineMs } from '../../slices/move-deadline.ts';
+import type { ReadAhead, SliceStore } from './ports.ts';
 
 /** Copies into this tier's cache under way at once, per read. */
 export const COPIES = 4;

@@ -10,9 +10,9 @@
 // The steps: this file hands out the pieces; slice-reading.ts keeps the window of slots ahead
 // of the reader; slice-sources.ts decides where each slice comes from and what it may spend.
 
-import type { Piece } from '../streams/byte-stream.ts';
-import type { SliceRead, SliceReadOptions } from './slice-ports.ts';
-import { SliceReading } from './slice-reading.ts';
+import type { Piece } from '../../streams/byte-stream.ts';
+import type { SliceRead, SliceReadOptions } from './ports.ts';
+import { SliceReading } from './window.ts';
 
 /**
  * Subrequests a tier spends on a slice it reads and stores: look it up, have the next hop store
