@@ -19,7 +19,7 @@ import { ORIGIN_AT_HEADER } from '../shared/target/internal.ts';
 import { resolveObject } from '../shared/tier/object-read.ts';
 import type { Budget, ObjectRead } from '../shared/tier/ports.ts';
 import type { Resolved } from '../shared/tier/resolved.ts';
-import { readObjectSlices } from '../shared/tier/slice-reader/object-slices.ts';
+import { readObjectSlices } from '../shared/tier/slice-reader/reader.ts';
 import { slicedReport, tierAnswer } from '../shared/tier/tier-headers.ts';
 import { warmSlices } from './slice-warm.ts';
 import { markForWorkersCache } from './workers-cache-answer.ts';

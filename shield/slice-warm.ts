@@ -19,9 +19,9 @@ import { identityPipe } from '../shared/streams/identity-pipe.ts';
 import type { Budget, ObjectRead } from '../shared/tier/ports.ts';
 import type { SlicedObject } from '../shared/tier/resolved.ts';
 import { tierSlices } from '../shared/tier/slice-reader/cached-slices.ts';
-import { pinnedSpans } from '../shared/tier/slice-reader/object-slices.ts';
 import type { SliceStore } from '../shared/tier/slice-reader/ports.ts';
 import { deadline } from '../shared/tier/slice-reader/read-ahead.ts';
+import { pinnedSpans } from '../shared/tier/slice-reader/reader.ts';
 
 /** Subrequests a slice may cost here: a lookup, the origin's fetch, the put. */
 const PER_SLICE = 3;

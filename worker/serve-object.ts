@@ -9,11 +9,11 @@ import { evaluatePreconditions, notModifiedHeaders } from '../shared/http/condit
 import { BadGateway, PreconditionFailed, VersionChanged } from '../shared/http/errors.ts';
 import { appendServerTiming, serverTimingMetric } from '../shared/http/server-timing.ts';
 import { slicesFor } from '../shared/slices/slice-plan.ts';
-import { forgetObject, resolveObject } from '../shared/tier/object-read.ts';
+import { resolveObject } from '../shared/tier/object-read.ts';
 import type { Budget, ObjectRead } from '../shared/tier/ports.ts';
 import type { Resolved, WholeObject } from '../shared/tier/resolved.ts';
-import { readObjectSlices } from '../shared/tier/slice-reader/object-slices.ts';
-import { SUBREQUESTS_PER_SLICE } from '../shared/tier/slice-reader/reader.ts';
+import { readObjectSlices, SUBREQUESTS_PER_SLICE } from '../shared/tier/slice-reader/reader.ts';
+import { forgetObject } from '../shared/tier/tier-cache.ts';
 import { slicedReport, tierAnswer } from '../shared/tier/tier-headers.ts';
 
 import { firstSliceHint, framedBody, planRanges, unsatisfiable, wholeInOnePiece, wholePieces } from './client-range.ts';

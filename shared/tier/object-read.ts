@@ -14,7 +14,7 @@ import { type Claim, claim, claimOrWait, isFilling } from './collapse.ts';
 import { type Filled, fill } from './object-fill.ts';
 import type { ObjectRead } from './ports.ts';
 import type { Resolved } from './resolved.ts';
-import { lookup, remove, type StoredEntry } from './tier-cache.ts';
+import { forgetObject, lookup, type StoredEntry } from './tier-cache.ts';
 
 /** What this tier has for the object, or what discovery found; `firstSlice` is the slice to discover with. */
 export async function resolveObject(read: ObjectRead, firstSlice: number): Promise<Resolved> {
@@ -213,9 +213,4 @@ export async function lookupLive(read: ObjectRead): Promise<StoredEntry | undefi
  */
 function isUnreadableManifest(entry: StoredEntry): boolean {
   return isManifest(entry.headers) && readManifest(entry.headers) === undefined;
-}
-
-/** Forget this tier's manifest (the object changed upstream). */
-export function forgetObject(read: ObjectRead): Promise<boolean> {
-  return remove(read.cache, read.key).catch(() => false);
 }

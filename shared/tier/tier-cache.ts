@@ -191,3 +191,8 @@ export function newFill(): number {
 export function remove(cache: TierCache, key: string): Promise<boolean> {
   return cache.delete(new Request(key));
 }
+
+/** Forget this tier's entry for the request (its manifest, when the object changed upstream); a failed delete is let go. */
+export function forgetObject(read: { cache: TierCache; key: string }): Promise<boolean> {
+  return remove(read.cache, read.key).catch(() => false);
+}
