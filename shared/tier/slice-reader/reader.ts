@@ -13,12 +13,6 @@ import { isolateReadahead } from './isolate-pool.ts';
 import type { ReadAhead, SliceRead, SliceReadOptions, SpanFetch } from './ports.ts';
 import { SliceWindow } from './window.ts';
 
-/**
- * Subrequests a tier spends on a slice it reads and stores: look it up, have the next hop store
- * it (a slice read ahead), fetch it, store it, read it back.
- */
-export const SUBREQUESTS_PER_SLICE = 5;
-
 /** How a tier reads: its window, its spans, its budget. */
 export interface SliceReadSettings {
   /** Slices in flight ahead of the reader. */

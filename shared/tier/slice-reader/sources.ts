@@ -3,6 +3,7 @@
 
 import type { Parallelism } from '../../slices/parallelism.ts';
 import { sliceLength } from '../../slices/slice-plan.ts';
+import { FETCH, FILL_STORE, LOOKUP, READ_AHEAD } from '../../slices/subrequest-costs.ts';
 import { bodySource } from '../../streams/body-source.ts';
 import { splitStream } from '../../streams/split-stream.ts';
 import { type Fill, startFill } from '../fill.ts';
@@ -122,15 +123,15 @@ export class SliceSources {
   /** Reading slices ahead through the caches (read-ahead.ts) is possible here, and the budget leaves room for it and a fill after. */
   private mayReadAhead(): boolean {
     const { readAhead: ahead, store, budget } = this.options;
-    // Warm, copy, put, read back; and should it fail, the fill's fetch.
-    return ahead !== undefined && store.storing && budget.remaining - 4 >= 1 + this.held();
+    // The read ahead; and should it fail, the fill's fetch.
+    return ahead !== undefined && store.storing && budget.remaining - READ_AHEAD >= FETCH + this.held();
   }
 
   /** Slice `index` stored ahead at the next hop, copied here and read back; undefined when that failed (it is then fetched as it comes). */
   private async throughCaches(index: number): Promise<ReadableStream<Uint8Array> | undefined> {
     const { readAhead: ahead, store, budget } = this.options;
     if (ahead === undefined) return undefined;
-    budget.remaining -= 4;
+    budget.remaining -= READ_AHEAD;
     const length = this.length(index);
     const read = await readAhead(ahead, store, this.copies, index, length, this.aheadSignal);
     if (read === undefined) this.parallelism?.backOff();
@@ -151,10 +152,10 @@ export class SliceSources {
    */
   private lookUp(index: number): Promise<ReadableStream<Uint8Array> | undefined> | undefined {
     const { budget, store } = this.options;
-    // Looking it up costs one; should it and every lookup under way miss, each needs a span of
+    // Looking it up costs a LOOKUP; should it and every lookup under way miss, each needs a span of
     // its own, and the rest packs into spans from the next slice on.
-    if (budget.remaining - 1 < 1 + this.held()) return undefined;
-    budget.remaining--;
+    if (budget.remaining - LOOKUP < FETCH + this.held()) return undefined;
+    budget.remaining -= LOOKUP;
     this.lookingUp++;
     const lookup = store.get(index, this.length(index));
     if (this.initialLookups !== undefined) {
@@ -179,7 +180,7 @@ export class SliceSources {
       if (index !== last + 1 || this.started.has(index) || prefetched?.has(index)) break;
       last = index;
     }
-    budget.remaining--;
+    budget.remaining -= FETCH;
     this.frontier = Math.max(this.frontier, at + last - first + 1);
     const parts = fetchSpan({ first, last }).then((body) => {
       const lengths = Array.from({ length: last - first + 1 }, (_, i) => this.length(first + i));
@@ -210,9 +211,9 @@ export class SliceSources {
       store.release?.(index);
       return body;
     }
-    const put = store.storing && budget.remaining - 2 >= this.held() ? store.open(index, length) : undefined;
+    const put = store.storing && budget.remaining - FILL_STORE >= this.held() ? store.open(index, length) : undefined;
     if (put === undefined) store.release?.(index);
-    else budget.remaining -= 2;
+    else budget.remaining -= FILL_STORE;
     const fill = startFill(bodySource(body, { length }), {
       length,
       store: put,
@@ -242,12 +243,12 @@ export class SliceSources {
    * misses: a lookup or a store may only spend what is left over, so every byte is still delivered.
    */
   private reserve(at: number): number {
-    return Math.ceil((this.options.indices.length - at) / this.options.maxSpan);
+    return FETCH * Math.ceil((this.options.indices.length - at) / this.options.maxSpan);
   }
 
   /** What the rest of the read may still need: a span per pending lookup, packed spans past the frontier. */
   private held(): number {
-    return this.lookingUp + this.reserve(this.frontier);
+    return FETCH * this.lookingUp + this.reserve(this.frontier);
   }
 
   private length(index: number): number {
