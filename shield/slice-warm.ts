@@ -18,7 +18,7 @@ import { warmWord } from '../shared/slices/slice-protocol.ts';
 import { FETCH, LOOKUP, PUT, WARMED_SLICE } from '../shared/slices/subrequest-costs.ts';
 import { identityPipe } from '../shared/streams/identity-pipe.ts';
 import type { Budget, ObjectRead } from '../shared/tier/ports.ts';
-import type { SlicedObject } from '../shared/tier/resolved.ts';
+import { cancelPrefetched, type SlicedObject } from '../shared/tier/resolved.ts';
 import { tierSlices } from '../shared/tier/slice-reader/cached-slices.ts';
 import type { SliceStore } from '../shared/tier/slice-reader/ports.ts';
 import { deadline } from '../shared/tier/slice-reader/read-ahead.ts';
@@ -61,8 +61,7 @@ export async function warmSlices(
     if (found === undefined) missing.push(index);
     else await found.cancel();
   }
-  for (const [index, body] of sliced.prefetched)
-    if (!missing.includes(index)) void body.cancel().catch(() => undefined);
+  void cancelPrefetched(sliced, missing);
   possible &&= budget.remaining >= (FETCH + PUT) * missing.length;
   const pipe = identityPipe(undefined);
   const gone = new AbortController();

@@ -12,7 +12,7 @@ import { slicesFor } from '../shared/slices/slice-plan.ts';
 import { LOOKUP, SLICE_READ } from '../shared/slices/subrequest-costs.ts';
 import { resolveObject } from '../shared/tier/object-read.ts';
 import type { Budget, ObjectRead } from '../shared/tier/ports.ts';
-import type { Resolved, WholeObject } from '../shared/tier/resolved.ts';
+import { cancelPrefetched, type Resolved, type WholeObject } from '../shared/tier/resolved.ts';
 import { readObjectSlices } from '../shared/tier/slice-reader/reader.ts';
 import { forgetObject } from '../shared/tier/tier-cache.ts';
 import { slicedReport, tierAnswer } from '../shared/tier/tier-headers.ts';
@@ -56,13 +56,12 @@ async function serveSliced(
   const { meta } = resolved;
   const precondition = evaluatePreconditions(request.headers, meta.headers);
   if (precondition !== 'proceed') {
-    for (const body of resolved.prefetched.values()) void body.cancel().catch(() => undefined);
+    void cancelPrefetched(resolved);
     return deliverCondition(read, precondition, meta.headers, resolved, started);
   }
   const plan = planRanges(request.headers, meta.size, meta.headers);
   const indices = plan.kind === 'unsatisfiable' ? [] : neededSlices(plan.ranges, meta.sliceSize);
-  for (const [index, body] of resolved.prefetched)
-    if (!indices.includes(index)) void body.cancel().catch(() => undefined);
+  void cancelPrefetched(resolved, indices);
   if (plan.kind === 'unsatisfiable')
     return deliver(
       read,

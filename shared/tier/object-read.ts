@@ -13,7 +13,7 @@ import { currentAge, originAt, remainingFreshness } from '../store/stored-entry.
 import { type Claim, claim, claimOrWait, isFilling } from './collapse.ts';
 import { type Filled, fill } from './object-fill.ts';
 import type { ObjectRead } from './ports.ts';
-import type { Resolved } from './resolved.ts';
+import { cancelPrefetched, type Resolved } from './resolved.ts';
 import { forgetObject, lookup, type StoredEntry } from './tier-cache.ts';
 
 /** What this tier has for the object, or what discovery found; `firstSlice` is the slice to discover with. */
@@ -140,7 +140,7 @@ async function filling(read: ObjectRead, leader: Claim, run: () => Promise<Fille
 
 async function discardBody(resolved: Resolved): Promise<void> {
   if (resolved.kind === 'whole') await resolved.body?.cancel().catch(() => undefined);
-  else for (const body of resolved.prefetched.values()) await body.cancel().catch(() => undefined);
+  else await cancelPrefetched(resolved);
 }
 
 async function freshEntry(read: ObjectRead): Promise<StoredEntry | undefined> {

@@ -4,6 +4,7 @@
 import { Parallelism } from '../../slices/parallelism.ts';
 import { sliceBytes } from '../../slices/slice-plan.ts';
 import type { Piece } from '../../streams/byte-stream.ts';
+import { cancelPrefetched } from '../resolved.ts';
 import { PoolShares } from './isolate-pool.ts';
 import type { SliceReadOptions } from './ports.ts';
 import { SliceSources } from './sources.ts';
@@ -37,10 +38,10 @@ export class SliceWindow {
     this.shares = new PoolShares(options.pool);
     // What the sources report to (a slice stored, one read ahead done) are these two, not the window.
     this.sources = new SliceSources(options, this.shares, this.parallelism);
-    for (const [index, body] of options.prefetched ?? []) {
+    // This read stores the slices discovery brought that it takes (others wait for it); the rest go.
+    for (const index of options.prefetched?.keys() ?? [])
       if (options.indices.includes(index)) options.store.claim?.(index);
-      else void body.cancel().catch(() => undefined);
-    }
+    void cancelPrefetched(options, options.indices);
     const { signal } = options;
     // The client went away: nothing it started should go on (workerd tells no one else).
     if (signal?.aborted) this.giveUp(signal.reason);
