@@ -8,6 +8,7 @@
 // (workers-cache-gateway.ts), which marks its answers for Workers Cache and alone can purge it.
 
 import { Hono } from 'hono';
+import { clockOffset } from '../shared/clock/clock-offset.ts';
 import { errorResponse, Forbidden, HttpError, MethodNotAllowed, NotFound } from '../shared/http/errors.ts';
 import { observedFetch } from '../shared/observe/observed.ts';
 import { parseSliceRequestPath } from '../shared/slices/slice-protocol.ts';
@@ -19,7 +20,6 @@ import {
   PURGE_PATH,
 } from '../shared/target/internal.ts';
 import { normalizePath, requestUrl } from '../shared/target/request-target.ts';
-import { clockOffset } from '../shared/tier/test-clock.ts';
 import { withTierReport } from '../shared/tier/tier-headers.ts';
 import { type ShieldBindings, type ShieldEnv, type ShieldRequest, type ShieldRole, shieldBindings } from './env.ts';
 import { answerShieldHealth } from './health.ts';

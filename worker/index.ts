@@ -7,6 +7,7 @@
 // after them, site-responses.ts finishes GET/HEAD/OPTIONS answers (the 404 page, CORS).
 
 import { Hono } from 'hono';
+import { clockOffset } from '../shared/clock/clock-offset.ts';
 import { errorResponse, Forbidden, HttpError, MethodNotAllowed, NotFound } from '../shared/http/errors.ts';
 import { observedFetch } from '../shared/observe/observed.ts';
 import {
@@ -19,7 +20,6 @@ import {
   STATS_PATH,
 } from '../shared/target/internal.ts';
 import { normalizePath, requestUrl } from '../shared/target/request-target.ts';
-import { clockOffset } from '../shared/tier/test-clock.ts';
 import { withTierReport } from '../shared/tier/tier-headers.ts';
 import { forwardedPath } from './edge-address.ts';
 import { type EdgeBindings, type EdgeEnv, type EdgeRequest, edgeBindings } from './env.ts';
