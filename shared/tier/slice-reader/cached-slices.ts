@@ -7,8 +7,8 @@ import { sliceKey } from '../../slices/slice-plan.ts';
 import type { EntryMeta } from '../../store/stored-entry.ts';
 import { nativeBody } from '../../streams/native-body.ts';
 import { type Claim, claim, claimOrWait } from '../collapse.ts';
-import { storeNatively } from '../native-store.ts';
-import { lookup, openPut, remove, type TierCache } from '../tier-cache.ts';
+
+import { lookup, openPut, remove, storeNatively, type TierCache } from '../tier-cache.ts';
 import type { SliceStore } from './ports.ts';
 
 /**

@@ -15,7 +15,7 @@ export interface SliceStore {
   get(index: number, length: number): Promise<ReadableStream<Uint8Array> | undefined>;
   /** A put of slice `index` to write its bytes into; undefined when nothing is stored. */
   open(index: number, length: number): OpenPut | undefined;
-  /** Stores slice `index` from `body`, moved by the runtime (native-store.ts): true once stored exactly. */
+  /** Stores slice `index` from `body`, moved by the runtime (tier-cache.ts storeNatively): true once stored exactly. */
   put(index: number, length: number, body: ReadableStream<Uint8Array>, signal?: AbortSignal): Promise<boolean>;
   /** Slice `index` as stored, marked for the runtime to pipe on (native-body.ts); undefined on a miss. Claims nothing. */
   read(index: number, length: number): Promise<ReadableStream<Uint8Array> | undefined>;
