@@ -1,8 +1,5 @@
-// The first half of every tier's read path (Varnish's recv → hash → hit|miss): find what this
-// tier knows about the object (a whole stored response, or a manifest of a sliced object), and
-// on a miss ask the next hop for the first slice the request needs, which also tells whether
-// the object is sliced at all. What to send back is decided by the caller (the edge answers
-// clients' ranges, the shield answers slice requests).
+// The first half of every tier's read path (Varnish's recv → hash → hit|miss): what this tier holds for the
+// object (a whole response, or a sliced object's manifest), or on a miss what the next hop's first slice says.
 
 import { type CacheStatusParams, type ForwardReason, memberDetail, SHIELD_CACHE_NAME } from '../http/cache-status.ts';
 import { HttpError, isDisconnectedDetail, NotStored } from '../http/errors.ts';
@@ -16,7 +13,11 @@ import type { ObjectRead } from './ports.ts';
 import { cancelPrefetched, type Resolved } from './resolved.ts';
 import { forgetObject, lookup, type StoredEntry } from './tier-cache.ts';
 
-/** What this tier has for the object, or what discovery found; `firstSlice` is the slice to discover with. */
+/**
+ * What this tier has for the object, or what discovery found (which also tells whether the object is
+ * sliced at all); `firstSlice` is the slice to discover with. What to send back is the caller's to
+ * decide: the edge answers clients' ranges, the shield answers slice requests.
+ */
 export async function resolveObject(read: ObjectRead, firstSlice: number): Promise<Resolved> {
   const started = read.now();
   const entry = await lookupLive(read);

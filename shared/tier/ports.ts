@@ -1,7 +1,5 @@
-// What each tier hands the one read path both run: its cache, its next hop and its policy
-// (ObjectRead). The next hop answers in the same terms whatever it is: the edge's is the
-// shield (worker/shield-client.ts, the slice protocol), the shield's the origin
-// (shield/origin/ranged.ts, ranged GETs).
+// What each tier hands the one read path both run (ObjectRead): its cache, its policy, and its next hop, which
+// answers in the same terms whatever it is (UpstreamAnswer): the edge's is the shield, the shield's the origin.
 
 import type { Config } from '../config/config.ts';
 import type { StaleDefaults } from '../http/stale.ts';

@@ -1,3 +1,5 @@
+// clockOffset (shared/clock/clock-offset.ts): the test clock's lead, 0 where none is bound.
+
 import { describe, expect, it } from 'vitest';
 import { clockOffset } from '../../../shared/clock/clock-offset.ts';
 

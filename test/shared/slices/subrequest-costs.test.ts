@@ -1,3 +1,5 @@
+// shared/slices/subrequest-costs.ts: the sums docs/slices.md states to operators.
+
 import { describe, expect, it } from 'vitest';
 import {
   FETCH,
@@ -8,7 +10,7 @@ import {
   WARMED_SLICE,
 } from '../../../shared/slices/subrequest-costs.ts';
 
-// docs/slices.md ("Platform limits") states these sums to operators: a change here is a change there.
+// docs/slices.md ("Platform limits") states these sums: a change here is a change there.
 describe('the subrequest costs of a slice', () => {
   it('a slice the edge reads ahead costs 5: its lookup, the warm, the copy, its put, the read back', () => {
     expect(READ_AHEAD).toBe(4);

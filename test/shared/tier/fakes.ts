@@ -1,7 +1,5 @@
-// Fakes of the read path's ports (shared/tier/ports.ts, tier-cache.ts), for unit tests of the
-// path both tiers run, in Node: a tier's cache in a Map, a next hop that answers from one
-// object and records what it was asked, and an ObjectRead over them with a clock the test moves
-// and a waitUntil whose promises the test awaits (settle).
+// Fakes of the read path's ports (shared/tier/ports.ts, tier-cache.ts), for its unit tests in Node: a cache in a
+// Map, a next hop answering from one object, an ObjectRead with a clock the test moves and a waitUntil it awaits.
 
 import { expect } from 'vitest';
 import {

@@ -1,3 +1,5 @@
+// cancelPrefetched (shared/tier/resolved.ts): the slices discovery brought, let go of.
+
 import { describe, expect, it } from 'vitest';
 import { cancelPrefetched } from '../../../shared/tier/resolved.ts';
 

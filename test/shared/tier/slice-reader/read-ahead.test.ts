@@ -1,3 +1,5 @@
+// readAhead and its Gate (shared/tier/slice-reader/read-ahead.ts), over a one-slice store and a faked next hop.
+
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ReadAhead, SliceStore } from '../../../../shared/tier/slice-reader/ports.ts';

@@ -1,3 +1,5 @@
+// readSlices (shared/tier/slice-reader/reader.ts) over faked ports: a store in a Map and a scripted next hop.
+
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { VersionChanged } from '../../../../shared/http/errors.ts';
