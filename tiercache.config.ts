@@ -5,7 +5,7 @@
 // without touching the network. Secrets are never written here: the deploy asks for them (or
 // reads them from the environment) and hands them to wrangler.
 
-import type { DeploySettings } from './cli/deploy-settings.ts';
+import type { DeploySettings } from './cli/wrangler-config.ts';
 
 export default {
   edge: {

@@ -1,26 +1,400 @@
-// Entry of `npm run deploy` (docs/deploying.md): wiring only, the command is run-deploy.ts.
+// `npm run deploy` (docs/deploying.md): both workers from the settings, step by step, each step one wrangler
+// command (or the health check at the end); `--dry-run` builds both and prints the plan, offline.
 
-import { fileURLToPath } from 'node:url';
-import { runDeploy } from './run-deploy.ts';
-import { processSecretInput } from './secret-input.ts';
-import { spawnedWrangler } from './wrangler-runner.ts';
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import {
+  CliFailure,
+  EXIT_USAGE,
+  failureExit,
+  isEntry,
+  parseFlags,
+  processContext,
+  single,
+  usageError,
+} from './command.ts';
+import {
+  CONFIG_PATHS,
+  DEPLOY_DIR,
+  type DeploySettings,
+  DRY_RUN_KV_ID,
+  healthUrl,
+  obtainSecrets,
+  processSecretInput,
+  routeHost,
+  type SecretSources,
+  secretsFor,
+  settingsProblems,
+  settingsWarnings,
+  shieldPlacement,
+  type Worker,
+  wranglerConfigs,
+  writeConfigs,
+} from './wrangler-config.ts';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const out = (text: string): void => void process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
-const err = (text: string): void => void process.stderr.write(text.endsWith('\n') ? text : `${text}\n`);
+export const DEPLOY_USAGE = `Usage: npm run deploy [-- --dry-run] [-- --settings FILE] [-- --health-url URL]
 
-process.exitCode = await runDeploy(process.argv.slice(2), {
-  root,
-  env: process.env,
-  out,
-  err,
-  wrangler: spawnedWrangler(
+Deploys both workers from tiercache.config.ts: checks \`wrangler whoami\`, finds or creates the
+KV namespace, asks for each secret a worker lacks (never echoed; or read from the environment
+variable of the same name), deploys the shield, then the edge, then checks the edge's
+/__tiercache/health.
+
+  --dry-run          build both workers (wrangler deploy --dry-run) and print what a deploy
+                     would do; nothing is sent to Cloudflare
+  --settings FILE    the settings file (default: tiercache.config.ts)
+  --health-url URL   where to check the deployment (default: https://<first route's host>/__tiercache/health)
+  --help             this text`;
+
+/** The settings file when none is named. */
+export const SETTINGS_FILE = 'tiercache.config.ts';
+/** Two minutes at most: ATTEMPTS answers asked for, RETRY_MS apart (a new custom domain's certificate and DNS take a while). */
+export const HEALTH_ATTEMPTS = 24;
+export const HEALTH_RETRY_MS = 5_000;
+const HEALTH_TIMEOUT_MS = 10_000;
+
+export interface DeployArgs {
+  help: boolean;
+  dryRun: boolean;
+  settingsPath: string | undefined;
+  healthUrl: URL | undefined;
+}
+
+export interface DeployContext extends SecretSources {
+  /** The project root: where the settings are and the configurations are written. */
+  root: string;
+  err(text: string): void;
+  wrangler: Wrangler;
+  fetch: typeof fetch;
+  sleep(ms: number): Promise<void>;
+}
+
+/** How deploy runs wrangler: a port (the tests put a recording stub first on PATH); `show`: its output shown too. */
+export type Wrangler = (args: readonly string[], call?: { show?: boolean }) => Promise<WranglerResult>;
+
+export interface WranglerResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** The command, as a function of its arguments and context, answering the exit code. */
+export async function runDeploy(argv: readonly string[], context: DeployContext): Promise<number> {
+  try {
+    const args = parseDeployArgs(argv);
+    if (args.help) {
+      context.out(DEPLOY_USAGE);
+      return 0;
+    }
+    const settings = await loadSettings(resolve(context.root, args.settingsPath ?? SETTINGS_FILE));
+    for (const warning of settingsWarnings(settings)) context.err(`WARNING: ${warning}`);
+    const problems = settingsProblems(settings);
+    const health = healthUrl(settings, args.healthUrl);
+    if (args.dryRun) return await dryRun(settings, problems, health, context);
+    if (problems.length > 0) throw new CliFailure(`not deployed; in the settings:\n${bullets(problems)}`, EXIT_USAGE);
+    if (health === undefined)
+      throw new CliFailure('not deployed: no route to check the deployment at; give --health-url', EXIT_USAGE);
+    await deploy(settings, health, context);
+    return 0;
+  } catch (error) {
+    return failureExit(error, context.err);
+  }
+}
+
+/** --dry-run, --settings FILE, --health-url URL (when the edge's route does not serve /__tiercache/health). */
+export function parseDeployArgs(argv: readonly string[]): DeployArgs {
+  const flags = parseFlags(
+    argv,
+    {
+      'dry-run': { type: 'boolean' },
+      settings: { type: 'string' },
+      'health-url': { type: 'string' },
+      help: { type: 'boolean' },
+    },
+    DEPLOY_USAGE,
+  );
+  const health = single(flags, 'health-url', DEPLOY_USAGE);
+  if (health !== undefined && !URL.canParse(health))
+    throw usageError(`--health-url: expected an absolute URL, got ${JSON.stringify(health)}`, DEPLOY_USAGE);
+  return {
+    help: flags.booleans.help === true,
+    dryRun: flags.booleans['dry-run'] === true,
+    settingsPath: single(flags, 'settings', DEPLOY_USAGE),
+    healthUrl: health === undefined ? undefined : new URL(health),
+  };
+}
+
+/** What a deploy of `settings` would do, step by step. */
+export function dryRunPlan(settings: DeploySettings, health: URL | undefined): string {
+  const secrets = secretsFor(settings.vars.ORIGIN_KIND);
+  const on = (worker: Worker): string =>
+    secrets
+      .filter((spec) => spec.workers.includes(worker))
+      .map((spec) => spec.name)
+      .join(', ');
+  const placement = shieldPlacement(settings);
+  const where =
+    'hostname' in placement
+      ? `next to ${placement.hostname}`
+      : 'region' in placement
+        ? `in ${placement.region}`
+        : 'host' in placement
+          ? `next to ${placement.host}`
+          : 'by Smart Placement';
+  return [
+    `Dry run: both workers built (${CONFIG_PATHS.shield}, ${CONFIG_PATHS.edge}); nothing was sent to Cloudflare. A deploy would:`,
+    '  1. check the login (wrangler whoami)',
+    `  2. find or create the KV namespace ${JSON.stringify(settings.purgesNamespace)}`,
+    `  3. put the secrets a worker lacks (asked for, or read from the environment; SHIELD_TOKEN made here): shield: ${on('shield')}; edge: ${on('edge')}`,
+    `  4. deploy ${settings.shield.name}: no public route, placed ${where}${settings.shield.workersCache ? ', Workers Cache in front of its slice answers' : ''}`,
+    `  5. deploy ${settings.edge.name} on ${settings.edge.routes.map((route) => `${route.pattern}${'custom_domain' in route ? ' (custom domain)' : ' (route)'}`).join(', ') || 'no route'}${settings.edge.workersDev ? ' and *.workers.dev (NOT CACHED there)' : ''}`,
+    `  6. check ${health?.href ?? '(no route: give --health-url)'}`,
+  ].join('\n');
+}
+
+/**
+ * The wrangler on `env.PATH` (npm puts the project's own first), run in `cwd` with stdin closed (wrangler fails
+ * rather than asks, and the deploy says why), its output captured; shown output goes to `out` and `err`.
+ */
+export function spawnedWrangler(
+  cwd: string,
+  env: Readonly<Record<string, string | undefined>>,
+  out: (text: string) => void,
+  err: (text: string) => void,
+): Wrangler {
+  return (args, call = {}) =>
+    new Promise((resolve, reject) => {
+      const child = spawn('wrangler', [...args], {
+        cwd,
+        env: { ...env } as NodeJS.ProcessEnv,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const stdout: string[] = [];
+      const stderr: string[] = [];
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        stdout.push(chunk);
+        if (call.show) out(chunk);
+      });
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+        stderr.push(chunk);
+        if (call.show) err(chunk);
+      });
+      child.on('error', (error) =>
+        reject(
+          new CliFailure(
+            `could not run wrangler (${error.message}): run the deploy with \`npm run deploy\`, which puts the project's wrangler on PATH`,
+          ),
+        ),
+      );
+      child.on('close', (code) => resolve({ code: code ?? 1, stdout: stdout.join(''), stderr: stderr.join('') }));
+    });
+}
+
+async function deploy(settings: DeploySettings, health: URL, context: DeployContext): Promise<void> {
+  const { wrangler, out } = context;
+  out(`1. Login: ${await checkLogin(wrangler)}`);
+  // Written first with no namespace yet: the KV commands read the account from them.
+  await writeConfigs(wranglerConfigs(settings, DRY_RUN_KV_ID), context.root);
+  const purges = await purgesNamespaceId(wrangler, settings.purgesNamespace, CONFIG_PATHS.shield);
+  out(
+    `2. KV namespace ${JSON.stringify(settings.purgesNamespace)}: ${purges.created ? 'created' : 'found'} (${purges.id})`,
+  );
+  await writeConfigs(wranglerConfigs(settings, purges.id), context.root);
+  out('3. Secrets each worker lacks:');
+  const present = {
+    shield: await presentSecrets(wrangler, CONFIG_PATHS.shield),
+    edge: await presentSecrets(wrangler, CONFIG_PATHS.edge),
+  };
+  const secrets = await obtainSecrets(secretsFor(settings.vars.ORIGIN_KIND), present, context);
+  // The shield first: the edge's bindings name it.
+  out(`4. Deploying ${settings.shield.name} (no public route)`);
+  await deployWorker(wrangler, CONFIG_PATHS.shield, secrets.shield);
+  out(`5. Deploying ${settings.edge.name} on ${settings.edge.routes.map(routeHost).join(', ')}`);
+  await deployWorker(wrangler, CONFIG_PATHS.edge, secrets.edge);
+  out(`6. Health: ${health.href}`);
+  out(await checkHealth(health, context));
+  out('Deployed.');
+}
+
+async function dryRun(
+  settings: DeploySettings,
+  problems: readonly string[],
+  health: URL | undefined,
+  context: DeployContext,
+): Promise<number> {
+  await writeConfigs(wranglerConfigs(settings, DRY_RUN_KV_ID), context.root);
+  // Absolute: wrangler puts a bundle relative to the configuration's folder, its notes relative to where it runs.
+  await buildWorker(context.wrangler, CONFIG_PATHS.shield, join(context.root, DEPLOY_DIR, 'shield'));
+  await buildWorker(context.wrangler, CONFIG_PATHS.edge, join(context.root, DEPLOY_DIR, 'edge'));
+  context.out(dryRunPlan(settings, health));
+  if (problems.length > 0) context.out(`Before a real deploy, in the settings:\n${bullets(problems)}`);
+  return 0;
+}
+
+function bullets(lines: readonly string[]): string {
+  return lines.map((line) => `  - ${line}`).join('\n');
+}
+
+async function loadSettings(path: string): Promise<DeploySettings> {
+  let loaded: { default?: DeploySettings };
+  try {
+    loaded = (await import(pathToFileURL(path).href)) as { default?: DeploySettings };
+  } catch (error) {
+    throw new CliFailure(
+      `could not read the settings ${path}: ${error instanceof Error ? error.message : String(error)}`,
+      EXIT_USAGE,
+    );
+  }
+  if (loaded.default?.edge === undefined || loaded.default.shield === undefined)
+    throw new CliFailure(
+      `expected ${path} to export default the deployment's settings (tiercache.config.ts shows them)`,
+      EXIT_USAGE,
+    );
+  return loaded.default;
+}
+
+/** The login `wrangler whoami` reports; a CliFailure saying how to log in when there is none. */
+async function checkLogin(wrangler: Wrangler): Promise<string> {
+  const result = await wrangler(['whoami', '--json']);
+  if (result.code !== 0)
+    throw new CliFailure(
+      `wrangler is not logged in to Cloudflare: run \`npx wrangler login\` (or set CLOUDFLARE_API_TOKEN), then deploy again\n${detail(result)}`,
+    );
+  try {
+    const who = JSON.parse(result.stdout) as { email?: unknown; accounts?: { name?: unknown }[] };
+    const accounts = (who.accounts ?? []).map((account) => String(account.name ?? '')).filter(Boolean);
+    return `${typeof who.email === 'string' ? who.email : 'logged in'}${accounts.length > 0 ? ` (${accounts.join(', ')})` : ''}`;
+  } catch {
+    return 'logged in';
+  }
+}
+
+/** The id of the KV namespace titled `title` in the account `configPath` deploys to: found, or created (`created` says which). */
+async function purgesNamespaceId(
+  wrangler: Wrangler,
+  title: string,
+  configPath: string,
+): Promise<{ id: string; created: boolean }> {
+  const found = await namespaceByTitle(wrangler, title, configPath);
+  if (found !== undefined) return { id: found, created: false };
+  const created = await wrangler(['kv', 'namespace', 'create', title, '--config', configPath]);
+  if (created.code !== 0)
+    throw new CliFailure(`could not create the KV namespace ${JSON.stringify(title)}\n${detail(created)}`);
+  // By title again: wrangler's words around the id are not an interface.
+  const id = (await namespaceByTitle(wrangler, title, configPath)) ?? /\b([0-9a-f]{32})\b/.exec(created.stdout)?.[1];
+  if (id === undefined)
+    throw new CliFailure(
+      `created the KV namespace ${JSON.stringify(title)}, but found no id for it\n${detail(created)}`,
+    );
+  return { id, created: true };
+}
+
+async function namespaceByTitle(wrangler: Wrangler, title: string, configPath: string): Promise<string | undefined> {
+  const listed = await wrangler(['kv', 'namespace', 'list', '--config', configPath]);
+  if (listed.code !== 0) throw new CliFailure(`could not list the account's KV namespaces\n${detail(listed)}`);
+  let namespaces: unknown;
+  try {
+    namespaces = JSON.parse(listed.stdout);
+  } catch {
+    throw new CliFailure(
+      `expected \`wrangler kv namespace list\` to print JSON, got ${JSON.stringify(listed.stdout.slice(0, 200))}`,
+    );
+  }
+  if (!Array.isArray(namespaces)) return undefined;
+  const match = (namespaces as { id?: unknown; title?: unknown }[]).find(
+    (namespace) => namespace.title === title && typeof namespace.id === 'string',
+  );
+  return match?.id as string | undefined;
+}
+
+/** The names of the secrets the worker `configPath` deploys already has; none for a worker not deployed yet. */
+async function presentSecrets(wrangler: Wrangler, configPath: string): Promise<Set<string>> {
+  const listed = await wrangler(['secret', 'list', '--config', configPath, '--format', 'json']);
+  // A worker that does not exist yet has no secrets (wrangler says it found no such worker).
+  if (listed.code !== 0) return new Set();
+  try {
+    const secrets = JSON.parse(listed.stdout) as { name?: unknown }[];
+    return new Set(secrets.map((secret) => secret.name).filter((name): name is string => typeof name === 'string'));
+  } catch {
+    return new Set();
+  }
+}
+
+/**
+ * Deploys the worker `configPath` describes, with `secrets` added: in a file of this user's (0600, in a 0700 folder)
+ * named by --secrets-file and removed once done, never in an argument or a log.
+ */
+async function deployWorker(
+  wrangler: Wrangler,
+  configPath: string,
+  secrets: Readonly<Record<string, string>>,
+): Promise<void> {
+  const folder = Object.keys(secrets).length > 0 ? await mkdtemp(join(tmpdir(), 'tiercache-deploy-')) : undefined;
+  try {
+    const args = ['deploy', '--config', configPath];
+    if (folder !== undefined) {
+      const file = join(folder, 'secrets.json');
+      await writeFile(file, JSON.stringify(secrets), { mode: 0o600 });
+      args.push('--secrets-file', file);
+    }
+    const result = await wrangler(args, { show: true });
+    if (result.code !== 0) throw new CliFailure(`wrangler deploy --config ${configPath} failed (exit ${result.code})`);
+  } finally {
+    if (folder !== undefined) await rm(folder, { recursive: true, force: true });
+  }
+}
+
+/** Builds the worker `configPath` describes without uploading it, into `outdir`. */
+async function buildWorker(wrangler: Wrangler, configPath: string, outdir: string): Promise<void> {
+  const result = await wrangler(['deploy', '--dry-run', '--config', configPath, '--outdir', outdir]);
+  if (result.code !== 0)
+    throw new CliFailure(
+      `wrangler deploy --dry-run --config ${configPath} failed (exit ${result.code})\n${detail(result)}`,
+    );
+}
+
+/** What wrangler said, for a failure's message (it never carries a secret: none is in its arguments). */
+function detail(result: WranglerResult): string {
+  return `${result.stderr}${result.stdout}`.trim().split('\n').slice(-20).join('\n');
+}
+
+/** Asks `url` until it answers 200: the answer's text, which says what the edge, the shield and the origin are (worker/health.ts). */
+async function checkHealth(url: URL, context: DeployContext): Promise<string> {
+  let last = 'no answer';
+  for (let attempt = 1; attempt <= HEALTH_ATTEMPTS; attempt++) {
+    try {
+      const response = await context.fetch(url, {
+        signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS),
+        headers: { accept: 'application/json' },
+      });
+      const text = await response.text();
+      if (response.status === 200) return text;
+      last = `${response.status} ${text}`.trim();
+    } catch (error) {
+      last = error instanceof Error ? error.message : String(error);
+    }
+    if (attempt < HEALTH_ATTEMPTS) {
+      context.out(
+        `  ${url.href}: ${last.split('\n', 1)[0]}; asking again in ${HEALTH_RETRY_MS / 1000} s (${attempt}/${HEALTH_ATTEMPTS})`,
+      );
+      await context.sleep(HEALTH_RETRY_MS);
+    }
+  }
+  throw new CliFailure(`the deployment does not answer healthy at ${url.href}: ${last}`);
+}
+
+if (isEntry(import.meta.url)) {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const raw = (stream: NodeJS.WriteStream) => (text: string) => void stream.write(text);
+  process.exitCode = await runDeploy(process.argv.slice(2), {
+    ...processContext(),
     root,
-    process.env,
-    (text) => void process.stdout.write(text),
-    (text) => void process.stderr.write(text),
-  ),
-  input: processSecretInput((text) => void process.stderr.write(text)),
-  fetch,
-  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-});
+    // As it comes: wrangler's own output, and a question waiting on the same line for its answer.
+    wrangler: spawnedWrangler(root, process.env, raw(process.stdout), raw(process.stderr)),
+    input: processSecretInput(raw(process.stderr)),
+    fetch,
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  });
+}

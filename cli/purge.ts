@@ -1,6 +1,175 @@
-// Entry of `npm run purge` (docs/purge.md): wiring only, the command is run-purge.ts.
+// `npm run purge` (docs/purge.md): what to purge, on which deployment, POSTed as the JSON worker/purge.ts parses;
+// the edge's answer printed as what it accepted and when that reaches every location.
 
-import { processContext } from './cli-context.ts';
-import { runPurge } from './run-purge.ts';
+import type { PurgeRequest } from '../shared/purge/purge.ts';
+import { formatTime } from '../shared/stats/format.ts';
+import {
+  type Api,
+  type ApiRequest,
+  apiRequest,
+  type CliContext,
+  CliFailure,
+  callApi,
+  DEPLOYMENT_FLAG,
+  DEPLOYMENT_USAGE,
+  type Deployment,
+  failureExit,
+  findDeployment,
+  isEntry,
+  parseFlags,
+  parseJsonAnswer,
+  printable,
+  processContext,
+  single,
+  usageError,
+} from './command.ts';
 
-process.exitCode = await runPurge(process.argv.slice(2), processContext());
+export const PURGE_USAGE = `usage: npm run purge -- [--url URL]... [--prefix PATH]... [--tag TAG]... [--everything] [--base https://cdn.example]
+
+Purges what the edge and the shield hold (POST <base>/__tiercache/purge); name at least one target.
+  --url URL       one object: a path (/a.png) or an absolute URL (https://cdn.example/a.png); repeatable
+  --prefix PATH   every path starting with PATH (starting with /, like /img/); repeatable
+  --tag TAG       every response whose Cache-Tag holds TAG; repeatable
+  --everything    everything stored so far
+${DEPLOYMENT_USAGE}
+  --help          this text
+Token: PURGE_TOKEN, else the local stack's (for the local stack's URL only).
+Exit: 0 accepted; 1 the edge could not be reached or refused; 2 usage, no target, no local stack or no token.`;
+
+export const PURGE_API: Api = {
+  path: '/__tiercache/purge',
+  method: 'POST',
+  tokenName: 'PURGE_TOKEN',
+  stackField: 'purgeToken',
+  refused: "the token was refused: set PURGE_TOKEN to the deployment's secret",
+  disabled: 'purge is disabled: set the PURGE_TOKEN secret',
+};
+
+/** What a purge names: each list as given on the command line, in order. */
+export interface PurgeTargets {
+  urls: string[];
+  prefixes: string[];
+  tags: string[];
+  everything: boolean;
+}
+
+export interface PurgeArgs {
+  targets: PurgeTargets;
+  base: string | undefined;
+  help: boolean;
+}
+
+/**
+ * The edge's 200 (worker/purge.ts): what it accepted, when (`at`, ms epoch), and the bound on reaching every
+ * location (`reachesEveryLocationWithin`, "65s": KV's propagation plus the isolates' refresh, shared/purge/purge-store.ts).
+ */
+export interface PurgeAnswer {
+  purged: PurgeRequest;
+  at: number;
+  reachesEveryLocationWithin: string;
+}
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** The command, as a function of its arguments and context, answering the exit code. */
+export async function runPurge(argv: readonly string[], context: CliContext): Promise<number> {
+  try {
+    const args = parsePurgeArgs(argv);
+    if (args.help) {
+      context.out(PURGE_USAGE);
+      return 0;
+    }
+    const deployment = await findDeployment(PURGE_API, args.base, context);
+    const request = purgeRequest(deployment, args.targets);
+    const answer = parsePurgeAnswer(await callApi(request, context), request.url.href);
+    context.out(`${deployment.base.origin}: ${renderPurgeAnswer(answer)}`);
+    return 0;
+  } catch (error) {
+    return failureExit(error, context.err);
+  }
+}
+
+/**
+ * Each flag repeatable and kept in order. Which values the edge accepts (a prefix starts with "/", at most 30
+ * values …) is the edge's to say (shared/purge/purge.ts): its 400 names what it expected, and the CLI prints it.
+ */
+export function parsePurgeArgs(argv: readonly string[]): PurgeArgs {
+  const flags = parseFlags(
+    argv,
+    {
+      url: { type: 'string' },
+      prefix: { type: 'string' },
+      tag: { type: 'string' },
+      everything: { type: 'boolean' },
+      [DEPLOYMENT_FLAG]: { type: 'string' },
+      help: { type: 'boolean' },
+    },
+    PURGE_USAGE,
+  );
+  const targets: PurgeTargets = {
+    urls: flags.strings.url ?? [],
+    prefixes: flags.strings.prefix ?? [],
+    tags: flags.strings.tag ?? [],
+    everything: flags.booleans.everything === true,
+  };
+  const help = flags.booleans.help === true;
+  const count = targets.urls.length + targets.prefixes.length + targets.tags.length;
+  if (!help && count === 0 && !targets.everything)
+    throw usageError('nothing to purge: name at least one --url, --prefix, --tag or --everything', PURGE_USAGE);
+  return { targets, base: single(flags, DEPLOYMENT_FLAG, PURGE_USAGE), help };
+}
+
+/** The POST whose body shared/purge/purge.ts parsePurgeBody reads. */
+export function purgeRequest(deployment: Deployment, targets: PurgeTargets): ApiRequest {
+  // Only the fields that name something: the edge reads an absent list as empty, `everything` as false.
+  const body: Partial<PurgeTargets> = {};
+  if (targets.urls.length > 0) body.urls = targets.urls;
+  if (targets.prefixes.length > 0) body.prefixes = targets.prefixes;
+  if (targets.tags.length > 0) body.tags = targets.tags;
+  if (targets.everything) body.everything = true;
+  return apiRequest(PURGE_API, deployment, body);
+}
+
+export function parsePurgeAnswer(text: string, from: string): PurgeAnswer {
+  const answer = parseJsonAnswer(text, from) as Partial<PurgeAnswer> | null;
+  const purged = answer?.purged;
+  const lists =
+    purged !== undefined && (['urls', 'prefixes', 'tags'] as const).every((name) => Array.isArray(purged[name]));
+  if (!lists || typeof answer?.at !== 'number' || typeof answer.reachesEveryLocationWithin !== 'string') {
+    throw new CliFailure(
+      `${from} answered JSON that is not a purge's answer ({purged, at, reachesEveryLocationWithin}): ${JSON.stringify(text.slice(0, 120))}`,
+    );
+  }
+  return answer as PurgeAnswer;
+}
+
+/** The answer as the moment the purge is done everywhere, and only the lists that name something. */
+export function renderPurgeAnswer(answer: PurgeAnswer): string {
+  const { purged, at, reachesEveryLocationWithin: bound } = answer;
+  const lines = [`purge accepted at ${formatTime(at)}`];
+  const named: [string, readonly string[]][] = [
+    ['urls', purged.urls],
+    ['prefixes', purged.prefixes],
+    ['tags', purged.tags],
+  ];
+  for (const [name, values] of named) {
+    if (values.length > 0) lines.push(`  ${`${name}:`.padEnd(12)}${values.map(printable).join(', ')}`);
+  }
+  if (purged.everything) lines.push(`  ${'everything:'.padEnd(12)}yes`);
+  const within = durationMs(bound);
+  lines.push(
+    within === undefined
+      ? `reaches every location within ${printable(bound)}`
+      : `reaches every location by ${formatTime(at + within)} (within ${printable(bound)})`,
+  );
+  return lines.join('\n');
+}
+
+/** A duration as the edge writes it (`65s`, `500ms`, `2m`) in ms; undefined if it is none of those. */
+export function durationMs(text: string): number | undefined {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(text.trim());
+  const unit = match?.[2] === undefined ? undefined : UNIT_MS[match[2]];
+  return match?.[1] === undefined || unit === undefined ? undefined : Number(match[1]) * unit;
+}
+
+if (isEntry(import.meta.url)) process.exitCode = await runPurge(process.argv.slice(2), processContext());

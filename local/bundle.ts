@@ -1,6 +1,5 @@
-// Bundles a worker entry the way wrangler does (esbuild, ESM, workerd export conditions), so
-// Miniflare runs the same code shape as production. The bundle also lands in .build/local/
-// for reading: workerd's stack traces name that file and its lines.
+// Bundles a worker entry the way wrangler does (esbuild, ESM, workerd export conditions), so Miniflare
+// runs the same code shape as production.
 
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -8,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 export const PROJECT_ROOT = fileURLToPath(new URL('../', import.meta.url));
+/** A copy of each bundle lands here, for reading: workerd's stack traces name that file and its lines. */
 const OUTPUT_DIRECTORY = join(PROJECT_ROOT, '.build', 'local');
 
 export interface WorkerBundle {

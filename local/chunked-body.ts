@@ -1,8 +1,5 @@
-// A request body in the chunked transfer coding (RFC 9112 §7.1), read whole by the local front
-// before any of its request is forwarded: a malformed chunk can then still be refused with a
-// 400 (once part of a request has reached the edge, the only refusal left is a cut
-// connection), as nginx and Cloudflare's front end buffer request bodies before the upstream
-// sees them. Pure: bytes in, a verdict out; no I/O.
+// A request body in the chunked transfer coding (RFC 9112 §7.1), read whole by the local front before
+// any of its request is forwarded. Pure: bytes in, a verdict out; no I/O.
 
 /** The longest chunk-size line taken (size, extensions, CRLF): a size needs 12 hex digits at most. */
 const MAX_CHUNK_LINE_BYTES = 1024;
@@ -27,7 +24,12 @@ type Part =
   | { kind: 'data-end' }
   | { kind: 'trailers'; taken: number };
 
-/** Reads one chunked body from the bytes pushed to it, in any pieces. */
+/**
+ * Reads one chunked body from the bytes pushed to it, in any pieces. Whole before any of its request
+ * is forwarded, so that a malformed chunk can still be refused with a 400 (once part of a request
+ * has reached the edge, the only refusal left is a cut connection), as nginx and Cloudflare's front
+ * end buffer request bodies before the upstream sees them.
+ */
 export class ChunkedBody {
   private readonly limit: number;
   private part: Part = { kind: 'size' };

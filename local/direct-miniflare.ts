@@ -1,7 +1,5 @@
-// One Miniflare 4 driving workerd, each worker served on a workerd socket of its own rather than
-// through Miniflare's entry worker: the entry (request logging, its error pages, the cf blob)
-// costs ~3× per request (bench/layers), and production has no such layer either. What `npm start`
-// (workers.ts) and the benchmarks' workers (bench/setup/miniflare-direct.ts) both start.
+// One Miniflare 4 driving workerd, each worker served on a workerd socket of its own rather than through
+// Miniflare's entry worker: what `npm start` (workers.ts) and the bench (bench/setup/miniflare-direct.ts) start.
 import { rm, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { basename, dirname } from 'node:path';
@@ -36,7 +34,11 @@ export function moduleWorker(name: string, script: string, scriptPath?: string):
   };
 }
 
-/** A workerd socket of the worker's own on loopback; 0 (the default) = any free port. */
+/**
+ * A workerd socket of the worker's own on loopback; 0 (the default) = any free port. Not Miniflare's
+ * entry worker: the entry (request logging, its error pages, the cf blob) costs ~3× per request
+ * (bench/layers), and production has no such layer either.
+ */
 export function directSocket(port = 0): Pick<WorkerOptions, 'unsafeDirectSockets'> {
   return { unsafeDirectSockets: [{ host: LOOPBACK, port }] };
 }

@@ -1,10 +1,5 @@
-// What `npm start` without ORIGIN_URL sets for its embedded origin (s3rver): the origin's URL,
-// its one bucket, path addressing, and its account unless the user gives one. A value the user
-// gave is looked at before it is set aside: a misspelt ORIGIN_KIND or S3_ADDRESSING is kept, so
-// that parseConfig names it as a deployment would, instead of being replaced without a word;
-// a valid one that cannot apply here is replaced with a note. Credentials the user gives are
-// kept: the shield signs with them and the embedded origin refuses them as S3 would, which is
-// how wrong credentials are tried locally (`S3_SECRET_ACCESS_KEY=wrong npm start`).
+// What `npm start` without ORIGIN_URL sets for its embedded origin (s3rver): the origin's URL, its one
+// bucket, path addressing, and its account unless the user gives one.
 
 import { ORIGIN_KINDS, type RawConfig, S3_ADDRESSINGS } from '../shared/config/config.ts';
 
@@ -18,6 +13,9 @@ export interface EmbeddedOrigin {
 /** Points `config` at the embedded origin; answers a note for each setting of the user's that it sets aside or that changes what the origin answers. */
 export function useEmbeddedOrigin(config: RawConfig, origin: EmbeddedOrigin): string[] {
   const notes: string[] = [];
+  // A value the user gave is looked at before it is set aside: a misspelt ORIGIN_KIND or
+  // S3_ADDRESSING is kept, so that parseConfig names it as a deployment would, instead of being
+  // replaced without a word; a valid one that cannot apply here is replaced with a note.
   const dictate = (
     name: 'ORIGIN_KIND' | 'S3_BUCKET' | 'S3_ADDRESSING',
     value: string,
@@ -35,6 +33,8 @@ export function useEmbeddedOrigin(config: RawConfig, origin: EmbeddedOrigin): st
   // s3rver checks a virtual-hosted request's signature over /bucket/key instead of /key,
   // so it would refuse the shield's correct signatures; path-style it verifies properly.
   dictate('S3_ADDRESSING', 'path', S3_ADDRESSINGS);
+  // Credentials the user gives are kept: the shield signs with them and the embedded origin refuses
+  // them as S3 would, which is how wrong credentials are tried locally (`S3_SECRET_ACCESS_KEY=wrong npm start`).
   for (const [name, own] of [
     ['S3_ACCESS_KEY_ID', origin.accessKeyId],
     ['S3_SECRET_ACCESS_KEY', origin.secretAccessKey],

@@ -1,18 +1,9 @@
-// The local stack's front: what stands before a Worker in production (Cloudflare's edge parses
-// every request before a Worker runs), here a TCP relay on the printed port in front of the
-// edge's own workerd socket. Each request head is read by request-head.ts and forwarded
-// re-written in one spelling, with a field that proves to the edge it came through here (the
-// edge's socket refuses requests without it); bodies are forwarded by their framing (a chunked
-// one read whole first and sent on with a Content-Length, chunked-body.ts). A refused request gets a short 4xx once the answers before it are out,
-// and the connection is closed: nothing after it is read. Answers pass back byte for byte.
-// Each connection is relayed by relay.ts. The shield's printed port is a front too, before the
-// shield's own socket (workers.ts).
+// The local stack's front: what stands before a Worker in production (Cloudflare's edge parses every
+// request before a Worker runs), here a TCP relay on the printed port before the edge's own workerd socket.
 
 import { createServer, type Server, type Socket } from 'node:net';
+import { FRONT_HEADER } from '../shared/hop/hop-fields.ts';
 import { type RelayOptions, relay } from './relay.ts';
-
-/** The field the front adds to every request it forwards; the edge checks it (LOCAL_FRONT_TOKEN). */
-export const FRONT_HEADER = 'x-tiercache-front';
 
 export interface FrontOptions {
   /** The workerd socket it stands before (the edge's, or the shield's). */
@@ -33,6 +24,15 @@ export interface Front {
   close(): Promise<void>;
 }
 
+/**
+ * A front on `host:port` before `upstream`. Each request head is read by request-head.ts and
+ * forwarded re-written in one spelling, with a field that proves to the edge it came through here
+ * (the edge's socket refuses requests without it); bodies are forwarded by their framing (a chunked
+ * one read whole first and sent on with a Content-Length, chunked-body.ts). A refused request gets
+ * a short 4xx once the answers before it are out, and the connection is closed: nothing after it is
+ * read. Answers pass back byte for byte. Each connection is relayed by relay.ts. The shield's
+ * printed port is a front too, before the shield's own socket (workers.ts).
+ */
 export async function startFront(options: FrontOptions): Promise<Front> {
   const sockets = new Set<Socket>();
   const relayOptions: RelayOptions = {

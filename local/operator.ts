@@ -1,16 +1,17 @@
-// What the local stack hands its operator (docs/operating.md): a stats token and a
-// purge token (random unless set), the JSON request log when asked (LOG=1; quiet otherwise),
-// and a note of where the stack runs (.build/local/stack.json), which `npm run stats` and
-// `npm run purge` read when no --base is given.
+// What the local stack hands its operator (docs/operating.md): a stats token and a purge token (random
+// unless set), the JSON request log when asked (LOG=1; quiet otherwise), and a note of where the stack runs.
 
 import { randomUUID } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import type { RawConfig } from '../shared/config/config.ts';
-import { STATS_PATH } from '../shared/target/internal.ts';
+import { STATS_PATH } from '../shared/request/reserved-paths.ts';
 import { PROJECT_ROOT } from './bundle.ts';
 
-/** Where the running stack is noted (generated, ignored by git). */
+/**
+ * Where the running stack is noted (generated, ignored by git): `npm run stats` and `npm run purge`
+ * read it when no --base is given.
+ */
 export const STACK_FILE = join(PROJECT_ROOT, '.build', 'local', 'stack.json');
 
 export interface StackNote {

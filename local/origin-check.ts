@@ -1,14 +1,15 @@
-// `npm start`'s one look at the origin once the stack is up: the edge's health answer
-// (worker/health.ts), which asks the shield, which asks the origin with the configured
-// credentials. One line of the banner; the stack runs on whatever it says, so wrong
-// credentials can be tried locally and are named at once.
+// `npm start`'s one look at the origin once the stack is up: the edge's health answer (worker/health.ts),
+// which asks the shield, which asks the origin with the configured credentials.
 
-import { HEALTH_PATH } from '../shared/target/internal.ts';
+import { HEALTH_PATH } from '../shared/request/reserved-paths.ts';
 
 /** Longer than the edge waits for the shield, which waits for the origin's answer. */
 const CHECK_WAIT_MS = 10_000;
 
-/** The banner line: the origin's state and why, or why the health endpoint gave none. */
+/**
+ * The banner line: the origin's state and why, or why the health endpoint gave none. The stack runs
+ * on whatever it says, so wrong credentials can be tried locally and are named at once.
+ */
 export async function checkOrigin(edgeUrl: string): Promise<string> {
   let answer: Response;
   try {

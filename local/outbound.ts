@@ -1,7 +1,5 @@
-// Outbound fetches for a worker in Miniflare, sent to loopback addresses for host names that
-// do not resolve (e.g. a virtual-hosted bucket `assets.s3.tiercache.test`). The request
-// leaves with its Host header and request-target unchanged, so a SigV4 signature computed
-// over that Host still verifies at the server behind the loopback address.
+// Outbound fetches for a worker in Miniflare, sent to loopback addresses for host names that do not
+// resolve (e.g. a virtual-hosted bucket `assets.s3.tiercache.test`).
 import { request as httpRequest, type OutgoingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
@@ -24,6 +22,10 @@ export function resolvingOutbound(resolve: ResolveMap): (request: Request) => Pr
   };
 }
 
+/**
+ * `request` sent to `address` with its Host header and request-target unchanged, so a SigV4
+ * signature computed over that Host still verifies at the server behind the loopback address.
+ */
 function forward(request: Request, url: URL, address: string): Promise<Response> {
   const separator = address.lastIndexOf(':');
   // Miniflare hands over the Host the worker's fetch sent; the URL's host is the fallback.

@@ -1,10 +1,5 @@
-// What the local stack's front accepts of an HTTP/1.1 request head, as Cloudflare's front end
-// would before a Worker runs: pure rules over the bytes of a head, after RFC 9112. workerd's
-// own parser answers many malformed requests with a bare 500 (a Host that is not a host, an
-// absolute-form or asterisk-form target, CONNECT, a Content-Length that is not a number) and
-// lets Transfer-Encoding with Content-Length through, answering one connection twice; the
-// front refuses those with a clear 4xx and closes, and hands workerd a head it re-wrote in one
-// spelling, so the two can never read a request differently.
+// What the local stack's front accepts of an HTTP/1.1 request head, as Cloudflare's front end would
+// before a Worker runs: pure rules over the bytes of a head, after RFC 9112.
 
 import { splitList } from '../shared/http/header-list.ts';
 
@@ -85,6 +80,12 @@ const refused = <T>(value: T | RefusedHead): value is RefusedHead =>
 /**
  * `text`: the head as latin1, through its final CRLF CRLF. `token`: a field the front adds for
  * the edge (name and value), replacing any the client sent.
+ *
+ * workerd's own parser answers many malformed requests with a bare 500 (a Host that is not a host,
+ * an absolute-form or asterisk-form target, CONNECT, a Content-Length that is not a number) and lets
+ * Transfer-Encoding with Content-Length through, answering one connection twice; the front refuses
+ * those with a clear 4xx and closes, and hands workerd a head it re-wrote in one spelling, so the
+ * two can never read a request differently.
  */
 export function readHead(text: string, token: { name: string; value: string }): HeadVerdict {
   if (text.length > MAX_HEAD_BYTES) return refuse(431, 'request header fields too large');

@@ -1,6 +1,4 @@
-// A minimal S3 client for tooling: SigV4-signed object requests (smithy's signer) sent with
-// node:http, so that every header byte and the exact request-target are under our control and
-// a 64 MiB body streams through without being buffered.
+// A minimal S3 client for tooling: SigV4-signed object requests (smithy's signer) sent with node:http.
 import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -101,7 +99,11 @@ interface ObjectRequest {
   headers: Record<string, string>;
 }
 
-/** Signs and sends one request; a status other than 2xx or 304 throws S3RequestError. */
+/**
+ * Signs and sends one request; a status other than 2xx or 304 throws S3RequestError. Sent with
+ * node:http, so that every header byte and the exact request-target are under our control and a
+ * 64 MiB body streams through without being buffered.
+ */
 async function sendSigned(
   signer: SignatureV4,
   endpoint: URL,

@@ -1,6 +1,6 @@
-// The sample site's text files. Its pages link each other, so a browser pointed at the edge
-// exercises several content types, a video played as browsers play one (ranges, seeks), sliced
-// at the default slice size, and one large object.
+// The sample site's text files. Its pages link each other, so a browser pointed at the edge exercises
+// several content types, a video played as browsers play one (ranges, seeks), and one large object.
+
 /** The large object's key; its bytes are made by `deterministicBytes` in assets.ts. */
 export const BIG_ASSET_KEY = 'video/big.bin';
 /** The sample video's key; its bytes are local/sample-video.mp4 (assets.ts says how it was made). */

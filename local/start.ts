@@ -1,6 +1,5 @@
-// `npm start`: the whole CDN on this machine. Settings come from the environment (the
-// configuration contract, plus PORT). Without ORIGIN_URL it also starts an S3 origin with a
-// sample site; with ORIGIN_URL it fronts that origin instead. Ctrl-C stops everything.
+// `npm start`: the whole CDN on this machine, settings from the environment (the configuration contract,
+// plus PORT); without ORIGIN_URL, an S3 origin with a sample site too. Ctrl-C stops everything.
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { CONFIG_NAMES, parseConfig, type RawConfig, SECRET_CONFIG_NAMES } from '../shared/config/config.ts';

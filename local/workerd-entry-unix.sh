@@ -1,10 +1,9 @@
 #!/bin/sh
-# workerd as Miniflare starts it, but with Miniflare's entry socket on a Unix socket
-# ($TIERCACHE_ENTRY_SOCKET) instead of a loopback port: behind the local front no TCP client
-# can reach workerd's own HTTP parser, which answers some malformed requests (absolute-form,
-# CONNECT, a bad Content-Length) with a 500 before any worker runs. Started through
-# MINIFLARE_WORKERD_PATH by local/direct-miniflare.ts; exec keeps workerd Miniflare's own child.
+# workerd as Miniflare starts it, but with Miniflare's entry socket on a Unix socket ($TIERCACHE_ENTRY_SOCKET)
+# instead of a loopback port. Started through MINIFLARE_WORKERD_PATH by local/direct-miniflare.ts.
 real="$TIERCACHE_WORKERD"
+# Behind the local front no TCP client may reach workerd's own HTTP parser, which answers some
+# malformed requests (absolute-form, CONNECT, a bad Content-Length) with a 500 before any worker runs.
 for arg do
   shift
   case "$arg" in
@@ -12,4 +11,5 @@ for arg do
   esac
   set -- "$@" "$arg"
 done
+# exec keeps workerd Miniflare's own child.
 exec "$real" "$@"

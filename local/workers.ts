@@ -1,12 +1,5 @@
-// Both tiers in one Miniflare: the edge on the public port with its SHIELD service binding,
-// the shield behind it and also on a direct socket of its own (to prove it refuses callers
-// that are not the edge). Caches live in Miniflare's temporary directory, gone on dispose.
-// The public port is the edge's own workerd socket, not Miniflare's entry worker
-// (direct-miniflare.ts says why). With the front (`npm start`), every port the stack serves
-// clients on is a front (front.ts): the edge's and the shield's workerd sockets, and Miniflare's
-// entry, are Unix sockets in a directory of this user's only, since workerd's own parser answers
-// an absolute-form target, CONNECT or `Content-Length: abc` with a bare 500 before a worker runs
-// (so Miniflare's Node API over its entry, getCaches and the like, is not there with the front).
+// Both tiers in one Miniflare: the edge on the public port with its SHIELD service binding, the shield
+// behind it and also on a direct socket of its own (to prove it refuses callers that are not the edge).
 
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -14,10 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Miniflare, WorkerOptions } from 'miniflare';
 import type { RawConfig } from '../shared/config/config.ts';
+import { FRONT_HEADER } from '../shared/hop/hop-fields.ts';
 import deployment from '../tiercache.config.ts';
 import { bundleWorker, type WorkerBundle } from './bundle.ts';
 import { directSocket, LOOPBACK, moduleWorker, startDirectMiniflare, unixSocket } from './direct-miniflare.ts';
-import { FRONT_HEADER, type Front, startFront } from './front.ts';
+import { type Front, startFront } from './front.ts';
 import { type ResolveMap, resolvingOutbound } from './outbound.ts';
 
 /** The deployed workers' (tiercache.config.ts): request.signal aborts when the client goes away. */
@@ -72,6 +66,15 @@ export interface Stack {
   dispose(): Promise<void>;
 }
 
+/**
+ * Both tiers, bundled from their entries. The public port is the edge's own workerd socket, not
+ * Miniflare's entry worker (direct-miniflare.ts says why). With the front (`npm start`), every port
+ * the stack serves clients on is a front (front.ts): the edge's and the shield's workerd sockets,
+ * and Miniflare's entry, are Unix sockets in a directory of this user's only, since workerd's own
+ * parser answers an absolute-form target, CONNECT or `Content-Length: abc` with a bare 500 before a
+ * worker runs (so Miniflare's Node API over its entry, getCaches and the like, is not there with the
+ * front). Caches live in Miniflare's temporary directory, gone on dispose.
+ */
 export async function startWorkers(options: WorkersOptions): Promise<Stack> {
   const [edge, shield] = await Promise.all([
     bundleWorker(options.entries?.edge ?? EDGE_ENTRY),

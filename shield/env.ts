@@ -3,11 +3,11 @@
 // isolate and the bindings it uses, by name.
 
 import { type Config, configFrom, oncePerEnv, type RawConfig } from '../shared/config/config.ts';
+import { HOST_HEADER } from '../shared/hop/hop-fields.ts';
+import { parseSliceRequestPath } from '../shared/hop/slice-protocol.ts';
 import { ConfigError } from '../shared/http/errors.ts';
 import { type ObservedTier, observedTier, rawPath } from '../shared/observe/observed.ts';
 import type { RequestMeter } from '../shared/observe/request-meter.ts';
-import { parseSliceRequestPath } from '../shared/slices/slice-protocol.ts';
-import { HOST_HEADER } from '../shared/target/internal.ts';
 
 /** The shield worker's bindings: the configuration contract (vars and secrets) and the purge list. */
 export type ShieldEnv = RawConfig & {

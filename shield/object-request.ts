@@ -1,22 +1,22 @@
-// GET and HEAD at the shield: the edge's slice requests (shared/slices/slice-protocol.ts) and
+// GET and HEAD at the shield: the edge's slice requests (shared/hop/slice-protocol.ts) and
 // plain GETs of a whole object, over the read path (shared/tier/) handed this tier's cache, the
-// origin as its next hop (origin/ranged.ts, healing cut bodies) and the purges that apply.
+// origin as its next hop (origin/origin-upstream.ts, healing cut bodies) and the purges that apply.
 
 import type { Config } from '../shared/config/config.ts';
+import { HOST_HEADER, PURGED_AT_HEADER, REVALIDATE_HEADER, SHIELD_ORIGIN } from '../shared/hop/hop-fields.ts';
+import { parseSliceRequestPath } from '../shared/hop/slice-protocol.ts';
 import { forwardedRequestHeaders, TIER_MANAGED } from '../shared/http/headers.ts';
 import { COPY_HEADER } from '../shared/observe/read-ahead-copy.ts';
 import { meteredUpstream } from '../shared/observe/request-meter.ts';
 import { purgedBy } from '../shared/purge/purge.ts';
 import { purgeList } from '../shared/purge/purge-store.ts';
-import { parseSliceRequestPath } from '../shared/slices/slice-protocol.ts';
-import { bucketFor, misdirected } from '../shared/target/host-buckets.ts';
-import { HOST_HEADER, PURGED_AT_HEADER, REVALIDATE_HEADER, SHIELD_ORIGIN } from '../shared/target/internal.ts';
-import { requestTarget } from '../shared/target/request-target.ts';
+import { bucketFor, misdirected } from '../shared/request/host-buckets.ts';
+import { requestTarget } from '../shared/request/request-target.ts';
 import { healingUpstream, originHealing } from '../shared/tier/healing-upstream.ts';
 import { headObject } from '../shared/tier/object-head.ts';
 import { type ObjectRead, readPolicy } from '../shared/tier/ports.ts';
 import type { ShieldRequest } from './env.ts';
-import { originUpstream } from './origin/ranged.ts';
+import { originUpstream } from './origin/origin-upstream.ts';
 import { shieldCache, shieldKey } from './shield-cache.ts';
 import { answerSlices } from './slice-answer.ts';
 import { keptByWorkersCache, viaWorkersCache, workersCacheKey } from './workers-cache-gateway.ts';

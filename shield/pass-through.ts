@@ -1,16 +1,14 @@
-// HTTP origins only: methods other than GET/HEAD go to the origin uncached (origin/http.ts),
-// and a successful one invalidates what the shield stored for that URL and the same-host URLs
-// its Location and Content-Location name, as RFC 9111 §4.4 asks (the edge does the same for
-// its own entries). For S3 they are 405.
+// Methods other than GET/HEAD: for a site, forwarded uncached (origin/http-pass-through.ts), a successful one removing
+// what the shield stored for that URL and the same-host URLs it names (RFC 9111 §4.4, as the edge does); for S3, 405.
 
 import { MethodNotAllowed } from '../shared/http/errors.ts';
 import { invalidatedUrls } from '../shared/http/invalidation.ts';
-import { requestTarget } from '../shared/target/request-target.ts';
+import { requestTarget } from '../shared/request/request-target.ts';
 import { remove } from '../shared/tier/tier-cache.ts';
 import type { ShieldRequest } from './env.ts';
-import { passThroughToHttp } from './origin/http.ts';
-import { originUrlFor } from './origin/origin.ts';
-import { originRelative, shieldCache, shieldKey } from './shield-cache.ts';
+import { passThroughToHttp } from './origin/http-pass-through.ts';
+import { originRelative, originUrlFor } from './origin/origin-url.ts';
+import { shieldCache, shieldKey } from './shield-cache.ts';
 
 export async function passThrough(request: Request, shield: ShieldRequest, url: URL): Promise<Response> {
   const { config, meter } = shield;

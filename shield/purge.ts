@@ -8,6 +8,7 @@
 // its credential).
 
 import type { Config } from '../shared/config/config.ts';
+import { SHIELD_ORIGIN } from '../shared/hop/hop-fields.ts';
 import { BadRequest, PurgeNotConfirmed } from '../shared/http/errors.ts';
 import { asRecord, type PurgeRecord } from '../shared/purge/purge.ts';
 import { rememberPurges } from '../shared/purge/purge-store.ts';
@@ -16,8 +17,7 @@ import {
   type WorkersCachePurgeResult,
   workersCachePurge,
 } from '../shared/purge/workers-cache-purge.ts';
-import { SHIELD_ORIGIN } from '../shared/target/internal.ts';
-import { requestTarget } from '../shared/target/request-target.ts';
+import { requestTarget } from '../shared/request/request-target.ts';
 import { remove } from '../shared/tier/tier-cache.ts';
 import { shieldCache, shieldKey } from './shield-cache.ts';
 

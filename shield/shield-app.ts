@@ -9,24 +9,20 @@
 
 import { Hono } from 'hono';
 import { clockOffset } from '../shared/clock/clock-offset.ts';
+import { CREDENTIAL_HEADER } from '../shared/hop/hop-fields.ts';
+import { parseSliceRequestPath } from '../shared/hop/slice-protocol.ts';
+import { credentialMatches } from '../shared/http/authorization.ts';
 import { errorResponse, Forbidden, HttpError, MethodNotAllowed, NotFound } from '../shared/http/errors.ts';
 import { observedFetch } from '../shared/observe/observed.ts';
-import { parseSliceRequestPath } from '../shared/slices/slice-protocol.ts';
-import {
-  CREDENTIAL_HEADER,
-  credentialMatches,
-  HEALTH_PATH,
-  isInternal,
-  PURGE_PATH,
-} from '../shared/target/internal.ts';
-import { normalizePath, requestUrl } from '../shared/target/request-target.ts';
+import { normalizePath, requestUrl } from '../shared/request/request-target.ts';
+import { HEALTH_PATH, isReserved, PURGE_PATH, WORKERS_CACHE_PURGE_PATH } from '../shared/request/reserved-paths.ts';
 import { withTierReport } from '../shared/tier/tier-headers.ts';
 import { type ShieldBindings, type ShieldEnv, type ShieldRequest, type ShieldRole, shieldBindings } from './env.ts';
 import { answerShieldHealth } from './health.ts';
 import { answerObject, type RequestFacts } from './object-request.ts';
 import { passThrough } from './pass-through.ts';
 import { acceptPurge } from './purge.ts';
-import { purgeWorkersCache, unmarkedNotKept, WORKERS_CACHE_PURGE_PATH } from './workers-cache-answer.ts';
+import { purgeWorkersCache, unmarkedNotKept } from './workers-cache-answer.ts';
 import { workersCachePurger } from './workers-cache-gateway.ts';
 
 /** The shield's named entrypoint Workers Cache fronts (cli/wrangler-config.ts names it in the deployed configuration). */
@@ -50,7 +46,7 @@ app.use('*', async (c, next) => {
 // anything else under the prefix is no object.
 app.use('*', async (c, next) => {
   const path = normalizePath(c.var.url.pathname);
-  if (!isInternal(path)) return next();
+  if (!isReserved(path)) return next();
   if (path === PURGE_PATH || path === HEALTH_PATH || (path === WORKERS_CACHE_PURGE_PATH && c.env.role === 'slices')) {
     // Not requests for objects: no record is made of them.
     c.env.meter.internal = true;

@@ -3,8 +3,9 @@
 
 import type { Config } from '../shared/config/config.ts';
 import { SHIELD_CACHE_NAME } from '../shared/http/cache-status.ts';
-import type { RequestTarget } from '../shared/target/request-target.ts';
+import type { RequestTarget } from '../shared/request/request-target.ts';
 import type { TierCache } from '../shared/tier/tier-cache.ts';
+import { originBasePath } from './origin/origin-url.ts';
 
 export function shieldCache(): Promise<TierCache> {
   return caches.open(SHIELD_CACHE_NAME);
@@ -13,11 +14,5 @@ export function shieldCache(): Promise<TierCache> {
 /** The key of `target` at the origin `config` names (with its bucket, for S3). */
 export function shieldKey(config: Config, target: RequestTarget): string {
   const bucket = config.s3 === undefined ? '' : `/${config.s3.bucket}`;
-  return `${config.originUrl.origin}${config.originUrl.pathname.replace(/\/+$/, '')}${bucket}${target.path}${target.query}`;
-}
-
-/** A path on the origin as the shield's keys see it: without the origin URL's base path. */
-export function originRelative(config: Config, path: string): string {
-  const base = config.originUrl.pathname.replace(/\/+$/, '');
-  return base && path.startsWith(`${base}/`) ? path.slice(base.length) : path;
+  return `${config.originUrl.origin}${originBasePath(config.originUrl)}${bucket}${target.path}${target.query}`;
 }

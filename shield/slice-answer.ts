@@ -1,9 +1,11 @@
-// The shield's answer to the edge's slice requests (shared/slices/slice-protocol.ts): a complete 200
+// The shield's answer to the edge's slice requests (shared/hop/slice-protocol.ts): a complete 200
 // of exactly the span's bytes of the pinned version, read from the shield's own slices or from
 // the origin, several slices at once. 412 when the version the edge pinned is gone, 416 (with
 // the object's size) when the span starts past its end, the whole object when it is not sliced.
 
 import type { Config } from '../shared/config/config.ts';
+import { ORIGIN_AT_HEADER } from '../shared/hop/hop-fields.ts';
+import { type SliceRequest, SPAN_HEADER, WHOLE } from '../shared/hop/slice-protocol.ts';
 import type { CacheStatusParams } from '../shared/http/cache-status.ts';
 import { evaluatePreconditions } from '../shared/http/conditional.ts';
 import { BadGateway, BadRequest, PreconditionFailed, VersionChanged } from '../shared/http/errors.ts';
@@ -12,10 +14,8 @@ import { unsatisfiedRange } from '../shared/http/range.ts';
 import { appendServerTiming, serverTimingMetric } from '../shared/http/server-timing.ts';
 import { markObject, OBJECT_HEADER, representationHeaders } from '../shared/slices/object-meta.ts';
 import { sliceCount, spanBytes } from '../shared/slices/slice-plan.ts';
-import { type SliceRequest, SPAN_HEADER, WHOLE } from '../shared/slices/slice-protocol.ts';
 import type { EntryMeta } from '../shared/store/stored-entry.ts';
 import { type Piece, rangesStream } from '../shared/streams/byte-stream.ts';
-import { ORIGIN_AT_HEADER } from '../shared/target/internal.ts';
 import { resolveObject } from '../shared/tier/object-read.ts';
 import type { Budget, ObjectRead } from '../shared/tier/ports.ts';
 import { cancelPrefetched, type Resolved } from '../shared/tier/resolved.ts';

@@ -12,9 +12,9 @@
 // are stored: a beat that cannot be written means the edge is gone (its client left), and the
 // fetches are given up, the origin's connections closed.
 
+import { warmWord } from '../shared/hop/slice-protocol.ts';
 import { moveDeadlineMs } from '../shared/slices/move-deadline.ts';
 import { sliceLength } from '../shared/slices/slice-plan.ts';
-import { warmWord } from '../shared/slices/slice-protocol.ts';
 import { FETCH, LOOKUP, PUT, WARMED_SLICE } from '../shared/slices/subrequest-costs.ts';
 import { identityPipe } from '../shared/streams/identity-pipe.ts';
 import type { Budget, ObjectRead } from '../shared/tier/ports.ts';

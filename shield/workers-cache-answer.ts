@@ -31,8 +31,6 @@ export const OBJECT_TAGS_HEADER = 'x-tiercache-cache-tag';
 /** The answer's Age, and when (ms epoch) it was that: the gateway ages it by the time since. */
 export const AGE_HEADER = 'x-tiercache-age';
 export const AGED_AT_HEADER = 'x-tiercache-aged-at';
-/** The gateway's purge of Workers Cache, told to the slices entrypoint. */
-export const WORKERS_CACHE_PURGE_PATH = '/__tiercache/workers-cache-purge';
 
 /** What Workers Cache needs to know of an answer to decide. */
 export interface AnswerFacts {

@@ -10,20 +10,15 @@
 // health. The answer comes back with what the slices entrypoint put aside restored
 // (workers-cache-answer.ts), and a Workers Cache hit reported as this tier's hit.
 
+import { CREDENTIAL_HEADER, PURGED_AT_HEADER, REVALIDATE_HEADER, SHIELD_ORIGIN } from '../shared/hop/hop-fields.ts';
+import { type SliceRequest, sliceRequestPath } from '../shared/hop/slice-protocol.ts';
 import { appendCacheStatus, cacheStatusMember, SHIELD_CACHE_NAME, withoutMember } from '../shared/http/cache-status.ts';
 import { BadGateway } from '../shared/http/errors.ts';
 import type { RequestMeter } from '../shared/observe/request-meter.ts';
 import type { WorkersCachePurge, WorkersCachePurgeResult } from '../shared/purge/workers-cache-purge.ts';
-import { type SliceRequest, sliceRequestPath } from '../shared/slices/slice-protocol.ts';
+import { WORKERS_CACHE_PURGE_PATH } from '../shared/request/reserved-paths.ts';
 import { responseAsIs } from '../shared/streams/response-as-is.ts';
-import { CREDENTIAL_HEADER, PURGED_AT_HEADER, REVALIDATE_HEADER, SHIELD_ORIGIN } from '../shared/target/internal.ts';
-import {
-  AGE_HEADER,
-  AGED_AT_HEADER,
-  OBJECT_TAGS_HEADER,
-  WORKERS_CACHE_FIELD,
-  WORKERS_CACHE_PURGE_PATH,
-} from './workers-cache-answer.ts';
+import { AGE_HEADER, AGED_AT_HEADER, OBJECT_TAGS_HEADER, WORKERS_CACHE_FIELD } from './workers-cache-answer.ts';
 
 /** The slices entrypoint as the gateway reaches it (`ctx.exports.ShieldSlices`, a Fetcher). */
 export interface SlicesEntry {

@@ -1,10 +1,10 @@
-// Where the edge keeps an object: the canonical request target (shared/target/request-target.ts) and
+// Where the edge keeps an object: the canonical request target (shared/request/request-target.ts) and
 // the cache key built from it. The hot path (memory-hit.ts) looks addresses up by the raw
 // request URL, so each spelling of a URL is parsed and normalised once per isolate.
 
 import type { Config } from '../shared/config/config.ts';
-import { bucketFor, misdirected } from '../shared/target/host-buckets.ts';
-import { type RequestTarget, requestTarget } from '../shared/target/request-target.ts';
+import { bucketFor, misdirected } from '../shared/request/host-buckets.ts';
+import { type RequestTarget, requestTarget } from '../shared/request/request-target.ts';
 
 export interface EdgeAddress {
   target: RequestTarget;

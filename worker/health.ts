@@ -6,7 +6,7 @@
 
 import { VERSION } from '../shared/config/version.ts';
 import { canServe, HEALTH_PROBE_MS, readShieldHealth, type ShieldHealth } from '../shared/http/health-report.ts';
-import { HEALTH_PATH } from '../shared/target/internal.ts';
+import { HEALTH_PATH } from '../shared/request/reserved-paths.ts';
 import type { EdgeBindings } from './env.ts';
 import { askShield } from './shield-client.ts';
 

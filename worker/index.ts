@@ -8,18 +8,12 @@
 
 import { Hono } from 'hono';
 import { clockOffset } from '../shared/clock/clock-offset.ts';
+import { FRONT_HEADER } from '../shared/hop/hop-fields.ts';
+import { credentialMatches } from '../shared/http/authorization.ts';
 import { errorResponse, Forbidden, HttpError, MethodNotAllowed, NotFound } from '../shared/http/errors.ts';
 import { observedFetch } from '../shared/observe/observed.ts';
-import {
-  credentialMatches,
-  FRONT_HEADER,
-  HEALTH_PATH,
-  isInternal,
-  PURGE_PATH,
-  STATS_JSON_PATH,
-  STATS_PATH,
-} from '../shared/target/internal.ts';
-import { normalizePath, requestUrl } from '../shared/target/request-target.ts';
+import { normalizePath, requestUrl } from '../shared/request/request-target.ts';
+import { HEALTH_PATH, isReserved, PURGE_PATH, STATS_JSON_PATH, STATS_PATH } from '../shared/request/reserved-paths.ts';
 import { withTierReport } from '../shared/tier/tier-headers.ts';
 import { forwardedPath } from './edge-address.ts';
 import { type EdgeBindings, type EdgeEnv, type EdgeRequest, edgeBindings } from './env.ts';
@@ -46,7 +40,7 @@ app.use('*', async (c, next) => {
 // 404 here, and none reaches the shield as an object.
 app.use('*', async (c, next) => {
   const path = normalizePath(c.var.url.pathname);
-  if (!isInternal(path, forwardedPath(c.var.url, c.env.config))) return next();
+  if (!isReserved(path, forwardedPath(c.var.url, c.env.config))) return next();
   // The tiers' own endpoints are not requests for objects: no record is made of them.
   c.env.meter.internal = true;
   if (path === PURGE_PATH) {

@@ -5,7 +5,7 @@
 
 import { MethodNotAllowed } from '../shared/http/errors.ts';
 import { invalidatedUrls } from '../shared/http/invalidation.ts';
-import { requestTarget } from '../shared/target/request-target.ts';
+import { requestTarget } from '../shared/request/request-target.ts';
 import { remove } from '../shared/tier/tier-cache.ts';
 import { invalidatedKey } from './edge-address.ts';
 import { edgeCache } from './edge-cache.ts';

@@ -5,7 +5,7 @@
 // the shield does not confirm. Nothing is ever sent to the origin.
 
 import type { Config } from '../shared/config/config.ts';
-import { bearerToken } from '../shared/http/authorization.ts';
+import { bearerToken, credentialMatches } from '../shared/http/authorization.ts';
 import {
   BadRequest,
   ConfigError,
@@ -19,9 +19,9 @@ import {
 import { PURGE_BODY_LIMIT, type PurgeRecord, type PurgeRequest, parsePurgeBody } from '../shared/purge/purge.ts';
 import { canonicalPrefix } from '../shared/purge/purge-prefix.ts';
 import { REACHES_EVERY_LOCATION_WITHIN, recordPurges } from '../shared/purge/purge-store.ts';
+import { type RequestTarget, requestTarget } from '../shared/request/request-target.ts';
+import { PURGE_PATH } from '../shared/request/reserved-paths.ts';
 import { concatBytes } from '../shared/streams/bytes.ts';
-import { credentialMatches, PURGE_PATH } from '../shared/target/internal.ts';
-import { type RequestTarget, requestTarget } from '../shared/target/request-target.ts';
 import { remove } from '../shared/tier/tier-cache.ts';
 import { edgeKey } from './edge-address.ts';
 import { edgeCache } from './edge-cache.ts';

@@ -2,6 +2,7 @@
 // module checks an origin's: the span asked for, its exact length, the pinned version; what is
 // evidence of another version (VersionChanged), and what only the shield's failure.
 
+import { SPAN_HEADER, WHOLE } from '../shared/hop/slice-protocol.ts';
 import { NextHopFailed, VersionChanged } from '../shared/http/errors.ts';
 import { isStrongEtag } from '../shared/http/etag.ts';
 import {
@@ -14,7 +15,6 @@ import {
   representationHeaders,
 } from '../shared/slices/object-meta.ts';
 import { type ObjectVersion, type SliceSpan, sliceCount, spanBytes } from '../shared/slices/slice-plan.ts';
-import { SPAN_HEADER, WHOLE } from '../shared/slices/slice-protocol.ts';
 import { nativeBody } from '../shared/streams/native-body.ts';
 import { responseAsIs } from '../shared/streams/response-as-is.ts';
 import type { UpstreamAnswer } from '../shared/tier/ports.ts';

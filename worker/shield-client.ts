@@ -1,20 +1,20 @@
 // The edge's next hop: the shield, over the service binding. GETs go as slice requests
-// (shared/slices/slice-protocol.ts) and every answer is checked like an origin's
+// (shared/hop/slice-protocol.ts) and every answer is checked like an origin's
 // (shield-answer.ts). Nothing the client sent is copied by default.
 
 import type { Config } from '../shared/config/config.ts';
-import { Disconnected } from '../shared/http/errors.ts';
-import { forwardedRequestHeaders, TIER_MANAGED, withForwarding } from '../shared/http/headers.ts';
-import { COPY_HEADER } from '../shared/observe/read-ahead-copy.ts';
-import { parseWarmWord, SPAN_HEADER, sliceRequestPath } from '../shared/slices/slice-protocol.ts';
 import {
   CREDENTIAL_HEADER,
   HOST_HEADER,
   PURGED_AT_HEADER,
   REVALIDATE_HEADER,
   SHIELD_ORIGIN,
-} from '../shared/target/internal.ts';
-import type { RequestTarget } from '../shared/target/request-target.ts';
+} from '../shared/hop/hop-fields.ts';
+import { parseWarmWord, SPAN_HEADER, sliceRequestPath } from '../shared/hop/slice-protocol.ts';
+import { Disconnected } from '../shared/http/errors.ts';
+import { forwardedRequestHeaders, TIER_MANAGED, withForwarding } from '../shared/http/headers.ts';
+import { COPY_HEADER } from '../shared/observe/read-ahead-copy.ts';
+import type { RequestTarget } from '../shared/request/request-target.ts';
 import type { Upstream } from '../shared/tier/ports.ts';
 import { readShieldAnswer } from './shield-answer.ts';
 

@@ -5,8 +5,8 @@
 
 import type { SiteConfig } from '../shared/config/site-config.ts';
 import { type AllowedOrigins, addCorsHeaders, corsEnabled, preflightHeaders } from '../shared/http/cors.ts';
+import { encodeKeyForPath } from '../shared/request/object-key.ts';
 import { responseAsIs } from '../shared/streams/response-as-is.ts';
-import { encodeKeyForPath } from '../shared/target/object-key.ts';
 import { withTierReport } from '../shared/tier/tier-headers.ts';
 import type { EdgeRequest } from './env.ts';
 

@@ -3,14 +3,13 @@
 // from the global list. Behind STATS_TOKEN, as a bearer token (the CLI) or a Basic password
 // (a browser asks for it: any user name); never cached.
 
-import { basicPassword, bearerToken } from '../shared/http/authorization.ts';
+import { basicPassword, bearerToken, credentialMatches } from '../shared/http/authorization.ts';
 import { Forbidden, Unauthorized } from '../shared/http/errors.ts';
 import { flushStats, readStats } from '../shared/observe/tier-stats.ts';
 import { purgeRecords } from '../shared/purge/purge-store.ts';
 import type { MinuteBucket } from '../shared/stats/minute-bucket.ts';
 import { statsPage } from '../shared/stats/stats-page.ts';
 import { statsView } from '../shared/stats/stats-view.ts';
-import { credentialMatches } from '../shared/target/internal.ts';
 import type { EdgeBindings } from './env.ts';
 
 const WINDOW_MINUTES = 60;

@@ -1,9 +1,9 @@
-// Reading a configuration to the end: each setting is read on its own, and a refusal
-// (a ConfigError) is kept instead of stopping the reading, so that one ConfigError lists every
-// setting that cannot work, as a compiler lists every error of a file rather than the first.
+// Reading a configuration to the end: a refusal (a ConfigError) is kept instead of stopping the
+// reading, so that one ConfigError lists every setting that cannot work.
 
 import { ConfigError } from '../http/errors.ts';
 
+/** Each setting read on its own, its refusal kept: as a compiler lists every error of a file, not the first. */
 export class ConfigProblems {
   readonly #found: string[] = [];
 

@@ -2,7 +2,7 @@
 // choices, object keys, required and optional strings. Every refusal is a ConfigError naming the setting.
 
 import { ConfigError } from '../http/errors.ts';
-import { encodeKeyForPath, objectKeyFromPath } from '../target/object-key.ts';
+import { encodeKeyForPath, objectKeyFromPath } from '../request/object-key.ts';
 
 /** Settings by name, as strings (or absent). */
 export type Raw<N extends string> = Partial<Record<N, string>>;

@@ -3,7 +3,7 @@
 
 import { ConfigError } from '../http/errors.ts';
 import { splitList } from '../http/header-list.ts';
-import { type HostBuckets, parseHostBuckets } from '../target/host-buckets.ts';
+import { type HostBuckets, parseHostBuckets } from '../request/host-buckets.ts';
 import { ConfigProblems } from './config-problems.ts';
 import { integer, nonEmpty, objectKey, oneOf, required } from './config-values.ts';
 import { type MemoryConfig, parseMemory, parseSlicing, type SlicingConfig } from './limits.ts';

@@ -1,7 +1,5 @@
 // The settings that bound what an isolate does and holds: slices (size, threshold, read-ahead,
-// subrequests), whole copies, the memory layer. Parsed from the raw settings (config.ts), each
-// refusal a problem naming the setting and its range (kept, so that all are reported at once):
-// a value out of range is refused, never clamped to one that would work.
+// subrequests), whole copies, the memory layer. A value out of range is refused, never clamped.
 
 import { ConfigError } from '../http/errors.ts';
 import type { ConfigProblems } from './config-problems.ts';

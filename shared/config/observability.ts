@@ -1,6 +1,5 @@
-// The settings of what a deployment tells about itself (docs/operating.md): the
-// stats page's token, how often each isolate flushes its counts, how many requests are logged,
-// and the egress price the savings are counted at.
+// The settings of what a deployment tells about itself (docs/operating.md): the stats page's token, the
+// flush interval, how many requests are logged, and the egress price the savings are counted at.
 
 import type { ConfigProblems } from './config-problems.ts';
 import { decimal, integer, nonEmpty, type Raw } from './config-values.ts';

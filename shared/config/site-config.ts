@@ -1,10 +1,9 @@
-// The static-site settings of the configuration contract (docs/static-sites.md), parsed apart
-// from shared/config/config.ts, which includes them in `Config.site` and in CONFIG_NAMES. Each is off
-// where a plain object store would not do it: only the Content-Type fix is on by default.
+// The static-site settings of the configuration contract (docs/static-sites.md), read into `Config.site`.
+// Each is off where a plain object store would not do it: only the Content-Type fix is on by default.
 
 import { type AllowedOrigins, parseAllowedOrigins } from '../http/cors.ts';
 import { ConfigError } from '../http/errors.ts';
-import { encodeKeyForPath, objectKeyFromPath } from '../target/object-key.ts';
+import { encodeKeyForPath, objectKeyFromPath } from '../request/object-key.ts';
 import type { ConfigProblems } from './config-problems.ts';
 
 export const SITE_CONFIG_NAMES = [

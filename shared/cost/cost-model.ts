@@ -1,9 +1,5 @@
-// A month's use (usage.ts) at the published prices (prices.ts), against the origin's egress
-// (docs/costs.md): a line per metered thing, what the plan includes of it, what is left to pay,
-// and the totals. With the allowances applied (the default) the account runs tiercache alone:
-// the Workers Paid subscription is paid and every allowance is tiercache's. Without them the
-// answer is what tiercache adds to an account whose allowances other work already uses (every
-// unit at its price, no subscription counted).
+// A month's use (usage.ts) at the published prices (prices.ts), against the origin's egress (docs/costs.md):
+// a line per metered thing, what the plan includes of it, what is left to pay, and the totals.
 
 import type { MeteredPrice, PriceTable } from './prices.ts';
 import { MONTH_MS, scaledUsage, type Usage } from './usage.ts';
@@ -37,6 +33,11 @@ export interface CostLine {
 export interface CostEstimate {
   /** The month's use this prices. */
   usage: Usage;
+  /**
+   * With the allowances (the default), the account runs tiercache alone: the Workers Paid subscription
+   * is paid and every allowance is tiercache's. Without them, the answer is what tiercache adds to an
+   * account whose allowances other work already uses (every unit at its price, no subscription counted).
+   */
   allowances: boolean;
   lines: CostLine[];
   /** The Workers Paid subscription (0 without the allowances). */

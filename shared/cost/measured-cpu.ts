@@ -1,9 +1,10 @@
-// What a request and its bytes cost in CPU time, as measured on the local runtime (workerd
-// under Miniflare, both tiers and the Cache API simulator in one process; docs/costs.md).
-// Workers bill the CPU time of the isolates; locally the figure also holds the simulator's
-// work and the kernel's writing of its entries to disk, so each number here is an upper bound
-// of what Cloudflare would bill, not a measurement made there. Each is named once, beside the
-// run it comes from; `npm run bench:byte-cost` and `npm run bench:hit-cost` measure them again.
+// What a request and its bytes cost in CPU time, as measured on the local runtime (docs/costs.md): each
+// number an upper bound of what Cloudflare would bill, named once beside the run it comes from.
+
+// The local runtime is workerd under Miniflare, both tiers and the Cache API simulator in one process.
+// Workers bill the CPU time of the isolates; locally each figure also holds the simulator's work and the
+// kernel's writing of its entries to disk, so it is an upper bound of what Cloudflare would bill, not a
+// measurement made there. `npm run bench:byte-cost` and `npm run bench:hit-cost` measure them again.
 
 /** bench/results/20261201T215016Z/hit-cost.md: a warm 20 KB hit from the edge's memory layer, 90.7 µs. */
 export const MEMORY_HIT_CPU_MS = 0.0907;

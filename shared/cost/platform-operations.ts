@@ -1,9 +1,5 @@
-// The platform operations a deployment makes besides answering requests, per isolate per
-// interval (docs/costs.md): each isolate that serves requests re-reads the purge list from KV
-// (one list() call) at most every REFRESH_MS (shared/purge/purge-store.ts), and flushes its
-// stats batch to the stats Durable Object (one request, shield/stats-store.ts) at most every
-// STATS_FLUSH_MS. Busy isolates make one of each per interval; a quiet one makes one per request
-// at most, so both are functions of how many isolates the traffic spreads over.
+// The platform operations a deployment makes besides answering requests, per isolate per interval
+// (docs/costs.md): purge-list re-reads and stats flushes, what they cost the stats object, logs, subrequests.
 
 import { FETCH, LOOKUP, PUT, SLICE_READ } from '../slices/subrequest-costs.ts';
 
@@ -54,6 +50,12 @@ export const SUBREQUESTS = {
 } as const;
 
 /**
+ * Each isolate that serves requests re-reads the purge list from KV (one list() call) at most every
+ * REFRESH_MS (shared/purge/purge-store.ts), and flushes its stats batch to the stats Durable Object
+ * (one request, shield/stats-store.ts) at most every STATS_FLUSH_MS. Busy isolates make one of each
+ * per interval; a quiet one makes one per request at most, so both are functions of how many
+ * isolates the traffic spreads over.
+ *
  * Operations of one kind made by isolates that each make at most one per `intervalMs` and only
  * while requests come: with `requests` over `periodMs` spread evenly at random (Poisson) over
  * `isolates`, each isolate makes one on the first request after its interval has passed.

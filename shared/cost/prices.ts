@@ -1,7 +1,5 @@
-// The published prices the cost model charges (docs/costs.md): Cloudflare's Workers Paid plan
-// (Workers, Durable Objects, Workers KV, Workers Analytics Engine, Workers Logs) and Storj's
-// egress. Each price is named once, with the page it was read from and when; each monthly
-// allowance is the plan's, per account, as the page gives it.
+// The published prices the cost model charges (docs/costs.md): Cloudflare's Workers Paid plan and Storj's
+// egress, each price named once with the page it was read from and when.
 
 /** When every price below was read from its page. */
 export const PRICES_READ_AT = '2026-12-01';
@@ -11,7 +9,7 @@ export interface MeteredPrice {
   /** USD per `per` units past the allowance. */
   usd: number;
   per: number;
-  /** Units included per month per account. */
+  /** Units included per month per account: the plan's allowance, as the page gives it. */
   includedPerMonth: number;
   /** The page that says so. */
   source: string;

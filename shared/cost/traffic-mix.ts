@@ -1,7 +1,5 @@
-// A month of traffic described the way a user would (docs/costs.md, `npm run cost`): how many
-// bytes, in responses of what size, hitting how often at each tier, over how many isolates;
-// turned into the stats' vocabulary (usage.ts's Traffic) and the operations its isolates make
-// per interval (platform-operations.ts). Three example mixes make the docs' table.
+// A month of traffic described the way a user would (docs/costs.md, `npm run cost`), turned into the
+// stats' vocabulary and the operations its isolates make; three example mixes make the docs' table.
 
 import { DEFAULT_FLUSH_MS } from '../config/observability.ts';
 import { REFRESH_MS } from '../purge/purge.ts';

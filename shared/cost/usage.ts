@@ -1,9 +1,5 @@
-// What a deployment uses of each metered thing for a given traffic (docs/costs.md): Workers
-// requests and CPU time at each tier, Durable Object requests, duration and rows, KV list and
-// write requests, Analytics Engine data points, Workers Logs, and the origin's egress. Traffic
-// is the stats' own vocabulary (requests and bytes by outcome at each tier); the operations
-// made per isolate per interval come beside it, estimated (platform-operations.ts) or counted
-// (the stats store counts its own).
+// What a deployment uses of each metered thing for a given traffic (docs/costs.md): Workers requests and
+// CPU at each tier, Durable Objects, KV, Analytics Engine, Workers Logs, and the origin's egress.
 
 import {
   COLD_REQUEST_CPU_MS,
@@ -63,7 +59,10 @@ export interface Traffic {
   analytics: boolean;
 }
 
-/** The operations made per isolate per interval, over the same period. */
+/**
+ * The operations made per isolate per interval, over the same period: estimated
+ * (platform-operations.ts) or counted (the stats store counts its own).
+ */
 export interface Operations {
   /** Stats flushes (each one Durable Object request), both tiers. */
   flushes: number;

@@ -1,7 +1,5 @@
-// The credentials of an Authorization field (RFC 9110 §11.6.2) the tiers' endpoints take: a
-// bearer token (RFC 6750 §2.1) or the password of Basic credentials (RFC 7617 §2), which is
-// what a browser's login box sends. Undefined parts are null: the caller compares in constant
-// time (shared/target/internal.ts credentialMatches) and answers 401 either way.
+// What the tiers' endpoints take from an Authorization field (RFC 9110 §11.6.2): a bearer token (RFC 6750 §2.1) or
+// Basic's password (RFC 7617 §2, a browser's login box), null when absent; and a credential's constant-time check.
 
 /** The token of `Bearer <token>`; null for anything else. */
 export function bearerToken(authorization: string | null): string | null {
@@ -20,4 +18,14 @@ export function basicPassword(authorization: string | null): string | null {
   }
   const colon = decoded.indexOf(':');
   return colon < 0 ? null : decoded.slice(colon + 1);
+}
+
+/** Compares in time independent of where the strings differ, so the token cannot be guessed byte by byte. */
+export function credentialMatches(presented: string | null, expected: string | undefined): boolean {
+  if (presented === null || expected === undefined || expected.length === 0) return false;
+  let difference = presented.length ^ expected.length;
+  for (let i = 0; i < expected.length; i++) {
+    difference |= (presented.charCodeAt(i % Math.max(1, presented.length)) || 0) ^ expected.charCodeAt(i);
+  }
+  return difference === 0;
 }

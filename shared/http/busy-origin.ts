@@ -1,11 +1,10 @@
-// An origin that says it is busy: Storj's gateway answers 503 (S3's SlowDown) or 429 with
-// Retry-After once a credential has 500 transfers under way. A tier waits as it is told and
-// tries again, within a bounded total wait; past that the client gets the 503 with the
-// origin's Retry-After (or a stale copy, where one may stand in for an error). Pure: the
-// caller does the waiting.
+// An origin that says it is busy (503 or 429, with Retry-After): how long a tier waits before it tries
+// again, within a bounded total wait. Pure: the caller does the waiting.
 
 import { parseHttpDate } from './http-date.ts';
 
+// Storj's gateway answers 503 (S3's SlowDown) or 429 with Retry-After once a credential has 500
+// transfers under way.
 /** Statuses that say "try again later" (RFC 9110 §15.6.4, RFC 6585 §4). */
 export function isBusy(status: number): boolean {
   return status === 503 || status === 429;
@@ -30,7 +29,9 @@ export function retryAfterMs(value: string | null, now: number): number | undefi
 
 /**
  * How long to wait before try `retry` (1 for the first retry), or undefined to give up: no
- * tries left, or the wait would end past `deadline` (ms epoch, the bound on all waiting).
+ * tries left, or the wait would end past `deadline` (ms epoch, the bound on all waiting). Given
+ * up, the client gets the 503 with the origin's Retry-After (or a stale copy, where one may stand
+ * in for an error).
  */
 export function busyWait(retry: number, retryAfter: string | null, now: number, deadline: number): number | undefined {
   if (retry > BUSY_RETRIES) return undefined;

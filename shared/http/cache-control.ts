@@ -1,6 +1,4 @@
-// Cache-Control parsing (RFC 9111 §5.2). Parse once into a small typed value; never throw:
-// a malformed directive is ignored, as §4 of RFC 9111 lets a cache do with what it does not
-// understand.
+// Cache-Control parsing (RFC 9111 §5.2), once, into a small typed value; never throws.
 
 import { splitList } from './header-list.ts';
 
@@ -16,6 +14,7 @@ export function parseCacheControl(value: string | null | undefined): CacheContro
   for (const part of splitList(value)) {
     const eq = part.indexOf('=');
     const name = (eq === -1 ? part : part.slice(0, eq)).trim().toLowerCase();
+    // A malformed directive is ignored, as RFC 9111 §4 lets a cache do with what it does not understand.
     if (!TOKEN.test(name)) continue;
     // RFC 9111 §4.2.1: "When there is more than one value present for a given directive ...
     // either the first occurrence should be used or the response should be considered stale."

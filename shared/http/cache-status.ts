@@ -1,6 +1,5 @@
-// RFC 9211 Cache-Status: one list member per cache that handled the response, the cache
-// nearest the origin first. Members are Structured Field items (RFC 8941): a token naming the
-// cache, then parameters.
+// RFC 9211 Cache-Status: one list member per cache that handled the response, the cache nearest the
+// origin first; each a Structured Field item (RFC 8941): a token naming the cache, then parameters.
 
 import { splitList } from './header-list.ts';
 

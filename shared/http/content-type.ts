@@ -1,6 +1,4 @@
-// Content-Type from a key's file extension, for objects uploaded without one: S3 then answers
-// `binary/octet-stream` (some tools store `application/octet-stream`), which browsers download
-// instead of render. Used only when the origin's type says nothing better (RFC 9110 §8.3: a
+// Content-Type from a key's file extension, for objects uploaded without one (RFC 9110 §8.3: a
 // recipient without a usable Content-Type "MAY ... examine the data"; we look at the name).
 
 /** Extension (lower case, no dot) → media type. Text types carry their charset. */
@@ -53,6 +51,8 @@ export const TYPES_BY_EXTENSION: Readonly<Record<string, string>> = {
   gz: 'application/octet-stream',
 };
 
+// S3 answers `binary/octet-stream` for an object uploaded without a type (some tools store
+// `application/octet-stream`), which browsers download instead of render.
 /** What S3 and upload tools store when nobody said: "no idea", not a statement about the bytes. */
 const UNKNOWN_TYPES = ['binary/octet-stream', 'application/octet-stream'];
 

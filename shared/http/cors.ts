@@ -1,7 +1,5 @@
-// CORS (the Fetch standard's "CORS protocol") for public objects read from script: which
-// origins may read GET/HEAD answers, which headers they may see, and the answer to a
-// CORS-preflight request. No credentials are ever allowed (no Access-Control-Allow-Credentials):
-// the objects are public and the edge keeps no per-user state.
+// CORS (the Fetch standard's "CORS protocol") for public objects read from script: which origins may
+// read GET/HEAD answers, which headers they may see, and the answer to a CORS-preflight request.
 
 import { splitList } from './header-list.ts';
 
@@ -66,6 +64,8 @@ export function addCorsHeaders(headers: Headers, origin: string | null, allowed:
   if (allowed !== '*') headers.set('vary', withVaryOrigin(headers.get('vary')));
   const allowOrigin = allowedOrigin(origin, allowed);
   if (allowOrigin === undefined) return headers;
+  // Never Access-Control-Allow-Credentials (here or in a preflight answer): the objects are public
+  // and the edge keeps no per-user state.
   headers.set('access-control-allow-origin', allowOrigin);
   headers.set('access-control-expose-headers', EXPOSED_HEADERS.join(', '));
   return headers;

@@ -1,7 +1,5 @@
-// Typed errors that build their own response (after miniflare's cache worker and hono's
-// HTTPException). Thrown anywhere on the request path, turned into a response in one place
-// (each worker's `onError`). Messages say what was expected and what arrived; an origin's own
-// error body never reaches a client.
+// Typed errors that build their own response (after miniflare's cache worker and hono's HTTPException),
+// thrown anywhere on the request path and turned into a response in one place: each worker's `onError`.
 
 export class HttpError extends Error {
   override name = 'HttpError';

@@ -1,6 +1,5 @@
-// The comma-separated list form of a field value (RFC 9110 §5.6.1), split on the commas that
-// are not inside a quoted-string (§5.6.4) or sf-string (RFC 8941 §4.2.5); in both, a backslash
-// escapes the next character. Empty members are dropped, as §5.6.1 asks of recipients.
+// The comma-separated list form of a field value (RFC 9110 §5.6.1), split on the commas that are not
+// inside a quoted-string (§5.6.4) or sf-string (RFC 8941 §4.2.5).
 
 export function splitList(value: string): string[] {
   const members: string[] = [];
@@ -8,6 +7,7 @@ export function splitList(value: string): string[] {
   let quoted = false;
   for (let i = 0; i < value.length; i++) {
     const char = value[i] ?? '';
+    // In both a quoted-string and an sf-string, a backslash escapes the next character.
     if (quoted && char === '\\') {
       current += char + (value[i + 1] ?? '');
       i++;
@@ -22,5 +22,6 @@ export function splitList(value: string): string[] {
     }
   }
   members.push(current);
+  // §5.6.1: a recipient drops empty members.
   return members.map((member) => member.trim()).filter((member) => member.length > 0);
 }

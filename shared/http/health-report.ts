@@ -1,7 +1,5 @@
 // What the health check says of the origin, as the shield answers it and the edge passes it on
-// (docs/operating.md): one of a few states a monitor can switch on, and a sentence
-// for the operator. Pure: the shield finds the state (shield/origin/origin-probe.ts), the edge
-// reads it back from the shield's JSON here, never trusting more than these fields.
+// (docs/operating.md): one of a few states a monitor can switch on, and a sentence for the operator.
 
 /**
  * `ok`: the origin answers with the configured credentials (a NoSuchKey for the probed key
@@ -50,7 +48,11 @@ export function canServe(state: OriginState): boolean {
   return state === 'ok';
 }
 
-/** The shield's health JSON as the edge got it, or undefined when it is not one (a refusal, a proxy's page). */
+/**
+ * The shield's health JSON as the edge got it, or undefined when it is not one (a refusal, a proxy's
+ * page). The shield finds the state (shield/origin/origin-probe.ts); the edge reads it back here,
+ * never trusting more than these fields.
+ */
 export function readShieldHealth(value: unknown): ShieldHealth | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const fields = value as Record<string, unknown>;

@@ -1,14 +1,14 @@
-// HTTP-date (RFC 9110 §5.6.7): the three forms a recipient must accept, and nothing else.
-// Date.parse is far more lenient (ISO 8601, bare years, local time zones); an Expires of
-// "2099" must read as invalid, hence already expired (RFC 9111 §5.3), not as a far future.
-// Matched without regard to case: every reader here is a cache, and RFC 9111 §4.2 says
-// "a cache recipient SHOULD match the field value case-insensitively".
+// HTTP-date (RFC 9110 §5.6.7): the three forms a recipient must accept, and nothing else, matched
+// without regard to case.
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 const DAY = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)';
 const LONG_DAY = '(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)';
 const MONTH = `(${MONTHS.join('|')})`;
 const TIME = '(\\d{2}):(\\d{2}):(\\d{2})';
+
+// Each matched without regard to case (the `i` flag): every reader here is a cache, and RFC 9111
+// §4.2 says "a cache recipient SHOULD match the field value case-insensitively".
 
 /** Sun, 06 Nov 1994 08:49:37 GMT */
 const IMF_FIXDATE = new RegExp(`^${DAY}, (\\d{2}) ${MONTH} (\\d{4}) ${TIME} GMT$`, 'i');
@@ -17,7 +17,11 @@ const RFC850 = new RegExp(`^${LONG_DAY}, (\\d{2})-${MONTH}-(\\d{2}) ${TIME} GMT$
 /** Sun Nov  6 08:49:37 1994 (obsolete; always UTC) */
 const ASCTIME = new RegExp(`^${DAY} ${MONTH} ([ \\d]\\d) ${TIME} (\\d{4})$`, 'i');
 
-/** The time as ms epoch, or undefined for anything that is not an HTTP-date. */
+/**
+ * The time as ms epoch, or undefined for anything that is not an HTTP-date. Not Date.parse, which
+ * is far more lenient (ISO 8601, bare years, local time zones): an Expires of "2099" must read as
+ * invalid, hence already expired (RFC 9111 §5.3), not as a far future.
+ */
 export function parseHttpDate(value: string | null | undefined, now = Date.UTC(2000, 0)): number | undefined {
   if (!value) return undefined;
   const text = value.trim();

@@ -1,14 +1,16 @@
-// multipart/byteranges framing (RFC 9110 §14.6, RFC 2046 §5.1.1): the delimiter and header
-// bytes around each part of a multi-range 206, planned up front so that Content-Length is known
-// before a byte of the body is read. The parts' own bytes come from a stream elsewhere.
-//
-//   head[0]  = "--" boundary CRLF [Content-Type: …CRLF] Content-Range: …CRLF CRLF
-//   head[i]  = CRLF "--" boundary CRLF …                (the delimiter owns its leading CRLF)
-//   tail     = CRLF "--" boundary "--" CRLF
+// multipart/byteranges framing (RFC 9110 §14.6, RFC 2046 §5.1.1): the delimiter and header bytes
+// around each part of a multi-range 206; the parts' own bytes come from a stream elsewhere.
 
 import { type ByteRange, contentRange, rangeLength } from './range.ts';
 
-/** The framing of one multipart/byteranges body. */
+/**
+ * The framing of one multipart/byteranges body, planned up front so that Content-Length is known
+ * before a byte of the body is read:
+ *
+ *   head[0]  = "--" boundary CRLF [Content-Type: …CRLF] Content-Range: …CRLF CRLF
+ *   head[i]  = CRLF "--" boundary CRLF …                (the delimiter owns its leading CRLF)
+ *   tail     = CRLF "--" boundary "--" CRLF
+ */
 export interface MultipartPlan {
   contentType: string; // 'multipart/byteranges; boundary=…'
   parts: { range: ByteRange; head: Uint8Array }[]; // head = delimiter line + part headers + blank line, precedes the part's bytes

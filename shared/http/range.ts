@@ -1,6 +1,5 @@
-// Byte ranges (RFC 9110 §14): what a client's Range field asks of a representation of known
-// size, whether its If-Range lets it ask, and the Content-Range values that answer it. Pure:
-// strings and numbers in, small typed values out; nothing here throws on what a peer sent.
+// Byte ranges (RFC 9110 §14): what a client's Range field asks of a representation of known size,
+// whether its If-Range lets it ask, and the Content-Range values that answer it.
 
 import { isStrongEtag } from './etag.ts';
 import { parseHttpDate } from './http-date.ts';

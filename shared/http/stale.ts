@@ -1,6 +1,5 @@
-// When a stored response that is no longer fresh may still be used (RFC 9111 §4.2.4, RFC 5861),
-// and what a tier must do with it: serve it and refresh in the background, revalidate first, or
-// fall back to it when the origin fails.
+// When a stored response that is no longer fresh may still be used (RFC 9111 §4.2.4, RFC 5861), and what
+// a tier does with it: serve it and refresh in the background, revalidate first, or fall back to it.
 
 import { currentAge, type EntryMeta, MAX_RETENTION_S } from '../store/stored-entry.ts';
 import { type CacheControl, directiveFields, directiveSeconds, hasDirective } from './cache-control.ts';

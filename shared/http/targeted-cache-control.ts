@@ -1,7 +1,5 @@
-// Targeted cache-control fields (RFC 9213): CDN-Cache-Control and fields like it, which carry
-// Cache-Control directives aimed at one class of caches. A tier reads the first field of its
-// target list that holds a valid, non-empty Dictionary instead of Cache-Control and Expires,
-// mapped to the same CacheControl value the rest of the policy reads. No I/O.
+// Targeted cache-control fields (RFC 9213): CDN-Cache-Control and fields like it, Cache-Control
+// directives aimed at one class of caches, read into the CacheControl value the rest of the policy reads.
 
 import { type CacheControl, parseCacheControl } from './cache-control.ts';
 import { type DictionaryMember, parseDictionary } from './structured-fields.ts';

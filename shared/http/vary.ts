@@ -1,23 +1,23 @@
-// Vary as a secondary cache key (RFC 9111 §4.1), the same at both tiers. A response that varies
-// is stored under a key of its own per combination of the request's selecting header values
-// (its variant), and the object's key holds a small index entry naming the fields: a lookup
-// that meets the index reads the variant its own request selects. Several variants of a URL
-// live side by side; a purge or invalidation of the URL removes the index, and with it the way
-// to every variant. `Vary: *` never matches (§4.1) and is never stored (freshness.ts).
-//
-// The selecting values are written into the variant's key as they are (normalised, never
-// hashed): two requests share a variant only when their values are the same, so no crafted
-// value can land in another request's variant. Values too long for a key are not stored.
+// Vary as a secondary cache key (RFC 9111 §4.1), the same at both tiers: a variant under a key of its own
+// per combination of the request's selecting values, found through an index entry at the object's key.
 
 import { splitList } from './header-list.ts';
 
-/** On an index entry: the fields the object varies on, lowercase, comma-separated. */
+/**
+ * On an index entry: the fields the object varies on, lowercase, comma-separated. The index sits at
+ * the object's key; a lookup that meets it reads the variant its own request selects. Several
+ * variants of a URL live side by side; a purge or invalidation of the URL removes the index, and
+ * with it the way to every variant.
+ */
 export const VARY_INDEX_HEADER = 'x-tiercache-vary';
 
 /** Longest selecting material written into a key; a request with more is answered, not stored. */
 const MAX_MATERIAL = 2048;
 
-/** The field names of a Vary value (RFC 9110 §12.5.5), lowercase, each once; `*` kept as is. */
+/**
+ * The field names of a Vary value (RFC 9110 §12.5.5), lowercase, each once; `*` kept as is: it never
+ * matches (RFC 9111 §4.1), and a response with it is never stored (freshness.ts).
+ */
 export function varyFieldNames(value: string | null): string[] {
   if (value === null) return [];
   return [...new Set(splitList(value).map((field) => field.toLowerCase()))];
@@ -27,7 +27,10 @@ export function varyFieldNames(value: string | null): string[] {
  * The key of the variant `request` selects among those of `objectKey` varying on `fields`;
  * undefined when the values are too long to key by (the response is then not stored).
  * §4.1: a field absent from the request matches only its absence (empty is not absent), and
- * values are compared after combining their field lines and normalising list whitespace.
+ * values are compared after combining their field lines and normalising list whitespace. The
+ * values are written into the key as they are (normalised, never hashed): two requests share a
+ * variant only when their values are the same, so no crafted value can land in another request's
+ * variant.
  */
 export function variantKey(objectKey: string, fields: readonly string[], request: Headers): string | undefined {
   const material = [...fields]

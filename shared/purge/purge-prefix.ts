@@ -1,12 +1,9 @@
-// A purge prefix in the spelling the tiers key entries by (docs/purge.md). Entries are matched
-// by their canonical path and kept query (shared/target/request-target.ts); a prefix is written
-// as a client writes a path (`/two words/`, `/café/`, `/a+b/`), so it is canonicalised exactly
-// as a request for that path would be, never compared as written. One that no canonical path
-// can start with is refused, with the reason, rather than accepted to match nothing.
+// A purge prefix in the spelling the tiers key entries by (docs/purge.md): canonicalised exactly as a
+// request for that path would be, never compared as written.
 
 import type { OriginKind } from '../config/config.ts';
 import { HttpError } from '../http/errors.ts';
-import { requestTarget } from '../target/request-target.ts';
+import { requestTarget } from '../request/request-target.ts';
 
 export type PrefixResult = { ok: true; prefix: string } | { ok: false; reason: string };
 
@@ -17,6 +14,10 @@ const BASE = 'http://purge.invalid';
 const CONTROL_CHARACTER = /[\u0000-\u001F\u007F]/;
 
 /**
+ * A prefix is written as a client writes a path (`/two words/`, `/café/`, `/a+b/`), and entries are
+ * matched by their canonical path and kept query (shared/request/request-target.ts). One that no
+ * canonical path can start with is refused, with the reason, rather than accepted to match nothing.
+ *
  * `prefix` (starting with `/`) as the canonical path-and-query prefix entries are matched by:
  * for `s3` the key's SigV4 encoding (`+` is `%2B`, a space `%20`, `é` `%C3%A9`) and only the
  * CACHE_KEY_QUERY parameters, sorted; for `http` the URL parser's encoding, RFC 3986 §6.2.2

@@ -1,10 +1,5 @@
-// The global purge list, kept in a KV namespace (the PURGES binding, shared by both workers):
-// one key per record, its metadata the record, expiring after RECORD_LIFETIME_MS. Keys sort
-// newest first, so one `list` call reads the newest MAX_RECORDS. Each isolate keeps its copy
-// and re-reads it at most every REFRESH_MS; the isolate that records a purge adds it at once.
-// What the copy no longer holds (records expired, past the newest MAX_RECORDS, unreadable) it
-// no longer vouches for (PurgeList.vouchedSince, shared/purge/purge.ts).
-// The namespace is a parameter: this module never reaches for `env`.
+// The global purge list, kept in a KV namespace (the PURGES binding, shared by both workers), and each
+// isolate's copy of it. The namespace is a parameter: this module never reaches for `env`.
 
 import {
   asRecord,
@@ -33,6 +28,8 @@ const KV_PROPAGATION_S = 60;
 /** What the purge answer promises. */
 export const REACHES_EVERY_LOCATION_WITHIN = `${KV_PROPAGATION_S + REFRESH_MS / 1000}s`;
 
+// One key per record, its metadata the record, expiring after RECORD_LIFETIME_MS. Keys sort newest
+// first, so one `list` call reads the newest MAX_RECORDS.
 const PREFIX = 'purge:';
 /** Larger than any ms epoch for a long while: `FAR - at` sorts the newest first. */
 const FAR = 9_999_999_999_999;
@@ -93,6 +90,10 @@ export function rememberPurges(records: readonly PurgeRecord[], now: number): vo
   };
 }
 
+/**
+ * This isolate's copy, read again from KV. What it no longer holds (records expired, past the
+ * newest MAX_RECORDS, unreadable) it no longer vouches for (PurgeList.vouchedSince, purge.ts).
+ */
 async function readAll(kv: PurgeKv, now: number): Promise<PurgeList> {
   try {
     made.kvLists += 1;

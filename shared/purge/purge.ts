@@ -1,12 +1,5 @@
-// Purge (docs/purge.md): what a purge request asks for, and whether a stored entry is gone.
-// A purge never deletes anything at the origin: it records "everything matching this, whose
-// bytes came from the origin before this moment, is no longer ours to serve". Judged by when
-// the bytes came from the origin (originAt), not by when this tier stored them: a tier that
-// refills from another which has not read the purge yet gets the old bytes with their old
-// origin time, and the purge still finds them. Each tier checks a stored entry against the
-// records on every lookup; a purged entry is a miss. The list a tier keeps is bounded (by age and
-// count), and what it drops it can no longer vouch for (PurgeList.vouchedSince): an entry whose
-// bytes are that old counts as purged. No I/O here: records in, verdicts out.
+// Purge (docs/purge.md): what a purge request asks for, and whether a stored entry is gone, judged by
+// when its bytes came from the origin. No I/O here: records in, verdicts out.
 
 import { splitList } from '../http/header-list.ts';
 import { MAX_RETENTION_S, originAt } from '../store/stored-entry.ts';
@@ -19,6 +12,10 @@ export interface PurgeCandidate {
 
 export type PurgeKind = 'url' | 'prefix' | 'tag' | 'everything';
 
+/**
+ * A purge as recorded. It deletes nothing at the origin: it says "everything matching this, whose
+ * bytes came from the origin before this moment, is no longer ours to serve".
+ */
 export interface PurgeRecord {
   kind: PurgeKind;
   /** `url`: canonical path and query; `prefix`: a path prefix; `tag`: lower-case tag; `everything`: ''. */
@@ -122,7 +119,12 @@ export function parsePurgeBody(text: string): { ok: true; request: PurgeRequest 
   return { ok: true, request };
 }
 
-/** Whether `entry` was stored at or before a purge that matches it. */
+/**
+ * Whether `entry` was stored at or before a purge that matches it, judged by when its bytes came
+ * from the origin (originAt), not by when this tier stored them: a tier that refills from another
+ * which has not read the purge yet gets the old bytes with their old origin time, and the purge
+ * still finds them.
+ */
 export function isPurged(entry: PurgeSubject, records: readonly PurgeRecord[]): boolean {
   return records.some((record) => entry.originAt <= record.at && matches(record, entry));
 }
@@ -237,7 +239,8 @@ function describe(text: string): string {
 }
 
 /**
- * The check a tier hands to ObjectRead: is this stored entry (at `path`, canonical) purged?
+ * The check a tier hands to ObjectRead, run on every lookup (a purged entry is a miss): is this
+ * stored entry (at `path`, canonical) purged?
  * `watermark` (ms epoch): entries stored at or before it are purged too (the edge's word, when
  * it knows of a purge this tier has not read yet), as are those the list no longer vouches for.
  */

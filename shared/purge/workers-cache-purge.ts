@@ -1,13 +1,5 @@
-// Purge as Workers Cache can be told it (docs/deploying.md "Purge reaches every layer"). Workers
-// Cache, in front of the shield's slice answers, is purged only by the shield itself
-// (`ctx.cache.purge`), by tag, path prefix or everything; its entries are keyed by a key of the
-// shield's own, so the path prefixes it matches are not the object paths purges name. So each
-// answer it may keep is tagged with what a purge can name: the object's own tags, a tag of its
-// canonical path (and query), and a tag of each folder it is in (`/`, `/a/`, `/a/b/`, the
-// "hierarchical tags" Cloudflare's purge documentation describes). A purge record becomes the
-// tags that cover it: a URL its path's tag, a prefix the tag of the deepest folder containing
-// it (more than asked when the prefix ends inside a name: never less), a tag itself,
-// everything everything. No I/O.
+// Purge as Workers Cache can be told it (docs/deploying.md "Purge reaches every layer"): the tags an
+// answer it may keep carries, and the tags that cover a purge record. No I/O.
 
 import type { PurgeRecord } from './purge.ts';
 
@@ -43,7 +35,15 @@ export const MAX_TAG_HEADER_LENGTH = 16 * 1024;
 export const MAX_FOLDER_DEPTH = 32;
 const PRINTABLE = /^[\x21-\x2b\x2d-\x7e]+$/;
 
-/** The tags of an answer for `path` (canonical, with its query) with the object's `objectTags`; undefined when it cannot be tagged so. */
+/**
+ * The tags of an answer for `path` (canonical, with its query) with the object's `objectTags`;
+ * undefined when it cannot be tagged so. Workers Cache, in front of the shield's slice answers, is
+ * purged only by the shield itself (`ctx.cache.purge`), by tag, path prefix or everything; its
+ * entries are keyed by a key of the shield's own, so the path prefixes it matches are not the
+ * object paths purges name. So each answer it may keep is tagged with what a purge can name: the
+ * object's own tags, a tag of its canonical path (and query), and a tag of each folder it is in
+ * (`/`, `/a/`, `/a/b/`, the "hierarchical tags" Cloudflare's purge documentation describes).
+ */
 export function workersCacheTags(path: string, objectTags: readonly string[]): string[] | undefined {
   if (objectTags.some((tag) => tag.length > MAX_TAG_LENGTH || !PRINTABLE.test(tag))) return undefined;
   const tags = [
@@ -56,7 +56,12 @@ export function workersCacheTags(path: string, objectTags: readonly string[]): s
   return tags.length > MAX_TAGS || tags.join(',').length > MAX_TAG_HEADER_LENGTH ? undefined : tags;
 }
 
-/** What purges the Workers Cache copies `records` name; undefined when they name none. */
+/**
+ * What purges the Workers Cache copies `records` name; undefined when they name none. A record
+ * becomes the tags that cover it: a URL its path's tag, a prefix the tag of the deepest folder
+ * containing it (more than asked when the prefix ends inside a name: never less), a tag itself,
+ * everything everything.
+ */
 export function workersCachePurge(records: readonly PurgeRecord[]): WorkersCachePurge | undefined {
   if (records.some((record) => record.kind === 'everything')) return { purgeEverything: true };
   const tags = new Set<string>();

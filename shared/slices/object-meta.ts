@@ -1,9 +1,5 @@
-// What a tier knows about one object without its bytes: size, version and the headers it is
-// served with. Sliced objects keep this in a manifest entry (an empty 200 at the object's own
-// key) so that a range request needs no upstream round trip; slices carry a marker naming the
-// slice they hold, checked on every read. The version the slices are pinned to is one of the
-// manifest's own marks, never the representation's ETag field: a 304 may replace that with its
-// weak form (RFC 9111 §4.3.4), and a qualified no-cache may name it.
+// What a tier knows about one object without its bytes: size, version and the headers it is served
+// with, kept for a sliced object in a manifest entry (an empty 200 at the object's own key).
 
 import { isStrongEtag } from '../http/etag.ts';
 import { isSliced, type ObjectVersion } from './slice-plan.ts';
@@ -14,15 +10,20 @@ export interface ObjectMeta extends ObjectVersion {
   headers: Headers;
 }
 
-/** Marks a manifest (and the shield's slice answers): `size=<bytes>; slice=<bytes>`. */
+/**
+ * Marks a manifest (and the shield's slice answers): `size=<bytes>; slice=<bytes>`. With the
+ * manifest stored, a range request needs no upstream round trip.
+ */
 export const OBJECT_HEADER = 'x-tiercache-object';
 /**
- * Beside the object marker: the strong entity-tag the slices are pinned to. Its own field, so
- * that an edge of the release before it, which reads only the marker, still reads the shield's
- * answers as it did (and a new edge those of an old shield: there, the ETag field is the pin).
+ * Beside the object marker: the strong entity-tag the slices are pinned to. One of the manifest's
+ * own marks, never the representation's ETag field: a 304 may replace that with its weak form
+ * (RFC 9111 §4.3.4), and a qualified no-cache may name it. Its own field, so that an edge of the
+ * release before it, which reads only the marker, still reads the shield's answers as it did (and
+ * a new edge those of an old shield: there, the ETag field is the pin).
  */
 export const PIN_HEADER = 'x-tiercache-pin';
-/** Marks a slice entry: `<index>`. */
+/** Marks a slice entry: `<index>`, the slice it holds, checked on every read. */
 export const SLICE_HEADER = 'x-tiercache-slice';
 
 /** Fields that belong to one message, not to the representation a manifest keeps and every part of it is sent with. */

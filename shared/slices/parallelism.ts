@@ -1,16 +1,16 @@
-// How many slices one download keeps in flight ahead of its reader: adaptive and polite. It
-// starts where one invocation's connections would put it and grows only while growing adds
-// throughput for that download, as TCP's slow start does: one more in flight for each slice
-// that completes (so it doubles each round, a round being as many completions as were in
-// flight when it began), and each round timed. A round that moved its bytes less than GAIN
-// faster than the round before ends the growth (the origin, the link or the tiers' CPU is the
-// bound), and it steps back to where that round began. A slice that failed, or an origin that asked to slow
-// down (S3's 503 SlowDown, a 429), halves it and stops the growth: more connections would only
-// be refused again. Never past `max` (SLICE_PARALLEL), never under `min`.
+// How many slices one download keeps in flight ahead of its reader: adaptive and polite, growing only
+// while that adds throughput for the download. Never past `max` (SLICE_PARALLEL), never under `min`.
 
 /** A round must move bytes this much faster than the one before for parallelism to grow again. */
 export const GAIN = 1.1;
 
+/**
+ * It starts at `start` and grows as TCP's slow start does: one more in flight for each slice that
+ * completes (so it doubles each round, a round being as many completions as were in flight when it
+ * began), and each round timed. A round that moved its bytes less than GAIN faster than the round
+ * before ends the growth (the origin, the link or the tiers' CPU is the bound), and it steps back to
+ * where that round began.
+ */
 export class Parallelism {
   private readonly min: number;
   private readonly max: number;
@@ -55,7 +55,10 @@ export class Parallelism {
     this.newRound();
   }
 
-  /** A slice failed, or the origin asked to slow down: half as many, and no more growth. */
+  /**
+   * A slice failed, or the origin asked to slow down (S3's 503 SlowDown, a 429): half as many, and
+   * no more growth, since more connections would only be refused again.
+   */
   backOff(): void {
     this.level = Math.max(this.min, Math.floor(this.level / 2));
     this.settled = true;

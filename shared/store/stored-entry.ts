@@ -1,11 +1,5 @@
-// How a response is kept in a tier's Cache API namespace.
-//
-// The platform cache decides retention from Cache-Control/Expires and rewrites Date and Age on
-// the way in (Miniflare does; so may Cloudflare's edge). Our freshness decisions must not depend
-// on that, so the stored copy is an envelope: the origin's Cache-Control, Expires, Date and
-// Content-Encoding are kept under internal names and restored on the way out, the platform sees
-// a plain `public, max-age=<retention>` over opaque bytes, and our own timing travels in one
-// internal header.
+// How a response is kept in a tier's Cache API namespace: an envelope the platform sees as a plain
+// `public, max-age=<retention>` over opaque bytes, the origin's headers and our timing inside it.
 
 export interface EntryMeta {
   /** ms epoch at which this tier stored the response. */
@@ -40,11 +34,15 @@ export function originAt(meta: Pick<EntryMeta, 'storedAt' | 'originAt'>): number
   return meta.originAt ?? meta.storedAt;
 }
 
+/** Our own timing (EntryMeta) travels in this one internal header. */
 const META = 'x-tiercache-entry';
 /**
- * Kept under internal names: what the platform would act on. Content-Encoding too: the local
- * Cache API decodes a stored `br` body on the way out and forgets the length of an encoded one,
- * so the platform only ever sees opaque bytes, and the header is restored with them.
+ * The platform cache decides retention from Cache-Control/Expires and rewrites Date and Age on the
+ * way in (Miniflare does; so may Cloudflare's edge). Our freshness decisions must not depend on
+ * that, so these are kept under internal names and restored on the way out: what the platform
+ * would act on. Content-Encoding too: the local Cache API decodes a stored `br` body on the way
+ * out and forgets the length of an encoded one, so the platform only ever sees opaque bytes, and
+ * the header is restored with them.
  */
 const KEPT = ['cache-control', 'expires', 'date', 'content-encoding'] as const;
 const keptName = (name: string): string => `x-tiercache-origin-${name}`;

@@ -1,17 +1,5 @@
-// A body from the next hop (or from this tier's store), read into buffers the reader lends,
-// counted against the bytes it claims, bounded in silence (silence-watch.ts), and healed where
-// it can be (heal.ts).
-//
-// Why buffers are lent rather than chunks taken: every chunk JavaScript takes from a stream
-// is garbage the runtime collects late. Measured in workerd, 512 MiB pumped as chunks grew the
-// process by 72 MB; read into one reused buffer (a BYOB reader) and written on with the write
-// awaited, by 15 MB. (And a BYOB reader reads up to the buffer lent: stream-reader.ts.)
-//
-// Exactness: a body that ends short, breaks or falls silent is reopened from the byte reached
-// (`heal`: a ranged GET with If-Match at the shield, the same slice request with an offset at
-// the edge), a bounded number of times with backoff; past that, or without `heal`, reading
-// fails. It never reads past the bytes it claims, and once they are in it is done, whatever the
-// source would still say (a connection that then breaks, a Content-Length that promised more).
+// A body from the next hop (or from this tier's store), read into buffers the reader lends, counted
+// against the bytes it claims, bounded in silence (silence-watch.ts) and healed where it can be (heal.ts).
 
 import { LengthMismatch } from '../http/errors.ts';
 import { asError } from './as-error.ts';
@@ -27,6 +15,10 @@ export interface SourceOptions extends NextHopOptions {
   length: number | undefined;
 }
 
+// Buffers are lent rather than chunks taken because every chunk JavaScript takes from a stream is
+// garbage the runtime collects late. Measured in workerd, 512 MiB pumped as chunks grew the process
+// by 72 MB; read into one reused buffer (a BYOB reader) and written on with the write awaited, by
+// 15 MB. (And a BYOB reader reads up to the buffer lent: stream-reader.ts.)
 export interface BodySource {
   /**
    * The next bytes, read into `into`: a view of them (its buffer is the one to lend next time:
@@ -51,6 +43,13 @@ function defined(options: SourceOptions): SourceOptions {
   ) as unknown as SourceOptions;
 }
 
+/**
+ * Exact: a body that ends short, breaks or falls silent is reopened from the byte reached (`heal`:
+ * a ranged GET with If-Match at the shield, the same slice request with an offset at the edge), a
+ * bounded number of times with backoff; past that, or without `heal`, reading fails. It never reads
+ * past the bytes it claims, and once they are in it is done, whatever the source would still say (a
+ * connection that then breaks, a Content-Length that promised more).
+ */
 class HealingSource implements BodySource {
   delivered = 0;
   private reader: StreamReader;

@@ -1,9 +1,5 @@
-// Byte plumbing for ranged answers: cut the wanted byte ranges out of a run of pieces (slices,
-// or a whole object at 0) and write them into the answer's body. One pump reads each piece
-// into a reused buffer (body-source.ts: large reads, no chunk left for the collector) and
-// writes the bytes a range wants, waiting for each write. Every piece is counted: one that
-// ends short or runs long fails the answer (never a shifted byte passed on), and says so
-// (`onInexact`: a stored slice that read wrong is forgotten).
+// Byte plumbing for ranged answers: the wanted byte ranges cut out of a run of pieces (slices, or a
+// whole object at 0) and written into the answer's body, every piece counted.
 
 import { LengthMismatch } from '../http/errors.ts';
 import type { ByteRange } from '../http/range.ts';
@@ -20,7 +16,10 @@ export interface Piece {
   offset: number;
   length: number;
   body: ReadableStream<Bytes>;
-  /** Hears that the body did not hold exactly `length` bytes. */
+  /**
+   * Hears that the body did not hold exactly `length` bytes (a stored slice that read wrong is then
+   * forgotten). A piece that ends short or runs long fails the answer: never a shifted byte passed on.
+   */
   onInexact?(): void;
 }
 
@@ -51,6 +50,10 @@ interface Reading {
   kept: Bytes | undefined;
 }
 
+/**
+ * One pump: each piece read into a reused buffer (body-source.ts: large reads, no chunk left for the
+ * collector), and the bytes a range wants written on, each write awaited.
+ */
 async function pumpRanges(
   pieces: AsyncIterator<Piece>,
   ranges: readonly ByteRange[],

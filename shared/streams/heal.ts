@@ -1,6 +1,5 @@
-// How a body that fails part-way is asked for again: from the byte reached (a ranged GET with
-// If-Match at the shield, the same slice request with an offset at the edge), a bounded number
-// of times with backoff; past that, the fault stands.
+// How a body that fails part-way is asked for again: from the byte reached, a bounded number of times
+// with backoff; past that, the fault stands.
 
 import { VersionChanged } from '../http/errors.ts';
 import { asError } from './as-error.ts';
@@ -10,7 +9,10 @@ type Bytes = Uint8Array;
 
 /** How a body that fails part-way is asked for again. */
 export interface Heal {
-  /** The same bytes from `offset` (within this body) on, from the next hop again. */
+  /**
+   * The same bytes from `offset` (within this body) on, from the next hop again: a ranged GET with
+   * If-Match at the shield, the same slice request with an offset at the edge.
+   */
   reopen(offset: number): Promise<ReadableStream<Bytes>>;
   /** Reopenings allowed. */
   attempts: number;

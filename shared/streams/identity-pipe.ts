@@ -1,11 +1,5 @@
-// A pipe JavaScript writes bytes into and the runtime reads out: the body of a response, of a
-// cache put, or the part of a fill a client reads. In workerd a FixedLengthStream (or, with no
-// length known, an IdentityTransformStream): it keeps no buffer, so a write is done once the
-// reader has taken its bytes and the writer may reuse its buffer; it carries its length on the
-// wire (a chunked body that errors, or is aborted, is ended by workerd with its last chunk as
-// if complete, so no client is sent one: shared/tier/held-until-whole.ts), and fails unless
-// exactly that many bytes were written. Elsewhere (unit tests, Node) a TransformStream, whose
-// writes are copied first since it queues the chunk it is given.
+// A pipe JavaScript writes bytes into and the runtime reads out: the body of a response, of a cache
+// put, or the part of a fill a client reads. It keeps no buffer and carries its length.
 
 type Bytes = Uint8Array;
 
@@ -36,7 +30,15 @@ function runtime(): { Fixed: Transform; Identity: Transform } | undefined {
     : { Fixed: scope.FixedLengthStream, Identity: scope.IdentityTransformStream };
 }
 
-/** A pipe of exactly `length` bytes (any number when undefined). */
+/**
+ * A pipe of exactly `length` bytes (any number when undefined). In workerd a FixedLengthStream (or,
+ * with no length known, an IdentityTransformStream): it keeps no buffer, so a write is done once the
+ * reader has taken its bytes and the writer may reuse its buffer; it carries its length on the wire
+ * (a chunked body that errors, or is aborted, is ended by workerd with its last chunk as if complete,
+ * so no client is sent one: shared/tier/held-until-whole.ts), and fails unless exactly that many
+ * bytes were written. Elsewhere (unit tests, Node) a TransformStream, whose writes are copied first
+ * since it queues the chunk it is given.
+ */
 export function identityPipe(length: number | undefined): IdentityPipe {
   const native = runtime();
   const stream =

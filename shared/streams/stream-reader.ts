@@ -1,9 +1,4 @@
-// A stream read into buffers the caller lends: BYOB where the stream allows it, else copied
-// from its chunks.
-//
-// Why BYOB where it can: a default reader of a stream workerd makes hands over 4 KiB per read
-// (64 MiB from the Cache API in 16,384 reads, pumped at ~60 MiB/s); a BYOB reader, up to the
-// buffer lent (64 reads of 1 MiB, ~650-830 MiB/s).
+// A stream read into buffers the caller lends: BYOB where the stream allows it, else copied from its chunks.
 
 type Bytes = Uint8Array;
 
@@ -13,6 +8,11 @@ export interface StreamReader {
   cancel(reason?: unknown): Promise<void>;
 }
 
+/**
+ * BYOB where it can: a default reader of a stream workerd makes hands over 4 KiB per read (64 MiB
+ * from the Cache API in 16,384 reads, pumped at ~60 MiB/s); a BYOB reader, up to the buffer lent
+ * (64 reads of 1 MiB, ~650-830 MiB/s).
+ */
 export function streamReader(stream: ReadableStream<Bytes>): StreamReader {
   let byob: ReadableStreamBYOBReader | undefined;
   try {

@@ -1,6 +1,7 @@
 // The second half of a tier's read path on a miss or a stale entry: ask the next hop, store what may be stored
 // (RFC 9111 §3), and on 304 refresh the stored entry without its body (§4.3.4); then how each entry is written.
 
+import { takeOriginAt } from '../hop/hop-fields.ts';
 import { correctedInitialAge } from '../http/age.ts';
 import type { CacheStatusParams, ForwardReason } from '../http/cache-status.ts';
 import { BadGateway, HttpError } from '../http/errors.ts';
@@ -12,7 +13,6 @@ import { indexHeaders, variantKey, varyFieldNames } from '../http/vary.ts';
 import { manifestHeaders, type ObjectMeta, readManifest, representationHeaders } from '../slices/object-meta.ts';
 import type { EntryMeta } from '../store/stored-entry.ts';
 import { bodySource } from '../streams/body-source.ts';
-import { takeOriginAt } from '../target/internal.ts';
 import { startFill } from './fill.ts';
 import { withKnownLength } from './held-until-whole.ts';
 import type { ObjectRead, UpstreamAnswer, Validators } from './ports.ts';

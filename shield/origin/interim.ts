@@ -1,8 +1,5 @@
-// Interim answers (RFC 9110 §15.2: 100 Continue, 103 Early Hints …) precede the final answer
-// and never replace it. The local runtime's fetch hands back the first 1xx as if it were final,
-// with the rest of the exchange (the final head and body, raw HTTP/1.1) as its body. This reads
-// the final answer out of that, so an origin that sends Early Hints is still answered. Where
-// the runtime reads 1xx itself (Cloudflare's), this never runs.
+// Interim answers (RFC 9110 §15.2: 100 Continue, 103 Early Hints …) precede the final answer and never replace it:
+// the final one, read out of what the local runtime's fetch hands back (Cloudflare's reads 1xx itself).
 
 import { BadGateway } from '../../shared/http/errors.ts';
 import { concatBytes } from '../../shared/streams/bytes.ts';
@@ -10,7 +7,11 @@ import { concatBytes } from '../../shared/streams/bytes.ts';
 /** Longest final head read past interim answers. */
 const MAX_HEAD = 64 * 1024;
 
-/** `response` itself, or the final answer behind the interim one the runtime returned. */
+/**
+ * `response` itself, or the final answer behind the interim one the runtime returned: the local
+ * runtime's fetch hands back the first 1xx as if it were final, with the rest of the exchange (the
+ * final head and body, raw HTTP/1.1) as its body, so an origin that sends Early Hints is still answered.
+ */
 export async function finalAnswer(response: Response, method: string): Promise<Response> {
   if (response.status < 100 || response.status > 199 || response.status === 101) return response;
   if (response.body === null) throw new BadGateway(`origin answered only ${response.status} (interim)`);

@@ -1,9 +1,12 @@
-// What a client sees when S3 does not deliver the object, or when any origin fails in the middle
-// of an object: S3's own error body (XML) is never passed on, only its status and error code,
-// which name the cause without echoing anything S3 said about our credentials. Refusals of our
-// own request (signature, bucket, endpoint) are ours: a 502 naming the setting to check.
+// What a client sees when the origin does not deliver the object: S3's XML error body never passes (its status and
+// code do, so nothing it says of our credentials is echoed); a refusal of our own request is a 502 naming the setting.
 
-import { BadGateway, Gone, type HttpError, NotFound, OriginAnswered } from '../../shared/http/errors.ts';
+import type { Config } from '../../shared/config/config.ts';
+import { isBusy } from '../../shared/http/busy-origin.ts';
+import { BadGateway, Gone, type HttpError, NotFound, OriginAnswered, OriginBusy } from '../../shared/http/errors.ts';
+
+/** How much of an error body we read to find S3's error code. */
+const ERROR_BODY_LIMIT = 4096;
 
 /** S3 error codes that mean our request (its signature or credentials) was refused. */
 export const AUTH_CODES: ReadonlySet<string> = new Set([
@@ -16,6 +19,19 @@ export const AUTH_CODES: ReadonlySet<string> = new Set([
   'AuthorizationHeaderMalformed',
   'InvalidSecurity',
 ]);
+
+/** The error a client sees for an origin answer we cannot use; consumes the body. */
+export async function originFailure(config: Config, response: Response): Promise<HttpError> {
+  if (isBusy(response.status)) {
+    // Still busy after the retries: the client may try again when the origin said to.
+    await response.body?.cancel();
+    const retryAfter = response.headers.get('retry-after');
+    return new OriginBusy(retryAfter).from(response.status);
+  }
+  if (config.originKind === 's3') return s3Failure(response.status, s3ErrorCode(await readErrorBody(response)));
+  await response.body?.cancel();
+  return httpFailure(response.status);
+}
 
 /** The error for an S3 origin's non-success answer; `code` is S3's `<Code>`, when it sent one. */
 export function s3Failure(status: number, code: string | undefined): HttpError {
@@ -57,4 +73,24 @@ function httpError(status: number): HttpError {
 /** S3's error `<Code>` from the start of an XML error body; never throws. */
 export function s3ErrorCode(xmlStart: string): string | undefined {
   return /<Code>([A-Za-z0-9.]{1,64})<\/Code>/.exec(xmlStart)?.[1];
+}
+
+/** The first few KiB of a body as text; the body is always consumed or cancelled. */
+export async function readErrorBody(response: Response): Promise<string> {
+  if (response.body === null) return '';
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  try {
+    while (text.length < ERROR_BODY_LIMIT) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+  } catch {
+    // A broken error body changes nothing: the status already says it failed.
+  } finally {
+    void reader.cancel().catch(() => undefined);
+  }
+  return text;
 }

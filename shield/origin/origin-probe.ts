@@ -1,10 +1,5 @@
-// The health check's question to the origin (docs/operating.md): a HEAD of one
-// object, signed as every request is, so the answer says whether the origin serves with the
-// configured credentials. Never a bucket-level request: the object is one probe-target.ts
-// names (a key that names no object proves the bucket and the signature by S3's NoSuchKey as
-// well as an object would). A finding answers every health request of the isolate for
-// HEALTH_CACHE_MS, and requests that arrive while a probe runs wait for it: a monitor polling
-// every second costs the origin one HEAD per window per isolate.
+// The health check's question to the origin (docs/operating.md): a HEAD of one object (probe-target.ts), signed as
+// every request is, so the answer says whether the origin serves with the configured credentials; never the bucket.
 
 import type { Config } from '../../shared/config/config.ts';
 import { Disconnected, HttpError } from '../../shared/http/errors.ts';
@@ -14,10 +9,9 @@ import {
   type OriginFinding,
   type ShieldHealth,
 } from '../../shared/http/health-report.ts';
-import type { RequestTarget } from '../../shared/target/request-target.ts';
-import { fetchOrigin } from './origin.ts';
-import { s3ErrorCode } from './origin-errors.ts';
-import { readErrorBody } from './origin-fetch.ts';
+import type { RequestTarget } from '../../shared/request/request-target.ts';
+import { fetchObject } from './object-fetch.ts';
+import { readErrorBody, s3ErrorCode } from './origin-errors.ts';
 import { needsErrorCode, s3Finding, siteFinding, unanswered } from './origin-state.ts';
 import { type Probe, probeFor } from './probe-target.ts';
 import type { ForwardedHeaders } from './s3-request.ts';
@@ -36,7 +30,12 @@ interface Checked {
 /** Per configuration (one per isolate): the finding that answers for now. */
 const checked = new WeakMap<Config, Checked>();
 
-/** The origin's health, probed at most once per HEALTH_CACHE_MS; `clock` is the shield's (the test clock locally). */
+/**
+ * The origin's health, probed at most once per HEALTH_CACHE_MS; `clock` is the shield's (the test
+ * clock locally). A finding answers every health request of the isolate for that long, and requests
+ * that arrive while a probe runs wait for it: a monitor polling every second costs the origin one
+ * HEAD per window per isolate.
+ */
 export async function originHealth(config: Config, clock: () => number): Promise<ShieldHealth> {
   let entry = checked.get(config);
   if (entry === undefined || (entry.done !== undefined && clock() - entry.done >= HEALTH_CACHE_MS)) {
@@ -83,7 +82,7 @@ function once(
   deadline: number,
 ): Promise<Response> {
   const left = Math.max(1, deadline - Date.now());
-  return fetchOrigin({ ...config, originTimeoutMs: left }, target, method, forwarded, Date.now);
+  return fetchObject({ ...config, originTimeoutMs: left }, target, method, forwarded, Date.now);
 }
 
 function failed(error: unknown, bound: number): OriginFinding {

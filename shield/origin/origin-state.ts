@@ -1,6 +1,5 @@
-// What the origin's answer to the health probe means (docs/operating.md). Pure: a
-// status, and S3's error code where it sent one, in; a state and a sentence naming the setting
-// to check, out. The sentences name no bucket, key or credential: the health answer is public.
+// What the origin's answer to the health probe means (docs/operating.md), pure: a status and S3's code in, a state and
+// a sentence naming the setting to check out; never a bucket, key or credential, since the health answer is public.
 
 import { isBusy } from '../../shared/http/busy-origin.ts';
 import type { OriginFinding } from '../../shared/http/health-report.ts';

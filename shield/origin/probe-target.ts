@@ -1,11 +1,10 @@
-// Which object the health probe asks the origin for (origin-probe.ts): HEALTH_KEY, else the
-// object this isolate last had from the origin, else a key that names no object; always one
-// object, in one bucket, never the bucket itself.
+// Which object the health probe asks for (origin-probe.ts): HEALTH_KEY, else the one this isolate last had, else a key
+// naming no object (S3's NoSuchKey proves bucket and signature as well); always one object, never the bucket.
 
 import type { Config, S3Config } from '../../shared/config/config.ts';
 import type { ProbeSource } from '../../shared/http/health-report.ts';
-import { encodeKeyForPath } from '../../shared/target/object-key.ts';
-import type { RequestTarget } from '../../shared/target/request-target.ts';
+import { encodeKeyForPath } from '../../shared/request/object-key.ts';
+import type { RequestTarget } from '../../shared/request/request-target.ts';
 import { lastServed } from './served-key.ts';
 
 /**

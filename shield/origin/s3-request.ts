@@ -1,8 +1,9 @@
-// Which request we send to S3 for an object: method, URL and the headers to sign.
-// Pure: no I/O, no signing (see sigv4.ts), no clock.
+// Which request we send to S3 for an object: method, URL and the headers to sign. Pure: no I/O, no signing (see
+// sigv4.ts), no clock.
 
 import type { S3Config } from '../../shared/config/config.ts';
-import { checkKey, encodeKeyForPath } from '../../shared/target/object-key.ts';
+import { checkKey, encodeKeyForPath } from '../../shared/request/object-key.ts';
+import { originBasePath } from './origin-url.ts';
 
 /** A request ready for SigV4: absolute URL without a query, lowercase header names. */
 export interface UnsignedRequest {
@@ -69,7 +70,7 @@ export function s3ObjectRequest(
 /** Path-style `/{base}/{bucket}/{key}` or virtual-hosted `{bucket}.{host}/{key}`; never a query. */
 function objectUrl(s3: S3Config, endpoint: URL, key: string): URL {
   assertOneObject(key);
-  const basePath = endpoint.pathname.replace(/\/+$/, '');
+  const basePath = originBasePath(endpoint);
   const encodedKey = encodeKeyForPath(key);
   let host: string;
   let path: string;

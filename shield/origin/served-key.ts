@@ -1,9 +1,8 @@
-// The object this isolate last had from the origin: what the health probe asks for when no
-// HEALTH_KEY is set, since an object that exists answers 200 only to an access that may read
-// it. Module state, one per isolate, which is what the probe's finding is kept in too.
+// The object this isolate last had from the origin, which the health probe asks for when no HEALTH_KEY is set (one that
+// exists answers 200 only to an access that may read it); module state, one per isolate, as the probe's finding is.
 
 import type { Config } from '../../shared/config/config.ts';
-import type { RequestTarget } from '../../shared/target/request-target.ts';
+import type { RequestTarget } from '../../shared/request/request-target.ts';
 
 /** An object the origin served: its bucket (S3; each host may read its own) and its target, without a query. */
 export interface ServedObject {

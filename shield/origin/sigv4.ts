@@ -1,6 +1,5 @@
-// AWS Signature Version 4 for the S3 origin request, via @smithy/signature-v4 with a
-// SHA-256/HMAC over crypto.subtle (no Node crypto, no extra dependency).
-// https://docs.aws.amazon.com/AmazonS3/latest/API/sig-v4-header-based-auth.html
+// AWS Signature Version 4 for the S3 origin request, via @smithy/signature-v4 with SHA-256/HMAC over crypto.subtle (no
+// Node crypto, no extra dependency). https://docs.aws.amazon.com/AmazonS3/latest/API/sig-v4-header-based-auth.html
 
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { Checksum, HttpRequest, SourceData } from '@smithy/types';

@@ -4,7 +4,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CliContext } from '../../cli/cli-context.ts';
+import type { CliContext } from '../../cli/command.ts';
 
 export interface TestContext extends CliContext {
   stdout: string[];

@@ -5,9 +5,8 @@
 
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { DeploySettings } from '../../cli/deploy-settings.ts';
-import { settingsWarnings } from '../../cli/deploy-settings.ts';
-import { SLICES_ENTRYPOINT, WORKERS_CACHE_VAR, wranglerConfigs } from '../../cli/wrangler-config.ts';
+import type { DeploySettings } from '../../cli/wrangler-config.ts';
+import { SLICES_ENTRYPOINT, settingsWarnings, WORKERS_CACHE_VAR, wranglerConfigs } from '../../cli/wrangler-config.ts';
 import settings from '../../tiercache.config.ts';
 
 const ROOT = new URL('../../', import.meta.url);

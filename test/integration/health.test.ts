@@ -7,8 +7,9 @@
 import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Stack, startWorkers } from '../../local/workers.ts';
+import { CREDENTIAL_HEADER } from '../../shared/hop/hop-fields.ts';
 import { HEALTH_CACHE_MS } from '../../shared/http/health-report.ts';
-import { CREDENTIAL_HEADER, HEALTH_PATH } from '../../shared/target/internal.ts';
+import { HEALTH_PATH } from '../../shared/request/reserved-paths.ts';
 import { DEFAULT_PROBE_KEY } from '../../shield/origin/probe-target.ts';
 import type { RecordedRequest } from '../local/origin-tap.ts';
 import { type AnyOrigin, startAnyOrigin } from './any-origin.ts';

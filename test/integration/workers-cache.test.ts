@@ -10,8 +10,8 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RawConfig } from '../../shared/config/config.ts';
+import { sliceRequestPath } from '../../shared/hop/slice-protocol.ts';
 import { urlTag } from '../../shared/purge/workers-cache-purge.ts';
-import { sliceRequestPath } from '../../shared/slices/slice-protocol.ts';
 import { drain, patternBytes, sha256 } from './bytes.ts';
 import { cacheStatus, type Fixture, request, SHIELD_TOKEN, settle, startFixture } from './fixture.ts';
 

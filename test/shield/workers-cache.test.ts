@@ -2,10 +2,10 @@
 // back and hands over (shield/workers-cache-gateway.ts), as plain functions of headers and time.
 
 import { describe, expect, it } from 'vitest';
+import { sliceRequestPath } from '../../shared/hop/slice-protocol.ts';
 import { HttpError } from '../../shared/http/errors.ts';
 import { RequestMeter } from '../../shared/observe/request-meter.ts';
 import { folderTag, urlTag } from '../../shared/purge/workers-cache-purge.ts';
-import { sliceRequestPath } from '../../shared/slices/slice-protocol.ts';
 import { type EntryMeta, MAX_RETENTION_S } from '../../shared/store/stored-entry.ts';
 import {
   AGE_HEADER,

@@ -3,9 +3,9 @@
 // shield's own failure.
 
 import { describe, expect, it } from 'vitest';
+import { SPAN_HEADER, WHOLE } from '../../shared/hop/slice-protocol.ts';
 import { NextHopFailed, VersionChanged } from '../../shared/http/errors.ts';
 import { OBJECT_HEADER, PIN_HEADER } from '../../shared/slices/object-meta.ts';
-import { SPAN_HEADER, WHOLE } from '../../shared/slices/slice-protocol.ts';
 import type { UpstreamAnswer } from '../../shared/tier/ports.ts';
 import { readShieldAnswer } from '../../worker/shield-answer.ts';
 

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { CREDENTIAL_HEADER } from '../../../shared/hop/hop-fields.ts';
 import {
   forwardedRequestHeaders,
   HOP_BY_HOP,
@@ -8,7 +9,6 @@ import {
   TIER_MANAGED,
   withForwarding,
 } from '../../../shared/http/headers.ts';
-import { CREDENTIAL_HEADER } from '../../../shared/target/internal.ts';
 
 const names = (headers: Headers): string[] => [...headers.keys()].sort();
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalPrefix } from '../../../shared/purge/purge-prefix.ts';
-import { requestTarget } from '../../../shared/target/request-target.ts';
+import { requestTarget } from '../../../shared/request/request-target.ts';
 
 const prefixOf = (prefix: string, kind: 's3' | 'http', keyQuery: string[] = []): string => {
   const result = canonicalPrefix(prefix, kind, keyQuery);

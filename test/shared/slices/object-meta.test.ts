@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { SPAN_HEADER } from '../../../shared/hop/slice-protocol.ts';
 import {
   isManifest,
   isSliceEntry,
@@ -17,7 +18,6 @@ import {
   slicedMeta,
   sliceEntryHeaders,
 } from '../../../shared/slices/object-meta.ts';
-import { SPAN_HEADER } from '../../../shared/slices/slice-protocol.ts';
 
 const MIB = 1024 * 1024;
 const THRESHOLD = 8 * MIB;

@@ -245,7 +245,7 @@ describe('sliceKey', () => {
 
   it('keeps any object key and any strong ETag each inside its own path segment', () => {
     // "." and ".." are dot segments the URL parser would remove; objectKeyFromPath never
-    // yields either as a key (shared/target/object-key.ts), so they cannot reach sliceKey.
+    // yields either as a key (shared/request/object-key.ts), so they cannot reach sliceKey.
     const objectKey = fc
       .string({ unit: 'grapheme', minLength: 1, maxLength: 30 })
       .filter((key) => key !== '.' && key !== '..');

@@ -2,11 +2,11 @@
 // (and leaves out), how a 304 refreshes what is held, and how an answer purged since is refused.
 
 import { describe, expect, it } from 'vitest';
+import { ORIGIN_AT_HEADER } from '../../../shared/hop/hop-fields.ts';
 import { BadGateway, Disconnected, NotFound } from '../../../shared/http/errors.ts';
 import { formatHttpDate } from '../../../shared/http/http-date.ts';
 import type { PurgeCandidate } from '../../../shared/purge/purge.ts';
 import { readManifest } from '../../../shared/slices/object-meta.ts';
-import { ORIGIN_AT_HEADER } from '../../../shared/target/internal.ts';
 import { fill } from '../../../shared/tier/object-fill.ts';
 import { resolveObject } from '../../../shared/tier/object-read.ts';
 import { lookup } from '../../../shared/tier/tier-cache.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { S3Config } from '../../../shared/config/config.ts';
-import { encodeKeyForPath } from '../../../shared/target/object-key.ts';
+import { encodeKeyForPath } from '../../../shared/request/object-key.ts';
 import { FORWARDED_HEADER_NAMES, type ForwardedHeaders, s3ObjectRequest } from '../../../shield/origin/s3-request.ts';
 
 const pathStyle: S3Config = {

@@ -2,7 +2,7 @@ import { createHash, createHmac } from 'node:crypto';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { describe, expect, it } from 'vitest';
 import type { S3Config } from '../../../shared/config/config.ts';
-import { encodeKeyForPath } from '../../../shared/target/object-key.ts';
+import { encodeKeyForPath } from '../../../shared/request/object-key.ts';
 import { s3ObjectRequest } from '../../../shield/origin/s3-request.ts';
 import { EMPTY_PAYLOAD_SHA256, signS3Request, WebCryptoSha256 } from '../../../shield/origin/sigv4.ts';
 

@@ -1,0 +1,398 @@
+// What the commands share: the context they run in, their failures and exit codes, strict flags, text made safe
+// and laid out for a terminal, and (stats, purge) the edge's API: the deployment, its token, the call.
+
+import { realpathSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+
+/** What a command touches outside itself, handed in so that the tests run the commands as functions. */
+export interface CliContext {
+  env: Readonly<Record<string, string | undefined>>;
+  /** `.build/local/stack.json`, written by `npm start` (LocalStack). */
+  stackPath: string;
+  /** Standard output: the answer (tables, JSON). */
+  out: (text: string) => void;
+  /** Standard error: usage and why it failed. */
+  err: (text: string) => void;
+  /** How long the edge has to answer, headers and body, before the command gives up. */
+  timeoutMs: number;
+}
+
+/** Where `npm start` writes the local stack's URL and tokens. */
+export const LOCAL_STACK_PATH = fileURLToPath(new URL('../.build/local/stack.json', import.meta.url));
+const TIMEOUT_MS = 30_000;
+
+export function processContext(): CliContext {
+  return {
+    env: process.env,
+    stackPath: LOCAL_STACK_PATH,
+    out: (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
+    err: (text) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
+    timeoutMs: TIMEOUT_MS,
+  };
+}
+
+/** Whether the module at `moduleUrl` is the one node was asked to run (`node cli/stats.ts`), not one a test imports. */
+export function isEntry(moduleUrl: string): boolean {
+  const main = process.argv[1];
+  if (main === undefined) return false;
+  try {
+    // Node names the entry module by its real path (symlinks resolved), so the argument is too.
+    return pathToFileURL(realpathSync(main)).href === moduleUrl;
+  } catch {
+    return false;
+  }
+}
+
+// --- Failures: 2 when a command was asked wrongly or has nowhere to go (usage, no local stack, no
+// token), 1 when the deployment could not be reached or said no. Thrown anywhere, printed once.
+
+export const EXIT_FAILED = 1;
+export const EXIT_USAGE = 2;
+
+export class CliFailure extends Error {
+  override name = 'CliFailure';
+  readonly exitCode: number;
+
+  constructor(message: string, exitCode: number = EXIT_FAILED) {
+    super(message);
+    this.exitCode = exitCode;
+  }
+}
+
+/** A usage error: what was wrong, then the command's usage. */
+export function usageError(message: string, usage: string): CliFailure {
+  return new CliFailure(`${message}\n\n${usage}`, EXIT_USAGE);
+}
+
+/** Reports `error` on `err` and answers the exit code; anything but a CliFailure is a bug, shown as one. */
+export function failureExit(error: unknown, err: (text: string) => void): number {
+  if (error instanceof CliFailure) {
+    err(error.message);
+    return error.exitCode;
+  }
+  err(`unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  return EXIT_FAILED;
+}
+
+// --- Flags: node:util parseArgs, strict (an unknown flag or a stray word is a usage error, never ignored),
+// every string flag collected as a list so that a single-valued flag given twice is refused, not the last one.
+
+export type FlagSpec = Record<string, { type: 'string' | 'boolean' }>;
+
+export interface Flags {
+  strings: Record<string, string[]>;
+  booleans: Record<string, boolean>;
+}
+
+export function parseFlags(argv: readonly string[], spec: FlagSpec, usage: string): Flags {
+  const options = Object.fromEntries(Object.entries(spec).map(([name, { type }]) => [name, { type, multiple: true }]));
+  let values: Record<string, (string | boolean)[] | undefined>;
+  try {
+    values = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values as Record<
+      string,
+      (string | boolean)[] | undefined
+    >;
+  } catch (error) {
+    throw usageError(error instanceof Error ? error.message : String(error), usage);
+  }
+  const flags: Flags = { strings: {}, booleans: {} };
+  for (const [name, { type }] of Object.entries(spec)) {
+    const given = values[name] ?? [];
+    if (type === 'string') flags.strings[name] = given.filter((value) => typeof value === 'string');
+    else flags.booleans[name] = given.includes(true);
+  }
+  return flags;
+}
+
+/** The one value of a flag that may be given once, or undefined. */
+export function single(flags: Flags, name: string, usage: string): string | undefined {
+  const given = flags.strings[name] ?? [];
+  if (given.length > 1) throw usageError(`--${name} given ${given.length} times; give it once`, usage);
+  return given[0];
+}
+
+// --- Printing. Hosts, keys and error bodies are what clients and servers sent: every cell and every quoted
+// answer passes through printable(), control characters (an escape sequence could rewrite the screen) as `\xNN`.
+
+export function printable(text: string): string {
+  return text.replace(
+    /[\u0000-\u001f\u007f-\u009f]/g,
+    (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`,
+  );
+}
+
+export interface Column {
+  title: string;
+  align?: 'left' | 'right';
+}
+
+const GAP = '  ';
+
+/** A title, a header, a rule and aligned columns, numbers to the right; plain spaces, to survive a copy into a chat. */
+export function textTable(title: string, columns: readonly Column[], rows: readonly (readonly string[])[]): string {
+  const lines = [title];
+  if (rows.length === 0) return [...lines, '  (none)'].join('\n');
+  const cellsOf = rows.map((row) => row.map(printable));
+  const widths = columns.map((column, i) =>
+    Math.max(column.title.length, ...cellsOf.map((row) => (row[i] ?? '').length)),
+  );
+  const line = (cells: readonly string[]): string =>
+    `${GAP}${columns
+      .map((column, i) => {
+        const cell = cells[i] ?? '';
+        const width = widths[i] ?? 0;
+        return column.align === 'right' ? cell.padStart(width) : cell.padEnd(width);
+      })
+      .join(GAP)
+      .trimEnd()}`;
+  lines.push(line(columns.map((column) => column.title)));
+  lines.push(line(widths.map((width) => '-'.repeat(width))));
+  for (const row of cellsOf) lines.push(line(row));
+  return lines.join('\n');
+}
+
+// --- The edge's API (docs/purge.md, docs/operating.md). The base URL: --base when given, else the local
+// stack's (`npm start`). The token: the environment variable when set, else the local stack's, but only for
+// the local stack's own URL: a token made up for this machine is never sent to another host, nor printed.
+
+/** One endpoint of the edge: where it lives, which secret opens it, and what its 401 and 403 mean, in words that say what to set. */
+export interface Api {
+  path: string;
+  method: 'GET' | 'POST';
+  /** The environment variable holding the bearer token (wins over the local stack's). */
+  tokenName: 'STATS_TOKEN' | 'PURGE_TOKEN';
+  /** Its field in `.build/local/stack.json`. */
+  stackField: 'statsToken' | 'purgeToken';
+  /** 401: a token was sent, and it is not the deployment's. */
+  refused: string;
+  /** 403: the deployment has no such secret, so the endpoint is off. */
+  disabled: string;
+}
+
+/** The flag both commands name the deployment with (`--url` is purge's flag for an object). */
+export const DEPLOYMENT_FLAG = 'base';
+export const DEPLOYMENT_USAGE =
+  "  --base URL      the edge's base URL (default: the local stack, .build/local/stack.json from `npm start`)";
+
+export interface Deployment {
+  /** The edge's base URL (its origin: the endpoints' paths replace any path given). */
+  base: URL;
+  token: string;
+  /** Whether the base URL came from the local stack's note (so an unreachable edge may mean it stopped). */
+  local: boolean;
+}
+
+/** A request as a plain value (what the tests look at before anything is sent). */
+export interface ApiRequest {
+  api: Api;
+  url: URL;
+  method: Api['method'];
+  headers: Record<string, string>;
+  body?: string;
+  /** Sent to the local stack its note names (Deployment.local). */
+  local: boolean;
+}
+
+/** What `npm start` says of the stack it runs (`.build/local/stack.json`): the edge's URL and the tokens it made up. */
+export interface LocalStack {
+  url: string;
+  statsToken?: string;
+  purgeToken?: string;
+}
+
+const MAX_LINE = 200;
+
+export async function findDeployment(api: Api, flag: string | undefined, context: CliContext): Promise<Deployment> {
+  const envToken = headerSafe(context.env[api.tokenName], api.tokenName);
+  if (flag !== undefined) {
+    const base = baseUrl(flag, `--${DEPLOYMENT_FLAG}`);
+    if (envToken !== undefined) return { base, token: envToken, local: false };
+    const stack = await readLocalStack(context.stackPath);
+    const stackToken =
+      stack !== undefined && new URL(stack.url).origin === base.origin ? stack[api.stackField] : undefined;
+    if (stackToken !== undefined) return { base, token: stackToken, local: false };
+    throw new CliFailure(`no token for ${base.origin}: set ${api.tokenName} to the deployment's secret`, EXIT_USAGE);
+  }
+  const stack = await readLocalStack(context.stackPath);
+  if (stack === undefined)
+    throw new CliFailure(`no local stack: start it with \`npm start\`, or pass --${DEPLOYMENT_FLAG}`, EXIT_USAGE);
+  return {
+    base: baseUrl(stack.url, 'the local stack url'),
+    token: envToken ?? stackToken(stack, api, context.stackPath),
+    local: true,
+  };
+}
+
+/** The request to `api` on `deployment`; `body`, when there is one, sent as JSON. */
+export function apiRequest(api: Api, deployment: Deployment, body?: unknown): ApiRequest {
+  const json: Record<string, string> = body === undefined ? {} : { 'content-type': 'application/json' };
+  return {
+    api,
+    url: new URL(api.path, deployment.base),
+    method: api.method,
+    headers: { authorization: `Bearer ${deployment.token}`, ...json, accept: 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    local: deployment.local,
+  };
+}
+
+/**
+ * The body of `request`'s 2xx answer; else a CliFailure (exit 1) saying what to do: the edge not reached, the token
+ * refused (401), the endpoint off (403, in the edge's words), another answer (its status and first line). Redirects
+ * are not followed: the token is for the URL given, and a redirect usually means a wrong base URL.
+ */
+export async function callApi(request: ApiRequest, context: CliContext): Promise<string> {
+  let response: Response;
+  let text: string;
+  try {
+    const init: RequestInit = {
+      method: request.method,
+      headers: request.headers,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(context.timeoutMs),
+    };
+    if (request.body !== undefined) init.body = request.body;
+    response = await fetch(request.url, init);
+    text = await response.text();
+  } catch (error) {
+    // The note outlives a stack that was killed rather than stopped: say which note it was.
+    const stale = request.local ? ` (from ${context.stackPath}: is \`npm start\` still running?)` : '';
+    throw new CliFailure(
+      `cannot reach ${request.url.href}: ${redacted(networkReason(error, context.timeoutMs), request)}${stale}`,
+    );
+  }
+  if (response.ok) return text;
+  throw new CliFailure(refusal(request, response, redacted(text, request)));
+}
+
+/** The JSON of a 200's body; a CliFailure when it is not JSON at all (a site's page, say). */
+export function parseJsonAnswer(text: string, from: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new CliFailure(
+      `${from} answered 200 with something that is not JSON (is it a tiercache edge?): ${JSON.stringify(text.slice(0, 80))}`,
+    );
+  }
+}
+
+/** The first non-empty line, without the status tiercache's own error bodies start with (`403 purge is …`), bounded. */
+function firstLine(text: string, status: number): string {
+  const line =
+    text
+      .split(/\r?\n/)
+      .map((part) => part.trim())
+      .find((part) => part !== '') ?? '';
+  const bare = printable(line.startsWith(`${status} `) ? line.slice(String(status).length + 1) : line);
+  return bare.length <= MAX_LINE ? bare : `${bare.slice(0, MAX_LINE)}…`;
+}
+
+/** An http(s) URL without credentials in it (fetch refuses those, and they would be printed). */
+function baseUrl(text: string, what: string): URL {
+  const url = URL.canParse(text) ? new URL(text) : undefined;
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new CliFailure(
+      `expected ${what} to be the edge's base URL, like https://cdn.example; got ${JSON.stringify(text)}`,
+      EXIT_USAGE,
+    );
+  }
+  if (url.username !== '' || url.password !== '')
+    throw new CliFailure(
+      `expected ${what} without user:password in it; the token comes from the environment`,
+      EXIT_USAGE,
+    );
+  return url;
+}
+
+/** The stack note, or undefined when there is none (no stack started here); one `npm start` did not write is reported, not guessed around. */
+export async function readLocalStack(path: string): Promise<LocalStack | undefined> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new CliFailure(`cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`, EXIT_USAGE);
+  }
+  const stack = asLocalStack(text);
+  if (stack === undefined) {
+    throw new CliFailure(
+      `${path} is not what \`npm start\` writes (expected {"url": "http://…", "statsToken": "…", "purgeToken": "…"}): restart it with \`npm start\``,
+      EXIT_USAGE,
+    );
+  }
+  return stack;
+}
+
+function stackToken(stack: LocalStack, api: Api, path: string): string {
+  const token = stack[api.stackField];
+  if (token === undefined)
+    throw new CliFailure(
+      `the local stack (${path}) has no ${api.stackField}: restart it with \`npm start\`, or set ${api.tokenName}`,
+      EXIT_USAGE,
+    );
+  return token;
+}
+
+/** The variable's token, trimmed (`$(cat file)` keeps its newline); one a header cannot carry is refused here: fetch's error would quote it. */
+function headerSafe(value: string | undefined, name: string): string | undefined {
+  const token = value?.trim();
+  if (token === undefined || token === '') return undefined;
+  if (!/^[\x21-\x7e]+$/.test(token))
+    throw new CliFailure(
+      `${name} holds characters an Authorization header cannot carry (spaces, control or non-ASCII characters): set it to the secret alone`,
+      EXIT_USAGE,
+    );
+  return token;
+}
+
+function refusal(request: ApiRequest, response: Response, text: string): string {
+  const line = firstLine(text, response.status);
+  if (response.status === 401) return request.api.refused;
+  if (response.status === 403) {
+    const says = isPlainText(response) && line !== '' ? `\n  ${request.url.origin} says: ${line}` : '';
+    return `${request.api.disabled}${says}`;
+  }
+  const status = `${response.status}${response.statusText === '' ? '' : ` ${response.statusText}`}`;
+  const location = response.headers.get('location');
+  const redirect =
+    location !== null && response.status >= 300 && response.status < 400
+      ? ` (to ${location}: pass that base URL instead)`
+      : '';
+  return `${request.url.href} answered ${status}${redirect}${line === '' ? '' : `: ${line}`}`;
+}
+
+/** Why fetch failed, in the words of the cause underneath "fetch failed" (ECONNREFUSED, ENOTFOUND …). */
+function networkReason(error: unknown, timeoutMs: number): string {
+  if (error instanceof Error && error.name === 'TimeoutError') return `no answer within ${timeoutMs} ms`;
+  const cause = error instanceof Error ? error.cause : undefined;
+  if (cause instanceof Error && cause.message !== '') return cause.message;
+  return error instanceof Error ? error.message : String(error);
+}
+
+function isPlainText(response: Response): boolean {
+  return (response.headers.get('content-type') ?? '').toLowerCase().startsWith('text/plain');
+}
+
+/** The answer with the request's own token blanked out, should a server ever echo it: no token is printed. */
+function redacted(text: string, request: ApiRequest): string {
+  const token = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
+  return token === undefined || token === '' ? text : text.replaceAll(token, '[token]');
+}
+
+function asLocalStack(text: string): LocalStack | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { url, statsToken, purgeToken } = value as Record<string, unknown>;
+  if (typeof url !== 'string' || !URL.canParse(url)) return undefined;
+  const stack: LocalStack = { url };
+  if (typeof statsToken === 'string' && statsToken !== '') stack.statsToken = statsToken;
+  if (typeof purgeToken === 'string' && purgeToken !== '') stack.purgeToken = purgeToken;
+  return stack;
+}

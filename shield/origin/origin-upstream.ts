@@ -1,0 +1,247 @@
+// The origin as the shield's next hop: ranged GETs (signed for S3) pinned with If-Match and checked as nginx's slice
+// module checks them (206, exactly the expected Content-Range, the same ETag); one ignoring Range serves it whole.
+
+import type { Config } from '../../shared/config/config.ts';
+import { withTypeFromExtension } from '../../shared/http/content-type.ts';
+import { BadGateway, VersionChanged } from '../../shared/http/errors.ts';
+import { exposeS3CacheTag, originResponseHeaders, S3_RESPONSE_HEADERS } from '../../shared/http/headers.ts';
+import { parseContentRange } from '../../shared/http/range.ts';
+import { serverTimingMetric } from '../../shared/http/server-timing.ts';
+import type { RequestTarget } from '../../shared/request/request-target.ts';
+import { slicedMeta } from '../../shared/slices/object-meta.ts';
+import { type ObjectVersion, type SliceSpan, spanBytes } from '../../shared/slices/slice-plan.ts';
+import { nativeBody } from '../../shared/streams/native-body.ts';
+import { responseAsIs } from '../../shared/streams/response-as-is.ts';
+import type { SliceAsk, Upstream, UpstreamAnswer } from '../../shared/tier/ports.ts';
+import { fetchObject } from './object-fetch.ts';
+import { originFailure } from './origin-errors.ts';
+import { noteServed } from './served-key.ts';
+
+/** RFC 9110 §15.3.5, §15.4.5: statuses whose answers have no content. */
+const NULL_BODY = new Set([204, 205, 304]);
+
+/**
+ * The origin as this request's upstream. `client`: the client's end-to-end request headers
+ * (shared/http/headers.ts), for an HTTP origin. An HTTP origin's answer that is not the object
+ * (a redirect, the site's own 404 page, a 500, a 204) is the answer: passed on whole, with its
+ * status, headers and body (`answered`).
+ */
+export function originUpstream(config: Config, target: RequestTarget, now: () => number, client?: Headers): Upstream {
+  return new OriginUpstream(config, target, now, client);
+}
+
+class OriginUpstream implements Upstream {
+  /** Time until the origin's last response headers arrived, for Server-Timing. */
+  private lastDuration = 0;
+  private readonly config: Config;
+  private readonly target: RequestTarget;
+  private readonly now: () => number;
+  private readonly client: Headers | undefined;
+
+  constructor(config: Config, target: RequestTarget, now: () => number, client: Headers | undefined) {
+    this.config = config;
+    this.target = target;
+    this.now = now;
+    this.client = client;
+  }
+
+  /**
+   * `from`: the span from that offset on, the same request with the range starting there: how a
+   * body cut part-way is healed (shared/tier/healing-upstream.ts).
+   */
+  async slices(
+    span: SliceSpan,
+    pinned: ObjectVersion | undefined,
+    { validators, from = 0, signal }: SliceAsk = {},
+  ): Promise<UpstreamAnswer> {
+    if (from > 0 && pinned === undefined) throw new Error('the rest of a span needs the version it belongs to');
+    const wanted = spanBytes(span, this.config.slicing.sliceSize, pinned?.size ?? Number.MAX_SAFE_INTEGER);
+    const conditions: Record<string, string> = { range: `bytes=${wanted.start + from}-${wanted.end}` };
+    if (pinned !== undefined) conditions['if-match'] = pinned.etag;
+    // RFC 9111 §4.3.1: revalidate what the shield holds; the signature covers these headers too.
+    if (validators?.etag) conditions['if-none-match'] = validators.etag;
+    else if (validators?.lastModified) conditions['if-modified-since'] = validators.lastModified;
+    const response = await this.get(conditions, signal);
+    if (response.status === 304 && validators !== undefined) {
+      return {
+        kind: 'not-modified',
+        response: new Response(null, { headers: this.timing(keptHeaders(this.config, response.headers)) }),
+      };
+    }
+    if (pinned !== undefined && response.status !== 206) {
+      await response.body?.cancel();
+      // 412: If-Match failed; 200/416: the object is no longer what we sliced.
+      if (response.status === 412 || response.status === 200 || response.status === 416)
+        throw new VersionChanged(`origin answered ${response.status} for a slice of ${pinned.etag}`);
+      throw await originFailure(this.config, response);
+    }
+    if (response.status === 200)
+      return {
+        kind: 'whole',
+        response: responseAsIs(response.body, { status: 200, headers: this.timing(this.kept(response.headers)) }),
+      };
+    // S3 sends no Content-Range with 416 (only the size in its XML): ask with HEAD instead.
+    if (response.status === 416) {
+      await response.body?.cancel();
+      return this.discoverSize(signal);
+    }
+    if (response.status !== 206) return this.answered(response);
+    return this.checkedSlice(response, span, pinned, from, signal);
+  }
+
+  async head(signal?: AbortSignal): Promise<Response> {
+    const response = await this.headOf(signal);
+    await response.body?.cancel();
+    if (response.status < 200 || response.status > 599) throw notAStatus(response.status);
+    if (response.status !== 200 && this.config.originKind !== 'http') throw await originFailure(this.config, response);
+    return new Response(null, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: this.kept(response.headers),
+    });
+  }
+
+  /** The origin's headers as both tiers keep them; a missing or S3-default type from the key's extension. */
+  private kept(headers: Headers): Headers {
+    const headersKept = keptHeaders(this.config, headers);
+    return this.config.site.contentTypeFromExtension
+      ? withTypeFromExtension(headersKept, this.target.key ?? this.target.path)
+      : headersKept;
+  }
+
+  private timing(headers: Headers): Headers {
+    headers.set('server-timing', serverTimingMetric('origin', this.lastDuration));
+    return headers;
+  }
+
+  private async get(headers: Record<string, string>, signal: AbortSignal | undefined): Promise<Response> {
+    const started = this.now();
+    const response = await fetchObject(this.config, this.target, 'GET', headers, this.now, signal, this.client);
+    this.lastDuration = this.now() - started;
+    noteServed(this.config, this.target, response.status);
+    return response;
+  }
+
+  private async headOf(signal: AbortSignal | undefined): Promise<Response> {
+    const response = await fetchObject(this.config, this.target, 'HEAD', {}, this.now, signal, this.client);
+    noteServed(this.config, this.target, response.status);
+    return response;
+  }
+
+  /** An HTTP origin's own answer, whatever its status; S3's error documents never pass (origin-errors.ts). */
+  private async answered(response: Response): Promise<UpstreamAnswer> {
+    if (this.config.originKind !== 'http') throw await originFailure(this.config, response);
+    const status = response.status;
+    if (status < 200 || status > 599) {
+      await response.body?.cancel();
+      throw notAStatus(status);
+    }
+    // RFC 9110 §6.4.1: 204 and 304 carry no content (nor does a HEAD answer).
+    const body = NULL_BODY.has(status) ? null : response.body;
+    if (body === null) await response.body?.cancel();
+    return {
+      kind: 'whole',
+      response: responseAsIs(body, {
+        status,
+        statusText: response.statusText,
+        headers: this.timing(this.kept(response.headers)),
+      }),
+    };
+  }
+
+  private async whole(signal: AbortSignal | undefined): Promise<UpstreamAnswer> {
+    const response = await this.get({}, signal);
+    if (response.status !== 200) return this.answered(response);
+    return {
+      kind: 'whole',
+      response: responseAsIs(response.body, { status: 200, headers: this.timing(this.kept(response.headers)) }),
+    };
+  }
+
+  /** A version we may not pin (size, ETag) or not slice: the object is served whole. */
+  private async discoverSize(signal: AbortSignal | undefined): Promise<UpstreamAnswer> {
+    const head = await this.headOf(signal);
+    // Not the object's size after all: its GET answer is the answer.
+    if (head.status !== 200) {
+      await head.body?.cancel();
+      return this.whole(signal);
+    }
+    const headers = this.kept(head.headers);
+    const { sliceSize, threshold } = this.config.slicing;
+    const meta = slicedMeta(Number(head.headers.get('content-length')), headers, sliceSize, threshold);
+    return meta === undefined
+      ? this.whole(signal)
+      : { kind: 'beyond', meta, response: new Response(null, { headers }) };
+  }
+
+  private async checkedSlice(
+    response: Response,
+    span: SliceSpan,
+    pinned: ObjectVersion | undefined,
+    from: number,
+    signal: AbortSignal | undefined,
+  ): Promise<UpstreamAnswer> {
+    const { sliceSize, threshold } = this.config.slicing;
+    const range = parseContentRange(response.headers.get('content-range'));
+    const headers = this.timing(this.kept(response.headers));
+    const fail = async (why: string): Promise<never> => {
+      await response.body?.cancel();
+      throw new VersionChanged(why);
+    };
+    if (range === undefined || 'unsatisfied' in range)
+      return fail(`unusable Content-Range ${response.headers.get('content-range')}`);
+    if (pinned !== undefined && (range.size !== pinned.size || headers.get('etag') !== pinned.etag)) {
+      return fail(
+        `etag mismatch in slice response: expected ${pinned.etag} of ${pinned.size} bytes, got ${headers.get('etag')} of ${range.size}`,
+      );
+    }
+    const meta =
+      pinned === undefined ? slicedMeta(range.size, headers, sliceSize, threshold) : { ...pinned, sliceSize, headers };
+    if (meta === undefined) {
+      // Too small to slice, or no strong ETag to pin slices to. The first slice may already be all of it.
+      if (range.start === 0 && range.end === range.size - 1) {
+        headers.set('content-length', String(range.size));
+        // A 200 of the whole representation made from our ranged answer: its Content-Range was
+        // the answer's, not the representation's (RFC 9110 §14.4).
+        headers.delete('content-range');
+        return { kind: 'whole', response: responseAsIs(response.body, { status: 200, headers }) };
+      }
+      await response.body?.cancel();
+      return this.whole(signal);
+    }
+    const expected = spanBytes(span, sliceSize, meta.size);
+    if (range.start !== expected.start + from || range.end !== expected.end) {
+      return fail(
+        `Content-Range ${range.start}-${range.end}/${range.size} is not the expected bytes ${expected.start + from}-${expected.end}`,
+      );
+    }
+    if (response.body === null) return fail('slice response without a body');
+    // Framed as exactly the bytes asked for: the runtime may move it by itself. A body whose
+    // Content-Length says otherwise (or is absent: chunked) is read by JavaScript, which stops
+    // at the range's last byte whatever the framing promised.
+    const body =
+      response.headers.get('content-length') === String(range.end - range.start + 1)
+        ? nativeBody(response.body)
+        : response.body;
+    return {
+      kind: 'span',
+      meta,
+      span: { first: span.first, last: Math.min(span.last, Math.ceil(meta.size / sliceSize) - 1) },
+      body,
+      response: new Response(null, { headers }),
+    };
+  }
+}
+
+/** RFC 9110 §15: a status is 100–599; a final answer outside 200–599 is no HTTP answer. */
+function notAStatus(status: number): BadGateway {
+  return new BadGateway(`origin answered with status ${status}, which is not an HTTP status`)
+    .because('origin-status')
+    .from(status);
+}
+
+/** The origin's headers worth keeping: S3's representation headers, or a site's minus per-hop ones. */
+function keptHeaders(config: Config, headers: Headers): Headers {
+  if (config.originKind !== 's3') return originResponseHeaders(headers);
+  return exposeS3CacheTag(originResponseHeaders(headers, S3_RESPONSE_HEADERS));
+}

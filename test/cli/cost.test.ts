@@ -1,0 +1,181 @@
+// `npm run cost` (cli/cost.ts): its flags' sizes and ratios, what it prints for the default month, the examples and
+// the flags given, its usage errors, and docs/costs.md kept equal to what it prints.
+
+import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { parseCostArgs, parseRatio, parseSize, runCost } from '../../cli/cost.ts';
+import { PUBLISHED_PRICES } from '../../shared/cost/prices.ts';
+import { DEPLOYED_INTERVALS, EXAMPLE_MIXES, mixCost } from '../../shared/cost/traffic-mix.ts';
+import { formatUsd } from '../../shared/stats/format.ts';
+
+const UNITS: [string, number][] = [
+  ['', 1],
+  ['B', 1],
+  ['kB', 1e3],
+  ['MB', 1e6],
+  ['GB', 1e9],
+  ['TB', 1e12],
+  ['PB', 1e15],
+  ['KiB', 1024],
+  ['MiB', 1024 ** 2],
+  ['GiB', 1024 ** 3],
+  ['TiB', 1024 ** 4],
+];
+
+describe('parseSize', () => {
+  it('reads a whole or decimal number with an SI or IEC unit, in any case, a space allowed between', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 999_999 }),
+        fc.constantFrom(...UNITS),
+        fc.boolean(),
+        fc.boolean(),
+        (number, [unit, factor], space, upper) => {
+          const text = `${number}${space && unit !== '' ? ' ' : ''}${upper ? unit.toUpperCase() : unit.toLowerCase()}`;
+          expect(parseSize(text)).toBe(number * factor);
+        },
+      ),
+    );
+    expect(parseSize('1.5GB')).toBe(1.5e9);
+    expect(parseSize('16MiB')).toBe(16 * 1024 * 1024);
+  });
+
+  it('is undefined for anything else', () => {
+    for (const text of ['', 'TB', '-1TB', '1 TiBs', '1e12', '1,000', '10 furlongs', '0x10', '1..5MB', 'NaN'])
+      expect(parseSize(text), text).toBeUndefined();
+    fc.assert(
+      fc.property(fc.string(), (text) => {
+        const size = parseSize(text);
+        expect(size === undefined || (Number.isFinite(size) && size >= 0)).toBe(true);
+      }),
+    );
+  });
+});
+
+describe('parseRatio', () => {
+  it('is a number from 0 to 1, else undefined', () => {
+    expect([parseRatio('0'), parseRatio('0.95'), parseRatio('1')]).toEqual([0, 0.95, 1]);
+    for (const text of ['1.01', '-0.1', '95%', '', 'half']) expect(parseRatio(text), text).toBeUndefined();
+  });
+});
+
+describe('parseCostArgs', () => {
+  it('without flags is the 10 TB example, with the allowances, as text', () => {
+    const args = parseCostArgs([]);
+    expect({ ...args.mix, name: '' }).toEqual({ ...EXAMPLE_MIXES[1], name: '' });
+    expect([args.allowances, args.examples, args.format, args.egressPricePerTB]).toEqual([
+      true,
+      false,
+      'text',
+      undefined,
+    ]);
+  });
+});
+
+const DOC = readFileSync(new URL('../../docs/costs.md', import.meta.url), 'utf8');
+
+function run(argv: string[]): { code: number; out: string; err: string } {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = runCost(argv, { out: (text) => out.push(text), err: (text) => err.push(text) });
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+describe('npm run cost', () => {
+  it('with no flags prices 10 TB of 1 MB objects at 95 %: $48.95 with tiercache against $70.00 of egress alone', () => {
+    const { code, out } = run([]);
+    expect(code).toBe(0);
+    expect(out).toMatch(/^10\.0 TB a month in 1\.00 MB responses, edge hit ratio 95\.0%/);
+    expect(out).toMatch(/\n {2}with tiercache +\$48\.95\n/);
+    expect(out).toMatch(/\n {2}origin egress alone +\$70\.00\n/);
+    expect(out).toMatch(/\n {2}saved +\$21\.05$/);
+  });
+
+  it('takes the traffic from its flags: sizes in SI or IEC units, ratios, slices, isolates, the egress price', () => {
+    const { code, out } = run([
+      '--bytes',
+      '40TB',
+      '--response',
+      '16MiB',
+      '--slice',
+      '8MiB',
+      '--hit-ratio',
+      '0.9',
+      '--shield-hit-ratio',
+      '0.8',
+      '--egress-price',
+      '10',
+      '--json',
+    ]);
+    expect(code).toBe(0);
+    const { mix, estimate } = JSON.parse(out) as {
+      mix: { sliceBytes: number; bytesPerMonth: number };
+      estimate: { egressAloneUSD: number; originEgressUSD: number };
+    };
+    expect([mix.bytesPerMonth, mix.sliceBytes]).toEqual([40e12, 8 * 1024 * 1024]);
+    expect(estimate.egressAloneUSD).toBeCloseTo(400, 9);
+    expect(estimate.originEgressUSD).toBeCloseTo(400 * 0.1 * 0.2, 6);
+  });
+
+  it('without the allowances prices every unit and counts no subscription', () => {
+    const { out } = run(['--without-allowances']);
+    expect(out).toContain("prices read 2026-12-01, without the plan's allowances");
+    expect(out).toMatch(/\n {2}Workers Paid subscription +\$0\.0000\n/);
+    expect(out).toMatch(/\n {2}costs more than egress alone +\$\d/);
+  });
+
+  it('refuses a flag it does not know, a value that is not one, or a flag given twice: exit 2 with the usage', () => {
+    for (const argv of [
+      ['--bytes', '10 furlongs'],
+      ['--hit-ratio', '1.5'],
+      ['--response', '0'],
+      ['--edge-isolates', '2.5'],
+      ['--bytes', '1TB', '--bytes', '2TB'],
+      ['--tb', '10'],
+      ['--markdown', '--json'],
+    ]) {
+      const { code, out, err } = run(argv);
+      expect(code, argv.join(' ')).toBe(2);
+      expect(out).toBe('');
+      expect(err, argv.join(' ')).toMatch(/usage: npm run cost/);
+    }
+    expect(run(['--hit-ratio', '1.5']).err).toMatch(/^--hit-ratio must be a ratio from 0 to 1, got "1\.5"/);
+  });
+
+  it('--help prints the usage (exit 0)', () => {
+    const { code, out } = run(['--help']);
+    expect(code).toBe(0);
+    expect(out).toMatch(/^usage: npm run cost/);
+  });
+});
+
+describe('docs/costs.md', () => {
+  it('holds the default month exactly as `npm run cost -- --markdown` prints it', () => {
+    expect(DOC).toContain(run(['--markdown']).out);
+  });
+
+  it('holds the three example months exactly as `npm run cost -- --examples --markdown` prints them', () => {
+    expect(DOC).toContain(run(['--examples', '--markdown']).out);
+  });
+
+  it('says in its prose what the model computes: the 10 TB month over 10 and 1,000 edge isolates, without allowances, its KV lists, the video month', () => {
+    const [site, tenTb, video] = EXAMPLE_MIXES;
+    if (site === undefined || tenTb === undefined || video === undefined) throw new Error('three examples');
+    const month = (mix: typeof tenTb, options: { allowances?: boolean } = {}) =>
+      mixCost(mix, PUBLISHED_PRICES, DEPLOYED_INTERVALS, options);
+    const spread = (edge: number) => month({ ...tenTb, isolates: { ...tenTb.isolates, edge } });
+    expect(DOC).toContain(`over 10 isolates the month is ${formatUsd(spread(10).totalUSD)}`);
+    expect(DOC).toContain(`over 1,000 it is ${formatUsd(spread(1000).totalUSD)}`);
+    expect(Math.round(spread(1_000_000).totalUSD)).toBe(57);
+    const bare = month(tenTb, { allowances: false });
+    expect(DOC).toContain(`adds ${formatUsd(bare.platformUSD)} of`);
+    expect(DOC).toContain(`and ${formatUsd(bare.totalUSD)} in all`);
+    const lists = month(tenTb).lines.find((line) => line.item === 'KV list requests');
+    expect(DOC).toContain(
+      `(${((lists?.quantity ?? 0) / 1e6).toFixed(1)} million for the 10 TB month, ${formatUsd(lists?.usd ?? 0)} of its ${formatUsd(month(tenTb).platformUSD)})`,
+    );
+    expect(DOC).toContain(`$7 plus ${formatUsd(month(video).platformUSD)} of`);
+    expect(DOC).toContain(`the whole egress is worth ${formatUsd(month(site).egressAloneUSD).replace(/0+$/, '')}`);
+  });
+});

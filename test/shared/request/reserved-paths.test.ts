@@ -1,0 +1,174 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { normalizePath } from '../../../shared/request/request-target.ts';
+import { isReserved, RESERVED_PREFIX } from '../../../shared/request/reserved-paths.ts';
+
+describe('isReserved', () => {
+  it('reserves every path under /__tiercache/, however it is spelled once parsed', () => {
+    for (const path of [
+      '/__tiercache/purge',
+      '/__tiercache/slices/0-0/1/-/x',
+      '/__tiercache',
+      '/__tiercache%2Fpurge',
+      '/__tiercache%2fx%2F..%2Fpurge',
+      '/%5F_tiercache/purge',
+    ])
+      expect(isReserved(path), path).toBe(true);
+  });
+
+  it('leaves every other path to the objects', () => {
+    for (const path of [
+      '/',
+      '/__tiercache-docs/a',
+      '/x/__tiercache/purge',
+      '/__TIERCACHE/purge',
+      '/a%2F__tiercache/b',
+      '/%',
+    ])
+      expect(isReserved(path), path).toBe(false);
+  });
+
+  it('reserves a path that climbs into the prefix once decoded, with dot segments removed (RFC 3986 §5.2.4)', () => {
+    const climbing = [
+      '/x/..%2F__tiercache/purge',
+      '/x/..%2f__tiercache/purge',
+      '/x/%2e%2e%2F__tiercache/purge',
+      '/x/%2E%2e%2f__tiercache/purge',
+      '/x/..%5C__tiercache/purge',
+      '/x/..%5c__tiercache%5cpurge',
+      '/x%2F..%2F__tiercache/stats',
+      '/x/y/..%2F..%2F__tiercache/health',
+      '/x/.%2e%2F__tiercache',
+      '/x/..%2F__tiercache/purge%C3',
+      '/x/..%252F__tiercache/purge',
+      '/%255F_tiercache/purge',
+      '//__tiercache/purge',
+      '/x/..//__tiercache/purge',
+      '/x/..;/__tiercache/purge',
+      '/x/..%3B%2F__tiercache/purge',
+    ];
+    for (const path of climbing) expect(isReserved(path), path).toBe(true);
+  });
+
+  it('leaves a path alone whose dots do not climb into the prefix', () => {
+    for (const path of [
+      '/a/..%2Fb',
+      '/x/...%2F__tiercache/purge',
+      '/x/__tiercache/..%2Fpurge',
+      '/x/a..%2F__tiercache/b',
+      '/__tiercache-x/..%2Fa',
+    ])
+      expect(isReserved(path), path).toBe(false);
+  });
+
+  it('checks each path it is given: the one routed and the one forwarded', () => {
+    expect(isReserved('/x', '/__tiercache/purge')).toBe(true);
+    expect(isReserved('/x', '/y')).toBe(false);
+  });
+});
+
+// --- properties ---------------------------------------------------------------------------
+
+/** One path separator, as an origin that decodes `%2F` and reads `\\` as `/` (IIS, some gateways) sees it. */
+const separator = fc.constantFrom('/', '\\', '%2F', '%2f', '%5C', '%5c', '%252F', '%255C', '//');
+const dot = fc.constantFrom('.', '%2E', '%2e', '%252E');
+const underscore = fc.constantFrom('_', '%5F', '%5f');
+const name = fc.constantFrom('x', 'a.b', 'static', '...', 'img%20s');
+
+/** `/` then segments that climb at least as far as they went down, then the prefix's name: a way into it. */
+const intoPrefix = fc
+  .tuple(
+    fc.array(name, { maxLength: 3 }),
+    fc.nat({ max: 2 }),
+    fc.array(separator, { minLength: 8, maxLength: 8 }),
+    fc.array(dot, { minLength: 12, maxLength: 12 }),
+    underscore,
+    fc.constantFrom('purge', 'stats', 'x/y', ''),
+  )
+  .map(([down, extra, seps, dots, under, rest]) => {
+    const sep = (i: number): string => seps[i % seps.length] ?? '/';
+    let path = '/';
+    down.forEach((segment, i) => {
+      path += `${segment}${sep(i)}`;
+    });
+    for (let i = 0; i < down.length + extra; i++) path += `${dots[(2 * i) % 12]}${dots[(2 * i + 1) % 12]}${sep(i + 3)}`;
+    return `${path}${under}_tiercache${rest === '' ? '' : `/${rest}`}`;
+  });
+
+describe('isReserved (properties)', () => {
+  it('recognises every spelling that climbs into the reserved prefix', () => {
+    fc.assert(
+      fc.property(intoPrefix, (path) => {
+        expect(isReserved(path), path).toBe(true);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('agrees with RFC 3986 §5.2.4 run on the decoded path: whatever it resolves into the prefix is reserved, as sent and as the worker routes it', () => {
+    const piece = fc.constantFrom(
+      '/',
+      '\\',
+      '.',
+      '..',
+      '%2e',
+      '%2E',
+      '%2f',
+      '%2F',
+      '%5c',
+      '%5C',
+      '__tiercache',
+      '%5F_tiercache',
+      'purge',
+      'x',
+      '.x',
+      '%25',
+    );
+    const decoded = (path: string): string => {
+      let text = path;
+      for (let i = 0; i < 3; i++)
+        text = text.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+      return text;
+    };
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 10 }), (pieces) => {
+        const sent = `/${pieces.join('')}`;
+        for (const path of [sent, normalizePath(new URL(`https://cdn.example${sent}`).pathname)]) {
+          const resolved = removeDotSegments(decoded(path).replace(/[\\/]+/g, '/')).replace(/\/+/g, '/');
+          if (resolved.startsWith(RESERVED_PREFIX) || resolved === RESERVED_PREFIX.slice(0, -1))
+            expect(isReserved(path), path).toBe(true);
+          if (!decoded(path).includes('__tiercache')) expect(isReserved(path), path).toBe(false);
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});
+
+/** RFC 3986 §5.2.4 as the RFC writes it, step by step over an input buffer: the oracle. */
+function removeDotSegments(path: string): string {
+  let input = path;
+  let output = '';
+  const dropLast = (): void => {
+    output = output.slice(0, Math.max(0, output.lastIndexOf('/')));
+  };
+  while (input.length > 0) {
+    if (input.startsWith('../')) input = input.slice(3);
+    else if (input.startsWith('./')) input = input.slice(2);
+    else if (input.startsWith('/./')) input = input.slice(2);
+    else if (input === '/.') input = '/';
+    else if (input.startsWith('/../')) {
+      input = input.slice(3);
+      dropLast();
+    } else if (input === '/..') {
+      input = '/';
+      dropLast();
+    } else if (input === '.' || input === '..') input = '';
+    else {
+      const segment = /^\/?[^/]*/.exec(input)?.[0] ?? input;
+      output += segment;
+      input = input.slice(segment.length);
+    }
+  }
+  return output;
+}
