@@ -43,7 +43,7 @@ module.exports = {
       comment: 'What is deployed never imports the tests, the bench or the local stack.',
       severity: 'error',
       from: { path: '^(worker|shield|shared)/' },
-      to: { path: '^(test|bench|local)/' },
+      to: { path: '^(test|bench|local|conformance)/' },
     },
     {
       name: 'local-stack-never-imports-tests-or-bench',
@@ -54,12 +54,12 @@ module.exports = {
     {
       name: 'cli-imports-only-types-and-formats',
       comment:
-        "cli/ talks to a deployment over HTTP only: of the rest it imports types (the stats.json shape, the purge request), the stats page's number formats (shared/stats/format.ts), the pure cost model (shared/cost/, for npm run cost) and the list of tiers (shared/tiers/tiers.ts, so that npm run stats prints every tier the edge reports), never code that runs a tier.",
+        "cli/ talks to a deployment over HTTP only: of the rest it imports types (the stats.json shape, the purge request), the stats page's number formats (shared/stats/format.ts), the pure cost model (shared/cost/, for npm run cost) the list of tiers (shared/tiers/tiers.ts, so that npm run stats prints every tier the edge reports) and the reserved paths it calls (shared/request/reserved-paths.ts), never code that runs a tier.",
       severity: 'error',
       from: { path: '^cli/' },
       to: {
         path: '^(worker|shield|shared|local|bench|test)/',
-        pathNot: '^shared/(stats/format|cost/[\\w-]+|tiers/tiers)\\.ts$',
+        pathNot: '^shared/(stats/format|cost/[\\w-]+|tiers/tiers|request/reserved-paths)\\.ts$',
         dependencyTypesNot: ['type-only'],
       },
     },
@@ -72,10 +72,24 @@ module.exports = {
       to: { path: '^cli/' },
     },
     {
+      name: 'conformance-runs-the-stack-as-a-process',
+      comment:
+        'conformance/ runs `npm start` and the cache-tests suite as processes and judges their answers: it imports none of the rest, and nothing imports it (only test/conformance/ does).',
+      severity: 'error',
+      from: { path: '^conformance/' },
+      to: { path: '^(worker|shield|shared|local|bench|cli|test)/' },
+    },
+    {
+      name: 'nothing-imports-conformance',
+      severity: 'error',
+      from: { path: '^(worker|shield|shared|local|bench|cli)/' },
+      to: { path: '^conformance/' },
+    },
+    {
       name: 'no-circles',
       comment: 'A circle makes two modules one; say which one depends on the other.',
       severity: 'error',
-      from: { path: '^(worker|shield|shared|local|bench|cli)/' },
+      from: { path: '^(worker|shield|shared|local|bench|cli|conformance)/' },
       to: { circular: true },
     },
   ],

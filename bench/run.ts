@@ -1,6 +1,7 @@
 // `npm run bench` (`-- --quick` for the reduced suite, `-- --profile sg` for another origin
 // distance): the whole comparison, end to end. A static origin over deterministic objects,
-// behind the WAN shaper; tiercache (workerd via Miniflare), the installed peers and the naive
+// behind the WAN shaper; tiercache (workerd via Miniflare, measured on the edge's own socket; in
+// Workload V also through the local front), the installed peers and the naive
 // baselines in front of it; Workload S, Workload V, the cold large object, the per-layer costs
 // and bench:memory; the performance targets judged on the lot; then bench/results/<timestamp>/ with the
 // report, the raw JSON and SVG charts. Progress goes to stderr, the targets table to stdout.
@@ -23,6 +24,8 @@ import type { Shaper } from './setup/shaper.ts';
 import { keepSignals } from './setup/signals.ts';
 import {
   cacheNames,
+  FRONT_NAME,
+  JUDGED_CELLS_ONLY,
   NAIVE_NAMES,
   SLICE_SIZE,
   startTargets,
@@ -85,12 +88,14 @@ try {
   const direct: Target = { name: 'direct', url: shaper.url, stop: async () => undefined };
   const context = (targets: Target[]): Context => ({ plan, shaper, targets, log });
 
-  log(`starting ${[...names, ...NAIVE_NAMES].join(', ')} (fresh, empty caches, all at once)`);
-  const running = await startTargets([...names, ...NAIVE_NAMES], shaper.url, peers);
+  // tiercache's edge also through the local front, right after it: the front measured as a layer of its own.
+  const suite = names.flatMap((name): TargetName[] => (name === 'tiercache' ? [name, FRONT_NAME] : [name]));
+  log(`starting ${[...suite, ...NAIVE_NAMES].join(', ')} (fresh, empty caches, all at once)`);
+  const running = await startTargets([...suite, ...NAIVE_NAMES], shaper.url, peers);
   cleanups.push(() => stopTargets(running));
-  const s = await workloadS(context([direct, ...running]));
+  const s = await workloadS(context([direct, ...running.filter((target) => target.name !== FRONT_NAME)]));
   const vTargets = running.filter(
-    (target) => plan.workloadV.targets.includes(target.name) || NAIVE_NAMES.includes(target.name),
+    (target) => plan.workloadV.targets.includes(target.name) || JUDGED_CELLS_ONLY.includes(target.name),
   );
   const v = await workloadV(context(vTargets));
   await stopTargets(running.splice(0));

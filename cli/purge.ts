@@ -2,6 +2,7 @@
 // the edge's answer printed as what it accepted and when that reaches every location.
 
 import type { PurgeRequest } from '../shared/purge/purge.ts';
+import { PURGE_PATH } from '../shared/request/reserved-paths.ts';
 import { formatTime } from '../shared/stats/format.ts';
 import {
   type Api,
@@ -37,7 +38,7 @@ Token: PURGE_TOKEN, else the local stack's (for the local stack's URL only).
 Exit: 0 accepted; 1 the edge could not be reached or refused; 2 usage, no target, no local stack or no token.`;
 
 export const PURGE_API: Api = {
-  path: '/__tiercache/purge',
+  path: PURGE_PATH,
   method: 'POST',
   tokenName: 'PURGE_TOKEN',
   stackField: 'purgeToken',

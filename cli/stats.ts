@@ -1,6 +1,7 @@
 // `npm run stats` (docs/operating.md): asks the deployment for /__tiercache/stats.json and prints what the
 // stats page shows, for a terminal, as tables (or the JSON as it came).
 
+import { STATS_JSON_PATH } from '../shared/request/reserved-paths.ts';
 import {
   formatAmount,
   formatBytes,
@@ -43,7 +44,7 @@ Token: STATS_TOKEN, else the local stack's (for the local stack's URL only).
 Exit: 0 printed; 1 the edge could not be reached or refused; 2 usage, no local stack or no token.`;
 
 export const STATS_API: Api = {
-  path: '/__tiercache/stats.json',
+  path: STATS_JSON_PATH,
   method: 'GET',
   tokenName: 'STATS_TOKEN',
   stackField: 'statsToken',

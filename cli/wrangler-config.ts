@@ -6,6 +6,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { RawConfig } from '../shared/config/config.ts';
+import { HEALTH_PATH } from '../shared/request/reserved-paths.ts';
 import { type CliContext, CliFailure } from './command.ts';
 
 /** Settings that are secrets are put with `wrangler secret`, never written here (SECRETS). */
@@ -54,8 +55,6 @@ export interface DeploySettings {
   vars: Omit<RawConfig, SecretName>;
 }
 
-/** Where a deployment answers how it is (worker/health.ts). */
-export const HEALTH_PATH = '/__tiercache/health';
 /** The example domain the settings file ships with: deploying it would claim a hostname nobody owns. */
 export const EXAMPLE_DOMAIN = 'cdn.example.com';
 

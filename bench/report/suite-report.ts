@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import type { LoadResult } from '../load/load-result.ts';
 import { describePageCost, type PageCost } from '../probes/page-cost.ts';
 import type { OriginProfile } from '../setup/origin-profiles.ts';
-import type { TargetName } from '../setup/targets.ts';
+import { FRONT_NAME, type TargetName } from '../setup/targets.ts';
 import type { ColdRun } from '../workloads/cold-large-object.ts';
 import type { VRun } from '../workloads/concurrency-sweep.ts';
 import { BODY_KIB, type LayerMeasurement, type LayerPlan } from '../workloads/layer-costs.ts';
@@ -15,7 +15,7 @@ import { barChart, lineChart } from './charts.ts';
 import { layerCosts, layersTable } from './layers-table.ts';
 import { type MemoryEvidence, type TargetRow, targetsTable } from './requirements.ts';
 import { formatTable, type Machine, writeResults } from './results.ts';
-import { coldTable, fixed, originTable, ratio, sTable, tierTable, vTable } from './suite-tables.ts';
+import { coldTable, fixed, frontTable, originTable, ratio, sTable, tierTable, vTable } from './suite-tables.ts';
 import type { Versions } from './versions.ts';
 
 export interface BenchRun {
@@ -67,7 +67,7 @@ function markdown(run: BenchRun): string {
       : []),
     `- Versions: Node ${v.node}, workerd ${v.workerd} driven by Miniflare ${v.miniflare}, wrangler ${v.wrangler} (only in the per-layer costs), wrk ${v.wrk}, Varnish ${v.varnish}, nginx ${v.nginx}.`,
     `- Origin: a static file server behind the shaper, profile **${run.profile.name}** (${run.profile.firstByteLatencyMs} ms to first byte, ${run.profile.bandwidthBytesPerSec / 1e6} MB/s per connection).`,
-    `- tiercache: both tiers on workerd via Miniflare, the edge on its own workerd socket (ORIGIN_KIND=http, DEFAULT_TTL=3600, ${run.sliceSize / 2 ** 20} MiB slices). Caches: ${run.peers.join(', ')}; naive baselines on the same runtime: naive-cache (caches.default in front of the origin) and naive-map (a global Map).`,
+    `- tiercache: both tiers on workerd via Miniflare, the edge on its own workerd socket, as deployed (ORIGIN_KIND=http, DEFAULT_TTL=3600, ${run.sliceSize / 2 ** 20} MiB slices); in Workload V also ${FRONT_NAME}, the same edge through the local front \`npm start\` puts before it (local/front.ts), measured as a layer of its own. Caches: ${run.peers.join(', ')}; naive baselines on the same runtime: naive-cache (caches.default in front of the origin) and naive-map (a global Map).`,
     `- Load: Workload S ${tools(
       run.workloadS.runs.map((r) => r.load),
       v.wrk,
@@ -105,6 +105,12 @@ function markdown(run: BenchRun): string {
     'Duration runs. With wrk, mean and p99 are its histogram, corrected for coordinated omission as if the load were open-loop: they read high on a busy machine; req/s is the measure.',
     '',
     formatTable(vTable(run.workloadV)),
+    '',
+    '### The local front, a layer of its own',
+    '',
+    `The same edge, in the same isolate, on its own workerd socket and through the local front (a Node relay that reads each request head and re-writes it, as \`npm start\` runs it; here over loopback TCP to the edge; its Host names an entry of its own, warmed as the others). The warm small hits are judged on the edge's own socket, as deployed; the front is the local stack's, not production's.`,
+    '',
+    formatTable(frontTable(run.workloadV)),
     '',
     `## Cold large object (${run.coldLarge[0] ? fixed((run.coldLarge[0].bytes || 0) / 2 ** 20, 0) : '?'} MiB), caches restarted empty`,
     '',
@@ -157,8 +163,13 @@ function headlines(run: BenchRun): string[] {
   for (const r of run.workloadV.filter((x) => x.target === 'tiercache' && x.concurrency === c)) {
     const cell = (target: TargetName) =>
       run.workloadV.find((x) => x.size === r.size && x.concurrency === c && x.target === target)?.load.reqPerSec;
+    const fronted = cell(FRONT_NAME);
+    const front =
+      fronted === undefined
+        ? ''
+        : ` Through the local front ${fixed(fronted, 0)} req/s (${ratio(fronted, r.load.reqPerSec)} the edge's own socket).`;
     lines.push(
-      `V ${r.size} c=${c}: tiercache ${fixed(r.load.reqPerSec, 0)} req/s: ${ratio(r.load.reqPerSec, cell('naive-map'))} naive-map, ${ratio(r.load.reqPerSec, cell('naive-cache'))} naive-cache, ${ratio(r.load.reqPerSec, cell('varnish'))} Varnish.`,
+      `V ${r.size} c=${c}: tiercache ${fixed(r.load.reqPerSec, 0)} req/s on the edge's own socket: ${ratio(r.load.reqPerSec, cell('naive-map'))} naive-map, ${ratio(r.load.reqPerSec, cell('naive-cache'))} naive-cache, ${ratio(r.load.reqPerSec, cell('varnish'))} Varnish.${front}`,
     );
   }
   const direct = run.coldLarge.find((r) => r.target === 'direct');

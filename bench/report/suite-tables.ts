@@ -1,7 +1,7 @@
 // The suite's tables, from its raw results: every number relative to what this run measured
 // (direct through the shaper, and Varnish when installed), since the machine is shared.
 
-import type { TargetName } from '../setup/targets.ts';
+import { FRONT_NAME, type TargetName } from '../setup/targets.ts';
 import type { ColdRun } from '../workloads/cold-large-object.ts';
 import type { VRun } from '../workloads/concurrency-sweep.ts';
 import type { SResult, SRun } from '../workloads/size-sweep.ts';
@@ -155,6 +155,48 @@ export function vTable(runs: readonly VRun[]): Table {
       'non-2xx',
       'req/s vs Varnish',
       'req/s vs naive-map',
+    ],
+    rows,
+  };
+}
+
+/**
+ * The local front as a layer of its own: per Workload V cell where tiercache ran both ways, the
+ * edge's own socket against the same edge through the front, and what the front took off.
+ */
+export function frontTable(runs: readonly VRun[]): Table {
+  const rows = runs
+    .filter((run) => run.target === 'tiercache')
+    .flatMap((own) => {
+      const cell = (target: TargetName) =>
+        runs.find((r) => r.size === own.size && r.concurrency === own.concurrency && r.target === target)?.load
+          .reqPerSec;
+      const fronted = cell(FRONT_NAME);
+      if (fronted === undefined) return [];
+      const direct = own.load.reqPerSec;
+      return [
+        [
+          own.size,
+          String(own.concurrency),
+          fixed(direct, 0),
+          fixed(fronted, 0),
+          ratio(fronted, direct),
+          pct(1 - fronted / direct),
+          ratio(direct, cell('naive-map')),
+          ratio(fronted, cell('naive-map')),
+        ],
+      ];
+    });
+  return {
+    columns: [
+      'size',
+      'concurrency',
+      "edge's own socket req/s",
+      'through the front req/s',
+      'through / own',
+      'the front takes',
+      'own socket vs naive-map',
+      'through the front vs naive-map',
     ],
     rows,
   };

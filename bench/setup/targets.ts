@@ -3,19 +3,36 @@
 // (proxy_cache, and the slice module at tiercache's slice size); and the naive single-tier
 // workers on tiercache's runtime (caches.default, a global Map). Fresh processes start with
 // empty caches; `direct` is the shaped origin itself, the baseline every speed-up is against.
+// tiercache is measured on the edge's own workerd socket, as deployed; `tiercache-front` is the
+// same edge through the local front `npm start` puts before it (front-layer.ts), a layer of its own.
 
 import { randomUUID } from 'node:crypto';
 import { startWorkers } from '../../local/workers.ts';
 import type { RawConfig } from '../../shared/config/config.ts';
+import { frontBefore } from './front-layer.ts';
 import { type Peers, startNaiveWorkers, startNginx, startVarnish } from './peers/peers.ts';
 
 export const SLICE_SIZE = 8 * 2 ** 20;
 const VARNISH_STORAGE_MIB = 2048;
 
-export type TargetName = 'direct' | 'tiercache' | 'varnish' | 'nginx' | 'nginx-slice' | 'naive-cache' | 'naive-map';
+export type TargetName =
+  | 'direct'
+  | 'tiercache'
+  | 'tiercache-front'
+  | 'varnish'
+  | 'nginx'
+  | 'nginx-slice'
+  | 'naive-cache'
+  | 'naive-map';
 
 /** The naive baselines, which need nothing installed. */
 export const NAIVE_NAMES: readonly TargetName[] = ['naive-cache', 'naive-map'];
+
+/** tiercache's edge (the same isolate as `tiercache`) through the local front: what the front costs a hit. */
+export const FRONT_NAME = 'tiercache-front' satisfies TargetName;
+
+/** Those run only where the warm small hits are judged (Workload V at the naive baselines' concurrency). */
+export const JUDGED_CELLS_ONLY: readonly TargetName[] = [...NAIVE_NAMES, FRONT_NAME];
 
 export interface Target {
   name: TargetName;
@@ -40,7 +57,7 @@ export function cacheNames(peers: Peers): TargetName[] {
 export async function startTargets(names: readonly TargetName[], origin: string, peers: Peers): Promise<Target[]> {
   // nginx and nginx-slice are one process, and so are the two naive workers: one start each.
   const starts = [...new Set(names.map(startedWith))];
-  const settled = await Promise.allSettled(starts.map((name) => startTarget(name, origin, peers)));
+  const settled = await Promise.allSettled(starts.map((name) => startTarget(name, origin, peers, names)));
   const targets = settled.flatMap((result) => (result.status === 'fulfilled' ? result.value : []));
   const failed = settled.find((result) => result.status === 'rejected');
   if (failed) {
@@ -51,6 +68,7 @@ export async function startTargets(names: readonly TargetName[], origin: string,
 }
 
 function startedWith(name: TargetName): TargetName {
+  if (name === FRONT_NAME) return 'tiercache';
   if (name === 'nginx-slice') return 'nginx';
   if (name === 'naive-map') return 'naive-cache';
   return name;
@@ -60,11 +78,17 @@ export async function stopTargets(targets: readonly Target[]): Promise<void> {
   for (const target of targets) await target.stop().catch(() => undefined);
 }
 
-async function startTarget(name: TargetName, origin: string, peers: Peers): Promise<Target[]> {
+async function startTarget(
+  name: TargetName,
+  origin: string,
+  peers: Peers,
+  named: readonly TargetName[],
+): Promise<Target[]> {
   switch (name) {
     case 'direct':
       return [{ name, url: origin, stop: async () => undefined }];
-    case 'tiercache': {
+    case 'tiercache':
+    case 'tiercache-front': {
       const config: RawConfig = {
         ORIGIN_KIND: 'http',
         ORIGIN_URL: origin,
@@ -73,7 +97,21 @@ async function startTarget(name: TargetName, origin: string, peers: Peers): Prom
         SLICE_SIZE: String(SLICE_SIZE),
       };
       const stack = await startWorkers({ config, port: 0 });
-      return [{ name, url: stack.url, stop: once(() => stack.dispose()) }];
+      if (!named.includes(FRONT_NAME))
+        return [{ name: 'tiercache', url: stack.url, stop: once(() => stack.dispose()) }];
+      const front = await frontBefore(stack.url).catch(async (error: unknown) => {
+        await stack.dispose();
+        throw error;
+      });
+      // One stop for both: the front goes first, then the stack behind it.
+      const stop = once(async () => {
+        await front.close();
+        await stack.dispose();
+      });
+      return [
+        { name: 'tiercache', url: stack.url, stop },
+        { name: FRONT_NAME, url: front.url, stop },
+      ];
     }
     case 'varnish': {
       const peer = await startVarnish({

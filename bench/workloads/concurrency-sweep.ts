@@ -1,12 +1,12 @@
 // Workload V, after the 2009 Varnish vs Squid test: small objects served from a warm cache at
 // rising concurrency, for a fixed time each (wrk when installed): requests per second, mean and
 // p99 latency, errors. The caches of the plan run every cell; the naive baselines (the
-// floor for tiercache's edge hits) at the plan's concurrencies only. Each target is warmed with
-// one GET of each object first.
+// floor for tiercache's edge hits) and tiercache through the local front (what the front costs
+// a hit) at the plan's concurrencies only. Each target is warmed with one GET of each object first.
 
 import type { LoadResult } from '../load/load-result.ts';
 import { runLoad } from '../load/run-load.ts';
-import { NAIVE_NAMES, type TargetName } from '../setup/targets.ts';
+import { JUDGED_CELLS_ONLY, type TargetName } from '../setup/targets.ts';
 import { type Context, objectPath } from './plan.ts';
 
 const REQUEST_TIMEOUT_SEC = 10;
@@ -31,7 +31,7 @@ export async function workloadV(context: Context): Promise<VRun[]> {
   for (const size of sizes) {
     for (const connections of concurrency) {
       for (const target of targets) {
-        if (NAIVE_NAMES.includes(target.name) && !naiveConcurrency.includes(connections)) continue;
+        if (JUDGED_CELLS_ONLY.includes(target.name) && !naiveConcurrency.includes(connections)) continue;
         const durationSec = naiveConcurrency.includes(connections)
           ? plan.workloadV.naiveDurationSec
           : plan.workloadV.durationSec;

@@ -29,7 +29,7 @@ export interface Plan {
     durationSec: number;
     /** The caches that run every cell (those installed). */
     targets: TargetName[];
-    /** Where the naive baselines run, at every size. */
+    /** Where the naive baselines and tiercache through the local front run, at every size. */
     naiveConcurrency: number[];
     /**
      * Seconds per cell at the naive baselines' concurrency, for every target: the warm small
@@ -78,7 +78,7 @@ export const FULL_PLAN: Plan = {
   layers: { connections: 100, warmUpSec: 1, measureSec: 2 },
   memory: 'run',
   reductions: [
-    'Workload V: every size and concurrency of the 2009 test, 1 s of wrk each (3 s at c = 100, where the warm small hits are judged; ApacheBench there ran a fixed count), for tiercache, Varnish and nginx; not nginx slice (below its 8 MiB slice size it serves as plain nginx does, one slice per object); the naive baselines at c = 100 only.',
+    'Workload V: every size and concurrency of the 2009 test, 1 s of wrk each (3 s at c = 100, where the warm small hits are judged; ApacheBench there ran a fixed count), for tiercache, Varnish and nginx; not nginx slice (below its 8 MiB slice size it serves as plain nginx does, one slice per object); the naive baselines and tiercache through the local front at c = 100 only.',
     'Naive baselines in Workload S: warm only (primed by one GET).',
     'Per-layer costs: 20 KiB at c = 100, 1 s warm-up and 2 s measured per cell (npm run bench:layers measures 3 s).',
   ],
@@ -103,7 +103,7 @@ export const QUICK_PLAN: Plan = {
   coldConcurrent: { count: 5, label: '64 MiB', size: 64 * MIB },
   memory: 'latest',
   reductions: [
-    'Quick mode: Workload S 100 KB and 10 MB only, 10 × 10 requests (naive baselines warm); Workload V 20 KB at c = 10 and 100, 1 s each (naive baselines at c = 100); cold object 64 MiB (cold-large and cold-first-byte judged on it); per-layer costs skipped (npm run bench, or npm run bench:layers); memory-growth from the latest bench:memory results file, not measured.',
+    'Quick mode: Workload S 100 KB and 10 MB only, 10 × 10 requests (naive baselines warm); Workload V 20 KB at c = 10 and 100, 1 s each (naive baselines and tiercache through the local front at c = 100); cold object 64 MiB (cold-large and cold-first-byte judged on it); per-layer costs skipped (npm run bench, or npm run bench:layers); memory-growth from the latest bench:memory results file, not measured.',
   ],
 };
 

@@ -8,13 +8,14 @@ import type { LoadResult } from '../../../bench/load/load-result.ts';
 import { memoryEvidence } from '../../../bench/report/memory-report.ts';
 import {
   evaluateTargets,
+  hotHitTargets,
   type TargetInputs,
   type TargetRow,
   targetsTable,
 } from '../../../bench/report/requirements.ts';
 import { formatTable } from '../../../bench/report/results.ts';
 import { ORIGIN_PROFILES } from '../../../bench/setup/origin-profiles.ts';
-import type { TargetName } from '../../../bench/setup/targets.ts';
+import { FRONT_NAME, type TargetName } from '../../../bench/setup/targets.ts';
 import type { ConcurrentRun } from '../../../bench/workloads/cold-concurrent.ts';
 import type { ColdRun } from '../../../bench/workloads/cold-large-object.ts';
 import type { VRun } from '../../../bench/workloads/concurrency-sweep.ts';
@@ -163,6 +164,21 @@ describe('evaluateTargets', () => {
     expectJudged(row('warm-small-hits', 'naive-cache'), 'met', 8000 / 3000);
   });
 
+  it("warm small hits are judged on the edge's own socket; the same edge through the local front is said beside, not judged", () => {
+    const fronted = finder(
+      evaluateTargets({
+        ...full,
+        workloadV: [...full.workloadV, v('10 KB', FRONT_NAME, 5000), v('50 KB', FRONT_NAME, 6000)],
+      }),
+    );
+    expectJudged(fronted('warm-small-hits', 'naive-map'), 'not met', 0.8);
+    expect(fronted('warm-small-hits', 'naive-map')?.requirement).toContain("on the edge's own socket");
+    expect(fronted('warm-small-hits', 'naive-map')?.measured).toBe(
+      '10 KB 0.90×, 50 KB 0.80×; min 0.80× (through the local front, not judged: min 0.50×)',
+    );
+    expectJudged(fronted('warm-small-hits', 'naive-cache'), 'met', 8000 / 3000);
+  });
+
   it("a warm 50 MB GET: MiB/s over Varnish's, with the naive workers' ratios beside it", () => {
     expectJudged(row('warm-large', ''), 'not met', 0.6);
     expect(row('warm-large', '')?.ceiling).toBe('naive-map 0.80, naive-cache 0.63');
@@ -251,6 +267,39 @@ describe('evaluateTargets', () => {
     expect(quick.find((r) => r.id === 'workload-s-warm' && r.requirement.includes('50 MB'))?.verdict).toBe(
       'n/a (not measured)',
     );
+  });
+});
+
+describe('hotHitTargets', () => {
+  const inputs = {
+    label: '20 KB',
+    tiercache: { cpuUsPerRequest: 100 },
+    baselines: { 'naive-map': { cpuUsPerRequest: 85 }, 'naive-cache': { cpuUsPerRequest: 500 } },
+    front: { cpuUsPerRequest: 110, frontCpuUsPerRequest: 70 },
+  };
+
+  it("judges hits per workerd CPU second on the edge's own socket against each naive worker, the front said beside", () => {
+    const [map, cache] = hotHitTargets(inputs);
+    expect(map?.id).toBe('hot-hit-cpu');
+    expect(map?.requirement).toContain("on the edge's own socket");
+    expectJudged(map, 'not met', 0.85);
+    expect(map?.bound).toBe(0.9);
+    expect(map?.measured).toBe(
+      'tiercache 100.0 µs, naive-map 85.0 µs per hit (through the local front, not judged: workerd 110.0 µs + the front 70.0 µs)',
+    );
+    expectJudged(cache, 'met', 5);
+    expect(cache?.bound).toBe(2);
+  });
+
+  it('a baseline that did not run is n/a (not measured); without the front nothing is said of it', () => {
+    const [map, cache] = hotHitTargets({
+      ...inputs,
+      baselines: { 'naive-map': { cpuUsPerRequest: 95 } },
+      front: undefined,
+    });
+    expectJudged(map, 'met', 0.95);
+    expect(map?.measured).toBe('tiercache 100.0 µs, naive-map 95.0 µs per hit');
+    expect(cache?.verdict).toBe('n/a (not measured)');
   });
 });
 
