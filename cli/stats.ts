@@ -12,9 +12,9 @@ import {
   formatTime,
   formatUsd,
 } from '../shared/stats/format.ts';
-import type { Outcome, StatsTier } from '../shared/stats/record.ts';
+import type { Outcome } from '../shared/stats/record.ts';
 import type { StatsJson, TierStats } from '../shared/stats/stats-json.ts';
-import { TIER_NAMES } from '../shared/tiers/tiers.ts';
+import { TIER_NAMES, type TierName } from '../shared/tiers/tiers.ts';
 import {
   type Api,
   apiRequest,
@@ -182,7 +182,7 @@ function tiersTable(stats: StatsJson): string {
   );
 }
 
-function outcomesTable(tier: StatsTier, stats: TierStats): string {
+function outcomesTable(tier: TierName, stats: TierStats): string {
   const order = (name: string): number =>
     name in OUTCOME_ORDER ? OUTCOME_ORDER[name as Outcome] : Number.MAX_SAFE_INTEGER;
   const names = Object.keys(stats.outcomes).sort((a, b) => order(a) - order(b));

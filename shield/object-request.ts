@@ -11,6 +11,7 @@ import { meteredUpstream } from '../shared/observe/request-meter.ts';
 import { purgedBy } from '../shared/purge/purge.ts';
 import { purgeList } from '../shared/purge/purge-store.ts';
 import { bucketFor, misdirected } from '../shared/request/host-buckets.ts';
+import type { RequestFacts } from '../shared/request/request-facts.ts';
 import { requestTarget } from '../shared/request/request-target.ts';
 import { healingUpstream, originHealing } from '../shared/tier/healing-upstream.ts';
 import { headObject } from '../shared/tier/object-head.ts';
@@ -23,14 +24,6 @@ import { keptByWorkersCache, viaWorkersCache, workersCacheKey } from './workers-
 
 /** Larger than any object's slice count: "every slice". */
 const MAX_SLICE_INDEX = 999_999_999;
-
-/** What the shield knows of a request before it routes it. */
-export interface RequestFacts {
-  started: number;
-  /** How far the test clock is ahead (ms); 0 deployed. */
-  clockOffset: number;
-  url: URL;
-}
 
 export async function answerObject(request: Request, shield: ShieldRequest, facts: RequestFacts): Promise<Response> {
   const { meter } = shield;

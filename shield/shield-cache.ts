@@ -2,13 +2,13 @@
 // a change of bucket or origin never reuses an entry).
 
 import type { Config } from '../shared/config/config.ts';
-import { SHIELD_CACHE_NAME } from '../shared/http/cache-status.ts';
 import type { RequestTarget } from '../shared/request/request-target.ts';
 import type { TierCache } from '../shared/tier/tier-cache.ts';
+import { tier } from '../shared/tiers/tiers.ts';
 import { originBasePath } from './origin/origin-url.ts';
 
 export function shieldCache(): Promise<TierCache> {
-  return caches.open(SHIELD_CACHE_NAME);
+  return caches.open(tier('shield').cacheName);
 }
 
 /** The key of `target` at the origin `config` names (with its bucket, for S3). */

@@ -1,15 +1,19 @@
-// The stats store: one Durable Object (STATS_OBJECT_NAME) into which every isolate of both
-// tiers flushes its batches (shared/observe/tier-stats.ts), kept as one bucket per minute for
-// the window the stats page shows. Reached only through the STATS binding, never by a client.
-// Defined here, in the shield's script (deployed first), and bound by the edge by script name.
+// The stats store: one Durable Object (STATS_OBJECT_NAME, shared/stats/store-protocol.ts) every isolate of every tier
+// flushes to, one bucket per minute; reached only through the STATS binding, defined in the shield's script.
 
 import { emptyBucket, type MinuteBucket, mergeBatch, withOperations } from '../shared/stats/minute-bucket.ts';
-import { parseStatsBatch, type StatsBatchJson } from '../shared/stats/stats-batch.ts';
+import { DEFAULT_WINDOW_MINUTES, MINUTE_MS } from '../shared/stats/stats-window.ts';
 import { mergeOperations } from '../shared/stats/store-operations.ts';
+import {
+  BATCH_PATH,
+  BUCKETS_PATH,
+  MINUTES_PARAM,
+  parseStatsBatch,
+  type StatsBatchJson,
+} from '../shared/stats/store-protocol.ts';
 
 /** What the store keeps: a little more than the page shows, so a late flush still finds its minute. */
 const KEPT_MINUTES = 65;
-const MINUTE_MS = 60_000;
 const PREFIX = 'minute:';
 
 export class StatsStore implements DurableObject {
@@ -21,14 +25,17 @@ export class StatsStore implements DurableObject {
 
   async fetch(request: Request): Promise<Response> {
     const url = new URL(request.url);
-    if (request.method === 'POST' && url.pathname === '/batch') {
+    if (request.method === 'POST' && url.pathname === BATCH_PATH) {
       const parsed = parseStatsBatch(await request.json().catch(() => undefined));
       if (!parsed.ok) return new Response(`400 not a stats batch: ${parsed.reason}\n`, { status: 400 });
       await this.merge(parsed.batch, Date.now());
       return new Response(null, { status: 204 });
     }
-    if (request.method === 'GET' && url.pathname === '/buckets') {
-      const minutes = Math.min(KEPT_MINUTES, Math.max(1, Number(url.searchParams.get('minutes')) || 60));
+    if (request.method === 'GET' && url.pathname === BUCKETS_PATH) {
+      const minutes = Math.min(
+        KEPT_MINUTES,
+        Math.max(1, Number(url.searchParams.get(MINUTES_PARAM)) || DEFAULT_WINDOW_MINUTES),
+      );
       return Response.json(await this.buckets(Date.now() - minutes * MINUTE_MS));
     }
     return new Response('404 no such stats call\n', { status: 404 });

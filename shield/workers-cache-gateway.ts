@@ -12,12 +12,13 @@
 
 import { CREDENTIAL_HEADER, PURGED_AT_HEADER, REVALIDATE_HEADER, SHIELD_ORIGIN } from '../shared/hop/hop-fields.ts';
 import { type SliceRequest, sliceRequestPath } from '../shared/hop/slice-protocol.ts';
-import { appendCacheStatus, cacheStatusMember, SHIELD_CACHE_NAME, withoutMember } from '../shared/http/cache-status.ts';
+import { appendCacheStatus, cacheStatusMember, withoutMember } from '../shared/http/cache-status.ts';
 import { BadGateway } from '../shared/http/errors.ts';
 import type { RequestMeter } from '../shared/observe/request-meter.ts';
 import type { WorkersCachePurge, WorkersCachePurgeResult } from '../shared/purge/workers-cache-purge.ts';
 import { WORKERS_CACHE_PURGE_PATH } from '../shared/request/reserved-paths.ts';
 import { responseAsIs } from '../shared/streams/response-as-is.ts';
+import { tier } from '../shared/tiers/tiers.ts';
 import { AGE_HEADER, AGED_AT_HEADER, OBJECT_TAGS_HEADER, WORKERS_CACHE_FIELD } from './workers-cache-answer.ts';
 
 /** The slices entrypoint as the gateway reaches it (`ctx.exports.ShieldSlices`, a Fetcher). */
@@ -71,8 +72,8 @@ export async function viaWorkersCache(
     headers.set(
       'cache-status',
       appendCacheStatus(
-        withoutMember(headers.get('cache-status'), SHIELD_CACHE_NAME),
-        cacheStatusMember(SHIELD_CACHE_NAME, { hit: true, detail: 'workers-cache' }),
+        withoutMember(headers.get('cache-status'), tier('shield').statusMember),
+        cacheStatusMember(tier('shield').statusMember, { hit: true, detail: 'workers-cache' }),
       ),
     );
   } else {

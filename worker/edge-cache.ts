@@ -3,8 +3,8 @@
 // here, so the memory layer never holds what the Cache API has dropped.
 
 import type { Config } from '../shared/config/config.ts';
-import { EDGE_CACHE_NAME } from '../shared/http/cache-status.ts';
 import type { TierCache } from '../shared/tier/tier-cache.ts';
+import { tier } from '../shared/tiers/tiers.ts';
 import { MemoryCache, memoryFronted } from './memory-cache.ts';
 
 const memories = new WeakMap<Config, MemoryCache>();
@@ -21,7 +21,7 @@ export function edgeMemory(config: Config): MemoryCache | undefined {
 }
 
 export async function edgeCache(config: Config): Promise<TierCache> {
-  const cache = await caches.open(EDGE_CACHE_NAME);
+  const cache = await caches.open(tier('edge').cacheName);
   const memory = edgeMemory(config);
   return memory === undefined ? cache : memoryFronted(cache, memory);
 }

@@ -6,13 +6,14 @@
 // edge-cache.ts and decides stale use, revalidation and ranges there.
 
 import { clockOffset } from '../shared/clock/clock-offset.ts';
-import { appendCacheStatus, cacheStatusMember, EDGE_CACHE_NAME, withoutMember } from '../shared/http/cache-status.ts';
+import { appendCacheStatus, cacheStatusMember, withoutMember } from '../shared/http/cache-status.ts';
 import { serverTimingMetric } from '../shared/http/server-timing.ts';
 import { targetedFieldsToStrip } from '../shared/http/targeted-cache-control.ts';
 import { purgedBy } from '../shared/purge/purge.ts';
 import { knownPurgeList } from '../shared/purge/purge-store.ts';
 import { currentAge, remainingFreshness } from '../shared/store/stored-entry.ts';
 import { responseAsIs } from '../shared/streams/response-as-is.ts';
+import { tier } from '../shared/tiers/tiers.ts';
 import { knownAddress } from './edge-address.ts';
 import { edgeMemory } from './edge-cache.ts';
 import type { EdgeRequest } from './env.ts';
@@ -92,7 +93,7 @@ function freshHit(entry: MemoryEntry, now: number, started: number): Response | 
   const headers = new Headers(template.fixed);
   headers.set(
     'cache-status',
-    appendCacheStatus(template.behind, cacheStatusMember(EDGE_CACHE_NAME, { hit: true, ttl })),
+    appendCacheStatus(template.behind, cacheStatusMember(tier('edge').statusMember, { hit: true, ttl })),
   );
   headers.set('server-timing', serverTimingMetric('edge', durationMs));
   headers.set('age', String(age));
@@ -105,5 +106,5 @@ function hitTemplate(entry: MemoryEntry): HitTemplate {
   const fixed = new Headers(entry.headers);
   for (const name of ['cache-status', 'server-timing', 'age', ...targetedFieldsToStrip('client')]) fixed.delete(name);
   fixed.set('accept-ranges', 'bytes');
-  return { fixed, behind: withoutMember(entry.headers.get('cache-status'), EDGE_CACHE_NAME) };
+  return { fixed, behind: withoutMember(entry.headers.get('cache-status'), tier('edge').statusMember) };
 }

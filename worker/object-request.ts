@@ -7,6 +7,7 @@ import { evaluatePreconditions, notModifiedHeaders } from '../shared/http/condit
 import { meteredUpstream, shieldFetchedFromOrigin } from '../shared/observe/request-meter.ts';
 import { purgeWatch } from '../shared/purge/purge.ts';
 import { purgeList } from '../shared/purge/purge-store.ts';
+import type { RequestFacts } from '../shared/request/request-facts.ts';
 import { healingUpstream, shieldHealing } from '../shared/tier/healing-upstream.ts';
 import { headObject } from '../shared/tier/object-head.ts';
 import { type ObjectRead, readPolicy } from '../shared/tier/ports.ts';
@@ -15,14 +16,6 @@ import { edgeCache } from './edge-cache.ts';
 import type { EdgeRequest } from './env.ts';
 import { serveObject } from './serve-object.ts';
 import { forwardedFor, shieldUpstream } from './shield-client.ts';
-
-/** What the edge knows of a request before it routes it. */
-export interface RequestFacts {
-  started: number;
-  /** How far the test clock is ahead (ms); 0 deployed. */
-  clockOffset: number;
-  url: URL;
-}
 
 export async function answerObject(request: Request, edge: EdgeRequest, facts: RequestFacts): Promise<Response> {
   const { config, meter } = edge;

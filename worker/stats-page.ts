@@ -1,18 +1,17 @@
-// GET /__tiercache/stats and /__tiercache/stats.json (docs/operating.md): what both
-// tiers counted over the last hour, read back from the stats store, with the recent purges
-// from the global list. Behind STATS_TOKEN, as a bearer token (the CLI) or a Basic password
-// (a browser asks for it: any user name); never cached.
+// GET /__tiercache/stats and stats.json (docs/operating.md): what every tier counted in the last hour, from the
+// stats store, with the recent purges; behind STATS_TOKEN (Bearer for the CLI, a Basic password for a browser).
 
 import { basicPassword, bearerToken, credentialMatches } from '../shared/http/authorization.ts';
 import { Forbidden, Unauthorized } from '../shared/http/errors.ts';
-import { flushStats, readStats } from '../shared/observe/tier-stats.ts';
+import { flushStats } from '../shared/observe/record-sinks.ts';
+import { readStats } from '../shared/observe/stats-store-client.ts';
 import { purgeRecords } from '../shared/purge/purge-store.ts';
 import type { MinuteBucket } from '../shared/stats/minute-bucket.ts';
 import { statsPage } from '../shared/stats/stats-page.ts';
 import { statsView } from '../shared/stats/stats-view.ts';
+import { DEFAULT_WINDOW_MINUTES } from '../shared/stats/stats-window.ts';
 import type { EdgeBindings } from './env.ts';
 
-const WINDOW_MINUTES = 60;
 /** RFC 9110 §11.6.1: a 401 names the schemes it takes; a browser offers its login box for Basic. */
 const CHALLENGE = 'Basic realm="tiercache stats", Bearer realm="tiercache stats"';
 
@@ -32,7 +31,10 @@ export async function answerStats(request: Request, edge: EdgeBindings, format: 
   // This isolate's own counts first, so the page includes the requests just made through it.
   await flushStats(edge.stats, 0);
   const now = Date.now();
-  const [buckets, purges] = await Promise.all([readStats(edge.stats, WINDOW_MINUTES), purgeRecords(edge.purges, now)]);
+  const [buckets, purges] = await Promise.all([
+    readStats(edge.stats, DEFAULT_WINDOW_MINUTES),
+    purgeRecords(edge.purges, now),
+  ]);
   // What the window cost is priced for this deployment: its slice size, its Analytics Engine binding, its log sample.
   const deployment = {
     sliceBytes: edge.config.slicing.sliceSize,
@@ -44,7 +46,7 @@ export async function answerStats(request: Request, edge: EdgeBindings, format: 
     purges,
     now,
     observability.egressPricePerTB,
-    WINDOW_MINUTES,
+    DEFAULT_WINDOW_MINUTES,
     deployment,
   );
   // Per-user and live: never stored anywhere (RFC 9111 §5.2.2.5 no-store).

@@ -3,7 +3,7 @@
 // origin sent. tiercache fetches 8 MiB slices in parallel (read-ahead), the peers one stream.
 
 import { timedGet } from '../load/timed-get.ts';
-import { type TierStats, tierStats } from '../probes/tier-stats.ts';
+import { type TierVerdicts, tierVerdicts } from '../probes/tier-verdicts.ts';
 import type { Shaper } from '../setup/shaper.ts';
 import type { Target, TargetName } from '../setup/targets.ts';
 import { type Context, objectPath, originDelta } from './plan.ts';
@@ -22,7 +22,7 @@ export interface ColdRun {
   mibPerSec: number;
   origin: { requests: number; bytes: number };
   /** tiercache only: from this response's Cache-Status and Server-Timing. */
-  tiers?: TierStats;
+  tiers?: TierVerdicts;
 }
 
 /**
@@ -45,7 +45,7 @@ export async function coldLarge(context: Context, shaperOf: (target: TargetName)
       `  ${target.name}: ${answer.status}, first byte ${answer.ttfbMs.toFixed(0)} ms, ${mibPerSec.toFixed(1)} MiB/s${complete ? '' : ' INCOMPLETE'}`,
     );
     const tiers =
-      target.name === 'tiercache' ? tierStats([{ status: answer.status, headers: answer.headers }]) : undefined;
+      target.name === 'tiercache' ? tierVerdicts([{ status: answer.status, headers: answer.headers }]) : undefined;
     return {
       target: target.name,
       status: answer.status,

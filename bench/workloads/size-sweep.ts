@@ -10,7 +10,7 @@ import type { LoadResult } from '../load/load-result.ts';
 import { sampleHeaders } from '../load/node-http.ts';
 import { runLoad, withFirstAnswer } from '../load/run-load.ts';
 import { type TimedAnswer, timedGet } from '../load/timed-get.ts';
-import { type TierStats, tierStats } from '../probes/tier-stats.ts';
+import { type TierVerdicts, tierVerdicts } from '../probes/tier-verdicts.ts';
 import { NAIVE_NAMES, type Target, type TargetName } from '../setup/targets.ts';
 import { type Context, objectPath, originDelta, type SizeCase } from './plan.ts';
 
@@ -32,9 +32,9 @@ export interface SRun {
 
 export interface STiers {
   /** The cold phase's first response: the miss. */
-  cold: TierStats;
+  cold: TierVerdicts;
   /** A few sequential GETs after the warm run. */
-  warm: TierStats;
+  warm: TierVerdicts;
 }
 
 export interface SResult {
@@ -64,8 +64,8 @@ export async function workloadS(context: Context): Promise<SResult> {
       const cold = await phase(context, sizeCase, target, 'cold');
       runs.push(cold.run, (await phase(context, sizeCase, target, 'warm')).run);
       if (target.name === 'tiercache' && cold.first) {
-        const warm = tierStats(await sampleHeaders(url, TIER_FIELDS, HEADER_SAMPLES, REQUEST_TIMEOUT_SEC));
-        tiers[sizeCase.label] = { cold: tierStats([cold.first]), warm };
+        const warm = tierVerdicts(await sampleHeaders(url, TIER_FIELDS, HEADER_SAMPLES, REQUEST_TIMEOUT_SEC));
+        tiers[sizeCase.label] = { cold: tierVerdicts([cold.first]), warm };
       }
     }
   }

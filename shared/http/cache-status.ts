@@ -23,9 +23,6 @@ export interface CacheStatusParams {
   detail?: string;
 }
 
-export const EDGE_CACHE_NAME = 'tiercache-edge';
-export const SHIELD_CACHE_NAME = 'tiercache-shield';
-
 export function cacheStatusMember(cache: string, params: CacheStatusParams): string {
   const parts = [cache];
   if (params.hit) parts.push('hit');

@@ -1,8 +1,10 @@
 // Server-Timing (W3C Server Timing): one metric per tier that ran, `dur` in milliseconds.
 
-export type TierMetric = 'edge' | 'shield' | 'origin';
+import type { TierName } from '../tiers/tiers.ts';
+
+export type TierMetric = TierName | 'origin';
 /** Per tier, the time until the first slice a request needed was in hand. */
-export type SliceMetric = 'edge-slice' | 'shield-slice';
+export type SliceMetric = `${TierName}-slice`;
 
 export function serverTimingMetric(name: TierMetric | SliceMetric, durationMs: number): string {
   return `${name};dur=${round(durationMs)}`;

@@ -1,18 +1,15 @@
-// Where a tier's record of a request is made (docs/operating.md): around its whole
-// handler, once the response is ready, counted once the work the request left running has
-// settled (so its bytes from the next hop and its duration are complete). The response is
-// never held for it; with every sink off, nothing is made at all.
+// Where a tier's record of a request is made (docs/operating.md): around its whole handler, counted once the work it
+// left running has settled; the response never waits for it, and with every sink off nothing is made.
 
 import type { ObservabilityConfig } from '../config/observability.ts';
-import { EDGE_CACHE_NAME, SHIELD_CACHE_NAME } from '../http/cache-status.ts';
-import { memoryHitRecord, readAheadCounted, type StatsTier, tierRecord } from '../stats/record.ts';
+import { memoryHitRecord, readAheadCounted, tierRecord } from '../stats/record.ts';
+import type { TierName } from '../tiers/tiers.ts';
+import { type AnalyticsSink, type StatsSinks, tellRecord } from './record-sinks.ts';
 import { RequestMeter } from './request-meter.ts';
-import { type AnalyticsSink, type StatsSinks, type StatsStoreNamespace, tellRecord } from './tier-stats.ts';
+import type { StatsStoreNamespace } from './stats-store-client.ts';
 
 export interface ObservedTier {
-  tier: StatsTier;
-  /** Its Cache-Status member name. */
-  cacheName: string;
+  tier: TierName;
   sinks: StatsSinks;
   /** The client's host and the object's path, as this tier sees them. */
   describe(request: Request): { host: string; path: string };
@@ -20,14 +17,13 @@ export interface ObservedTier {
 
 /** A tier's sinks as its bindings name them (STATS, ANALYTICS; either may be absent). */
 export function observedTier(
-  tier: StatsTier,
+  tier: TierName,
   observability: ObservabilityConfig,
   env: { STATS?: StatsStoreNamespace; ANALYTICS?: AnalyticsSink },
   describe: ObservedTier['describe'],
 ): ObservedTier {
   return {
     tier,
-    cacheName: tier === 'edge' ? EDGE_CACHE_NAME : SHIELD_CACHE_NAME,
     sinks: { observability, store: env.STATS, analytics: env.ANALYTICS },
     describe,
   };
@@ -70,7 +66,6 @@ export function observed(
     const count = (): void => {
       const record = tierRecord({
         tier: tier.tier,
-        cacheName: tier.cacheName,
         method: request.method,
         host,
         path,

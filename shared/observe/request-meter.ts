@@ -1,14 +1,13 @@
-// What one request cost a tier, measured as it goes: the bytes the next hop answered (their
-// declared lengths: every body is checked against them as it is read; a body that declares
-// none, counted as it passes), the part of them that came from the origin, and the work the
-// request left running (fills, stores, read-ahead, a background refresh), which the tier's
-// record waits for before it is counted.
+// What one request cost a tier, measured as it goes: the bytes the next hop answered (declared, or counted where none
+// is), those from the origin, and the work it left running (fills, stores, read-ahead), which its record waits for.
 
-import { type CacheStatusParams, memberParams, SHIELD_CACHE_NAME } from '../http/cache-status.ts';
+import { framedBytes } from '../http/body-length.ts';
+import { type CacheStatusParams, memberParams } from '../http/cache-status.ts';
 import { spanBytes } from '../slices/slice-plan.ts';
-import { framedBytes, type MemoryHitFacts, outcomeOfResponse, type ReadAheadPart } from '../stats/record.ts';
+import { type MemoryHitFacts, outcomeOfResponse, type ReadAheadPart } from '../stats/record.ts';
 import { responseAsIs } from '../streams/response-as-is.ts';
 import type { Upstream, UpstreamAnswer } from '../tier/ports.ts';
+import { tier } from '../tiers/tiers.ts';
 
 export class RequestMeter {
   readonly started: number;
@@ -156,7 +155,10 @@ function warmed(warm: NonNullable<Upstream['warm']>, meter: RequestMeter): NonNu
 
 /** A slice answer the shield served from what it stored: its own member a plain hit (RFC 9211 §2.1), the outcome its record has. */
 function servedFromStore(response: Response): boolean {
-  return outcomeOfResponse(response.status, response.headers.get('cache-status'), SHIELD_CACHE_NAME).outcome === 'hit';
+  return (
+    outcomeOfResponse(response.status, response.headers.get('cache-status'), tier('shield').statusMember).outcome ===
+    'hit'
+  );
 }
 
 /**
@@ -166,7 +168,10 @@ function servedFromStore(response: Response): boolean {
  */
 export function shieldFetchedFromOrigin(response: Response): boolean {
   if (response.status !== 200 && response.status !== 206) return false;
-  const params: CacheStatusParams | undefined = memberParams(response.headers.get('cache-status'), SHIELD_CACHE_NAME);
+  const params: CacheStatusParams | undefined = memberParams(
+    response.headers.get('cache-status'),
+    tier('shield').statusMember,
+  );
   return params === undefined || !params.hit;
 }
 

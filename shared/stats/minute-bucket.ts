@@ -1,24 +1,18 @@
-// One minute of the stats, as the Durable Object stores it (JSON): every batch's rows for that
-// minute added together. Kept in three tables, not the batch's one, so that the bounds multiply
-// less: requests and bytes per tier, host and outcome (what totals, ratios and hosts need), the
-// reasons per tier and outcome (bypasses, errors), and the keys the edge missed.
-//
-// Bounded whatever the batches hold: at most MAX_BUCKET_HOSTS hosts, MAX_BUCKET_MISS_KEYS keys
-// and MAX_BUCKET_REASONS reasons per tier and outcome by name, the ones of most requests (or
-// misses) kept, ties by name; the others are added to their OTHER row. Totals are exact: the
-// sums per tier and outcome never depend on what was folded, nor on the order batches came in.
+// One minute of the stats as the Durable Object stores it (JSON): every batch's rows of that minute added, in three
+// bounded tables (per tier, host and outcome; reasons per tier and outcome; the keys the edge missed).
 
+import type { TierName } from '../tiers/tiers.ts';
 import { OTHER, topNames, weightsBy } from './fold-other.ts';
 import { compareNames } from './ranking.ts';
-import type { Outcome, StatsTier } from './record.ts';
-import type { BatchRow, MissRow, StatsBatchJson } from './stats-batch-json.ts';
+import type { Outcome } from './record.ts';
 import type { Totals } from './stats-json.ts';
 import { addOperations, type StoreOperations } from './store-operations.ts';
+import type { BatchRow, MissRow, StatsBatchJson } from './store-protocol.ts';
 import { addInto, totalsOf } from './totals.ts';
 
-export type HostRow = { tier: StatsTier; host: string; outcome: Outcome } & Totals;
+export type HostRow = { tier: TierName; host: string; outcome: Outcome } & Totals;
 export interface ReasonRow {
-  tier: StatsTier;
+  tier: TierName;
   outcome: Outcome;
   reason: string;
   requests: number;
@@ -41,6 +35,11 @@ export interface MinuteBucket {
   operations?: StoreOperations;
 }
 
+/**
+ * The bounds, whatever the batches hold: three tables rather than the batch's one, so that they multiply less. The
+ * names of most requests (or misses) are kept, ties by name, the others added to their OTHER row: the totals per
+ * tier and outcome are exact, and never depend on what was folded nor on the order batches came in.
+ */
 export const MAX_BUCKET_HOSTS = 100;
 export const MAX_BUCKET_MISS_KEYS = 100;
 export const MAX_BUCKET_REASONS = 20;

@@ -1,12 +1,10 @@
-// One record per request per tier (docs/operating.md): what the tier did with it,
-// what it sent and fetched, how long it took. Pure: built from the tier's own Cache-Status
-// member (RFC 9211), the response's framing and the tier's meter. No secrets and no query
-// strings, and every text bounded, so that logs and aggregates stay small whatever clients send.
+// One record per request per tier (docs/operating.md), from the tier's Cache-Status member (RFC 9211), the
+// response's framing and its meter: no secrets, no query strings, every text bounded.
 
+import { bodyBytes } from '../http/body-length.ts';
 import { type CacheStatusParams, memberParams } from '../http/cache-status.ts';
 import { ONLY_IF_CACHED } from '../http/errors.ts';
-
-export type StatsTier = 'edge' | 'shield';
+import { type TierName, tier } from '../tiers/tiers.ts';
 
 /** What the tier did: served what it held, fetched, served stale, revalidated, waited for another's fetch, went around the cache, or failed. */
 export type Outcome = 'hit' | 'miss' | 'stale' | 'revalidated' | 'collapsed' | 'bypass' | 'error';
@@ -17,7 +15,7 @@ export const OUTCOMES: readonly Outcome[] = ['hit', 'miss', 'stale', 'revalidate
 export const HIT_OUTCOMES: ReadonlySet<Outcome> = new Set(['hit', 'stale', 'revalidated', 'collapsed']);
 
 export interface TierRecord {
-  tier: StatsTier;
+  tier: TierName;
   outcome: Outcome;
   /** Why it bypassed or failed (a bounded token: `method`, `no-store`, `origin-unreachable` …); absent otherwise. */
   reason?: string;
@@ -115,23 +113,6 @@ export function keyPrefix(path: string): string {
   return bare.length <= MAX_KEY_PREFIX ? bare : bare.slice(0, MAX_KEY_PREFIX);
 }
 
-/** The body bytes a response carries by its framing: none for HEAD, 1xx, 204 and 304 (RFC 9110 §6.4.1), else its Content-Length (0 without one). */
-export function bodyBytes(method: string, status: number, contentLength: string | null): number {
-  return framedBytes(method, status, contentLength) ?? 0;
-}
-
-/**
- * The body bytes a response's framing declares; undefined when it has a body whose length it
- * does not declare (no Content-Length: chunked, or closed at its end, RFC 9112 §6.3), which
- * only counting the body as it passes can tell.
- */
-export function framedBytes(method: string, status: number, contentLength: string | null): number | undefined {
-  if (method === 'HEAD' || status < 200 || status === 204 || status === 304) return 0;
-  if (contentLength === null || !/^\d{1,16}$/.test(contentLength)) return undefined;
-  const length = Number(contentLength);
-  return Number.isSafeInteger(length) ? length : undefined;
-}
-
 function boundedToken(text: string): string {
   return text
     .replace(/[^A-Za-z0-9_.:/-]+/g, '-')
@@ -141,9 +122,7 @@ function boundedToken(text: string): string {
 
 /** What a tier knows of a request once its work is done: the record is made of it. */
 export interface RecordInput {
-  tier: StatsTier;
-  /** This tier's Cache-Status member name (RFC 9211). */
-  cacheName: string;
+  tier: TierName;
   method: string;
   host: string;
   /** The request's path (a raw target: its query is dropped here). */
@@ -160,9 +139,10 @@ export interface RecordInput {
 }
 
 export function tierRecord(input: RecordInput): TierRecord {
-  const params = memberParams(input.headers.get('cache-status'), input.cacheName);
+  const member = tier(input.tier).statusMember;
+  const params = memberParams(input.headers.get('cache-status'), member);
   const { outcome, reason } =
-    params === undefined ? outcomeOfResponse(input.status, null, input.cacheName) : outcomeOf(input.status, params);
+    params === undefined ? outcomeOfResponse(input.status, null, member) : outcomeOf(input.status, params);
   const record: TierRecord = {
     tier: input.tier,
     outcome,

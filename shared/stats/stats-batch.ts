@@ -1,28 +1,17 @@
-// What one isolate gathers between two flushes to the stats Durable Object (docs/operating.md):
-// the records of the requests it served, summed per minute, tier, host, outcome and reason, and
-// the keys the edge missed. add() is on every request's path, so it only adds
-// into a row it finds by one Map lookup; take() hands the sums over as plain JSON.
-//
-// Bounded whatever clients send (hosts and paths are theirs): at most MAX_BATCH_HOSTS hosts,
-// MAX_BATCH_MISS_KEYS missed keys and MAX_BATCH_REASONS reasons per tier and outcome by name,
-// first come first kept; the rest are counted under OTHER. Totals stay exact: a folded record
-// is added to the OTHER row, never dropped.
+// What one isolate gathers between two flushes to the stats store: its records summed per minute, tier, host, outcome
+// and reason, and the keys the edge missed; add() is on every request's path, take() hands the sums over as JSON.
 
+import type { TierName } from '../tiers/tiers.ts';
 import { admit } from './fold-other.ts';
-import type { Outcome, StatsTier, TierRecord } from './record.ts';
-import type { BatchRow, MissRow, StatsBatchJson } from './stats-batch-json.ts';
+import type { Outcome, TierRecord } from './record.ts';
 import { minuteOf } from './stats-window.ts';
+import type { BatchRow, MissRow, StatsBatchJson } from './store-protocol.ts';
 import { addRecordInto, emptyTotals } from './totals.ts';
 
-export {
-  type BatchOperations,
-  type BatchRow,
-  isStatsBatch,
-  type MissRow,
-  parseStatsBatch,
-  type StatsBatchJson,
-} from './stats-batch-json.ts';
-
+/**
+ * The bounds, whatever clients send (hosts and paths are theirs): names past them, first come first kept, are
+ * counted under OTHER, so the totals stay exact (a folded record is added to the OTHER row, never dropped).
+ */
 export const MAX_BATCH_HOSTS = 50;
 export const MAX_BATCH_MISS_KEYS = 200;
 /** Reasons come from the tiers' own Cache-Status details, a small set: the bound is a guard. */
@@ -43,6 +32,7 @@ export class StatsBatch {
     return this.count;
   }
 
+  /** Adds into a row it finds by one Map lookup (the last row again, for a run of one kind). */
   add(record: TierRecord): void {
     const minute = minuteOf(record.at);
     const host = admit(this.hosts, record.host, MAX_BATCH_HOSTS);
@@ -92,7 +82,7 @@ export class StatsBatch {
     return batch;
   }
 
-  private admitReason(tier: StatsTier, outcome: Outcome, reason: string): string {
+  private admitReason(tier: TierName, outcome: Outcome, reason: string): string {
     const group = `${tier} ${outcome}`;
     let held = this.reasons.get(group);
     if (held === undefined) {

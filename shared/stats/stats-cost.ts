@@ -1,13 +1,11 @@
-// What the window's traffic costs (stats.json's `cost`, the stats page's "What it costs";
-// docs/costs.md): the counts of the window in the cost model's terms (shared/cost/usage.ts),
-// with the operations the stats store counted itself, priced for a 30-day month at the
-// window's rate against the origin's egress at EGRESS_PRICE_PER_TB. The edge's hits are priced
-// as Cache API hits: the counts do not tell memory hits apart, and those cost less.
+// What the window's traffic costs (stats.json's `cost`, docs/costs.md): its counts and the store's own operations in
+// the cost model's terms (shared/cost/usage.ts), priced as a 30-day month at its rate against the origin's egress.
 
 import { costOf } from '../cost/cost-model.ts';
 import { PUBLISHED_PRICES } from '../cost/prices.ts';
 import { MONTH_MS, type Traffic, usageOf, type Volume } from '../cost/usage.ts';
-import { HIT_OUTCOMES, OUTCOMES, type Outcome, type StatsTier } from './record.ts';
+import { TIER_NAMES, type TierName } from '../tiers/tiers.ts';
+import { HIT_OUTCOMES, OUTCOMES, type Outcome } from './record.ts';
 import type { StatsCost, TierStats } from './stats-json.ts';
 import { MINUTE_MS } from './stats-window.ts';
 import type { StoreOperations } from './store-operations.ts';
@@ -25,7 +23,7 @@ export interface CostDeployment {
 export const DEFAULT_COST_DEPLOYMENT: CostDeployment = { sliceBytes: 8 * 1024 * 1024, analytics: false, logSample: 0 };
 
 export function windowCost(
-  tiers: Record<StatsTier, TierStats>,
+  tiers: Record<TierName, TierStats>,
   operations: StoreOperations,
   windowMinutes: number,
   pricePerTB: number,
@@ -33,12 +31,13 @@ export function windowCost(
 ): StatsCost {
   const periodMs = windowMinutes * MINUTE_MS;
   const traffic = windowTraffic(tiers, periodMs, operations, deployment);
-  const flushes = operations.flushes.edge + operations.flushes.shield;
+  const flushes = sumOverTiers(operations.flushes);
+  const kvLists = sumOverTiers(operations.kvLists);
   const usage = usageOf(traffic, {
     flushes,
     durableObjectRowsRead: operations.rowsRead,
     durableObjectRowsWritten: operations.rowsWritten,
-    kvLists: operations.kvLists.edge + operations.kvLists.shield,
+    kvLists,
   });
   const month = costOf(usage, {
     ...PUBLISHED_PRICES,
@@ -49,7 +48,7 @@ export function windowCost(
       durableObjectRequests: flushes,
       durableObjectRowsRead: operations.rowsRead,
       durableObjectRowsWritten: operations.rowsWritten,
-      kvListRequests: operations.kvLists.edge + operations.kvLists.shield,
+      kvListRequests: kvLists,
       kvWriteRequests: operations.kvWrites,
     },
     monthsPerWindow: periodMs / MONTH_MS,
@@ -67,14 +66,19 @@ export function windowCost(
   };
 }
 
+/** A count of every tier's. */
+function sumOverTiers(counts: Record<TierName, number>): number {
+  return TIER_NAMES.reduce((sum, name) => sum + counts[name], 0);
+}
+
 /** The window's counts as the cost model's traffic. */
 function windowTraffic(
-  tiers: Record<StatsTier, TierStats>,
+  tiers: Record<TierName, TierStats>,
   periodMs: number,
   operations: StoreOperations,
   deployment: CostDeployment,
 ): Traffic {
-  const of = (tier: StatsTier, outcomes: readonly Outcome[]): Volume => ({
+  const of = (tier: TierName, outcomes: readonly Outcome[]): Volume => ({
     requests: outcomes.reduce((sum, outcome) => sum + tiers[tier].outcomes[outcome].requests, 0),
     bytes: outcomes.reduce((sum, outcome) => sum + tiers[tier].outcomes[outcome].bytesSent, 0),
   });
@@ -84,6 +88,7 @@ function windowTraffic(
   return {
     periodMs,
     edge: {
+      // Every edge hit priced as a Cache API hit: the counts do not tell memory hits apart, and those cost less.
       memoryHits: { requests: 0, bytes: 0 },
       cacheHits: of('edge', hits),
       misses: of('edge', ['miss']),

@@ -1,9 +1,9 @@
-// The shape of GET /__tiercache/stats.json (docs/operating.md): what the stats page
-// shows and `npm run stats` prints. Counts are exact sums of the per-request records
-// (record.ts) the tiers flushed in the window; ratios are derived from them.
+// The shape of GET /__tiercache/stats.json (docs/operating.md), what the page shows and `npm run stats` prints: exact
+// sums of the records (record.ts) the tiers flushed in the window, and ratios derived from them.
 
 import type { CostEstimate, CostLine } from '../cost/cost-model.ts';
-import type { Outcome, StatsTier } from './record.ts';
+import type { TierName } from '../tiers/tiers.ts';
+import type { Outcome } from './record.ts';
 
 /** Sums over a set of records. */
 export interface Totals {
@@ -32,14 +32,14 @@ export interface TierStats {
 /** One minute of the window (its start, ISO 8601), per tier. */
 export interface MinuteStats {
   minute: string;
-  tiers: Record<StatsTier, { requests: number; hits: number; bytesSent: number; bytesFromNextHop: number }>;
+  tiers: Record<TierName, { requests: number; hits: number; bytesSent: number; bytesFromNextHop: number }>;
 }
 
 export interface StatsJson {
   /** ISO 8601. */
   generatedAt: string;
   windowMinutes: number;
-  tiers: Record<StatsTier, TierStats>;
+  tiers: Record<TierName, TierStats>;
   /** What the origin was spared: the edge's bytes sent minus the bytes the shield fetched from the origin. */
   egress: {
     originBytes: number;
@@ -58,9 +58,9 @@ export interface StatsJson {
   /** Keys the edge missed most, most first (bounded). */
   topMisses: { key: string; misses: number }[];
   /** Why requests bypassed the cache, per tier, most first. */
-  bypassReasons: { tier: StatsTier; reason: string; requests: number }[];
+  bypassReasons: { tier: TierName; reason: string; requests: number }[];
   /** Why requests failed, per tier, most first. */
-  errors: { tier: StatsTier; reason: string; requests: number }[];
+  errors: { tier: TierName; reason: string; requests: number }[];
   /** Latest first (bounded). */
   recentPurges: { kind: string; value: string; at: string }[];
   /** What the window's traffic costs on Cloudflare at its rate for a month (stats-cost.ts, docs/costs.md). */

@@ -1,13 +1,29 @@
-// The stats page's one stylesheet, inline (no asset to fetch; the page's CSP allows inline
-// styles only). Fluid to a phone's width with a max-width on a desktop, 44 px tap targets
-// (WCAG 2.2 SC 2.5.5), and dark when the reader's system is (Media Queries 5
-// prefers-color-scheme). The chart tones are the tiers' colours, here and in the legends.
+// The stats page's one stylesheet, inline (the CSP allows inline styles only): fluid to a phone, 44 px tap targets
+// (WCAG 2.2 SC 2.5.5), dark when the reader's system is (prefers-color-scheme); each tier in its own colour.
+
+import { TIER_NAMES } from '../tiers/tiers.ts';
+
+interface Tone {
+  light: string;
+  dark: string;
+}
+
+/** The tiers' colours in the list's order, light and dark (a tier past the last takes the first again). */
+const TONES: readonly [Tone, ...Tone[]] = [
+  { light: '#1f6feb', dark: '#5b9dff' },
+  { light: '#c2410c', dark: '#fb923c' },
+  { light: '#7c3aed', dark: '#a78bfa' },
+  { light: '#0f766e', dark: '#2dd4bf' },
+];
+
+/** The accent (focus rings): the colour of the tier nearest the client. */
+const ACCENT = `var(--${TIER_NAMES[0]})`;
 
 export const STATS_PAGE_CSS = `
 :root { color-scheme: light dark; --bg: #f7f7f5; --fg: #1b1b1f; --muted: #5c5f66; --card: #fff; --line: #d9dadf;
-  --edge: #1f6feb; --shield: #c2410c; --good: #15803d; font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+  ${eachTier((name, tone) => `--${name}: ${tone.light};`)} --good: #15803d; font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
 @media (prefers-color-scheme: dark) {
-  :root { --bg: #111316; --fg: #e8e9ec; --muted: #a0a4ad; --card: #1b1e23; --line: #30343b; --edge: #5b9dff; --shield: #fb923c; --good: #4ade80; }
+  :root { --bg: #111316; --fg: #e8e9ec; --muted: #a0a4ad; --card: #1b1e23; --line: #30343b; ${eachTier((name, tone) => `--${name}: ${tone.dark};`)} --good: #4ade80; }
 }
 * { box-sizing: border-box; }
 body { margin: 0; background: var(--bg); color: var(--fg); line-height: 1.45; -webkit-text-size-adjust: 100%; }
@@ -20,7 +36,7 @@ h3 { font-size: 1rem; margin: 0 0 0.5rem; }
 .actions { display: flex; gap: 0.5rem; }
 .button { display: inline-flex; align-items: center; min-height: 44px; min-width: 44px; padding: 0 1rem; border: 1px solid var(--line);
   border-radius: 0.5rem; background: var(--card); color: var(--fg); text-decoration: none; font-weight: 600; }
-.button:focus-visible { outline: 3px solid var(--edge); outline-offset: 2px; }
+.button:focus-visible { outline: 3px solid ${ACCENT}; outline-offset: 2px; }
 .grid-cards, .grid-charts, .grid-lists { display: grid; gap: 1rem; }
 .grid-cards { grid-template-columns: repeat(auto-fit, minmax(16rem, 1fr)); }
 .grid-charts { grid-template-columns: repeat(auto-fit, minmax(min(100%, 26rem), 1fr)); }
@@ -28,7 +44,7 @@ h3 { font-size: 1rem; margin: 0 0 0.5rem; }
 .grid-cost { display: grid; gap: 1rem; grid-template-columns: minmax(0, 1fr); align-items: start; }
 @media (min-width: 60rem) { .grid-cost { grid-template-columns: minmax(18rem, 1fr) minmax(0, 2fr); } }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: 0.75rem; padding: 1rem; min-width: 0; }
-.card.edge { border-top: 4px solid var(--edge); } .card.shield { border-top: 4px solid var(--shield); } .card.egress, .card.cost { border-top: 4px solid var(--good); }
+${eachTier((name) => `.card.${name} { border-top: 4px solid var(--${name}); }`)} .card.egress, .card.cost { border-top: 4px solid var(--good); }
 .bigs { display: flex; flex-wrap: wrap; gap: 0.5rem 1.5rem; margin-bottom: 0.5rem; }
 .big { display: flex; flex-direction: column; }
 .big .value { font-size: clamp(1.9rem, 7vw, 2.6rem); font-weight: 700; font-variant-numeric: tabular-nums; line-height: 1.1; }
@@ -40,11 +56,10 @@ figure { margin: 0; }
 .chart .axis { fill: var(--muted); font-size: 13px; }
 .chart .line { fill: none; stroke-width: 2; stroke-linejoin: round; }
 .chart .area { stroke: none; opacity: 0.14; }
-.tone-edge.line { stroke: var(--edge); } .tone-edge.area { fill: var(--edge); }
-.tone-shield.line { stroke: var(--shield); } .tone-shield.area { fill: var(--shield); }
+${eachTier((name) => `.tone-${name}.line { stroke: var(--${name}); } .tone-${name}.area { fill: var(--${name}); }`, '\n')}
 .legend { display: flex; flex-wrap: wrap; gap: 0.25rem 1rem; list-style: none; padding: 0; margin: 0.5rem 0 0; }
 .swatch { display: inline-block; width: 0.8rem; height: 0.8rem; border-radius: 0.2rem; margin-right: 0.35rem; vertical-align: -0.1rem; }
-.swatch.tone-edge { background: var(--edge); } .swatch.tone-shield { background: var(--shield); }
+${eachTier((name) => `.swatch.tone-${name} { background: var(--${name}); }`)}
 .scroll { overflow-x: auto; }
 table { width: 100%; border-collapse: collapse; font-size: 0.9rem; }
 caption { text-align: left; font-weight: 600; padding-bottom: 0.4rem; }
@@ -55,3 +70,8 @@ th { color: var(--muted); font-weight: 600; }
 .key { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; overflow-wrap: anywhere; }
 footer { margin-top: 2rem; }
 `;
+
+/** A rule per tier, `rule(name, tone)`, joined by `separator`. */
+function eachTier(rule: (name: string, tone: Tone) => string, separator = ' '): string {
+  return TIER_NAMES.map((name, index) => rule(name, TONES[index % TONES.length] ?? TONES[0])).join(separator);
+}

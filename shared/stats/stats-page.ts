@@ -1,21 +1,13 @@
-// GET /__tiercache/stats (docs/operating.md): the stats as one small HTML page, made
-// whole here from StatsJson. Self-contained (inline CSS, inline SVG, no script, no asset), so it
-// renders under a CSP of default-src 'none' plus inline styles; readable on a phone. Every
-// string of the data is escaped (html-escape.ts): hosts and keys are what clients sent.
+// GET /__tiercache/stats (docs/operating.md): StatsJson as one self-contained HTML page (inline CSS and SVG, no
+// script, no asset: it renders under default-src 'none'), readable on a phone, every string of the data escaped.
 
-import { formatBytes, formatCount, formatMs, formatRatio, formatTime, formatUsd } from './format.ts';
-import { escapeHtml } from './html-escape.ts';
-import { bigNumber, factList } from './html-facts.ts';
-import { htmlTable } from './html-table.ts';
-import { OUTCOMES, type StatsTier } from './record.ts';
+import { TIER_NAMES, type TierName } from '../tiers/tiers.ts';
+import { formatBytes, formatCompact, formatCount, formatMs, formatRatio, formatTime, formatUsd } from './format.ts';
+import { bigNumber, escapeHtml, factList, htmlTable } from './html.ts';
+import { OUTCOMES } from './record.ts';
 import type { StatsJson, TierStats } from './stats-json.ts';
 import { minuteCharts } from './stats-page-charts.ts';
-import { costSection } from './stats-page-cost.ts';
-import { statsLists } from './stats-page-lists.ts';
 import { STATS_PAGE_CSS } from './stats-page-style.ts';
-
-const TIERS: readonly StatsTier[] = ['edge', 'shield'];
-const TIER_NAMES: Record<StatsTier, string> = { edge: 'Edge', shield: 'Shield' };
 
 export function statsPage(stats: StatsJson): string {
   const generated = formatTime(stats.generatedAt);
@@ -31,7 +23,7 @@ export function statsPage(stats: StatsJson): string {
     `<p class="meta">The last ${formatCount(stats.windowMinutes)} minutes, as of <time datetime="${escapeHtml(stats.generatedAt)}">${escapeHtml(generated)}</time></p></div>`,
     '<nav class="actions" aria-label="This page"><a class="button" href="stats">Refresh</a><a class="button" href="stats.json">JSON</a></nav></header>',
     '<section aria-labelledby="tiers-heading"><h2 id="tiers-heading">Tiers and egress</h2><div class="grid-cards">',
-    ...TIERS.map((tier) => tierCard(tier, stats.tiers[tier])),
+    ...TIER_NAMES.map((tier) => tierCard(tier, stats.tiers[tier])),
     egressCard(stats.egress),
     '</div></section>',
     costSection(stats),
@@ -43,15 +35,17 @@ export function statsPage(stats: StatsJson): string {
   ].join('\n');
 }
 
-function tierCard(tier: StatsTier, stats: TierStats): string {
+/** A tier's card, titled by its name; what it fetched is from the tier behind it (the origin behind the last). */
+function tierCard(tier: TierName, stats: TierStats): string {
+  const next = TIER_NAMES[TIER_NAMES.indexOf(tier) + 1];
   return [
-    `<article class="card ${tier}"><h3>${TIER_NAMES[tier]}</h3>`,
+    `<article class="card ${escapeHtml(tier)}"><h3>${escapeHtml(tier.charAt(0).toUpperCase() + tier.slice(1))}</h3>`,
     `<div class="bigs">${bigNumber(formatRatio(stats.hitRatio), 'hit ratio')}${bigNumber(formatRatio(stats.byteHitRatio), 'byte hit ratio')}</div>`,
     factList([
       ['requests', formatCount(stats.totals.requests)],
       ['mean time to first byte', formatMs(stats.ttfbMsMean)],
       ['bytes sent', formatBytes(stats.totals.bytesSent)],
-      [tier === 'edge' ? 'bytes from the shield' : 'bytes from the origin', formatBytes(stats.totals.bytesFromNextHop)],
+      [`bytes from the ${next ?? 'origin'}`, formatBytes(stats.totals.bytesFromNextHop)],
     ]),
     '</article>',
   ].join('');
@@ -75,11 +69,103 @@ function egressCard(egress: StatsJson['egress']): string {
 function outcomesTable(stats: StatsJson): string {
   return htmlTable({
     caption: 'Requests by outcome',
-    columns: [{ title: 'outcome' }, ...TIERS.map((tier) => ({ title: tier, kind: 'number' as const }))],
+    columns: [{ title: 'outcome' }, ...TIER_NAMES.map((tier) => ({ title: tier, kind: 'number' as const }))],
     rows: OUTCOMES.map((outcome) => [
       outcome,
-      ...TIERS.map((tier) => formatCount(stats.tiers[tier].outcomes[outcome].requests)),
+      ...TIER_NAMES.map((tier) => formatCount(stats.tiers[tier].outcomes[outcome].requests)),
     ]),
     empty: 'No requests.',
   });
+}
+
+/**
+ * "What it costs" (stats-cost.ts, docs/costs.md): the window as a month at its rate, tiercache and the origin's
+ * egress behind it against that egress alone, and each line of the Workers Paid bill; the prices' sources are in
+ * docs/costs.md, which the note names (no link leaves the page).
+ */
+function costSection(stats: StatsJson): string {
+  const { cost } = stats;
+  const { month } = cost;
+  const counted = cost.windowOperations;
+  const saved =
+    month.savedUSD >= 0
+      ? ['saved', formatUsd(month.savedUSD)]
+      : ['costs more than egress alone', formatUsd(-month.savedUSD)];
+  const card = [
+    '<article class="card cost"><h3>A month at this rate</h3>',
+    `<div class="bigs">${bigNumber(formatUsd(month.totalUSD), 'with tiercache')}${bigNumber(formatUsd(month.egressAloneUSD), 'origin egress alone')}</div>`,
+    factList([
+      ['Workers Paid, all lines', formatUsd(month.platformUSD)],
+      ['of it the subscription', formatUsd(month.subscriptionUSD)],
+      ['origin egress behind tiercache', formatUsd(month.originEgressUSD)],
+      [saved[0] ?? '', saved[1] ?? ''],
+      ['Durable Object requests counted', formatCount(counted.durableObjectRequests)],
+      ['KV list requests counted', formatCount(counted.kvListRequests)],
+    ]),
+    '</article>',
+  ].join('');
+  const lines = htmlTable({
+    caption: 'The month, line by line',
+    // What each line's allowance is stays in stats.json: a phone has room for three columns.
+    columns: [{ title: 'item' }, { title: "a month's use", kind: 'number' }, { title: 'USD', kind: 'number' }],
+    rows: month.lines.map((line) => [line.item, `${formatCompact(line.quantity)} ${line.unit}`, formatUsd(line.usd)]),
+    empty: 'Nothing counted.',
+  });
+  return [
+    '<section aria-labelledby="cost-heading"><h2 id="cost-heading">What it costs</h2>',
+    `<div class="grid-cost">${card}${lines}</div>`,
+    `<p class="note">The last ${formatCount(stats.windowMinutes)} minutes as 30 days at the same rate, each line past its monthly allowance, at the Workers Paid prices read ${escapeHtml(cost.pricesReadAt)} and the origin's ${formatUsd(stats.egress.pricePerTB)} per TB (docs/costs.md). `,
+    'CPU time is an upper bound measured on the local runtime, every edge hit priced as a Cache API hit; Durable Object and KV requests are the ones the stats store counted.</p></section>',
+  ].join('');
+}
+
+/**
+ * The ranked lists: the keys the edge misses most, the busiest hosts, why requests went around the cache and why
+ * they failed, the recent purges; hosts, keys, reasons and purge values are what clients sent (htmlTable escapes them).
+ */
+function statsLists(stats: StatsJson): string {
+  const window = `in the last ${stats.windowMinutes} minutes`;
+  return [
+    htmlTable({
+      caption: 'Keys the edge misses most',
+      columns: [
+        { title: 'key', kind: 'key' },
+        { title: 'misses', kind: 'number' },
+      ],
+      rows: stats.topMisses.map((miss) => [miss.key, formatCount(miss.misses)]),
+      empty: `No misses ${window}.`,
+    }),
+    htmlTable({
+      caption: 'Hosts at the edge',
+      columns: [
+        { title: 'host', kind: 'key' },
+        { title: 'requests', kind: 'number' },
+        { title: 'bytes sent', kind: 'number' },
+      ],
+      rows: stats.hosts.map((host) => [host.host, formatCount(host.requests), formatBytes(host.bytesSent)]),
+      empty: `No requests ${window}.`,
+    }),
+    htmlTable({
+      caption: 'Why requests bypassed the cache',
+      columns: [{ title: 'tier' }, { title: 'reason', kind: 'key' }, { title: 'requests', kind: 'number' }],
+      rows: stats.bypassReasons.map((row) => [row.tier, row.reason, formatCount(row.requests)]),
+      empty: `No bypasses ${window}.`,
+    }),
+    htmlTable({
+      caption: 'Errors',
+      columns: [{ title: 'tier' }, { title: 'cause', kind: 'key' }, { title: 'requests', kind: 'number' }],
+      rows: stats.errors.map((row) => [row.tier, row.reason, formatCount(row.requests)]),
+      empty: `No errors ${window}.`,
+    }),
+    htmlTable({
+      caption: 'Recent purges',
+      columns: [{ title: 'when (UTC)', kind: 'time' }, { title: 'kind' }, { title: 'value', kind: 'key' }],
+      rows: stats.recentPurges.map((purge) => [
+        formatTime(purge.at),
+        purge.kind,
+        purge.kind === 'everything' ? '(everything)' : purge.value,
+      ]),
+      empty: 'No purges recorded.',
+    }),
+  ].join('');
 }

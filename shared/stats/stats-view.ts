@@ -1,12 +1,10 @@
-// GET /__tiercache/stats.json (StatsJson, stats-json.ts) from the stored minute buckets and the
-// purge records: what the stats page draws and `npm run stats` prints. Only the buckets of the
-// window count (older ones may not have been dropped yet; a later one is another isolate's
-// clock running ahead). Every list is bounded and in one order: most first, ties by name.
+// stats.json (stats-json.ts) from the stored minute buckets and the purge records: only the window's buckets count
+// (not an older one not yet dropped, nor a later one from a clock ahead); every list bounded, most first, ties by name.
 
+import { perTier, TIER_NAMES, type TierName } from '../tiers/tiers.ts';
 import { weightsBy } from './fold-other.ts';
 import type { MinuteBucket, ReasonRow } from './minute-bucket.ts';
 import { compareNames, rankBy } from './ranking.ts';
-import type { StatsTier } from './record.ts';
 import { type CostDeployment, DEFAULT_COST_DEPLOYMENT, windowCost } from './stats-cost.ts';
 import type { StatsJson, TierStats } from './stats-json.ts';
 import { DEFAULT_WINDOW_MINUTES, inWindow, windowLength, windowMinuteStarts } from './stats-window.ts';
@@ -27,7 +25,6 @@ export const MAX_VIEW_PURGES = 20;
 /** Per tier, in each of bypassReasons and errors. */
 export const MAX_VIEW_REASONS = 20;
 
-const TIERS: readonly StatsTier[] = ['edge', 'shield'];
 /** Dates a JavaScript Date can hold (ECMA-262 §21.4.1.22): beyond them toISOString throws. */
 const MAX_DATE_MS = 8.64e15;
 
@@ -46,10 +43,7 @@ export function statsView(
   const length = windowLength(windowMinutes);
   const shown = buckets.filter((bucket) => inWindow(bucket.minute, now, length));
   const rows = shown.flatMap((bucket) => bucket.rows);
-  const tiers = {
-    edge: tierStats(rows.filter((row) => row.tier === 'edge')),
-    shield: tierStats(rows.filter((row) => row.tier === 'shield')),
-  };
+  const tiers = perTier((name) => tierStats(rows.filter((row) => row.tier === name)));
   const reasons = shown.flatMap((bucket) => bucket.reasons);
   const price = Number.isFinite(pricePerTB) && pricePerTB >= 0 ? pricePerTB : 0;
   const operations = shown.reduce((sum, bucket) => addOperations(sum, bucket.operations), emptyOperations());
@@ -69,7 +63,7 @@ export function statsView(
 }
 
 /** Origin egress and what the tiers spared it: the edge's bytes sent against the shield's bytes from the origin. */
-function egressOf(tiers: Record<StatsTier, TierStats>, pricePerTB: number): StatsJson['egress'] {
+function egressOf(tiers: Record<TierName, TierStats>, pricePerTB: number): StatsJson['egress'] {
   const originBytes = tiers.shield.totals.bytesFromOrigin;
   const servedBytes = tiers.edge.totals.bytesSent;
   const savedBytes = Math.max(0, servedBytes - originBytes);
@@ -89,10 +83,7 @@ function minutesOf(shown: readonly MinuteBucket[], now: number, length: number):
     const rows = shown.filter((bucket) => bucket.minute === minute).flatMap((bucket) => bucket.rows);
     return {
       minute: new Date(minute).toISOString(),
-      tiers: {
-        edge: minuteTier(rows.filter((row) => row.tier === 'edge')),
-        shield: minuteTier(rows.filter((row) => row.tier === 'shield')),
-      },
+      tiers: perTier((name) => minuteTier(rows.filter((row) => row.tier === name))),
     };
   });
 }
@@ -132,7 +123,7 @@ function topMisses(shown: readonly MinuteBucket[]): StatsJson['topMisses'] {
 
 /** The reasons of one outcome, grouped by tier (edge first, the order a request goes), most first within each. */
 function reasonsOf(reasons: readonly ReasonRow[], outcome: 'bypass' | 'error'): StatsJson['bypassReasons'] {
-  return TIERS.flatMap((tier) => {
+  return TIER_NAMES.flatMap((tier) => {
     const ofTier = reasons.filter((row) => row.tier === tier && row.outcome === outcome);
     const ranked = rankBy(
       weightsBy(

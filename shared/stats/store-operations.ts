@@ -1,25 +1,22 @@
-// The platform operations the stats count besides requests (docs/costs.md): what the stats
-// Durable Object did with each batch it merged (one request, the rows it read and wrote), and
-// the KV operations each isolate made on the purge list since its last flush, as its batch
-// said. Kept per minute in the buckets (minute-bucket.ts), by when the store merged them, so
-// that the stats page prices what the window really cost, not what a model guesses.
+// The platform operations the stats count besides requests (docs/costs.md): the store's own for each batch (a request,
+// rows read and written) and each isolate's purge-list KV requests, per minute, so the page prices what was spent.
 
-import type { StatsTier } from './record.ts';
+import { perTier, type TierName } from '../tiers/tiers.ts';
 
 export interface StoreOperations {
   /** Batches the store merged (each one Durable Object request), by the tier that sent them. */
-  flushes: Record<StatsTier, number>;
+  flushes: Record<TierName, number>;
   /** The store's SQLite rows: get() and list() read them, put() and delete() write them. */
   rowsRead: number;
   rowsWritten: number;
   /** Purge-list re-reads (each one KV list request), by tier. */
-  kvLists: Record<StatsTier, number>;
+  kvLists: Record<TierName, number>;
   /** Purge records written (each one KV write request). */
   kvWrites: number;
 }
 
 export function emptyOperations(): StoreOperations {
-  return { flushes: { edge: 0, shield: 0 }, rowsRead: 0, rowsWritten: 0, kvLists: { edge: 0, shield: 0 }, kvWrites: 0 };
+  return { flushes: perTier(() => 0), rowsRead: 0, rowsWritten: 0, kvLists: perTier(() => 0), kvWrites: 0 };
 }
 
 /** `a` and `b` added (neither changed); absent counts nothing (a bucket stored before they were counted). */
@@ -27,17 +24,18 @@ export function addOperations(a: StoreOperations | undefined, b: StoreOperations
   const x = a ?? emptyOperations();
   const y = b ?? emptyOperations();
   return {
-    flushes: { edge: x.flushes.edge + y.flushes.edge, shield: x.flushes.shield + y.flushes.shield },
+    // A bucket stored before a tier was listed has no count of it.
+    flushes: perTier((name) => (x.flushes[name] ?? 0) + (y.flushes[name] ?? 0)),
     rowsRead: x.rowsRead + y.rowsRead,
     rowsWritten: x.rowsWritten + y.rowsWritten,
-    kvLists: { edge: x.kvLists.edge + y.kvLists.edge, shield: x.kvLists.shield + y.kvLists.shield },
+    kvLists: perTier((name) => (x.kvLists[name] ?? 0) + (y.kvLists[name] ?? 0)),
     kvWrites: x.kvWrites + y.kvWrites,
   };
 }
 
 /** The operations of one merge: a batch from `tier` whose isolate made `kv` since its last flush, and the rows the store touched for it. */
 export function mergeOperations(
-  tier: StatsTier,
+  tier: TierName,
   kv: { kvLists: number; kvWrites: number },
   rows: { read: number; written: number },
 ): StoreOperations {

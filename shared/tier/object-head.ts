@@ -3,7 +3,7 @@
 // otherwise asked upstream as a HEAD and not stored: a HEAD must not cost a whole download.
 // Range is ignored: RFC 9110 §14.2 defines range handling for GET only.
 
-import { type CacheStatusParams, memberDetail, SHIELD_CACHE_NAME } from '../http/cache-status.ts';
+import { type CacheStatusParams, memberDetail } from '../http/cache-status.ts';
 import { HttpError, isDisconnectedDetail, NotStored } from '../http/errors.ts';
 import { staleUse, usableOnError, usableWhenDisconnected } from '../http/stale.ts';
 import { readManifest } from '../slices/object-meta.ts';
@@ -11,7 +11,7 @@ import { currentAge, remainingFreshness } from '../store/stored-entry.ts';
 import { lookupLive, missReason } from './object-read.ts';
 import type { ObjectRead } from './ports.ts';
 import type { StoredEntry } from './tier-cache.ts';
-import { reportTier, type Tier } from './tier-headers.ts';
+import { cacheName, reportTier, type Tier } from './tier-headers.ts';
 
 export async function headObject(read: ObjectRead, tier: Tier, started: number): Promise<Response> {
   const entry = await lookupLive(read);
@@ -37,7 +37,7 @@ export async function headObject(read: ObjectRead, tier: Tier, started: number):
   try {
     response = await read.upstream.head(read.signal);
     // The next tier's own answer for a disconnection says so in its member (object-fill.ts).
-    detail = memberDetail(response.headers.get('cache-status'), SHIELD_CACHE_NAME);
+    detail = memberDetail(response.headers.get('cache-status'), cacheName('shield'));
     fwdStatus = response.status;
   } catch (error) {
     if (!(error instanceof HttpError)) throw error;

@@ -1,12 +1,13 @@
 // The first half of every tier's read path (Varnish's recv → hash → hit|miss): what this tier holds for the
 // object (a whole response, or a sliced object's manifest), or on a miss what the next hop's first slice says.
 
-import { type CacheStatusParams, type ForwardReason, memberDetail, SHIELD_CACHE_NAME } from '../http/cache-status.ts';
+import { type CacheStatusParams, type ForwardReason, memberDetail } from '../http/cache-status.ts';
 import { HttpError, isDisconnectedDetail, NotStored } from '../http/errors.ts';
 import { staleUse, usableOnError, usableWhenDisconnected } from '../http/stale.ts';
 import { indexedFields, variantKey } from '../http/vary.ts';
 import { isManifest, readManifest } from '../slices/object-meta.ts';
 import { currentAge, originAt, remainingFreshness } from '../store/stored-entry.ts';
+import { tier } from '../tiers/tiers.ts';
 import { type Claim, claim, claimOrWait, isFilling } from './collapse.ts';
 import { type Filled, fill } from './object-fill.ts';
 import type { ObjectRead } from './ports.ts';
@@ -102,7 +103,7 @@ function isDisconnected(outcome: Resolved | HttpError): boolean {
   if (outcome.kind !== 'whole') return false;
   return (
     isDisconnectedDetail(outcome.report.detail) ||
-    isDisconnectedDetail(memberDetail(outcome.headers.get('cache-status'), SHIELD_CACHE_NAME))
+    isDisconnectedDetail(memberDetail(outcome.headers.get('cache-status'), tier('shield').statusMember))
   );
 }
 

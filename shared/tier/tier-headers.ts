@@ -1,23 +1,17 @@
 // The headers by which a tier reports itself on every response it sends, hit, miss or error:
 // its RFC 9211 Cache-Status member after those of the tiers behind it, and its Server-Timing.
 
-import {
-  appendCacheStatus,
-  type CacheStatusParams,
-  cacheStatusMember,
-  EDGE_CACHE_NAME,
-  SHIELD_CACHE_NAME,
-  withoutMember,
-} from '../http/cache-status.ts';
-import { appendServerTiming, serverTimingMetric, type TierMetric } from '../http/server-timing.ts';
+import { appendCacheStatus, type CacheStatusParams, cacheStatusMember, withoutMember } from '../http/cache-status.ts';
+import { appendServerTiming, serverTimingMetric } from '../http/server-timing.ts';
 import { targetedFieldsToStrip } from '../http/targeted-cache-control.ts';
 import { responseAsIs } from '../streams/response-as-is.ts';
+import { type TierName, tier } from '../tiers/tiers.ts';
 
-export type Tier = Extract<TierMetric, 'edge' | 'shield'>;
+export type Tier = TierName;
 
-/** The tier's cache: its Cache API name, and the name its Cache-Status member goes by. */
-export function cacheName(tier: Tier): string {
-  return tier === 'edge' ? EDGE_CACHE_NAME : SHIELD_CACHE_NAME;
+/** The name the tier's Cache-Status member goes by. */
+export function cacheName(name: Tier): string {
+  return tier(name).statusMember;
 }
 
 /** `headers` with this tier's Cache-Status member and Server-Timing metric added. */

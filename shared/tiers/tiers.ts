@@ -1,5 +1,5 @@
-// The tiers, listed once: each one's name (in stats, logs and Server-Timing), its Cache API namespace
-// and its RFC 9211 Cache-Status member. Adding a tier is adding an entry here plus its adapter.
+// The tiers, listed once, nearest the client first: each one's name (stats, logs, Server-Timing), its Cache API
+// namespace and its RFC 9211 Cache-Status member. Adding a tier is adding an entry here plus its adapter.
 
 export const TIERS = [
   { name: 'edge', cacheName: 'tiercache-edge', statusMember: 'tiercache-edge' },
@@ -9,12 +9,24 @@ export const TIERS = [
 export type Tier = (typeof TIERS)[number];
 export type TierName = Tier['name'];
 
-/** The tiers' names, nearest the client first (the order Cache-Status lists them in reverse). */
-export const TIER_NAMES: readonly TierName[] = TIERS.map((tier) => tier.name);
+/** The tiers' names, nearest the client first (Cache-Status lists their members the other way round). */
+export const TIER_NAMES: readonly TierName[] = TIERS.map((entry) => entry.name);
+
+const BY_NAME: ReadonlyMap<string, Tier> = new Map(TIERS.map((entry) => [entry.name, entry]));
 
 /** The entry for a tier by name. */
-export function tier(name: TierName): Tier {
-  const found = TIERS.find((entry) => entry.name === name);
+export function tier<N extends TierName>(name: N): Extract<Tier, { name: N }> {
+  const found = BY_NAME.get(name);
   if (found === undefined) throw new TypeError(`no tier named ${name}`);
-  return found;
+  return found as Extract<Tier, { name: N }>;
+}
+
+/** Whether `value` names a tier (a value read off the wire). */
+export function isTierName(value: unknown): value is TierName {
+  return typeof value === 'string' && BY_NAME.has(value);
+}
+
+/** One value per tier, in the list's order: a record over the tiers that a new entry extends by itself. */
+export function perTier<T>(make: (name: TierName) => T): Record<TierName, T> {
+  return Object.fromEntries(TIER_NAMES.map((name) => [name, make(name)])) as Record<TierName, T>;
 }

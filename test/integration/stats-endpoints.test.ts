@@ -7,10 +7,11 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VERSION } from '../../shared/config/version.ts';
-import { escapeHtml } from '../../shared/stats/html-escape.ts';
+import { escapeHtml } from '../../shared/stats/html.ts';
 import { OUTCOMES } from '../../shared/stats/record.ts';
 import type { StatsJson } from '../../shared/stats/stats-json.ts';
 import { TOTAL_FIELDS } from '../../shared/stats/totals.ts';
+import { TIER_NAMES } from '../../shared/tiers/tiers.ts';
 import { type Answer, type Fixture, type RawAnswer, rawRequest, settle, startFixture } from './fixture.ts';
 
 const STATS_TOKEN = 'stats-endpoints-token';
@@ -175,7 +176,7 @@ describe('stats with STATS_TOKEN, through the front', () => {
       expect(new Date(view.generatedAt).toISOString()).toBe(view.generatedAt);
       expect(Math.abs(Date.parse(view.generatedAt) - Date.now())).toBeLessThan(60_000);
       expect(view.windowMinutes).toBe(60);
-      expect(Object.keys(view.tiers).sort()).toEqual(['edge', 'shield']);
+      expect(Object.keys(view.tiers).sort()).toEqual([...TIER_NAMES].sort());
       for (const tier of [view.tiers.edge, view.tiers.shield]) {
         expect(Object.keys(tier.totals).sort()).toEqual([...TOTAL_FIELDS].sort());
         expect(Object.keys(tier.outcomes)).toEqual([...OUTCOMES]);
@@ -193,7 +194,7 @@ describe('stats with STATS_TOKEN, through the front', () => {
         'spentUSD',
       ]);
       expect(view.minutes).toHaveLength(view.windowMinutes);
-      for (const minute of view.minutes) expect(Object.keys(minute.tiers).sort()).toEqual(['edge', 'shield']);
+      for (const minute of view.minutes) expect(Object.keys(minute.tiers).sort()).toEqual([...TIER_NAMES].sort());
       for (const list of [view.hosts, view.topMisses, view.bypassReasons, view.errors, view.recentPurges])
         expect(Array.isArray(list)).toBe(true);
       // The object asked for first is in it (the page flushes its own isolate before reading).

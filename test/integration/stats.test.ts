@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type Stack, startWorkers } from '../../local/workers.ts';
 import type { StatsJson } from '../../shared/stats/stats-json.ts';
+import type { TierName } from '../../shared/tiers/tiers.ts';
 import { type AnyOrigin, startAnyOrigin } from './any-origin.ts';
 import { patternBytes } from './bytes.ts';
 import { type Answer, FakeClock, type Fixture, request, SHIELD_TOKEN, settle, startFixture } from './fixture.ts';
@@ -256,7 +257,7 @@ describe('stats.json counts a known mix exactly', () => {
     await settle(300);
     const after = await settledStats();
     const delta = (
-      tier: 'edge' | 'shield',
+      tier: TierName,
       outcome: 'hit' | 'miss',
       field: 'requests' | 'bytesSent' | 'bytesFromNextHop' | 'bytesFromOrigin',
     ): number => after.tiers[tier].outcomes[outcome][field] - before.tiers[tier].outcomes[outcome][field];

@@ -3,14 +3,14 @@
 // and with the Node generator. A fixed count is checked against what the server saw (exactly the
 // count sent, none more); with wrk, connections the server closes while idle must not count as
 // answers, and statuses must be counted both ways wrk counts them: by wrk-load.lua's hook for
-// small bodies, from the bytes for large ones. Then tierStats on sampleHeaders' scripted answers.
+// small bodies, from the bytes for large ones. Then tierVerdicts on sampleHeaders' scripted answers.
 // The runs that wait out timeouts or durations are in loss-and-duration.check.ts (bench:check).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LoadResult } from '../../../bench/load/load-result.ts';
 import { sampleHeaders } from '../../../bench/load/node-http.ts';
 import { runLoad } from '../../../bench/load/run-load.ts';
 import { wrkInstalled } from '../../../bench/load/wrk.ts';
-import { tierStats } from '../../../bench/probes/tier-stats.ts';
+import { tierVerdicts } from '../../../bench/probes/tier-verdicts.ts';
 import { BODY, LARGE_BODY, type ScriptedServer, startScriptedServer } from './scripted-server.ts';
 
 const wrk = await wrkInstalled();
@@ -99,7 +99,7 @@ describe.skipIf(!wrk)('wrk, a fixed count', () => {
   });
 });
 
-describe('tierStats of sampleHeaders', () => {
+describe('tierVerdicts of sampleHeaders', () => {
   it("counts the edge's hits and forwards, the shield's on the edge's forwards only, and the Server-Timing means", async () => {
     const samples = await sampleHeaders(server.at('/tiers'), ['Cache-Status', 'Server-Timing'], 8);
     expect(samples).toHaveLength(8);
@@ -107,7 +107,7 @@ describe('tierStats of sampleHeaders', () => {
       status: 200,
       headers: { 'cache-status': 'tiercache-edge; hit; ttl=60', 'server-timing': 'edge;dur=1' },
     });
-    const tiers = tierStats(samples);
+    const tiers = tierVerdicts(samples);
     expect(tiers.samples).toBe(8);
     expect(tiers.edge).toEqual({ hits: 2, forwards: 6, hitRatio: 0.25 });
     // The edge hits' responses carry no shield member; a quoted detail may hold ';'.

@@ -1,54 +1,52 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  appendCacheStatus,
-  cacheStatusMember,
-  EDGE_CACHE_NAME,
-  SHIELD_CACHE_NAME,
-  withoutMember,
-} from '../../../shared/http/cache-status.ts';
+import { appendCacheStatus, cacheStatusMember, withoutMember } from '../../../shared/http/cache-status.ts';
+import { tier } from '../../../shared/tiers/tiers.ts';
+
+const EDGE_MEMBER = tier('edge').statusMember;
+const SHIELD_MEMBER = tier('shield').statusMember;
 
 describe('cacheStatusMember (RFC 9211 §2)', () => {
   it('is just the cache name when there is nothing to report', () => {
-    expect(cacheStatusMember(EDGE_CACHE_NAME, {})).toBe('tiercache-edge');
+    expect(cacheStatusMember(EDGE_MEMBER, {})).toBe('tiercache-edge');
   });
 
   it('reports a hit as a bare hit parameter (§2.1)', () => {
-    expect(cacheStatusMember(EDGE_CACHE_NAME, { hit: true })).toBe('tiercache-edge; hit');
+    expect(cacheStatusMember(EDGE_MEMBER, { hit: true })).toBe('tiercache-edge; hit');
   });
 
   it('reports why the cache went forward as a token (§2.2)', () => {
-    expect(cacheStatusMember(SHIELD_CACHE_NAME, { fwd: 'uri-miss' })).toBe('tiercache-shield; fwd=uri-miss');
-    expect(cacheStatusMember(SHIELD_CACHE_NAME, { fwd: 'stale' })).toBe('tiercache-shield; fwd=stale');
+    expect(cacheStatusMember(SHIELD_MEMBER, { fwd: 'uri-miss' })).toBe('tiercache-shield; fwd=uri-miss');
+    expect(cacheStatusMember(SHIELD_MEMBER, { fwd: 'stale' })).toBe('tiercache-shield; fwd=stale');
   });
 
   it("reports the next hop's status as an integer (§2.3)", () => {
-    expect(cacheStatusMember(SHIELD_CACHE_NAME, { fwd: 'miss', fwdStatus: 404 })).toBe(
+    expect(cacheStatusMember(SHIELD_MEMBER, { fwd: 'miss', fwdStatus: 404 })).toBe(
       'tiercache-shield; fwd=miss; fwd-status=404',
     );
   });
 
   it('reports ttl as whole seconds, truncated toward zero (§2.4: sf-integer)', () => {
-    expect(cacheStatusMember(EDGE_CACHE_NAME, { ttl: 59.9 })).toBe('tiercache-edge; ttl=59');
-    expect(cacheStatusMember(EDGE_CACHE_NAME, { ttl: 0.4 })).toBe('tiercache-edge; ttl=0');
+    expect(cacheStatusMember(EDGE_MEMBER, { ttl: 59.9 })).toBe('tiercache-edge; ttl=59');
+    expect(cacheStatusMember(EDGE_MEMBER, { ttl: 0.4 })).toBe('tiercache-edge; ttl=0');
   });
 
   it('reports a negative ttl for a stale response (§2.4)', () => {
-    expect(cacheStatusMember(EDGE_CACHE_NAME, { hit: true, ttl: -3.7 })).toBe('tiercache-edge; hit; ttl=-3');
+    expect(cacheStatusMember(EDGE_MEMBER, { hit: true, ttl: -3.7 })).toBe('tiercache-edge; hit; ttl=-3');
   });
 
   it('reports stored and collapsed as bare parameters (§2.5, §2.6)', () => {
-    expect(cacheStatusMember(SHIELD_CACHE_NAME, { fwd: 'uri-miss', stored: true, collapsed: true })).toBe(
+    expect(cacheStatusMember(SHIELD_MEMBER, { fwd: 'uri-miss', stored: true, collapsed: true })).toBe(
       'tiercache-shield; fwd=uri-miss; stored; collapsed',
     );
   });
 
   it('omits boolean parameters that are false', () => {
-    expect(cacheStatusMember(EDGE_CACHE_NAME, { hit: false, stored: false, collapsed: false })).toBe('tiercache-edge');
+    expect(cacheStatusMember(EDGE_MEMBER, { hit: false, stored: false, collapsed: false })).toBe('tiercache-edge');
   });
 
   it('writes parameters in one fixed order', () => {
-    const member = cacheStatusMember(SHIELD_CACHE_NAME, {
+    const member = cacheStatusMember(SHIELD_MEMBER, {
       detail: 'x',
       collapsed: true,
       stored: true,
@@ -61,31 +59,29 @@ describe('cacheStatusMember (RFC 9211 §2)', () => {
   });
 
   it('writes a detail that is a token as a token (§2.8, RFC 8941 §3.3.4)', () => {
-    expect(cacheStatusMember(EDGE_CACHE_NAME, { detail: 'range-slice/3' })).toBe(
-      'tiercache-edge; detail=range-slice/3',
-    );
-    expect(cacheStatusMember(EDGE_CACHE_NAME, { detail: '*key:1' })).toBe('tiercache-edge; detail=*key:1');
+    expect(cacheStatusMember(EDGE_MEMBER, { detail: 'range-slice/3' })).toBe('tiercache-edge; detail=range-slice/3');
+    expect(cacheStatusMember(EDGE_MEMBER, { detail: '*key:1' })).toBe('tiercache-edge; detail=*key:1');
   });
 
   it('writes any other detail as a quoted sf-string (RFC 8941 §3.3.3)', () => {
-    expect(cacheStatusMember(EDGE_CACHE_NAME, { detail: 'two words' })).toBe('tiercache-edge; detail="two words"');
-    expect(cacheStatusMember(EDGE_CACHE_NAME, { detail: '1st' })).toBe('tiercache-edge; detail="1st"');
-    expect(cacheStatusMember(EDGE_CACHE_NAME, { detail: 'a, b; c=d' })).toBe('tiercache-edge; detail="a, b; c=d"');
+    expect(cacheStatusMember(EDGE_MEMBER, { detail: 'two words' })).toBe('tiercache-edge; detail="two words"');
+    expect(cacheStatusMember(EDGE_MEMBER, { detail: '1st' })).toBe('tiercache-edge; detail="1st"');
+    expect(cacheStatusMember(EDGE_MEMBER, { detail: 'a, b; c=d' })).toBe('tiercache-edge; detail="a, b; c=d"');
   });
 
   it('writes an empty detail as an empty sf-string', () => {
-    expect(cacheStatusMember(EDGE_CACHE_NAME, { detail: '' })).toBe('tiercache-edge; detail=""');
+    expect(cacheStatusMember(EDGE_MEMBER, { detail: '' })).toBe('tiercache-edge; detail=""');
   });
 
   it('escapes double quotes and backslashes in a detail (RFC 8941 §3.3.3)', () => {
-    expect(cacheStatusMember(EDGE_CACHE_NAME, { detail: 'say "hi" \\ bye' })).toBe(
+    expect(cacheStatusMember(EDGE_MEMBER, { detail: 'say "hi" \\ bye' })).toBe(
       'tiercache-edge; detail="say \\"hi\\" \\\\ bye"',
     );
   });
 
   it('replaces non-ASCII and control characters in a detail, which an sf-string cannot carry', () => {
-    expect(cacheStatusMember(EDGE_CACHE_NAME, { detail: 'café' })).toBe('tiercache-edge; detail="caf?"');
-    expect(cacheStatusMember(EDGE_CACHE_NAME, { detail: 'a\tb\nc\u007f' })).toBe('tiercache-edge; detail="a?b?c?"');
+    expect(cacheStatusMember(EDGE_MEMBER, { detail: 'café' })).toBe('tiercache-edge; detail="caf?"');
+    expect(cacheStatusMember(EDGE_MEMBER, { detail: 'a\tb\nc\u007f' })).toBe('tiercache-edge; detail="a?b?c?"');
   });
 });
 
@@ -97,8 +93,8 @@ describe('appendCacheStatus', () => {
   });
 
   it('puts our member after those of the caches nearer the origin (RFC 9211 §2)', () => {
-    const fromShield = cacheStatusMember(SHIELD_CACHE_NAME, { fwd: 'uri-miss', stored: true });
-    const edge = cacheStatusMember(EDGE_CACHE_NAME, { fwd: 'uri-miss', stored: true });
+    const fromShield = cacheStatusMember(SHIELD_MEMBER, { fwd: 'uri-miss', stored: true });
+    const edge = cacheStatusMember(EDGE_MEMBER, { fwd: 'uri-miss', stored: true });
     expect(appendCacheStatus(fromShield, edge)).toBe(
       'tiercache-shield; fwd=uri-miss; stored, tiercache-edge; fwd=uri-miss; stored',
     );
@@ -113,45 +109,45 @@ describe('appendCacheStatus', () => {
 
 describe('withoutMember', () => {
   it('is null for an absent or empty field', () => {
-    expect(withoutMember(null, EDGE_CACHE_NAME)).toBeNull();
-    expect(withoutMember('', EDGE_CACHE_NAME)).toBeNull();
+    expect(withoutMember(null, EDGE_MEMBER)).toBeNull();
+    expect(withoutMember('', EDGE_MEMBER)).toBeNull();
   });
 
   it('removes the named cache and keeps the others in order', () => {
-    expect(withoutMember('OriginCache; hit, tiercache-edge; hit, tiercache-shield; fwd=miss', EDGE_CACHE_NAME)).toBe(
+    expect(withoutMember('OriginCache; hit, tiercache-edge; hit, tiercache-shield; fwd=miss', EDGE_MEMBER)).toBe(
       'OriginCache; hit, tiercache-shield; fwd=miss',
     );
   });
 
   it('removes every member of the named cache', () => {
-    expect(withoutMember('tiercache-edge; hit, a, tiercache-edge; fwd=miss', EDGE_CACHE_NAME)).toBe('a');
+    expect(withoutMember('tiercache-edge; hit, a, tiercache-edge; fwd=miss', EDGE_MEMBER)).toBe('a');
   });
 
   it('is null when the named cache was the only member', () => {
-    expect(withoutMember('tiercache-edge; hit', EDGE_CACHE_NAME)).toBeNull();
+    expect(withoutMember('tiercache-edge; hit', EDGE_MEMBER)).toBeNull();
   });
 
   it('does not remove a cache whose name merely starts with the named one', () => {
-    expect(withoutMember('tiercache-edge-2; hit, tiercache-edge', EDGE_CACHE_NAME)).toBe('tiercache-edge-2; hit');
+    expect(withoutMember('tiercache-edge-2; hit, tiercache-edge', EDGE_MEMBER)).toBe('tiercache-edge-2; hit');
   });
 
   it('does not split a member at a comma inside a quoted detail', () => {
     const field = 'OriginCache; detail="a, tiercache-edge; hit", tiercache-edge; hit';
-    expect(withoutMember(field, EDGE_CACHE_NAME)).toBe('OriginCache; detail="a, tiercache-edge; hit"');
+    expect(withoutMember(field, EDGE_MEMBER)).toBe('OriginCache; detail="a, tiercache-edge; hit"');
   });
 
   it('does not end a quoted detail at an escaped quote', () => {
     const field = 'OriginCache; detail="say \\"x, y\\"", tiercache-edge; hit';
-    expect(withoutMember(field, EDGE_CACHE_NAME)).toBe('OriginCache; detail="say \\"x, y\\""');
+    expect(withoutMember(field, EDGE_MEMBER)).toBe('OriginCache; detail="say \\"x, y\\""');
   });
 
   it('ends a quoted detail that finishes with an escaped backslash at its closing quote (RFC 8941 §4.2.5)', () => {
     const field = appendCacheStatus(
       cacheStatusMember('OriginCache', { detail: 'C:\\' }),
-      cacheStatusMember(EDGE_CACHE_NAME, { hit: true }),
+      cacheStatusMember(EDGE_MEMBER, { hit: true }),
     );
     expect(field).toBe('OriginCache; detail="C:\\\\", tiercache-edge; hit');
-    expect(withoutMember(field, EDGE_CACHE_NAME)).toBe('OriginCache; detail="C:\\\\"');
+    expect(withoutMember(field, EDGE_MEMBER)).toBe('OriginCache; detail="C:\\\\"');
   });
 });
 
@@ -186,7 +182,7 @@ describe('Cache-Status properties', () => {
         fc.boolean(),
         fc.option(fc.double({ min: -1e9, max: 1e9, noNaN: true }), { nil: undefined }),
         (text, hit, ttl) => {
-          const member = cacheStatusMember(EDGE_CACHE_NAME, { hit, ttl, detail: text });
+          const member = cacheStatusMember(EDGE_MEMBER, { hit, ttl, detail: text });
           expect(member).toMatch(SF_ITEM);
           expect(decodeDetail(member)).toBe(text.replace(/[^\x20-\x7e]/g, '?'));
         },
@@ -202,9 +198,9 @@ describe('Cache-Status properties', () => {
         const others = details.map((text, i) => cacheStatusMember(`cache${i}`, { fwd: 'miss', detail: text }));
         const field = appendCacheStatus(
           others.join(', '),
-          cacheStatusMember(EDGE_CACHE_NAME, { hit: true, detail: 'ours' }),
+          cacheStatusMember(EDGE_MEMBER, { hit: true, detail: 'ours' }),
         );
-        expect(withoutMember(field, EDGE_CACHE_NAME)).toBe(others.join(', '));
+        expect(withoutMember(field, EDGE_MEMBER)).toBe(others.join(', '));
       }),
       { numRuns: 500 },
     );

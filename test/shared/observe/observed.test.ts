@@ -1,14 +1,18 @@
 // A tier's record made around its handler (shared/observe/observed.ts) and told to its sinks
-// (shared/observe/tier-stats.ts): fake sinks stand in for the stats Durable Object (recording
-// the batches POSTed to it) and Analytics Engine (recording the points written). tier-stats.ts
+// (shared/observe/record-sinks.ts): fake sinks stand in for the stats Durable Object (recording
+// the batches POSTed to it) and Analytics Engine (recording the points written). record-sinks.ts
 // keeps one batch per isolate in module state: every test loads the modules afresh.
 
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ObservabilityConfig } from '../../../shared/config/observability.ts';
-import { EDGE_CACHE_NAME, SHIELD_CACHE_NAME } from '../../../shared/http/cache-status.ts';
 import type { ObservedTier } from '../../../shared/observe/observed.ts';
-import type { AnalyticsPoint, StatsSinks, StatsStoreNamespace } from '../../../shared/observe/tier-stats.ts';
-import type { StatsBatchJson } from '../../../shared/stats/stats-batch.ts';
+import type { AnalyticsPoint, StatsSinks } from '../../../shared/observe/record-sinks.ts';
+import type { StatsStoreNamespace } from '../../../shared/observe/stats-store-client.ts';
+import type { StatsBatchJson } from '../../../shared/stats/store-protocol.ts';
+import { type TierName, tier } from '../../../shared/tiers/tiers.ts';
+
+const EDGE = tier('edge').statusMember;
+const SHIELD = tier('shield').statusMember;
 
 type ObservedModule = typeof import('../../../shared/observe/observed.ts');
 type MeterModule = typeof import('../../../shared/observe/request-meter.ts');
@@ -62,10 +66,9 @@ function observability(over: Partial<ObservabilityConfig> = {}): ObservabilityCo
   return { statsToken: undefined, flushMs: 0, logSample: 0, egressPricePerTB: 7, ...over };
 }
 
-function tierOf(sinks: StatsSinks, tier: 'edge' | 'shield' = 'edge'): ObservedTier & { described: number } {
+function tierOf(sinks: StatsSinks, name: TierName = 'edge'): ObservedTier & { described: number } {
   const made = {
-    tier,
-    cacheName: tier === 'edge' ? EDGE_CACHE_NAME : SHIELD_CACHE_NAME,
+    tier: name,
     sinks,
     described: 0,
     describe(request: Request) {
@@ -114,7 +117,7 @@ describe('observed: one record per request', () => {
     const { keepAlive, drained } = keeper();
     const meter = new Meter(Date.now(), keepAlive);
     meter.fetched(1234, true);
-    const answer = response(200, `${EDGE_CACHE_NAME}; fwd=uri-miss; stored`, 1234);
+    const answer = response(200, `${EDGE}; fwd=uri-miss; stored`, 1234);
     expect(observed(request(), answer, meter, tier, keepAlive)).toBe(answer);
     await drained();
     expect(analytics.points).toHaveLength(1);
@@ -141,7 +144,7 @@ describe('observed: one record per request', () => {
   it("reads only its own tier's member: the shield's hit is the edge's miss", async () => {
     const analytics = fakeAnalytics();
     const { keepAlive, drained } = keeper();
-    const both = `${SHIELD_CACHE_NAME}; hit, ${EDGE_CACHE_NAME}; fwd=uri-miss; stored`;
+    const both = `${SHIELD}; hit, ${EDGE}; fwd=uri-miss; stored`;
     observed(
       request(),
       response(200, both, 10),
@@ -168,7 +171,7 @@ describe('observed: one record per request', () => {
     const tier = tierOf({ observability: observability(), store: undefined, analytics: analytics.sink });
     const { keepAlive, drained } = keeper();
     const meter = new Meter(Date.now(), keepAlive);
-    const answer = response(304, `${EDGE_CACHE_NAME}; fwd=stale; fwd-status=304`, undefined);
+    const answer = response(304, `${EDGE}; fwd=stale; fwd-status=304`, undefined);
     const made = observed(request(), Promise.resolve(answer), meter, tier, keepAlive);
     expect(made).toBeInstanceOf(Promise);
     expect(await made).toBe(answer);
@@ -244,7 +247,7 @@ describe('observed: the record waits for the work the request left running', () 
     let finishFill!: () => void;
     meter.hold(new Promise<void>((resolve) => (finishFill = resolve)));
     vi.advanceTimersByTime(30);
-    const answer = response(200, `${EDGE_CACHE_NAME}; fwd=uri-miss; stored`, 400);
+    const answer = response(200, `${EDGE}; fwd=uri-miss; stored`, 400);
     // The response is never held for the record.
     expect(observed(request(), answer, meter, tier, keepAlive)).toBe(answer);
     await Promise.resolve();
@@ -279,7 +282,7 @@ describe('observed: the record waits for the work the request left running', () 
           throw new Error('still failed');
         }),
     );
-    observed(request(), response(200, `${EDGE_CACHE_NAME}; hit`, 7), meter, tier, keepAlive);
+    observed(request(), response(200, `${EDGE}; hit`, 7), meter, tier, keepAlive);
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(analytics.points).toEqual([]);
     releaseInner();
@@ -304,7 +307,7 @@ describe('observed: bytes sent by a body without a Content-Length', () => {
     });
     const sent = await observed(
       request(),
-      new Response(body, { headers: { 'cache-status': `${EDGE_CACHE_NAME}; fwd=uri-miss; stored` } }),
+      new Response(body, { headers: { 'cache-status': `${EDGE}; fwd=uri-miss; stored` } }),
       meter,
       tier,
       keepAlive,
@@ -327,7 +330,7 @@ describe('observed: bytes sent by a body without a Content-Length', () => {
     );
     const sent = await observed(
       request(),
-      new Response(body, { headers: { 'cache-status': `${EDGE_CACHE_NAME}; fwd=uri-miss` } }),
+      new Response(body, { headers: { 'cache-status': `${EDGE}; fwd=uri-miss` } }),
       new Meter(Date.now(), keepAlive),
       tier,
       keepAlive,
@@ -351,7 +354,7 @@ describe('observed: a slice the edge read ahead is one shield request (the warm,
   /** The warm's answer: its word, no length, the slice's report. */
   const warmAnswer = (report: string): Response =>
     new Response('stored 1000', {
-      headers: { 'content-type': 'text/plain', 'cache-status': `${SHIELD_CACHE_NAME}; ${report}` },
+      headers: { 'content-type': 'text/plain', 'cache-status': `${SHIELD}; ${report}` },
     });
 
   it('the warm that stored the slice carries the record: what it found and fetched, and as sent the slice it stored', async () => {
@@ -380,7 +383,7 @@ describe('observed: a slice the edge read ahead is one shield request (the warm,
     hit.readAhead = 'copy';
     observed(
       request('/__tiercache/slices/1-1/1000/%22v1%22/big.bin'),
-      response(200, `${SHIELD_CACHE_NAME}; hit; detail="slices 1/1"`, 1000),
+      response(200, `${SHIELD}; hit; detail="slices 1/1"`, 1000),
       hit,
       tier,
       keepAlive,
@@ -390,7 +393,7 @@ describe('observed: a slice the edge read ahead is one shield request (the warm,
     refetched.fetched(1000, true);
     observed(
       request('/__tiercache/slices/1-1/1000/%22v1%22/big.bin'),
-      response(200, `${SHIELD_CACHE_NAME}; fwd=partial; stored; detail="slices 0/1"`, 1000),
+      response(200, `${SHIELD}; fwd=partial; stored; detail="slices 0/1"`, 1000),
       refetched,
       tier,
       keepAlive,
@@ -427,7 +430,7 @@ describe('observed: with every sink off', () => {
     for (const status of [200, 206, 304, 404, 499]) {
       const meter = new Meter(Date.now(), () => {});
       meter.hold(new Promise(() => {})); // held work never settling: not even waited for
-      const answer = response(status, `${EDGE_CACHE_NAME}; fwd=uri-miss`, status === 304 ? undefined : 3);
+      const answer = response(status, `${EDGE}; fwd=uri-miss`, status === 304 ? undefined : 3);
       expect(observed(request(), answer, meter, tier, keepAlive)).toBe(answer);
     }
     expect([kept, log.mock.calls, tier.described]).toEqual([[], [], 0]);
@@ -439,7 +442,7 @@ describe('observed: with every sink off', () => {
     const meter = new Meter(Date.now(), keepAlive);
     observed(
       request('/busy.txt'),
-      response(503, `${EDGE_CACHE_NAME}; fwd=miss; fwd-status=503; detail=origin-busy`, 20),
+      response(503, `${EDGE}; fwd=miss; fwd-status=503; detail=origin-busy`, 20),
       meter,
       tierOf(silent()),
       keepAlive,
@@ -474,20 +477,8 @@ describe('tellRecord: the log line', () => {
       store: undefined,
       analytics: analytics.sink,
     });
-    observed(
-      request('/a'),
-      response(200, `${EDGE_CACHE_NAME}; hit`, 1),
-      new Meter(Date.now(), keepAlive),
-      sampled,
-      keepAlive,
-    );
-    observed(
-      request('/b'),
-      response(200, `${EDGE_CACHE_NAME}; hit`, 1),
-      new Meter(Date.now(), keepAlive),
-      unsampled,
-      keepAlive,
-    );
+    observed(request('/a'), response(200, `${EDGE}; hit`, 1), new Meter(Date.now(), keepAlive), sampled, keepAlive);
+    observed(request('/b'), response(200, `${EDGE}; hit`, 1), new Meter(Date.now(), keepAlive), unsampled, keepAlive);
     observed(request('/c'), response(502, undefined, 1), new Meter(Date.now(), keepAlive), unsampled, keepAlive);
     await drained();
     expect(log.mock.calls.map((call) => (JSON.parse(String(call[0])) as { keyPrefix: string }).keyPrefix)).toEqual([
@@ -511,7 +502,7 @@ describe('tellRecord: the Analytics Engine point', () => {
     vi.advanceTimersByTime(12);
     observed(
       request('/video/Movie.mp4?token=secret', { headers: { host: 'CDN.Example.com:8443' } }),
-      response(206, `${EDGE_CACHE_NAME}; hit; detail="slices 3/4 of 9"`, 1000),
+      response(206, `${EDGE}; hit; detail="slices 3/4 of 9"`, 1000),
       sliced,
       tier,
       keepAlive,
@@ -521,7 +512,7 @@ describe('tellRecord: the Analytics Engine point', () => {
     const failed = new Meter(Date.now(), keepAlive);
     observed(
       request('/busy.txt', { method: 'HEAD' }),
-      response(503, `${EDGE_CACHE_NAME}; fwd=miss; fwd-status=503; detail=origin-busy`, undefined),
+      response(503, `${EDGE}; fwd=miss; fwd-status=503; detail=origin-busy`, undefined),
       failed,
       tier,
       keepAlive,
@@ -547,7 +538,7 @@ describe('tellRecord: the Analytics Engine point', () => {
     const tier = tierOf({ observability: observability(), store: undefined, analytics: analytics.sink });
     tier.describe = () => ({ host: '<script>alert(1)</script>', path: `/${'a'.repeat(500)}?secret=1` });
     const { keepAlive, drained } = keeper();
-    observed(request(), response(200, `${EDGE_CACHE_NAME}; hit`, 1), new Meter(Date.now(), keepAlive), tier, keepAlive);
+    observed(request(), response(200, `${EDGE}; hit`, 1), new Meter(Date.now(), keepAlive), tier, keepAlive);
     await drained();
     const point = analytics.points[0];
     expect(point?.indexes).toEqual(['(invalid)']);
@@ -565,7 +556,7 @@ describe('tellRecord: flushes to the stats store', () => {
     for (let i = 0; i < 5; i++)
       observed(
         request(`/burst/${i}`),
-        response(200, `${EDGE_CACHE_NAME}; fwd=uri-miss`, 10),
+        response(200, `${EDGE}; fwd=uri-miss`, 10),
         new Meter(Date.now(), keepAlive),
         tier,
         keepAlive,
@@ -575,7 +566,7 @@ describe('tellRecord: flushes to the stats store', () => {
     for (let i = 0; i < 3; i++) {
       observed(
         request(`/one/${i}`),
-        response(200, `${EDGE_CACHE_NAME}; hit`, 10),
+        response(200, `${EDGE}; hit`, 10),
         new Meter(Date.now(), keepAlive),
         tier,
         keepAlive,
@@ -596,7 +587,7 @@ describe('tellRecord: flushes to the stats store', () => {
     const meter = new Meter(Date.now(), keepAlive);
     let done!: () => void;
     meter.hold(new Promise<void>((resolve) => (done = resolve)));
-    observed(request(), response(200, `${EDGE_CACHE_NAME}; fwd=uri-miss`, 10), meter, tier, keepAlive);
+    observed(request(), response(200, `${EDGE}; fwd=uri-miss`, 10), meter, tier, keepAlive);
     await Promise.resolve();
     expect(store.batches).toEqual([]);
     done();
@@ -612,15 +603,9 @@ describe('tellRecord: flushes to the stats store', () => {
     const slow = new Meter(Date.now(), keepAlive);
     let done!: () => void;
     slow.hold(new Promise<void>((resolve) => (done = resolve)));
-    observed(request('/slow'), response(200, `${EDGE_CACHE_NAME}; fwd=uri-miss`, 10), slow, tier, keepAlive);
+    observed(request('/slow'), response(200, `${EDGE}; fwd=uri-miss`, 10), slow, tier, keepAlive);
     vi.advanceTimersByTime(10);
-    observed(
-      request('/quick'),
-      response(200, `${EDGE_CACHE_NAME}; hit`, 10),
-      new Meter(Date.now(), keepAlive),
-      tier,
-      keepAlive,
-    );
+    observed(request('/quick'), response(200, `${EDGE}; hit`, 10), new Meter(Date.now(), keepAlive), tier, keepAlive);
     // (Not drained(): the slow request's work is still held.)
     await vi.waitFor(() => expect(store.requests()).toBe(1));
     vi.advanceTimersByTime(90);
@@ -646,21 +631,9 @@ describe('tellRecord: flushes to the stats store', () => {
       analytics: undefined,
     });
     const { keepAlive } = keeper();
-    observed(
-      request('/a'),
-      response(200, `${EDGE_CACHE_NAME}; hit`, 1),
-      new Meter(Date.now(), keepAlive),
-      tier,
-      keepAlive,
-    );
-    observed(
-      request('/b'),
-      response(200, `${EDGE_CACHE_NAME}; hit`, 1),
-      new Meter(Date.now(), keepAlive),
-      tier,
-      keepAlive,
-    );
-    const { flushStats } = await import('../../../shared/observe/tier-stats.ts');
+    observed(request('/a'), response(200, `${EDGE}; hit`, 1), new Meter(Date.now(), keepAlive), tier, keepAlive);
+    observed(request('/b'), response(200, `${EDGE}; hit`, 1), new Meter(Date.now(), keepAlive), tier, keepAlive);
+    const { flushStats } = await import('../../../shared/observe/record-sinks.ts');
     const forced = flushStats(store.namespace, 0);
     release();
     await forced;
@@ -681,7 +654,7 @@ describe('tellRecord: flushes to the stats store', () => {
     const send = (path: string): void =>
       void observed(
         request(path),
-        response(200, `${EDGE_CACHE_NAME}; hit`, 10),
+        response(200, `${EDGE}; hit`, 10),
         new Meter(Date.now(), keepAlive),
         tier,
         keepAlive,
@@ -716,30 +689,12 @@ describe('tellRecord: flushes to the stats store', () => {
       analytics: undefined,
     });
     const { keepAlive, drained, kept } = keeper();
-    observed(
-      request('/a'),
-      response(200, `${EDGE_CACHE_NAME}; hit`, 1),
-      new Meter(Date.now(), keepAlive),
-      tier,
-      keepAlive,
-    );
+    observed(request('/a'), response(200, `${EDGE}; hit`, 1), new Meter(Date.now(), keepAlive), tier, keepAlive);
     expect(kept).toHaveLength(1);
     // Past the interval while the first flush is still waiting for the store: no second flush.
     vi.advanceTimersByTime(500);
-    observed(
-      request('/b'),
-      response(200, `${EDGE_CACHE_NAME}; hit`, 1),
-      new Meter(Date.now(), keepAlive),
-      tier,
-      keepAlive,
-    );
-    observed(
-      request('/c'),
-      response(200, `${EDGE_CACHE_NAME}; hit`, 1),
-      new Meter(Date.now(), keepAlive),
-      tier,
-      keepAlive,
-    );
+    observed(request('/b'), response(200, `${EDGE}; hit`, 1), new Meter(Date.now(), keepAlive), tier, keepAlive);
+    observed(request('/c'), response(200, `${EDGE}; hit`, 1), new Meter(Date.now(), keepAlive), tier, keepAlive);
     // One flush set for later (after the one under way), not one per record.
     expect(kept).toHaveLength(2);
     expect(store.batches).toHaveLength(1);
@@ -765,7 +720,7 @@ describe('tellRecord: a failing store', () => {
         analytics: undefined,
       });
       const { keepAlive, drained } = keeper();
-      const first = response(200, `${EDGE_CACHE_NAME}; hit`, 5);
+      const first = response(200, `${EDGE}; hit`, 5);
       expect(observed(request('/lost'), first, new Meter(Date.now(), keepAlive), tier, keepAlive)).toBe(first);
       await expect(drained()).resolves.toBeUndefined();
       expect(error).toHaveBeenCalledTimes(1);
@@ -776,13 +731,7 @@ describe('tellRecord: a failing store', () => {
       );
       // The lost batch is not sent again; the next one goes.
       failing = false;
-      observed(
-        request('/kept'),
-        response(200, `${EDGE_CACHE_NAME}; hit`, 5),
-        new Meter(Date.now(), keepAlive),
-        tier,
-        keepAlive,
-      );
+      observed(request('/kept'), response(200, `${EDGE}; hit`, 5), new Meter(Date.now(), keepAlive), tier, keepAlive);
       await drained();
       expect(store.batches).toHaveLength(2);
       expect(store.batches[1]?.rows.reduce((sum, row) => sum + row.requests, 0)).toBe(1);
@@ -800,7 +749,7 @@ describe('tellRecord: a failing store', () => {
     };
     const tier = tierOf({ observability: observability({ flushMs: 0 }), store: namespace, analytics: undefined });
     const { keepAlive, drained } = keeper();
-    const answer = response(200, `${EDGE_CACHE_NAME}; hit`, 5);
+    const answer = response(200, `${EDGE}; hit`, 5);
     expect(observed(request(), answer, new Meter(Date.now(), keepAlive), tier, keepAlive)).toBe(answer);
     await expect(drained()).resolves.toBeUndefined();
     expect(String(error.mock.calls[0]?.[0])).toMatch(/cannot reach the store \(no such binding\); 1 rows lost/);

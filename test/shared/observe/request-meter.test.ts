@@ -2,11 +2,13 @@
 // waited for before its record is counted, and the bytes of the next hop's answers.
 
 import { describe, expect, it } from 'vitest';
-import { SHIELD_CACHE_NAME } from '../../../shared/http/cache-status.ts';
 import { meteredUpstream, RequestMeter, shieldFetchedFromOrigin } from '../../../shared/observe/request-meter.ts';
 import type { ObjectMeta } from '../../../shared/slices/object-meta.ts';
 import { type SliceSpan, spanBytes } from '../../../shared/slices/slice-plan.ts';
 import type { Upstream, UpstreamAnswer } from '../../../shared/tier/ports.ts';
+import { tier } from '../../../shared/tiers/tiers.ts';
+
+const SHIELD_MEMBER = tier('shield').statusMember;
 
 /** A promise with its settling in the test's hands. */
 function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void; reject: (error: unknown) => void } {
@@ -346,7 +348,7 @@ describe('meteredUpstream: a slice read ahead (the warm, then the copy) is count
 
   it('a warm that stored the slice counts its bytes as fetched from the next hop, and what the next hop fetched from the origin', async () => {
     const meter = new RequestMeter(0, () => {});
-    const upstream = meteredUpstream(withWarm(1000, `${SHIELD_CACHE_NAME}; hit`), meter, shieldFetchedFromOrigin);
+    const upstream = meteredUpstream(withWarm(1000, `${SHIELD_MEMBER}; hit`), meter, shieldFetchedFromOrigin);
     expect(await upstream.warm?.({ first: 1, last: 1 }, META)).toBe(1000);
     expect([meter.bytesFromNextHop, meter.bytesFromOrigin]).toEqual([1000, 1000]);
     // The last slice is short: its own length.
@@ -356,13 +358,13 @@ describe('meteredUpstream: a slice read ahead (the warm, then the copy) is count
 
   it('a warm that found the slice stored at the next hop counts it as fetched, none of it from the origin; one that failed counts nothing', async () => {
     const stored = new RequestMeter(0, () => {});
-    await meteredUpstream(withWarm(0, `${SHIELD_CACHE_NAME}; hit`), stored, shieldFetchedFromOrigin).warm?.(
+    await meteredUpstream(withWarm(0, `${SHIELD_MEMBER}; hit`), stored, shieldFetchedFromOrigin).warm?.(
       { first: 0, last: 0 },
       META,
     );
     expect([stored.bytesFromNextHop, stored.bytesFromOrigin]).toEqual([1000, 0]);
     const failed = new RequestMeter(0, () => {});
-    await meteredUpstream(withWarm(undefined, `${SHIELD_CACHE_NAME}; hit`), failed, shieldFetchedFromOrigin).warm?.(
+    await meteredUpstream(withWarm(undefined, `${SHIELD_MEMBER}; hit`), failed, shieldFetchedFromOrigin).warm?.(
       { first: 0, last: 0 },
       META,
     );
@@ -371,7 +373,7 @@ describe('meteredUpstream: a slice read ahead (the warm, then the copy) is count
 
   it('the copy answered from what the warm stored (a shield hit) counts nothing more; any other copy is counted as it came', async () => {
     const meter = new RequestMeter(0, () => {});
-    await meteredUpstream(withWarm(1000, `${SHIELD_CACHE_NAME}; hit`), meter, shieldFetchedFromOrigin).slices(
+    await meteredUpstream(withWarm(1000, `${SHIELD_MEMBER}; hit`), meter, shieldFetchedFromOrigin).slices(
       { first: 1, last: 1 },
       META,
       { copy: true },
@@ -379,13 +381,13 @@ describe('meteredUpstream: a slice read ahead (the warm, then the copy) is count
     expect([meter.bytesFromNextHop, meter.bytesFromOrigin]).toEqual([0, 0]);
     // The warm's slice was gone again by the copy: the shield fetched it anew, a request of its own.
     await meteredUpstream(
-      withWarm(1000, `${SHIELD_CACHE_NAME}; fwd=uri-miss; stored`),
+      withWarm(1000, `${SHIELD_MEMBER}; fwd=uri-miss; stored`),
       meter,
       shieldFetchedFromOrigin,
     ).slices({ first: 1, last: 1 }, META, { copy: true });
     expect([meter.bytesFromNextHop, meter.bytesFromOrigin]).toEqual([1000, 1000]);
     // Not a copy: a hit is counted as any answer.
-    await meteredUpstream(withWarm(1000, `${SHIELD_CACHE_NAME}; hit`), meter, shieldFetchedFromOrigin).slices(
+    await meteredUpstream(withWarm(1000, `${SHIELD_MEMBER}; hit`), meter, shieldFetchedFromOrigin).slices(
       { first: 1, last: 1 },
       META,
     );
@@ -428,17 +430,17 @@ describe('shieldFetchedFromOrigin', () => {
     new Response(null, { status, headers: cacheStatus === undefined ? {} : { 'cache-status': cacheStatus } });
 
   it('a shield hit did not go to the origin', () => {
-    expect(shieldFetchedFromOrigin(answer(200, `${SHIELD_CACHE_NAME}; hit; ttl=50`))).toBe(false);
-    expect(shieldFetchedFromOrigin(answer(206, `origin-cache; fwd=miss, ${SHIELD_CACHE_NAME}; hit`))).toBe(false);
+    expect(shieldFetchedFromOrigin(answer(200, `${SHIELD_MEMBER}; hit; ttl=50`))).toBe(false);
+    expect(shieldFetchedFromOrigin(answer(206, `origin-cache; fwd=miss, ${SHIELD_MEMBER}; hit`))).toBe(false);
   });
 
   it('a shield miss did', () => {
-    expect(shieldFetchedFromOrigin(answer(200, `${SHIELD_CACHE_NAME}; fwd=uri-miss; stored`))).toBe(true);
-    expect(shieldFetchedFromOrigin(answer(206, `${SHIELD_CACHE_NAME}; fwd=stale; fwd-status=200`))).toBe(true);
+    expect(shieldFetchedFromOrigin(answer(200, `${SHIELD_MEMBER}; fwd=uri-miss; stored`))).toBe(true);
+    expect(shieldFetchedFromOrigin(answer(206, `${SHIELD_MEMBER}; fwd=stale; fwd-status=200`))).toBe(true);
   });
 
   it("a 5xx is the shield's own answer, not origin egress", () => {
-    expect(shieldFetchedFromOrigin(answer(503, `${SHIELD_CACHE_NAME}; fwd=miss; fwd-status=503`))).toBe(false);
+    expect(shieldFetchedFromOrigin(answer(503, `${SHIELD_MEMBER}; fwd=miss; fwd-status=503`))).toBe(false);
     expect(shieldFetchedFromOrigin(answer(502))).toBe(false);
   });
 

@@ -3,9 +3,11 @@
 // the bounds, and hostile strings among them.
 
 import fc from 'fast-check';
-import type { Outcome, StatsTier, TierRecord } from '../../../shared/stats/record.ts';
+import type { Outcome, TierRecord } from '../../../shared/stats/record.ts';
 import { OUTCOMES } from '../../../shared/stats/record.ts';
-import { StatsBatch, type StatsBatchJson } from '../../../shared/stats/stats-batch.ts';
+import { StatsBatch } from '../../../shared/stats/stats-batch.ts';
+import type { StatsBatchJson } from '../../../shared/stats/store-protocol.ts';
+import { TIER_NAMES } from '../../../shared/tiers/tiers.ts';
 
 export const BASE = Date.parse('2026-02-03T14:00:00Z');
 
@@ -51,7 +53,7 @@ export function recordArb(options: RecordOptions = {}): fc.Arbitrary<TierRecord>
   const { hosts = 8, keys = 8, reasons = 4, minutes = 3 } = options;
   return fc
     .record({
-      tier: fc.constantFrom<StatsTier>('edge', 'shield'),
+      tier: fc.constantFrom(...TIER_NAMES),
       outcome: fc.constantFrom<Outcome>(...OUTCOMES),
       reason: fc.option(
         fc.oneof(

@@ -13,9 +13,10 @@ import {
   withOperations,
 } from '../../../shared/stats/minute-bucket.ts';
 import { OUTCOMES } from '../../../shared/stats/record.ts';
-import type { StatsBatchJson } from '../../../shared/stats/stats-batch.ts';
 import { mergeOperations } from '../../../shared/stats/store-operations.ts';
+import type { StatsBatchJson } from '../../../shared/stats/store-protocol.ts';
 import { sumTotals, TOTAL_FIELDS } from '../../../shared/stats/totals.ts';
+import { TIER_NAMES } from '../../../shared/tiers/tiers.ts';
 import { BASE, batchArb, batchOf, record } from './arbitraries.ts';
 
 const sum = (values: readonly number[]): number => values.reduce((total, value) => total + value, 0);
@@ -32,7 +33,7 @@ function foldAll(batches: readonly StatsBatchJson[]): Map<number, MinuteBucket> 
 function invariants(buckets: Iterable<MinuteBucket>): Record<string, number> {
   const all = [...buckets];
   const sums: Record<string, number> = {};
-  for (const tier of ['edge', 'shield']) {
+  for (const tier of TIER_NAMES) {
     for (const outcome of OUTCOMES) {
       const totals = sumTotals(
         all.flatMap((bucket) => bucket.rows).filter((row) => row.tier === tier && row.outcome === outcome),
@@ -53,7 +54,7 @@ function invariants(buckets: Iterable<MinuteBucket>): Record<string, number> {
 function batchInvariants(batches: readonly StatsBatchJson[]): Record<string, number> {
   const rows = batches.flatMap((batch) => batch.rows);
   const sums: Record<string, number> = {};
-  for (const tier of ['edge', 'shield']) {
+  for (const tier of TIER_NAMES) {
     for (const outcome of OUTCOMES) {
       const of = rows.filter((row) => row.tier === tier && row.outcome === outcome);
       const totals = sumTotals(of);
@@ -254,7 +255,7 @@ describe('merging, whatever the batches', () => {
         for (const bucket of foldAll(given).values()) {
           expect(named(bucket.rows.map((row) => row.host)).size).toBeLessThanOrEqual(MAX_BUCKET_HOSTS);
           expect(named(bucket.misses.map((row) => row.key)).size).toBeLessThanOrEqual(MAX_BUCKET_MISS_KEYS);
-          for (const tier of ['edge', 'shield']) {
+          for (const tier of TIER_NAMES) {
             for (const outcome of OUTCOMES) {
               expect(
                 named(

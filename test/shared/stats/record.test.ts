@@ -1,9 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { cacheStatusMember, EDGE_CACHE_NAME, SHIELD_CACHE_NAME } from '../../../shared/http/cache-status.ts';
+import { cacheStatusMember } from '../../../shared/http/cache-status.ts';
 import {
-  bodyBytes,
-  framedBytes,
   keyPrefix,
   MAX_KEY_PREFIX,
   memoryHitRecord,
@@ -14,6 +12,7 @@ import {
   type TierRecord,
   tierRecord,
 } from '../../../shared/stats/record.ts';
+import { tier } from '../../../shared/tiers/tiers.ts';
 
 describe("outcomeOf: what a tier's Cache-Status member (RFC 9211 §2) says it did", () => {
   it('hit (§2.1), miss (§2.2 uri-miss, vary-miss, miss, partial)', () => {
@@ -95,7 +94,7 @@ describe('slicesOf', () => {
   });
 });
 
-describe('recordedHost, keyPrefix, bodyBytes: bounded and without secrets', () => {
+describe('recordedHost, keyPrefix: bounded and without secrets', () => {
   it('keeps a host name lower-case with its port; anything else is (invalid)', () => {
     expect(recordedHost('CDN.Example:8443')).toBe('cdn.example:8443');
     expect(recordedHost('a'.repeat(65))).toBe('(invalid)');
@@ -118,21 +117,6 @@ describe('recordedHost, keyPrefix, bodyBytes: bounded and without secrets', () =
       }),
     );
   });
-
-  it('counts the body by its framing: none for HEAD, 1xx, 204, 304 (RFC 9110 §6.4.1), else Content-Length', () => {
-    expect(bodyBytes('GET', 200, '1000')).toBe(1000);
-    expect(bodyBytes('HEAD', 200, '1000')).toBe(0);
-    for (const status of [101, 204, 304]) expect(bodyBytes('GET', status, '10')).toBe(0);
-    for (const length of [null, '', 'x', '-1', '1.5']) expect(bodyBytes('GET', 200, length)).toBe(0);
-  });
-
-  it('framedBytes: what the framing declares, and undefined for a body it declares no length for (chunked, RFC 9112 §6.3), which only counting can tell', () => {
-    expect(framedBytes('GET', 200, '1000')).toBe(1000);
-    expect(framedBytes('GET', 200, '0')).toBe(0);
-    expect(framedBytes('HEAD', 200, null)).toBe(0);
-    for (const status of [101, 204, 304]) expect(framedBytes('GET', status, null)).toBe(0);
-    for (const length of [null, '', 'x', '-1', '1.5']) expect(framedBytes('GET', 200, length)).toBeUndefined();
-  });
 });
 
 describe('tierRecord', () => {
@@ -149,10 +133,10 @@ describe('tierRecord', () => {
 
   it("reads its own tier's member only: the shield's hit is the edge's miss", () => {
     const headers = new Headers({
-      'cache-status': `${cacheStatusMember(SHIELD_CACHE_NAME, { hit: true })}, ${cacheStatusMember(EDGE_CACHE_NAME, { fwd: 'uri-miss', detail: 'slices 1/3' })}`,
+      'cache-status': `${cacheStatusMember(tier('shield').statusMember, { hit: true })}, ${cacheStatusMember(tier('edge').statusMember, { fwd: 'uri-miss', detail: 'slices 1/3' })}`,
       'content-length': '100',
     });
-    const edge = tierRecord({ ...base, tier: 'edge', cacheName: EDGE_CACHE_NAME, status: 206, headers });
+    const edge = tierRecord({ ...base, tier: 'edge', status: 206, headers });
     expect(edge).toEqual({
       tier: 'edge',
       outcome: 'miss',
@@ -170,9 +154,7 @@ describe('tierRecord', () => {
       slicesMissed: 2,
       at: 1,
     });
-    expect(tierRecord({ ...base, tier: 'shield', cacheName: SHIELD_CACHE_NAME, status: 206, headers }).outcome).toBe(
-      'hit',
-    );
+    expect(tierRecord({ ...base, tier: 'shield', status: 206, headers }).outcome).toBe('hit');
   });
 
   it('a memory hit is a 200 GET hit with nothing fetched, its host and path bounded as any', () => {
@@ -196,21 +178,18 @@ describe('tierRecord', () => {
   });
 
   it("takes the bytes sent as counted when they are given (a body without a Content-Length, a warm), the framing's otherwise", () => {
-    const headers = new Headers({ 'cache-status': cacheStatusMember(EDGE_CACHE_NAME, { fwd: 'uri-miss' }) });
-    expect(
-      tierRecord({ ...base, tier: 'edge', cacheName: EDGE_CACHE_NAME, status: 200, headers, bytesSent: 4321 })
-        .bytesSent,
-    ).toBe(4321);
-    expect(tierRecord({ ...base, tier: 'edge', cacheName: EDGE_CACHE_NAME, status: 200, headers }).bytesSent).toBe(0);
+    const headers = new Headers({ 'cache-status': cacheStatusMember(tier('edge').statusMember, { fwd: 'uri-miss' }) });
+    expect(tierRecord({ ...base, tier: 'edge', status: 200, headers, bytesSent: 4321 }).bytesSent).toBe(4321);
+    expect(tierRecord({ ...base, tier: 'edge', status: 200, headers }).bytesSent).toBe(0);
   });
 
   it("an answer with no member of its tier is that tier's refusal (or an error at 5xx)", () => {
     const headers = new Headers();
-    expect(tierRecord({ ...base, tier: 'edge', cacheName: EDGE_CACHE_NAME, status: 403, headers })).toMatchObject({
+    expect(tierRecord({ ...base, tier: 'edge', status: 403, headers })).toMatchObject({
       outcome: 'bypass',
       reason: 'refused',
     });
-    expect(tierRecord({ ...base, tier: 'edge', cacheName: EDGE_CACHE_NAME, status: 500, headers })).toMatchObject({
+    expect(tierRecord({ ...base, tier: 'edge', status: 500, headers })).toMatchObject({
       outcome: 'error',
       reason: 'status-500',
     });

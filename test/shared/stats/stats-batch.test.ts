@@ -6,11 +6,11 @@ import {
   MAX_BATCH_HOSTS,
   MAX_BATCH_MISS_KEYS,
   MAX_BATCH_REASONS,
-  parseStatsBatch,
   StatsBatch,
-  type StatsBatchJson,
 } from '../../../shared/stats/stats-batch.ts';
+import { parseStatsBatch, type StatsBatchJson } from '../../../shared/stats/store-protocol.ts';
 import { TOTAL_FIELDS } from '../../../shared/stats/totals.ts';
+import { TIER_NAMES } from '../../../shared/tiers/tiers.ts';
 import { BASE, batchOf, record, recordArb } from './arbitraries.ts';
 
 const sum = (values: readonly number[]): number => values.reduce((total, value) => total + value, 0);
@@ -217,7 +217,7 @@ describe('StatsBatch, whatever it is given', () => {
         const { rows, misses } = batchOf(given);
         expect(distinct(rows.map((row) => row.host)).size).toBeLessThanOrEqual(MAX_BATCH_HOSTS);
         expect(distinct(misses.map((row) => row.key)).size).toBeLessThanOrEqual(MAX_BATCH_MISS_KEYS);
-        for (const tier of ['edge', 'shield']) {
+        for (const tier of TIER_NAMES) {
           for (const outcome of OUTCOMES) {
             const reasons = rows
               .filter((row) => row.tier === tier && row.outcome === outcome)

@@ -12,6 +12,7 @@ import {
 } from '../../../shared/stats/stats-view.ts';
 import { MAX_WINDOW_MINUTES, MINUTE_MS, minuteOf } from '../../../shared/stats/stats-window.ts';
 import { emptyTotals, TOTAL_FIELDS } from '../../../shared/stats/totals.ts';
+import { perTier, TIER_NAMES } from '../../../shared/tiers/tiers.ts';
 import { BASE, batchArb, batchOf, record } from './arbitraries.ts';
 
 const NOW = BASE + 2 * MINUTE_MS + 30_000;
@@ -34,7 +35,7 @@ describe('statsView', () => {
     const view = statsView([], [], NOW, 7);
     expect(view.generatedAt).toBe(new Date(NOW).toISOString());
     expect(view.windowMinutes).toBe(60);
-    for (const tier of ['edge', 'shield'] as const) {
+    for (const tier of TIER_NAMES) {
       expect(view.tiers[tier]).toEqual({
         totals: emptyTotals(),
         hitRatio: null,
@@ -54,10 +55,7 @@ describe('statsView', () => {
     expect(view.minutes).toHaveLength(60);
     expect(view.minutes.at(-1)).toEqual({
       minute: new Date(minuteOf(NOW)).toISOString(),
-      tiers: {
-        edge: { requests: 0, hits: 0, bytesSent: 0, bytesFromNextHop: 0 },
-        shield: { requests: 0, hits: 0, bytesSent: 0, bytesFromNextHop: 0 },
-      },
+      tiers: perTier(() => ({ requests: 0, hits: 0, bytesSent: 0, bytesFromNextHop: 0 })),
     });
     expect([view.hosts, view.topMisses, view.bypassReasons, view.errors, view.recentPurges]).toEqual([
       [],
@@ -272,7 +270,7 @@ describe('statsView, whatever the buckets', () => {
     fc.assert(
       fc.property(buckets, now, window, (given, at, length) => {
         const view = statsView(given, [], at, 7, length);
-        for (const tier of ['edge', 'shield'] as const) {
+        for (const tier of TIER_NAMES) {
           const stats = view.tiers[tier];
           for (const field of TOTAL_FIELDS)
             expect(sum(OUTCOMES.map((outcome) => stats.outcomes[outcome][field]))).toBe(stats.totals[field]);
@@ -340,7 +338,7 @@ describe('statsView, whatever the buckets', () => {
           ),
         ).toBe(true);
         for (const list of [view.bypassReasons, view.errors]) {
-          for (const tier of ['edge', 'shield']) {
+          for (const tier of TIER_NAMES) {
             const ofTier = list.filter((row) => row.tier === tier);
             expect(ofTier.length).toBeLessThanOrEqual(MAX_VIEW_REASONS);
             expect(

@@ -1,18 +1,12 @@
-// A tier's records (shared/stats/record.ts), told: logged as one JSON line (sampled, errors
-// always), written to Workers Analytics Engine when bound, and counted into this isolate's
-// batch, which is flushed to the stats store (shield/stats-store.ts) at most every
-// STATS_FLUSH_MS, in waitUntil: a request never waits for any of it.
+// Where a tier's records go: one JSON log line (sampled, errors always), Analytics Engine when bound, and this
+// isolate's batch, flushed to the stats store at most every STATS_FLUSH_MS in waitUntil (no request waits).
 
 import type { ObservabilityConfig } from '../config/observability.ts';
 import { takeKvOperations } from '../purge/purge-store.ts';
-import type { StatsTier, TierRecord } from '../stats/record.ts';
-import { StatsBatch, type StatsBatchJson } from '../stats/stats-batch.ts';
-
-/** The part of the STATS Durable Object namespace used here (one object holds every tier's counts). */
-export interface StatsStoreNamespace {
-  idFromName(name: string): unknown;
-  get(id: never): { fetch(url: string, init?: RequestInit): Promise<Response> };
-}
+import type { TierRecord } from '../stats/record.ts';
+import { StatsBatch } from '../stats/stats-batch.ts';
+import type { TierName } from '../tiers/tiers.ts';
+import { type StatsStoreNamespace, sendBatch } from './stats-store-client.ts';
 
 /** The part of a Workers Analytics Engine dataset used here. */
 export interface AnalyticsSink {
@@ -32,14 +26,10 @@ export interface StatsSinks {
   analytics: AnalyticsSink | undefined;
 }
 
-/** The one object every tier flushes to, and the edge reads back. */
-export const STATS_OBJECT_NAME = 'tiercache-stats';
-const STORE_ORIGIN = 'https://stats.tiercache.internal';
-
 /** This isolate's records not yet flushed (module state: one batch per isolate). */
 const batch = new StatsBatch();
 /** The tier this isolate runs (its records say which): its batches carry its KV operations under it. */
-let isolateTier: StatsTier = 'edge';
+let isolateTier: TierName = 'edge';
 let lastFlush = 0;
 let flushing: Promise<void> | undefined;
 /** A flush is set for when the interval ends. */
@@ -101,37 +91,9 @@ async function drain(store: StatsStoreNamespace, flushMs: number): Promise<void>
   while (batch.size > 0) {
     lastFlush = Date.now();
     // The purge list's KV requests since the last flush go with it: the stats page prices them.
-    await send(store, { ...batch.take(), operations: { tier: isolateTier, ...takeKvOperations() } });
+    await sendBatch(store, { ...batch.take(), operations: { tier: isolateTier, ...takeKvOperations() } });
     if (Date.now() - lastFlush < flushMs) return;
   }
-}
-
-/** The store's buckets of the last `minutes` minutes (StatsStore answers them as JSON). */
-export async function readStats(store: StatsStoreNamespace, minutes: number): Promise<unknown> {
-  const answer = await storeStub(store).fetch(`${STORE_ORIGIN}/buckets?minutes=${minutes}`);
-  if (!answer.ok) throw new Error(`the stats store answered ${answer.status}`);
-  return answer.json();
-}
-
-async function send(store: StatsStoreNamespace, taken: StatsBatchJson): Promise<void> {
-  try {
-    const answer = await storeStub(store).fetch(`${STORE_ORIGIN}/batch`, {
-      method: 'POST',
-      body: JSON.stringify(taken),
-    });
-    await answer.body?.cancel();
-    if (!answer.ok)
-      console.error(`tiercache stats: the store answered ${answer.status}; ${taken.rows.length} rows lost`);
-  } catch (error) {
-    // Counts are not worth a failed request: say so and go on.
-    console.error(
-      `tiercache stats: cannot reach the store (${error instanceof Error ? error.message : String(error)}); ${taken.rows.length} rows lost`,
-    );
-  }
-}
-
-function storeStub(store: StatsStoreNamespace): ReturnType<StatsStoreNamespace['get']> {
-  return store.get(store.idFromName(STATS_OBJECT_NAME) as never);
 }
 
 /**

@@ -1,19 +1,37 @@
-// A batch as it crosses the wire, from an isolate to the stats Durable Object (JSON), and its
-// check there: a batch is checked whole before a number of it is added to a bucket, so that one
-// bad batch (an older deployment's shape, a bug, a truncated body) is refused rather than
-// turning a minute's sums into NaN or strings. parseStatsBatch builds its result afresh, field
-// by field: nothing the sender added (`__proto__` included) comes through.
+// How a tier talks to the stats store (shield/stats-store.ts): the object's name, its two calls, and a batch's
+// JSON with the store's check of it (whole, before any number is added: a bad batch is refused, never summed).
 
-import { OUTCOMES, type Outcome, type StatsTier } from './record.ts';
+import { isTierName, TIER_NAMES, type TierName } from '../tiers/tiers.ts';
+import { OUTCOMES, type Outcome } from './record.ts';
 import type { Totals } from './stats-json.ts';
 import { MINUTE_MS } from './stats-window.ts';
 import { TOTAL_FIELDS } from './totals.ts';
+
+/** The one Durable Object every isolate of every tier flushes to, and the edge reads back. */
+export const STATS_OBJECT_NAME = 'tiercache-stats';
+/** A Durable Object's fetch takes an absolute URL; the host is never resolved (the stub is the route). */
+export const STATS_STORE_ORIGIN = 'https://stats.tiercache.internal';
+/** POST a batch (StatsBatchJson): 204, or 400 saying why it is no batch. */
+export const BATCH_PATH = '/batch';
+/** GET with `?minutes=<n>`: the stored minute buckets (MinuteBucket[]) of the last n minutes. */
+export const BUCKETS_PATH = '/buckets';
+export const MINUTES_PARAM = 'minutes';
+
+/** The URL a batch is POSTed to. */
+export function batchUrl(): string {
+  return `${STATS_STORE_ORIGIN}${BATCH_PATH}`;
+}
+
+/** The URL the buckets of the last `minutes` minutes are read from. */
+export function bucketsUrl(minutes: number): string {
+  return `${STATS_STORE_ORIGIN}${BUCKETS_PATH}?${MINUTES_PARAM}=${minutes}`;
+}
 
 /** The sums of the records of one minute, tier, host, outcome and reason. */
 export type BatchRow = {
   /** The minute's start (ms epoch), from the records' `at`. */
   minute: number;
-  tier: StatsTier;
+  tier: TierName;
   /** The client's host as recorded, or OTHER past the batch's bound. */
   host: string;
   outcome: Outcome;
@@ -30,7 +48,7 @@ export interface MissRow {
 
 /** What the sending isolate did on the platform since its last flush, besides serving (store-operations.ts). */
 export interface BatchOperations {
-  tier: StatsTier;
+  tier: TierName;
   /** Purge-list re-reads: KV list requests. */
   kvLists: number;
   /** Purge records written: KV write requests. */
@@ -48,18 +66,24 @@ export interface StatsBatchJson {
 /** Longest host, key or reason accepted (record.ts cuts them far shorter). */
 export const MAX_NAME_LENGTH = 256;
 
-const TIERS: readonly StatsTier[] = ['edge', 'shield'];
 /** Counts of things (requests, slices) are whole; byte and time sums need only be finite and not negative. */
 const WHOLE: ReadonlySet<keyof Totals> = new Set(['requests', 'slicesHit', 'slicesMissed']);
 
 type Parsed<T> = { ok: true; value: T } | { ok: false; reason: string };
+
+const TIER_EXPECTED = `expected "tier" to be ${TIER_NAMES.join(' or ')}`;
 
 /** Whether `value` is a batch (extra fields allowed: mergeBatch copies only the ones it knows). */
 export function isStatsBatch(value: unknown): value is StatsBatchJson {
   return parseStatsBatch(value).ok;
 }
 
-/** The batch, or why not (the first thing wrong, and where). Never throws. */
+/**
+ * The batch, or why not (the first thing wrong, and where). Never throws. Checked whole before a number of it
+ * is added to a bucket, so that one bad batch (an older deployment's shape, a bug, a truncated body) is refused
+ * rather than turning a minute's sums into NaN or strings; built afresh, field by field: nothing the sender
+ * added (`__proto__` included) comes through.
+ */
 export function parseStatsBatch(value: unknown): { ok: true; batch: StatsBatchJson } | { ok: false; reason: string } {
   if (!isObject(value) || !Array.isArray(value.rows) || !Array.isArray(value.misses)) {
     return { ok: false, reason: 'expected an object with arrays "rows" and "misses"' };
@@ -77,10 +101,10 @@ export function parseStatsBatch(value: unknown): { ok: true; batch: StatsBatchJs
 function parseOperations(item: unknown): Parsed<BatchOperations> {
   if (!isObject(item)) return { ok: false, reason: 'expected an object' };
   const { tier, kvLists, kvWrites } = item;
-  if (!TIERS.includes(tier as StatsTier)) return { ok: false, reason: 'expected "tier" to be edge or shield' };
+  if (!isTierName(tier)) return { ok: false, reason: TIER_EXPECTED };
   if (!isCount(kvLists, true) || !isCount(kvWrites, true))
     return { ok: false, reason: 'expected "kvLists" and "kvWrites" to be whole numbers, at least 0' };
-  return { ok: true, value: { tier: tier as StatsTier, kvLists, kvWrites } };
+  return { ok: true, value: { tier, kvLists, kvWrites } };
 }
 
 function parseAll<T>(items: unknown[], parse: (item: unknown) => Parsed<T>, field: string): Parsed<T[]> {
@@ -97,7 +121,7 @@ function parseRow(item: unknown): Parsed<BatchRow> {
   if (!isObject(item)) return { ok: false, reason: 'expected an object' };
   const { minute, tier, host, outcome, reason } = item;
   if (!isMinute(minute)) return { ok: false, reason: 'expected "minute" to be the ms epoch of a minute\'s start' };
-  if (!TIERS.includes(tier as StatsTier)) return { ok: false, reason: 'expected "tier" to be edge or shield' };
+  if (!isTierName(tier)) return { ok: false, reason: TIER_EXPECTED };
   if (!isName(host))
     return { ok: false, reason: `expected "host" to be a string of at most ${MAX_NAME_LENGTH} characters` };
   if (!OUTCOMES.includes(outcome as Outcome))
@@ -108,7 +132,7 @@ function parseRow(item: unknown): Parsed<BatchRow> {
   if (!totals.ok) return totals;
   const key = {
     minute,
-    tier: tier as StatsTier,
+    tier,
     host,
     outcome: outcome as Outcome,
     ...(reason === undefined ? {} : { reason }),

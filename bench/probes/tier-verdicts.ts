@@ -1,9 +1,9 @@
-// The per-tier view of a few responses: how tiercache's tiers answered them, from RFC 9211
-// Cache-Status (hits and forwards at the edge, and at the shield for what the edge forwarded) and
-// the Server-Timing durations each tier reports.
+// How tiercache's tiers answered a few responses, read off them: each tier's RFC 9211 Cache-Status verdict
+// (a tier behind counted only where the one before it went forward) and the Server-Timing each tier reports.
 
-import { EDGE_CACHE_NAME, SHIELD_CACHE_NAME } from '../../shared/http/cache-status.ts';
 import { splitList } from '../../shared/http/header-list.ts';
+import type { TierMetric } from '../../shared/http/server-timing.ts';
+import { TIER_NAMES, TIERS, type TierName } from '../../shared/tiers/tiers.ts';
 import type { HeaderSample } from '../load/load-result.ts';
 import { mean } from '../report/statistics.ts';
 
@@ -14,43 +14,46 @@ export interface TierCount {
   hitRatio: number;
 }
 
-export type TimedTier = 'edge' | 'shield' | 'origin';
+/** Per tier (`edge` from the `tiercache-edge` member …): `hit`, or `fwd=…` (any reason), on the responses the tiers before it forwarded only. */
+export type TierVerdicts = { samples: number } & Record<TierName, TierCount> & {
+    /** Mean Server-Timing `dur` per tier, over the `count` responses that carry its metric. */
+    timing: Record<TierMetric, { meanMs: number; count: number }>;
+  };
 
-export interface TierStats {
-  samples: number;
-  /** From the `tiercache-edge` member: `hit`, or `fwd=…` (any reason). */
-  edge: TierCount;
-  /** From the `tiercache-shield` member, on the responses the edge forwarded only. */
-  shield: TierCount;
-  /** Mean Server-Timing `dur` per tier, over the `count` responses that carry its metric. */
-  timing: Record<TimedTier, { meanMs: number; count: number }>;
-}
+const TIMED: readonly TierMetric[] = [...TIER_NAMES, 'origin'];
 
-export function tierStats(samples: readonly HeaderSample[]): TierStats {
-  const edge = { hits: 0, forwards: 0 };
-  const shield = { hits: 0, forwards: 0 };
-  const timing = { edge: [] as number[], shield: [] as number[], origin: [] as number[] };
+export function tierVerdicts(samples: readonly HeaderSample[]): TierVerdicts {
+  const counts = TIERS.map(() => ({ hits: 0, forwards: 0 }));
+  const timing = new Map<string, number[]>(TIMED.map((name) => [name, []]));
   for (const sample of samples) {
     const members = cacheStatusMembers(sample.headers['cache-status']);
-    const atEdge = verdict(members.get(EDGE_CACHE_NAME));
-    if (atEdge) edge[atEdge]++;
-    // The shield's member describes this response only when the edge went forward for it.
-    const atShield = atEdge === 'forwards' ? verdict(members.get(SHIELD_CACHE_NAME)) : undefined;
-    if (atShield) shield[atShield]++;
-    for (const [name, dur] of serverTimingDurations(sample.headers['server-timing'])) {
-      if (name === 'edge' || name === 'shield' || name === 'origin') timing[name].push(dur);
+    // A tier's member describes this response only when the tiers before it went forward for it.
+    for (const [index, entry] of TIERS.entries()) {
+      const said = verdict(members.get(entry.statusMember));
+      const count = counts[index];
+      if (said !== undefined && count !== undefined) count[said]++;
+      if (said !== 'forwards') break;
     }
+    for (const [name, dur] of serverTimingDurations(sample.headers['server-timing'])) timing.get(name)?.push(dur);
   }
-  const summary = (durations: number[]) => ({ meanMs: mean(durations), count: durations.length });
+  const summary = (name: TierMetric) => {
+    const durations = timing.get(name) ?? [];
+    return { meanMs: mean(durations), count: durations.length };
+  };
+  const tiers = Object.fromEntries(
+    TIERS.map((entry, index) => {
+      const { hits, forwards } = counts[index] ?? { hits: 0, forwards: 0 };
+      return [entry.name, { hits, forwards, hitRatio: hits / (hits + forwards) }];
+    }),
+  ) as Record<TierName, TierCount>;
   return {
     samples: samples.length,
-    edge: { ...edge, hitRatio: edge.hits / (edge.hits + edge.forwards) },
-    shield: { ...shield, hitRatio: shield.hits / (shield.hits + shield.forwards) },
-    timing: { edge: summary(timing.edge), shield: summary(timing.shield), origin: summary(timing.origin) },
+    ...tiers,
+    timing: Object.fromEntries(TIMED.map((name) => [name, summary(name)])) as TierVerdicts['timing'],
   };
 }
 
-// RFC 9211 Cache-Status and Server-Timing, read as far as tierStats needs.
+// RFC 9211 Cache-Status and Server-Timing, read as far as tierVerdicts needs.
 
 /** Each member's parameters by cache name; a quoted detail may hold ';' (RFC 8941 sf-string). */
 function cacheStatusMembers(value: string | undefined): Map<string, Map<string, string>> {

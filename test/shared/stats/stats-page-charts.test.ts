@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { lineChart, niceCeiling } from '../../../shared/stats/svg-chart.ts';
+import { lineChart, niceCeiling } from '../../../shared/stats/stats-page-charts.ts';
 
 const spec = (values: readonly number[][], labels?: readonly string[]) => ({
   id: 'c',

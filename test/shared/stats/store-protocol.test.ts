@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isStatsBatch, MAX_NAME_LENGTH, parseStatsBatch } from '../../../shared/stats/stats-batch-json.ts';
+import { isStatsBatch, MAX_NAME_LENGTH, parseStatsBatch } from '../../../shared/stats/store-protocol.ts';
 import { TOTAL_FIELDS } from '../../../shared/stats/totals.ts';
 import { BASE, batchArb, batchOf, record } from './arbitraries.ts';
 
