@@ -14,6 +14,17 @@ module.exports = {
       to: { path: '^shared/(tier/|observe/|purge/purge-store)' },
     },
     {
+      name: 'slice-reader-never-reaches-up',
+      comment:
+        "The slice reader (shared/tier/slice-reader/, its contract in README.md) is handed its ports and stands only on the read path's primitives below it: the port types (ports.ts), what discovery found (resolved.ts), the tier's cache (tier-cache.ts), collapsing (collapse.ts) and the fill (fill.ts). The rest of the read path (lookup, the fill of an entry, HEAD, a tier's report) calls it, so the reader never imports it, nor the observers or a tier: it stays one room that can be read, tested and changed on its own.",
+      severity: 'error',
+      from: { path: '^shared/tier/slice-reader/' },
+      to: {
+        path: '^(shared/(tier|observe)/|worker/|shield/)',
+        pathNot: '^shared/tier/(slice-reader/[\\w-]+|ports|resolved|tier-cache|collapse|fill)\\.ts$',
+      },
+    },
+    {
       name: 'shared-knows-no-tier',
       comment: 'shared/ is what both tiers run: it never imports the edge or the shield.',
       severity: 'error',

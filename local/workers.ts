@@ -218,7 +218,7 @@ function definedStrings(config: RawConfig): Record<string, string> {
 }
 
 /**
- * TEST_CLOCK for both workers (shared/tier/test-clock.ts): a Node function answering the fake time,
+ * TEST_CLOCK for both workers (shared/clock/clock-offset.ts): a Node function answering the fake time,
  * so that a test can move the clock freshness is judged by instead of sleeping.
  */
 function clockBinding(clock: (() => number) | undefined): Record<string, (request: Request) => Response> {

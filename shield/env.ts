@@ -13,7 +13,7 @@ import type { RequestMeter } from '../shared/observe/request-meter.ts';
 export type ShieldEnv = RawConfig & {
   /** The global purge list (shared/purge/purge-store.ts), shared with the edge. */
   PURGES?: KVNamespace;
-  /** The local test stack's movable clock (shared/tier/test-clock.ts); never bound when deployed. */
+  /** The local test stack's movable clock (shared/clock/clock-offset.ts); never bound when deployed. */
   TEST_CLOCK?: Fetcher;
   /** The stats store (stats-store.ts, this script's own Durable Object); absent = nothing counted. */
   STATS?: DurableObjectNamespace;

@@ -8,6 +8,7 @@
 // (workers-cache-gateway.ts), which marks its answers for Workers Cache and alone can purge it.
 
 import { Hono } from 'hono';
+import { clockOffset } from '../shared/clock/clock-offset.ts';
 import { CREDENTIAL_HEADER } from '../shared/hop/hop-fields.ts';
 import { parseSliceRequestPath } from '../shared/hop/slice-protocol.ts';
 import { credentialMatches } from '../shared/http/authorization.ts';
@@ -16,7 +17,6 @@ import { observedFetch } from '../shared/observe/observed.ts';
 import type { RequestFacts } from '../shared/request/request-facts.ts';
 import { normalizePath, requestUrl } from '../shared/request/request-target.ts';
 import { HEALTH_PATH, isReserved, PURGE_PATH, WORKERS_CACHE_PURGE_PATH } from '../shared/request/reserved-paths.ts';
-import { clockOffset } from '../shared/tier/test-clock.ts';
 import { withTierReport } from '../shared/tier/tier-headers.ts';
 import { type ShieldBindings, type ShieldEnv, type ShieldRequest, type ShieldRole, shieldBindings } from './env.ts';
 import { answerShieldHealth } from './health.ts';

@@ -17,9 +17,9 @@ import { sliceCount, spanBytes } from '../shared/slices/slice-plan.ts';
 import type { EntryMeta } from '../shared/store/stored-entry.ts';
 import { type Piece, rangesStream } from '../shared/streams/byte-stream.ts';
 import { resolveObject } from '../shared/tier/object-read.ts';
-import { readObjectSlices } from '../shared/tier/object-slices.ts';
 import type { Budget, ObjectRead } from '../shared/tier/ports.ts';
-import type { Resolved } from '../shared/tier/resolved.ts';
+import { cancelPrefetched, type Resolved } from '../shared/tier/resolved.ts';
+import { readObjectSlices } from '../shared/tier/slice-reader/reader.ts';
 import { slicedReport, tierAnswer } from '../shared/tier/tier-headers.ts';
 import { warmSlices } from './slice-warm.ts';
 import { markForWorkersCache } from './workers-cache-answer.ts';
@@ -57,7 +57,7 @@ export async function answerSlices(request: SliceRequest, context: SliceAnswerCo
       // The edge's copy is current: tell it so, with every header that refreshes it (RFC 9111
       // §3.2: all of the shield's, not only the few a 304 to a client carries, RFC 9110 §15.4.5).
       if (resolved.kind === 'whole') void resolved.body?.cancel();
-      else for (const body of resolved.prefetched.values()) void body.cancel().catch(() => undefined);
+      else void cancelPrefetched(resolved);
       return deliver(context, 304, representationHeaders(representation), null, resolved, resolved.report);
     }
     if (resolved.kind === 'whole') {
@@ -125,7 +125,7 @@ export async function answerSlices(request: SliceRequest, context: SliceAnswerCo
       return deliver(context, 200, headers, await spanBody(sliceRead.pieces, bytes, indices.length), resolved, report);
     } catch (error) {
       if (!(error instanceof VersionChanged)) throw error;
-      for (const body of resolved.prefetched.values()) void body.cancel().catch(() => undefined);
+      void cancelPrefetched(resolved);
       // Not one byte has gone out yet: start over from what the origin holds now, unless the
       // edge pinned a version, which is now gone.
       if (request.etag !== undefined || attempt > 0)
@@ -191,7 +191,7 @@ function refuse(
   resolved: Extract<Resolved, { kind: 'sliced' }>,
   status: 412 | 416,
 ): Response {
-  for (const body of resolved.prefetched.values()) void body.cancel().catch(() => undefined);
+  void cancelPrefetched(resolved);
   const headers = new Headers(resolved.meta.headers);
   markObject(headers, resolved.meta);
   if (status === 416) headers.set('content-range', unsatisfiedRange(resolved.meta.size));

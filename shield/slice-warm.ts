@@ -15,16 +15,15 @@
 import { warmWord } from '../shared/hop/slice-protocol.ts';
 import { moveDeadlineMs } from '../shared/slices/move-deadline.ts';
 import { sliceLength } from '../shared/slices/slice-plan.ts';
+import { FETCH, LOOKUP, PUT, WARMED_SLICE } from '../shared/slices/subrequest-costs.ts';
 import { identityPipe } from '../shared/streams/identity-pipe.ts';
-import { pinnedSpans } from '../shared/tier/object-slices.ts';
 import type { Budget, ObjectRead } from '../shared/tier/ports.ts';
-import type { SlicedObject } from '../shared/tier/resolved.ts';
-import { deadline } from '../shared/tier/slice-ahead.ts';
-import type { SliceStore } from '../shared/tier/slice-ports.ts';
-import { tierSlices } from '../shared/tier/slice-store.ts';
+import { cancelPrefetched, type SlicedObject } from '../shared/tier/resolved.ts';
+import { tierSlices } from '../shared/tier/slice-reader/cached-slices.ts';
+import type { SliceStore } from '../shared/tier/slice-reader/ports.ts';
+import { deadline } from '../shared/tier/slice-reader/read-ahead.ts';
+import { pinnedSpans } from '../shared/tier/slice-reader/reader.ts';
 
-/** Subrequests a slice may cost here: a lookup, the origin's fetch, the put. */
-const PER_SLICE = 3;
 /** How often the answer's body says the shield is still at it, so that it hears when the edge is gone. */
 export const HEARTBEAT_MS = 250;
 
@@ -49,9 +48,9 @@ export async function warmSlices(
   const { meta } = sliced;
   const store = tierSlices(read.cache, read.key, meta, sliced.entry, read.waitUntil, read.collapseWait);
   const missing: number[] = [];
-  let possible = store.storing && budget.remaining >= PER_SLICE * indices.length;
+  let possible = store.storing && budget.remaining >= WARMED_SLICE * indices.length;
   for (const index of possible ? indices : []) {
-    budget.remaining--;
+    budget.remaining -= LOOKUP;
     if (sliced.prefetched.has(index)) {
       // Fetched with discovery: this request is the one storing it; others wait for it.
       store.claim?.(index);
@@ -62,9 +61,8 @@ export async function warmSlices(
     if (found === undefined) missing.push(index);
     else await found.cancel();
   }
-  for (const [index, body] of sliced.prefetched)
-    if (!missing.includes(index)) void body.cancel().catch(() => undefined);
-  possible &&= budget.remaining >= 2 * missing.length;
+  void cancelPrefetched(sliced, missing);
+  possible &&= budget.remaining >= (FETCH + PUT) * missing.length;
   const pipe = identityPipe(undefined);
   const gone = new AbortController();
   const signal = read.signal === undefined ? gone.signal : AbortSignal.any([read.signal, gone.signal]);
@@ -103,7 +101,7 @@ async function fetchMissing(
   const fetchSpan = pinnedSpans(read, sliced.meta);
   let fetched = 0;
   for (const [at, index] of missing.entries()) {
-    budget.remaining -= 2;
+    budget.remaining -= FETCH + PUT;
     const bytes = length(sliced, index);
     let body: ReadableStream<Uint8Array>;
     try {

@@ -7,6 +7,7 @@
 // after them, site-responses.ts finishes GET/HEAD/OPTIONS answers (the 404 page, CORS).
 
 import { Hono } from 'hono';
+import { clockOffset } from '../shared/clock/clock-offset.ts';
 import { FRONT_HEADER } from '../shared/hop/hop-fields.ts';
 import { credentialMatches } from '../shared/http/authorization.ts';
 import { errorResponse, Forbidden, HttpError, MethodNotAllowed, NotFound } from '../shared/http/errors.ts';
@@ -14,7 +15,6 @@ import { observedFetch } from '../shared/observe/observed.ts';
 import type { RequestFacts } from '../shared/request/request-facts.ts';
 import { normalizePath, requestUrl } from '../shared/request/request-target.ts';
 import { HEALTH_PATH, isReserved, PURGE_PATH, STATS_JSON_PATH, STATS_PATH } from '../shared/request/reserved-paths.ts';
-import { clockOffset } from '../shared/tier/test-clock.ts';
 import { withTierReport } from '../shared/tier/tier-headers.ts';
 import { forwardedPath } from './edge-address.ts';
 import { type EdgeBindings, type EdgeEnv, type EdgeRequest, edgeBindings } from './env.ts';

@@ -5,6 +5,7 @@
 // re-read — returns undefined and takes the full path, which reads the same memory through
 // edge-cache.ts and decides stale use, revalidation and ranges there.
 
+import { clockOffset } from '../shared/clock/clock-offset.ts';
 import { appendCacheStatus, cacheStatusMember, withoutMember } from '../shared/http/cache-status.ts';
 import { serverTimingMetric } from '../shared/http/server-timing.ts';
 import { targetedFieldsToStrip } from '../shared/http/targeted-cache-control.ts';
@@ -12,7 +13,6 @@ import { purgedBy } from '../shared/purge/purge.ts';
 import { knownPurgeList } from '../shared/purge/purge-store.ts';
 import { currentAge, remainingFreshness } from '../shared/store/stored-entry.ts';
 import { responseAsIs } from '../shared/streams/response-as-is.ts';
-import { clockOffset } from '../shared/tier/test-clock.ts';
 import { tier } from '../shared/tiers/tiers.ts';
 import { knownAddress } from './edge-address.ts';
 import { edgeMemory } from './edge-cache.ts';

@@ -9,17 +9,18 @@ import { evaluatePreconditions, notModifiedHeaders } from '../shared/http/condit
 import { BadGateway, PreconditionFailed, VersionChanged } from '../shared/http/errors.ts';
 import { appendServerTiming, serverTimingMetric } from '../shared/http/server-timing.ts';
 import { slicesFor } from '../shared/slices/slice-plan.ts';
-import { forgetObject, resolveObject } from '../shared/tier/object-read.ts';
-import { readObjectSlices } from '../shared/tier/object-slices.ts';
+import { LOOKUP, SLICE_READ } from '../shared/slices/subrequest-costs.ts';
+import { resolveObject } from '../shared/tier/object-read.ts';
 import type { Budget, ObjectRead } from '../shared/tier/ports.ts';
-import type { Resolved, WholeObject } from '../shared/tier/resolved.ts';
-import { SUBREQUESTS_PER_SLICE } from '../shared/tier/slice-reader.ts';
+import { cancelPrefetched, type Resolved, type WholeObject } from '../shared/tier/resolved.ts';
+import { readObjectSlices } from '../shared/tier/slice-reader/reader.ts';
+import { forgetObject } from '../shared/tier/tier-cache.ts';
 import { slicedReport, tierAnswer } from '../shared/tier/tier-headers.ts';
 
 import { firstSliceHint, framedBody, planRanges, unsatisfiable, wholeInOnePiece, wholePieces } from './client-range.ts';
 import { copyWhole, storedWholeCopy } from './whole-copy.ts';
 
-/** Most slices per request to the shield: each costs the shield about three subrequests. */
+/** Most slices per request to the shield, however short the budget (spanLimit). */
 const MAX_SPAN = 16;
 
 export async function serveObject(
@@ -55,13 +56,12 @@ async function serveSliced(
   const { meta } = resolved;
   const precondition = evaluatePreconditions(request.headers, meta.headers);
   if (precondition !== 'proceed') {
-    for (const body of resolved.prefetched.values()) void body.cancel().catch(() => undefined);
+    void cancelPrefetched(resolved);
     return deliverCondition(read, precondition, meta.headers, resolved, started);
   }
   const plan = planRanges(request.headers, meta.size, meta.headers);
   const indices = plan.kind === 'unsatisfiable' ? [] : neededSlices(plan.ranges, meta.sliceSize);
-  for (const [index, body] of resolved.prefetched)
-    if (!indices.includes(index)) void body.cancel().catch(() => undefined);
+  void cancelPrefetched(resolved, indices);
   if (plan.kind === 'unsatisfiable')
     return deliver(
       read,
@@ -209,12 +209,13 @@ function withNoTransform(cacheControl: string | null): string {
  * Slices per request to the shield. One, whenever the budget allows a request per slice: each
  * answer is then one slice's bytes, piped and stored as they come, never cut up in JavaScript,
  * and the edge's read-ahead window runs that many shield requests (and origin reads) at once.
- * Longer spans only when `slices` would not fit the budget otherwise, and never more than the
- * shield can serve within its own budget (a manifest lookup plus three per slice).
+ * Longer spans only when `slices` would not fit the budget otherwise (each reckoned at SLICE_READ),
+ * and never more than the shield can serve within a budget of the same size (a manifest LOOKUP,
+ * then SLICE_READ per slice).
  */
 function spanLimit(slices: number, subrequests: number): number {
-  const needed = Math.ceil((slices * SUBREQUESTS_PER_SLICE) / subrequests);
-  const shieldCap = Math.floor((subrequests - 1) / SUBREQUESTS_PER_SLICE);
+  const needed = Math.ceil((slices * SLICE_READ) / subrequests);
+  const shieldCap = Math.floor((subrequests - LOOKUP) / SLICE_READ);
   return Math.max(1, Math.min(MAX_SPAN, shieldCap, needed));
 }
 

@@ -12,11 +12,12 @@
 import { retention } from '../shared/http/stale.ts';
 import { sliceEntryHeaders, WHOLE_COPY } from '../shared/slices/object-meta.ts';
 import { sliceBytes, sliceCount, sliceKey, wholeCopyKey } from '../shared/slices/slice-plan.ts';
+import { LOOKUP, PUT } from '../shared/slices/subrequest-costs.ts';
 import { type Piece, rangesStream } from '../shared/streams/byte-stream.ts';
 import { claim, isFilling } from '../shared/tier/collapse.ts';
 import type { Budget, ObjectRead } from '../shared/tier/ports.ts';
 import type { SlicedObject } from '../shared/tier/resolved.ts';
-import { storedPart } from '../shared/tier/slice-store.ts';
+import { storedPart } from '../shared/tier/slice-reader/cached-slices.ts';
 import { remove, store } from '../shared/tier/tier-cache.ts';
 
 /** The stored whole copy of `sliced`'s version, if this tier has one (one lookup). */
@@ -25,8 +26,8 @@ export async function storedWholeCopy(
   sliced: SlicedObject,
   budget: Budget,
 ): Promise<ReadableStream<Uint8Array> | undefined> {
-  if (budget.remaining < 1) return undefined;
-  budget.remaining--;
+  if (budget.remaining < LOOKUP) return undefined;
+  budget.remaining -= LOOKUP;
   const { meta } = sliced;
   // Handed to the client as it is: the point of the copy is the runtime's own pass-through.
   return storedPart(read.cache, wholeCopyKey(read.key, meta, meta.sliceSize), WHOLE_COPY, meta.size);
@@ -39,8 +40,9 @@ export function copyWhole(read: ObjectRead, sliced: SlicedObject, budget: Budget
   const count = sliceCount(meta.size, meta.sliceSize);
   const key = wholeCopyKey(read.key, meta, meta.sliceSize);
   // A lookup per slice and the put (the read that asked for it is over).
-  if (budget.remaining < count + 1 || isFilling(key)) return;
-  budget.remaining -= count + 1;
+  const cost = count * LOOKUP + PUT;
+  if (budget.remaining < cost || isFilling(key)) return;
+  budget.remaining -= cost;
   const filling = claim(key);
   // Every slice counted as it is read, and the copy as it is stored: a slice gone, short or
   // long errors the body, and nothing is kept.

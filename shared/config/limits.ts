@@ -26,8 +26,9 @@ export interface SlicingConfig {
   readahead: number;
   /**
    * SLICE_PARALLEL: slices the edge keeps in flight at most on a cold read, each stored ahead at
-   * the shield by a request (an invocation) of its own; a download starts at 6 and grows while
-   * that adds throughput (parallelism.ts). Also the isolate's cap, shared by its downloads.
+   * the shield by a request (an invocation) of its own; a download starts at START_PARALLEL
+   * (shared/tier/slice-reader/window.ts) and grows while that adds throughput (parallelism.ts).
+   * Also the isolate's cap, shared by its downloads.
    */
   parallel: number;
   /** Subrequests one request may make (Workers: 50 on the free plan, 1,000 or more on paid). */
@@ -60,9 +61,10 @@ const DEFAULT_WHOLE_COPY = 64 * MIB;
 /**
  * Slices in flight on a cold read at the edge, at most. Each is read ahead through the caches,
  * holding no memory, so what bounds it is the origin: Storj allows 500 concurrent transfers per
- * credential, shared by every edge isolate reading through it. A download starts at 16
- * (slice-reading.ts) and grows while that adds throughput (bench: 256 MiB through the 80 ms /
- * 25 MB/s origin, 6.2× a single stream on this 2-core machine, bound by its CPU).
+ * credential, shared by every edge isolate reading through it. A download starts at
+ * START_PARALLEL (shared/tier/slice-reader/window.ts) and grows while that adds throughput (bench:
+ * 256 MiB through the 80 ms / 25 MB/s origin, 6.2× a single stream on this 2-core machine, bound by
+ * its CPU).
  */
 const DEFAULT_PARALLEL = 32;
 const MAX_PARALLEL = 64;

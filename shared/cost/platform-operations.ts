@@ -1,6 +1,8 @@
 // The platform operations a deployment makes besides answering requests, per isolate per interval
 // (docs/costs.md): purge-list re-reads and stats flushes, what they cost the stats object, logs, subrequests.
 
+import { FETCH, LOOKUP, PUT, SLICE_READ } from '../slices/subrequest-costs.ts';
+
 /**
  * What a stats flush costs the Durable Object's SQLite storage (shield/stats-store.ts): the get()
  * and put() of the batch's minute, and once a minute one more (a batch spanning a minute's turn,
@@ -36,15 +38,15 @@ export const LOG_RETENTION_DAYS = 7;
  */
 export const SUBREQUESTS = {
   /** The edge: one lookup. */
-  edgeHit: 1,
+  edgeHit: LOOKUP,
   /** The edge: a lookup, the shield, a put. */
-  edgeWholeMiss: 3,
+  edgeWholeMiss: LOOKUP + FETCH + PUT,
   /** The edge, per slice read ahead: its lookup, the warm, the copy's fetch and put, the read back. */
-  edgeSlice: 5,
+  edgeSlice: SLICE_READ,
   /** The shield: one lookup. */
-  shieldHit: 1,
+  shieldHit: LOOKUP,
   /** The shield: a lookup, the origin, a put. */
-  shieldMiss: 3,
+  shieldMiss: LOOKUP + FETCH + PUT,
 } as const;
 
 /**

@@ -1,4 +1,4 @@
-// A slice the edge reads ahead takes two shield invocations (shared/tier/slice-ahead.ts): the
+// A slice the edge reads ahead takes two shield invocations (shared/tier/slice-reader/read-ahead.ts): the
 // warm, which looks it up and fetches it from the origin if it must, and stores it there; then
 // the edge's copy of it, a hit of what the warm stored. Both are one request of the edge's for
 // that slice, and each tier counts it once, with what it really was: the warm carries the record

@@ -1,8 +1,5 @@
-// The first half of every tier's read path (Varnish's recv → hash → hit|miss): find what this
-// tier knows about the object (a whole stored response, or a manifest of a sliced object), and
-// on a miss ask the next hop for the first slice the request needs, which also tells whether
-// the object is sliced at all. What to send back is decided by the caller (the edge answers
-// clients' ranges, the shield answers slice requests).
+// The first half of every tier's read path (Varnish's recv → hash → hit|miss): what this tier holds for the
+// object (a whole response, or a sliced object's manifest), or on a miss what the next hop's first slice says.
 
 import { type CacheStatusParams, type ForwardReason, memberDetail } from '../http/cache-status.ts';
 import { HttpError, isDisconnectedDetail, NotStored } from '../http/errors.ts';
@@ -14,10 +11,14 @@ import { tier } from '../tiers/tiers.ts';
 import { type Claim, claim, claimOrWait, isFilling } from './collapse.ts';
 import { type Filled, fill } from './object-fill.ts';
 import type { ObjectRead } from './ports.ts';
-import type { Resolved } from './resolved.ts';
-import { lookup, remove, type StoredEntry } from './tier-cache.ts';
+import { cancelPrefetched, type Resolved } from './resolved.ts';
+import { forgetObject, lookup, type StoredEntry } from './tier-cache.ts';
 
-/** What this tier has for the object, or what discovery found; `firstSlice` is the slice to discover with. */
+/**
+ * What this tier has for the object, or what discovery found (which also tells whether the object is
+ * sliced at all); `firstSlice` is the slice to discover with. What to send back is the caller's to
+ * decide: the edge answers clients' ranges, the shield answers slice requests.
+ */
 export async function resolveObject(read: ObjectRead, firstSlice: number): Promise<Resolved> {
   const started = read.now();
   const entry = await lookupLive(read);
@@ -141,7 +142,7 @@ async function filling(read: ObjectRead, leader: Claim, run: () => Promise<Fille
 
 async function discardBody(resolved: Resolved): Promise<void> {
   if (resolved.kind === 'whole') await resolved.body?.cancel().catch(() => undefined);
-  else for (const body of resolved.prefetched.values()) await body.cancel().catch(() => undefined);
+  else await cancelPrefetched(resolved);
 }
 
 async function freshEntry(read: ObjectRead): Promise<StoredEntry | undefined> {
@@ -214,9 +215,4 @@ export async function lookupLive(read: ObjectRead): Promise<StoredEntry | undefi
  */
 function isUnreadableManifest(entry: StoredEntry): boolean {
   return isManifest(entry.headers) && readManifest(entry.headers) === undefined;
-}
-
-/** Forget this tier's manifest (the object changed upstream). */
-export function forgetObject(read: ObjectRead): Promise<boolean> {
-  return remove(read.cache, read.key).catch(() => false);
 }

@@ -1,7 +1,5 @@
-// What each tier hands the one read path both run: its cache, its next hop and its policy
-// (ObjectRead). The next hop answers in the same terms whatever it is: the edge's is the
-// shield (worker/shield-client.ts, the slice protocol), the shield's the origin
-// (shield/origin/origin-upstream.ts, ranged GETs).
+// What each tier hands the one read path both run (ObjectRead): its cache, its policy, and its next hop, which
+// answers in the same terms whatever it is (UpstreamAnswer): the edge's is the shield, the shield's the origin.
 
 import type { Config } from '../config/config.ts';
 import type { StaleDefaults } from '../http/stale.ts';
@@ -35,7 +33,7 @@ export interface SliceAsk {
   /** The client's request: once it aborts (the client went away), so does this fetch, body and all. */
   signal?: AbortSignal | undefined;
   /**
-   * The copy of a slice a warm stored at the next hop (slice-ahead.ts): the second half of one
+   * The copy of a slice a warm stored at the next hop (slice-reader/read-ahead.ts): the second half of one
    * request for it, counted with the warm at both tiers (shared/observe/read-ahead-copy.ts).
    */
   copy?: boolean | undefined;

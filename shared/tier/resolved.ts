@@ -1,5 +1,5 @@
-// What the first half of the read path finds (object-read.ts), for the second half and the
-// tier's answer: a whole response, or a sliced object's manifest with how to read its slices.
+// What the first half of the read path finds (object-read.ts), for the second half and the tier's answer: a
+// whole response, or a sliced object's manifest with the slices discovery brought.
 
 import type { CacheStatusParams } from '../http/cache-status.ts';
 import type { ObjectMeta } from '../slices/object-meta.ts';
@@ -38,3 +38,18 @@ export interface SlicedObject {
 }
 
 export type Resolved = WholeObject | SlicedObject;
+
+/**
+ * Lets go of the slices discovery brought that the read will not take (all of them, unless `taken`
+ * names some): every cancel starts at once, and the promise settles when all have (a failed one is
+ * let go). Whoever no longer needs them awaits it or not, as the moment asks.
+ */
+export function cancelPrefetched(
+  sliced: { prefetched?: ReadonlyMap<number, ReadableStream<Uint8Array>> | undefined },
+  taken: readonly number[] = [],
+): Promise<void> {
+  const cancels: Promise<unknown>[] = [];
+  for (const [index, body] of sliced.prefetched ?? [])
+    if (!taken.includes(index)) cancels.push(body.cancel().catch(() => undefined));
+  return Promise.all(cancels).then(() => undefined);
+}

@@ -1,24 +1,16 @@
-// One tier's stored entries, over whatever Cache the tier hands in. Each tier opens its own
-// namespace (tiercache-edge, tiercache-shield: never caches.default), so the tiers never
-// answer for each other, locally or deployed. This module never reaches for the runtime
-// itself: the Cache is a parameter, which keeps it usable from both tiers and from tests.
-//
-// A body is stored only when it is exactly what it claims. The platform cannot be trusted to
-// refuse a body whose stream failed: the local Cache API keeps what arrived of it, under the
-// length it was announced with, and may commit it after the put has already failed (so a
-// delete right after can come too early). So every put is counted here, and every entry names
-// the fill that wrote it: a fill whose body was short, long or broken is remembered as failed,
-// its entry is deleted, and whenever a lookup in this isolate meets an entry of a failed fill
-// (however late the platform committed it) it is deleted and counts as a miss. Entries also
-// record the length they were counted at; a lookup that finds the platform's length
-// disagreeing treats the entry as gone.
+// One tier's stored entries, over whatever Cache the tier hands in (its own namespace, never caches.default):
+// lookup, the put JavaScript counts, the put the runtime moves, and removal; a body is stored only when exact.
 
 import { LengthMismatch } from '../http/errors.ts';
 import { type EntryMeta, fromStoredHeaders, PLATFORM_STATUS, toStoredHeaders } from '../store/stored-entry.ts';
 import { bodySource } from '../streams/body-source.ts';
 import { identityPipe } from '../streams/identity-pipe.ts';
+import { isNativeBody, pipesNatively } from '../streams/native-body.ts';
 import { pumpInto } from '../streams/pump-into.ts';
 import { responseAsIs } from '../streams/response-as-is.ts';
+
+/** workerd's FixedLengthStream: a pipe that fails unless exactly `length` bytes pass. */
+type Fixed = new (length: number) => TransformStream<Uint8Array, Uint8Array>;
 
 /** The part of the Workers Cache API a tier uses. */
 export interface TierCache {
@@ -38,7 +30,18 @@ export interface StoredEntry {
   fill: number | undefined;
 }
 
-/** Fills of this isolate whose body turned out inexact, newest last; a bounded memory. */
+/**
+ * Fills of this isolate whose body turned out inexact, newest last; a bounded memory. The platform
+ * cannot be trusted to refuse a body whose stream failed: the local Cache API keeps what arrived of
+ * it, under the length it was announced with, and may commit it after the put has already failed
+ * (so a delete right after can come too early). So every put is counted, and every entry names the
+ * fill that wrote it: a fill whose body was short, long or broken is remembered here, its entry is
+ * deleted, and whenever a lookup in this isolate meets an entry of a failed fill (however late the
+ * platform committed it) it is deleted and counts as a miss. Entries also record the length they
+ * were counted at; a lookup that finds the platform's length disagreeing treats the entry as gone.
+ * The Cache is a parameter throughout, never the runtime's own: each tier opens its namespace
+ * (tiercache-edge, tiercache-shield), so the tiers never answer for each other.
+ */
 const failedFills = new Set<number>();
 const FAILED_FILLS_KEPT = 4096;
 
@@ -82,6 +85,7 @@ export async function lookup(cache: TierCache, key: string): Promise<StoredEntry
   };
 }
 
+/** An entry to store: its body is counted in (store, openPut) or moved by the runtime (storeNatively). */
 export interface Storable {
   status: number;
   headers: Headers;
@@ -182,6 +186,49 @@ export async function store(cache: TierCache, key: string, entry: Storable): Pro
   return put.close();
 }
 
+/**
+ * Stores `entry` with its body moved by the runtime (no JavaScript per chunk: a stored slice's
+ * bytes cost the isolate almost nothing, and it holds none of them). The body goes through a
+ * FixedLengthStream of its length, so the put fails unless exactly that many bytes arrive; it
+ * counts as stored only when both the pipe and the put succeeded (a pipe into that stream
+ * resolves even when the stream then fails for being short: the put is what says so). Any
+ * failure is a failed fill (remembered, its entry deleted: the local runtime keeps what arrived
+ * of a failed put). `signal` gives it up. A body not marked as the runtime's own, of exactly
+ * its length (nativeBody), and any body where the runtime cannot pipe (Node), is counted by
+ * JavaScript instead (store).
+ */
+export async function storeNatively(
+  cache: TierCache,
+  key: string,
+  entry: Storable & { length: number },
+  signal?: AbortSignal,
+): Promise<boolean> {
+  // Only a body the runtime made, framed as exactly its length (native-body.ts); any other is counted by JavaScript.
+  if (!pipesNatively() || !isNativeBody(entry.body as ReadableStream<Uint8Array>)) return store(cache, key, entry);
+  const fill = entry.fill ?? newFill();
+  const fixed = new (globalThis as unknown as { FixedLengthStream: Fixed }).FixedLengthStream(entry.length);
+  const headers = toStoredHeaders(entry.headers, entry.meta, entry.retention, {
+    length: entry.length,
+    fill,
+    ...(entry.status !== PLATFORM_STATUS ? { status: entry.status } : {}),
+  });
+  const putting = cache.put(new Request(key), responseAsIs(fixed.readable, { status: PLATFORM_STATUS, headers })).then(
+    () => true,
+    () => false,
+  );
+  const piping = (entry.body as ReadableStream<Uint8Array>)
+    .pipeTo(fixed.writable, signal === undefined ? {} : { signal })
+    .then(
+      () => true,
+      () => false,
+    );
+  const [put, piped] = await Promise.all([putting, piping]);
+  if (put && piped) return true;
+  rememberFailed(fill);
+  await remove(cache, key).catch(() => false);
+  return false;
+}
+
 /** A name for one fill of an entry, unlike any other this isolate makes. */
 export function newFill(): number {
   const [high = 0, low = 0] = crypto.getRandomValues(new Uint32Array(2));
@@ -190,4 +237,9 @@ export function newFill(): number {
 
 export function remove(cache: TierCache, key: string): Promise<boolean> {
   return cache.delete(new Request(key));
+}
+
+/** Forget this tier's entry for the request (its manifest, when the object changed upstream); a failed delete is let go. */
+export function forgetObject(read: { cache: TierCache; key: string }): Promise<boolean> {
+  return remove(read.cache, read.key).catch(() => false);
 }

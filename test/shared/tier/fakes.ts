@@ -1,7 +1,5 @@
-// Fakes of the read path's ports (shared/tier/ports.ts, tier-cache.ts), for unit tests of the
-// path both tiers run, in Node: a tier's cache in a Map, a next hop that answers from one
-// object and records what it was asked, and an ObjectRead over them with a clock the test moves
-// and a waitUntil whose promises the test awaits (settle).
+// Fakes of the read path's ports (shared/tier/ports.ts, tier-cache.ts), for its unit tests in Node: a cache in a
+// Map, a next hop answering from one object, an ObjectRead with a clock the test moves and a waitUntil it awaits.
 
 import { expect } from 'vitest';
 import {
@@ -18,7 +16,7 @@ import { type ObjectMeta, representationHeaders } from '../../../shared/slices/o
 import { type ObjectVersion, type SliceSpan, sliceCount, spanBytes } from '../../../shared/slices/slice-plan.ts';
 import { fromStoredHeaders, type Unpacked } from '../../../shared/store/stored-entry.ts';
 import type { ObjectRead, SliceAsk, Upstream, UpstreamAnswer, Validators } from '../../../shared/tier/ports.ts';
-import type { Resolved, SlicedObject, WholeObject } from '../../../shared/tier/resolved.ts';
+import { cancelPrefetched, type Resolved, type SlicedObject, type WholeObject } from '../../../shared/tier/resolved.ts';
 import type { TierCache } from '../../../shared/tier/tier-cache.ts';
 import { concat, faultyStream, streamOf } from '../../streams.ts';
 
@@ -473,8 +471,7 @@ export function asSliced(resolved: Resolved): SlicedObject {
 /** Resolved's body read to its end, and its stores settled: what a client got, once the tier is done. */
 export async function drained(read: FakeRead, resolved: Resolved): Promise<string> {
   const body = resolved.kind === 'whole' ? await text(resolved.body) : '';
-  if (resolved.kind === 'sliced')
-    for (const stream of resolved.prefetched.values()) if (!stream.locked) await stream.cancel();
+  if (resolved.kind === 'sliced') await cancelPrefetched(resolved);
   const outcomes = await read.settle();
   expect(outcomes.filter((outcome) => outcome.status === 'rejected')).toEqual([]);
   return body;

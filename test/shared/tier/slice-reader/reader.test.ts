@@ -1,14 +1,16 @@
+// readSlices (shared/tier/slice-reader/reader.ts) over faked ports: a store in a Map and a scripted next hop.
+
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { VersionChanged } from '../../../shared/http/errors.ts';
-import type { ObjectMeta } from '../../../shared/slices/object-meta.ts';
-import type { SliceSpan } from '../../../shared/slices/slice-plan.ts';
-import type { Piece } from '../../../shared/streams/byte-stream.ts';
-import type { Budget } from '../../../shared/tier/ports.ts';
-import type { SliceRead, SliceReadOptions, SliceStore, SpanFetch } from '../../../shared/tier/slice-ports.ts';
-import { readSlices } from '../../../shared/tier/slice-reader.ts';
-import type { OpenPut } from '../../../shared/tier/tier-cache.ts';
-import { concat, streamOf } from '../../streams.ts';
+import { VersionChanged } from '../../../../shared/http/errors.ts';
+import type { ObjectMeta } from '../../../../shared/slices/object-meta.ts';
+import type { SliceSpan } from '../../../../shared/slices/slice-plan.ts';
+import type { Piece } from '../../../../shared/streams/byte-stream.ts';
+import type { Budget } from '../../../../shared/tier/ports.ts';
+import type { SliceRead, SliceReadOptions, SliceStore, SpanFetch } from '../../../../shared/tier/slice-reader/ports.ts';
+import { readSlices } from '../../../../shared/tier/slice-reader/reader.ts';
+import type { OpenPut } from '../../../../shared/tier/tier-cache.ts';
+import { concat, streamOf } from '../../../streams.ts';
 
 const SLICE = 4;
 const PLENTY = 10_000;

@@ -1,23 +1,23 @@
-// A slice read ahead of its reader goes through the caches, not through memory. The next hop is
-// asked to store it (the shield: a warm, one invocation of its own with its own connections),
-// then this tier copies it from the next hop's cache into its own, moved by the runtime (no
-// byte through JavaScript), and the reader, once it gets there, reads it back from this tier's
-// cache. So however slow the reader, the isolate holds none of the slices ahead of it, and the
-// bytes cost the isolate almost no CPU. The copies are the puts this request keeps waiting for
-// their answer (a put's answer comes once its body is stored): at most COPIES at once: with the
-// reader's own slice (its fetch and its put) within the six connections an invocation may keep
-// waiting for their answers.
-//
-// Undefined when any step fails (the warm, the copy, the read back): the caller then reads the
-// slice the way that sees every byte (a fill, healing as it goes).
+// A slice read ahead of its reader through the caches, not through memory: stored at the next hop (a warm),
+// copied into this tier's cache by the runtime (no byte through JavaScript), read back when the reader gets there.
 
-import { moveDeadlineMs } from '../slices/move-deadline.ts';
-import type { ReadAhead, SliceStore } from './slice-ports.ts';
+import { moveDeadlineMs } from '../../slices/move-deadline.ts';
+import type { ReadAhead, SliceStore } from './ports.ts';
 
-/** Copies into this tier's cache under way at once, per read. */
+/**
+ * Copies into this tier's cache under way at once, per read. The copies are the puts this request
+ * keeps waiting for their answer (a put's answer comes once its body is stored): with the reader's
+ * own slice (its fetch and its put), within the six connections an invocation may keep waiting.
+ */
 export const COPIES = 4;
 
-/** Slice `index` read ahead: stored at the next hop, copied here, and read back; undefined when any step failed. */
+/**
+ * Slice `index` read ahead: the next hop asked to store it (the shield's warm, one invocation of its
+ * own with its own connections), then copied from the next hop's cache into this tier's, and read
+ * back from there. However slow the reader, the isolate holds none of the slices ahead of it, and
+ * their bytes cost it almost no CPU. Undefined when any step failed (the warm, the copy, the read
+ * back): the caller then reads the slice the way that sees every byte (a fill, healing as it goes).
+ */
 export async function readAhead(
   ahead: ReadAhead,
   store: SliceStore,

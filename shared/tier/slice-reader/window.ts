@@ -1,25 +1,27 @@
-// One read's window: the slots it has started, in order, ahead of the reader, and the shares of
-// the isolate's read-ahead they hold. Where each slot's slice comes from is slice-sources.ts.
+// One read's window: the slots it has started, in order, ahead of the reader, how many may be in flight, and
+// the shares of the isolate's pool they hold. It drives the sources (sources.ts); they never call back into it.
 
-import { Parallelism } from '../slices/parallelism.ts';
-import { sliceBytes } from '../slices/slice-plan.ts';
-import type { Piece } from '../streams/byte-stream.ts';
-import type { SliceReadOptions } from './slice-ports.ts';
-import { SliceSources } from './slice-sources.ts';
+import { Parallelism } from '../../slices/parallelism.ts';
+import { sliceBytes } from '../../slices/slice-plan.ts';
+import type { Piece } from '../../streams/byte-stream.ts';
+import { cancelPrefetched } from '../resolved.ts';
+import { PoolShares } from './isolate-pool.ts';
+import type { SliceReadOptions } from './ports.ts';
+import { SliceSources } from './sources.ts';
 
 /** Where a download's parallelism starts (at most SLICE_PARALLEL): 16 slices of 8 MiB, 128 MiB on their way. */
 const START_PARALLEL = 16;
 /** How far past the reader slices are read ahead through the caches, in multiples of the parallelism. */
 const AHEAD_REACH = 4;
 
-export class SliceReading {
+export class SliceWindow {
   private readonly options: SliceReadOptions;
   private readonly sources: SliceSources;
   private position = 0;
   /** Slices started and not yet taken by the reader. */
   private readonly slots = new Map<number, Promise<ReadableStream<Uint8Array>>>();
-  /** Slots holding a share of the pool: given back once their slice is stored, taken or dropped. */
-  private readonly pooled = new Set<number>();
+  /** The shares of the pool the slots ahead hold: given back once their slice is stored, taken or dropped. */
+  private readonly shares: PoolShares;
   private taken = 0;
   private ended = false;
   /** Slots read ahead through the caches not settled yet. */
@@ -33,16 +35,13 @@ export class SliceReading {
       options.readAhead === undefined
         ? undefined
         : new Parallelism({ start: START_PARALLEL, min: 2, max: options.window, now: Date.now });
-    this.sources = new SliceSources(options, {
-      ended: () => this.ended,
-      started: (index) => this.slots.has(index),
-      giveBack: (index) => this.giveBack(index),
-      aheadDone: (bytes) => (bytes === undefined ? this.parallelism?.backOff() : this.parallelism?.completed(bytes)),
-    });
-    for (const [index, body] of options.prefetched ?? []) {
+    this.shares = new PoolShares(options.pool);
+    // What the sources report to (a slice stored, one read ahead done) are these two, not the window.
+    this.sources = new SliceSources(options, this.shares, this.parallelism);
+    // This read stores the slices discovery brought that it takes (others wait for it); the rest go.
+    for (const index of options.prefetched?.keys() ?? [])
       if (options.indices.includes(index)) options.store.claim?.(index);
-      else void body.cancel().catch(() => undefined);
-    }
+    void cancelPrefetched(options, options.indices);
     const { signal } = options;
     // The client went away: nothing it started should go on (workerd tells no one else).
     if (signal?.aborted) this.giveUp(signal.reason);
@@ -66,7 +65,7 @@ export class SliceReading {
     const index = indices[this.position] ?? -1;
     // The slice needed now is no longer ahead of the reader: its share goes back before the
     // window refills, so one download alone keeps `window` slices in flight.
-    this.giveBack(index);
+    this.shares.giveBack(index);
     this.startWindow();
     const slot = this.slots.get(index) as Promise<ReadableStream<Uint8Array>>;
     let body: ReadableStream<Uint8Array>;
@@ -99,10 +98,11 @@ export class SliceReading {
     const { indices, onEnd } = this.options;
     const complete = this.taken === indices.length;
     this.ended = true;
+    this.sources.end();
     this.position = indices.length;
     for (const [index, slot] of this.slots) {
       void slot.then((body) => body.cancel()).catch(() => undefined);
-      this.giveBack(index);
+      this.shares.giveBack(index);
     }
     this.slots.clear();
     onEnd?.({ complete, allStored: complete && this.sources.stored.size === indices.length });
@@ -115,7 +115,7 @@ export class SliceReading {
    * each arrives; otherwise it is the next `window` slices from the reader.
    */
   private startWindow(): void {
-    const { pool, indices, store } = this.options;
+    const { indices, store } = this.options;
     const limit = this.parallelism?.limit ?? this.options.window;
     const reach = this.parallelism === undefined ? limit : limit * AHEAD_REACH;
     for (let at = this.position; at < Math.min(indices.length, this.position + reach); at++) {
@@ -125,11 +125,7 @@ export class SliceReading {
         // Reading ahead means holding slices for later: only into a store.
         if (!store.storing) break;
         if (this.parallelism !== undefined && this.flying >= limit) break;
-        if (pool !== undefined) {
-          if (pool.inUse >= pool.limit) break;
-          pool.inUse++;
-          this.pooled.add(index);
-        }
+        if (!this.shares.take(index)) break;
       }
       // Through the caches: every slice but the first one the read hands out, which streams as
       // it arrives (the first byte waits for no store). A reader that reaches a slice nobody
@@ -151,9 +147,5 @@ export class SliceReading {
         this.flying--;
         if (!this.ended) this.startWindow();
       });
-  }
-
-  private giveBack(index: number): void {
-    if (this.pooled.delete(index) && this.options.pool !== undefined) this.options.pool.inUse--;
   }
 }

@@ -1,18 +1,15 @@
-// A tier's slices of one object version, in the tier's own cache: each slice a complete 200 at
-// a key naming the version (slice-plan.ts sliceKey), checked on the way out to be the slice
-// asked for, with its exact length. Stored slices are counted as they are read (byte-stream.ts,
-// fill.ts); one that reads short or long is forgotten, and the read fails rather than pass on
-// a shifted byte.
+// A tier's slices of one object version, in the tier's own cache (the SliceStore port): each a complete 200 at a
+// key naming the version (slice-plan.ts sliceKey), checked on the way out to be the slice asked for.
 
-import { retention } from '../http/stale.ts';
-import { isSliceEntry, type ObjectMeta, sliceEntryHeaders, type WHOLE_COPY } from '../slices/object-meta.ts';
-import { sliceKey } from '../slices/slice-plan.ts';
-import type { EntryMeta } from '../store/stored-entry.ts';
-import { nativeBody } from '../streams/native-body.ts';
-import { type Claim, claim, claimOrWait } from './collapse.ts';
-import { storeNatively } from './native-store.ts';
-import type { SliceStore } from './slice-ports.ts';
-import { lookup, openPut, remove, type TierCache } from './tier-cache.ts';
+import { retention } from '../../http/stale.ts';
+import { isSliceEntry, type ObjectMeta, sliceEntryHeaders, type WHOLE_COPY } from '../../slices/object-meta.ts';
+import { sliceKey } from '../../slices/slice-plan.ts';
+import type { EntryMeta } from '../../store/stored-entry.ts';
+import { nativeBody } from '../../streams/native-body.ts';
+import { type Claim, claim, claimOrWait } from '../collapse.ts';
+
+import { lookup, openPut, remove, storeNatively, type TierCache } from '../tier-cache.ts';
+import type { SliceStore } from './ports.ts';
 
 /**
  * The body stored at `key` if it is the part asked for (slice `index`, or the whole copy) with
@@ -39,8 +36,10 @@ export async function storedPart(
 }
 
 /**
- * `entry` is the timing the slices are stored with (the manifest's); undefined when the object
- * may not be stored, so nothing is looked up or kept.
+ * This tier's slices of `meta`'s version. `entry` is the timing they are stored with (the
+ * manifest's); undefined when the object may not be stored, so nothing is looked up or kept.
+ * Stored slices are counted as they are read (byte-stream.ts, fill.ts); one that reads short or
+ * long is forgotten, and the read fails rather than pass on a shifted byte.
  */
 export function tierSlices(
   cache: TierCache,

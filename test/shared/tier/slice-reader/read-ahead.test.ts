@@ -1,8 +1,10 @@
+// readAhead and its Gate (shared/tier/slice-reader/read-ahead.ts), over a one-slice store and a faked next hop.
+
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { COPIES, Gate, readAhead } from '../../../shared/tier/slice-ahead.ts';
-import type { ReadAhead, SliceStore } from '../../../shared/tier/slice-ports.ts';
-import { streamOf } from '../../streams.ts';
+import type { ReadAhead, SliceStore } from '../../../../shared/tier/slice-reader/ports.ts';
+import { COPIES, Gate, readAhead } from '../../../../shared/tier/slice-reader/read-ahead.ts';
+import { streamOf } from '../../../streams.ts';
 
 const tick = (ms = 0): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 

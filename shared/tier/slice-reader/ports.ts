@@ -1,13 +1,13 @@
-// The slice reader's ports (slice-reader.ts): where a slice is stored, how a span is fetched,
-// how a slice is read ahead, what the isolate's read-ahead holds; and where its parts meet.
+// What the slice reader is handed (a tier's slice store, its span fetch, its read-ahead, the isolate's pool) and
+// what it hands back (SliceRead): its contract, README.md.
 
-import type { ObjectMeta } from '../slices/object-meta.ts';
-import type { SliceSpan } from '../slices/slice-plan.ts';
-import type { Piece } from '../streams/byte-stream.ts';
-import type { Budget } from './ports.ts';
-import type { OpenPut } from './tier-cache.ts';
+import type { ObjectMeta } from '../../slices/object-meta.ts';
+import type { SliceSpan } from '../../slices/slice-plan.ts';
+import type { Piece } from '../../streams/byte-stream.ts';
+import type { Budget } from '../ports.ts';
+import type { OpenPut } from '../tier-cache.ts';
 
-/** This tier's slices of one version of one object (slice-store.ts). */
+/** This tier's slices of one version of one object (cached-slices.ts). */
 export interface SliceStore {
   /** False when the object may not be stored here: slices are then read straight through, none ahead. */
   readonly storing: boolean;
@@ -30,19 +30,7 @@ export interface SliceStore {
 /** The next hop, asked for exactly the bytes of a span of slices of the pinned version (from `from` on), healing as they come. */
 export type SpanFetch = (span: SliceSpan, from?: number) => Promise<ReadableStream<Uint8Array>>;
 
-/** What the sources need to know of the window they feed (slice-reading.ts). */
-export interface WindowState {
-  /** The read is over: a slice arriving now is let go. */
-  ended(): boolean;
-  /** Slice `index` has a slot already (so a span must not fetch it again). */
-  started(index: number): boolean;
-  /** Slice `index` is no longer ahead of its reader on the way: its share of the pool goes back. */
-  giveBack(index: number): void;
-  /** A slice read ahead was stored (its bytes), or failed (undefined): what the download's parallelism hears. */
-  aheadDone(bytes: number | undefined): void;
-}
-
-/** What a read ahead through the caches needs (slice-ahead.ts): the next hop's warm, a fetch of one slice. */
+/** What a read ahead through the caches needs (read-ahead.ts): the next hop's warm, a fetch of one slice. */
 export interface ReadAhead {
   /** Has the next hop store slice `index`: true once stored there. `signal` gives it up. */
   warm(index: number, signal: AbortSignal): Promise<boolean>;
@@ -53,7 +41,7 @@ export interface ReadAhead {
 }
 
 /**
- * Read-ahead shared by every request of an isolate (readahead-pool.ts): slices started ahead of
+ * Read-ahead shared by every request of an isolate (isolate-pool.ts): slices started ahead of
  * their reader (not the one each reader needs next), at most `limit` at once.
  */
 export interface ReadaheadPool {
@@ -75,7 +63,7 @@ export interface SliceReadOptions {
   /** Slices already in hand (the one that came with discovery), not yet stored. */
   prefetched?: ReadonlyMap<number, ReadableStream<Uint8Array>>;
   /**
-   * Slices ahead of the reader are read through the caches (slice-ahead.ts), the window then
+   * Slices ahead of the reader are read through the caches (read-ahead.ts), the window then
    * adapting up to `window` (parallelism.ts); absent (the shield, whose next hop is the
    * origin) = read as they come, `window` at once.
    */

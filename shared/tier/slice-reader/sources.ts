@@ -1,16 +1,15 @@
-// Where each slice of a read comes from: it came with discovery, it comes with a span started
-// for an earlier one, it is stored here, it is read ahead through the caches (slice-ahead.ts:
-// stored at the next hop, copied here, read back), or it is fetched (with the slices after it,
-// as one span) and stored as it passes (slice-fill.ts). Every lookup, fetch and store spends
-// from the request's subrequest budget, and none may spend what the rest of the read still
-// needs to deliver every byte.
+// Where each slice of a read comes from (discovery, a span, this tier's store, the caches ahead, a fetch stored
+// as it passes) and what it may spend of the request's subrequest budget: never what the rest of the read needs.
 
-import { sliceLength } from '../slices/slice-plan.ts';
-import { splitStream } from '../streams/split-stream.ts';
-import type { Fill } from './fill.ts';
-import { COPIES, Gate, readAhead } from './slice-ahead.ts';
-import { fillSlice } from './slice-fill.ts';
-import type { SliceReadOptions, WindowState } from './slice-ports.ts';
+import type { Parallelism } from '../../slices/parallelism.ts';
+import { sliceLength } from '../../slices/slice-plan.ts';
+import { FETCH, FILL_STORE, LOOKUP, READ_AHEAD } from '../../slices/subrequest-costs.ts';
+import { bodySource } from '../../streams/body-source.ts';
+import { splitStream } from '../../streams/split-stream.ts';
+import { type Fill, startFill } from '../fill.ts';
+import type { PoolShares } from './isolate-pool.ts';
+import type { SliceReadOptions } from './ports.ts';
+import { COPIES, Gate, readAhead } from './read-ahead.ts';
 
 export class SliceSources {
   /** Of the slices looked up before the first byte: how many were there (hits), of how many (checked). */
@@ -18,7 +17,14 @@ export class SliceSources {
   /** Slices that came from the store rather than upstream. */
   readonly stored = new Set<number>();
   private readonly options: SliceReadOptions;
-  private readonly window: WindowState;
+  /** The read's shares of the isolate's pool: a slice stored here, or no longer on its way, gives its share back. */
+  private readonly shares: PoolShares;
+  /** The download's parallelism, when slices are read ahead through the caches: each read ahead tells it how it went. */
+  private readonly parallelism: Parallelism | undefined;
+  /** The read is over (the window ended it): a slice arriving now is let go. */
+  private ended = false;
+  /** Slices a source was asked for, until the read ends (a span must not fetch one of them again). */
+  private readonly started = new Set<number>();
   /** Slices coming in a span with an earlier one. */
   private readonly fromSpan = new Map<number, Promise<ReadableStream<Uint8Array>>>();
   /** Every fill under way (a slice fetched and stored), to cancel when the read is given up. */
@@ -29,7 +35,7 @@ export class SliceSources {
   private frontier = 0;
   /** Lookups of the first window, awaited before the first byte so the counts are exact. */
   private initialLookups: Promise<unknown>[] | undefined = [];
-  /** The copies of slices read ahead into this tier's cache (slice-ahead.ts). */
+  /** The copies of slices read ahead into this tier's cache (read-ahead.ts). */
   private readonly copies = new Gate(COPIES);
   /**
    * Aborts once the read is given up: what slices read ahead wait on (a warm, a copy) ends
@@ -40,9 +46,10 @@ export class SliceSources {
   /** What slices read ahead wait on: the read given up, or the client's signal. */
   private readonly aheadSignal: AbortSignal;
 
-  constructor(options: SliceReadOptions, window: WindowState) {
+  constructor(options: SliceReadOptions, shares: PoolShares, parallelism: Parallelism | undefined) {
     this.options = options;
-    this.window = window;
+    this.shares = shares;
+    this.parallelism = parallelism;
     this.aheadSignal =
       options.signal === undefined ? this.given.signal : AbortSignal.any([options.signal, this.given.signal]);
   }
@@ -58,6 +65,12 @@ export class SliceSources {
     this.initialLookups = undefined;
   }
 
+  /** The read is over: what arrives from now on is let go. */
+  end(): void {
+    this.ended = true;
+    this.started.clear();
+  }
+
   /** Cancels every fill under way. */
   abort(reason: unknown): void {
     this.given.abort(reason);
@@ -69,6 +82,7 @@ export class SliceSources {
   async produce(at: number, ahead = false): Promise<ReadableStream<Uint8Array>> {
     const { indices, prefetched } = this.options;
     const index = indices[at] ?? -1;
+    this.started.add(index);
     const came = prefetched?.get(index);
     if (came !== undefined) {
       // Fetched with discovery: known to be missing here.
@@ -86,7 +100,7 @@ export class SliceSources {
       this.lookingUp--;
       if (found !== undefined) {
         // A stored slice is read as the reader goes, not buffered ahead: it needs no share.
-        this.window.giveBack(index);
+        this.shares.giveBack(index);
         this.stored.add(index);
         return found;
       }
@@ -96,7 +110,7 @@ export class SliceSources {
       if (read !== undefined) return read;
       // Given up meanwhile (the client went away): nothing more is fetched for it, and others
       // waiting for this request to store it need wait no longer.
-      if (this.window.ended()) {
+      if (this.ended) {
         this.options.store.release?.(index);
         throw new Error('the read was given up');
       }
@@ -106,27 +120,28 @@ export class SliceSources {
     return this.startSpan(at);
   }
 
-  /** Reading slices ahead through the caches (slice-ahead.ts) is possible here, and the budget leaves room for it and a fill after. */
+  /** Reading slices ahead through the caches (read-ahead.ts) is possible here, and the budget leaves room for it and a fill after. */
   private mayReadAhead(): boolean {
     const { readAhead: ahead, store, budget } = this.options;
-    // Warm, copy, put, read back; and should it fail, the fill's fetch.
-    return ahead !== undefined && store.storing && budget.remaining - 4 >= 1 + this.held();
+    // The read ahead; and should it fail, the fill's fetch.
+    return ahead !== undefined && store.storing && budget.remaining - READ_AHEAD >= FETCH + this.held();
   }
 
   /** Slice `index` stored ahead at the next hop, copied here and read back; undefined when that failed (it is then fetched as it comes). */
   private async throughCaches(index: number): Promise<ReadableStream<Uint8Array> | undefined> {
     const { readAhead: ahead, store, budget } = this.options;
     if (ahead === undefined) return undefined;
-    budget.remaining -= 4;
+    budget.remaining -= READ_AHEAD;
     const length = this.length(index);
     const read = await readAhead(ahead, store, this.copies, index, length, this.aheadSignal);
-    this.window.aheadDone(read === undefined ? undefined : length);
-    if (read === undefined || this.window.ended()) {
+    if (read === undefined) this.parallelism?.backOff();
+    else this.parallelism?.completed(length);
+    if (read === undefined || this.ended) {
       if (read !== undefined) void read.cancel().catch(() => undefined);
       return undefined;
     }
     // In this tier's store now: the reader reads it from there, holding nothing for it.
-    this.window.giveBack(index);
+    this.shares.giveBack(index);
     this.stored.add(index);
     return read;
   }
@@ -137,10 +152,10 @@ export class SliceSources {
    */
   private lookUp(index: number): Promise<ReadableStream<Uint8Array> | undefined> | undefined {
     const { budget, store } = this.options;
-    // Looking it up costs one; should it and every lookup under way miss, each needs a span of
+    // Looking it up costs a LOOKUP; should it and every lookup under way miss, each needs a span of
     // its own, and the rest packs into spans from the next slice on.
-    if (budget.remaining - 1 < 1 + this.held()) return undefined;
-    budget.remaining--;
+    if (budget.remaining - LOOKUP < FETCH + this.held()) return undefined;
+    budget.remaining -= LOOKUP;
     this.lookingUp++;
     const lookup = store.get(index, this.length(index));
     if (this.initialLookups !== undefined) {
@@ -162,10 +177,10 @@ export class SliceSources {
     let last = first;
     for (let next = at + 1; next < indices.length && last - first + 1 < maxSpan; next++) {
       const index = indices[next] ?? -1;
-      if (index !== last + 1 || this.window.started(index) || prefetched?.has(index)) break;
+      if (index !== last + 1 || this.started.has(index) || prefetched?.has(index)) break;
       last = index;
     }
-    budget.remaining--;
+    budget.remaining -= FETCH;
     this.frontier = Math.max(this.frontier, at + last - first + 1);
     const parts = fetchSpan({ first, last }).then((body) => {
       const lengths = Array.from({ length: last - first + 1 }, (_, i) => this.length(first + i));
@@ -182,19 +197,45 @@ export class SliceSources {
     return this.fromSpan.get(first) as Promise<ReadableStream<Uint8Array>>;
   }
 
-  /** A slice fetched from upstream: stored as it arrives (slice-fill.ts). */
+  /**
+   * A slice fetched from upstream, stored as it arrives: the reader gets its share, and the rest
+   * from the store should it fall behind (fill.ts). Straight through (its pace the reader's) when
+   * it may not be stored, or the budget has no room for the put and a read back.
+   */
   private storing(index: number, body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
-    return fillSlice(
-      {
-        options: this.options,
-        window: this.window,
-        fills: this.fills,
-        held: () => this.held(),
-        length: this.length(index),
+    const { options } = this;
+    const { store, budget } = options;
+    const length = this.length(index);
+    if (this.ended) {
+      void body.cancel().catch(() => undefined);
+      store.release?.(index);
+      return body;
+    }
+    const put = store.storing && budget.remaining - FILL_STORE >= this.held() ? store.open(index, length) : undefined;
+    if (put === undefined) store.release?.(index);
+    else budget.remaining -= FILL_STORE;
+    const fill = startFill(bodySource(body, { length }), {
+      length,
+      store: put,
+      resume: async (offset) => {
+        if (put !== undefined && (await stored)) {
+          const found = await store.get(index, length);
+          if (found !== undefined) return { body: found, from: 0 };
+        }
+        // Not stored after all: the rest from the next hop (the subrequest was reserved).
+        return { body: await options.fetchSpan({ first: index, last: index }, offset), from: offset };
       },
-      index,
-      body,
-    );
+    });
+    const { stored } = fill;
+    // Seen through even once the response is done (a range that ended inside this slice).
+    options.waitUntil?.(stored);
+    this.fills.add(fill);
+    void stored.finally(() => {
+      this.fills.delete(fill);
+      // On its way no more: a slice ahead of the reader gives its share back.
+      this.shares.giveBack(index);
+    });
+    return fill.client;
   }
 
   /**
@@ -202,12 +243,12 @@ export class SliceSources {
    * misses: a lookup or a store may only spend what is left over, so every byte is still delivered.
    */
   private reserve(at: number): number {
-    return Math.ceil((this.options.indices.length - at) / this.options.maxSpan);
+    return FETCH * Math.ceil((this.options.indices.length - at) / this.options.maxSpan);
   }
 
   /** What the rest of the read may still need: a span per pending lookup, packed spans past the frontier. */
   private held(): number {
-    return this.lookingUp + this.reserve(this.frontier);
+    return FETCH * this.lookingUp + this.reserve(this.frontier);
   }
 
   private length(index: number): number {

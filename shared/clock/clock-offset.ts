@@ -1,6 +1,5 @@
-// A clock the local test stack can move forward, for freshness decisions only (Server-Timing,
-// timeouts and S3 signatures always use the real time). Deployed, the TEST_CLOCK binding does
-// not exist and the offset is 0; in tests it is a service answering the fake time in ms.
+// The clock port: how far the local test stack has moved the clock freshness is judged by (its TEST_CLOCK
+// binding); deployed, that binding does not exist and the offset is 0. Timeouts and signatures use the real time.
 
 /** The part of a service binding the clock needs. */
 export interface ClockService {

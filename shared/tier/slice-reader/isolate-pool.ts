@@ -1,0 +1,41 @@
+// The isolate's read-ahead pool, shared by every read of the isolate (module state: each tier is its own
+// isolate, with its own pool), and the shares of it one read holds.
+
+import type { ReadaheadPool } from './ports.ts';
+
+const pool: ReadaheadPool = { limit: 0, inUse: 0 };
+
+/**
+ * This isolate's pool for a tier reading `window` slices at a time: one window's worth ahead in all.
+ * Slices started ahead of their reader (not the one each reader needs next) count against it, a
+ * share held while its slice is on its way into the store (or until its reader takes it): so N cold
+ * downloads in one isolate share one window of fetches, and each still has its next slice.
+ */
+export function isolateReadahead(window: number): ReadaheadPool {
+  pool.limit = Math.max(0, window - 1);
+  return pool;
+}
+
+/** The shares of a pool one read holds, by slice; without a pool, every share is granted and none counted. */
+export class PoolShares {
+  private readonly pool: ReadaheadPool | undefined;
+  private readonly held = new Set<number>();
+
+  constructor(pool: ReadaheadPool | undefined) {
+    this.pool = pool;
+  }
+
+  /** A share for slice `index`, started ahead of its reader: false when the pool has none left. */
+  take(index: number): boolean {
+    if (this.pool === undefined) return true;
+    if (this.pool.inUse >= this.pool.limit) return false;
+    this.pool.inUse++;
+    this.held.add(index);
+    return true;
+  }
+
+  /** Slice `index` is no longer ahead of its reader on the way: its share, if it holds one, goes back. */
+  giveBack(index: number): void {
+    if (this.held.delete(index) && this.pool !== undefined) this.pool.inUse--;
+  }
+}
