@@ -1,6 +1,5 @@
-// GET and HEAD at the shield: the edge's slice requests (shared/hop/slice-protocol.ts) and
-// plain GETs of a whole object, over the read path (shared/tier/) handed this tier's cache, the
-// origin as its next hop (origin/origin-upstream.ts, healing cut bodies) and the purges that apply.
+// GET and HEAD at the shield (the edge's slice requests and plain GETs of a whole object): the read path (shared/tier/)
+// handed this tier's cache, the origin as its next hop (origin/origin-upstream.ts) and the purges that apply.
 
 import type { Config } from '../shared/config/config.ts';
 import { HOST_HEADER, PURGED_AT_HEADER, REVALIDATE_HEADER, SHIELD_ORIGIN } from '../shared/hop/hop-fields.ts';
