@@ -19,7 +19,7 @@ import { answerObject } from './object-request.ts';
 import { CACHED_METHODS, passThrough } from './pass-through.ts';
 import { purge } from './purge.ts';
 import { withSiteResponses } from './site-responses.ts';
-import { answerStats } from './stats-page.ts';
+import { answerStats } from './stats-endpoint.ts';
 
 const app = new Hono<{ Bindings: EdgeRequest; Variables: RequestFacts }>();
 
