@@ -7,7 +7,7 @@ import { parseSliceRequestPath } from '../shared/hop/slice-protocol.ts';
 import { forwardedRequestHeaders, TIER_MANAGED } from '../shared/http/headers.ts';
 import { COPY_HEADER } from '../shared/observe/read-ahead-copy.ts';
 import { meteredUpstream } from '../shared/observe/request-meter.ts';
-import { purgedBy } from '../shared/purge/purge.ts';
+import { purgedBy } from '../shared/purge/purge-rules.ts';
 import { purgeList } from '../shared/purge/purge-store.ts';
 import { bucketFor, misdirected } from '../shared/request/host-buckets.ts';
 import type { RequestFacts } from '../shared/request/request-facts.ts';

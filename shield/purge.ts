@@ -4,7 +4,7 @@
 import type { Config } from '../shared/config/config.ts';
 import { SHIELD_ORIGIN } from '../shared/hop/hop-fields.ts';
 import { BadRequest, PurgeNotConfirmed } from '../shared/http/errors.ts';
-import { asRecord, type PurgeRecord } from '../shared/purge/purge.ts';
+import { asRecord, type PurgeRecord } from '../shared/purge/purge-rules.ts';
 import { rememberPurges } from '../shared/purge/purge-store.ts';
 import {
   type WorkersCachePurge,

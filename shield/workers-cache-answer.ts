@@ -2,7 +2,7 @@
 // holds"), and the entrypoint's purge endpoint.
 
 import { BadRequest } from '../shared/http/errors.ts';
-import { entryTags } from '../shared/purge/purge.ts';
+import { entryTags } from '../shared/purge/purge-rules.ts';
 import {
   type WorkersCachePurge,
   type WorkersCachePurgeApi,

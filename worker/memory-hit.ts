@@ -5,7 +5,7 @@ import { clockOffset } from '../shared/clock/clock-offset.ts';
 import { appendCacheStatus, cacheStatusMember, withoutMember } from '../shared/http/cache-status.ts';
 import { serverTimingMetric } from '../shared/http/server-timing.ts';
 import { targetedFieldsToStrip } from '../shared/http/targeted-cache-control.ts';
-import { purgedBy } from '../shared/purge/purge.ts';
+import { purgedBy } from '../shared/purge/purge-rules.ts';
 import { knownPurgeList } from '../shared/purge/purge-store.ts';
 import { currentAge, remainingFreshness } from '../shared/store/stored-entry.ts';
 import { responseAsIs } from '../shared/streams/response-as-is.ts';

@@ -4,7 +4,7 @@
 import { hasDirective, parseCacheControl } from '../shared/http/cache-control.ts';
 import { evaluatePreconditions, notModifiedHeaders } from '../shared/http/conditional.ts';
 import { meteredUpstream, shieldFetchedFromOrigin } from '../shared/observe/request-meter.ts';
-import { purgeWatch } from '../shared/purge/purge.ts';
+import { purgeWatch } from '../shared/purge/purge-rules.ts';
 import { purgeList } from '../shared/purge/purge-store.ts';
 import type { RequestFacts } from '../shared/request/request-facts.ts';
 import { healingUpstream, shieldHealing } from '../shared/tier/healing-upstream.ts';

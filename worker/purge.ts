@@ -13,8 +13,8 @@ import {
   Unauthorized,
   UnsupportedMediaType,
 } from '../shared/http/errors.ts';
-import { PURGE_BODY_LIMIT, type PurgeRecord, type PurgeRequest, parsePurgeBody } from '../shared/purge/purge.ts';
 import { canonicalPrefix } from '../shared/purge/purge-prefix.ts';
+import { PURGE_BODY_LIMIT, type PurgeRecord, type PurgeRequest, parsePurgeBody } from '../shared/purge/purge-rules.ts';
 import { REACHES_EVERY_LOCATION_WITHIN, recordPurges } from '../shared/purge/purge-store.ts';
 import { type RequestTarget, requestTarget } from '../shared/request/request-target.ts';
 import { PURGE_PATH } from '../shared/request/reserved-paths.ts';
