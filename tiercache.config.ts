@@ -1,12 +1,11 @@
-// The deployment, written once (docs/deploying.md). `npm run deploy` writes both workers'
-// wrangler configuration from this file (.build/deploy/edge.wrangler.json and
-// shield.wrangler.json), finds or creates the KV namespace, asks for the secrets that are
-// missing and deploys the shield, then the edge. `npm run deploy -- --dry-run` builds both
-// without touching the network. Secrets are never written here: the deploy asks for them (or
-// reads them from the environment) and hands them to wrangler.
+// The deployment, written once (docs/deploying.md): `npm run deploy` writes both workers' wrangler configuration from
+// this file and deploys the shield, then the edge; `npm run deploy -- --dry-run` builds both without the network.
 
 import type { DeploySettings } from './cli/wrangler-config.ts';
 
+// Written to .build/deploy/edge.wrangler.json and shield.wrangler.json; the deploy finds or creates the KV namespace.
+// Secrets are never written here: the deploy asks for the missing ones (or reads them from the environment) and
+// hands them to wrangler.
 export default {
   edge: {
     name: 'tiercache-edge',

@@ -63,7 +63,7 @@ try {
   cleanups.push(naive.stop);
   // tiercache's edge from memory and from its Cache API namespace, each on its own workerd socket as deployed; the
   // same memory hits through the local front (setup/front-layer.ts), with the front's own CPU, as a layer of its own;
-  // the naive baselines (setup/peers/naive-worker.ts) on the same runtime. The hot-hit targets are judged on the
+  // the naive baselines (setup/peers/naive-proxy-worker.ts) on the same runtime. The hot-hit targets are judged on the
   // edge's own socket.
   const targets: Target[] = [
     { name: MEMORY_HIT, url: `${memory.url}${OBJECT.path}`, note: "worker/memory-hit.ts, the edge's own socket" },

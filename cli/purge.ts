@@ -1,7 +1,7 @@
 // `npm run purge` (docs/purge.md): what to purge, on which deployment, POSTed as the JSON worker/purge.ts parses;
 // the edge's answer printed as what it accepted and when that reaches every location.
 
-import type { PurgeRequest } from '../shared/purge/purge.ts';
+import type { PurgeRequest } from '../shared/purge/purge-rules.ts';
 import { PURGE_PATH } from '../shared/request/reserved-paths.ts';
 import { formatTime } from '../shared/stats/format.ts';
 import {
@@ -92,7 +92,7 @@ export async function runPurge(argv: readonly string[], context: CliContext): Pr
 
 /**
  * Each flag repeatable and kept in order. Which values the edge accepts (a prefix starts with "/", at most 30
- * values …) is the edge's to say (shared/purge/purge.ts): its 400 names what it expected, and the CLI prints it.
+ * values …) is the edge's to say (shared/purge/purge-rules.ts): its 400 names what it expected, and the CLI prints it.
  */
 export function parsePurgeArgs(argv: readonly string[]): PurgeArgs {
   const flags = parseFlags(
@@ -120,7 +120,7 @@ export function parsePurgeArgs(argv: readonly string[]): PurgeArgs {
   return { targets, base: single(flags, DEPLOYMENT_FLAG, PURGE_USAGE), help };
 }
 
-/** The POST whose body shared/purge/purge.ts parsePurgeBody reads. */
+/** The POST whose body shared/purge/purge-rules.ts parsePurgeBody reads. */
 export function purgeRequest(deployment: Deployment, targets: PurgeTargets): ApiRequest {
   // Only the fields that name something: the edge reads an absent list as empty, `everything` as false.
   const body: Partial<PurgeTargets> = {};

@@ -1,6 +1,5 @@
-// The shield's bindings: `ShieldEnv` as the platform hands them (index.ts reads it and nothing
-// else does), and `ShieldBindings`, what the code is given: the configuration parsed once per
-// isolate and the bindings it uses, by name.
+// The shield's bindings: `ShieldEnv` as the platform hands them (shield-app.ts reads it and nothing else does), and
+// `ShieldBindings`, what the code is given: the configuration parsed once per isolate and the bindings it uses.
 
 import { type Config, configFrom, oncePerEnv, type RawConfig } from '../shared/config/config.ts';
 import { HOST_HEADER } from '../shared/hop/hop-fields.ts';

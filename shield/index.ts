@@ -1,7 +1,5 @@
-// The shield worker's entrypoints, wiring only (shield-app.ts handles the requests): the
-// default one, which the edge's service binding calls, and the slices entrypoint Workers Cache
-// fronts (slices-entrypoint.ts). The stats store lives in this script too (deployed first);
-// the edge binds it by script name.
+// The shield worker's entrypoints, wiring only (shield-app.ts handles the requests): the default one the edge's
+// binding calls, the slices entrypoint Workers Cache fronts, and the stats store (deployed first, bound by name).
 
 import type { ShieldEnv } from './env.ts';
 import { handleShield } from './shield-app.ts';

@@ -1,6 +1,5 @@
-// GET and HEAD at the shield: the edge's slice requests (shared/hop/slice-protocol.ts) and
-// plain GETs of a whole object, over the read path (shared/tier/) handed this tier's cache, the
-// origin as its next hop (origin/origin-upstream.ts, healing cut bodies) and the purges that apply.
+// GET and HEAD at the shield (the edge's slice requests and plain GETs of a whole object): the read path (shared/tier/)
+// handed this tier's cache, the origin as its next hop (origin/origin-upstream.ts) and the purges that apply.
 
 import type { Config } from '../shared/config/config.ts';
 import { HOST_HEADER, PURGED_AT_HEADER, REVALIDATE_HEADER, SHIELD_ORIGIN } from '../shared/hop/hop-fields.ts';
@@ -8,7 +7,7 @@ import { parseSliceRequestPath } from '../shared/hop/slice-protocol.ts';
 import { forwardedRequestHeaders, TIER_MANAGED } from '../shared/http/headers.ts';
 import { COPY_HEADER } from '../shared/observe/read-ahead-copy.ts';
 import { meteredUpstream } from '../shared/observe/request-meter.ts';
-import { purgedBy } from '../shared/purge/purge.ts';
+import { purgedBy } from '../shared/purge/purge-rules.ts';
 import { purgeList } from '../shared/purge/purge-store.ts';
 import { bucketFor, misdirected } from '../shared/request/host-buckets.ts';
 import type { RequestFacts } from '../shared/request/request-facts.ts';

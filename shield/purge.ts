@@ -1,16 +1,10 @@
-// The edge's purge, told to the shield (docs/purge.md): this isolate learns the records at
-// once (others re-read the global list within its bound), the shield's entries for the URLs
-// named are deleted, and, with Workers Cache in front of the slices entrypoint, that is purged
-// of what the records name (shared/purge/workers-cache-purge.ts): the one layer the global list
-// does not reach, since its copies are served without the shield running. Only when all of it
-// is done is the purge answered 204; a Workers Cache that did not take it is a 503 the edge
-// passes on, so that the purge is asked again. Only the edge reaches this (shield-app.ts checks
-// its credential).
+// The edge's purge, told to the shield (docs/purge.md): the records learned, the shield's entries for the URLs named
+// deleted, and the Workers Cache in front of the slices entrypoint purged of what the records name.
 
 import type { Config } from '../shared/config/config.ts';
 import { SHIELD_ORIGIN } from '../shared/hop/hop-fields.ts';
 import { BadRequest, PurgeNotConfirmed } from '../shared/http/errors.ts';
-import { asRecord, type PurgeRecord } from '../shared/purge/purge.ts';
+import { asRecord, type PurgeRecord } from '../shared/purge/purge-rules.ts';
 import { rememberPurges } from '../shared/purge/purge-store.ts';
 import {
   type WorkersCachePurge,
@@ -25,6 +19,11 @@ import { shieldCache, shieldKey } from './shield-cache.ts';
 export type WorkersCachePurger = (options: WorkersCachePurge) => Promise<WorkersCachePurgeResult>;
 
 /**
+ * This isolate learns the records at once (others re-read the global list within its bound). Workers Cache is purged
+ * here (shared/purge/workers-cache-purge.ts) because it is the one layer the global list does not reach: its copies
+ * are served without the shield running. Only when all of it is done is the purge answered 204; a Workers Cache that
+ * did not take it is a 503 the edge passes on, so that the purge is asked again. Only the edge reaches this
+ * (shield-app.ts checks its credential).
  * `clockOffset` (ms): the test clock's lead; the list is kept on the clock entries are timed by.
  * `purgeWorkersCache`: present when Workers Cache fronts the slices entrypoint.
  */

@@ -1,11 +1,5 @@
-// The shield's request handling, for either of its entrypoints (index.ts): the regional tier
-// next to the origin. Reached only over the edge's service binding (it checks the edge's
-// credential), it answers from its own cache and on a miss fetches from the origin, signed for
-// S3. GET and HEAD (slice requests and whole objects) are object-request.ts, other methods
-// pass-through.ts, the edge's purge purge.ts. Its own endpoints live under /__tiercache/,
-// matched on the canonical path; nothing under it is ever an object. With Workers Cache on, the
-// default entrypoint (the gateway) hands what may be kept to the slices entrypoint
-// (workers-cache-gateway.ts), which marks its answers for Workers Cache and alone can purge it.
+// The shield's request handling, for either of its entrypoints (index.ts): the regional tier next to the origin,
+// reached only over the edge's service binding. README.md says what it does with a request, in order.
 
 import { Hono } from 'hono';
 import { clockOffset } from '../shared/clock/clock-offset.ts';
@@ -43,8 +37,8 @@ app.use('*', async (c, next) => {
   await next();
 });
 
-// Its own endpoints, on the canonical path: purge (POST), slice requests (GET/HEAD, below);
-// anything else under the prefix is no object.
+// Its own endpoints, on the canonical path: purge (POST), health, the slices entrypoint's Workers Cache purge, slice
+// requests (GET/HEAD, below); anything else under the prefix is no object.
 app.use('*', async (c, next) => {
   const path = normalizePath(c.var.url.pathname);
   if (!isReserved(path)) return next();

@@ -1,7 +1,5 @@
-// The shield's answer to the edge's slice requests (shared/hop/slice-protocol.ts): a complete 200
-// of exactly the span's bytes of the pinned version, read from the shield's own slices or from
-// the origin, several slices at once. 412 when the version the edge pinned is gone, 416 (with
-// the object's size) when the span starts past its end, the whole object when it is not sliced.
+// The shield's answer to the edge's slice requests (shared/hop/slice-protocol.ts): a complete 200 of exactly the
+// span's bytes of the pinned version, from the shield's own slices or from the origin, several slices at once.
 
 import type { Config } from '../shared/config/config.ts';
 import { ORIGIN_AT_HEADER } from '../shared/hop/hop-fields.ts';
@@ -37,6 +35,10 @@ export interface SliceAnswerContext {
   workersCache?: { path: string } | undefined;
 }
 
+/**
+ * 412 when the version the edge pinned is gone, 416 (with the object's size) when the span starts past its end, the
+ * whole object when it is not sliced.
+ */
 // One concept: the shield's answer to one slice request, checks first, then the slices read in order;
 // each step reads the values the earlier ones settled.
 export async function answerSlices(request: SliceRequest, context: SliceAnswerContext): Promise<Response> {

@@ -1,16 +1,5 @@
-// The shield storing slices the edge reads ahead (SliceRequest.warm). Each slice is looked up
-// first (another request fetching it is waited for), and the answer's headers go as soon as
-// that is known, with the Cache-Status of what was found, so the edge's request waits for its
-// headers no longer than a lookup (what the platform's connection limit counts). The slices
-// missing are fetched from the origin, pinned to the version the edge named, and stored by the
-// runtime itself (no byte through JavaScript); the answer's body is one word, written once
-// they are in: `stored <bytes from the origin>`, or `failed` (slice-protocol.ts warmWord). The
-// edge then fetches each slice when its reader gets there: a hit here, streamed from the cache.
-//
-// Once its headers are out, a request no longer hears that its caller went away (workerd aborts
-// `request.signal` only before), so the body beats (a `.` every HEARTBEAT_MS) while the slices
-// are stored: a beat that cannot be written means the edge is gone (its client left), and the
-// fetches are given up, the origin's connections closed.
+// The shield storing the slices the edge reads ahead (SliceRequest.warm): looked up, the missing ones fetched from the
+// origin and stored, the answer's body one word once they are in (slice-protocol.ts warmWord).
 
 import { warmWord } from '../shared/hop/slice-protocol.ts';
 import { moveDeadlineMs } from '../shared/slices/move-deadline.ts';
@@ -24,7 +13,12 @@ import type { SliceStore } from '../shared/tier/slice-reader/ports.ts';
 import { deadline } from '../shared/tier/slice-reader/read-ahead.ts';
 import { pinnedSpans } from '../shared/tier/slice-reader/reader.ts';
 
-/** How often the answer's body says the shield is still at it, so that it hears when the edge is gone. */
+/**
+ * How often the answer's body says the shield is still at it, so that it hears when the edge is gone. Once its
+ * headers are out, a request no longer hears that its caller went away (workerd aborts `request.signal` only before),
+ * so the body beats (a `.`) while the slices are stored: a beat that cannot be written means the edge is gone (its
+ * client left), and the fetches are given up, the origin's connections closed.
+ */
 export const HEARTBEAT_MS = 250;
 
 export interface Warming {
@@ -37,7 +31,14 @@ export interface Warming {
   stored: Promise<number | undefined>;
 }
 
-/** Looks `indices` up here, then fetches and stores those missing, saying how in the body. */
+/**
+ * Looks `indices` up here, then fetches and stores those missing, saying how in the body. Each slice is looked up
+ * first (another request fetching it is waited for), and the answer's headers go as soon as that is known, with the
+ * Cache-Status of what was found, so the edge's request waits for its headers no longer than a lookup (what the
+ * platform's connection limit counts). The slices missing are fetched pinned to the version the edge named and stored
+ * by the runtime itself (no byte through JavaScript); the body's word is `stored <bytes from the origin>` or `failed`.
+ * The edge then fetches each slice when its reader gets there: a hit here, streamed from the cache.
+ */
 export async function warmSlices(
   read: ObjectRead,
   sliced: SlicedObject,

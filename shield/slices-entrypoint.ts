@@ -1,14 +1,15 @@
-// The shield's entrypoint that Workers Cache fronts (docs/deploying.md "What each cache
-// holds"): called only by the shield's own default entrypoint (workers-cache-gateway.ts), through
-// `ctx.exports`, for the slice requests whose answers may be kept. It runs the shield as the
-// default entrypoint does (shield-app.ts), its answers marked for Workers Cache
-// (workers-cache-answer.ts), and is the one that can purge Workers Cache: a purge is scoped to
-// the entrypoint that calls it (developers.cloudflare.com/workers/cache/purge/).
+// The shield's entrypoint that Workers Cache fronts (docs/deploying.md "What each cache holds"), called only by the
+// shield's own default entrypoint (workers-cache-gateway.ts) through `ctx.exports`.
 
 import { WorkerEntrypoint } from 'cloudflare:workers';
 import type { ShieldEnv } from './env.ts';
 import { handleShield } from './shield-app.ts';
 
+/**
+ * Runs the shield as the default entrypoint does (shield-app.ts), its answers marked for Workers Cache
+ * (workers-cache-answer.ts), and is the one that can purge Workers Cache: a purge is scoped to the entrypoint that
+ * calls it (developers.cloudflare.com/workers/cache/purge/).
+ */
 export class ShieldSlices extends WorkerEntrypoint<ShieldEnv> {
   override fetch(request: Request): Promise<Response> {
     return Promise.resolve(handleShield(request, this.env, this.ctx, 'slices'));

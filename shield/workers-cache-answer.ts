@@ -1,20 +1,8 @@
-// The slices entrypoint's answers as Workers Cache, in front of it, reads them
-// (docs/deploying.md "What each cache holds"). Workers Cache keeps what the answer's
-// Cloudflare-CDN-Cache-Control allows (it takes precedence over Cache-Control, and Cloudflare
-// consumes it: developers.cloudflare.com/workers/cache/configuration/#header-precedence), and
-// stores 200s only. So an answer says `no-store` unless it is a 200 (or the 304 refreshing one)
-// of an object this tier stores, still fresh, not varying, and taggable for every purge that
-// could name it (shared/purge/workers-cache-purge.ts); then `max-age` is what freshness it has
-// left (at most the 31 days any tier keeps an entry), `stale-if-error=0` (Workers Cache would
-// otherwise serve it stale on any error, indefinitely), and no stale-while-revalidate. Its Age
-// goes in a field of ours, so that Workers
-// Cache counts the lifetime from now, whatever it makes of Age; the object's own Cache-Tag
-// too, which Cloudflare consumes. The gateway puts both back (workers-cache-gateway.ts).
-// Also the entrypoint's purge endpoint, which only it can serve: a Workers Cache purge is
-// scoped to the entrypoint that calls it.
+// The slices entrypoint's answers as Workers Cache, in front of it, reads them (docs/deploying.md "What each cache
+// holds"), and the entrypoint's purge endpoint.
 
 import { BadRequest } from '../shared/http/errors.ts';
-import { entryTags } from '../shared/purge/purge.ts';
+import { entryTags } from '../shared/purge/purge-rules.ts';
 import {
   type WorkersCachePurge,
   type WorkersCachePurgeApi,
@@ -24,11 +12,17 @@ import {
 import { type EntryMeta, MAX_RETENTION_S, remainingFreshness } from '../shared/store/stored-entry.ts';
 import { responseAsIs } from '../shared/streams/response-as-is.ts';
 
-/** Cloudflare's own targeted field (RFC 9213): read by Workers Cache, never by tiercache. */
+/**
+ * Cloudflare's own targeted field (RFC 9213): read by Workers Cache, never by tiercache. It takes precedence over
+ * Cache-Control, and Cloudflare consumes it (developers.cloudflare.com/workers/cache/configuration/#header-precedence).
+ */
 export const WORKERS_CACHE_FIELD = 'cloudflare-cdn-cache-control';
-/** The object's own Cache-Tag, under a name Cloudflare leaves alone. */
+/** The object's own Cache-Tag (which Cloudflare consumes), under a name Cloudflare leaves alone: restored by the gateway. */
 export const OBJECT_TAGS_HEADER = 'x-tiercache-cache-tag';
-/** The answer's Age, and when (ms epoch) it was that: the gateway ages it by the time since. */
+/**
+ * The answer's Age, and when (ms epoch) it was that: the gateway ages it by the time since (workers-cache-gateway.ts).
+ * In a field of ours, so that Workers Cache counts the lifetime from now, whatever it makes of Age.
+ */
 export const AGE_HEADER = 'x-tiercache-age';
 export const AGED_AT_HEADER = 'x-tiercache-aged-at';
 
@@ -43,7 +37,13 @@ export interface AnswerFacts {
   path: string;
 }
 
-/** Marks `headers` (an answer of the slices entrypoint) as Workers Cache may keep it, or not at all. */
+/**
+ * Marks `headers` (an answer of the slices entrypoint) as Workers Cache may keep it, or not at all. Workers Cache
+ * stores 200s only, so an answer says `no-store` unless it is a 200 (or the 304 refreshing one) of an object this
+ * tier stores, still fresh, not varying, and taggable for every purge that could name it
+ * (shared/purge/workers-cache-purge.ts); then `max-age` is the freshness it has left (keptFor), `stale-if-error=0`
+ * (Workers Cache would otherwise serve it stale on any error, indefinitely), and no stale-while-revalidate.
+ */
 export function markForWorkersCache(headers: Headers, facts: AnswerFacts): void {
   const objectTags = headers.get('cache-tag');
   headers.set(OBJECT_TAGS_HEADER, objectTags ?? '');
@@ -63,7 +63,7 @@ export function markForWorkersCache(headers: Headers, facts: AnswerFacts): void 
   headers.set(WORKERS_CACHE_FIELD, `max-age=${left}, stale-if-error=0`);
 }
 
-/** Whole seconds Workers Cache may keep the answer: its freshness left here, at most as long as any tier keeps an entry, or 0. */
+/** Whole seconds Workers Cache may keep the answer: its freshness left here, at most the 31 days a tier keeps an entry. */
 function keptFor(headers: Headers, { status, entry, now }: AnswerFacts): number {
   if ((status !== 200 && status !== 304) || entry === undefined || headers.has('vary')) return 0;
   return Math.max(0, Math.min(MAX_RETENTION_S, Math.floor(remainingFreshness(entry, now))));
@@ -78,7 +78,10 @@ export function unmarkedNotKept(response: Response): Response {
   return responseAsIs(response.body, { status: response.status, statusText: response.statusText, headers });
 }
 
-/** The slices entrypoint's answer to the gateway's purge: what `ctx.cache.purge` said, as JSON. */
+/**
+ * The slices entrypoint's answer to the gateway's purge: what `ctx.cache.purge` said, as JSON. Only this entrypoint
+ * can serve it: a Workers Cache purge is scoped to the entrypoint that calls it.
+ */
 export async function purgeWorkersCache(request: Request, cache: WorkersCachePurgeApi | undefined): Promise<Response> {
   const options = parsePurge(await request.text());
   const result: WorkersCachePurgeResult =

@@ -1,14 +1,5 @@
-// The shield's default entrypoint in front of Workers Cache (docs/deploying.md "What each cache
-// holds"). The edge's binding calls it on every request: it checks the edge's credential and
-// reads the bucket the edge's host names, and a slice request whose answer depends on nothing
-// but the object's version and span it hands to the slices entrypoint through Workers Cache
-// (`ctx.exports`, with a cache key of its own: developers.cloudflare.com/workers/cache/
-// cache-keys/#custom-cache-keys). Everything else stays here: warms, the rest of a broken
-// span, revalidations (the edge wants the origin's word, not a copy's), requests carrying the
-// edge's purge watermark (a purge the global list may not have reached yet), HEADs (Workers
-// Cache turns a HEAD on a cold key into a GET: a whole download), other methods, purge and
-// health. The answer comes back with what the slices entrypoint put aside restored
-// (workers-cache-answer.ts), and a Workers Cache hit reported as this tier's hit.
+// The shield's default entrypoint in front of Workers Cache (docs/deploying.md "What each cache holds"): the slice
+// requests whose answer may be kept go to the slices entrypoint through Workers Cache; everything else stays here.
 
 import { CREDENTIAL_HEADER, PURGED_AT_HEADER, REVALIDATE_HEADER, SHIELD_ORIGIN } from '../shared/hop/hop-fields.ts';
 import { type SliceRequest, sliceRequestPath } from '../shared/hop/slice-protocol.ts';
@@ -29,7 +20,13 @@ export interface SlicesEntry {
 /** What Workers Cache says it did (developers.cloudflare.com/cache/concepts/cache-responses/): served without running the entrypoint. */
 const SERVED_FROM_CACHE = new Set(['HIT', 'STALE', 'UPDATING', 'REVALIDATED']);
 
-/** Whether the gateway may hand `request` (a slice request, `sliced`) to Workers Cache. */
+/**
+ * Whether the gateway may hand `request` (a slice request, `sliced`) to Workers Cache: only a GET whose answer depends
+ * on nothing but the object's version and span. Everything else stays here: warms, the rest of a broken span,
+ * revalidations (the edge wants the origin's word, not a copy's), requests carrying the edge's purge watermark (a purge
+ * the global list may not have reached yet), HEADs (Workers Cache turns a HEAD on a cold key into a GET: a whole
+ * download), other methods, purge and health.
+ */
 export function keptByWorkersCache(
   request: Request,
   sliced: { request: SliceRequest } | undefined,
@@ -44,13 +41,17 @@ export function keptByWorkersCache(
 /**
  * The key Workers Cache keeps the answer under: the span, the slicing and the version asked
  * for, of the object at the origin (its URL with the bucket: shield-cache.ts shieldKey), so two
- * buckets or origins never share an entry.
+ * buckets or origins never share an entry. Handed to the slices entrypoint through `ctx.exports` with this key
+ * (developers.cloudflare.com/workers/cache/cache-keys/#custom-cache-keys).
  */
 export function workersCacheKey(slice: SliceRequest, originKey: string): string {
   return sliceRequestPath(slice, `/${originKey}`);
 }
 
-/** The slices entrypoint's answer to `request`, through Workers Cache under `key`, as the edge takes it. */
+/**
+ * The slices entrypoint's answer to `request`, through Workers Cache under `key`, as the edge takes it: what the
+ * slices entrypoint put aside restored (workers-cache-answer.ts), and a Workers Cache hit reported as this tier's hit.
+ */
 export async function viaWorkersCache(
   request: Request,
   slices: SlicesEntry,

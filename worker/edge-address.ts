@@ -1,6 +1,5 @@
-// Where the edge keeps an object: the canonical request target (shared/request/request-target.ts) and
-// the cache key built from it. The hot path (memory-hit.ts) looks addresses up by the raw
-// request URL, so each spelling of a URL is parsed and normalised once per isolate.
+// Where the edge keeps an object: the canonical request target (shared/request/request-target.ts) and the cache key
+// built from it, remembered per spelling of a raw URL for the hot path.
 
 import type { Config } from '../shared/config/config.ts';
 import { bucketFor, misdirected } from '../shared/request/host-buckets.ts';
@@ -41,7 +40,11 @@ export function edgeKey(url: URL, target: RequestTarget): string {
 const REMEMBERED_CHARS = 1 << 20;
 const remembered = new WeakMap<Config, { addresses: Map<string, EdgeAddress>; chars: number }>();
 
-/** The address of a raw request URL, remembered; undefined for one that names no object here. */
+/**
+ * The address of a raw request URL, remembered; undefined for one that names no object here. The hot path
+ * (memory-hit.ts) looks addresses up by the raw request URL, so each spelling of a URL is parsed and normalised once
+ * per isolate.
+ */
 export function knownAddress(rawUrl: string, config: Config): EdgeAddress | undefined {
   let memo = remembered.get(config);
   if (memo === undefined) {

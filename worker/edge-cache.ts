@@ -1,6 +1,4 @@
-// The edge's stored responses: its Cache API namespace with the isolate's memory layer in
-// front (memory-cache.ts). Every read, store, purge and invalidation at the edge goes through
-// here, so the memory layer never holds what the Cache API has dropped.
+// The edge's stored responses: its Cache API namespace with the isolate's memory layer in front (memory-cache.ts).
 
 import type { Config } from '../shared/config/config.ts';
 import type { TierCache } from '../shared/tier/tier-cache.ts';
@@ -20,6 +18,10 @@ export function edgeMemory(config: Config): MemoryCache | undefined {
   return memory;
 }
 
+/**
+ * Every read, store, purge and invalidation at the edge goes through here, so the memory layer never holds what the
+ * Cache API has dropped.
+ */
 export async function edgeCache(config: Config): Promise<TierCache> {
   const cache = await caches.open(tier('edge').cacheName);
   const memory = edgeMemory(config);

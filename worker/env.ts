@@ -1,6 +1,5 @@
-// The edge's bindings: `EdgeEnv` as the platform hands them (index.ts reads it and nothing else
-// does), and `EdgeBindings`, what the code is given: the configuration parsed once per isolate
-// and the bindings it uses, by name.
+// The edge's bindings: `EdgeEnv` as the platform hands them (index.ts reads it and nothing else does), and
+// `EdgeBindings`, what the code is given: the configuration parsed once per isolate and the bindings it uses.
 
 import { type Config, configFrom, oncePerEnv, type RawConfig } from '../shared/config/config.ts';
 import { type ObservedTier, observedTier, rawPath } from '../shared/observe/observed.ts';

@@ -1,8 +1,5 @@
-// GET /__tiercache/health (docs/operating.md): no token, nothing sensitive, never
-// cached. It says that the edge runs, whether the shield answered its own health question in
-// time, and what the shield found of the origin (shared/http/health-report.ts): 200 when the
-// origin serves with the configured credentials, 503 when it cannot or the shield does not
-// answer, so a monitor that reads only the status is told the truth.
+// GET /__tiercache/health (docs/operating.md): whether the edge runs, whether the shield answered in time, and what
+// the shield found of the origin (shared/http/health-report.ts). No token, nothing sensitive, never cached.
 
 import { VERSION } from '../shared/config/version.ts';
 import { canServe, HEALTH_PROBE_MS, readShieldHealth, type ShieldHealth } from '../shared/http/health-report.ts';
@@ -15,6 +12,10 @@ const SHIELD_WAIT_MS = HEALTH_PROBE_MS + 2_000;
 
 type ShieldState = 'ok' | 'unreachable' | 'timeout' | `error ${number}`;
 
+/**
+ * 200 when the origin serves with the configured credentials, 503 when it cannot or the shield does not answer: a
+ * monitor that reads only the status is told the truth.
+ */
 export async function answerHealth(edge: EdgeBindings, method: string): Promise<Response> {
   const started = Date.now();
   const { shield, health } = await shieldHealth(edge);

@@ -1,10 +1,5 @@
-// The edge worker: runs in every location, answers from its own cache, and on a miss asks the
-// shield over the service binding. This file only wires: GET and HEAD of an object are
-// object-request.ts (over shared/tier/), other methods pass-through.ts, POST
-// /__tiercache/purge purge.ts; the rest of /__tiercache/ is 404 and never forwarded, however it
-// is spelled (routing is on the canonical path, the one a request is forwarded on). Before the
-// routes, memory-hit.ts answers plain GETs of fresh small objects the isolate holds in memory;
-// after them, site-responses.ts finishes GET/HEAD/OPTIONS answers (the 404 page, CORS).
+// The edge worker: runs in every location, answers from its own cache, and on a miss asks the shield over the
+// service binding. This file only wires; README.md says what the edge does with a request, in order.
 
 import { Hono } from 'hono';
 import { clockOffset } from '../shared/clock/clock-offset.ts';
@@ -24,7 +19,7 @@ import { answerObject } from './object-request.ts';
 import { CACHED_METHODS, passThrough } from './pass-through.ts';
 import { purge } from './purge.ts';
 import { withSiteResponses } from './site-responses.ts';
-import { answerStats } from './stats-page.ts';
+import { answerStats } from './stats-endpoint.ts';
 
 const app = new Hono<{ Bindings: EdgeRequest; Variables: RequestFacts }>();
 
@@ -38,7 +33,7 @@ app.use('*', async (c, next) => {
 // The tiers' own paths, routed on the canonical spelling of the path and of the target it would
 // be forwarded on (`/x/%2e%2e/purge` and `/%5f_tiercache/purge` are the purge endpoint); any
 // other spelling that an origin could read into the prefix (`/x/..%2F__tiercache/purge`) is a
-// 404 here, and none reaches the shield as an object.
+// 404 here, and none reaches the shield as an object. The rest of /__tiercache/ is a 404 too, never forwarded.
 app.use('*', async (c, next) => {
   const path = normalizePath(c.var.url.pathname);
   if (!isReserved(path, forwardedPath(c.var.url, c.env.config))) return next();

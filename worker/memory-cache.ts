@@ -1,21 +1,5 @@
-// The edge's hottest small objects, kept in the isolate's own memory in front of its Cache API
-// namespace (Varnish keeps everything in memory; Workers give an isolate 128 MB, so only a
-// fixed budget of small objects). On this runtime a Cache API lookup costs more than the rest
-// of a hit together (bench/layers: a naive caches.default worker runs at ~0.2× one answering
-// from a Map).
-//
-// It is a layer of the TierCache the edge already reads through, not a cache of its own: an
-// entry is the Cache API's stored response, copied on a hit, so freshness, stale use, purge,
-// Vary and ranges are decided by the same code over the same stored metadata. Every put or
-// delete through the layer drops the copy (it is refilled from the Cache API on the next hit),
-// so memory never holds a version the Cache API no longer has. Eviction keeps `budget` bytes
-// with the CLOCK approximation of least-recently-used (a hit only sets a flag).
-//
-// Only an object's own entries are held (a whole response, a manifest, a variant of one that
-// varies): never a slice or a sliced object's whole copy, nor a Vary index. Those the hot path
-// can never answer; a slice is as large as the biggest object held, so it would evict many
-// hot small ones and be copied whole out of the Cache API on every read-back, and a Vary index
-// at the object's key only turns the hot path away. They are answered from the Cache API.
+// The edge's hottest small objects, kept in the isolate's own memory in front of its Cache API namespace: a layer
+// of the TierCache the edge already reads through, not a cache of its own.
 
 import { VARY_INDEX_HEADER } from '../shared/http/vary.ts';
 import { isManifest, SLICE_HEADER } from '../shared/slices/object-meta.ts';
@@ -53,6 +37,12 @@ export interface MemoryEntry {
 /** What an entry costs besides its body: a generous flat estimate of its headers and bookkeeping. */
 const ENTRY_OVERHEAD = 2048;
 
+/**
+ * A fixed budget of small objects in the isolate (Varnish keeps everything in memory; Workers give an isolate 128 MB).
+ * On this runtime a Cache API lookup costs more than the rest of a hit together (bench/layers: a naive caches.default
+ * worker runs at ~0.2× one answering from a Map). Eviction keeps `budget` bytes with the CLOCK approximation of
+ * least-recently-used: a hit only sets a flag.
+ */
 export class MemoryCache {
   readonly #entries = new Map<string, MemoryEntry>();
   #bytes = 0;
@@ -145,6 +135,10 @@ export class MemoryCache {
  * `cache` with `memory` in front: lookups are answered from memory when they can be, and
  * small stored responses found in `cache` are copied into it; puts and deletes go to `cache`
  * and drop the copy. Keys are the lookup requests' URLs.
+ *
+ * An entry is the Cache API's stored response, copied on a hit, so freshness, stale use, purge, Vary and ranges are
+ * decided by the same code over the same stored metadata; and since every put or delete drops the copy (refilled
+ * from the Cache API on the next hit), memory never holds a version the Cache API no longer has.
  */
 export function memoryFronted(cache: TierCache, memory: MemoryCache): TierCache {
   return {
@@ -184,7 +178,12 @@ export function memoryFronted(cache: TierCache, memory: MemoryCache): TierCache 
   };
 }
 
-/** Whether stored headers are an object's own entry, not a slice (or whole copy) nor a Vary index. */
+/**
+ * Whether stored headers are an object's own entry (a whole response, a manifest, a variant of one that varies), not
+ * a slice (or a sliced object's whole copy) nor a Vary index: only those are held. The others the hot path can never
+ * answer; a slice is as large as the biggest object held, so it would evict many hot small ones and be copied whole
+ * out of the Cache API on every read-back, and a Vary index at the object's key only turns the hot path away.
+ */
 export function isObjectEntry(stored: Headers): boolean {
   return !stored.has(SLICE_HEADER) && !stored.has(VARY_INDEX_HEADER);
 }

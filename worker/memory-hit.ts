@@ -1,15 +1,11 @@
-// The edge's hot path: a plain GET for a fresh whole object in the memory layer, answered
-// before any routing, with no Cache API call and no parsing beyond a remembered address. It
-// sends exactly what the full read path sends for a fresh hit (serve-object.ts); anything
-// else — a range, a condition, HEAD, a stale or purged copy, a miss, a purge list due for a
-// re-read — returns undefined and takes the full path, which reads the same memory through
-// edge-cache.ts and decides stale use, revalidation and ranges there.
+// The edge's hot path: a plain GET for a fresh whole object in the memory layer, answered before any routing, with
+// no Cache API call and no parsing beyond a remembered address.
 
 import { clockOffset } from '../shared/clock/clock-offset.ts';
 import { appendCacheStatus, cacheStatusMember, withoutMember } from '../shared/http/cache-status.ts';
 import { serverTimingMetric } from '../shared/http/server-timing.ts';
 import { targetedFieldsToStrip } from '../shared/http/targeted-cache-control.ts';
-import { purgedBy } from '../shared/purge/purge.ts';
+import { purgedBy } from '../shared/purge/purge-rules.ts';
 import { knownPurgeList } from '../shared/purge/purge-store.ts';
 import { currentAge, remainingFreshness } from '../shared/store/stored-entry.ts';
 import { responseAsIs } from '../shared/streams/response-as-is.ts';
@@ -22,7 +18,12 @@ import type { MemoryEntry } from './memory-cache.ts';
 /** Request headers that make a GET more than "the whole representation, please". */
 const CONDITIONS = ['range', 'if-none-match', 'if-modified-since', 'if-match', 'if-unmodified-since', 'if-range'];
 
-/** A promise only when the test clock must be asked: a hit costs no turn of the event loop. */
+/**
+ * The answer the full read path would send for a fresh hit (serve-object.ts), or undefined for anything else (a range,
+ * a condition, HEAD, a stale or purged copy, a miss, a purge list due for a re-read): that takes the full path, which
+ * reads the same memory through edge-cache.ts and decides stale use, revalidation and ranges there. A promise only
+ * when the test clock must be asked: a hit costs no turn of the event loop.
+ */
 export function answerFromMemory(
   request: Request,
   edge: EdgeRequest,

@@ -1,11 +1,10 @@
-// GET and HEAD of an object at the edge: the read path (shared/tier/) handed this tier's cache,
-// its next hop (the shield, healing cut bodies) and the purges that apply; GET is
-// serve-object.ts, HEAD shared/tier/object-head.ts with the conditions a GET would honour.
+// GET and HEAD of an object at the edge: the read path (shared/tier/) handed this tier's cache, its next hop (the
+// shield, healing cut bodies) and the purges that apply.
 
 import { hasDirective, parseCacheControl } from '../shared/http/cache-control.ts';
 import { evaluatePreconditions, notModifiedHeaders } from '../shared/http/conditional.ts';
 import { meteredUpstream, shieldFetchedFromOrigin } from '../shared/observe/request-meter.ts';
-import { purgeWatch } from '../shared/purge/purge.ts';
+import { purgeWatch } from '../shared/purge/purge-rules.ts';
 import { purgeList } from '../shared/purge/purge-store.ts';
 import type { RequestFacts } from '../shared/request/request-facts.ts';
 import { healingUpstream, shieldHealing } from '../shared/tier/healing-upstream.ts';
@@ -17,6 +16,7 @@ import type { EdgeRequest } from './env.ts';
 import { serveObject } from './serve-object.ts';
 import { forwardedFor, shieldUpstream } from './shield-client.ts';
 
+/** GET is serve-object.ts; HEAD is shared/tier/object-head.ts, with the conditions a GET would honour. */
 export async function answerObject(request: Request, edge: EdgeRequest, facts: RequestFacts): Promise<Response> {
   const { config, meter } = edge;
   const { url, started } = facts;

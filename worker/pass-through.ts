@@ -1,7 +1,5 @@
-// HTTP origins only: methods other than GET/HEAD go to the origin uncached (through the shield,
-// which owns the origin connection), and a successful one invalidates what the edge stored for
-// that URL and the same-host URLs its Location and Content-Location name (the shield does the
-// same for its own entries), as RFC 9111 §4.4 asks. For S3 they are 405.
+// Methods other than GET and HEAD at the edge: to an HTTP origin uncached, through the shield (which owns the origin
+// connection); for S3, 405.
 
 import { MethodNotAllowed } from '../shared/http/errors.ts';
 import { invalidatedUrls } from '../shared/http/invalidation.ts';
@@ -15,6 +13,10 @@ import { askShield, forwardedFor } from './shield-client.ts';
 /** The methods the edge answers itself, whatever the origin. */
 export const CACHED_METHODS = ['GET', 'HEAD', 'OPTIONS'];
 
+/**
+ * A successful unsafe method invalidates what the edge stored for that URL and the same-host URLs its Location and
+ * Content-Location name, as RFC 9111 §4.4 asks (the shield does the same for its own entries).
+ */
 export async function passThrough(request: Request, edge: EdgeRequest, url: URL): Promise<Response> {
   const { config } = edge;
   if (config.originKind !== 'http') throw new MethodNotAllowed(request.method, CACHED_METHODS);

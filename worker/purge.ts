@@ -1,8 +1,5 @@
-// POST /__tiercache/purge (docs/purge.md): checks the bearer token, parses the body
-// (shared/purge/purge.ts), records the purges in the global list (KV, shared/purge/purge-store.ts),
-// deletes this location's entries for the URLs named, and tells the shield, which does the
-// same with its own and purges the Workers Cache in front of it; a 503 (PurgeNotConfirmed) when
-// the shield does not confirm. Nothing is ever sent to the origin.
+// POST /__tiercache/purge (docs/purge.md): the purges recorded in the global list, this location's entries for the
+// URLs named deleted, and the shield told to do the same with its own.
 
 import type { Config } from '../shared/config/config.ts';
 import { bearerToken, credentialMatches } from '../shared/http/authorization.ts';
@@ -16,8 +13,8 @@ import {
   Unauthorized,
   UnsupportedMediaType,
 } from '../shared/http/errors.ts';
-import { PURGE_BODY_LIMIT, type PurgeRecord, type PurgeRequest, parsePurgeBody } from '../shared/purge/purge.ts';
 import { canonicalPrefix } from '../shared/purge/purge-prefix.ts';
+import { PURGE_BODY_LIMIT, type PurgeRecord, type PurgeRequest, parsePurgeBody } from '../shared/purge/purge-rules.ts';
 import { REACHES_EVERY_LOCATION_WITHIN, recordPurges } from '../shared/purge/purge-store.ts';
 import { type RequestTarget, requestTarget } from '../shared/request/request-target.ts';
 import { PURGE_PATH } from '../shared/request/reserved-paths.ts';
@@ -34,7 +31,13 @@ interface PurgedUrl {
   target: RequestTarget;
 }
 
-/** `clockOffset` (ms): the test clock's lead; purges are timed on the clock entries are (readPolicy). */
+/**
+ * Checks the bearer token, parses the body, records the purges in the global list (KV, shared/purge/purge-store.ts),
+ * deletes this location's entries for the URLs named, and tells the shield, which does the same with its own and
+ * purges the Workers Cache in front of it; a 503 (PurgeNotConfirmed) when the shield does not confirm. Nothing is
+ * ever sent to the origin. `clockOffset` (ms): the test clock's lead; purges are timed on the clock entries are
+ * (readPolicy).
+ */
 export async function purge(request: Request, edge: EdgeBindings, clockOffset = 0): Promise<Response> {
   const { config } = edge;
   if (config.purgeToken === undefined)

@@ -1,7 +1,5 @@
-// GET at the edge: the object from this tier (whole, or its manifest and slices) or from the
-// shield, cut to the client's ranges. A version change seen before the first byte restarts the
-// request from fresh metadata; after it, the stream is aborted: a client may see a broken
-// transfer, never a body mixed from two versions.
+// GET at the edge: the object from this tier (whole, or its manifest and slices) or from the shield, cut to the
+// client's ranges.
 
 import type { Config } from '../shared/config/config.ts';
 import type { CacheStatusParams } from '../shared/http/cache-status.ts';
@@ -23,6 +21,10 @@ import { copyWhole, storedWholeCopy } from './whole-copy.ts';
 /** Most slices per request to the shield, however short the budget (spanLimit). */
 const MAX_SPAN = 16;
 
+/**
+ * A version change seen before the first byte restarts the request from fresh metadata (once); after it, the stream
+ * is aborted: a client may see a broken transfer, never a body mixed from two versions.
+ */
 export async function serveObject(
   request: Request,
   read: ObjectRead,

@@ -1,6 +1,5 @@
-// What the edge takes from the shield's answer to a slice request, checked as nginx's slice
-// module checks an origin's: the span asked for, its exact length, the pinned version; what is
-// evidence of another version (VersionChanged), and what only the shield's failure.
+// What the edge takes from the shield's answer to a slice request, checked as nginx's slice module checks an origin's:
+// the span asked for, its exact length, the pinned version; what is another version, and what the shield's failure.
 
 import { SPAN_HEADER, WHOLE } from '../shared/hop/slice-protocol.ts';
 import { NextHopFailed, VersionChanged } from '../shared/http/errors.ts';

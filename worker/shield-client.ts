@@ -1,6 +1,5 @@
-// The edge's next hop: the shield, over the service binding. GETs go as slice requests
-// (shared/hop/slice-protocol.ts) and every answer is checked like an origin's
-// (shield-answer.ts). Nothing the client sent is copied by default.
+// The edge's next hop: the shield, over the service binding. GETs go as slice requests (shared/hop/slice-protocol.ts)
+// and every answer is checked like an origin's (shield-answer.ts).
 
 import type { Config } from '../shared/config/config.ts';
 import {
@@ -58,7 +57,8 @@ export async function askShield(shield: Fetcher, config: Config, call: ShieldCal
 /**
  * The shield as this request's next hop; `host` is the client's, which picks the shield's
  * bucket. `purgedAt` answers the newest purge the edge applied to this object, if any;
- * `client` are the client's end-to-end headers, for an HTTP origin (worker/index.ts).
+ * `client` are the client's end-to-end headers, for an HTTP origin (worker/index.ts): without them, nothing the
+ * client sent is copied.
  */
 export function shieldUpstream(
   shield: Fetcher,

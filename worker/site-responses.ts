@@ -1,7 +1,5 @@
-// What every edge answer to GET, HEAD and OPTIONS passes through last (docs/static-sites.md):
-// the site's own 404 page in place of a bare 404 (NOT_FOUND_DOCUMENT), then CORS
-// (CORS_ALLOW_ORIGINS, decided in shared/http/cors.ts). Answers to other methods (pass-through to an
-// HTTP origin, or 405) leave untouched.
+// What every edge answer to GET, HEAD and OPTIONS passes through last (docs/static-sites.md): the site's own 404 page
+// (NOT_FOUND_DOCUMENT), then CORS (CORS_ALLOW_ORIGINS, decided in shared/http/cors.ts).
 
 import type { SiteConfig } from '../shared/config/site-config.ts';
 import { type AllowedOrigins, addCorsHeaders, corsEnabled, preflightHeaders } from '../shared/http/cors.ts';
@@ -15,6 +13,7 @@ export type EdgeFetch = (request: Request, edge: EdgeRequest, ctx: ExecutionCont
 /** What the 404 page brings along: its representation. Everything else stays the 404's own. */
 const PAGE_HEADERS = ['content-type', 'content-length', 'content-encoding', 'content-language'];
 
+/** `app` with the site's 404 page and CORS; answers to other methods (pass-through to an HTTP origin, or 405) are left untouched. */
 export function withSiteResponses(app: EdgeFetch): EdgeFetch {
   return (request, edge, ctx) => {
     const { site } = edge.config;

@@ -1,13 +1,5 @@
-// The edge's whole copy of a sliced object: one more entry beside its slices, keyed by the same
-// version, holding every byte. A GET of every byte (no Range, or a browser's `bytes=0-`) is
-// then answered with that stored body passed through untouched, as an object cached whole is,
-// instead of its slices piped one after another into one stream in JavaScript. In workerd the
-// pipe costs a core at ~2 GB/s and, under load, stalls now and then (bench/stream-stall.ts); a
-// stored body passes through at well under half the CPU. Other ranges still read slices. The
-// copy is made only for objects up to WHOLE_COPY_MAX, only once this tier has served a full
-// read whose every slice came from its own store (serve-object.ts), from those stored slices
-// read again and each counted, in the background, one at a time per version and isolate;
-// nothing is kept unless every slice is there and every byte of the object arrives.
+// The edge's whole copy of a sliced object: one more entry beside its slices, keyed by the same version, holding
+// every byte, so that a GET of every byte passes a stored body through instead of piping slices.
 
 import { retention } from '../shared/http/stale.ts';
 import { sliceEntryHeaders, WHOLE_COPY } from '../shared/slices/object-meta.ts';
@@ -20,7 +12,13 @@ import type { SlicedObject } from '../shared/tier/resolved.ts';
 import { storedPart } from '../shared/tier/slice-reader/cached-slices.ts';
 import { remove, store } from '../shared/tier/tier-cache.ts';
 
-/** The stored whole copy of `sliced`'s version, if this tier has one (one lookup). */
+/**
+ * The stored whole copy of `sliced`'s version, if this tier has one (one lookup). A GET of every byte (no Range, or a
+ * browser's `bytes=0-`) is answered with it passed through untouched, as an object cached whole is, instead of its
+ * slices piped one after another into one stream in JavaScript: in workerd that pipe costs a core at ~2 GB/s and,
+ * under load, stalls now and then (bench/stream-stall.ts); a stored body passes through at well under half the CPU.
+ * Other ranges still read slices.
+ */
 export async function storedWholeCopy(
   read: ObjectRead,
   sliced: SlicedObject,
@@ -33,7 +31,13 @@ export async function storedWholeCopy(
   return storedPart(read.cache, wholeCopyKey(read.key, meta, meta.sliceSize), WHOLE_COPY, meta.size);
 }
 
-/** Starts storing the whole copy of `sliced` from this tier's slices, unless one is under way or the budget is short; once a full read from them is over. */
+/**
+ * Starts storing the whole copy of `sliced` from this tier's slices, unless one is under way or the budget is short;
+ * once a full read from them is over. Called only for objects up to WHOLE_COPY_MAX, once this tier has served a full
+ * read whose every slice came from its own store (serve-object.ts); the slices are read again and each counted, in the
+ * background, one at a time per version and isolate, and nothing is kept unless every slice is there and every byte
+ * of the object arrives.
+ */
 export function copyWhole(read: ObjectRead, sliced: SlicedObject, budget: Budget): void {
   const { meta, entry } = sliced;
   if (entry === undefined) return;

@@ -193,7 +193,7 @@ function layersSection(run: BenchRun): string[] {
   if (!run.layers) return ['Skipped in quick mode: `npm run bench` (full) or `npm run bench:layers`.'];
   const { plan, measurements } = run.layers;
   return [
-    `A naive worker (bench/setup/layers/naive-worker.ts, ${BODY_KIB} KiB from a global Map, /map, or from caches.default, /cache; no origin) under wrk at c = ${plan.connections}, ${plan.warmUpSec} s warm-up then ${plan.measureSec} s measured per cell. tiercache runs on the "Miniflare direct socket" layer. Bare workerd has no Cache API without a cache service configured. The ratios are of req/s; mean and p99 are wrk's corrected histogram (as in Workload V).`,
+    `A naive worker (bench/setup/layers/naive-originless-worker.ts, ${BODY_KIB} KiB from a global Map, /map, or from caches.default, /cache; no origin) under wrk at c = ${plan.connections}, ${plan.warmUpSec} s warm-up then ${plan.measureSec} s measured per cell. tiercache runs on the "Miniflare direct socket" layer. Bare workerd has no Cache API without a cache service configured. The ratios are of req/s; mean and p99 are wrk's corrected histogram (as in Workload V).`,
     '',
     formatTable(layersTable(measurements)),
     '',

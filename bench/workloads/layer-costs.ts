@@ -1,5 +1,5 @@
-// What each local layer costs: the naive worker (../setup/layers/naive-worker.ts) under wrk in each layer a worker
-// can run in locally (../setup/layers/launchers.ts); run by bench:layers, reduced inside `npm run bench`.
+// What each local layer costs: the naive worker (../setup/layers/naive-originless-worker.ts) under wrk in each layer
+// a worker can run in locally (../setup/layers/launchers.ts); run by bench:layers, reduced inside `npm run bench`.
 
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,10 +17,13 @@ import {
 } from '../setup/layers/launchers.ts';
 
 /** Relative to the project root, as bundleWorker takes it. */
-const ENTRY = relative(PROJECT_ROOT, fileURLToPath(new URL('../setup/layers/naive-worker.ts', import.meta.url)));
+const ENTRY = relative(
+  PROJECT_ROOT,
+  fileURLToPath(new URL('../setup/layers/naive-originless-worker.ts', import.meta.url)),
+);
 /** A global Map: the runtime and the layer's entry; caches.default: adds the local Cache API simulator. */
 export const ROUTES = ['/map/1', '/cache/1'] as const;
-/** The worker's bodies (naive-worker.ts). */
+/** The worker's bodies (naive-originless-worker.ts). */
 export const BODY_KIB = 20;
 const RUN_SLACK_SEC = 30;
 const STARTERS: Record<LayerName, (code: string) => Promise<Layer>> = {

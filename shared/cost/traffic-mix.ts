@@ -2,7 +2,7 @@
 // stats' vocabulary and the operations its isolates make; three example mixes make the docs' table.
 
 import { DEFAULT_FLUSH_MS } from '../config/observability.ts';
-import { REFRESH_MS } from '../purge/purge.ts';
+import { REFRESH_MS } from '../purge/purge-rules.ts';
 import { type CostEstimate, costOf } from './cost-model.ts';
 import { FLUSH_STORAGE, operationsPerPeriod } from './platform-operations.ts';
 import type { PriceTable } from './prices.ts';

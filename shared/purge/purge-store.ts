@@ -10,7 +10,7 @@ import {
   type PurgeRecord,
   RECORD_LIFETIME_MS,
   REFRESH_MS,
-} from './purge.ts';
+} from './purge-rules.ts';
 
 /** The part of a Workers KV namespace the purge list uses. */
 export interface PurgeKv {

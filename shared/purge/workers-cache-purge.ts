@@ -1,7 +1,7 @@
 // Purge as Workers Cache can be told it (docs/deploying.md "Purge reaches every layer"): the tags an
 // answer it may keep carries, and the tags that cover a purge record. No I/O.
 
-import type { PurgeRecord } from './purge.ts';
+import type { PurgeRecord } from './purge-rules.ts';
 
 /** What `ctx.cache.purge` takes (workers-types' CachePurgeOptions, as much as is used). */
 export interface WorkersCachePurge {

@@ -1,6 +1,5 @@
-// Bounded tables: names beyond a table's bound are counted under OTHER instead of by name, so
-// that what clients send (hosts, paths) can never grow a batch or a bucket without bound,
-// while no request or byte is ever dropped: a folded row is added to the OTHER row, not lost.
+// Bounded tables: names beyond a table's bound are counted under OTHER, so that what clients send (hosts, paths)
+// never grows a batch or a bucket without bound, and no request or byte is dropped: a folded row adds to OTHER's.
 
 import { rankBy } from './ranking.ts';
 

@@ -1,9 +1,8 @@
-// How the stats read, on the stats page and in `npm run stats`: bytes in SI units (kB = 1000 B,
-// as egress is priced: per TB of 10^12 bytes, IEC 80000-13 keeps KiB for 1024), ratios as
-// percentages, counts with thousands separators, times in UTC. A ratio or a mean over nothing
-// (null, stats-json.ts) is a dash; so is a number that is no number.
+// How the stats read, on the stats page and in `npm run stats`: bytes, ratios, counts, amounts and times (UTC).
 
+// SI units (kB = 1000 B), as egress is priced: per TB of 10^12 bytes (IEC 80000-13 keeps KiB for 1024).
 const BYTE_UNITS = ['B', 'kB', 'MB', 'GB', 'TB', 'PB', 'EB'] as const;
+/** What a ratio or a mean over nothing (null, stats-json.ts) reads as; so does a number that is no number. */
 export const NONE = '—';
 
 /** `0 B`, `999 B`, `1.00 kB`, `12.3 MB`, `456 GB`: three significant digits past bytes. */

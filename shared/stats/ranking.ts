@@ -1,8 +1,7 @@
-// One order for every ranked list (hosts, keys, reasons): most first, ties by name in code-unit
-// order, so that the same counts always give the same list, whatever order they arrived in
-// and whatever the locale (String#localeCompare is neither).
+// One order for every ranked list (hosts, keys, reasons): most first, ties by name, so that the same counts always
+// give the same list, whatever order they arrived in.
 
-/** Code-unit order: the same on every runtime. */
+/** Code-unit order: the same on every runtime and in every locale (String#localeCompare is neither). */
 export function compareNames(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }

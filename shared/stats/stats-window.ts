@@ -1,13 +1,12 @@
-// The window the stats keep and show: whole minutes (UTC, ms epoch of each minute's start),
-// the last `windowMinutes` of them ending with the minute that holds `now`. One definition,
-// so that the Durable Object drops exactly the buckets the view would no longer show.
+// The window the stats keep and show: the last `windowMinutes` whole minutes (UTC), ending with the one that holds
+// `now`. One definition, so that the Durable Object drops exactly the buckets the view would no longer show.
 
 export const MINUTE_MS = 60_000;
 export const DEFAULT_WINDOW_MINUTES = 60;
 /** A day: the most a window holds, so that a view's minutes stay bounded whatever it is asked. */
 export const MAX_WINDOW_MINUTES = 1440;
 
-/** The start of the minute holding `at` (ms epoch). */
+/** The start of the minute holding `at` (ms epoch): each minute of the window is named by its start. */
 export function minuteOf(at: number): number {
   return Math.floor(at / MINUTE_MS) * MINUTE_MS;
 }

@@ -1,6 +1,5 @@
-// A tier's numbers, from the rows of that tier: its totals, each outcome's, and the ratios the
-// stats page leads with (definitions in stats-json.ts). A ratio over nothing is null, not 0 or
-// NaN: no requests is not a hit ratio of zero.
+// A tier's numbers from its rows: its totals, each outcome's, and the ratios the stats page leads with
+// (definitions in stats-json.ts).
 
 import { HIT_OUTCOMES, OUTCOMES, type Outcome } from './record.ts';
 import type { MinuteStats, TierStats, Totals } from './stats-json.ts';
@@ -30,6 +29,7 @@ export function tierStats(rows: Iterable<OutcomeRow>): TierStats {
   const counted = totals.requests > 0;
   return {
     totals,
+    // A ratio over nothing is null, not 0 or NaN: no requests is not a hit ratio of zero.
     hitRatio: counted ? hitsOf(outcomes) / totals.requests : null,
     // Bytes fetched can exceed bytes sent (a slice fetched whole for a small range, a HEAD that filled): at least 0.
     byteHitRatio: totals.bytesSent > 0 ? Math.max(0, 1 - totals.bytesFromNextHop / totals.bytesSent) : null,

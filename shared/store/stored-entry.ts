@@ -23,7 +23,7 @@ export interface EntryMeta {
 
 /**
  * Longest (s) a tier keeps an entry, whatever its freshness and stale windows, and how long a
- * purge record lives (shared/purge/purge.ts): a purge is judged by `originAt`, and past a
+ * purge record lives (shared/purge/purge-rules.ts): a purge is judged by `originAt`, and past a
  * record's lifetime the purge list no longer vouches for an entry (its lookups count it
  * purged), so the platform is never asked to hold one longer.
  */

@@ -1,7 +1,5 @@
-// Request collapsing within one isolate: when several requests miss the same entry at once,
-// the first (the leader) goes upstream and the others wait until it has stored what it got,
-// then read that (Varnish's waiting list). A waiter never waits longer than `maxWait`: if the
-// leader stores nothing (not storable, failed), the waiters go upstream themselves.
+// Request collapsing within one isolate: when several requests miss the same entry at once, the first (the leader)
+// goes upstream and the others wait until it has stored what it got, then read that (Varnish's waiting list).
 
 export interface Claim {
   /** True for the request that must fetch; false for one that waited for another. */
@@ -18,6 +16,8 @@ const fills = new Map<string, Promise<void>>();
  * The entry for `key`: waits for a fill already under way, if any, and reads what it stored;
  * on a miss, returns the claim making the caller the one to fill it. `missed` says the caller
  * has just looked it up and found nothing, so that is not asked again when no fill is under way.
+ * A waiter never waits longer than `maxWait`: if the leader stores nothing (not storable, failed), the waiters go
+ * upstream themselves.
  */
 export async function claimOrWait<T>(
   key: string,

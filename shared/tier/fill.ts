@@ -1,16 +1,5 @@
-// A fill: one body from the next hop moving into this tier's store and, as it passes, to the
-// client that asked for it. One pump reads the source into reused buffers and writes each
-// chunk to both (no chunk becomes garbage; no JavaScript stream stands between them).
-//
-// The store sets the pace. A client that falls more than `readerLag` bytes behind is let go
-// of: the fill goes on into the store at full speed (a slow or stalled client neither slows
-// it nor keeps the next hop's connection open), holding at most that lag for the client, and
-// once the client has read what it held it is fed the rest from `resume` (the stored copy when
-// complete, else the next hop from that byte). Without a store (the object may not be kept)
-// the client sets the pace, as a proxy's would. A client that cancels (a range that ended
-// mid-body) lets the fill go on; `abort` (the client went away) ends everything, and the store
-// keeps nothing. A body of unknown length is not streamed to the client at all: its share is
-// held until the body has ended, and then goes out with its length (held-until-whole.ts).
+// A fill: one body from the next hop moving into this tier's store and, as it passes, to the client that asked
+// for it.
 
 import { asError } from '../streams/as-error.ts';
 import { type BodySource, bodySource } from '../streams/body-source.ts';
@@ -50,8 +39,18 @@ export interface Fill {
   abort(reason: unknown): void;
 }
 
+/**
+ * Starts a fill. The store sets the pace: a client that falls more than `readerLag` bytes behind is let go of, and
+ * the fill goes on into the store at full speed (a slow or stalled client neither slows it nor keeps the next hop's
+ * connection open), holding at most that lag for the client; once the client has read what it held it is fed the
+ * rest from `resume` (the stored copy when complete, else the next hop from that byte). Without a store (the object
+ * may not be kept) the client sets the pace, as a proxy's would. A client that cancels (a range that ended mid-body)
+ * lets the fill go on; `abort` (the client went away) ends everything, and the store keeps nothing.
+ */
 export function startFill(source: BodySource, options: FillOptions): Fill {
   if (options.length === undefined) {
+    // A body of unknown length is not streamed to the client at all: its share is held until the body has ended,
+    // then goes out with its length (held-until-whole.ts).
     // Held in the store past what the isolate holds, when it is being stored and can be read back.
     const held = new HeldUntilWhole(options.store !== undefined ? options.resume : undefined);
     const pump = new FillPump(source, held, options);
@@ -68,6 +67,10 @@ interface Lent {
   writes: number;
 }
 
+/**
+ * One pump reads the source into reused buffers and writes each chunk to both the store and the client: no chunk
+ * becomes garbage, and no JavaScript stream stands between them.
+ */
 class FillPump {
   private readonly source: BodySource;
   /** The client's pipe; for a held body (unknown length) none until the body has ended. */

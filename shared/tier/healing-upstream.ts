@@ -1,8 +1,5 @@
-// The next hop's answers made safe to store and to stream on, whichever hop it is (the shield
-// from the edge, the origin from the shield): a span's body heals when it breaks part-way,
-// asking the same hop again from the byte it reached, pinned to the version it described; the
-// silence inside any body is bounded. The bodies are marked with that (fromNextHop) and stay
-// the runtime's own streams: whoever reads them through bodySource reads them so.
+// The next hop's answers made safe to store and to stream on, whichever hop it is (the shield from the edge, the
+// origin from the shield): spans that heal when they break, silence inside any body bounded.
 
 import { VersionChanged } from '../http/errors.ts';
 import { fromNextHop } from '../streams/from-next-hop.ts';
@@ -16,7 +13,11 @@ export interface HealingPolicy {
   attempts: number;
 }
 
-/** `upstream`, its bodies healing (spans) or counted (whole) within `policy`. */
+/**
+ * `upstream`, its bodies healing (spans) or counted (whole) within `policy`. A span's body that breaks part-way asks
+ * the same hop again from the byte it reached, pinned to the version it described. The bodies are marked with that
+ * (fromNextHop) and stay the runtime's own streams: whoever reads them through bodySource reads them so.
+ */
 export function healingUpstream(upstream: Upstream, policy: HealingPolicy): Upstream {
   const { idleMs, attempts } = policy;
   return {

@@ -1,18 +1,5 @@
-// A body of unknown length (the next hop sent no Content-Length) is held until it has ended, so
-// that its answer goes out with its length on the wire: a transfer that breaks after that is
-// visibly cut (the connection closes short of the Content-Length). Sent chunked, it could not
-// be: workerd ends a chunked body whose stream failed with the last chunk, as if it were
-// complete, whatever the failure (a JavaScript stream erroring, an IdentityTransformStream
-// aborted, a stream left hanging, through a service binding or not; probed, and
-// cloudflare/workerd#6818), and a client then holds a short body that looks whole.
-//
-// Up to HOLD_BYTES are held in the isolate. Past that, a body being stored is held in the store
-// instead: the answer waits for it to be stored, counted, and read back with its length, as a
-// client that fell behind a fill is (fill.ts). A body that may not be stored and is longer
-// cannot be held anywhere (RFC 9111 §5.2.2.5, §5.2.2.7 forbid putting it in the cache): it is
-// refused with a 502 before any byte goes out, rather than sent in a way whose failure no
-// client could see. A body that breaks before its end is a 502 too: nothing has gone out yet,
-// and nothing of it is stored.
+// A body of unknown length (the next hop sent no Content-Length), held until it has ended so that its answer goes
+// out with its length on the wire, in the isolate up to HOLD_BYTES and past that in the store.
 
 import type { CacheStatusParams } from '../http/cache-status.ts';
 import { BadGateway } from '../http/errors.ts';
@@ -44,13 +31,24 @@ type Resume = (offset: number) => Promise<{ body: ReadableStream<Bytes>; from: n
 /** The held bodies, by the placeholder a fill hands out as its client's share. */
 const held = new WeakMap<ReadableStream<Bytes>, Promise<WholeBody>>();
 
-/** A body of unknown length, held as a fill reads it, until it has ended (or failed). */
+/**
+ * A body of unknown length, held as a fill reads it, until it has ended (or failed).
+ *
+ * With its length on the wire, a transfer that breaks is visibly cut (the connection closes short of the
+ * Content-Length). Sent chunked, it would not be: workerd ends a chunked body whose stream failed with the last
+ * chunk, as if it were complete, whatever the failure (a JavaScript stream erroring, an IdentityTransformStream
+ * aborted, a stream left hanging, through a service binding or not; probed, and cloudflare/workerd#6818), and a
+ * client then holds a short body that looks whole.
+ */
 export class HeldUntilWhole {
   /** The fill's client share until the body is whole: reading it waits for the whole body. */
   readonly placeholder: ReadableStream<Bytes>;
   private chunks: Bytes[] = [];
   private bytes = 0;
-  /** Past HOLD_BYTES: the rest is held by the store, and the answer read back from it. */
+  /**
+   * Past HOLD_BYTES: the rest is held by the store, and the answer waits for it to be stored, counted and read back
+   * with its length, as a client that fell behind a fill is (fill.ts).
+   */
   private inStore = false;
   private readonly resume: Resume | undefined;
   private readonly whole: Promise<WholeBody>;
@@ -81,7 +79,12 @@ export class HeldUntilWhole {
     held.set(this.placeholder, this.whole);
   }
 
-  /** The next bytes of the body (copied: the fill reuses its buffers). Throws past HOLD_BYTES when it cannot be held in the store. */
+  /**
+   * The next bytes of the body (copied: the fill reuses its buffers). Throws past HOLD_BYTES when it cannot be held
+   * in the store: a body that may not be stored (RFC 9111 §5.2.2.5, §5.2.2.7 forbid putting it in the cache) and is
+   * longer can be held nowhere, so it is refused with a 502 before any byte goes out, rather than sent in a way whose
+   * failure no client could see.
+   */
   take(bytes: Bytes): void {
     if (this.inStore) return;
     if (this.bytes + bytes.byteLength > HOLD_BYTES) {
@@ -108,7 +111,7 @@ export class HeldUntilWhole {
     void this.fromStore(length).then(this.settle.resolve, (error: unknown) => this.settle.reject(asError(error)));
   }
 
-  /** The body failed before its end: its answer is a 502. */
+  /** The body failed before its end: its answer is a 502 (nothing has gone out yet), and nothing of it is stored. */
   fail(reason: Error): void {
     this.chunks = [];
     this.settle.reject(reason);

@@ -1,7 +1,4 @@
-// HEAD at either tier: the same headers GET would send, without a body. Answered from what the
-// tier holds (a whole response, or a sliced object's manifest, which knows the full length);
-// otherwise asked upstream as a HEAD and not stored: a HEAD must not cost a whole download.
-// Range is ignored: RFC 9110 §14.2 defines range handling for GET only.
+// HEAD at either tier: the same headers GET would send, without a body.
 
 import { type CacheStatusParams, memberDetail } from '../http/cache-status.ts';
 import { HttpError, isDisconnectedDetail, NotStored } from '../http/errors.ts';
@@ -13,6 +10,11 @@ import type { ObjectRead } from './ports.ts';
 import type { StoredEntry } from './tier-cache.ts';
 import { cacheName, reportTier, type Tier } from './tier-headers.ts';
 
+/**
+ * Answered from what the tier holds (a whole response, or a sliced object's manifest, which knows the full length);
+ * otherwise asked upstream as a HEAD and not stored: a HEAD must not cost a whole download. Range is ignored: RFC 9110
+ * §14.2 defines range handling for GET only.
+ */
 export async function headObject(read: ObjectRead, tier: Tier, started: number): Promise<Response> {
   const entry = await lookupLive(read);
   await entry?.body?.cancel();

@@ -3,7 +3,7 @@
 
 import type { Config } from '../config/config.ts';
 import type { StaleDefaults } from '../http/stale.ts';
-import type { PurgeCandidate } from '../purge/purge.ts';
+import type { PurgeCandidate } from '../purge/purge-rules.ts';
 import type { ObjectMeta } from '../slices/object-meta.ts';
 import type { ObjectVersion, SliceSpan } from '../slices/slice-plan.ts';
 import type { TierCache } from './tier-cache.ts';
@@ -84,7 +84,7 @@ export interface ObjectRead {
   now(): number;
   waitUntil(promise: Promise<unknown>): void;
   upstream: Upstream;
-  /** Whether a purge (shared/purge/purge.ts) removed this stored entry, or the answer about to be stored; absent = nothing is purged. */
+  /** Whether a purge (shared/purge/purge-rules.ts) removed this stored entry, or the answer about to be stored; absent = nothing is purged. */
   purged?(entry: PurgeCandidate): boolean;
   /**
    * The client's request signal: it aborts when the client goes away, and with it every fetch and

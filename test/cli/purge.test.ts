@@ -10,7 +10,7 @@ import {
   renderPurgeAnswer,
   runPurge,
 } from '../../cli/purge.ts';
-import { parsePurgeBody } from '../../shared/purge/purge.ts';
+import { parsePurgeBody } from '../../shared/purge/purge-rules.ts';
 import { type StackFolder, stackFolder, type TestContext, testContext } from './cli-context.ts';
 import { type Answer, type FakeEdge, json, plain, startFakeEdge, unreachableUrl } from './fake-edge.ts';
 

@@ -4,7 +4,7 @@
 // the newest record the list dropped (or longer than a record's lifetime ago) is a miss.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_PURGE_VALUES, MAX_RECORDS, RECORD_LIFETIME_MS } from '../../shared/purge/purge.ts';
+import { MAX_PURGE_VALUES, MAX_RECORDS, RECORD_LIFETIME_MS } from '../../shared/purge/purge-rules.ts';
 import { type Answer, cacheStatus, FakeClock, type Fixture, request, settle, startFixture } from './fixture.ts';
 
 const PURGE_TOKEN = 'test-purge-token';

@@ -1,5 +1,5 @@
 // The local layers a worker can run in, each started on a free loopback port around the same bundled naive worker
-// (naive-worker.ts): bare workerd, Miniflare direct and through its entry worker, and `wrangler dev --local`.
+// (naive-originless-worker.ts): bare workerd, Miniflare direct and through its entry worker, and `wrangler dev --local`.
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';

@@ -1,4 +1,4 @@
-// The naive baselines (naive-worker.ts) as peers, in front of the same origin.
+// The naive baselines (naive-proxy-worker.ts) as peers, in front of the same origin.
 
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -6,7 +6,7 @@ import { bundleWorker, PROJECT_ROOT } from '../../../local/bundle.ts';
 import { startDirectWorkers } from '../miniflare-direct.ts';
 
 /** Relative to the project root, as bundleWorker takes it. */
-const ENTRY = relative(PROJECT_ROOT, fileURLToPath(new URL('./naive-worker.ts', import.meta.url)));
+const ENTRY = relative(PROJECT_ROOT, fileURLToPath(new URL('./naive-proxy-worker.ts', import.meta.url)));
 
 export interface NaivePeers {
   /** caches.default in front of the origin. */

@@ -10,7 +10,7 @@ import {
   usableWhenDisconnected,
 } from '../../../shared/http/stale.ts';
 import { effectiveCacheControl, TIERCACHE_TARGETS } from '../../../shared/http/targeted-cache-control.ts';
-import { RECORD_LIFETIME_MS } from '../../../shared/purge/purge.ts';
+import { RECORD_LIFETIME_MS } from '../../../shared/purge/purge-rules.ts';
 import type { EntryMeta } from '../../../shared/store/stored-entry.ts';
 
 const DEFAULTS = { whileRevalidate: 60, ifError: 86_400 };

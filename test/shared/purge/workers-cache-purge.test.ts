@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isPurged, type PurgeRecord } from '../../../shared/purge/purge.ts';
+import { isPurged, type PurgeRecord } from '../../../shared/purge/purge-rules.ts';
 import {
   folderTag,
   MAX_FOLDER_DEPTH,

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ORIGIN_AT_HEADER } from '../../../shared/hop/hop-fields.ts';
 import { BadGateway, Disconnected, NotFound } from '../../../shared/http/errors.ts';
 import { formatHttpDate } from '../../../shared/http/http-date.ts';
-import type { PurgeCandidate } from '../../../shared/purge/purge.ts';
+import type { PurgeCandidate } from '../../../shared/purge/purge-rules.ts';
 import { readManifest } from '../../../shared/slices/object-meta.ts';
 import { fill } from '../../../shared/tier/object-fill.ts';
 import { resolveObject } from '../../../shared/tier/object-read.ts';

@@ -1,5 +1,5 @@
 // The naive single-tier baselines, one worker run twice in front of the benchmark's origin (ORIGIN_URL): the floor
-// tiercache's edge hits are measured against, on the same runtime. Its origin-less twin: ../layers/naive-worker.ts.
+// tiercache's edge hits are measured against, same runtime. Origin-less twin: ../layers/naive-originless-worker.ts.
 
 interface Env {
   ORIGIN_URL: string;

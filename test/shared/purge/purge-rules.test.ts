@@ -14,7 +14,7 @@ import {
   purgedBy,
   purgeWatch,
   RECORD_LIFETIME_MS,
-} from '../../../shared/purge/purge.ts';
+} from '../../../shared/purge/purge-rules.ts';
 
 /** A list that has dropped nothing. */
 const listOf = (records: PurgeRecord[]): PurgeList => ({ records, vouchedSince: -Infinity });
