@@ -230,7 +230,10 @@ function repeat<T>(items: readonly T[], rounds: number): T[] {
   return Array.from({ length: rounds }, () => items).flat();
 }
 
-/** GETs `url` (one range when given), reads the body whole and answers its length; anything but 200/206 of the length asked for fails. */
+/**
+ * GETs `url` (one range when given), reads the body whole and answers its length; anything but 200/206 of the length
+ * asked for fails.
+ */
 async function fetchBody(url: string, range?: [number, number]): Promise<number> {
   const answer = await fetch(url, range === undefined ? {} : { headers: { range: `bytes=${range[0]}-${range[1]}` } });
   const body = await answer.arrayBuffer();

@@ -111,7 +111,10 @@ async function runCheck(
   }
 }
 
-/** `curl 7.88.1` of `curl 7.88.1 (x86_64-pc-linux-gnu) libcurl/7.88.1 …`, `GNU Wget 1.21.3` of `GNU Wget 1.21.3 built on linux-gnu.` */
+/**
+ * `curl 7.88.1` of `curl 7.88.1 (x86_64-pc-linux-gnu) libcurl/7.88.1 …`, `GNU Wget 1.21.3` of `GNU Wget 1.21.3 built on
+ * linux-gnu.`
+ */
 function shortVersion(version: string): string {
   return /^.*?\d+(?:\.\d+)+/.exec(version)?.[0] ?? version;
 }

@@ -157,7 +157,7 @@ export function textTable(title: string, columns: readonly Column[], rows: reado
 // stack's (`npm start`). The token: the environment variable when set, else the local stack's, but only for
 // the local stack's own URL: a token made up for this machine is never sent to another host, nor printed.
 
-/** One endpoint of the edge: where it lives, which secret opens it, and what its 401 and 403 mean, in words that say what to set. */
+/** One endpoint of the edge: where it lives, which secret opens it, what its 401 and 403 mean (what to set). */
 export interface Api {
   path: string;
   method: 'GET' | 'POST';
@@ -278,7 +278,7 @@ export function parseJsonAnswer(text: string, from: string): unknown {
   }
 }
 
-/** The first non-empty line, without the status tiercache's own error bodies start with (`403 purge is …`), bounded. */
+/** The first non-empty line, without the status tiercache's error bodies start with (`403 purge is …`), bounded. */
 function firstLine(text: string, status: number): string {
   const line =
     text
@@ -306,7 +306,7 @@ function baseUrl(text: string, what: string): URL {
   return url;
 }
 
-/** The stack note, or undefined when there is none (no stack started here); one `npm start` did not write is reported, not guessed around. */
+/** The stack note, or undefined when none was written here; one `npm start` did not write is reported, not guessed. */
 export async function readLocalStack(path: string): Promise<LocalStack | undefined> {
   let text: string;
   try {
@@ -335,7 +335,7 @@ function stackToken(stack: LocalStack, api: Api, path: string): string {
   return token;
 }
 
-/** The variable's token, trimmed (`$(cat file)` keeps its newline); one a header cannot carry is refused here: fetch's error would quote it. */
+/** The variable's token, trimmed (`$(cat file)` keeps a newline); one no header can carry is refused here. */
 function headerSafe(value: string | undefined, name: string): string | undefined {
   const token = value?.trim();
   if (token === undefined || token === '') return undefined;

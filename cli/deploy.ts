@@ -50,7 +50,7 @@ variable of the same name), deploys the shield, then the edge, then checks the e
 
 /** The settings file when none is named. */
 export const SETTINGS_FILE = 'tiercache.config.ts';
-/** Two minutes at most: ATTEMPTS answers asked for, RETRY_MS apart (a new custom domain's certificate and DNS take a while). */
+/** Two minutes at most: ATTEMPTS asks, RETRY_MS apart (a new custom domain's certificate and DNS take a while). */
 export const HEALTH_ATTEMPTS = 24;
 export const HEALTH_RETRY_MS = 5_000;
 const HEALTH_TIMEOUT_MS = 10_000;
@@ -271,7 +271,7 @@ async function checkLogin(wrangler: Wrangler): Promise<string> {
   }
 }
 
-/** The id of the KV namespace titled `title` in the account `configPath` deploys to: found, or created (`created` says which). */
+/** The id of the KV namespace `title` in the account `configPath` deploys to: found or created (`created` says). */
 async function purgesNamespaceId(
   wrangler: Wrangler,
   title: string,
@@ -360,7 +360,7 @@ function detail(result: WranglerResult): string {
   return `${result.stderr}${result.stdout}`.trim().split('\n').slice(-20).join('\n');
 }
 
-/** Asks `url` until it answers 200: the answer's text, which says what the edge, the shield and the origin are (worker/health.ts). */
+/** Asks `url` until it answers 200: its text says how the edge, the shield and the origin are (worker/health.ts). */
 async function checkHealth(url: URL, context: DeployContext): Promise<string> {
   let last = 'no answer';
   for (let attempt = 1; attempt <= HEALTH_ATTEMPTS; attempt++) {

@@ -62,7 +62,8 @@ export interface PurgeArgs {
 
 /**
  * The edge's 200 (worker/purge.ts): what it accepted, when (`at`, ms epoch), and the bound on reaching every
- * location (`reachesEveryLocationWithin`, "65s": KV's propagation plus the isolates' refresh, shared/purge/purge-store.ts).
+ * location (`reachesEveryLocationWithin`, "65s": KV's propagation plus the isolates' refresh,
+ * shared/purge/purge-store.ts).
  */
 export interface PurgeAnswer {
   purged: PurgeRequest;
@@ -92,7 +93,7 @@ export async function runPurge(argv: readonly string[], context: CliContext): Pr
 
 /**
  * Each flag repeatable and kept in order. Which values the edge accepts (a prefix starts with "/", at most 30
- * values …) is the edge's to say (shared/purge/purge-rules.ts): its 400 names what it expected, and the CLI prints it.
+ * values …) is the edge's to say (shared/purge/purge-rules.ts): its 400 names what it expected; the CLI prints it.
  */
 export function parsePurgeArgs(argv: readonly string[]): PurgeArgs {
   const flags = parseFlags(

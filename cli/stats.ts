@@ -222,7 +222,10 @@ function egressTable(egress: StatsJson['egress']): string {
   );
 }
 
-/** The window as a month at its rate (docs/costs.md): each line of the bill, then what it comes to against the origin's egress alone. */
+/**
+ * The window as a month at its rate (docs/costs.md): each line of the bill, then what it comes to against the origin's
+ * egress alone.
+ */
 function costTable(cost: StatsJson['cost']): string {
   const { month } = cost;
   const rows = [
@@ -270,7 +273,10 @@ function minutesTable(stats: StatsJson): string {
   );
 }
 
-/** Hosts, the keys that miss most, why requests bypassed or failed, the latest purges: in the server's order (shared/stats/ranking.ts). */
+/**
+ * Hosts, the keys that miss most, why requests bypassed or failed, the latest purges: in the server's order
+ * (shared/stats/ranking.ts).
+ */
 function rankedLists(stats: StatsJson): string[] {
   return [
     textTable(

@@ -25,7 +25,7 @@ export type Placement =
   | { mode: 'targeted'; host: string }
   | { mode: 'targeted'; region: string };
 
-/** A deployment as tiercache.config.ts writes it once: the workers' names, where clients reach the edge, the shield's place. */
+/** A deployment as tiercache.config.ts writes it: the workers' names, where the edge is reached, the shield's place. */
 export interface DeploySettings {
   /** The account to deploy to; absent: the one `wrangler whoami` shows (or CLOUDFLARE_ACCOUNT_ID). */
   accountId?: string;
@@ -196,7 +196,7 @@ function common(settings: DeploySettings, name: string, main: string): Record<st
   };
 }
 
-/** The settings' placement, or next to the origin's host (developers.cloudflare.com/workers/configuration/placement/). */
+/** The placement set, else by the origin's host (developers.cloudflare.com/workers/configuration/placement/). */
 export function shieldPlacement(settings: DeploySettings): Placement {
   if (settings.shield.placement !== undefined) return settings.shield.placement;
   return { mode: 'targeted', hostname: new URL(settings.vars.ORIGIN_URL ?? 'https://gateway.storjshare.io').hostname };
@@ -205,7 +205,7 @@ export function shieldPlacement(settings: DeploySettings): Placement {
 /**
  * Workers Cache on the shield's slice entrypoint only (developers.cloudflare.com/workers/cache/configuration/
  * #per-entrypoint-caching): the default entrypoint, which the edge's binding calls, runs on every request (it checks
- * the edge's credential, reads the edge's purge watermark and revalidations) and hands what may be kept to the cached one.
+ * the edge's credential, reads its purge watermark and revalidations) and hands what may be kept to the cached one.
  */
 function workersCache(): Record<string, unknown> {
   return {

@@ -209,7 +209,9 @@ function suiteCommit(dir: string): string {
   return /commit ([0-9a-f]{7,40})/.exec(source)?.[1] ?? 'unknown';
 }
 
-/** results.json is the full run's, as the suite's client printed it; asked-again.json the second answers of its ↻ tests. */
+/**
+ * results.json is the full run's, as the suite's client printed it; asked-again.json the second answers of its ↻ tests.
+ */
 async function writeResults(results: string, again: string | undefined, summary: RunSummary): Promise<void> {
   await mkdir(RESULTS_DIR, { recursive: true });
   await writeFile(join(RESULTS_DIR, 'results.json'), withNewline(results));

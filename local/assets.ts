@@ -13,8 +13,11 @@ export { BIG_ASSET_KEY, VIDEO_ASSET_KEY };
  * (faststart) so that a browser plays it from the first range: 9,005,671 bytes, just over one
  * 8 MiB slice, so the default slicing cuts it in two. Committed: a fresh machine has no encoder.
  * Made with ffmpeg 5.1 (two passes):
- *   ffmpeg -f lavfi -i "testsrc2=size=1280x720:rate=30:duration=30,drawtext=fontfile=DejaVuSans-Bold.ttf:text='tiercache sample video':fontsize=56:fontcolor=white:box=1:boxcolor=black@0.6:boxborderw=16:x=(w-text_w)/2:y=h/2-120,drawtext=fontfile=DejaVuSans-Bold.ttf:text='%{pts\:hms}':fontsize=96:fontcolor=white:box=1:boxcolor=black@0.6:boxborderw=16:x=(w-text_w)/2:y=h/2"
- *     -c:v libx264 -preset slow -b:v 2400k -pass 1|2 -pix_fmt yuv420p -profile:v high -g 60 -movflags +faststart -an local/sample-video.mp4
+ *   ffmpeg -f lavfi -i
+ * "testsrc2=size=1280x720:rate=30:duration=30,drawtext=fontfile=DejaVuSans-Bold.ttf:text='tiercache sample
+ * video':fontsize=56:fontcolor=white:box=1:boxcolor=black@0.6:boxborderw=16:x=(w-text_w)/2:y=h/2-120,drawtext=fontfile=DejaVuSans-Bold.ttf:text='%{pts\:hms}':fontsize=96:fontcolor=white:box=1:boxcolor=black@0.6:boxborderw=16:x=(w-text_w)/2:y=h/2"
+ *     -c:v libx264 -preset slow -b:v 2400k -pass 1|2 -pix_fmt yuv420p -profile:v high -g 60 -movflags +faststart -an
+ * local/sample-video.mp4
  */
 const VIDEO_FILE = new URL('sample-video.mp4', import.meta.url);
 /** The large binary is made at start from a PRNG seeded with this, never committed. */

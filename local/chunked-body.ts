@@ -111,7 +111,10 @@ export class ChunkedBody {
     return { kind: 'done', body: Buffer.concat(this.chunks, this.length), rest: this.pending };
   }
 
-  /** The next line without its CRLF (consumed), `more` until it has come, or a refusal of a bare CR or LF or an overlong line. */
+  /**
+   * The next line without its CRLF (consumed), `more` until it has come, or a refusal of a bare CR or LF or an overlong
+   * line.
+   */
   private line(max: number): string | ChunkedVerdict {
     const end = this.pending.indexOf('\r\n');
     const seen = this.pending.subarray(0, end < 0 ? this.pending.length : end).toString('latin1');

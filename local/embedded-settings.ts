@@ -10,7 +10,10 @@ export interface EmbeddedOrigin {
   secretAccessKey: string;
 }
 
-/** Points `config` at the embedded origin; answers a note for each setting of the user's that it sets aside or that changes what the origin answers. */
+/**
+ * Points `config` at the embedded origin; answers a note for each setting of the user's that it sets aside or that
+ * changes what the origin answers.
+ */
 export function useEmbeddedOrigin(config: RawConfig, origin: EmbeddedOrigin): string[] {
   const notes: string[] = [];
   // A value the user gave is looked at before it is set aside: a misspelt ORIGIN_KIND or

@@ -22,7 +22,10 @@ import {
  * holds a handshake ~10 s: 20 s is generous to any real client.
  */
 export const FRONT_HEAD_TIMEOUT_MS = 20_000;
-/** The largest chunked request body read whole before forwarding: Cloudflare's 100 MB request body limit on Free and Pro plans, then 413. */
+/**
+ * The largest chunked request body read whole before forwarding: Cloudflare's 100 MB request body limit on Free and Pro
+ * plans, then 413.
+ */
 export const MAX_CHUNKED_BODY_BYTES = 100 * 1000 * 1000;
 
 export interface RelayOptions {
@@ -178,7 +181,10 @@ class RelayedConnection {
     return 'ok';
   }
 
-  /** Bytes of a chunked body: once it is whole, its request is forwarded with a Content-Length; a malformed one is refused. */
+  /**
+   * Bytes of a chunked body: once it is whole, its request is forwarded with a Content-Length; a malformed one is
+   * refused.
+   */
   private chunkedStep(head: string, body: ChunkedBody): Step {
     const verdict = body.push(this.buffered);
     this.buffered = Buffer.alloc(0);
@@ -206,7 +212,10 @@ class RelayedConnection {
     this.headTimer = undefined;
   }
 
-  /** Past FRONT_HEAD_TIMEOUT_MS: 408 for a head begun, after the answers before it; a connection that never sent a byte is closed. */
+  /**
+   * Past FRONT_HEAD_TIMEOUT_MS: 408 for a head begun, after the answers before it; a connection that never sent a byte
+   * is closed.
+   */
   private headTimedOut(): void {
     this.headTimer = undefined;
     if (this.stopped) return;

@@ -46,7 +46,9 @@ export interface WorkersOptions {
    * benchmarks measure the edge's TCP socket itself.
    */
   front?: boolean;
-  /** How long the front waits for a request head before it answers 408 (tests: short); absent = FRONT_HEAD_TIMEOUT_MS. */
+  /**
+   * How long the front waits for a request head before it answers 408 (tests: short); absent = FRONT_HEAD_TIMEOUT_MS.
+   */
   frontHeadTimeoutMs?: number;
 }
 

@@ -20,7 +20,9 @@ import { acceptPurge } from './purge.ts';
 import { purgeWorkersCache, unmarkedNotKept } from './workers-cache-answer.ts';
 import { workersCachePurger } from './workers-cache-gateway.ts';
 
-/** The shield's named entrypoint Workers Cache fronts (cli/wrangler-config.ts names it in the deployed configuration). */
+/**
+ * The shield's named entrypoint Workers Cache fronts (cli/wrangler-config.ts names it in the deployed configuration).
+ */
 export const SLICES_ENTRYPOINT = 'ShieldSlices';
 
 const app = new Hono<{ Bindings: ShieldRequest; Variables: RequestFacts }>();

@@ -64,7 +64,8 @@ export class StatsStore implements DurableObject {
     });
     const expired = [...(await this.storage.list({ prefix: PREFIX, end: keyOf(oldest) })).keys()];
     const written = new Set([...merged.keys(), arrival]).size;
-    // SQLite-backed storage bills its key-value calls as rows: a get or list reads a row per key, a put or delete writes one.
+    // SQLite-backed storage bills its key-value calls as rows: a get or list reads a row per key, a put or delete
+    // writes one.
     const rows = { read: keys.length + expired.length, written: written + expired.length };
     const tier = batch.operations?.tier ?? batch.rows[0]?.tier ?? 'edge';
     const operations = mergeOperations(

@@ -17,7 +17,10 @@ import { responseAsIs } from '../shared/streams/response-as-is.ts';
  * Cache-Control, and Cloudflare consumes it (developers.cloudflare.com/workers/cache/configuration/#header-precedence).
  */
 export const WORKERS_CACHE_FIELD = 'cloudflare-cdn-cache-control';
-/** The object's own Cache-Tag (which Cloudflare consumes), under a name Cloudflare leaves alone: restored by the gateway. */
+/**
+ * The object's own Cache-Tag (which Cloudflare consumes), under a name Cloudflare leaves alone: restored by the
+ * gateway.
+ */
 export const OBJECT_TAGS_HEADER = 'x-tiercache-cache-tag';
 /**
  * The answer's Age, and when (ms epoch) it was that: the gateway ages it by the time since (workers-cache-gateway.ts).
@@ -63,7 +66,9 @@ export function markForWorkersCache(headers: Headers, facts: AnswerFacts): void 
   headers.set(WORKERS_CACHE_FIELD, `max-age=${left}, stale-if-error=0`);
 }
 
-/** Whole seconds Workers Cache may keep the answer: its freshness left here, at most the 31 days a tier keeps an entry. */
+/**
+ * Whole seconds Workers Cache may keep the answer: its freshness left here, at most the 31 days a tier keeps an entry.
+ */
 function keptFor(headers: Headers, { status, entry, now }: AnswerFacts): number {
   if ((status !== 200 && status !== 304) || entry === undefined || headers.has('vary')) return 0;
   return Math.max(0, Math.min(MAX_RETENTION_S, Math.floor(remainingFreshness(entry, now))));

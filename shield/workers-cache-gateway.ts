@@ -17,7 +17,10 @@ export interface SlicesEntry {
   fetch(input: Request | string, init?: RequestInit): Promise<Response>;
 }
 
-/** What Workers Cache says it did (developers.cloudflare.com/cache/concepts/cache-responses/): served without running the entrypoint. */
+/**
+ * What Workers Cache says it did (developers.cloudflare.com/cache/concepts/cache-responses/): served without running
+ * the entrypoint.
+ */
 const SERVED_FROM_CACHE = new Set(['HIT', 'STALE', 'UPDATING', 'REVALIDATED']);
 
 /**

@@ -33,7 +33,10 @@ function folderEntries(): Map<string, string> {
   return entries;
 }
 
-/** The repository's folders, as git tracks them (or will: untracked files not ignored count) (run results are one folder per run, named by time). */
+/**
+ * The repository's folders, as git tracks them (or will: untracked files not ignored count) (run results are one folder
+ * per run, named by time).
+ */
 function trackedFolders(): Set<string> {
   const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], {
     cwd: ROOT,

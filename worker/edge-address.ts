@@ -73,7 +73,10 @@ export function forwardedPath(url: URL, config: Config): string {
   return tryKey(() => requestTarget(url, config.originKind, { indexDocument: config.site.indexDocument }).path) ?? '';
 }
 
-/** The edge's key of a URL an unsafe method invalidates (RFC 9111 §4.4); undefined for one that cannot name an object (it was never stored). */
+/**
+ * The edge's key of a URL an unsafe method invalidates (RFC 9111 §4.4); undefined for one that cannot name an object
+ * (it was never stored).
+ */
 export function invalidatedKey(url: URL, config: Config): string | undefined {
   return tryKey(() => edgeKey(url, requestTarget(url, config.originKind)));
 }

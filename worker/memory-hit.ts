@@ -58,7 +58,10 @@ export function answerFromMemory(
 
 /** A hit's headers: what never changes, and the last full set (they change about once a second). */
 interface HitTemplate {
-  /** The stored headers and Accept-Ranges (a Headers to copy: workerd builds one from another far faster than from pairs). */
+  /**
+   * The stored headers and Accept-Ranges (a Headers to copy: workerd builds one from another far faster than from
+   * pairs).
+   */
   fixed: Headers;
   /** Cache-Status members of the tiers behind (recorded when this tier stored the entry). */
   behind: string | null;

@@ -18,7 +18,10 @@ import { nativeBody } from '../shared/streams/native-body.ts';
 import { responseAsIs } from '../shared/streams/response-as-is.ts';
 import type { UpstreamAnswer } from '../shared/tier/ports.ts';
 
-/** The shield's answer to a request for `span` (of `pinned`, when given; from byte `from` of it), as the read path takes it. */
+/**
+ * The shield's answer to a request for `span` (of `pinned`, when given; from byte `from` of it), as the read path takes
+ * it.
+ */
 export async function readShieldAnswer(
   response: Response,
   span: SliceSpan,

@@ -13,7 +13,10 @@ export type EdgeFetch = (request: Request, edge: EdgeRequest, ctx: ExecutionCont
 /** What the 404 page brings along: its representation. Everything else stays the 404's own. */
 const PAGE_HEADERS = ['content-type', 'content-length', 'content-encoding', 'content-language'];
 
-/** `app` with the site's 404 page and CORS; answers to other methods (pass-through to an HTTP origin, or 405) are left untouched. */
+/**
+ * `app` with the site's 404 page and CORS; answers to other methods (pass-through to an HTTP origin, or 405) are left
+ * untouched.
+ */
 export function withSiteResponses(app: EdgeFetch): EdgeFetch {
   return (request, edge, ctx) => {
     const { site } = edge.config;

@@ -14,7 +14,10 @@ export interface TierCount {
   hitRatio: number;
 }
 
-/** Per tier (`edge` from the `tiercache-edge` member …): `hit`, or `fwd=…` (any reason), on the responses the tiers before it forwarded only. */
+/**
+ * Per tier (`edge` from the `tiercache-edge` member …): `hit`, or `fwd=…` (any reason), on the responses the tiers
+ * before it forwarded only.
+ */
 export type TierVerdicts = { samples: number } & Record<TierName, TierCount> & {
     /** Mean Server-Timing `dur` per tier, over the `count` responses that carry its metric. */
     timing: Record<TierMetric, { meanMs: number; count: number }>;

@@ -45,7 +45,10 @@ export interface MemoryRun {
   phases: Phase[];
 }
 
-/** The memory-growth target's evidence (requirements.ts) from a memory.json, checked field by field; undefined when it is not one. */
+/**
+ * The memory-growth target's evidence (requirements.ts) from a memory.json, checked field by field; undefined when it
+ * is not one.
+ */
 export function memoryEvidence(json: unknown, source: string): MemoryEvidence | undefined {
   if (typeof json !== 'object' || json === null) return undefined;
   const run = json as Partial<Record<keyof MemoryRun, unknown>>;

@@ -44,7 +44,9 @@ export type TargetId =
   | 'cold-together'
   | 'cold-together-memory';
 
-/** A target whose measurement is missing says why: a peer not installed, or a size the plan (quick mode) did not run. */
+/**
+ * A target whose measurement is missing says why: a peer not installed, or a size the plan (quick mode) did not run.
+ */
 export type Verdict = 'met' | 'not met' | 'n/a (peer not installed)' | 'n/a (not measured)';
 
 export interface TargetRow {
@@ -213,7 +215,10 @@ function warmLarge(inputs: TargetInputs): TargetRow {
   return withCeiling(row, inputs, '50 MB', (naive) => naive.load.mibPerSec / varnish.load.mibPerSec);
 }
 
-/** cold-large: the cold large object against a direct single stream, nginx slice and Varnish; cold-first-byte: its first byte. */
+/**
+ * cold-large: the cold large object against a direct single stream, nginx slice and Varnish; cold-first-byte: its first
+ * byte.
+ */
 function coldLarge(inputs: TargetInputs): TargetRow[] {
   const find = (target: TargetName) => inputs.coldLarge.find((r) => r.target === target && r.complete);
   const ours = find('tiercache');
@@ -323,7 +328,10 @@ function judged(row: Omit<TargetRow, 'ratio' | 'verdict'>, ratio: number): Targe
   return { ...row, ratio, verdict: pass ? 'met' : 'not met' };
 }
 
-/** cold-together: several cold downloads of different objects at once, together against one direct stream each; cold-together-memory: workerd's memory growth meanwhile. */
+/**
+ * cold-together: several cold downloads of different objects at once, together against one direct stream each;
+ * cold-together-memory: workerd's memory growth meanwhile.
+ */
 function coldTogether(inputs: TargetInputs): TargetRow[] {
   const { together } = inputs;
   const direct = inputs.coldLarge.find((r) => r.target === 'direct' && r.complete);

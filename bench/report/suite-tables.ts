@@ -93,7 +93,9 @@ export function originTable(s: SResult): Table {
   };
 }
 
-/** tiercache's tiers on each cold phase's first response and after each warm run, from Cache-Status and Server-Timing. */
+/**
+ * tiercache's tiers on each cold phase's first response and after each warm run, from Cache-Status and Server-Timing.
+ */
 export function tierTable(s: SResult): Table {
   const rows = Object.entries(s.tiers).flatMap(([size, phases]) =>
     (['cold', 'warm'] as const).map((phase) => {

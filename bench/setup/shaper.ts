@@ -233,7 +233,9 @@ function shapeConnection(client: Socket, upstream: Socket, link: Link): void {
   }
 }
 
-/** Host and port of an `http://` loopback URL; anything else is refused, so the shaper never reaches off the machine. */
+/**
+ * Host and port of an `http://` loopback URL; anything else is refused, so the shaper never reaches off the machine.
+ */
 function loopbackTarget(target: string): { host: string; port: number } {
   const url = new URL(target);
   if (url.protocol !== 'http:' || !LOOPBACK_HOSTS.has(url.hostname) || url.port === '') {

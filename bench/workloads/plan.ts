@@ -107,7 +107,10 @@ export const QUICK_PLAN: Plan = {
   ],
 };
 
-/** Every object the plan reads, with a seed each: Workload S, Workload V, the cold large object, the concurrent cold ones. */
+/**
+ * Every object the plan reads, with a seed each: Workload S, Workload V, the cold large object, the concurrent cold
+ * ones.
+ */
 export function planObjects(plan: Plan): BenchObject[] {
   return [
     ...plan.workloadS.map((c, i) => ({ path: objectPath('s', c.label), size: c.size, seed: 0x5000 + i })),

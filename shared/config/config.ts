@@ -37,7 +37,10 @@ export interface Config {
   s3: S3Config | undefined;
   /** Time allowed for the origin to start answering before the shield gives up with 504. */
   originTimeoutMs: number;
-  /** ORIGIN_IDLE_TIMEOUT_MS: the longest silence inside a body before it counts as broken (healed, or the transfer fails). */
+  /**
+   * ORIGIN_IDLE_TIMEOUT_MS: the longest silence inside a body before it counts as broken (healed, or the transfer
+   * fails).
+   */
   originIdleTimeoutMs: number;
   /** Freshness for stored objects without explicit freshness (seconds); 0 = store nothing then. */
   defaultTtl: number;
@@ -215,5 +218,8 @@ export function oncePerEnv<E extends object, T>(build: (env: E) => T): (env: E) 
   };
 }
 
-/** `parseConfig` once per bindings object; throws a ConfigError naming every bad setting (and again on the next request). */
+/**
+ * `parseConfig` once per bindings object; throws a ConfigError naming every bad setting (and again on the next
+ * request).
+ */
 export const configFrom: (env: RawConfig) => Config = oncePerEnv(parseConfig);

@@ -33,7 +33,10 @@ export interface SlicingConfig {
   parallel: number;
   /** Subrequests one request may make (Workers: 50 on the free plan, 1,000 or more on paid). */
   subrequests: number;
-  /** WHOLE_COPY_MAX: the largest sliced object the edge also keeps whole for full GETs (worker/whole-copy.ts); 0 = never. */
+  /**
+   * WHOLE_COPY_MAX: the largest sliced object the edge also keeps whole for full GETs (worker/whole-copy.ts); 0 =
+   * never.
+   */
   wholeCopyMax: number;
 }
 

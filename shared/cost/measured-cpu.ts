@@ -9,7 +9,10 @@
 /** bench/results/20261201T215016Z/hit-cost.md: a warm 20 KB hit from the edge's memory layer, 90.7 µs. */
 export const MEMORY_HIT_CPU_MS = 0.0907;
 
-/** bench/results/20261201T230608Z/byte-cost.md, "warm 20 KB": a request answered from the edge's Cache API, its bytes aside. */
+/**
+ * bench/results/20261201T230608Z/byte-cost.md, "warm 20 KB": a request answered from the edge's Cache API, its bytes
+ * aside.
+ */
 export const WARM_REQUEST_CPU_MS = 1.067;
 
 /** Same run, "cold 20 KB": a request that misses at both tiers (the origin's fetch, both stores), its bytes aside. */
@@ -21,7 +24,9 @@ export const WARM_WHOLE_CPU_MS_PER_MIB = 0.713;
 /** Same run, "warm 8 MiB ranges": per MiB of a stored slice sent, its request included. */
 export const WARM_SLICE_CPU_MS_PER_MIB = 0.964;
 
-/** Same run, (cold 1 MB − cold 20 KB) per MiB: a whole object's bytes from the origin, stored at both tiers and sent. */
+/**
+ * Same run, (cold 1 MB − cold 20 KB) per MiB: a whole object's bytes from the origin, stored at both tiers and sent.
+ */
 export const COLD_WHOLE_CPU_MS_PER_MIB = 5.029;
 
 /**

@@ -18,7 +18,9 @@ export interface TrafficMix {
   responseBytes: number;
   /** Share of the edge's requests answered from its caches. */
   edgeHitRatio: number;
-  /** Of those, the share from the isolate's memory layer (small, hot objects: at most MEMORY_OBJECT_MAX, 32 MiB in all). */
+  /**
+   * Of those, the share from the isolate's memory layer (small, hot objects: at most MEMORY_OBJECT_MAX, 32 MiB in all).
+   */
   memoryShare: number;
   /** Share of what the edge asks the shield for that the shield has stored. */
   shieldHitRatio: number;

@@ -13,7 +13,10 @@ export function framedBytes(method: string, status: number, contentLength: strin
   return Number.isSafeInteger(length) ? length : undefined;
 }
 
-/** The body bytes a response carries by its framing: none for HEAD, 1xx, 204 and 304 (RFC 9110 §6.4.1), else its Content-Length (0 without one). */
+/**
+ * The body bytes a response carries by its framing: none for HEAD, 1xx, 204 and 304 (RFC 9110 §6.4.1), else its
+ * Content-Length (0 without one).
+ */
 export function bodyBytes(method: string, status: number, contentLength: string | null): number {
   return framedBytes(method, status, contentLength) ?? 0;
 }

@@ -17,7 +17,9 @@ export class RequestMeter {
   hit: MemoryHitFacts | undefined = undefined;
   /** The tier's own endpoints (stats, health, purge) are not counted as requests for objects. */
   internal = false;
-  /** At the shield: this request is a part of a slice the edge read ahead (read-ahead-copy.ts), counted once for both. */
+  /**
+   * At the shield: this request is a part of a slice the edge read ahead (read-ahead-copy.ts), counted once for both.
+   */
   readAhead: ReadAheadPart | undefined = undefined;
   /**
    * Body bytes the response sent, where its framing does not say: counted as they passed (no
@@ -153,7 +155,10 @@ function warmed(warm: NonNullable<Upstream['warm']>, meter: RequestMeter): NonNu
   };
 }
 
-/** A slice answer the shield served from what it stored: its own member a plain hit (RFC 9211 §2.1), the outcome its record has. */
+/**
+ * A slice answer the shield served from what it stored: its own member a plain hit (RFC 9211 §2.1), the outcome its
+ * record has.
+ */
 function servedFromStore(response: Response): boolean {
   return (
     outcomeOfResponse(response.status, response.headers.get('cache-status'), tier('shield').statusMember).outcome ===

@@ -46,9 +46,15 @@ export const MAX_PURGE_VALUES = 30;
 export const MAX_VALUE_LENGTH = 512;
 /** The list each tier keeps: the newest records, none older than this. */
 export const MAX_RECORDS = 1000;
-/** As long as a tier may keep an entry (MAX_RETENTION_S); one whose bytes are older counts as purged (PurgeList.vouchedSince). */
+/**
+ * As long as a tier may keep an entry (MAX_RETENTION_S); one whose bytes are older counts as purged
+ * (PurgeList.vouchedSince).
+ */
 export const RECORD_LIFETIME_MS = MAX_RETENTION_S * 1000;
-/** How stale an isolate's copy of the list may be (purge-store.ts re-reads it from KV at most this often); KV's own propagation comes on top. */
+/**
+ * How stale an isolate's copy of the list may be (purge-store.ts re-reads it from KV at most this often); KV's own
+ * propagation comes on top.
+ */
 export const REFRESH_MS = 5_000;
 
 /**

@@ -131,7 +131,10 @@ function keyTime(name: string, now: number): number {
   return /^\d{13}$/.test(digits) ? Math.min(now, FAR - Number(digits)) : -Infinity;
 }
 
-/** The KV list and write requests this isolate made since the last call (shared/observe/record-sinks.ts sends them with its batch). */
+/**
+ * The KV list and write requests this isolate made since the last call (shared/observe/record-sinks.ts sends them with
+ * its batch).
+ */
 export function takeKvOperations(): { kvLists: number; kvWrites: number } {
   const taken = made;
   made = { kvLists: 0, kvWrites: 0 };

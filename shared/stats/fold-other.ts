@@ -29,7 +29,10 @@ export function weightsBy<T>(
   return weights;
 }
 
-/** The `max` names of most weight (ties by name), OTHER never among them: the names a table keeps when it is over its bound. */
+/**
+ * The `max` names of most weight (ties by name), OTHER never among them: the names a table keeps when it is over its
+ * bound.
+ */
 export function topNames(weights: ReadonlyMap<string, number>, max: number): Set<string> {
   const named = [...weights].filter(([name]) => name !== OTHER);
   return new Set(

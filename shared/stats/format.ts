@@ -33,7 +33,9 @@ export function formatCount(count: number): string {
   return Number.isFinite(count) ? count.toLocaleString('en-US', { maximumFractionDigits: 0 }) : NONE;
 }
 
-/** An amount of a metered thing (requests, CPU ms, GB): whole units with separators, a small fraction to two decimals. */
+/**
+ * An amount of a metered thing (requests, CPU ms, GB): whole units with separators, a small fraction to two decimals.
+ */
 export function formatAmount(value: number): string {
   if (!Number.isFinite(value)) return NONE;
   return value > 0 && value < 100 && !Number.isInteger(value) ? value.toFixed(2) : formatCount(Math.round(value));

@@ -12,7 +12,10 @@ const REFERENCES: Readonly<Record<string, string>> = {
 
 export interface TableColumn {
   title: string;
-  /** `number`: right-aligned figures; `key`: monospace, wrapped anywhere (paths, hosts); `time`: never wrapped; else text. */
+  /**
+   * `number`: right-aligned figures; `key`: monospace, wrapped anywhere (paths, hosts); `time`: never wrapped; else
+   * text.
+   */
   kind?: 'text' | 'number' | 'key' | 'time';
 }
 

@@ -31,7 +31,10 @@ export interface MinuteBucket {
   reasons: ReasonRow[];
   /** Sorted by key. */
   misses: MissCount[];
-  /** What the store and the isolates did for the batches merged in this minute (absent: none, or stored before they were counted). */
+  /**
+   * What the store and the isolates did for the batches merged in this minute (absent: none, or stored before they were
+   * counted).
+   */
   operations?: StoreOperations;
 }
 

@@ -6,7 +6,10 @@ import { type CacheStatusParams, memberParams } from '../http/cache-status.ts';
 import { ONLY_IF_CACHED } from '../http/errors.ts';
 import { type TierName, tier } from '../tiers/tiers.ts';
 
-/** What the tier did: served what it held, fetched, served stale, revalidated, waited for another's fetch, went around the cache, or failed. */
+/**
+ * What the tier did: served what it held, fetched, served stale, revalidated, waited for another's fetch, went around
+ * the cache, or failed.
+ */
 export type Outcome = 'hit' | 'miss' | 'stale' | 'revalidated' | 'collapsed' | 'bypass' | 'error';
 
 export const OUTCOMES: readonly Outcome[] = ['hit', 'miss', 'stale', 'revalidated', 'collapsed', 'bypass', 'error'];
@@ -129,7 +132,10 @@ export interface RecordInput {
   path: string;
   status: number;
   headers: Headers;
-  /** Body bytes sent, when the framing does not say them (counted as they passed), or they are not the body's (a warm's: the slice it stored). */
+  /**
+   * Body bytes sent, when the framing does not say them (counted as they passed), or they are not the body's (a warm's:
+   * the slice it stored).
+   */
   bytesSent?: number | undefined;
   bytesFromNextHop: number;
   bytesFromOrigin: number;

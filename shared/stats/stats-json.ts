@@ -20,9 +20,15 @@ export interface Totals {
 
 export interface TierStats {
   totals: Totals;
-  /** Requests answered without fetching the object from the next hop (hit, stale, revalidated, collapsed) over all; null with no requests. */
+  /**
+   * Requests answered without fetching the object from the next hop (hit, stale, revalidated, collapsed) over all; null
+   * with no requests.
+   */
   hitRatio: number | null;
-  /** Bytes sent that were not fetched from the next hop, over bytes sent (1 − fetched/sent, at least 0); null with none sent. */
+  /**
+   * Bytes sent that were not fetched from the next hop, over bytes sent (1 − fetched/sent, at least 0); null with none
+   * sent.
+   */
   byteHitRatio: number | null;
   /** Mean time to first byte (ms); null with no requests. */
   ttfbMsMean: number | null;

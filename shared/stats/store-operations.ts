@@ -33,7 +33,10 @@ export function addOperations(a: StoreOperations | undefined, b: StoreOperations
   };
 }
 
-/** The operations of one merge: a batch from `tier` whose isolate made `kv` since its last flush, and the rows the store touched for it. */
+/**
+ * The operations of one merge: a batch from `tier` whose isolate made `kv` since its last flush, and the rows the store
+ * touched for it.
+ */
 export function mergeOperations(
   tier: TierName,
   kv: { kvLists: number; kvWrites: number },

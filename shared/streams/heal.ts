@@ -24,7 +24,9 @@ export interface Heal {
 export const HEAL_ATTEMPTS = 3;
 export const HEAL_BACKOFF_MS = 100;
 
-/** The reopenings of one body under `heal` (none without it): its attempts are counted across every fault of the body. */
+/**
+ * The reopenings of one body under `heal` (none without it): its attempts are counted across every fault of the body.
+ */
 export class Reopenings {
   private attempt = 0;
   private readonly heal: Heal | undefined;

@@ -26,7 +26,10 @@ export function isNativeBody(body: ReadableStream<Bytes>): boolean {
   return marked.has(body);
 }
 
-/** Whether this runtime pipes bodies natively (workerd); elsewhere (Node, the unit tests) every body is read by JavaScript. */
+/**
+ * Whether this runtime pipes bodies natively (workerd); elsewhere (Node, the unit tests) every body is read by
+ * JavaScript.
+ */
 export function pipesNatively(): boolean {
   return (globalThis as { FixedLengthStream?: unknown }).FixedLengthStream !== undefined;
 }

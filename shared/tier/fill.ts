@@ -31,7 +31,10 @@ export interface Resumed {
 }
 
 export interface Fill {
-  /** The client's share of the body; of a body of unknown length, held until it has ended (wholeBody gives it with its length). */
+  /**
+   * The client's share of the body; of a body of unknown length, held until it has ended (wholeBody gives it with its
+   * length).
+   */
   client: ReadableStream<Bytes>;
   /** Settles once the fill is over: true when the body was stored exactly. */
   stored: Promise<boolean>;

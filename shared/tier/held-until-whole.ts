@@ -54,7 +54,9 @@ export class HeldUntilWhole {
   private readonly whole: Promise<WholeBody>;
   private settle!: { resolve(body: WholeBody): void; reject(reason: Error): void };
 
-  /** `resume` = the body is being stored and may be read back from the store (then it may be longer than HOLD_BYTES). */
+  /**
+   * `resume` = the body is being stored and may be read back from the store (then it may be longer than HOLD_BYTES).
+   */
   constructor(resume: Resume | undefined) {
     this.resume = resume;
     this.whole = new Promise<WholeBody>((resolve, reject) => (this.settle = { resolve, reject }));

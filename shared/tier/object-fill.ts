@@ -29,8 +29,8 @@ export interface Filled {
  * Asks upstream for slice `index` (conditionally when `held` is given) and stores what it may: a
  * manifest is re-written on 304, a whole entry re-stored from its own bytes. A whole body is stored
  * as it streams to the client, at the store's pace (fill.ts): a slow client reads back from the
- * stored copy what it let go of, and never holds up the fill. An answer whose bytes came from the origin before a purge this tier knows of (the next hop
- * had not read it yet) is not taken: asked once more, the purge's time now sent along
+ * stored copy what it let go of, and never holds up the fill. An answer whose bytes came from the origin before a purge
+ * this tier knows of (the next hop had not read it yet) is not taken: asked once more, the purge's time now sent along
  * (shield-client.ts), so the next hop goes to the origin; still purged, a 502.
  */
 export async function fill(
@@ -245,7 +245,8 @@ function declaredLength(headers: Headers): number | undefined {
 }
 
 function verdictOptions(read: ObjectRead, now: number) {
-  // RFC 9213: Tiercache-Cache-Control, then CDN-Cache-Control, over Cache-Control; §3.5 reads the request's Authorization.
+  // RFC 9213: Tiercache-Cache-Control, then CDN-Cache-Control, over Cache-Control; §3.5 reads the request's
+  // Authorization.
   return {
     defaultTtl: read.defaultTtl,
     negativeTtl: read.negativeTtl,

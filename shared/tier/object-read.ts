@@ -182,7 +182,10 @@ async function fromEntry(entry: StoredEntry, now: number, base: CacheStatusParam
   };
 }
 
-/** The object's primary entry (whole or manifest); a purged one, or a manifest that does not read, is deleted and counts as a miss. */
+/**
+ * The object's primary entry (whole or manifest); a purged one, or a manifest that does not read, is deleted and counts
+ * as a miss.
+ */
 export async function lookupLive(read: ObjectRead): Promise<StoredEntry | undefined> {
   let entry = await lookup(read.cache, read.key);
   const fields = entry === undefined || read.selecting === undefined ? undefined : indexedFields(entry.headers);

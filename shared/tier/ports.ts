@@ -28,7 +28,10 @@ export interface Validators {
 export interface SliceAsk {
   /** Revalidate what this tier holds (RFC 9111 §4.3.1). */
   validators?: Validators | undefined;
-  /** Only the span's bytes from this offset on (the rest of a body that broke, or that a slow client let go of); needs `pinned`. */
+  /**
+   * Only the span's bytes from this offset on (the rest of a body that broke, or that a slow client let go of); needs
+   * `pinned`.
+   */
   from?: number | undefined;
   /** The client's request: once it aborts (the client went away), so does this fetch, body and all. */
   signal?: AbortSignal | undefined;
@@ -84,7 +87,10 @@ export interface ObjectRead {
   now(): number;
   waitUntil(promise: Promise<unknown>): void;
   upstream: Upstream;
-  /** Whether a purge (shared/purge/purge-rules.ts) removed this stored entry, or the answer about to be stored; absent = nothing is purged. */
+  /**
+   * Whether a purge (shared/purge/purge-rules.ts) removed this stored entry, or the answer about to be stored; absent =
+   * nothing is purged.
+   */
   purged?(entry: PurgeCandidate): boolean;
   /**
    * The client's request signal: it aborts when the client goes away, and with it every fetch and

@@ -93,7 +93,9 @@ export interface Storable {
   meta: EntryMeta;
   /** Seconds the platform should keep the entry. */
   retention: number;
-  /** Bytes the body must hold: its Content-Length, or the slice's; undefined = unknown (then only a clean end counts). */
+  /**
+   * Bytes the body must hold: its Content-Length, or the slice's; undefined = unknown (then only a clean end counts).
+   */
   length: number | undefined;
   /** Names this fill (newFill), for a client that reads the rest of it back from the store; one is made when absent. */
   fill?: number;
@@ -239,7 +241,9 @@ export function remove(cache: TierCache, key: string): Promise<boolean> {
   return cache.delete(new Request(key));
 }
 
-/** Forget this tier's entry for the request (its manifest, when the object changed upstream); a failed delete is let go. */
+/**
+ * Forget this tier's entry for the request (its manifest, when the object changed upstream); a failed delete is let go.
+ */
 export function forgetObject(read: { cache: TierCache; key: string }): Promise<boolean> {
   return remove(read.cache, read.key).catch(() => false);
 }

@@ -56,7 +56,10 @@ export function withTierReport(
   return responseAsIs(response.body, { status: response.status, statusText: response.statusText, headers });
 }
 
-/** What a sliced read found: slices hit and looked up, of how many the request needs, and whether those fetched are stored here. */
+/**
+ * What a sliced read found: slices hit and looked up, of how many the request needs, and whether those fetched are
+ * stored here.
+ */
 export interface SliceCounts {
   hits: number;
   checked: number;

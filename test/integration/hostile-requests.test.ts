@@ -57,7 +57,10 @@ function socketExchange(
   });
 }
 
-/** Hostile requests (malformed or ambiguous hosts and targets, CONNECT, framing that could smuggle a request: conflicting or malformed lengths, bare LFs, malformed chunks), each with the answer it must get. */
+/**
+ * Hostile requests (malformed or ambiguous hosts and targets, CONNECT, framing that could smuggle a request:
+ * conflicting or malformed lengths, bare LFs, malformed chunks), each with the answer it must get.
+ */
 const HOSTILE: [string, string, number][] = [
   ['two Host headers', 'GET /index.html HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n', 400],
   ['a Host with userinfo', 'GET /index.html HTTP/1.1\r\nHost: user@host\r\n\r\n', 400],
@@ -271,7 +274,8 @@ describe('hostile requests, s3 origin', () => {
       [f.stack.shieldUrl, 403],
     ] as const) {
       const { host } = new URL(base);
-      // The absolute form is no refusal: the object at the edge, at the shield the 403 of a request without the edge's credential.
+      // The absolute form is no refusal: the object at the edge, at the shield the 403 of a request without the edge's
+      // credential.
       const absolute = await exchange(
         base,
         `GET http://${host}/index.html HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`,

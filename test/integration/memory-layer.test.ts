@@ -38,7 +38,10 @@ async function dropEdgeCacheCopy(fixture: { stack: Stack }, path: string): Promi
   await dropEdgeEntry(fixture, new URL(path, fixture.stack.url).href, path);
 }
 
-/** Drops the edge's Cache API entry under `key` (an object's, a slice's, a variant's), leaving whatever its memory holds. */
+/**
+ * Drops the edge's Cache API entry under `key` (an object's, a slice's, a variant's), leaving whatever its memory
+ * holds.
+ */
 async function dropEdgeEntry(fixture: { stack: Stack }, key: string, label: string): Promise<void> {
   const edge = await (await fixture.stack.mf.getCaches()).open('tiercache-edge');
   expect(await edge.delete(key), `the edge's Cache API copy of ${label}`).toBe(true);
@@ -189,7 +192,8 @@ describe('the edge memory layer', () => {
     // As another location's edge records it: straight into the shared KV namespace.
     const purges = await f.stack.mf.getKVNamespace('PURGES', 'edge');
     const recordedAt = Date.now();
-    // Stamped by the clock entries are stamped by here (the fixture's moved one), as in production both are the real one.
+    // Stamped by the clock entries are stamped by here (the fixture's moved one), as in production both are the real
+    // one.
     await recordPurges(purges, [{ kind: 'prefix', value: '/elsewhere', at: clock.now() }], clock.now());
     let body = '';
     while (Date.now() - recordedAt < REFRESH_MS + 3000) {

@@ -208,7 +208,8 @@ describe('stats with STATS_TOKEN, through the front', () => {
     for (let i = 0; i < 3; i++) expect((await f.get('/cost.txt')).status).toBe(200);
     const view = await settledStats((seen) => seen.cost.windowOperations.durableObjectRequests >= 2);
     const { cost } = view;
-    // STATS_FLUSH_MS=0: every record is a flush, each one Durable Object request; each isolate's first request re-read the purge list.
+    // STATS_FLUSH_MS=0: every record is a flush, each one Durable Object request; each isolate's first request re-read
+    // the purge list.
     expect(cost.windowOperations.durableObjectRequests).toBeGreaterThanOrEqual(2);
     expect(cost.windowOperations.durableObjectRowsRead).toBeGreaterThanOrEqual(
       cost.windowOperations.durableObjectRequests,
@@ -309,7 +310,8 @@ describe('stats with STATS_TOKEN, through the front', () => {
         expectChallenge(await raw(f, path), `${path} without credentials`);
     }
     await settle();
-    // No spelling is forwarded; the one that names health asks the origin about one object (its probe: a HEAD, no query).
+    // No spelling is forwarded; the one that names health asks the origin about one object (its probe: a HEAD, no
+    // query).
     const forwarded = f.tap.requests.filter(
       (request) => request.method !== 'HEAD' || /_tiercache|%5f|\?/i.test(request.path),
     );

@@ -34,7 +34,10 @@ let f: Fixture;
 const clock = new FakeClock();
 /** Every answer the client got, in order. */
 const answers: Answer[] = [];
-/** The JSON lines the workers logged while the mix ran (workerd's stdout, which Miniflare hands to console.log line by line). */
+/**
+ * The JSON lines the workers logged while the mix ran (workerd's stdout, which Miniflare hands to console.log line by
+ * line).
+ */
 const logged: string[] = [];
 
 async function get(path: string, init?: RequestInit): Promise<Answer> {

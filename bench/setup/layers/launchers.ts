@@ -1,5 +1,6 @@
 // The local layers a worker can run in, each started on a free loopback port around the same bundled naive worker
-// (naive-originless-worker.ts): bare workerd, Miniflare direct and through its entry worker, and `wrangler dev --local`.
+// (naive-originless-worker.ts): bare workerd, Miniflare direct and through its entry worker, and `wrangler dev
+// --local`.
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -27,7 +28,9 @@ export interface Layer {
   stop(): Promise<void>;
 }
 
-/** `workerd serve` with one worker, its module embedded from a temporary folder: a generated capnp config, no Cache API. */
+/**
+ * `workerd serve` with one worker, its module embedded from a temporary folder: a generated capnp config, no Cache API.
+ */
 export async function startWorkerd(code: string): Promise<Layer> {
   const directory = await mkdtemp(join(tmpdir(), 'tiercache-layers-workerd-'));
   const port = await freePort();

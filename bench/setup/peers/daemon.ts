@@ -43,7 +43,10 @@ export interface Daemon {
   stop(): Promise<void>;
 }
 
-/** `origin` as `http://host:port/optional/prefix`: plain HTTP only, since neither peer signs or speaks TLS upstream here. */
+/**
+ * `origin` as `http://host:port/optional/prefix`: plain HTTP only, since neither peer signs or speaks TLS upstream
+ * here.
+ */
 export function parseOrigin(origin: string): OriginAddress {
   const url = new URL(origin);
   if (url.protocol !== 'http:') throw new Error(`peer origin must be an http: URL, got ${origin}`);
@@ -119,7 +122,9 @@ export function startDaemon(name: string, bin: string, args: string[], directory
   return { child, directory, running: () => running, stderr: () => stderr.trim(), stop };
 }
 
-/** Resolves once `url` + READY_PATH answers 204; rejects, quoting the daemon's stderr, if it exits or takes too long. */
+/**
+ * Resolves once `url` + READY_PATH answers 204; rejects, quoting the daemon's stderr, if it exits or takes too long.
+ */
 export async function waitUntilReady(name: string, daemon: Daemon, url: string): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (Date.now() < deadline) {

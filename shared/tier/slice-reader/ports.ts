@@ -17,7 +17,9 @@ export interface SliceStore {
   open(index: number, length: number): OpenPut | undefined;
   /** Stores slice `index` from `body`, moved by the runtime (tier-cache.ts storeNatively): true once stored exactly. */
   put(index: number, length: number, body: ReadableStream<Uint8Array>, signal?: AbortSignal): Promise<boolean>;
-  /** Slice `index` as stored, marked for the runtime to pipe on (native-body.ts); undefined on a miss. Claims nothing. */
+  /**
+   * Slice `index` as stored, marked for the runtime to pipe on (native-body.ts); undefined on a miss. Claims nothing.
+   */
   read(index: number, length: number): Promise<ReadableStream<Uint8Array> | undefined>;
   /** Slice `index` as stored read wrong: never again. */
   forget(index: number): void;
@@ -27,7 +29,10 @@ export interface SliceStore {
   release?(index: number): void;
 }
 
-/** The next hop, asked for exactly the bytes of a span of slices of the pinned version (from `from` on), healing as they come. */
+/**
+ * The next hop, asked for exactly the bytes of a span of slices of the pinned version (from `from` on), healing as they
+ * come.
+ */
 export type SpanFetch = (span: SliceSpan, from?: number) => Promise<ReadableStream<Uint8Array>>;
 
 /** What a read ahead through the caches needs (read-ahead.ts): the next hop's warm, a fetch of one slice. */

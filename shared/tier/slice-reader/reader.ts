@@ -22,7 +22,10 @@ export interface SliceReadSettings {
   budget: Budget;
   /** Hears how the read ended (SliceReadOptions.onEnd). */
   onEnd?: SliceReadOptions['onEnd'];
-  /** Read slices ahead through the caches (read-ahead.ts), when the next hop can store them: the silence bound of a copy from it (ms). */
+  /**
+   * Read slices ahead through the caches (read-ahead.ts), when the next hop can store them: the silence bound of a copy
+   * from it (ms).
+   */
   aheadIdleMs?: number;
 }
 

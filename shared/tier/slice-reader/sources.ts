@@ -19,7 +19,9 @@ export class SliceSources {
   private readonly options: SliceReadOptions;
   /** The read's shares of the isolate's pool: a slice stored here, or no longer on its way, gives its share back. */
   private readonly shares: PoolShares;
-  /** The download's parallelism, when slices are read ahead through the caches: each read ahead tells it how it went. */
+  /**
+   * The download's parallelism, when slices are read ahead through the caches: each read ahead tells it how it went.
+   */
   private readonly parallelism: Parallelism | undefined;
   /** The read is over (the window ended it): a slice arriving now is let go. */
   private ended = false;
@@ -120,14 +122,20 @@ export class SliceSources {
     return this.startSpan(at);
   }
 
-  /** Reading slices ahead through the caches (read-ahead.ts) is possible here, and the budget leaves room for it and a fill after. */
+  /**
+   * Reading slices ahead through the caches (read-ahead.ts) is possible here, and the budget leaves room for it and a
+   * fill after.
+   */
   private mayReadAhead(): boolean {
     const { readAhead: ahead, store, budget } = this.options;
     // The read ahead; and should it fail, the fill's fetch.
     return ahead !== undefined && store.storing && budget.remaining - READ_AHEAD >= FETCH + this.held();
   }
 
-  /** Slice `index` stored ahead at the next hop, copied here and read back; undefined when that failed (it is then fetched as it comes). */
+  /**
+   * Slice `index` stored ahead at the next hop, copied here and read back; undefined when that failed (it is then
+   * fetched as it comes).
+   */
   private async throughCaches(index: number): Promise<ReadableStream<Uint8Array> | undefined> {
     const { readAhead: ahead, store, budget } = this.options;
     if (ahead === undefined) return undefined;

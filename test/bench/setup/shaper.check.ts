@@ -165,7 +165,9 @@ function row(profile: OriginProfile, name: string, measurements: Measurement[]):
   ];
 }
 
-/** One GET of `bytes` through `agent`: ms to connect, from sending to the response head, and the body's rate after that. */
+/**
+ * One GET of `bytes` through `agent`: ms to connect, from sending to the response head, and the body's rate after that.
+ */
 function measure(agent: Agent, base: string, bytes: number): Promise<Measurement> {
   return new Promise((resolve, reject) => {
     const calledAt = performance.now();

@@ -334,7 +334,10 @@ describe('meteredUpstream', () => {
 });
 
 describe('meteredUpstream: a slice read ahead (the warm, then the copy) is counted once, as the shield counts it', () => {
-  /** An upstream whose warms store (the shield fetching `fromOrigin` bytes for each) and whose slice answers say `cacheStatus`. */
+  /**
+   * An upstream whose warms store (the shield fetching `fromOrigin` bytes for each) and whose slice answers say
+   * `cacheStatus`.
+   */
   function withWarm(
     fromOrigin: number | undefined,
     cacheStatus: string,

@@ -101,7 +101,8 @@ describe('canonicalPrefix', () => {
         (chars, cut, kind) => {
           const path = `/${chars.join('')}`;
           const written = `/${chars.slice(0, cut % (chars.length + 1)).join('')}`;
-          // Only paths that name an object: not the bucket root nor slashes alone (the URL parser drops trailing spaces: `/ ` is the root).
+          // Only paths that name an object: not the bucket root nor slashes alone (the URL parser drops trailing
+          // spaces: `/ ` is the root).
           const url = new URL(`http://edge.test${path}`);
           fc.pre(kind === 'http' || !/^\/+$/.test(url.pathname));
           const target = requestTarget(url, kind);

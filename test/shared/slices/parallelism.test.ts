@@ -4,7 +4,10 @@ import { Parallelism } from '../../../shared/slices/parallelism.ts';
 
 const MIB = 1024 * 1024;
 
-/** A download whose link gives `rate(level)` bytes per ms at each parallelism: completes slices one at a time at that pace. */
+/**
+ * A download whose link gives `rate(level)` bytes per ms at each parallelism: completes slices one at a time at that
+ * pace.
+ */
 function run(
   parallelism: Parallelism,
   clock: { now: number },

@@ -63,7 +63,8 @@ describe("outcomeOf: what a tier's Cache-Status member (RFC 9211 §2) says it di
 
   it("RFC 9111 §5.2.1.7: a 504 for only-if-cached with nothing stored is the client's bypass, not an error of ours", () => {
     expect(outcomeOf(504, { detail: 'only-if-cached' })).toEqual({ outcome: 'bypass', reason: 'only-if-cached' });
-    // Only the tier's own answer to that directive: a 504 that went forward, or another 5xx so named, is still an error.
+    // Only the tier's own answer to that directive: a 504 that went forward, or another 5xx so named, is still an
+    // error.
     expect(outcomeOf(504, { fwd: 'miss', detail: 'only-if-cached' })).toEqual({
       outcome: 'error',
       reason: 'only-if-cached',

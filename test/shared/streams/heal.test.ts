@@ -6,7 +6,9 @@ import { patternBytes, streamOf } from '../../streams.ts';
 const bytes = patternBytes;
 const never = (): boolean => false;
 
-/** A Heal reopening `object` from the offset asked for, recording each offset; `fail` makes a reopening throw instead. */
+/**
+ * A Heal reopening `object` from the offset asked for, recording each offset; `fail` makes a reopening throw instead.
+ */
 function healOf(
   object: Uint8Array,
   options: { attempts?: number; backoffMs?: number; fail?: (attempt: number) => Error | undefined } = {},

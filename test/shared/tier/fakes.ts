@@ -136,7 +136,10 @@ export class FakeTierCache implements TierCache {
     return [...this.entries.keys()];
   }
 
-  /** What is stored at `url`, unpacked from the tier's envelope (stored-entry.ts); undefined if nothing or not an envelope. */
+  /**
+   * What is stored at `url`, unpacked from the tier's envelope (stored-entry.ts); undefined if nothing or not an
+   * envelope.
+   */
   unpacked(url: string): (Unpacked & { bytes: Uint8Array; platformHeaders: Headers }) | undefined {
     const kept = this.entries.get(url);
     if (kept === undefined) return undefined;
@@ -433,7 +436,9 @@ export function fakeRead(overrides: FakeReadOverrides = {}): FakeRead {
   };
 }
 
-/** Another request at the same tier as `read`: its cache, next hop and clock; a key and policy of its own to override. */
+/**
+ * Another request at the same tier as `read`: its cache, next hop and clock; a key and policy of its own to override.
+ */
 export function sameTier(read: FakeRead, overrides: FakeReadOverrides = {}): FakeRead {
   const { key, objectKey, selecting, defaultTtl, negativeTtl, staleDefaults, collapseWait, purged } = read;
   return fakeRead({
