@@ -7,8 +7,7 @@ import { type SliceRequest, SPAN_HEADER, WHOLE } from '../shared/hop/slice-proto
 import type { CacheStatusParams } from '../shared/http/cache-status.ts';
 import { evaluatePreconditions } from '../shared/http/conditional.ts';
 import { BadGateway, BadRequest, PreconditionFailed, VersionChanged } from '../shared/http/errors.ts';
-import type { ByteRange } from '../shared/http/range.ts';
-import { unsatisfiedRange } from '../shared/http/range.ts';
+import { type ByteRange, unsatisfiedRange } from '../shared/http/range.ts';
 import { appendServerTiming, serverTimingMetric } from '../shared/http/server-timing.ts';
 import { markObject, OBJECT_HEADER, representationHeaders } from '../shared/slices/object-meta.ts';
 import { sliceCount, spanBytes } from '../shared/slices/slice-plan.ts';
@@ -29,9 +28,15 @@ export interface SliceAnswerContext {
   started: number;
   /** The edge's If-None-Match / If-Modified-Since, when it revalidates its copy. */
   conditions: Headers;
-  /** Hears the bytes a warm stored here for the edge to copy: what its record counts as sent (shared/observe/read-ahead-copy.ts). */
+  /**
+   * Hears the bytes a warm stored here for the edge to copy: what its record counts as sent
+   * (shared/observe/read-ahead-copy.ts).
+   */
   warmStored?(bytes: number): void;
-  /** Set for the slices entrypoint: its answers are marked for Workers Cache, with the object's canonical path and query. */
+  /**
+   * Set for the slices entrypoint: its answers are marked for Workers Cache, with the object's canonical path and
+   * query.
+   */
   workersCache?: { path: string } | undefined;
 }
 
@@ -200,7 +205,10 @@ function refuse(
   return deliver(context, status, headers, null, resolved, resolved.report);
 }
 
-/** The answer to the edge: this tier's report, the Age, and when the bytes came from the origin (for the edge's purge checks). */
+/**
+ * The answer to the edge: this tier's report, the Age, and when the bytes came from the origin (for the edge's purge
+ * checks).
+ */
 function deliver(
   context: SliceAnswerContext,
   status: number,

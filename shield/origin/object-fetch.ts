@@ -5,8 +5,7 @@ import type { Config } from '../../shared/config/config.ts';
 import { busyWait, isBusy } from '../../shared/http/busy-origin.ts';
 import type { RequestTarget } from '../../shared/request/request-target.ts';
 import { originUrlFor } from './origin-url.ts';
-import type { ForwardedHeaders } from './s3-request.ts';
-import { s3ObjectRequest } from './s3-request.ts';
+import { type ForwardedHeaders, s3ObjectRequest } from './s3-request.ts';
 import { signS3Request } from './sigv4.ts';
 import { timedFetch } from './timed-fetch.ts';
 

@@ -5,8 +5,13 @@
 
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { DeploySettings } from '../../cli/wrangler-config.ts';
-import { SLICES_ENTRYPOINT, settingsWarnings, WORKERS_CACHE_VAR, wranglerConfigs } from '../../cli/wrangler-config.ts';
+import {
+  type DeploySettings,
+  SLICES_ENTRYPOINT,
+  settingsWarnings,
+  WORKERS_CACHE_VAR,
+  wranglerConfigs,
+} from '../../cli/wrangler-config.ts';
 import settings from '../../tiercache.config.ts';
 
 const ROOT = new URL('../../', import.meta.url);

@@ -3,8 +3,7 @@
 // the bounds, and hostile strings among them.
 
 import fc from 'fast-check';
-import type { Outcome, TierRecord } from '../../../shared/stats/record.ts';
-import { OUTCOMES } from '../../../shared/stats/record.ts';
+import { OUTCOMES, type Outcome, type TierRecord } from '../../../shared/stats/record.ts';
 import { StatsBatch } from '../../../shared/stats/stats-batch.ts';
 import type { StatsBatchJson } from '../../../shared/stats/store-protocol.ts';
 import { TIER_NAMES } from '../../../shared/tiers/tiers.ts';
