@@ -1,7 +1,6 @@
 // The processes a conformance run starts, each in a process group of its own (so that workerd under
 // `npm start` goes with it), their output kept for a failure's report, and always stopped.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 
 /** What is kept of a child's output for the report of a failure: its last lines, not a whole run's. */
 const OUTPUT_KEPT = 64 * 1024;
@@ -93,19 +92,6 @@ export async function waitForHttp(url: string, child: Child, ms: number): Promis
     if (Date.now() > deadline) throw new Error(`${child.name} did not answer ${url} within ${ms / 1000} s`);
     await new Promise((resolve) => setTimeout(resolve, PROBE_EVERY_MS));
   }
-}
-
-/** A loopback port free right now (another process may take it before the one it is meant for binds). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => (port ? resolve(port) : reject(new Error('no free port'))));
-    });
-  });
 }
 
 /** `promise`, or a rejection naming `what` once `ms` have passed (the work itself is stopped by the caller). */

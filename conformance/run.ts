@@ -6,7 +6,8 @@ import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/pr
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { type Child, freePort, killNow, startChild, stopChild, waitForHttp, withDeadline } from './children.ts';
+import { freePort } from '../bench/setup/free-port.ts';
+import { type Child, killNow, startChild, stopChild, waitForHttp, withDeadline } from './children.ts';
 import { consoleReport, markdownReport, type RunSummary } from './report.ts';
 import { catalogueOf, FLOOR, judge, parseResults, retriedTests } from './score.ts';
 
