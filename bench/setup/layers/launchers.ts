@@ -1,6 +1,5 @@
-// The local layers a worker can run in, each started on a free loopback port around the same bundled naive worker
-// (naive-originless-worker.ts): bare workerd, Miniflare direct and through its entry worker, and `wrangler dev
-// --local`.
+// The local layers a worker can run in around one bundled naive worker (naive-originless-worker.ts), each on a free
+// loopback port: bare workerd, Miniflare direct and through its entry worker, and `wrangler dev --local`.
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
