@@ -17,7 +17,7 @@ import { pinnedSpans } from '../shared/tier/slice-reader/reader.ts';
  * How often the answer's body says the shield is still at it, so that it hears when the edge is gone. Once its
  * headers are out, a request no longer hears that its caller went away (workerd aborts `request.signal` only before),
  * so the body beats (a `.`) while the slices are stored: a beat that cannot be written means the edge is gone (its
- * client left), and the fetches are given up, the origin's connections closed.
+ * client left), and the slices not started yet are dropped (the one being fetched is completed into the store).
  */
 export const HEARTBEAT_MS = 250;
 
@@ -67,6 +67,7 @@ export async function warmSlices(
   const pipe = identityPipe(undefined);
   const gone = new AbortController();
   const signal = read.signal === undefined ? gone.signal : AbortSignal.any([read.signal, gone.signal]);
+  // The edge gone, the slices not started yet are dropped; the one being fetched is still stored (the cache's).
   const beat = new TextEncoder().encode('.');
   const beating = setInterval(
     () => void pipe.writer.write(beat).catch((error: unknown) => gone.abort(error)),
@@ -101,7 +102,14 @@ async function fetchMissing(
 ): Promise<number | undefined> {
   const fetchSpan = pinnedSpans(read, sliced.meta);
   let fetched = 0;
+  let dropped = false;
   for (const [at, index] of missing.entries()) {
+    // The edge gone: a slice not fetched yet is not started (one that came with discovery is in hand: stored).
+    if (read.signal?.aborted && !sliced.prefetched.has(index)) {
+      store.release?.(index);
+      dropped = true;
+      continue;
+    }
     budget.remaining -= FETCH + PUT;
     const bytes = length(sliced, index);
     let body: ReadableStream<Uint8Array>;
@@ -111,13 +119,14 @@ async function fetchMissing(
       for (const left of missing.slice(at)) store.release?.(left);
       throw error;
     }
-    if (!(await store.put(index, bytes, body, deadline(read.signal, moveDeadlineMs(bytes, idleMs))))) {
+    // Bounded by its deadline, not by the edge: a slice whose fetch started is completed into the store.
+    if (!(await store.put(index, bytes, body, deadline(undefined, moveDeadlineMs(bytes, idleMs))))) {
       for (const left of missing.slice(at + 1)) store.release?.(left);
       return undefined;
     }
     fetched += bytes;
   }
-  return fetched;
+  return dropped ? undefined : fetched;
 }
 
 function length(sliced: SlicedObject, index: number): number {

@@ -62,9 +62,10 @@ async function fillOnce(
   // made while it was in flight covers them).
   const sentAt = read.now();
   try {
+    // Not on the client's signal: what this brings is the cache's to store whether or not the client stays (an answer
+    // that cannot be stored is cancelled through its body when the client goes).
     answer = await read.upstream.slices({ first: index, last: index }, undefined, {
       validators: held && validatorsOf(held.headers),
-      signal: read.signal,
     });
   } catch (error) {
     if (!(error instanceof HttpError)) throw error;

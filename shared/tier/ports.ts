@@ -93,8 +93,9 @@ export interface ObjectRead {
    */
   purged?(entry: PurgeCandidate): boolean;
   /**
-   * The client's request signal: it aborts when the client goes away, and with it every fetch and
-   * fill this request started (a background refresh is made without it). Absent = never.
+   * The client's request signal: it aborts when the client goes away. It stops a read starting anything more; what
+   * was started and will be stored is completed (the fill is the cache's), and only HEAD asks upstream on it.
+   * Absent = never.
    */
   signal?: AbortSignal;
 }

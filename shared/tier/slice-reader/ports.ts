@@ -77,7 +77,10 @@ export interface SliceReadOptions {
   pool?: ReadaheadPool;
   /** Hears once how the read ended: every slice taken (`complete`), and whether all of them came from the store. */
   onEnd?(outcome: { complete: boolean; allStored: boolean }): void;
-  /** The client's request signal: when it aborts, the read is given up (every fetch it started cancelled). */
+  /**
+   * The client's request signal: when it aborts, the read is given up (nothing more started; what was started is
+   * completed into the store, what stores nothing cancelled).
+   */
   signal?: AbortSignal | undefined;
   /**
    * Keeps the request's work alive to its end: a slot started is seen through (its fetch, its
@@ -88,8 +91,8 @@ export interface SliceReadOptions {
 }
 
 /**
- * The pieces in order. `return()` ends the read (what is being stored goes on being stored);
- * `throw()` gives it up: every fetch it started is cancelled, and nothing half-read is stored.
+ * The pieces in order. `return()` ends the read (what is being stored goes on being stored); `throw()` gives it up:
+ * nothing more is started, and what stores nothing is cancelled. Nothing half-read is ever stored.
  */
 export interface SliceRead {
   pieces: AsyncIterator<Piece>;

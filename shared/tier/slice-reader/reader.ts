@@ -58,11 +58,18 @@ export function readObjectSlices(
   });
 }
 
-/** Fetches spans of the version `meta` describes; forgets the manifest when that version is gone. */
-export function pinnedSpans(read: ObjectRead, meta: ObjectMeta, ask: Pick<SliceAsk, 'copy'> = {}): SpanFetch {
+/**
+ * Fetches spans of the version `meta` describes; forgets the manifest when that version is gone. Never on the
+ * client's signal: a span started is the cache's to finish (a fill that stores nothing is cancelled through its body).
+ */
+export function pinnedSpans(
+  read: ObjectRead,
+  meta: ObjectMeta,
+  ask: Pick<SliceAsk, 'copy' | 'signal'> = {},
+): SpanFetch {
   return async (span: SliceSpan, from?: number) => {
     try {
-      const answer = await read.upstream.slices(span, meta, { ...ask, from, signal: read.signal });
+      const answer = await read.upstream.slices(span, meta, { ...ask, from });
       if (answer.kind !== 'span') throw new VersionChanged('upstream no longer serves this object in slices');
       return answer.body;
     } catch (error) {
@@ -97,8 +104,7 @@ function throughCaches(read: ObjectRead, meta: ObjectMeta, idleMs: number): Read
   return {
     warm: async (index, signal) => (await upstream.warm?.({ first: index, last: index }, meta, signal)) !== undefined,
     // Marked as the warm's copy: the two are one request for the slice, counted once (with the warm).
-    fetchSlice: (index, signal) =>
-      pinnedSpans({ ...read, signal }, meta, { copy: true })({ first: index, last: index }),
+    fetchSlice: (index, signal) => pinnedSpans(read, meta, { copy: true, signal })({ first: index, last: index }),
     idleMs,
   };
 }

@@ -29,8 +29,16 @@ export class SliceSources {
   private readonly started = new Set<number>();
   /** Slices coming in a span with an earlier one. */
   private readonly fromSpan = new Map<number, Promise<ReadableStream<Uint8Array>>>();
-  /** Every fill under way (a slice fetched and stored), to cancel when the read is given up. */
-  private readonly fills = new Set<Fill>();
+  /**
+   * Fills under way that store nothing (the slice passes straight through): the only ones cancelled when the read is
+   * given up, since no stored answer can use their bytes. A fill that stores goes on (the fill belongs to the cache).
+   */
+  private readonly passing = new Set<Fill>();
+  /**
+   * Positions from this one on are past what the reader has earned (window.ts FIRST_AHEAD): a span stops there
+   * rather than fetch slices nobody asked for yet (and may have stored), unless the budget needs it longer.
+   */
+  reachEnd = Number.POSITIVE_INFINITY;
   /** Lookups under way: each may still turn into a span of its own, so their budget is held back. */
   private lookingUp = 0;
   /** Positions before this one have a source (a lookup under way, a stored slice or a span). */
@@ -40,20 +48,16 @@ export class SliceSources {
   /** The copies of slices read ahead into this tier's cache (read-ahead.ts). */
   private readonly copies = new Gate(COPIES);
   /**
-   * Aborts once the read is given up: what slices read ahead wait on (a warm, a copy) ends
-   * with it, whether or not the client's request signal ever fires (workerd's may not when a
-   * client goes away mid-body; its body's pipe failing is what says so).
+   * What slices read ahead wait on. Never the client's: a warm sent, and the copy after it, are the cache's work and
+   * finish once started, the client gone or not (Varnish's fetch belongs to the object, not the client); only their own
+   * deadlines end them.
    */
-  private readonly given = new AbortController();
-  /** What slices read ahead wait on: the read given up, or the client's signal. */
-  private readonly aheadSignal: AbortSignal;
+  private readonly aheadSignal = new AbortController().signal;
 
   constructor(options: SliceReadOptions, shares: PoolShares, parallelism: Parallelism | undefined) {
     this.options = options;
     this.shares = shares;
     this.parallelism = parallelism;
-    this.aheadSignal =
-      options.signal === undefined ? this.given.signal : AbortSignal.any([options.signal, this.given.signal]);
   }
 
   async firstLookups(): Promise<void> {
@@ -73,11 +77,14 @@ export class SliceSources {
     this.started.clear();
   }
 
-  /** Cancels every fill under way. */
+  /**
+   * The read is given up (the client went away): the fills that store nothing are cancelled. Every slice whose fetch
+   * has started is still completed into the store (the client's share of it was let go of by the window), and
+   * nothing more is started (end).
+   */
   abort(reason: unknown): void {
-    this.given.abort(reason);
-    for (const fill of this.fills) fill.abort(reason);
-    this.fills.clear();
+    for (const fill of this.passing) fill.abort(reason);
+    this.passing.clear();
   }
 
   /** The slice at position `at`: came with discovery, comes with a span, is stored here, or is fetched. */
@@ -107,19 +114,24 @@ export class SliceSources {
         return found;
       }
     }
+    // Over meanwhile: a slice nobody will read is never started, and whoever waits for this request to store it need
+    // wait no longer.
+    if (this.ended) return this.notStarted(index);
     if (ahead && lookup !== undefined && this.mayReadAhead()) {
       const read = await this.throughCaches(index);
       if (read !== undefined) return read;
-      // Given up meanwhile (the client went away): nothing more is fetched for it, and others
-      // waiting for this request to store it need wait no longer.
-      if (this.ended) {
-        this.options.store.release?.(index);
-        throw new Error('the read was given up');
-      }
+      // Over meanwhile, the read ahead failed: nothing more is fetched for it.
+      if (this.ended) return this.notStarted(index);
     }
     // A miss, or no budget to look: the span starts in this same step (with no lookup, before
     // the window's next slot looks for a span to join).
     return this.startSpan(at);
+  }
+
+  /** Slice `index` will not be fetched by this read: its claim goes, and its slot fails (no reader is left for it). */
+  private notStarted(index: number): never {
+    this.options.store.release?.(index);
+    throw new Error('the read was over before this slice was started');
   }
 
   /**
@@ -186,6 +198,8 @@ export class SliceSources {
     for (let next = at + 1; next < indices.length && last - first + 1 < maxSpan; next++) {
       const index = indices[next] ?? -1;
       if (index !== last + 1 || this.started.has(index) || prefetched?.has(index)) break;
+      // Past the reader's reach, when spans of maxSpan from here on still fit what is left after this one.
+      if (next >= this.reachEnd && budget.remaining - FETCH >= FETCH * this.lookingUp + this.reserve(next)) break;
       last = index;
     }
     budget.remaining -= FETCH;
@@ -208,20 +222,23 @@ export class SliceSources {
   /**
    * A slice fetched from upstream, stored as it arrives: the reader gets its share, and the rest
    * from the store should it fall behind (fill.ts). Straight through (its pace the reader's) when
-   * it may not be stored, or the budget has no room for the put and a read back.
+   * it may not be stored, or the budget has no room for the put and a read back. A slice arriving
+   * once the read is over is still stored (its fetch had started: the fill belongs to the cache),
+   * with no reader.
    */
   private storing(index: number, body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
     const { options } = this;
     const { store, budget } = options;
     const length = this.length(index);
-    if (this.ended) {
-      void body.cancel().catch(() => undefined);
-      store.release?.(index);
-      return body;
-    }
     const put = store.storing && budget.remaining - FILL_STORE >= this.held() ? store.open(index, length) : undefined;
-    if (put === undefined) store.release?.(index);
-    else budget.remaining -= FILL_STORE;
+    if (put === undefined) {
+      store.release?.(index);
+      // Nobody will read it, and nothing can keep it.
+      if (this.ended) {
+        void body.cancel().catch(() => undefined);
+        return body;
+      }
+    } else budget.remaining -= FILL_STORE;
     const fill = startFill(bodySource(body, { length }), {
       length,
       store: put,
@@ -235,14 +252,16 @@ export class SliceSources {
       },
     });
     const { stored } = fill;
-    // Seen through even once the response is done (a range that ended inside this slice).
+    // Seen through even once the response is done (a range that ended inside this slice) or the client has gone.
     options.waitUntil?.(stored);
-    this.fills.add(fill);
+    if (put === undefined) this.passing.add(fill);
     void stored.finally(() => {
-      this.fills.delete(fill);
+      this.passing.delete(fill);
       // On its way no more: a slice ahead of the reader gives its share back.
       this.shares.giveBack(index);
     });
+    // No reader left: the client's share is let go of at once, and the store goes on.
+    if (this.ended) void fill.client.cancel().catch(() => undefined);
     return fill.client;
   }
 

@@ -13,6 +13,12 @@ import { SliceSources } from './sources.ts';
 const START_PARALLEL = 16;
 /** How far past the reader slices are read ahead through the caches, in multiples of the parallelism. */
 const AHEAD_REACH = 4;
+/**
+ * Slices a read may start ahead of its reader while the reader is on its first; each slice the reader takes doubles
+ * it, up to the window. A reader that stops reading (a player that paused, a client that stalled) keeps the slices it
+ * had started and starts no more: read-ahead follows demand, and egress is paid only for what a reader came for.
+ */
+export const FIRST_AHEAD = 2;
 
 export class SliceWindow {
   private readonly options: SliceReadOptions;
@@ -43,7 +49,7 @@ export class SliceWindow {
       if (options.indices.includes(index)) options.store.claim?.(index);
     void cancelPrefetched(options, options.indices);
     const { signal } = options;
-    // The client went away: nothing it started should go on (workerd tells no one else).
+    // The client went away: nothing more is started for it (what it started is the cache's to finish).
     if (signal?.aborted) this.giveUp(signal.reason);
     else signal?.addEventListener('abort', () => this.giveUp(signal.reason), { once: true });
   }
@@ -87,7 +93,10 @@ export class SliceWindow {
     this.end();
   }
 
-  /** The read is given up: untaken slots and every fill under way are cancelled. */
+  /**
+   * The read is given up (the client went away): untaken slots are let go of and nothing more starts; what was
+   * started is completed into the store, except what stores nothing (a slice passed straight through), cancelled.
+   */
   giveUp(reason: unknown): void {
     this.end();
     this.sources.abort(reason);
@@ -109,7 +118,8 @@ export class SliceWindow {
   }
 
   /**
-   * Starts the slots of the window; the slice needed next always, those ahead within the pool.
+   * Starts the slots of the window; the slice needed next always, those ahead within the pool and what the reader
+   * has earned (FIRST_AHEAD).
    * Slices read through the caches hold no memory, so the window is then what is in flight (up
    * to the download's parallelism, as far as AHEAD_REACH times it past the reader), refilled as
    * each arrives; otherwise it is the next `window` slices from the reader.
@@ -117,7 +127,12 @@ export class SliceWindow {
   private startWindow(): void {
     const { indices, store } = this.options;
     const limit = this.parallelism?.limit ?? this.options.window;
-    const reach = this.parallelism === undefined ? limit : limit * AHEAD_REACH;
+    // What the reader has earned by reading: FIRST_AHEAD, doubled for each slice it has taken.
+    const earned = FIRST_AHEAD * 2 ** Math.min(this.taken, 20);
+    const windowReach = this.parallelism === undefined ? limit : limit * AHEAD_REACH;
+    const reach = Math.min(windowReach, earned + 1);
+    // Where demand, not the window, stops the read, a span stops there too (sources.ts).
+    this.sources.reachEnd = reach < windowReach ? this.position + reach : Number.POSITIVE_INFINITY;
     for (let at = this.position; at < Math.min(indices.length, this.position + reach); at++) {
       const index = indices[at] ?? -1;
       if (this.slots.has(index)) continue;

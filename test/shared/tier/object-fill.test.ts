@@ -24,7 +24,7 @@ import {
 } from './fakes.ts';
 
 describe('fill: what it asks', () => {
-  it('asks for exactly the slice given, unconditionally, with the read’s signal', async () => {
+  it('asks for exactly the slice given, unconditionally, and not on the client’s signal (the fill is the cache’s)', async () => {
     const signal = new AbortController().signal;
     const read = fakeRead({ signal });
     const { resolved } = await fill(read, 4, read.now(), 'uri-miss');
@@ -35,7 +35,7 @@ describe('fill: what it asks', () => {
         pinned: undefined,
         validators: undefined,
         from: undefined,
-        signal,
+        signal: undefined,
       },
     ]);
     await drained(read, resolved);

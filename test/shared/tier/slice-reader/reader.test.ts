@@ -9,6 +9,7 @@ import type { Piece } from '../../../../shared/streams/byte-stream.ts';
 import type { Budget } from '../../../../shared/tier/ports.ts';
 import type { SliceRead, SliceReadOptions, SliceStore, SpanFetch } from '../../../../shared/tier/slice-reader/ports.ts';
 import { readSlices } from '../../../../shared/tier/slice-reader/reader.ts';
+import { FIRST_AHEAD } from '../../../../shared/tier/slice-reader/window.ts';
 import type { OpenPut } from '../../../../shared/tier/tier-cache.ts';
 import { concat, streamOf } from '../../../streams.ts';
 
@@ -502,7 +503,22 @@ describe('readSlices', () => {
       const read = await readSlices(options);
       await read.pieces.return?.();
       await tick(10);
-      expect([...store.cancelled].sort((a, b) => a - b)).toEqual([0, 1, 2, 3]);
+      // The reader took nothing: it had earned FIRST_AHEAD slices ahead of its first, no more (window.ts).
+      expect([...store.cancelled].sort((a, b) => a - b)).toEqual(range(1 + FIRST_AHEAD));
+    });
+
+    it('starts no more than FIRST_AHEAD slices ahead of a reader that has taken only its first, doubling as it takes', async () => {
+      const { store, options } = setup(40, { stored: range(10), window: 10 });
+      const read = await readSlices(options);
+      expect(new Set(store.gets).size).toBe(1 + FIRST_AHEAD);
+      await tick(10);
+      expect(new Set(store.gets).size).toBe(1 + FIRST_AHEAD);
+      const first = await read.pieces.next();
+      if (!first.done) await readAll(first.value.body);
+      await read.pieces.next();
+      // Two taken: 2 × 2 ahead of the second.
+      expect(new Set(store.gets).size).toBe(2 + 2 * FIRST_AHEAD);
+      await read.pieces.return?.();
     });
 
     it('cancels the slices read ahead, and leaves the one the reader holds to the reader', async () => {
@@ -597,17 +613,21 @@ describe('slices ahead of the reader, read through the caches', () => {
     expect(hop.mostInFlight).toBeLessThanOrEqual(64);
   });
 
-  it('gives up every warm it started once the read is given up (the client went away), whatever the request signal says', async () => {
-    const { upstream, options } = setup(20 * SLICE, { window: 16 });
+  it('finishes every warm and copy it started once the read is given up (the fill is the cache’s), and starts none after', async () => {
+    const { store, upstream, options } = setup(20 * SLICE, { window: 16 });
     const hop = new WarmingHop(upstream);
     hop.holdMs = 50;
     const read = await readSlices({ ...options, readAhead: hop.readAhead });
     await read.pieces.next();
+    const warmed = [...hop.warmed];
+    expect(warmed.length).toBeGreaterThan(0);
     await read.pieces.throw?.(new Error('the client went away'));
-    expect(hop.signals.length).toBeGreaterThan(0);
-    expect(hop.signals.every((signal) => signal.aborted)).toBe(true);
-    await tick(80);
-    // Nothing fetched after it: the warms that answered found the read given up.
+    expect(hop.signals.some((signal) => signal.aborted)).toBe(false);
+    await tick(150);
+    await store.settled();
+    // Each slice warmed before the client left is now stored here (copied), and no warm was started after.
+    expect(hop.warmed).toEqual(warmed);
+    for (const index of warmed) expect(store.slices.has(index), `slice ${index} stored`).toBe(true);
     const fetched = upstream.fetchedSlices().length;
     await tick(80);
     expect(upstream.fetchedSlices().length).toBe(fetched);
