@@ -11,6 +11,7 @@ import { LOOKUP, SLICE_READ } from '../shared/slices/subrequest-costs.ts';
 import { resolveObject } from '../shared/tier/object-read.ts';
 import type { Budget, ObjectRead } from '../shared/tier/ports.ts';
 import { cancelPrefetched, type Resolved, type WholeObject } from '../shared/tier/resolved.ts';
+import { isolateUrgency } from '../shared/tier/slice-reader/isolate-pool.ts';
 import { readObjectSlices } from '../shared/tier/slice-reader/reader.ts';
 import { forgetObject } from '../shared/tier/tier-cache.ts';
 import { slicedReport, tierAnswer } from '../shared/tier/tier-headers.ts';
@@ -33,17 +34,23 @@ export async function serveObject(
 ): Promise<Response> {
   const budget: Budget = { remaining: config.slicing.subrequests };
   const hint = firstSliceHint(request.headers, config.slicing.sliceSize);
-  for (let attempt = 0; ; attempt++) {
-    try {
-      // Discovery itself may meet a changed object (or an answer that does not fit what was asked).
-      const resolved = await resolveObject(read, hint);
-      if (resolved.kind === 'whole') return serveWhole(request, resolved, read, started);
-      return await serveSliced(request, resolved, read, config, budget, started);
-    } catch (error) {
-      if (!(error instanceof VersionChanged)) throw error;
-      await forgetObject(read);
-      if (attempt > 0) throw new BadGateway('the object kept changing while it was read');
+  // Until its answer is ready, this request waits for bytes it needs now: the isolate's read-ahead waits for it.
+  const answered = isolateUrgency.begin();
+  try {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        // Discovery itself may meet a changed object (or an answer that does not fit what was asked).
+        const resolved = await resolveObject(read, hint);
+        if (resolved.kind === 'whole') return serveWhole(request, resolved, read, started);
+        return await serveSliced(request, resolved, read, config, budget, started);
+      } catch (error) {
+        if (!(error instanceof VersionChanged)) throw error;
+        await forgetObject(read);
+        if (attempt > 0) throw new BadGateway('the object kept changing while it was read');
+      }
     }
+  } finally {
+    answered();
   }
 }
 

@@ -4,7 +4,7 @@
 
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIRST_AHEAD } from '../../shared/tier/slice-reader/window.ts';
+import { FIRST_AHEAD } from '../../shared/tier/slice-reader/demand.ts';
 import type { RecordedRequest } from '../local/origin-tap.ts';
 import { patternBytes, sha256 } from './bytes.ts';
 import { type Fixture, rawRequest, settle, startFixture } from './fixture.ts';

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type Stack, startWorkers } from '../../local/workers.ts';
 import type { StatsJson } from '../../shared/stats/stats-json.ts';
-import { FIRST_AHEAD } from '../../shared/tier/slice-reader/window.ts';
+import { FIRST_AHEAD } from '../../shared/tier/slice-reader/demand.ts';
 import type { TierName } from '../../shared/tiers/tiers.ts';
 import { type AnyOrigin, startAnyOrigin } from './any-origin.ts';
 import { patternBytes } from './bytes.ts';

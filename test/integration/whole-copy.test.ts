@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIRST_AHEAD } from '../../shared/tier/slice-reader/window.ts';
+import { FIRST_AHEAD } from '../../shared/tier/slice-reader/demand.ts';
 import { patternBytes, sha256 } from './bytes.ts';
 import { type Answer, type Fixture, request, settle, startFixture } from './fixture.ts';
 

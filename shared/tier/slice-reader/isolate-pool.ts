@@ -39,3 +39,42 @@ export class PoolShares {
     if (this.held.delete(index) && this.pool !== undefined) this.pool.inUse--;
   }
 }
+
+/**
+ * The isolate's requests still waiting for a byte they need now: an answer's first byte, or the slice a reader has
+ * reached. Read-ahead waits for them (at most a bound), so an active reader's next slice is never queued behind
+ * slices read ahead for another (module state: one per isolate).
+ */
+export class Urgency {
+  private waiting = 0;
+  private wakers: (() => void)[] = [];
+
+  /** A request starts waiting for a byte it needs now; the function returned says it has it (once). */
+  begin(): () => void {
+    this.waiting++;
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      if (--this.waiting > 0) return;
+      const wakers = this.wakers;
+      this.wakers = [];
+      for (const wake of wakers) wake();
+    };
+  }
+
+  /** Settles once nobody waits for a byte needed now, or after `maxMs`, whichever comes first. */
+  clear(maxMs: number): Promise<void> {
+    if (this.waiting === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, maxMs);
+      this.wakers.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+}
+
+/** This isolate's urgency, shared by every request of the tier. */
+export const isolateUrgency = new Urgency();

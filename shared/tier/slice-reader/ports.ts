@@ -6,6 +6,7 @@ import type { SliceSpan } from '../../slices/slice-plan.ts';
 import type { Piece } from '../../streams/byte-stream.ts';
 import type { Budget } from '../ports.ts';
 import type { OpenPut } from '../tier-cache.ts';
+import type { Urgency } from './isolate-pool.ts';
 
 /** This tier's slices of one version of one object (cached-slices.ts). */
 export interface SliceStore {
@@ -75,6 +76,8 @@ export interface SliceReadOptions {
   readAhead?: ReadAhead | undefined;
   /** The isolate's read-ahead, shared with its other requests; absent = only `window` bounds it. */
   pool?: ReadaheadPool;
+  /** The isolate's requests waiting for a byte they need now, which slices ahead wait for; absent = none wait. */
+  urgency?: Urgency;
   /** Hears once how the read ended: every slice taken (`complete`), and whether all of them came from the store. */
   onEnd?(outcome: { complete: boolean; allStored: boolean }): void;
   /**

@@ -9,7 +9,7 @@ import type { Budget, ObjectRead, SliceAsk } from '../ports.ts';
 import type { SlicedObject } from '../resolved.ts';
 import { forgetObject } from '../tier-cache.ts';
 import { tierSlices } from './cached-slices.ts';
-import { isolateReadahead } from './isolate-pool.ts';
+import { isolateReadahead, isolateUrgency } from './isolate-pool.ts';
 import type { ReadAhead, SliceRead, SliceReadOptions, SpanFetch } from './ports.ts';
 import { SliceWindow } from './window.ts';
 
@@ -51,6 +51,7 @@ export function readObjectSlices(
     prefetched: sliced.prefetched,
     // Read ahead within the isolate's share (isolate-pool.ts), whichever request asks.
     pool: isolateReadahead(settings.window),
+    urgency: isolateUrgency,
     ...(settings.onEnd !== undefined ? { onEnd: settings.onEnd } : {}),
     signal: read.signal,
     waitUntil: read.waitUntil,

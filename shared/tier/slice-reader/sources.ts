@@ -7,9 +7,16 @@ import { FETCH, FILL_STORE, LOOKUP, READ_AHEAD } from '../../slices/subrequest-c
 import { bodySource } from '../../streams/body-source.ts';
 import { splitStream } from '../../streams/split-stream.ts';
 import { type Fill, startFill } from '../fill.ts';
+import type { Demand } from './demand.ts';
 import type { PoolShares } from './isolate-pool.ts';
 import type { SliceReadOptions } from './ports.ts';
 import { COPIES, Gate, readAhead } from './read-ahead.ts';
+
+/**
+ * Longest a slice ahead of its reader waits for the isolate's urgent requests (isolate-pool.ts Urgency) before it
+ * goes upstream regardless: a request stuck before its first byte (a slow origin) holds read-ahead back no longer.
+ */
+export const URGENT_HOLD_MS = 250;
 
 export class SliceSources {
   /** Of the slices looked up before the first byte: how many were there (hits), of how many (checked). */
@@ -35,7 +42,7 @@ export class SliceSources {
    */
   private readonly passing = new Set<Fill>();
   /**
-   * Positions from this one on are past what the reader has earned (window.ts FIRST_AHEAD): a span stops there
+   * Positions from this one on are past what the reader has earned (demand.ts): a span stops there
    * rather than fetch slices nobody asked for yet (and may have stored), unless the budget needs it longer.
    */
   reachEnd = Number.POSITIVE_INFINITY;
@@ -54,10 +61,14 @@ export class SliceSources {
    */
   private readonly aheadSignal = new AbortController().signal;
 
-  constructor(options: SliceReadOptions, shares: PoolShares, parallelism: Parallelism | undefined) {
+  /** What the reader has earned: the reader's first slice, fetched here, tells it how far the reader has read. */
+  private readonly demand: Demand | undefined;
+
+  constructor(options: SliceReadOptions, shares: PoolShares, parallelism: Parallelism | undefined, demand?: Demand) {
     this.options = options;
     this.shares = shares;
     this.parallelism = parallelism;
+    this.demand = demand;
   }
 
   async firstLookups(): Promise<void> {
@@ -87,9 +98,13 @@ export class SliceSources {
     this.passing.clear();
   }
 
-  /** The slice at position `at`: came with discovery, comes with a span, is stored here, or is fetched. */
-  async produce(at: number, ahead = false): Promise<ReadableStream<Uint8Array>> {
-    const { indices, prefetched } = this.options;
+  /**
+   * The slice at position `at`: came with discovery, comes with a span, is stored here, or is fetched. `throughCaches`:
+   * read ahead through the caches when it can be; `aheadOfReader`: nobody needs it yet, so it goes upstream only once
+   * no request of the isolate waits for a byte it needs now (or URGENT_HOLD_MS has passed).
+   */
+  async produce(at: number, throughCaches = false, aheadOfReader = false): Promise<ReadableStream<Uint8Array>> {
+    const { indices, prefetched, urgency } = this.options;
     const index = indices[at] ?? -1;
     this.started.add(index);
     const came = prefetched?.get(index);
@@ -104,20 +119,23 @@ export class SliceSources {
     const lookup = this.lookUp(index);
     if (lookup !== undefined) {
       const found = await lookup;
-      // Released in the same step as the span it may turn into spends its subrequest: no gap
-      // in which a store could take what that span needs.
-      this.lookingUp--;
       if (found !== undefined) {
+        this.lookingUp--;
         // A stored slice is read as the reader goes, not buffered ahead: it needs no share.
         this.shares.giveBack(index);
         this.stored.add(index);
         return found;
       }
+      // Still counted as a lookup while it waits, so the span it may turn into stays held back.
+      if (aheadOfReader && !this.ended) await urgency?.clear(URGENT_HOLD_MS);
+      // Released in the same step as the span it may turn into spends its subrequest: no gap
+      // in which a store could take what that span needs.
+      this.lookingUp--;
     }
     // Over meanwhile: a slice nobody will read is never started, and whoever waits for this request to store it need
     // wait no longer.
     if (this.ended) return this.notStarted(index);
-    if (ahead && lookup !== undefined && this.mayReadAhead()) {
+    if (throughCaches && lookup !== undefined && this.mayReadAhead()) {
       const read = await this.throughCaches(index);
       if (read !== undefined) return read;
       // Over meanwhile, the read ahead failed: nothing more is fetched for it.
@@ -239,9 +257,12 @@ export class SliceSources {
         return body;
       }
     } else budget.remaining -= FILL_STORE;
+    // The reader's first slice: how far it reads it earns it read-ahead (demand.ts).
+    const first = index === options.indices[0] && !this.ended ? this.demand?.watchFirst(length) : undefined;
     const fill = startFill(bodySource(body, { length }), {
       length,
       store: put,
+      ...(first !== undefined ? { onClientTaken: first } : {}),
       resume: async (offset) => {
         if (put !== undefined && (await stored)) {
           const found = await store.get(index, length);

@@ -5,6 +5,7 @@ import { Parallelism } from '../../slices/parallelism.ts';
 import { sliceBytes } from '../../slices/slice-plan.ts';
 import type { Piece } from '../../streams/byte-stream.ts';
 import { cancelPrefetched } from '../resolved.ts';
+import { Demand } from './demand.ts';
 import { PoolShares } from './isolate-pool.ts';
 import type { SliceReadOptions } from './ports.ts';
 import { SliceSources } from './sources.ts';
@@ -13,12 +14,6 @@ import { SliceSources } from './sources.ts';
 const START_PARALLEL = 16;
 /** How far past the reader slices are read ahead through the caches, in multiples of the parallelism. */
 const AHEAD_REACH = 4;
-/**
- * Slices a read may start ahead of its reader while the reader is on its first; each slice the reader takes doubles
- * it, up to the window. A reader that stops reading (a player that paused, a client that stalled) keeps the slices it
- * had started and starts no more: read-ahead follows demand, and egress is paid only for what a reader came for.
- */
-export const FIRST_AHEAD = 2;
 
 export class SliceWindow {
   private readonly options: SliceReadOptions;
@@ -34,6 +29,10 @@ export class SliceWindow {
   private flying = 0;
   /** Slices in flight ahead of the reader, when they are read through the caches; else the options' window. */
   private readonly parallelism: Parallelism | undefined;
+  /** What the reader has earned ahead of it by reading. */
+  private readonly demand = new Demand(() => {
+    if (!this.ended) this.startWindow();
+  });
 
   constructor(options: SliceReadOptions) {
     this.options = options;
@@ -43,7 +42,7 @@ export class SliceWindow {
         : new Parallelism({ start: START_PARALLEL, min: 2, max: options.window, now: Date.now });
     this.shares = new PoolShares(options.pool);
     // What the sources report to (a slice stored, one read ahead done) are these two, not the window.
-    this.sources = new SliceSources(options, this.shares, this.parallelism);
+    this.sources = new SliceSources(options, this.shares, this.parallelism, this.demand);
     // This read stores the slices discovery brought that it takes (others wait for it); the rest go.
     for (const index of options.prefetched?.keys() ?? [])
       if (options.indices.includes(index)) options.store.claim?.(index);
@@ -72,7 +71,7 @@ export class SliceWindow {
     // The slice needed now is no longer ahead of the reader: its share goes back before the
     // window refills, so one download alone keeps `window` slices in flight.
     this.shares.giveBack(index);
-    this.startWindow();
+    this.startWindow(this.position);
     const slot = this.slots.get(index) as Promise<ReadableStream<Uint8Array>>;
     let body: ReadableStream<Uint8Array>;
     try {
@@ -82,6 +81,7 @@ export class SliceWindow {
     }
     this.position++;
     this.taken++;
+    this.demand.took();
     const bytes = sliceBytes(index, meta.sliceSize, meta.size);
     const piece: Piece = { offset: bytes.start, length: bytes.end - bytes.start + 1, body };
     if (this.sources.stored.has(index)) piece.onInexact = () => store.forget(index);
@@ -119,37 +119,39 @@ export class SliceWindow {
 
   /**
    * Starts the slots of the window; the slice needed next always, those ahead within the pool and what the reader
-   * has earned (FIRST_AHEAD).
+   * has earned (demand.ts).
    * Slices read through the caches hold no memory, so the window is then what is in flight (up
    * to the download's parallelism, as far as AHEAD_REACH times it past the reader), refilled as
    * each arrives; otherwise it is the next `window` slices from the reader.
    */
-  private startWindow(): void {
+  private startWindow(reading = this.taken > 0 ? this.position - 1 : this.position): void {
     const { indices, store } = this.options;
     const limit = this.parallelism?.limit ?? this.options.window;
-    // What the reader has earned by reading: FIRST_AHEAD, doubled for each slice it has taken.
-    const earned = FIRST_AHEAD * 2 ** Math.min(this.taken, 20);
-    const windowReach = this.parallelism === undefined ? limit : limit * AHEAD_REACH;
-    const reach = Math.min(windowReach, earned + 1);
+    // The window counts from the slice being read, the one it holds included.
+    const windowEnd = reading + (this.parallelism === undefined ? limit : limit * AHEAD_REACH);
+    // What the reader has earned by reading (demand.ts), past the slice it reads.
+    const demandEnd = reading + 1 + this.demand.ahead;
     // Where demand, not the window, stops the read, a span stops there too (sources.ts).
-    this.sources.reachEnd = reach < windowReach ? this.position + reach : Number.POSITIVE_INFINITY;
-    for (let at = this.position; at < Math.min(indices.length, this.position + reach); at++) {
+    this.sources.reachEnd = demandEnd < windowEnd ? demandEnd : Number.POSITIVE_INFINITY;
+    for (let at = this.position; at < Math.min(indices.length, windowEnd, demandEnd); at++) {
       const index = indices[at] ?? -1;
       if (this.slots.has(index)) continue;
-      if (at > this.position) {
+      const ahead = at > reading;
+      if (ahead) {
         // Reading ahead means holding slices for later: only into a store.
         if (!store.storing) break;
         if (this.parallelism !== undefined && this.flying >= limit) break;
         if (!this.shares.take(index)) break;
       }
-      // Through the caches: every slice but the first one the read hands out, which streams as
-      // it arrives (the first byte waits for no store). A reader that reaches a slice nobody
-      // started ahead (the isolate's pool was taken by other downloads) waits for it to be
-      // stored rather than have its bytes pumped through JavaScript at both tiers.
-      const slot = this.sources.produce(at, at > this.position || this.taken > 0);
+      // Through the caches: every slice ahead of the reader, and one it reaches that nobody started
+      // ahead (the isolate's pool was taken by other downloads) once it is past its second: it waits
+      // for it to be stored rather than have its bytes pumped through JavaScript at both tiers. Its
+      // first two stream as they arrive (the first byte waits for no store, and a reader that only
+      // earned read-ahead by reading its first slice whole is not kept waiting for the second).
+      const slot = this.sources.produce(at, ahead || this.taken > 1, ahead);
       this.options.waitUntil?.(slot.catch(() => undefined));
       this.slots.set(index, slot);
-      if (this.parallelism !== undefined && at > this.position) this.inFlight(slot);
+      if (this.parallelism !== undefined && ahead) this.inFlight(slot);
     }
   }
 

@@ -7,9 +7,10 @@ import type { ObjectMeta } from '../../../../shared/slices/object-meta.ts';
 import type { SliceSpan } from '../../../../shared/slices/slice-plan.ts';
 import type { Piece } from '../../../../shared/streams/byte-stream.ts';
 import type { Budget } from '../../../../shared/tier/ports.ts';
+import { FIRST_AHEAD } from '../../../../shared/tier/slice-reader/demand.ts';
+import { Urgency } from '../../../../shared/tier/slice-reader/isolate-pool.ts';
 import type { SliceRead, SliceReadOptions, SliceStore, SpanFetch } from '../../../../shared/tier/slice-reader/ports.ts';
 import { readSlices } from '../../../../shared/tier/slice-reader/reader.ts';
-import { FIRST_AHEAD } from '../../../../shared/tier/slice-reader/window.ts';
 import type { OpenPut } from '../../../../shared/tier/tier-cache.ts';
 import { concat, streamOf } from '../../../streams.ts';
 
@@ -382,7 +383,9 @@ describe('readSlices', () => {
       const early = setup(48, { window: 3, maxSpan: 1, pool });
       early.upstream.delayMs = 2;
       const read = await readSlices(early.options);
-      await read.pieces.next();
+      // Read through its first slice: the reader has earned slices ahead (demand.ts), each holding a share.
+      const first = await read.pieces.next();
+      if (!first.done) await readAll(first.value.body);
       expect(pool.inUse).toBeGreaterThan(0);
       await read.pieces.return?.();
       expect(pool.inUse).toBe(0);
@@ -415,7 +418,8 @@ describe('readSlices', () => {
       const prefetched = new Map([[0, streamOf(sliceOf(bytes, 0))]]);
       const { store, upstream, options } = setup(40, { stored: [1], window: 2, prefetched });
       const read = await readSlices(options);
-      expect({ hits: read.hits, checked: read.checked }).toEqual({ hits: 1, checked: 2 });
+      // Before the first byte its reader has earned nothing ahead (demand.ts): only the slice discovery brought counts.
+      expect({ hits: read.hits, checked: read.checked }).toEqual({ hits: 0, checked: 1 });
       const { bytes: pieces } = await readPieces(read);
       expect(Buffer.concat(pieces)).toEqual(Buffer.from(bytes));
       expect(store.gets).not.toContain(0);
@@ -494,6 +498,35 @@ describe('readSlices', () => {
       expect(Buffer.concat(pieces)).toEqual(Buffer.from(bytes));
       expect(store.gets.length + store.puts.length + upstream.spans.length).toBeLessThanOrEqual(8);
       expect(budget.remaining).toBeGreaterThanOrEqual(0);
+    });
+  });
+
+  describe('demand (demand.ts) and urgency', () => {
+    it('starts nothing ahead of a reader whose first slice is fetched until it has taken that slice whole', async () => {
+      const { upstream, options } = setup(40, { window: 6, maxSpan: 1 });
+      const read = await readSlices(options);
+      const first = await read.pieces.next();
+      await tick(10);
+      // A reader that stopped inside its first slice costs nothing more upstream.
+      expect(upstream.fetchedSlices()).toEqual([0]);
+      if (!first.done) await readAll(first.value.body);
+      await tick(10);
+      expect(upstream.fetchedSlices().length).toBeGreaterThan(1);
+      await read.pieces.return?.();
+    });
+
+    it('holds a slice ahead of its reader while a request of the isolate waits for a byte, not the one it reads', async () => {
+      const urgency = new Urgency();
+      const waiting = urgency.begin();
+      const { upstream, options } = setup(40, { stored: [0], window: 6, maxSpan: 1, urgency });
+      const read = await readSlices(options);
+      await tick(20);
+      // Its first slice came from the store: it has earned slices ahead, which wait for the other request.
+      expect(upstream.fetchedSlices()).toEqual([]);
+      waiting();
+      await tick(20);
+      expect(upstream.fetchedSlices().sort((a, b) => a - b)).toEqual(range(FIRST_AHEAD, 1));
+      await read.pieces.return?.();
     });
   });
 
@@ -618,7 +651,8 @@ describe('slices ahead of the reader, read through the caches', () => {
     const hop = new WarmingHop(upstream);
     hop.holdMs = 50;
     const read = await readSlices({ ...options, readAhead: hop.readAhead });
-    await read.pieces.next();
+    const first = await read.pieces.next();
+    if (!first.done) await readAll(first.value.body);
     const warmed = [...hop.warmed];
     expect(warmed.length).toBeGreaterThan(0);
     await read.pieces.throw?.(new Error('the client went away'));
