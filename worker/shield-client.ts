@@ -12,8 +12,10 @@ import {
 import { parseWarmWord, SPAN_HEADER, sliceRequestPath } from '../shared/hop/slice-protocol.ts';
 import { Disconnected } from '../shared/http/errors.ts';
 import { forwardedRequestHeaders, TIER_MANAGED, withForwarding } from '../shared/http/headers.ts';
+import { reselecting } from '../shared/http/vary.ts';
 import { COPY_HEADER } from '../shared/observe/read-ahead-copy.ts';
 import type { RequestTarget } from '../shared/request/request-target.ts';
+import type { ObjectMeta } from '../shared/slices/object-meta.ts';
 import type { Upstream } from '../shared/tier/ports.ts';
 import { readShieldAnswer } from './shield-answer.ts';
 
@@ -69,9 +71,10 @@ export function shieldUpstream(
   client?: Headers,
 ): Upstream {
   const { sliceSize } = config.slicing;
-  const hopHeaders = (): Headers => {
-    // The client's end-to-end headers (a site's; none for S3), then ours: theirs never carry our names.
-    const headers = new Headers(client);
+  const hopHeaders = (pinned?: ObjectMeta): Headers => {
+    // The client's end-to-end headers (a site's; none for S3), then ours: theirs never carry our names. Pinned to a
+    // version, they select its representation again (vary.ts), whichever the shield would choose for the client's.
+    const headers = new Headers(pinned === undefined ? client : reselecting(client, pinned.headers));
     headers.set(HOST_HEADER, host);
     const at = purgedAt();
     // Whole ms, as the shield reads it (a floor of the purge list may be any number): rounded up, it purges no less.
@@ -81,7 +84,7 @@ export function shieldUpstream(
   return {
     async slices(span, pinned, { validators, from = 0, signal, copy } = {}) {
       const path = sliceRequestPath({ span, sliceSize, etag: pinned?.etag, from }, target.path) + target.query;
-      const headers = hopHeaders();
+      const headers = hopHeaders(pinned);
       // The copy of a slice a warm stored: the shield counts it with that warm.
       if (copy === true) headers.set(COPY_HEADER, '1');
       if (validators !== undefined) {
@@ -98,7 +101,7 @@ export function shieldUpstream(
       askShield(shield, config, { method: 'HEAD', path: target.path + target.query, headers: hopHeaders(), signal }),
     async warm(span, pinned, signal) {
       const path = sliceRequestPath({ span, sliceSize, etag: pinned.etag, warm: true }, target.path) + target.query;
-      const response = await askShield(shield, config, { method: 'GET', path, headers: hopHeaders(), signal });
+      const response = await askShield(shield, config, { method: 'GET', path, headers: hopHeaders(pinned), signal });
       // Anything but the shield's warm answer for this span (a 412: the version is gone) stores nothing.
       if (response.status !== 200 || response.headers.get(SPAN_HEADER) !== `${span.first}-${span.last}`) {
         await response.body?.cancel();

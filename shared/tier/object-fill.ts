@@ -9,7 +9,6 @@ import { weakMatch } from '../http/etag.ts';
 import { storeVerdict } from '../http/freshness.ts';
 import { retention } from '../http/stale.ts';
 import { TIERCACHE_TARGETS } from '../http/targeted-cache-control.ts';
-import { indexHeaders, variantKey, varyFieldNames } from '../http/vary.ts';
 import { manifestHeaders, type ObjectMeta, readManifest, representationHeaders } from '../slices/object-meta.ts';
 import type { EntryMeta } from '../store/stored-entry.ts';
 import { bodySource } from '../streams/body-source.ts';
@@ -18,6 +17,7 @@ import { withKnownLength } from './held-until-whole.ts';
 import type { ObjectRead, UpstreamAnswer, Validators } from './ports.ts';
 import type { Resolved, SlicedObject, WholeObject } from './resolved.ts';
 import { lookup, newFill, openPut, type Storable, type StoredEntry, store } from './tier-cache.ts';
+import { placeVariant } from './variant-place.ts';
 
 /** What a fill produced, and the promise of its stores (settled when done or skipped). */
 export interface Filled {
@@ -109,7 +109,7 @@ async function fillOnce(
   let stored: Promise<unknown> = Promise.resolve();
   const keep = verdict.store ? retention(verdict.lifetime, age, verdict.stale) : 0;
   const placed = verdict.store
-    ? placeVariant(read, answer.meta.headers, entryMeta(responseTime, age, verdict, originAt), keep)
+    ? placeVariant(read, 200, answer.meta.headers, entryMeta(responseTime, age, verdict, originAt), keep)
     : undefined;
   if (verdict.store && placed !== undefined) {
     entry = entryMeta(responseTime, age, verdict, originAt);
@@ -202,7 +202,9 @@ function storeWhole(
   // A 204 has no content to stream (RFC 9110 §15.3.5) but is stored like any other (§15.1: heuristically cacheable).
   const contentless = body === null && response.status === 204;
   const placed =
-    meta !== undefined && (body !== null || contentless) ? placeVariant(read, headers, meta, keep) : undefined;
+    meta !== undefined && (body !== null || contentless)
+      ? placeVariant(read, response.status, headers, meta, keep)
+      : undefined;
   if (contentless && meta !== undefined && placed !== undefined) {
     const stripped = withoutFields(headers, verdict.store ? verdict.strip : []);
     stored = Promise.all([placed, storeEmpty(read, read.key, 204, stripped, meta, keep)]);
@@ -347,27 +349,6 @@ async function withCountedLength(
   const headers = new Headers(entry.headers);
   headers.set('content-length', String(length));
   return store(cache, key, { ...entry, headers, body: copy.body as ReadableStream, length, fill });
-}
-
-/**
- * Where a response about to be stored goes (RFC 9111 §4.1, vary.ts): when it varies and the
- * tier keys by the request (`selecting`), under its variant's key, with the object's index
- * naming the fields (the returned promise stores it); otherwise under the object's own key.
- * Undefined when the request's selecting values are too long to key by: nothing is stored.
- */
-function placeVariant(read: ObjectRead, headers: Headers, meta: EntryMeta, keep: number): Promise<unknown> | undefined {
-  if (read.selecting === undefined) return Promise.resolve();
-  const objectKey = read.objectKey ?? read.key;
-  const fields = varyFieldNames(headers.get('vary'));
-  if (fields.length === 0) {
-    read.key = objectKey;
-    return Promise.resolve();
-  }
-  const key = variantKey(objectKey, fields, read.selecting);
-  if (key === undefined) return undefined;
-  read.objectKey = objectKey;
-  read.key = key;
-  return storeEmpty(read, objectKey, 200, indexHeaders(fields), meta, keep);
 }
 
 function storeManifest(read: ObjectRead, meta: ObjectMeta, entry: EntryMeta, keep: number): Promise<unknown> {

@@ -4,7 +4,7 @@
 import { type CacheStatusParams, type ForwardReason, memberDetail } from '../http/cache-status.ts';
 import { HttpError, isDisconnectedDetail, NotStored } from '../http/errors.ts';
 import { staleUse, usableOnError, usableWhenDisconnected } from '../http/stale.ts';
-import { indexedFields, variantKey } from '../http/vary.ts';
+import { indexedFields, variantLookups } from '../http/vary.ts';
 import { isManifest, readManifest } from '../slices/object-meta.ts';
 import { currentAge, originAt, remainingFreshness } from '../store/stored-entry.ts';
 import { tier } from '../tiers/tiers.ts';
@@ -184,26 +184,36 @@ async function fromEntry(entry: StoredEntry, now: number, base: CacheStatusParam
 
 /**
  * The object's primary entry (whole or manifest); a purged one, or a manifest that does not read, is deleted and counts
- * as a miss.
+ * as a miss. When the object varies, this request's variant: the first of those it may be served that is stored
+ * (vary.ts), `read.key` then that variant's, else its own exact variant's key (where a miss is filled and collapsed).
  */
 export async function lookupLive(read: ObjectRead): Promise<StoredEntry | undefined> {
-  let entry = await lookup(read.cache, read.key);
+  // Looked up before (a waiter, a refresh): from the object's index again, which may name a variant stored since.
+  if (read.objectKey !== undefined) read.key = read.objectKey;
+  const entry = await lookup(read.cache, read.key);
   const fields = entry === undefined || read.selecting === undefined ? undefined : indexedFields(entry.headers);
-  if (entry !== undefined && fields !== undefined && read.selecting !== undefined) {
-    // The object varies: this request's variant, if stored (its index purged: none is).
-    await entry.body?.cancel();
-    const purged = read.purged?.(entry) === true;
-    const key = variantKey(read.key, fields, read.selecting);
-    if (purged) {
-      await forgetObject(read);
-      return undefined;
-    }
-    // The index was found: a miss from here on is this variant's (missReason: RFC 9211 vary-miss).
-    read.objectKey = read.key;
-    if (key === undefined) return undefined;
-    read.key = key;
-    entry = await lookup(read.cache, key);
+  if (entry === undefined || fields === undefined || read.selecting === undefined) return live(read, entry);
+  // The object varies: this request's variant, if stored (its index purged: none is).
+  await entry.body?.cancel();
+  if (read.purged?.(entry) === true) {
+    await forgetObject(read);
+    return undefined;
   }
+  // The index was found: a miss from here on is this variant's (missReason: RFC 9211 vary-miss).
+  read.objectKey = read.key;
+  const { served, exact } = variantLookups(read.key, fields, read.selecting, entry.headers);
+  for (const key of [...served, ...(exact === undefined ? [] : [exact])]) {
+    read.key = key;
+    const variant = await live(read, await lookup(read.cache, key));
+    if (variant !== undefined) return variant;
+  }
+  // None stored: a miss, filled (and collapsed) at the request's exact key; or, too long to key by, not stored.
+  read.key = exact ?? read.objectKey;
+  return undefined;
+}
+
+/** `entry` (at `read.key`), unless purged or an unreadable manifest: then deleted, and undefined. */
+async function live(read: ObjectRead, entry: StoredEntry | undefined): Promise<StoredEntry | undefined> {
   if (entry === undefined || (read.purged?.(entry) !== true && !isUnreadableManifest(entry))) return entry;
   await entry.body?.cancel();
   // Awaited, so the delete cannot land after the fill that replaces the entry.

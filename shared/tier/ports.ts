@@ -5,7 +5,7 @@ import type { Config } from '../config/config.ts';
 import type { StaleDefaults } from '../http/stale.ts';
 import type { PurgeCandidate } from '../purge/purge-rules.ts';
 import type { ObjectMeta } from '../slices/object-meta.ts';
-import type { ObjectVersion, SliceSpan } from '../slices/slice-plan.ts';
+import type { SliceSpan } from '../slices/slice-plan.ts';
 import type { TierCache } from './tier-cache.ts';
 
 export type UpstreamAnswer =
@@ -45,9 +45,11 @@ export interface SliceAsk {
 export interface Upstream {
   /**
    * A span of slices: for discovery (`pinned` undefined: whatever version is current) or of the
-   * pinned version, in which case a different version throws VersionChanged.
+   * pinned version, in which case a different version throws VersionChanged. Pinned, the request
+   * selects that version's representation again (vary.ts `reselecting`: its coding, when it varies
+   * on Accept-Encoding), whichever the client's own headers would.
    */
-  slices(span: SliceSpan, pinned: ObjectVersion | undefined, ask?: SliceAsk): Promise<UpstreamAnswer>;
+  slices(span: SliceSpan, pinned: ObjectMeta | undefined, ask?: SliceAsk): Promise<UpstreamAnswer>;
   /** HEAD of the object, for HEAD requests a tier cannot answer itself. */
   head(signal?: AbortSignal): Promise<Response>;
   /**

@@ -7,8 +7,9 @@ import { BadGateway, VersionChanged } from '../../shared/http/errors.ts';
 import { exposeS3CacheTag, originResponseHeaders, S3_RESPONSE_HEADERS } from '../../shared/http/headers.ts';
 import { parseContentRange } from '../../shared/http/range.ts';
 import { serverTimingMetric } from '../../shared/http/server-timing.ts';
+import { reselecting } from '../../shared/http/vary.ts';
 import type { RequestTarget } from '../../shared/request/request-target.ts';
-import { slicedMeta } from '../../shared/slices/object-meta.ts';
+import { type ObjectMeta, slicedMeta } from '../../shared/slices/object-meta.ts';
 import { type ObjectVersion, type SliceSpan, spanBytes } from '../../shared/slices/slice-plan.ts';
 import { nativeBody } from '../../shared/streams/native-body.ts';
 import { responseAsIs } from '../../shared/streams/response-as-is.ts';
@@ -51,7 +52,7 @@ class OriginUpstream implements Upstream {
    */
   async slices(
     span: SliceSpan,
-    pinned: ObjectVersion | undefined,
+    pinned: ObjectMeta | undefined,
     { validators, from = 0, signal }: SliceAsk = {},
   ): Promise<UpstreamAnswer> {
     if (from > 0 && pinned === undefined) throw new Error('the rest of a span needs the version it belongs to');
@@ -61,7 +62,7 @@ class OriginUpstream implements Upstream {
     // RFC 9111 §4.3.1: revalidate what the shield holds; the signature covers these headers too.
     if (validators?.etag) conditions['if-none-match'] = validators.etag;
     else if (validators?.lastModified) conditions['if-modified-since'] = validators.lastModified;
-    const response = await this.get(conditions, signal);
+    const response = await this.get(conditions, signal, pinned);
     if (response.status === 304 && validators !== undefined) {
       return {
         kind: 'not-modified',
@@ -114,9 +115,15 @@ class OriginUpstream implements Upstream {
     return headers;
   }
 
-  private async get(headers: Record<string, string>, signal: AbortSignal | undefined): Promise<Response> {
+  /** Pinned to a version, the client's headers select its representation again (vary.ts). */
+  private async get(
+    headers: Record<string, string>,
+    signal: AbortSignal | undefined,
+    pinned?: ObjectMeta,
+  ): Promise<Response> {
     const started = this.now();
-    const response = await fetchObject(this.config, this.target, 'GET', headers, this.now, signal, this.client);
+    const client = pinned === undefined ? this.client : reselecting(this.client, pinned.headers);
+    const response = await fetchObject(this.config, this.target, 'GET', headers, this.now, signal, client);
     this.lastDuration = this.now() - started;
     noteServed(this.config, this.target, response.status);
     return response;

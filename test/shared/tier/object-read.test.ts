@@ -781,36 +781,37 @@ describe('resolveObject: negative caching', () => {
 });
 
 describe('resolveObject: Vary (RFC 9111 §4.1), when the tier keys by the request (selecting)', () => {
-  const varying = () => textObject('encoded for you', { vary: 'Accept-Encoding' });
+  // Keyed by the request's exact values: Accept-Language (Accept-Encoding is keyed by the answer's coding, below).
+  const varying = () => textObject('encoded for you', { vary: 'Accept-Language' });
 
   it('RFC 9111 §4.1: stores the answer under its variant, and an index at the object key naming the fields', async () => {
-    const selecting = new Headers({ 'accept-encoding': 'gzip' });
+    const selecting = new Headers({ 'accept-language': 'fr' });
     const read = fakeRead({ object: varying(), selecting });
     const objectKey = read.key;
     const resolved = await resolveObject(read, 0);
     expect(resolved.report).toEqual({ fwd: 'uri-miss', stored: true });
     expect(await drained(read, resolved)).toBe('encoded for you');
-    const variant = variantKey(objectKey, ['accept-encoding'], selecting)!;
+    const variant = variantKey(objectKey, ['accept-language'], selecting)!;
     expect(read.key).toBe(variant);
     expect(read.objectKey).toBe(objectKey);
     expect(read.cache.keys().sort()).toEqual([objectKey, variant].sort());
-    expect(read.cache.unpacked(objectKey)?.headers.get('x-tiercache-vary')).toBe('accept-encoding');
+    expect(read.cache.unpacked(objectKey)?.headers.get('x-tiercache-vary')).toBe('accept-language');
     expect(new TextDecoder().decode(read.cache.unpacked(variant)?.bytes)).toBe('encoded for you');
   });
 
   it('RFC 9111 §4.1: a request selecting the same values hits that variant; others miss and get their own', async () => {
-    const read = fakeRead({ object: varying(), selecting: new Headers({ 'accept-encoding': 'gzip' }) });
+    const read = fakeRead({ object: varying(), selecting: new Headers({ 'accept-language': 'fr' }) });
     const objectKey = read.key;
     await drained(read, await resolveObject(read, 0));
 
-    const same = sameTier(read, { key: objectKey, selecting: new Headers({ 'accept-encoding': 'gzip' }) });
+    const same = sameTier(read, { key: objectKey, selecting: new Headers({ 'accept-language': 'fr' }) });
     const hit = await resolveObject(same, 0);
     expect(hit.report).toEqual({ hit: true, ttl: 3600 });
     expect(same.key).toBe(read.key);
     await drained(same, hit);
     expect(read.upstream.calls).toHaveLength(1);
 
-    const other = sameTier(read, { key: objectKey, selecting: new Headers({ 'accept-encoding': 'br' }) });
+    const other = sameTier(read, { key: objectKey, selecting: new Headers({ 'accept-language': 'de' }) });
     const miss = await resolveObject(other, 0);
     expect(miss.report).toMatchObject({ stored: true });
     expect(miss.report.hit).toBeUndefined();
@@ -823,26 +824,26 @@ describe('resolveObject: Vary (RFC 9111 §4.1), when the tier keys by the reques
     expect(new Set([read.key, other.key, none.key]).size).toBe(3);
     expect(read.cache.keys()).toHaveLength(4);
     // Each variant is still there for its own requests.
-    const again = sameTier(read, { key: objectKey, selecting: new Headers({ 'accept-encoding': 'br' }) });
+    const again = sameTier(read, { key: objectKey, selecting: new Headers({ 'accept-language': 'de' }) });
     const second = await resolveObject(again, 0);
     expect(second.report.hit).toBe(true);
     await drained(again, second);
   });
 
   it("RFC 9211 §2.2: a request that finds the object's Vary index but not its own variant is a vary-miss", async () => {
-    const read = fakeRead({ object: varying(), selecting: new Headers({ 'accept-encoding': 'gzip' }) });
+    const read = fakeRead({ object: varying(), selecting: new Headers({ 'accept-language': 'fr' }) });
     const objectKey = read.key;
     const first = await resolveObject(read, 0);
     // Nothing at all was held for the URL: that one was a uri-miss.
     expect(first.report).toEqual({ fwd: 'uri-miss', stored: true });
     await drained(read, first);
-    const other = sameTier(read, { key: objectKey, selecting: new Headers({ 'accept-encoding': 'br' }) });
+    const other = sameTier(read, { key: objectKey, selecting: new Headers({ 'accept-language': 'de' }) });
     const miss = await resolveObject(other, 0);
     expect(miss.report).toEqual({ fwd: 'vary-miss', stored: true });
     await drained(other, miss);
     // Another such request waiting for the one fetching its variant: a vary-miss too, collapsed.
-    const leading = sameTier(read, { key: objectKey, selecting: new Headers({ 'accept-encoding': 'zstd' }) });
-    const waiting = sameTier(read, { key: objectKey, selecting: new Headers({ 'accept-encoding': 'zstd' }) });
+    const leading = sameTier(read, { key: objectKey, selecting: new Headers({ 'accept-language': 'it' }) });
+    const waiting = sameTier(read, { key: objectKey, selecting: new Headers({ 'accept-language': 'it' }) });
     read.upstream.hold();
     const led = resolveObject(leading, 0);
     const waited = resolveObject(waiting, 0);
@@ -858,7 +859,7 @@ describe('resolveObject: Vary (RFC 9111 §4.1), when the tier keys by the reques
     // Values too long to key a variant by (vary.ts): the index was found all the same, and nothing is stored.
     const unkeyable = sameTier(read, {
       key: objectKey,
-      selecting: new Headers({ 'accept-encoding': 'x'.repeat(3000) }),
+      selecting: new Headers({ 'accept-language': 'x'.repeat(3000) }),
     });
     const unstored = await resolveObject(unkeyable, 0);
     expect(unstored.report).toEqual({ fwd: 'vary-miss', stored: false });
@@ -886,12 +887,12 @@ describe('resolveObject: Vary (RFC 9111 §4.1), when the tier keys by the reques
   });
 
   it('a purged index is a miss for every variant', async () => {
-    const read = fakeRead({ object: varying(), selecting: new Headers({ 'accept-encoding': 'gzip' }) });
+    const read = fakeRead({ object: varying(), selecting: new Headers({ 'accept-language': 'fr' }) });
     const objectKey = read.key;
     await drained(read, await resolveObject(read, 0));
     const after = sameTier(read, {
       key: objectKey,
-      selecting: new Headers({ 'accept-encoding': 'gzip' }),
+      selecting: new Headers({ 'accept-language': 'fr' }),
       purged: () => true,
     });
     read.upstream.next(new Disconnected('origin-unreachable', 'no route'));
