@@ -19,7 +19,9 @@ import { forwardedFor, shieldUpstream } from './shield-client.ts';
 /** GET is serve-object.ts; HEAD is shared/tier/object-head.ts, with the conditions a GET would honour. */
 export async function answerObject(request: Request, edge: EdgeRequest, facts: RequestFacts): Promise<Response> {
   const { config, meter } = edge;
-  const { url, started } = facts;
+  const { url } = facts;
+  // On the clock the read path times by (read.now, readPolicy), so that its durations hold under the test clock too.
+  const started = facts.started + facts.clockOffset;
   const { target, key, purgePath } = edgeAddress(url, config);
   // On the clock entries are timed by (readPolicy): records are compared with their origin times.
   const purges = purgeWatch(await purgeList(edge.purges, Date.now() + facts.clockOffset), purgePath);
