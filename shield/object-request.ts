@@ -13,6 +13,7 @@ import { bucketFor, misdirected } from '../shared/request/host-buckets.ts';
 import type { RequestFacts } from '../shared/request/request-facts.ts';
 import { requestTarget } from '../shared/request/request-target.ts';
 import { healingUpstream, originHealing } from '../shared/tier/healing-upstream.ts';
+import { HopLog, loggedUpstream } from '../shared/tier/hop-log.ts';
 import { headObject } from '../shared/tier/object-head.ts';
 import { type ObjectRead, readPolicy } from '../shared/tier/ports.ts';
 import type { ShieldRequest } from './env.ts';
@@ -27,7 +28,9 @@ const MAX_SLICE_INDEX = 999_999_999;
 export async function answerObject(request: Request, shield: ShieldRequest, facts: RequestFacts): Promise<Response> {
   const { meter } = shield;
   const config = forHost(shield.config, request.headers.get(HOST_HEADER) ?? '');
-  const { url, started } = facts;
+  const { url } = facts;
+  // On the clock the read path times by (read.now, readPolicy), so that its durations hold under the test clock too.
+  const started = facts.started + facts.clockOffset;
   const sliced = parseSliceRequestPath(url.pathname);
   // A slice the edge reads ahead: its warm, or the edge's copy of what the warm stored; one request, counted once.
   if (sliced?.request.warm === true) meter.readAhead = 'warm';
@@ -49,6 +52,8 @@ export async function answerObject(request: Request, shield: ShieldRequest, fact
   }
   // The client's end-to-end headers, as the edge forwarded them: for a site, never for S3.
   const client = config.originKind === 'http' ? forwardedRequestHeaders(request.headers, TIER_MANAGED) : undefined;
+  // What the origin answers this request, as each head arrives: its metrics, sent on to the edge.
+  const hops = new HopLog();
   const read: ObjectRead = {
     cache: await shieldCache(),
     key: shieldKey(config, target),
@@ -57,7 +62,7 @@ export async function answerObject(request: Request, shield: ShieldRequest, fact
     // Everything the read leaves running is kept alive, and the request's record waits for it.
     waitUntil: (promise) => meter.hold(promise),
     upstream: healingUpstream(
-      meteredUpstream(originUpstream(config, target, Date.now, client), meter, () => true),
+      meteredUpstream(loggedUpstream(originUpstream(config, target, Date.now, client), hops), meter, () => true),
       originHealing(config.originIdleTimeoutMs),
     ),
     noStale: request.headers.get(REVALIDATE_HEADER) === '1',
@@ -87,6 +92,7 @@ export async function answerObject(request: Request, shield: ShieldRequest, fact
     conditions: request.headers,
     warmStored: (bytes) => (meter.bytesSent = bytes),
     workersCache,
+    hops,
   });
 }
 

@@ -13,6 +13,8 @@ import { markObject, OBJECT_HEADER, representationHeaders } from '../shared/slic
 import { sliceCount, spanBytes } from '../shared/slices/slice-plan.ts';
 import type { EntryMeta } from '../shared/store/stored-entry.ts';
 import { type Piece, rangesStream } from '../shared/streams/byte-stream.ts';
+import type { HopLog } from '../shared/tier/hop-log.ts';
+import { hopTimings } from '../shared/tier/hop-report.ts';
 import { resolveObject } from '../shared/tier/object-read.ts';
 import type { Budget, ObjectRead } from '../shared/tier/ports.ts';
 import { cancelPrefetched, type Resolved } from '../shared/tier/resolved.ts';
@@ -38,6 +40,8 @@ export interface SliceAnswerContext {
    * query.
    */
   workersCache?: { path: string } | undefined;
+  /** What the origin answered this request (read.upstream logs into it): the metrics of the slices it caused. */
+  hops: HopLog;
 }
 
 /**
@@ -65,7 +69,11 @@ export async function answerSlices(request: SliceRequest, context: SliceAnswerCo
       // §3.2: all of the shield's, not only the few a 304 to a client carries, RFC 9110 §15.4.5).
       if (resolved.kind === 'whole') void resolved.body?.cancel();
       else void cancelPrefetched(resolved);
-      return deliver(context, 304, representationHeaders(representation), null, resolved, resolved.report);
+      // With the origin's metric when it was asked (it revalidated the shield's own copy).
+      const headers = representationHeaders(representation);
+      const timing = hopTimings(context.hops.report().answers);
+      if (timing !== '') headers.set('server-timing', timing);
+      return deliver(context, 304, headers, null, resolved, resolved.report);
     }
     if (resolved.kind === 'whole') {
       const headers = new Headers(resolved.headers);
@@ -95,6 +103,10 @@ export async function answerSlices(request: SliceRequest, context: SliceAnswerCo
         'cache-control': 'no-store',
         [SPAN_HEADER]: `${span.first}-${span.last}`,
       });
+      // The origin asked for the slices missing here, its time not known yet (they are fetched after these headers).
+      const asking = warming.fetching > 0 ? [{ slices: warming.fetching, member: undefined, timing: 'origin' }] : [];
+      const timing = hopTimings([...context.hops.report().answers, ...asking]);
+      if (timing !== '') headers.set('server-timing', timing);
       return deliver(
         context,
         200,
@@ -122,7 +134,8 @@ export async function answerSlices(request: SliceRequest, context: SliceAnswerCo
       headers.set(SPAN_HEADER, `${span.first}-${span.last}`);
       headers.set('content-length', String(length));
       const sliceTiming = serverTimingMetric('shield-slice', read.now() - sliceStarted);
-      headers.set('server-timing', appendServerTiming(resolved.upstreamHeaders?.get('server-timing'), sliceTiming));
+      // The origin's metric for the slices this request fetched from it, as heard by now (shared/tier/hop-report.ts).
+      headers.set('server-timing', appendServerTiming(hopTimings(context.hops.report().answers), sliceTiming));
       const report = slicedReport(resolved.report, {
         hits: sliceRead.hits,
         checked: sliceRead.checked,

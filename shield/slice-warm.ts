@@ -25,6 +25,8 @@ export interface Warming {
   /** Of the slices looked up: how many were stored here already. */
   hits: number;
   checked: number;
+  /** Of the slices missing here, how many it asks the origin for once the answer's headers are out. */
+  fetching: number;
   /** The answer's body: its one word once the missing slices are stored (or not). */
   body: ReadableStream<Uint8Array>;
   /** The bytes of the slices stored here for the edge to copy, once they all are; undefined when they are not. */
@@ -88,7 +90,8 @@ export async function warmSlices(
   const stored = storing.then((fetched) =>
     fetched === undefined ? undefined : indices.reduce((sum, index) => sum + length(sliced, index), 0),
   );
-  return { hits: checked - missing.length, checked, body: pipe.readable, stored };
+  const fetching = possible ? missing.filter((index) => !sliced.prefetched.has(index)).length : 0;
+  return { hits: checked - missing.length, checked, fetching, body: pipe.readable, stored };
 }
 
 /** Fetches and stores `missing`: the bytes fetched once all are stored; undefined when one could not be. */

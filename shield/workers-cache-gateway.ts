@@ -5,6 +5,7 @@ import { CREDENTIAL_HEADER, PURGED_AT_HEADER, REVALIDATE_HEADER, SHIELD_ORIGIN }
 import { type SliceRequest, sliceRequestPath } from '../shared/hop/slice-protocol.ts';
 import { appendCacheStatus, cacheStatusMember, withoutMember } from '../shared/http/cache-status.ts';
 import { BadGateway } from '../shared/http/errors.ts';
+import { serverTimingMetric } from '../shared/http/server-timing.ts';
 import type { RequestMeter } from '../shared/observe/request-meter.ts';
 import type { WorkersCachePurge, WorkersCachePurgeResult } from '../shared/purge/workers-cache-purge.ts';
 import { WORKERS_CACHE_PURGE_PATH } from '../shared/request/reserved-paths.ts';
@@ -63,6 +64,7 @@ export async function viaWorkersCache(
   now: number,
 ): Promise<Response> {
   let answer: Response;
+  const asked = Date.now();
   try {
     answer = await slices.fetch(request, { cf: { cacheKey: key }, encodeResponseBody: 'manual' } as RequestInit);
   } catch {
@@ -80,6 +82,8 @@ export async function viaWorkersCache(
         cacheStatusMember(tier('shield').statusMember, { hit: true, detail: 'workers-cache' }),
       ),
     );
+    // The metrics kept with it were its fill's (the origin's among them): this request asked nothing behind the shield.
+    headers.set('server-timing', serverTimingMetric('shield', Date.now() - asked));
   } else {
     // The slices entrypoint ran and made the request's record; one record per request.
     meter.internal = true;

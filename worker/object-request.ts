@@ -8,8 +8,10 @@ import { purgeWatch } from '../shared/purge/purge-rules.ts';
 import { purgeList } from '../shared/purge/purge-store.ts';
 import type { RequestFacts } from '../shared/request/request-facts.ts';
 import { healingUpstream, shieldHealing } from '../shared/tier/healing-upstream.ts';
+import { HopLog, loggedUpstream } from '../shared/tier/hop-log.ts';
 import { headObject } from '../shared/tier/object-head.ts';
 import { type ObjectRead, readPolicy } from '../shared/tier/ports.ts';
+import { cacheName } from '../shared/tier/tier-headers.ts';
 import { edgeAddress } from './edge-address.ts';
 import { edgeCache } from './edge-cache.ts';
 import type { EdgeRequest } from './env.ts';
@@ -19,12 +21,16 @@ import { forwardedFor, shieldUpstream } from './shield-client.ts';
 /** GET is serve-object.ts; HEAD is shared/tier/object-head.ts, with the conditions a GET would honour. */
 export async function answerObject(request: Request, edge: EdgeRequest, facts: RequestFacts): Promise<Response> {
   const { config, meter } = edge;
-  const { url, started } = facts;
+  const { url } = facts;
+  // On the clock the read path times by (read.now, readPolicy), so that its durations hold under the test clock too.
+  const started = facts.started + facts.clockOffset;
   const { target, key, purgePath } = edgeAddress(url, config);
   // On the clock entries are timed by (readPolicy): records are compared with their origin times.
   const purges = purgeWatch(await purgeList(edge.purges, Date.now() + facts.clockOffset), purgePath);
   // What a site receives of the client's request (and what its Vary selects by); S3 gets none of it.
   const client = config.originKind === 'http' ? forwardedFor(request, url) : undefined;
+  // What the shield answers this request, as each head arrives: the shield's member and metrics it sends on.
+  const hops = new HopLog(cacheName('shield'));
   const read: ObjectRead = {
     cache: await edgeCache(config),
     key,
@@ -34,7 +40,7 @@ export async function answerObject(request: Request, edge: EdgeRequest, facts: R
     waitUntil: (promise) => meter.hold(promise),
     upstream: healingUpstream(
       meteredUpstream(
-        shieldUpstream(edge.shield, config, target, url.hostname, purges.watermark, client),
+        loggedUpstream(shieldUpstream(edge.shield, config, target, url.hostname, purges.watermark, client, hops), hops),
         meter,
         shieldFetchedFromOrigin,
       ),
@@ -45,7 +51,7 @@ export async function answerObject(request: Request, edge: EdgeRequest, facts: R
     onlyIfCached: hasDirective(parseCacheControl(request.headers.get('cache-control')), 'only-if-cached'),
   };
   if (request.method === 'HEAD') return conditionalHead(request.headers, await headObject(read, 'edge', started));
-  return serveObject(request, read, config, started);
+  return serveObject(request, read, config, started, hops);
 }
 
 /** HEAD with If-None-Match and friends: the same 304 or 412 a GET would get (RFC 9110 §13.2.2). */

@@ -8,13 +8,15 @@ import { BadGateway, PreconditionFailed, VersionChanged } from '../shared/http/e
 import { appendServerTiming, serverTimingMetric } from '../shared/http/server-timing.ts';
 import { slicesFor } from '../shared/slices/slice-plan.ts';
 import { LOOKUP, SLICE_READ } from '../shared/slices/subrequest-costs.ts';
+import type { HopLog } from '../shared/tier/hop-log.ts';
+import { withHopReport } from '../shared/tier/hop-report.ts';
 import { resolveObject } from '../shared/tier/object-read.ts';
 import type { Budget, ObjectRead } from '../shared/tier/ports.ts';
 import { cancelPrefetched, type Resolved, type WholeObject } from '../shared/tier/resolved.ts';
 import { isolateUrgency } from '../shared/tier/slice-reader/isolate-pool.ts';
 import { readObjectSlices } from '../shared/tier/slice-reader/reader.ts';
 import { forgetObject } from '../shared/tier/tier-cache.ts';
-import { slicedReport, tierAnswer } from '../shared/tier/tier-headers.ts';
+import { cacheName, slicedReport, tierAnswer } from '../shared/tier/tier-headers.ts';
 
 import { firstSliceHint, framedBody, planRanges, unsatisfiable, wholeInOnePiece, wholePieces } from './client-range.ts';
 import { copyWhole, storedWholeCopy } from './whole-copy.ts';
@@ -24,13 +26,15 @@ const MAX_SPAN = 16;
 
 /**
  * A version change seen before the first byte restarts the request from fresh metadata (once); after it, the stream
- * is aborted: a client may see a broken transfer, never a body mixed from two versions.
+ * is aborted: a client may see a broken transfer, never a body mixed from two versions. `hops` has heard what the
+ * shield answered this request (read.upstream logs into it): a sliced object's answer reports that.
  */
 export async function serveObject(
   request: Request,
   read: ObjectRead,
   config: Config,
   started: number,
+  hops: HopLog,
 ): Promise<Response> {
   const budget: Budget = { remaining: config.slicing.subrequests };
   const hint = firstSliceHint(request.headers, config.slicing.sliceSize);
@@ -42,7 +46,7 @@ export async function serveObject(
         // Discovery itself may meet a changed object (or an answer that does not fit what was asked).
         const resolved = await resolveObject(read, hint);
         if (resolved.kind === 'whole') return serveWhole(request, resolved, read, started);
-        return await serveSliced(request, resolved, read, config, budget, started);
+        return await serveSliced(request, resolved, read, { config, budget, started, hops });
       } catch (error) {
         if (!(error instanceof VersionChanged)) throw error;
         await forgetObject(read);
@@ -54,19 +58,28 @@ export async function serveObject(
   }
 }
 
+/** What a sliced answer is made with besides the request and the manifest. */
+interface SlicedServing {
+  config: Config;
+  budget: Budget;
+  started: number;
+  hops: HopLog;
+}
+
 async function serveSliced(
   request: Request,
   resolved: Extract<Resolved, { kind: 'sliced' }>,
   read: ObjectRead,
-  config: Config,
-  budget: Budget,
-  started: number,
+  { config, budget, started, hops }: SlicedServing,
 ): Promise<Response> {
   const { meta } = resolved;
+  // The shield's member and metrics are this request's, as heard when the head goes out (shared/tier/hop-report.ts):
+  // the manifest's own member stands only when nothing was asked of the shield.
+  const reported = (headers: Headers): Headers => withHopReport(headers, hops.report(), cacheName('shield'));
   const precondition = evaluatePreconditions(request.headers, meta.headers);
   if (precondition !== 'proceed') {
     void cancelPrefetched(resolved);
-    return deliverCondition(read, precondition, meta.headers, resolved, started);
+    return deliverCondition(read, precondition, reported(new Headers(meta.headers)), resolved, started);
   }
   const plan = planRanges(request.headers, meta.size, meta.headers);
   const indices = plan.kind === 'unsatisfiable' ? [] : neededSlices(plan.ranges, meta.sliceSize);
@@ -75,7 +88,7 @@ async function serveSliced(
     return deliver(
       read,
       416,
-      withHeaders(meta.headers, unsatisfiable(meta.size)),
+      reported(withHeaders(meta.headers, unsatisfiable(meta.size))),
       null,
       resolved,
       resolved.report,
@@ -94,7 +107,7 @@ async function serveSliced(
       return deliver(
         read,
         onePiece.status,
-        withHeaders(meta.headers, onePiece.headers),
+        reported(withHeaders(meta.headers, onePiece.headers)),
         copy,
         resolved,
         { ...resolved.report, detail },
@@ -116,8 +129,9 @@ async function serveSliced(
     aheadIdleMs: config.originIdleTimeoutMs,
   });
   const framed = framedBody(plan, meta.size, meta.headers.get('content-type'), sliceRead.pieces);
-  const headers = withHeaders(meta.headers, framed.headers);
-  headers.set('server-timing', serverTimingMetric('edge-slice', read.now() - sliceStarted));
+  const headers = reported(withHeaders(meta.headers, framed.headers));
+  const sliceTiming = serverTimingMetric('edge-slice', read.now() - sliceStarted);
+  headers.set('server-timing', appendServerTiming(headers.get('server-timing'), sliceTiming));
   const report = slicedReport(resolved.report, {
     hits: sliceRead.hits,
     checked: sliceRead.checked,
@@ -171,12 +185,15 @@ function serveWhole(request: Request, whole: WholeObject, read: ObjectRead, star
   );
 }
 
-/** 304 (RFC 9110 §15.4.5: only the validator and caching headers) or 412. */
+/**
+ * 304 (RFC 9110 §15.4.5: only the validator and caching headers) or 412. A 304 keeps what the tiers behind said of
+ * this answer (their Cache-Status members and Server-Timing), as a 200 would.
+ */
 function deliverCondition(
   read: ObjectRead,
   precondition: 'not-modified' | 'failed',
   representation: Headers,
-  source: { age: number; report: CacheStatusParams; upstreamHeaders?: Headers | undefined },
+  source: { age: number; report: CacheStatusParams },
   started: number,
 ): Response {
   if (precondition === 'failed') {
@@ -185,7 +202,12 @@ function deliverCondition(
     ).toResponse();
     return deliver(read, 412, new Headers(failed.headers), failed.body, source, source.report, started);
   }
-  return deliver(read, 304, notModifiedHeaders(representation), null, source, source.report, started);
+  const headers = notModifiedHeaders(representation);
+  for (const name of ['cache-status', 'server-timing']) {
+    const value = representation.get(name);
+    if (value !== null) headers.set(name, value);
+  }
+  return deliver(read, 304, headers, null, source, source.report, started);
 }
 
 function deliver(
@@ -193,12 +215,10 @@ function deliver(
   status: number,
   headers: Headers,
   body: ReadableStream | null,
-  source: { age: number; upstreamHeaders?: Headers | undefined },
+  source: { age: number },
   report: CacheStatusParams,
   started: number,
 ): Response {
-  const upstreamTiming = source.upstreamHeaders?.get('server-timing');
-  if (upstreamTiming) headers.set('server-timing', appendServerTiming(upstreamTiming, headers.get('server-timing')));
   // RFC 9110 §15.3.7.2: a multipart 206 carries Content-Range in each part only, whatever the
   // stored headers say (a 200 keeps the origin's own fields as it sent them, RFC 9111 §3.1).
   if (status === 206 && /^multipart\/byteranges/i.test(headers.get('content-type') ?? ''))

@@ -16,6 +16,7 @@ import { reselecting } from '../shared/http/vary.ts';
 import { COPY_HEADER } from '../shared/observe/read-ahead-copy.ts';
 import type { RequestTarget } from '../shared/request/request-target.ts';
 import type { ObjectMeta } from '../shared/slices/object-meta.ts';
+import type { HopLog } from '../shared/tier/hop-log.ts';
 import type { Upstream } from '../shared/tier/ports.ts';
 import { readShieldAnswer } from './shield-answer.ts';
 
@@ -60,7 +61,8 @@ export async function askShield(shield: Fetcher, config: Config, call: ShieldCal
  * The shield as this request's next hop; `host` is the client's, which picks the shield's
  * bucket. `purgedAt` answers the newest purge the edge applied to this object, if any;
  * `client` are the client's end-to-end headers, for an HTTP origin (worker/index.ts): without them, nothing the
- * client sent is copied.
+ * client sent is copied. `hops` hears the head of each warm's answer, the shield's verdict on the slice, which comes
+ * long before the warm ends (shared/tier/hop-log.ts; the other answers it hears through loggedUpstream).
  */
 export function shieldUpstream(
   shield: Fetcher,
@@ -69,6 +71,7 @@ export function shieldUpstream(
   host: string,
   purgedAt: () => number | undefined = () => undefined,
   client?: Headers,
+  hops?: HopLog,
 ): Upstream {
   const { sliceSize } = config.slicing;
   const hopHeaders = (pinned?: ObjectMeta): Headers => {
@@ -107,6 +110,7 @@ export function shieldUpstream(
         await response.body?.cancel();
         return undefined;
       }
+      hops?.heard(span, response.headers, true);
       return parseWarmWord(await response.text());
     },
   };

@@ -133,6 +133,7 @@ describe('the gateway', () => {
           headers: {
             'cf-cache-status': status,
             'cache-status': 'tiercache-shield; fwd=uri-miss; stored',
+            'server-timing': 'origin;dur=80;desc="1 slice", shield-slice;dur=81, shield;dur=82',
             [OBJECT_TAGS_HEADER]: '',
           },
         }),
@@ -141,10 +142,13 @@ describe('the gateway', () => {
     const hitMeter = new RequestMeter(NOW, () => undefined);
     const hit = await viaWorkersCache(request, answering('HIT'), 'k', hitMeter, NOW);
     expect(hit.headers.get('cache-status')).toBe('tiercache-shield; hit; detail=workers-cache');
+    // Its fill's metrics are not this request's: the shield's own time alone.
+    expect(hit.headers.get('server-timing')).toMatch(/^shield;dur=[\d.]+$/);
     expect(hitMeter.internal).toBe(false);
     const missMeter = new RequestMeter(NOW, () => undefined);
     const miss = await viaWorkersCache(request, answering('MISS'), 'k', missMeter, NOW);
     expect(miss.headers.get('cache-status')).toBe('tiercache-shield; fwd=uri-miss; stored');
+    expect(miss.headers.get('server-timing')).toBe('origin;dur=80;desc="1 slice", shield-slice;dur=81, shield;dur=82');
     expect(missMeter.internal).toBe(true);
     expect(await miss.text()).toBe('bytes');
   });

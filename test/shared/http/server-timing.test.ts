@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { appendServerTiming, serverTimingMetric, type TierMetric } from '../../../shared/http/server-timing.ts';
+import {
+  appendServerTiming,
+  formatTimingMetric,
+  parseServerTiming,
+  serverTimingMetric,
+  type TierMetric,
+} from '../../../shared/http/server-timing.ts';
 import { TIER_NAMES } from '../../../shared/tiers/tiers.ts';
 
 describe('serverTimingMetric', () => {
@@ -51,6 +57,43 @@ describe('Server-Timing properties', () => {
           expect(serverTimingMetric(name, ms)).toMatch(new RegExp(`^${name};dur=\\d+(\\.\\d)?$`));
         },
       ),
+    );
+  });
+});
+
+describe('parseServerTiming and formatTimingMetric', () => {
+  it('reads name, dur and desc of each metric, in order', () => {
+    expect(parseServerTiming('origin;dur=80;desc="1 slice", shield-slice;dur=8.5, cache')).toEqual([
+      { name: 'origin', dur: 80, desc: '1 slice' },
+      { name: 'shield-slice', dur: 8.5 },
+      { name: 'cache' },
+    ]);
+  });
+
+  it('is lenient as the W3C processing model: the first of a parameter counts, a bad dur and a bad name are dropped', () => {
+    expect(parseServerTiming('a;dur=1;dur=2;desc=x;desc=y, b;dur=soon, "c";dur=3, d ; DUR = 4')).toEqual([
+      { name: 'a', dur: 1, desc: 'x' },
+      { name: 'b' },
+      { name: 'd', dur: 4 },
+    ]);
+    expect(parseServerTiming(null)).toEqual([]);
+    expect(parseServerTiming('app;desc="a, b; \\"c\\""')).toEqual([{ name: 'app', desc: 'a, b; "c"' }]);
+  });
+
+  it('writes what it reads back', () => {
+    const metric = fc.record(
+      {
+        name: fc.stringMatching(/^[a-z][a-z0-9-]{0,12}$/),
+        dur: fc.integer({ min: 0, max: 1e6 }).map((n) => n / 10),
+        desc: fc.string({ unit: fc.constantFrom('a', ' ', ',', ';', '"', '\\', '=', '1') }),
+      },
+      { requiredKeys: ['name'] },
+    );
+    fc.assert(
+      fc.property(fc.array(metric, { maxLength: 5 }), (metrics) => {
+        const field = metrics.map(formatTimingMetric).join(', ');
+        expect(parseServerTiming(field)).toEqual(metrics);
+      }),
     );
   });
 });
