@@ -9,7 +9,7 @@ import { appendServerTiming, serverTimingMetric } from '../shared/http/server-ti
 import { slicesFor } from '../shared/slices/slice-plan.ts';
 import { LOOKUP, SLICE_READ } from '../shared/slices/subrequest-costs.ts';
 import type { HopLog } from '../shared/tier/hop-log.ts';
-import { withHopReport } from '../shared/tier/hop-report.ts';
+import { withHopReport, withUnasked } from '../shared/tier/hop-report.ts';
 import { resolveObject } from '../shared/tier/object-read.ts';
 import type { Budget, ObjectRead } from '../shared/tier/ports.ts';
 import { cancelPrefetched, type Resolved, type WholeObject } from '../shared/tier/resolved.ts';
@@ -75,7 +75,8 @@ async function serveSliced(
   const { meta } = resolved;
   // The shield's member and metrics are this request's, as heard when the head goes out (shared/tier/hop-report.ts):
   // the manifest's own member stands only when nothing was asked of the shield.
-  const reported = (headers: Headers): Headers => withHopReport(headers, hops.report(), cacheName('shield'));
+  const reported = (headers: Headers, missed = 0): Headers =>
+    withHopReport(headers, withUnasked(hops.report(), missed), cacheName('shield'));
   const precondition = evaluatePreconditions(request.headers, meta.headers);
   if (precondition !== 'proceed') {
     void cancelPrefetched(resolved);
@@ -129,7 +130,8 @@ async function serveSliced(
     aheadIdleMs: config.originIdleTimeoutMs,
   });
   const framed = framedBody(plan, meta.size, meta.headers.get('content-type'), sliceRead.pieces);
-  const headers = reported(withHeaders(meta.headers, framed.headers));
+  // Slices looked up here and missed go to the shield, whether or not they were asked by now (read-ahead waits).
+  const headers = reported(withHeaders(meta.headers, framed.headers), sliceRead.checked - sliceRead.hits);
   const sliceTiming = serverTimingMetric('edge-slice', read.now() - sliceStarted);
   headers.set('server-timing', appendServerTiming(headers.get('server-timing'), sliceTiming));
   const report = slicedReport(resolved.report, {

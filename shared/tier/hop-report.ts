@@ -84,6 +84,16 @@ export function hopTimings(answers: readonly HopAnswer[]): string {
 }
 
 /** `headers` with the next tier's member (`cache` names it) and the hop's metrics as `report` folds them. */
+/**
+ * `report` with the slices this tier found missing (`missed`, each to be asked of the next hop) that it had not asked
+ * yet when the head went out counted as still coming: the next hop will handle them for this request, so the member
+ * stored with the manifest (how it was filled, long ago) must not stand for them.
+ */
+export function withUnasked(report: HopReport, missed: number): HopReport {
+  const asked = report.answers.reduce((sum, answer) => sum + answer.slices, 0) + report.pending;
+  return missed > asked ? { ...report, pending: report.pending + missed - asked } : report;
+}
+
 export function withHopReport(headers: Headers, report: HopReport, cache: string | undefined): Headers {
   const member = cache === undefined ? undefined : hopMember(report);
   if (cache !== undefined && member !== undefined)

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type CacheStatusParams, cacheStatusMember, type ForwardReason } from '../../../shared/http/cache-status.ts';
-import { type HopAnswer, hopMember, hopTimings, withHopReport } from '../../../shared/tier/hop-report.ts';
+import { type HopAnswer, hopMember, hopTimings, withHopReport, withUnasked } from '../../../shared/tier/hop-report.ts';
 import { slicedReport } from '../../../shared/tier/tier-headers.ts';
 
 const SHIELD = 'tiercache-shield';
@@ -138,5 +138,17 @@ describe('withHopReport', () => {
     withHopReport(headers, { answers: [], pending: 0 }, SHIELD);
     expect(headers.get('cache-status')).toBe(`${SHIELD}; fwd=uri-miss; stored`);
     expect(headers.has('server-timing')).toBe(false);
+  });
+});
+
+describe('withUnasked', () => {
+  it('counts the slices missed here and not asked yet as still coming, never fewer than were asked', () => {
+    const answer = { slices: 1, member: { fwd: 'partial' as const, stored: true }, timing: null };
+    expect(withUnasked({ answers: [], pending: 0 }, 2)).toEqual({ answers: [], pending: 2 });
+    expect(withUnasked({ answers: [answer], pending: 1 }, 3)).toEqual({ answers: [answer], pending: 2 });
+    expect(withUnasked({ answers: [answer], pending: 1 }, 1)).toEqual({ answers: [answer], pending: 1 });
+    // Nothing was asked and nothing missed: the stored member stands.
+    expect(hopMember(withUnasked({ answers: [], pending: 0 }, 0))).toBeUndefined();
+    expect(hopMember(withUnasked({ answers: [], pending: 0 }, 2))).toEqual({ detail: 'slices 0/0 of 2' });
   });
 });
