@@ -1,7 +1,7 @@
 // The isolate's read-ahead pool, shared by every read of the isolate (module state: each tier is its own
 // isolate, with its own pool), and the shares of it one read holds.
 
-import type { ReadaheadPool } from './ports.ts';
+import type { ReadaheadPool, UrgentRequests } from './ports.ts';
 
 const pool: ReadaheadPool = { limit: 0, inUse: 0 };
 
@@ -41,15 +41,14 @@ export class PoolShares {
 }
 
 /**
- * The isolate's requests still waiting for a byte they need now: an answer's first byte, or the slice a reader has
- * reached. Read-ahead waits for them (at most a bound), so an active reader's next slice is never queued behind
- * slices read ahead for another (module state: one per isolate).
+ * The isolate's requests still waiting for their answer's first byte. Read-ahead waits for them (at most a bound), so
+ * a new download is never queued behind slices read ahead for another (module state: one per isolate).
  */
-export class Urgency {
+export class Urgency implements UrgentRequests {
   private waiting = 0;
   private wakers: (() => void)[] = [];
 
-  /** A request starts waiting for a byte it needs now; the function returned says it has it (once). */
+  /** A request starts waiting for its first byte; the function returned says it has it (once). */
   begin(): () => void {
     this.waiting++;
     let ended = false;
@@ -63,7 +62,7 @@ export class Urgency {
     };
   }
 
-  /** Settles once nobody waits for a byte needed now, or after `maxMs`, whichever comes first. */
+  /** Settles once nobody waits for a first byte, or after `maxMs`, whichever comes first. */
   clear(maxMs: number): Promise<void> {
     if (this.waiting === 0) return Promise.resolve();
     return new Promise((resolve) => {

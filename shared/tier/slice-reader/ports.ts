@@ -6,7 +6,6 @@ import type { SliceSpan } from '../../slices/slice-plan.ts';
 import type { Piece } from '../../streams/byte-stream.ts';
 import type { Budget } from '../ports.ts';
 import type { OpenPut } from '../tier-cache.ts';
-import type { Urgency } from './isolate-pool.ts';
 
 /** This tier's slices of one version of one object (cached-slices.ts). */
 export interface SliceStore {
@@ -76,8 +75,8 @@ export interface SliceReadOptions {
   readAhead?: ReadAhead | undefined;
   /** The isolate's read-ahead, shared with its other requests; absent = only `window` bounds it. */
   pool?: ReadaheadPool;
-  /** The isolate's requests waiting for a byte they need now, which slices ahead wait for; absent = none wait. */
-  urgency?: Urgency;
+  /** The isolate's requests waiting for their first byte, which slices ahead wait for; absent = none wait. */
+  urgency?: UrgentRequests;
   /** Hears once how the read ended: every slice taken (`complete`), and whether all of them came from the store. */
   onEnd?(outcome: { complete: boolean; allStored: boolean }): void;
   /**
@@ -102,4 +101,12 @@ export interface SliceRead {
   /** Of the slices looked up in this tier's store before the first byte: how many were there. */
   hits: number;
   checked: number;
+}
+
+/** Requests waiting for their first byte (isolate-pool.ts Urgency): what read-ahead waits for. */
+export interface UrgentRequests {
+  /** A request starts waiting; the function returned says it has its byte (once). */
+  begin(): () => void;
+  /** Settles once none waits, or after `maxMs`. */
+  clear(maxMs: number): Promise<void>;
 }
