@@ -22,8 +22,6 @@ export interface FillOptions {
   readerLag?: number;
   /** The body again for a client that let go at `offset`: a stream of it starting at byte `from` (≤ offset). */
   resume?(offset: number): Promise<Resumed>;
-  /** Hears how many bytes the client has taken so far, as it takes them (while it keeps up): its demand. */
-  onClientTaken?(bytes: number): void;
 }
 
 /** The rest of a body for a client that fell behind: `body` holds its bytes from `from` on. */
@@ -89,8 +87,6 @@ class FillPump {
   private clientPending = 0;
   /** Bytes of the body handed to the client so far. */
   private clientHanded = 0;
-  /** Bytes of the body the client has taken so far. */
-  private clientTaken = 0;
   /** Settles once the client has taken every write handed to it so far. */
   private clientDrained: Promise<unknown> = Promise.resolve();
   private aborted: Error | undefined;
@@ -113,10 +109,7 @@ class FillPump {
         if (store === undefined) {
           // Nothing to store: a proxy's pace, the client's (a held body: the next hop's).
           if (this.held !== undefined) this.held.take(view);
-          else if (this.client !== undefined) {
-            await this.client.write(view);
-            this.taken(view.byteLength);
-          }
+          else await this.client?.write(view);
           this.free.push(view.buffer as ArrayBuffer);
           continue;
         }
@@ -164,17 +157,9 @@ class FillPump {
     this.clientHanded += n;
     const writing = copy ? client.write(lent.bytes.slice()) : this.write(lent, client.write(lent.bytes));
     this.clientDrained = writing.then(
-      () => {
-        this.clientPending -= held;
-        this.taken(n);
-      },
+      () => (this.clientPending -= held),
       () => this.clientGone(),
     );
-  }
-
-  private taken(bytes: number): void {
-    this.clientTaken += bytes;
-    this.options.onClientTaken?.(this.clientTaken);
   }
 
   /** The client cancelled its share (a range that ended mid-body): the store goes on. */

@@ -114,13 +114,12 @@ describe('a slice miss (RFC 9211 §2: each member says how its cache handled thi
       'stored',
       'detail="slices 0/1"',
     ]);
-    // Its first slice was fetched: before the head, its reader had earned no slice ahead (demand.ts).
     expect(member(full, 'tiercache-edge')).toEqual([
       'tiercache-edge',
       'fwd=partial',
       TTL,
       'stored',
-      'detail="slices 0/1 of 3"',
+      'detail="slices 2/3"',
     ]);
     expect(full.headers.get('server-timing')).toMatch(new RegExp(`^origin;dur=${D};desc="1 slice", `));
   });

@@ -7,7 +7,6 @@ import { FETCH, FILL_STORE, LOOKUP, READ_AHEAD } from '../../slices/subrequest-c
 import { bodySource } from '../../streams/body-source.ts';
 import { splitStream } from '../../streams/split-stream.ts';
 import { type Fill, startFill } from '../fill.ts';
-import type { Demand } from './demand.ts';
 import type { PoolShares } from './isolate-pool.ts';
 import type { SliceReadOptions } from './ports.ts';
 import { COPIES, Gate, readAhead } from './read-ahead.ts';
@@ -61,14 +60,10 @@ export class SliceSources {
    */
   private readonly aheadSignal = new AbortController().signal;
 
-  /** What the reader has earned: the reader's first slice, fetched here, tells it how far the reader has read. */
-  private readonly demand: Demand | undefined;
-
-  constructor(options: SliceReadOptions, shares: PoolShares, parallelism: Parallelism | undefined, demand?: Demand) {
+  constructor(options: SliceReadOptions, shares: PoolShares, parallelism: Parallelism | undefined) {
     this.options = options;
     this.shares = shares;
     this.parallelism = parallelism;
-    this.demand = demand;
   }
 
   async firstLookups(): Promise<void> {
@@ -257,12 +252,9 @@ export class SliceSources {
         return body;
       }
     } else budget.remaining -= FILL_STORE;
-    // The reader's first slice: how far it reads it earns it read-ahead (demand.ts).
-    const first = index === options.indices[0] && !this.ended ? this.demand?.watchFirst(length) : undefined;
     const fill = startFill(bodySource(body, { length }), {
       length,
       store: put,
-      ...(first !== undefined ? { onClientTaken: first } : {}),
       resume: async (offset) => {
         if (put !== undefined && (await stored)) {
           const found = await store.get(index, length);

@@ -42,7 +42,7 @@ export class SliceWindow {
         : new Parallelism({ start: START_PARALLEL, min: 2, max: options.window, now: Date.now });
     this.shares = new PoolShares(options.pool);
     // What the sources report to (a slice stored, one read ahead done) are these two, not the window.
-    this.sources = new SliceSources(options, this.shares, this.parallelism, this.demand);
+    this.sources = new SliceSources(options, this.shares, this.parallelism);
     // This read stores the slices discovery brought that it takes (others wait for it); the rest go.
     for (const index of options.prefetched?.keys() ?? [])
       if (options.indices.includes(index)) options.store.claim?.(index);
@@ -143,12 +143,11 @@ export class SliceWindow {
         if (this.parallelism !== undefined && this.flying >= limit) break;
         if (!this.shares.take(index)) break;
       }
-      // Through the caches: every slice ahead of the reader, and one it reaches that nobody started
-      // ahead (the isolate's pool was taken by other downloads) once it is past its second: it waits
-      // for it to be stored rather than have its bytes pumped through JavaScript at both tiers. Its
-      // first two stream as they arrive (the first byte waits for no store, and a reader that only
-      // earned read-ahead by reading its first slice whole is not kept waiting for the second).
-      const slot = this.sources.produce(at, ahead || this.taken > 1, ahead);
+      // Through the caches: every slice but the first one the read hands out, which streams as
+      // it arrives (the first byte waits for no store). A reader that reaches a slice nobody
+      // started ahead (the isolate's pool was taken by other downloads) waits for it to be
+      // stored rather than have its bytes pumped through JavaScript at both tiers.
+      const slot = this.sources.produce(at, ahead || this.taken > 0, ahead);
       this.options.waitUntil?.(slot.catch(() => undefined));
       this.slots.set(index, slot);
       if (this.parallelism !== undefined && ahead) this.inFlight(slot);

@@ -7,7 +7,7 @@ import type { ObjectMeta } from '../../../../shared/slices/object-meta.ts';
 import type { SliceSpan } from '../../../../shared/slices/slice-plan.ts';
 import type { Piece } from '../../../../shared/streams/byte-stream.ts';
 import type { Budget } from '../../../../shared/tier/ports.ts';
-import { FIRST_AHEAD } from '../../../../shared/tier/slice-reader/demand.ts';
+import { FIRST_AHEAD, GROWTH } from '../../../../shared/tier/slice-reader/demand.ts';
 import { Urgency } from '../../../../shared/tier/slice-reader/isolate-pool.ts';
 import type { SliceRead, SliceReadOptions, SliceStore, SpanFetch } from '../../../../shared/tier/slice-reader/ports.ts';
 import { readSlices } from '../../../../shared/tier/slice-reader/reader.ts';
@@ -418,8 +418,7 @@ describe('readSlices', () => {
       const prefetched = new Map([[0, streamOf(sliceOf(bytes, 0))]]);
       const { store, upstream, options } = setup(40, { stored: [1], window: 2, prefetched });
       const read = await readSlices(options);
-      // Before the first byte its reader has earned nothing ahead (demand.ts): only the slice discovery brought counts.
-      expect({ hits: read.hits, checked: read.checked }).toEqual({ hits: 0, checked: 1 });
+      expect({ hits: read.hits, checked: read.checked }).toEqual({ hits: 1, checked: 2 });
       const { bytes: pieces } = await readPieces(read);
       expect(Buffer.concat(pieces)).toEqual(Buffer.from(bytes));
       expect(store.gets).not.toContain(0);
@@ -502,16 +501,17 @@ describe('readSlices', () => {
   });
 
   describe('demand (demand.ts) and urgency', () => {
-    it('starts nothing ahead of a reader whose first slice is fetched until it has taken that slice whole', async () => {
-      const { upstream, options } = setup(40, { window: 6, maxSpan: 1 });
+    it('starts FIRST_AHEAD slices ahead of a reader with its first slice, and nothing more until it takes another', async () => {
+      const { upstream, options } = setup(40, { window: 16, maxSpan: 1 });
       const read = await readSlices(options);
       const first = await read.pieces.next();
-      await tick(10);
-      // A reader that stopped inside its first slice costs nothing more upstream.
-      expect(upstream.fetchedSlices()).toEqual([0]);
+      await tick(20);
+      // A reader that stopped inside its first slice costs FIRST_AHEAD slices upstream, no more.
+      expect(upstream.fetchedSlices().sort((a, b) => a - b)).toEqual(range(1 + FIRST_AHEAD));
       if (!first.done) await readAll(first.value.body);
-      await tick(10);
-      expect(upstream.fetchedSlices().length).toBeGreaterThan(1);
+      await read.pieces.next();
+      await tick(20);
+      expect(upstream.fetchedSlices().length).toBeGreaterThan(1 + FIRST_AHEAD);
       await read.pieces.return?.();
     });
 
@@ -536,11 +536,11 @@ describe('readSlices', () => {
       const read = await readSlices(options);
       await read.pieces.return?.();
       await tick(10);
-      // The reader took nothing: it had earned FIRST_AHEAD slices ahead of its first, no more (window.ts).
-      expect([...store.cancelled].sort((a, b) => a - b)).toEqual(range(1 + FIRST_AHEAD));
+      // Its first slice in hand, the reader had earned FIRST_AHEAD slices ahead of it (demand.ts), the window 4 in all.
+      expect([...store.cancelled].sort((a, b) => a - b)).toEqual(range(Math.min(4, 1 + FIRST_AHEAD)));
     });
 
-    it('starts no more than FIRST_AHEAD slices ahead of a reader that has taken only its first, doubling as it takes', async () => {
+    it('starts no more than FIRST_AHEAD slices ahead of a reader that has taken only its first, GROWTH times more as it takes', async () => {
       const { store, options } = setup(40, { stored: range(10), window: 10 });
       const read = await readSlices(options);
       expect(new Set(store.gets).size).toBe(1 + FIRST_AHEAD);
@@ -549,8 +549,8 @@ describe('readSlices', () => {
       const first = await read.pieces.next();
       if (!first.done) await readAll(first.value.body);
       await read.pieces.next();
-      // Two taken: 2 × 2 ahead of the second.
-      expect(new Set(store.gets).size).toBe(2 + 2 * FIRST_AHEAD);
+      // Two taken: FIRST_AHEAD × GROWTH ahead of the second, within the window of 10.
+      expect(new Set(store.gets).size).toBe(Math.min(10, 2 + FIRST_AHEAD * GROWTH));
       await read.pieces.return?.();
     });
 
