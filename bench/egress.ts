@@ -8,13 +8,12 @@ import { startS3Origin } from '../local/origin.ts';
 import { startWorkers } from '../local/workers.ts';
 import { parseConfig, type RawConfig } from '../shared/config/config.ts';
 import { readRange } from './load/range-read.ts';
-import { type OriginLedger, type OriginResponse, startOriginLedger } from './probes/origin-ledger.ts';
+import { type OriginLedger, startOriginLedger } from './probes/origin-ledger.ts';
 import { countOutputLines, type LineCount } from './probes/output-lines.ts';
 import { totalCpuSeconds } from './probes/process-cpu.ts';
 import { procAvailable, processesNamed, RUNTIME_NAME } from './probes/process-rss.ts';
 import { untilQuiet } from './probes/quiet.ts';
 import { settledTierBytes, tierBytesSince } from './probes/tier-bytes.ts';
-import { coverage, servedInterval } from './report/byte-intervals.ts';
 import {
   EGRESS_BOUND,
   type EgressRow,
@@ -25,6 +24,7 @@ import {
   objectSize,
   rowMeets,
 } from './report/egress-report.ts';
+import { originAnswers } from './report/origin-answers.ts';
 import { describeError, describeMachine, formatTable, machine, writeResults } from './report/results.ts';
 import { DEFAULT_PROFILE, parseProfile, shaperOptions } from './setup/origin-profiles.ts';
 import { startShaper } from './setup/shaper.ts';
@@ -59,10 +59,13 @@ async function main(): Promise<void> {
   try {
     const origin = await startS3Origin();
     stops.push(() => origin.close());
-    const ledger = await startOriginLedger(origin.url);
-    stops.push(() => ledger.close());
-    const shaper = await startShaper(shaperOptions(profile, ledger.url));
+    // Counted twice: at the origin (what it sent) and in front of the shield (what crossed the shaped link).
+    const atOrigin = await startOriginLedger(origin.url);
+    stops.push(() => atOrigin.close());
+    const shaper = await startShaper(shaperOptions(profile, atOrigin.url));
     stops.push(() => shaper.close());
+    const atShield = await startOriginLedger(shaper.url);
+    stops.push(() => atShield.close());
     const run = randomUUID().slice(0, 8);
     const plan = SCENARIOS.map((scenario, s) => ({
       scenario,
@@ -85,7 +88,7 @@ async function main(): Promise<void> {
     const statsToken = randomUUID();
     const config: RawConfig = {
       ORIGIN_KIND: 's3',
-      ORIGIN_URL: shaper.url,
+      ORIGIN_URL: atShield.url,
       S3_BUCKET: origin.bucket,
       S3_ACCESS_KEY_ID: origin.accessKeyId,
       S3_SECRET_ACCESS_KEY: origin.secretAccessKey,
@@ -103,18 +106,26 @@ async function main(): Promise<void> {
     stops.push(async () => lost.stop());
     const pids = procAvailable() ? processesNamed(process.pid, RUNTIME_NAME) : [];
     const signals = {
-      originBytes: () => ledger.bodyBytes(),
-      originOpen: () => ledger.open(),
+      originBytes: () => atOrigin.bodyBytes() + atShield.bodyBytes(),
+      originOpen: () => atOrigin.open() + atShield.open(),
       runtimeCpu: () => totalCpuSeconds(pids),
     };
-    const measure = { base: stack.url, statsToken, ledger, bucket: origin.bucket, sliceSize, signals, lost };
+    const measure = {
+      base: stack.url,
+      statsToken,
+      ledgers: { atOrigin, atShield },
+      bucket: origin.bucket,
+      sliceSize,
+      signals,
+      lost,
+    };
     const rows: EgressRow[] = [];
     for (const { scenario, objects: cold } of plan) {
       for (const object of cold) {
         const row = await scenarioRow(measure, scenario, object);
         rows.push(row);
         console.log(
-          `${scenario.name}, ${objectSize(object.size)}: origin ${mb(row.origin.sentBytes)}, ${mb(row.origin.repeatedBytes)} twice, edge←shield ${mb(row.edge.bytesFromShield)}${row.exact ? '' : ' WRONG BYTES'}`,
+          `${scenario.name}, ${objectSize(object.size)}: origin sent ${mb(row.origin.sent.sentBytes)}, ${mb(row.origin.sent.repeatedBytes)} twice, edge←shield ${mb(row.edge.bytesFromShield)}${row.exact ? '' : ' WRONG BYTES'}`,
         );
       }
     }
@@ -132,7 +143,7 @@ async function main(): Promise<void> {
 interface Measure {
   base: string;
   statsToken: string;
-  ledger: OriginLedger;
+  ledgers: Record<'atOrigin' | 'atShield', OriginLedger>;
   bucket: string;
   sliceSize: number;
   signals: Parameters<typeof untilQuiet>[0];
@@ -153,11 +164,7 @@ async function scenarioRow(measure: Measure, scenario: Scenario, object: ColdObj
   const after = await settledTierBytes(measure.base, measure.statsToken, 2 * STATS_FLUSH_MS);
   const counted = tierBytesSince(before, after);
   const path = `/${measure.bucket}/${object.key}`;
-  const answers = measure.ledger.responses().filter((r) => r.path === path);
-  const intervals = answers.flatMap((r) => {
-    const served = r.method === 'GET' ? servedInterval(r.status, r.contentRange, r.bodyBytes) : undefined;
-    return served === undefined ? [] : [served];
-  });
+  const answers = (ledger: OriginLedger) => ledger.responses().filter((r) => r.path === path);
   return {
     scenario: scenario.name,
     key: object.key,
@@ -166,16 +173,10 @@ async function scenarioRow(measure: Measure, scenario: Scenario, object: ColdObj
     exact: reads.every((read) => read.exact),
     edge: { requests: counted.edge.requests, bytesFromShield: counted.edge.bytesFromNextHop },
     shield: { requests: counted.shield.requests, bytesFromOrigin: counted.shield.bytesFromNextHop },
-    origin: { ...coverage(intervals), responses: answers.length, detail: answers.map(answerLine) },
+    origin: originAnswers(answers(measure.ledgers.atOrigin), answers(measure.ledgers.atShield)),
     connectionLostLines: measure.lost.count() - lostBefore,
     unsettled: !settled,
   };
-}
-
-function answerLine(r: OriginResponse): string {
-  const range = r.range === undefined ? 'whole' : r.range;
-  const what = r.contentRange === undefined ? String(r.status) : `${r.status} ${r.contentRange}`;
-  return `${r.method} ${range} → ${what}, ${mb(r.bodyBytes)} sent${r.complete ? '' : ', cut'}`;
 }
 
 async function report(run: EgressRun): Promise<void> {
@@ -187,8 +188,10 @@ async function report(run: EgressRun): Promise<void> {
     '',
     `Both tiers as \`npm start\` runs them (${run.sliceSize / 2 ** 20} MiB slices), the embedded S3 origin behind a counting proxy and the shaper (profile ${run.profile.name}: ${run.profile.firstByteLatencyMs} ms first byte, ${run.profile.bandwidthBytesPerSec / 1e6} MB/s per connection). Each scenario on cold objects of its own (fresh keys), its clients on the edge one step after another, every byte read checked against the object. Counted once every fill has settled (the origin silent and no answer of it open, the runtime idle):`,
     '',
-    '- **origin→shield (proxy)**: body bytes the origin sent for the object, counted per answer by a TCP proxy between the shaper and the origin (what it passed on before the answer ended or its connection was closed); **sent twice**: the bytes of the object within two or more of those answers.',
-    "- **edge←shield (stats)**: the edge's `bytesFromNextHop` in `/__tiercache/stats.json` over the scenario (the shield's answers the edge took, by their declared length: one it cut counts whole); **shield←origin (stats)**: the shield's own count of the same, beside the proxy's.",
+    "- **origin sent**: body bytes the origin sent for the object, counted answer by answer by a TCP proxy between the shaper and the origin (what it passed on before the answer ended or its connection closed); **sent twice**: bytes of the object within two or more of those answers. Judged on these. Over loopback the socket buffers take megabytes of an answer at once, so an answer the shield cuts counts nearly whole here: as much as an origin's link can have in flight, or more.",
+    '- **shield received**: the same answers counted by a second proxy between the shield and the shaper: what crossed the shaped link before the shield had it or cut it.',
+    "- **edge←shield (stats)**: the edge's `bytesFromNextHop` in `/__tiercache/stats.json` over the scenario (the shield's answers the edge took, by their declared length: one it cut counts whole); **shield←origin (stats)**: the shield's own count of its origin answers, likewise.",
+    '- **"connection lost" lines**: what workerd printed meanwhile about a client gone (`Network connection lost`).',
     '',
     ...SCENARIOS.map((s) => `- ${s.name}: ${s.description}.`),
     '',

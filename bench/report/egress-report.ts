@@ -2,7 +2,7 @@
 // from it. Pure: bench/egress.ts measures, this says.
 
 import type { ReadResult } from '../load/range-read.ts';
-import type { Coverage } from './byte-intervals.ts';
+import type { OriginAnswers } from './origin-answers.ts';
 import type { TargetRow } from './requirements.ts';
 import { formatTable, type Table } from './results.ts';
 
@@ -21,8 +21,8 @@ export interface EgressRow {
   /** The stats store's counts for the scenario (both tiers' records): requests, bytes from the next hop. */
   edge: { requests: number; bytesFromShield: number };
   shield: { requests: number; bytesFromOrigin: number };
-  /** What the origin sent for the object, counted by the proxy in front of it. */
-  origin: Coverage & { responses: number; detail: string[] };
+  /** What the origin sent for the object and what reached the shield, counted by proxies on either side of the shaper. */
+  origin: OriginAnswers;
   /** Lines workerd printed meanwhile saying a client's connection was lost (a departed client, printed raw). */
   connectionLostLines: number;
   /** The origin still sending when the wait for it to settle ran out: the numbers may be short. */
@@ -38,12 +38,15 @@ export interface EgressRun {
 }
 
 export const edgeRatio = (row: EgressRow): number => row.edge.bytesFromShield / row.objectBytes;
-export const originRatio = (row: EgressRow): number => row.origin.sentBytes / row.objectBytes;
+export const originRatio = (row: EgressRow): number => row.origin.sent.sentBytes / row.objectBytes;
 
 /** Within the target: both tiers' bytes at most the object's, none sent twice, every byte exact. */
 export function rowMeets(row: EgressRow): boolean {
   return (
-    row.exact && edgeRatio(row) <= EGRESS_BOUND && originRatio(row) <= EGRESS_BOUND && row.origin.repeatedBytes === 0
+    row.exact &&
+    edgeRatio(row) <= EGRESS_BOUND &&
+    originRatio(row) <= EGRESS_BOUND &&
+    row.origin.sent.repeatedBytes === 0
   );
 }
 
@@ -54,9 +57,11 @@ export function egressTable(rows: readonly EgressRow[]): Table {
       'object',
       'reads exact',
       'edge←shield (stats)',
-      'origin→shield (proxy)',
-      'origin sent twice',
-      'origin answers',
+      'origin sent',
+      'sent twice',
+      'shield received',
+      'received twice',
+      'origin answers (cut)',
       'shield←origin (stats)',
       '"connection lost" lines',
       `target ≤ ${EGRESS_BOUND.toFixed(2)}×, 0 twice`,
@@ -66,9 +71,11 @@ export function egressTable(rows: readonly EgressRow[]): Table {
       objectSize(row.objectBytes),
       `${row.reads.filter((r) => r.exact).length}/${row.reads.length}`,
       `${mb(row.edge.bytesFromShield)} (${times(edgeRatio(row))})`,
-      `${mb(row.origin.sentBytes)} (${times(originRatio(row))})`,
-      mb(row.origin.repeatedBytes),
-      String(row.origin.responses),
+      `${mb(row.origin.sent.sentBytes)} (${times(originRatio(row))})`,
+      mb(row.origin.sent.repeatedBytes),
+      `${mb(row.origin.received.sentBytes)} (${times(row.origin.received.sentBytes / row.objectBytes)})`,
+      mb(row.origin.received.repeatedBytes),
+      `${row.origin.responses} (${row.origin.cut})`,
       `${mb(row.shield.bytesFromOrigin)} (${times(row.shield.bytesFromOrigin / row.objectBytes)})`,
       String(row.connectionLostLines),
       `${rowMeets(row) ? 'met' : 'NOT MET'}${row.unsettled ? ' (origin not settled)' : ''}`,
@@ -106,8 +113,8 @@ export function egressEvidence(json: unknown, source: string): EgressEvidence | 
       typeof row?.scenario === 'string' &&
       Number.isFinite(row.objectBytes) &&
       Number.isFinite(row.edge?.bytesFromShield) &&
-      Number.isFinite(row.origin?.sentBytes) &&
-      Number.isFinite(row.origin?.repeatedBytes) &&
+      Number.isFinite(row.origin?.sent?.sentBytes) &&
+      Number.isFinite(row.origin?.sent?.repeatedBytes) &&
       typeof row.exact === 'boolean',
   );
   if (!valid) return undefined;
@@ -118,7 +125,7 @@ export function egressEvidence(json: unknown, source: string): EgressEvidence | 
       objectBytes: row.objectBytes,
       edge: edgeRatio(row),
       origin: originRatio(row),
-      repeatedBytes: row.origin.repeatedBytes,
+      repeatedBytes: row.origin.sent.repeatedBytes,
       met: rowMeets(row),
     })),
   };
