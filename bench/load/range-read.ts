@@ -2,6 +2,7 @@
 // some bytes by destroying the socket (as a player does when it seeks), every byte read checked against the object.
 
 import { request } from 'node:http';
+import { setTimeout as delay } from 'node:timers/promises';
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 
@@ -15,6 +16,8 @@ export interface ReadPlan {
   expect: { start: number; end: number };
   /** The client closes the connection once it has read this many body bytes. Absent: read to the end. */
   cutAfter?: number;
+  /** Sent this long after its step began (a request arriving while the others are under way). */
+  delayMs?: number;
 }
 
 export interface ReadResult {
@@ -32,7 +35,8 @@ export interface ReadResult {
 }
 
 /** Runs `plan` against `url`; never rejects (a failure is a result that is not exact). */
-export function readRange(url: string, object: Uint8Array, plan: ReadPlan, timeoutMs = DEFAULT_TIMEOUT_MS) {
+export async function readRange(url: string, object: Uint8Array, plan: ReadPlan, timeoutMs = DEFAULT_TIMEOUT_MS) {
+  if (plan.delayMs !== undefined) await delay(plan.delayMs);
   return new Promise<ReadResult>((resolve) => {
     const started = performance.now();
     const method = plan.method ?? 'GET';

@@ -76,6 +76,21 @@ export const SCENARIOS: readonly Scenario[] = [
     },
   },
   {
+    name: 'concurrent arrivals',
+    description:
+      '`bytes=0-` read 1 MiB and cut; 150 ms after it, while the first slice is still filling, a seek into that slice (`bytes=N-`, N half of it) read to the end; 300 ms after it a full GET',
+    steps: (size, sliceSize) => {
+      const seek = Math.floor(Math.min(sliceSize, size) / 2);
+      return [
+        [
+          { label: 'bytes=0- cut at 1 MiB', range: 'bytes=0-', expect: whole(size), cutAfter: MIB },
+          { label: `+150 ms bytes=${seek}-`, range: `bytes=${seek}-`, expect: from(seek, size), delayMs: 150 },
+          { label: '+300 ms GET', expect: whole(size), delayMs: 300 },
+        ],
+      ];
+    },
+  },
+  {
     name: 'HEAD + ranges + full',
     description:
       'HEAD; then, one after the other, the first 100 bytes, 1000 bytes across the first slice boundary, the last 1000 bytes (`bytes=-1000`); then a full GET',
