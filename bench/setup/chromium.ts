@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DevTools } from './devtools.ts';
 
-export const CHROMIUM = '/usr/bin/chromium';
+/** Debian's package; `CHROMIUM=/path npm run bench:browser` for another build. */
+export const CHROMIUM = process.env.CHROMIUM?.trim() || '/usr/bin/chromium';
 const START_MS = 30_000;
 
 export interface Browser {
