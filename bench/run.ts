@@ -6,6 +6,7 @@ import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { describePageCost, pageCost } from './probes/page-cost.ts';
+import { type EgressEvidence, egressEvidence, egressTarget } from './report/egress-report.ts';
 import { memoryEvidence } from './report/memory-report.ts';
 import { evaluateTargets, type MemoryEvidence, targetsTable } from './report/requirements.ts';
 import { describeError, formatTable, latestResult, machine } from './report/results.ts';
@@ -36,8 +37,10 @@ import { type Context, FULL_PLAN, planObjects, QUICK_PLAN } from './workloads/pl
 import { workloadS } from './workloads/size-sweep.ts';
 
 const MEMORY_SCRIPT = fileURLToPath(new URL('./memory.ts', import.meta.url));
+const EGRESS_SCRIPT = fileURLToPath(new URL('./egress.ts', import.meta.url));
 const PROJECT_ROOT = fileURLToPath(new URL('../', import.meta.url));
 const MEMORY_LIMIT_MS = 5 * 60_000;
+const EGRESS_LIMIT_MS = 10 * 60_000;
 
 const { values } = parseArgs({
   options: { quick: { type: 'boolean', default: false }, profile: { type: 'string', default: DEFAULT_PROFILE } },
@@ -124,9 +127,10 @@ try {
   await stopTargets(ours === undefined ? [] : [ours]);
   running.splice(0);
   const memory = plan.memory === 'run' ? await runMemory() : await latestMemory();
+  const egress = plan.egress === 'run' ? await runEgress() : await latestEgress();
   await cleanUp();
 
-  const targets = evaluateTargets({
+  const judged = evaluateTargets({
     caches: names,
     vSizes: plan.workloadV.sizes,
     workloadS: s.runs,
@@ -138,6 +142,7 @@ try {
     ...(memory && { memory }),
     ...(together && { together }),
   });
+  const targets = [...judged, egressTarget(egress)];
   const durationSec = (performance.now() - started) / 1000;
   const run = {
     startedAt: startedAt.toISOString(),
@@ -156,6 +161,7 @@ try {
     ...(together && { coldConcurrent: together }),
     ...(layers && { layers }),
     ...(memory && { memory }),
+    ...(egress && { egress }),
     targets,
   };
   const directory = await writeReport(run, startedAt);
@@ -174,8 +180,26 @@ try {
 /** bench:memory in a process of its own (its own stack and origin), then its results file. */
 async function runMemory(): Promise<MemoryEvidence | undefined> {
   log('memory-growth: bench:memory (1 GiB through both tiers, workerd RSS sampled)');
+  const fresh = await runOwnProcess('memory', [MEMORY_SCRIPT], MEMORY_LIMIT_MS);
+  return fresh && memoryEvidence(fresh.json, `this run, ${relative(PROJECT_ROOT, fresh.path)}`);
+}
+
+/** bench:egress in a process of its own (its own stack, origin and shaper), then its results file. */
+async function runEgress(): Promise<EgressEvidence | undefined> {
+  log('egress: bench:egress (scripted clients on cold objects, origin bytes counted per answer)');
+  // Behind the same origin distance as the rest of the run.
+  const fresh = await runOwnProcess('egress', [EGRESS_SCRIPT, '--profile', values.profile], EGRESS_LIMIT_MS);
+  return fresh && egressEvidence(fresh.json, `this run, ${relative(PROJECT_ROOT, fresh.path)}`);
+}
+
+/** A script (`args`: it and its arguments) to its end, at most `limitMs`, its output logged; its `<name>.json` if it wrote one. */
+async function runOwnProcess(
+  name: string,
+  args: string[],
+  limitMs: number,
+): Promise<{ path: string; json: unknown } | undefined> {
   const spawned = Date.now();
-  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', MEMORY_SCRIPT], {
+  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   cleanups.push(async () => void child.kill('SIGTERM'));
@@ -185,21 +209,26 @@ async function runMemory(): Promise<MemoryEvidence | undefined> {
       .split('\n')
       .filter((line) => line.trim())
       .forEach((line) => {
-        log(`  memory: ${line}`);
+        log(`  ${name}: ${line}`);
       });
   child.stdout.on('data', prefix);
   child.stderr.on('data', prefix);
-  const timer = setTimeout(() => child.kill('SIGKILL'), MEMORY_LIMIT_MS);
+  const timer = setTimeout(() => child.kill('SIGKILL'), limitMs);
   const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
   clearTimeout(timer);
-  if (code !== 0) log(`  bench:memory exited with ${code}`);
-  const latest = await latestResult('memory');
+  if (code !== 0) log(`  bench:${name} exited with ${code}`);
+  const latest = await latestResult(name);
   const fresh =
     latest &&
     typeof latest.json === 'object' &&
     latest.json !== null &&
     Date.parse(String((latest.json as { startedAt?: unknown }).startedAt)) >= spawned - 1000;
-  return fresh ? memoryEvidence(latest.json, `this run, ${relative(PROJECT_ROOT, latest.path)}`) : undefined;
+  return fresh ? latest : undefined;
+}
+
+async function latestEgress(): Promise<EgressEvidence | undefined> {
+  const latest = await latestResult('egress');
+  return latest && egressEvidence(latest.json, `not this run: ${relative(PROJECT_ROOT, latest.path)}`);
 }
 
 async function latestMemory(): Promise<MemoryEvidence | undefined> {

@@ -42,7 +42,8 @@ export type TargetId =
   | 'memory-growth'
   | 'workload-s-warm'
   | 'cold-together'
-  | 'cold-together-memory';
+  | 'cold-together-memory'
+  | 'egress';
 
 /**
  * A target whose measurement is missing says why: a peer not installed, or a size the plan (quick mode) did not run.

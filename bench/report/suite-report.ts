@@ -12,6 +12,7 @@ import type { VRun } from '../workloads/concurrency-sweep.ts';
 import { BODY_KIB, type LayerMeasurement, type LayerPlan } from '../workloads/layer-costs.ts';
 import type { SResult } from '../workloads/size-sweep.ts';
 import { barChart, lineChart } from './charts.ts';
+import { type EgressEvidence, egressSummary } from './egress-report.ts';
 import { layerCosts, layersTable } from './layers-table.ts';
 import { type MemoryEvidence, type TargetRow, targetsTable } from './requirements.ts';
 import { formatTable, type Machine, writeResults } from './results.ts';
@@ -37,6 +38,8 @@ export interface BenchRun {
   /** Absent when the plan skipped them. */
   layers?: { plan: LayerPlan; measurements: LayerMeasurement[] };
   memory?: MemoryEvidence;
+  /** bench:egress's scenarios (absent in runs before it was part of the suite, or without a result). */
+  egress?: EgressEvidence;
   targets: TargetRow[];
 }
 
@@ -127,6 +130,10 @@ function markdown(run: BenchRun): string {
     '## Memory (memory-growth)',
     '',
     memoryLine(run.memory),
+    '',
+    '## Egress (egress)',
+    '',
+    ...egressSummary(run.egress),
     '',
     '## Reductions',
     '',

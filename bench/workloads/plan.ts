@@ -44,6 +44,8 @@ export interface Plan {
   layers?: LayerPlan;
   /** memory-growth: run bench:memory (1 GiB through both tiers) in the suite, or report its latest results file. */
   memory: 'run' | 'latest';
+  /** egress: run bench:egress (scripted clients on cold objects) in the suite, or report its latest results file. */
+  egress: 'run' | 'latest';
   /** What the plan leaves out of the published workloads, said in the report. */
   reductions: string[];
 }
@@ -77,6 +79,7 @@ export const FULL_PLAN: Plan = {
   coldConcurrent: { count: 5, label: '256 MiB', size: 256 * MIB },
   layers: { connections: 100, warmUpSec: 1, measureSec: 2 },
   memory: 'run',
+  egress: 'run',
   reductions: [
     'Workload V: every size and concurrency of the 2009 test, 1 s of wrk each (3 s at c = 100, where the warm small hits are judged; ApacheBench there ran a fixed count), for tiercache, Varnish and nginx; not nginx slice (below its 8 MiB slice size it serves as plain nginx does, one slice per object); the naive baselines and tiercache through the local front at c = 100 only.',
     'Naive baselines in Workload S: warm only (primed by one GET).',
@@ -102,8 +105,9 @@ export const QUICK_PLAN: Plan = {
   coldLarge: { label: '64 MiB', size: 64 * MIB },
   coldConcurrent: { count: 5, label: '64 MiB', size: 64 * MIB },
   memory: 'latest',
+  egress: 'latest',
   reductions: [
-    'Quick mode: Workload S 100 KB and 10 MB only, 10 × 10 requests (naive baselines warm); Workload V 20 KB at c = 10 and 100, 1 s each (naive baselines and tiercache through the local front at c = 100); cold object 64 MiB (cold-large and cold-first-byte judged on it); per-layer costs skipped (npm run bench, or npm run bench:layers); memory-growth from the latest bench:memory results file, not measured.',
+    'Quick mode: Workload S 100 KB and 10 MB only, 10 × 10 requests (naive baselines warm); Workload V 20 KB at c = 10 and 100, 1 s each (naive baselines and tiercache through the local front at c = 100); cold object 64 MiB (cold-large and cold-first-byte judged on it); per-layer costs skipped (npm run bench, or npm run bench:layers); memory-growth from the latest bench:memory results file and egress from the latest bench:egress one, not measured.',
   ],
 };
 
