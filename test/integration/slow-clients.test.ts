@@ -134,6 +134,27 @@ describe('a client that goes away part-way', () => {
   });
 });
 
+describe('a client that cuts a download of a stored object', () => {
+  it('leaves every slice stored: the next reader is served from the edge's store', async () => {
+    const { key, bytes } = await object(6 * MiB);
+    const warm = await rawRequest(new URL(`/${key}`, f.stack.url));
+    expect(sha256(warm.body)).toBe(sha256(bytes));
+    await settle(300);
+    for (const cut of [MiB / 2, 2 * MiB, 3.5 * MiB]) {
+      const reader = openGet(key, { range: 'bytes=0-' });
+      await reader.reached(cut);
+      reader.disconnect();
+      await settle(200);
+    }
+    f.tap.clear();
+    const again = await rawRequest(new URL(`/${key}`, f.stack.url), { range: 'bytes=0-' });
+    expect(sha256(again.body)).toBe(sha256(bytes));
+    // Every slice it needed was still at the edge (a cut read used to forget the slice it was piping).
+    expect(again.headers.get('cache-status')).toMatch(/tiercache-edge; hit;[^,]*detail="slices (\d+)\/\1( of 6)?"/);
+    expect(f.tap.requests.filter((r) => r.path.endsWith(key))).toEqual([]);
+  });
+});
+
 describe('a client that stops reading', () => {
   it('holds no read-ahead once its slices are in the store, and reads them back when it comes back', async () => {
     slowOrigin();
