@@ -5,7 +5,7 @@ import { LengthMismatch } from '../http/errors.ts';
 import type { ByteRange } from '../http/range.ts';
 import { asError } from './as-error.ts';
 import { type BodySource, bodySource } from './body-source.ts';
-import { identityPipe, type PipeWriter, ReaderGone } from './identity-pipe.ts';
+import { identityPipe, type PipeWriter } from './identity-pipe.ts';
 import { isNativeBody, pipesNatively } from './native-body.ts';
 import { CHUNK_BYTES } from './pump-into.ts';
 
@@ -136,15 +136,12 @@ function wholeIn(piece: Piece, position: number, end: number): boolean {
   );
 }
 
-/**
- * The whole piece into `out`, natively; a failure is the piece's (it is forgotten, should it be stored) unless the
- * answer's reader went away meanwhile (a client that cut its download leaves the slice it was reading stored).
- */
+/** The whole piece into `out`, natively; a failure is the piece's (it is forgotten, should it be stored). */
 async function piped(piece: Piece, out: PipeWriter): Promise<void> {
   try {
     await out.pipeFrom(piece.body);
   } catch (error) {
-    if (!(error instanceof ReaderGone)) piece.onInexact?.();
+    piece.onInexact?.();
     throw error;
   }
 }

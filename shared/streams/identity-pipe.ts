@@ -16,14 +16,6 @@ export interface PipeWriter {
   pipeFrom(body: ReadableStream<Bytes>): Promise<void>;
 }
 
-/** A pipe whose reader went away (cancelled it) while a body was piped in: the body is not at fault. */
-export class ReaderGone extends Error {
-  constructor(cause: unknown) {
-    super('the pipe was cancelled by its reader', { cause });
-    this.name = 'ReaderGone';
-  }
-}
-
 export interface IdentityPipe {
   readable: ReadableStream<Bytes>;
   writer: PipeWriter;
@@ -67,16 +59,10 @@ export function identityPipe(length: number | undefined): IdentityPipe {
         // The runtime's pipe needs the writable unlocked; our writer takes it back after.
         writer.releaseLock();
         try {
-          await body.pipeTo(stream.writable, { preventClose: true, preventAbort: true });
-        } catch (error) {
+          await body.pipeTo(stream.writable, { preventClose: true });
+        } finally {
           writer = lock(stream.writable);
-          // Errored already: the pipe's reader went away (a client gone), not the body.
-          if (writer.desiredSize === null) throw new ReaderGone(error);
-          // The body failed: so does the pipe.
-          await writer.abort(error).catch(() => undefined);
-          throw error;
         }
-        writer = lock(stream.writable);
       },
     },
   };

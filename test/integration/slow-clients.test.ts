@@ -135,7 +135,7 @@ describe('a client that goes away part-way', () => {
 });
 
 describe('a client that cuts a download of a stored object', () => {
-  it('leaves every slice stored: the next reader is served from the edge's store', async () => {
+  it('leaves every slice stored: the next reader is served from the edge’s store', async () => {
     const { key, bytes } = await object(6 * MiB);
     const warm = await rawRequest(new URL(`/${key}`, f.stack.url));
     expect(sha256(warm.body)).toBe(sha256(bytes));
