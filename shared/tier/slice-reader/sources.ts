@@ -66,13 +66,24 @@ export class SliceSources {
     this.parallelism = parallelism;
   }
 
-  async firstLookups(): Promise<void> {
+  /**
+   * Waits for the lookups of the first window, at most `maxMs`: the counts are of those settled by then (a store slow
+   * to answer, say under a burst of fills, does not hold the first byte back).
+   */
+  async firstLookups(maxMs: number): Promise<void> {
+    const deadline = Date.now() + maxMs;
     // Each lookup that settles may start more (the window refills as slots settle): all of
     // them count, so wait until none is left unsettled.
     for (let seen = 0; this.initialLookups !== undefined && seen < this.initialLookups.length; ) {
       const batch = this.initialLookups.slice(seen);
       seen = this.initialLookups.length;
-      await Promise.all(batch);
+      let timer: ReturnType<typeof setTimeout> | number = 0;
+      const late = new Promise<'late'>((resolve) => {
+        timer = setTimeout(() => resolve('late'), Math.max(0, deadline - Date.now()));
+      });
+      const outcome = await Promise.race([Promise.all(batch), late]);
+      clearTimeout(timer);
+      if (outcome === 'late') break;
     }
     this.initialLookups = undefined;
   }
@@ -192,13 +203,13 @@ export class SliceSources {
     this.lookingUp++;
     const lookup = store.get(index, this.length(index));
     if (this.initialLookups !== undefined) {
-      this.stats.checked++;
-      this.initialLookups.push(
-        lookup.then(
-          (found) => (this.stats.hits += found === undefined ? 0 : 1),
-          () => undefined,
-        ),
-      );
+      // Counted as it settles, while the first byte still waits for it (firstLookups).
+      const counted = (found: unknown): void => {
+        if (this.initialLookups === undefined) return;
+        this.stats.checked++;
+        if (found !== undefined) this.stats.hits++;
+      };
+      this.initialLookups.push(lookup.then(counted, () => counted(undefined)));
     }
     return lookup.catch(() => undefined);
   }

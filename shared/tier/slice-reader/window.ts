@@ -15,6 +15,12 @@ const START_PARALLEL = 16;
 /** How far past the reader slices are read ahead through the caches, in multiples of the parallelism. */
 const AHEAD_REACH = 4;
 
+/**
+ * Longest the first byte waits for the first window's lookups (only their counts need them: Cache-Status): far above
+ * what a store takes to answer, far below what a store under a burst of fills can take (half a second, locally).
+ */
+const FIRST_LOOKUPS_MS = 100;
+
 /** How long after a stored slice failed its client has to be seen gone (its request signal aborted). */
 const CLIENT_GONE_MS = 50;
 
@@ -58,7 +64,7 @@ export class SliceWindow {
 
   /** Waits for the lookups of the first window, so the counts of `lookups()` are exact. */
   firstLookups(): Promise<void> {
-    return this.sources.firstLookups();
+    return this.sources.firstLookups(FIRST_LOOKUPS_MS);
   }
 
   /** Of the slices looked up before the first byte: how many, and how many were stored here. */
