@@ -41,6 +41,11 @@ export interface TierRecord {
   sliced: boolean;
   slicesHit: number;
   slicesMissed: number;
+  /**
+   * The client went away before the answer's body ended (at the shield: the edge's request). Normal, never an error:
+   * heard where that costs nothing per byte (docs/operating.md), so a body handed on as it is may end unheard.
+   */
+  departed: boolean;
   /** When the request arrived (ms epoch). */
   at: number;
 }
@@ -142,6 +147,8 @@ export interface RecordInput {
   at: number;
   ttfbMs: number;
   durationMs: number;
+  /** The client went away before the answer's body ended; absent: it did not, or that was not heard. */
+  departed?: boolean | undefined;
 }
 
 export function tierRecord(input: RecordInput): TierRecord {
@@ -162,6 +169,7 @@ export function tierRecord(input: RecordInput): TierRecord {
     ttfbMs: input.ttfbMs,
     durationMs: input.durationMs,
     ...slicesOf(params),
+    departed: input.departed === true,
     at: input.at,
   };
   if (reason !== undefined) record.reason = reason;
@@ -192,6 +200,7 @@ export function memoryHitRecord(hit: MemoryHitFacts, at: number, ttfbMs: number)
     sliced: false,
     slicesHit: 0,
     slicesMissed: 0,
+    departed: false,
     at,
   };
 }

@@ -16,6 +16,8 @@ export interface Totals {
   durationMsSum: number;
   slicesHit: number;
   slicesMissed: number;
+  /** Requests whose client went away before the answer's body ended (record.ts `departed`). */
+  departed: number;
 }
 
 export interface TierStats {

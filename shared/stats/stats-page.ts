@@ -46,6 +46,8 @@ function tierCard(tier: TierName, stats: TierStats): string {
       ['mean time to first byte', formatMs(stats.ttfbMsMean)],
       ['bytes sent', formatBytes(stats.totals.bytesSent)],
       [`bytes from the ${next ?? 'origin'}`, formatBytes(stats.totals.bytesFromNextHop)],
+      // Normal (a player that seeks, a download cut): counted, never an error.
+      ['left before the body ended', formatCount(stats.totals.departed)],
     ]),
     '</article>',
   ].join('');

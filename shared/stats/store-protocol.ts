@@ -67,7 +67,9 @@ export interface StatsBatchJson {
 export const MAX_NAME_LENGTH = 256;
 
 /** Counts of things (requests, slices) are whole; byte and time sums need only be finite and not negative. */
-const WHOLE: ReadonlySet<keyof Totals> = new Set(['requests', 'slicesHit', 'slicesMissed']);
+const WHOLE: ReadonlySet<keyof Totals> = new Set(['requests', 'slicesHit', 'slicesMissed', 'departed']);
+/** Counted since a later release: a batch from an isolate still running an earlier one has none, which counts 0. */
+const LATER: ReadonlySet<keyof Totals> = new Set(['departed']);
 
 type Parsed<T> = { ok: true; value: T } | { ok: false; reason: string };
 
@@ -143,7 +145,7 @@ function parseRow(item: unknown): Parsed<BatchRow> {
 function parseTotals(item: Record<string, unknown>): Parsed<Totals> {
   const totals: Partial<Totals> = {};
   for (const field of TOTAL_FIELDS) {
-    const number = item[field];
+    const number = item[field] === undefined && LATER.has(field) ? 0 : item[field];
     if (!isCount(number, WHOLE.has(field)))
       return {
         ok: false,

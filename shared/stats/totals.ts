@@ -14,6 +14,7 @@ export const TOTAL_FIELDS: readonly (keyof Totals)[] = [
   'durationMsSum',
   'slicesHit',
   'slicesMissed',
+  'departed',
 ];
 
 export function emptyTotals(): Totals {
@@ -26,6 +27,7 @@ export function emptyTotals(): Totals {
     durationMsSum: 0,
     slicesHit: 0,
     slicesMissed: 0,
+    departed: 0,
   };
 }
 
@@ -40,6 +42,7 @@ export function recordTotals(record: TierRecord): Totals {
     durationMsSum: record.durationMs,
     slicesHit: record.slicesHit,
     slicesMissed: record.slicesMissed,
+    departed: record.departed ? 1 : 0,
   };
 }
 
@@ -53,6 +56,7 @@ export function addRecordInto(into: Totals, record: TierRecord): void {
   into.durationMsSum += record.durationMs;
   into.slicesHit += record.slicesHit;
   into.slicesMissed += record.slicesMissed;
+  into.departed += record.departed ? 1 : 0;
 }
 
 /** Adds `from` into `into` (in place). */
@@ -65,6 +69,8 @@ export function addInto(into: Totals, from: Totals): void {
   into.durationMsSum += from.durationMsSum;
   into.slicesHit += from.slicesHit;
   into.slicesMissed += from.slicesMissed;
+  // A bucket the stats store kept from a release before departures were counted has none.
+  into.departed += from.departed ?? 0;
 }
 
 /** The Totals fields of a row that carries more (a row's own copy: the row itself is left as it is). */

@@ -16,6 +16,7 @@ function totals(requests: number, bytesSent: number, bytesFromNextHop = 0, bytes
     durationMsSum: ttfbMsSum * 2,
     slicesHit: 0,
     slicesMissed: 0,
+    departed: 0,
   };
 }
 

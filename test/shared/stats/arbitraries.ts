@@ -26,6 +26,7 @@ export function record(overrides: Partial<TierRecord> = {}): TierRecord {
     sliced: false,
     slicesHit: 0,
     slicesMissed: 0,
+    departed: false,
     at: BASE + 1_000,
     ...overrides,
   };
@@ -76,6 +77,7 @@ export function recordArb(options: RecordOptions = {}): fc.Arbitrary<TierRecord>
       durationMs: fc.nat(100_000),
       slicesHit: fc.nat(64),
       slicesMissed: fc.nat(64),
+      departed: fc.boolean(),
       at: fc.integer({ min: BASE, max: BASE + minutes * 60_000 - 1 }),
     })
     .map(({ reason, ...rest }) => ({

@@ -96,6 +96,7 @@ describe('mergeBatch', () => {
           durationMsSum: 3,
           slicesHit: 0,
           slicesMissed: 0,
+          departed: 0,
         },
         {
           tier: 'edge',
@@ -109,6 +110,7 @@ describe('mergeBatch', () => {
           durationMsSum: 3,
           slicesHit: 0,
           slicesMissed: 0,
+          departed: 0,
         },
       ],
       reasons: [{ tier: 'edge', outcome: 'bypass', reason: 'method', requests: 1 }],

@@ -153,6 +153,7 @@ describe('tierRecord', () => {
       sliced: true,
       slicesHit: 1,
       slicesMissed: 2,
+      departed: false,
       at: 1,
     });
     expect(tierRecord({ ...base, tier: 'shield', status: 206, headers }).outcome).toBe('hit');
@@ -174,6 +175,7 @@ describe('tierRecord', () => {
       sliced: false,
       slicesHit: 0,
       slicesMissed: 0,
+      departed: false,
       at: 10,
     });
   });
@@ -213,6 +215,7 @@ describe('readAheadCounted: each slice the edge read ahead counted once at the s
     sliced: true,
     slicesHit: outcome === 'hit' ? 1 : 0,
     slicesMissed: outcome === 'hit' ? 0 : 1,
+    departed: false,
     at: 0,
   });
 

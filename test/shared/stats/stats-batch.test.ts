@@ -37,6 +37,7 @@ describe('StatsBatch', () => {
           durationMsSum: 6,
           slicesHit: 2,
           slicesMissed: 0,
+          departed: 0,
         },
       ],
       misses: [],

@@ -13,7 +13,7 @@ const ATTRIBUTE = '"><img src=x onerror=alert(1)>';
 
 function sample(strings: { host?: string; key?: string; reason?: string; purge?: string } = {}): StatsJson {
   const batch = batchOf([
-    record({ host: strings.host ?? 'cdn.example', bytesSent: 5_000_000 }),
+    record({ host: strings.host ?? 'cdn.example', bytesSent: 5_000_000, departed: true }),
     record({
       host: strings.host ?? 'cdn.example',
       outcome: 'miss',
@@ -64,6 +64,13 @@ describe('statsPage', () => {
     expect(page).toContain('<span class="value">$0.0000</span><span class="label">saved</span>');
     expect(page).toContain('<dt>fetched from the origin</dt><dd>100 B</dd>');
     expect(page).toContain('$7.00 per TB');
+  });
+
+  it('shows per tier the requests whose client left before the body ended', () => {
+    expect(page.match(/<dt>left before the body ended<\/dt><dd>(\d+)<\/dd>/g)).toEqual([
+      '<dt>left before the body ended</dt><dd>1</dd>',
+      '<dt>left before the body ended</dt><dd>0</dd>',
+    ]);
   });
 
   it('charts requests and bytes per minute, one line per tier, each with a title', () => {

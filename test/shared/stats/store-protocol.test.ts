@@ -17,6 +17,7 @@ const row = (overrides: Record<string, unknown> = {}): Record<string, unknown> =
   durationMsSum: 2,
   slicesHit: 0,
   slicesMissed: 0,
+  departed: 0,
   ...overrides,
 });
 const reasonOf = (value: unknown): string => {
@@ -40,6 +41,12 @@ describe('parseStatsBatch', () => {
     const batch = { rows: [row()], misses: [], operations: { tier: 'shield', kvLists: 3, kvWrites: 0 } };
     expect(parseStatsBatch(batch)).toEqual({ ok: true, batch });
     expect(parseStatsBatch({ rows: [row()], misses: [] })).toEqual({ ok: true, batch: { rows: [row()], misses: [] } });
+  });
+
+  it('accepts a row from an isolate of an earlier release, before departures were counted, as none departed', () => {
+    const { departed: _, ...earlier } = row({ requests: 4 });
+    const parsed = parseStatsBatch({ rows: [earlier], misses: [] });
+    expect(parsed).toEqual({ ok: true, batch: { rows: [row({ requests: 4, departed: 0 })], misses: [] } });
   });
 
   it('refuses operations that are not counts of a tier, saying so', () => {
@@ -88,9 +95,12 @@ describe('parseStatsBatch', () => {
       for (const bad of [-1, Number.NaN, Number.POSITIVE_INFINITY, '1', null]) {
         expect(reasonOf({ rows: [row({ [field]: bad })], misses: [] })).toContain(`"${field}"`);
       }
-      expect(reasonOf({ rows: [row({ [field]: undefined })], misses: [] })).toContain(`"${field}"`);
+      // Absent is an earlier release's batch only for a field counted since (below).
+      if (field !== 'departed')
+        expect(reasonOf({ rows: [row({ [field]: undefined })], misses: [] })).toContain(`"${field}"`);
     }
     expect(reasonOf({ rows: [row({ requests: 1.5 })], misses: [] })).toMatch(/"requests" .*whole/);
+    expect(reasonOf({ rows: [row({ departed: 0.5 })], misses: [] })).toMatch(/"departed" .*whole/);
     expect(parseStatsBatch({ rows: [row({ bytesSent: 1.5 })], misses: [] }).ok).toBe(true);
   });
 
