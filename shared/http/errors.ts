@@ -236,6 +236,17 @@ export class LengthMismatch extends Error {
   override name = 'LengthMismatch';
 }
 
+/**
+ * The reader of an answer's body went away before it ended (the client left; at the shield, the edge's request): a
+ * write into the answer that failed, told apart from a piece that did, so that it is counted, never an error.
+ */
+export class ReaderGone extends Error {
+  override name = 'ReaderGone';
+  constructor(cause: unknown) {
+    super('the reader of the answer went away', { cause });
+  }
+}
+
 /** No byte arrived for longer than the idle bound while one was awaited (ORIGIN_IDLE_TIMEOUT_MS). */
 export class BodyStalled extends Error {
   override name = 'BodyStalled';

@@ -1,7 +1,7 @@
 // Byte plumbing for ranged answers: the wanted byte ranges cut out of a run of pieces (slices, or a
 // whole object at 0) and written into the answer's body, every piece counted.
 
-import { LengthMismatch } from '../http/errors.ts';
+import { LengthMismatch, ReaderGone } from '../http/errors.ts';
 import type { ByteRange } from '../http/range.ts';
 import { asError } from './as-error.ts';
 import { type BodySource, bodySource } from './body-source.ts';
@@ -27,8 +27,8 @@ export interface Piece {
  * The bytes of `ranges` (sorted, disjoint) taken from `pieces` (in object order), each range
  * preceded by its entry in `heads` if given, then `tail`: a single range, or the body of a
  * multipart/byteranges response. `length`, when known, is the exact total, carried on the
- * wire. Once the stream fails (a piece broke, or the reader went away), `pieces.throw()` gives
- * the read up; when it is done, `pieces.return()`.
+ * wire. Once the stream fails (a piece broke, or the reader went away: then with ReaderGone),
+ * `pieces.throw()` gives the read up; when it is done, `pieces.return()`.
  */
 export function rangesStream(
   pieces: AsyncIterator<Piece>,
@@ -59,8 +59,9 @@ async function pumpRanges(
   ranges: readonly ByteRange[],
   heads: readonly Bytes[],
   tail: Bytes | undefined,
-  out: PipeWriter,
+  pipe: PipeWriter,
 ): Promise<void> {
+  const out = readerSide(pipe);
   let current: Reading | undefined;
   let buffer: Bytes = new Uint8Array(CHUNK_BYTES);
   const nextPiece = async (): Promise<Piece> => {
@@ -136,14 +137,36 @@ function wholeIn(piece: Piece, position: number, end: number): boolean {
   );
 }
 
-/** The whole piece into `out`, natively; a failure is the piece's (it is forgotten, should it be stored). */
+/**
+ * The whole piece into `out`, natively. A failure of the piece's is told (it is forgotten, should it be stored); one
+ * of its reader's is not: the piece was read exactly as far as it was taken, and the next reader finds it stored.
+ */
 async function piped(piece: Piece, out: PipeWriter): Promise<void> {
   try {
     await out.pipeFrom(piece.body);
   } catch (error) {
-    piece.onInexact?.();
+    if (!(error instanceof ReaderGone)) piece.onInexact?.();
     throw error;
   }
+}
+
+/**
+ * `pipe`, its failures told apart for the read they end: a write that the pipe refused as ours (a TypeError: a
+ * FixedLengthStream refusing bytes past its length, or a close short of it) stays what it is; any other is its reader
+ * gone (workerd rejects with `Network connection lost.` whether a client or a service binding's caller left,
+ * measured). A native pipe does not say which end failed (both reject alike): its pieces are this tier's stored
+ * bodies, counted when they were put, so a failure that is no length's is taken for the reader's.
+ */
+function readerSide(pipe: PipeWriter): PipeWriter {
+  const told = (error: unknown): never => {
+    throw error instanceof TypeError ? error : new ReaderGone(error);
+  };
+  return {
+    write: (bytes) => pipe.write(bytes).catch(told),
+    close: () => pipe.close().catch(told),
+    abort: (reason) => pipe.abort(reason),
+    pipeFrom: (body) => pipe.pipeFrom(body).catch(told),
+  };
 }
 
 /** The piece's next bytes into `buffer`; a piece that ends before its length fails (and says so). */

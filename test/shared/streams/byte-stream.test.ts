@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { LengthMismatch } from '../../../shared/http/errors.ts';
+import { LengthMismatch, ReaderGone } from '../../../shared/http/errors.ts';
 import type { ByteRange } from '../../../shared/http/range.ts';
 import { type Piece, rangesStream } from '../../../shared/streams/byte-stream.ts';
 import { nativeBody, pipesNatively } from '../../../shared/streams/native-body.ts';
@@ -483,6 +483,35 @@ describe('rangesStream', () => {
     await reader.cancel(new Error('client went away'));
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(returned()).toBe(true);
+  });
+
+  it('gives the read up with ReaderGone when the client goes away, and with the failure itself when a piece fails', async () => {
+    const bytes = objectBytes(100);
+    const thrown = (pieces: AsyncIterator<Piece>): { pieces: AsyncIterator<Piece>; errors: unknown[] } => {
+      const errors: unknown[] = [];
+      const given: AsyncIterator<Piece> = {
+        next: () => pieces.next(),
+        throw: async (error: unknown) => {
+          errors.push(error);
+          return { done: true, value: undefined };
+        },
+      };
+      return { pieces: given, errors };
+    };
+    const left = thrown(piecesOf(bytes, [25, 25, 25, 25], 5).pieces);
+    const reader = rangesStream(left.pieces, [{ start: 0, end: 99 }]).getReader();
+    await reader.read();
+    const reason = new Error('client went away');
+    await reader.cancel(reason);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(left.errors).toHaveLength(1);
+    expect(left.errors[0]).toBeInstanceOf(ReaderGone);
+    expect((left.errors[0] as ReaderGone).cause).toBe(reason);
+    // A piece shorter than it claims fails the read as what it is: no reader went away.
+    const short: Piece = { offset: 0, length: 20, body: chunked(bytes.slice(0, 12), [5]) };
+    const broken = thrown({ next: async () => ({ done: false, value: short }) });
+    await expect(readAll(rangesStream(broken.pieces, [{ start: 3, end: 15 }]))).rejects.toThrow(LengthMismatch);
+    expect(broken.errors.map((error) => error instanceof LengthMismatch)).toEqual([true]);
   });
 
   it('ignores the announced length outside workerd, which has no FixedLengthStream', async () => {
