@@ -99,8 +99,13 @@ class RelayedConnection {
     if (!this.upstreamEnded) this.upstream.end();
   }
 
+  /**
+   * The client is gone: so is its connection to the edge, as at Cloudflare's front, so that the edge hears it (its
+   * answer's writes fail: a departed client is counted) rather than write into a socket nobody reads until it blocks.
+   */
   onClientClose(): void {
     this.headArrived();
+    this.upstream.destroy();
   }
 
   destroy(): void {
