@@ -74,6 +74,10 @@ export async function answerObject(request: Request, shield: ShieldRequest, fact
     ),
     // The edge's request: it aborts when the edge gives up (its client went away).
     signal: request.signal,
+    // Whether the edge's request went away before the body ended, where that is heard (its record says).
+    bodyEnd: (ended) => {
+      meter.bodyEnded = ended;
+    },
   };
   if (request.method === 'HEAD') return headObject(read, 'shield', started);
   // A plain GET (not from the edge's slice protocol) asks for the whole object.

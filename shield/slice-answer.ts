@@ -13,6 +13,7 @@ import { markObject, OBJECT_HEADER, representationHeaders } from '../shared/slic
 import { sliceCount, spanBytes } from '../shared/slices/slice-plan.ts';
 import type { EntryMeta } from '../shared/store/stored-entry.ts';
 import { type Piece, rangesStream } from '../shared/streams/byte-stream.ts';
+import { piecesEnd } from '../shared/streams/pieces-end.ts';
 import type { HopLog } from '../shared/tier/hop-log.ts';
 import { hopTimings } from '../shared/tier/hop-report.ts';
 import { resolveObject } from '../shared/tier/object-read.ts';
@@ -142,7 +143,8 @@ export async function answerSlices(request: SliceRequest, context: SliceAnswerCo
         total: indices.length,
         storing: resolved.entry !== undefined,
       });
-      return deliver(context, 200, headers, await spanBody(sliceRead.pieces, bytes, indices.length), resolved, report);
+      const body = await spanBody(sliceRead.pieces, bytes, indices.length, read);
+      return deliver(context, 200, headers, body, resolved, report);
     } catch (error) {
       if (!(error instanceof VersionChanged)) throw error;
       void cancelPrefetched(resolved);
@@ -179,17 +181,22 @@ async function spanBody(
   pieces: AsyncIterator<Piece>,
   bytes: ByteRange,
   slices: number,
+  read: ObjectRead,
 ): Promise<ReadableStream<Uint8Array>> {
   const length = bytes.end - bytes.start + 1;
+  let cut = pieces;
   if (slices === 1) {
     const first = await pieces.next();
     if (!first.done && first.value.offset === bytes.start && first.value.length === length) {
       await pieces.return?.();
       return first.value.body;
     }
-    return rangesStream(prepend(first, pieces), [bytes], [], undefined, length);
+    cut = prepend(first, pieces);
   }
-  return rangesStream(pieces, [bytes], [], undefined, length);
+  // Cut by the pump, which hears whether the edge went away before the end (the record says).
+  const watched = piecesEnd(cut);
+  read.bodyEnd?.(watched.ended);
+  return rangesStream(watched.pieces, [bytes], [], undefined, length);
 }
 
 /** `pieces` with `first`, already taken, handed out again first. */

@@ -15,9 +15,10 @@ import { pinnedSpans } from '../shared/tier/slice-reader/reader.ts';
 
 /**
  * How often the answer's body says the shield is still at it, so that it hears when the edge is gone. Once its
- * headers are out, a request no longer hears that its caller went away (workerd aborts `request.signal` only before),
- * so the body beats (a `.`) while the slices are stored: a beat that cannot be written means the edge is gone (its
- * client left), and the slices not started yet are dropped (the one being fetched is completed into the store).
+ * headers are out, a request no longer reliably hears that its caller went away (workerd aborts `request.signal`
+ * before; after, only at times), so the body beats (a `.`) while the slices are stored: a beat that cannot be written
+ * means the edge is gone (its client left), and the slices not started yet are dropped (the one being fetched is
+ * completed into the store).
  */
 export const HEARTBEAT_MS = 250;
 
@@ -75,10 +76,15 @@ export async function warmSlices(
     () => void pipe.writer.write(beat).catch((error: unknown) => gone.abort(error)),
     HEARTBEAT_MS,
   );
+  // The edge went away while the slices were stored (a beat it could not take), or they were stored first.
+  const left = new Promise<{ departed: boolean }>((resolve) =>
+    gone.signal.addEventListener('abort', () => resolve({ departed: true }), { once: true }),
+  );
   const storing = possible
     ? fetchMissing({ ...read, signal }, sliced, store, missing, budget, idleMs).catch(() => undefined)
     : Promise.resolve(undefined);
   read.waitUntil(storing);
+  read.bodyEnd?.(Promise.race([left, storing.then(() => ({ departed: gone.signal.aborted }))]));
   void storing
     .then(async (fetched) => {
       clearInterval(beating);

@@ -48,6 +48,10 @@ export async function answerObject(request: Request, edge: EdgeRequest, facts: R
     ),
     purged: purges.purged,
     signal: request.signal,
+    // Whether the client went away before the body ended, where that is heard (its record says).
+    bodyEnd: (ended) => {
+      meter.bodyEnded = ended;
+    },
     onlyIfCached: hasDirective(parseCacheControl(request.headers.get('cache-control')), 'only-if-cached'),
   };
   if (request.method === 'HEAD') return conditionalHead(request.headers, await headObject(read, 'edge', started));

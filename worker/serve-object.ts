@@ -8,6 +8,8 @@ import { BadGateway, PreconditionFailed, VersionChanged } from '../shared/http/e
 import { appendServerTiming, serverTimingMetric } from '../shared/http/server-timing.ts';
 import { slicesFor } from '../shared/slices/slice-plan.ts';
 import { LOOKUP, SLICE_READ } from '../shared/slices/subrequest-costs.ts';
+import type { Piece } from '../shared/streams/byte-stream.ts';
+import { piecesEnd } from '../shared/streams/pieces-end.ts';
 import type { HopLog } from '../shared/tier/hop-log.ts';
 import { withHopReport, withUnasked } from '../shared/tier/hop-report.ts';
 import { resolveObject } from '../shared/tier/object-read.ts';
@@ -129,7 +131,7 @@ async function serveSliced(
     onEnd,
     aheadIdleMs: config.originIdleTimeoutMs,
   });
-  const framed = framedBody(plan, meta.size, meta.headers.get('content-type'), sliceRead.pieces);
+  const framed = framedBody(plan, meta.size, meta.headers.get('content-type'), heardEnd(read, sliceRead.pieces));
   // Slices looked up here and missed go to the shield, whether or not they were asked by now (read-ahead waits).
   const headers = reported(withHeaders(meta.headers, framed.headers), sliceRead.checked - sliceRead.hits);
   const sliceTiming = serverTimingMetric('edge-slice', read.now() - sliceStarted);
@@ -175,7 +177,8 @@ function serveWhole(request: Request, whole: WholeObject, read: ObjectRead, star
       started,
     );
   }
-  const framed = framedBody(plan, size, whole.headers.get('content-type'), wholePieces(whole.body, size));
+  const pieces = heardEnd(read, wholePieces(whole.body, size));
+  const framed = framedBody(plan, size, whole.headers.get('content-type'), pieces);
   return deliver(
     read,
     framed.status,
@@ -185,6 +188,13 @@ function serveWhole(request: Request, whole: WholeObject, read: ObjectRead, star
     whole.report,
     started,
   );
+}
+
+/** `pieces`, how their read ends told to the request's record: whether the client left before the body ended. */
+function heardEnd(read: ObjectRead, pieces: AsyncIterator<Piece>): AsyncIterator<Piece> {
+  const watched = piecesEnd(pieces);
+  read.bodyEnd?.(watched.ended);
+  return watched.pieces;
 }
 
 /**

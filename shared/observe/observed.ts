@@ -63,7 +63,7 @@ export function observed(
     const { host, path } = tier.describe(request);
     // A body without a Content-Length (chunked) is counted as it goes; a warm's says what it stored.
     const sent = meter.readAhead === 'warm' ? response : meter.sentBody(request.method, response);
-    const count = (): void => {
+    const count = (durationMs: number, departed: boolean): void => {
       const record = tierRecord({
         tier: tier.tier,
         method: request.method,
@@ -76,18 +76,39 @@ export function observed(
         bytesFromOrigin: meter.bytesFromOrigin,
         at,
         ttfbMs,
-        durationMs: Date.now() - at,
+        durationMs,
+        departed,
       });
       // A part of a slice read ahead is counted once for both (read-ahead-copy.ts).
       if (meter.readAhead !== undefined && !readAheadCounted(record, meter.readAhead, meter.bytesSent !== undefined))
         return;
       tellRecord(record, sinks, keepAlive);
     };
-    if (meter.idle) count();
-    else keepAlive(meter.settled().then(count));
+    const counted = (): void => {
+      const durationMs = Date.now() - at;
+      // The request's signal aborts when its client goes away before the head is out; after it, only at times
+      // (workerd, measured): the body's end says, where it is heard (request-meter.ts bodyEnded).
+      const ended = meter.bodyEnded;
+      if (ended === undefined) count(durationMs, request.signal.aborted);
+      else keepAlive(endOrAbort(ended, request.signal).then((departed) => count(durationMs, departed)));
+    };
+    if (meter.idle) counted();
+    else keepAlive(meter.settled().then(counted));
     return sent;
   };
   return answer instanceof Response ? finish(answer) : answer.then(finish);
+}
+
+/**
+ * Whether the client went away before the body ended: once the body's end is heard, or as soon as the request's signal
+ * aborts (then the runtime may cancel the request's work, its pump's end never heard: the record is not lost).
+ */
+function endOrAbort(ended: Promise<{ departed: boolean }>, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(true);
+  const aborted = new Promise<boolean>((resolve) =>
+    signal.addEventListener('abort', () => resolve(true), { once: true }),
+  );
+  return Promise.race([ended.then(({ departed }) => departed || signal.aborted), aborted]);
 }
 
 /** The path of a request's raw URL (`scheme://authority/path?query`), without parsing it. */

@@ -41,6 +41,8 @@ export function tellRecord(
   keepAlive: (promise: Promise<unknown>) => void,
 ): void {
   const { observability } = sinks;
+  // A client that went away is normal (its record says `departed`, its outcome what the tier did): only a failure of
+  // ours is logged whatever the sample.
   if (record.outcome === 'error' || (observability.logSample > 0 && Math.random() < observability.logSample)) {
     console.log(JSON.stringify({ tiercache: record.tier, ...record }));
   }
@@ -98,8 +100,9 @@ async function drain(store: StatsStoreNamespace, flushMs: number): Promise<void>
 
 /**
  * Analytics Engine's shape (docs/operating.md has the SQL): index1 the host, blob1–7
- * tier, outcome, reason, host, key prefix, method, whole|sliced; double1–8 status, bytes sent,
- * from the next hop, from the origin, TTFB, duration, slices hit, slices missed.
+ * tier, outcome, reason, host, key prefix, method, whole|sliced; double1–9 status, bytes sent,
+ * from the next hop, from the origin, TTFB, duration, slices hit, slices missed, departed (1 or 0). New
+ * doubles go last: the dataset's earlier rows keep their columns.
  */
 function dataPoint(record: TierRecord): AnalyticsPoint {
   return {
@@ -122,6 +125,7 @@ function dataPoint(record: TierRecord): AnalyticsPoint {
       record.durationMs,
       record.slicesHit,
       record.slicesMissed,
+      record.departed ? 1 : 0,
     ],
   };
 }

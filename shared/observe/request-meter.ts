@@ -27,6 +27,11 @@ export class RequestMeter {
    * it stored. Undefined: its Content-Length says them.
    */
   bytesSent: number | undefined = undefined;
+  /**
+   * How the answer's body ends, where that is heard at no cost per byte (ObjectRead.bodyEnd): `departed` when its
+   * reader went away first. The record waits for it (outside its duration); undefined: not heard.
+   */
+  bodyEnded: Promise<{ departed: boolean }> | undefined = undefined;
   private readonly pending: Promise<unknown>[] = [];
   private readonly keepAlive: (promise: Promise<unknown>) => void;
 

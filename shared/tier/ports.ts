@@ -100,6 +100,11 @@ export interface ObjectRead {
    * Absent = never.
    */
   signal?: AbortSignal;
+  /**
+   * Hears how the answer's body will end, where that is heard at no cost per byte (a sliced answer's pump, a warm's
+   * beats): `departed` when its reader went away first. The request's record waits for it (request-meter.ts).
+   */
+  bodyEnd?(ended: Promise<{ departed: boolean }>): void;
 }
 
 /** The parts of an ObjectRead that come from the configuration, the same at both tiers. */

@@ -292,6 +292,91 @@ describe('observed: the record waits for the work the request left running', () 
   });
 });
 
+describe('observed: a client that went away before the body ended', () => {
+  it("waits for the body's end where it is heard, outside the duration, and counts the request as departed", async () => {
+    const store = fakeStore();
+    const analytics = fakeAnalytics();
+    const tier = tierOf({ observability: observability(), store: store.namespace, analytics: analytics.sink });
+    const { keepAlive, drained } = keeper();
+    const meter = new Meter(Date.now(), keepAlive);
+    let end!: (outcome: { departed: boolean }) => void;
+    meter.bodyEnded = new Promise((resolve) => (end = resolve));
+    vi.advanceTimersByTime(5);
+    observed(request('/big.bin'), response(206, `${EDGE}; hit; detail="slices 2/2 of 9"`, 100), meter, tier, keepAlive);
+    await Promise.resolve();
+    // Not counted while the body is going out: whether its client stays is not known yet.
+    expect(analytics.points).toEqual([]);
+    vi.advanceTimersByTime(500);
+    end({ departed: true });
+    await drained();
+    expect(analytics.points.map((point) => [point.blobs[1], point.doubles[5], point.doubles[8]])).toEqual([
+      ['hit', 5, 1],
+    ]);
+    expect(store.batches.flatMap((batch) => batch.rows).map((row) => [row.requests, row.departed])).toEqual([[1, 1]]);
+  });
+
+  it('counts a body that ended with its client still there as not departed', async () => {
+    const analytics = fakeAnalytics();
+    const tier = tierOf({ observability: observability(), store: undefined, analytics: analytics.sink });
+    const { keepAlive, drained } = keeper();
+    const meter = new Meter(Date.now(), keepAlive);
+    meter.bodyEnded = Promise.resolve({ departed: false });
+    observed(request('/big.bin'), response(200, `${EDGE}; hit`, 100), meter, tier, keepAlive);
+    await drained();
+    expect(analytics.points.map((point) => point.doubles[8])).toEqual([0]);
+  });
+
+  it("counts a client that went before the head (the request's signal aborted) as departed, whole body or not", async () => {
+    const analytics = fakeAnalytics();
+    const tier = tierOf({ observability: observability(), store: undefined, analytics: analytics.sink });
+    const { keepAlive, drained } = keeper();
+    const left = new AbortController();
+    const meter = new Meter(Date.now(), keepAlive);
+    let done!: () => void;
+    meter.hold(new Promise<void>((resolve) => (done = resolve)));
+    observed(
+      request('/a.txt', { signal: left.signal }),
+      response(200, `${EDGE}; fwd=uri-miss`, 10),
+      meter,
+      tier,
+      keepAlive,
+    );
+    left.abort();
+    done();
+    await drained();
+    expect(analytics.points.map((point) => point.doubles[8])).toEqual([1]);
+  });
+
+  it("is counted when the request's signal aborts, even if the body's end is never heard (the runtime dropped it)", async () => {
+    const analytics = fakeAnalytics();
+    const tier = tierOf({ observability: observability(), store: undefined, analytics: analytics.sink });
+    const { keepAlive, drained } = keeper();
+    const left = new AbortController();
+    const meter = new Meter(Date.now(), keepAlive);
+    meter.bodyEnded = new Promise(() => undefined);
+    observed(request('/big.bin', { signal: left.signal }), response(206, `${EDGE}; hit`, 100), meter, tier, keepAlive);
+    await Promise.resolve();
+    expect(analytics.points).toEqual([]);
+    left.abort();
+    await drained();
+    expect(analytics.points.map((point) => point.doubles[8])).toEqual([1]);
+  });
+
+  it('prints no line for a departed client unless sampled (LOG_SAMPLE): it is no error', async () => {
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {});
+    const { keepAlive, drained } = keeper();
+    for (const logSample of [0, 1]) {
+      const tier = tierOf({ observability: observability({ logSample }), store: undefined, analytics: undefined });
+      const meter = new Meter(Date.now(), keepAlive);
+      meter.bodyEnded = Promise.resolve({ departed: true });
+      observed(request(`/sample-${logSample}`), response(206, `${EDGE}; fwd=uri-miss`, 100), meter, tier, keepAlive);
+    }
+    await drained();
+    const lines = log.mock.calls.map((call) => JSON.parse(String(call[0])) as { keyPrefix: string; departed: boolean });
+    expect(lines.map((line) => [line.keyPrefix, line.departed])).toEqual([['/sample-1', true]]);
+  });
+});
+
 describe('observed: bytes sent by a body without a Content-Length', () => {
   it('counts them as they pass, once the body is through (chunked: the framing says nothing)', async () => {
     const analytics = fakeAnalytics();
@@ -372,7 +457,7 @@ describe('observed: a slice the edge read ahead is one shield request (the warm,
     await drained();
     expect(
       analytics.points.map((point) => [point.blobs[1], ...point.doubles.slice(1, 4), ...point.doubles.slice(6)]),
-    ).toEqual([['miss', 1000, 1000, 1000, 0, 1]]);
+    ).toEqual([['miss', 1000, 1000, 1000, 0, 1, 0]]);
     expect(store.requests()).toBe(1);
   });
 
@@ -490,7 +575,7 @@ describe('tellRecord: the log line', () => {
 });
 
 describe('tellRecord: the Analytics Engine point', () => {
-  it('is index1 the host; blobs tier, outcome, reason, host, key prefix, method, whole|sliced; doubles status, bytes, TTFB, duration, slices', async () => {
+  it('is index1 the host; blobs tier, outcome, reason, host, key prefix, method, whole|sliced; doubles status, bytes, TTFB, duration, slices, departed', async () => {
     vi.spyOn(console, 'log').mockImplementation(() => {});
     const analytics = fakeAnalytics();
     const tier = tierOf({ observability: observability(), store: undefined, analytics: analytics.sink });
@@ -523,12 +608,12 @@ describe('tellRecord: the Analytics Engine point', () => {
       {
         indexes: ['cdn.example'],
         blobs: ['edge', 'error', 'origin-busy', 'cdn.example', '/busy.txt', 'HEAD', 'whole'],
-        doubles: [503, 0, 0, 0, 0, 0, 0, 0],
+        doubles: [503, 0, 0, 0, 0, 0, 0, 0, 0],
       },
       {
         indexes: ['cdn.example.com:8443'],
         blobs: ['edge', 'hit', '', 'cdn.example.com:8443', '/video/Movie.mp4', 'GET', 'sliced'],
-        doubles: [206, 1000, 2000, 0, 12, 20, 3, 1],
+        doubles: [206, 1000, 2000, 0, 12, 20, 3, 1, 0],
       },
     ]);
   });
