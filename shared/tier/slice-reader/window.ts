@@ -21,9 +21,6 @@ const AHEAD_REACH = 4;
  */
 const FIRST_LOOKUPS_MS = 100;
 
-/** How long after a stored slice failed its client has to be seen gone (its request signal aborted). */
-const CLIENT_GONE_MS = 50;
-
 export class SliceWindow {
   private readonly options: SliceReadOptions;
   private readonly sources: SliceSources;
@@ -74,7 +71,7 @@ export class SliceWindow {
 
   /** The next piece: the slot at the reader's position, after starting those ahead of it. */
   async take(): Promise<IteratorResult<Piece>> {
-    const { indices, meta } = this.options;
+    const { indices, meta, store } = this.options;
     if (this.ended || this.position >= indices.length) return { done: true, value: undefined };
     const index = indices[this.position] ?? -1;
     // The slice needed now is no longer ahead of the reader: its share goes back before the
@@ -93,21 +90,8 @@ export class SliceWindow {
     this.demand.took();
     const bytes = sliceBytes(index, meta.sliceSize, meta.size);
     const piece: Piece = { offset: bytes.start, length: bytes.end - bytes.start + 1, body };
-    if (this.sources.stored.has(index)) piece.onInexact = () => this.inexact(index);
+    if (this.sources.stored.has(index)) piece.onInexact = () => store.forget(index);
     return { done: false, value: piece };
-  }
-
-  /**
-   * A stored slice failed as it was read. Its pipe fails the same way when the client goes away as when the stored
-   * body breaks (workerd tears down both ends), so the slice is forgotten only if the client is still there a moment
-   * later: a client that cut its download leaves the slice it was reading stored.
-   */
-  private inexact(index: number): void {
-    const { signal, store, waitUntil } = this.options;
-    const judged = new Promise<void>((resolve) => setTimeout(resolve, CLIENT_GONE_MS)).then(() => {
-      if (signal?.aborted !== true) store.forget(index);
-    });
-    waitUntil?.(judged);
   }
 
   /** The reader is done: untaken slots are let go; fills under way finish storing. */
