@@ -2,7 +2,18 @@
 // inside a quoted-string (§5.6.4) or sf-string (RFC 8941 §4.2.5).
 
 export function splitList(value: string): string[] {
-  const members: string[] = [];
+  // §5.6.1: a recipient drops empty members.
+  return splitOutsideQuotes(value, ',')
+    .map((member) => member.trim())
+    .filter((member) => member.length > 0);
+}
+
+/**
+ * `value` split on each `separator` that is not inside a quoted-string (§5.6.4) or sf-string (RFC 8941 §4.2.5), the
+ * parts as they are (untrimmed, empty ones kept): a list's members (`,`), a member's parameters (`;`).
+ */
+export function splitOutsideQuotes(value: string, separator: string): string[] {
+  const parts: string[] = [];
   let current = '';
   let quoted = false;
   for (let i = 0; i < value.length; i++) {
@@ -14,14 +25,13 @@ export function splitList(value: string): string[] {
       continue;
     }
     if (char === '"') quoted = !quoted;
-    if (char === ',' && !quoted) {
-      members.push(current);
+    if (char === separator && !quoted) {
+      parts.push(current);
       current = '';
     } else {
       current += char;
     }
   }
-  members.push(current);
-  // §5.6.1: a recipient drops empty members.
-  return members.map((member) => member.trim()).filter((member) => member.length > 0);
+  parts.push(current);
+  return parts;
 }

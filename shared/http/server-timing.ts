@@ -2,7 +2,7 @@
 // (name, dur, desc) when a tier folds the metrics of several answers of the hop behind it into one per name.
 
 import type { TierName } from '../tiers/tiers.ts';
-import { splitList } from './header-list.ts';
+import { splitList, splitOutsideQuotes } from './header-list.ts';
 
 export type TierMetric = TierName | 'origin';
 /** Per tier, the time until the first slice a request needed was in hand. */
@@ -31,7 +31,7 @@ export function appendServerTiming(existing: string | null | undefined, metric: 
 export function parseServerTiming(value: string | null | undefined): TimingMetric[] {
   const metrics: TimingMetric[] = [];
   for (const member of splitList(value ?? '')) {
-    const [head = '', ...params] = splitParams(member);
+    const [head = '', ...params] = splitOutsideQuotes(member, ';');
     const name = head.trim();
     if (!TOKEN.test(name)) continue;
     const metric: TimingMetric = { name };
@@ -54,28 +54,6 @@ export function formatTimingMetric(metric: TimingMetric): string {
 }
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-
-/** `member` split on the semicolons outside a quoted-string (RFC 9110 §5.6.4). */
-function splitParams(member: string): string[] {
-  const parts: string[] = [];
-  let current = '';
-  let inQuotes = false;
-  for (let i = 0; i < member.length; i++) {
-    const char = member[i] ?? '';
-    if (inQuotes && char === '\\') {
-      current += char + (member[i + 1] ?? '');
-      i++;
-      continue;
-    }
-    if (char === '"') inQuotes = !inQuotes;
-    if (char === ';' && !inQuotes) {
-      parts.push(current);
-      current = '';
-    } else current += char;
-  }
-  parts.push(current);
-  return parts;
-}
 
 function unquote(value: string): string {
   if (value.length < 2 || !value.startsWith('"') || !value.endsWith('"')) return value;
