@@ -35,7 +35,7 @@ import { SCENARIOS, type Scenario } from './workloads/egress-scenarios.ts';
 const OBJECT_SIZES = [24 * 2 ** 20, 15_000_000] as const;
 /** Both tiers flush their counts this often: the stats settle soon after the fills do. */
 const STATS_FLUSH_MS = 250;
-/** What workerd prints when a body's client has gone (issue 25: it should be counted, not printed). */
+/** What workerd prints when a body's client has gone (a departed client is counted, not printed). */
 const CONNECTION_LOST = /Network connection lost/;
 
 interface ColdObject {
