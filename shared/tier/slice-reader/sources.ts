@@ -71,21 +71,23 @@ export class SliceSources {
    * to answer, say under a burst of fills, does not hold the first byte back).
    */
   async firstLookups(maxMs: number): Promise<void> {
-    const deadline = Date.now() + maxMs;
-    // Each lookup that settles may start more (the window refills as slots settle): all of
-    // them count, so wait until none is left unsettled.
-    for (let seen = 0; this.initialLookups !== undefined && seen < this.initialLookups.length; ) {
-      const batch = this.initialLookups.slice(seen);
-      seen = this.initialLookups.length;
-      let timer: ReturnType<typeof setTimeout> | number = 0;
-      const late = new Promise<'late'>((resolve) => {
-        timer = setTimeout(() => resolve('late'), Math.max(0, deadline - Date.now()));
-      });
-      const outcome = await Promise.race([Promise.all(batch), late]);
-      clearTimeout(timer);
-      if (outcome === 'late') break;
+    let stop = (): void => undefined;
+    const late = new Promise<'late'>((resolve) => {
+      const timer = setTimeout(() => resolve('late'), maxMs);
+      stop = () => clearTimeout(timer);
+    });
+    try {
+      // Each lookup that settles may start more (the window refills as slots settle): all of
+      // them count, so wait until none is left unsettled.
+      for (let seen = 0; this.initialLookups !== undefined && seen < this.initialLookups.length; ) {
+        const batch = this.initialLookups.slice(seen);
+        seen = this.initialLookups.length;
+        if ((await Promise.race([Promise.all(batch), late])) === 'late') break;
+      }
+    } finally {
+      stop();
+      this.initialLookups = undefined;
     }
-    this.initialLookups = undefined;
   }
 
   /** The read is over: what arrives from now on is let go. */
