@@ -4,6 +4,8 @@
 import { ConfigError } from '../http/errors.ts';
 import { splitList } from '../http/header-list.ts';
 import { type HostBuckets, parseHostBuckets } from '../request/host-buckets.ts';
+import { NO_RULES, type Rules } from '../rules/rules.ts';
+import { parseRules } from '../rules/rules-document.ts';
 import { ConfigProblems } from './config-problems.ts';
 import { integer, nonEmpty, objectKey, oneOf, required } from './config-values.ts';
 import { type MemoryConfig, parseMemory, parseSlicing, type SlicingConfig } from './limits.ts';
@@ -68,6 +70,8 @@ export interface Config {
   site: SiteConfig;
   /** Stats, logs and the egress price (observability.ts). */
   observability: ObservabilityConfig;
+  /** RULES: what the operator says by path (shared/rules/, docs/rules.md); none = the origin's word alone. */
+  rules: Rules;
 }
 
 /** Every setting as it arrives: strings (or absent), from `env` or `process.env`. */
@@ -100,6 +104,7 @@ export const CONFIG_NAMES = [
   'CACHE_KEY_QUERY',
   'MEMORY_CACHE_SIZE',
   'MEMORY_OBJECT_MAX',
+  'RULES',
   ...SITE_CONFIG_NAMES,
   ...OBSERVABILITY_CONFIG_NAMES,
 ] as const;
@@ -167,6 +172,7 @@ export function parseConfig(raw: RawConfig): Config {
     memory: parseMemory(raw, problems),
     site: parseSiteConfig(raw, problems),
     observability: parseObservability(raw, problems),
+    rules: problems.read(() => parseRules(raw.RULES), NO_RULES),
   };
   problems.throwIfAny();
   return config;
