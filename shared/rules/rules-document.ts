@@ -2,7 +2,7 @@
 // cannot work is refused with a ConfigError naming RULES, the rule and the field, all of them at once.
 
 import { ConfigError } from '../http/errors.ts';
-import { normalizePath } from '../request/request-target.ts';
+import { normalizePath } from '../request/canonical-path.ts';
 import {
   type HeaderEdits,
   type KeyQuery,

@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { HttpError } from '../../../shared/http/errors.ts';
+import { normalizePath } from '../../../shared/request/canonical-path.ts';
 import { encodeKeyForPath } from '../../../shared/request/object-key.ts';
-import { normalizePath, requestTarget } from '../../../shared/request/request-target.ts';
+import { requestTarget } from '../../../shared/request/request-target.ts';
 
 /** The URL as a worker receives it: absolute, parsed by the WHATWG URL parser. */
 const url = (pathAndQuery: string): URL => new URL(`https://cdn.example${pathAndQuery}`);
