@@ -54,12 +54,13 @@ module.exports = {
     {
       name: 'cli-imports-only-types-and-formats',
       comment:
-        "cli/ talks to a deployment over HTTP only: of the rest it imports types (the stats.json shape, the purge request), the stats page's number formats (shared/stats/format.ts), the pure cost model (shared/cost/, for npm run cost), the list of tiers (shared/tiers/tiers.ts, so that npm run stats prints every tier the edge reports) and the reserved paths it calls (shared/request/reserved-paths.ts), never code that runs a tier.",
+        "cli/ talks to a deployment over HTTP only: of the rest it imports types (the stats.json shape, the purge request), the stats page's number formats (shared/stats/format.ts), the pure cost model (shared/cost/, for npm run cost), the list of tiers (shared/tiers/tiers.ts, so that npm run stats prints every tier the edge reports), the reserved paths it calls (shared/request/reserved-paths.ts) and the RULES check (shared/rules/rules-document.ts and the ConfigError it throws, shared/http/errors.ts: the deploy refuses a RULES the workers would), never code that runs a tier.",
       severity: 'error',
       from: { path: '^cli/' },
       to: {
         path: '^(worker|shield|shared|local|bench|test)/',
-        pathNot: '^shared/(stats/format|cost/[\\w-]+|tiers/tiers|request/reserved-paths)\\.ts$',
+        pathNot:
+          '^shared/(stats/format|cost/[\\w-]+|tiers/tiers|request/reserved-paths|rules/rules-document|http/errors)\\.ts$',
         dependencyTypesNot: ['type-only'],
       },
     },
