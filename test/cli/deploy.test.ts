@@ -221,7 +221,9 @@ describe('npm run deploy', () => {
     expect(await fake.calls()).toEqual([]);
     // The dry run builds, and names it among what a real deploy refuses.
     const dry = await deploy(['--dry-run']);
-    expect(dry.printed).toMatch(/Before a real deploy, in the settings:\n {2}- RULES rule 1 \(assets\): field "edgeTtl"/);
+    expect(dry.printed).toMatch(
+      /Before a real deploy, in the settings:\n {2}- RULES rule 1 \(assets\): field "edgeTtl"/,
+    );
   });
 
   it('dry run: builds the shield then the edge with wrangler deploy --dry-run and asks Cloudflare nothing', async () => {
