@@ -20,25 +20,27 @@ const overriding = (lifetime: number, extra: Partial<NonNullable<FreshnessOption
 
 describe('storeVerdict with an override', () => {
   it('replaces the answer’s max-age, s-maxage, Expires and targeted freshness with the rule’s lifetime', () => {
-    for (const headers of [
+    const answers: Record<string, string>[] = [
       { 'cache-control': 'max-age=0' },
       { 'cache-control': 'max-age=5, s-maxage=10' },
       { expires: 'Thu, 01 Jan 1970 00:00:00 GMT' },
       { 'cdn-cache-control': 'max-age=1' },
       {},
-    ]) {
+    ];
+    for (const headers of answers) {
       const verdict = storeVerdict(200, new Headers(headers), overriding(600));
       expect(verdict, JSON.stringify(headers)).toMatchObject({ store: true, lifetime: 600 });
     }
   });
 
   it('decides how long, never whether: no-store, private, Set-Cookie and Vary: * still keep it out', () => {
-    for (const headers of [
+    const refused: Record<string, string>[] = [
       { 'cache-control': 'no-store' },
       { 'cache-control': 'private, max-age=600' },
       { 'set-cookie': 'a=1' },
       { vary: '*' },
-    ]) {
+    ];
+    for (const headers of refused) {
       expect(storeVerdict(200, new Headers(headers), overriding(600)).store, JSON.stringify(headers)).toBe(false);
     }
   });
