@@ -8,6 +8,7 @@ import { createInterface } from 'node:readline';
 import type { RawConfig } from '../shared/config/config.ts';
 import { HEALTH_PATH } from '../shared/request/reserved-paths.ts';
 import { type CliContext, CliFailure } from './command.ts';
+import { configProblems } from './config-check.ts';
 
 /** Settings that are secrets are put with `wrangler secret`, never written here (SECRETS). */
 type SecretName = 'S3_ACCESS_KEY_ID' | 'S3_SECRET_ACCESS_KEY' | 'SHIELD_TOKEN' | 'PURGE_TOKEN' | 'STATS_TOKEN';
@@ -74,7 +75,7 @@ export function settingsProblems(settings: DeploySettings): string[] {
     problems.push(`edge.name and shield.name are both ${JSON.stringify(edge.name)}: the two workers need two names`);
   if (settings.vars.ORIGIN_URL === undefined && settings.vars.ORIGIN_KIND === 'http')
     problems.push('vars.ORIGIN_URL is not set: an http origin needs its URL');
-  return problems;
+  return [...problems, ...configProblems(settings.vars)];
 }
 
 /** Where the deployment is checked: --health-url, the settings' healthUrl, or the first route's host. */

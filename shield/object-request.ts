@@ -11,11 +11,16 @@ import { purgedBy } from '../shared/purge/purge-rules.ts';
 import { purgeList } from '../shared/purge/purge-store.ts';
 import { bucketFor, misdirected } from '../shared/request/host-buckets.ts';
 import type { RequestFacts } from '../shared/request/request-facts.ts';
-import { requestTarget } from '../shared/request/request-target.ts';
+import { type RequestTarget, requestTarget } from '../shared/request/request-target.ts';
+import { ruleDecidedFreshness, ruleDetail } from '../shared/rules/rule-freshness.ts';
+import { type AppliedRules, NOTHING_APPLIED } from '../shared/rules/rules.ts';
+import { applyRules } from '../shared/rules/rules-match.ts';
 import { healingUpstream, originHealing } from '../shared/tier/healing-upstream.ts';
 import { HopLog, loggedUpstream } from '../shared/tier/hop-log.ts';
 import { headObject } from '../shared/tier/object-head.ts';
 import { type ObjectRead, readPolicy } from '../shared/tier/ports.ts';
+import { withRuleDetail } from '../shared/tier/tier-headers.ts';
+import { bypassed } from './bypass.ts';
 import type { ShieldRequest } from './env.ts';
 import { originUpstream } from './origin/origin-upstream.ts';
 import { shieldCache, shieldKey } from './shield-cache.ts';
@@ -27,7 +32,8 @@ const MAX_SLICE_INDEX = 999_999_999;
 
 export async function answerObject(request: Request, shield: ShieldRequest, facts: RequestFacts): Promise<Response> {
   const { meter } = shield;
-  const config = forHost(shield.config, request.headers.get(HOST_HEADER) ?? '');
+  const host = request.headers.get(HOST_HEADER) ?? '';
+  const config = forHost(shield.config, host);
   const { url } = facts;
   // On the clock the read path times by (read.now, readPolicy), so that its durations hold under the test clock too.
   const started = facts.started + facts.clockOffset;
@@ -35,12 +41,12 @@ export async function answerObject(request: Request, shield: ShieldRequest, fact
   // A slice the edge reads ahead: its warm, or the edge's copy of what the warm stored; one request, counted once.
   if (sliced?.request.warm === true) meter.readAhead = 'warm';
   else if (sliced !== undefined && request.headers.get(COPY_HEADER) === '1') meter.readAhead = 'copy';
-  // Joined to the shield's origin, not resolved against it: an object path `//host/x` stays a path.
-  const target = requestTarget(
-    sliced ? new URL(`${SHIELD_ORIGIN}${sliced.objectPath}${url.search}`) : url,
-    config.originKind,
-    { keyQuery: config.cacheKeyQuery },
-  );
+  const objectUrl = sliced ? new URL(`${SHIELD_ORIGIN}${sliced.objectPath}${url.search}`) : url;
+  const { target, rules } = ruledTarget(objectUrl, config, host, request.method);
+  if (rules.bypassRule !== undefined && sliced === undefined) {
+    const all = config.originKind === 'http' ? forwardedRequestHeaders(request.headers) : undefined;
+    return bypassed(request, shield, target, rules.bypassRule, all, facts.started);
+  }
   if (shield.slicesEntry !== undefined && keptByWorkersCache(request, sliced)) {
     return viaWorkersCache(
       request,
@@ -58,7 +64,7 @@ export async function answerObject(request: Request, shield: ShieldRequest, fact
     cache: await shieldCache(),
     key: shieldKey(config, target),
     selecting: client,
-    ...readPolicy(config, facts.clockOffset),
+    ...readPolicy(config, facts.clockOffset, rules),
     // Everything the read leaves running is kept alive, and the request's record waits for it.
     waitUntil: (promise) => meter.hold(promise),
     upstream: healingUpstream(
@@ -79,7 +85,7 @@ export async function answerObject(request: Request, shield: ShieldRequest, fact
       meter.bodyEnded = ended;
     },
   };
-  if (request.method === 'HEAD') return headObject(read, 'shield', started);
+  if (request.method === 'HEAD') return decided(await headObject(read, 'shield', started), rules);
   // A plain GET (not from the edge's slice protocol) asks for the whole object.
   const slices = sliced?.request ?? {
     span: { first: 0, last: MAX_SLICE_INDEX },
@@ -88,16 +94,46 @@ export async function answerObject(request: Request, shield: ShieldRequest, fact
   };
   // The slices entrypoint's answers are marked for the Workers Cache in front of it (workers-cache-answer.ts).
   const workersCache = shield.role === 'slices' ? { path: `${target.path}${target.query}` } : undefined;
-  return answerSlices(slices, {
-    config,
-    read,
-    budget: { remaining: config.slicing.subrequests },
-    started,
-    conditions: request.headers,
-    warmStored: (bytes) => (meter.bytesSent = bytes),
-    workersCache,
-    hops,
+  return decided(
+    await answerSlices(slices, {
+      config,
+      read,
+      budget: { remaining: config.slicing.subrequests },
+      started,
+      conditions: request.headers,
+      warmStored: (bytes) => (meter.bytesSent = bytes),
+      workersCache,
+      hops,
+    }),
+    rules,
+  );
+}
+
+/**
+ * The target (joined to the shield's origin, not resolved against it: an object path `//host/x` stays a path) and the
+ * rules matching the edge's client's request, as the edge matched them: the same RULES, host and canonical path.
+ */
+function ruledTarget(
+  url: URL,
+  config: Config,
+  host: string,
+  method: string,
+): { target: RequestTarget; rules: AppliedRules } {
+  let rules = NOTHING_APPLIED;
+  const target = requestTarget(url, config.originKind, {
+    keyQuery: config.cacheKeyQuery,
+    ruleQuery: (path) => {
+      rules = applyRules(config.rules, { host, path, method });
+      return rules.cacheKeyQuery;
+    },
   });
+  return { target, rules };
+}
+
+/** The answer with `detail=rule:<name>` where a rule decided its freshness, as the edge says it of the same one. */
+function decided(response: Response, rules: AppliedRules): Response {
+  const rule = ruleDecidedFreshness(rules, response.status, response.headers);
+  return withRuleDetail(response, 'shield', rule === undefined ? undefined : ruleDetail(rule));
 }
 
 /** The configuration with the bucket the edge's client host reads (HOST_BUCKETS), or 421. */

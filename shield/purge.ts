@@ -37,12 +37,15 @@ export async function acceptPurge(
   rememberPurges(records, Date.now() + clockOffset);
   const cache = await shieldCache();
   const urls = records.filter((record) => record.kind === 'url');
-  // The edge sent canonical paths; re-derived here exactly as a request for them would be.
+  // The edge sent canonical paths and kept queries; re-derived here exactly as a request for them would be (its
+  // query already what a key keeps: CACHE_KEY_QUERY's, or a rule's).
+  const keyed = { keyQuery: config.cacheKeyQuery, ruleQuery: () => 'all' as const };
   await Promise.all(
     urls.map((record) =>
-      remove(cache, shieldKey(config, requestTarget(new URL(record.value, SHIELD_ORIGIN), config.originKind))).catch(
-        () => false,
-      ),
+      remove(
+        cache,
+        shieldKey(config, requestTarget(new URL(record.value, SHIELD_ORIGIN), config.originKind, keyed)),
+      ).catch(() => false),
     ),
   );
   const options = purgeWorkersCache === undefined ? undefined : workersCachePurge(records);

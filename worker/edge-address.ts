@@ -4,6 +4,8 @@
 import type { Config } from '../shared/config/config.ts';
 import { bucketFor, misdirected } from '../shared/request/host-buckets.ts';
 import { type RequestTarget, requestTarget } from '../shared/request/request-target.ts';
+import { type AppliedRules, NOTHING_APPLIED } from '../shared/rules/rules.ts';
+import { applyRules } from '../shared/rules/rules-match.ts';
 
 export interface EdgeAddress {
   target: RequestTarget;
@@ -13,14 +15,25 @@ export interface EdgeAddress {
   purgePath: string;
   /** The client's host (and port), as the stats record it. */
   host: string;
+  /**
+   * What the rules matching a GET of it say (shared/rules/): what it is keyed by, and its freshness; a HEAD is
+   * matched again by its own method (only bypass, redirect and header edits may depend on it).
+   */
+  rules: AppliedRules;
 }
 
 /** The address of `url`; throws the HttpError a client gets for a URL that names no object here. */
 export function edgeAddress(url: URL, config: Config): EdgeAddress {
   if (config.s3 !== undefined && bucketFor(config.s3, url.hostname) === undefined) throw misdirected(url.hostname);
+  let rules = NOTHING_APPLIED;
   const target = requestTarget(url, config.originKind, {
     indexDocument: config.site.indexDocument,
     keyQuery: config.cacheKeyQuery,
+    // Matched on the canonical path, which the key's query may depend on (a rule's cacheKeyQuery).
+    ruleQuery: (path) => {
+      rules = applyRules(config.rules, { host: url.host, path, method: 'GET' });
+      return rules.cacheKeyQuery;
+    },
   });
   // Reparsed as the Request built for a lookup would reparse it: the memory layer keys by that.
   return {
@@ -28,6 +41,7 @@ export function edgeAddress(url: URL, config: Config): EdgeAddress {
     key: new URL(edgeKey(url, target)).href,
     purgePath: `${target.path}${target.query}`,
     host: url.host,
+    rules,
   };
 }
 
@@ -78,7 +92,14 @@ export function forwardedPath(url: URL, config: Config): string {
  * (it was never stored).
  */
 export function invalidatedKey(url: URL, config: Config): string | undefined {
-  return tryKey(() => edgeKey(url, requestTarget(url, config.originKind)));
+  return tryKey(() =>
+    edgeKey(
+      url,
+      requestTarget(url, config.originKind, {
+        ruleQuery: (path) => applyRules(config.rules, { host: url.host, path, method: 'GET' }).cacheKeyQuery,
+      }),
+    ),
+  );
 }
 
 function tryKey(key: () => string): string | undefined {

@@ -7,6 +7,8 @@ import { serverTimingMetric } from '../shared/http/server-timing.ts';
 import { targetedFieldsToStrip } from '../shared/http/targeted-cache-control.ts';
 import { purgedBy } from '../shared/purge/purge-rules.ts';
 import { knownPurgeList } from '../shared/purge/purge-store.ts';
+import { ruleDecidedFreshness, ruleDetail } from '../shared/rules/rule-freshness.ts';
+import type { AppliedRules } from '../shared/rules/rules.ts';
 import { currentAge, remainingFreshness } from '../shared/store/stored-entry.ts';
 import { responseAsIs } from '../shared/streams/response-as-is.ts';
 import { tier } from '../shared/tiers/tiers.ts';
@@ -34,7 +36,8 @@ export function answerFromMemory(
   const memory = edgeMemory(config);
   if (memory === undefined) return undefined;
   const address = knownAddress(request.url, config);
-  if (address === undefined) return undefined;
+  // A bypassed path is never answered from a cache: the full path sends it on (worker/bypass.ts).
+  if (address === undefined || address.rules.bypass) return undefined;
   const entry = memory.get(address.key);
   if (entry === undefined || !entry.whole) return undefined;
   for (const name of CONDITIONS) if (request.headers.has(name)) return undefined;
@@ -47,7 +50,7 @@ export function answerFromMemory(
       if (purgedBy(list, address.purgePath)(entry)) return undefined;
       entry.purgeChecked = list;
     }
-    const hit = freshHit(entry, now, started);
+    const hit = freshHit(entry, now, started, address.rules);
     // What the stats record needs, known here already (shared/observe/observed.ts).
     if (hit !== undefined) edge.meter.hit = { host: address.host, path: address.purgePath, bytes: entry.body.size };
     return hit;
@@ -65,6 +68,8 @@ interface HitTemplate {
   fixed: Headers;
   /** Cache-Status members of the tiers behind (recorded when this tier stored the entry). */
   behind: string | null;
+  /** `rule:<name>` when a rule decided the entry's freshness (rule-freshness.ts), as the full path says it. */
+  detail: string | undefined;
   /** The headers last answered, for the whole seconds of ttl, Age and edge time they carry. */
   last?: { ttl: number; age: number; durationMs: number; headers: Headers };
 }
@@ -77,12 +82,12 @@ const templates = new WeakMap<MemoryEntry, HitTemplate>();
  * Hits within the same second answer copies of one Headers: the response copies it anyway, and
  * setting three fields on each hit cost more than the rest of this function.
  */
-function freshHit(entry: MemoryEntry, now: number, started: number): Response | undefined {
+function freshHit(entry: MemoryEntry, now: number, started: number, rules: AppliedRules): Response | undefined {
   const remaining = remainingFreshness(entry.meta, now);
   if (remaining <= 0) return undefined;
   let template = templates.get(entry);
   if (template === undefined) {
-    template = hitTemplate(entry);
+    template = hitTemplate(entry, rules);
     templates.set(entry, template);
   }
   // Cache-Status says whole seconds (RFC 9211 ttl, truncated), Age whole seconds down (RFC 9111 §5.1).
@@ -97,7 +102,14 @@ function freshHit(entry: MemoryEntry, now: number, started: number): Response | 
   const headers = new Headers(template.fixed);
   headers.set(
     'cache-status',
-    appendCacheStatus(template.behind, cacheStatusMember(tier('edge').statusMember, { hit: true, ttl })),
+    appendCacheStatus(
+      template.behind,
+      cacheStatusMember(tier('edge').statusMember, {
+        hit: true,
+        ttl,
+        ...(template.detail === undefined ? {} : { detail: template.detail }),
+      }),
+    ),
   );
   headers.set('server-timing', serverTimingMetric('edge', durationMs));
   headers.set('age', String(age));
@@ -106,9 +118,14 @@ function freshHit(entry: MemoryEntry, now: number, started: number): Response | 
   return responseAsIs(entry.body, { status: 200, headers });
 }
 
-function hitTemplate(entry: MemoryEntry): HitTemplate {
+function hitTemplate(entry: MemoryEntry, rules: AppliedRules): HitTemplate {
   const fixed = new Headers(entry.headers);
   for (const name of ['cache-status', 'server-timing', 'age', ...targetedFieldsToStrip('client')]) fixed.delete(name);
   fixed.set('accept-ranges', 'bytes');
-  return { fixed, behind: withoutMember(entry.headers.get('cache-status'), tier('edge').statusMember) };
+  const decided = ruleDecidedFreshness(rules, 200, entry.headers);
+  return {
+    fixed,
+    behind: withoutMember(entry.headers.get('cache-status'), tier('edge').statusMember),
+    detail: decided === undefined ? undefined : ruleDetail(decided),
+  };
 }

@@ -7,11 +7,14 @@ import { meteredUpstream, shieldFetchedFromOrigin } from '../shared/observe/requ
 import { purgeWatch } from '../shared/purge/purge-rules.ts';
 import { purgeList } from '../shared/purge/purge-store.ts';
 import type { RequestFacts } from '../shared/request/request-facts.ts';
+import { ruleDecidedFreshness, ruleDetail } from '../shared/rules/rule-freshness.ts';
+import { applyRules } from '../shared/rules/rules-match.ts';
 import { healingUpstream, shieldHealing } from '../shared/tier/healing-upstream.ts';
 import { HopLog, loggedUpstream } from '../shared/tier/hop-log.ts';
 import { headObject } from '../shared/tier/object-head.ts';
 import { type ObjectRead, readPolicy } from '../shared/tier/ports.ts';
-import { cacheName } from '../shared/tier/tier-headers.ts';
+import { cacheName, withRuleDetail } from '../shared/tier/tier-headers.ts';
+import { bypassed } from './bypass.ts';
 import { edgeAddress } from './edge-address.ts';
 import { edgeCache } from './edge-cache.ts';
 import type { EdgeRequest } from './env.ts';
@@ -24,7 +27,14 @@ export async function answerObject(request: Request, edge: EdgeRequest, facts: R
   const { url } = facts;
   // On the clock the read path times by (read.now, readPolicy), so that its durations hold under the test clock too.
   const started = facts.started + facts.clockOffset;
-  const { target, key, purgePath } = edgeAddress(url, config);
+  const address = edgeAddress(url, config);
+  const { target, key, purgePath } = address;
+  // The rules matching this request (a HEAD again by its own method: a rule may bypass or redirect it alone).
+  const rules =
+    request.method === 'GET'
+      ? address.rules
+      : applyRules(config.rules, { host: url.host, path: target.path, method: request.method });
+  if (rules.bypassRule !== undefined) return bypassed(request, edge, url, target, rules.bypassRule, facts.started);
   // On the clock entries are timed by (readPolicy): records are compared with their origin times.
   const purges = purgeWatch(await purgeList(edge.purges, Date.now() + facts.clockOffset), purgePath);
   // What a site receives of the client's request (and what its Vary selects by); S3 gets none of it.
@@ -35,7 +45,7 @@ export async function answerObject(request: Request, edge: EdgeRequest, facts: R
     cache: await edgeCache(config),
     key,
     selecting: client,
-    ...readPolicy(config, facts.clockOffset),
+    ...readPolicy(config, facts.clockOffset, rules),
     // Everything the read leaves running is kept alive, and the request's record waits for it.
     waitUntil: (promise) => meter.hold(promise),
     upstream: healingUpstream(
@@ -54,8 +64,13 @@ export async function answerObject(request: Request, edge: EdgeRequest, facts: R
     },
     onlyIfCached: hasDirective(parseCacheControl(request.headers.get('cache-control')), 'only-if-cached'),
   };
-  if (request.method === 'HEAD') return conditionalHead(request.headers, await headObject(read, 'edge', started));
-  return serveObject(request, read, config, started, hops);
+  const response =
+    request.method === 'HEAD'
+      ? conditionalHead(request.headers, await headObject(read, 'edge', started))
+      : await serveObject(request, read, config, started, hops);
+  // Said of the answer's headers, as the shield says it of the same ones (the same RULES at both tiers).
+  const decided = ruleDecidedFreshness(rules, response.status, response.headers);
+  return withRuleDetail(response, 'edge', decided === undefined ? undefined : ruleDetail(decided));
 }
 
 /** HEAD with If-None-Match and friends: the same 304 or 412 a GET would get (RFC 9110 §13.2.2). */

@@ -18,6 +18,8 @@ import { PURGE_BODY_LIMIT, type PurgeRecord, type PurgeRequest, parsePurgeBody }
 import { REACHES_EVERY_LOCATION_WITHIN, recordPurges } from '../shared/purge/purge-store.ts';
 import { type RequestTarget, requestTarget } from '../shared/request/request-target.ts';
 import { PURGE_PATH } from '../shared/request/reserved-paths.ts';
+import type { KeyQuery } from '../shared/rules/rules.ts';
+import { applyRules } from '../shared/rules/rules-match.ts';
 import { concatBytes } from '../shared/streams/bytes.ts';
 import { remove } from '../shared/tier/tier-cache.ts';
 import { edgeKey } from './edge-address.ts';
@@ -99,6 +101,7 @@ function resolve(value: string, base: URL, config: Config): PurgedUrl {
       target: requestTarget(url, config.originKind, {
         indexDocument: config.site.indexDocument,
         keyQuery: config.cacheKeyQuery,
+        ruleQuery: ruleQueryFor(config, url.host),
       }),
     };
   } catch (error) {
@@ -110,9 +113,15 @@ function resolve(value: string, base: URL, config: Config): PurgedUrl {
 
 /** A prefix in the canonical form entries are matched by, or the 400 saying why there is none. */
 function resolvePrefix(value: string, config: Config): string {
-  const canonical = canonicalPrefix(value, config.originKind, config.cacheKeyQuery);
+  // Matched on the edge's own host: a prefix names no host (one with a query names a path a rule may key).
+  const canonical = canonicalPrefix(value, config.originKind, config.cacheKeyQuery, ruleQueryFor(config, ''));
   if (!canonical.ok) throw new BadRequest(canonical.reason);
   return canonical.prefix;
+}
+
+/** A rule's cacheKeyQuery for a path on `host`, as the edge keys a GET of it (edge-address.ts). */
+function ruleQueryFor(config: Config, host: string): (path: string) => KeyQuery | undefined {
+  return (path) => applyRules(config.rules, { host, path, method: 'GET' }).cacheKeyQuery;
 }
 
 /** The body as text: JSON, at most PURGE_BODY_LIMIT bytes. */

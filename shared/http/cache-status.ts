@@ -80,6 +80,19 @@ export function memberParams(existing: string | null, cache: string): CacheStatu
   return params;
 }
 
+/**
+ * `existing` with `words` put first in `cache`'s member's detail (§2.8: one detail per member, free-form), the
+ * rest of the list as it was; unchanged when no member is `cache`'s.
+ */
+export function withMemberDetail(existing: string | null, cache: string, words: string): string | null {
+  const params = memberParams(existing, cache);
+  if (existing === null || params === undefined) return existing;
+  params.detail = params.detail === undefined ? words : `${words} ${params.detail}`;
+  return splitList(existing)
+    .map((member) => (memberName(member) === cache ? cacheStatusMember(cache, params) : member))
+    .join(', ');
+}
+
 const FORWARD_REASONS: ReadonlySet<string> = new Set<ForwardReason>([
   'bypass',
   'method',

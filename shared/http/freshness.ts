@@ -33,6 +33,21 @@ export interface FreshnessOptions {
   targeted?: readonly string[];
   /** The request's headers, for the Authorization rule (RFC 9111 §3.5). Absent = no Authorization. */
   request?: Headers;
+  /** The operator's freshness in place of the answer's own (a rule's `override`, docs/rules.md); absent = none. */
+  override?: FreshnessOverride;
+}
+
+/**
+ * Freshness the operator sets over the origin's, for 2xx/3xx answers a shared cache may store: the lifetime in place
+ * of the explicit one (RFC 9111 §4.2.1: s-maxage, max-age, Expires, targeted fields), and the stale windows given in
+ * place of the answer's own (RFC 5861). It decides how long, never whether: no-store, private, Authorization,
+ * Set-Cookie and Vary: * still keep an answer out (§3), no-cache still revalidates each use (§5.2.2.4), and
+ * must-revalidate, proxy-revalidate and s-maxage still forbid serving it stale (§4.2.4).
+ */
+export interface FreshnessOverride {
+  lifetime: number;
+  staleWhileRevalidate?: number | undefined;
+  staleIfError?: number | undefined;
 }
 
 /**
@@ -100,7 +115,11 @@ export function storeVerdict(status: number, headers: Headers, options: Freshnes
 
   // Our default stale windows are for objects: a remembered 4xx/5xx should end when it says it does.
   const negative = status >= 400;
-  const stale = stalePolicy(cc, negative ? NO_STALE_DEFAULTS : (options.staleDefaults ?? NO_STALE_DEFAULTS));
+  const override = negative ? undefined : options.override;
+  const stale = overriddenStale(
+    stalePolicy(cc, negative ? NO_STALE_DEFAULTS : (options.staleDefaults ?? NO_STALE_DEFAULTS)),
+    override,
+  );
   // §5.2.2.7: a shared cache "MUST NOT store" the fields a qualified private names; the stored
   // bytes cannot be served without the fields they depend on, so naming one is private whole.
   const needed = privateFields?.find((field) => BYTES_NEED.includes(field));
@@ -125,9 +144,30 @@ export function storeVerdict(status: number, headers: Headers, options: Freshnes
       : { store: false, reason: 'no-cache without validator' };
   }
 
-  const lifetime = storedLifetime(status, headers, cc, ignoreExpires, options);
+  const own = storedLifetime(status, headers, cc, ignoreExpires, options);
+  // The operator's lifetime over the origin's (docs/rules.md: overriding §4.2.1), for what §3 lets us store at all.
+  const lifetime = own !== undefined && override !== undefined ? override.lifetime : own;
   if (lifetime === undefined || !(lifetime > 0)) return { store: false, reason: 'no-freshness' };
   return { store: true, lifetime, stale, strip };
+}
+
+/** The stale windows an override gives, in place of the answer's own, where serving stale is allowed at all. */
+function overriddenStale(stale: StalePolicy, override: FreshnessOverride | undefined): StalePolicy {
+  if (override === undefined || stale.mustRevalidate) return stale;
+  return {
+    whileRevalidate: override.staleWhileRevalidate ?? stale.whileRevalidate,
+    ifError: override.staleIfError ?? stale.ifError,
+    mustRevalidate: false,
+  };
+}
+
+/**
+ * Whether the response gives explicit freshness (RFC 9111 §4.2.1: s-maxage, max-age or Expires, from the effective
+ * cache control, RFC 9213): where it does not, a configured default (or a rule's edgeTtl) decides.
+ */
+export function hasExplicitFreshness(headers: Headers, targeted?: readonly string[]): boolean {
+  const { cc, ignoreExpires } = effectiveCacheControl(headers, targeted);
+  return explicitLifetime(headers, cc, ignoreExpires, 0) !== undefined;
 }
 
 /**

@@ -4,6 +4,7 @@
 import type { OriginKind } from '../config/config.ts';
 import { HttpError } from '../http/errors.ts';
 import { requestTarget } from '../request/request-target.ts';
+import type { KeyQuery } from '../rules/rules.ts';
 
 export type PrefixResult = { ok: true; prefix: string } | { ok: false; reason: string };
 
@@ -22,9 +23,15 @@ const CONTROL_CHARACTER = /[\u0000-\u001F\u007F]/;
  * for `s3` the key's SigV4 encoding (`+` is `%2B`, a space `%20`, `é` `%C3%A9`) and only the
  * CACHE_KEY_QUERY parameters, sorted; for `http` the URL parser's encoding, RFC 3986 §6.2.2
  * normalised, and the query as written. INDEX_DOCUMENT never applies: `/docs/` is everything
- * under docs/.
+ * under docs/. `ruleQuery`: a rule's cacheKeyQuery for the canonical path (shared/rules/), which keys in place of
+ * CACHE_KEY_QUERY (and, for `http`, of the query as written) where a rule says.
  */
-export function canonicalPrefix(prefix: string, kind: OriginKind, keyQuery: readonly string[] = []): PrefixResult {
+export function canonicalPrefix(
+  prefix: string,
+  kind: OriginKind,
+  keyQuery: readonly string[] = [],
+  ruleQuery?: (path: string) => KeyQuery | undefined,
+): PrefixResult {
   const refuse = (why: string): PrefixResult => ({
     ok: false,
     reason: `expected a prefix a path can start with, got ${JSON.stringify(prefix)}: ${why}`,
@@ -40,12 +47,6 @@ export function canonicalPrefix(prefix: string, kind: OriginKind, keyQuery: read
     return refuse('it is not the path of a URL');
   }
   if (kind === 's3') {
-    const dropped = [...url.searchParams.keys()].find((name) => !keyQuery.includes(name));
-    // Such a parameter is no part of any cache key: the prefix would purge more than it says.
-    if (dropped !== undefined)
-      return refuse(
-        `the query parameter ${JSON.stringify(dropped)} is not in CACHE_KEY_QUERY, so no cache key holds it`,
-      );
     // The bucket root (or a path of slashes alone) names no object, but as a prefix it is every
     // key under it: `/` every key, `//` every key that starts with a slash.
     if (/^\/+$/.test(url.pathname))
@@ -54,7 +55,21 @@ export function canonicalPrefix(prefix: string, kind: OriginKind, keyQuery: read
         : refuse(`no key is only slashes, so no path is "${url.pathname}" with a query`);
   }
   try {
-    const target = requestTarget(url, kind, { keyQuery });
+    let ruled: KeyQuery | undefined;
+    const target = requestTarget(url, kind, {
+      keyQuery,
+      ruleQuery: (path) => {
+        ruled = ruleQuery?.(path);
+        return ruled;
+      },
+    });
+    const kept = ruled ?? (kind === 's3' ? keyQuery : 'all');
+    const dropped = kept === 'all' ? undefined : [...url.searchParams.keys()].find((name) => !kept.includes(name));
+    // Such a parameter is no part of any cache key: the prefix would purge more than it says.
+    if (dropped !== undefined) {
+      const list = ruled === undefined ? 'CACHE_KEY_QUERY' : 'the cacheKeyQuery of the rule for this path';
+      return refuse(`the query parameter ${JSON.stringify(dropped)} is not in ${list}, so no cache key holds it`);
+    }
     return { ok: true, prefix: `${target.path}${target.query}` };
   } catch (error) {
     if (error instanceof HttpError) return refuse(error.message);

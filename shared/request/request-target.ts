@@ -3,14 +3,17 @@
 
 import type { OriginKind } from '../config/config.ts';
 import { BadRequest, NotFound } from '../http/errors.ts';
+import type { KeyQuery } from '../rules/rules.ts';
+import { normalizePath } from './canonical-path.ts';
 import { encodeKeyForPath, objectKeyFromPath } from './object-key.ts';
 
 export interface RequestTarget {
   /** Canonical percent-encoded path, starting with `/`. */
   path: string;
   /**
-   * `''` or `?…`. For S3 origins only the parameters CACHE_KEY_QUERY lists, sorted: they tell
-   * cache entries apart but never reach the origin, whose query parameters select sub-resources.
+   * `''` or `?…`. For S3 origins only the parameters CACHE_KEY_QUERY (or a rule's cacheKeyQuery) lists, sorted:
+   * they tell cache entries apart but never reach the origin, whose query parameters select sub-resources. For a
+   * site the query as given, or a rule's parameters alone, sorted: what the site gets is what is keyed.
    */
   query: string;
   /** The S3 object key, for S3 origins. */
@@ -26,6 +29,11 @@ export interface TargetOptions {
   indexDocument?: string | undefined;
   /** CACHE_KEY_QUERY (S3 only): the query parameters kept in the cache key. */
   keyQuery?: readonly string[];
+  /**
+   * A rule's cacheKeyQuery for the canonical path (shared/rules/), either origin kind: listed names, or every
+   * parameter; undefined = no rule says, and CACHE_KEY_QUERY (S3) or the whole query as given (a site) applies.
+   */
+  ruleQuery?: ((path: string) => KeyQuery | undefined) | undefined;
 }
 
 /**
@@ -41,7 +49,13 @@ export function requestUrl(raw: string): URL {
 }
 
 export function requestTarget(url: URL, kind: OriginKind, options: TargetOptions = {}): RequestTarget {
-  if (kind === 'http') return { path: normalizePath(url.pathname), query: url.search, key: undefined };
+  if (kind === 'http') {
+    const path = normalizePath(url.pathname);
+    // A site's query reaches the origin as it is keyed: a rule that keeps fewer parameters sends fewer, so an
+    // answer never depends on a parameter outside its key.
+    const chosen = options.ruleQuery?.(path) ?? 'all';
+    return { path, query: chosen === 'all' ? url.search : keptQuery(url.searchParams, chosen), key: undefined };
+  }
   const { indexDocument } = options;
   const folder = indexDocument !== undefined && /(\/|%2F)$/i.test(url.pathname);
   // Appended before parsing, so the whole key is checked (length, segments) as any other.
@@ -52,32 +66,19 @@ export function requestTarget(url: URL, kind: OriginKind, options: TargetOptions
     if (parsed.bucket === true) throw new NotFound('no object at the bucket root');
     throw new BadRequest(parsed.reason);
   }
+  const path = `/${encodeKeyForPath(parsed.key)}`;
   return {
-    path: `/${encodeKeyForPath(parsed.key)}`,
-    query: keptQuery(url.searchParams, options.keyQuery ?? []),
+    path,
+    query: keptQuery(url.searchParams, options.ruleQuery?.(path) ?? options.keyQuery ?? []),
     key: parsed.key,
   };
 }
 
-/** The listed parameters only, sorted by name, in one canonical encoding; `''` when none is there. */
-function keptQuery(params: URLSearchParams, names: readonly string[]): string {
+/** The listed parameters only (or all), sorted by name, in one canonical encoding; `''` when none is there. */
+function keptQuery(params: URLSearchParams, names: KeyQuery): string {
   if (names.length === 0) return '';
-  const kept = new URLSearchParams([...params].filter(([name]) => names.includes(name)));
+  const kept = new URLSearchParams(names === 'all' ? params : [...params].filter(([name]) => names.includes(name)));
   kept.sort();
   const query = kept.toString();
   return query ? `?${query}` : '';
-}
-
-/**
- * RFC 3986 §6.2.2 syntax-based normalisation of an already parsed path: percent-encodings of
- * unreserved characters decoded, the remaining ones upper-cased, and a stray `%` encoded as
- * `%25` (else `%4%41` would become `%4A` here and `J` at the next tier: normalising must be
- * idempotent). Dot segments were removed by the URL parser.
- */
-export function normalizePath(pathname: string): string {
-  return pathname.replace(/%([0-9A-Fa-f]{2})?/g, (_, hex: string | undefined) => {
-    if (hex === undefined) return '%25';
-    const char = String.fromCharCode(parseInt(hex, 16));
-    return /[A-Za-z0-9\-._~]/.test(char) ? char : `%${hex.toUpperCase()}`;
-  });
 }

@@ -2,7 +2,7 @@
 // cannot work is refused with a ConfigError naming RULES, the rule and the field, all of them at once.
 
 import { ConfigError } from '../http/errors.ts';
-import { normalizePath } from '../request/request-target.ts';
+import { normalizePath } from '../request/canonical-path.ts';
 import {
   type HeaderEdits,
   type KeyQuery,
@@ -88,7 +88,8 @@ class RuleReader {
 
   problem(field: string, what: string): void {
     const which = this.#name === undefined ? `rule ${this.#index + 1}` : `rule ${this.#index + 1} (${this.#name})`;
-    this.#problems.push(`RULES ${which}: field "${field}" ${what}`);
+    // Quoted as JSON: a field the document made up may hold a quote or a line break.
+    this.#problems.push(`RULES ${which}: field ${JSON.stringify(field)} ${what}`);
   }
 
   rule(): Rule | undefined {
@@ -237,12 +238,16 @@ class RuleReader {
 
   private keyQuery(value: Json): KeyQuery | undefined {
     if (value === 'all') return 'all';
-    const names = this.strings(value, 'cacheKeyQuery');
-    if (names === undefined || names.some((name) => name === '')) {
-      this.problem('cacheKeyQuery', 'must be "all" or a list of query parameter names');
+    const names = typeof value === 'string' ? [value] : value;
+    if (
+      !Array.isArray(names) ||
+      names.length === 0 ||
+      !names.every((name) => typeof name === 'string' && name !== '')
+    ) {
+      this.problem('cacheKeyQuery', 'must be "all" or a non-empty list of query parameter names');
       return undefined;
     }
-    return names;
+    return names as string[];
   }
 
   private pattern(value: string): string {

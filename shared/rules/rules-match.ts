@@ -67,7 +67,11 @@ function combined(before: AppliedRules, rule: Rule, suffix: string): AppliedRule
   if (rule.freshness !== undefined) applied.freshness = freshnessOf(before.freshness, rule.freshness, rule.name);
   if (rule.browserCacheControl !== undefined) applied.browserCacheControl = rule.browserCacheControl;
   if (rule.headers !== undefined) applied.headers = editsOf(before.headers, rule.headers);
-  if (rule.bypass !== undefined) applied.bypass = rule.bypass;
+  if (rule.bypass !== undefined) {
+    applied.bypass = rule.bypass;
+    if (rule.bypass) applied.bypassRule = rule.name;
+    else delete applied.bypassRule;
+  }
   if (rule.redirect !== undefined) applied.redirect = { ...rule.redirect, rule: rule.name, suffix };
   if (rule.spaFallback !== undefined) applied.spaFallback = { rule: rule.name, path: rule.spaFallback };
   if (rule.cacheKeyQuery !== undefined) applied.cacheKeyQuery = rule.cacheKeyQuery;

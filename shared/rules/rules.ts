@@ -96,6 +96,8 @@ export interface AppliedRules {
   /** Edits of every matching rule, in order. */
   headers: HeaderEdits;
   bypass: boolean;
+  /** The rule that said `bypass: true`, when the last to say one way or the other did. */
+  bypassRule?: string;
   redirect?: RuleRedirect & { rule: string; suffix: string };
   spaFallback?: { rule: string; path: string };
   cacheKeyQuery?: KeyQuery;

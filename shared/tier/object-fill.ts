@@ -254,6 +254,7 @@ function verdictOptions(read: ObjectRead, now: number) {
     defaultTtl: read.defaultTtl,
     negativeTtl: read.negativeTtl,
     staleDefaults: read.staleDefaults,
+    ...(read.override === undefined ? {} : { override: read.override }),
     now,
     targeted: TIERCACHE_TARGETS,
     ...(read.selecting === undefined ? {} : { request: read.selecting }),

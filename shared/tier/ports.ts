@@ -2,8 +2,10 @@
 // answers in the same terms whatever it is (UpstreamAnswer): the edge's is the shield, the shield's the origin.
 
 import type { Config } from '../config/config.ts';
+import type { FreshnessOverride } from '../http/freshness.ts';
 import type { StaleDefaults } from '../http/stale.ts';
 import type { PurgeCandidate } from '../purge/purge-rules.ts';
+import { type AppliedRules, NOTHING_APPLIED } from '../rules/rules.ts';
 import type { ObjectMeta } from '../slices/object-meta.ts';
 import type { SliceSpan } from '../slices/slice-plan.ts';
 import type { TierCache } from './tier-cache.ts';
@@ -82,6 +84,8 @@ export interface ObjectRead {
   negativeTtl: number;
   /** Stale windows for responses that give none (RFC 5861). */
   staleDefaults: StaleDefaults;
+  /** A rule's freshness over the answer's own (docs/rules.md, `override`); absent = the answer's word. */
+  override?: FreshnessOverride | undefined;
   /** Never answer from a stale entry (the edge's revalidation of its own, at the shield). */
   noStale?: boolean;
   /** The client asked `only-if-cached` (RFC 9111 §5.2.1.7): a stored response, or 504; never upstream. */
@@ -108,17 +112,37 @@ export interface ObjectRead {
 }
 
 /** The parts of an ObjectRead that come from the configuration, the same at both tiers. */
-export type ReadPolicy = Pick<ObjectRead, 'defaultTtl' | 'negativeTtl' | 'staleDefaults' | 'collapseWait' | 'now'>;
+export type ReadPolicy = Pick<
+  ObjectRead,
+  'defaultTtl' | 'negativeTtl' | 'staleDefaults' | 'override' | 'collapseWait' | 'now'
+>;
 
-/** `clockOffset` (ms) moves the clock freshness is judged by; only the local test stack sets it. */
-export function readPolicy(config: Config, clockOffset = 0): ReadPolicy {
-  return {
-    defaultTtl: config.defaultTtl,
+/**
+ * `clockOffset` (ms) moves the clock freshness is judged by; only the local test stack sets it. `rules`: what the
+ * rules matching this request say (shared/rules/): a rule's edgeTtl and stale windows in place of DEFAULT_TTL and the
+ * configured ones, and with `override` over the answer's own. Both tiers read the same RULES, so they agree.
+ */
+export function readPolicy(config: Config, clockOffset = 0, rules: AppliedRules = NOTHING_APPLIED): ReadPolicy {
+  const ruled = rules.freshness;
+  const policy: ReadPolicy = {
+    defaultTtl: ruled?.ttl ?? config.defaultTtl,
     negativeTtl: config.negativeTtl,
-    staleDefaults: { whileRevalidate: config.staleWhileRevalidate, ifError: config.staleIfError },
+    staleDefaults: {
+      whileRevalidate: ruled?.staleWhileRevalidate ?? config.staleWhileRevalidate,
+      ifError: ruled?.staleIfError ?? config.staleIfError,
+    },
     collapseWait: config.originTimeoutMs,
     now: clockOffset === 0 ? Date.now : () => Date.now() + clockOffset,
   };
+  // rules-document.ts refuses an override without edgeTtl.
+  if (ruled?.override === true && ruled.ttl !== undefined) {
+    policy.override = {
+      lifetime: ruled.ttl,
+      staleWhileRevalidate: ruled.staleWhileRevalidate,
+      staleIfError: ruled.staleIfError,
+    };
+  }
+  return policy;
 }
 
 /** Subrequests this request may still make (Workers cap them per request). */

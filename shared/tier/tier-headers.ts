@@ -1,7 +1,13 @@
 // The headers by which a tier reports itself on every response it sends, hit, miss or error:
 // its RFC 9211 Cache-Status member after those of the tiers behind it, and its Server-Timing.
 
-import { appendCacheStatus, type CacheStatusParams, cacheStatusMember, withoutMember } from '../http/cache-status.ts';
+import {
+  appendCacheStatus,
+  type CacheStatusParams,
+  cacheStatusMember,
+  withMemberDetail,
+  withoutMember,
+} from '../http/cache-status.ts';
 import { appendServerTiming, serverTimingMetric } from '../http/server-timing.ts';
 import { targetedFieldsToStrip } from '../http/targeted-cache-control.ts';
 import { responseAsIs } from '../streams/response-as-is.ts';
@@ -54,6 +60,25 @@ export function withTierReport(
   const headers = reportTier(new Headers(response.headers), tier, params, durationMs);
   // Bodies pass as they came: one with a Content-Encoding is already encoded.
   return responseAsIs(response.body, { status: response.status, statusText: response.statusText, headers });
+}
+
+/**
+ * `response` with `detail=rule:<name>` first in this tier's Cache-Status member (docs/rules.md), when a rule decided
+ * the freshness of what it answers (shared/rules/rule-freshness.ts); as it was otherwise.
+ */
+export function withRuleDetail(response: Response, tier: Tier, words: string | undefined): Response {
+  if (words === undefined) return response;
+  const field = withMemberDetail(response.headers.get('cache-status'), cacheName(tier), words);
+  if (field === null) return response;
+  try {
+    response.headers.set('cache-status', field);
+    return response;
+  } catch {
+    // An upstream response's headers are immutable: copied, the body passing as it came.
+    const headers = new Headers(response.headers);
+    headers.set('cache-status', field);
+    return responseAsIs(response.body, { status: response.status, statusText: response.statusText, headers });
+  }
 }
 
 /**

@@ -207,6 +207,25 @@ describe('npm run deploy', () => {
     expect(await fake.calls()).toEqual([]);
   });
 
+  it('refuses a RULES the workers would refuse before asking Cloudflare anything, naming RULES, the rule and the field', async () => {
+    fake = await fakeWrangler();
+    const rules = JSON.stringify([{ name: 'assets', match: { path: '/assets/*' }, edgeTtl: -1 }]);
+    const routes = [{ pattern: 'cdn.test.example', custom_domain: true }];
+    await writeFile(
+      join(root, 'settings.mjs'),
+      `export default ${JSON.stringify({ ...settings, edge: { ...settings.edge, routes }, vars: { ...settings.vars, RULES: rules } })};`,
+    );
+    const run = await deploy([]);
+    expect(run.code).toBe(2);
+    expect(run.printed).toContain('RULES rule 1 (assets): field "edgeTtl" must be whole seconds');
+    expect(await fake.calls()).toEqual([]);
+    // The dry run builds, and names it among what a real deploy refuses.
+    const dry = await deploy(['--dry-run']);
+    expect(dry.printed).toMatch(
+      /Before a real deploy, in the settings:\n {2}- RULES rule 1 \(assets\): field "edgeTtl"/,
+    );
+  });
+
   it('dry run: builds the shield then the edge with wrangler deploy --dry-run and asks Cloudflare nothing', async () => {
     fake = await fakeWrangler();
     const run = await deploy(['--dry-run']);

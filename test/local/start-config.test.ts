@@ -72,4 +72,12 @@ describe('npm start with settings that cannot work', () => {
       'tiercache: cannot start: MEMORY_CACHE_SIZE must be at most 64MiB (an isolate has 128 MB in all), got 1073741824 bytes\n',
     );
   });
+
+  it('names a RULES that cannot work: the rule and the field, before serving anything', async () => {
+    const rules = JSON.stringify([{ name: 'html', match: { extension: 'html' }, edgeTtl: 60, override: 'yes' }]);
+    const run = await start({ ORIGIN_KIND: 'http', ORIGIN_URL: 'http://127.0.0.1:9', RULES: rules });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe('tiercache: cannot start: RULES rule 1 (html): field "override" must be true or false\n');
+    expect(run.stdout).not.toContain('ready');
+  });
 });

@@ -118,6 +118,7 @@ describe('parseConfig with every setting given', () => {
       STATS_FLUSH_MS: '0',
       LOG_SAMPLE: ' 0.25 ',
       EGRESS_PRICE_PER_TB: '4.5',
+      RULES: ' [{"name": "assets", "match": {"path": "/assets/*"}, "edgeTtl": 31536000}] ',
     });
     expect(config).toEqual({
       originKind: 's3',
@@ -155,6 +156,7 @@ describe('parseConfig with every setting given', () => {
         corsAllowOrigins: ['https://app.example'],
       },
       observability: { statsToken: 'stats-secret', flushMs: 0, logSample: 0.25, egressPricePerTB: 4.5 },
+      rules: { list: [{ name: 'assets', match: { paths: ['/assets/*'] }, freshness: { ttl: 31_536_000 } }] },
     });
   });
 });

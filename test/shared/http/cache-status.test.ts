@@ -1,6 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { appendCacheStatus, cacheStatusMember, withoutMember } from '../../../shared/http/cache-status.ts';
+import {
+  appendCacheStatus,
+  cacheStatusMember,
+  withMemberDetail,
+  withoutMember,
+} from '../../../shared/http/cache-status.ts';
 import { tier } from '../../../shared/tiers/tiers.ts';
 
 const EDGE_MEMBER = tier('edge').statusMember;
@@ -204,5 +209,22 @@ describe('Cache-Status properties', () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('withMemberDetail', () => {
+  it('puts the words first in the named member’s detail, the other members as they were', () => {
+    const field = 'tiercache-shield; hit; detail=workers-cache, tiercache-edge; fwd=uri-miss; stored';
+    expect(withMemberDetail(field, 'tiercache-edge', 'rule:a')).toBe(
+      'tiercache-shield; hit; detail=workers-cache, tiercache-edge; fwd=uri-miss; stored; detail=rule:a',
+    );
+    expect(withMemberDetail(field, 'tiercache-shield', 'rule:a')).toBe(
+      'tiercache-shield; hit; detail="rule:a workers-cache", tiercache-edge; fwd=uri-miss; stored',
+    );
+  });
+
+  it('leaves a field without that member as it was', () => {
+    expect(withMemberDetail(null, 'tiercache-edge', 'rule:a')).toBeNull();
+    expect(withMemberDetail('other; hit', 'tiercache-edge', 'rule:a')).toBe('other; hit');
   });
 });

@@ -113,3 +113,17 @@ describe('canonicalPrefix', () => {
     );
   });
 });
+
+describe('canonicalPrefix under a rule’s cacheKeyQuery', () => {
+  it('takes a query parameter the rule for that path keys, and names the rule’s list for one it does not', () => {
+    const rule = (path: string) => (path.startsWith('/img/') ? ['w'] : undefined);
+    expect(canonicalPrefix('/img/cat.jpg?w=100', 's3', [], rule)).toEqual({ ok: true, prefix: '/img/cat.jpg?w=100' });
+    const refused = canonicalPrefix('/img/cat.jpg?v=1', 's3', [], rule);
+    expect(refused.ok).toBe(false);
+    expect(!refused.ok && refused.reason).toMatch(/"v" is not in the cacheKeyQuery of the rule for this path/);
+    // A site's too, where the rule keys fewer parameters than the query as written.
+    expect(canonicalPrefix('/search?q=a', 'http', [], () => ['q'])).toEqual({ ok: true, prefix: '/search?q=a' });
+    expect(canonicalPrefix('/search?q=a&utm=1', 'http', [], () => ['q']).ok).toBe(false);
+    expect(canonicalPrefix('/search?q=a&utm=1', 'http')).toEqual({ ok: true, prefix: '/search?q=a&utm=1' });
+  });
+});

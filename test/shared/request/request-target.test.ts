@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { HttpError } from '../../../shared/http/errors.ts';
+import { normalizePath } from '../../../shared/request/canonical-path.ts';
 import { encodeKeyForPath } from '../../../shared/request/object-key.ts';
-import { normalizePath, requestTarget } from '../../../shared/request/request-target.ts';
+import { requestTarget } from '../../../shared/request/request-target.ts';
 
 /** The URL as a worker receives it: absolute, parsed by the WHATWG URL parser. */
 const url = (pathAndQuery: string): URL => new URL(`https://cdn.example${pathAndQuery}`);
@@ -285,5 +286,32 @@ describe('requestTarget with CACHE_KEY_QUERY (S3)', () => {
 
   it('keeps the object key unchanged whatever the parameters', () => {
     expect(keyed('/app.js?v=1').key).toBe('app.js');
+  });
+});
+
+describe('requestTarget with a rule’s cacheKeyQuery (ruleQuery)', () => {
+  const url = new URL('https://cdn.example/img/cat.jpg?w=100&utm=x&a=1');
+
+  it('keeps, for S3, the rule’s parameters (or all of them) sorted, in place of CACHE_KEY_QUERY', () => {
+    const byRule = (choice: readonly string[] | 'all' | undefined) =>
+      requestTarget(url, 's3', { keyQuery: ['a'], ruleQuery: () => choice }).query;
+    expect(byRule(['w'])).toBe('?w=100');
+    expect(byRule('all')).toBe('?a=1&utm=x&w=100');
+    expect(byRule(undefined)).toBe('?a=1');
+  });
+
+  it('keeps, for a site, the query as given unless a rule lists parameters: then those alone, sorted', () => {
+    expect(requestTarget(url, 'http', { ruleQuery: () => undefined }).query).toBe('?w=100&utm=x&a=1');
+    expect(requestTarget(url, 'http', { ruleQuery: () => 'all' }).query).toBe('?w=100&utm=x&a=1');
+    expect(requestTarget(url, 'http', { ruleQuery: () => ['w', 'a'] }).query).toBe('?a=1&w=100');
+  });
+
+  it('asks the rule for the canonical path the key holds', () => {
+    const asked: string[] = [];
+    requestTarget(new URL('https://cdn.example/%7Eu/a%20b.txt'), 's3', { ruleQuery: (path) => void asked.push(path) });
+    requestTarget(new URL('https://cdn.example/%7Eu/a%20b.txt'), 'http', {
+      ruleQuery: (path) => void asked.push(path),
+    });
+    expect(asked).toEqual(['/~u/a%20b.txt', '/~u/a%20b.txt']);
   });
 });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { normalizePath } from '../../../shared/request/request-target.ts';
+import { normalizePath } from '../../../shared/request/canonical-path.ts';
 import { isReserved, RESERVED_PREFIX } from '../../../shared/request/reserved-paths.ts';
 
 describe('isReserved', () => {
