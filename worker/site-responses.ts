@@ -1,11 +1,16 @@
-// What every edge answer to GET, HEAD and OPTIONS passes through last (docs/static-sites.md): the site's own 404 page
-// (NOT_FOUND_DOCUMENT), then CORS (CORS_ALLOW_ORIGINS, decided in shared/http/cors.ts).
+// What every edge answer passes through last (docs/static-sites.md, docs/rules.md "What the client gets"): a rule's
+// redirect, answered before any cache is asked; for GET and HEAD a rule's single-page-app fallback or else the site's
+// own 404 page (NOT_FOUND_DOCUMENT), then CORS (CORS_ALLOW_ORIGINS, decided in shared/http/cors.ts); last the rules'
+// Cache-Control and header edits (worker/edge-rules.ts), on every answer to a request they match.
 
 import type { SiteConfig } from '../shared/config/site-config.ts';
 import { type AllowedOrigins, addCorsHeaders, corsEnabled, preflightHeaders } from '../shared/http/cors.ts';
 import { encodeKeyForPath } from '../shared/request/object-key.ts';
+import { normalizePath } from '../shared/request/request-target.ts';
+import type { ClientRules } from '../shared/rules/client-rules.ts';
 import { responseAsIs } from '../shared/streams/response-as-is.ts';
 import { withTierReport } from '../shared/tier/tier-headers.ts';
+import { edgeClientRules, redirectAnswer, withClientRules } from './edge-rules.ts';
 import type { EdgeRequest } from './env.ts';
 
 export type EdgeFetch = (request: Request, edge: EdgeRequest, ctx: ExecutionContext) => Response | Promise<Response>;
@@ -14,15 +19,25 @@ export type EdgeFetch = (request: Request, edge: EdgeRequest, ctx: ExecutionCont
 const PAGE_HEADERS = ['content-type', 'content-length', 'content-encoding', 'content-language'];
 
 /**
- * `app` with the site's 404 page and CORS; answers to other methods (pass-through to an HTTP origin, or 405) are left
- * untouched.
+ * `app` with the rules' answers, the site's 404 page and CORS; answers to other methods (pass-through to an HTTP
+ * origin, or 405) get only the rules' redirects and header edits.
  */
 export function withSiteResponses(app: EdgeFetch): EdgeFetch {
   return (request, edge, ctx) => {
     const { site } = edge.config;
-    // Neither feature on (the default): nothing to do, and no extra step on the hot path.
-    if (site.notFoundDocument === undefined && !corsEnabled(site.corsAllowOrigins)) return app(request, edge, ctx);
-    return siteResponse(request, edge, ctx, site, app);
+    const client = edgeClientRules(request, edge.config);
+    const siteFeatures = site.notFoundDocument !== undefined || corsEnabled(site.corsAllowOrigins);
+    if (!siteFeatures && client?.redirect === undefined && client?.spaFallback === undefined) {
+      // Nothing to do (the default), or only headers to edit: no extra step on the hot path, a memory hit stays
+      // answered without a turn of the event loop.
+      if (client === undefined) return app(request, edge, ctx);
+      const answer = app(request, edge, ctx);
+      if (answer instanceof Response) return withClientRules(answer, client, request.method);
+      return answer.then((response) => withClientRules(response, client, request.method));
+    }
+    return siteResponse(request, edge, ctx, site, client, app).then((response) =>
+      client === undefined ? response : withClientRules(response, client, request.method),
+    );
   };
 }
 
@@ -31,31 +46,43 @@ async function siteResponse(
   edge: EdgeRequest,
   ctx: ExecutionContext,
   site: SiteConfig,
+  client: ClientRules | undefined,
   app: EdgeFetch,
 ): Promise<Response> {
   const started = Date.now();
   if (request.method === 'OPTIONS') {
+    // A preflight is answered as one even where a redirect rule matches: browsers refuse a redirected preflight.
     const preflight = preflightHeaders(request.headers, site.corsAllowOrigins);
-    if (preflight === undefined) return app(request, edge, ctx);
-    return withTierReport(new Response(null, { status: 204, headers: preflight }), 'edge', {}, Date.now() - started);
+    if (preflight !== undefined) {
+      return withTierReport(new Response(null, { status: 204, headers: preflight }), 'edge', {}, Date.now() - started);
+    }
+  }
+  if (client?.redirect !== undefined) {
+    // CORS too: a cross-origin fetch follows a redirect only when its answer passes the CORS check.
+    return withCors(redirectAnswer(request, client.redirect, started), request, site.corsAllowOrigins);
   }
   if (request.method !== 'GET' && request.method !== 'HEAD') return app(request, edge, ctx);
   let response = await app(request, edge, ctx);
-  if (response.status === 404 && site.notFoundDocument !== undefined) {
-    response = await withNotFoundPage(request, response, site.notFoundDocument, (page) =>
-      notFoundPage(page, edge, ctx, app),
+  if (response.status === 404 && client?.spaFallback !== undefined) {
+    response = await withFallbackDocument(request, response, client.spaFallback.path, (page) =>
+      documentRead(page, edge, ctx, app),
     );
   }
-  return withCors(response, request.headers.get('origin'), site.corsAllowOrigins);
+  if (response.status === 404 && site.notFoundDocument !== undefined) {
+    response = await withNotFoundPage(request, response, `/${encodeKeyForPath(site.notFoundDocument)}`, (page) =>
+      documentRead(page, edge, ctx, app),
+    );
+  }
+  return withCors(response, request, site.corsAllowOrigins);
 }
 
 /**
- * The page read for a 404, through the same meter: what it fetched is this request's, but it is
- * no request of its own. A memory hit of the page leaves its facts on the meter, which would
- * make the record a 200 hit of the page: let go of, the record is the 404's (its status, its
- * Cache-Status, the path asked for), with the page's bytes as sent.
+ * A document read for another request's answer (the 404 page, a single-page app's fallback), through the same
+ * meter: what it fetched is this request's, but it is no request of its own. A memory hit of the document leaves its
+ * facts on the meter, which would make the record a hit of the document: let go of, the record is the request's (the
+ * path asked for, the status and Cache-Status answered), with the document's bytes as sent.
  */
-async function notFoundPage(
+async function documentRead(
   page: Request,
   edge: EdgeRequest,
   ctx: ExecutionContext,
@@ -67,6 +94,30 @@ async function notFoundPage(
 }
 
 /**
+ * A single-page app's fallback: the 404 of a key that does not exist answered with the document's own 200, read as
+ * a client would read it (so it is cached at both tiers like any object): its body and every header of it (its
+ * type, validators, Cache-Control, Age, Cache-Status), since that is what is served. Nothing of the client's request
+ * goes along: a Range or a condition on a missing key gets the whole document, 200. The 404 stays when the document
+ * is missing too (the site's 404 page may then answer), and for the document itself (no loop).
+ */
+async function withFallbackDocument(
+  request: Request,
+  notFound: Response,
+  documentPath: string,
+  read: (page: Request) => Response | Promise<Response>,
+): Promise<Response> {
+  const url = new URL(request.url);
+  if (normalizePath(url.pathname) === documentPath) return notFound;
+  const document = await read(new Request(new URL(documentPath, url), { method: request.method }));
+  if (document.status !== 200) {
+    await document.body?.cancel();
+    return notFound;
+  }
+  await notFound.body?.cancel();
+  return document;
+}
+
+/**
  * The 404 answer with the page's body and representation headers, the page read as a client
  * would read it (so it is cached at both tiers like any object); the bare 404 when the page is
  * missing too. The status, Cache-Status, caching headers and Age stay the 404's: they describe
@@ -75,11 +126,10 @@ async function notFoundPage(
 async function withNotFoundPage(
   request: Request,
   notFound: Response,
-  document: string,
+  pagePath: string,
   read: (page: Request) => Response | Promise<Response>,
 ): Promise<Response> {
   const url = new URL(request.url);
-  const pagePath = `/${encodeKeyForPath(document)}`;
   if (url.pathname === pagePath) return notFound;
   const page = await read(new Request(new URL(pagePath, url), { method: request.method }));
   if (page.status !== 200) {
@@ -96,9 +146,9 @@ async function withNotFoundPage(
   return responseAsIs(request.method === 'HEAD' ? null : page.body, { status: 404, headers });
 }
 
-function withCors(response: Response, origin: string | null, allowed: AllowedOrigins): Response {
+function withCors(response: Response, request: Request, allowed: AllowedOrigins): Response {
   if (!corsEnabled(allowed)) return response;
   // Copied: an answer may come straight from a fetch, whose headers are immutable.
-  const headers = addCorsHeaders(new Headers(response.headers), origin, allowed);
+  const headers = addCorsHeaders(new Headers(response.headers), request.headers.get('origin'), allowed);
   return responseAsIs(response.body, { status: response.status, statusText: response.statusText, headers });
 }

@@ -1,0 +1,123 @@
+// The rules at the edge that change what the client gets (shared/rules/client-rules.ts): which apply to a request,
+// remembered per isolate by method and raw URL so that a hit pays a Map lookup for them, and the answers they make.
+// Nothing here is stored: the stored entry, its key and the CDN's own freshness are the tiers' as without rules.
+
+import type { Config } from '../shared/config/config.ts';
+import { normalizePath } from '../shared/request/request-target.ts';
+import { isReserved } from '../shared/request/reserved-paths.ts';
+import { type ClientRules, clientRules, rulesEditClients } from '../shared/rules/client-rules.ts';
+import { editAnswerHeaders } from '../shared/rules/header-edits.ts';
+import { redirectLocation } from '../shared/rules/redirect-location.ts';
+import { applyRules } from '../shared/rules/rules-match.ts';
+import { responseAsIs } from '../shared/streams/response-as-is.ts';
+import { withTierReport } from '../shared/tier/tier-headers.ts';
+import { forwardedPath, knownAddress } from './edge-address.ts';
+
+/** RFC 9110 §15.4: the reason phrases of the redirects a rule may answer with, for the short body. */
+const REDIRECT_REASONS: Record<number, string> = {
+  301: 'Moved Permanently',
+  302: 'Found',
+  307: 'Temporary Redirect',
+  308: 'Permanent Redirect',
+};
+
+/** Characters of method and raw URL remembered per isolate and configuration: a bound on what clients make it hold. */
+const REMEMBERED_CHARS = 1 << 20;
+
+interface Remembered {
+  /** Method → raw URL → what the rules say (null: nothing for the client). */
+  byMethod: Map<string, Map<string, ClientRules | null>>;
+  chars: number;
+}
+
+/** Per configuration: what is remembered, or null when no rule changes a client's answer (nothing to remember). */
+const remembered = new WeakMap<Config, Remembered | null>();
+
+/**
+ * What the rules say of the client's answer to `request`; undefined when nothing (no RULES, no rule with a
+ * client-side field, none matching, or one of the tiers' own paths, which rules never touch).
+ */
+export function edgeClientRules(request: Request, config: Config): ClientRules | undefined {
+  if (config.rules.list.length === 0) return undefined;
+  let memo = remembered.get(config);
+  if (memo === undefined) {
+    memo = rulesEditClients(config.rules) ? { byMethod: new Map(), chars: 0 } : null;
+    remembered.set(config, memo);
+  }
+  if (memo === null) return undefined;
+  const { method, url } = request;
+  let byUrl = memo.byMethod.get(method);
+  const known = byUrl?.get(url);
+  if (known !== undefined) return known ?? undefined;
+  const found = clientRulesOf(url, method, config) ?? null;
+  const chars = method.length + url.length;
+  if (memo.chars + chars > REMEMBERED_CHARS) {
+    memo.byMethod.clear();
+    memo.chars = 0;
+    byUrl = undefined;
+  }
+  if (byUrl === undefined) {
+    byUrl = new Map();
+    memo.byMethod.set(method, byUrl);
+  }
+  byUrl.set(url, found);
+  memo.chars += chars;
+  return found ?? undefined;
+}
+
+/**
+ * The rules matching a request, on the canonical path the edge keys (an index document's included, as
+ * edge-address.ts resolves it); a path that names no object (the bucket root without an index document) is matched
+ * as its canonical spelling, so a redirect may still answer it.
+ */
+function clientRulesOf(rawUrl: string, method: string, config: Config): ClientRules | undefined {
+  let url: URL;
+  try {
+    url = new URL(rawUrl);
+  } catch {
+    // The app answers it with its 400; no rule applies to what is no URL.
+    return undefined;
+  }
+  const canonical = normalizePath(url.pathname);
+  if (isReserved(canonical, forwardedPath(url, config))) return undefined;
+  const path = knownAddress(rawUrl, config)?.target.path ?? canonical;
+  return clientRules(applyRules(config.rules, { host: url.host, path, method }));
+}
+
+/**
+ * A rule's redirect, answered before any cache is asked: its Location, a short text body (none for HEAD), and this
+ * tier's report. RFC 9211 has no word for an answer a cache made up: the member says neither hit nor fwd (nothing
+ * was stored or forwarded) and names the rule, as `tiercache-edge; detail=rule:<name>`.
+ */
+export function redirectAnswer(
+  request: Request,
+  redirect: NonNullable<ClientRules['redirect']>,
+  started: number,
+): Response {
+  const location = redirectLocation(redirect, new URL(request.url).search);
+  const body = `${redirect.status} ${REDIRECT_REASONS[redirect.status]}: ${location}\n`;
+  const headers = new Headers({
+    location,
+    'content-type': 'text/plain; charset=utf-8',
+    'content-length': String(new TextEncoder().encode(body).byteLength),
+  });
+  const answer = new Response(request.method === 'HEAD' ? null : body, { status: redirect.status, headers });
+  return withTierReport(answer, 'edge', { detail: `rule:${redirect.rule}` }, Date.now() - started);
+}
+
+/**
+ * `response` with the rules' Cache-Control and header edits. Edited in place where its headers may be (every answer
+ * the edge builds itself, a memory hit's included: no copy of headers or body); one straight from a fetch has
+ * immutable headers, and is copied around its body as it is.
+ */
+export function withClientRules(response: Response, client: ClientRules, method: string): Response {
+  try {
+    editAnswerHeaders(response.headers, client, method, response.status);
+    return response;
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+  }
+  const headers = new Headers(response.headers);
+  editAnswerHeaders(headers, client, method, response.status);
+  return responseAsIs(response.body, { status: response.status, statusText: response.statusText, headers });
+}
