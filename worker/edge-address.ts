@@ -3,7 +3,7 @@
 
 import type { Config } from '../shared/config/config.ts';
 import { bucketFor, misdirected } from '../shared/request/host-buckets.ts';
-import { type RequestTarget, requestTarget } from '../shared/request/request-target.ts';
+import { normalizePath, type RequestTarget, requestTarget } from '../shared/request/request-target.ts';
 
 export interface EdgeAddress {
   target: RequestTarget;
@@ -13,6 +13,8 @@ export interface EdgeAddress {
   purgePath: string;
   /** The client's host (and port), as the stats record it. */
   host: string;
+  /** The canonical path without INDEX_DOCUMENT: what SIGNED_PREFIXES and a signed token's scope are matched with. */
+  admissionPath: string;
 }
 
 /** The address of `url`; throws the HttpError a client gets for a URL that names no object here. */
@@ -28,7 +30,13 @@ export function edgeAddress(url: URL, config: Config): EdgeAddress {
     key: new URL(edgeKey(url, target)).href,
     purgePath: `${target.path}${target.query}`,
     host: url.host,
+    admissionPath: config.site.indexDocument === undefined ? target.path : pathAsWritten(url, config),
   };
+}
+
+/** The canonical path of `url` as a client wrote it (`/docs/`, not `/docs/index.html`). */
+export function pathAsWritten(url: URL, config: Config): string {
+  return tryKey(() => requestTarget(url, config.originKind).path) ?? normalizePath(url.pathname);
 }
 
 /** The edge keys entries by the URL the client asked for, in canonical form. */

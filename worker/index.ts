@@ -2,15 +2,23 @@
 // service binding. This file only wires; README.md says what the edge does with a request, in order.
 
 import { Hono } from 'hono';
+import { throughTheFront } from '../shared/admission/tier-credentials.ts';
 import { clockOffset } from '../shared/clock/clock-offset.ts';
 import { FRONT_HEADER } from '../shared/hop/hop-fields.ts';
-import { credentialMatches } from '../shared/http/authorization.ts';
-import { errorResponse, Forbidden, HttpError, MethodNotAllowed, NotFound } from '../shared/http/errors.ts';
+import {
+  errorResponse,
+  Forbidden,
+  HttpError,
+  MethodNotAllowed,
+  NotFound,
+  SignatureRefused,
+} from '../shared/http/errors.ts';
 import { observedFetch } from '../shared/observe/observed.ts';
 import type { RequestFacts } from '../shared/request/request-facts.ts';
 import { normalizePath, requestUrl } from '../shared/request/request-target.ts';
 import { HEALTH_PATH, isReserved, PURGE_PATH, STATS_JSON_PATH, STATS_PATH } from '../shared/request/reserved-paths.ts';
 import { withTierReport } from '../shared/tier/tier-headers.ts';
+import { type Admitted, admission } from './admission.ts';
 import { forwardedPath } from './edge-address.ts';
 import { type EdgeBindings, type EdgeEnv, type EdgeRequest, edgeBindings } from './env.ts';
 import { answerHealth } from './health.ts';
@@ -85,12 +93,32 @@ function internalRead(path: string): 'html' | 'json' | 'health' | undefined {
   return path === HEALTH_PATH ? 'health' : undefined;
 }
 
-/** The hot path first; everything it does not answer goes through the app. */
+/** Admission first (a protected path's signature), then the hot path; everything it does not answer goes through the app. */
 function edgeFetch(request: Request, edge: EdgeRequest, ctx: ExecutionContext): Response | Promise<Response> {
-  const hot = answerFromMemory(request, edge);
+  if (edge.admission === undefined) return served(request, request.url, edge, ctx);
+  const started = Date.now();
+  const admitted = admission(request, edge, edge.admission);
+  if (admitted === request) return served(request, request.url, edge, ctx);
+  const next = (verdict: Admitted | SignatureRefused): Response | Promise<Response> =>
+    verdict instanceof SignatureRefused
+      ? refusal(verdict, request.method, started)
+      : served(request, verdict.url, edge, ctx, verdict);
+  return admitted instanceof Promise ? admitted.then(next) : next(admitted as Admitted | SignatureRefused);
+}
+
+/** The memory layer, then the app; `url` is the request's without a token, `admitted` builds the request routed. */
+function served(
+  request: Request,
+  url: string,
+  edge: EdgeRequest,
+  ctx: ExecutionContext,
+  admitted?: Admitted,
+): Response | Promise<Response> {
+  const hot = answerFromMemory(request, edge, url);
   if (hot instanceof Response) return hot;
-  if (hot === undefined) return app.fetch(request, edge, ctx);
-  return hot.then((answer) => answer ?? app.fetch(request, edge, ctx));
+  const routed = (): Promise<Response> | Response => app.fetch(admitted?.request() ?? request, edge, ctx);
+  if (hot === undefined) return routed();
+  return hot.then((answer) => answer ?? routed());
 }
 
 /** Every GET, HEAD and OPTIONS answer passes last through the static-site conveniences (404 page, CORS). */
@@ -99,10 +127,7 @@ const edge = withSiteResponses(edgeFetch);
 export default {
   fetch(request, env, ctx) {
     // Behind the local stack's front (never bound when deployed): only what came through it.
-    if (
-      env.LOCAL_FRONT_TOKEN !== undefined &&
-      !credentialMatches(request.headers.get(FRONT_HEADER), env.LOCAL_FRONT_TOKEN)
-    ) {
+    if (!throughTheFront(request.headers.get(FRONT_HEADER), env.LOCAL_FRONT_TOKEN)) {
       return new Forbidden(
         'this socket answers only the local front: send requests to the port tiercache printed',
       ).toResponse(request.method);

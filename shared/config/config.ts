@@ -4,13 +4,14 @@
 import { ConfigError } from '../http/errors.ts';
 import { splitList } from '../http/header-list.ts';
 import { type HostBuckets, parseHostBuckets } from '../request/host-buckets.ts';
+import { ADMISSION_CONFIG_NAMES, type AdmissionConfig, parseAdmission } from './admission-config.ts';
 import { ConfigProblems } from './config-problems.ts';
 import { integer, nonEmpty, objectKey, oneOf, required } from './config-values.ts';
 import { type MemoryConfig, parseMemory, parseSlicing, type SlicingConfig } from './limits.ts';
 import { OBSERVABILITY_CONFIG_NAMES, type ObservabilityConfig, parseObservability } from './observability.ts';
 import { parseSiteConfig, SITE_CONFIG_NAMES, type SiteConfig } from './site-config.ts';
 
-export type { MemoryConfig, ObservabilityConfig, SlicingConfig };
+export type { AdmissionConfig, MemoryConfig, ObservabilityConfig, SlicingConfig };
 
 /** ORIGIN_KIND's choices, and S3_ADDRESSING's (`npm start` checks a value it overrides against them). */
 export const ORIGIN_KINDS = ['s3', 'http'] as const;
@@ -68,6 +69,8 @@ export interface Config {
   site: SiteConfig;
   /** Stats, logs and the egress price (observability.ts). */
   observability: ObservabilityConfig;
+  /** Signed URLs and cookies: the keys and the protected prefixes (admission-config.ts). */
+  admission: AdmissionConfig;
 }
 
 /** Every setting as it arrives: strings (or absent), from `env` or `process.env`. */
@@ -102,6 +105,7 @@ export const CONFIG_NAMES = [
   'MEMORY_OBJECT_MAX',
   ...SITE_CONFIG_NAMES,
   ...OBSERVABILITY_CONFIG_NAMES,
+  ...ADMISSION_CONFIG_NAMES,
 ] as const;
 export type ConfigName = (typeof CONFIG_NAMES)[number];
 
@@ -112,6 +116,7 @@ export const SECRET_CONFIG_NAMES: ReadonlySet<ConfigName> = new Set<ConfigName>(
   'SHIELD_TOKEN',
   'PURGE_TOKEN',
   'STATS_TOKEN',
+  'SIGNING_KEYS',
 ]);
 
 export const STORJ_GATEWAY = 'https://gateway.storjshare.io';
@@ -167,6 +172,7 @@ export function parseConfig(raw: RawConfig): Config {
     memory: parseMemory(raw, problems),
     site: parseSiteConfig(raw, problems),
     observability: parseObservability(raw, problems),
+    admission: parseAdmission(raw, problems),
   };
   problems.throwIfAny();
   return config;
