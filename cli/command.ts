@@ -200,8 +200,7 @@ export interface LocalStack {
   url: string;
   statsToken?: string;
   purgeToken?: string;
-  /** SIGNING_KEYS as the stack runs with them (`npm run sign`). */
-  signingKeys?: string;
+  signingKeys?: string; // SIGNING_KEYS as the stack runs with them (`npm run sign`)
 }
 
 const MAX_LINE = 200;
