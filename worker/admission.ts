@@ -7,6 +7,7 @@ import {
   readToken,
   splitQuery,
   TOKEN_COOKIE,
+  type TokenRead,
   tokenCookie,
   withoutTokenCookie,
   withoutTokenParams,
@@ -37,29 +38,97 @@ export function admission(
 ): Request | Admitted | SignatureRefused | Promise<Admitted | SignatureRefused> {
   if (request.method === 'OPTIONS') return request;
   const raw = request.url;
-  const path = knownAddress(raw, edge.config)?.admissionPath ?? normalizePath(rawPath(raw).replace(/\?.*$/, ''));
-  if (!signed.paths.protects(path)) return request;
-  const query = raw.includes('?') ? raw.slice(raw.indexOf('?') + 1) : '';
+  const seen = seenUrl(raw, edge, signed);
+  if (seen === undefined) return request;
   // A signed URL takes precedence over the cookie: a link handed out is what its holder means.
-  const fromUrl = mayHoldToken(query) ? splitQuery(query).ours : [];
-  const cookie = fromUrl.length > 0 ? null : tokenCookie(request.headers.get('cookie'));
-  const read = readToken(fromUrl.length > 0 ? fromUrl : [...new URLSearchParams(cookie ?? '')]);
+  const read = seen.fromUrl ?? cookieToken(request.headers.get('cookie'), signed);
   if (!read.ok) return new SignatureRefused(read.reason);
   const verdict = signed.verifier.verify(read.token, {
-    path,
+    path: seen.path,
     // Set by Cloudflare's front on every request (a client's own is overwritten there).
     ip: request.headers.get('cf-connecting-ip') ?? undefined,
     country: request.cf?.country as string | undefined,
     now: Math.floor(Date.now() / 1000),
   });
   const admitted = (reason: string | undefined): Admitted | SignatureRefused =>
-    reason === undefined ? withoutToken(request, raw) : new SignatureRefused(reason);
+    reason === undefined ? withoutToken(request, raw, seen.url) : new SignatureRefused(reason);
   return verdict instanceof Promise ? verdict.then(admitted) : admitted(verdict);
 }
 
+/** What admission reads off a protected URL, remembered per raw URL: a player asks the same one again and again. */
+interface SeenUrl {
+  path: string;
+  /** The token its query carries; undefined when it carries none (then the cookie is read). */
+  fromUrl: TokenRead | undefined;
+  /** The URL without our parameters. */
+  url: string;
+}
+
+/**
+ * Characters of URLs and cookies remembered per isolate and configuration (as edge-address.ts bounds its own): a bound
+ * on what clients can make it hold; past it, the memory starts again.
+ */
+const REMEMBERED_CHARS = 1 << 20;
+
+interface Memo {
+  urls: Map<string, SeenUrl | null>;
+  cookies: Map<string, TokenRead>;
+  chars: number;
+}
+
+const memos = new WeakMap<SignedAdmission, Memo>();
+
+function memoOf(signed: SignedAdmission): Memo {
+  let memo = memos.get(signed);
+  if (memo === undefined) {
+    memo = { urls: new Map(), cookies: new Map(), chars: 0 };
+    memos.set(signed, memo);
+  }
+  return memo;
+}
+
+/** The protected URL's path, token and clean form; undefined when the path needs no signature. */
+function seenUrl(raw: string, edge: EdgeRequest, signed: SignedAdmission): SeenUrl | undefined {
+  const memo = memoOf(signed);
+  const known = memo.urls.get(raw);
+  if (known !== undefined) return known ?? undefined;
+  const path = knownAddress(raw, edge.config)?.admissionPath ?? normalizePath(rawPath(raw).replace(/\?.*$/, ''));
+  let seen: SeenUrl | null = null;
+  if (signed.paths.protects(path)) {
+    const query = raw.includes('?') ? raw.slice(raw.indexOf('?') + 1) : '';
+    const ours = mayHoldToken(query) ? splitQuery(query).ours : [];
+    seen = { path, fromUrl: ours.length > 0 ? readToken(ours) : undefined, url: withoutTokenParams(raw) };
+  }
+  remember(memo, raw.length);
+  memo.urls.set(raw, seen);
+  return seen ?? undefined;
+}
+
+function cookieToken(cookie: string | null, signed: SignedAdmission): TokenRead {
+  const value = tokenCookie(cookie);
+  if (value === null) return { ok: false, reason: 'missing' };
+  const memo = memoOf(signed);
+  let read = memo.cookies.get(value);
+  if (read === undefined) {
+    read = readToken([...new URLSearchParams(value)]);
+    remember(memo, value.length);
+    memo.cookies.set(value, read);
+  }
+  return read;
+}
+
+/** Room for `chars` more, forgetting everything when there is none. */
+function remember(memo: Memo, chars: number): void {
+  if (memo.chars + chars > REMEMBERED_CHARS) {
+    memo.urls.clear();
+    memo.cookies.clear();
+    memo.chars = 0;
+  }
+  memo.chars += chars;
+}
+
 /** The request without tc_ parameters and the tc_token cookie; a new Request only when routed, never for a hit. */
-function withoutToken(request: Request, raw: string): Admitted {
-  const url = withoutTokenParams(raw);
+function withoutToken(request: Request, raw: string, url: string): Admitted {
   return {
     url,
     request() {

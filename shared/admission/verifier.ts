@@ -48,6 +48,8 @@ export class SignatureVerifier {
   readonly #keys = new Map<string, Promise<CryptoKey>>();
   /** Message and signature → the scope's canonical path, for signatures already found genuine. */
   readonly #genuine = new Map<string, string | undefined>();
+  /** Each token's memo key, made once per token read (the edge reuses a token read from the same URL). */
+  readonly #memoKeys = new WeakMap<SignedToken, { message: string; memoKey: string }>();
 
   constructor(secrets: ReadonlyMap<string, string>, paths: ProtectedPaths) {
     this.#secrets = secrets;
@@ -62,8 +64,13 @@ export class SignatureVerifier {
     const secret = this.#secrets.get(token.keyId);
     // A key removed from SIGNING_KEYS is unknown at once: a new configuration is a new verifier, remembering nothing.
     if (secret === undefined) return 'unknown-key';
-    const message = canonicalMessage(token);
-    const memoKey = `${message}\n${token.signature.join(',')}`;
+    let keys = this.#memoKeys.get(token);
+    if (keys === undefined) {
+      const text = canonicalMessage(token);
+      keys = { message: text, memoKey: `${text}\n${token.signature.join(',')}` };
+      this.#memoKeys.set(token, keys);
+    }
+    const { message, memoKey } = keys;
     if (this.#genuine.has(memoKey)) return bindings(token, this.#genuine.get(memoKey), facts);
     return this.#checked(token, secret, message).then((genuine) => {
       if (!genuine) return 'tampered';
