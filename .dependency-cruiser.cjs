@@ -6,10 +6,10 @@ module.exports = {
     {
       name: 'pure-rooms-stay-pure',
       comment:
-        'shared/http, request, hop, config, rules, slices, streams, store, stats, cost and tiers, the purge records and prefixes, and what Workers Cache is told of purges, are pure rules and formats: they never reach the read path (shared/tier), the observers (shared/observe) or the KV store.',
+        'shared/http, request, hop, config, rules, slices, streams, store, stats, cost, tiers and admission, the purge records and prefixes, and what Workers Cache is told of purges, are pure rules and formats: they never reach the read path (shared/tier), the observers (shared/observe) or the KV store.',
       severity: 'error',
       from: {
-        path: '^shared/((http|request|hop|config|rules|slices|streams|store|stats|cost|tiers)/|purge/(purge-(rules|prefix)|workers-cache-purge)\\.ts$)',
+        path: '^shared/((http|request|hop|config|rules|slices|streams|store|stats|cost|tiers|admission)/|purge/(purge-(rules|prefix)|workers-cache-purge)\\.ts$)',
       },
       to: { path: '^shared/(tier/|observe/|purge/purge-store)' },
     },
@@ -54,13 +54,13 @@ module.exports = {
     {
       name: 'cli-imports-only-types-and-formats',
       comment:
-        "cli/ talks to a deployment over HTTP only: of the rest it imports types (the stats.json shape, the purge request), the stats page's number formats (shared/stats/format.ts), the pure cost model (shared/cost/, for npm run cost), the list of tiers (shared/tiers/tiers.ts, so that npm run stats prints every tier the edge reports), the reserved paths it calls (shared/request/reserved-paths.ts) and the RULES check (shared/rules/rules-document.ts and the ConfigError it throws, shared/http/errors.ts: the deploy refuses a RULES the workers would), never code that runs a tier.",
+        "cli/ talks to a deployment over HTTP only: of the rest it imports types (the stats.json shape, the purge request), the stats page's number formats (shared/stats/format.ts), the pure cost model (shared/cost/, for npm run cost), the list of tiers (shared/tiers/tiers.ts, so that npm run stats prints every tier the edge reports), the reserved paths it calls (shared/request/reserved-paths.ts), the RULES check (shared/rules/rules-document.ts and the ConfigError it throws, shared/http/errors.ts: the deploy refuses a RULES the workers would) and the signer a site's backend uses too (shared/admission/signer.ts over signed-token.ts, for npm run sign), never code that runs a tier.",
       severity: 'error',
       from: { path: '^cli/' },
       to: {
         path: '^(worker|shield|shared|local|bench|test)/',
         pathNot:
-          '^shared/(stats/format|cost/[\\w-]+|tiers/tiers|request/reserved-paths|rules/rules-document|http/errors)\\.ts$',
+          '^shared/(stats/format|cost/[\\w-]+|tiers/tiers|request/reserved-paths|rules/rules-document|http/errors|admission/(signer|signed-token))\\.ts$',
         dependencyTypesNot: ['type-only'],
       },
     },

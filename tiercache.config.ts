@@ -54,5 +54,8 @@ export default {
     LOG_SAMPLE: '0.01',
     // USD per TB of origin egress, for the stats page's "saved".
     EGRESS_PRICE_PER_TB: '7',
+    // Paths served only with a signed URL or cookie (docs/private-content.md); the keys are the edge's SIGNING_KEYS
+    // secret (`wrangler secret put SIGNING_KEYS --name tiercache-edge`).
+    // SIGNED_PREFIXES: '/video/,/paid/',
   },
 } satisfies DeploySettings;

@@ -200,6 +200,7 @@ export interface LocalStack {
   url: string;
   statsToken?: string;
   purgeToken?: string;
+  signingKeys?: string; // SIGNING_KEYS as the stack runs with them (`npm run sign`)
 }
 
 const MAX_LINE = 200;
@@ -389,10 +390,11 @@ function asLocalStack(text: string): LocalStack | undefined {
     return undefined;
   }
   if (typeof value !== 'object' || value === null) return undefined;
-  const { url, statsToken, purgeToken } = value as Record<string, unknown>;
+  const { url, statsToken, purgeToken, signingKeys } = value as Record<string, unknown>;
   if (typeof url !== 'string' || !URL.canParse(url)) return undefined;
   const stack: LocalStack = { url };
   if (typeof statsToken === 'string' && statsToken !== '') stack.statsToken = statsToken;
   if (typeof purgeToken === 'string' && purgeToken !== '') stack.purgeToken = purgeToken;
+  if (typeof signingKeys === 'string' && signingKeys !== '') stack.signingKeys = signingKeys;
   return stack;
 }

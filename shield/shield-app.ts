@@ -2,10 +2,10 @@
 // reached only over the edge's service binding. README.md says what it does with a request, in order.
 
 import { Hono } from 'hono';
+import { fromTheEdge } from '../shared/admission/tier-credentials.ts';
 import { clockOffset } from '../shared/clock/clock-offset.ts';
 import { CREDENTIAL_HEADER } from '../shared/hop/hop-fields.ts';
 import { parseSliceRequestPath } from '../shared/hop/slice-protocol.ts';
-import { credentialMatches } from '../shared/http/authorization.ts';
 import { errorResponse, Forbidden, HttpError, MethodNotAllowed, NotFound } from '../shared/http/errors.ts';
 import { observedFetch } from '../shared/observe/observed.ts';
 import { normalizePath } from '../shared/request/canonical-path.ts';
@@ -32,7 +32,7 @@ app.onError((error, c) => refusal(error, c.req.method, c.var.started));
 
 app.use('*', async (c, next) => {
   c.set('started', Date.now());
-  if (!credentialMatches(c.req.header(CREDENTIAL_HEADER) ?? null, c.env.config.shieldToken)) {
+  if (!fromTheEdge(c.req.header(CREDENTIAL_HEADER) ?? null, c.env.config.shieldToken)) {
     throw new Forbidden('the shield answers only the edge tier');
   }
   c.set('url', requestUrl(c.req.url));

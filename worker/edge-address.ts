@@ -2,6 +2,7 @@
 // built from it, remembered per spelling of a raw URL for the hot path.
 
 import type { Config } from '../shared/config/config.ts';
+import { normalizePath } from '../shared/request/canonical-path.ts';
 import { bucketFor, misdirected } from '../shared/request/host-buckets.ts';
 import { type RequestTarget, requestTarget } from '../shared/request/request-target.ts';
 import { type AppliedRules, NOTHING_APPLIED } from '../shared/rules/rules.ts';
@@ -20,6 +21,8 @@ export interface EdgeAddress {
    * matched again by its own method (only bypass, redirect and header edits may depend on it).
    */
   rules: AppliedRules;
+  /** The canonical path without INDEX_DOCUMENT: what SIGNED_PREFIXES and a signed token's scope are matched with. */
+  admissionPath: string;
 }
 
 /** The address of `url`; throws the HttpError a client gets for a URL that names no object here. */
@@ -42,7 +45,13 @@ export function edgeAddress(url: URL, config: Config): EdgeAddress {
     purgePath: `${target.path}${target.query}`,
     host: url.host,
     rules,
+    admissionPath: config.site.indexDocument === undefined ? target.path : pathAsWritten(url, config),
   };
+}
+
+/** The canonical path of `url` as a client wrote it (`/docs/`, not `/docs/index.html`). */
+export function pathAsWritten(url: URL, config: Config): string {
+  return tryKey(() => requestTarget(url, config.originKind).path) ?? normalizePath(url.pathname);
 }
 
 /** The edge keys entries by the URL the client asked for, in canonical form. */

@@ -3,7 +3,7 @@
 // Nothing here is stored: the stored entry, its key and the CDN's own freshness are the tiers' as without rules.
 
 import type { Config } from '../shared/config/config.ts';
-import { normalizePath } from '../shared/request/request-target.ts';
+import { normalizePath } from '../shared/request/canonical-path.ts';
 import { isReserved } from '../shared/request/reserved-paths.ts';
 import { type ClientRules, clientRules, rulesEditClients } from '../shared/rules/client-rules.ts';
 import { editAnswerHeaders } from '../shared/rules/header-edits.ts';

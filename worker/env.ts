@@ -1,6 +1,9 @@
 // The edge's bindings: `EdgeEnv` as the platform hands them (index.ts reads it and nothing else does), and
 // `EdgeBindings`, what the code is given: the configuration parsed once per isolate and the bindings it uses.
 
+import { ProtectedPaths } from '../shared/admission/protected-paths.ts';
+import { withoutTokenParams } from '../shared/admission/signed-token.ts';
+import { SignatureVerifier } from '../shared/admission/verifier.ts';
 import { type Config, configFrom, oncePerEnv, type RawConfig } from '../shared/config/config.ts';
 import { type ObservedTier, observedTier, rawPath } from '../shared/observe/observed.ts';
 import type { RequestMeter } from '../shared/observe/request-meter.ts';
@@ -28,6 +31,13 @@ export interface EdgeBindings {
   stats: DurableObjectNamespace | undefined;
   /** Where this tier's records go (shared/observe/). */
   observed: ObservedTier;
+  /** The signature check of SIGNED_PREFIXES (worker/admission.ts); undefined = nothing is protected. */
+  admission: SignedAdmission | undefined;
+}
+
+export interface SignedAdmission {
+  paths: ProtectedPaths;
+  verifier: SignatureVerifier;
 }
 
 /** What one request is handed: the bindings, and the meter its record is made from. */
@@ -45,10 +55,22 @@ export const edgeBindings = oncePerEnv((env: EdgeEnv): EdgeBindings => {
     testClock: env.TEST_CLOCK,
     stats: env.STATS,
     observed: observedTier('edge', config.observability, env, describe),
+    admission: signedAdmission(config),
   };
 });
 
-/** The client's host and path, read off the request as it came (no URL parsed on the hot path). */
+/** Once per isolate: the protected prefixes and the verifier that remembers the signatures it checked. */
+function signedAdmission(config: Config): SignedAdmission | undefined {
+  const { signedPrefixes, signingKeys } = config.admission;
+  if (signedPrefixes.length === 0) return undefined;
+  const paths = new ProtectedPaths(signedPrefixes, config.originKind);
+  return { paths, verifier: new SignatureVerifier(signingKeys, paths) };
+}
+
+/**
+ * The client's host and path, read off the request as it came (no URL parsed on the hot path); a signed URL's token
+ * is no part of the path recorded (it is a credential, if a short-lived one).
+ */
 function describe(request: Request): { host: string; path: string } {
-  return { host: request.headers.get('host') ?? '', path: rawPath(request.url) };
+  return { host: request.headers.get('host') ?? '', path: withoutTokenParams(rawPath(request.url)) };
 }

@@ -2,16 +2,24 @@
 // service binding. This file only wires; README.md says what the edge does with a request, in order.
 
 import { Hono } from 'hono';
+import { throughTheFront } from '../shared/admission/tier-credentials.ts';
 import { clockOffset } from '../shared/clock/clock-offset.ts';
 import { FRONT_HEADER } from '../shared/hop/hop-fields.ts';
-import { credentialMatches } from '../shared/http/authorization.ts';
-import { errorResponse, Forbidden, HttpError, MethodNotAllowed, NotFound } from '../shared/http/errors.ts';
+import {
+  errorResponse,
+  Forbidden,
+  HttpError,
+  MethodNotAllowed,
+  NotFound,
+  SignatureRefused,
+} from '../shared/http/errors.ts';
 import { observedFetch } from '../shared/observe/observed.ts';
 import { normalizePath } from '../shared/request/canonical-path.ts';
 import type { RequestFacts } from '../shared/request/request-facts.ts';
 import { requestUrl } from '../shared/request/request-target.ts';
 import { HEALTH_PATH, isReserved, PURGE_PATH, STATS_JSON_PATH, STATS_PATH } from '../shared/request/reserved-paths.ts';
 import { withTierReport } from '../shared/tier/tier-headers.ts';
+import { type Admitted, admission } from './admission.ts';
 import { forwardedPath } from './edge-address.ts';
 import { type EdgeBindings, type EdgeEnv, type EdgeRequest, edgeBindings } from './env.ts';
 import { answerHealth } from './health.ts';
@@ -86,24 +94,50 @@ function internalRead(path: string): 'html' | 'json' | 'health' | undefined {
   return path === HEALTH_PATH ? 'health' : undefined;
 }
 
-/** The hot path first; everything it does not answer goes through the app. */
-function edgeFetch(request: Request, edge: EdgeRequest, ctx: ExecutionContext): Response | Promise<Response> {
-  const hot = answerFromMemory(request, edge);
+/**
+ * Requests admitted with a token, to what admission made of them: their URL without it, and the request routed. The
+ * documents read for another request's answer (a 404 page, a single-page app's fallback) are requests of their own,
+ * built from the admitted path without its query: never in here, and never checked again.
+ */
+const admittedRequests = new WeakMap<Request, Admitted>();
+
+/** The memory layer, then the app, for a request admission let through (with its token taken off). */
+function served(request: Request, edge: EdgeRequest, ctx: ExecutionContext): Response | Promise<Response> {
+  const admitted = admittedRequests.get(request);
+  const hot = answerFromMemory(request, edge, admitted?.url ?? request.url);
   if (hot instanceof Response) return hot;
-  if (hot === undefined) return app.fetch(request, edge, ctx);
-  return hot.then((answer) => answer ?? app.fetch(request, edge, ctx));
+  const routed = (): Promise<Response> | Response => app.fetch(admitted?.request() ?? request, edge, ctx);
+  if (hot === undefined) return routed();
+  return hot.then((answer) => answer ?? routed());
 }
 
-/** Every GET, HEAD and OPTIONS answer passes last through the static-site conveniences (404 page, CORS). */
-const edge = withSiteResponses(edgeFetch);
+/**
+ * What every GET, HEAD and OPTIONS answer passes through last: the rules' redirects, fallbacks and header edits, the
+ * static-site conveniences (404 page, CORS).
+ */
+const site = withSiteResponses(served);
+
+/**
+ * Admission first of all (a protected path's signature, docs/private-content.md): a refused request meets no rule,
+ * no cache, no memory layer; an admitted one goes on without its token.
+ */
+function edgeFetch(request: Request, edge: EdgeRequest, ctx: ExecutionContext): Response | Promise<Response> {
+  if (edge.admission === undefined) return site(request, edge, ctx);
+  const started = Date.now();
+  const admitted = admission(request, edge, edge.admission);
+  if (admitted === request) return site(request, edge, ctx);
+  const next = (verdict: Admitted | SignatureRefused): Response | Promise<Response> => {
+    if (verdict instanceof SignatureRefused) return refusal(verdict, request.method, started);
+    admittedRequests.set(request, verdict);
+    return site(request, edge, ctx);
+  };
+  return admitted instanceof Promise ? admitted.then(next) : next(admitted as Admitted | SignatureRefused);
+}
 
 export default {
   fetch(request, env, ctx) {
     // Behind the local stack's front (never bound when deployed): only what came through it.
-    if (
-      env.LOCAL_FRONT_TOKEN !== undefined &&
-      !credentialMatches(request.headers.get(FRONT_HEADER), env.LOCAL_FRONT_TOKEN)
-    ) {
+    if (!throughTheFront(request.headers.get(FRONT_HEADER), env.LOCAL_FRONT_TOKEN)) {
       return new Forbidden(
         'this socket answers only the local front: send requests to the port tiercache printed',
       ).toResponse(request.method);
@@ -114,6 +148,6 @@ export default {
     } catch (error) {
       return refusal(error, request.method, Date.now());
     }
-    return observedFetch(request, ctx, bindings, (bound) => edge(request, bound, ctx));
+    return observedFetch(request, ctx, bindings, (bound) => edgeFetch(request, bound, ctx));
   },
 } satisfies ExportedHandler<EdgeEnv>;

@@ -24,18 +24,20 @@ const CONDITIONS = ['range', 'if-none-match', 'if-modified-since', 'if-match', '
  * The answer the full read path would send for a fresh hit (serve-object.ts), or undefined for anything else (a range,
  * a condition, HEAD, a stale or purged copy, a miss, a purge list due for a re-read): that takes the full path, which
  * reads the same memory through edge-cache.ts and decides stale use, revalidation and ranges there. A promise only
- * when the test clock must be asked: a hit costs no turn of the event loop.
+ * when the test clock must be asked: a hit costs no turn of the event loop. `url`: the request's, without a signed
+ * URL's token (worker/admission.ts).
  */
 export function answerFromMemory(
   request: Request,
   edge: EdgeRequest,
+  url: string = request.url,
 ): Response | undefined | Promise<Response | undefined> {
   if (request.method !== 'GET') return undefined;
   const started = Date.now();
   const { config } = edge;
   const memory = edgeMemory(config);
   if (memory === undefined) return undefined;
-  const address = knownAddress(request.url, config);
+  const address = knownAddress(url, config);
   // A bypassed path is never answered from a cache: the full path sends it on (worker/bypass.ts).
   if (address === undefined || address.rules.bypass) return undefined;
   const entry = memory.get(address.key);

@@ -1,8 +1,8 @@
 // POST /__tiercache/purge (docs/purge.md): the purges recorded in the global list, this location's entries for the
 // URLs named deleted, and the shield told to do the same with its own.
 
+import { purgeAdmission } from '../shared/admission/tier-credentials.ts';
 import type { Config } from '../shared/config/config.ts';
-import { bearerToken, credentialMatches } from '../shared/http/authorization.ts';
 import {
   BadRequest,
   ConfigError,
@@ -42,10 +42,10 @@ interface PurgedUrl {
  */
 export async function purge(request: Request, edge: EdgeBindings, clockOffset = 0): Promise<Response> {
   const { config } = edge;
-  if (config.purgeToken === undefined)
-    throw new Forbidden('purge is disabled: set the PURGE_TOKEN secret to enable it');
+  const admission = purgeAdmission(request.headers.get('authorization'), config.purgeToken);
+  if (admission === 'disabled') throw new Forbidden('purge is disabled: set the PURGE_TOKEN secret to enable it');
   // RFC 6750 §3: a request without valid credentials is answered 401 with WWW-Authenticate.
-  if (!credentialMatches(bearerToken(request.headers.get('authorization')), config.purgeToken)) {
+  if (admission === 'unauthorized') {
     throw new Unauthorized('purge needs Authorization: Bearer <PURGE_TOKEN>', 'Bearer realm="tiercache purge"');
   }
   if (edge.purges === undefined) throw new ConfigError('purge needs the PURGES KV namespace binding');

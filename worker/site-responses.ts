@@ -5,8 +5,8 @@
 
 import type { SiteConfig } from '../shared/config/site-config.ts';
 import { type AllowedOrigins, addCorsHeaders, corsEnabled, preflightHeaders } from '../shared/http/cors.ts';
+import { normalizePath } from '../shared/request/canonical-path.ts';
 import { encodeKeyForPath } from '../shared/request/object-key.ts';
-import { normalizePath } from '../shared/request/request-target.ts';
 import type { ClientRules } from '../shared/rules/client-rules.ts';
 import { responseAsIs } from '../shared/streams/response-as-is.ts';
 import { withTierReport } from '../shared/tier/tier-headers.ts';

@@ -1,7 +1,7 @@
 // GET /__tiercache/stats and stats.json (docs/operating.md): what every tier counted in the last hour, from the
 // stats store, with the recent purges; behind STATS_TOKEN (Bearer for the CLI, a Basic password for a browser).
 
-import { basicPassword, bearerToken, credentialMatches } from '../shared/http/authorization.ts';
+import { statsAdmission } from '../shared/admission/tier-credentials.ts';
 import { Forbidden, Unauthorized } from '../shared/http/errors.ts';
 import { flushStats } from '../shared/observe/record-sinks.ts';
 import { readStats } from '../shared/observe/stats-store-client.ts';
@@ -17,10 +17,9 @@ const CHALLENGE = 'Basic realm="tiercache stats", Bearer realm="tiercache stats"
 
 export async function answerStats(request: Request, edge: EdgeBindings, format: 'html' | 'json'): Promise<Response> {
   const { observability } = edge.config;
-  if (observability.statsToken === undefined)
-    throw new Forbidden('stats are disabled: set the STATS_TOKEN secret to enable them');
-  const authorization = request.headers.get('authorization');
-  if (!credentialMatches(bearerToken(authorization) ?? basicPassword(authorization), observability.statsToken)) {
+  const admission = statsAdmission(request.headers.get('authorization'), observability.statsToken);
+  if (admission === 'disabled') throw new Forbidden('stats are disabled: set the STATS_TOKEN secret to enable them');
+  if (admission === 'unauthorized') {
     throw new Unauthorized(
       'stats need Authorization: Bearer <STATS_TOKEN> (or the token as a Basic password)',
       CHALLENGE,

@@ -6,13 +6,14 @@ import { splitList } from '../http/header-list.ts';
 import { type HostBuckets, parseHostBuckets } from '../request/host-buckets.ts';
 import { NO_RULES, type Rules } from '../rules/rules.ts';
 import { parseRules } from '../rules/rules-document.ts';
+import { ADMISSION_CONFIG_NAMES, type AdmissionConfig, parseAdmission } from './admission-config.ts';
 import { ConfigProblems } from './config-problems.ts';
 import { integer, nonEmpty, objectKey, oneOf, required } from './config-values.ts';
 import { type MemoryConfig, parseMemory, parseSlicing, type SlicingConfig } from './limits.ts';
 import { OBSERVABILITY_CONFIG_NAMES, type ObservabilityConfig, parseObservability } from './observability.ts';
 import { parseSiteConfig, SITE_CONFIG_NAMES, type SiteConfig } from './site-config.ts';
 
-export type { MemoryConfig, ObservabilityConfig, SlicingConfig };
+export type { AdmissionConfig, MemoryConfig, ObservabilityConfig, SlicingConfig };
 
 /** ORIGIN_KIND's choices, and S3_ADDRESSING's (`npm start` checks a value it overrides against them). */
 export const ORIGIN_KINDS = ['s3', 'http'] as const;
@@ -72,6 +73,8 @@ export interface Config {
   observability: ObservabilityConfig;
   /** RULES: what the operator says by path (shared/rules/, docs/rules.md); none = the origin's word alone. */
   rules: Rules;
+  /** Signed URLs and cookies: the keys and the protected prefixes (admission-config.ts). */
+  admission: AdmissionConfig;
 }
 
 /** Every setting as it arrives: strings (or absent), from `env` or `process.env`. */
@@ -107,6 +110,7 @@ export const CONFIG_NAMES = [
   'RULES',
   ...SITE_CONFIG_NAMES,
   ...OBSERVABILITY_CONFIG_NAMES,
+  ...ADMISSION_CONFIG_NAMES,
 ] as const;
 export type ConfigName = (typeof CONFIG_NAMES)[number];
 
@@ -117,6 +121,7 @@ export const SECRET_CONFIG_NAMES: ReadonlySet<ConfigName> = new Set<ConfigName>(
   'SHIELD_TOKEN',
   'PURGE_TOKEN',
   'STATS_TOKEN',
+  'SIGNING_KEYS',
 ]);
 
 export const STORJ_GATEWAY = 'https://gateway.storjshare.io';
@@ -173,6 +178,7 @@ export function parseConfig(raw: RawConfig): Config {
     site: parseSiteConfig(raw, problems),
     observability: parseObservability(raw, problems),
     rules: problems.read(() => parseRules(raw.RULES), NO_RULES),
+    admission: parseAdmission(raw, problems),
   };
   problems.throwIfAny();
   return config;

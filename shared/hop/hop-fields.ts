@@ -4,7 +4,7 @@
 /**
  * On every request from the edge: the shield's token (SHIELD_TOKEN). The shield has no public
  * route when deployed, but it is a Worker like any other (and addressable locally), so it checks
- * that the edge sent the request (shared/http/authorization.ts credentialMatches).
+ * that the edge sent the request (shared/admission/tier-credentials.ts fromTheEdge).
  */
 export const CREDENTIAL_HEADER = 'x-tiercache-credential';
 /** On a request from the edge: the client's host name, which picks the bucket (HOST_BUCKETS). */

@@ -51,6 +51,34 @@ export class Forbidden extends HttpError {
   }
 }
 
+/**
+ * A protected path (SIGNED_PREFIXES) asked for without a token that admits it (docs/private-content.md): the reason
+ * in the body and in Cache-Status (`detail=signature-<reason>`), never reaching the shield or the origin.
+ */
+export class SignatureRefused extends HttpError {
+  readonly reason: string;
+
+  constructor(reason: string) {
+    super(403, `${reason}: ${SIGNATURE_REFUSALS[reason] ?? 'the signature does not admit this request'}`);
+    this.reason = reason;
+    this.because(`signature-${reason}`);
+  }
+}
+
+/** What each refusal tells the client (shared/admission/verifier.ts RefusalReason names them). */
+const SIGNATURE_REFUSALS: Readonly<Record<string, string>> = {
+  missing: 'this path needs a signed URL or the tc_token cookie',
+  malformed: 'the signature parameters cannot be read',
+  'unknown-key': 'the token names a key id this deployment does not have',
+  tampered: 'the signature does not match the token',
+  expired: 'the token has expired',
+  'not-yet-valid': 'the token is not valid yet',
+  'wrong-path': 'the token was signed for another path',
+  'wrong-prefix': 'the token was signed for another folder',
+  'wrong-ip': 'the token is bound to another client address',
+  'wrong-country': 'the token is bound to another country',
+};
+
 export class NotFound extends HttpError {
   constructor(message = 'not found') {
     super(404, message);

@@ -119,6 +119,8 @@ describe('parseConfig with every setting given', () => {
       LOG_SAMPLE: ' 0.25 ',
       EGRESS_PRICE_PER_TB: '4.5',
       RULES: ' [{"name": "assets", "match": {"path": "/assets/*"}, "edgeTtl": 31536000}] ',
+      SIGNING_KEYS: ' k1=0123456789abcdef0123456789abcdef ',
+      SIGNED_PREFIXES: ' /video/ ',
     });
     expect(config).toEqual({
       originKind: 's3',
@@ -157,6 +159,10 @@ describe('parseConfig with every setting given', () => {
       },
       observability: { statsToken: 'stats-secret', flushMs: 0, logSample: 0.25, egressPricePerTB: 4.5 },
       rules: { list: [{ name: 'assets', match: { paths: ['/assets/*'] }, freshness: { ttl: 31_536_000 } }] },
+      admission: {
+        signingKeys: new Map([['k1', '0123456789abcdef0123456789abcdef']]),
+        signedPrefixes: ['/video/'],
+      },
     });
   });
 });
@@ -469,12 +475,13 @@ describe('configFrom', () => {
 });
 
 describe('secret settings', () => {
-  it('counts the credentials and the three tokens as secrets, never to be printed', () => {
+  it('counts the credentials, the three tokens and the signing keys as secrets, never to be printed', () => {
     expect([...SECRET_CONFIG_NAMES].sort()).toEqual([
       'PURGE_TOKEN',
       'S3_ACCESS_KEY_ID',
       'S3_SECRET_ACCESS_KEY',
       'SHIELD_TOKEN',
+      'SIGNING_KEYS',
       'STATS_TOKEN',
     ]);
   });

@@ -1,5 +1,6 @@
 // What the tiers' endpoints take from an Authorization field (RFC 9110 §11.6.2): a bearer token (RFC 6750 §2.1) or
-// Basic's password (RFC 7617 §2, a browser's login box), null when absent; and a credential's constant-time check.
+// Basic's password (RFC 7617 §2, a browser's login box), null when absent; and credentials compared in constant time,
+// as strings (a token) or as bytes (a signature).
 
 /** The token of `Bearer <token>`; null for anything else. */
 export function bearerToken(authorization: string | null): string | null {
@@ -27,5 +28,17 @@ export function credentialMatches(presented: string | null, expected: string | u
   for (let i = 0; i < expected.length; i++) {
     difference |= (presented.charCodeAt(i % Math.max(1, presented.length)) || 0) ^ expected.charCodeAt(i);
   }
+  return difference === 0;
+}
+
+/**
+ * Whether two byte strings are equal, reading every byte of both whatever the first difference (a signature compared
+ * byte by byte with an early exit tells an attacker how many leading bytes are right). Lengths are public (a
+ * signature's is fixed), so unequal lengths still walk the longer one and then answer false.
+ */
+export function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
+  const length = Math.max(a.length, b.length);
+  let difference = a.length ^ b.length;
+  for (let i = 0; i < length; i++) difference |= (a[i] ?? 0) ^ (b[i] ?? 0);
   return difference === 0;
 }

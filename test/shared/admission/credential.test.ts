@@ -1,6 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { basicPassword, bearerToken, credentialMatches } from '../../../shared/http/authorization.ts';
+import {
+  basicPassword,
+  bearerToken,
+  constantTimeEqual,
+  credentialMatches,
+} from '../../../shared/admission/credential.ts';
 
 describe('bearerToken (RFC 6750 §2.1)', () => {
   it('reads the token, the scheme in any case', () => {
@@ -82,5 +87,58 @@ describe('credentialMatches', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+/** A byte string that counts every read of an index (through a Proxy, as the comparison sees it). */
+function counted(bytes: Uint8Array): { view: Uint8Array; reads: Set<number> } {
+  const reads = new Set<number>();
+  const view = new Proxy(bytes, {
+    get(target, property) {
+      if (typeof property === 'string' && /^\d+$/.test(property)) reads.add(Number(property));
+      const value: unknown = Reflect.get(target, property);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return { view, reads };
+}
+
+describe('constantTimeEqual', () => {
+  const bytes = fc.uint8Array({ maxLength: 48 });
+
+  it('is true exactly when the two byte strings are equal', () => {
+    fc.assert(
+      fc.property(bytes, bytes, (a, b) => {
+        const equal = a.length === b.length && a.every((byte, i) => byte === b[i]);
+        expect(constantTimeEqual(a, b)).toBe(equal);
+        expect(constantTimeEqual(a, a.slice())).toBe(true);
+      }),
+    );
+  });
+
+  it('reads every byte of both, wherever the first difference is', () => {
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ minLength: 1, maxLength: 48 }),
+        fc.nat(),
+        fc.integer({ min: 1, max: 255 }),
+        (a, at, bit) => {
+          const b = a.slice();
+          const index = at % b.length;
+          b[index] = (b[index] ?? 0) ^ bit;
+          const left = counted(a);
+          const right = counted(b);
+          expect(constantTimeEqual(left.view, right.view)).toBe(false);
+          expect(left.reads.size).toBe(a.length);
+          expect(right.reads.size).toBe(b.length);
+        },
+      ),
+    );
+  });
+
+  it('is false for a prefix, reading the longer one to its end', () => {
+    const long = counted(Uint8Array.from([1, 2, 3, 4]));
+    expect(constantTimeEqual(Uint8Array.from([1, 2]), long.view)).toBe(false);
+    expect(long.reads.size).toBe(4);
   });
 });

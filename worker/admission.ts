@@ -1,0 +1,147 @@
+// The edge's first step for a protected path (SIGNED_PREFIXES, docs/private-content.md): a signed URL or the tc_token
+// cookie admits the request, before the memory layer and the cache; then the token is taken off it, so that no cache
+// key, shield or origin ever sees one. Paths outside the prefixes pass untouched, at the cost of one prefix test.
+
+import {
+  mayHoldToken,
+  readToken,
+  splitQuery,
+  TOKEN_COOKIE,
+  type TokenRead,
+  tokenCookie,
+  withoutTokenCookie,
+  withoutTokenParams,
+} from '../shared/admission/signed-token.ts';
+import { SignatureRefused } from '../shared/http/errors.ts';
+import { rawPath } from '../shared/observe/observed.ts';
+import { normalizePath } from '../shared/request/canonical-path.ts';
+import { knownAddress } from './edge-address.ts';
+import type { EdgeRequest, SignedAdmission } from './env.ts';
+
+/** An admitted request: the URL the rest of the edge reads (the token gone), and the request to route if it must. */
+export interface Admitted {
+  url: string;
+  /** The request as the app and the next hops get it: the original when nothing was taken off it. */
+  request(): Request;
+}
+
+/**
+ * `request` itself when no signature is needed (OPTIONS, a path outside SIGNED_PREFIXES, the tiers' own paths), the
+ * admitted request without its token, or the refusal. OPTIONS passes: a CORS preflight carries no cookie and never
+ * reaches an object (the edge answers it itself). A promise only when the token's signature was not checked before
+ * in this isolate.
+ */
+export function admission(
+  request: Request,
+  edge: EdgeRequest,
+  signed: SignedAdmission,
+): Request | Admitted | SignatureRefused | Promise<Admitted | SignatureRefused> {
+  if (request.method === 'OPTIONS') return request;
+  const raw = request.url;
+  const seen = seenUrl(raw, edge, signed);
+  if (seen === undefined) return request;
+  // A signed URL takes precedence over the cookie: a link handed out is what its holder means.
+  const read = seen.fromUrl ?? cookieToken(request.headers.get('cookie'), signed);
+  if (!read.ok) return new SignatureRefused(read.reason);
+  const verdict = signed.verifier.verify(read.token, {
+    path: seen.path,
+    // Set by Cloudflare's front on every request (a client's own is overwritten there).
+    ip: request.headers.get('cf-connecting-ip') ?? undefined,
+    country: request.cf?.country as string | undefined,
+    now: Math.floor(Date.now() / 1000),
+  });
+  const admitted = (reason: string | undefined): Admitted | SignatureRefused =>
+    reason === undefined ? withoutToken(request, raw, seen.url) : new SignatureRefused(reason);
+  return verdict instanceof Promise ? verdict.then(admitted) : admitted(verdict);
+}
+
+/** What admission reads off a protected URL, remembered per raw URL: a player asks the same one again and again. */
+interface SeenUrl {
+  path: string;
+  /** The token its query carries; undefined when it carries none (then the cookie is read). */
+  fromUrl: TokenRead | undefined;
+  /** The URL without our parameters. */
+  url: string;
+}
+
+/**
+ * Characters of URLs and cookies remembered per isolate and configuration (as edge-address.ts bounds its own): a bound
+ * on what clients can make it hold; past it, the memory starts again.
+ */
+const REMEMBERED_CHARS = 1 << 20;
+
+interface Memo {
+  urls: Map<string, SeenUrl | null>;
+  cookies: Map<string, TokenRead>;
+  chars: number;
+}
+
+const memos = new WeakMap<SignedAdmission, Memo>();
+
+function memoOf(signed: SignedAdmission): Memo {
+  let memo = memos.get(signed);
+  if (memo === undefined) {
+    memo = { urls: new Map(), cookies: new Map(), chars: 0 };
+    memos.set(signed, memo);
+  }
+  return memo;
+}
+
+/** The protected URL's path, token and clean form; undefined when the path needs no signature. */
+function seenUrl(raw: string, edge: EdgeRequest, signed: SignedAdmission): SeenUrl | undefined {
+  const memo = memoOf(signed);
+  const known = memo.urls.get(raw);
+  if (known !== undefined) return known ?? undefined;
+  const path = knownAddress(raw, edge.config)?.admissionPath ?? normalizePath(rawPath(raw).replace(/\?.*$/, ''));
+  let seen: SeenUrl | null = null;
+  if (signed.paths.protects(path)) {
+    const query = raw.includes('?') ? raw.slice(raw.indexOf('?') + 1) : '';
+    const ours = mayHoldToken(query) ? splitQuery(query).ours : [];
+    seen = { path, fromUrl: ours.length > 0 ? readToken(ours) : undefined, url: withoutTokenParams(raw) };
+  }
+  remember(memo, raw.length);
+  memo.urls.set(raw, seen);
+  return seen ?? undefined;
+}
+
+function cookieToken(cookie: string | null, signed: SignedAdmission): TokenRead {
+  const value = tokenCookie(cookie);
+  if (value === null) return { ok: false, reason: 'missing' };
+  const memo = memoOf(signed);
+  let read = memo.cookies.get(value);
+  if (read === undefined) {
+    read = readToken([...new URLSearchParams(value)]);
+    remember(memo, value.length);
+    memo.cookies.set(value, read);
+  }
+  return read;
+}
+
+/** Room for `chars` more, forgetting everything when there is none. */
+function remember(memo: Memo, chars: number): void {
+  if (memo.chars + chars > REMEMBERED_CHARS) {
+    memo.urls.clear();
+    memo.cookies.clear();
+    memo.chars = 0;
+  }
+  memo.chars += chars;
+}
+
+/** The request without tc_ parameters and the tc_token cookie; a new Request only when routed, never for a hit. */
+function withoutToken(request: Request, raw: string, url: string): Admitted {
+  return {
+    url,
+    request() {
+      const cookie = request.headers.get('cookie');
+      const tokenInCookie = cookie?.includes(TOKEN_COOKIE) === true;
+      if (url === raw && !tokenInCookie) return request;
+      const cleaned = new Request(url, request);
+      if (cookie !== null && tokenInCookie) {
+        const kept = withoutTokenCookie(cookie);
+        if (kept === null) cleaned.headers.delete('cookie');
+        else cleaned.headers.set('cookie', kept);
+      }
+      return cleaned;
+    },
+  };
+}
