@@ -5,6 +5,7 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { startWorkers } from '../local/workers.ts';
+import { signedUrl } from '../shared/admission/signer.ts';
 import { wrkInstalled } from './load/wrk.ts';
 import { totalCpuSeconds } from './probes/process-cpu.ts';
 import { processesNamed, RUNTIME_NAME } from './probes/process-rss.ts';
@@ -27,6 +28,38 @@ const PROFILE_LINES = 12;
 
 const MEMORY_HIT = 'tiercache, edge memory hit';
 const THROUGH_FRONT = 'tiercache, edge memory hit, through the local front';
+const SIGNED_HIT = 'tiercache, edge memory hit, signed URL';
+const RULES_HIT = 'tiercache, edge memory hit, under ten rules';
+/** A signed memory hit costs at most this multiple of an unsigned one (docs/private-content.md). */
+const SIGNED_TARGET = 1.15;
+/** A memory hit under TEN_RULES costs at most this multiple of one with none (docs/rules.md). */
+const RULES_TARGET = 1.1;
+/**
+ * Ten rules as a site would write them: three match the object (headers for everything, its extension's freshness and
+ * browser TTL, a header removed under its prefix), seven do not.
+ */
+const TEN_RULES = [
+  {
+    name: 'assets',
+    match: { path: '/assets/*' },
+    edgeTtl: 31_536_000,
+    browserCacheControl: 'public, max-age=31536000, immutable',
+  },
+  { name: 'html', match: { extension: 'html' }, edgeTtl: 60, staleWhileRevalidate: 300 },
+  { name: 'api', match: { path: '/api/*' }, bypass: true },
+  { name: 'old', match: { path: '/old/*' }, redirect: { status: 301, location: '/new/', preservePathSuffix: true } },
+  { name: 'app', match: { path: '/app/*' }, spaFallback: '/app/index.html' },
+  {
+    name: 'security',
+    headers: {
+      set: { 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY', 'referrer-policy': 'no-referrer' },
+    },
+  },
+  { name: 'bins', match: { extension: 'bin' }, edgeTtl: 3600, browserCacheControl: 'public, max-age=600' },
+  { name: 'fonts', match: { extension: ['woff2', 'woff'] }, headers: { set: { 'access-control-allow-origin': '*' } } },
+  { name: 'docs-host', match: { host: 'docs.example.com' }, headers: { add: { link: '</style.css>; rel=preload' } } },
+  { name: 'hits', match: { path: '/hit-*' }, headers: { remove: ['x-powered-by'] } },
+];
 
 interface Target {
   name: string;
@@ -59,6 +92,13 @@ try {
   cleanups.push(front.close);
   const cacheApi = await startWorkers({ config: { ...config, MEMORY_CACHE_SIZE: '0' } });
   cleanups.push(cacheApi.dispose);
+  const secret = randomUUID();
+  const signed = await startWorkers({ config: { ...config, SIGNED_PREFIXES: '/', SIGNING_KEYS: `bench=${secret}` } });
+  cleanups.push(signed.dispose);
+  const expires = Math.floor(Date.now() / 1000) + 86_400;
+  const signedHitUrl = await signedUrl(signed.url, { keyId: 'bench', secret, path: OBJECT.path, expires });
+  const ruled = await startWorkers({ config: { ...config, RULES: JSON.stringify(TEN_RULES) } });
+  cleanups.push(ruled.dispose);
   const naive = await startNaiveWorkers({ origin: origin.url });
   cleanups.push(naive.stop);
   // tiercache's edge from memory and from its Cache API namespace, each on its own workerd socket as deployed; the
@@ -69,6 +109,8 @@ try {
     { name: MEMORY_HIT, url: `${memory.url}${OBJECT.path}`, note: "worker/memory-hit.ts, the edge's own socket" },
     { name: THROUGH_FRONT, url: `${front.url}${OBJECT.path}`, note: 'the same isolate, behind local/front.ts' },
     { name: 'tiercache, edge Cache API hit', url: `${cacheApi.url}${OBJECT.path}`, note: 'MEMORY_CACHE_SIZE=0' },
+    { name: SIGNED_HIT, url: signedHitUrl, note: 'SIGNED_PREFIXES=/, a signed URL (worker/admission.ts)' },
+    { name: RULES_HIT, url: `${ruled.url}${OBJECT.path}`, note: 'RULES: ten, three of them matching' },
     { name: 'naive-map', url: `${naive.mapUrl}${OBJECT.path}`, note: 'a global Map' },
     { name: 'naive-cache', url: `${naive.cacheUrl}${OBJECT.path}`, note: 'caches.default' },
   ];
@@ -137,6 +179,13 @@ try {
   const fronted = named(THROUGH_FRONT);
   if (!own || !fronted) throw new Error('the memory hit was not measured both ways');
   const layer = frontLayer(own, fronted);
+  const guarded = [
+    { name: SIGNED_HIT, target: SIGNED_TARGET, what: 'a signed URL’s memory hit / an unsigned one' },
+    { name: RULES_HIT, target: RULES_TARGET, what: 'a memory hit under ten rules / one with none' },
+  ].map((row) => {
+    const ratio = (named(row.name)?.cpuUsPerRequest ?? Number.NaN) / own.cpuUsPerRequest;
+    return { ...row, ratio, verdict: ratio <= row.target ? 'PASS' : 'SHORT' };
+  });
   const targetRows = hotHitTargets({
     label: `${OBJECT.size / 1000} KB`,
     tiercache: own,
@@ -166,6 +215,13 @@ try {
     '',
     layer.sentence,
     '',
+    '## Signatures and rules on the hot path',
+    '',
+    formatTable({
+      columns: ['workerd CPU per request', 'ratio', 'target', 'verdict'],
+      rows: guarded.map((row) => [row.what, `${row.ratio.toFixed(2)}×`, `≤ ${row.target}×`, row.verdict]),
+    }),
+    '',
     "## Targets, on the edge's own socket",
     '',
     formatTable(withoutLastColumn(targetsTable(targetRows))),
@@ -191,6 +247,7 @@ try {
       targets: summary,
       front: layer.json,
       hotHitTargets: targetRows,
+      signaturesAndRules: guarded,
       profile: { requests: profiledRequests, lines: lines.slice(0, 40) },
       machine: machine(),
     },
