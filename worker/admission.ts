@@ -45,9 +45,10 @@ export function admission(
   if (!read.ok) return new SignatureRefused(read.reason);
   const verdict = signed.verifier.verify(read.token, {
     path: seen.path,
-    // Set by Cloudflare's front on every request (a client's own is overwritten there).
-    ip: request.headers.get('cf-connecting-ip') ?? undefined,
-    country: request.cf?.country as string | undefined,
+    // Set by Cloudflare's front on every request (a client's own is overwritten there). Each read only for a token
+    // bound to it: `request.cf` is deserialised on every access, a cost a hit should not pay for nothing.
+    ip: read.token.ip === undefined ? undefined : (request.headers.get('cf-connecting-ip') ?? undefined),
+    country: read.token.country === undefined ? undefined : (request.cf?.country as string | undefined),
     now: Math.floor(Date.now() / 1000),
   });
   const admitted = (reason: string | undefined): Admitted | SignatureRefused =>

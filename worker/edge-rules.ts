@@ -81,7 +81,37 @@ function clientRulesOf(rawUrl: string, method: string, config: Config): ClientRu
   const canonical = normalizePath(url.pathname);
   if (isReserved(canonical, forwardedPath(url, config))) return undefined;
   const path = knownAddress(rawUrl, config)?.target.path ?? canonical;
-  return clientRules(applyRules(config.rules, { host: url.host, path, method }));
+  const applied = applyRules(config.rules, { host: url.host, path, method });
+  // One object per outcome: what a memory hit baked into its headers is recognised by identity (memory-hit.ts).
+  const outcome = `${method} ${applied.matched.join(' ')} ${applied.redirect?.suffix ?? ''}`;
+  let outcomes = interned.get(config);
+  if (outcomes === undefined || outcomes.size >= MAX_OUTCOMES) {
+    outcomes = new Map();
+    interned.set(config, outcomes);
+  }
+  if (!outcomes.has(outcome)) outcomes.set(outcome, clientRules(applied) ?? null);
+  return outcomes.get(outcome) ?? undefined;
+}
+
+/** The distinct outcomes of the rules, per configuration (few: one per set of rules matched, and redirect suffix). */
+const interned = new WeakMap<Config, Map<string, ClientRules | null>>();
+const MAX_OUTCOMES = 10_000;
+
+/**
+ * Answers whose headers already carry their rules' edits (a memory hit's, edited once in its template): not edited
+ * again.
+ */
+export const editedAnswers = new WeakSet<Response>();
+
+/**
+ * Whether a memory hit may carry `client`'s edits in the headers it copies for every hit: only edits of fields the hit
+ * never sets itself afterwards (Age, Server-Timing).
+ */
+export function bakeable(client: ClientRules): boolean {
+  if (client.redirect !== undefined) return false;
+  const { set, add, remove } = client.headers;
+  const late = (name: string): boolean => name === 'age' || name === 'server-timing';
+  return !set.some(([name]) => late(name)) && !add.some(([name]) => late(name)) && !remove.some(late);
 }
 
 /**
@@ -111,6 +141,7 @@ export function redirectAnswer(
  * immutable headers, and is copied around its body as it is.
  */
 export function withClientRules(response: Response, client: ClientRules, method: string): Response {
+  if (editedAnswers.has(response)) return response;
   try {
     editAnswerHeaders(response.headers, client, method, response.status);
     return response;

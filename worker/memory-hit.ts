@@ -7,6 +7,8 @@ import { serverTimingMetric } from '../shared/http/server-timing.ts';
 import { targetedFieldsToStrip } from '../shared/http/targeted-cache-control.ts';
 import { purgedBy } from '../shared/purge/purge-rules.ts';
 import { knownPurgeList } from '../shared/purge/purge-store.ts';
+import type { ClientRules } from '../shared/rules/client-rules.ts';
+import { editAnswerHeaders } from '../shared/rules/header-edits.ts';
 import { ruleDecidedFreshness, ruleDetail } from '../shared/rules/rule-freshness.ts';
 import type { AppliedRules } from '../shared/rules/rules.ts';
 import { currentAge, remainingFreshness } from '../shared/store/stored-entry.ts';
@@ -14,6 +16,7 @@ import { responseAsIs } from '../shared/streams/response-as-is.ts';
 import { tier } from '../shared/tiers/tiers.ts';
 import { knownAddress } from './edge-address.ts';
 import { edgeMemory } from './edge-cache.ts';
+import { bakeable, edgeClientRules, editedAnswers } from './edge-rules.ts';
 import type { EdgeRequest } from './env.ts';
 import type { MemoryEntry } from './memory-cache.ts';
 
@@ -52,7 +55,8 @@ export function answerFromMemory(
       if (purgedBy(list, address.purgePath)(entry)) return undefined;
       entry.purgeChecked = list;
     }
-    const hit = freshHit(entry, now, started, address.rules);
+    const client = config.rules.list.length === 0 ? undefined : edgeClientRules(request, config);
+    const hit = freshHit(entry, now, started, address.rules, client);
     // What the stats record needs, known here already (shared/observe/observed.ts).
     if (hit !== undefined) edge.meter.hit = { host: address.host, path: address.purgePath, bytes: entry.body.size };
     return hit;
@@ -72,6 +76,8 @@ interface HitTemplate {
   behind: string | null;
   /** `rule:<name>` when a rule decided the entry's freshness (rule-freshness.ts), as the full path says it. */
   detail: string | undefined;
+  /** The rules' edits of the client's answer this template's headers carry (worker/edge-rules.ts), if any. */
+  client: ClientRules | undefined;
   /** The headers last answered, for the whole seconds of ttl, Age and edge time they carry. */
   last?: { ttl: number; age: number; durationMs: number; headers: Headers };
 }
@@ -84,14 +90,27 @@ const templates = new WeakMap<MemoryEntry, HitTemplate>();
  * Hits within the same second answer copies of one Headers: the response copies it anyway, and
  * setting three fields on each hit cost more than the rest of this function.
  */
-function freshHit(entry: MemoryEntry, now: number, started: number, rules: AppliedRules): Response | undefined {
+function freshHit(
+  entry: MemoryEntry,
+  now: number,
+  started: number,
+  rules: AppliedRules,
+  client: ClientRules | undefined,
+): Response | undefined {
   const remaining = remainingFreshness(entry.meta, now);
   if (remaining <= 0) return undefined;
   let template = templates.get(entry);
-  if (template === undefined) {
-    template = hitTemplate(entry, rules);
+  // The rules' outcomes are interned (edge-rules.ts): a template made for other rules is made again.
+  const baked = client !== undefined && bakeable(client) ? client : undefined;
+  if (template === undefined || template.client !== baked) {
+    template = hitTemplate(entry, rules, baked);
     templates.set(entry, template);
   }
+  const hit = (response: Response): Response => {
+    // Edited once, in the template: site-responses.ts does not edit them again on every hit.
+    if (baked !== undefined) editedAnswers.add(response);
+    return response;
+  };
   // Cache-Status says whole seconds (RFC 9211 ttl, truncated), Age whole seconds down (RFC 9111 §5.1).
   const ttl = Math.trunc(remaining);
   const age = Math.floor(currentAge(entry.meta, now));
@@ -99,7 +118,7 @@ function freshHit(entry: MemoryEntry, now: number, started: number, rules: Appli
   const durationMs = Date.now() - started;
   const last = template.last;
   if (last !== undefined && last.ttl === ttl && last.age === age && last.durationMs === durationMs) {
-    return responseAsIs(entry.body, { status: 200, headers: last.headers });
+    return hit(responseAsIs(entry.body, { status: 200, headers: last.headers }));
   }
   const headers = new Headers(template.fixed);
   headers.set(
@@ -117,17 +136,19 @@ function freshHit(entry: MemoryEntry, now: number, started: number, rules: Appli
   headers.set('age', String(age));
   template.last = { ttl, age, durationMs, headers };
   // The stored bytes: with a Content-Encoding, already encoded.
-  return responseAsIs(entry.body, { status: 200, headers });
+  return hit(responseAsIs(entry.body, { status: 200, headers }));
 }
 
-function hitTemplate(entry: MemoryEntry, rules: AppliedRules): HitTemplate {
+function hitTemplate(entry: MemoryEntry, rules: AppliedRules, client: ClientRules | undefined): HitTemplate {
   const fixed = new Headers(entry.headers);
   for (const name of ['cache-status', 'server-timing', 'age', ...targetedFieldsToStrip('client')]) fixed.delete(name);
   fixed.set('accept-ranges', 'bytes');
+  if (client !== undefined) editAnswerHeaders(fixed, client, 'GET', 200);
   const decided = ruleDecidedFreshness(rules, 200, entry.headers);
   return {
     fixed,
     behind: withoutMember(entry.headers.get('cache-status'), tier('edge').statusMember),
     detail: decided === undefined ? undefined : ruleDetail(decided),
+    client,
   };
 }
