@@ -17,7 +17,8 @@ import {
   type Rules,
 } from './rules.ts';
 
-const RULE_FIELDS = [
+/** The fields a rule may have (docs/rules.md). */
+export const RULE_FIELDS = [
   'name',
   'match',
   'edgeTtl',

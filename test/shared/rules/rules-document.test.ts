@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../shared/http/errors.ts';
 import { NO_RULES } from '../../../shared/rules/rules.ts';
-import { parseRules } from '../../../shared/rules/rules-document.ts';
+import { parseRules, RULE_FIELDS } from '../../../shared/rules/rules-document.ts';
 
 /** The problems parseRules reports for `document` (JSON-encoded), or [] when it takes it. */
 function problems(document: unknown): readonly string[] {
@@ -112,21 +112,7 @@ describe('parseRules', () => {
   });
 
   it('throws nothing but ConfigError on any JSON, and every problem in it names RULES, the rule and the field', () => {
-    const field = fc.constantFrom(
-      'name',
-      'match',
-      'edgeTtl',
-      'override',
-      'staleWhileRevalidate',
-      'staleIfError',
-      'browserCacheControl',
-      'headers',
-      'bypass',
-      'redirect',
-      'spaFallback',
-      'cacheKeyQuery',
-      'other',
-    );
+    const field = fc.constantFrom(...RULE_FIELDS, 'other');
     const rule = fc.dictionary(field, fc.jsonValue({ maxDepth: 3 }), { maxKeys: 6 });
     const documents = fc.oneof(
       fc.array(fc.oneof(rule, fc.jsonValue({ maxDepth: 2 })), { maxLength: 4 }),
