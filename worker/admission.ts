@@ -15,6 +15,7 @@ import {
 import { SignatureRefused } from '../shared/http/errors.ts';
 import { rawPath } from '../shared/observe/observed.ts';
 import { normalizePath } from '../shared/request/canonical-path.ts';
+import { BoundedMemo } from './bounded-memo.ts';
 import { knownAddress } from './edge-address.ts';
 import type { EdgeRequest, SignedAdmission } from './env.ts';
 
@@ -65,16 +66,10 @@ interface SeenUrl {
   url: string;
 }
 
-/**
- * Characters of URLs and cookies remembered per isolate and configuration (as edge-address.ts bounds its own): a bound
- * on what clients can make it hold; past it, the memory starts again.
- */
-const REMEMBERED_CHARS = 1 << 20;
-
+/** What admission read off protected URLs and token cookies, per isolate and configuration (bounded-memo.ts). */
 interface Memo {
-  urls: Map<string, SeenUrl | null>;
-  cookies: Map<string, TokenRead>;
-  chars: number;
+  urls: BoundedMemo<SeenUrl | null>;
+  cookies: BoundedMemo<TokenRead>;
 }
 
 const memos = new WeakMap<SignedAdmission, Memo>();
@@ -82,7 +77,7 @@ const memos = new WeakMap<SignedAdmission, Memo>();
 function memoOf(signed: SignedAdmission): Memo {
   let memo = memos.get(signed);
   if (memo === undefined) {
-    memo = { urls: new Map(), cookies: new Map(), chars: 0 };
+    memo = { urls: new BoundedMemo(), cookies: new BoundedMemo() };
     memos.set(signed, memo);
   }
   return memo;
@@ -100,7 +95,6 @@ function seenUrl(raw: string, edge: EdgeRequest, signed: SignedAdmission): SeenU
     const ours = mayHoldToken(query) ? splitQuery(query).ours : [];
     seen = { path, fromUrl: ours.length > 0 ? readToken(ours) : undefined, url: withoutTokenParams(raw) };
   }
-  remember(memo, raw.length);
   memo.urls.set(raw, seen);
   return seen ?? undefined;
 }
@@ -112,20 +106,9 @@ function cookieToken(cookie: string | null, signed: SignedAdmission): TokenRead 
   let read = memo.cookies.get(value);
   if (read === undefined) {
     read = readToken([...new URLSearchParams(value)]);
-    remember(memo, value.length);
     memo.cookies.set(value, read);
   }
   return read;
-}
-
-/** Room for `chars` more, forgetting everything when there is none. */
-function remember(memo: Memo, chars: number): void {
-  if (memo.chars + chars > REMEMBERED_CHARS) {
-    memo.urls.clear();
-    memo.cookies.clear();
-    memo.chars = 0;
-  }
-  memo.chars += chars;
 }
 
 /** The request without tc_ parameters and the tc_token cookie; a new Request only when routed, never for a hit. */

@@ -7,6 +7,7 @@ import { bucketFor, misdirected } from '../shared/request/host-buckets.ts';
 import { type RequestTarget, requestTarget } from '../shared/request/request-target.ts';
 import { type AppliedRules, NOTHING_APPLIED } from '../shared/rules/rules.ts';
 import { applyRules } from '../shared/rules/rules-match.ts';
+import { BoundedMemo } from './bounded-memo.ts';
 
 export interface EdgeAddress {
   target: RequestTarget;
@@ -59,9 +60,8 @@ export function edgeKey(url: URL, target: RequestTarget): string {
   return `${url.protocol}//${url.host}${target.path}${target.query}`;
 }
 
-/** Characters of raw URLs remembered per isolate and configuration: a bound on what clients can make it hold. */
-const REMEMBERED_CHARS = 1 << 20;
-const remembered = new WeakMap<Config, { addresses: Map<string, EdgeAddress>; chars: number }>();
+/** Per configuration: the addresses of raw URLs. */
+const remembered = new WeakMap<Config, BoundedMemo<EdgeAddress>>();
 
 /**
  * The address of a raw request URL, remembered; undefined for one that names no object here. The hot path
@@ -71,10 +71,10 @@ const remembered = new WeakMap<Config, { addresses: Map<string, EdgeAddress>; ch
 export function knownAddress(rawUrl: string, config: Config): EdgeAddress | undefined {
   let memo = remembered.get(config);
   if (memo === undefined) {
-    memo = { addresses: new Map(), chars: 0 };
+    memo = new BoundedMemo();
     remembered.set(config, memo);
   }
-  const known = memo.addresses.get(rawUrl);
+  const known = memo.get(rawUrl);
   if (known !== undefined) return known;
   let address: EdgeAddress;
   try {
@@ -82,12 +82,7 @@ export function knownAddress(rawUrl: string, config: Config): EdgeAddress | unde
   } catch {
     return undefined;
   }
-  if (memo.chars + rawUrl.length > REMEMBERED_CHARS) {
-    memo.addresses.clear();
-    memo.chars = 0;
-  }
-  memo.addresses.set(rawUrl, address);
-  memo.chars += rawUrl.length;
+  memo.set(rawUrl, address);
   return address;
 }
 

@@ -11,6 +11,7 @@ import { redirectLocation } from '../shared/rules/redirect-location.ts';
 import { applyRules } from '../shared/rules/rules-match.ts';
 import { responseAsIs } from '../shared/streams/response-as-is.ts';
 import { withTierReport } from '../shared/tier/tier-headers.ts';
+import { BoundedMemo } from './bounded-memo.ts';
 import { forwardedPath, knownAddress } from './edge-address.ts';
 
 /** RFC 9110 §15.4: the reason phrases of the redirects a rule may answer with, for the short body. */
@@ -21,14 +22,8 @@ const REDIRECT_REASONS: Record<number, string> = {
   308: 'Permanent Redirect',
 };
 
-/** Characters of method and raw URL remembered per isolate and configuration: a bound on what clients make it hold. */
-const REMEMBERED_CHARS = 1 << 20;
-
-interface Remembered {
-  /** Method → raw URL → what the rules say (null: nothing for the client). */
-  byMethod: Map<string, Map<string, ClientRules | null>>;
-  chars: number;
-}
+/** Method → raw URL → what the rules say (null: nothing for the client). */
+type Remembered = Map<string, BoundedMemo<ClientRules | null>>;
 
 /** Per configuration: what is remembered, or null when no rule changes a client's answer (nothing to remember). */
 const remembered = new WeakMap<Config, Remembered | null>();
@@ -41,27 +36,21 @@ export function edgeClientRules(request: Request, config: Config): ClientRules |
   if (config.rules.list.length === 0) return undefined;
   let memo = remembered.get(config);
   if (memo === undefined) {
-    memo = rulesEditClients(config.rules) ? { byMethod: new Map(), chars: 0 } : null;
+    memo = rulesEditClients(config.rules) ? new Map() : null;
     remembered.set(config, memo);
   }
   if (memo === null) return undefined;
   const { method, url } = request;
-  let byUrl = memo.byMethod.get(method);
+  let byUrl = memo.get(method);
   const known = byUrl?.get(url);
   if (known !== undefined) return known ?? undefined;
   const found = clientRulesOf(url, method, config) ?? null;
-  const chars = method.length + url.length;
-  if (memo.chars + chars > REMEMBERED_CHARS) {
-    memo.byMethod.clear();
-    memo.chars = 0;
-    byUrl = undefined;
-  }
   if (byUrl === undefined) {
-    byUrl = new Map();
-    memo.byMethod.set(method, byUrl);
+    // One memo per method the rules were asked about: few (RULE_METHODS and what else clients send, each bounded).
+    byUrl = new BoundedMemo();
+    if (memo.size < 16) memo.set(method, byUrl);
   }
   byUrl.set(url, found);
-  memo.chars += chars;
   return found ?? undefined;
 }
 
