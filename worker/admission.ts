@@ -19,24 +19,17 @@ import { BoundedMemo } from './bounded-memo.ts';
 import { knownAddress } from './edge-address.ts';
 import type { EdgeRequest, SignedAdmission } from './env.ts';
 
-/** An admitted request: the URL the rest of the edge reads (the token gone), and the request to route if it must. */
-export interface Admitted {
-  url: string;
-  /** The request as the app and the next hops get it: the original when nothing was taken off it. */
-  request(): Request;
-}
-
 /**
  * `request` itself when no signature is needed (OPTIONS, a path outside SIGNED_PREFIXES, the tiers' own paths), the
- * admitted request without its token, or the refusal. OPTIONS passes: a CORS preflight carries no cookie and never
- * reaches an object (the edge answers it itself). A promise only when the token's signature was not checked before
- * in this isolate.
+ * admitted request's URL without its token (what the rest of the edge reads), or the refusal. OPTIONS passes: a CORS
+ * preflight carries no cookie and never reaches an object (the edge answers it itself). A promise only when the
+ * token's signature was not checked before in this isolate.
  */
 export function admission(
   request: Request,
   edge: EdgeRequest,
   signed: SignedAdmission,
-): Request | Admitted | SignatureRefused | Promise<Admitted | SignatureRefused> {
+): Request | string | SignatureRefused | Promise<string | SignatureRefused> {
   if (request.method === 'OPTIONS') return request;
   const raw = request.url;
   const seen = seenUrl(raw, edge, signed);
@@ -52,9 +45,10 @@ export function admission(
     country: read.token.country === undefined ? undefined : (request.cf?.country as string | undefined),
     now: Math.floor(Date.now() / 1000),
   });
-  const admitted = (reason: string | undefined): Admitted | SignatureRefused =>
-    reason === undefined ? withoutToken(request, raw, seen.url) : new SignatureRefused(reason);
-  return verdict instanceof Promise ? verdict.then(admitted) : admitted(verdict);
+  if (verdict instanceof Promise) {
+    return verdict.then((reason) => (reason === undefined ? seen.url : new SignatureRefused(reason)));
+  }
+  return verdict === undefined ? seen.url : new SignatureRefused(verdict);
 }
 
 /** What admission reads off a protected URL, remembered per raw URL: a player asks the same one again and again. */
@@ -111,21 +105,19 @@ function cookieToken(cookie: string | null, signed: SignedAdmission): TokenRead 
   return read;
 }
 
-/** The request without tc_ parameters and the tc_token cookie; a new Request only when routed, never for a hit. */
-function withoutToken(request: Request, raw: string, url: string): Admitted {
-  return {
-    url,
-    request() {
-      const cookie = request.headers.get('cookie');
-      const tokenInCookie = cookie?.includes(TOKEN_COOKIE) === true;
-      if (url === raw && !tokenInCookie) return request;
-      const cleaned = new Request(url, request);
-      if (cookie !== null && tokenInCookie) {
-        const kept = withoutTokenCookie(cookie);
-        if (kept === null) cleaned.headers.delete('cookie');
-        else cleaned.headers.set('cookie', kept);
-      }
-      return cleaned;
-    },
-  };
+/**
+ * An admitted request as the app and the next hops get it: at `url` (admission's, without tc_ parameters) and without
+ * the tc_token cookie; the original when nothing was taken off it. Made only when routed, never for a memory hit.
+ */
+export function admittedRequest(request: Request, url: string): Request {
+  const cookie = request.headers.get('cookie');
+  const tokenInCookie = cookie?.includes(TOKEN_COOKIE) === true;
+  if (url === request.url && !tokenInCookie) return request;
+  const cleaned = new Request(url, request);
+  if (cookie !== null && tokenInCookie) {
+    const kept = withoutTokenCookie(cookie);
+    if (kept === null) cleaned.headers.delete('cookie');
+    else cleaned.headers.set('cookie', kept);
+  }
+  return cleaned;
 }

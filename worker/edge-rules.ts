@@ -13,6 +13,7 @@ import { responseAsIs } from '../shared/streams/response-as-is.ts';
 import { withTierReport } from '../shared/tier/tier-headers.ts';
 import { BoundedMemo } from './bounded-memo.ts';
 import { forwardedPath, knownAddress } from './edge-address.ts';
+import type { EdgeRequest } from './env.ts';
 
 /** RFC 9110 §15.4: the reason phrases of the redirects a rule may answer with, for the short body. */
 const REDIRECT_REASONS: Record<number, string> = {
@@ -27,6 +28,16 @@ type Remembered = Map<string, BoundedMemo<ClientRules | null>>;
 
 /** Per configuration: what is remembered, or null when no rule changes a client's answer (nothing to remember). */
 const remembered = new WeakMap<Config, Remembered | null>();
+
+/**
+ * The rules' edits of the client's answer, for a memory hit to carry in its headers: those of the request
+ * site-responses.ts looked up (`edge.client`), none for a document read for another request's answer (a 404 page, a
+ * fallback), which gets that request's edits afterwards, as on the full path.
+ */
+export function clientRulesOfHit(request: Request, edge: EdgeRequest): ClientRules | undefined {
+  const known = edge.client;
+  return known?.request === request ? known.rules : undefined;
+}
 
 /**
  * What the rules say of the client's answer to `request`; undefined when nothing (no RULES, no rule with a
@@ -87,21 +98,25 @@ const interned = new WeakMap<Config, Map<string, ClientRules | null>>();
 const MAX_OUTCOMES = 10_000;
 
 /**
- * Answers whose headers already carry their rules' edits (a memory hit's, edited once in its template): not edited
- * again.
- */
-export const editedAnswers = new WeakSet<Response>();
-
-/**
  * Whether a memory hit may carry `client`'s edits in the headers it copies for every hit: only edits of fields the hit
- * never sets itself afterwards (Age, Server-Timing).
+ * never sets itself afterwards (Age, Server-Timing). Judged once per outcome (they are interned).
  */
 export function bakeable(client: ClientRules): boolean {
-  if (client.redirect !== undefined) return false;
-  const { set, add, remove } = client.headers;
-  const late = (name: string): boolean => name === 'age' || name === 'server-timing';
-  return !set.some(([name]) => late(name)) && !add.some(([name]) => late(name)) && !remove.some(late);
+  let judged = bakeableOutcomes.get(client);
+  if (judged === undefined) {
+    const { set, add, remove } = client.headers;
+    const late = (name: string): boolean => name === 'age' || name === 'server-timing';
+    judged =
+      client.redirect === undefined &&
+      !set.some(([name]) => late(name)) &&
+      !add.some(([name]) => late(name)) &&
+      !remove.some(late);
+    bakeableOutcomes.set(client, judged);
+  }
+  return judged;
 }
+
+const bakeableOutcomes = new WeakMap<ClientRules, boolean>();
 
 /**
  * A rule's redirect, answered before any cache is asked: its Location, a short text body (none for HEAD), and this
@@ -130,7 +145,6 @@ export function redirectAnswer(
  * immutable headers, and is copied around its body as it is.
  */
 export function withClientRules(response: Response, client: ClientRules, method: string): Response {
-  if (editedAnswers.has(response)) return response;
   try {
     editAnswerHeaders(response.headers, client, method, response.status);
     return response;

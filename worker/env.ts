@@ -7,6 +7,7 @@ import { SignatureVerifier } from '../shared/admission/verifier.ts';
 import { type Config, configFrom, oncePerEnv, type RawConfig } from '../shared/config/config.ts';
 import { type ObservedTier, observedTier, rawPath } from '../shared/observe/observed.ts';
 import type { RequestMeter } from '../shared/observe/request-meter.ts';
+import type { ClientRules } from '../shared/rules/client-rules.ts';
 
 /** The edge worker's bindings: the configuration contract, the shield service binding, the purge list. */
 export interface EdgeEnv extends RawConfig {
@@ -40,9 +41,19 @@ export interface SignedAdmission {
   verifier: SignatureVerifier;
 }
 
-/** What one request is handed: the bindings, and the meter its record is made from. */
+/**
+ * What one request is handed: the bindings, the meter its record is made from, and what the edge found out about it
+ * on the way, each beside the request it is of (a 404 page or a fallback document is read as a request of its own,
+ * with the same EdgeRequest: what was found out about the client's request is not the document's).
+ */
 export interface EdgeRequest extends EdgeBindings {
   meter: RequestMeter;
+  /** A request admitted with a token, and its URL without it (worker/admission.ts). */
+  admitted?: { request: Request; url: string };
+  /** What the rules say of the client's answer to `request` (worker/edge-rules.ts), looked up once. */
+  client?: { request: Request; rules: ClientRules };
+  /** A memory hit whose headers carry its rules' edits already (memory-hit.ts): not edited again. */
+  edited?: Response;
 }
 
 /** Once per bindings object (an isolate keeps the same `env`); throws ConfigError naming a bad setting. */

@@ -19,7 +19,7 @@ import type { RequestFacts } from '../shared/request/request-facts.ts';
 import { requestUrl } from '../shared/request/request-target.ts';
 import { HEALTH_PATH, isReserved, PURGE_PATH, STATS_JSON_PATH, STATS_PATH } from '../shared/request/reserved-paths.ts';
 import { withTierReport } from '../shared/tier/tier-headers.ts';
-import { type Admitted, admission } from './admission.ts';
+import { admission, admittedRequest } from './admission.ts';
 import { forwardedPath } from './edge-address.ts';
 import { type EdgeBindings, type EdgeEnv, type EdgeRequest, edgeBindings } from './env.ts';
 import { answerHealth } from './health.ts';
@@ -95,18 +95,16 @@ function internalRead(path: string): 'html' | 'json' | 'health' | undefined {
 }
 
 /**
- * Requests admitted with a token, to what admission made of them: their URL without it, and the request routed. The
- * documents read for another request's answer (a 404 page, a single-page app's fallback) are requests of their own,
- * built from the admitted path without its query: never in here, and never checked again.
+ * The memory layer, then the app, for a request admission let through (with its token taken off). The documents read
+ * for another request's answer (a 404 page, a single-page app's fallback) are requests of their own, built from the
+ * admitted path without its query: never `edge.admitted`'s, and never checked again.
  */
-const admittedRequests = new WeakMap<Request, Admitted>();
-
-/** The memory layer, then the app, for a request admission let through (with its token taken off). */
 function served(request: Request, edge: EdgeRequest, ctx: ExecutionContext): Response | Promise<Response> {
-  const admitted = admittedRequests.get(request);
-  const hot = answerFromMemory(request, edge, admitted?.url ?? request.url);
+  const admitted = edge.admitted?.request === request ? edge.admitted.url : undefined;
+  const hot = answerFromMemory(request, edge, admitted ?? request.url);
   if (hot instanceof Response) return hot;
-  const routed = (): Promise<Response> | Response => app.fetch(admitted?.request() ?? request, edge, ctx);
+  const routed = (): Promise<Response> | Response =>
+    app.fetch(admitted === undefined ? request : admittedRequest(request, admitted), edge, ctx);
   if (hot === undefined) return routed();
   return hot.then((answer) => answer ?? routed());
 }
@@ -124,14 +122,14 @@ const site = withSiteResponses(served);
 function edgeFetch(request: Request, edge: EdgeRequest, ctx: ExecutionContext): Response | Promise<Response> {
   if (edge.admission === undefined) return site(request, edge, ctx);
   const started = Date.now();
-  const admitted = admission(request, edge, edge.admission);
-  if (admitted === request) return site(request, edge, ctx);
-  const next = (verdict: Admitted | SignatureRefused): Response | Promise<Response> => {
-    if (verdict instanceof SignatureRefused) return refusal(verdict, request.method, started);
-    admittedRequests.set(request, verdict);
+  const verdict = admission(request, edge, edge.admission);
+  if (verdict === request) return site(request, edge, ctx);
+  const next = (url: string | SignatureRefused): Response | Promise<Response> => {
+    if (url instanceof SignatureRefused) return refusal(url, request.method, started);
+    edge.admitted = { request, url };
     return site(request, edge, ctx);
   };
-  return admitted instanceof Promise ? admitted.then(next) : next(admitted as Admitted | SignatureRefused);
+  return verdict instanceof Promise ? verdict.then(next) : next(verdict as string | SignatureRefused);
 }
 
 export default {

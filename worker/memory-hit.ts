@@ -16,7 +16,7 @@ import { responseAsIs } from '../shared/streams/response-as-is.ts';
 import { tier } from '../shared/tiers/tiers.ts';
 import { knownAddress } from './edge-address.ts';
 import { edgeMemory } from './edge-cache.ts';
-import { bakeable, edgeClientRules, editedAnswers } from './edge-rules.ts';
+import { bakeable, clientRulesOfHit } from './edge-rules.ts';
 import type { EdgeRequest } from './env.ts';
 import type { MemoryEntry } from './memory-cache.ts';
 
@@ -55,8 +55,12 @@ export function answerFromMemory(
       if (purgedBy(list, address.purgePath)(entry)) return undefined;
       entry.purgeChecked = list;
     }
-    const client = config.rules.list.length === 0 ? undefined : edgeClientRules(request, config);
-    const hit = freshHit(entry, now, started, address.rules, client);
+    const client = clientRulesOfHit(request, edge);
+    // The rules' edits a hit's headers may carry (edge-rules.ts); site-responses.ts makes the others.
+    const baked = client !== undefined && bakeable(client) ? client : undefined;
+    const hit = freshHit(entry, now, started, address.rules, baked);
+    // Edited once, in the template: site-responses.ts does not edit it again.
+    if (hit !== undefined && baked !== undefined) edge.edited = hit;
     // What the stats record needs, known here already (shared/observe/observed.ts).
     if (hit !== undefined) edge.meter.hit = { host: address.host, path: address.purgePath, bytes: entry.body.size };
     return hit;
@@ -95,22 +99,16 @@ function freshHit(
   now: number,
   started: number,
   rules: AppliedRules,
-  client: ClientRules | undefined,
+  baked: ClientRules | undefined,
 ): Response | undefined {
   const remaining = remainingFreshness(entry.meta, now);
   if (remaining <= 0) return undefined;
   let template = templates.get(entry);
   // The rules' outcomes are interned (edge-rules.ts): a template made for other rules is made again.
-  const baked = client !== undefined && bakeable(client) ? client : undefined;
   if (template === undefined || template.client !== baked) {
     template = hitTemplate(entry, rules, baked);
     templates.set(entry, template);
   }
-  const hit = (response: Response): Response => {
-    // Edited once, in the template: site-responses.ts does not edit them again on every hit.
-    if (baked !== undefined) editedAnswers.add(response);
-    return response;
-  };
   // Cache-Status says whole seconds (RFC 9211 ttl, truncated), Age whole seconds down (RFC 9111 §5.1).
   const ttl = Math.trunc(remaining);
   const age = Math.floor(currentAge(entry.meta, now));
@@ -118,7 +116,7 @@ function freshHit(
   const durationMs = Date.now() - started;
   const last = template.last;
   if (last !== undefined && last.ttl === ttl && last.age === age && last.durationMs === durationMs) {
-    return hit(responseAsIs(entry.body, { status: 200, headers: last.headers }));
+    return responseAsIs(entry.body, { status: 200, headers: last.headers });
   }
   const headers = new Headers(template.fixed);
   headers.set(
@@ -136,7 +134,7 @@ function freshHit(
   headers.set('age', String(age));
   template.last = { ttl, age, durationMs, headers };
   // The stored bytes: with a Content-Encoding, already encoded.
-  return hit(responseAsIs(entry.body, { status: 200, headers }));
+  return responseAsIs(entry.body, { status: 200, headers });
 }
 
 function hitTemplate(entry: MemoryEntry, rules: AppliedRules, client: ClientRules | undefined): HitTemplate {

@@ -26,19 +26,26 @@ export function withSiteResponses(app: EdgeFetch): EdgeFetch {
   return (request, edge, ctx) => {
     const { site } = edge.config;
     const client = edgeClientRules(request, edge.config);
+    // For the memory hit this may lead to (memory-hit.ts), which carries the edits in its headers.
+    if (client !== undefined) edge.client = { request, rules: client };
     const siteFeatures = site.notFoundDocument !== undefined || corsEnabled(site.corsAllowOrigins);
     if (!siteFeatures && client?.redirect === undefined && client?.spaFallback === undefined) {
       // Nothing to do (the default), or only headers to edit: no extra step on the hot path, a memory hit stays
       // answered without a turn of the event loop.
       if (client === undefined) return app(request, edge, ctx);
       const answer = app(request, edge, ctx);
-      if (answer instanceof Response) return withClientRules(answer, client, request.method);
-      return answer.then((response) => withClientRules(response, client, request.method));
+      if (answer instanceof Response) return edited(answer, edge, client, request.method);
+      return answer.then((response) => edited(response, edge, client, request.method));
     }
     return siteResponse(request, edge, ctx, site, client, app).then((response) =>
-      client === undefined ? response : withClientRules(response, client, request.method),
+      client === undefined ? response : edited(response, edge, client, request.method),
     );
   };
+}
+
+/** `response` with the rules' edits, unless it is a memory hit that carries them already (memory-hit.ts). */
+function edited(response: Response, edge: EdgeRequest, client: ClientRules, method: string): Response {
+  return response === edge.edited ? response : withClientRules(response, client, method);
 }
 
 async function siteResponse(

@@ -32,6 +32,8 @@ const RULES = [
     redirect: { status: 308, location: 'https://new.example/landing?from=cdn', preserveQuery: true },
   },
   { name: 'app', match: { path: '/app/*' }, spaFallback: '/app/index.html' },
+  // The document's own path only: a fallback answer for another path must not carry it.
+  { name: 'shell', match: { path: '/app/index.html' }, headers: { set: { 'x-shell': 'asked-for' } } },
 ];
 
 let f: Fixture;
@@ -240,6 +242,22 @@ describe('the single-page-app fallback (RULES spaFallback)', () => {
     expect(second.text).toBe(APP_SHELL);
     expect(edgeMember(second).slice(0, 2)).toEqual(['tiercache-edge', 'hit']);
     expect(originGets()).toEqual(['GET /app/orders/7']);
+  });
+
+  it('gives a fallback answer the rules of the path asked for, not the document’s, from memory or not', async () => {
+    const cold = await f.get('/app/cold/route');
+    expect(cold.text).toBe(APP_SHELL);
+    expect(cold.headers.get('x-shell'), 'the document read through the tiers').toBeNull();
+    expectSecurityHeaders(cold, 'the document read through the tiers');
+    await settle();
+    // Asked for itself twice, the document is a memory hit with its own rules' edits in its headers.
+    for (let i = 0; i < 2; i++) expect((await f.get('/app/index.html')).headers.get('x-shell')).toBe('asked-for');
+    const warm = await f.get('/app/warm/route');
+    expect(warm.text).toBe(APP_SHELL);
+    expect(edgeMember(warm).slice(0, 2)).toEqual(['tiercache-edge', 'hit']);
+    expect(warm.headers.get('x-shell'), 'the document read from memory').toBeNull();
+    expectSecurityHeaders(warm, 'the document read from memory');
+    expect((await f.get('/app/index.html')).headers.get('x-shell'), 'the document itself again').toBe('asked-for');
   });
 
   it('serves a key that exists as itself, and the document for its own path', async () => {
