@@ -13,7 +13,6 @@ import { responseAsIs } from '../shared/streams/response-as-is.ts';
 import { withTierReport } from '../shared/tier/tier-headers.ts';
 import { BoundedMemo } from './bounded-memo.ts';
 import { forwardedPath, knownAddress } from './edge-address.ts';
-import type { EdgeRequest } from './env.ts';
 
 /** RFC 9110 §15.4: the reason phrases of the redirects a rule may answer with, for the short body. */
 const REDIRECT_REASONS: Record<number, string> = {
@@ -31,11 +30,13 @@ const remembered = new WeakMap<Config, Remembered | null>();
 
 /**
  * The rules' edits of the client's answer, for a memory hit to carry in its headers: those of the request
- * site-responses.ts looked up (`edge.client`), none for a document read for another request's answer (a 404 page, a
- * fallback), which gets that request's edits afterwards, as on the full path.
+ * site-responses.ts looked up (`known`, the EdgeRequest's `client`), none for a document read for another request's
+ * answer (a 404 page, a fallback), which gets that request's edits afterwards, as on the full path.
  */
-export function clientRulesOfHit(request: Request, edge: EdgeRequest): ClientRules | undefined {
-  const known = edge.client;
+export function clientRulesOfHit(
+  request: Request,
+  known: { request: Request; rules: ClientRules } | undefined,
+): ClientRules | undefined {
   return known?.request === request ? known.rules : undefined;
 }
 

@@ -55,7 +55,7 @@ export function answerFromMemory(
       if (purgedBy(list, address.purgePath)(entry)) return undefined;
       entry.purgeChecked = list;
     }
-    const client = clientRulesOfHit(request, edge);
+    const client = clientRulesOfHit(request, edge.client);
     // The rules' edits a hit's headers may carry (edge-rules.ts); site-responses.ts makes the others.
     const baked = client !== undefined && bakeable(client) ? client : undefined;
     const hit = freshHit(entry, now, started, address.rules, baked);
