@@ -80,7 +80,10 @@ async function siteResponse(
       documentRead(page, edge, ctx, app),
     );
   }
-  return withCors(response, request, site.corsAllowOrigins);
+  const answer = withCors(response, request, site.corsAllowOrigins);
+  // A memory hit's copy carries the edits its headers were made with (memory-hit.ts): not made again.
+  if (response === edge.edited) edge.edited = answer;
+  return answer;
 }
 
 /**

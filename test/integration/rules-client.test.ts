@@ -132,6 +132,30 @@ describe('header edits (RULES headers)', () => {
     }
   });
 
+  it('are made once on a memory hit that CORS copies (an added field is not added twice)', async () => {
+    const cors = await startFixture({ RULES: JSON.stringify(RULES), CORS_ALLOW_ORIGINS: '*' });
+    try {
+      await cors.origin.putObject('font.woff2', 'wOF2', {
+        'content-type': 'font/woff2',
+        'cache-control': 'max-age=600',
+      });
+      const asked = { headers: { origin: 'https://app.example' } };
+      const answers: Answer[] = [];
+      for (let i = 0; i < 3; i++) {
+        answers.push(await cors.get('/font.woff2', asked));
+        await settle();
+      }
+      const hit = answers.at(-1);
+      expect(hit && cacheStatus(hit).at(-1)?.slice(0, 2)).toEqual(['tiercache-edge', 'hit']);
+      for (const [i, answer] of answers.entries()) {
+        expect(answer.headers.get('link'), `answer ${i + 1}`).toBe('</assets/app.css>; rel=preload; as=style');
+        expect(answer.headers.get('access-control-allow-origin'), `answer ${i + 1}`).toBe('*');
+      }
+    } finally {
+      await cors.close();
+    }
+  });
+
   it('leave the tiers’ own endpoints alone', async () => {
     const health = await f.get('/__tiercache/health');
     expect(health.headers.get('x-frame-options')).toBeNull();
