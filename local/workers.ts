@@ -20,6 +20,8 @@ const EDGE_ENTRY = 'worker/index.ts';
 const SHIELD_ENTRY = 'shield/index.ts';
 /** One KV namespace id for both workers: the purge list is shared, as in one account. */
 const PURGES_NAMESPACE = 'tiercache-purges';
+/** The second edge worker's name (WorkersOptions.secondEdge). */
+const SECOND_EDGE = 'edge-2';
 /** The stats store's class, exported by the shield's script (shield/stats-store.ts). */
 const STATS_CLASS = 'StatsStore';
 
@@ -47,6 +49,11 @@ export interface WorkersOptions {
    */
   front?: boolean;
   /**
+   * A second edge worker, an isolate of its own sharing the purge list and the shield with the first, as another
+   * location's edge does (bench/purge-speed.ts); bare stacks only (no front).
+   */
+  secondEdge?: boolean;
+  /**
    * How long the front waits for a request head before it answers 408 (tests: short); absent = FRONT_HEAD_TIMEOUT_MS.
    */
   frontHeadTimeoutMs?: number;
@@ -64,6 +71,8 @@ export interface Stack {
   shieldUrl: string;
   /** The shield's own workerd socket (a Unix socket behind its front). */
   shieldSocket: WorkerdSocket;
+  /** The second edge's base URL (WorkersOptions.secondEdge). */
+  secondEdgeUrl?: string;
   mf: Miniflare;
   dispose(): Promise<void>;
 }
@@ -157,6 +166,7 @@ async function startBare(
   );
   const edgeUrl = urls.get('edge');
   const shieldUrl = urls.get('shield');
+  const secondEdgeUrl = urls.get(SECOND_EDGE);
   if (edgeUrl === undefined || shieldUrl === undefined) {
     await stop();
     throw new Error('Miniflare gave no direct socket to the edge or the shield');
@@ -166,6 +176,7 @@ async function startBare(
     edgeSocket: { url: edgeUrl.origin },
     shieldUrl: shieldUrl.origin,
     shieldSocket: { url: shieldUrl.origin },
+    ...(secondEdgeUrl === undefined ? {} : { secondEdgeUrl: secondEdgeUrl.origin }),
     mf,
     dispose: stop,
   };
@@ -179,20 +190,25 @@ function tierWorkers(
   frontToken: string | undefined,
 ): WorkerOptions[] {
   const bindings = definedStrings(options.config);
+  const edge: WorkerOptions = {
+    ...moduleWorker('edge', bundles.edge.code, bundles.edge.path),
+    compatibilityFlags: COMPATIBILITY_FLAGS,
+    bindings: frontToken === undefined ? bindings : { ...bindings, LOCAL_FRONT_TOKEN: frontToken },
+    serviceBindings: { SHIELD: 'shield', ...clockBinding(options.clock) },
+    kvNamespaces: { PURGES: PURGES_NAMESPACE },
+    // The stats store is the shield's Durable Object, bound by script name as when deployed.
+    durableObjects: { STATS: { className: STATS_CLASS, scriptName: 'shield' } },
+  };
+  const second =
+    options.secondEdge === true && frontToken === undefined
+      ? [{ ...edge, ...moduleWorker(SECOND_EDGE, bundles.edge.code, bundles.edge.path), ...directSocket(0) }]
+      : [];
   return [
     // Miniflare's own entry socket routes to the first worker: here one that serves nothing,
     // so that only the printed port answers for the edge.
     moduleWorker('refuse', REFUSE),
-    {
-      ...moduleWorker('edge', bundles.edge.code, bundles.edge.path),
-      compatibilityFlags: COMPATIBILITY_FLAGS,
-      bindings: frontToken === undefined ? bindings : { ...bindings, LOCAL_FRONT_TOKEN: frontToken },
-      serviceBindings: { SHIELD: 'shield', ...clockBinding(options.clock) },
-      kvNamespaces: { PURGES: PURGES_NAMESPACE },
-      // The stats store is the shield's Durable Object, bound by script name as when deployed.
-      durableObjects: { STATS: { className: STATS_CLASS, scriptName: 'shield' } },
-      ...sockets.edge,
-    },
+    { ...edge, ...sockets.edge },
+    ...second,
     {
       ...moduleWorker('shield', bundles.shield.code, bundles.shield.path),
       compatibilityFlags: COMPATIBILITY_FLAGS,
