@@ -10,7 +10,8 @@ import { sendZonePurge, type ZonePurgePort, type ZonePurgeReport } from './zone-
 
 /**
  * Instant Purge: "the new Instant Purge pipeline performs consistently under 150 ms" for every purge method on
- * every plan (blog.cloudflare.com/instant-purge-for-all/, 2025-04-01; developers.cloudflare.com/cache/how-to/purge-cache/:
+ * every plan (Cloudflare's announcement of 2025-04-01, "all purge methods now available to all customers",
+ * blog.cloudflare.com/tag/speed-and-reliability/; developers.cloudflare.com/cache/how-to/purge-cache/:
  * "Instant Purge ensures that updates to your content are reflected immediately"). Cloudflare's figure, a typical
  * one rather than a guarantee; docs/purge.md says so.
  */
