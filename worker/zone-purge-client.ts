@@ -33,21 +33,27 @@ export async function sendZonePurge(
   port: ZonePurgePort,
 ): Promise<ZonePurgeReport[]> {
   const reports: ZonePurgeReport[] = [];
-  for (const call of calls) reports.push(await sendCall(call, config, port));
+  // One wait for the whole purge request, however many calls it makes.
+  const waiting = { waited: 0 };
+  for (const call of calls) reports.push(await sendCall(call, config, port, waiting));
   return reports;
 }
 
-async function sendCall(call: ZonePurgeCall, config: ZonePurgeConfig, port: ZonePurgePort): Promise<ZonePurgeReport> {
-  let waited = 0;
+async function sendCall(
+  call: ZonePurgeCall,
+  config: ZonePurgeConfig,
+  port: ZonePurgePort,
+  waiting: { waited: number },
+): Promise<ZonePurgeReport> {
   for (let tries = 1; ; tries++) {
     const answer = await attempt(call, config, port);
     if (answer.kind !== 'rateLimited') return { call, tries, ...answer.report };
-    if (!retryInRequest(tries, waited, answer.delay)) {
+    if (!retryInRequest(tries, waiting.waited, answer.delay)) {
       port.waitUntil(queued(call, config, port, answer.delay));
       return { call, outcome: 'rateLimited', tries, queued: true, retryAfterMs: answer.delay };
     }
     await port.sleep(answer.delay);
-    waited += answer.delay;
+    waiting.waited += answer.delay;
   }
 }
 

@@ -92,6 +92,21 @@ describe('sendZonePurge', () => {
     expect(calls).toHaveLength(3);
   });
 
+  it('shares the bounded wait between the calls of one purge', async () => {
+    const { port, sleeps, queued } = scriptedPort([
+      { status: 429, retryAfter: '2' },
+      { status: 200 },
+      { status: 429, retryAfter: '2' },
+      { status: 200 },
+    ]);
+    const reports = await sendZonePurge([{ tags: ['a'] }, { prefixes: ['cdn.example/b/'] }], config, port);
+    // 2 s waited for the first; 2 s more would pass the 3 s the request may wait: the second is queued.
+    expect(reports.map((report) => report.outcome)).toEqual(['sent', 'rateLimited']);
+    expect(reports[1]).toMatchObject({ tries: 1, queued: true, retryAfterMs: 2000 });
+    expect(sleeps[0]).toBe(2000);
+    expect(queued).toHaveLength(1);
+  });
+
   it(`gives a queued call at most ${TRIES_QUEUED} more tries`, async () => {
     const limited = Array.from({ length: 20 }, () => ({ status: 429, retryAfter: '5' }));
     const { port, calls, queued } = scriptedPort([{ status: 429, retryAfter: '5' }, ...limited]);
