@@ -9,9 +9,10 @@ import type { RawConfig } from '../shared/config/config.ts';
 import { HEALTH_PATH } from '../shared/request/reserved-paths.ts';
 import { type CliContext, CliFailure } from './command.ts';
 import { configProblems } from './config-check.ts';
+import { OPTIONAL_SECRETS, type OptionalSecretName } from './optional-secrets.ts';
 
 /** Settings that are secrets are put with `wrangler secret`, never written here (SECRETS). */
-type SecretName = 'S3_ACCESS_KEY_ID' | 'S3_SECRET_ACCESS_KEY' | 'SHIELD_TOKEN' | 'PURGE_TOKEN' | 'STATS_TOKEN';
+type SecretName = 'S3_ACCESS_KEY_ID' | 'S3_SECRET_ACCESS_KEY' | 'SHIELD_TOKEN' | OptionalSecretName;
 
 /** A Workers route (`example.com/cdn/*` on a zone) or a custom domain (`cdn.example.com`, the Worker is its origin). */
 export type EdgeRoute =
@@ -262,20 +263,7 @@ export const SECRETS: readonly SecretSpec[] = [
     source: 'required',
     s3Only: true,
   },
-  {
-    name: 'PURGE_TOKEN',
-    workers: ['edge'],
-    purpose: 'the bearer token of POST /__tiercache/purge',
-    source: 'optional',
-    unset: 'purge stays disabled',
-  },
-  {
-    name: 'STATS_TOKEN',
-    workers: ['edge'],
-    purpose: 'the token of the stats page',
-    source: 'optional',
-    unset: 'the stats page stays disabled',
-  },
+  ...OPTIONAL_SECRETS,
 ];
 
 /** The secrets a deployment of `originKind` uses. */

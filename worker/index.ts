@@ -49,7 +49,8 @@ app.use('*', async (c, next) => {
   // The tiers' own endpoints are not requests for objects: no record is made of them.
   c.env.meter.internal = true;
   if (path === PURGE_PATH) {
-    if (c.req.method === 'POST') return purge(c.req.raw, c.env, c.var.clockOffset);
+    if (c.req.method === 'POST')
+      return purge(c.req.raw, c.env, c.var.clockOffset, (work) => c.executionCtx.waitUntil(work));
     throw new MethodNotAllowed(c.req.method, ['POST']);
   }
   const read = internalRead(path);

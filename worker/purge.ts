@@ -15,7 +15,7 @@ import {
 } from '../shared/http/errors.ts';
 import { canonicalPrefix } from '../shared/purge/purge-prefix.ts';
 import { PURGE_BODY_LIMIT, type PurgeRecord, type PurgeRequest, parsePurgeBody } from '../shared/purge/purge-rules.ts';
-import { REACHES_EVERY_LOCATION_WITHIN, recordPurges } from '../shared/purge/purge-store.ts';
+import { recordPurges } from '../shared/purge/purge-store.ts';
 import { type RequestTarget, requestTarget } from '../shared/request/request-target.ts';
 import { PURGE_PATH } from '../shared/request/reserved-paths.ts';
 import type { KeyQuery } from '../shared/rules/rules.ts';
@@ -25,6 +25,7 @@ import { remove } from '../shared/tier/tier-cache.ts';
 import { edgeKey } from './edge-address.ts';
 import { edgeCache } from './edge-cache.ts';
 import type { EdgeBindings } from './env.ts';
+import { purgePaths, runtimePort } from './platform-purge.ts';
 import { askShield } from './shield-client.ts';
 
 /** A URL the client named, resolved: where the edge keeps it, and the canonical path both tiers match. */
@@ -40,7 +41,12 @@ interface PurgedUrl {
  * ever sent to the origin. `clockOffset` (ms): the test clock's lead; purges are timed on the clock entries are
  * (readPolicy).
  */
-export async function purge(request: Request, edge: EdgeBindings, clockOffset = 0): Promise<Response> {
+export async function purge(
+  request: Request,
+  edge: EdgeBindings,
+  clockOffset = 0,
+  waitUntil: (work: Promise<unknown>) => void = () => undefined,
+): Promise<Response> {
   const { config } = edge;
   const admission = purgeAdmission(request.headers.get('authorization'), config.purgeToken);
   if (admission === 'disabled') throw new Forbidden('purge is disabled: set the PURGE_TOKEN secret to enable it');
@@ -72,8 +78,15 @@ export async function purge(request: Request, edge: EdgeBindings, clockOffset = 
   await shield.body?.cancel();
   // `matched`: the canonical forms the tiers compare entries with, so a client sees what a purge names.
   const matched = { urls: urls.map(({ target }) => `${target.path}${target.query}`), prefixes };
+  // Then the platform's own purge, where configured (platform-purge.ts): the records above stay the backstop.
+  const { paths, reachesEveryLocationWithin } = await purgePaths(
+    records,
+    new URL(request.url),
+    config,
+    runtimePort(waitUntil),
+  );
   return Response.json(
-    { purged: parsed.request, matched, at, reachesEveryLocationWithin: REACHES_EVERY_LOCATION_WITHIN },
+    { purged: parsed.request, matched, at, reachesEveryLocationWithin, paths },
     { headers: { 'cache-control': 'no-store' } },
   );
 }

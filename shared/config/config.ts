@@ -12,8 +12,9 @@ import { integer, nonEmpty, objectKey, oneOf, required } from './config-values.t
 import { type MemoryConfig, parseMemory, parseSlicing, type SlicingConfig } from './limits.ts';
 import { OBSERVABILITY_CONFIG_NAMES, type ObservabilityConfig, parseObservability } from './observability.ts';
 import { parseSiteConfig, SITE_CONFIG_NAMES, type SiteConfig } from './site-config.ts';
+import { parseZonePurge, ZONE_PURGE_CONFIG_NAMES, type ZonePurgeConfig } from './zone-purge-config.ts';
 
-export type { AdmissionConfig, MemoryConfig, ObservabilityConfig, SlicingConfig };
+export type { AdmissionConfig, MemoryConfig, ObservabilityConfig, SlicingConfig, ZonePurgeConfig };
 
 /** ORIGIN_KIND's choices, and S3_ADDRESSING's (`npm start` checks a value it overrides against them). */
 export const ORIGIN_KINDS = ['s3', 'http'] as const;
@@ -75,6 +76,8 @@ export interface Config {
   rules: Rules;
   /** Signed URLs and cookies: the keys and the protected prefixes (admission-config.ts). */
   admission: AdmissionConfig;
+  /** The platform purge (zone-purge-config.ts): Cloudflare's API token and zone; undefined = the records alone. */
+  zonePurge: ZonePurgeConfig | undefined;
 }
 
 /** Every setting as it arrives: strings (or absent), from `env` or `process.env`. */
@@ -111,6 +114,7 @@ export const CONFIG_NAMES = [
   ...SITE_CONFIG_NAMES,
   ...OBSERVABILITY_CONFIG_NAMES,
   ...ADMISSION_CONFIG_NAMES,
+  ...ZONE_PURGE_CONFIG_NAMES,
 ] as const;
 export type ConfigName = (typeof CONFIG_NAMES)[number];
 
@@ -122,6 +126,7 @@ export const SECRET_CONFIG_NAMES: ReadonlySet<ConfigName> = new Set<ConfigName>(
   'PURGE_TOKEN',
   'STATS_TOKEN',
   'SIGNING_KEYS',
+  'CF_API_TOKEN',
 ]);
 
 export const STORJ_GATEWAY = 'https://gateway.storjshare.io';
@@ -179,6 +184,7 @@ export function parseConfig(raw: RawConfig): Config {
     observability: parseObservability(raw, problems),
     rules: problems.read(() => parseRules(raw.RULES), NO_RULES),
     admission: parseAdmission(raw, problems),
+    zonePurge: parseZonePurge(raw, problems),
   };
   problems.throwIfAny();
   return config;

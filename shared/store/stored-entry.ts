@@ -58,6 +58,24 @@ const NOT_STORED = [
 ];
 
 /**
+ * An entry tagged for the platform's purge (shared/purge/zone-tags.ts) carries our tags as its `Cache-Tag`, the header
+ * Cloudflare's purge by tag reads (developers.cloudflare.com/cache/how-to/purge-cache/purge-by-tags/); the object's
+ * own Cache-Tag is kept under this name and restored on the way out, so a client and the records' tag purge see it
+ * exactly as the origin sent it.
+ */
+const OWN_CACHE_TAG = keptName('cache-tag');
+const ZONE_TAGGED = 'x-tiercache-zone-tagged';
+
+/** Gives stored headers (about to be put) the platform's `tags` as their Cache-Tag (OWN_CACHE_TAG); in place. */
+export function tagForPlatform(stored: Headers, tags: readonly string[]): void {
+  if (tags.length === 0 || stored.has(ZONE_TAGGED)) return;
+  const own = stored.get('cache-tag');
+  if (own !== null) stored.set(OWN_CACHE_TAG, own);
+  stored.set('cache-tag', tags.join(','));
+  stored.set(ZONE_TAGGED, '1');
+}
+
+/**
  * Headers for the stored copy; `retention` (s) is how long the platform should keep it, and
  * `length` the bytes its body holds (counted before the entry may be used; undefined = unknown).
  */
@@ -113,6 +131,12 @@ export function fromStoredHeaders(stored: Headers): Unpacked | undefined {
   if (meta === undefined) return undefined;
   const headers = new Headers(stored);
   for (const name of [...NOT_STORED, ...KEPT, META]) headers.delete(name);
+  if (stored.has(ZONE_TAGGED)) {
+    // Our tags are the platform's, never the object's (tagForPlatform).
+    for (const name of ['cache-tag', OWN_CACHE_TAG, ZONE_TAGGED]) headers.delete(name);
+    const own = stored.get(OWN_CACHE_TAG);
+    if (own !== null) headers.set('cache-tag', own);
+  }
   for (const name of KEPT) {
     const value = stored.get(keptName(name));
     headers.delete(keptName(name));

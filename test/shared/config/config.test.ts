@@ -475,8 +475,9 @@ describe('configFrom', () => {
 });
 
 describe('secret settings', () => {
-  it('counts the credentials, the three tokens and the signing keys as secrets, never to be printed', () => {
+  it('counts the credentials, the four tokens and the signing keys as secrets, never to be printed', () => {
     expect([...SECRET_CONFIG_NAMES].sort()).toEqual([
+      'CF_API_TOKEN',
       'PURGE_TOKEN',
       'S3_ACCESS_KEY_ID',
       'S3_SECRET_ACCESS_KEY',
@@ -527,5 +528,43 @@ describe('HEALTH_KEY', () => {
       );
     }
     expect(parseConfig({ ...s3Minimal, HEALTH_KEY: '  ' }).healthKey).toBeUndefined();
+  });
+});
+
+describe('the platform purge settings (CF_API_TOKEN, CF_ZONE_ID, CF_API_BASE)', () => {
+  const zone = '0123456789abcdef0123456789abcdef';
+
+  it('are off without both, and read with both, against Cloudflare’s API by default', () => {
+    expect(parseConfig(httpMinimal).zonePurge).toBeUndefined();
+    expect(parseConfig({ ...httpMinimal, CF_API_TOKEN: ' token ', CF_ZONE_ID: zone }).zonePurge).toEqual({
+      apiToken: 'token',
+      zoneId: zone,
+      apiBase: 'https://api.cloudflare.com/client/v4',
+    });
+  });
+
+  it('refuse one without the other, naming both', () => {
+    for (const raw of [{ CF_API_TOKEN: 'token' }, { CF_ZONE_ID: zone }]) {
+      const error = configError({ ...httpMinimal, ...raw });
+      expect(error.message).toMatch(/CF_API_TOKEN and CF_ZONE_ID go together/);
+    }
+  });
+
+  it('refuse a zone id that is not one, and never echo the token', () => {
+    const error = configError({ ...httpMinimal, CF_API_TOKEN: 'the-secret-value', CF_ZONE_ID: 'zone/../x' });
+    expect(error.message).toMatch(/CF_ZONE_ID must be the zone id/);
+    expect(error.message).not.toContain('the-secret-value');
+  });
+
+  it('take CF_API_BASE over https, or http on loopback only', () => {
+    const base = (value: string) =>
+      parseConfig({ ...httpMinimal, CF_API_TOKEN: 't', CF_ZONE_ID: zone, CF_API_BASE: value }).zonePurge?.apiBase;
+    expect(base('https://api.example/client/v4/')).toBe('https://api.example/client/v4');
+    expect(base('http://127.0.0.1:8999/client/v4')).toBe('http://127.0.0.1:8999/client/v4');
+    expect(base('http://localhost:8999/client/v4')).toBe('http://localhost:8999/client/v4');
+    for (const bad of ['http://api.example/client/v4', 'ftp://127.0.0.1/', 'not a url'])
+      expect(configError({ ...httpMinimal, CF_API_TOKEN: 't', CF_ZONE_ID: zone, CF_API_BASE: bad }).message).toMatch(
+        /CF_API_BASE must/,
+      );
   });
 });

@@ -6,6 +6,7 @@ import {
   fromStoredHeaders,
   originAt,
   remainingFreshness,
+  tagForPlatform,
   toStoredHeaders,
 } from '../../../shared/store/stored-entry.ts';
 
@@ -255,5 +256,29 @@ describe('stored entry properties', () => {
       ),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('tagForPlatform', () => {
+  it("gives the platform our tags as Cache-Tag and restores the object's own, exactly, on the way out", () => {
+    const headers = originHeaders();
+    headers.set('cache-tag', 'Blog, News');
+    const stored = toStoredHeaders(headers, meta, 3600);
+    tagForPlatform(stored, ['tiercache-url-1', 'blog', 'news']);
+    expect(stored.get('cache-tag')).toBe('tiercache-url-1,blog,news');
+    const unpacked = unpack(stored);
+    expect(unpacked.headers.get('cache-tag')).toBe('Blog, News');
+    expect(sorted(unpacked.headers)).toEqual(sorted(unpack(toStoredHeaders(headers, meta, 3600)).headers));
+  });
+
+  it('leaves no Cache-Tag for a client when the object had none, and tags once', () => {
+    const stored = toStoredHeaders(originHeaders(), meta, 3600);
+    tagForPlatform(stored, ['tiercache-url-1']);
+    tagForPlatform(stored, ['tiercache-url-2']);
+    expect(stored.get('cache-tag')).toBe('tiercache-url-1');
+    expect(unpack(stored).headers.has('cache-tag')).toBe(false);
+    const untagged = toStoredHeaders(originHeaders(), meta, 3600);
+    tagForPlatform(untagged, []);
+    expect(untagged.has('cache-tag')).toBe(false);
   });
 });
