@@ -85,6 +85,11 @@ describe('what the edge stores carries the tags a zone purge finds it by', () =>
     const hit = await f.get('/img/logo.txt');
     expect(hit.headers.get('cache-status')).toMatch(/tiercache-edge; hit/);
     expect(hit.headers.get('cache-tag')).toBe('Brand, v2');
+    // The memory layer holds what the Cache API hit read: the client's view there is the origin's too.
+    const fromMemory = await f.get('/img/logo.txt');
+    expect(fromMemory.headers.get('cache-status')).toMatch(/tiercache-edge; hit/);
+    expect(fromMemory.headers.get('cache-tag')).toBe('Brand, v2');
+    expect(fromMemory.headers.has('x-tiercache-zone-tagged')).toBe(false);
   });
 });
 
