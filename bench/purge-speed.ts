@@ -145,12 +145,7 @@ async function report(startedAt: Date, same: SameIsolate[], seen: number[]): Pro
     '',
     formatTable({
       columns: ['purge', 'answered, median ms', 'answered, max ms', 'next request missed at both tiers'],
-      rows: rows.map((row) => [
-        row.kind,
-        row.medianMs.toFixed(1),
-        row.maxMs.toFixed(1),
-        `${row.missed}/${row.of}`,
-      ]),
+      rows: rows.map((row) => [row.kind, row.medianMs.toFixed(1), row.maxMs.toFixed(1), `${row.missed}/${row.of}`]),
     }),
     '',
     `Target: answered within ${SAME_ISOLATE_TARGET_MS} ms (median) and the next request a miss at both tiers: **${worst <= SAME_ISOLATE_TARGET_MS && missedEverywhere ? 'PASS' : 'SHORT'}** (slowest kind's median ${worst.toFixed(1)} ms).`,

@@ -1,6 +1,7 @@
 // `npm run purge` (docs/purge.md): what to purge, on which deployment, POSTed as the JSON worker/purge.ts parses;
 // the edge's answer printed as what it accepted and when that reaches every location.
 
+import { readFile } from 'node:fs/promises';
 import type { PurgeRequest } from '../shared/purge/purge-rules.ts';
 import { PURGE_PATH } from '../shared/request/reserved-paths.ts';
 import { formatTime } from '../shared/stats/format.ts';
@@ -24,14 +25,19 @@ import {
   single,
   usageError,
 } from './command.ts';
+import { joinTargets, type PurgeTargets, parseTargetLines, purgeBatches, targetCount } from './purge-targets.ts';
 
-export const PURGE_USAGE = `usage: npm run purge -- [--url URL]... [--prefix PATH]... [--tag TAG]... [--everything] [--base https://cdn.example]
+export type { PurgeTargets };
+
+export const PURGE_USAGE = `usage: npm run purge -- [--url URL]... [--prefix PATH]... [--tag TAG]... [--everything] [--from FILE|-] [--base https://cdn.example]
 
 Purges what the edge and the shield hold (POST <base>/__tiercache/purge); name at least one target.
   --url URL       one object: a path (/a.png) or an absolute URL (https://cdn.example/a.png); repeatable
   --prefix PATH   every path starting with PATH (starting with /, like /img/); repeatable
   --tag TAG       every response whose Cache-Tag holds TAG; repeatable
   --everything    everything stored so far
+  --from FILE     targets one per line from FILE, or from standard input with -: a path or URL,
+                  prefix:/img/, tag:brand or everything (# comments); sent in requests the edge takes
 ${DEPLOYMENT_USAGE}
   --help          this text
 Token: PURGE_TOKEN, else the local stack's (for the local stack's URL only).
@@ -46,16 +52,10 @@ export const PURGE_API: Api = {
   disabled: 'purge is disabled: set the PURGE_TOKEN secret',
 };
 
-/** What a purge names: each list as given on the command line, in order. */
-export interface PurgeTargets {
-  urls: string[];
-  prefixes: string[];
-  tags: string[];
-  everything: boolean;
-}
-
 export interface PurgeArgs {
   targets: PurgeTargets;
+  /** A file of targets, one per line (purge-targets.ts); `-` = standard input. */
+  from: string | undefined;
   base: string | undefined;
   help: boolean;
 }
@@ -69,22 +69,39 @@ export interface PurgeAnswer {
   purged: PurgeRequest;
   at: number;
   reachesEveryLocationWithin: string;
+  /** Which paths the purge took (worker/platform-purge.ts); absent from an edge older than them. */
+  paths?: {
+    platform: { sent: true; reachesEveryLocationWithin: string } | { sent: false; reason: string };
+    records: { reachesEveryLocationWithin: string };
+  };
 }
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
-/** The command, as a function of its arguments and context, answering the exit code. */
-export async function runPurge(argv: readonly string[], context: CliContext): Promise<number> {
+/**
+ * The command, as a function of its arguments and context, answering the exit code. `input`: a file's text, or
+ * standard input's for `-` (tests give their own).
+ */
+export async function runPurge(
+  argv: readonly string[],
+  context: CliContext,
+  input: (path: string) => Promise<string> = readInput,
+): Promise<number> {
   try {
     const args = parsePurgeArgs(argv);
     if (args.help) {
       context.out(PURGE_USAGE);
       return 0;
     }
+    const targets =
+      args.from === undefined ? args.targets : joinTargets(args.targets, await fromFile(args.from, input));
     const deployment = await findDeployment(PURGE_API, args.base, context);
-    const request = purgeRequest(deployment, args.targets);
-    const answer = parsePurgeAnswer(await callApi(request, context), request.url.href);
-    context.out(`${deployment.base.origin}: ${renderPurgeAnswer(answer)}`);
+    // In requests the edge takes, in order; one refused stops the rest (what was accepted is printed).
+    for (const batch of purgeBatches(targets)) {
+      const request = purgeRequest(deployment, batch);
+      const answer = parsePurgeAnswer(await callApi(request, context), request.url.href);
+      context.out(`${deployment.base.origin}: ${renderPurgeAnswer(answer)}`);
+    }
     return 0;
   } catch (error) {
     return failureExit(error, context.err);
@@ -103,6 +120,7 @@ export function parsePurgeArgs(argv: readonly string[]): PurgeArgs {
       prefix: { type: 'string' },
       tag: { type: 'string' },
       everything: { type: 'boolean' },
+      from: { type: 'string' },
       [DEPLOYMENT_FLAG]: { type: 'string' },
       help: { type: 'boolean' },
     },
@@ -115,10 +133,32 @@ export function parsePurgeArgs(argv: readonly string[]): PurgeArgs {
     everything: flags.booleans.everything === true,
   };
   const help = flags.booleans.help === true;
-  const count = targets.urls.length + targets.prefixes.length + targets.tags.length;
-  if (!help && count === 0 && !targets.everything)
-    throw usageError('nothing to purge: name at least one --url, --prefix, --tag or --everything', PURGE_USAGE);
-  return { targets, base: single(flags, DEPLOYMENT_FLAG, PURGE_USAGE), help };
+  const from = single(flags, 'from', PURGE_USAGE);
+  if (!help && from === undefined && targetCount(targets) === 0 && !targets.everything)
+    throw usageError('nothing to purge: name at least one --url, --prefix, --tag, --everything or --from', PURGE_USAGE);
+  return { targets, from, base: single(flags, DEPLOYMENT_FLAG, PURGE_USAGE), help };
+}
+
+/** The targets `--from` names: a usage error (exit 2) for a file that cannot be read, a bad line, or none. */
+async function fromFile(path: string, input: (path: string) => Promise<string>): Promise<PurgeTargets> {
+  let text: string;
+  try {
+    text = await input(path);
+  } catch (error) {
+    throw usageError(`--from ${path}: ${error instanceof Error ? error.message : String(error)}`, PURGE_USAGE);
+  }
+  const parsed = parseTargetLines(text);
+  if ('error' in parsed) throw usageError(`--from ${path}: ${parsed.error}`, PURGE_USAGE);
+  if (targetCount(parsed) === 0 && !parsed.everything) throw usageError(`--from ${path}: no target in it`, PURGE_USAGE);
+  return parsed;
+}
+
+/** A file's text, or standard input's for `-`. */
+async function readInput(path: string): Promise<string> {
+  if (path !== '-') return readFile(path, 'utf8');
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** The POST whose body shared/purge/purge-rules.ts parsePurgeBody reads. */
@@ -164,6 +204,15 @@ export function renderPurgeAnswer(answer: PurgeAnswer): string {
       ? `reaches every location within ${printable(bound)}`
       : `reaches every location by ${formatTime(at + within)} (within ${printable(bound)})`,
   );
+  const paths = answer.paths;
+  if (paths !== undefined) {
+    const records = `the purge records (KV): within ${printable(paths.records.reachesEveryLocationWithin)}`;
+    lines.push(
+      paths.platform.sent
+        ? `  through Cloudflare's purge: within ${printable(paths.platform.reachesEveryLocationWithin)}; ${records}, the backstop`
+        : `  through ${records}; Cloudflare's purge: ${printable(paths.platform.reason)}`,
+    );
+  }
   return lines.join('\n');
 }
 

@@ -51,8 +51,8 @@ beforeEach(async () => {
 });
 afterEach(() => stack.remove());
 
-async function run(argv: string[], context: TestContext): Promise<number> {
-  const code = await runPurge(argv, context);
+async function run(argv: string[], context: TestContext, input?: (path: string) => Promise<string>): Promise<number> {
+  const code = await runPurge(argv, context, input);
   expect(context.printed()).not.toContain(TOKEN);
   expect(context.printed()).not.toContain(STACK_TOKEN);
   return code;
@@ -93,7 +93,7 @@ describe('npm run purge: arguments and the request', () => {
     const context = testContext(stack.stackPath, { PURGE_TOKEN: TOKEN });
     expect(await run(['--base', edge.url], context)).toBe(2);
     expect(context.stderr[0]).toMatch(
-      /^nothing to purge: name at least one --url, --prefix, --tag or --everything\n\nusage: npm run purge -- /,
+      /^nothing to purge: name at least one --url, --prefix, --tag, --everything or --from\n\nusage: npm run purge -- /,
     );
     expect(edge.received).toEqual([]);
   });
@@ -139,6 +139,59 @@ describe('npm run purge: the answer', () => {
       ].join('\n'),
     ]);
     expect(context.stderr).toEqual([]);
+  });
+
+  it('--from: reads targets one per line and sends them in requests the edge takes', async () => {
+    const lines = [
+      '# a deploy’s changed files',
+      ...Array.from({ length: 65 }, (_, i) => `/page-${i}.html`),
+      'tag:blog',
+    ];
+    const context = testContext(stack.stackPath, { PURGE_TOKEN: TOKEN });
+    const stdin = async (path: string): Promise<string> => {
+      expect(path).toBe('-');
+      return lines.join('\n');
+    };
+    expect(await run(['--from', '-', '--base', edge.url], context, stdin)).toBe(0);
+    const bodies = edge.received.map((received) => JSON.parse(received.body) as { urls?: string[]; tags?: string[] });
+    expect(bodies.map((body) => (body.urls?.length ?? 0) + (body.tags?.length ?? 0))).toEqual([30, 30, 6]);
+    expect(bodies.flatMap((body) => body.urls ?? [])).toEqual(lines.slice(1, 66));
+    expect(bodies.at(-1)?.tags).toEqual(['blog']);
+    expect(context.stdout).toHaveLength(3);
+  });
+
+  it('--from: a line that is no target is a usage error (exit 2), and nothing is sent', async () => {
+    const context = testContext(stack.stackPath, { PURGE_TOKEN: TOKEN });
+    const file = async (): Promise<string> => '/a.png\nimg/b.png';
+    expect(await run(['--from', 'changed.txt', '--base', edge.url], context, file)).toBe(2);
+    expect(context.printed()).toContain('--from changed.txt: line 2');
+    expect(edge.received).toHaveLength(0);
+  });
+
+  it('prints the path the purge took and its bound', () => {
+    const base = { purged: { urls: ['/a.png'], prefixes: [], tags: [], everything: false }, at: AT };
+    const platform = renderPurgeAnswer({
+      ...base,
+      reachesEveryLocationWithin: '150ms',
+      paths: {
+        platform: { sent: true, reachesEveryLocationWithin: '150ms' },
+        records: { reachesEveryLocationWithin: '65s' },
+      },
+    });
+    expect(platform).toContain(
+      "  through Cloudflare's purge: within 150ms; the purge records (KV): within 65s, the backstop",
+    );
+    const records = renderPurgeAnswer({
+      ...base,
+      reachesEveryLocationWithin: '65s',
+      paths: {
+        platform: { sent: false, reason: 'not configured (CF_API_TOKEN and CF_ZONE_ID)' },
+        records: { reachesEveryLocationWithin: '65s' },
+      },
+    });
+    expect(records).toContain(
+      "  through the purge records (KV): within 65s; Cloudflare's purge: not configured (CF_API_TOKEN and CF_ZONE_ID)",
+    );
   });
 
   it('401: says the token was refused and which variable to set (exit 1)', async () => {
