@@ -1,5 +1,5 @@
 // `npm run purge` (docs/purge.md): what to purge, on which deployment, POSTed as the JSON worker/purge.ts parses;
-// the edge's answer printed as what it accepted and when that reaches every location.
+// the edge's answer printed as what it accepted (soft or not) and when that reaches every location.
 
 import type { PurgeRequest } from '../shared/purge/purge-rules.ts';
 import { PURGE_PATH } from '../shared/request/reserved-paths.ts';
@@ -25,13 +25,14 @@ import {
   usageError,
 } from './command.ts';
 
-export const PURGE_USAGE = `usage: npm run purge -- [--url URL]... [--prefix PATH]... [--tag TAG]... [--everything] [--base https://cdn.example]
+export const PURGE_USAGE = `usage: npm run purge -- [--url URL]... [--prefix PATH]... [--tag TAG]... [--everything] [--soft] [--base https://cdn.example]
 
 Purges what the edge and the shield hold (POST <base>/__tiercache/purge); name at least one target.
   --url URL       one object: a path (/a.png) or an absolute URL (https://cdn.example/a.png); repeatable
   --prefix PATH   every path starting with PATH (starting with /, like /img/); repeatable
   --tag TAG       every response whose Cache-Tag holds TAG; repeatable
   --everything    everything stored so far
+  --soft          soft purge: what it names becomes stale, revalidated with the origin (a 304 keeps the bytes)
 ${DEPLOYMENT_USAGE}
   --help          this text
 Token: PURGE_TOKEN, else the local stack's (for the local stack's URL only).
@@ -52,6 +53,8 @@ export interface PurgeTargets {
   prefixes: string[];
   tags: string[];
   everything: boolean;
+  /** `--soft`: the whole request is a soft purge (docs/purge.md "Soft purge"). */
+  soft: boolean;
 }
 
 export interface PurgeArgs {
@@ -66,7 +69,8 @@ export interface PurgeArgs {
  * shared/purge/purge-store.ts).
  */
 export interface PurgeAnswer {
-  purged: PurgeRequest;
+  /** `soft` is absent from the answer of an edge older than soft purge. */
+  purged: Omit<PurgeRequest, 'soft'> & { soft?: boolean };
   at: number;
   reachesEveryLocationWithin: string;
 }
@@ -103,6 +107,7 @@ export function parsePurgeArgs(argv: readonly string[]): PurgeArgs {
       prefix: { type: 'string' },
       tag: { type: 'string' },
       everything: { type: 'boolean' },
+      soft: { type: 'boolean' },
       [DEPLOYMENT_FLAG]: { type: 'string' },
       help: { type: 'boolean' },
     },
@@ -113,6 +118,7 @@ export function parsePurgeArgs(argv: readonly string[]): PurgeArgs {
     prefixes: flags.strings.prefix ?? [],
     tags: flags.strings.tag ?? [],
     everything: flags.booleans.everything === true,
+    soft: flags.booleans.soft === true,
   };
   const help = flags.booleans.help === true;
   const count = targets.urls.length + targets.prefixes.length + targets.tags.length;
@@ -129,6 +135,7 @@ export function purgeRequest(deployment: Deployment, targets: PurgeTargets): Api
   if (targets.prefixes.length > 0) body.prefixes = targets.prefixes;
   if (targets.tags.length > 0) body.tags = targets.tags;
   if (targets.everything) body.everything = true;
+  if (targets.soft) body.soft = true;
   return apiRequest(PURGE_API, deployment, body);
 }
 
@@ -158,6 +165,7 @@ export function renderPurgeAnswer(answer: PurgeAnswer): string {
     if (values.length > 0) lines.push(`  ${`${name}:`.padEnd(12)}${values.map(printable).join(', ')}`);
   }
   if (purged.everything) lines.push(`  ${'everything:'.padEnd(12)}yes`);
+  if (purged.soft === true) lines.push(`  ${'soft:'.padEnd(12)}yes (stale at once, revalidated with the origin)`);
   const within = durationMs(bound);
   lines.push(
     within === undefined

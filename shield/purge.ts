@@ -36,7 +36,8 @@ export async function acceptPurge(
   const records = await readRecords(request);
   rememberPurges(records, Date.now() + clockOffset);
   const cache = await shieldCache();
-  const urls = records.filter((record) => record.kind === 'url');
+  // A soft record deletes nothing: the entry stays, stale, to be revalidated (shared/purge/soft-purge.ts).
+  const urls = records.filter((record) => record.kind === 'url' && record.soft !== true);
   // The edge sent canonical paths and kept queries; re-derived here exactly as a request for them would be (its
   // query already what a key keeps: CACHE_KEY_QUERY's, or a rule's).
   const keyed = { keyQuery: config.cacheKeyQuery, ruleQuery: () => 'all' as const };

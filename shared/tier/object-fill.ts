@@ -96,7 +96,9 @@ async function fillOnce(
   if (answer.kind === 'not-modified' && held !== undefined) return fillOnce(read, index, started, fwd, undefined);
   if (answer.kind === 'not-modified') throw new BadGateway('upstream answered 304 to an unconditional request');
   const representation = answer.kind === 'whole' ? headers : answer.meta.headers;
-  if (read.purged?.({ meta: { storedAt: responseTime, originAt }, headers: representation }) === true) {
+  const candidate = { meta: { storedAt: responseTime, originAt }, headers: representation };
+  // A copy a soft purge made stale is not taken as fresh either: asked again, the soft purge's time sent along.
+  if (read.purged?.(candidate) === true || read.softPurgedAt?.(candidate) !== undefined) {
     await (answer.kind === 'whole' ? answer.response.body : answer.kind === 'span' ? answer.body : null)
       ?.cancel()
       .catch(() => undefined);
