@@ -33,7 +33,13 @@ describe('parsePurgeBody', () => {
       ),
     ).toEqual({
       ok: true,
-      request: { urls: ['/a.txt', 'https://cdn.example/b.txt'], prefixes: ['/img/'], tags: ['Blog'], everything: true, soft: false },
+      request: {
+        urls: ['/a.txt', 'https://cdn.example/b.txt'],
+        prefixes: ['/img/'],
+        tags: ['Blog'],
+        everything: true,
+        soft: false,
+      },
     });
     expect(parsePurgeBody('{"tags": ["t"]}')).toEqual({
       ok: true,
@@ -57,7 +63,9 @@ describe('parsePurgeBody', () => {
   });
 
   it('refuses unknown fields, naming the field', () => {
-    expect(reasonOf('{"url": ["/a"]}')).toMatch(/expected only the fields urls, prefixes, tags, everything, soft, got "url"/);
+    expect(reasonOf('{"url": ["/a"]}')).toMatch(
+      /expected only the fields urls, prefixes, tags, everything, soft, got "url"/,
+    );
   });
 
   it('refuses lists that are not lists of non-empty strings', () => {
