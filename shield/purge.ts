@@ -16,7 +16,7 @@ import { remove } from '../shared/tier/tier-cache.ts';
 import { shieldCache, shieldKey } from './shield-cache.ts';
 
 /** Purges Workers Cache (workers-cache-gateway.ts workersCachePurger). */
-export type WorkersCachePurger = (options: WorkersCachePurge) => Promise<WorkersCachePurgeResult>;
+export type WorkersCachePurger = (options: WorkersCachePurge, invalidate?: boolean) => Promise<WorkersCachePurgeResult>;
 
 /**
  * This isolate learns the records at once (others re-read the global list within its bound). Workers Cache is purged
@@ -51,7 +51,11 @@ export async function acceptPurge(
   );
   const options = purgeWorkersCache === undefined ? undefined : workersCachePurge(records);
   if (purgeWorkersCache !== undefined && options !== undefined) {
-    const result = await purgeWorkersCache(options);
+    // A soft purge (every record of one request is, or none) is an invalidate there: marked stale, not removed.
+    const result = await purgeWorkersCache(
+      options,
+      records.length > 0 && records.every((record) => record.soft === true),
+    );
     if (!result.success)
       throw new PurgeNotConfirmed(
         `Workers Cache in front of the shield did not take the purge (${result.errors.map((error) => `${error.code}: ${error.message}`).join('; ') || 'no reason given'})`,

@@ -121,12 +121,15 @@ export function restored(given: Headers, now: number): Headers {
   return headers;
 }
 
-/** Purges Workers Cache through the slices entrypoint, the one its entries belong to. */
+/**
+ * Purges Workers Cache through the slices entrypoint, the one its entries belong to; `invalidate`: softly (marked stale,
+ * ctx.cache.invalidate), for a soft purge.
+ */
 export function workersCachePurger(
   slices: SlicesEntry,
   credential: string | undefined,
-): (options: WorkersCachePurge) => Promise<WorkersCachePurgeResult> {
-  return async (options) => {
+): (options: WorkersCachePurge, invalidate?: boolean) => Promise<WorkersCachePurgeResult> {
+  return async (options, invalidate = false) => {
     const headers = new Headers({ 'content-type': 'application/json' });
     if (credential !== undefined) headers.set(CREDENTIAL_HEADER, credential);
     let answer: Response;
@@ -134,7 +137,7 @@ export function workersCachePurger(
       answer = await slices.fetch(`${SHIELD_ORIGIN}${WORKERS_CACHE_PURGE_PATH}`, {
         method: 'POST',
         headers,
-        body: JSON.stringify(options),
+        body: JSON.stringify(invalidate ? { ...options, invalidate: true } : options),
       });
     } catch (error) {
       return {
