@@ -97,11 +97,12 @@ async function httpMode(): Promise<Mode & { origin: AnyOrigin; held: Map<string,
   };
 }
 
-async function softPurge(base: string, urls: string[]): Promise<void> {
+async function softPurge(base: string, targets: string[] | Record<string, unknown>): Promise<void> {
+  const named = Array.isArray(targets) ? { urls: targets } : targets;
   const answer = await request(new URL('/__tiercache/purge', base), {
     method: 'POST',
     headers: { authorization: `Bearer ${PURGE_TOKEN}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ urls, soft: true }),
+    body: JSON.stringify({ ...named, soft: true }),
   });
   expect(answer.status, answer.text).toBe(200);
   expect(JSON.parse(answer.text).purged.soft).toBe(true);
@@ -142,6 +143,7 @@ for (const kind of ['s3', 'http'] as const) {
     it('revalidates at both tiers; a 304 keeps the bytes and renews the entry (a hit after)', async () => {
       const p = path('same');
       await mode.put(p, new TextEncoder().encode('the same bytes'), { 'cache-control': FRESH });
+      // Warmed into the edge's memory layer too (worker/memory-hit.ts): it must not answer the soft-purged copy.
       await warm(mode, p);
       await softPurge(mode.base, [p]);
       mode.clear();
@@ -242,6 +244,26 @@ for (const kind of ['s3', 'http'] as const) {
       expect(conditional(sent[0] as OriginGet)).toBe(true);
       expect(sent[0]?.status).toBe(304);
       expect(member(await get(mode.base, p), 'edge')[1]).toBe('hit');
+    });
+
+    it('soft-purges by prefix, by tag and everything the same way', async () => {
+      const dir = `/soft-${kind}-dir-${++n}/`;
+      const p = `${dir}a.txt`;
+      const tag = kind === 's3' ? { 'x-amz-meta-cache-tag': 'Soft-Tag' } : { 'cache-tag': 'Soft-Tag' };
+      await mode.put(p, new TextEncoder().encode('tagged'), { 'cache-control': FRESH, ...tag });
+      await warm(mode, p);
+      for (const targets of [{ prefixes: [dir] }, { tags: ['soft-tag'] }, { everything: true }]) {
+        await softPurge(mode.base, targets);
+        mode.clear();
+        const again = await get(mode.base, p);
+        expect(again.text).toBe('tagged');
+        expect(member(again, 'edge'), JSON.stringify(targets)).toEqual(
+          expect.arrayContaining(['fwd=stale', 'fwd-status=304']),
+        );
+        expect(mode.gets(p).map((sent) => sent.status)).toEqual([304]);
+        await settle();
+        expect(member(await get(mode.base, p), 'edge')[1]).toBe('hit');
+      }
     });
 
     // The scripted site can hold an answer; S3 cannot (its revalidation is shown above, and in the background).
