@@ -249,7 +249,7 @@ for (const kind of ['s3', 'http'] as const) {
     it('soft-purges by prefix, by tag and everything the same way', async () => {
       const dir = `/soft-${kind}-dir-${++n}/`;
       const p = `${dir}a.txt`;
-      const tag = kind === 's3' ? { 'x-amz-meta-cache-tag': 'Soft-Tag' } : { 'cache-tag': 'Soft-Tag' };
+      const tag: Record<string, string> = { [kind === 's3' ? 'x-amz-meta-cache-tag' : 'cache-tag']: 'Soft-Tag' };
       await mode.put(p, new TextEncoder().encode('tagged'), { 'cache-control': FRESH, ...tag });
       await warm(mode, p);
       for (const targets of [{ prefixes: [dir] }, { tags: ['soft-tag'] }, { everything: true }]) {
