@@ -9,6 +9,8 @@ export interface PurgeTargets {
   prefixes: string[];
   tags: string[];
   everything: boolean;
+  /** `--soft`: the whole request is a soft purge (docs/purge.md "Soft purge"). */
+  soft: boolean;
 }
 
 /**
@@ -17,7 +19,7 @@ export interface PurgeTargets {
  * none of these is refused with its number, so a typo never purges something else.
  */
 export function parseTargetLines(text: string): PurgeTargets | { error: string } {
-  const targets: PurgeTargets = { urls: [], prefixes: [], tags: [], everything: false };
+  const targets: PurgeTargets = { urls: [], prefixes: [], tags: [], everything: false, soft: false };
   for (const [i, raw] of text.split(/\r?\n/).entries()) {
     const line = raw.trim();
     if (line === '' || line.startsWith('#')) continue;
@@ -43,6 +45,7 @@ export function joinTargets(a: PurgeTargets, b: PurgeTargets): PurgeTargets {
     prefixes: [...a.prefixes, ...b.prefixes],
     tags: [...a.tags, ...b.tags],
     everything: a.everything || b.everything,
+    soft: a.soft || b.soft,
   };
 }
 
@@ -56,7 +59,7 @@ export function targetCount(targets: PurgeTargets): number {
  * order; `everything` goes with the first.
  */
 export function purgeBatches(targets: PurgeTargets, limit = MAX_PURGE_VALUES): PurgeTargets[] {
-  const values: [keyof Omit<PurgeTargets, 'everything'>, string][] = [
+  const values: ['urls' | 'prefixes' | 'tags', string][] = [
     ...targets.urls.map((value): ['urls', string] => ['urls', value]),
     ...targets.prefixes.map((value): ['prefixes', string] => ['prefixes', value]),
     ...targets.tags.map((value): ['tags', string] => ['tags', value]),
@@ -64,6 +67,7 @@ export function purgeBatches(targets: PurgeTargets, limit = MAX_PURGE_VALUES): P
   const batches: PurgeTargets[] = [];
   for (let at = 0; at < values.length || batches.length === 0; at += limit) {
     const batch: PurgeTargets = {
+      soft: targets.soft,
       urls: [],
       prefixes: [],
       tags: [],

@@ -1,5 +1,5 @@
 // `npm run purge` (docs/purge.md): what to purge, on which deployment, POSTed as the JSON worker/purge.ts parses;
-// the edge's answer printed as what it accepted and when that reaches every location.
+// the edge's answer printed as what it accepted (soft or not) and when that reaches every location.
 
 import { readFile } from 'node:fs/promises';
 import type { PurgeRequest } from '../shared/purge/purge-rules.ts';
@@ -29,7 +29,7 @@ import { joinTargets, type PurgeTargets, parseTargetLines, purgeBatches, targetC
 
 export type { PurgeTargets };
 
-export const PURGE_USAGE = `usage: npm run purge -- [--url URL]... [--prefix PATH]... [--tag TAG]... [--everything] [--from FILE|-] [--base https://cdn.example]
+export const PURGE_USAGE = `usage: npm run purge -- [--url URL]... [--prefix PATH]... [--tag TAG]... [--everything] [--from FILE|-] [--soft] [--base https://cdn.example]
 
 Purges what the edge and the shield hold (POST <base>/__tiercache/purge); name at least one target.
   --url URL       one object: a path (/a.png) or an absolute URL (https://cdn.example/a.png); repeatable
@@ -38,6 +38,7 @@ Purges what the edge and the shield hold (POST <base>/__tiercache/purge); name a
   --everything    everything stored so far
   --from FILE     targets one per line from FILE, or from standard input with -: a path or URL,
                   prefix:/img/, tag:brand or everything (# comments); sent in requests the edge takes
+  --soft          soft purge: what it names becomes stale, revalidated with the origin (a 304 keeps the bytes)
 ${DEPLOYMENT_USAGE}
   --help          this text
 Token: PURGE_TOKEN, else the local stack's (for the local stack's URL only).
@@ -66,7 +67,8 @@ export interface PurgeArgs {
  * shared/purge/purge-store.ts).
  */
 export interface PurgeAnswer {
-  purged: PurgeRequest;
+  /** `soft` is absent from the answer of an edge older than soft purge. */
+  purged: Omit<PurgeRequest, 'soft'> & { soft?: boolean };
   at: number;
   reachesEveryLocationWithin: string;
   /** Which paths the purge took (worker/platform-purge.ts); absent from an edge older than them. */
@@ -121,6 +123,7 @@ export function parsePurgeArgs(argv: readonly string[]): PurgeArgs {
       tag: { type: 'string' },
       everything: { type: 'boolean' },
       from: { type: 'string' },
+      soft: { type: 'boolean' },
       [DEPLOYMENT_FLAG]: { type: 'string' },
       help: { type: 'boolean' },
     },
@@ -131,6 +134,7 @@ export function parsePurgeArgs(argv: readonly string[]): PurgeArgs {
     prefixes: flags.strings.prefix ?? [],
     tags: flags.strings.tag ?? [],
     everything: flags.booleans.everything === true,
+    soft: flags.booleans.soft === true,
   };
   const help = flags.booleans.help === true;
   const from = single(flags, 'from', PURGE_USAGE);
@@ -169,6 +173,7 @@ export function purgeRequest(deployment: Deployment, targets: PurgeTargets): Api
   if (targets.prefixes.length > 0) body.prefixes = targets.prefixes;
   if (targets.tags.length > 0) body.tags = targets.tags;
   if (targets.everything) body.everything = true;
+  if (targets.soft) body.soft = true;
   return apiRequest(PURGE_API, deployment, body);
 }
 
@@ -198,6 +203,7 @@ export function renderPurgeAnswer(answer: PurgeAnswer): string {
     if (values.length > 0) lines.push(`  ${`${name}:`.padEnd(12)}${values.map(printable).join(', ')}`);
   }
   if (purged.everything) lines.push(`  ${'everything:'.padEnd(12)}yes`);
+  if (purged.soft === true) lines.push(`  ${'soft:'.padEnd(12)}yes (stale at once, revalidated with the origin)`);
   const within = durationMs(bound);
   lines.push(
     within === undefined

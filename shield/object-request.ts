@@ -2,13 +2,20 @@
 // handed this tier's cache, the origin as its next hop (origin/origin-upstream.ts) and the purges that apply.
 
 import type { Config } from '../shared/config/config.ts';
-import { HOST_HEADER, PURGED_AT_HEADER, REVALIDATE_HEADER, SHIELD_ORIGIN } from '../shared/hop/hop-fields.ts';
+import {
+  HOST_HEADER,
+  PURGED_AT_HEADER,
+  REVALIDATE_HEADER,
+  SHIELD_ORIGIN,
+  SOFT_PURGED_AT_HEADER,
+} from '../shared/hop/hop-fields.ts';
 import { parseSliceRequestPath } from '../shared/hop/slice-protocol.ts';
 import { forwardedRequestHeaders, TIER_MANAGED } from '../shared/http/headers.ts';
 import { COPY_HEADER } from '../shared/observe/read-ahead-copy.ts';
 import { meteredUpstream } from '../shared/observe/request-meter.ts';
 import { purgedBy } from '../shared/purge/purge-rules.ts';
 import { purgeList } from '../shared/purge/purge-store.ts';
+import { softPurgedAt, softPurgedAtHeader } from '../shared/purge/soft-purge.ts';
 import { bucketFor, misdirected } from '../shared/request/host-buckets.ts';
 import type { RequestFacts } from '../shared/request/request-facts.ts';
 import { type RequestTarget, requestTarget } from '../shared/request/request-target.ts';
@@ -60,6 +67,8 @@ export async function answerObject(request: Request, shield: ShieldRequest, fact
   const client = config.originKind === 'http' ? forwardedRequestHeaders(request.headers, TIER_MANAGED) : undefined;
   // What the origin answers this request, as each head arrives: its metrics, sent on to the edge.
   const hops = new HopLog();
+  // On the clock entries are timed by (readPolicy): records are compared with their origin times.
+  const list = await purgeList(shield.purges, Date.now() + facts.clockOffset);
   const read: ObjectRead = {
     cache: await shieldCache(),
     key: shieldKey(config, target),
@@ -72,11 +81,11 @@ export async function answerObject(request: Request, shield: ShieldRequest, fact
       originHealing(config.originIdleTimeoutMs),
     ),
     noStale: request.headers.get(REVALIDATE_HEADER) === '1',
-    // On the clock entries are timed by (readPolicy): records are compared with their origin times.
-    purged: purgedBy(
-      await purgeList(shield.purges, Date.now() + facts.clockOffset),
+    purged: purgedBy(list, `${target.path}${target.query}`, purgedAt(request.headers.get(PURGED_AT_HEADER))),
+    softPurgedAt: softPurgedAt(
+      list,
       `${target.path}${target.query}`,
-      purgedAt(request.headers.get(PURGED_AT_HEADER)),
+      softPurgedAtHeader(request.headers.get(SOFT_PURGED_AT_HEADER)),
     ),
     // The edge's request: it aborts when the edge gives up (its client went away).
     signal: request.signal,

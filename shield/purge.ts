@@ -16,7 +16,7 @@ import { remove } from '../shared/tier/tier-cache.ts';
 import { shieldCache, shieldKey } from './shield-cache.ts';
 
 /** Purges Workers Cache (workers-cache-gateway.ts workersCachePurger). */
-export type WorkersCachePurger = (options: WorkersCachePurge) => Promise<WorkersCachePurgeResult>;
+export type WorkersCachePurger = (options: WorkersCachePurge, invalidate?: boolean) => Promise<WorkersCachePurgeResult>;
 
 /**
  * This isolate learns the records at once (others re-read the global list within its bound). Workers Cache is purged
@@ -36,7 +36,8 @@ export async function acceptPurge(
   const records = await readRecords(request);
   rememberPurges(records, Date.now() + clockOffset);
   const cache = await shieldCache();
-  const urls = records.filter((record) => record.kind === 'url');
+  // A soft record deletes nothing: the entry stays, stale, to be revalidated (shared/purge/soft-purge.ts).
+  const urls = records.filter((record) => record.kind === 'url' && record.soft !== true);
   // The edge sent canonical paths and kept queries; re-derived here exactly as a request for them would be (its
   // query already what a key keeps: CACHE_KEY_QUERY's, or a rule's).
   const keyed = { keyQuery: config.cacheKeyQuery, ruleQuery: () => 'all' as const };
@@ -50,7 +51,11 @@ export async function acceptPurge(
   );
   const options = purgeWorkersCache === undefined ? undefined : workersCachePurge(records);
   if (purgeWorkersCache !== undefined && options !== undefined) {
-    const result = await purgeWorkersCache(options);
+    // A soft purge (every record of one request is, or none) is an invalidate there: marked stale, not removed.
+    const result = await purgeWorkersCache(
+      options,
+      records.length > 0 && records.every((record) => record.soft === true),
+    );
     if (!result.success)
       throw new PurgeNotConfirmed(
         `Workers Cache in front of the shield did not take the purge (${result.errors.map((error) => `${error.code}: ${error.message}`).join('; ') || 'no reason given'})`,

@@ -88,7 +88,7 @@ export function unmarkedNotKept(response: Response): Response {
  * can serve it: a Workers Cache purge is scoped to the entrypoint that calls it.
  */
 export async function purgeWorkersCache(request: Request, cache: WorkersCachePurgeApi | undefined): Promise<Response> {
-  const options = parsePurge(await request.text());
+  const { options, invalidate } = parsePurge(await request.text());
   const result: WorkersCachePurgeResult =
     cache === undefined
       ? {
@@ -97,20 +97,25 @@ export async function purgeWorkersCache(request: Request, cache: WorkersCachePur
             { code: 0, message: 'this entrypoint has no Workers Cache purge API (ctx.cache): is its cache enabled?' },
           ],
         }
-      : await cache.purge(options);
+      : // A soft purge marks stale where the runtime can (invalidate); where it cannot, it removes: never less.
+        invalidate && cache.invalidate !== undefined
+        ? await cache.invalidate(options)
+        : await cache.purge(options);
   return Response.json(result, { headers: { 'cache-control': 'no-store', [WORKERS_CACHE_FIELD]: 'no-store' } });
 }
 
-function parsePurge(text: string): WorkersCachePurge {
+/** The gateway's purge: what to purge, and whether softly (`"invalidate": true`, a soft purge's records). */
+function parsePurge(text: string): { options: WorkersCachePurge; invalidate: boolean } {
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
     throw new BadRequest('expected the Workers Cache purge as JSON');
   }
-  const { tags, purgeEverything } = (body ?? {}) as { tags?: unknown; purgeEverything?: unknown };
-  if (purgeEverything === true) return { purgeEverything: true };
+  const { tags, purgeEverything, invalidate } = (body ?? {}) as Record<string, unknown>;
+  const soft = invalidate === true;
+  if (purgeEverything === true) return { options: { purgeEverything: true }, invalidate: soft };
   if (Array.isArray(tags) && tags.length > 0 && tags.every((tag) => typeof tag === 'string'))
-    return { tags: tags as string[] };
+    return { options: { tags: tags as string[] }, invalidate: soft };
   throw new BadRequest('expected {"tags": [...]} or {"purgeEverything": true}');
 }

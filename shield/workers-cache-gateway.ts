@@ -1,7 +1,13 @@
 // The shield's default entrypoint in front of Workers Cache (docs/deploying.md "What each cache holds"): the slice
 // requests whose answer may be kept go to the slices entrypoint through Workers Cache; everything else stays here.
 
-import { CREDENTIAL_HEADER, PURGED_AT_HEADER, REVALIDATE_HEADER, SHIELD_ORIGIN } from '../shared/hop/hop-fields.ts';
+import {
+  CREDENTIAL_HEADER,
+  PURGED_AT_HEADER,
+  REVALIDATE_HEADER,
+  SHIELD_ORIGIN,
+  SOFT_PURGED_AT_HEADER,
+} from '../shared/hop/hop-fields.ts';
 import { type SliceRequest, sliceRequestPath } from '../shared/hop/slice-protocol.ts';
 import { appendCacheStatus, cacheStatusMember, withoutMember } from '../shared/http/cache-status.ts';
 import { BadGateway } from '../shared/http/errors.ts';
@@ -27,7 +33,7 @@ const SERVED_FROM_CACHE = new Set(['HIT', 'STALE', 'UPDATING', 'REVALIDATED']);
 /**
  * Whether the gateway may hand `request` (a slice request, `sliced`) to Workers Cache: only a GET whose answer depends
  * on nothing but the object's version and span. Everything else stays here: warms, the rest of a broken span,
- * revalidations (the edge wants the origin's word, not a copy's), requests carrying the edge's purge watermark (a purge
+ * revalidations (the edge wants the origin's word, not a copy's), requests carrying the edge's (soft) purge watermark (a purge
  * the global list may not have reached yet), HEADs (Workers Cache turns a HEAD on a cold key into a GET: a whole
  * download), other methods, purge and health.
  */
@@ -37,9 +43,14 @@ export function keptByWorkersCache(
 ): sliced is { request: SliceRequest } {
   if (request.method !== 'GET' || sliced === undefined) return false;
   if (sliced.request.warm === true || (sliced.request.from ?? 0) > 0) return false;
-  return ![REVALIDATE_HEADER, PURGED_AT_HEADER, 'if-none-match', 'if-modified-since', 'range'].some((name) =>
-    request.headers.has(name),
-  );
+  return ![
+    REVALIDATE_HEADER,
+    PURGED_AT_HEADER,
+    SOFT_PURGED_AT_HEADER,
+    'if-none-match',
+    'if-modified-since',
+    'range',
+  ].some((name) => request.headers.has(name));
 }
 
 /**
@@ -110,12 +121,15 @@ export function restored(given: Headers, now: number): Headers {
   return headers;
 }
 
-/** Purges Workers Cache through the slices entrypoint, the one its entries belong to. */
+/**
+ * Purges Workers Cache through the slices entrypoint, the one its entries belong to; `invalidate`: softly (marked stale,
+ * ctx.cache.invalidate), for a soft purge.
+ */
 export function workersCachePurger(
   slices: SlicesEntry,
   credential: string | undefined,
-): (options: WorkersCachePurge) => Promise<WorkersCachePurgeResult> {
-  return async (options) => {
+): (options: WorkersCachePurge, invalidate?: boolean) => Promise<WorkersCachePurgeResult> {
+  return async (options, invalidate = false) => {
     const headers = new Headers({ 'content-type': 'application/json' });
     if (credential !== undefined) headers.set(CREDENTIAL_HEADER, credential);
     let answer: Response;
@@ -123,7 +137,7 @@ export function workersCachePurger(
       answer = await slices.fetch(`${SHIELD_ORIGIN}${WORKERS_CACHE_PURGE_PATH}`, {
         method: 'POST',
         headers,
-        body: JSON.stringify(options),
+        body: JSON.stringify(invalidate ? { ...options, invalidate: true } : options),
       });
     } catch (error) {
       return {

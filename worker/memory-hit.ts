@@ -7,6 +7,7 @@ import { serverTimingMetric } from '../shared/http/server-timing.ts';
 import { targetedFieldsToStrip } from '../shared/http/targeted-cache-control.ts';
 import { purgedBy } from '../shared/purge/purge-rules.ts';
 import { knownPurgeList } from '../shared/purge/purge-store.ts';
+import { softPurgedAt } from '../shared/purge/soft-purge.ts';
 import type { ClientRules } from '../shared/rules/client-rules.ts';
 import { editAnswerHeaders } from '../shared/rules/header-edits.ts';
 import { ruleDecidedFreshness, ruleDetail } from '../shared/rules/rule-freshness.ts';
@@ -53,6 +54,8 @@ export function answerFromMemory(
     if (entry.purgeChecked !== list) {
       // Purged: the full path deletes it from the Cache API and memory, and goes upstream.
       if (purgedBy(list, address.purgePath)(entry)) return undefined;
+      // Soft-purged: stale, so the full path revalidates it (shared/purge/soft-purge.ts), never a fresh hit here.
+      if (softPurgedAt(list, address.purgePath)(entry) !== undefined) return undefined;
       entry.purgeChecked = list;
     }
     const client = clientRulesOfHit(request, edge.client);

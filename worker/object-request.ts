@@ -6,6 +6,7 @@ import { evaluatePreconditions, notModifiedHeaders } from '../shared/http/condit
 import { meteredUpstream, shieldFetchedFromOrigin } from '../shared/observe/request-meter.ts';
 import { purgeWatch } from '../shared/purge/purge-rules.ts';
 import { purgeList } from '../shared/purge/purge-store.ts';
+import { softPurgeWatch } from '../shared/purge/soft-purge.ts';
 import type { RequestFacts } from '../shared/request/request-facts.ts';
 import { ruleDecidedFreshness, ruleDetail } from '../shared/rules/rule-freshness.ts';
 import { applyRules } from '../shared/rules/rules-match.ts';
@@ -36,7 +37,9 @@ export async function answerObject(request: Request, edge: EdgeRequest, facts: R
       : applyRules(config.rules, { host: url.host, path: target.path, method: request.method });
   if (rules.bypassRule !== undefined) return bypassed(request, edge, url, target, rules.bypassRule, facts.started);
   // On the clock entries are timed by (readPolicy): records are compared with their origin times.
-  const purges = purgeWatch(await purgeList(edge.purges, Date.now() + facts.clockOffset), purgePath);
+  const list = await purgeList(edge.purges, Date.now() + facts.clockOffset);
+  const purges = purgeWatch(list, purgePath);
+  const soft = softPurgeWatch(list, purgePath);
   // What a site receives of the client's request (and what its Vary selects by); S3 gets none of it.
   const client = config.originKind === 'http' ? forwardedFor(request, url) : undefined;
   // What the shield answers this request, as each head arrives: the shield's member and metrics it sends on.
@@ -50,13 +53,17 @@ export async function answerObject(request: Request, edge: EdgeRequest, facts: R
     waitUntil: (promise) => meter.hold(promise),
     upstream: healingUpstream(
       meteredUpstream(
-        loggedUpstream(shieldUpstream(edge.shield, config, target, url.hostname, purges.watermark, client, hops), hops),
+        loggedUpstream(
+          shieldUpstream(edge.shield, config, target, url.hostname, purges.watermark, client, hops, soft.watermark),
+          hops,
+        ),
         meter,
         shieldFetchedFromOrigin,
       ),
       shieldHealing(config.originIdleTimeoutMs),
     ),
     purged: purges.purged,
+    softPurgedAt: soft.softPurgedAt,
     signal: request.signal,
     // Whether the client went away before the body ended, where that is heard (its record says).
     bodyEnd: (ended) => {

@@ -60,10 +60,15 @@ export async function purge(
   const at = Date.now() + clockOffset;
   const urls = parsed.request.urls.map((value) => resolve(value, new URL(request.url), config));
   const prefixes = parsed.request.prefixes.map((value) => resolvePrefix(value, config));
-  const records = purgeRecords(parsed.request, urls, prefixes, at);
+  const records = purgeRecords(parsed.request, urls, prefixes, at).map((record) =>
+    // Soft (shared/purge/soft-purge.ts): the whole request is, each record says so itself.
+    parsed.request.soft ? { ...record, soft: true as const } : record,
+  );
   await recordPurges(edge.purges, records, at);
   const cache = await edgeCache(config);
-  await Promise.all(urls.map(({ url, target }) => remove(cache, edgeKey(url, target)).catch(() => false)));
+  // A soft purge deletes nothing: the entries stay, stale, to be revalidated with their validators.
+  const deleted = parsed.request.soft ? [] : urls;
+  await Promise.all(deleted.map(({ url, target }) => remove(cache, edgeKey(url, target)).catch(() => false)));
   const shield = await askShield(edge.shield, config, {
     method: 'POST',
     path: PURGE_PATH,

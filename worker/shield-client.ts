@@ -8,6 +8,7 @@ import {
   PURGED_AT_HEADER,
   REVALIDATE_HEADER,
   SHIELD_ORIGIN,
+  SOFT_PURGED_AT_HEADER,
 } from '../shared/hop/hop-fields.ts';
 import { parseWarmWord, SPAN_HEADER, sliceRequestPath } from '../shared/hop/slice-protocol.ts';
 import { Disconnected } from '../shared/http/errors.ts';
@@ -59,7 +60,7 @@ export async function askShield(shield: Fetcher, config: Config, call: ShieldCal
 
 /**
  * The shield as this request's next hop; `host` is the client's, which picks the shield's
- * bucket. `purgedAt` answers the newest purge the edge applied to this object, if any;
+ * bucket. `purgedAt` answers the newest purge the edge applied to this object, if any (`softPurgedAt`: soft purge);
  * `client` are the client's end-to-end headers, for an HTTP origin (worker/index.ts): without them, nothing the
  * client sent is copied. `hops` hears the head of each warm's answer, the shield's verdict on the slice, which comes
  * long before the warm ends (shared/tier/hop-log.ts; the other answers it hears through loggedUpstream).
@@ -72,6 +73,7 @@ export function shieldUpstream(
   purgedAt: () => number | undefined = () => undefined,
   client?: Headers,
   hops?: HopLog,
+  softPurgedAt: () => number | undefined = () => undefined,
 ): Upstream {
   const { sliceSize } = config.slicing;
   const hopHeaders = (pinned?: ObjectMeta): Headers => {
@@ -82,6 +84,8 @@ export function shieldUpstream(
     const at = purgedAt();
     // Whole ms, as the shield reads it (a floor of the purge list may be any number): rounded up, it purges no less.
     if (at !== undefined) headers.set(PURGED_AT_HEADER, String(Math.ceil(at)));
+    const softAt = softPurgedAt();
+    if (softAt !== undefined) headers.set(SOFT_PURGED_AT_HEADER, String(Math.ceil(softAt)));
     return headers;
   };
   return {

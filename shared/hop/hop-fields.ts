@@ -17,6 +17,11 @@ export const REVALIDATE_HEADER = 'x-tiercache-revalidate';
  */
 export const PURGED_AT_HEADER = 'x-tiercache-purged-at';
 /**
+ * On a request from the edge: the newest soft purge (ms epoch) it applied to the object; older shield copies are stale
+ * (shared/purge/soft-purge.ts), so the shield revalidates its own rather than confirm the edge's with it.
+ */
+export const SOFT_PURGED_AT_HEADER = 'x-tiercache-soft-purged-at';
+/**
  * On an answer of the shield: when its bytes came from the origin (ms epoch; EntryMeta.originAt),
  * so that the edge stores them with that time, and a purge made since finds them.
  */

@@ -22,6 +22,11 @@ export interface PurgeRecord {
   value: string;
   /** ms epoch of the purge: entries stored at or before it are purged. */
   at: number;
+  /**
+   * A soft purge (soft-purge.ts): what it matches becomes stale at `at` instead of gone, revalidated with its
+   * validators. Absent (a hard purge, and every record written before soft purges were): the entry is gone.
+   */
+  soft?: true;
 }
 
 /** A purge request body as accepted (values as the client sent them, trimmed). */
@@ -30,6 +35,8 @@ export interface PurgeRequest {
   prefixes: string[];
   tags: string[];
   everything: boolean;
+  /** `"soft": true`: every record of this request is soft (PurgeRecord.soft). */
+  soft: boolean;
 }
 
 /** What a stored entry is checked by: when its bytes came from the origin, its canonical path, its tags. */
@@ -72,7 +79,7 @@ export interface PurgeList {
 /** The list of a tier that has neither read nor been told of any purge. */
 export const NO_PURGES: PurgeList = { records: [], vouchedSince: -Infinity };
 
-const FIELDS = ['urls', 'prefixes', 'tags', 'everything'] as const;
+const FIELDS = ['urls', 'prefixes', 'tags', 'everything', 'soft'] as const;
 
 /** The body parsed, or why not (a message saying what was expected and what arrived). Never throws. */
 export function parsePurgeBody(text: string): { ok: true; request: PurgeRequest } | { ok: false; reason: string } {
@@ -95,7 +102,7 @@ export function parsePurgeBody(text: string): { ok: true; request: PurgeRequest 
   const unknownField = Object.keys(record).find((name) => !(FIELDS as readonly string[]).includes(name));
   if (unknownField !== undefined)
     return { ok: false, reason: `expected only the fields ${FIELDS.join(', ')}, got ${describe(unknownField)}` };
-  const request: PurgeRequest = { urls: [], prefixes: [], tags: [], everything: false };
+  const request: PurgeRequest = { urls: [], prefixes: [], tags: [], everything: false, soft: false };
   for (const field of ['urls', 'prefixes', 'tags'] as const) {
     const list = strings(record[field], field);
     if (typeof list === 'string') return { ok: false, reason: list };
@@ -108,6 +115,10 @@ export function parsePurgeBody(text: string): { ok: true; request: PurgeRequest 
       reason: `expected "everything" to be true or false, got ${describe(JSON.stringify(everything) ?? '')}`,
     };
   request.everything = everything === true;
+  const soft = record.soft;
+  if (soft !== undefined && typeof soft !== 'boolean')
+    return { ok: false, reason: `expected "soft" to be true or false, got ${describe(JSON.stringify(soft) ?? '')}` };
+  request.soft = soft === true;
   const bad = request.prefixes.find((prefix) => !prefix.startsWith('/'));
   if (bad !== undefined)
     return { ok: false, reason: `expected each prefix to be a path starting with "/", got ${describe(bad)}` };
@@ -132,10 +143,11 @@ export function parsePurgeBody(text: string): { ok: true; request: PurgeRequest 
  * still finds them.
  */
 export function isPurged(entry: PurgeSubject, records: readonly PurgeRecord[]): boolean {
-  return records.some((record) => entry.originAt <= record.at && matches(record, entry));
+  // A soft record removes nothing: it makes an entry stale (soft-purge.ts softPurgedAt).
+  return records.some((record) => record.soft !== true && entry.originAt <= record.at && matches(record, entry));
 }
 
-/** When the newest purge matching an object at `path` with `tags` was made (ms epoch); undefined if none. */
+/** When the newest hard purge matching an object at `path` with `tags` was made (ms epoch); undefined if none. */
 export function lastPurge(
   records: readonly PurgeRecord[],
   path: string,
@@ -143,6 +155,7 @@ export function lastPurge(
 ): number | undefined {
   let last: number | undefined;
   for (const record of records) {
+    if (record.soft === true) continue;
     if ((last === undefined || record.at > last) && matches(record, { originAt: 0, path, tags })) last = record.at;
   }
   return last;
@@ -188,7 +201,7 @@ export function keptList(records: readonly PurgeRecord[], now: number, vouchedSi
     .filter((record) => now - record.at <= RECORD_LIFETIME_MS)
     .sort((a, b) => b.at - a.at)
     .filter((record) => {
-      const id = `${record.kind} ${record.value} ${record.at}`;
+      const id = `${record.kind} ${record.value} ${record.at}${record.soft === true ? ' soft' : ''}`;
       if (seen.has(id)) return false;
       seen.add(id);
       return true;
@@ -204,13 +217,14 @@ export function keptList(records: readonly PurgeRecord[], now: number, vouchedSi
 /** A record read back from storage, or undefined if it is not one. */
 export function asRecord(value: unknown): PurgeRecord | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
-  const { kind, value: text, at } = value as Record<string, unknown>;
+  const { kind, value: text, at, soft } = value as Record<string, unknown>;
   if (kind !== 'url' && kind !== 'prefix' && kind !== 'tag' && kind !== 'everything') return undefined;
   if (typeof text !== 'string' || typeof at !== 'number' || !Number.isFinite(at)) return undefined;
-  return { kind, value: text, at };
+  // Only `true` is soft: a record without the field (or written before it existed) is a hard purge.
+  return soft === true ? { kind, value: text, at, soft } : { kind, value: text, at };
 }
 
-function matches(record: PurgeRecord, entry: PurgeSubject): boolean {
+export function matches(record: PurgeRecord, entry: PurgeSubject): boolean {
   switch (record.kind) {
     case 'everything':
       return true;

@@ -18,6 +18,13 @@ export interface WorkersCachePurgeResult {
 /** The purge API itself (workers-types' CacheContext): the port the shield's slices entrypoint purges through. */
 export interface WorkersCachePurgeApi {
   purge(options: WorkersCachePurge): Promise<WorkersCachePurgeResult>;
+  /**
+   * The soft counterpart (a soft purge's records): "invalidate() accepts the same options as purge() ... and resolves
+   * to the same result object"; matching responses are kept but marked stale, and revalidated with the Worker by a
+   * conditional request from their stored validators
+   * (developers.cloudflare.com/changelog/post/2026-09-29-workers-cache-invalidate/). Absent on a runtime without it.
+   */
+  invalidate?(options: WorkersCachePurge): Promise<WorkersCachePurgeResult>;
 }
 
 /**

@@ -41,7 +41,9 @@ export async function fill(
   held?: StoredEntry,
 ): Promise<Filled> {
   for (let attempt = 0; ; attempt++) {
-    const filled = await fillOnce(read, index, started, fwd, held);
+    // Asked again with the soft purge's time sent along, a copy still only soft-purged is what the next hop may serve
+    // (its stale-if-error, say): taken, stored with its old origin time, so it is revalidated again the next time.
+    const filled = await fillOnce(read, index, started, fwd, held, attempt > 0);
     // A body sent without a length goes out once it has ended, with it (held-until-whole.ts).
     if (filled !== 'purged') return withKnownLength(filled);
     if (attempt > 0) throw new BadGateway('the next hop answered only with a copy purged since, and no fresh one');
@@ -56,6 +58,7 @@ async function fillOnce(
   started: number,
   fwd: ForwardReason,
   held: StoredEntry | undefined,
+  softTaken = false,
 ): Promise<Filled | 'purged'> {
   let answer: UpstreamAnswer;
   // When the request left: bytes it brings may be as old as this, whenever they arrive (a purge
@@ -93,10 +96,13 @@ async function fillOnce(
   if (answer.kind === 'not-modified' && held !== undefined && selectsHeld(headers, held))
     return refresh(read, held, headers, age, responseTime, originAt);
   // RFC 9111 §4.3.4: a 304 whose validator matches nothing stored updates nothing: ask for the object itself.
-  if (answer.kind === 'not-modified' && held !== undefined) return fillOnce(read, index, started, fwd, undefined);
+  if (answer.kind === 'not-modified' && held !== undefined)
+    return fillOnce(read, index, started, fwd, undefined, softTaken);
   if (answer.kind === 'not-modified') throw new BadGateway('upstream answered 304 to an unconditional request');
   const representation = answer.kind === 'whole' ? headers : answer.meta.headers;
-  if (read.purged?.({ meta: { storedAt: responseTime, originAt }, headers: representation }) === true) {
+  const candidate = { meta: { storedAt: responseTime, originAt }, headers: representation };
+  // A copy a soft purge made stale is not taken as fresh either: asked again, the soft purge's time sent along.
+  if (read.purged?.(candidate) === true || (!softTaken && read.softPurgedAt?.(candidate) !== undefined)) {
     await (answer.kind === 'whole' ? answer.response.body : answer.kind === 'span' ? answer.body : null)
       ?.cancel()
       .catch(() => undefined);

@@ -5,6 +5,7 @@ import { type CacheStatusParams, type ForwardReason, memberDetail } from '../htt
 import { HttpError, isDisconnectedDetail, NotStored } from '../http/errors.ts';
 import { staleUse, usableOnError, usableWhenDisconnected } from '../http/stale.ts';
 import { indexedFields, variantLookups } from '../http/vary.ts';
+import { staleSince } from '../purge/soft-purge.ts';
 import { isManifest, readManifest } from '../slices/object-meta.ts';
 import { currentAge, originAt, remainingFreshness } from '../store/stored-entry.ts';
 import { tier } from '../tiers/tiers.ts';
@@ -212,9 +213,16 @@ export async function lookupLive(read: ObjectRead): Promise<StoredEntry | undefi
   return undefined;
 }
 
-/** `entry` (at `read.key`), unless purged or an unreadable manifest: then deleted, and undefined. */
+/**
+ * `entry` (at `read.key`), unless purged or an unreadable manifest: then deleted, and undefined. Soft-purged, it is kept
+ * but stale since the purge (staleSince): what follows revalidates it as it would any expired entry.
+ */
 async function live(read: ObjectRead, entry: StoredEntry | undefined): Promise<StoredEntry | undefined> {
-  if (entry === undefined || (read.purged?.(entry) !== true && !isUnreadableManifest(entry))) return entry;
+  if (entry === undefined) return entry;
+  if (read.purged?.(entry) !== true && !isUnreadableManifest(entry)) {
+    const softAt = read.softPurgedAt?.(entry);
+    return softAt === undefined ? entry : { ...entry, meta: staleSince(entry.meta, softAt) };
+  }
   await entry.body?.cancel();
   // Awaited, so the delete cannot land after the fill that replaces the entry.
   await forgetObject(read);

@@ -99,6 +99,11 @@ export interface ObjectRead {
    */
   purged?(entry: PurgeCandidate): boolean;
   /**
+   * When a soft purge (shared/purge/soft-purge.ts) made this stored entry, or the answer about to be stored, stale (ms
+   * epoch); absent or undefined = not soft-purged. The read path then sees it as expired since then, nothing more.
+   */
+  softPurgedAt?(entry: PurgeCandidate): number | undefined;
+  /**
    * The client's request signal: it aborts when the client goes away. It stops a read starting anything more; what
    * was started and will be stored is completed (the fill is the cache's), and only HEAD asks upstream on it.
    * Absent = never.

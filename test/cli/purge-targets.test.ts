@@ -18,6 +18,7 @@ describe('parseTargetLines', () => {
       prefixes: ['/img/'],
       tags: ['brand'],
       everything: true,
+      soft: false,
     });
   });
 
@@ -39,17 +40,18 @@ describe('parseTargetLines', () => {
 describe('purgeBatches', () => {
   it('sends 1,000 targets as requests of at most 30 values, in order, everything with the first', () => {
     const urls = Array.from({ length: 1000 }, (_, i) => `/file-${i}.html`);
-    const batches = purgeBatches({ urls, prefixes: ['/img/'], tags: ['brand'], everything: true });
+    const batches = purgeBatches({ urls, prefixes: ['/img/'], tags: ['brand'], everything: true, soft: true });
     expect(batches).toHaveLength(34);
     expect(batches.every((batch) => targetCount(batch) <= 30)).toBe(true);
     expect(batches.flatMap((batch) => batch.urls)).toEqual(urls);
     expect(batches.at(-1)).toMatchObject({ prefixes: ['/img/'], tags: ['brand'] });
     expect(batches.map((batch) => batch.everything)).toEqual([true, ...Array(33).fill(false)]);
+    expect(batches.every((batch) => batch.soft)).toBe(true);
   });
 
   it('keeps a purge of everything alone as one request', () => {
-    expect(purgeBatches({ urls: [], prefixes: [], tags: [], everything: true })).toEqual([
-      { urls: [], prefixes: [], tags: [], everything: true },
+    expect(purgeBatches({ urls: [], prefixes: [], tags: [], everything: true, soft: false })).toEqual([
+      { urls: [], prefixes: [], tags: [], everything: true, soft: false },
     ]);
   });
 });

@@ -67,6 +67,7 @@ describe('npm run purge: arguments and the request', () => {
         prefixes: ['/img/'],
         tags: ['blog', 'v2'],
         everything: true,
+        soft: false,
       },
       base: 'https://cdn.example',
       help: false,
@@ -87,6 +88,24 @@ describe('npm run purge: arguments and the request', () => {
       '{"urls":["/a.png","https://cdn.example/b.css"],"prefixes":["/img/"],"tags":["blog"],"everything":true}',
     );
     expect(purgeRequest(deployment, parsePurgeArgs(['--tag', 'blog']).targets).body).toBe('{"tags":["blog"]}');
+  });
+
+  it('--soft: sends "soft": true with the targets, prints that it was soft; alone it names nothing (exit 2)', async () => {
+    const context = testContext(stack.stackPath, { PURGE_TOKEN: TOKEN });
+    expect(await run(['--soft', '--tag', 'blog', '--base', edge.url], context)).toBe(0);
+    expect(JSON.parse(edge.received[0]?.body ?? '')).toEqual({ tags: ['blog'], soft: true });
+    expect(context.stdout).toEqual([
+      [
+        `${edge.url}: purge accepted at 2026-01-30 10:15:02Z`,
+        '  tags:       blog',
+        '  soft:       yes (stale at once, revalidated with the origin)',
+        'reaches every location by 2026-01-30 10:16:07Z (within 65s)',
+      ].join('\n'),
+    ]);
+    const alone = testContext(stack.stackPath, { PURGE_TOKEN: TOKEN });
+    expect(await run(['--soft', '--base', edge.url], alone)).toBe(2);
+    expect(alone.stderr[0]).toMatch(/^nothing to purge: /);
+    expect(edge.received).toHaveLength(1);
   });
 
   it('no target at all: says what to name, prints the usage (exit 2), sends nothing', async () => {

@@ -19,7 +19,7 @@ const FAIL_PATH = '/__test/workers-cache/fail-purges';
 
 /** cache key → { status, headers, body, tags, expires } */
 const store = new Map();
-const log = { lookups: [], stored: [], purges: [] };
+const log = { lookups: [], stored: [], purges: [], invalidations: [], revalidations: [] };
 let failPurges = false;
 
 const fakePurgeApi = {
@@ -29,6 +29,16 @@ const fakePurgeApi = {
     const tags = new Set((options.tags ?? []).map((tag) => tag.toLowerCase()));
     for (const [key, entry] of store)
       if (options.purgeEverything || entry.tags.some((tag) => tags.has(tag))) store.delete(key);
+    return { success: true, errors: [] };
+  },
+  // invalidate(): the same options, matching entries kept but stale, revalidated with the entrypoint by a conditional
+  // request from their stored validators (developers.cloudflare.com/changelog/post/2026-09-29-workers-cache-invalidate/).
+  async invalidate(options) {
+    log.invalidations.push(options);
+    if (failPurges) return { success: false, errors: [{ code: 1134, message: 'purge rate limited (fake)' }] };
+    const tags = new Set((options.tags ?? []).map((tag) => tag.toLowerCase()));
+    for (const entry of store.values())
+      if (options.purgeEverything || entry.tags.some((tag) => tags.has(tag))) entry.expires = 0;
     return { success: true, errors: [] };
   },
 };
@@ -53,7 +63,18 @@ function fakeWorkersCache(env, ctx) {
       if (held !== undefined && held.expires > Date.now()) {
         return new Response(held.body, { status: held.status, headers: [...held.headers, ['cf-cache-status', 'HIT']] });
       }
+      const etag = held?.headers.find(([name]) => name === 'etag')?.[1];
+      if (held !== undefined && etag !== undefined) request.headers.set('if-none-match', etag);
       const answer = await slices(request);
+      if (held !== undefined && etag !== undefined) log.revalidations.push({ key, status: answer.status });
+      if (held !== undefined && answer.status === 304) {
+        const field = answer.headers.get('cloudflare-cdn-cache-control') ?? '';
+        held.expires = Date.now() + Number(/(?:^|,)\s*max-age=(\d+)/.exec(field)?.[1] ?? 0) * 1000;
+        return new Response(held.body, {
+          status: held.status,
+          headers: [...held.headers, ['cf-cache-status', 'REVALIDATED']],
+        });
+      }
       const field = answer.headers.get('cloudflare-cdn-cache-control') ?? '';
       const maxAge = Number(/(?:^|,)\s*max-age=(\d+)/.exec(field)?.[1] ?? 0);
       const headers = new Headers(answer.headers);

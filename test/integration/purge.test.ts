@@ -102,7 +102,7 @@ describe('purge', () => {
     const answer = await purge({ urls: ['/a.txt'] });
     expect(answer.status).toBe(200);
     const json = JSON.parse(answer.text) as { purged: unknown; at: number; reachesEveryLocationWithin: string };
-    expect(json.purged).toEqual({ urls: ['/a.txt'], prefixes: [], tags: [], everything: false });
+    expect(json.purged).toEqual({ urls: ['/a.txt'], prefixes: [], tags: [], everything: false, soft: false });
     expect(Math.abs(json.at - Date.now())).toBeLessThan(10_000);
     expect(json.reachesEveryLocationWithin).toMatch(/^\d+s$/);
     await expectMissAtBothTiers('/a.txt', 'a');

@@ -106,6 +106,7 @@ describe('the gateway', () => {
     for (const name of [
       'x-tiercache-revalidate',
       'x-tiercache-purged-at',
+      'x-tiercache-soft-purged-at',
       'if-none-match',
       'if-modified-since',
       'range',

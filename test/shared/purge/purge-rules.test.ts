@@ -33,11 +33,17 @@ describe('parsePurgeBody', () => {
       ),
     ).toEqual({
       ok: true,
-      request: { urls: ['/a.txt', 'https://cdn.example/b.txt'], prefixes: ['/img/'], tags: ['Blog'], everything: true },
+      request: {
+        urls: ['/a.txt', 'https://cdn.example/b.txt'],
+        prefixes: ['/img/'],
+        tags: ['Blog'],
+        everything: true,
+        soft: false,
+      },
     });
     expect(parsePurgeBody('{"tags": ["t"]}')).toEqual({
       ok: true,
-      request: { urls: [], prefixes: [], tags: ['t'], everything: false },
+      request: { urls: [], prefixes: [], tags: ['t'], everything: false, soft: false },
     });
   });
 
@@ -57,7 +63,9 @@ describe('parsePurgeBody', () => {
   });
 
   it('refuses unknown fields, naming the field', () => {
-    expect(reasonOf('{"url": ["/a"]}')).toMatch(/expected only the fields urls, prefixes, tags, everything, got "url"/);
+    expect(reasonOf('{"url": ["/a"]}')).toMatch(
+      /expected only the fields urls, prefixes, tags, everything, soft, got "url"/,
+    );
   });
 
   it('refuses lists that are not lists of non-empty strings', () => {

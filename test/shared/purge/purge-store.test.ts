@@ -128,3 +128,21 @@ describe('the purge list an isolate keeps over time', () => {
     expect(purgedBy(second, '/elsewhere')(entry(T0))).toBe(true);
   });
 });
+
+describe('a soft record in KV', () => {
+  it('is written with soft: true in its metadata and read back soft by another isolate; an old record stays hard', async () => {
+    const soft: PurgeRecord = { kind: 'tag', value: 'blog', at: T0, soft: true };
+    await recordPurges(kv, [soft, { kind: 'url', value: '/hard', at: T0 }], T0);
+    expect([...kv.entries.values()].map((stored) => stored.metadata)).toEqual(
+      expect.arrayContaining([soft, { kind: 'url', value: '/hard', at: T0 }]),
+    );
+    forgetPurgeCopy();
+    const list = await purgeList(kv, T0 + 1);
+    expect(list.records).toEqual(expect.arrayContaining([soft, { kind: 'url', value: '/hard', at: T0 }]));
+    // The soft one removes nothing; the hard one does.
+    expect(purgedBy(list, '/blog.html')({ ...entry(T0 - 1), headers: new Headers({ 'cache-tag': 'blog' }) })).toBe(
+      false,
+    );
+    expect(purgedBy(list, '/hard')(entry(T0 - 1))).toBe(true);
+  });
+});

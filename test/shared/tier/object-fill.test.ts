@@ -303,6 +303,25 @@ describe('fill: an answer purged since it came from the origin', () => {
     expect(read.cache.unpacked(read.key)?.headers.get('etag')).toBe('"v1"');
   });
 
+  it('soft-purged: not taken as fresh either, asked once more; still soft-purged then, taken and stored with its old origin time', async () => {
+    const softPurgedAt = (entry: PurgeCandidate) =>
+      (entry.meta.originAt ?? entry.meta.storedAt) <= purgedAt ? purgedAt : undefined;
+    const renewed = fakeRead({ object: textObject('new bytes'), softPurgedAt });
+    renewed.upstream.next(stale());
+    const fresh = await fill(renewed, 0, renewed.now(), 'uri-miss');
+    expect(renewed.upstream.calls).toHaveLength(2);
+    expect(await drained(renewed, fresh.resolved)).toBe('new bytes');
+
+    const read = fakeRead({ softPurgedAt });
+    read.upstream.next(stale(), stale());
+    const { resolved, stored } = await fill(read, 0, read.now(), 'uri-miss');
+    expect(read.upstream.calls).toHaveLength(2);
+    expect(await drained(read, resolved)).toBe('old bytes');
+    await stored;
+    // Still soft-purged where it is stored: the next lookup revalidates it.
+    expect(read.cache.unpacked(read.key)?.meta.originAt).toBe(EPOCH - 10_000);
+  });
+
   it('still purged the second time: a 502, nothing stored', async () => {
     const read = fakeRead({ purged: (entry) => (entry.meta.originAt ?? entry.meta.storedAt) <= purgedAt });
     read.upstream.next(stale(), stale());

@@ -404,6 +404,42 @@ describe('resolveObject: a stale entry is revalidated (RFC 9111 §4.3)', () => {
   });
 });
 
+describe('resolveObject: a soft-purged entry (shared/purge/soft-purge.ts) is an expired one', () => {
+  it('keeps it, revalidates it with its validators however fresh it was; the 304 renews it past the purge', async () => {
+    const read = fakeRead({ object: textObject('kept bytes', { 'cache-control': 'max-age=3600' }) });
+    await drained(read, await resolveObject(read, 0));
+    read.clock.advance(10);
+    const purgeAt = read.clock.now();
+    read.clock.advance(1);
+    const softPurgedAt = (entry: { meta: { storedAt: number; originAt?: number } }) =>
+      (entry.meta.originAt ?? entry.meta.storedAt) <= purgeAt ? purgeAt : undefined;
+    const resolved = asWhole(await resolveObject(sameTier(read, { softPurgedAt }), 0));
+    expect(read.upstream.calls).toEqual([discovery(0), discovery(0, V1)]);
+    expect(resolved.report).toMatchObject({ fwd: 'stale', fwdStatus: 304, stored: true });
+    expect(await drained(read, resolved)).toBe('kept bytes');
+    // Its origin time is the 304's, after the purge: a hit again.
+    expect(read.cache.unpacked(read.key)?.meta.originAt).toBeGreaterThan(purgeAt);
+    const hit = await resolveObject(sameTier(read, { softPurgedAt }), 0);
+    expect(hit.report).toMatchObject({ hit: true });
+    expect(read.upstream.calls).toHaveLength(2);
+    await drained(read, hit);
+  });
+
+  it('serves it stale with its own stale-while-revalidate, counted from the purge', async () => {
+    const read = fakeRead({
+      object: textObject('swr bytes', { 'cache-control': 'max-age=3600, stale-while-revalidate=30' }),
+    });
+    await drained(read, await resolveObject(read, 0));
+    read.clock.advance(100);
+    const purgeAt = read.clock.now();
+    read.clock.advance(5);
+    const softPurgedAt = () => purgeAt;
+    const resolved = await resolveObject(sameTier(read, { softPurgedAt }), 0);
+    expect(resolved.report).toEqual({ hit: true, ttl: -5, detail: 'stale-while-revalidate' });
+    await drained(read, resolved);
+  });
+});
+
 describe('resolveObject: stale-while-revalidate (RFC 5861 §3)', () => {
   it('RFC 5861 §3: within the window, serves the stale copy now and revalidates in the background', async () => {
     const read = fakeRead({
