@@ -31,7 +31,7 @@ const ROUNDS = 3;
  * (report/paired-ratio.ts). On this shared machine one 3 s run's CPU per hit moves by a fifth from the next: a
  * single ratio of two such runs cannot tell 1.05× from 1.2×.
  */
-const PAIRED_ROUNDS = 16;
+const PAIRED_ROUNDS = 24;
 const PAIRED_SECONDS = 2;
 const PROFILE_LINES = 12;
 
