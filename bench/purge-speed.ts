@@ -17,7 +17,7 @@ const SAME_ISOLATE_ROUNDS = 10;
 const SECOND_ISOLATE_ROUNDS = 3;
 /** The second edge is asked this often while it still answers the purged copy. */
 const POLL_MS = 50;
-/** The target: the purge answered within this, in the isolate that took it (issue 27). */
+/** The target: the purge answered within this, in the isolate that took it (a deploy pipeline's "live now"). */
 const SAME_ISOLATE_TARGET_MS = 50;
 const KINDS = ['url', 'prefix', 'everything'] as const;
 type Kind = (typeof KINDS)[number];
