@@ -54,7 +54,15 @@ export async function answerObject(request: Request, edge: EdgeRequest, facts: R
     upstream: healingUpstream(
       meteredUpstream(
         loggedUpstream(
-          shieldUpstream(edge.shield, config, target, url.hostname, purges.watermark, client, hops, soft.watermark),
+          shieldUpstream(
+            edge.shield,
+            config,
+            target,
+            url.hostname,
+            { purgedAt: purges.watermark, softPurgedAt: soft.watermark },
+            client,
+            hops,
+          ),
           hops,
         ),
         meter,

@@ -58,9 +58,15 @@ export async function askShield(shield: Fetcher, config: Config, call: ShieldCal
   }
 }
 
+/** What the edge tells the shield of the purges it applied to the object (shared/purge/: purgeWatch, softPurgeWatch). */
+export interface PurgeWatermarks {
+  purgedAt?: () => number | undefined;
+  softPurgedAt?: () => number | undefined;
+}
+
 /**
  * The shield as this request's next hop; `host` is the client's, which picks the shield's
- * bucket. `purgedAt` answers the newest purge the edge applied to this object, if any (`softPurgedAt`: soft purge);
+ * bucket. `watermarks` answer the newest purge and the newest soft purge the edge applied to this object, if any;
  * `client` are the client's end-to-end headers, for an HTTP origin (worker/index.ts): without them, nothing the
  * client sent is copied. `hops` hears the head of each warm's answer, the shield's verdict on the slice, which comes
  * long before the warm ends (shared/tier/hop-log.ts; the other answers it hears through loggedUpstream).
@@ -70,10 +76,9 @@ export function shieldUpstream(
   config: Config,
   target: RequestTarget,
   host: string,
-  purgedAt: () => number | undefined = () => undefined,
+  watermarks: PurgeWatermarks = {},
   client?: Headers,
   hops?: HopLog,
-  softPurgedAt: () => number | undefined = () => undefined,
 ): Upstream {
   const { sliceSize } = config.slicing;
   const hopHeaders = (pinned?: ObjectMeta): Headers => {
@@ -81,10 +86,10 @@ export function shieldUpstream(
     // version, they select its representation again (vary.ts), whichever the shield would choose for the client's.
     const headers = new Headers(pinned === undefined ? client : reselecting(client, pinned.headers));
     headers.set(HOST_HEADER, host);
-    const at = purgedAt();
-    // Whole ms, as the shield reads it (a floor of the purge list may be any number): rounded up, it purges no less.
+    // Whole ms, as the shield reads them (a floor of the purge list may be any number): rounded up, they purge no less.
+    const at = watermarks.purgedAt?.();
     if (at !== undefined) headers.set(PURGED_AT_HEADER, String(Math.ceil(at)));
-    const softAt = softPurgedAt();
+    const softAt = watermarks.softPurgedAt?.();
     if (softAt !== undefined) headers.set(SOFT_PURGED_AT_HEADER, String(Math.ceil(softAt)));
     return headers;
   };
