@@ -46,13 +46,17 @@ export interface PurgeSubject {
   tags: readonly string[];
 }
 
-export const PURGE_BODY_LIMIT = 64 * 1024;
-/** Values a request may name at once (each becomes one record, one KV write). */
-export const MAX_PURGE_VALUES = 30;
-/** Longest URL, prefix or tag: a record must fit the 1,024 bytes of a KV key's metadata. */
+/** A request naming MAX_PURGE_VALUES values of MAX_VALUE_LENGTH each, in JSON, fits. */
+export const PURGE_BODY_LIMIT = 1024 * 1024;
+/** Values a request may name at once (each becomes one record; the request's records are one KV write, purge-batch.ts). */
+export const MAX_PURGE_VALUES = 1000;
+/** Longest URL, prefix or tag. */
 export const MAX_VALUE_LENGTH = 512;
-/** The list each tier keeps: the newest records, none older than this. */
-export const MAX_RECORDS = 1000;
+/**
+ * The list each tier keeps: the newest records (one per target: a newer purge of the same target covers all an older
+ * one did), none older than RECORD_LIFETIME_MS. Ten purges of MAX_PURGE_VALUES distinct targets.
+ */
+export const MAX_RECORDS = 10_000;
 /**
  * As long as a tier may keep an entry (MAX_RETENTION_S); one whose bytes are older counts as purged
  * (PurgeList.vouchedSince).
@@ -144,7 +148,7 @@ export function parsePurgeBody(text: string): { ok: true; request: PurgeRequest 
  */
 export function isPurged(entry: PurgeSubject, records: readonly PurgeRecord[]): boolean {
   // A soft record removes nothing: it makes an entry stale (soft-purge.ts softPurgedAt).
-  return records.some((record) => record.soft !== true && entry.originAt <= record.at && matches(record, entry));
+  return newestMatching(records, entry.path, entry.tags, 'hard') >= entry.originAt;
 }
 
 /** When the newest hard purge matching an object at `path` with `tags` was made (ms epoch); undefined if none. */
@@ -153,12 +157,8 @@ export function lastPurge(
   path: string,
   tags: readonly string[] = [],
 ): number | undefined {
-  let last: number | undefined;
-  for (const record of records) {
-    if (record.soft === true) continue;
-    if ((last === undefined || record.at > last) && matches(record, { originAt: 0, path, tags })) last = record.at;
-  }
-  return last;
+  const at = newestMatching(records, path, tags, 'hard');
+  return at === -Infinity ? undefined : at;
 }
 
 /**
@@ -191,7 +191,7 @@ export function entryTags(headers: Headers): string[] {
 
 /**
  * The list a tier keeps of `records` at `now`: newest first, at most MAX_RECORDS, none older
- * than RECORD_LIFETIME_MS, duplicates once; vouching for nothing at or before the newest record
+ * than RECORD_LIFETIME_MS, each target (kind, value, soft or not) once, at its newest; vouching for nothing at or before the newest record
  * it drops, nor for anything older than a record's lifetime (the KV store forgets those records
  * without saying so), nor before `vouchedSince` (the list's floor so far).
  */
@@ -201,7 +201,8 @@ export function keptList(records: readonly PurgeRecord[], now: number, vouchedSi
     .filter((record) => now - record.at <= RECORD_LIFETIME_MS)
     .sort((a, b) => b.at - a.at)
     .filter((record) => {
-      const id = `${record.kind} ${record.value} ${record.at}${record.soft === true ? ' soft' : ''}`;
+      // Newest first: a target's first record is its newest, and it covers whatever an older one of it did.
+      const id = `${record.kind} ${record.value}${record.soft === true ? ' soft' : ''}`;
       if (seen.has(id)) return false;
       seen.add(id);
       return true;
@@ -270,4 +271,80 @@ export function purgedBy(list: PurgeList, path: string, watermark?: number): (en
   return (entry) =>
     originAt(entry.meta) <= floor ||
     isPurged({ originAt: originAt(entry.meta), path, tags: entryTags(entry.headers) }, list.records);
+}
+
+/** The newest hard and soft purge of one target, -Infinity for none. */
+interface Newest {
+  hard: number;
+  soft: number;
+}
+
+/** A list's records by what they name, so a lookup costs a few map reads however many records there are. */
+interface PurgeIndex {
+  everything: Newest;
+  urls: Map<string, Newest>;
+  tags: Map<string, Newest>;
+  prefixes: Map<string, Newest>;
+  /** The lengths of the prefixes named: a path is looked up by its own prefixes of these lengths. */
+  prefixLengths: number[];
+  hasSoft: boolean;
+}
+
+/** Built once per records array (a list's records never change once kept). */
+const indexes = new WeakMap<readonly PurgeRecord[], PurgeIndex>();
+
+function indexOf(records: readonly PurgeRecord[]): PurgeIndex {
+  let index = indexes.get(records);
+  if (index !== undefined) return index;
+  index = {
+    everything: { hard: -Infinity, soft: -Infinity },
+    urls: new Map(),
+    tags: new Map(),
+    prefixes: new Map(),
+    prefixLengths: [],
+    hasSoft: false,
+  };
+  const lengths = new Set<number>();
+  for (const record of records) {
+    const side = record.soft === true ? 'soft' : 'hard';
+    if (side === 'soft') index.hasSoft = true;
+    let newest = index.everything;
+    if (record.kind !== 'everything') {
+      const map = record.kind === 'url' ? index.urls : record.kind === 'tag' ? index.tags : index.prefixes;
+      newest = map.get(record.value) ?? { hard: -Infinity, soft: -Infinity };
+      map.set(record.value, newest);
+      if (record.kind === 'prefix') lengths.add(record.value.length);
+    }
+    newest[side] = Math.max(newest[side], record.at);
+  }
+  index.prefixLengths = [...lengths].sort((a, b) => a - b);
+  indexes.set(records, index);
+  return index;
+}
+
+/**
+ * When the newest `side` record of `records` matching an object at `path` with `tags` was made (ms epoch), -Infinity
+ * if none: what `matches` finds over every record, by lookups.
+ */
+export function newestMatching(
+  records: readonly PurgeRecord[],
+  path: string,
+  tags: readonly string[],
+  side: 'hard' | 'soft',
+): number {
+  if (records.length === 0) return -Infinity;
+  const index = indexOf(records);
+  if (side === 'soft' && !index.hasSoft) return -Infinity;
+  let at = Math.max(index.everything[side], index.urls.get(path)?.[side] ?? -Infinity);
+  for (const tag of tags) at = Math.max(at, index.tags.get(tag)?.[side] ?? -Infinity);
+  for (const length of index.prefixLengths) {
+    if (length > path.length) break;
+    at = Math.max(at, index.prefixes.get(path.slice(0, length))?.[side] ?? -Infinity);
+  }
+  return at;
+}
+
+/** Whether any of `records` is soft. */
+export function hasSoftRecords(records: readonly PurgeRecord[]): boolean {
+  return records.length > 0 && indexOf(records).hasSoft;
 }

@@ -1,10 +1,26 @@
-// The global purge list, kept in a KV namespace (the PURGES binding, shared by both workers), and each
-// isolate's copy of it. The namespace is a parameter: this module never reaches for `env`.
+// The global purge list, kept in a KV namespace (the PURGES binding, shared by both workers), and each isolate's copy
+// of it. The namespace is a parameter: this module never reaches for `env`. How the keys are laid out: purge-batch.ts.
+//
+// Each purge request is one KV write (a batch of its records); every SNAPSHOT_AFTER batches, the isolate recording a
+// purge also writes its whole list as a snapshot. An isolate re-reads the list by listing keys newest first, and stops
+// where what it already holds is complete: at its own last read, or at the newest snapshot it has not caught up with
+// (which it then reads). So a re-read lists about one page however many purges were ever made, and a new isolate
+// reads one snapshot and the batches since.
 
 import {
-  asRecord,
+  batchEntry,
+  batchName,
+  batchValue,
+  type ListedKey,
+  listedKey,
+  PURGE_KEY_PREFIX,
+  type Snapshot,
+  snapshotEntry,
+  snapshotName,
+  snapshotValue,
+} from './purge-batch.ts';
+import {
   keptList,
-  MAX_RECORDS,
   NO_PURGES,
   type PurgeList,
   type PurgeRecord,
@@ -15,30 +31,50 @@ import {
 /** The part of a Workers KV namespace the purge list uses. */
 export interface PurgeKv {
   put(key: string, value: string, options: { expirationTtl: number; metadata: unknown }): Promise<void>;
-  list(options: {
-    prefix: string;
-    limit: number;
-  }): Promise<{ keys: { name: string; metadata?: unknown }[]; list_complete: boolean }>;
+  get(key: string): Promise<string | null>;
+  delete(key: string): Promise<void>;
+  list(options: { prefix: string; limit: number; cursor?: string }): Promise<{
+    keys: { name: string; metadata?: unknown }[];
+    list_complete: boolean;
+    cursor?: string;
+  }>;
 }
 
 export { REFRESH_MS };
 
 /** Workers KV: "changes may take up to 60 seconds or more to be visible in other locations". */
-const KV_PROPAGATION_S = 60;
+const KV_PROPAGATION_MS = 60_000;
 /** What the purge answer promises. */
-export const REACHES_EVERY_LOCATION_WITHIN = `${KV_PROPAGATION_S + REFRESH_MS / 1000}s`;
+export const REACHES_EVERY_LOCATION_WITHIN = `${(KV_PROPAGATION_MS + REFRESH_MS) / 1000}s`;
+/** KV's list answers at most 1,000 keys a call (developers.cloudflare.com/kv/api/list-keys/). */
+const LIST_PAGE = 1000;
+/** Pages one re-read lists at most; what lies past them is no longer vouched for (PurgeList.vouchedSince). */
+const MAX_PAGES = 10;
+/** Batch values one re-read reads at most ("1,000 operations per Worker invocation", …/kv/platform/limits/). */
+const MAX_GETS = 100;
+/** Batches past the newest snapshot after which a purge writes a new one. */
+export const SNAPSHOT_AFTER = 50;
+/** Batch names an isolate remembers having read, at most. */
+const MAX_READ_NAMES = 20_000;
+const TTL_S = Math.ceil(RECORD_LIFETIME_MS / 1000);
 
-// One key per record, its metadata the record, expiring after RECORD_LIFETIME_MS. Keys sort newest
-// first, so one `list` call reads the newest MAX_RECORDS.
-const PREFIX = 'purge:';
-/** Larger than any ms epoch for a long while: `FAR - at` sorts the newest first. */
-const FAR = 9_999_999_999_999;
-const AT_DIGITS = 13;
+interface Copy {
+  list: PurgeList;
+  readAt: number;
+  /** Every batch written at or before this (ms epoch) is in `list` (read, or in a snapshot read), KV's propagation assumed. */
+  complete: number;
+  /** The newest snapshot seen: its name, its time (what it covers), and the one it followed. */
+  snapshot: { name: string; time: number; previous: string | undefined } | undefined;
+  /** Batches read, by name, with their time: not read again, and counted for the next snapshot. */
+  read: Map<string, number>;
+  /** Snapshots this isolate wrote or saw, older than the newest, by name, with their time: deleted once superseded. */
+  snapshots: Map<string, number>;
+}
 
-let copy: { list: PurgeList; readAt: number } | undefined;
+let copy: Copy | undefined;
 let reading: Promise<PurgeList> | undefined;
 /** KV requests this isolate made since they were last taken (takeKvOperations): what they cost is counted. */
-let made = { kvLists: 0, kvWrites: 0 };
+let made = { kvLists: 0, kvWrites: 0, kvReads: 0 };
 
 /**
  * What this isolate knows of purges; re-read from KV when the copy is older than REFRESH_MS.
@@ -69,17 +105,18 @@ export function knownPurgeList(kv: PurgeKv | undefined, now: number): PurgeList 
   return undefined;
 }
 
-/** Adds records to KV and to this isolate's copy (at once). */
+/**
+ * Adds one purge request's records to this isolate's copy (at once) and to KV, as one batch; then, when enough batches
+ * followed the newest snapshot, a snapshot of the list.
+ */
 export async function recordPurges(kv: PurgeKv, records: readonly PurgeRecord[], now: number): Promise<void> {
   rememberPurges(records, now);
-  const ttl = Math.ceil(RECORD_LIFETIME_MS / 1000);
-  made.kvWrites += records.length;
-  await Promise.all(
-    records.map((record, i) => {
-      const key = `${PREFIX}${String(FAR - record.at).padStart(AT_DIGITS, '0')}:${i}:${crypto.randomUUID()}`;
-      return kv.put(key, '', { expirationTtl: ttl, metadata: record });
-    }),
-  );
+  const name = batchName(now, crypto.randomUUID());
+  const { value, metadata } = batchEntry(records);
+  made.kvWrites += 1;
+  await kv.put(name, value, { expirationTtl: TTL_S, metadata });
+  copy?.read.set(name, now);
+  await snapshotIfDue(kv, now);
 }
 
 /** Adds records to this isolate's copy only (the shield, told by the edge). */
@@ -87,57 +124,228 @@ export function rememberPurges(records: readonly PurgeRecord[], now: number): vo
   copy = {
     list: keptList([...records, ...(copy?.list.records ?? [])], now, copy?.list.vouchedSince),
     readAt: copy?.readAt ?? 0,
+    complete: copy?.complete ?? -Infinity,
+    snapshot: copy?.snapshot,
+    read: copy?.read ?? new Map(),
+    snapshots: copy?.snapshots ?? new Map(),
   };
 }
 
 /**
- * This isolate's copy, read again from KV. What it no longer holds (records expired, past the
- * newest MAX_RECORDS, unreadable) it no longer vouches for (PurgeList.vouchedSince, purge.ts).
+ * This isolate's copy, read again from KV: the keys newer than what it holds complete. What it could not read
+ * (unreadable keys, keys past MAX_PAGES, values past MAX_GETS) it no longer vouches for (PurgeList.vouchedSince).
  */
 async function readAll(kv: PurgeKv, now: number): Promise<PurgeList> {
   try {
-    made.kvLists += 1;
-    const { keys, list_complete: complete } = await kv.list({ prefix: PREFIX, limit: MAX_RECORDS });
-    const stored: PurgeRecord[] = [];
-    let unread = -Infinity;
-    for (const key of keys) {
-      const record = asRecord(key.metadata);
-      if (record !== undefined) stored.push(record);
-      // A key whose record cannot be read is a purge forgotten: its time is in its name.
-      else unread = Math.max(unread, keyTime(key.name, now));
-    }
-    // Keys past the listed ones are older than the last listed: none of them is vouched for.
-    const last = keys.at(-1);
-    if (!complete && last !== undefined) unread = Math.max(unread, keyTime(last.name, now));
-    // Records this isolate added may not be listed yet (KV is eventually consistent): keep them.
+    const { records, snapshot, floor, batches } = await listNewer(kv, now);
+    const current = copy;
+    const read = new Map(current?.read);
+    for (const [name, time] of batches) read.set(name, time);
+    const { newest, older } = snapshotsKnown(current, snapshot.seen);
+    const vouched = Math.max(
+      current?.list.vouchedSince ?? -Infinity,
+      snapshot.loaded?.list.vouchedSince ?? -Infinity,
+      floor,
+    );
     copy = {
+      // Records this isolate added or was told of may not be listed yet (KV is eventually consistent): kept.
       list: keptList(
-        [...stored, ...(copy?.list.records ?? [])],
+        [...records, ...(snapshot.loaded?.list.records ?? []), ...(current?.list.records ?? [])],
         now,
-        Math.max(copy?.list.vouchedSince ?? -Infinity, unread),
+        vouched,
       ),
       readAt: now,
+      complete: now - KV_PROPAGATION_MS,
+      snapshot: newest,
+      read: pruned(read, Math.min(newest?.time ?? -Infinity, now - 2 * KV_PROPAGATION_MS) - KV_PROPAGATION_MS),
+      snapshots: older,
     };
   } catch (error) {
     console.error('purge list: KV read failed, keeping the copy', error);
-    copy = { list: copy?.list ?? NO_PURGES, readAt: now };
+    copy = copy === undefined ? emptyCopy(now) : { ...copy, readAt: now };
   }
   return copy.list;
 }
 
-/** The purge time a key is named by (recordPurges), at most `now`; -Infinity for a name that is not one of ours. */
-function keyTime(name: string, now: number): number {
-  const digits = name.slice(PREFIX.length, PREFIX.length + AT_DIGITS);
-  return /^\d{13}$/.test(digits) ? Math.min(now, FAR - Number(digits)) : -Infinity;
+/** The newest snapshot known after a read, and the others known (with those they followed), by name. */
+function snapshotsKnown(
+  current: Copy | undefined,
+  seen: readonly NonNullable<Copy['snapshot']>[],
+): { newest: Copy['snapshot']; older: Map<string, number> } {
+  const all = [...(current?.snapshot === undefined ? [] : [current.snapshot]), ...seen];
+  const newest = all.reduce<Copy['snapshot']>((a, b) => (b.time > (a?.time ?? -Infinity) ? b : a), undefined);
+  const older = new Map(current?.snapshots);
+  const note = (name: string | undefined): void => {
+    if (name !== undefined && name !== newest?.name) older.set(name, listedKey(name, undefined, Infinity).time);
+  };
+  for (const snapshot of all) {
+    note(snapshot.name);
+    note(snapshot.previous);
+  }
+  return { newest, older };
+}
+
+interface Listed {
+  /** Records of batches not read before. */
+  records: PurgeRecord[];
+  /** The snapshot read (if the copy was behind it), and every one listed, newest first. */
+  snapshot: { loaded: Snapshot | undefined; seen: NonNullable<Copy['snapshot']>[] };
+  /** Nothing at or before this is vouched for. */
+  floor: number;
+  /** The batches read, name to time. */
+  batches: Map<string, number>;
+}
+
+/** The keys newer than what this isolate holds complete, read; a snapshot among them read if the copy is behind it. */
+async function listNewer(kv: PurgeKv, now: number): Promise<Listed> {
+  const done = copy?.read ?? new Map<string, number>();
+  let complete = copy?.complete ?? -Infinity;
+  // A margin of one more propagation: a batch written elsewhere a little late is still met.
+  let stopAt = complete - KV_PROPAGATION_MS;
+  const out: Listed = {
+    records: [],
+    snapshot: { loaded: undefined, seen: [] },
+    floor: -Infinity,
+    batches: new Map(),
+  };
+  const large: ListedKey[] = [];
+  let cursor: string | undefined;
+  let last: ListedKey | undefined;
+  let ended = false;
+  for (let page = 0; page < MAX_PAGES && !ended; page++) {
+    made.kvLists += 1;
+    const listed = await kv.list({ prefix: PURGE_KEY_PREFIX, limit: LIST_PAGE, cursor });
+    for (const key of listed.keys) {
+      const entry = listedKey(key.name, key.metadata, now);
+      if (entry.time <= stopAt) {
+        ended = true;
+        break;
+      }
+      last = entry;
+      if (entry.kind === 'snapshot') {
+        out.snapshot.seen.push({ name: entry.name, time: entry.time, previous: entry.previous });
+        if (out.snapshot.loaded !== undefined || entry.time <= complete) continue;
+        out.snapshot.loaded = await readSnapshot(kv, entry.name);
+        if (out.snapshot.loaded === undefined) continue;
+        complete = Math.max(complete, out.snapshot.loaded.coveredUntil);
+        stopAt = Math.max(stopAt, complete - KV_PROPAGATION_MS);
+      } else if (entry.kind === 'unreadable') out.floor = Math.max(out.floor, entry.time);
+      else if (!done.has(entry.name)) {
+        if (entry.records === undefined) large.push(entry);
+        else {
+          out.records.push(...entry.records);
+          out.batches.set(entry.name, entry.time);
+        }
+      }
+    }
+    ended ||= listed.list_complete || listed.cursor === undefined;
+    cursor = listed.cursor;
+  }
+  // Keys past the listed ones are older than the last listed: none of them is vouched for.
+  if (!ended && last !== undefined) out.floor = Math.max(out.floor, last.time);
+  await readLarge(kv, large, out);
+  return out;
+}
+
+/** The values of batches too large for their metadata, at most MAX_GETS; one unread is a purge forgotten since its time. */
+async function readLarge(kv: PurgeKv, large: readonly ListedKey[], out: Listed): Promise<void> {
+  await Promise.all(
+    large.map(async (key, i) => {
+      const records = i < MAX_GETS ? await readValue(kv, key.name, batchValue) : undefined;
+      if (records === undefined) out.floor = Math.max(out.floor, key.time);
+      else {
+        out.records.push(...records);
+        out.batches.set(key.name, key.time);
+      }
+    }),
+  );
+}
+
+function readSnapshot(kv: PurgeKv, name: string): Promise<Snapshot | undefined> {
+  return readValue(kv, name, snapshotValue);
+}
+
+/** A key's value read as `read` reads it; undefined when it is gone or not one. */
+async function readValue<T>(kv: PurgeKv, name: string, read: (text: string) => T | undefined): Promise<T | undefined> {
+  made.kvReads += 1;
+  const text = await kv.get(name);
+  return text === null ? undefined : read(text);
 }
 
 /**
- * The KV list and write requests this isolate made since the last call (shared/observe/record-sinks.ts sends them with
- * its batch).
+ * A snapshot of this isolate's list, when it would cover SNAPSHOT_AFTER batches more than the newest one it has seen;
+ * then the snapshots it knows of that every isolate can see a newer one than, deleted. Never throws: a snapshot only
+ * saves work.
  */
-export function takeKvOperations(): { kvLists: number; kvWrites: number } {
+async function snapshotIfDue(kv: PurgeKv, now: number): Promise<void> {
+  try {
+    await purgeList(kv, now);
+    const held = copy;
+    if (held === undefined || !Number.isFinite(held.complete)) return;
+    const after = held.snapshot?.time ?? -Infinity;
+    const covered = [...held.read.values()].filter((time) => time > after && time <= held.complete).length;
+    if (covered < SNAPSHOT_AFTER) return;
+    const name = snapshotName(held.complete, crypto.randomUUID());
+    const { value, metadata } = snapshotEntry({ coveredUntil: held.complete, list: held.list }, held.snapshot?.name);
+    made.kvWrites += 1;
+    await kv.put(name, value, { expirationTtl: TTL_S, metadata });
+    known(held, held.snapshot?.previous);
+    known(held, held.snapshot?.name);
+    held.snapshot = { name, time: held.complete, previous: held.snapshot?.name };
+    held.read = pruned(held.read, held.complete - KV_PROPAGATION_MS);
+    await deleteSuperseded(kv, held, now);
+  } catch (error) {
+    console.error('purge list: snapshot not written', error);
+  }
+}
+
+/**
+ * Deletes the snapshots this isolate knows of that are older than one every isolate can see (written more than two
+ * propagations ago): an isolate lagging behind KV still lists that one, or a newer one, as its newest.
+ */
+async function deleteSuperseded(kv: PurgeKv, held: Copy, now: number): Promise<void> {
+  // A snapshot's time is what it covers: a propagation before it was written.
+  const anchor = Math.max(
+    -Infinity,
+    ...[...held.snapshots.values()].filter((time) => time < now - 3 * KV_PROPAGATION_MS),
+  );
+  for (const [name, time] of held.snapshots) {
+    if (time >= anchor) continue;
+    held.snapshots.delete(name);
+    made.kvWrites += 1;
+    await kv.delete(name);
+  }
+}
+
+/** Notes a snapshot's name (with its time) among those this isolate knows of. */
+function known(held: Copy, name: string | undefined): void {
+  if (name !== undefined) held.snapshots.set(name, listedKey(name, undefined, Infinity).time);
+}
+
+/** `read` without names at or before `before`, and at most MAX_READ_NAMES of the newest. */
+function pruned(read: Map<string, number>, before: number): Map<string, number> {
+  const kept = [...read].filter(([, time]) => time > before).sort((a, b) => b[1] - a[1]);
+  return new Map(kept.slice(0, MAX_READ_NAMES));
+}
+
+function emptyCopy(now: number): Copy {
+  return {
+    list: NO_PURGES,
+    readAt: now,
+    complete: -Infinity,
+    snapshot: undefined,
+    read: new Map(),
+    snapshots: new Map(),
+  };
+}
+
+/**
+ * The KV list, read and write requests this isolate made since the last call (shared/observe/record-sinks.ts sends
+ * them with its batch). A delete counts as a write: KV prices them alike.
+ */
+export function takeKvOperations(): { kvLists: number; kvWrites: number; kvReads: number } {
   const taken = made;
-  made = { kvLists: 0, kvWrites: 0 };
+  made = { kvLists: 0, kvWrites: 0, kvReads: 0 };
   return taken;
 }
 

@@ -3,7 +3,7 @@
 // one: revalidated with its stored validators (RFC 9111 §4.3.1), renewed by a 304 (§4.3.4), replaced by a 200. No I/O.
 
 import { currentAge, type EntryMeta, originAt } from '../store/stored-entry.ts';
-import { entryTags, matches, type PurgeCandidate, type PurgeList } from './purge-rules.ts';
+import { entryTags, hasSoftRecords, newestMatching, type PurgeCandidate, type PurgeList } from './purge-rules.ts';
 
 /**
  * When the newest soft purge matching `entry` at `path` was made (ms epoch), if its bytes came from the origin at or
@@ -15,16 +15,13 @@ export function softPurgedAt(
   path: string,
   watermark?: number,
 ): (entry: PurgeCandidate) => number | undefined {
-  const soft = list.records.filter((record) => record.soft === true);
-  if (soft.length === 0 && watermark === undefined) return () => undefined;
+  if (!hasSoftRecords(list.records) && watermark === undefined) return () => undefined;
   return (entry) => {
     const origin = originAt(entry.meta);
-    let at = watermark !== undefined && origin <= watermark ? watermark : undefined;
-    const subject = { originAt: origin, path, tags: entryTags(entry.headers) };
-    for (const record of soft) {
-      if (origin <= record.at && (at === undefined || record.at > at) && matches(record, subject)) at = record.at;
-    }
-    return at;
+    // The newest soft purge covering the entry covers whatever an older one did (purge-rules.ts keptList).
+    const newest = newestMatching(list.records, path, entryTags(entry.headers), 'soft');
+    const candidates = [watermark ?? -Infinity, newest].filter((at) => origin <= at);
+    return candidates.length === 0 ? undefined : Math.max(...candidates);
   };
 }
 
@@ -38,11 +35,9 @@ export function softPurgeWatch(
   path: string,
 ): { softPurgedAt: (entry: PurgeCandidate) => number | undefined; watermark: () => number | undefined } {
   const check = softPurgedAt(list, path);
-  let watermark: number | undefined;
-  for (const record of list.records) {
-    if (record.soft === true && record.kind !== 'tag' && matches(record, { originAt: 0, path, tags: [] }))
-      watermark = Math.max(watermark ?? record.at, record.at);
-  }
+  // By URL, prefix or everything: told whatever the entry (no tags asked).
+  const told = newestMatching(list.records, path, [], 'soft');
+  let watermark = told === -Infinity ? undefined : told;
   return {
     softPurgedAt: (entry) => {
       const at = check(entry);

@@ -8,6 +8,8 @@ import {
   lastPurge,
   MAX_PURGE_VALUES,
   MAX_RECORDS,
+  matches,
+  newestMatching,
   type PurgeList,
   type PurgeRecord,
   parsePurgeBody,
@@ -296,15 +298,16 @@ describe('what the kept list can no longer vouch for (vouchedSince)', () => {
 
   it(`counts as purged whatever came from the origin at or before the newest record dropped past the newest ${MAX_RECORDS}`, () => {
     const records = [
-      { kind: 'prefix', value: '/docs/', at: now - 5000 } as const,
+      // Older than every URL purge: the first dropped.
+      { kind: 'prefix', value: '/docs/', at: now - MAX_RECORDS - 5000 } as const,
       ...urlPurges(MAX_RECORDS + 1, now - 1),
     ];
     const list = keptList(records, now);
     expect(list.records).toHaveLength(MAX_RECORDS);
     expect(list.records.some((record) => record.kind === 'prefix')).toBe(false);
-    // The newest record dropped is `/n/1000`, made at now - 1 - 1000.
+    // The newest record dropped is `/n/<MAX_RECORDS>`, made at now - 1 - MAX_RECORDS.
     expect(list.vouchedSince).toBe(now - 1 - MAX_RECORDS);
-    expect(purgedBy(list, '/docs/a.html')(entry(now - 6000))).toBe(true);
+    expect(purgedBy(list, '/docs/a.html')(entry(now - MAX_RECORDS - 6000))).toBe(true);
     expect(purgedBy(list, '/other')(entry(now - 1 - MAX_RECORDS))).toBe(true);
     // Newer than anything dropped: judged by the records it kept.
     expect(purgedBy(list, '/other')(entry(now - MAX_RECORDS))).toBe(false);
@@ -362,6 +365,31 @@ describe('what the kept list can no longer vouch for (vouchedSince)', () => {
       ),
       // Shrinking a thousand records takes minutes: the first counterexample is reported as found.
       { numRuns: 200, endOnFailure: true },
+    );
+  });
+});
+
+describe('the records looked up rather than scanned (newestMatching)', () => {
+  it('finds what a scan of every record with `matches` finds, hard and soft, for any records and any object', () => {
+    const segment = fc.constantFrom('a', 'b', 'ab', 'a/', 'b/c', '');
+    const path = fc.array(segment, { maxLength: 4 }).map((parts) => `/${parts.join('/')}`);
+    const record = fc.record({
+      kind: fc.constantFrom('url' as const, 'prefix' as const, 'tag' as const, 'everything' as const),
+      value: fc.oneof(path, fc.constantFrom('x', 'y')),
+      at: fc.integer({ min: 0, max: 100 }),
+      soft: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(fc.array(record, { maxLength: 30 }), path, fc.subarray(['x', 'y', 'z']), (drawn, asked, tags) => {
+        const records: PurgeRecord[] = drawn.map(({ soft, ...rest }) => (soft ? { ...rest, soft: true } : rest));
+        for (const side of ['hard', 'soft'] as const) {
+          const scanned = records
+            .filter((r) => (r.soft === true) === (side === 'soft'))
+            .filter((r) => matches(r, { originAt: 0, path: asked, tags }))
+            .reduce((newest, r) => Math.max(newest, r.at), -Infinity);
+          expect(newestMatching(records, asked, tags, side)).toBe(scanned);
+        }
+      }),
     );
   });
 });

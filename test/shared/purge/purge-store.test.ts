@@ -1,4 +1,6 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { MAX_METADATA_BYTES } from '../../../shared/purge/purge-batch.ts';
 import { MAX_RECORDS, type PurgeRecord, purgedBy, RECORD_LIFETIME_MS } from '../../../shared/purge/purge-rules.ts';
 import {
   forgetPurgeCopy,
@@ -6,40 +8,56 @@ import {
   purgeList,
   REFRESH_MS,
   recordPurges,
+  SNAPSHOT_AFTER,
   takeKvOperations,
 } from '../../../shared/purge/purge-store.ts';
 
 const T0 = 1_800_000_000_000;
 
-/** Workers KV as the purge list uses it: keys listed in order, at most `limit`, expired ones gone. */
+/** Workers KV as the purge list uses it: keys listed in name order, in pages, expired ones gone; what was asked counted. */
 class MemoryKv implements PurgeKv {
-  readonly entries = new Map<string, { metadata: unknown; expires: number }>();
+  readonly entries = new Map<string, { value: string; metadata: unknown; expires: number }>();
   now = T0;
-  async put(key: string, _value: string, options: { expirationTtl: number; metadata: unknown }): Promise<void> {
-    this.entries.set(key, { metadata: options.metadata, expires: this.now + options.expirationTtl * 1000 });
+  readonly asked = { list: 0, get: 0, put: 0, delete: 0 };
+  async put(key: string, value: string, options: { expirationTtl: number; metadata: unknown }): Promise<void> {
+    this.asked.put += 1;
+    expect(JSON.stringify(options.metadata ?? null).length, 'metadata within KV limit').toBeLessThanOrEqual(
+      MAX_METADATA_BYTES,
+    );
+    this.entries.set(key, { value, metadata: options.metadata, expires: this.now + options.expirationTtl * 1000 });
   }
-  async list({
-    prefix,
-    limit,
-  }: {
-    prefix: string;
-    limit: number;
-  }): Promise<{ keys: { name: string; metadata?: unknown }[]; list_complete: boolean }> {
+  async get(key: string): Promise<string | null> {
+    this.asked.get += 1;
+    const entry = this.entries.get(key);
+    return entry === undefined || entry.expires <= this.now ? null : entry.value;
+  }
+  async delete(key: string): Promise<void> {
+    this.asked.delete += 1;
+    this.entries.delete(key);
+  }
+  async list({ prefix, limit, cursor }: { prefix: string; limit: number; cursor?: string }) {
+    this.asked.list += 1;
     const names = [...this.entries]
       .filter(([name, entry]) => name.startsWith(prefix) && entry.expires > this.now)
       .map(([name]) => name)
       .sort();
-    return {
-      keys: names.slice(0, limit).map((name) => ({ name, metadata: this.entries.get(name)?.metadata })),
-      list_complete: names.length <= limit,
-    };
+    const from = cursor === undefined ? 0 : Number(cursor);
+    const keys = names.slice(from, from + limit).map((name) => ({ name, metadata: this.entries.get(name)?.metadata }));
+    const complete = from + limit >= names.length;
+    return complete ? { keys, list_complete: true } : { keys, list_complete: false, cursor: String(from + limit) };
   }
 }
 
 const entry = (originAt: number) => ({ meta: { storedAt: originAt, originAt }, headers: new Headers() });
 /** `count` URL purges of `/n/<i>`, made one ms apart from `first` on. */
-const purges = (count: number, first: number): PurgeRecord[] =>
-  Array.from({ length: count }, (_, i) => ({ kind: 'url', value: `/n/${i}`, at: first + i }));
+const purges = (count: number, first: number, name = 'n'): PurgeRecord[] =>
+  Array.from({ length: count }, (_, i) => ({ kind: 'url', value: `/${name}/${i}`, at: first + i }));
+
+/** A purge-store module of its own: another isolate. */
+async function anotherIsolate(): Promise<typeof import('../../../shared/purge/purge-store.ts')> {
+  vi.resetModules();
+  return import('../../../shared/purge/purge-store.ts');
+}
 
 let kv: MemoryKv;
 beforeEach(() => {
@@ -49,44 +67,101 @@ beforeEach(() => {
 });
 
 describe('the KV requests an isolate makes on the purge list (what the stats page prices)', () => {
-  it('counts one list request per re-read, at most one per REFRESH_MS however many requests ask, and one write per record', async () => {
+  it('counts one list request per re-read, at most one per REFRESH_MS however many requests ask, and one write per purge request', async () => {
     await Promise.all([purgeList(kv, T0), purgeList(kv, T0), purgeList(kv, T0 + REFRESH_MS - 1)]);
     await purgeList(kv, T0 + REFRESH_MS);
-    await recordPurges(kv, purges(3, T0), T0 + REFRESH_MS);
-    expect(takeKvOperations()).toEqual({ kvLists: 2, kvWrites: 3 });
+    await recordPurges(kv, purges(1000, T0), T0 + REFRESH_MS);
+    expect(takeKvOperations()).toEqual({ kvLists: 2, kvWrites: 1, kvReads: 0 });
+    expect(kv.asked).toEqual({ list: 2, get: 0, put: 1, delete: 0 });
   });
 
   it('counts from zero again once taken', async () => {
     await purgeList(kv, T0);
     takeKvOperations();
-    expect(takeKvOperations()).toEqual({ kvLists: 0, kvWrites: 0 });
+    expect(takeKvOperations()).toEqual({ kvLists: 0, kvWrites: 0, kvReads: 0 });
+  });
+
+  it('reads a batch too large for its metadata once per isolate, and a small one never', async () => {
+    await recordPurges(kv, purges(3, T0, 'small'), T0);
+    await recordPurges(kv, purges(1000, T0, 'large'), T0);
+    const reader = await anotherIsolate();
+    const first = await reader.purgeList(kv, T0 + 1);
+    expect(first.records).toHaveLength(1003);
+    await reader.purgeList(kv, T0 + 1 + REFRESH_MS);
+    await reader.purgeList(kv, T0 + 1 + 2 * REFRESH_MS);
+    expect(reader.takeKvOperations()).toEqual({ kvLists: 3, kvWrites: 0, kvReads: 1 });
+  });
+
+  it(`lists one page per re-read and reads one snapshot at start, however many purges were made (${SNAPSHOT_AFTER} batches a snapshot)`, async () => {
+    // 600 purge requests a second apart, the newest ten minutes' worth at 60 a minute.
+    for (let i = 0; i < 600; i++) {
+      kv.now = T0 + i * 1000;
+      await recordPurges(kv, purges(5, kv.now, `p${i}`), kv.now);
+    }
+    const writes = takeKvOperations().kvWrites;
+    expect(writes).toBeGreaterThan(600);
+    expect(writes).toBeLessThan(600 + 600 / SNAPSHOT_AFTER + 600 / SNAPSHOT_AFTER);
+    const reader = await anotherIsolate();
+    const list = await reader.purgeList(kv, kv.now + 1);
+    expect(list.records).toHaveLength(3000);
+    // Only what outlived a record's lifetime is given up on.
+    expect(list.vouchedSince).toBe(kv.now + 1 - RECORD_LIFETIME_MS);
+    expect(reader.takeKvOperations()).toEqual({ kvLists: 1, kvWrites: 0, kvReads: 1 });
+    // Older snapshots are deleted once every isolate can see a newer one: those of the last few minutes stay.
+    const written = kv.asked.put - 600;
+    const snapshots = [...kv.entries.keys()].filter((name) => name.split(':')[2] === 's');
+    expect(written).toBeGreaterThanOrEqual(600 / SNAPSHOT_AFTER - 2);
+    expect(snapshots.length).toBeGreaterThan(0);
+    expect(snapshots.length).toBeLessThanOrEqual(5);
+    expect(kv.asked.delete).toBe(written - snapshots.length);
   });
 });
 
 describe('the purge list read from KV by an isolate that made none of the purges', () => {
-  it(`vouches for nothing at or before the oldest record it read when more than ${MAX_RECORDS} are stored`, async () => {
+  it(`vouches for nothing at or before the oldest record it dropped when more than ${MAX_RECORDS} are stored`, async () => {
     await recordPurges(kv, [{ kind: 'prefix', value: '/docs/', at: T0 }], T0);
-    await recordPurges(kv, purges(MAX_RECORDS, T0 + 1), T0 + MAX_RECORDS);
+    for (let i = 0; i < MAX_RECORDS; i += 1000) await recordPurges(kv, purges(1000, T0 + 1 + i, `b${i}`), T0 + 1 + i);
     forgetPurgeCopy();
     const list = await purgeList(kv, T0 + MAX_RECORDS + 1);
     expect(list.records).toHaveLength(MAX_RECORDS);
     expect(list.records.some((record) => record.kind === 'prefix')).toBe(false);
-    // The prefix's record is not read, but what it purged stays purged.
+    // The prefix's record is not kept, but what it purged stays purged.
     expect(purgedBy(list, '/docs/a.html')(entry(T0 - 1))).toBe(true);
     expect(purgedBy(list, '/docs/a.html')(entry(T0))).toBe(true);
-    // Newer than the oldest record read: judged by the records.
+    // Newer than the record dropped: judged by the records.
     expect(purgedBy(list, '/docs/a.html')(entry(T0 + 2))).toBe(false);
   });
 
-  it('vouches for nothing at or before a record whose metadata cannot be read', async () => {
-    await recordPurges(kv, purges(3, T0), T0 + 3);
+  it('vouches for nothing at or before a batch whose metadata cannot be read', async () => {
+    await recordPurges(kv, purges(2, T0, 'a'), T0 + 2);
+    await recordPurges(kv, purges(1, T0 + 5, 'b'), T0 + 5);
     const [broken] = [...kv.entries.keys()].sort().slice(-1);
-    kv.entries.set(broken ?? '', { metadata: { kind: 'url' }, expires: Infinity });
+    const stored = kv.entries.get(broken ?? '');
+    kv.entries.set(broken ?? '', { value: '', metadata: { b: [['url']] }, expires: stored?.expires ?? Infinity });
     forgetPurgeCopy();
-    const list = await purgeList(kv, T0 + 3);
-    expect(list.records).toHaveLength(2);
-    expect(purgedBy(list, '/elsewhere')(entry(T0))).toBe(true);
-    expect(purgedBy(list, '/elsewhere')(entry(T0 + 1))).toBe(false);
+    const list = await purgeList(kv, T0 + 6);
+    expect(list.records.map((record) => record.value)).toEqual(['/b/0']);
+    expect(purgedBy(list, '/elsewhere')(entry(T0 + 2))).toBe(true);
+    expect(purgedBy(list, '/elsewhere')(entry(T0 + 3))).toBe(false);
+  });
+
+  it('vouches for nothing at or before a large batch whose value is gone', async () => {
+    await recordPurges(kv, purges(1000, T0, 'large'), T0 + 1000);
+    for (const stored of kv.entries.values()) stored.value = '';
+    forgetPurgeCopy();
+    const list = await purgeList(kv, T0 + 1001);
+    expect(list.records).toEqual([]);
+    expect(purgedBy(list, '/elsewhere')(entry(T0 + 1000))).toBe(true);
+    expect(purgedBy(list, '/elsewhere')(entry(T0 + 1001))).toBe(false);
+  });
+
+  it('reads keys a release before batches wrote, one record in the metadata each', async () => {
+    const record: PurgeRecord = { kind: 'url', value: '/old', at: T0 };
+    const name = `purge:${String(9_999_999_999_999 - T0).padStart(13, '0')}:0:some-uuid`;
+    kv.entries.set(name, { value: '', metadata: record, expires: Infinity });
+    const list = await purgeList(kv, T0 + 1);
+    expect(list.records).toEqual([record]);
+    expect(list.vouchedSince).toBe(T0 + 1 - RECORD_LIFETIME_MS);
   });
 
   it('vouches for nothing older than a record lifetime, once the records expired from KV', async () => {
@@ -98,14 +173,34 @@ describe('the purge list read from KV by an isolate that made none of the purges
     expect(purgedBy(list, '/docs/a.html')(entry(T0))).toBe(true);
     expect(purgedBy(list, '/docs/a.html')(entry(kv.now - RECORD_LIFETIME_MS + 1))).toBe(false);
   });
+
+  it('reads the batches themselves when the newest snapshot it lists is gone', async () => {
+    for (let i = 0; i < 2 * SNAPSHOT_AFTER; i++) {
+      kv.now = T0 + i * 2000;
+      await recordPurges(kv, purges(1, kv.now, `p${i}`), kv.now);
+    }
+    for (const name of [...kv.entries.keys()]) if (name.split(':')[2] === 's') kv.entries.get(name)!.value = '';
+    const reader = await anotherIsolate();
+    const list = await reader.purgeList(kv, kv.now + 1);
+    expect(list.records).toHaveLength(2 * SNAPSHOT_AFTER);
+    expect(list.vouchedSince).toBe(kv.now + 1 - RECORD_LIFETIME_MS);
+  });
 });
 
 describe('the purge list an isolate keeps over time', () => {
   it(`keeps in force a purge it made once ${MAX_RECORDS} newer ones pushed it out`, async () => {
     await recordPurges(kv, [{ kind: 'prefix', value: '/docs/', at: T0 }], T0);
-    for (let i = 0; i < MAX_RECORDS; i += 100) await recordPurges(kv, purges(100, T0 + 1 + i), T0 + 1 + i);
+    for (let i = 0; i < MAX_RECORDS; i += 1000) await recordPurges(kv, purges(1000, T0 + 1 + i, `b${i}`), T0 + 1 + i);
     const list = await purgeList(kv, T0 + MAX_RECORDS + REFRESH_MS);
     expect(purgedBy(list, '/docs/a.html')(entry(T0))).toBe(true);
+  });
+
+  it('keeps one record per target, the newest: a newer purge covers what an older one did', async () => {
+    for (let i = 0; i < 100; i++) await recordPurges(kv, [{ kind: 'url', value: '/same', at: T0 + i }], T0 + i);
+    const reader = await anotherIsolate();
+    const list = await reader.purgeList(kv, T0 + 100);
+    expect(list.records).toEqual([{ kind: 'url', value: '/same', at: T0 + 99 }]);
+    expect(purgedBy(list, '/same')(entry(T0 + 99))).toBe(true);
   });
 
   it('keeps in force a purge whose record outlived its lifetime, read after read', async () => {
@@ -127,22 +222,55 @@ describe('the purge list an isolate keeps over time', () => {
     expect(second.vouchedSince).toBeGreaterThanOrEqual(first.vouchedSince);
     expect(purgedBy(second, '/elsewhere')(entry(T0))).toBe(true);
   });
+
+  it('finds a batch that became visible late (written elsewhere, within KV propagation) on a later re-read', async () => {
+    const reader = await anotherIsolate();
+    await reader.purgeList(kv, T0 + 10_000);
+    // Written by another location at T0 + 9 s, listed here only at T0 + 40 s.
+    const writer = await anotherIsolate();
+    await writer.recordPurges(kv, [{ kind: 'url', value: '/late', at: T0 + 9_000 }], T0 + 9_000);
+    const list = await reader.purgeList(kv, T0 + 40_000);
+    expect(purgedBy(list, '/late')(entry(T0 + 9_000))).toBe(true);
+  });
 });
 
-describe('a soft record in KV', () => {
-  it('is written with soft: true in its metadata and read back soft by another isolate; an old record stays hard', async () => {
-    const soft: PurgeRecord = { kind: 'tag', value: 'blog', at: T0, soft: true };
-    await recordPurges(kv, [soft, { kind: 'url', value: '/hard', at: T0 }], T0);
-    expect([...kv.entries.values()].map((stored) => stored.metadata)).toEqual(
-      expect.arrayContaining([soft, { kind: 'url', value: '/hard', at: T0 }]),
+describe('every purge recorded by any isolate is in force at every isolate after its next re-read', () => {
+  it('holds over random schedules of purges and re-reads by three isolates, snapshots and all', async () => {
+    type Step = { isolate: number; advance: number; purge: boolean; targets: number[] };
+    const step = fc.record({
+      isolate: fc.integer({ min: 0, max: 2 }),
+      advance: fc.integer({ min: 0, max: 20_000 }),
+      purge: fc.boolean(),
+      targets: fc.array(fc.integer({ min: 0, max: 40 }), { minLength: 1, maxLength: 5 }),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 160 }), async (steps: Step[]) => {
+        kv = new MemoryKv();
+        const isolates = [await anotherIsolate(), await anotherIsolate(), await anotherIsolate()];
+        const made: PurgeRecord[] = [];
+        let now = T0;
+        for (const { isolate, advance, purge, targets } of steps) {
+          now += advance;
+          kv.now = now;
+          const store = isolates[isolate];
+          if (store === undefined) continue;
+          if (purge) {
+            const records = targets.map((t): PurgeRecord => ({ kind: 'url', value: `/t/${t}`, at: now }));
+            await store.recordPurges(kv, records, now);
+            made.push(...records);
+          }
+          // A re-read, due: every purge made so far is in force here.
+          now += REFRESH_MS;
+          kv.now = now;
+          const list = await store.purgeList(kv, now);
+          for (const record of made) {
+            expect(purgedBy(list, record.value)(entry(record.at)), `${record.value} at ${record.at}`).toBe(true);
+          }
+          // Nothing is given up on but what outlived a record's lifetime.
+          expect(list.vouchedSince).toBe(now - RECORD_LIFETIME_MS);
+        }
+      }),
+      { numRuns: 40 },
     );
-    forgetPurgeCopy();
-    const list = await purgeList(kv, T0 + 1);
-    expect(list.records).toEqual(expect.arrayContaining([soft, { kind: 'url', value: '/hard', at: T0 }]));
-    // The soft one removes nothing; the hard one does.
-    expect(purgedBy(list, '/blog.html')({ ...entry(T0 - 1), headers: new Headers({ 'cache-tag': 'blog' }) })).toBe(
-      false,
-    );
-    expect(purgedBy(list, '/hard')(entry(T0 - 1))).toBe(true);
   });
 });
