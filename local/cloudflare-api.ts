@@ -28,6 +28,12 @@ export interface CloudflareApiDouble {
   received: ReceivedPurge[];
   /** The next `count` calls are answered 429 with `Retry-After: retryAfter`. */
   rateLimitNext(count: number, retryAfter: string): void;
+  /**
+   * From now on, the account's token bucket as the purge limits table describes it ("Bucket size" calls at once,
+   * refilled at the plan's rate): a call finding it empty is answered 429 with the seconds until the next token.
+   * Undefined: no bucket (the default).
+   */
+  tokenBucket(bucket: { size: number; perMinute: number } | undefined): void;
   close(): Promise<void>;
 }
 
@@ -35,6 +41,19 @@ export interface CloudflareApiDouble {
 export async function startCloudflareApi(token: string, zoneId: string): Promise<CloudflareApiDouble> {
   const received: ReceivedPurge[] = [];
   let limited = { count: 0, retryAfter: '1' };
+  let bucket: { size: number; perMinute: number; tokens: number; at: number } | undefined;
+  /** Whether the bucket (if any) has a token for this call; else the seconds until it has. */
+  function take(): number | undefined {
+    if (bucket === undefined) return undefined;
+    const now = Date.now();
+    bucket.tokens = Math.min(bucket.size, bucket.tokens + ((now - bucket.at) / 60_000) * bucket.perMinute);
+    bucket.at = now;
+    if (bucket.tokens >= 1) {
+      bucket.tokens -= 1;
+      return undefined;
+    }
+    return Math.ceil(((1 - bucket.tokens) * 60) / bucket.perMinute);
+  }
   const server = createServer((request, response) => {
     void readJson(request).then((body) => {
       const status = answer(request, body, response);
@@ -58,6 +77,11 @@ export async function startCloudflareApi(token: string, zoneId: string): Promise
         'retry-after': limited.retryAfter,
       });
     }
+    const wait = take();
+    if (wait !== undefined)
+      return send(response, 429, [{ code: 971, message: 'Please wait and consider throttling your request speed' }], {
+        'retry-after': String(wait),
+      });
     const problem = bodyProblem(body);
     if (problem !== undefined) return send(response, 400, [{ code: 1012, message: problem }]);
     return send(response, 200, [], {}, { id: randomUUID().replaceAll('-', '') });
@@ -68,6 +92,9 @@ export async function startCloudflareApi(token: string, zoneId: string): Promise
     received,
     rateLimitNext(count, retryAfter) {
       limited = { count, retryAfter };
+    },
+    tokenBucket(plan) {
+      bucket = plan === undefined ? undefined : { ...plan, tokens: plan.size, at: Date.now() };
     },
     close: () => closeServer(server),
   };

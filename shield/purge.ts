@@ -4,13 +4,14 @@
 import type { Config } from '../shared/config/config.ts';
 import { SHIELD_ORIGIN } from '../shared/hop/hop-fields.ts';
 import { BadRequest, PurgeNotConfirmed } from '../shared/http/errors.ts';
-import { asRecord, type PurgeRecord } from '../shared/purge/purge-rules.ts';
+import { asRecord, MAX_DIRECT_DELETES, type PurgeRecord } from '../shared/purge/purge-rules.ts';
 import { rememberPurges } from '../shared/purge/purge-store.ts';
 import {
   type WorkersCachePurge,
   type WorkersCachePurgeResult,
   workersCachePurge,
 } from '../shared/purge/workers-cache-purge.ts';
+import { batches, MAX_TAGS_PER_CALL } from '../shared/purge/zone-purge.ts';
 import { requestTarget } from '../shared/request/request-target.ts';
 import { remove } from '../shared/tier/tier-cache.ts';
 import { shieldCache, shieldKey } from './shield-cache.ts';
@@ -37,7 +38,8 @@ export async function acceptPurge(
   rememberPurges(records, Date.now() + clockOffset);
   const cache = await shieldCache();
   // A soft record deletes nothing: the entry stays, stale, to be revalidated (shared/purge/soft-purge.ts).
-  const urls = records.filter((record) => record.kind === 'url' && record.soft !== true);
+  // The first MAX_DIRECT_DELETES only (each is a subrequest): the records make every one a miss here at once.
+  const urls = records.filter((record) => record.kind === 'url' && record.soft !== true).slice(0, MAX_DIRECT_DELETES);
   // The edge sent canonical paths and kept queries; re-derived here exactly as a request for them would be (its
   // query already what a key keeps: CACHE_KEY_QUERY's, or a rule's).
   const keyed = { keyQuery: config.cacheKeyQuery, ruleQuery: () => 'all' as const };
@@ -52,14 +54,17 @@ export async function acceptPurge(
   const options = purgeWorkersCache === undefined ? undefined : workersCachePurge(records);
   if (purgeWorkersCache !== undefined && options !== undefined) {
     // A soft purge (every record of one request is, or none) is an invalidate there: marked stale, not removed.
-    const result = await purgeWorkersCache(
-      options,
-      records.length > 0 && records.every((record) => record.soft === true),
-    );
-    if (!result.success)
-      throw new PurgeNotConfirmed(
-        `Workers Cache in front of the shield did not take the purge (${result.errors.map((error) => `${error.code}: ${error.message}`).join('; ') || 'no reason given'})`,
-      );
+    const soft = records.length > 0 && records.every((record) => record.soft === true);
+    // In calls of at most MAX_TAGS_PER_CALL tags: Workers Cache states no limit of its own, the zone purge does.
+    const calls =
+      options.tags === undefined ? [options] : batches(options.tags, MAX_TAGS_PER_CALL).map((tags) => ({ tags }));
+    for (const call of calls) {
+      const result = await purgeWorkersCache(call, soft);
+      if (!result.success)
+        throw new PurgeNotConfirmed(
+          `Workers Cache in front of the shield did not take the purge (${result.errors.map((error) => `${error.code}: ${error.message}`).join('; ') || 'no reason given'})`,
+        );
+    }
   }
   return new Response(null, { status: 204 });
 }

@@ -14,7 +14,13 @@ import {
   UnsupportedMediaType,
 } from '../shared/http/errors.ts';
 import { canonicalPrefix } from '../shared/purge/purge-prefix.ts';
-import { PURGE_BODY_LIMIT, type PurgeRecord, type PurgeRequest, parsePurgeBody } from '../shared/purge/purge-rules.ts';
+import {
+  MAX_DIRECT_DELETES,
+  PURGE_BODY_LIMIT,
+  type PurgeRecord,
+  type PurgeRequest,
+  parsePurgeBody,
+} from '../shared/purge/purge-rules.ts';
 import { recordPurges } from '../shared/purge/purge-store.ts';
 import { type RequestTarget, requestTarget } from '../shared/request/request-target.ts';
 import { PURGE_PATH } from '../shared/request/reserved-paths.ts';
@@ -67,7 +73,8 @@ export async function purge(
   await recordPurges(edge.purges, records, at);
   const cache = await edgeCache(config);
   // A soft purge deletes nothing: the entries stay, stale, to be revalidated with their validators.
-  const deleted = parsed.request.soft ? [] : urls;
+  // The first MAX_DIRECT_DELETES only: each is a subrequest, and every URL named is a miss here at once by its record.
+  const deleted = parsed.request.soft ? [] : urls.slice(0, MAX_DIRECT_DELETES);
   await Promise.all(deleted.map(({ url, target }) => remove(cache, edgeKey(url, target)).catch(() => false)));
   const shield = await askShield(edge.shield, config, {
     method: 'POST',

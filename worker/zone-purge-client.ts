@@ -4,7 +4,7 @@
 
 import type { ZonePurgeConfig } from '../shared/config/config.ts';
 import {
-  QUEUED_WAIT_MAX_MS,
+  QUEUE_BUDGET_MS,
   retryAfterMs,
   retryInRequest,
   TRIES_QUEUED,
@@ -26,7 +26,11 @@ export type ZonePurgeReport =
   | { call: ZonePurgeCall; outcome: 'rateLimited'; tries: number; queued: true; retryAfterMs: number }
   | { call: ZonePurgeCall; outcome: 'refused' | 'failed'; tries: number; status: number | undefined; reason: string };
 
-/** Each call sent (one after another: the account's token bucket is shared, developers.cloudflare.com/cache/how-to/purge-cache/). */
+/**
+ * Each call sent, one after another (the account's token bucket is shared, developers.cloudflare.com/cache/how-to/purge-cache/).
+ * Once one is rate-limited past what the request may wait, it and every call after it are queued together, in order,
+ * behind its Retry-After: trying the rest now would only spend the bucket on more 429s.
+ */
 export async function sendZonePurge(
   calls: readonly ZonePurgeCall[],
   config: ZonePurgeConfig,
@@ -35,7 +39,16 @@ export async function sendZonePurge(
   const reports: ZonePurgeReport[] = [];
   // One wait for the whole purge request, however many calls it makes.
   const waiting = { waited: 0 };
-  for (const call of calls) reports.push(await sendCall(call, config, port, waiting));
+  for (const [index, call] of calls.entries()) {
+    const report = await sendCall(call, config, port, waiting);
+    reports.push(report);
+    if (report.outcome !== 'rateLimited') continue;
+    const rest = calls.slice(index + 1);
+    for (const later of rest)
+      reports.push({ call: later, outcome: 'rateLimited', tries: 0, queued: true, retryAfterMs: report.retryAfterMs });
+    port.waitUntil(queued([call, ...rest], config, port, report.retryAfterMs));
+    break;
+  }
   return reports;
 }
 
@@ -48,23 +61,44 @@ async function sendCall(
   for (let tries = 1; ; tries++) {
     const answer = await attempt(call, config, port);
     if (answer.kind !== 'rateLimited') return { call, tries, ...answer.report };
-    if (!retryInRequest(tries, waiting.waited, answer.delay)) {
-      port.waitUntil(queued(call, config, port, answer.delay));
+    if (!retryInRequest(tries, waiting.waited, answer.delay))
       return { call, outcome: 'rateLimited', tries, queued: true, retryAfterMs: answer.delay };
-    }
     await port.sleep(answer.delay);
     waiting.waited += answer.delay;
   }
 }
 
-/** After the answer: up to TRIES_QUEUED more tries, each after its Retry-After (at most QUEUED_WAIT_MAX_MS). */
-async function queued(call: ZonePurgeCall, config: ZonePurgeConfig, port: ZonePurgePort, delay: number): Promise<void> {
+/**
+ * After the answer, in order: each call after the Retry-After of the last 429, up to TRIES_QUEUED more tries each, while
+ * the waits stay within QUEUE_BUDGET_MS (the runtime keeps waitUntil work only so long; a try before its Retry-After
+ * would only be refused again). What is left then is left to the records, whose bound the answer already gave.
+ */
+async function queued(
+  calls: readonly ZonePurgeCall[],
+  config: ZonePurgeConfig,
+  port: ZonePurgePort,
+  delay: number,
+): Promise<void> {
   let wait = delay;
-  for (let tries = 0; tries < TRIES_QUEUED; tries++) {
-    await port.sleep(Math.min(wait, QUEUED_WAIT_MAX_MS));
-    const answer = await attempt(call, config, port).catch(() => undefined);
-    if (answer === undefined || answer.kind !== 'rateLimited') return;
-    wait = answer.delay;
+  let waited = 0;
+  for (const [index, call] of calls.entries()) {
+    for (let tries = 0; ; tries++) {
+      const pause = wait;
+      if (tries === TRIES_QUEUED || waited + pause > QUEUE_BUDGET_MS) {
+        console.error(
+          `zone purge: ${calls.length - index} queued calls left to the purge records (still rate-limited)`,
+        );
+        return;
+      }
+      await port.sleep(pause);
+      waited += pause;
+      const answer = await attempt(call, config, port).catch(() => undefined);
+      if (answer === undefined || answer.kind !== 'rateLimited') {
+        wait = 0;
+        break;
+      }
+      wait = answer.delay;
+    }
   }
 }
 

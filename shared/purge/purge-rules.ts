@@ -50,6 +50,12 @@ export interface PurgeSubject {
 export const PURGE_BODY_LIMIT = 1024 * 1024;
 /** Values a request may name at once (each becomes one record; the request's records are one KV write, purge-batch.ts). */
 export const MAX_PURGE_VALUES = 1000;
+/**
+ * URLs of one purge each tier also deletes from its location's cache at once (each delete is a subrequest, and a
+ * request may make only so many: developers.cloudflare.com/workers/platform/limits/#subrequests). Past them, a URL's
+ * record is what makes its entry a miss: at once in the isolate that took the purge, within the bound elsewhere.
+ */
+export const MAX_DIRECT_DELETES = 100;
 /** Longest URL, prefix or tag. */
 export const MAX_VALUE_LENGTH = 512;
 /**

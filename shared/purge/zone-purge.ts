@@ -13,18 +13,19 @@ import { folderTag, urlTag } from './workers-cache-purge.ts';
 export type ZonePurgeCall = { tags: string[] } | { prefixes: string[] } | { purge_everything: true };
 
 /**
- * Values one call carries. "Max operations per request: 100" on every plan
- * (developers.cloudflare.com/cache/how-to/purge-cache/, "Availability and limits"), while the prefix page still says
- * "Maximum 30 prefixes per API call" (…/purge-cache/purge_by_prefix/): the smaller, for every kind.
+ * Values one call carries: "Max operations per request: 100" on every plan
+ * (developers.cloudflare.com/cache/how-to/purge-cache/, "Availability and limits") for tags, while the prefix page
+ * still says "Maximum 30 prefixes per API call" (…/purge-cache/purge_by_prefix/).
  */
-export const MAX_PER_CALL = 30;
+export const MAX_TAGS_PER_CALL = 100;
+export const MAX_PREFIXES_PER_CALL = 30;
 
 /**
  * The calls that purge, at the platform, what `records` name at the edge serving `hosts`: a URL by its path's tag
  * (on every host, as a record does: zone-tags.ts tags an entry so), a tag as itself, a prefix by the zone's own
  * prefix purge on each host (exact; Cache API entries are keyed by the client's URL, edge-address.ts) and, when it
  * ends in `/`, by its folder's tag too (which reaches what is keyed on internal hosts: variants, slices), everything
- * as everything. Batched to MAX_PER_CALL; none when nothing is named.
+ * as everything. Batched to MAX_TAGS_PER_CALL and MAX_PREFIXES_PER_CALL; none when nothing is named.
  */
 export function zonePurgeCalls(records: readonly PurgeRecord[], hosts: readonly string[]): ZonePurgeCall[] {
   if (records.some((record) => record.kind === 'everything')) return [{ purge_everything: true }];
@@ -39,23 +40,28 @@ export function zonePurgeCalls(records: readonly PurgeRecord[], hosts: readonly 
     }
   }
   return [
-    ...batches([...tags]).map((batch): ZonePurgeCall => ({ tags: batch })),
-    ...batches([...prefixes]).map((batch): ZonePurgeCall => ({ prefixes: batch })),
+    ...batches([...tags], MAX_TAGS_PER_CALL).map((batch): ZonePurgeCall => ({ tags: batch })),
+    ...batches([...prefixes], MAX_PREFIXES_PER_CALL).map((batch): ZonePurgeCall => ({ prefixes: batch })),
   ];
 }
 
-function batches(values: readonly string[]): string[][] {
-  const out: string[][] = [];
-  for (let at = 0; at < values.length; at += MAX_PER_CALL) out.push(values.slice(at, at + MAX_PER_CALL));
+export function batches<T>(values: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let at = 0; at < values.length; at += size) out.push(values.slice(at, at + size));
   return out;
 }
 
 /** How many tries a call gets within the purge request, and the longest it waits for them in all (ms). */
 export const TRIES_IN_REQUEST = 3;
 export const WAIT_IN_REQUEST_MS = 3_000;
-/** Tries after the answer (on waitUntil), each waiting at most this long: a Free plan refills 5 a minute. */
+/** Tries a queued call gets after the answer (on waitUntil). */
 export const TRIES_QUEUED = 5;
-export const QUEUED_WAIT_MAX_MS = 60_000;
+/**
+ * How long the queue may wait in all after the answer: "cancellation will be delayed until the promise has completed
+ * or until an additional 30 seconds have elapsed, whichever happens first" (developers.cloudflare.com/workers/platform/
+ * limits/#duration). A little under, so the last try has time to be made.
+ */
+export const QUEUE_BUDGET_MS = 25_000;
 /** When a 429 gives no usable Retry-After. */
 export const DEFAULT_RETRY_MS = 1_000;
 

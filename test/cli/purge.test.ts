@@ -163,7 +163,7 @@ describe('npm run purge: the answer', () => {
   it('--from: reads targets one per line and sends them in requests the edge takes', async () => {
     const lines = [
       '# a deploy’s changed files',
-      ...Array.from({ length: 65 }, (_, i) => `/page-${i}.html`),
+      ...Array.from({ length: 2050 }, (_, i) => `/page-${i}.html`),
       'tag:blog',
     ];
     const context = testContext(stack.stackPath, { PURGE_TOKEN: TOKEN });
@@ -173,8 +173,8 @@ describe('npm run purge: the answer', () => {
     };
     expect(await run(['--from', '-', '--base', edge.url], context, stdin)).toBe(0);
     const bodies = edge.received.map((received) => JSON.parse(received.body) as { urls?: string[]; tags?: string[] });
-    expect(bodies.map((body) => (body.urls?.length ?? 0) + (body.tags?.length ?? 0))).toEqual([30, 30, 6]);
-    expect(bodies.flatMap((body) => body.urls ?? [])).toEqual(lines.slice(1, 66));
+    expect(bodies.map((body) => (body.urls?.length ?? 0) + (body.tags?.length ?? 0))).toEqual([1000, 1000, 51]);
+    expect(bodies.flatMap((body) => body.urls ?? [])).toEqual(lines.slice(1, 2051));
     expect(bodies.at(-1)?.tags).toEqual(['blog']);
     expect(context.stdout).toHaveLength(3);
   });

@@ -54,6 +54,15 @@ async function purge(fixture: Fixture, body: unknown): Promise<Answer & { json: 
   return Object.assign(answer, { json: JSON.parse(answer.text) as PurgeAnswer });
 }
 
+/** Resolves once `done()` holds, polling; fails after `ms`. */
+async function until(done: () => boolean, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  while (!done()) {
+    if (Date.now() > end) throw new Error(`not done within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 /** The edge's stored entry for `path`, as the Cache API holds it. */
 async function storedAtEdge(fixture: Fixture, path: string): Promise<Headers> {
   const cache = await (await fixture.stack.mf.getCaches()).open('tiercache-edge');
@@ -177,10 +186,36 @@ describe('a purge with the token configured', () => {
       sent: false,
       calls: [{ outcome: 'rateLimited', queued: true, retryAfterMs: 10_000 }],
     });
-    expect(json.paths.platform.reason).toMatch(/rate-limited after 1 tries, queued/);
+    expect(json.paths.platform.reason).toMatch(/1 rate-limited, queued to be tried again from 10s on/);
     expect(json.reachesEveryLocationWithin).toBe('65s');
     api.rateLimitNext(0, '1');
   });
+
+  it('1,000 URLs in one purge: ten calls of 100 tags; past the token bucket the rest are queued in order, none dropped', async () => {
+    api.received.length = 0;
+    // A bucket of 5 calls refilled 30 a minute: a token every 2 s.
+    api.tokenBucket({ size: 5, perMinute: 30 });
+    try {
+      const urls = Array.from({ length: 1000 }, (_, i) => `/many/${i}.txt`);
+      const { json } = await purge(f, { urls });
+      const sent = json.paths.platform.calls.filter((call) => call.outcome === 'sent').length;
+      // Five at once, a sixth after its 2 s Retry-After within the request's 3 s, the rest queued behind.
+      expect(sent).toBeGreaterThanOrEqual(5);
+      expect(json.paths.platform.calls).toHaveLength(10);
+      expect(json.paths.platform.sent).toBe(false);
+      expect(json.paths.platform.reason).toMatch(new RegExp(`${10 - sent} rate-limited, queued`));
+      expect(json.reachesEveryLocationWithin).toBe('65s');
+      // After the answer, the queue sends the rest as tokens come: every tag once, within the queue's budget.
+      await until(() => api.received.filter((call) => call.status === 200).length === 10, 20_000);
+      const accepted = api.received
+        .filter((call) => call.status === 200)
+        .map((call) => call.body as { tags: string[] });
+      expect(accepted.every((body) => body.tags.length === 100)).toBe(true);
+      expect(new Set(accepted.flatMap((body) => body.tags))).toEqual(new Set(urls.map((url) => urlTag(url))));
+    } finally {
+      api.tokenBucket(undefined);
+    }
+  }, 30_000);
 
   it('refused by the API (a wrong token): the answer says so and the bound is the records’', async () => {
     const other = await startCloudflareApi('another-token', CF_ZONE_ID);

@@ -1,5 +1,5 @@
-// The purge list forgets: a record lives RECORD_LIFETIME_MS (31 days) and only the newest
-// MAX_RECORDS (1,000) are kept, while an entry may be stored for about a year. Whatever the list
+// The purge list forgets: a record lives RECORD_LIFETIME_MS and only the newest
+// MAX_RECORDS (one per target) are kept, while an entry may be stored for about a year. Whatever the list
 // forgets, nothing it purged is served again: an entry whose bytes came from the origin before
 // the newest record the list dropped (or longer than a record's lifetime ago) is a miss.
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ZonePurgeConfig } from '../../shared/config/config.ts';
-import { TRIES_QUEUED } from '../../shared/purge/zone-purge.ts';
+import { QUEUE_BUDGET_MS, TRIES_QUEUED } from '../../shared/purge/zone-purge.ts';
 import { sendZonePurge, type ZonePurgePort } from '../../worker/zone-purge-client.ts';
 
 const config: ZonePurgeConfig = {
@@ -72,8 +72,8 @@ describe('sendZonePurge', () => {
 
   it('queues a call rate-limited past the bounded wait, says so, and keeps trying after the answer', async () => {
     const { port, calls, sleeps, queued } = scriptedPort([
-      { status: 429, retryAfter: '30' },
-      { status: 429, retryAfter: '90' },
+      { status: 429, retryAfter: '10' },
+      { status: 429, retryAfter: '5' },
       { status: 200 },
     ]);
     const [report] = await sendZonePurge([{ tags: ['a'] }], config, port);
@@ -83,13 +83,46 @@ describe('sendZonePurge', () => {
       outcome: 'rateLimited',
       tries: 1,
       queued: true,
-      retryAfterMs: 30_000,
+      retryAfterMs: 10_000,
     });
     expect(queued).toHaveLength(1);
     await Promise.all(queued);
-    // After the answer: its Retry-After, then the next one's (capped at a minute), then accepted.
-    expect(sleeps).toEqual([30_000, 60_000]);
+    // After the answer: its Retry-After, then the next one's, then accepted.
+    expect(sleeps).toEqual([10_000, 5_000]);
     expect(calls).toHaveLength(3);
+  });
+
+  it(`leaves to the records a queued call whose Retry-After is past the ${QUEUE_BUDGET_MS / 1000} s the runtime keeps it`, async () => {
+    const { port, calls, sleeps, queued } = scriptedPort([{ status: 429, retryAfter: '90' }, { status: 200 }]);
+    const [report] = await sendZonePurge([{ tags: ['a'] }], config, port);
+    expect(report).toMatchObject({ outcome: 'rateLimited', queued: true, retryAfterMs: 90_000 });
+    await Promise.all(queued);
+    expect(sleeps).toEqual([]);
+    expect(calls).toHaveLength(1);
+  });
+
+  it(`queues every call after a rate-limited one behind it, in order, within ${QUEUE_BUDGET_MS / 1000} s after the answer`, async () => {
+    const { port, calls, sleeps, queued } = scriptedPort([
+      { status: 200 },
+      { status: 429, retryAfter: '12' },
+      { status: 200 },
+      { status: 429, retryAfter: '12' },
+      { status: 200 },
+      { status: 429, retryAfter: '12' },
+    ]);
+    const tags = ['a', 'b', 'c', 'd'].map((tag) => ({ tags: [tag] }));
+    const reports = await sendZonePurge(tags, config, port);
+    expect(reports.map((report) => [report.outcome, report.tries])).toEqual([
+      ['sent', 1],
+      ['rateLimited', 1],
+      ['rateLimited', 0],
+      ['rateLimited', 0],
+    ]);
+    await Promise.all(queued);
+    // c and d are not tried in the request (it would only spend the bucket on more 429s): b again after 12 s, c at
+    // once, its 429 waited out (12 s), d at once; d's 429 would take the queue past its budget.
+    expect(calls.map((call) => call.body)).toEqual(['a', 'b', 'b', 'c', 'c', 'd'].map((tag) => ({ tags: [tag] })));
+    expect(sleeps).toEqual([12_000, 0, 12_000, 0]);
   });
 
   it('shares the bounded wait between the calls of one purge', async () => {

@@ -3,7 +3,8 @@ import type { PurgeRecord } from '../../../shared/purge/purge-rules.ts';
 import { folderTag, urlTag } from '../../../shared/purge/workers-cache-purge.ts';
 import {
   DEFAULT_RETRY_MS,
-  MAX_PER_CALL,
+  MAX_PREFIXES_PER_CALL,
+  MAX_TAGS_PER_CALL,
   retryAfterMs,
   retryInRequest,
   TRIES_IN_REQUEST,
@@ -32,10 +33,11 @@ describe('zonePurgeCalls', () => {
     ]);
   });
 
-  it(`batches to ${MAX_PER_CALL} values a call, each value once`, () => {
-    const urls = Array.from({ length: 65 }, (_, index) => record('url', `/f${index}`));
+  it(`batches to ${MAX_TAGS_PER_CALL} tags and ${MAX_PREFIXES_PER_CALL} prefixes a call, each value once`, () => {
+    const urls = Array.from({ length: 1000 }, (_, index) => record('url', `/f${index}`));
     const calls = zonePurgeCalls([...urls, record('url', '/f0')], ['cdn.example']);
-    expect(calls.map((call) => ('tags' in call ? call.tags.length : 0))).toEqual([30, 30, 5]);
+    expect(calls.map((call) => ('tags' in call ? call.tags.length : 0))).toEqual(Array(10).fill(100));
+    expect(new Set(calls.flatMap((call) => ('tags' in call ? call.tags : []))).size).toBe(1000);
     const prefixes = Array.from({ length: 31 }, (_, index) => record('prefix', `/p${index}`));
     const prefixCalls = zonePurgeCalls(prefixes, ['cdn.example']);
     expect(prefixCalls.map((call) => ('prefixes' in call ? call.prefixes.length : 0))).toEqual([30, 1]);
