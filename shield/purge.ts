@@ -4,7 +4,7 @@
 import type { Config } from '../shared/config/config.ts';
 import { SHIELD_ORIGIN } from '../shared/hop/hop-fields.ts';
 import { BadRequest, PurgeNotConfirmed } from '../shared/http/errors.ts';
-import { asRecord, MAX_DIRECT_DELETES, type PurgeRecord } from '../shared/purge/purge-rules.ts';
+import { asRecord, directDeletes, type PurgeRecord } from '../shared/purge/purge-rules.ts';
 import { rememberPurges } from '../shared/purge/purge-store.ts';
 import {
   type WorkersCachePurge,
@@ -38,8 +38,10 @@ export async function acceptPurge(
   rememberPurges(records, Date.now() + clockOffset);
   const cache = await shieldCache();
   // A soft record deletes nothing: the entry stays, stale, to be revalidated (shared/purge/soft-purge.ts).
-  // The first MAX_DIRECT_DELETES only (each is a subrequest): the records make every one a miss here at once.
-  const urls = records.filter((record) => record.kind === 'url' && record.soft !== true).slice(0, MAX_DIRECT_DELETES);
+  // The first directDeletes only (each is a subrequest): the records make every one a miss here at once.
+  const urls = records
+    .filter((record) => record.kind === 'url' && record.soft !== true)
+    .slice(0, directDeletes(config.slicing.subrequests));
   // The edge sent canonical paths and kept queries; re-derived here exactly as a request for them would be (its
   // query already what a key keeps: CACHE_KEY_QUERY's, or a rule's).
   const keyed = { keyQuery: config.cacheKeyQuery, ruleQuery: () => 'all' as const };

@@ -15,7 +15,7 @@ import {
 } from '../shared/http/errors.ts';
 import { canonicalPrefix } from '../shared/purge/purge-prefix.ts';
 import {
-  MAX_DIRECT_DELETES,
+  directDeletes,
   PURGE_BODY_LIMIT,
   type PurgeRecord,
   type PurgeRequest,
@@ -73,8 +73,8 @@ export async function purge(
   await recordPurges(edge.purges, records, at);
   const cache = await edgeCache(config);
   // A soft purge deletes nothing: the entries stay, stale, to be revalidated with their validators.
-  // The first MAX_DIRECT_DELETES only: each is a subrequest, and every URL named is a miss here at once by its record.
-  const deleted = parsed.request.soft ? [] : urls.slice(0, MAX_DIRECT_DELETES);
+  // The first directDeletes only: each is a subrequest, and every URL named is a miss here at once by its record.
+  const deleted = parsed.request.soft ? [] : urls.slice(0, directDeletes(config.slicing.subrequests));
   await Promise.all(deleted.map(({ url, target }) => remove(cache, edgeKey(url, target)).catch(() => false)));
   const shield = await askShield(edge.shield, config, {
     method: 'POST',

@@ -56,6 +56,11 @@ export const MAX_PURGE_VALUES = 1000;
  * record is what makes its entry a miss: at once in the isolate that took the purge, within the bound elsewhere.
  */
 export const MAX_DIRECT_DELETES = 100;
+
+/** The URLs a tier deletes directly under a budget of `subrequests` a request (SUBREQUEST_LIMIT): half of it at most. */
+export function directDeletes(subrequests: number): number {
+  return Math.max(0, Math.min(MAX_DIRECT_DELETES, Math.floor(subrequests / 2)));
+}
 /** Longest URL, prefix or tag. */
 export const MAX_VALUE_LENGTH = 512;
 /**
