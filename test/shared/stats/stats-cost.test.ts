@@ -34,7 +34,7 @@ describe('windowCost', () => {
   });
 
   it('takes the Durable Object and KV requests the stats store counted, not a model of them', () => {
-    const operations = mergeOperations('edge', { kvLists: 5, kvWrites: 2 }, { read: 3, written: 2 });
+    const operations = mergeOperations('edge', { kvLists: 5, kvWrites: 2, kvReads: 0 }, { read: 3, written: 2 });
     const cost = windowCost(tiersOf({}), operations, 60, 7, DEFAULT_COST_DEPLOYMENT);
     expect(cost.windowOperations).toEqual({
       durableObjectRequests: 1,
@@ -79,14 +79,14 @@ describe('statsView cost', () => {
   it("sums the operations of the window's buckets only, as it does their requests", () => {
     const inside = {
       ...mergeBatch(new Map(), batchOf([record({})])).get(BASE)!,
-      operations: mergeOperations('edge', { kvLists: 2, kvWrites: 0 }, { read: 3, written: 2 }),
+      operations: mergeOperations('edge', { kvLists: 2, kvWrites: 0, kvReads: 0 }, { read: 3, written: 2 }),
     };
     const outside = {
       minute: BASE - 90 * MINUTE_MS,
       rows: [],
       reasons: [],
       misses: [],
-      operations: mergeOperations('shield', { kvLists: 100, kvWrites: 0 }, { read: 9, written: 9 }),
+      operations: mergeOperations('shield', { kvLists: 100, kvWrites: 0, kvReads: 0 }, { read: 9, written: 9 }),
     };
     const view = statsView([inside, outside], [], NOW, 7);
     expect(view.cost.windowOperations).toEqual({
