@@ -69,7 +69,8 @@ export function mixTraffic(mix: TrafficMix): Traffic {
     sliceRequests: sliced ? shieldRequests : 0,
     slicedShare: sliced ? 1 : 0,
     originBytes: shieldMisses.bytes,
-    purgeRecords: mix.purgesPerMonth,
+    // One write per purge request, however many targets it names; the occasional snapshot is left out.
+    purgeWrites: mix.purgesPerMonth,
     logSample: mix.logSample,
     analytics: mix.analytics,
   };

@@ -51,8 +51,11 @@ export interface Traffic {
   slicedShare: number;
   /** Bytes the shield fetched from the origin. */
   originBytes: number;
-  /** Purge records written to KV. */
-  purgeRecords: number;
+  /**
+   * KV writes made for purges: one per purge request (a batch of up to 1,000 targets, one key), plus the occasional
+   * snapshot of the list; a delete is billed as a write and counted among them.
+   */
+  purgeWrites: number;
   /** Share of records logged as JSON lines (LOG_SAMPLE). */
   logSample: number;
   /** Whether the tiers write to Analytics Engine (one point per counted request per tier). */
@@ -112,7 +115,7 @@ export function usageOf(traffic: Traffic, operations: Operations): Usage {
     durableObjectRowsRead: operations.durableObjectRowsRead,
     durableObjectRowsWritten: operations.durableObjectRowsWritten,
     kvListRequests: operations.kvLists,
-    kvWriteRequests: traffic.purgeRecords,
+    kvWriteRequests: traffic.purgeWrites,
     analyticsDataPoints: traffic.analytics ? edgeRequests + shieldRequests : 0,
     logsIngestedGb,
     // Each GB stays queryable LOG_RETENTION_DAYS: that many thirtieths of a GB-month.

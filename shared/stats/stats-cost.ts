@@ -98,7 +98,7 @@ function windowTraffic(
     sliceRequests,
     slicedShare: shield.bytesSent > 0 ? Math.min(1, (sliceRequests * deployment.sliceBytes) / shield.bytesSent) : 0,
     originBytes: shield.bytesFromOrigin,
-    purgeRecords: operations.kvWrites,
+    purgeWrites: operations.kvWrites,
     logSample: deployment.logSample,
     analytics: deployment.analytics,
   };

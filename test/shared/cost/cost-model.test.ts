@@ -22,7 +22,7 @@ function traffic(overrides: Partial<Traffic> = {}): Traffic {
     sliceRequests: 0,
     slicedShare: 0,
     originBytes: 0,
-    purgeRecords: 0,
+    purgeWrites: 0,
     logSample: 0,
     analytics: false,
     ...overrides,
