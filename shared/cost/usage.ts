@@ -73,6 +73,8 @@ export interface Operations {
   durableObjectRowsWritten: number;
   /** Purge-list re-reads (each one KV list request), both tiers. */
   kvLists: number;
+  /** Gets of purge batches too large for their key's metadata, and of snapshots (each one KV read request), both tiers. */
+  kvReads: number;
 }
 
 /** What the traffic uses, over its period. */
@@ -87,6 +89,7 @@ export interface Usage {
   durableObjectRowsRead: number;
   durableObjectRowsWritten: number;
   kvListRequests: number;
+  kvReadRequests: number;
   kvWriteRequests: number;
   analyticsDataPoints: number;
   logsIngestedGb: number;
@@ -115,6 +118,7 @@ export function usageOf(traffic: Traffic, operations: Operations): Usage {
     durableObjectRowsRead: operations.durableObjectRowsRead,
     durableObjectRowsWritten: operations.durableObjectRowsWritten,
     kvListRequests: operations.kvLists,
+    kvReadRequests: operations.kvReads,
     kvWriteRequests: traffic.purgeWrites,
     analyticsDataPoints: traffic.analytics ? edgeRequests + shieldRequests : 0,
     logsIngestedGb,
@@ -138,6 +142,7 @@ export function scaledUsage(usage: Usage, factor: number): Usage {
     durableObjectRowsRead: scale(usage.durableObjectRowsRead),
     durableObjectRowsWritten: scale(usage.durableObjectRowsWritten),
     kvListRequests: scale(usage.kvListRequests),
+    kvReadRequests: scale(usage.kvReadRequests),
     kvWriteRequests: scale(usage.kvWriteRequests),
     analyticsDataPoints: scale(usage.analyticsDataPoints),
     logsIngestedGb: scale(usage.logsIngestedGb),
