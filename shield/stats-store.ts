@@ -70,7 +70,11 @@ export class StatsStore implements DurableObject {
     const tier = batch.operations?.tier ?? batch.rows[0]?.tier ?? 'edge';
     const operations = mergeOperations(
       tier,
-      { kvLists: batch.operations?.kvLists ?? 0, kvWrites: batch.operations?.kvWrites ?? 0 },
+      {
+        kvLists: batch.operations?.kvLists ?? 0,
+        kvWrites: batch.operations?.kvWrites ?? 0,
+        kvReads: batch.operations?.kvReads ?? 0,
+      },
       rows,
     );
     merged.set(

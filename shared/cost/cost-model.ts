@@ -13,6 +13,7 @@ export type CostItem =
   | 'Durable Object rows read'
   | 'Durable Object rows written'
   | 'KV list requests'
+  | 'KV read requests'
   | 'KV write requests'
   | 'Analytics Engine data points'
   | 'Workers Logs ingested'
@@ -90,6 +91,7 @@ export function costOf(usage: Usage, prices: PriceTable, options: { allowances?:
     line('Durable Object rows read', month.durableObjectRowsRead, 'rows', prices.durableObjectRowsRead),
     line('Durable Object rows written', month.durableObjectRowsWritten, 'rows', prices.durableObjectRowsWritten),
     line('KV list requests', month.kvListRequests, 'requests', prices.kvListRequests),
+    line('KV read requests', month.kvReadRequests, 'requests', prices.kvReadRequests),
     line('KV write requests', month.kvWriteRequests, 'requests', prices.kvWriteRequests),
     line('Analytics Engine data points', month.analyticsDataPoints, 'points', prices.analyticsDataPoints),
     line('Workers Logs ingested', month.logsIngestedGb, 'GB', prices.logsIngestedGb),

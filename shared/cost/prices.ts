@@ -27,6 +27,7 @@ export interface PriceTable {
   durableObjectRowsRead: MeteredPrice;
   durableObjectRowsWritten: MeteredPrice;
   kvListRequests: MeteredPrice;
+  kvReadRequests: MeteredPrice;
   kvWriteRequests: MeteredPrice;
   analyticsDataPoints: MeteredPrice;
   logsIngestedGb: MeteredPrice;
@@ -64,7 +65,11 @@ export const PUBLISHED_PRICES: PriceTable = {
   durableObjectRowsWritten: { usd: 1, per: MILLION, includedPerMonth: 50 * MILLION, source: DURABLE_OBJECTS },
   // "List requests: 1 million/month, + $5.00/million" (the purge list is read with list()).
   kvListRequests: { usd: 5, per: MILLION, includedPerMonth: MILLION, source: KV },
-  // "Write requests: 1 million/month, + $5.00/million" (one per purge record).
+  // "Read requests: 10 million/month, + $0.50/million" (a get of a purge batch too large for its key's
+  // metadata, or of a snapshot).
+  kvReadRequests: { usd: 0.5, per: MILLION, includedPerMonth: 10 * MILLION, source: KV },
+  // "Write requests: 1 million/month, + $5.00/million" (one per purge request, and the occasional
+  // snapshot); "Delete requests" are priced the same, so a delete is counted as a write.
   kvWriteRequests: { usd: 5, per: MILLION, includedPerMonth: MILLION, source: KV },
   // "10 million included per month (+$0.25 per additional million)"; the page says it is not
   // billed yet and gives the price "so that you can estimate": counted at it.

@@ -69,7 +69,8 @@ export function mixTraffic(mix: TrafficMix): Traffic {
     sliceRequests: sliced ? shieldRequests : 0,
     slicedShare: sliced ? 1 : 0,
     originBytes: shieldMisses.bytes,
-    purgeRecords: mix.purgesPerMonth,
+    // One write per purge request, however many targets it names; the occasional snapshot is left out.
+    purgeWrites: mix.purgesPerMonth,
     logSample: mix.logSample,
     analytics: mix.analytics,
   };
@@ -96,6 +97,9 @@ export function mixOperations(traffic: Traffic, mix: TrafficMix, intervals: Inte
     durableObjectRowsRead: flushes * FLUSH_STORAGE.rowsRead,
     durableObjectRowsWritten: flushes * FLUSH_STORAGE.rowsWritten,
     kvLists,
+    // None per re-read: a batch small enough lives in its key's metadata, which list() returns; a get is made once per
+    // isolate per batch too large for it or per snapshot, few against the re-reads, and left out here.
+    kvReads: 0,
   };
 }
 

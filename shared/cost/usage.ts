@@ -51,8 +51,11 @@ export interface Traffic {
   slicedShare: number;
   /** Bytes the shield fetched from the origin. */
   originBytes: number;
-  /** Purge records written to KV. */
-  purgeRecords: number;
+  /**
+   * KV writes made for purges: one per purge request (a batch of up to 1,000 targets, one key), plus the occasional
+   * snapshot of the list; a delete is billed as a write and counted among them.
+   */
+  purgeWrites: number;
   /** Share of records logged as JSON lines (LOG_SAMPLE). */
   logSample: number;
   /** Whether the tiers write to Analytics Engine (one point per counted request per tier). */
@@ -70,6 +73,8 @@ export interface Operations {
   durableObjectRowsWritten: number;
   /** Purge-list re-reads (each one KV list request), both tiers. */
   kvLists: number;
+  /** Gets of purge batches too large for their key's metadata, and of snapshots (each one KV read request), both tiers. */
+  kvReads: number;
 }
 
 /** What the traffic uses, over its period. */
@@ -84,6 +89,7 @@ export interface Usage {
   durableObjectRowsRead: number;
   durableObjectRowsWritten: number;
   kvListRequests: number;
+  kvReadRequests: number;
   kvWriteRequests: number;
   analyticsDataPoints: number;
   logsIngestedGb: number;
@@ -112,7 +118,8 @@ export function usageOf(traffic: Traffic, operations: Operations): Usage {
     durableObjectRowsRead: operations.durableObjectRowsRead,
     durableObjectRowsWritten: operations.durableObjectRowsWritten,
     kvListRequests: operations.kvLists,
-    kvWriteRequests: traffic.purgeRecords,
+    kvReadRequests: operations.kvReads,
+    kvWriteRequests: traffic.purgeWrites,
     analyticsDataPoints: traffic.analytics ? edgeRequests + shieldRequests : 0,
     logsIngestedGb,
     // Each GB stays queryable LOG_RETENTION_DAYS: that many thirtieths of a GB-month.
@@ -135,6 +142,7 @@ export function scaledUsage(usage: Usage, factor: number): Usage {
     durableObjectRowsRead: scale(usage.durableObjectRowsRead),
     durableObjectRowsWritten: scale(usage.durableObjectRowsWritten),
     kvListRequests: scale(usage.kvListRequests),
+    kvReadRequests: scale(usage.kvReadRequests),
     kvWriteRequests: scale(usage.kvWriteRequests),
     analyticsDataPoints: scale(usage.analyticsDataPoints),
     logsIngestedGb: scale(usage.logsIngestedGb),

@@ -33,11 +33,13 @@ export function windowCost(
   const traffic = windowTraffic(tiers, periodMs, operations, deployment);
   const flushes = sumOverTiers(operations.flushes);
   const kvLists = sumOverTiers(operations.kvLists);
+  const kvReads = sumOverTiers(operations.kvReads);
   const usage = usageOf(traffic, {
     flushes,
     durableObjectRowsRead: operations.rowsRead,
     durableObjectRowsWritten: operations.rowsWritten,
     kvLists,
+    kvReads,
   });
   const month = costOf(usage, {
     ...PUBLISHED_PRICES,
@@ -49,6 +51,7 @@ export function windowCost(
       durableObjectRowsRead: operations.rowsRead,
       durableObjectRowsWritten: operations.rowsWritten,
       kvListRequests: kvLists,
+      kvReadRequests: kvReads,
       kvWriteRequests: operations.kvWrites,
     },
     monthsPerWindow: periodMs / MONTH_MS,
@@ -98,7 +101,7 @@ function windowTraffic(
     sliceRequests,
     slicedShare: shield.bytesSent > 0 ? Math.min(1, (sliceRequests * deployment.sliceBytes) / shield.bytesSent) : 0,
     originBytes: shield.bytesFromOrigin,
-    purgeRecords: operations.kvWrites,
+    purgeWrites: operations.kvWrites,
     logSample: deployment.logSample,
     analytics: deployment.analytics,
   };

@@ -91,6 +91,7 @@ export interface StatsCost {
     durableObjectRowsRead: number;
     durableObjectRowsWritten: number;
     kvListRequests: number;
+    kvReadRequests: number;
     kvWriteRequests: number;
   };
   /** The window's length in months (the month below is the window's counts over this). */

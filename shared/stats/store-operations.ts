@@ -1,5 +1,6 @@
 // The platform operations the stats count besides requests (docs/costs.md): the store's own for each batch (a request,
-// rows read and written) and each isolate's purge-list KV requests, per minute, so the page prices what was spent.
+// rows read and written) and each isolate's purge-list KV requests (lists, reads, writes), per minute, so the page
+// prices what was spent.
 
 import { perTier, type TierName } from '../tiers/tiers.ts';
 
@@ -11,12 +12,21 @@ export interface StoreOperations {
   rowsWritten: number;
   /** Purge-list re-reads (each one KV list request), by tier. */
   kvLists: Record<TierName, number>;
-  /** Purge records written (each one KV write request). */
+  /** Purge batches and snapshots written, and deletes (each one KV write request: KV bills a delete as a write). */
   kvWrites: number;
+  /** Purge batches too large for their key's metadata, and snapshots, read (each one KV read request), by tier. */
+  kvReads: Record<TierName, number>;
 }
 
 export function emptyOperations(): StoreOperations {
-  return { flushes: perTier(() => 0), rowsRead: 0, rowsWritten: 0, kvLists: perTier(() => 0), kvWrites: 0 };
+  return {
+    flushes: perTier(() => 0),
+    rowsRead: 0,
+    rowsWritten: 0,
+    kvLists: perTier(() => 0),
+    kvWrites: 0,
+    kvReads: perTier(() => 0),
+  };
 }
 
 /** `a` and `b` added (neither changed); absent counts nothing (a bucket stored before they were counted). */
@@ -30,6 +40,8 @@ export function addOperations(a: StoreOperations | undefined, b: StoreOperations
     rowsWritten: x.rowsWritten + y.rowsWritten,
     kvLists: perTier((name) => (x.kvLists[name] ?? 0) + (y.kvLists[name] ?? 0)),
     kvWrites: x.kvWrites + y.kvWrites,
+    // A bucket stored before reads were counted has no kvReads at all: it read none that it could say.
+    kvReads: perTier((name) => (x.kvReads?.[name] ?? 0) + (y.kvReads?.[name] ?? 0)),
   };
 }
 
@@ -39,13 +51,14 @@ export function addOperations(a: StoreOperations | undefined, b: StoreOperations
  */
 export function mergeOperations(
   tier: TierName,
-  kv: { kvLists: number; kvWrites: number },
+  kv: { kvLists: number; kvWrites: number; kvReads: number },
   rows: { read: number; written: number },
 ): StoreOperations {
   const operations = emptyOperations();
   operations.flushes[tier] = 1;
   operations.kvLists[tier] = kv.kvLists;
   operations.kvWrites = kv.kvWrites;
+  operations.kvReads[tier] = kv.kvReads;
   operations.rowsRead = rows.read;
   operations.rowsWritten = rows.written;
   return operations;

@@ -51,8 +51,13 @@ export interface BatchOperations {
   tier: TierName;
   /** Purge-list re-reads: KV list requests. */
   kvLists: number;
-  /** Purge records written: KV write requests. */
+  /** KV write requests: purge batches and snapshots written, and deletes (billed as writes). */
   kvWrites: number;
+  /**
+   * KV read requests: a purge batch's value too large for its key's metadata, or a snapshot. Optional: an isolate of a
+   * release before reads were counted sends none, which counts 0.
+   */
+  kvReads?: number;
 }
 
 /** A batch as it crosses the wire to the Durable Object (JSON). */
@@ -103,10 +108,14 @@ export function parseStatsBatch(value: unknown): { ok: true; batch: StatsBatchJs
 function parseOperations(item: unknown): Parsed<BatchOperations> {
   if (!isObject(item)) return { ok: false, reason: 'expected an object' };
   const { tier, kvLists, kvWrites } = item;
+  // Counted since a later release: absent is an earlier isolate's batch, which made none it could say.
+  const kvReads = item.kvReads === undefined ? 0 : item.kvReads;
   if (!isTierName(tier)) return { ok: false, reason: TIER_EXPECTED };
   if (!isCount(kvLists, true) || !isCount(kvWrites, true))
     return { ok: false, reason: 'expected "kvLists" and "kvWrites" to be whole numbers, at least 0' };
-  return { ok: true, value: { tier, kvLists, kvWrites } };
+  if (!isCount(kvReads, true))
+    return { ok: false, reason: 'expected "kvReads" to be absent or a whole number, at least 0' };
+  return { ok: true, value: { tier, kvLists, kvWrites, kvReads } };
 }
 
 function parseAll<T>(items: unknown[], parse: (item: unknown) => Parsed<T>, field: string): Parsed<T[]> {

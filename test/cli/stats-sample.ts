@@ -83,13 +83,15 @@ export function statsSample(): StatsJson {
       outcomes: SHIELD_OUTCOMES,
     },
   };
-  // Two isolates at each tier flushing every 5 s for the hour, each re-reading the purge list as often.
+  // Two isolates at each tier flushing every 5 s for the hour, each re-reading the purge list as often and reading one
+  // purge batch too large for its key's metadata.
   const operations = {
     flushes: { edge: 1440, shield: 1440 },
     rowsRead: 8640,
     rowsWritten: 5760,
     kvLists: { edge: 1440, shield: 1440 },
     kvWrites: 2,
+    kvReads: { edge: 2, shield: 2 },
   };
   return {
     generatedAt: '2026-01-30T10:15:42.123Z',

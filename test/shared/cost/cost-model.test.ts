@@ -11,7 +11,13 @@ import { PUBLISHED_PRICES } from '../../../shared/cost/prices.ts';
 import { DAY_MS, MONTH_MS, type Operations, type Traffic, usageOf } from '../../../shared/cost/usage.ts';
 
 const MIB = 1024 * 1024;
-const NO_OPERATIONS: Operations = { flushes: 0, durableObjectRowsRead: 0, durableObjectRowsWritten: 0, kvLists: 0 };
+const NO_OPERATIONS: Operations = {
+  flushes: 0,
+  durableObjectRowsRead: 0,
+  durableObjectRowsWritten: 0,
+  kvLists: 0,
+  kvReads: 0,
+};
 const none = { requests: 0, bytes: 0 };
 
 function traffic(overrides: Partial<Traffic> = {}): Traffic {
@@ -22,7 +28,7 @@ function traffic(overrides: Partial<Traffic> = {}): Traffic {
     sliceRequests: 0,
     slicedShare: 0,
     originBytes: 0,
-    purgeRecords: 0,
+    purgeWrites: 0,
     logSample: 0,
     analytics: false,
     ...overrides,
@@ -88,13 +94,15 @@ describe('usageOf', () => {
       durableObjectRowsRead: 3_000,
       durableObjectRowsWritten: 2_000,
       kvLists: 900,
+      kvReads: 40,
     });
     expect([
       used.durableObjectRequests,
       used.durableObjectRowsRead,
       used.durableObjectRowsWritten,
       used.kvListRequests,
-    ]).toEqual([1_000, 3_000, 2_000, 900]);
+      used.kvReadRequests,
+    ]).toEqual([1_000, 3_000, 2_000, 900, 40]);
     expect(used.durableObjectGbSeconds).toBeGreaterThan(0);
   });
 });
@@ -117,13 +125,32 @@ describe('costOf', () => {
   it('charges only what passes the allowance, at the published price', () => {
     const used = usageOf(
       traffic({ edge: { memoryHits: { requests: 25_000_000, bytes: 0 }, cacheHits: none, misses: none, other: none } }),
-      { flushes: 0, durableObjectRowsRead: 0, durableObjectRowsWritten: 0, kvLists: 3_000_000 },
+      { flushes: 0, durableObjectRowsRead: 0, durableObjectRowsWritten: 0, kvLists: 3_000_000, kvReads: 0 },
     );
     const estimate = costOf(used, PUBLISHED_PRICES);
     const line = (item: string) => estimate.lines.find((one) => one.item === item);
     // (25M − 10M) / 1M × $0.30, and (3M − 1M) / 1M × $5.00.
     expect(line('Workers requests')?.usd).toBeCloseTo(4.5, 9);
     expect(line('KV list requests')?.usd).toBeCloseTo(10, 9);
+  });
+
+  it("prices the KV read requests on a line of their own, past their allowance, at the price table's price", () => {
+    const used = usageOf(traffic({ purgeWrites: 3 }), { ...NO_OPERATIONS, kvReads: 14_000_000 });
+    const reads = costOf(used, PUBLISHED_PRICES).lines.find((one) => one.item === 'KV read requests');
+    const price = PUBLISHED_PRICES.kvReadRequests;
+    expect(reads).toEqual({
+      item: 'KV read requests',
+      quantity: 14_000_000,
+      unit: 'requests',
+      included: price.includedPerMonth,
+      usd: ((14_000_000 - price.includedPerMonth) / price.per) * price.usd,
+      source: price.source,
+    });
+    // (14M − 10M) / 1M × $0.50; the reads are not the writes, which stay the purges'.
+    expect(reads?.usd).toBeCloseTo(2, 9);
+    const other = { ...PUBLISHED_PRICES, kvReadRequests: { ...price, usd: 1, includedPerMonth: 0 } };
+    expect(costOf(used, other).lines.find((one) => one.item === 'KV read requests')?.usd).toBeCloseTo(14, 9);
+    expect(costOf(used, PUBLISHED_PRICES).lines.find((one) => one.item === 'KV write requests')?.quantity).toBe(3);
   });
 
   it("shares the account's CPU allowance between the two workers: the shield gets what the edge left", () => {

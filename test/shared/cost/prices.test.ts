@@ -17,6 +17,8 @@ describe('PUBLISHED_PRICES', () => {
     expect([p.workersCpuMs.includedPerMonth, p.workersCpuMs.usd]).toEqual([30e6, 0.02]);
     expect([p.durableObjectRequests.includedPerMonth, p.durableObjectRequests.usd]).toEqual([1e6, 0.15]);
     expect([p.kvListRequests.includedPerMonth, p.kvListRequests.usd]).toEqual([1e6, 5]);
+    expect([p.kvReadRequests.includedPerMonth, p.kvReadRequests.usd]).toEqual([10e6, 0.5]);
+    expect([p.kvWriteRequests.includedPerMonth, p.kvWriteRequests.usd]).toEqual([1e6, 5]);
     expect([p.analyticsDataPoints.includedPerMonth, p.analyticsDataPoints.usd]).toEqual([10e6, 0.25]);
     expect(p.originEgressPerTB.usd).toBe(7);
   });

@@ -328,11 +328,11 @@ describe('mergeBuckets', () => {
   it('adds the platform operations of both buckets, and leaves them out when neither has any', () => {
     const one = withOperations(
       emptyBucket(BASE),
-      mergeOperations('edge', { kvLists: 2, kvWrites: 1 }, { read: 3, written: 2 }),
+      mergeOperations('edge', { kvLists: 2, kvWrites: 1, kvReads: 4 }, { read: 3, written: 2 }),
     );
     const two = withOperations(
       emptyBucket(BASE),
-      mergeOperations('shield', { kvLists: 1, kvWrites: 0 }, { read: 2, written: 2 }),
+      mergeOperations('shield', { kvLists: 1, kvWrites: 0, kvReads: 1 }, { read: 2, written: 2 }),
     );
     expect(mergeBuckets(one, two).operations).toEqual({
       flushes: { edge: 1, shield: 1 },
@@ -340,6 +340,7 @@ describe('mergeBuckets', () => {
       rowsWritten: 4,
       kvLists: { edge: 2, shield: 1 },
       kvWrites: 1,
+      kvReads: { edge: 4, shield: 1 },
     });
     expect(mergeBuckets(one, emptyBucket(BASE)).operations).toEqual(one.operations);
     expect('operations' in mergeBuckets(emptyBucket(BASE), emptyBucket(BASE))).toBe(false);

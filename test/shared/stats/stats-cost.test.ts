@@ -5,7 +5,7 @@ import { mergeBatch } from '../../../shared/stats/minute-bucket.ts';
 import { DEFAULT_COST_DEPLOYMENT, windowCost } from '../../../shared/stats/stats-cost.ts';
 import { statsView } from '../../../shared/stats/stats-view.ts';
 import { MINUTE_MS } from '../../../shared/stats/stats-window.ts';
-import { emptyOperations, mergeOperations } from '../../../shared/stats/store-operations.ts';
+import { addOperations, emptyOperations, mergeOperations } from '../../../shared/stats/store-operations.ts';
 import { BASE, batchOf, record } from './arbitraries.ts';
 
 const NOW = BASE + 90_000;
@@ -34,17 +34,22 @@ describe('windowCost', () => {
   });
 
   it('takes the Durable Object and KV requests the stats store counted, not a model of them', () => {
-    const operations = mergeOperations('edge', { kvLists: 5, kvWrites: 2 }, { read: 3, written: 2 });
+    const operations = addOperations(
+      mergeOperations('edge', { kvLists: 5, kvWrites: 2, kvReads: 3 }, { read: 3, written: 2 }),
+      mergeOperations('shield', { kvLists: 0, kvWrites: 0, kvReads: 1 }, { read: 0, written: 0 }),
+    );
     const cost = windowCost(tiersOf({}), operations, 60, 7, DEFAULT_COST_DEPLOYMENT);
     expect(cost.windowOperations).toEqual({
-      durableObjectRequests: 1,
+      durableObjectRequests: 2,
       durableObjectRowsRead: 3,
       durableObjectRowsWritten: 2,
       kvListRequests: 5,
+      kvReadRequests: 4,
       kvWriteRequests: 2,
     });
-    expect(line(cost, 'Durable Object requests')?.quantity).toBe(MONTH_PER_HOUR);
+    expect(line(cost, 'Durable Object requests')?.quantity).toBe(2 * MONTH_PER_HOUR);
     expect(line(cost, 'KV list requests')?.quantity).toBe(5 * MONTH_PER_HOUR);
+    expect(line(cost, 'KV read requests')?.quantity).toBe(4 * MONTH_PER_HOUR);
     expect(line(cost, 'KV write requests')?.quantity).toBe(2 * MONTH_PER_HOUR);
   });
 
@@ -79,14 +84,14 @@ describe('statsView cost', () => {
   it("sums the operations of the window's buckets only, as it does their requests", () => {
     const inside = {
       ...mergeBatch(new Map(), batchOf([record({})])).get(BASE)!,
-      operations: mergeOperations('edge', { kvLists: 2, kvWrites: 0 }, { read: 3, written: 2 }),
+      operations: mergeOperations('edge', { kvLists: 2, kvWrites: 0, kvReads: 1 }, { read: 3, written: 2 }),
     };
     const outside = {
       minute: BASE - 90 * MINUTE_MS,
       rows: [],
       reasons: [],
       misses: [],
-      operations: mergeOperations('shield', { kvLists: 100, kvWrites: 0 }, { read: 9, written: 9 }),
+      operations: mergeOperations('shield', { kvLists: 100, kvWrites: 0, kvReads: 50 }, { read: 9, written: 9 }),
     };
     const view = statsView([inside, outside], [], NOW, 7);
     expect(view.cost.windowOperations).toEqual({
@@ -94,6 +99,7 @@ describe('statsView cost', () => {
       durableObjectRowsRead: 3,
       durableObjectRowsWritten: 2,
       kvListRequests: 2,
+      kvReadRequests: 1,
       kvWriteRequests: 0,
     });
   });

@@ -14,16 +14,18 @@ const operationsArb: fc.Arbitrary<StoreOperations> = fc.record({
   rowsWritten: count,
   kvLists: fc.record({ edge: count, shield: count }),
   kvWrites: count,
+  kvReads: fc.record({ edge: count, shield: count }),
 });
 
 describe('mergeOperations', () => {
   it('is one Durable Object request from the sending tier, its KV requests under that tier, and the rows the store touched', () => {
-    expect(mergeOperations('shield', { kvLists: 4, kvWrites: 2 }, { read: 3, written: 1 })).toEqual({
+    expect(mergeOperations('shield', { kvLists: 4, kvWrites: 2, kvReads: 5 }, { read: 3, written: 1 })).toEqual({
       flushes: { edge: 0, shield: 1 },
       rowsRead: 3,
       rowsWritten: 1,
       kvLists: { edge: 0, shield: 4 },
       kvWrites: 2,
+      kvReads: { edge: 0, shield: 5 },
     });
   });
 });
@@ -39,5 +41,20 @@ describe('addOperations', () => {
         expect(addOperations(a, emptyOperations())).toEqual(a);
       }),
     );
+  });
+
+  it('adds the KV reads of each tier, a bucket stored before reads were counted adding none', () => {
+    const edge = mergeOperations('edge', { kvLists: 1, kvWrites: 0, kvReads: 3 }, { read: 1, written: 1 });
+    const shield = mergeOperations('shield', { kvLists: 1, kvWrites: 0, kvReads: 2 }, { read: 1, written: 1 });
+    expect(addOperations(addOperations(edge, shield), edge).kvReads).toEqual({ edge: 6, shield: 2 });
+    // As JSON from storage: a bucket of an earlier release has no kvReads field at all.
+    const { kvReads: _, ...earlier } = mergeOperations(
+      'edge',
+      { kvLists: 7, kvWrites: 1, kvReads: 0 },
+      { read: 2, written: 2 },
+    );
+    const sum = addOperations(earlier as StoreOperations, shield);
+    expect(sum.kvReads).toEqual({ edge: 0, shield: 2 });
+    expect(sum.kvLists).toEqual({ edge: 7, shield: 1 });
   });
 });

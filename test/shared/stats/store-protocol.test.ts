@@ -37,10 +37,27 @@ describe('parseStatsBatch', () => {
     expect(parseStatsBatch({ rows: [], misses: [] })).toEqual({ ok: true, batch: { rows: [], misses: [] } });
   });
 
-  it('accepts what the sending isolate did on the platform (its tier, its KV list and write requests), or none from an older release', () => {
-    const batch = { rows: [row()], misses: [], operations: { tier: 'shield', kvLists: 3, kvWrites: 0 } };
+  it('accepts what the sending isolate did on the platform (its tier, its KV list, write and read requests), or none from an older release', () => {
+    const batch = { rows: [row()], misses: [], operations: { tier: 'shield', kvLists: 3, kvWrites: 0, kvReads: 2 } };
     expect(parseStatsBatch(batch)).toEqual({ ok: true, batch });
     expect(parseStatsBatch({ rows: [row()], misses: [] })).toEqual({ ok: true, batch: { rows: [row()], misses: [] } });
+  });
+
+  it('accepts operations from an isolate of an earlier release, before KV reads were counted, as none read', () => {
+    const parsed = parseStatsBatch({ rows: [], misses: [], operations: { tier: 'edge', kvLists: 2, kvWrites: 1 } });
+    expect(parsed).toEqual({
+      ok: true,
+      batch: { rows: [], misses: [], operations: { tier: 'edge', kvLists: 2, kvWrites: 1, kvReads: 0 } },
+    });
+  });
+
+  it('refuses KV reads that are not a whole count, saying so', () => {
+    for (const kvReads of [-1, 1.5, '2', null, Number.POSITIVE_INFINITY, Number.NaN]) {
+      const operations = { tier: 'edge', kvLists: 0, kvWrites: 0, kvReads };
+      expect(reasonOf({ rows: [], misses: [], operations })).toBe(
+        'operations: expected "kvReads" to be absent or a whole number, at least 0',
+      );
+    }
   });
 
   it('accepts a row from an isolate of an earlier release, before departures were counted, as none departed', () => {

@@ -111,14 +111,14 @@ describe('a made-up third tier, added to the list and nowhere else', () => {
     }
     // Across the wire to the store and back, as the Durable Object would take it.
     const parsed = protocol.parseStatsBatch(
-      JSON.parse(JSON.stringify({ ...batch.take(), operations: { tier: 'r2', kvLists: 1, kvWrites: 0 } })),
+      JSON.parse(JSON.stringify({ ...batch.take(), operations: { tier: 'r2', kvLists: 1, kvWrites: 0, kvReads: 0 } })),
     );
     if (!parsed.ok) throw new Error(parsed.reason);
     const merged = buckets.mergeBatch(new Map(), parsed.batch);
     const stored = [...merged.values()].map((bucket) =>
       buckets.withOperations(
         bucket,
-        operations.mergeOperations('r2' as 'edge', { kvLists: 1, kvWrites: 0 }, { read: 1, written: 1 }),
+        operations.mergeOperations('r2' as 'edge', { kvLists: 1, kvWrites: 0, kvReads: 0 }, { read: 1, written: 1 }),
       ),
     );
     const view = statsView(stored, [], now, 7);
