@@ -224,7 +224,9 @@ async function listNewer(kv: PurgeKv, now: number): Promise<Listed> {
       last = entry;
       if (entry.kind === 'snapshot') {
         out.snapshot.seen.push({ name: entry.name, time: entry.time, previous: entry.previous });
-        if (out.snapshot.loaded !== undefined || entry.time <= complete) continue;
+        // Read only by an isolate behind it by more than a propagation: one re-reading as it is asked lists less
+        // for it than reading it would cost.
+        if (out.snapshot.loaded !== undefined || entry.time - KV_PROPAGATION_MS <= complete) continue;
         out.snapshot.loaded = await readSnapshot(kv, entry.name);
         if (out.snapshot.loaded === undefined) continue;
         complete = Math.max(complete, out.snapshot.loaded.coveredUntil);
