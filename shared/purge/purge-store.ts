@@ -176,7 +176,8 @@ function snapshotsKnown(
   const newest = all.reduce<Copy['snapshot']>((a, b) => (b.time > (a?.time ?? -Infinity) ? b : a), undefined);
   const older = new Map(current?.snapshots);
   const note = (name: string | undefined): void => {
-    if (name !== undefined && name !== newest?.name) older.set(name, listedKey(name, undefined, Infinity).time);
+    const time = snapshotTime(name);
+    if (name !== undefined && time !== undefined && name !== newest?.name) older.set(name, time);
   };
   for (const snapshot of all) {
     note(snapshot.name);
@@ -321,7 +322,15 @@ async function deleteSuperseded(kv: PurgeKv, held: Copy, now: number): Promise<v
 
 /** Notes a snapshot's name (with its time) among those this isolate knows of. */
 function known(held: Copy, name: string | undefined): void {
-  if (name !== undefined) held.snapshots.set(name, listedKey(name, undefined, Infinity).time);
+  const time = snapshotTime(name);
+  if (name !== undefined && time !== undefined) held.snapshots.set(name, time);
+}
+
+/** The time a snapshot's name says; undefined for a name that is not a snapshot's (never deleted, then). */
+function snapshotTime(name: string | undefined): number | undefined {
+  if (name === undefined) return undefined;
+  const key = listedKey(name, undefined, Infinity);
+  return key.kind === 'snapshot' ? key.time : undefined;
 }
 
 /** `read` without names at or before `before`, and at most MAX_READ_NAMES of the newest. */
