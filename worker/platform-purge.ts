@@ -5,7 +5,7 @@
 import type { Config } from '../shared/config/config.ts';
 import type { PurgeRecord } from '../shared/purge/purge-rules.ts';
 import { REACHES_EVERY_LOCATION_WITHIN } from '../shared/purge/purge-store.ts';
-import { QUEUE_BUDGET_MS, zonePurgeCalls } from '../shared/purge/zone-purge.ts';
+import { MAX_CALLS_PER_PURGE, QUEUE_BUDGET_MS, zonePurgeCalls } from '../shared/purge/zone-purge.ts';
 import { sendZonePurge, type ZonePurgePort, type ZonePurgeReport } from './zone-purge-client.ts';
 
 /**
@@ -42,8 +42,13 @@ export async function purgePaths(
   });
   const zone = config.zonePurge;
   if (zone === undefined) return recordsOnly('not configured (CF_API_TOKEN and CF_ZONE_ID)');
-  const calls = zonePurgeCalls(records, servedHosts(purgeUrl, config));
+  const hosts = servedHosts(purgeUrl, config);
+  const calls = zonePurgeCalls(records, hosts);
   if (calls.length === 0) return recordsOnly('nothing for the platform to purge');
+  if (calls.length > MAX_CALLS_PER_PURGE)
+    return recordsOnly(
+      `${calls.length} calls (prefixes on ${hosts.length} hosts) would pass the ${MAX_CALLS_PER_PURGE} one purge makes`,
+    );
   const reports = await sendZonePurge(calls, zone, port);
   const notSent = reports.filter((report) => report.outcome !== 'sent');
   if (notSent.length > 0)

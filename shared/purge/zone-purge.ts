@@ -51,6 +51,13 @@ export function batches<T>(values: readonly T[], size: number): T[][] {
   return out;
 }
 
+/**
+ * Calls one purge makes at most: 1,000 URLs or tags are ten, 1,000 prefixes ending in `/` on one host 44. Past it
+ * (prefixes times many HOST_BUCKETS hosts), the purge is left to the records rather than spend the account's rate
+ * limit and the request's subrequests on one purge; the answer says so.
+ */
+export const MAX_CALLS_PER_PURGE = 50;
+
 /** How many tries a call gets within the purge request, and the longest it waits for them in all (ms). */
 export const TRIES_IN_REQUEST = 3;
 export const WAIT_IN_REQUEST_MS = 3_000;
