@@ -20,8 +20,9 @@ export function softPurgedAt(
     const origin = originAt(entry.meta);
     // The newest soft purge covering the entry covers whatever an older one did (purge-rules.ts keptList).
     const newest = newestMatching(list.records, path, entryTags(entry.headers), 'soft');
-    const candidates = [watermark ?? -Infinity, newest].filter((at) => origin <= at);
-    return candidates.length === 0 ? undefined : Math.max(...candidates);
+    const told = watermark ?? -Infinity;
+    const at = Math.max(origin <= told ? told : -Infinity, origin <= newest ? newest : -Infinity);
+    return at === -Infinity ? undefined : at;
   };
 }
 

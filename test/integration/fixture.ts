@@ -134,6 +134,12 @@ export function cacheStatus(answer: Answer): string[][] {
     .filter((m) => m[0]);
 }
 
+/** Resolves once `condition()` holds, or after `withinMs`, polling every 20 ms; the caller asserts what it needs. */
+export async function until(condition: () => boolean, withinMs = 2000): Promise<void> {
+  const started = Date.now();
+  while (!condition() && Date.now() - started <= withinMs) await settle(20);
+}
+
 /** Entries are stored after the response is sent (waitUntil); give that a moment. */
 export function settle(ms = 150): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));

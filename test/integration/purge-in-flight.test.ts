@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Stack, startWorkers } from '../../local/workers.ts';
 import { type AnyOrigin, startAnyOrigin } from './any-origin.ts';
-import { request, settle } from './fixture.ts';
+import { request, settle, until } from './fixture.ts';
 
 const PURGE_TOKEN = 'purge-secret';
 let origin: AnyOrigin;
@@ -21,11 +21,6 @@ afterAll(async () => {
   await origin?.close();
 });
 
-async function until(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !condition(); i++) await settle(10);
-  expect(condition()).toBe(true);
-}
-
 describe('a purge while the origin is still answering', () => {
   it('covers the answer that arrives after it: the next request gets the bytes uploaded before the purge', async () => {
     let release = (): void => undefined;
@@ -39,6 +34,7 @@ describe('a purge while the origin is still answering', () => {
     });
     const inFlight = request(new URL('/in-flight.txt', stack.url));
     await until(() => origin.receivedFor('/in-flight.txt').length === 1);
+    expect(origin.receivedFor('/in-flight.txt')).toHaveLength(1);
     // The upload, then its purge, both while the first answer is on its way.
     origin.answer('/in-flight.txt', {
       status: 200,

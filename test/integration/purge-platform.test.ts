@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CloudflareApiDouble, startCloudflareApi } from '../../local/cloudflare-api.ts';
 import { folderTag, urlTag } from '../../shared/purge/workers-cache-purge.ts';
 import { hostTag } from '../../shared/purge/zone-tags.ts';
-import { type Answer, cacheStatus, type Fixture, request, settle, startFixture } from './fixture.ts';
+import { type Answer, cacheStatus, type Fixture, request, settle, startFixture, until } from './fixture.ts';
 
 const PURGE_TOKEN = 'platform-purge-token';
 const CF_API_TOKEN = 'cf-api-token-for-tests';
@@ -52,15 +52,6 @@ async function purge(fixture: Fixture, body: unknown): Promise<Answer & { json: 
   });
   expect(answer.status, answer.text).toBe(200);
   return Object.assign(answer, { json: JSON.parse(answer.text) as PurgeAnswer });
-}
-
-/** Resolves once `done()` holds, polling; fails after `ms`. */
-async function until(done: () => boolean, ms: number): Promise<void> {
-  const end = Date.now() + ms;
-  while (!done()) {
-    if (Date.now() > end) throw new Error(`not done within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 /** The edge's stored entry for `path`, as the Cache API holds it. */
@@ -210,6 +201,7 @@ describe('a purge with the token configured', () => {
       const accepted = api.received
         .filter((call) => call.status === 200)
         .map((call) => call.body as { tags: string[] });
+      expect(accepted).toHaveLength(10);
       expect(accepted.every((body) => body.tags.length === 100)).toBe(true);
       expect(new Set(accepted.flatMap((body) => body.tags))).toEqual(new Set(urls.map((url) => urlTag(url))));
     } finally {

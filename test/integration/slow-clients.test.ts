@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FIRST_AHEAD } from '../../shared/tier/slice-reader/demand.ts';
 import type { RecordedRequest } from '../local/origin-tap.ts';
 import { patternBytes, sha256 } from './bytes.ts';
-import { type Fixture, rawRequest, settle, startFixture } from './fixture.ts';
+import { type Fixture, rawRequest, settle, startFixture, until } from './fixture.ts';
 
 const MiB = 1024 * 1024;
 let f: Fixture;
@@ -84,15 +84,6 @@ function mostAtOnce(key: string): number {
     most = Math.max(most, answers.filter((b) => b.streaming.from <= at && (b.streaming.to ?? Infinity) > at).length);
   }
   return most;
-}
-
-async function until(condition: () => boolean, withinMs: number): Promise<number> {
-  const started = Date.now();
-  while (!condition()) {
-    if (Date.now() - started > withinMs) break;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return Date.now() - started;
 }
 
 describe('a client that goes away part-way', () => {
