@@ -4,7 +4,7 @@
 import { splitList } from './header-list.ts';
 import type { BareItem } from './structured-fields.ts';
 import { isToken } from './structured-items.ts';
-import { MAX_INTEGER, serializeBareItem, serializeKey } from './structured-serializer.ts';
+import { MAX_INTEGER, serializeBareItem } from './structured-serializer.ts';
 
 /** Why a cache went forward (RFC 9211 §2.2). */
 export type ForwardReason = 'bypass' | 'method' | 'uri-miss' | 'vary-miss' | 'miss' | 'request' | 'stale' | 'partial';
@@ -27,23 +27,24 @@ export interface CacheStatusParams {
 }
 
 /**
- * Our member, each part written by the RFC 9651 §4.1 serializer, parameters separated by "; " as RFC
- * 9211's examples write them (§4.1 allows output that varies "so long as the output is still
- * correctly handled by the parsing algorithm", and §4.2.3.2 discards SP after ";"). Never throws:
- * each value is brought within what its type can carry first.
+ * Our member: each value written by the RFC 9651 §4.1 serializer (the keys are RFC 9211's own), the
+ * parameters separated by "; " as RFC 9211's examples write them (§4.1 allows output that varies "so
+ * long as the output is still correctly handled by the parsing algorithm", and §4.2.3.2 discards SP
+ * after ";"). Never throws: each value is brought within what its type can carry first.
  */
 export function cacheStatusMember(cache: string, params: CacheStatusParams): string {
   const parts = [serializeBareItem({ type: 'token', value: cache })];
-  const add = (key: string, value?: BareItem) =>
-    parts.push(value === undefined ? serializeKey(key) : `${serializeKey(key)}=${serializeBareItem(value)}`);
-  if (params.hit) add('hit');
-  if (params.fwd !== undefined) add('fwd', { type: 'token', value: params.fwd });
-  if (params.fwdStatus !== undefined) add('fwd-status', { type: 'integer', value: params.fwdStatus });
-  if (params.ttl !== undefined && Number.isFinite(params.ttl))
-    add('ttl', { type: 'integer', value: ttlSeconds(params.ttl) });
-  if (params.stored) add('stored');
-  if (params.collapsed) add('collapsed');
-  if (params.detail !== undefined) add('detail', detailItem(params.detail));
+  if (params.hit) parts.push('hit');
+  if (params.fwd !== undefined) parts.push(`fwd=${serializeBareItem({ type: 'token', value: params.fwd })}`);
+  if (params.fwdStatus !== undefined) {
+    parts.push(`fwd-status=${serializeBareItem({ type: 'integer', value: params.fwdStatus })}`);
+  }
+  if (params.ttl !== undefined && Number.isFinite(params.ttl)) {
+    parts.push(`ttl=${serializeBareItem({ type: 'integer', value: ttlSeconds(params.ttl) })}`);
+  }
+  if (params.stored) parts.push('stored');
+  if (params.collapsed) parts.push('collapsed');
+  if (params.detail !== undefined) parts.push(`detail=${serializeBareItem(detailItem(params.detail))}`);
   return parts.join('; ');
 }
 

@@ -41,6 +41,7 @@ const DIGIT = /[0-9]/;
 export const KEY_CHAR = /[a-z0-9_\-.*]/;
 /** §4.2.6: tchar / ":" / "/" (RFC 9110 §5.6.2 tchar). */
 const TOKEN_CHAR = /[A-Za-z0-9!#$%&'*+\-.^_`|~:/]/;
+const TOKEN = /^[A-Za-z*][A-Za-z0-9!#$%&'*+\-.^_`|~:/]*$/;
 /**
  * §4.2.7 step 6: only ALPHA, DIGIT, "+", "/" and "="; and, for step 7's base64 decoding (RFC 4648
  * §4), "=" only as padding: at the end, at most two. `:=aGVsbG8=:` and `:a=GVsbG8=:` fail.
@@ -51,8 +52,7 @@ const LOWER_HEX = /^[0-9a-f]{2}$/;
 
 /** §3.3.4: whether `value` can be written as a Token: ALPHA or "*", then tchar, ":" or "/". */
 export function isToken(value: string): boolean {
-  const [first = '', ...rest] = value;
-  return (first === '*' || ALPHA.test(first)) && rest.every((char) => TOKEN_CHAR.test(char));
+  return TOKEN.test(value);
 }
 
 export function parseBareItem(input: Cursor): BareItem | undefined {
