@@ -2,6 +2,9 @@
 // origin first; each a Structured Field item (RFC 8941): a token naming the cache, then parameters.
 
 import { splitList } from './header-list.ts';
+import type { BareItem } from './structured-fields.ts';
+import { isToken } from './structured-items.ts';
+import { MAX_INTEGER, serializeBareItem } from './structured-serializer.ts';
 
 /** Why a cache went forward (RFC 9211 §2.2). */
 export type ForwardReason = 'bypass' | 'method' | 'uri-miss' | 'vary-miss' | 'miss' | 'request' | 'stale' | 'partial';
@@ -23,15 +26,25 @@ export interface CacheStatusParams {
   detail?: string;
 }
 
+/**
+ * Our member: each value written by the RFC 9651 §4.1 serializer (the keys are RFC 9211's own), the
+ * parameters separated by "; " as RFC 9211's examples write them (§4.1 allows output that varies "so
+ * long as the output is still correctly handled by the parsing algorithm", and §4.2.3.2 discards SP
+ * after ";"). Never throws: each value is brought within what its type can carry first.
+ */
 export function cacheStatusMember(cache: string, params: CacheStatusParams): string {
-  const parts = [cache];
+  const parts = [serializeBareItem({ type: 'token', value: cache })];
   if (params.hit) parts.push('hit');
-  if (params.fwd !== undefined) parts.push(`fwd=${params.fwd}`);
-  if (params.fwdStatus !== undefined) parts.push(`fwd-status=${params.fwdStatus}`);
-  if (params.ttl !== undefined) parts.push(`ttl=${Math.trunc(params.ttl)}`);
+  if (params.fwd !== undefined) parts.push(`fwd=${serializeBareItem({ type: 'token', value: params.fwd })}`);
+  if (params.fwdStatus !== undefined) {
+    parts.push(`fwd-status=${serializeBareItem({ type: 'integer', value: params.fwdStatus })}`);
+  }
+  if (params.ttl !== undefined && Number.isFinite(params.ttl)) {
+    parts.push(`ttl=${serializeBareItem({ type: 'integer', value: ttlSeconds(params.ttl) })}`);
+  }
   if (params.stored) parts.push('stored');
   if (params.collapsed) parts.push('collapsed');
-  if (params.detail !== undefined) parts.push(`detail=${sfStringOrToken(params.detail)}`);
+  if (params.detail !== undefined) parts.push(`detail=${serializeBareItem(detailItem(params.detail))}`);
   return parts.join('; ');
 }
 
@@ -108,11 +121,13 @@ function memberName(member: string): string {
   return member.split(';', 1)[0]?.trim() ?? '';
 }
 
-const TOKEN = /^[A-Za-z*][!#$%&'*+\-.^_`|~0-9A-Za-z:/]*$/;
+/** §2.4: whole seconds, truncated toward zero, within an Integer's range (RFC 9651 §3.3.1). */
+function ttlSeconds(ttl: number): number {
+  return Math.max(-MAX_INTEGER, Math.min(MAX_INTEGER, Math.trunc(ttl)));
+}
 
-function sfStringOrToken(value: string): string {
-  if (TOKEN.test(value)) return value;
-  // sf-string allows printable ASCII only; escape the two specials, drop the rest.
-  const printable = value.replace(/[^\x20-\x7e]/g, '?');
-  return `"${printable.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+/** §2.8: "a String or Token": a token when it is one; else a String of its printable ASCII, the rest as "?". */
+function detailItem(value: string): BareItem {
+  if (isToken(value)) return { type: 'token', value };
+  return { type: 'string', value: value.replace(/[^\x20-\x7e]/g, '?') };
 }

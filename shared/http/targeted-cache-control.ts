@@ -2,7 +2,7 @@
 // directives aimed at one class of caches, read into the CacheControl value the rest of the policy reads.
 
 import { type CacheControl, parseCacheControl } from './cache-control.ts';
-import { type DictionaryMember, parseDictionary } from './structured-fields.ts';
+import { type Member, parseDictionary } from './structured-fields.ts';
 
 /**
  * Tiercache's target list (RFC 9213 §2.2), most specific first: a field for tiercache alone,
@@ -31,7 +31,9 @@ export function effectiveCacheControl(headers: Headers, targeted: readonly strin
     const value = headers.get(name);
     if (value === null) continue;
     // §2.1: "If a targeted field in a given response is empty, or a parsing error is
-    // encountered, that field MUST be ignored by the cache".
+    // encountered, that field MUST be ignored by the cache". RFC 9213 references RFC 8941 (the
+    // parser's default): a Date or Display String in it fails parsing, as every RFC 8941 cache
+    // along the path reads it (RFC 9651 §2).
     const dictionary = parseDictionary(value);
     if (dictionary === undefined || dictionary.size === 0) continue;
     return { cc: toCacheControl(dictionary), source: name.toLowerCase(), ignoreExpires: true };
@@ -70,9 +72,10 @@ const INVALID = '';
  * delta-seconds directive whose value is not an Integer (`max-age="60"`, `max-age=1.5`) is kept
  * present with an invalid argument, so freshness reads it as stale (as `max-age=abc` is in
  * Cache-Control), and is not coerced. "Parameters received on cache directives are to be
- * ignored". Byte sequences and inner lists are no directive's value: present, invalid.
+ * ignored". Byte sequences and inner lists are no directive's value: present, invalid (Dates and
+ * Display Strings fail parsing here: RFC 8941 has none).
  */
-function toCacheControl(dictionary: ReadonlyMap<string, DictionaryMember>): CacheControl {
+function toCacheControl(dictionary: ReadonlyMap<string, Member>): CacheControl {
   const cc = new Map<string, string | true>();
   for (const [name, member] of dictionary) {
     if (member.kind === 'inner-list') {
@@ -84,7 +87,7 @@ function toCacheControl(dictionary: ReadonlyMap<string, DictionaryMember>): Cach
       if (item.value) cc.set(name, true);
     } else if (DELTA_SECONDS.has(name)) {
       cc.set(name, item.type === 'integer' ? String(item.value) : INVALID);
-    } else if (item.type === 'binary') {
+    } else if (item.type === 'binary' || item.type === 'date' || item.type === 'displaystring') {
       cc.set(name, INVALID);
     } else {
       cc.set(name, String(item.value));

@@ -499,6 +499,26 @@ describe('RFC 9213 — targeted cache control', () => {
     expect(origin.receivedFor(path)).toHaveLength(1);
   });
 
+  it('§2.1, RFC 9651 §4.2.7: a CDN-Cache-Control whose byte sequence has "=" in its middle is ignored whole: Cache-Control decides', async () => {
+    const path = fresh('cdn-cc-bad-binary');
+    origin.answer(path, {
+      status: 200,
+      headers: { 'cache-control': 'no-store', 'cdn-cache-control': 'max-age=600, k=:a=GVsbG8=:' },
+      body: 'not for keeping',
+    });
+    const first = await get(path);
+    await settle();
+    const second = await get(path);
+    expect([first.status, first.text, second.status, second.text]).toEqual([
+      200,
+      'not for keeping',
+      200,
+      'not for keeping',
+    ]);
+    expect(edgeOf(second)[1]).not.toBe('hit');
+    expect(origin.receivedFor(path)).toHaveLength(2);
+  });
+
   it('§2.2: Tiercache-Cache-Control comes first, and never reaches the client', async () => {
     const path = fresh('tiercache-cc');
     origin.answer(path, {

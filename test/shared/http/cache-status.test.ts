@@ -2,10 +2,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   appendCacheStatus,
+  type CacheStatusParams,
   cacheStatusMember,
+  type ForwardReason,
   withMemberDetail,
   withoutMember,
 } from '../../../shared/http/cache-status.ts';
+import { type BareItem, parseList } from '../../../shared/http/structured-fields.ts';
 import { tier } from '../../../shared/tiers/tiers.ts';
 
 const EDGE_MEMBER = tier('edge').statusMember;
@@ -38,6 +41,13 @@ describe('cacheStatusMember (RFC 9211 §2)', () => {
 
   it('reports a negative ttl for a stale response (§2.4)', () => {
     expect(cacheStatusMember(EDGE_MEMBER, { hit: true, ttl: -3.7 })).toBe('tiercache-edge; hit; ttl=-3');
+  });
+
+  it("writes a ttl past an Integer's fifteen digits at that bound, and leaves out a ttl that is no number (§2.4: sf-integer, RFC 9651 §3.3.1)", () => {
+    expect(cacheStatusMember(EDGE_MEMBER, { ttl: 1e21 })).toBe('tiercache-edge; ttl=999999999999999');
+    expect(cacheStatusMember(EDGE_MEMBER, { ttl: -1e16 })).toBe('tiercache-edge; ttl=-999999999999999');
+    expect(cacheStatusMember(EDGE_MEMBER, { hit: true, ttl: Number.NaN })).toBe('tiercache-edge; hit');
+    expect(cacheStatusMember(EDGE_MEMBER, { ttl: Number.POSITIVE_INFINITY })).toBe('tiercache-edge');
   });
 
   it('reports stored and collapsed as bare parameters (§2.5, §2.6)', () => {
@@ -165,6 +175,31 @@ const STRING = String.raw`"(?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\])*"`;
 /** RFC 8941 §3.3 sf-item whose bare item is a token, with parameters (§3.1.2). */
 const SF_ITEM = new RegExp(`^${TOKEN}(?:;\\x20*${KEY}(?:=(?:${INTEGER}|${STRING}|${TOKEN}))?)*$`);
 
+const token = (value: string): BareItem => ({ type: 'token', value });
+
+/** The parameters cacheStatusMember writes for `params`, as the parser reads them back. */
+function written(params: CacheStatusParams): Map<string, BareItem> {
+  const out = new Map<string, BareItem>();
+  const yes: BareItem = { type: 'boolean', value: true };
+  if (params.hit) out.set('hit', yes);
+  if (params.fwd !== undefined) out.set('fwd', token(params.fwd));
+  if (params.fwdStatus !== undefined) out.set('fwd-status', { type: 'integer', value: params.fwdStatus });
+  if (params.ttl !== undefined && Number.isFinite(params.ttl)) {
+    const ttl = Math.max(-999_999_999_999_999, Math.min(999_999_999_999_999, Math.trunc(params.ttl)));
+    out.set('ttl', { type: 'integer', value: ttl + 0 });
+  }
+  if (params.stored) out.set('stored', yes);
+  if (params.collapsed) out.set('collapsed', yes);
+  if (params.detail !== undefined) {
+    const printable = params.detail.replace(/[^\x20-\x7e]/g, '?');
+    out.set(
+      'detail',
+      new RegExp(`^${TOKEN}$`).test(params.detail) ? token(params.detail) : { type: 'string', value: printable },
+    );
+  }
+  return out;
+}
+
 /** RFC 8941 §4.2.5 for a value the SF_ITEM pattern already accepted. */
 function decodeDetail(member: string): string {
   const written = member.slice(member.indexOf('detail=') + 'detail='.length);
@@ -190,6 +225,46 @@ describe('Cache-Status properties', () => {
           const member = cacheStatusMember(EDGE_MEMBER, { hit, ttl, detail: text });
           expect(member).toMatch(SF_ITEM);
           expect(decodeDetail(member)).toBe(text.replace(/[^\x20-\x7e]/g, '?'));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('writes a field that parses as an RFC 8941 List, each member its cache and parameters (RFC 9211 §2, RFC 9651 §4.2.1)', () => {
+    const params = fc.record(
+      {
+        hit: fc.boolean(),
+        fwd: fc.constantFrom<ForwardReason>(
+          'bypass',
+          'method',
+          'uri-miss',
+          'vary-miss',
+          'miss',
+          'request',
+          'stale',
+          'partial',
+        ),
+        fwdStatus: fc.integer({ min: 100, max: 599 }),
+        ttl: fc.oneof(fc.double(), fc.integer()),
+        stored: fc.boolean(),
+        collapsed: fc.boolean(),
+        detail,
+      },
+      { requiredKeys: [] },
+    );
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.constantFrom(EDGE_MEMBER, SHIELD_MEMBER, 'Origin*Cache'), params), { maxLength: 4 }),
+        (members) => {
+          const field = members.reduce<string | null>(
+            (before, [cache, member]) => appendCacheStatus(before, cacheStatusMember(cache, member)),
+            null,
+          );
+          const parsed = parseList(field ?? '');
+          expect(parsed).toEqual(
+            members.map(([cache, member]) => ({ kind: 'item', item: token(cache), params: written(member) })),
+          );
         },
       ),
       { numRuns: 500 },

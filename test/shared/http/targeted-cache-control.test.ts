@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { directiveSeconds } from '../../../shared/http/cache-control.ts';
-import { type BareItem, type DictionaryMember, parseDictionary } from '../../../shared/http/structured-fields.ts';
+import { type BareItem, type Member, parseDictionary } from '../../../shared/http/structured-fields.ts';
 import {
   effectiveCacheControl,
   TIERCACHE_TARGETS,
@@ -40,7 +40,7 @@ describe('parseDictionary (RFC 8941 §4.2.2)', () => {
       c: dec(1.5),
       d: str('x y'),
       e: tok('tok/en:1'),
-      f: { type: 'binary', value: 'aGk=' },
+      f: { type: 'binary', value: new TextEncoder().encode('hi') }, // base64 "aGk=" decoded (§4.2.7)
       g: bool(false),
       h: bool(true),
       i: bool(true),
@@ -146,6 +146,17 @@ describe('parseDictionary (RFC 8941 §4.2.2)', () => {
     }
   });
 
+  it('RFC 9651 §4.2.7: fails on a byte sequence whose "=" is not padding at its end (:=aGVsbG8=:, :a=GVsbG8=:)', () => {
+    for (const value of ['a=:=aGVsbG8=:', 'a=:a=GVsbG8=:', 'a=:aGVsbG8==:', 'a=:aGk=aGk=:', 'a=:aGVs=:', 'a=:a:']) {
+      expect(parseDictionary(value), value).toBeUndefined();
+    }
+    // "SHOULD NOT fail when '=' padding is not present", nor on non-zero pad bits.
+    expect(values('a=:aGVsbG8:, b=:iZ==:')).toEqual({
+      a: { type: 'binary', value: new TextEncoder().encode('hello') },
+      b: { type: 'binary', value: new Uint8Array([0x89]) },
+    });
+  });
+
   it('fails on non-ASCII anywhere (§4.2: the field is ASCII)', () => {
     expect(parseDictionary('a=1, b=é')).toBeUndefined();
     expect(parseDictionary('a=1\u00a0')).toBeUndefined();
@@ -190,6 +201,22 @@ describe('effectiveCacheControl (RFC 9213 §2.2)', () => {
     expect(effective(both, ['cdn-cache-control', 'tiercache-cache-control'])).toMatchObject({
       source: 'cdn-cache-control',
     });
+  });
+
+  it('skips a targeted field whose byte sequence has "=" in its middle (RFC 9651 §4.2.7), to Cache-Control (§2.1)', () => {
+    expect(effective({ 'cdn-cache-control': 'max-age=600, k=:a=GVsbG8=:', 'cache-control': 'no-store' })).toEqual({
+      cc: { 'no-store': true },
+      source: 'cache-control',
+      ignoreExpires: false,
+    });
+  });
+
+  it('skips a targeted field holding a Date or Display String: RFC 9213 references RFC 8941, which has neither (RFC 9651 §2)', () => {
+    for (const value of ['max-age=600, x=@1659578233', 'max-age=600;at=@0', 'max-age=600, x=%"f%c3%bc"']) {
+      expect(effective({ 'cdn-cache-control': value, 'cache-control': 'no-store' }), value).toMatchObject({
+        source: 'cache-control',
+      });
+    }
   });
 
   it('skips a targeted field that is empty or fails to parse, whole, to the next one or Cache-Control (§2.1)', () => {
@@ -378,7 +405,7 @@ describe('targeted-cache-control properties', () => {
           .join(separator);
         const parsed = parseDictionary(field);
         expect(parsed).toBeDefined();
-        const expected = new Map<string, DictionaryMember>(
+        const expected = new Map<string, Member>(
           members.map(([k, item]) => [k, { kind: 'item', item, params: new Map() }]),
         );
         expect(parsed).toEqual(expected);
