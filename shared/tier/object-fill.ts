@@ -12,6 +12,7 @@ import { TIERCACHE_TARGETS } from '../http/targeted-cache-control.ts';
 import { manifestHeaders, type ObjectMeta, readManifest, representationHeaders } from '../slices/object-meta.ts';
 import type { EntryMeta } from '../store/stored-entry.ts';
 import { bodySource } from '../streams/body-source.ts';
+import { emptyBody } from '../streams/empty-body.ts';
 import { startFill } from './fill.ts';
 import { withKnownLength } from './held-until-whole.ts';
 import type { ObjectRead, UpstreamAnswer, Validators } from './ports.ts';
@@ -371,8 +372,7 @@ function storeEmpty(
   meta: EntryMeta,
   keep: number,
 ): Promise<boolean> {
-  const body = new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
-  const stored = store(read.cache, key, { status, headers, body, meta, retention: keep, length: 0 });
+  const stored = store(read.cache, key, { status, headers, body: emptyBody(), meta, retention: keep, length: 0 });
   read.waitUntil(stored);
   return stored;
 }

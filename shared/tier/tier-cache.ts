@@ -4,6 +4,7 @@
 import { LengthMismatch } from '../http/errors.ts';
 import { type EntryMeta, fromStoredHeaders, PLATFORM_STATUS, toStoredHeaders } from '../store/stored-entry.ts';
 import { bodySource } from '../streams/body-source.ts';
+import { emptyBody } from '../streams/empty-body.ts';
 import { identityPipe } from '../streams/identity-pipe.ts';
 import { isNativeBody, pipesNatively } from '../streams/native-body.ts';
 import { pumpInto } from '../streams/pump-into.ts';
@@ -23,7 +24,8 @@ export interface StoredEntry {
   status: number;
   headers: Headers;
   meta: EntryMeta;
-  body: ReadableStream | null;
+  /** Never null: an entry stored without bytes has an empty body (lookup). */
+  body: ReadableStream;
   /** The bytes the body holds, as counted when it was stored; undefined when unknown. */
   length: number | undefined;
   /** Which fill stored it (Storable.fill). */
@@ -79,7 +81,9 @@ export async function lookup(cache: TierCache, key: string): Promise<StoredEntry
     status: unpacked.body.status ?? found.status,
     headers: unpacked.headers,
     meta: unpacked.meta,
-    body: found.body,
+    // The platform hands an entry stored with no bytes back without a body (null): an empty object's 200 still has
+    // content, of length 0 (RFC 9110 §6.4.1), and is answered, ranged and revalidated as any other.
+    body: found.body ?? emptyBody(),
     length,
     fill,
   };

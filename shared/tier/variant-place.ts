@@ -11,6 +11,7 @@ import {
 } from '../http/vary.ts';
 import { NONE_STORED, type StoredCodings, withStored } from '../http/vary-codings.ts';
 import type { EntryMeta } from '../store/stored-entry.ts';
+import { emptyBody } from '../streams/empty-body.ts';
 import type { ObjectRead } from './ports.ts';
 import { lookup, type StoredEntry, store } from './tier-cache.ts';
 
@@ -60,9 +61,15 @@ async function storeIndex(
     await held?.body?.cancel();
     codings = withStored(heldCodings(read, held, fields), place.coding.coding, place.coding.weights);
   }
-  const body = new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
   const headers = indexHeaders(fields, codings);
-  const stored = store(read.cache, objectKey, { status: 200, headers, body, meta, retention: keep, length: 0 });
+  const stored = store(read.cache, objectKey, {
+    status: 200,
+    headers,
+    body: emptyBody(),
+    meta,
+    retention: keep,
+    length: 0,
+  });
   read.waitUntil(stored);
   return stored;
 }

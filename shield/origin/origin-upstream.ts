@@ -10,7 +10,7 @@ import { serverTimingMetric } from '../../shared/http/server-timing.ts';
 import { reselecting } from '../../shared/http/vary.ts';
 import type { RequestTarget } from '../../shared/request/request-target.ts';
 import { type ObjectMeta, slicedMeta } from '../../shared/slices/object-meta.ts';
-import { type ObjectVersion, type SliceSpan, spanBytes } from '../../shared/slices/slice-plan.ts';
+import { isSliced, type ObjectVersion, type SliceSpan, spanBytes } from '../../shared/slices/slice-plan.ts';
 import { nativeBody } from '../../shared/streams/native-body.ts';
 import { responseAsIs } from '../../shared/streams/response-as-is.ts';
 import type { SliceAsk, Upstream, UpstreamAnswer } from '../../shared/tier/ports.ts';
@@ -81,10 +81,12 @@ class OriginUpstream implements Upstream {
         kind: 'whole',
         response: responseAsIs(response.body, { status: 200, headers: this.timing(this.kept(response.headers)) }),
       };
-    // S3 sends no Content-Range with 416 (only the size in its XML): ask with HEAD instead.
+    // A range of an empty object, or one past the end: the size is in the 416's Content-Range (Storj's gateway, S3
+    // for an empty object: `bytes */0`, RFC 9110 §15.5.17), or only in S3's XML; its other headers may be missing.
     if (response.status === 416) {
+      const stated = parseContentRange(response.headers.get('content-range'));
       await response.body?.cancel();
-      return this.discoverSize(signal);
+      return this.discoverSize(signal, stated?.size);
     }
     if (response.status !== 206) return this.answered(response);
     return this.checkedSlice(response, span, pinned, from, signal);
@@ -165,8 +167,13 @@ class OriginUpstream implements Upstream {
     };
   }
 
-  /** A version we may not pin (size, ETag) or not slice: the object is served whole. */
-  private async discoverSize(signal: AbortSignal | undefined): Promise<UpstreamAnswer> {
+  /**
+   * The object's size and headers, by HEAD, after a 416; a version we may not pin (size, ETag) or not slice is served
+   * whole. `stated`: the size the 416 gave; one too small to slice is asked for whole at once (what the HEAD would
+   * lead to), which also brings the object's own headers a 416 may lack (an empty body costs nothing).
+   */
+  private async discoverSize(signal: AbortSignal | undefined, stated?: number): Promise<UpstreamAnswer> {
+    if (stated !== undefined && !isSliced(stated, this.config.slicing.threshold)) return this.whole(signal);
     const head = await this.headOf(signal);
     // Not the object's size after all: its GET answer is the answer.
     if (head.status !== 200) {
@@ -195,8 +202,14 @@ class OriginUpstream implements Upstream {
       await response.body?.cancel();
       throw new VersionChanged(why);
     };
-    if (range === undefined || 'unsatisfied' in range)
-      return fail(`unusable Content-Range ${response.headers.get('content-range')}`);
+    if (range === undefined || 'unsatisfied' in range) {
+      if (pinned !== undefined) return fail(`unusable Content-Range ${response.headers.get('content-range')}`);
+      // Discovery met a range answer it cannot read: no slice to pin, so the object is read whole, as from an origin
+      // that ignores Range. s3rver answers a range of an empty object so: 206 `bytes 0-0/0`, Content-Length 1, no
+      // body (RFC 9110 §14.4: invalid, its complete length not above its last byte).
+      await response.body?.cancel();
+      return this.whole(signal);
+    }
     if (pinned !== undefined && (range.size !== pinned.size || headers.get('etag') !== pinned.etag)) {
       return fail(
         `etag mismatch in slice response: expected ${pinned.etag} of ${pinned.size} bytes, got ${headers.get('etag')} of ${range.size}`,

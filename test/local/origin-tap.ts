@@ -105,8 +105,9 @@ export async function startTap(target: string, options: { clock?: () => number }
           : withDate(response.rawHeaders, new Date(options.clock()).toUTCString());
       const raw = fault === undefined ? dated : faultyHeaders(dated, fault);
       outgoing.writeHead(response.statusCode ?? 502, response.statusMessage, raw);
-      // Out before any body byte: a fault writes to the socket itself.
-      if (fault !== undefined) outgoing.flushHeaders();
+      // Out before any body byte, as a proxy passes a head on: a fault writes to the socket itself, and a head whose
+      // body never comes (s3rver's for a range of an empty object: Content-Length 1, no byte) still arrives.
+      outgoing.flushHeaders();
       open++;
       record.streaming = { from: Date.now() };
       outgoing.once('close', () => {

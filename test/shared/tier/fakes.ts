@@ -64,7 +64,8 @@ export interface FakeCacheOptions {
 /**
  * The part of the Workers Cache API a tier uses (TierCache), in a Map keyed by URL. It keeps a
  * response's bytes and headers, and `match` builds a fresh Response each time, as the platform
- * does: with its own Content-Length (the bytes it holds) and CF-Cache-Status. Like the Cache API
+ * does: with its own Content-Length (the bytes it holds) and CF-Cache-Status, and no body (null) when it holds no
+ * bytes. Like the Cache API
  * it matches GET requests only, refuses (throws) a non-GET request, a 206 and `Vary: *`, silently
  * keeps nothing for `no-store`, `private` or a Set-Cookie, and drops an entry once the max-age
  * it was put with has passed on its clock.
@@ -94,7 +95,8 @@ export class FakeTierCache implements TierCache {
     const headers = new Headers(kept.headers);
     headers.set('content-length', String(kept.bytes.byteLength));
     headers.set('cf-cache-status', 'HIT');
-    return new Response(kept.bytes.slice(), { status: kept.status, headers });
+    // workerd's Cache API hands an entry of no bytes back without a body at all.
+    return new Response(kept.bytes.byteLength === 0 ? null : kept.bytes.slice(), { status: kept.status, headers });
   }
 
   async put(request: Request, response: Response): Promise<void> {

@@ -302,6 +302,44 @@ describe('resolveObject: a manifest that does not read', () => {
   });
 });
 
+describe('resolveObject: an empty object (0 bytes) is a whole entry, like any small one', () => {
+  it('is stored whole with no bytes and no marks, and hit with an empty body, never taken for a manifest', async () => {
+    const read = fakeRead({ object: textObject('') });
+    const miss = asWhole(await resolveObject(read, 0));
+    expect(miss.headers.get('content-length')).toBe('0');
+    expect(await drained(read, miss)).toBe('');
+    const stored = read.cache.unpacked(read.key);
+    expect(stored?.body.length).toBe(0);
+    expect(stored?.bytes.byteLength).toBe(0);
+    expect(readManifest(stored!.headers)).toBeUndefined();
+    // The platform hands it back without a body: the tier still has the empty one a 200 carries.
+    expect((await read.cache.match(new Request(read.key)))?.body).toBeNull();
+    const hit = asWhole(await resolveObject(sameTier(read), 0));
+    expect(hit).toMatchObject({ status: 200, report: { hit: true } });
+    expect(hit.headers.get('content-length')).toBe('0');
+    expect(hit.headers.get('etag')).toBe('"v1"');
+    expect(hit.body).not.toBeNull();
+    expect(await text(hit.body)).toBe('');
+    expect(read.upstream.calls).toEqual([discovery(0)]);
+  });
+
+  it('RFC 9111 §4.3.4: a 304 renews it: stored again with the new headers and freshness', async () => {
+    const read = fakeRead({ object: textObject('', { 'cache-control': 'max-age=60' }) });
+    await drained(read, await resolveObject(read, 0));
+    read.clock.advance(120);
+    read.upstream.notModifiedHeaders = { etag: '"v1"', 'cache-control': 'max-age=600' };
+    const stale = sameTier(read);
+    const renewed = asWhole(await resolveObject(stale, 0));
+    expect(renewed.report).toMatchObject({ fwd: 'stale', fwdStatus: 304, stored: true });
+    expect(await drained(stale, renewed)).toBe('');
+    expect(read.cache.unpacked(read.key)?.meta).toMatchObject({ storedAt: EPOCH + 120_000, lifetime: 600 });
+    read.clock.advance(300);
+    const hit = await resolveObject(sameTier(read), 0);
+    expect(hit.report).toEqual({ hit: true, ttl: 300 });
+    await drained(read, hit);
+  });
+});
+
 describe('resolveObject: a stale entry is revalidated (RFC 9111 §4.3)', () => {
   it('RFC 9111 §4.3.1: asks with the validators it holds; RFC 9111 §4.3.4: a 304 updates the stored headers and freshness, the body stands', async () => {
     const read = fakeRead({ object: textObject('kept bytes', { 'cache-control': 'max-age=60', 'x-note': 'old' }) });

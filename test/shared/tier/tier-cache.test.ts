@@ -67,6 +67,17 @@ describe('store and lookup', () => {
     expect((await lookup(cache, key))?.status).toBe(410);
   });
 
+  it('an entry stored with no bytes (an empty object) is looked up with an empty body, though the platform hands it back with none', async () => {
+    const cache = new FakeTierCache();
+    const key = freshKey();
+    expect(await store(cache, key, entry(0, streamOf(new Uint8Array(0))))).toBe(true);
+    expect((await cache.match(new Request(key)))?.body).toBeNull();
+    const found = await lookup(cache, key);
+    expect(found).toMatchObject({ status: 200, length: 0 });
+    expect(found?.body).not.toBeNull();
+    expect(await text(found!.body)).toBe('');
+  });
+
   it('a response that is not a tier envelope is no entry', async () => {
     const cache = new FakeTierCache();
     const key = freshKey();
