@@ -1,7 +1,9 @@
 // The edge's first step for a protected path (SIGNED_PREFIXES, docs/private-content.md): a signed URL or the tc_token
 // cookie admits the request, before the memory layer and the cache; then the token is taken off it, so that no cache
-// key, shield or origin ever sees one. Paths outside the prefixes pass untouched, at the cost of one prefix test.
+// key, shield or origin ever sees one. Paths outside the prefixes pass untouched, at the cost of one prefix test per
+// reading of the path (shared/admission/protected-paths.ts), once per raw URL.
 
+import type { ProtectedPaths } from '../shared/admission/protected-paths.ts';
 import {
   mayHoldToken,
   readToken,
@@ -12,12 +14,22 @@ import {
   withoutTokenCookie,
   withoutTokenParams,
 } from '../shared/admission/signed-token.ts';
+import type { SignatureVerifier } from '../shared/admission/verifier.ts';
+import type { Config } from '../shared/config/config.ts';
 import { SignatureRefused } from '../shared/http/errors.ts';
 import { rawPath } from '../shared/observe/observed.ts';
 import { normalizePath } from '../shared/request/canonical-path.ts';
 import { BoundedMemo } from './bounded-memo.ts';
 import { knownAddress } from './edge-address.ts';
-import type { EdgeRequest, SignedAdmission } from './env.ts';
+
+/** The check of SIGNED_PREFIXES, once per isolate (env.ts builds it): the prefixes, and the verifier. */
+export interface SignedAdmission {
+  paths: ProtectedPaths;
+  verifier: SignatureVerifier;
+}
+
+/** `request.cf` as far as admission reads it: set by Cloudflare's front (the DOM's Request type has no such field). */
+type FrontFacts = { cf?: { country?: unknown } };
 
 /**
  * `request` itself when no signature is needed (OPTIONS, a path outside SIGNED_PREFIXES, the tiers' own paths), the
@@ -27,12 +39,12 @@ import type { EdgeRequest, SignedAdmission } from './env.ts';
  */
 export function admission(
   request: Request,
-  edge: EdgeRequest,
+  edge: { config: Config },
   signed: SignedAdmission,
 ): Request | string | SignatureRefused | Promise<string | SignatureRefused> {
   if (request.method === 'OPTIONS') return request;
   const raw = request.url;
-  const seen = seenUrl(raw, edge, signed);
+  const seen = seenUrl(raw, edge.config, signed);
   if (seen === undefined) return request;
   // A signed URL takes precedence over the cookie: a link handed out is what its holder means.
   const read = seen.fromUrl ?? cookieToken(request.headers.get('cookie'), signed);
@@ -42,7 +54,7 @@ export function admission(
     // Set by Cloudflare's front on every request (a client's own is overwritten there). Each read only for a token
     // bound to it: `request.cf` is deserialised on every access, a cost a hit should not pay for nothing.
     ip: read.token.ip === undefined ? undefined : (request.headers.get('cf-connecting-ip') ?? undefined),
-    country: read.token.country === undefined ? undefined : (request.cf?.country as string | undefined),
+    country: read.token.country === undefined ? undefined : countryOf(request),
     now: Math.floor(Date.now() / 1000),
   });
   if (verdict instanceof Promise) {
@@ -77,20 +89,29 @@ function memoOf(signed: SignedAdmission): Memo {
   return memo;
 }
 
-/** The protected URL's path, token and clean form; undefined when the path needs no signature. */
-function seenUrl(raw: string, edge: EdgeRequest, signed: SignedAdmission): SeenUrl | undefined {
+/**
+ * The protected URL's path, token and clean form; undefined when the path needs no signature. The path is the one
+ * the client wrote (`/docs/`); the key it is served from (`/docs/index.html`, with INDEX_DOCUMENT) is protected too.
+ */
+function seenUrl(raw: string, config: Config, signed: SignedAdmission): SeenUrl | undefined {
   const memo = memoOf(signed);
   const known = memo.urls.get(raw);
   if (known !== undefined) return known ?? undefined;
-  const path = knownAddress(raw, edge.config)?.admissionPath ?? normalizePath(rawPath(raw).replace(/\?.*$/, ''));
+  const address = knownAddress(raw, config);
+  const path = address?.admissionPath ?? normalizePath(rawPath(raw).replace(/\?.*$/, ''));
   let seen: SeenUrl | null = null;
-  if (signed.paths.protects(path)) {
+  if (signed.paths.protects(path, address?.target.path ?? path)) {
     const query = raw.includes('?') ? raw.slice(raw.indexOf('?') + 1) : '';
     const ours = mayHoldToken(query) ? splitQuery(query).ours : [];
     seen = { path, fromUrl: ours.length > 0 ? readToken(ours) : undefined, url: withoutTokenParams(raw) };
   }
   memo.urls.set(raw, seen);
   return seen ?? undefined;
+}
+
+function countryOf(request: Request): string | undefined {
+  const country = (request as Request & FrontFacts).cf?.country;
+  return typeof country === 'string' ? country : undefined;
 }
 
 function cookieToken(cookie: string | null, signed: SignedAdmission): TokenRead {
