@@ -35,15 +35,16 @@ type FrontFacts = { cf?: { country?: unknown } };
  * `request` itself when no signature is needed (OPTIONS, a path outside SIGNED_PREFIXES, the tiers' own paths), the
  * admitted request's URL without its token (what the rest of the edge reads), or the refusal. OPTIONS passes: a CORS
  * preflight carries no cookie and never reaches an object (the edge answers it itself). A promise only when the
- * token's signature was not checked before in this isolate.
+ * token's signature was not checked before in this isolate. `raw`: the URL judged, the request's own unless a
+ * document is read for its answer (admitsDocument).
  */
 export function admission(
   request: Request,
   edge: { config: Config },
   signed: SignedAdmission,
+  raw: string = request.url,
 ): Request | string | SignatureRefused | Promise<string | SignatureRefused> {
   if (request.method === 'OPTIONS') return request;
-  const raw = request.url;
   const seen = seenUrl(raw, edge.config, signed);
   if (seen === undefined) return request;
   // A signed URL takes precedence over the cookie: a link handed out is what its holder means.
@@ -61,6 +62,25 @@ export function admission(
     return verdict.then((reason) => (reason === undefined ? seen.url : new SignatureRefused(reason)));
   }
   return verdict === undefined ? seen.url : new SignatureRefused(verdict);
+}
+
+/**
+ * Whether `request`'s own token (its signed URL's, or its cookie) admits a document read for its answer at `path` (a
+ * 404 page, a single-page app's fallback: the canonical path of a document on this host): served in place of what was
+ * asked, the document needs what a request for it would need, or a missing public path would answer a protected
+ * document to anyone.
+ */
+export function admitsDocument(
+  request: Request,
+  path: string,
+  edge: { config: Config; admission: SignedAdmission | undefined },
+): boolean | Promise<boolean> {
+  if (edge.admission === undefined) return true;
+  const url = new URL(request.url);
+  // The request's query carries its signed URL's token, if it has one; the rest of it is no part of the judgement.
+  const verdict = admission(request, edge, edge.admission, `${url.origin}${path}${url.search}`);
+  const admitted = (answer: Request | string | SignatureRefused): boolean => !(answer instanceof SignatureRefused);
+  return verdict instanceof Promise ? verdict.then(admitted) : admitted(verdict);
 }
 
 /** What admission reads off a protected URL, remembered per raw URL: a player asks the same one again and again. */

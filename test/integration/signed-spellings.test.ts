@@ -2,7 +2,8 @@
 // they serve them: a programmable origin answering each spelling as a lenient origin would, and an unmodified static
 // file server (Python's http.server, which decodes `%2F`, merges slashes and removes dot segments). Each spelling is
 // refused without a token before anything is asked of the origin, a folder's token never opens a path that climbs
-// out of it.
+// out of it, and a 404 page or a single-page app's fallback under a protected prefix is served only to a request
+// whose token grants it.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Stack, startWorkers } from '../../local/workers.ts';
@@ -122,6 +123,9 @@ describe('a protected prefix in front of an unmodified static file server (pytho
       'private/secret.txt': SECRET_BODY,
       'video/ep1/x.ts': 'episode 1',
       'video/ep2/x.ts': 'episode 2',
+      'members/app.html': '<p>the members app</p>',
+      'members/404.html': '<p>the members 404 page</p>',
+      'public.txt': 'for everyone',
     });
     stack = await startWorkers({
       config: {
@@ -129,7 +133,9 @@ describe('a protected prefix in front of an unmodified static file server (pytho
         ORIGIN_URL: files.url,
         SHIELD_TOKEN,
         SIGNING_KEYS: `k=${SECRET}`,
-        SIGNED_PREFIXES: '/private/,/video/',
+        SIGNED_PREFIXES: '/private/,/video/,/members/',
+        NOT_FOUND_DOCUMENT: 'members/404.html',
+        RULES: JSON.stringify([{ name: 'app', match: { path: '/app/*' }, spaFallback: '/members/app.html' }]),
       },
     });
   });
@@ -155,5 +161,25 @@ describe('a protected prefix in front of an unmodified static file server (pytho
     const before = files.received().length;
     for (const target of OUT_OF_EP1) expectRefused(await get(stack, `${target}?${token}`), 'wrong-prefix', target);
     expect(files.received().slice(before)).toEqual([]);
+  });
+
+  it('answers a missing public path without the members-only 404 page or fallback, never asking for them', async () => {
+    const before = files.received().length;
+    for (const target of ['/no-such-page', '/app/settings']) {
+      const answer = await get(stack, target);
+      expect(answer.status, target).toBe(404);
+      expect(answer.text, target).not.toContain('members');
+    }
+    expect(files.received().slice(before)).toEqual(['GET /no-such-page', 'GET /app/settings']);
+  });
+
+  it('serves the members’ 404 page and fallback to a request whose token grants them', async () => {
+    const token = await signToken(folder('/members/'));
+    const missing = await get(stack, '/members/no-such-page', { headers: { cookie: `tc_token=${token}` } });
+    expect(missing.status).toBe(404);
+    expect(missing.text).toBe('<p>the members 404 page</p>');
+    const app = await get(stack, '/app/settings', { headers: { cookie: `tc_token=${token}` } });
+    expect(app.status).toBe(200);
+    expect(app.text).toBe('<p>the members app</p>');
   });
 });
