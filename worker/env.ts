@@ -8,6 +8,7 @@ import { type Config, configFrom, oncePerEnv, type RawConfig } from '../shared/c
 import { type ObservedTier, observedTier, rawPath } from '../shared/observe/observed.ts';
 import type { RequestMeter } from '../shared/observe/request-meter.ts';
 import type { ClientRules } from '../shared/rules/client-rules.ts';
+import type { SignedAdmission } from './admission.ts';
 
 /** The edge worker's bindings: the configuration contract, the shield service binding, the purge list. */
 export interface EdgeEnv extends RawConfig {
@@ -34,11 +35,6 @@ export interface EdgeBindings {
   observed: ObservedTier;
   /** The signature check of SIGNED_PREFIXES (worker/admission.ts); undefined = nothing is protected. */
   admission: SignedAdmission | undefined;
-}
-
-export interface SignedAdmission {
-  paths: ProtectedPaths;
-  verifier: SignatureVerifier;
 }
 
 /**

@@ -98,7 +98,8 @@ function internalRead(path: string): 'html' | 'json' | 'health' | undefined {
 /**
  * The memory layer, then the app, for a request admission let through (with its token taken off). The documents read
  * for another request's answer (a 404 page, a single-page app's fallback) are requests of their own, built from the
- * admitted path without its query: never `edge.admitted`'s, and never checked again.
+ * admitted path without its query: never `edge.admitted`'s, and admitted by the client's own token before they are
+ * read (site-responses.ts, admitsDocument).
  */
 function served(request: Request, edge: EdgeRequest, ctx: ExecutionContext): Response | Promise<Response> {
   const admitted = edge.admitted?.request === request ? edge.admitted.url : undefined;

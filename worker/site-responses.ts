@@ -10,6 +10,7 @@ import { encodeKeyForPath } from '../shared/request/object-key.ts';
 import type { ClientRules } from '../shared/rules/client-rules.ts';
 import { responseAsIs } from '../shared/streams/response-as-is.ts';
 import { withTierReport } from '../shared/tier/tier-headers.ts';
+import { admitsDocument } from './admission.ts';
 import { edgeClientRules, redirectAnswer, withClientRules } from './edge-rules.ts';
 import type { EdgeRequest } from './env.ts';
 
@@ -72,12 +73,12 @@ async function siteResponse(
   let response = await app(request, edge, ctx);
   if (response.status === 404 && client?.spaFallback !== undefined) {
     response = await withFallbackDocument(request, response, client.spaFallback.path, (page) =>
-      documentRead(page, edge, ctx, app),
+      documentRead(request, page, edge, ctx, app),
     );
   }
   if (response.status === 404 && site.notFoundDocument !== undefined) {
     response = await withNotFoundPage(request, response, `/${encodeKeyForPath(site.notFoundDocument)}`, (page) =>
-      documentRead(page, edge, ctx, app),
+      documentRead(request, page, edge, ctx, app),
     );
   }
   const answer = withCors(response, request, site.corsAllowOrigins);
@@ -90,14 +91,18 @@ async function siteResponse(
  * A document read for another request's answer (the 404 page, a single-page app's fallback), through the same
  * meter: what it fetched is this request's, but it is no request of its own. A memory hit of the document leaves its
  * facts on the meter, which would make the record a hit of the document: let go of, the record is the request's (the
- * path asked for, the status and Cache-Status answered), with the document's bytes as sent.
+ * path asked for, the status and Cache-Status answered), with the document's bytes as sent. A document under
+ * SIGNED_PREFIXES is read only when the request's own token admits it (worker/admission.ts); refused, it is as if
+ * missing (403, never read): the request keeps its 404.
  */
 async function documentRead(
+  request: Request,
   page: Request,
   edge: EdgeRequest,
   ctx: ExecutionContext,
   app: EdgeFetch,
 ): Promise<Response> {
+  if (!(await admitsDocument(request, new URL(page.url).pathname, edge))) return new Response(null, { status: 403 });
   const answer = await app(page, edge, ctx);
   edge.meter.hit = undefined;
   return answer;

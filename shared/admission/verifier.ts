@@ -3,7 +3,7 @@
 // player's hundredth segment with the same token costs no HMAC; what it binds is checked on every request.
 
 import { constantTimeEqual } from './credential.ts';
-import { grants, type ProtectedPaths } from './protected-paths.ts';
+import { grants, type PathReadings, type ProtectedPaths } from './protected-paths.ts';
 import { canonicalMessage, type SignedToken } from './signed-token.ts';
 import { hmac } from './signer.ts';
 
@@ -22,7 +22,7 @@ export type RefusalReason =
 
 /** What a request is, as far as a token can bind it. */
 export interface RequestFacts {
-  /** The canonical path (protected-paths.ts). */
+  /** The canonical path, as forwarded (protected-paths.ts judges its other readings). */
   path: string;
   /** CF-Connecting-IP; undefined when the platform gave none. */
   ip: string | undefined;
@@ -46,8 +46,8 @@ export class SignatureVerifier {
   readonly #paths: ProtectedPaths;
   /** Each key imported once per isolate (importing costs more than signing). */
   readonly #keys = new Map<string, Promise<CryptoKey>>();
-  /** Message and signature → the scope's canonical path, for signatures already found genuine. */
-  readonly #genuine = new Map<string, string | undefined>();
+  /** Message and signature → the scope's canonical path in its readings, for signatures already found genuine. */
+  readonly #genuine = new Map<string, PathReadings | undefined>();
   /** Each token's memo key, made once per token read (the edge reuses a token read from the same URL). */
   readonly #memoKeys = new WeakMap<SignedToken, { message: string; memoKey: string }>();
 
@@ -89,7 +89,7 @@ export class SignatureVerifier {
     return constantTimeEqual(await hmac(await key, message), token.signature);
   }
 
-  #remember(memoKey: string, scopePath: string | undefined): void {
+  #remember(memoKey: string, scopePath: PathReadings | undefined): void {
     if (this.#genuine.size >= REMEMBERED_SIGNATURES) {
       const oldest = this.#genuine.keys().next();
       if (oldest.done !== true) this.#genuine.delete(oldest.value);
@@ -102,7 +102,11 @@ export class SignatureVerifier {
  * What a genuine token binds, checked against the request. Time is judged without skew: the signer chose the expiry
  * on its own clock, and the tiers' clocks are the platform's (NTP-synchronised).
  */
-function bindings(token: SignedToken, scopePath: string | undefined, facts: RequestFacts): RefusalReason | undefined {
+function bindings(
+  token: SignedToken,
+  scopePath: PathReadings | undefined,
+  facts: RequestFacts,
+): RefusalReason | undefined {
   if (facts.now >= token.expires) return 'expired';
   if (token.notBefore !== undefined && facts.now < token.notBefore) return 'not-yet-valid';
   if (scopePath === undefined || !grants(token.scope, scopePath, facts.path))

@@ -147,6 +147,19 @@ const CLIMBING_SPELLINGS = [
   '/x/..;/__tiercache/purge',
 ];
 
+/**
+ * The prefix in other cases: a case-insensitive origin (IIS, a Windows or macOS file system) reads each as the tiers'
+ * own path, so none is an object or forwarded, and none is an endpoint either (those answer their exact path only).
+ */
+const CASE_SPELLINGS = [
+  '/__TIERCACHE/purge',
+  '/__TierCache/stats',
+  '/__Tiercache/stats.json',
+  '/__TIERCACHE/health',
+  '/__TIERCACHE%2Fpurge',
+  '/x/..%2F__TIERCACHE/purge',
+];
+
 function smuggle(second: string): string {
   const follow = `GET ${second} HTTP/1.1\r\nHost: a\r\n\r\n`;
   return `GET /index.html HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nContent-Length: ${5 + follow.length}\r\n\r\n0\r\n\r\n${follow}`;
@@ -245,6 +258,23 @@ describe('hostile requests, s3 origin', () => {
     const again = await rawRequest(new URL('/index.html', f.stack.url), { host: 'another.test' });
     expect(again.headers.get('cache-status')).toMatch(/tiercache-shield; hit/);
     expect(f.tap.requests).toEqual([]);
+  });
+
+  it('the prefix in any case is the tiers’: 404, never an object, nothing asked of S3', async () => {
+    await f.origin.putObject('__TIERCACHE/purge', 'an object of that name', { 'content-type': 'text/plain' });
+    f.tap.clear();
+    for (const path of CASE_SPELLINGS) {
+      for (const method of ['GET', 'HEAD', 'POST']) {
+        const answer = await exchange(
+          f.stack.url,
+          `${method} ${path} HTTP/1.1\r\nHost: a\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`,
+        );
+        expectOursAndShort(answer, `${method} ${path}`);
+        expect(answer.statuses, `${method} ${path}`).toEqual([404]);
+      }
+    }
+    await settle();
+    expect(f.tap.requests.map((r) => `${r.method} ${r.path}`)).toEqual([]);
   });
 
   it("only the printed port serves: the edge's own socket and the shield refuse object requests", async () => {
@@ -377,6 +407,24 @@ describe('hostile requests, http origin', () => {
       const answer = await exchange(stack.url, `GET ${path} HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n`);
       expect(answer.statuses, path).toEqual([404]);
       expect(answer.body, path).toMatch(/no such endpoint/);
+    }
+    await settle();
+    expect(site.received.map((r) => `${r.method} ${r.path}`)).toEqual([]);
+  });
+
+  it('the prefix in any case never reaches the site, with any method: 404, as a case-insensitive site would read it', async () => {
+    site.page('/__TIERCACHE/purge', '<p>the site’s own page of that name</p>');
+    site.received.length = 0;
+    for (const path of CASE_SPELLINGS) {
+      for (const method of ['GET', 'POST', 'DELETE']) {
+        const answer = await exchange(
+          stack.url,
+          `${method} ${path} HTTP/1.1\r\nHost: a\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`,
+        );
+        expectOursAndShort(answer, `${method} ${path}`);
+        expect(answer.statuses, `${method} ${path}`).toEqual([404]);
+        expect(answer.body, `${method} ${path}`).toMatch(/no such endpoint/);
+      }
     }
     await settle();
     expect(site.received.map((r) => `${r.method} ${r.path}`)).toEqual([]);

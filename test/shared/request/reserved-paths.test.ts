@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { normalizePath } from '../../../shared/request/canonical-path.ts';
-import { isReserved, RESERVED_PREFIX } from '../../../shared/request/reserved-paths.ts';
+import { isReserved, RESERVED_PREFIX, resolvedPaths } from '../../../shared/request/reserved-paths.ts';
 
 describe('isReserved', () => {
   it('reserves every path under /__tiercache/, however it is spelled once parsed', () => {
@@ -21,11 +21,24 @@ describe('isReserved', () => {
       '/',
       '/__tiercache-docs/a',
       '/x/__tiercache/purge',
-      '/__TIERCACHE/purge',
+      '/__TIERCACHEX/purge',
       '/a%2F__tiercache/b',
       '/%',
     ])
       expect(isReserved(path), path).toBe(false);
+  });
+
+  it('reserves the prefix in any case, as a case-insensitive origin (IIS, a Windows or macOS file system) reads it', () => {
+    for (const path of [
+      '/__TIERCACHE/purge',
+      '/__TierCache/stats',
+      '/__Tiercache',
+      '/%5F_TIERCACHE/health',
+      '/__TIERCACHE%2Fpurge',
+      '/x/..%2F__TIERCACHE/purge',
+      '//__TierCache/stats.json',
+    ])
+      expect(isReserved(path), path).toBe(true);
   });
 
   it('reserves a path that climbs into the prefix once decoded, with dot segments removed (RFC 3986 §5.2.4)', () => {
@@ -46,6 +59,7 @@ describe('isReserved', () => {
       '/x/..//__tiercache/purge',
       '/x/..;/__tiercache/purge',
       '/x/..%3B%2F__tiercache/purge',
+      '/x/..%2F__tiercache//..%2Fpurge',
     ];
     for (const path of climbing) expect(isReserved(path), path).toBe(true);
   });
@@ -119,6 +133,8 @@ describe('isReserved (properties)', () => {
       '%5C',
       '__tiercache',
       '%5F_tiercache',
+      '__TIERCACHE',
+      '__TierCache',
       'purge',
       'x',
       '.x',
@@ -134,14 +150,68 @@ describe('isReserved (properties)', () => {
       fc.property(fc.array(piece, { maxLength: 10 }), (pieces) => {
         const sent = `/${pieces.join('')}`;
         for (const path of [sent, normalizePath(new URL(`https://cdn.example${sent}`).pathname)]) {
-          const resolved = removeDotSegments(decoded(path).replace(/[\\/]+/g, '/')).replace(/\/+/g, '/');
+          // Case-folded: a case-insensitive origin reads `/__TIERCACHE/` as the prefix.
+          const resolved = removeDotSegments(decoded(path).replace(/[\\/]+/g, '/'))
+            .replace(/\/+/g, '/')
+            .toLowerCase();
           if (resolved.startsWith(RESERVED_PREFIX) || resolved === RESERVED_PREFIX.slice(0, -1))
             expect(isReserved(path), path).toBe(true);
-          if (!decoded(path).includes('__tiercache')) expect(isReserved(path), path).toBe(false);
+          if (!decoded(path).toLowerCase().includes('__tiercache')) expect(isReserved(path), path).toBe(false);
         }
       }),
       { numRuns: 3000 },
     );
+  });
+});
+
+describe('resolvedPaths (properties)', () => {
+  it('is RFC 3986 §5.2.4 run on the path decoded three times, `\\` a slash, `;` parameters dropped, with slashes merged before or after, a path with nothing to resolve included', () => {
+    const piece = fc.constantFrom(
+      '/',
+      '//',
+      '\\',
+      '.',
+      '..',
+      '%2e',
+      '%2F',
+      '%5c',
+      '%252F',
+      ';p',
+      '%3B',
+      'a',
+      'b.c',
+      '.x',
+      '%25',
+      '%C3',
+    );
+    const segmentsOf = (path: string): string => {
+      let text = path;
+      for (let i = 0; i < 3; i++)
+        text = text.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+      return text
+        .replace(/\\/g, '/')
+        .split('/')
+        .map((segment) => segment.split(';', 1)[0])
+        .join('/');
+    };
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 10 }), (pieces) => {
+        const path = `/${pieces.join('')}`;
+        const joined = segmentsOf(path);
+        // Merged first (nginx's merge_slashes, Tomcat), or after (RFC 3986 alone, then the file system).
+        const mergedFirst = removeDotSegments(joined.replace(/\/+/g, '/')) || '/';
+        const mergedAfter = removeDotSegments(joined).replace(/\/+/g, '/') || '/';
+        expect(new Set(resolvedPaths(path)), path).toEqual(new Set([mergedFirst, mergedAfter]));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('reads a path either way where the order matters: `//` (or `;p`) before `..`', () => {
+    expect(resolvedPaths('/a/b//..%2Fc')).toEqual(['/a/c', '/a/b/c']);
+    expect(resolvedPaths('/a/b/;p/../c')).toEqual(['/a/c', '/a/b/c']);
+    expect(resolvedPaths('/a/b/../c')).toEqual(['/a/c']);
+    expect(resolvedPaths('/a/b/c.txt')).toEqual(['/a/b/c.txt']);
   });
 });
 
