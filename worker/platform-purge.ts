@@ -3,8 +3,8 @@
 // applies.
 
 import type { Config } from '../shared/config/config.ts';
+import { REACHES_EVERY_LOCATION_WITHIN } from '../shared/purge/purge-bounds.ts';
 import type { PurgeRecord } from '../shared/purge/purge-rules.ts';
-import { REACHES_EVERY_LOCATION_WITHIN } from '../shared/purge/purge-store.ts';
 import { MAX_CALLS_PER_PURGE, QUEUE_BUDGET_MS, zonePurgeCalls } from '../shared/purge/zone-purge.ts';
 import { sendZonePurge, type ZonePurgePort, type ZonePurgeReport } from './zone-purge-client.ts';
 

@@ -5,7 +5,10 @@
 // purge also writes its whole list as a snapshot. An isolate re-reads the list by listing keys newest first, and stops
 // where what it already holds is complete: at its own last read, or at the newest snapshot it has not caught up with
 // (which it then reads). So a re-read lists about one page however many purges were ever made, and a new isolate
-// reads one snapshot and the batches since.
+// reads one snapshot and the batches since. A read that fails leaves the copy vouching for less (purge-bounds.ts).
+//
+// One concept: the list in KV and this isolate's copy of it. Reading, recording and snapshotting all move the one
+// copy (what it holds complete, the batches it read, the snapshots it knows), which is why they share this module.
 
 import {
   batchEntry,
@@ -17,8 +20,10 @@ import {
   type Snapshot,
   snapshotEntry,
   snapshotName,
+  snapshotTime,
   snapshotValue,
 } from './purge-batch.ts';
+import { KV_PROPAGATION_MS, servedList } from './purge-bounds.ts';
 import {
   keptList,
   NO_PURGES,
@@ -43,12 +48,6 @@ export interface PurgeKv {
 
 export { REFRESH_MS };
 
-/** Workers KV: "changes may take up to 60 seconds or more to be visible in other locations". */
-export const KV_PROPAGATION_MS = 60_000;
-/** How long the records take to put a purge in force everywhere: KV's propagation, then an isolate's next re-read. */
-export const RECORDS_REACH_MS = KV_PROPAGATION_MS + REFRESH_MS;
-/** What the purge answer promises. */
-export const REACHES_EVERY_LOCATION_WITHIN = `${RECORDS_REACH_MS / 1000}s`;
 /** KV's list answers at most 1,000 keys a call (developers.cloudflare.com/kv/api/list-keys/). */
 const LIST_PAGE = 1000;
 /** Pages one re-read lists at most; what lies past them is no longer vouched for (PurgeList.vouchedSince). */
@@ -70,7 +69,7 @@ const READ_TRIES = 2;
 interface Copy {
   /** What the records say: what this isolate read, made or was told of, and the floor they set. */
   list: PurgeList;
-  /** What lookups are judged by: `list`, floored at the horizon of a read that failed (servedList). */
+  /** What lookups are judged by: `list`, floored at the horizon of a read that failed (purge-bounds.ts servedList). */
   served: PurgeList;
   /** When this isolate last read KV, or tried to (ms epoch); -Infinity: never. */
   readAt: number;
@@ -160,7 +159,7 @@ export function rememberPurges(records: readonly PurgeRecord[], now: number): vo
  * This isolate's copy, read again from KV: the keys newer than what it holds complete. What it could not read
  * (unreadable keys, keys past MAX_PAGES, values past MAX_GETS) it no longer vouches for (PurgeList.vouchedSince).
  * A read that fails is tried once more at once; if that fails too, the copy keeps what it held, and vouches for
- * nothing from before this read's horizon (servedList) until a read succeeds. Never throws.
+ * nothing from before this read's horizon (purge-bounds.ts servedList) until a read succeeds. Never throws.
  */
 async function readAll(kv: PurgeKv, now: number): Promise<PurgeList> {
   for (let tries = 1; ; tries++) {
@@ -211,21 +210,6 @@ function afterRead({ records, snapshot, floor, batches }: Listed, now: number): 
 /** A copy of `fields`, with the list its lookups are judged by. */
 function heldCopy(fields: Omit<Copy, 'served'>): Copy {
   return { ...fields, served: servedList(fields.list, fields.complete, fields.readAt) };
-}
-
-/**
- * The list lookups are judged by until the next re-read, at most REFRESH_MS after the one at `readAt`. The bound the
- * purge answer states (RECORDS_REACH_MS) holds while every purge written before that read's horizon (`readAt` less
- * KV's propagation) is in the list: a read that succeeded makes it so (`complete`). One that failed cannot, so the copy
- * vouches for nothing from before the horizon it does not hold complete: every entry whose bytes came from the origin
- * before it counts as purged, as if a purge of everything had been listed there. Never less purged than the bound
- * promises, and no more than a purge of everything a minute old: an object is fetched again about once a minute while
- * KV cannot be read, not on every request (docs/purge.md "When KV cannot be read").
- */
-function servedList(list: PurgeList, complete: number, readAt: number): PurgeList {
-  const horizon = readAt - KV_PROPAGATION_MS;
-  if (complete >= horizon || list.vouchedSince >= horizon) return list;
-  return { records: list.records, vouchedSince: horizon };
 }
 
 /** The newest snapshot known after a read, and the others known (with those they followed), by name. */
@@ -385,13 +369,6 @@ async function deleteSuperseded(kv: PurgeKv, held: Copy, now: number): Promise<v
 function known(held: Copy, name: string | undefined): void {
   const time = snapshotTime(name);
   if (name !== undefined && time !== undefined) held.snapshots.set(name, time);
-}
-
-/** The time a snapshot's name says; undefined for a name that is not a snapshot's (never deleted, then). */
-function snapshotTime(name: string | undefined): number | undefined {
-  if (name === undefined) return undefined;
-  const key = listedKey(name, undefined, Infinity);
-  return key.kind === 'snapshot' ? key.time : undefined;
 }
 
 /** `read` without names at or before `before`, and at most MAX_READ_NAMES of the newest. */

@@ -5,7 +5,7 @@
 // workerd), so it finds the copy the first stored.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RECORDS_REACH_MS } from '../../shared/purge/purge-store.ts';
+import { RECORDS_REACH_MS } from '../../shared/purge/purge-bounds.ts';
 import { HEALTH_PATH } from '../../shared/request/reserved-paths.ts';
 import { type Answer, cacheStatus, FakeClock, type Fixture, rawGet, request, settle, startFixture } from './fixture.ts';
 

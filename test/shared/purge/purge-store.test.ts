@@ -1,13 +1,12 @@
 import fc from 'fast-check';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { MAX_METADATA_BYTES } from '../../../shared/purge/purge-batch.ts';
+import { KV_PROPAGATION_MS, RECORDS_REACH_MS } from '../../../shared/purge/purge-bounds.ts';
 import { MAX_RECORDS, type PurgeRecord, purgedBy, RECORD_LIFETIME_MS } from '../../../shared/purge/purge-rules.ts';
 import {
   forgetPurgeCopy,
-  KV_PROPAGATION_MS,
   type PurgeKv,
   purgeList,
-  RECORDS_REACH_MS,
   REFRESH_MS,
   recordPurges,
   SNAPSHOT_AFTER,
