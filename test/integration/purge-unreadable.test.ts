@@ -1,7 +1,7 @@
-// An edge isolate that cannot read the purge list (a KV outage: every list and get fails) through the real workers
+// An edge isolate that cannot read the purge list (a KV outage: every KV request fails) through the real workers
 // (docs/purge.md "When KV cannot be read"): it still never serves what a purge made the bound ago removed, it
 // answers (never a 500), it fetches each object again once rather than on every request, and its health answer says
-// the list is unread. A second edge isolate, as another location's, shares the first's Cache API namespace here (one
+// the list is unread; a purge it cannot record is a 503 to ask again. A second edge isolate, as another location's, shares the first's Cache API namespace here (one
 // workerd), so it finds the copy the first stored.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,12 +24,16 @@ beforeAll(async () => {
 });
 afterAll(() => f?.close());
 
-async function purge(body: unknown): Promise<void> {
-  const answer = await request(new URL('/__tiercache/purge', f.stack.url), {
+function purgeAt(base: string, body: unknown): Promise<Answer> {
+  return request(new URL('/__tiercache/purge', base), {
     method: 'POST',
     headers: { authorization: `Bearer ${PURGE_TOKEN}`, 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
+}
+
+async function purge(body: unknown): Promise<void> {
+  const answer = await purgeAt(f.stack.url, body);
   expect(answer.status, answer.text).toBe(200);
 }
 
@@ -78,5 +82,12 @@ describe('an edge isolate whose reads of the purge list fail from the first', ()
     };
     expect(health.purgeList?.edge?.state).toBe('unread');
     expect(health.purgeList?.shield?.state).toBe('read');
+  });
+
+  it('answers a purge it cannot record 503 with Retry-After, saying so: never a 500, and safe to ask again', async () => {
+    const answer = await purgeAt(second, { urls: ['/kv/a.txt'] });
+    expect(answer.status, answer.text).toBe(503);
+    expect(answer.headers.get('retry-after')).toBe('60');
+    expect(answer.text).toMatch(/the purge list \(KV\) did not take the purge/);
   });
 });

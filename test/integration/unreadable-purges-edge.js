@@ -1,5 +1,5 @@
 // Test fixture standing in for the edge: the real one (worker/index.ts), whose purge list (the PURGES namespace)
-// cannot be read once a test says so, as in a KV outage: every list and get rejects; writes still go through. A test
+// cannot be read or written once a test says so, as in a KV outage: every list, get, put and delete rejects. A test
 // turns it on through the edge's own socket, which reaches the same isolate, at this path; with a second edge
 // (WorkersOptions.secondEdge), each edge's isolate is switched on its own.
 //
@@ -14,12 +14,12 @@ let unreadable = false;
 let wrapped;
 
 function unreadablePurges(kv) {
-  const refuse = () => Promise.reject(new Error('KV GET failed: 503 Service Unavailable'));
+  const refuse = () => Promise.reject(new Error('KV request failed: 503 Service Unavailable'));
   return {
     list: (options) => (unreadable ? refuse() : kv.list(options)),
     get: (key) => (unreadable ? refuse() : kv.get(key)),
-    put: (key, value, options) => kv.put(key, value, options),
-    delete: (key) => kv.delete(key),
+    put: (key, value, options) => (unreadable ? refuse() : kv.put(key, value, options)),
+    delete: (key) => (unreadable ? refuse() : kv.delete(key)),
   };
 }
 
