@@ -2,8 +2,7 @@
 // isolate's copy of the list may vouch for so that the records' bound stays true when a read of KV fails ("When KV
 // cannot be read"). No I/O.
 
-import type { PurgeList } from './purge-rules.ts';
-import { REFRESH_MS } from './purge-rules.ts';
+import { type PurgeList, REFRESH_MS } from './purge-rules.ts';
 
 /** Workers KV: "changes may take up to 60 seconds or more to be visible in other locations". */
 export const KV_PROPAGATION_MS = 60_000;
