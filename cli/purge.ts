@@ -63,18 +63,21 @@ export interface PurgeArgs {
 
 /**
  * The edge's 200 (worker/purge.ts): what it accepted, when (`at`, ms epoch), and the bound on reaching every
- * location (`reachesEveryLocationWithin`, "65s": KV's propagation plus the isolates' refresh,
- * shared/purge/purge-store.ts).
+ * location (`reachesEveryLocationWithin`: "65s", KV's propagation plus the isolates' refresh, or the platform's
+ * "150ms" when it took the purge and nothing it cannot reach holds a copy: shared/purge/purge-bounds.ts).
  */
 export interface PurgeAnswer {
   /** `soft` is absent from the answer of an edge older than soft purge. */
   purged: Omit<PurgeRequest, 'soft'> & { soft?: boolean };
   at: number;
   reachesEveryLocationWithin: string;
-  /** Which paths the purge took (worker/platform-purge.ts); absent from an edge older than them. */
+  /**
+   * Which paths the purge took (worker/platform-purge.ts), each with its bound and the layers it reaches (`reaches`,
+   * absent from an edge older than it); absent from an edge older than them.
+   */
   paths?: {
-    platform: { sent: true; reachesEveryLocationWithin: string } | { sent: false; reason: string };
-    records: { reachesEveryLocationWithin: string };
+    platform: { sent: true; reachesEveryLocationWithin: string; reaches?: string[] } | { sent: false; reason: string };
+    records: { reachesEveryLocationWithin: string; reaches?: string[] };
   };
 }
 
@@ -212,14 +215,24 @@ export function renderPurgeAnswer(answer: PurgeAnswer): string {
   );
   const paths = answer.paths;
   if (paths !== undefined) {
-    const records = `the purge records (KV): within ${printable(paths.records.reachesEveryLocationWithin)}`;
-    lines.push(
-      paths.platform.sent
-        ? `  through Cloudflare's purge: within ${printable(paths.platform.reachesEveryLocationWithin)}; ${records}, the backstop`
-        : `  through ${records}; Cloudflare's purge: ${printable(paths.platform.reason)}`,
-    );
+    const records = `the purge records (KV): within ${printable(paths.records.reachesEveryLocationWithin)}${reached(paths.records.reaches)}`;
+    if (!paths.platform.sent)
+      lines.push(`  through ${records}; Cloudflare's purge: ${printable(paths.platform.reason)}`);
+    else {
+      const platform = paths.platform.reachesEveryLocationWithin;
+      // The records are the backstop only when the platform's bound is the purge's: else they reach what it cannot.
+      const role = bound === platform ? ', the backstop' : '';
+      lines.push(
+        `  through Cloudflare's purge: within ${printable(platform)}${reached(paths.platform.reaches)}; ${records}${role}`,
+      );
+    }
   }
   return lines.join('\n');
+}
+
+/** The layers a path reaches, as a parenthesis; nothing for an edge older than the field. */
+function reached(layers: readonly string[] | undefined): string {
+  return layers === undefined || layers.length === 0 ? '' : ` (${layers.map(printable).join(', ')})`;
 }
 
 /** A duration as the edge writes it (`65s`, `500ms`, `2m`) in ms; undefined if it is none of those. */

@@ -48,7 +48,7 @@ app.use('*', async (c, next) => {
   if (path === PURGE_PATH || path === HEALTH_PATH || (path === WORKERS_CACHE_PURGE_PATH && c.env.role === 'slices')) {
     // Not requests for objects: no record is made of them.
     c.env.meter.internal = true;
-    if (path === HEALTH_PATH) return answerShieldHealth(c.env.config, c.var.clockOffset);
+    if (path === HEALTH_PATH) return answerShieldHealth(c.env.config, c.env.purges, c.var.clockOffset);
     if (c.req.method !== 'POST') throw new MethodNotAllowed(c.req.method, ['POST']);
     if (path === WORKERS_CACHE_PURGE_PATH) return purgeWorkersCache(c.req.raw, c.env.cachePurge);
     const slices = c.env.slicesEntry;

@@ -3,6 +3,7 @@
 
 import { VERSION } from '../shared/config/version.ts';
 import { canServe, HEALTH_PROBE_MS, readShieldHealth, type ShieldHealth } from '../shared/http/health-report.ts';
+import { purgeList, purgeListState } from '../shared/purge/purge-store.ts';
 import { HEALTH_PATH } from '../shared/request/reserved-paths.ts';
 import type { EdgeBindings } from './env.ts';
 import { askShield } from './shield-client.ts';
@@ -14,11 +15,13 @@ type ShieldState = 'ok' | 'unreachable' | 'timeout' | `error ${number}`;
 
 /**
  * 200 when the origin serves with the configured credentials, 503 when it cannot or the shield does not answer: a
- * monitor that reads only the status is told the truth.
+ * monitor that reads only the status is told the truth. With it, how each tier's reads of the purge list went (an
+ * isolate that cannot read KV still serves: docs/purge.md "When KV cannot be read"). `clockOffset` (ms): the test
+ * clock's lead.
  */
-export async function answerHealth(edge: EdgeBindings, method: string): Promise<Response> {
+export async function answerHealth(edge: EdgeBindings, method: string, clockOffset = 0): Promise<Response> {
   const started = Date.now();
-  const { shield, health } = await shieldHealth(edge);
+  const [{ shield, health }] = await Promise.all([shieldHealth(edge), purgeList(edge.purges, started + clockOffset)]);
   const serving = health !== undefined && canServe(health.origin);
   const body = {
     status: serving ? 'ok' : 'failing',
@@ -27,6 +30,10 @@ export async function answerHealth(edge: EdgeBindings, method: string): Promise<
     origin: health?.origin ?? 'unknown',
     originDetail: health?.detail ?? 'the shield did not answer, so the origin was not asked',
     ...(health === undefined ? {} : { probe: health.probe, probeMs: health.probeMs, age: health.age }),
+    purgeList: {
+      edge: purgeListState(edge.purges, Date.now() + clockOffset),
+      ...(health?.purgeList === undefined ? {} : { shield: health.purgeList }),
+    },
     shieldMs: Date.now() - started,
     version: VERSION,
   };

@@ -56,7 +56,7 @@ app.use('*', async (c, next) => {
   const read = internalRead(path);
   if (read === undefined) throw new NotFound('no such endpoint');
   if (c.req.method !== 'GET' && c.req.method !== 'HEAD') throw new MethodNotAllowed(c.req.method, ['GET', 'HEAD']);
-  return read === 'health' ? answerHealth(c.env, c.req.method) : answerStats(c.req.raw, c.env, read);
+  return read === 'health' ? answerHealth(c.env, c.req.method, c.var.clockOffset) : answerStats(c.req.raw, c.env, read);
 });
 
 app.onError((error, c) => refusal(error, c.req.method, c.var.started));

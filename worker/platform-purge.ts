@@ -1,30 +1,31 @@
 // The purge's paths (docs/purge.md "Paths"): the records (KV, always: the backstop) and, where the deployment gives
-// the means (CF_API_TOKEN, CF_ZONE_ID), Cloudflare's zone purge; what the answer says of each and the bound that
-// applies.
+// the means (CF_API_TOKEN, CF_ZONE_ID), Cloudflare's zone purge; what the answer says of each (its bound and the
+// layers it reaches) and the bound that applies to the whole purge (shared/purge/purge-bounds.ts).
 
 import type { Config } from '../shared/config/config.ts';
+import {
+  PLATFORM_REACHES,
+  PLATFORM_REACHES_EVERY_LOCATION_WITHIN,
+  type PurgeLayer,
+  purgeBound,
+  REACHES_EVERY_LOCATION_WITHIN,
+  recordsReach,
+} from '../shared/purge/purge-bounds.ts';
 import type { PurgeRecord } from '../shared/purge/purge-rules.ts';
-import { REACHES_EVERY_LOCATION_WITHIN } from '../shared/purge/purge-store.ts';
 import { MAX_CALLS_PER_PURGE, QUEUE_BUDGET_MS, zonePurgeCalls } from '../shared/purge/zone-purge.ts';
 import { sendZonePurge, type ZonePurgePort, type ZonePurgeReport } from './zone-purge-client.ts';
-
-/**
- * Instant Purge: "the new Instant Purge pipeline performs consistently under 150 ms" for every purge method on
- * every plan (Cloudflare's announcement of 2025-04-01, "all purge methods now available to all customers",
- * blog.cloudflare.com/tag/speed-and-reliability/; developers.cloudflare.com/cache/how-to/purge-cache/:
- * "Instant Purge ensures that updates to your content are reflected immediately"). Cloudflare's figure, a typical
- * one rather than a guarantee; docs/purge.md says so.
- */
-export const PLATFORM_REACHES_EVERY_LOCATION_WITHIN = '150ms';
 
 export interface PurgePaths {
   paths: {
     platform:
-      | { sent: true; reachesEveryLocationWithin: string; calls: ZonePurgeReport[] }
+      | { sent: true; reachesEveryLocationWithin: string; reaches: readonly PurgeLayer[]; calls: ZonePurgeReport[] }
       | { sent: false; reason: string; calls: ZonePurgeReport[] };
-    records: { reachesEveryLocationWithin: string };
+    records: { reachesEveryLocationWithin: string; reaches: readonly PurgeLayer[] };
   };
-  /** The platform's bound when every call was accepted, else the records'. */
+  /**
+   * The platform's bound when every call was accepted and no layer it cannot reach may hold a copy (the edge's memory
+   * layer off), else the records' (purge-bounds.ts purgeBound).
+   */
   reachesEveryLocationWithin: string;
 }
 
@@ -35,10 +36,12 @@ export async function purgePaths(
   config: Config,
   port: ZonePurgePort,
 ): Promise<PurgePaths> {
-  const records_ = { reachesEveryLocationWithin: REACHES_EVERY_LOCATION_WITHIN };
+  // The edge's memory layer (worker/edge-cache.ts edgeMemory): on unless MEMORY_CACHE_SIZE is 0.
+  const memoryLayer = config.memory.budget > 0;
+  const records_ = { reachesEveryLocationWithin: REACHES_EVERY_LOCATION_WITHIN, reaches: recordsReach(memoryLayer) };
   const recordsOnly = (reason: string, calls: ZonePurgeReport[] = []): PurgePaths => ({
     paths: { platform: { sent: false, reason, calls }, records: records_ },
-    reachesEveryLocationWithin: REACHES_EVERY_LOCATION_WITHIN,
+    reachesEveryLocationWithin: purgeBound(false, memoryLayer),
   });
   const zone = config.zonePurge;
   if (zone === undefined) return recordsOnly('not configured (CF_API_TOKEN and CF_ZONE_ID)');
@@ -55,10 +58,15 @@ export async function purgePaths(
     return recordsOnly(`${notSent.length} of ${reports.length} calls not accepted (${said(notSent)})`, reports);
   return {
     paths: {
-      platform: { sent: true, reachesEveryLocationWithin: PLATFORM_REACHES_EVERY_LOCATION_WITHIN, calls: reports },
+      platform: {
+        sent: true,
+        reachesEveryLocationWithin: PLATFORM_REACHES_EVERY_LOCATION_WITHIN,
+        reaches: PLATFORM_REACHES,
+        calls: reports,
+      },
       records: records_,
     },
-    reachesEveryLocationWithin: PLATFORM_REACHES_EVERY_LOCATION_WITHIN,
+    reachesEveryLocationWithin: purgeBound(true, memoryLayer),
   };
 }
 

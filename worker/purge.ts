@@ -10,6 +10,7 @@ import {
   Forbidden,
   HttpError,
   PurgeNotConfirmed,
+  PurgeNotRecorded,
   Unauthorized,
   UnsupportedMediaType,
 } from '../shared/http/errors.ts';
@@ -43,9 +44,9 @@ interface PurgedUrl {
 /**
  * Checks the bearer token, parses the body, records the purges in the global list (KV, shared/purge/purge-store.ts),
  * deletes this location's entries for the URLs named, and tells the shield, which does the same with its own and
- * purges the Workers Cache in front of it; a 503 (PurgeNotConfirmed) when the shield does not confirm. Nothing is
- * ever sent to the origin. `clockOffset` (ms): the test clock's lead; purges are timed on the clock entries are
- * (readPolicy).
+ * purges the Workers Cache in front of it; a 503 when KV does not take the records (PurgeNotRecorded) or the shield
+ * does not confirm (PurgeNotConfirmed). Nothing is ever sent to the origin. `clockOffset` (ms): the test clock's lead;
+ * purges are timed on the clock entries are (readPolicy).
  */
 export async function purge(
   request: Request,
@@ -70,7 +71,9 @@ export async function purge(
     // Soft (shared/purge/soft-purge.ts): the whole request is, each record says so itself.
     parsed.request.soft ? { ...record, soft: true as const } : record,
   );
-  await recordPurges(edge.purges, records, at);
+  await recordPurges(edge.purges, records, at).catch((error: unknown) => {
+    throw new PurgeNotRecorded(error instanceof Error ? error.message : String(error));
+  });
   const cache = await edgeCache(config);
   // A soft purge deletes nothing: the entries stay, stale, to be revalidated with their validators.
   // The first directDeletes only: each is a subrequest, and every URL named is a miss here at once by its record.

@@ -189,6 +189,19 @@ export class PurgeNotConfirmed extends HttpError {
   }
 }
 
+/**
+ * A purge the global list (KV) did not take: only the isolate that was asked applied it, so other locations will not
+ * hear of it. Nothing else was done (the shield was not told, the platform not asked); asked again after Retry-After,
+ * once KV answers, it is recorded.
+ */
+export class PurgeNotRecorded extends HttpError {
+  constructor(message: string) {
+    super(503, `the purge list (KV) did not take the purge (${message}): only this isolate applied it; ask again`, {
+      'retry-after': String(PurgeNotConfirmed.RETRY_AFTER_S),
+    });
+  }
+}
+
 export class BadGateway extends HttpError {
   constructor(message: string) {
     super(502, message);

@@ -1,6 +1,8 @@
 // What the health check says of the origin, as the shield answers it and the edge passes it on
 // (docs/operating.md): one of a few states a monitor can switch on, and a sentence for the operator.
 
+import type { PurgeListState } from '../purge/purge-rules.ts';
+
 /**
  * `ok`: the origin answers with the configured credentials (a NoSuchKey for the probed key
  * counts: the bucket and the signature were accepted). `credentials`: S3 refused our signature
@@ -41,6 +43,8 @@ export interface ShieldHealth extends OriginFinding {
   probeMs: number;
   /** Seconds since the probe (its finding is kept HEALTH_CACHE_MS). */
   age: number;
+  /** How the shield isolate's reads of the purge list went; absent from a shield older than the field. */
+  purgeList?: PurgeListState;
 }
 
 /** Whether an origin in this state can serve objects: the health answer is 200 iff so, else 503. */
@@ -61,7 +65,18 @@ export function readShieldHealth(value: unknown): ShieldHealth | undefined {
   const { detail, probeMs, age } = fields;
   if (origin === undefined || probe === undefined || typeof detail !== 'string') return undefined;
   if (!isCount(probeMs) || !isCount(age)) return undefined;
-  return { origin, detail, probe, probeMs, age };
+  const purgeList = readPurgeListState(fields.purgeList);
+  return { origin, detail, probe, probeMs, age, ...(purgeList === undefined ? {} : { purgeList }) };
+}
+
+/** A purge list state as the shield wrote it, or undefined when it is not one. */
+export function readPurgeListState(value: unknown): PurgeListState | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { state, age, failing } = value as Record<string, unknown>;
+  if (state === 'read') return isCount(age) ? { state, age } : undefined;
+  if (state === 'unread') return isCount(failing) ? { state, failing } : undefined;
+  if (state === 'failing') return isCount(failing) && isCount(age) ? { state, failing, age } : undefined;
+  return state === 'not read yet' || state === 'unbound' ? { state } : undefined;
 }
 
 function isCount(value: unknown): value is number {

@@ -82,6 +82,13 @@ export function listedKey(name: string, metadata: unknown, now: number): ListedK
   return records === undefined ? { kind: 'unreadable', name, time } : { kind: 'batch', name, time, records };
 }
 
+/** The time a snapshot's name says; undefined for a name that is not a snapshot's (never deleted, then). */
+export function snapshotTime(name: string | undefined): number | undefined {
+  if (name === undefined) return undefined;
+  const key = listedKey(name, undefined, Infinity);
+  return key.kind === 'snapshot' ? key.time : undefined;
+}
+
 /** A batch's value (batchEntry), or undefined when it is not one. */
 export function batchValue(text: string): PurgeRecord[] | undefined {
   return readRecords(parse(text));

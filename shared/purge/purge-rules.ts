@@ -84,12 +84,26 @@ export const REFRESH_MS = 5_000;
  * list dropped (older than RECORD_LIFETIME_MS, past the newest MAX_RECORDS, or unreadable) may
  * have covered an entry still stored, so every entry whose bytes came from the origin at or
  * before `vouchedSince` (ms epoch) counts as purged; -Infinity: the list has dropped nothing.
- * It only rises, and it is set when the list is built: records are dropped only then.
+ * It only rises, and it is set when the list is built: records are dropped only then. (An isolate whose read of the
+ * list failed serves its list with a higher floor until a read succeeds: purge-store.ts servedList.)
  */
 export interface PurgeList {
   records: readonly PurgeRecord[];
   vouchedSince: number;
 }
+
+/** How an isolate's reads of the list went (purge-store.ts purgeListState; the health answer says it). */
+export type PurgeListState =
+  /** The last read succeeded, `age` seconds ago. */
+  | { state: 'read'; age: number }
+  /** No read has succeeded in this isolate; they have failed for `failing` seconds. */
+  | { state: 'unread'; failing: number }
+  /** The reads have failed for `failing` seconds; the last one that succeeded was `age` seconds ago. */
+  | { state: 'failing'; failing: number; age: number }
+  /** Nothing has asked for the list in this isolate yet. */
+  | { state: 'not read yet' }
+  /** No purge list is bound (PURGES). */
+  | { state: 'unbound' };
 
 /** The list of a tier that has neither read nor been told of any purge. */
 export const NO_PURGES: PurgeList = { records: [], vouchedSince: -Infinity };

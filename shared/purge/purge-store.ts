@@ -5,7 +5,10 @@
 // purge also writes its whole list as a snapshot. An isolate re-reads the list by listing keys newest first, and stops
 // where what it already holds is complete: at its own last read, or at the newest snapshot it has not caught up with
 // (which it then reads). So a re-read lists about one page however many purges were ever made, and a new isolate
-// reads one snapshot and the batches since.
+// reads one snapshot and the batches since. A read that fails leaves the copy vouching for less (purge-bounds.ts).
+//
+// One concept: the list in KV and this isolate's copy of it. Reading, recording and snapshotting all move the one
+// copy (what it holds complete, the batches it read, the snapshots it knows), which is why they share this module.
 
 import {
   batchEntry,
@@ -17,12 +20,15 @@ import {
   type Snapshot,
   snapshotEntry,
   snapshotName,
+  snapshotTime,
   snapshotValue,
 } from './purge-batch.ts';
+import { KV_PROPAGATION_MS, servedList } from './purge-bounds.ts';
 import {
   keptList,
   NO_PURGES,
   type PurgeList,
+  type PurgeListState,
   type PurgeRecord,
   RECORD_LIFETIME_MS,
   REFRESH_MS,
@@ -42,10 +48,6 @@ export interface PurgeKv {
 
 export { REFRESH_MS };
 
-/** Workers KV: "changes may take up to 60 seconds or more to be visible in other locations". */
-const KV_PROPAGATION_MS = 60_000;
-/** What the purge answer promises. */
-export const REACHES_EVERY_LOCATION_WITHIN = `${(KV_PROPAGATION_MS + REFRESH_MS) / 1000}s`;
 /** KV's list answers at most 1,000 keys a call (developers.cloudflare.com/kv/api/list-keys/). */
 const LIST_PAGE = 1000;
 /** Pages one re-read lists at most; what lies past them is no longer vouched for (PurgeList.vouchedSince). */
@@ -58,9 +60,23 @@ export const SNAPSHOT_AFTER = 50;
 const MAX_READ_NAMES = 20_000;
 const TTL_S = Math.ceil(RECORD_LIFETIME_MS / 1000);
 
+/**
+ * Reads one re-read makes of the list at most: one that fails is tried once more at once, so that a blip costs a list
+ * request rather than the floor a failed read sets (Copy.served).
+ */
+const READ_TRIES = 2;
+
 interface Copy {
+  /** What the records say: what this isolate read, made or was told of, and the floor they set. */
   list: PurgeList;
+  /** What lookups are judged by: `list`, floored at the horizon of a read that failed (purge-bounds.ts servedList). */
+  served: PurgeList;
+  /** When this isolate last read KV, or tried to (ms epoch); -Infinity: never. */
   readAt: number;
+  /** When a read last succeeded; undefined: none has in this isolate. */
+  readOkAt: number | undefined;
+  /** When the reads failing since the last one that succeeded began; undefined: the last read succeeded. */
+  failingSince: number | undefined;
   /** Every batch written at or before this (ms epoch) is in `list` (read, or in a snapshot read), KV's propagation assumed. */
   complete: number;
   /** The newest snapshot seen: its name, its time (what it covers), and the one it followed. */
@@ -82,7 +98,7 @@ let made = { kvLists: 0, kvWrites: 0, kvReads: 0 };
  */
 export async function purgeList(kv: PurgeKv | undefined, now: number): Promise<PurgeList> {
   if (kv === undefined) return copy?.list ?? NO_PURGES;
-  if (copy !== undefined && now - copy.readAt < REFRESH_MS) return copy.list;
+  if (copy !== undefined && now - copy.readAt < REFRESH_MS) return copy.served;
   reading ??= readAll(kv, now).finally(() => {
     reading = undefined;
   });
@@ -101,8 +117,19 @@ export async function purgeRecords(kv: PurgeKv | undefined, now: number): Promis
  */
 export function knownPurgeList(kv: PurgeKv | undefined, now: number): PurgeList | undefined {
   if (kv === undefined) return copy?.list ?? NO_PURGES;
-  if (copy !== undefined && now - copy.readAt < REFRESH_MS) return copy.list;
+  if (copy !== undefined && now - copy.readAt < REFRESH_MS) return copy.served;
   return undefined;
+}
+
+/** How this isolate's reads of the list went, at `now` (on the clock purgeList is given). */
+export function purgeListState(kv: PurgeKv | undefined, now: number): PurgeListState {
+  const seconds = (since: number): number => Math.max(0, Math.floor((now - since) / 1000));
+  if (kv === undefined) return { state: 'unbound' };
+  if (copy === undefined || copy.readAt === -Infinity) return { state: 'not read yet' };
+  const { readOkAt, failingSince } = copy;
+  if (failingSince === undefined) return { state: 'read', age: seconds(readOkAt ?? copy.readAt) };
+  if (readOkAt === undefined) return { state: 'unread', failing: seconds(failingSince) };
+  return { state: 'failing', failing: seconds(failingSince), age: seconds(readOkAt) };
 }
 
 /**
@@ -121,50 +148,68 @@ export async function recordPurges(kv: PurgeKv, records: readonly PurgeRecord[],
 
 /** Adds records to this isolate's copy only (the shield, told by the edge). */
 export function rememberPurges(records: readonly PurgeRecord[], now: number): void {
-  copy = {
-    list: keptList([...records, ...(copy?.list.records ?? [])], now, copy?.list.vouchedSince),
-    readAt: copy?.readAt ?? 0,
-    complete: copy?.complete ?? -Infinity,
-    snapshot: copy?.snapshot,
-    read: copy?.read ?? new Map(),
-    snapshots: copy?.snapshots ?? new Map(),
-  };
+  const current = copy ?? unreadCopy();
+  copy = heldCopy({
+    ...current,
+    list: keptList([...records, ...current.list.records], now, current.list.vouchedSince),
+  });
 }
 
 /**
  * This isolate's copy, read again from KV: the keys newer than what it holds complete. What it could not read
  * (unreadable keys, keys past MAX_PAGES, values past MAX_GETS) it no longer vouches for (PurgeList.vouchedSince).
+ * A read that fails is tried once more at once; if that fails too, the copy keeps what it held, and vouches for
+ * nothing from before this read's horizon (purge-bounds.ts servedList) until a read succeeds. Never throws.
  */
 async function readAll(kv: PurgeKv, now: number): Promise<PurgeList> {
-  try {
-    const { records, snapshot, floor, batches } = await listNewer(kv, now);
-    const current = copy;
-    const read = new Map(current?.read);
-    for (const [name, time] of batches) read.set(name, time);
-    const { newest, older } = snapshotsKnown(current, snapshot.seen);
-    const vouched = Math.max(
-      current?.list.vouchedSince ?? -Infinity,
-      snapshot.loaded?.list.vouchedSince ?? -Infinity,
-      floor,
-    );
-    copy = {
-      // Records this isolate added or was told of may not be listed yet (KV is eventually consistent): kept.
-      list: keptList(
-        [...records, ...(snapshot.loaded?.list.records ?? []), ...(current?.list.records ?? [])],
-        now,
-        vouched,
-      ),
-      readAt: now,
-      complete: now - KV_PROPAGATION_MS,
-      snapshot: newest,
-      read: pruned(read, Math.min(newest?.time ?? -Infinity, now - 2 * KV_PROPAGATION_MS) - KV_PROPAGATION_MS),
-      snapshots: older,
-    };
-  } catch (error) {
-    console.error('purge list: KV read failed, keeping the copy', error);
-    copy = copy === undefined ? emptyCopy(now) : { ...copy, readAt: now };
+  for (let tries = 1; ; tries++) {
+    try {
+      copy = afterRead(await listNewer(kv, now), now);
+      return copy.served;
+    } catch (error) {
+      if (tries < READ_TRIES) continue;
+      console.error(
+        `purge list: KV read failed ${READ_TRIES} times; what came from the origin before ${new Date(now - KV_PROPAGATION_MS).toISOString()} counts as purged until a read succeeds`,
+        error,
+      );
+      const current = copy ?? unreadCopy();
+      copy = heldCopy({ ...current, readAt: now, failingSince: current.failingSince ?? now });
+      return copy.served;
+    }
   }
-  return copy.list;
+}
+
+/** The copy once `listed` was read at `now`. */
+function afterRead({ records, snapshot, floor, batches }: Listed, now: number): Copy {
+  const current = copy;
+  const read = new Map(current?.read);
+  for (const [name, time] of batches) read.set(name, time);
+  const { newest, older } = snapshotsKnown(current, snapshot.seen);
+  const vouched = Math.max(
+    current?.list.vouchedSince ?? -Infinity,
+    snapshot.loaded?.list.vouchedSince ?? -Infinity,
+    floor,
+  );
+  return heldCopy({
+    // Records this isolate added or was told of may not be listed yet (KV is eventually consistent): kept.
+    list: keptList(
+      [...records, ...(snapshot.loaded?.list.records ?? []), ...(current?.list.records ?? [])],
+      now,
+      vouched,
+    ),
+    readAt: now,
+    readOkAt: now,
+    failingSince: undefined,
+    complete: now - KV_PROPAGATION_MS,
+    snapshot: newest,
+    read: pruned(read, Math.min(newest?.time ?? -Infinity, now - 2 * KV_PROPAGATION_MS) - KV_PROPAGATION_MS),
+    snapshots: older,
+  });
+}
+
+/** A copy of `fields`, with the list its lookups are judged by. */
+function heldCopy(fields: Omit<Copy, 'served'>): Copy {
+  return { ...fields, served: servedList(fields.list, fields.complete, fields.readAt) };
 }
 
 /** The newest snapshot known after a read, and the others known (with those they followed), by name. */
@@ -326,28 +371,24 @@ function known(held: Copy, name: string | undefined): void {
   if (name !== undefined && time !== undefined) held.snapshots.set(name, time);
 }
 
-/** The time a snapshot's name says; undefined for a name that is not a snapshot's (never deleted, then). */
-function snapshotTime(name: string | undefined): number | undefined {
-  if (name === undefined) return undefined;
-  const key = listedKey(name, undefined, Infinity);
-  return key.kind === 'snapshot' ? key.time : undefined;
-}
-
 /** `read` without names at or before `before`, and at most MAX_READ_NAMES of the newest. */
 function pruned(read: Map<string, number>, before: number): Map<string, number> {
   const kept = [...read].filter(([, time]) => time > before).sort((a, b) => b[1] - a[1]);
   return new Map(kept.slice(0, MAX_READ_NAMES));
 }
 
-function emptyCopy(now: number): Copy {
-  return {
+/** The copy of an isolate that has read nothing yet: no re-read is recent, so the next lookup reads. */
+function unreadCopy(): Copy {
+  return heldCopy({
     list: NO_PURGES,
-    readAt: now,
+    readAt: -Infinity,
+    readOkAt: undefined,
+    failingSince: undefined,
     complete: -Infinity,
     snapshot: undefined,
     read: new Map(),
     snapshots: new Map(),
-  };
+  });
 }
 
 /**

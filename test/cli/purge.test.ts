@@ -200,6 +200,18 @@ describe('npm run purge: the answer', () => {
     expect(platform).toContain(
       "  through Cloudflare's purge: within 150ms; the purge records (KV): within 65s, the backstop",
     );
+    const memory = renderPurgeAnswer({
+      ...base,
+      reachesEveryLocationWithin: '65s',
+      paths: {
+        platform: { sent: true, reachesEveryLocationWithin: '150ms', reaches: ['edge Cache API'] },
+        records: { reachesEveryLocationWithin: '65s', reaches: ['edge memory', 'edge Cache API', 'shield Cache API'] },
+      },
+    });
+    expect(memory).toContain('(within 65s)');
+    expect(memory.split('\n').at(-1)).toBe(
+      "  through Cloudflare's purge: within 150ms (edge Cache API); the purge records (KV): within 65s (edge memory, edge Cache API, shield Cache API)",
+    );
     const records = renderPurgeAnswer({
       ...base,
       reachesEveryLocationWithin: '65s',

@@ -46,6 +46,8 @@ export async function startFixture(
     clock?: FakeClock;
     front?: boolean;
     entries?: { edge?: string; shield?: string };
+    /** A second edge isolate, as another location's (Stack.secondEdgeUrl). */
+    secondEdge?: boolean;
   } = {},
 ): Promise<Fixture> {
   const origin = await startS3Origin();
@@ -65,6 +67,7 @@ export async function startFixture(
     ...(options.clock ? { clock: options.clock.now } : {}),
     ...(options.front ? { front: true } : {}),
     ...(options.entries ? { entries: options.entries } : {}),
+    ...(options.secondEdge ? { secondEdge: true } : {}),
   });
   return {
     origin,

@@ -101,6 +101,13 @@ describe('health against a good origin with HEALTH_KEY', () => {
     expect((await request(new URL(HEALTH_PATH, f.stack.shieldUrl))).status).toBe(403);
   });
 
+  it('says how each tier read the purge list: read, by both', async () => {
+    const body = JSON.parse((await request(new URL(HEALTH_PATH, f.stack.url))).text) as {
+      purgeList?: { edge?: { state: string }; shield?: { state: string } };
+    };
+    expect(body.purgeList).toMatchObject({ edge: { state: 'read' }, shield: { state: 'read' } });
+  });
+
   it('HEAD tells the same by its status, without a body', async () => {
     const head = await request(new URL(HEALTH_PATH, f.stack.url), { method: 'HEAD' });
     expect([head.status, head.body.byteLength, head.headers.get('cache-control')]).toEqual([200, 0, 'no-store']);

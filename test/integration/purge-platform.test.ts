@@ -1,13 +1,17 @@
 // The platform path of a purge (docs/purge.md "Paths"): with CF_API_TOKEN and CF_ZONE_ID, a purge is also sent to
-// Cloudflare's zone purge (here the test double, local/cloudflare-api.ts), and the answer's bound is the platform's;
-// rate-limited past the retries, or without the token, the records' 65 s. What the edge stores carries the tags the
-// zone purge finds it by.
+// Cloudflare's zone purge (here the test double, local/cloudflare-api.ts), and the answer's bound is the platform's
+// when nothing the platform cannot reach may hold a copy (the edge's memory layer off); rate-limited past the retries,
+// without the token, or with the memory layer on, the records' 65 s. What the edge stores carries the tags the zone
+// purge finds it by. A second edge isolate, as another location's, shows what each bound covers: the double records
+// the zone purge, and the test drops the Cache API entry it would have purged.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { durationMs } from '../../cli/purge.ts';
 import { type CloudflareApiDouble, startCloudflareApi } from '../../local/cloudflare-api.ts';
+import { REFRESH_MS } from '../../shared/purge/purge-rules.ts';
 import { folderTag, urlTag } from '../../shared/purge/workers-cache-purge.ts';
 import { hostTag } from '../../shared/purge/zone-tags.ts';
-import { type Answer, cacheStatus, type Fixture, request, settle, startFixture, until } from './fixture.ts';
+import { type Answer, cacheStatus, type Fixture, rawGet, request, settle, startFixture, until } from './fixture.ts';
 
 const PURGE_TOKEN = 'platform-purge-token';
 const CF_API_TOKEN = 'cf-api-token-for-tests';
@@ -16,12 +20,16 @@ const CF_ZONE_ID = '0123456789abcdef0123456789abcdef';
 let api: CloudflareApiDouble;
 let f: Fixture;
 let plain: Fixture;
+/** The platform purge configured and the edge's memory layer off (MEMORY_CACHE_SIZE=0). */
+let memoryOff: Fixture;
 
 beforeAll(async () => {
   api = await startCloudflareApi(CF_API_TOKEN, CF_ZONE_ID);
-  [f, plain] = await Promise.all([
-    startFixture({ PURGE_TOKEN, CF_API_TOKEN, CF_ZONE_ID, CF_API_BASE: api.base }),
+  const platform = { PURGE_TOKEN, CF_API_TOKEN, CF_ZONE_ID, CF_API_BASE: api.base };
+  [f, plain, memoryOff] = await Promise.all([
+    startFixture(platform, { secondEdge: true }),
     startFixture({ PURGE_TOKEN }),
+    startFixture({ ...platform, MEMORY_CACHE_SIZE: '0' }, { secondEdge: true }),
   ]);
   for (const fixture of [f, plain]) {
     await fixture.origin.putObject('a.txt', 'a', { 'content-type': 'text/plain' });
@@ -32,15 +40,21 @@ beforeAll(async () => {
   }
 });
 afterAll(async () => {
-  await Promise.all([f?.close(), plain?.close()]);
+  await Promise.all([f?.close(), plain?.close(), memoryOff?.close()]);
   await api?.close();
 });
 
 interface PurgeAnswer {
   reachesEveryLocationWithin: string;
   paths: {
-    platform: { sent: boolean; reason?: string; reachesEveryLocationWithin?: string; calls: { outcome: string }[] };
-    records: { reachesEveryLocationWithin: string };
+    platform: {
+      sent: boolean;
+      reason?: string;
+      reachesEveryLocationWithin?: string;
+      reaches?: string[];
+      calls: { outcome: string }[];
+    };
+    records: { reachesEveryLocationWithin: string; reaches?: string[] };
   };
 }
 
@@ -61,6 +75,31 @@ async function storedAtEdge(fixture: Fixture, path: string): Promise<Headers> {
   expect(stored, `the edge's entry for ${path}`).toBeDefined();
   await stored?.arrayBuffer();
   return stored?.headers ?? new Headers();
+}
+
+/**
+ * `path` asked of the fixture's second edge isolate for the first one's host: the edge keys entries by URL, host and
+ * all, so both edges share these entries in the one Cache API namespace of the local stack.
+ */
+function atSecondEdge(fixture: Fixture, path: string): Promise<Answer> {
+  return rawGet(new URL(path, fixture.stack.secondEdgeUrl), { host: new URL(fixture.stack.url).host });
+}
+
+/** What the zone purge does to the edge's Cache API entry for `path` (the double only records the call). */
+async function zonePurged(fixture: Fixture, path: string): Promise<void> {
+  const cache = await (await fixture.stack.mf.getCaches()).open('tiercache-edge');
+  expect(await cache.delete(new URL(path, fixture.stack.url).href), `the edge's entry for ${path}`).toBe(true);
+}
+
+/** The second edge isolate holds `path` in memory (with the memory layer on) and in the Cache API. */
+async function heldAtSecondEdge(fixture: Fixture, path: string): Promise<void> {
+  await atSecondEdge(fixture, path);
+  await settle();
+  for (let i = 0; i < 2; i++) expect(edgeMember(await atSecondEdge(fixture, path))).toEqual(['tiercache-edge', 'hit']);
+}
+
+function edgeMember(answer: Answer): string[] {
+  return cacheStatus(answer).at(-1)?.slice(0, 2) ?? [];
 }
 
 describe('what the edge stores carries the tags a zone purge finds it by', () => {
@@ -93,13 +132,69 @@ describe('what the edge stores carries the tags a zone purge finds it by', () =>
   });
 });
 
+describe("the answer's bound covers every copy another isolate may answer from", () => {
+  const A_HOUR = { 'content-type': 'text/plain', 'cache-control': 'max-age=3600' };
+
+  it('with the memory layer on, it is the records’: another isolate answers its memory copy past the platform’s 150 ms, until its next re-read', async () => {
+    await f.origin.putObject('p6/hot.txt', 'before', A_HOUR);
+    await heldAtSecondEdge(f, '/p6/hot.txt');
+    await f.origin.putObject('p6/hot.txt', 'after', A_HOUR);
+    const { json } = await purge(f, { prefixes: ['/p6/'] });
+    const answered = Date.now();
+    await zonePurged(f, '/p6/hot.txt');
+    // How long after the answer the second isolate still answered the purged copy: its memory, which no zone purge
+    // reaches, until it re-reads the records (locally KV shows a write at once: within REFRESH_MS).
+    let lastPurgedAnswer = 0;
+    for (;;) {
+      const answer = await atSecondEdge(f, '/p6/hot.txt');
+      if (answer.text !== 'before') break;
+      expect(edgeMember(answer)).toEqual(['tiercache-edge', 'hit']);
+      lastPurgedAnswer = Date.now() - answered;
+      expect(lastPurgedAnswer, 'the second isolate keeps the purged copy').toBeLessThan(3 * REFRESH_MS);
+      await settle(100);
+    }
+    expect(lastPurgedAnswer).toBeLessThanOrEqual(durationMs(json.reachesEveryLocationWithin) ?? 0);
+    expect(lastPurgedAnswer, 'the memory copy outlived the platform’s bound').toBeGreaterThan(
+      durationMs(json.paths.platform.reachesEveryLocationWithin ?? '') ?? Infinity,
+    );
+    expect(json.reachesEveryLocationWithin).toBe('65s');
+    expect(json.paths.platform).toMatchObject({
+      sent: true,
+      reachesEveryLocationWithin: '150ms',
+      reaches: ['edge Cache API'],
+    });
+    expect(json.paths.records).toEqual({
+      reachesEveryLocationWithin: '65s',
+      reaches: ['edge memory', 'edge Cache API', 'shield Cache API'],
+    });
+  });
+
+  it('with the memory layer off (MEMORY_CACHE_SIZE=0), it is the platform’s: once the zone purge took the Cache API copy, another isolate’s next request has the new bytes', async () => {
+    await memoryOff.origin.putObject('p6/cold.txt', 'before', A_HOUR);
+    await heldAtSecondEdge(memoryOff, '/p6/cold.txt');
+    await memoryOff.origin.putObject('p6/cold.txt', 'after', A_HOUR);
+    const { json } = await purge(memoryOff, { prefixes: ['/p6/'] });
+    await zonePurged(memoryOff, '/p6/cold.txt');
+    const next = await atSecondEdge(memoryOff, '/p6/cold.txt');
+    expect(next.text).toBe('after');
+    expect(json.reachesEveryLocationWithin).toBe('150ms');
+    expect(json.paths.records).toEqual({
+      reachesEveryLocationWithin: '65s',
+      reaches: ['edge Cache API', 'shield Cache API'],
+    });
+  });
+});
+
 // First: a queued retry of the rate-limited purge below may reach the double later.
 describe('a purge without the token', () => {
   it('takes the records path alone, with the 65 s bound, and sends nothing', async () => {
     api.received.length = 0;
     const { json } = await purge(plain, { urls: ['/a.txt'], tags: ['brand'], prefixes: ['/img/'] });
     expect(json.reachesEveryLocationWithin).toBe('65s');
-    expect(json.paths.records).toEqual({ reachesEveryLocationWithin: '65s' });
+    expect(json.paths.records).toEqual({
+      reachesEveryLocationWithin: '65s',
+      reaches: ['edge memory', 'edge Cache API', 'shield Cache API'],
+    });
     expect(json.paths.platform).toMatchObject({ sent: false, calls: [] });
     expect(api.received).toEqual([]);
   });
@@ -113,7 +208,7 @@ describe('a purge without the token', () => {
 });
 
 describe('a purge with the token configured', () => {
-  it('sends the URL, tag and prefix as tags and prefixes, with the bearer token, and the bound is the platform’s', async () => {
+  it('sends the URL, tag and prefix as tags and prefixes, with the bearer token; the platform’s path says its 150 ms', async () => {
     api.received.length = 0;
     const { json } = await purge(f, { urls: ['/a.txt'], tags: ['Brand'], prefixes: ['/img/'] });
     const host = new URL(f.stack.url).host;
@@ -127,9 +222,14 @@ describe('a purge with the token configured', () => {
       expect(call.contentType).toBe('application/json');
       expect(call.status).toBe(200);
     }
-    expect(json.paths.platform).toMatchObject({ sent: true, reachesEveryLocationWithin: '150ms' });
-    expect(json.paths.records).toEqual({ reachesEveryLocationWithin: '65s' });
-    expect(json.reachesEveryLocationWithin).toBe('150ms');
+    expect(json.paths.platform).toMatchObject({
+      sent: true,
+      reachesEveryLocationWithin: '150ms',
+      reaches: ['edge Cache API'],
+    });
+    // The memory layer is on (the default): only the records reach it ("the answer's bound covers every copy", above).
+    expect(json.paths.records).toMatchObject({ reachesEveryLocationWithin: '65s' });
+    expect(json.reachesEveryLocationWithin).toBe('65s');
   });
 
   it('still records the purge: the next request misses at both tiers, as without the token', async () => {
@@ -152,7 +252,7 @@ describe('a purge with the token configured', () => {
     api.received.length = 0;
     const { json } = await purge(f, { everything: true });
     expect(api.received.map((call) => call.body)).toEqual([{ purge_everything: true }]);
-    expect(json.reachesEveryLocationWithin).toBe('150ms');
+    expect(json.paths.platform).toMatchObject({ sent: true, reachesEveryLocationWithin: '150ms' });
   });
 
   it('retries a 429 after its Retry-After, and the purge succeeds', async () => {
@@ -163,8 +263,11 @@ describe('a purge with the token configured', () => {
       [429, { tags: ['v2'] }],
       [200, { tags: ['v2'] }],
     ]);
-    expect(json.paths.platform).toMatchObject({ sent: true, calls: [{ outcome: 'sent', tries: 2 }] });
-    expect(json.reachesEveryLocationWithin).toBe('150ms');
+    expect(json.paths.platform).toMatchObject({
+      sent: true,
+      reachesEveryLocationWithin: '150ms',
+      calls: [{ outcome: 'sent', tries: 2 }],
+    });
   });
 
   it('rate-limited beyond the retries: the answer says so, the call is queued, and the bound is the records’', async () => {

@@ -5,13 +5,16 @@ import { MAX_CALLS_PER_PURGE } from '../../shared/purge/zone-purge.ts';
 import { purgePaths } from '../../worker/platform-purge.ts';
 import type { ZonePurgePort } from '../../worker/zone-purge-client.ts';
 
-const config = parseConfig({
+const settings = {
   S3_ACCESS_KEY_ID: 'AKID',
   S3_SECRET_ACCESS_KEY: 'SECRET-KEY-VALUE',
   HOST_BUCKETS: 'a.example=site-a, b.example=site-b, c.example=site-c',
   CF_API_TOKEN: 'cf-token',
   CF_ZONE_ID: '0123456789abcdef0123456789abcdef',
-});
+};
+const config = parseConfig(settings);
+/** The edge's memory layer off: nothing the platform cannot reach holds a copy in another isolate. */
+const memoryOff = parseConfig({ ...settings, MEMORY_CACHE_SIZE: '0' });
 const AT = 1_800_000_000_000;
 
 /** A port that accepts every call, counting them. */
@@ -30,12 +33,28 @@ function acceptingPort(): ZonePurgePort & { calls: number } {
 }
 
 describe('purgePaths: how many calls one purge makes at the platform', () => {
-  it('sends 1,000 URLs as ten calls, and the bound is the platform’s', async () => {
+  it('sends 1,000 URLs as ten calls, and the bound is the platform’s with the memory layer off', async () => {
     const records = Array.from({ length: 1000 }, (_, i): PurgeRecord => ({ kind: 'url', value: `/f/${i}`, at: AT }));
     const port = acceptingPort();
-    const paths = await purgePaths(records, new URL('https://a.example/__tiercache/purge'), config, port);
+    const paths = await purgePaths(records, new URL('https://a.example/__tiercache/purge'), memoryOff, port);
     expect(port.calls).toBe(10);
     expect(paths.reachesEveryLocationWithin).toBe('150ms');
+    expect(paths.paths.records.reaches).toEqual(['edge Cache API', 'shield Cache API']);
+  });
+
+  it('states the records’ bound with the memory layer on (the default): the platform cannot reach an isolate’s memory', async () => {
+    const records: PurgeRecord[] = [{ kind: 'prefix', value: '/img/', at: AT }];
+    const paths = await purgePaths(records, new URL('https://a.example/__tiercache/purge'), config, acceptingPort());
+    expect(paths.paths.platform).toMatchObject({
+      sent: true,
+      reachesEveryLocationWithin: '150ms',
+      reaches: ['edge Cache API'],
+    });
+    expect(paths.paths.records).toEqual({
+      reachesEveryLocationWithin: '65s',
+      reaches: ['edge memory', 'edge Cache API', 'shield Cache API'],
+    });
+    expect(paths.reachesEveryLocationWithin).toBe('65s');
   });
 
   it(`leaves a purge of more than ${MAX_CALLS_PER_PURGE} calls to the records, saying why, and sends none`, async () => {

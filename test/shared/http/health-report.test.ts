@@ -38,6 +38,19 @@ describe('readShieldHealth: the shield health answer as the edge reads it', () =
       expect(readShieldHealth(notAnAnswer)).toBeUndefined();
   });
 
+  it("takes the shield's purge list state when it is one, and leaves out one that is not", () => {
+    for (const purgeList of [
+      { state: 'read', age: 2 },
+      { state: 'unread', failing: 40 },
+      { state: 'failing', failing: 10, age: 75 },
+      { state: 'not read yet' },
+      { state: 'unbound' },
+    ])
+      expect(readShieldHealth({ ...good, purgeList })?.purgeList, JSON.stringify(purgeList)).toEqual(purgeList);
+    for (const purgeList of [{ state: 'read' }, { state: 'unread', failing: -1 }, { state: 'gone' }, 'read', null])
+      expect(readShieldHealth({ ...good, purgeList }), JSON.stringify(purgeList)).not.toHaveProperty('purgeList');
+  });
+
   it('never throws, whatever JSON arrives', () => {
     fc.assert(
       fc.property(fc.jsonValue(), (value) => {

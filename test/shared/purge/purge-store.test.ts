@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { MAX_METADATA_BYTES } from '../../../shared/purge/purge-batch.ts';
+import { KV_PROPAGATION_MS, RECORDS_REACH_MS } from '../../../shared/purge/purge-bounds.ts';
 import { MAX_RECORDS, type PurgeRecord, purgedBy, RECORD_LIFETIME_MS } from '../../../shared/purge/purge-rules.ts';
 import {
   forgetPurgeCopy,
@@ -48,7 +49,28 @@ class MemoryKv implements PurgeKv {
   }
 }
 
-const entry = (originAt: number) => ({ meta: { storedAt: originAt, originAt }, headers: new Headers() });
+/** KV whose reads (list and get) fail: the next `failures` of them (Infinity: all), as a KV outage makes them. */
+class FailingKv extends MemoryKv {
+  failures = 0;
+  override async list(options: { prefix: string; limit: number; cursor?: string }) {
+    this.fail();
+    return super.list(options);
+  }
+  override async get(key: string): Promise<string | null> {
+    this.fail();
+    return super.get(key);
+  }
+  private fail(): void {
+    if (this.failures <= 0) return;
+    this.failures -= 1;
+    throw new Error('KV GET failed: 503 Service Unavailable');
+  }
+}
+
+const entry = (originAt: number, tags = '') => ({
+  meta: { storedAt: originAt, originAt },
+  headers: new Headers(tags === '' ? {} : { 'cache-tag': tags }),
+});
 /** `count` URL purges of `/n/<i>`, made one ms apart from `first` on. */
 const purges = (count: number, first: number, name = 'n'): PurgeRecord[] =>
   Array.from({ length: count }, (_, i) => ({ kind: 'url', value: `/${name}/${i}`, at: first + i }));
@@ -59,9 +81,9 @@ async function anotherIsolate(): Promise<typeof import('../../../shared/purge/pu
   return import('../../../shared/purge/purge-store.ts');
 }
 
-let kv: MemoryKv;
+let kv: FailingKv;
 beforeEach(() => {
-  kv = new MemoryKv();
+  kv = new FailingKv();
   forgetPurgeCopy();
   takeKvOperations();
 });
@@ -263,7 +285,7 @@ describe('every purge recorded by any isolate is in force at every isolate after
     });
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 160 }), async (steps: Step[]) => {
-        kv = new MemoryKv();
+        kv = new FailingKv();
         const isolates = [await anotherIsolate(), await anotherIsolate(), await anotherIsolate()];
         const made: PurgeRecord[] = [];
         let now = T0;
@@ -286,6 +308,145 @@ describe('every purge recorded by any isolate is in force at every isolate after
           }
           // Nothing is given up on but what outlived a record's lifetime.
           expect(list.vouchedSince).toBe(now - RECORD_LIFETIME_MS);
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+});
+
+describe('a read of the purge list that fails', () => {
+  /** A purge of each kind, made at T0 by an isolate of its own. */
+  async function purgesOfEachKind(): Promise<void> {
+    const writer = await anotherIsolate();
+    await writer.recordPurges(
+      kv,
+      [
+        { kind: 'url', value: '/u', at: T0 },
+        { kind: 'prefix', value: '/p/', at: T0 },
+        { kind: 'tag', value: 't', at: T0 },
+      ],
+      T0,
+    );
+    await writer.recordPurges(kv, [{ kind: 'everything', value: '', at: T0 + 1 }], T0 + 1);
+  }
+
+  it('leaves a new isolate vouching for nothing from before its horizon: every purge made the bound ago is in force', async () => {
+    await purgesOfEachKind();
+    kv.failures = Infinity;
+    const reader = await anotherIsolate();
+    const now = T0 + RECORDS_REACH_MS;
+    const list = await reader.purgeList(kv, now);
+    expect(purgedBy(list, '/u')(entry(T0))).toBe(true);
+    expect(purgedBy(list, '/p/a.html')(entry(T0))).toBe(true);
+    expect(purgedBy(list, '/tagged')(entry(T0, 'T, other'))).toBe(true);
+    expect(purgedBy(list, '/elsewhere')(entry(T0 + 1))).toBe(true);
+    // Within its horizon (a KV propagation back), as a read that succeeded could miss a purge written elsewhere.
+    expect(purgedBy(list, '/elsewhere')(entry(now - KV_PROPAGATION_MS + 1))).toBe(false);
+  });
+
+  it('leaves a shield told of purges before its first read with them, and with every older purge in force', async () => {
+    await purgesOfEachKind();
+    kv.failures = Infinity;
+    const shield = await anotherIsolate();
+    const now = T0 + RECORDS_REACH_MS;
+    shield.rememberPurges([{ kind: 'url', value: '/told', at: now }], now);
+    const list = await shield.purgeList(kv, now);
+    expect(purgedBy(list, '/told')(entry(now))).toBe(true);
+    expect(purgedBy(list, '/p/a.html')(entry(T0))).toBe(true);
+  });
+
+  it('is tried once more at once: a first read that fails once still finds every record', async () => {
+    await purgesOfEachKind();
+    kv.failures = 1;
+    const reader = await anotherIsolate();
+    const list = await reader.purgeList(kv, T0 + 2);
+    expect(list.records.map((record) => record.value).sort()).toEqual(['', '/p/', '/u', 't']);
+    expect(list.vouchedSince).toBe(T0 + 2 - RECORD_LIFETIME_MS);
+    expect(reader.takeKvOperations().kvLists).toBe(2);
+  });
+
+  it('after a good read, still has a purge made since in force within the bound while its re-reads fail', async () => {
+    const reader = await anotherIsolate();
+    await reader.purgeList(kv, T0);
+    const writer = await anotherIsolate();
+    await writer.recordPurges(kv, [{ kind: 'prefix', value: '/late/', at: T0 + 1000 }], T0 + 1000);
+    kv.failures = Infinity;
+    const now = T0 + 1000 + RECORDS_REACH_MS;
+    const list = await reader.purgeList(kv, now);
+    expect(purgedBy(list, '/late/a.html')(entry(T0 + 1000))).toBe(true);
+  });
+
+  it('counts as purged nothing more once a read succeeds again: the records vouch again', async () => {
+    await purgesOfEachKind();
+    kv.failures = Infinity;
+    const reader = await anotherIsolate();
+    const failed = T0 + RECORDS_REACH_MS;
+    await reader.purgeList(kv, failed);
+    kv.failures = 0;
+    const list = await reader.purgeList(kv, failed + REFRESH_MS);
+    expect(purgedBy(list, '/u')(entry(T0))).toBe(true);
+    expect(purgedBy(list, '/elsewhere')(entry(T0 + 2))).toBe(false);
+    expect(list.vouchedSince).toBe(failed + REFRESH_MS - RECORD_LIFETIME_MS);
+  });
+
+  it('says how the reads went: not read yet, unread while none succeeded, read, then failing (what health answers)', async () => {
+    const reader = await anotherIsolate();
+    expect(reader.purgeListState(kv, T0)).toEqual({ state: 'not read yet' });
+    expect(reader.purgeListState(undefined, T0)).toEqual({ state: 'unbound' });
+    kv.failures = Infinity;
+    await reader.purgeList(kv, T0);
+    expect(reader.purgeListState(kv, T0 + 3000)).toEqual({ state: 'unread', failing: 3 });
+    kv.failures = 0;
+    await reader.purgeList(kv, T0 + REFRESH_MS);
+    expect(reader.purgeListState(kv, T0 + REFRESH_MS + 1000)).toEqual({ state: 'read', age: 1 });
+    kv.failures = Infinity;
+    await reader.purgeList(kv, T0 + 2 * REFRESH_MS);
+    await reader.purgeList(kv, T0 + 3 * REFRESH_MS);
+    expect(reader.purgeListState(kv, T0 + 3 * REFRESH_MS)).toEqual({ state: 'failing', failing: 5, age: 10 });
+  });
+
+  it('never throws: an isolate that cannot read KV still answers a list, and tries again after REFRESH_MS', async () => {
+    kv.failures = Infinity;
+    const reader = await anotherIsolate();
+    await expect(reader.purgeList(kv, T0)).resolves.toBeDefined();
+    await reader.purgeList(kv, T0 + REFRESH_MS - 1);
+    expect(reader.takeKvOperations().kvLists).toBe(2);
+    await reader.purgeList(kv, T0 + REFRESH_MS);
+    expect(reader.takeKvOperations().kvLists).toBe(2);
+  });
+
+  it('holds over random schedules of purges, re-reads and failing reads by three isolates: every purge made the bound ago is in force', async () => {
+    type Step = { isolate: number; advance: number; purge: boolean; failures: number; targets: number[] };
+    const step = fc.record({
+      isolate: fc.integer({ min: 0, max: 2 }),
+      advance: fc.integer({ min: 0, max: 40_000 }),
+      purge: fc.boolean(),
+      // How many of the reads after this step fail: none mostly, a blip, an outage.
+      failures: fc.oneof(fc.constant(0), fc.constant(1), fc.integer({ min: 2, max: 6 }), fc.constant(Infinity)),
+      targets: fc.array(fc.integer({ min: 0, max: 40 }), { minLength: 1, maxLength: 5 }),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 120 }), async (steps: Step[]) => {
+        kv = new FailingKv();
+        const isolates = [await anotherIsolate(), await anotherIsolate(), await anotherIsolate()];
+        const made: PurgeRecord[] = [];
+        let now = T0;
+        for (const { isolate, advance, purge, failures, targets } of steps) {
+          now += advance;
+          kv.now = now;
+          const store = isolates[isolate];
+          if (store === undefined) continue;
+          if (purge) {
+            const records = targets.map((t): PurgeRecord => ({ kind: 'url', value: `/t/${t}`, at: now }));
+            await store.recordPurges(kv, records, now);
+            made.push(...records);
+          }
+          kv.failures = failures;
+          const list = await store.purgeList(kv, now);
+          for (const record of made.filter((record) => record.at <= now - RECORDS_REACH_MS)) {
+            expect(purgedBy(list, record.value)(entry(record.at)), `${record.value} at ${record.at}`).toBe(true);
+          }
         }
       }),
       { numRuns: 40 },
