@@ -189,6 +189,20 @@ export class PurgeNotConfirmed extends HttpError {
   }
 }
 
+/**
+ * The tier holds as much as it may of answers sent without a Content-Length (shared/tier/held-pool.ts), and this one
+ * may not be stored: it cannot be sent so that a cut would show, so it is refused before any byte goes out, a
+ * temporary overload of ours (RFC 9110 §15.6.4) to be asked again after Retry-After (§10.2.3).
+ */
+export class HeldBodiesFull extends HttpError {
+  /** A held body is gone as soon as it has ended: 1 MiB at the slowest origin worth serving takes about a second. */
+  static readonly RETRY_AFTER_S = 1;
+  constructor(message: string) {
+    super(503, message, { 'retry-after': String(HeldBodiesFull.RETRY_AFTER_S) });
+    this.because('held-bodies-full');
+  }
+}
+
 export class BadGateway extends HttpError {
   constructor(message: string) {
     super(502, message);

@@ -228,7 +228,10 @@ function storeWhole(
   } else if (body !== null) {
     // Not kept, but counted and bounded in silence on its way, its length on the wire.
     const length = declaredLength(headers);
-    body = startFill(bodySource(body as ReadableStream<Uint8Array>, { length }), { length }).client;
+    body = startFill(bodySource(body as ReadableStream<Uint8Array>, { length }), {
+      length,
+      signal: read.signal,
+    }).client;
   }
   const report: CacheStatusParams = { fwd, stored: placed !== undefined };
   if (response.status !== 200) report.fwdStatus = response.status;
@@ -312,6 +315,7 @@ function storeWhileServing(
   let counted = 0;
   const filling = startFill(bodySource(body as ReadableStream<Uint8Array>, { length: entry.length }), {
     length: entry.length,
+    signal: read.signal,
     store:
       entry.length !== undefined
         ? put
