@@ -8,7 +8,7 @@ import { asError } from '../streams/as-error.ts';
 import { bodySource } from '../streams/body-source.ts';
 import { identityPipe } from '../streams/identity-pipe.ts';
 import { pumpInto } from '../streams/pump-into.ts';
-import { type HeldPool, isolateHeldPool } from './held-pool.ts';
+import { type HeldPool, type HeldShare, isolateHeldPool } from './held-pool.ts';
 import type { Resolved } from './resolved.ts';
 
 type Bytes = Uint8Array;
@@ -54,14 +54,13 @@ export class HeldUntilWhole {
    */
   private inStore = false;
   private readonly resume: Resume | undefined;
-  private readonly pool: HeldPool;
   /**
-   * Bytes this body holds of the pool: taken as they come, given back once it is whole and handed to its answer, or
-   * dropped. What a whole body holds while its client reads it is that client's, as READER_LAG is a fill's client's:
-   * a client that leaves after the head has gone out may never be heard of (workerd aborts `request.signal` only
-   * before), and a share waiting for it would be lost to the pool for good.
+   * What this body holds of the isolate's pool: its bytes taken as they come, given back as its answer's pipe takes
+   * them (or when they are dropped). One whose client left unheard after the head went out (workerd aborts
+   * `request.signal` only before) stops being counted once it has stalled (held-pool.ts STALLED_SHARE_MS).
    */
-  private pooled = 0;
+  private readonly share: HeldShare;
+  private readonly limit: number;
   /** Its client went away before the answer was handed out: nobody will read it. */
   private left = false;
   private readonly whole: Promise<WholeBody>;
@@ -74,7 +73,8 @@ export class HeldUntilWhole {
    */
   constructor(resume: Resume | undefined, signal?: AbortSignal, pool: HeldPool = isolateHeldPool) {
     this.resume = resume;
-    this.pool = pool;
+    this.share = pool.share();
+    this.limit = pool.limit;
     this.whole = new Promise<WholeBody>((resolve, reject) => (this.settle = { resolve, reject }));
     // Seen by whoever asks for it (wholeBody); none may go unhandled.
     this.whole.catch(() => undefined);
@@ -112,8 +112,7 @@ export class HeldUntilWhole {
     if (this.inStore || this.left) return;
     const n = bytes.byteLength;
     const fits = this.bytes + n <= HOLD_BYTES;
-    if (fits && this.pool.take(n)) {
-      this.pooled += n;
+    if (fits && this.share.take(n)) {
       this.chunks.push(bytes.slice());
       this.bytes += n;
       return;
@@ -126,7 +125,7 @@ export class HeldUntilWhole {
         ).because('length-unknown');
       }
       throw new HeldBodiesFull(
-        `the answer has no Content-Length and may not be stored, and this tier holds as much as it may of such answers until they end (${this.pool.limit} bytes): it cannot be sent so that a cut would show; ask again shortly`,
+        `the answer has no Content-Length and may not be stored, and this tier holds as much as it may of such answers until they end (${this.limit} bytes): it cannot be sent so that a cut would show; ask again shortly`,
       );
     }
     this.inStore = true;
@@ -137,9 +136,8 @@ export class HeldUntilWhole {
   end(length: number, stored: boolean): void {
     if (this.left) return;
     if (!this.inStore) {
-      const chunks = this.chunks;
-      this.drop();
-      this.settle.resolve({ body: replayed(chunks, length), length, stored });
+      this.settle.resolve({ body: replayed(this.chunks, length, this.share), length, stored });
+      this.chunks = [];
       return;
     }
     void this.fromStore(length).then(this.settle.resolve, (error: unknown) => this.settle.reject(asError(error)));
@@ -162,8 +160,7 @@ export class HeldUntilWhole {
   /** What the isolate holds of this body is let go of (given back to the pool). */
   private drop(): void {
     this.chunks = [];
-    this.pool.giveBack(this.pooled);
-    this.pooled = 0;
+    this.share.drop();
   }
 
   private async fromStore(length: number): Promise<WholeBody> {
@@ -179,15 +176,27 @@ export class HeldUntilWhole {
   }
 }
 
-/** `chunks` (`length` bytes in all) as a body with its length on the wire, written as it is read. */
-function replayed(chunks: readonly Bytes[], length: number): ReadableStream<Bytes> {
+/**
+ * `chunks` (`length` bytes in all) as a body with its length on the wire, written as it is read: each chunk's bytes
+ * go back to `share` once the pipe's reader has taken them (the pipe keeps no buffer), and all of them when it ends.
+ */
+function replayed(chunks: Bytes[], length: number, share: HeldShare): ReadableStream<Bytes> {
   const pipe = identityPipe(length);
   void (async () => {
-    for (const chunk of chunks) await pipe.writer.write(chunk);
+    for (let i = 0; i < chunks.length; i++) {
+      const chunk = chunks[i] ?? EMPTY;
+      chunks[i] = EMPTY;
+      await pipe.writer.write(chunk);
+      share.giveBack(chunk.byteLength);
+    }
     await pipe.writer.close();
-  })().catch((error: unknown) => pipe.writer.abort(error));
+  })()
+    .catch((error: unknown) => pipe.writer.abort(error))
+    .finally(() => share.drop());
   return pipe.readable;
 }
+
+const EMPTY = new Uint8Array(0);
 
 /** The whole body `body` stands for, when it is a held one (its fill's client share); undefined otherwise. */
 export function wholeBody(body: ReadableStream<Bytes>): Promise<WholeBody> | undefined {
