@@ -1,15 +1,21 @@
 // bench:held-memory's origin: the same `no-store` body at every path, chunked (no Content-Length: a tier holds it
 // until it has ended) or with its length (streamed). Every answer sends all but its last TAIL_BYTES at once and the
-// rest only once every request expected has arrived (or GATE_MS after the first did), so every answer is under way,
-// and held, at the same time; a path outside GATED_PREFIX (a warm-up) is answered at once.
+// rest only INTAKE_MS after every request expected has arrived (or GATE_MS after the first did), so every answer is
+// under way, and all of it but the tail taken in by the tier, at the same time; a path outside GATED_PREFIX (a
+// warm-up) is answered at once.
 
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** What each answer keeps back until every request has arrived. */
 const TAIL_BYTES = 1024;
-/** The longest the tails wait for requests still to come (a refused one never comes back). */
+/** The longest the tails wait for requests still to come. */
 const GATE_MS = 20_000;
+/**
+ * Once every request has arrived, the tails wait this long more: the tier reads what was sent of each (a few hundred
+ * MB at memory speed), rather than find it in the socket's buffers once the tails have gone.
+ */
+const INTAKE_MS = 3_000;
 /** The paths whose answers wait for the others. */
 export const GATED_PREFIX = '/held-';
 
@@ -30,7 +36,7 @@ export async function startHeldOrigin(body: Uint8Array, framing: Framing, expect
   const gate = new Promise<void>((resolve) => (release = resolve));
   const open = (): void => {
     opened ??= arrived;
-    release();
+    setTimeout(release, INTAKE_MS);
   };
   let timer: NodeJS.Timeout | undefined;
   const head = Buffer.from(body.subarray(0, Math.max(0, body.length - TAIL_BYTES)));
@@ -54,7 +60,7 @@ export async function startHeldOrigin(body: Uint8Array, framing: Framing, expect
     arrivedWhenOpened: () => opened ?? arrived,
     close: async () => {
       clearTimeout(timer);
-      open();
+      release();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
