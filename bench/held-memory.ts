@@ -23,7 +23,7 @@ const BODY_SEED = 0x68_6c_64;
 /**
  * What 250 requests in flight through both tiers cost the local workerd whatever their bodies: connections, requests,
  * streams and their buffers in two isolates and Miniflare's cache, about 0.7 MB each. Measured by the 4 KB case (as
- * many answers, next to nothing held): 157 to 193 MB in five runs at 250 (31 MB at 25, 78 MB at 100) on this shared
+ * many answers, next to nothing held): 157 to 198 MB in seven runs at 250 (31 MB at 25, 78 MB at 100) on this shared
  * 2-core machine; 230 MB leaves room for that noise.
  */
 const MARGIN_BYTES = 230 * MB;
