@@ -195,7 +195,10 @@ export class PurgeNotConfirmed extends HttpError {
  * temporary overload of ours (RFC 9110 §15.6.4) to be asked again after Retry-After (§10.2.3).
  */
 export class HeldBodiesFull extends HttpError {
-  /** A held body is gone as soon as it has ended: 1 MiB at the slowest origin worth serving takes about a second. */
+  /**
+   * The least Retry-After says (RFC 9110 §10.2.3, delay-seconds): a held body is let go of as soon as it has ended
+   * and been read, so room comes back within the time one answer takes.
+   */
   static readonly RETRY_AFTER_S = 1;
   constructor(message: string) {
     super(503, message, { 'retry-after': String(HeldBodiesFull.RETRY_AFTER_S) });

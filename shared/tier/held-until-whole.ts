@@ -13,6 +13,9 @@ import type { Resolved } from './resolved.ts';
 
 type Bytes = Uint8Array;
 
+/** What a chunk handed to the answer's pipe leaves in its place: the chunk is no longer held here. */
+const EMPTY = new Uint8Array(0);
+
 /**
  * What a tier holds of one body of unknown length in the isolate: as much as a client may hold
  * unread of a fill (fill.ts READER_LAG), and for the same reason (many answers share 128 MB; what
@@ -195,8 +198,6 @@ function replayed(chunks: Bytes[], length: number, share: HeldShare): ReadableSt
     .finally(() => share.drop());
   return pipe.readable;
 }
-
-const EMPTY = new Uint8Array(0);
 
 /** The whole body `body` stands for, when it is a held one (its fill's client share); undefined otherwise. */
 export function wholeBody(body: ReadableStream<Bytes>): Promise<WholeBody> | undefined {
