@@ -202,6 +202,23 @@ export class PurgeNotRecorded extends HttpError {
   }
 }
 
+/**
+ * The tier holds as much as it may of answers sent without a Content-Length (shared/tier/held-pool.ts), and this one
+ * may not be stored: it cannot be sent so that a cut would show, so it is refused before any byte goes out, a
+ * temporary overload of ours (RFC 9110 §15.6.4) to be asked again after Retry-After (§10.2.3).
+ */
+export class HeldBodiesFull extends HttpError {
+  /**
+   * The least Retry-After says (RFC 9110 §10.2.3, delay-seconds): a held body is let go of as soon as it has ended
+   * and been read, so room comes back within the time one answer takes.
+   */
+  static readonly RETRY_AFTER_S = 1;
+  constructor(message: string) {
+    super(503, message, { 'retry-after': String(HeldBodiesFull.RETRY_AFTER_S) });
+    this.because('held-bodies-full');
+  }
+}
+
 export class BadGateway extends HttpError {
   constructor(message: string) {
     super(502, message);

@@ -22,6 +22,8 @@ export interface FillOptions {
   readerLag?: number;
   /** The body again for a client that let go at `offset`: a stream of it starting at byte `from` (≤ offset). */
   resume?(offset: number): Promise<Resumed>;
+  /** The client's: a body held for it (unknown length) lets go of what it holds as soon as this aborts. */
+  signal?: AbortSignal | undefined;
 }
 
 /** The rest of a body for a client that fell behind: `body` holds its bytes from `from` on. */
@@ -55,7 +57,7 @@ export function startFill(source: BodySource, options: FillOptions): Fill {
     // A body of unknown length is not streamed to the client at all: its share is held until the body has ended,
     // then goes out with its length (held-until-whole.ts).
     // Held in the store past what the isolate holds, when it is being stored and can be read back.
-    const held = new HeldUntilWhole(options.store !== undefined ? options.resume : undefined);
+    const held = new HeldUntilWhole(options.store !== undefined ? options.resume : undefined, options.signal);
     const pump = new FillPump(source, held, options);
     return { client: held.placeholder, stored: pump.run(), abort: (reason) => pump.abort(reason) };
   }

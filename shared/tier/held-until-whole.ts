@@ -1,19 +1,25 @@
 // A body of unknown length (the next hop sent no Content-Length), held until it has ended so that its answer goes
-// out with its length on the wire, in the isolate up to HOLD_BYTES and past that in the store.
+// out with its length on the wire, in the isolate up to HOLD_BYTES (and while the isolate's pool has room) and past
+// that in the store.
 
 import type { CacheStatusParams } from '../http/cache-status.ts';
-import { BadGateway } from '../http/errors.ts';
+import { BadGateway, HeldBodiesFull } from '../http/errors.ts';
 import { asError } from '../streams/as-error.ts';
 import { bodySource } from '../streams/body-source.ts';
 import { identityPipe } from '../streams/identity-pipe.ts';
 import { pumpInto } from '../streams/pump-into.ts';
+import { type HeldPool, type HeldShare, isolateHeldPool } from './held-pool.ts';
 import type { Resolved } from './resolved.ts';
 
 type Bytes = Uint8Array;
 
+/** What a chunk handed to the answer's pipe leaves in its place: the chunk is no longer held here. */
+const EMPTY = new Uint8Array(0);
+
 /**
  * What a tier holds of one body of unknown length in the isolate: as much as a client may hold
- * unread of a fill (fill.ts READER_LAG), and for the same reason (many answers share 128 MB).
+ * unread of a fill (fill.ts READER_LAG), and for the same reason (many answers share 128 MB; what
+ * they hold in all is bounded by the isolate's pool, held-pool.ts).
  */
 export const HOLD_BYTES = 1024 * 1024;
 
@@ -46,19 +52,32 @@ export class HeldUntilWhole {
   private chunks: Bytes[] = [];
   private bytes = 0;
   /**
-   * Past HOLD_BYTES: the rest is held by the store, and the answer waits for it to be stored, counted and read back
-   * with its length, as a client that fell behind a fill is (fill.ts).
+   * Past HOLD_BYTES, or past what the pool has room for: the rest is held by the store, and the answer waits for it to
+   * be stored, counted and read back with its length, as a client that fell behind a fill is (fill.ts).
    */
   private inStore = false;
   private readonly resume: Resume | undefined;
+  /**
+   * What this body holds of the isolate's pool: its bytes taken as they come, given back as its answer's pipe takes
+   * them (or when they are dropped). One whose client left unheard after the head went out (workerd aborts
+   * `request.signal` only before) stops being counted once it has stalled (held-pool.ts STALLED_SHARE_MS).
+   */
+  private readonly share: HeldShare;
+  private readonly limit: number;
+  /** Its client went away before the answer was handed out: nobody will read it. */
+  private left = false;
   private readonly whole: Promise<WholeBody>;
   private settle!: { resolve(body: WholeBody): void; reject(reason: Error): void };
 
   /**
-   * `resume` = the body is being stored and may be read back from the store (then it may be longer than HOLD_BYTES).
+   * `resume` = the body is being stored and may be read back from the store (then it may be longer than HOLD_BYTES,
+   * or held while the pool is full). `signal`: its client's, aborted when it goes away. `pool`: what the isolate's
+   * held bodies share.
    */
-  constructor(resume: Resume | undefined) {
+  constructor(resume: Resume | undefined, signal?: AbortSignal, pool: HeldPool = isolateHeldPool) {
     this.resume = resume;
+    this.share = pool.share();
+    this.limit = pool.limit;
     this.whole = new Promise<WholeBody>((resolve, reject) => (this.settle = { resolve, reject }));
     // Seen by whoever asks for it (wholeBody); none may go unhandled.
     this.whole.catch(() => undefined);
@@ -79,34 +98,48 @@ export class HeldUntilWhole {
       { highWaterMark: 0 },
     );
     held.set(this.placeholder, this.whole);
+    // Heard at once, not after a promise: a request whose client went away may never run another continuation.
+    signal?.addEventListener('abort', () => this.leave(asError(signal.reason)), { once: true });
   }
 
   /**
-   * The next bytes of the body (copied: the fill reuses its buffers). Throws past HOLD_BYTES when it cannot be held
-   * in the store: a body that may not be stored (RFC 9111 §5.2.2.5, §5.2.2.7 forbid putting it in the cache) and is
-   * longer can be held nowhere, so it is refused with a 502 before any byte goes out, rather than sent in a way whose
-   * failure no client could see.
+   * The next bytes of the body (copied: the fill reuses its buffers). Past HOLD_BYTES, or past what the isolate's pool
+   * has room for, the rest is held in the store; when it cannot be (a body that may not be stored: RFC 9111 §5.2.2.5,
+   * §5.2.2.7 forbid putting it in the cache) it can be held nowhere, so it is refused before any byte goes out, rather
+   * than sent in a way whose failure no client could see: a 502 when it is longer than any answer may hold, a 503
+   * when the isolate holds too much of others.
    */
   take(bytes: Bytes): void {
-    if (this.inStore) return;
-    if (this.bytes + bytes.byteLength > HOLD_BYTES) {
-      if (this.resume === undefined) {
+    // Held for nobody: a body not being stored ends here, one being stored goes on into the store.
+    if (this.left && this.resume === undefined) throw new Error('the client went away before the answer was whole');
+    if (this.inStore || this.left) return;
+    const n = bytes.byteLength;
+    const fits = this.bytes + n <= HOLD_BYTES;
+    if (fits && this.share.take(n)) {
+      this.chunks.push(bytes.slice());
+      this.bytes += n;
+      return;
+    }
+    if (this.resume === undefined) {
+      this.drop();
+      if (!fits) {
         throw new BadGateway(
           `the answer has no Content-Length, is longer than ${HOLD_BYTES} bytes and may not be stored: it cannot be sent so that a cut would show`,
         ).because('length-unknown');
       }
-      this.inStore = true;
-      this.chunks = [];
-      return;
+      throw new HeldBodiesFull(
+        `the answer has no Content-Length and may not be stored, and this tier holds as much as it may of such answers until they end (${this.limit} bytes): it cannot be sent so that a cut would show; ask again shortly`,
+      );
     }
-    this.chunks.push(bytes.slice());
-    this.bytes += bytes.byteLength;
+    this.inStore = true;
+    this.drop();
   }
 
   /** The body has ended after `length` bytes; `stored` = the fill stored it. */
   end(length: number, stored: boolean): void {
+    if (this.left) return;
     if (!this.inStore) {
-      this.settle.resolve({ body: replayed(this.chunks, length), length, stored });
+      this.settle.resolve({ body: replayed(this.chunks, length, this.share), length, stored });
       this.chunks = [];
       return;
     }
@@ -115,8 +148,22 @@ export class HeldUntilWhole {
 
   /** The body failed before its end: its answer is a 502 (nothing has gone out yet), and nothing of it is stored. */
   fail(reason: Error): void {
-    this.chunks = [];
+    this.drop();
     this.settle.reject(reason);
+  }
+
+  /** The client went away before the answer was whole: what is held for it is let go of at once. */
+  private leave(reason: Error): void {
+    if (this.left) return;
+    this.left = true;
+    this.drop();
+    this.settle.reject(reason);
+  }
+
+  /** What the isolate holds of this body is let go of (given back to the pool). */
+  private drop(): void {
+    this.chunks = [];
+    this.share.drop();
   }
 
   private async fromStore(length: number): Promise<WholeBody> {
@@ -132,13 +179,23 @@ export class HeldUntilWhole {
   }
 }
 
-/** `chunks` (`length` bytes in all) as a body with its length on the wire, written as it is read. */
-function replayed(chunks: readonly Bytes[], length: number): ReadableStream<Bytes> {
+/**
+ * `chunks` (`length` bytes in all) as a body with its length on the wire, written as it is read: each chunk's bytes
+ * go back to `share` once the pipe's reader has taken them (the pipe keeps no buffer), and all of them when it ends.
+ */
+function replayed(chunks: Bytes[], length: number, share: HeldShare): ReadableStream<Bytes> {
   const pipe = identityPipe(length);
   void (async () => {
-    for (const chunk of chunks) await pipe.writer.write(chunk);
+    for (let i = 0; i < chunks.length; i++) {
+      const chunk = chunks[i] ?? EMPTY;
+      chunks[i] = EMPTY;
+      await pipe.writer.write(chunk);
+      share.giveBack(chunk.byteLength);
+    }
     await pipe.writer.close();
-  })().catch((error: unknown) => pipe.writer.abort(error));
+  })()
+    .catch((error: unknown) => pipe.writer.abort(error))
+    .finally(() => share.drop());
   return pipe.readable;
 }
 
@@ -161,7 +218,8 @@ export async function withKnownLength<Filled extends { resolved: Resolved }>(fil
   try {
     whole = await holding;
   } catch (error) {
-    if (error instanceof BadGateway) throw error;
+    // Refused before any byte (too long, or the pool full): that refusal is the answer.
+    if (error instanceof BadGateway || error instanceof HeldBodiesFull) throw error;
     throw new BadGateway(
       `the next hop's answer, sent without a Content-Length, broke before its end (${asError(error).message}); nothing of it went out or was stored`,
     ).because('body-cut');

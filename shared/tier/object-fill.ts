@@ -17,6 +17,7 @@ import { startFill } from './fill.ts';
 import { withKnownLength } from './held-until-whole.ts';
 import type { ObjectRead, UpstreamAnswer, Validators } from './ports.ts';
 import type { Resolved, SlicedObject, WholeObject } from './resolved.ts';
+import { type Storing, withKnownStored } from './stored-report.ts';
 import { lookup, newFill, openPut, type Storable, type StoredEntry, store } from './tier-cache.ts';
 import { placeVariant } from './variant-place.ts';
 
@@ -24,6 +25,8 @@ import { placeVariant } from './variant-place.ts';
 export interface Filled {
   resolved: Resolved;
   stored: Promise<unknown>;
+  /** A whole body of known length stored as it streams: its member says `stored` only once known (stored-report.ts). */
+  storing?: Storing | undefined;
 }
 
 /**
@@ -45,8 +48,9 @@ export async function fill(
     // Asked again with the soft purge's time sent along, a copy still only soft-purged is what the next hop may serve
     // (its stale-if-error, say): taken, stored with its old origin time, so it is revalidated again the next time.
     const filled = await fillOnce(read, index, started, fwd, held, attempt > 0);
-    // A body sent without a length goes out once it has ended, with it (held-until-whole.ts).
-    if (filled !== 'purged') return withKnownLength(filled);
+    // A body sent without a length goes out once it has ended, with it (held-until-whole.ts); one stored as it
+    // streams says `stored` only once it is (stored-report.ts).
+    if (filled !== 'purged') return withKnownStored(await withKnownLength(filled));
     if (attempt > 0) throw new BadGateway('the next hop answered only with a copy purged since, and no fresh one');
   }
 }
@@ -180,7 +184,7 @@ function refresh(
     return { resolved, stored };
   }
   let body = held.body;
-  let stored: Promise<unknown> = Promise.resolve();
+  let stored: Promise<boolean> | undefined;
   if (body !== null && entry !== undefined) {
     ({ body, stored } = storeWhileServing(
       read,
@@ -189,7 +193,8 @@ function refresh(
     ));
   }
   const whole: WholeObject = { kind: 'whole', status: held.status, headers, body, age, report, originAt, entry };
-  return { resolved: whole, stored };
+  const storing = held.length === undefined || stored === undefined ? undefined : { length: held.length, stored };
+  return { resolved: whole, stored: stored ?? Promise.resolve(), storing };
 }
 
 function storeWhole(
@@ -203,6 +208,7 @@ function storeWhole(
 ): Filled {
   let body: ReadableStream | null = response.body;
   let stored: Promise<unknown> = Promise.resolve();
+  let storing: Storing | undefined;
   const verdict = storeVerdict(response.status, headers, verdictOptions(read, responseTime));
   const meta = verdict.store ? entryMeta(responseTime, age, verdict, originAt) : undefined;
   const keep = verdict.store ? retention(verdict.lifetime, age, verdict.stale) : 0;
@@ -226,10 +232,14 @@ function storeWhole(
     let filled: Promise<boolean>;
     ({ body, stored: filled } = storeWhileServing(read, entry, body));
     stored = Promise.all([placed, filled]);
+    if (entry.length !== undefined) storing = { length: entry.length, stored: filled };
   } else if (body !== null) {
     // Not kept, but counted and bounded in silence on its way, its length on the wire.
     const length = declaredLength(headers);
-    body = startFill(bodySource(body as ReadableStream<Uint8Array>, { length }), { length }).client;
+    body = startFill(bodySource(body as ReadableStream<Uint8Array>, { length }), {
+      length,
+      signal: read.signal,
+    }).client;
   }
   const report: CacheStatusParams = { fwd, stored: placed !== undefined };
   if (response.status !== 200) report.fwdStatus = response.status;
@@ -245,6 +255,7 @@ function storeWhole(
       entry: placed !== undefined ? meta : undefined,
     },
     stored,
+    storing,
   };
 }
 
@@ -313,6 +324,7 @@ function storeWhileServing(
   let counted = 0;
   const filling = startFill(bodySource(body as ReadableStream<Uint8Array>, { length: entry.length }), {
     length: entry.length,
+    signal: read.signal,
     store:
       entry.length !== undefined
         ? put

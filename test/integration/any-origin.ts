@@ -22,10 +22,16 @@ export interface Scripted {
   /** Answers only once this settles (an answer in flight while a test does something else). */
   after?: Promise<unknown>;
   /**
-   * The body is sent chunked (no Content-Length), and the connection destroyed once this many of
-   * its bytes are out: an origin whose connection breaks in the middle of a chunked body.
+   * The body is sent chunked (no Content-Length, unless `headers` give one), and the connection
+   * destroyed once this many of its bytes are out: an origin whose connection breaks in the middle
+   * of a body.
    */
   cutAfter?: number;
+  /**
+   * The body is sent chunked (no Content-Length), all but its last byte at once and that byte only
+   * once this settles: an answer under way, most of it in, while a test does something else.
+   */
+  lastByteAfter?: Promise<unknown>;
 }
 
 export type Script = Scripted | ((request: Received) => Scripted);
@@ -86,6 +92,12 @@ function reply(req: IncomingMessage, res: ServerResponse, script: Scripted): voi
     // No length: node frames the body chunked. The part is written, then the connection goes.
     res.writeHead(script.status, headers);
     res.write(body?.subarray(0, script.cutAfter) ?? Buffer.alloc(0), () => req.socket.destroy());
+    return;
+  }
+  if (script.lastByteAfter !== undefined && body !== undefined && body.length > 0) {
+    res.writeHead(script.status, headers);
+    res.write(body.subarray(0, body.length - 1));
+    void script.lastByteAfter.finally(() => res.end(body.subarray(body.length - 1)));
     return;
   }
   const bodyless = req.method === 'HEAD' || script.status === 204 || script.status === 304;

@@ -1,8 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { BadGateway } from '../../../shared/http/errors.ts';
+import { BadGateway, HeldBodiesFull } from '../../../shared/http/errors.ts';
 import { bodySource } from '../../../shared/streams/body-source.ts';
 import { startFill } from '../../../shared/tier/fill.ts';
-import { HOLD_BYTES, type WholeBody, wholeBody, withKnownLength } from '../../../shared/tier/held-until-whole.ts';
+import { HeldPool, isolateHeldPool } from '../../../shared/tier/held-pool.ts';
+import {
+  HeldUntilWhole,
+  HOLD_BYTES,
+  type WholeBody,
+  wholeBody,
+  withKnownLength,
+} from '../../../shared/tier/held-until-whole.ts';
 import type { WholeObject } from '../../../shared/tier/resolved.ts';
 import type { OpenPut } from '../../../shared/tier/tier-cache.ts';
 import { concat, faultyStream, readOutcome, streamOf } from '../../streams.ts';
@@ -45,6 +52,21 @@ function gated(object: Uint8Array): { stream: ReadableStream<Uint8Array>; releas
     },
   });
   return { stream, release };
+}
+
+/** `object` in two halves, `client` aborted between them (its client went away mid-body). */
+function gatedHalf(object: Uint8Array, client: AbortController): ReadableStream<Uint8Array> {
+  const half = Math.floor(object.length / 2);
+  let sent = 0;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (sent === half) client.abort(new Error('the client went away'));
+      if (sent >= object.length) return controller.close();
+      const end = sent < half ? half : object.length;
+      controller.enqueue(object.slice(sent, end));
+      sent = end;
+    },
+  });
 }
 
 function held(fill: { client: ReadableStream<Uint8Array> }): Promise<WholeBody> {
@@ -150,6 +172,103 @@ describe('a body of unknown length, held until it has ended', () => {
   it('a body of known length is not held', () => {
     const fill = startFill(bodySource(streamOf(bytes(10)), { length: 10 }), { length: 10 });
     expect(wholeBody(fill.client)).toBeUndefined();
+  });
+});
+
+describe("what held bodies hold in all: the isolate's pool", () => {
+  const whole = (body: HeldUntilWhole): Promise<WholeBody> => held({ client: body.placeholder });
+
+  it('a body that may not be stored, past the room left in the pool: refused with a 503 and Retry-After before any byte (RFC 9110 §15.6.4), its share given back', async () => {
+    const pool = new HeldPool(100);
+    const first = new HeldUntilWhole(undefined, undefined, pool);
+    first.take(bytes(60));
+    const second = new HeldUntilWhole(undefined, undefined, pool);
+    second.take(bytes(30));
+    let refusal: unknown;
+    try {
+      second.take(bytes(30));
+    } catch (error) {
+      refusal = error;
+      second.fail(error as Error);
+    }
+    expect(refusal).toBeInstanceOf(HeldBodiesFull);
+    expect((refusal as HeldBodiesFull).status).toBe(503);
+    expect((refusal as HeldBodiesFull).detail).toBe('held-bodies-full');
+    expect((refusal as HeldBodiesFull).headers['retry-after']).toMatch(/^\d+$/);
+    expect(await whole(second).catch((error: unknown) => error)).toBe(refusal);
+    expect(pool.inUse, 'only the first body holds its share').toBe(60);
+  });
+
+  it('a body that may be stored, past the room left in the pool: held in the store, and read back from it whole', async () => {
+    const pool = new HeldPool(100);
+    const other = new HeldUntilWhole(undefined, undefined, pool);
+    other.take(bytes(80));
+    const object = bytes(50);
+    const body = new HeldUntilWhole(async () => ({ body: streamOf(object, 7), from: 0 }), undefined, pool);
+    body.take(object.slice(0, 10));
+    body.take(object.slice(10));
+    expect(pool.inUse, 'what it held went back as it went to the store').toBe(80);
+    body.end(50, true);
+    const answer = await whole(body);
+    expect([answer.length, answer.stored]).toEqual([50, true]);
+    expect((await readOutcome(answer.body)).bytes).toEqual(object);
+  });
+
+  it('gives its share back as its answer is read, and all of it once read', async () => {
+    const pool = new HeldPool(1000);
+    const body = new HeldUntilWhole(undefined, undefined, pool);
+    for (let i = 0; i < 3; i++) body.take(bytes(100));
+    expect(pool.inUse).toBe(300);
+    body.end(300, false);
+    const reader = (await whole(body)).body.getReader();
+    await reader.read();
+    await tick();
+    expect(pool.inUse, 'the first chunk read is no longer held').toBeLessThan(300);
+    while (!(await reader.read()).done);
+    await tick();
+    expect(pool.inUse).toBe(0);
+  });
+
+  it('a client that leaves before its answer is whole: its share goes back at once, and a body not stored is pulled no further', async () => {
+    const pool = new HeldPool(1000);
+    const client = new AbortController();
+    const body = new HeldUntilWhole(undefined, client.signal, pool);
+    body.take(bytes(100));
+    client.abort(new Error('the client went away'));
+    expect(pool.inUse).toBe(0);
+    expect(() => body.take(bytes(100)), 'the fill ends: there is nobody to hold it for').toThrow();
+    await expect(whole(body)).rejects.toThrow('the client went away');
+  });
+
+  it('a client that leaves before its answer is whole, of a body being stored: its share goes back, and the store goes on', async () => {
+    const client = new AbortController();
+    const object = bytes(300);
+    const store = memoryPut();
+    const before = isolateHeldPool.inUse;
+    const fill = startFill(bodySource(gatedHalf(object, client), { length: undefined }), {
+      length: undefined,
+      store,
+      resume: async () => ({ body: streamOf(store.bytes()), from: 0 }),
+      signal: client.signal,
+    });
+    await expect(held(fill)).rejects.toThrow('the client went away');
+    expect(await fill.stored, 'stored all the same').toBe(true);
+    expect(store.bytes()).toEqual(object);
+    expect(isolateHeldPool.inUse, 'nothing more held than before').toBe(before);
+  });
+
+  it('gives its share back when its body breaks, and when its answer is cancelled unread', async () => {
+    const pool = new HeldPool(1000);
+    const broken = new HeldUntilWhole(undefined, undefined, pool);
+    broken.take(bytes(100));
+    broken.fail(new Error('the next hop broke'));
+    expect(pool.inUse).toBe(0);
+    const unread = new HeldUntilWhole(undefined, undefined, pool);
+    unread.take(bytes(200));
+    unread.end(200, false);
+    await (await whole(unread)).body.cancel('the client went away');
+    await tick();
+    expect(pool.inUse).toBe(0);
   });
 });
 
