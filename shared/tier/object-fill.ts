@@ -12,7 +12,8 @@ import { TIERCACHE_TARGETS } from '../http/targeted-cache-control.ts';
 import { manifestHeaders, type ObjectMeta, readManifest, representationHeaders } from '../slices/object-meta.ts';
 import type { EntryMeta } from '../store/stored-entry.ts';
 import { bodySource } from '../streams/body-source.ts';
-import { startFill } from './fill.ts';
+import { nextHopBounds } from './abandoned-fills.ts';
+import { type FillOptions, startFill } from './fill.ts';
 import { withKnownLength } from './held-until-whole.ts';
 import type { ObjectRead, UpstreamAnswer, Validators } from './ports.ts';
 import type { Resolved, SlicedObject, WholeObject } from './resolved.ts';
@@ -223,12 +224,13 @@ function storeWhole(
       length: declaredLength(headers),
     };
     let filled: Promise<boolean>;
-    ({ body, stored: filled } = storeWhileServing(read, entry, body));
+    ({ body, stored: filled } = storeWhileServing(read, entry, body, nextHopBounds(read)));
     stored = Promise.all([placed, filled]);
   } else if (body !== null) {
-    // Not kept, but counted and bounded in silence on its way, its length on the wire.
+    // Not kept, but counted and bounded in silence on its way, its length on the wire (a body without one, in size
+    // and time too).
     const length = declaredLength(headers);
-    body = startFill(bodySource(body as ReadableStream<Uint8Array>, { length }), { length }).client;
+    body = startFill(bodySource(body as ReadableStream<Uint8Array>, { length }), { length, limits: read.fills }).client;
   }
   const report: CacheStatusParams = { fwd, stored: placed !== undefined };
   if (response.status !== 200) report.fwdStatus = response.status;
@@ -298,12 +300,14 @@ function validatorsOf(headers: Headers): Validators {
  * Stores `body` at the object's key while the client streams it too (fill.ts); answers the
  * client's share. A client that falls behind reads the rest back from this very fill once
  * stored. The client's body carries the length on the wire: one that breaks is a broken
- * transfer (workerd would end a chunked one as if it were complete).
+ * transfer (workerd would end a chunked one as if it were complete). `bounds`: those of a fill
+ * from the next hop (nextHopBounds); none for a copy of this tier's own stored body.
  */
 function storeWhileServing(
   read: ObjectRead,
   entry: Omit<Storable, 'body' | 'fill'>,
   body: ReadableStream,
+  bounds: Pick<FillOptions, 'limits' | 'clients'> = {},
 ): { body: ReadableStream<Uint8Array>; stored: Promise<boolean> } {
   const fill = newFill();
   const { key } = read;
@@ -311,6 +315,7 @@ function storeWhileServing(
   const put = openPut(read.cache, key, { ...entry, fill });
   let counted = 0;
   const filling = startFill(bodySource(body as ReadableStream<Uint8Array>, { length: entry.length }), {
+    ...bounds,
     length: entry.length,
     store:
       entry.length !== undefined
