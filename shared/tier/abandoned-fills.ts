@@ -51,3 +51,28 @@ export function nextHopBounds(read: ObjectRead): Pick<FillOptions, 'limits' | 'c
   };
 }
 
+/** A request's signal for the next hop until its answer's head arrives (untilHead). */
+export interface HeadSignal {
+  signal: AbortSignal | undefined;
+  /** The head is in (or the request failed): from now on the signal never aborts. */
+  headIn(): void;
+}
+
+/**
+ * Until its head arrives, the next hop's answer is the client's alone: nothing of it is this tier's yet. A client that
+ * leaves before it, with no other request waiting for the same fill, cancels the request, and so the next tier hears
+ * that its own client left (its fill stops as one nobody waits for: held until whole, an endless body would otherwise
+ * go on there unseen). Once the head is in, what the answer brings is the cache's, as far as fill.ts allows.
+ */
+export function untilHead(read: ObjectRead): HeadSignal {
+  const client = read.signal;
+  if (client === undefined || read.fillsFor === 'cache') return { signal: undefined, headIn: () => undefined };
+  const { key } = read;
+  const asking = new AbortController();
+  const onGone = (): void => {
+    if (!isAwaited(key)) asking.abort(client.reason);
+  };
+  if (client.aborted) onGone();
+  else client.addEventListener('abort', onGone, { once: true });
+  return { signal: asking.signal, headIn: () => client.removeEventListener('abort', onGone) };
+}

@@ -12,7 +12,7 @@ import { TIERCACHE_TARGETS } from '../http/targeted-cache-control.ts';
 import { manifestHeaders, type ObjectMeta, readManifest, representationHeaders } from '../slices/object-meta.ts';
 import type { EntryMeta } from '../store/stored-entry.ts';
 import { bodySource } from '../streams/body-source.ts';
-import { nextHopBounds } from './abandoned-fills.ts';
+import { nextHopBounds, untilHead } from './abandoned-fills.ts';
 import { type FillOptions, startFill } from './fill.ts';
 import { withKnownLength } from './held-until-whole.ts';
 import type { ObjectRead, UpstreamAnswer, Validators } from './ports.ts';
@@ -65,11 +65,13 @@ async function fillOnce(
   // When the request left: bytes it brings may be as old as this, whenever they arrive (a purge
   // made while it was in flight covers them).
   const sentAt = read.now();
+  // On the client's signal only until the head arrives (abandoned-fills.ts untilHead): what the answer brings after it
+  // is the cache's, as far as a fill nobody waits for may go (fill.ts).
+  const asking = untilHead(read);
   try {
-    // Not on the client's signal: what this brings is the cache's to store whether or not the client stays (an answer
-    // that cannot be stored is cancelled through its body when the client goes).
     answer = await read.upstream.slices({ first: index, last: index }, undefined, {
       validators: held && validatorsOf(held.headers),
+      signal: asking.signal,
     });
   } catch (error) {
     if (!(error instanceof HttpError)) throw error;
@@ -87,6 +89,8 @@ async function fillOnce(
     // Our own answer, and why (RFC 9211 §2.8): the next tier reads a disconnection from it.
     if (error.detail !== undefined) filled.resolved.report.detail = error.detail;
     return filled;
+  } finally {
+    asking.headIn();
   }
   const responseTime = read.now();
   const headers = new Headers(answer.response.headers);

@@ -28,6 +28,9 @@ const RATE = 16 * MiB;
 const UNKNOWN_MAX = 24 * MiB;
 const UNKNOWN_MS = 3000;
 
+/** The real edge, whose runtime can be told a client left before the head (x-test-client-leaves-ms). */
+const DEPARTING_EDGE = 'test/integration/departing-edge.js';
+
 let origin: AnyOrigin;
 let stack: Stack;
 let seed = 0;
@@ -44,6 +47,8 @@ beforeAll(async () => {
       UNKNOWN_LENGTH_TIMEOUT_MS: String(UNKNOWN_MS),
       LOG_SAMPLE: '0',
     },
+    // The edge as deployed hears a client leave before its answer's head; workerd locally does not (departing-edge.js).
+    entries: { edge: DEPARTING_EDGE },
   });
 });
 afterAll(async () => {
@@ -231,6 +236,21 @@ describe('query-busted keys (?1, ?2, …: a new key each in http mode)', () => {
 });
 
 describe('a body without a length (chunked) that never ends', () => {
+  it('whose client leaves while it is held, heard by the edge (as deployed): the origin sends at most a slice (and what is in flight) after', async () => {
+    const path = '/endless-left.bin';
+    // Slower: the fixture's runtime hears the departure from a timer, which workerd runs only once no I/O is ready,
+    // and both tiers share its one thread locally (a body streaming without a pause would hold it off).
+    streamed(path, Number.POSITIVE_INFINITY, false, RATE / 8);
+    const leavesAt = Date.now() + 500;
+    const answering = rawFramedGet(stack.url, path, { 'x-test-client-leaves-ms': '500' }, 8000).catch(() => undefined);
+    await until(() => Date.now() >= leavesAt, 1000);
+    const [answer] = origin.receivedFor(path);
+    const after = await sentAfter(answer, answer?.sent ?? 0, 4000);
+    expect(after, `${after} bytes sent after the client left`).toBeLessThanOrEqual(SLICE + IN_FLIGHT);
+    expect(answer?.done, 'the origin connection was let go').toBe(true);
+    await answering;
+  });
+
   it('whose client closes its connection while it is held, unheard (workerd hears it only once it writes): stops at UNKNOWN_LENGTH_MAX', async () => {
     const path = '/endless-closed.bin';
     streamed(path, Number.POSITIVE_INFINITY, false, 2 * RATE);
