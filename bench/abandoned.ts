@@ -8,6 +8,7 @@ import { mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { deterministicBytes } from '../local/assets.ts';
 import { type Stack, startWorkers } from '../local/workers.ts';
@@ -19,6 +20,7 @@ import { procAvailable, processesNamed, RUNTIME_NAME } from './probes/process-rs
 import { QUIET, untilQuiet } from './probes/quiet.ts';
 import { type AbandonedRow, type AbandonedRun, abandonedMarkdown, mb } from './report/abandoned-report.ts';
 import { describeError, describeMachine, machine, writeResults } from './report/results.ts';
+import { LEAVES_HEADER, startDepartureSwitch } from './setup/departure-switch.ts';
 import { startEndlessOrigin } from './setup/endless-origin.ts';
 import { DEFAULT_PROFILE, type OriginProfile, parseProfile, shaperOptions } from './setup/origin-profiles.ts';
 import { startShaper } from './setup/shaper.ts';
@@ -37,8 +39,13 @@ const BUSTED = 20;
 const HELD_MS = 2000;
 /** How long a client that waits for the endless answer waits at most. */
 const WAIT_LIMIT_MS = 60_000;
-/** How long the origin is watched after the last client left, at most (the review counted 20 s). */
-const WATCH_MS = 20_000;
+/**
+ * How long the origin is watched after the last client left, at most: long enough for an endless answer to reach
+ * UNKNOWN_LENGTH_MAX (512 MiB) at 25 MB/s (the review counted 20 s; the run before the fix watched that long).
+ */
+const WATCH_MS = 30_000;
+/** The harness's edge: the real one, which a client can tell that it left before its answer's head. */
+const DEPARTING_EDGE = 'bench/setup/departing-edge.js';
 /** A year: the file's Last-Modified, so the heuristic (RFC 9111 §4.2.2) gives it freshness and the tiers store it. */
 const YEAR_MS = 365 * 24 * 3600 * 1000;
 
@@ -53,8 +60,8 @@ interface Case {
   name: string;
   clients: string;
   chain: Chain;
-  /** Fills its clients leave (or, for a client that waited, the one that stopped with its answer): one slice each. */
-  abandoned: number;
+  /** What the origin may send after the last client left, and what that is. */
+  budget: number;
   budgetBasis: string;
   run(base: string): Promise<{ clientBytes: number; exact: boolean; answer?: AbandonedRow['answer'] }>;
 }
@@ -87,7 +94,9 @@ async function main(): Promise<void> {
     const fileChain = await chain(statics.url, profile);
     const endlessChain = await chain(endless.url, profile);
     const config: RawConfig = { ORIGIN_KIND: 'http', SHIELD_TOKEN: randomUUID(), LOG_SAMPLE: '0' };
-    const { sliceSize } = parseConfig({ ...config, ORIGIN_URL: fileChain.url }).slicing;
+    const parsed = parseConfig({ ...config, ORIGIN_URL: fileChain.url });
+    const { sliceSize } = parsed.slicing;
+    const { abandonedFillMax, unknownLengthMax } = parsed.fills;
     const whole = { start: 0, end: FILE_BYTES - 1 };
     const cut = (base: string, query: string) =>
       readRange(`${base}/movie.bin${query}`, file, {
@@ -101,8 +110,8 @@ async function main(): Promise<void> {
         name: `${FILE_BYTES / MIB} MiB file, Range ignored`,
         clients: `one \`bytes=0-\` read ${READ_BYTES / MIB} MiB and left`,
         chain: fileChain,
-        abandoned: 1,
-        budgetBasis: 'one slice: the fill left',
+        budget: abandonedFillMax,
+        budgetBasis: 'ABANDONED_FILL_MAX: the fill left',
         run: async (base) => {
           const read = await cut(base, '');
           return { clientBytes: read.bytes, exact: read.exact };
@@ -112,8 +121,8 @@ async function main(): Promise<void> {
         name: `${BUSTED} query-busted keys of it (\`?1\` … \`?${BUSTED}\`)`,
         clients: `${BUSTED} \`bytes=0-\`, one after another, each read ${READ_BYTES / MIB} MiB and left`,
         chain: fileChain,
-        abandoned: BUSTED,
-        budgetBasis: `${BUSTED} × one slice: a fill left each`,
+        budget: BUSTED * abandonedFillMax,
+        budgetBasis: `${BUSTED} × ABANDONED_FILL_MAX: a fill left each`,
         run: async (base) => {
           let clientBytes = 0;
           let exact = true;
@@ -126,13 +135,32 @@ async function main(): Promise<void> {
         },
       },
       {
-        name: 'endless chunked answer, its client gone',
-        clients: `one GET waited ${HELD_MS / 1000} s (no byte: held until whole) and left`,
+        name: 'endless chunked answer, its client gone, heard (as deployed)',
+        clients: `one GET waited ${HELD_MS / 1000} s (no byte: held until whole) and left, the edge told so (departing-edge.js)`,
         chain: endlessChain,
-        abandoned: 1,
-        budgetBasis: 'one slice: the fill left',
+        budget: abandonedFillMax,
+        budgetBasis: 'ABANDONED_FILL_MAX: the fill left',
         run: async (base) => {
-          const got = await waitedAnswer(`${base}/endless.bin`, HELD_MS);
+          const departure = await startDepartureSwitch();
+          try {
+            const leaving = waitedAnswer(`${base}/endless.bin?heard`, HELD_MS, { [LEAVES_HEADER]: departure.url });
+            await delay(HELD_MS);
+            departure.leave();
+            const got = await leaving;
+            return { clientBytes: got.bytes, exact: got.status === 0 };
+          } finally {
+            await departure.close();
+          }
+        },
+      },
+      {
+        name: 'endless chunked answer, its client gone, unheard (workerd locally)',
+        clients: `one GET waited ${HELD_MS / 1000} s (no byte: held until whole) and closed its connection`,
+        chain: endlessChain,
+        budget: unknownLengthMax,
+        budgetBasis: 'UNKNOWN_LENGTH_MAX: locally a closed connection is heard only once written to',
+        run: async (base) => {
+          const got = await waitedAnswer(`${base}/endless.bin?unheard`, HELD_MS);
           return { clientBytes: got.bytes, exact: got.status === 0 };
         },
       },
@@ -140,8 +168,8 @@ async function main(): Promise<void> {
         name: 'endless chunked answer, its client waiting',
         clients: `one GET waited for its answer (≤ ${WAIT_LIMIT_MS / 1000} s)`,
         chain: endlessChain,
-        abandoned: 1,
-        budgetBasis: 'one slice: in flight when the fill stopped with its answer',
+        budget: abandonedFillMax,
+        budgetBasis: 'ABANDONED_FILL_MAX: in flight when the fill stopped with its answer',
         run: async (base) => {
           const got = await waitedAnswer(`${base}/endless.bin?waiting`, WAIT_LIMIT_MS);
           return {
@@ -154,7 +182,7 @@ async function main(): Promise<void> {
     ];
     const rows: AbandonedRow[] = [];
     for (const each of cases) {
-      const row = await runCase(each, { ...config, ORIGIN_URL: each.chain.atShield.url }, sliceSize);
+      const row = await runCase(each, { ...config, ORIGIN_URL: each.chain.atShield.url });
       rows.push(row);
       console.log(
         `${row.case}: origin sent ${mb(row.sentBefore)} before the last client left, ${mb(row.sentAfter)} after${row.stillSending ? ' (still sending)' : ''}`,
@@ -188,9 +216,12 @@ async function chain(target: string, shaping: OriginProfile): Promise<Chain> {
   return { url: atShield.url, atOrigin, atShield };
 }
 
-/** One case on a stack of its own: its clients, then the origin watched until silent (at most WATCH_MS). */
-async function runCase(each: Case, config: RawConfig, sliceSize: number): Promise<AbandonedRow> {
-  const stack: Stack = await startWorkers({ config, port: 0 });
+/**
+ * One case on a stack of its own: its clients, then the origin watched until silent (at most WATCH_MS). The edge is the
+ * real one, which a client carrying LEAVES_HEADER can tell that it left (departing-edge.js).
+ */
+async function runCase(each: Case, config: RawConfig): Promise<AbandonedRow> {
+  const stack: Stack = await startWorkers({ config, port: 0, entries: { edge: DEPARTING_EDGE } });
   try {
     const pids = procAvailable() ? processesNamed(process.pid, RUNTIME_NAME) : [];
     const { atOrigin, atShield } = each.chain;
@@ -218,8 +249,7 @@ async function runCase(each: Case, config: RawConfig, sliceSize: number): Promis
       receivedAfter: received() - receivedBefore,
       answers: answers.length,
       cut: answers.filter((answer) => !answer.complete).length,
-      // ABANDONED_FILL_BYTES' default: one slice per fill.
-      budget: each.abandoned * sliceSize,
+      budget: each.budget,
       budgetBasis: each.budgetBasis,
       stillSending: !quiet,
       answer: ran.answer,
@@ -236,6 +266,7 @@ async function runCase(each: Case, config: RawConfig, sliceSize: number): Promis
 function waitedAnswer(
   url: string,
   limitMs: number,
+  headers: Record<string, string> = {},
 ): Promise<{ status: number; cacheStatus: string; bytes: number; ms: number }> {
   const started = performance.now();
   return new Promise((resolve) => {
@@ -250,7 +281,7 @@ function waitedAnswer(
       pending.destroy();
       resolve({ status, cacheStatus, bytes, ms: performance.now() - started });
     };
-    const pending = request(url, { agent: false }, (response) => {
+    const pending = request(url, { agent: false, headers }, (response) => {
       status = response.statusCode ?? 0;
       cacheStatus = String(response.headers['cache-status'] ?? '');
       response.on('data', (chunk: Buffer) => {
@@ -271,7 +302,7 @@ async function report(run: AbandonedRun): Promise<void> {
     '',
     describeMachine(machine()),
     '',
-    `Both tiers as \`npm start\` runs them in \`http\` mode (${run.sliceSize / MIB} MiB slices, default settings), each case on a fresh stack, in front of an origin behind the shaper (profile ${run.profile.name}: ${run.profile.firstByteLatencyMs} ms first byte, ${run.profile.bandwidthBytesPerSec / 1e6} MB/s per connection): Python's \`http.server\` serving a ${FILE_BYTES / MIB} MiB file (it ignores Range: every fill is whole), or an origin whose chunked answer never ends. Counted by a TCP proxy at the origin (**origin sent**, judged; over loopback the socket buffers take megabytes of an answer at once) and one in front of the shield (**shield received**: what crossed the shaped link); **after** is from the moment the last client left (or had its answer) until the origin was silent and the runtime idle, watched ${run.watchMs / 1000} s at most. The **budget after** is what fills left by their clients may still pull: one slice each (ABANDONED_FILL_BYTES' default).`,
+    `Both tiers as \`npm start\` runs them in \`http\` mode (${run.sliceSize / MIB} MiB slices, default settings), each case on a fresh stack, in front of an origin behind the shaper (profile ${run.profile.name}: ${run.profile.firstByteLatencyMs} ms first byte, ${run.profile.bandwidthBytesPerSec / 1e6} MB/s per connection): Python's \`http.server\` serving a ${FILE_BYTES / MIB} MiB file (it ignores Range: every fill is whole), or an origin whose chunked answer never ends. Counted by a TCP proxy at the origin (**origin sent**, judged; over loopback the socket buffers take megabytes of an answer at once) and one in front of the shield (**shield received**: what crossed the shaped link); **after** is from the moment the last client left (or had its answer) until the origin was silent and the runtime idle, watched ${run.watchMs / 1000} s at most. The **budget after** is what fills left by their clients may still pull (ABANDONED_FILL_MAX each, by default one slice), or for a held answer whose client's departure the tier cannot hear, the most a body without a length may be (UNKNOWN_LENGTH_MAX). A client that leaves before its answer's head is heard by the edge as deployed (the runtime aborts its request's signal); locally workerd hears a closed connection only once it writes to it, so the heard case tells the edge through a harness entry wrapping the real one (bench/setup/departing-edge.js).`,
   ]);
   console.log(`\n${markdown}`);
   const paths = await writeResults('abandoned', new Date(run.startedAt), run, markdown);

@@ -6,6 +6,7 @@
 
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LEAVES_HEADER, startDepartureSwitch } from '../../bench/setup/departure-switch.ts';
 import { type Stack, startWorkers } from '../../local/workers.ts';
 import { type AnyOrigin, type Received, startAnyOrigin, streamedBytes } from './any-origin.ts';
 import { sha256 } from './bytes.ts';
@@ -28,8 +29,8 @@ const RATE = 16 * MiB;
 const UNKNOWN_MAX = 24 * MiB;
 const UNKNOWN_MS = 3000;
 
-/** The real edge, whose runtime can be told a client left before the head (x-test-client-leaves-ms). */
-const DEPARTING_EDGE = 'test/integration/departing-edge.js';
+/** The real edge, whose runtime can be told a client left before the head (departure-switch.ts). */
+const DEPARTING_EDGE = 'bench/setup/departing-edge.js';
 
 let origin: AnyOrigin;
 let stack: Stack;
@@ -238,17 +239,22 @@ describe('query-busted keys (?1, ?2, …: a new key each in http mode)', () => {
 describe('a body without a length (chunked) that never ends', () => {
   it('whose client leaves while it is held, heard by the edge (as deployed): the origin sends at most a slice (and what is in flight) after', async () => {
     const path = '/endless-left.bin';
-    // Slower: the fixture's runtime hears the departure from a timer, which workerd runs only once no I/O is ready,
-    // and both tiers share its one thread locally (a body streaming without a pause would hold it off).
-    streamed(path, Number.POSITIVE_INFINITY, false, RATE / 8);
-    const leavesAt = Date.now() + 500;
-    const answering = rawFramedGet(stack.url, path, { 'x-test-client-leaves-ms': '500' }, 8000).catch(() => undefined);
-    await until(() => Date.now() >= leavesAt, 1000);
-    const [answer] = origin.receivedFor(path);
-    const after = await sentAfter(answer, answer?.sent ?? 0, 4000);
-    expect(after, `${after} bytes sent after the client left`).toBeLessThanOrEqual(SLICE + IN_FLIGHT);
-    expect(answer?.done, 'the origin connection was let go').toBe(true);
-    await answering;
+    streamed(path, Number.POSITIVE_INFINITY, false);
+    const departure = await startDepartureSwitch();
+    try {
+      const answering = rawFramedGet(stack.url, path, { [LEAVES_HEADER]: departure.url }, 8000).catch(() => undefined);
+      await until(() => origin.receivedFor(path).length > 0, 3000);
+      await settle(300);
+      const [answer] = origin.receivedFor(path);
+      const atDeparture = answer?.sent ?? 0;
+      departure.leave();
+      const after = await sentAfter(answer, atDeparture, 4000);
+      expect(after, `${after} bytes sent after the client left`).toBeLessThanOrEqual(SLICE + IN_FLIGHT);
+      expect(answer?.done, 'the origin connection was let go').toBe(true);
+      await answering;
+    } finally {
+      await departure.close();
+    }
   });
 
   it('whose client closes its connection while it is held, unheard (workerd hears it only once it writes): stops at UNKNOWN_LENGTH_MAX', async () => {
