@@ -58,8 +58,8 @@ export interface MemoryConfig {
  */
 export interface FillConfig {
   /**
-   * ABANDONED_FILL_MAX: a fill whose clients all left finishes only when what is left of it is at most this (a body
-   * without a length: at most this many bytes more); past it, it stops and nothing of it is stored.
+   * ABANDONED_FILL_MAX: a fill whose clients all left finishes only when what is left of it is known to be at most this
+   * (of a body without a length it is not); otherwise it stops and nothing of it is stored.
    */
   abandonedFillMax: number;
   /** ABANDONED_ISOLATE_MAX: what all such fills of an isolate may pull at once; past it, one stops as its clients leave. */

@@ -23,19 +23,24 @@ export type AbandonVerdict = { go: true; allowance: number; deadlineMs: number }
 
 /**
  * The verdict on a fill whose clients have all gone, `delivered` bytes in, of `length` (undefined: a body without a
- * length). It finishes only when what is left is within `abandonedFillMax`: the bytes it would pull for nobody are then
- * at most that, and the next request finds it stored. A body without a length may end within as many bytes more.
- * However long it takes, it takes no longer than those bytes at a floor rate past the silence bound (move-deadline.ts).
+ * length). It finishes only when what is left is known to be within `abandonedFillMax`: the bytes it pulls for nobody
+ * are then at most that, and the next request finds it stored. Of a body without a length, what is left is not known
+ * (an endless one never ends): it stops. However long a fill that goes on takes, it takes no longer than its bytes at a
+ * floor rate past the silence bound (move-deadline.ts).
  */
 export function abandonVerdict(delivered: number, length: number | undefined, limits: FillLimits): AbandonVerdict {
-  const left = length === undefined ? undefined : Math.max(0, length - delivered);
-  if (left !== undefined && left > limits.abandonedFillMax)
+  if (length === undefined)
+    return {
+      go: false,
+      why: `nobody waits for this fill any more, and how much of it is left is not known (no Content-Length): it is not pulled for nobody (ABANDONED_FILL_MAX)`,
+    };
+  const left = Math.max(0, length - delivered);
+  if (left > limits.abandonedFillMax)
     return {
       go: false,
       why: `nobody waits for this fill any more, and ${left} bytes of it are left: more than the ${limits.abandonedFillMax} one may pull for nobody (ABANDONED_FILL_MAX)`,
     };
-  const allowance = left ?? limits.abandonedFillMax;
-  return { go: true, allowance, deadlineMs: moveDeadlineMs(allowance, limits.idleMs) };
+  return { go: true, allowance: left, deadlineMs: moveDeadlineMs(left, limits.idleMs) };
 }
 
 /** Whether an abandoned fill has pulled more since it was abandoned than its allowance: it stops. */

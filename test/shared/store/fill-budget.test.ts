@@ -40,14 +40,14 @@ describe('abandonVerdict: a fill whose clients all left', () => {
     expect(abandonVerdict(300, 300, limits)).toMatchObject({ go: true, allowance: 0 });
   });
 
-  it('lets a body without a length pull ABANDONED_FILL_MAX more: it may end within it', () => {
-    expect(abandonVerdict(40 * MiB, undefined, limits)).toMatchObject({ go: true, allowance: 8 * MiB });
+  it('stops a body without a length: how much of it is left is not known (an endless one never ends)', () => {
+    expect(abandonVerdict(40 * MiB, undefined, limits)).toMatchObject({ go: false });
+    expect(abandonVerdict(0, undefined, limits)).toMatchObject({ go: false });
   });
 
   it('stops every fill with something left when ABANDONED_FILL_MAX is 0', () => {
     const none = { ...limits, abandonedFillMax: 0 };
     expect(abandonVerdict(10, 11, none).go).toBe(false);
-    expect(abandonVerdict(0, undefined, none)).toMatchObject({ go: true, allowance: 0 });
     expect(abandonVerdict(11, 11, none)).toMatchObject({ go: true, allowance: 0 });
   });
 
