@@ -32,6 +32,8 @@ export interface AbandonedRow {
   stillSending: boolean;
   /** For a client that waited for its answer: its status, Cache-Status and how long it waited (ms). */
   answer?: { status: number; cacheStatus: string; ms: number } | undefined;
+  /** What else the case measured, said under the table. */
+  note?: string | undefined;
 }
 
 export interface AbandonedRun {
@@ -90,6 +92,8 @@ export function abandonedMarkdown(run: AbandonedRun, header: readonly string[]):
     formatTable(abandonedTable(run)),
     '',
     `${within} of ${run.rows.length} cases within the budget (what the origin sent after the last client left at most what abandoned fills may pull, and the origin silent by the end of the watch).`,
+    '',
+    ...run.rows.flatMap((row) => (row.note === undefined ? [] : [`- ${row.case}: ${row.note}`])),
     '',
   ].join('\n');
 }

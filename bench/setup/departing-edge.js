@@ -20,7 +20,11 @@ export default {
     const headers = new Headers(request.headers);
     headers.delete(LEAVES_HEADER);
     const leaving = new AbortController();
-    const leave = () => leaving.abort(new Error('the client went away'));
+    const leave = () => {
+      leaving.abort(new Error('the client went away'));
+      // When the edge heard it (a harness reads the runtime's output: TOLD_LINE in departure-switch.ts).
+      console.log('tiercache-harness: the edge was told its client left');
+    };
     ctx.waitUntil(fetch(switchUrl).then(leave, leave));
     return edge.fetch(new Request(request, { headers, signal: leaving.signal }), env, ctx);
   },

@@ -6,6 +6,8 @@ import type { AddressInfo } from 'node:net';
 
 /** The header departing-edge.js reads: the switch's URL. */
 export const LEAVES_HEADER = 'x-test-client-leaves-on';
+/** The line departing-edge.js prints once the edge was told (the runtime's output passes through this process). */
+export const TOLD_LINE = /tiercache-harness: the edge was told its client left/;
 
 export interface DepartureSwitch {
   /** `http://127.0.0.1:PORT/`: the value of LEAVES_HEADER. */

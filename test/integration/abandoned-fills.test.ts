@@ -5,8 +5,8 @@
 // query-busted keys each cost at most that bound. The clients are real TCP clients that close their connection.
 
 import { request as httpRequest } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LEAVES_HEADER, startDepartureSwitch } from '../../bench/setup/departure-switch.ts';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { LEAVES_HEADER, startDepartureSwitch, TOLD_LINE } from '../../bench/setup/departure-switch.ts';
 import { type Stack, startWorkers } from '../../local/workers.ts';
 import { type AnyOrigin, type Received, startAnyOrigin, streamedBytes } from './any-origin.ts';
 import { sha256 } from './bytes.ts';
@@ -100,6 +100,19 @@ function readThenLeave(
     });
     req.on('error', () => undefined);
     req.end();
+  });
+}
+
+/** Settles once the harness's edge prints that it was told its client left (Miniflare hands workerd's output to the console). */
+function toldEdge(): Promise<void> {
+  const print = console.log.bind(console);
+  return new Promise((resolve) => {
+    const spy = vi.spyOn(console, 'log').mockImplementation((...args: unknown[]) => {
+      print(...args);
+      if (!args.some((arg) => TOLD_LINE.test(String(arg)))) return;
+      spy.mockRestore();
+      resolve();
+    });
   });
 }
 
@@ -237,7 +250,7 @@ describe('query-busted keys (?1, ?2, …: a new key each in http mode)', () => {
 });
 
 describe('a body without a length (chunked) that never ends', () => {
-  it('whose client leaves while it is held, heard by the edge (as deployed): the origin sends at most a slice (and what is in flight) after', async () => {
+  it('whose client leaves while it is held, heard by the edge (as deployed): the origin sends no more than what is in flight once it is', async () => {
     const path = '/endless-left.bin';
     streamed(path, Number.POSITIVE_INFINITY, false);
     const departure = await startDepartureSwitch();
@@ -246,10 +259,14 @@ describe('a body without a length (chunked) that never ends', () => {
       await until(() => origin.receivedFor(path).length > 0, 3000);
       await settle(300);
       const [answer] = origin.receivedFor(path);
-      const atDeparture = answer?.sent ?? 0;
+      const told = toldEdge();
       departure.leave();
-      const after = await sentAfter(answer, atDeparture, 4000);
-      expect(after, `${after} bytes sent after the client left`).toBeLessThanOrEqual(SLICE + IN_FLIGHT);
+      // From when the edge heard it: locally the edge runs on the thread the shield fills on at full speed, and hears
+      // the harness a few hundred ms late (deployed, the runtime tells it at once).
+      await told;
+      const after = await sentAfter(answer, answer?.sent ?? 0, 4000);
+      // Nothing is pulled for nobody of a body whose rest is not known: what arrives is what was in flight.
+      expect(after, `${after} bytes sent after the edge heard its client left`).toBeLessThanOrEqual(IN_FLIGHT);
       expect(answer?.done, 'the origin connection was let go').toBe(true);
       await answering;
     } finally {

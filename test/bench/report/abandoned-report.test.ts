@@ -72,6 +72,12 @@ describe('abandonedTable', () => {
     expect(table.rows[3]?.[7]).toBe('none in 60 s');
   });
 
+  it('says below the table what else a case measured', () => {
+    expect(abandonedMarkdown(run([row({ case: 'heard', note: 'told 0.40 s after' })]), ['# x'])).toContain(
+      '- heard: told 0.40 s after',
+    );
+  });
+
   it('counts the cases within budget below the table', () => {
     expect(abandonedMarkdown(run([row(), row({ sentAfter: 9 * MIB })]), ['# x'])).toContain(
       '1 of 2 cases within the budget',
