@@ -11,7 +11,7 @@ import {
   SOFT_PURGED_AT_HEADER,
 } from '../shared/hop/hop-fields.ts';
 import { parseWarmWord, SPAN_HEADER, sliceRequestPath } from '../shared/hop/slice-protocol.ts';
-import { Disconnected } from '../shared/http/errors.ts';
+import { ClientGone, Disconnected } from '../shared/http/errors.ts';
 import { forwardedRequestHeaders, TIER_MANAGED, withForwarding } from '../shared/http/headers.ts';
 import { reselecting } from '../shared/http/vary.ts';
 import { COPY_HEADER } from '../shared/observe/read-ahead-copy.ts';
@@ -54,6 +54,8 @@ export async function askShield(shield: Fetcher, config: Config, call: ShieldCal
     // The URL and init given to fetch itself: encodeResponseBody does not travel inside a Request.
     return await shield.fetch(`${SHIELD_ORIGIN}${call.path}`, init);
   } catch {
+    // Given up on because the client went away: the shield was reached, nobody is left to answer.
+    if (call.signal?.aborted === true) throw new ClientGone();
     throw new Disconnected('shield-unreachable', 'the shield tier could not be reached');
   }
 }

@@ -7,7 +7,8 @@ export interface LineCount {
   stop(): void;
 }
 
-export function countOutputLines(pattern: RegExp): LineCount {
+/** `heard`, when given, hears each matching line as it is printed. */
+export function countOutputLines(pattern: RegExp, heard?: (line: string) => void): LineCount {
   let count = 0;
   const restore = [process.stdout, process.stderr].map((stream) => {
     const write = stream.write;
@@ -16,7 +17,9 @@ export function countOutputLines(pattern: RegExp): LineCount {
       const text = partial + (typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8'));
       const lines = text.split('\n');
       partial = (lines.pop() ?? '').slice(-4096);
-      count += lines.filter((line) => pattern.test(line)).length;
+      const matching = lines.filter((line) => pattern.test(line));
+      count += matching.length;
+      for (const line of matching) heard?.(line);
       return (write as (...args: unknown[]) => boolean).call(this, chunk, ...rest);
     } as NodeJS.WriteStream['write'];
     return () => {

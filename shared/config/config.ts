@@ -9,12 +9,12 @@ import { parseRules } from '../rules/rules-document.ts';
 import { ADMISSION_CONFIG_NAMES, type AdmissionConfig, parseAdmission } from './admission-config.ts';
 import { ConfigProblems } from './config-problems.ts';
 import { integer, nonEmpty, objectKey, oneOf, required } from './config-values.ts';
-import { type MemoryConfig, parseMemory, parseSlicing, type SlicingConfig } from './limits.ts';
+import { type FillConfig, type MemoryConfig, parseLimits, type SlicingConfig } from './limits.ts';
 import { OBSERVABILITY_CONFIG_NAMES, type ObservabilityConfig, parseObservability } from './observability.ts';
 import { parseSiteConfig, SITE_CONFIG_NAMES, type SiteConfig } from './site-config.ts';
 import { parseZonePurge, ZONE_PURGE_CONFIG_NAMES, type ZonePurgeConfig } from './zone-purge-config.ts';
 
-export type { AdmissionConfig, MemoryConfig, ObservabilityConfig, SlicingConfig, ZonePurgeConfig };
+export type { AdmissionConfig, FillConfig, MemoryConfig, ObservabilityConfig, SlicingConfig, ZonePurgeConfig };
 
 /** ORIGIN_KIND's choices, and S3_ADDRESSING's (`npm start` checks a value it overrides against them). */
 export const ORIGIN_KINDS = ['s3', 'http'] as const;
@@ -66,6 +66,8 @@ export interface Config {
    */
   healthKey: string | undefined;
   slicing: SlicingConfig;
+  /** What a fill may pull once nobody waits for it; how long a body without a length may be (limits.ts). */
+  fills: FillConfig;
   /** The edge's in-isolate cache of hot small objects (worker/memory-cache.ts). */
   memory: MemoryConfig;
   /** Static-site conveniences: index and 404 documents, Content-Type, CORS (site-config.ts). */
@@ -110,6 +112,10 @@ export const CONFIG_NAMES = [
   'CACHE_KEY_QUERY',
   'MEMORY_CACHE_SIZE',
   'MEMORY_OBJECT_MAX',
+  'ABANDONED_FILL_MAX',
+  'ABANDONED_ISOLATE_MAX',
+  'UNKNOWN_LENGTH_MAX',
+  'UNKNOWN_LENGTH_TIMEOUT_MS',
   'RULES',
   ...SITE_CONFIG_NAMES,
   ...OBSERVABILITY_CONFIG_NAMES,
@@ -178,8 +184,7 @@ export function parseConfig(raw: RawConfig): Config {
     cacheKeyQuery: splitList(raw.CACHE_KEY_QUERY ?? ''),
     purgeToken: nonEmpty(raw.PURGE_TOKEN),
     healthKey: problems.read(() => objectKey(raw, 'HEALTH_KEY'), undefined),
-    slicing: parseSlicing(raw, problems),
-    memory: parseMemory(raw, problems),
+    ...parseLimits(raw, problems),
     site: parseSiteConfig(raw, problems),
     observability: parseObservability(raw, problems),
     rules: problems.read(() => parseRules(raw.RULES), NO_RULES),

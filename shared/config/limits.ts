@@ -1,5 +1,6 @@
 // The settings that bound what an isolate does and holds: slices (size, threshold, read-ahead,
-// subrequests), whole copies, the memory layer. A value out of range is refused, never clamped.
+// subrequests), whole copies, the memory layer, what a fill may pull for nobody and how long a body
+// without a length may be. A value out of range is refused, never clamped.
 
 import { ConfigError } from '../http/errors.ts';
 import type { ConfigProblems } from './config-problems.ts';
@@ -14,7 +15,11 @@ type LimitName =
   | 'SUBREQUEST_LIMIT'
   | 'WHOLE_COPY_MAX'
   | 'MEMORY_CACHE_SIZE'
-  | 'MEMORY_OBJECT_MAX';
+  | 'MEMORY_OBJECT_MAX'
+  | 'ABANDONED_FILL_MAX'
+  | 'ABANDONED_ISOLATE_MAX'
+  | 'UNKNOWN_LENGTH_MAX'
+  | 'UNKNOWN_LENGTH_TIMEOUT_MS';
 type RawConfig = Raw<LimitName>;
 
 export interface SlicingConfig {
@@ -45,6 +50,24 @@ export interface MemoryConfig {
   budget: number;
   /** MEMORY_OBJECT_MAX: the largest body kept. */
   maxObject: number;
+}
+
+/**
+ * What a fill from the next hop may pull once nobody waits for it, and the bounds of a body without a length
+ * (shared/store/fill-budget.ts decides, shared/tier/fill.ts applies).
+ */
+export interface FillConfig {
+  /**
+   * ABANDONED_FILL_MAX: a fill whose clients all left finishes only when what is left of it is known to be at most this
+   * (of a body without a length it is not); otherwise it stops and nothing of it is stored.
+   */
+  abandonedFillMax: number;
+  /** ABANDONED_ISOLATE_MAX: what all such fills of an isolate may pull at once; past it, one stops as its clients leave. */
+  abandonedIsolateMax: number;
+  /** UNKNOWN_LENGTH_MAX: the longest body without a Content-Length a tier takes; past it, a 502. */
+  unknownLengthMax: number;
+  /** UNKNOWN_LENGTH_TIMEOUT_MS: the longest such a body may take from its head to its end; past it, a 502. */
+  unknownLengthMs: number;
 }
 
 const MIB = 1024 * 1024;
@@ -81,6 +104,17 @@ const DEFAULT_MEMORY_CACHE = 32 * MIB;
 const MAX_MEMORY_CACHE = 64 * MIB;
 /** Small objects are where the Cache API's per-lookup cost dominates; larger ones stream from it. */
 const DEFAULT_MEMORY_OBJECT = MIB;
+/**
+ * Fills left by their clients that an isolate lets finish at once, at their largest: what a sliced download that
+ * leaves in its first slice may cost at most besides it (FIRST_AHEAD, shared/tier/slice-reader/demand.ts).
+ */
+const ABANDONED_FILLS_AT_ONCE = 4;
+/**
+ * Two minutes for a body without a length, from its head to its end: 512 MiB (the most it may be) at 4.5 MB/s. Its
+ * client sees no byte until it has ended (shared/tier/held-until-whole.ts), and a client does not wait much longer for
+ * a first byte: Cloudflare's own proxy gives up on an origin's answer after 100 s (its Error 524).
+ */
+const DEFAULT_UNKNOWN_LENGTH_MS = 120_000;
 
 export function parseSlicing(raw: RawConfig, problems: ConfigProblems): SlicingConfig {
   const sliceSize = problems.read(() => sliceSizeOf(raw), DEFAULT_SLICE_SIZE);
@@ -133,6 +167,57 @@ function wholeCopyMax(raw: RawConfig): number {
   if (max > MAX_WHOLE_COPY)
     throw new ConfigError(`WHOLE_COPY_MAX must be at most 512MiB (the Cache API's largest object), got ${max} bytes`);
   return max;
+}
+
+/** Every limit, read in the order of the contract (CONFIG_NAMES): the fills' defaults follow the slice size. */
+export function parseLimits(
+  raw: RawConfig,
+  problems: ConfigProblems,
+): { slicing: SlicingConfig; memory: MemoryConfig; fills: FillConfig } {
+  const slicing = parseSlicing(raw, problems);
+  return { slicing, memory: parseMemory(raw, problems), fills: parseFills(raw, slicing, problems) };
+}
+
+function parseFills(raw: RawConfig, slicing: SlicingConfig, problems: ConfigProblems): FillConfig {
+  // One slice: as much as an aborted sliced download leaves to finish (the slice it was reading, stored for the next
+  // request); every object smaller than a slice (SLICE_THRESHOLD's default) is whole, and always finishes.
+  const abandonedFillMax = problems.read(
+    () =>
+      boundedBytes(raw, 'ABANDONED_FILL_MAX', slicing.sliceSize, 0, MAX_WHOLE_COPY, "the Cache API's largest object"),
+    slicing.sliceSize,
+  );
+  return {
+    abandonedFillMax,
+    abandonedIsolateMax: problems.read(
+      () => byteSize(raw, 'ABANDONED_ISOLATE_MAX', ABANDONED_FILLS_AT_ONCE * abandonedFillMax),
+      ABANDONED_FILLS_AT_ONCE * abandonedFillMax,
+    ),
+    // The longest whole body a tier can store: one without a length is stored to be answered with it.
+    unknownLengthMax: problems.read(
+      () =>
+        boundedBytes(raw, 'UNKNOWN_LENGTH_MAX', MAX_WHOLE_COPY, 1, MAX_WHOLE_COPY, "the Cache API's largest object"),
+      MAX_WHOLE_COPY,
+    ),
+    unknownLengthMs: problems.read(
+      () => integer(raw, 'UNKNOWN_LENGTH_TIMEOUT_MS', DEFAULT_UNKNOWN_LENGTH_MS, 1),
+      DEFAULT_UNKNOWN_LENGTH_MS,
+    ),
+  };
+}
+
+/** A byte count from `min` to `max`, refused beyond (never clamped); `why` names where `max` comes from. */
+function boundedBytes(
+  raw: RawConfig,
+  name: LimitName,
+  fallback: number,
+  min: number,
+  max: number,
+  why: string,
+): number {
+  const bytes = byteSize(raw, name, fallback);
+  if (bytes < min || bytes > max)
+    throw new ConfigError(`${name} must be from ${min} bytes to ${max / MIB}MiB (${why}), got ${bytes} bytes`);
+  return bytes;
 }
 
 export function parseMemory(raw: RawConfig, problems: ConfigProblems): MemoryConfig {

@@ -84,6 +84,9 @@ class HealingSource implements BodySource {
         await this.heal(this.watch.stallOr(asError(error)));
         continue;
       }
+      // Cancelled meanwhile: the read under way ends as if the body had (a stream cancelled reads done), which for a
+      // body without a length would pass for its end.
+      if (this.cancelled) throw new Error('the body was cancelled');
       if (read.done) {
         if (length === undefined && !this.watch.stalled) return this.done();
         await this.heal(

@@ -11,6 +11,8 @@ export interface Claim {
 }
 
 const fills = new Map<string, Promise<void>>();
+/** Requests of the isolate waiting for a fill of each key: its clients too, though they read what it stores. */
+const waiting = new Map<string, number>();
 
 /**
  * The entry for `key`: waits for a fill already under way, if any, and reads what it stored;
@@ -31,11 +33,16 @@ export async function claimOrWait<T>(
     const pending = fills.get(key);
     if (pending !== undefined && Date.now() < deadline) {
       collapsed = true;
+      waiting.set(key, (waiting.get(key) ?? 0) + 1);
       // However many rounds it takes, a waiter waits at most `maxWait` in all.
       await Promise.race([
         pending,
         new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, deadline - Date.now()))),
-      ]);
+      ]).finally(() => {
+        const left = (waiting.get(key) ?? 1) - 1;
+        if (left > 0) waiting.set(key, left);
+        else waiting.delete(key);
+      });
     }
     if (pending !== undefined || !missed || round > 0) {
       const found = await lookup();
@@ -60,6 +67,14 @@ export function claim(key: string, collapsed = false): Claim {
       release();
     },
   };
+}
+
+/**
+ * Whether another request of the isolate waits for the fill of `key`: a fill whose own client left goes on for it
+ * (fill.ts), as it would for a client reading it.
+ */
+export function isAwaited(key: string): boolean {
+  return waiting.has(key);
 }
 
 /** Whether a fill of `key` is under way (for tests and reporting). */

@@ -13,7 +13,8 @@ import { manifestHeaders, type ObjectMeta, readManifest, representationHeaders }
 import type { EntryMeta } from '../store/stored-entry.ts';
 import { bodySource } from '../streams/body-source.ts';
 import { emptyBody } from '../streams/empty-body.ts';
-import { startFill } from './fill.ts';
+import { nextHopBounds, untilHead } from './abandoned-fills.ts';
+import { type FillOptions, startFill } from './fill.ts';
 import { withKnownLength } from './held-until-whole.ts';
 import type { ObjectRead, UpstreamAnswer, Validators } from './ports.ts';
 import type { Resolved, SlicedObject, WholeObject } from './resolved.ts';
@@ -69,11 +70,13 @@ async function fillOnce(
   // When the request left: bytes it brings may be as old as this, whenever they arrive (a purge
   // made while it was in flight covers them).
   const sentAt = read.now();
+  // On the client's signal only until the head arrives (abandoned-fills.ts untilHead): what the answer brings after it
+  // is the cache's, as far as a fill nobody waits for may go (fill.ts).
+  const asking = untilHead(read);
   try {
-    // Not on the client's signal: what this brings is the cache's to store whether or not the client stays (an answer
-    // that cannot be stored is cancelled through its body when the client goes).
     answer = await read.upstream.slices({ first: index, last: index }, undefined, {
       validators: held && validatorsOf(held.headers),
+      signal: asking.signal,
     });
   } catch (error) {
     if (!(error instanceof HttpError)) throw error;
@@ -91,6 +94,8 @@ async function fillOnce(
     // Our own answer, and why (RFC 9211 §2.8): the next tier reads a disconnection from it.
     if (error.detail !== undefined) filled.resolved.report.detail = error.detail;
     return filled;
+  } finally {
+    asking.headIn();
   }
   const responseTime = read.now();
   const headers = new Headers(answer.response.headers);
@@ -230,15 +235,17 @@ function storeWhole(
       length: declaredLength(headers),
     };
     let filled: Promise<boolean>;
-    ({ body, stored: filled } = storeWhileServing(read, entry, body));
+    ({ body, stored: filled } = storeWhileServing(read, entry, body, nextHopBounds(read)));
     stored = Promise.all([placed, filled]);
     if (entry.length !== undefined) storing = { length: entry.length, stored: filled };
   } else if (body !== null) {
-    // Not kept, but counted and bounded in silence on its way, its length on the wire.
+    // Not kept, but counted and bounded in silence on its way, its length on the wire (a body without one, in size
+    // and time too).
     const length = declaredLength(headers);
     body = startFill(bodySource(body as ReadableStream<Uint8Array>, { length }), {
       length,
       signal: read.signal,
+      limits: read.fills,
     }).client;
   }
   const report: CacheStatusParams = { fwd, stored: placed !== undefined };
@@ -310,12 +317,14 @@ function validatorsOf(headers: Headers): Validators {
  * Stores `body` at the object's key while the client streams it too (fill.ts); answers the
  * client's share. A client that falls behind reads the rest back from this very fill once
  * stored. The client's body carries the length on the wire: one that breaks is a broken
- * transfer (workerd would end a chunked one as if it were complete).
+ * transfer (workerd would end a chunked one as if it were complete). `bounds`: those of a fill
+ * from the next hop (nextHopBounds); none for a copy of this tier's own stored body.
  */
 function storeWhileServing(
   read: ObjectRead,
   entry: Omit<Storable, 'body' | 'fill'>,
   body: ReadableStream,
+  bounds: Pick<FillOptions, 'limits' | 'clients'> = {},
 ): { body: ReadableStream<Uint8Array>; stored: Promise<boolean> } {
   const fill = newFill();
   const { key } = read;
@@ -323,6 +332,7 @@ function storeWhileServing(
   const put = openPut(read.cache, key, { ...entry, fill });
   let counted = 0;
   const filling = startFill(bodySource(body as ReadableStream<Uint8Array>, { length: entry.length }), {
+    ...bounds,
     length: entry.length,
     signal: read.signal,
     store:

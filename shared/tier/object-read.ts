@@ -111,8 +111,8 @@ function isDisconnected(outcome: Resolved | HttpError): boolean {
 /** The background half of stale-while-revalidate: a conditional fill, one per isolate at a time. */
 async function refreshInBackground(client: ObjectRead, firstSlice: number): Promise<void> {
   if (isFilling(client.key)) return;
-  // Not the client's: the refresh outlives its answer, which was the stale copy.
-  const read: ObjectRead = { ...client, signal: undefined };
+  // Not the client's: the refresh outlives its answer, which was the stale copy, and its fill is the cache's own.
+  const read: ObjectRead = { ...client, signal: undefined, fillsFor: 'cache' };
   const started = read.now();
   const entry = await lookupLive(read);
   if (entry === undefined) return;

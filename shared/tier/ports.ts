@@ -8,6 +8,7 @@ import type { PurgeCandidate } from '../purge/purge-rules.ts';
 import { type AppliedRules, NOTHING_APPLIED } from '../rules/rules.ts';
 import type { ObjectMeta } from '../slices/object-meta.ts';
 import type { SliceSpan } from '../slices/slice-plan.ts';
+import type { FillLimits } from '../store/fill-budget.ts';
 import type { TierCache } from './tier-cache.ts';
 
 export type UpstreamAnswer =
@@ -82,6 +83,16 @@ export interface ObjectRead {
   defaultTtl: number;
   /** Freshness for 404/410 answers without their own (negative caching). */
   negativeTtl: number;
+  /**
+   * What a fill from the next hop may pull once nobody waits for it, and the bounds of a body without a length
+   * (shared/store/fill-budget.ts).
+   */
+  fills: FillLimits;
+  /**
+   * Who this read's fills are for: a client (absent), whose fill goes on once it has left only within `fills`; or the
+   * cache itself (a background refresh, RFC 5861 §3, which nobody waits for by design): it is never abandoned.
+   */
+  fillsFor?: 'cache';
   /** Stale windows for responses that give none (RFC 5861). */
   staleDefaults: StaleDefaults;
   /** A rule's freshness over the answer's own (docs/rules.md, `override`); absent = the answer's word. */
@@ -119,8 +130,13 @@ export interface ObjectRead {
 /** The parts of an ObjectRead that come from the configuration, the same at both tiers. */
 export type ReadPolicy = Pick<
   ObjectRead,
-  'defaultTtl' | 'negativeTtl' | 'staleDefaults' | 'override' | 'collapseWait' | 'now'
+  'defaultTtl' | 'negativeTtl' | 'staleDefaults' | 'override' | 'collapseWait' | 'now' | 'fills'
 >;
+
+/** What fills may pull for nobody and how long a body without a length may be, as the configuration says. */
+export function fillLimits(config: Config): FillLimits {
+  return { ...config.fills, idleMs: config.originIdleTimeoutMs };
+}
 
 /**
  * `clockOffset` (ms) moves the clock freshness is judged by; only the local test stack sets it. `rules`: what the
@@ -137,6 +153,7 @@ export function readPolicy(config: Config, clockOffset = 0, rules: AppliedRules 
       ifError: ruled?.staleIfError ?? config.staleIfError,
     },
     collapseWait: config.originTimeoutMs,
+    fills: fillLimits(config),
     now: clockOffset === 0 ? Date.now : () => Date.now() + clockOffset,
   };
   // rules-document.ts refuses an override without edgeTtl.

@@ -17,7 +17,14 @@ beforeAll(async () => {
   site.page('/video.bin', VIDEO, { 'cache-control': 'max-age=600', etag: '"v1"', 'accept-ranges': 'bytes' });
   site.page('/download.bin', VIDEO, { 'cache-control': 'max-age=600', etag: '"d1"' });
   stack = await startWorkers({
-    config: { ORIGIN_KIND: 'http', ORIGIN_URL: site.url, SHIELD_TOKEN: 't', SLICE_SIZE: '1MiB' },
+    config: {
+      ORIGIN_KIND: 'http',
+      ORIGIN_URL: site.url,
+      SHIELD_TOKEN: 't',
+      SLICE_SIZE: '1MiB',
+      // As with the default 8 MiB slices: a fill its client left (a range that ended) finishes a 3 MiB object.
+      ABANDONED_FILL_MAX: '8MiB',
+    },
   });
 });
 afterAll(async () => {

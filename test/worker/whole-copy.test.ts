@@ -7,6 +7,7 @@ import type { ObjectRead, Upstream } from '../../shared/tier/ports.ts';
 import type { SlicedObject } from '../../shared/tier/resolved.ts';
 import { store } from '../../shared/tier/tier-cache.ts';
 import { copyWhole, storedWholeCopy } from '../../worker/whole-copy.ts';
+import { FILL_LIMITS } from '../shared/tier/fakes.ts';
 import { type PlatformCache, platformCache } from './platform-cache.ts';
 
 const SLICE = 1024;
@@ -45,6 +46,7 @@ function setUp(size: number): {
   const read: ObjectRead = {
     cache,
     collapseWait: 1000,
+    fills: FILL_LIMITS,
     key: `https://edge.test/object-${++objects}`,
     defaultTtl: 3600,
     negativeTtl: 60,

@@ -109,6 +109,10 @@ describe('parseConfig with every setting given', () => {
       WHOLE_COPY_MAX: ' 128MiB ',
       MEMORY_CACHE_SIZE: ' 16MiB ',
       MEMORY_OBJECT_MAX: '256KiB',
+      ABANDONED_FILL_MAX: ' 2MiB ',
+      ABANDONED_ISOLATE_MAX: '6MiB',
+      UNKNOWN_LENGTH_MAX: '64MiB',
+      UNKNOWN_LENGTH_TIMEOUT_MS: '30000',
       INDEX_DOCUMENT: ' index.html ',
       NOT_FOUND_DOCUMENT: ' 404.html ',
       CONTENT_TYPE_FROM_EXTENSION: 'off',
@@ -151,6 +155,12 @@ describe('parseConfig with every setting given', () => {
         wholeCopyMax: 128 * 1024 * 1024,
       },
       memory: { budget: 16 * 1024 * 1024, maxObject: 256 * 1024 },
+      fills: {
+        abandonedFillMax: 2 * 1024 * 1024,
+        abandonedIsolateMax: 6 * 1024 * 1024,
+        unknownLengthMax: 64 * 1024 * 1024,
+        unknownLengthMs: 30_000,
+      },
       site: {
         indexDocument: 'index.html',
         notFoundDocument: '404.html',
@@ -233,6 +243,40 @@ describe('parseConfig for slicing', () => {
         `SLICE_PARALLEL must be an integer from 1 to 64 (slices in flight per download and per isolate), got ${JSON.stringify(value)}`,
       );
     }
+  });
+});
+
+describe('parseConfig for fills nobody waits for, and bodies without a length', () => {
+  const base = { S3_BUCKET: 'b', S3_ACCESS_KEY_ID: 'k', S3_SECRET_ACCESS_KEY: 's' };
+  const MiB = 1024 * 1024;
+
+  it('lets a fill its clients left pull one slice more, four such at once, and takes a body without a length up to 512 MiB and two minutes', () => {
+    expect(parseConfig(base).fills).toEqual({
+      abandonedFillMax: 8 * MiB,
+      abandonedIsolateMax: 32 * MiB,
+      unknownLengthMax: 512 * MiB,
+      unknownLengthMs: 120_000,
+    });
+  });
+
+  it('follows the slice size by default, and ABANDONED_FILL_MAX when only it is given', () => {
+    expect(parseConfig({ ...base, SLICE_SIZE: '1MiB' }).fills.abandonedFillMax).toBe(MiB);
+    expect(parseConfig({ ...base, ABANDONED_FILL_MAX: '2MiB' }).fills.abandonedIsolateMax).toBe(8 * MiB);
+  });
+
+  it('takes 0: a fill its clients left stops at once, and the isolate lets none go on', () => {
+    const fills = parseConfig({ ...base, ABANDONED_FILL_MAX: '0', ABANDONED_ISOLATE_MAX: '0' }).fills;
+    expect([fills.abandonedFillMax, fills.abandonedIsolateMax]).toEqual([0, 0]);
+  });
+
+  it("refuses what the store could never hold (beyond the Cache API's 512 MiB), and a body or deadline of nothing, naming the setting", () => {
+    expect(configError({ ...base, ABANDONED_FILL_MAX: '513MiB' }).message).toBe(
+      "ABANDONED_FILL_MAX must be from 0 bytes to 512MiB (the Cache API's largest object), got 537919488 bytes",
+    );
+    expect(configError({ ...base, UNKNOWN_LENGTH_MAX: '1GiB' }).message).toMatch(/^UNKNOWN_LENGTH_MAX must be from 1/);
+    expect(configError({ ...base, UNKNOWN_LENGTH_MAX: '0' }).message).toMatch(/^UNKNOWN_LENGTH_MAX/);
+    expect(configError({ ...base, UNKNOWN_LENGTH_TIMEOUT_MS: '0' }).message).toMatch(/^UNKNOWN_LENGTH_TIMEOUT_MS/);
+    expect(configError({ ...base, ABANDONED_ISOLATE_MAX: 'lots' }).message).toMatch(/^ABANDONED_ISOLATE_MAX/);
   });
 });
 
@@ -430,6 +474,10 @@ describe('parseConfig reporting every problem at once', () => {
     HOST_BUCKETS: 'nonsense',
     MEMORY_CACHE_SIZE: '65MiB',
     MEMORY_OBJECT_MAX: 'lots',
+    ABANDONED_FILL_MAX: '1GiB',
+    ABANDONED_ISOLATE_MAX: 'lots',
+    UNKNOWN_LENGTH_MAX: '0',
+    UNKNOWN_LENGTH_TIMEOUT_MS: 'soon',
     INDEX_DOCUMENT: 'a/b',
     NOT_FOUND_DOCUMENT: '../x',
     CONTENT_TYPE_FROM_EXTENSION: 'yes',

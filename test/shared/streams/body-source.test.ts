@@ -47,6 +47,14 @@ describe('bodySource: counted', () => {
     expect((await drainSource(faultyStream(bytes(9), 3, 'error'), { length: undefined })).error).toBeInstanceOf(Error);
   });
 
+  it('with no length known, a read under way when it is cancelled fails: never taken for the end of the body', async () => {
+    const source = bodySource(faultyStream(bytes(9), 3, 'stall'), { length: undefined });
+    expect(await source.read(new Uint8Array(5))).toEqual(bytes(3));
+    const reading = source.read(new Uint8Array(5));
+    source.cancel(new Error('given up'));
+    await expect(reading).rejects.toThrow('the body was cancelled');
+  });
+
   it('delivers exactly the bytes claimed, or fails, whatever the chunking and the buffers lent (property)', async () => {
     await fc.assert(
       fc.asyncProperty(

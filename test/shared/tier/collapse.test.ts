@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { claim, claimOrWait, isFilling } from '../../../shared/tier/collapse.ts';
+import { claim, claimOrWait, isAwaited, isFilling } from '../../../shared/tier/collapse.ts';
 
 let counter = 0;
 /** A key no other test uses: fills are kept per isolate, across tests. */
@@ -135,6 +135,38 @@ describe('claimOrWait', () => {
     leader.release();
     expect(await waiter).toEqual({ found: 'filled', collapsed: true });
     expect(cache.lookups).toBe(1);
+  });
+});
+
+describe('isAwaited', () => {
+  it('holds while another request waits for the fill of a key, and no longer once it has stopped waiting', async () => {
+    const key = freshKey();
+    const cache = store<string>();
+    const first = await claimOrWait(key, cache.lookup, 5000);
+    if (first.found !== undefined) throw new Error('expected a claim');
+    expect(isAwaited(key)).toBe(false);
+    const second = claimOrWait(key, cache.lookup, 5000);
+    await sleep(10);
+    expect(isAwaited(key)).toBe(true);
+    cache.put('filled');
+    first.claim.release();
+    await second;
+    expect(isAwaited(key)).toBe(false);
+  });
+
+  it('holds for as many waiters as wait, until the last has stopped (one gives up after maxWait)', async () => {
+    const key = freshKey();
+    const first = await claimOrWait(key, store<string>().lookup, 5000);
+    if (first.found !== undefined) throw new Error('expected a claim');
+    const brief = claimOrWait(key, store<string>().lookup, 20);
+    const patient = claimOrWait(key, store<string>().lookup, 5000);
+    const waited = await brief;
+    if (waited.found === undefined && 'claim' in waited) waited.claim.release();
+    expect(isAwaited(key)).toBe(true);
+    first.claim.release();
+    const last = await patient;
+    if (last.found === undefined && 'claim' in last) last.claim.release();
+    expect(isAwaited(key)).toBe(false);
   });
 });
 

@@ -2,6 +2,7 @@
 // Map, a next hop answering from one object, an ObjectRead with a clock the test moves and a waitUntil it awaits.
 
 import { expect } from 'vitest';
+import { parseConfig } from '../../../shared/config/config.ts';
 import {
   directiveFields,
   directiveSeconds,
@@ -15,7 +16,14 @@ import { varyFieldNames } from '../../../shared/http/vary.ts';
 import { type ObjectMeta, representationHeaders } from '../../../shared/slices/object-meta.ts';
 import { type ObjectVersion, type SliceSpan, sliceCount, spanBytes } from '../../../shared/slices/slice-plan.ts';
 import { fromStoredHeaders, type Unpacked } from '../../../shared/store/stored-entry.ts';
-import type { ObjectRead, SliceAsk, Upstream, UpstreamAnswer, Validators } from '../../../shared/tier/ports.ts';
+import {
+  fillLimits,
+  type ObjectRead,
+  type SliceAsk,
+  type Upstream,
+  type UpstreamAnswer,
+  type Validators,
+} from '../../../shared/tier/ports.ts';
 import { cancelPrefetched, type Resolved, type SlicedObject, type WholeObject } from '../../../shared/tier/resolved.ts';
 import type { TierCache } from '../../../shared/tier/tier-cache.ts';
 import { concat, faultyStream, streamOf } from '../../streams.ts';
@@ -386,6 +394,9 @@ export interface FakeReadOverrides extends Partial<Omit<ObjectRead, 'cache' | 'u
 
 let reads = 0;
 
+/** What fills may pull for nobody, and the bounds of a body without a length, as a tier has them by default. */
+export const FILL_LIMITS = fillLimits(parseConfig({ ORIGIN_KIND: 'http', ORIGIN_URL: 'https://origin.test' }));
+
 /** A fresh object key: the isolate's collapse claims (collapse.ts) are keyed by it, across tests. */
 export function freshKey(name = 'object'): string {
   return `https://origin.test/bucket/${name}-${++reads}`;
@@ -421,6 +432,7 @@ export function fakeRead(overrides: FakeReadOverrides = {}): FakeRead {
     upstream,
     clock,
     collapseWait: 1000,
+    fills: FILL_LIMITS,
     key: freshKey(),
     defaultTtl: 0,
     negativeTtl: 60,
@@ -442,9 +454,10 @@ export function fakeRead(overrides: FakeReadOverrides = {}): FakeRead {
  * Another request at the same tier as `read`: its cache, next hop and clock; a key and policy of its own to override.
  */
 export function sameTier(read: FakeRead, overrides: FakeReadOverrides = {}): FakeRead {
-  const { key, objectKey, selecting, defaultTtl, negativeTtl, staleDefaults, collapseWait, purged } = read;
+  const { key, objectKey, selecting, defaultTtl, negativeTtl, staleDefaults, collapseWait, fills, purged } = read;
   return fakeRead({
     key: objectKey ?? key,
+    fills,
     selecting,
     defaultTtl,
     negativeTtl,

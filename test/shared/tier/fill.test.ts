@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import { BadGateway } from '../../../shared/http/errors.ts';
+import type { FillLimits } from '../../../shared/store/fill-budget.ts';
 import { bodySource } from '../../../shared/streams/body-source.ts';
-import { startFill } from '../../../shared/tier/fill.ts';
+import { type AbandonedPool, type FillClients, startFill } from '../../../shared/tier/fill.ts';
+import { wholeBody } from '../../../shared/tier/held-until-whole.ts';
 import type { OpenPut } from '../../../shared/tier/tier-cache.ts';
 import { concat, faultyStream, readOutcome, streamOf } from '../../streams.ts';
 
-const bytes = (n: number): Uint8Array => Uint8Array.from({ length: n }, (_, i) => (i * 31 + 11) & 0xff);
+const bytes = (n: number): Uint8Array => new Uint8Array(n).map((_, i) => (i * 31 + 11) & 0xff);
 const tick = (ms = 5): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A put in memory: what was written, and whether it was closed exactly or given up. */
@@ -122,5 +125,241 @@ describe('startFill', () => {
     const fill = startFill(bodySource(streamOf(object, 10), { length: 300 }), { length: 300 });
     expect((await readOutcome(fill.client)).bytes).toEqual(object);
     expect(await fill.stored).toBe(true);
+  });
+});
+
+/** Small limits, so that a test body crosses them. */
+const LIMITS: FillLimits = {
+  abandonedFillMax: 100,
+  abandonedIsolateMax: 1000,
+  unknownLengthMax: 10_000,
+  unknownLengthMs: 5000,
+  idleMs: 1000,
+};
+
+/** An isolate's budget of bytes pulled for nobody, in the open: what it holds, and what was asked of it. */
+function testPool(limit: number): AbandonedPool & { inUse: number; asked: number[] } {
+  const pool = {
+    inUse: 0,
+    asked: [] as number[],
+    take(bytes: number) {
+      pool.asked.push(bytes);
+      if (pool.inUse + bytes > limit) return false;
+      pool.inUse += bytes;
+      return true;
+    },
+    giveBack(bytes: number) {
+      pool.inUse -= bytes;
+    },
+  };
+  return pool;
+}
+
+/** `bytes` in chunks of `chunkSize`, counting what was pulled from it and whether it was cancelled. */
+function counted(bytes: Uint8Array, chunkSize: number): { stream: ReadableStream<Uint8Array>; pulled(): number } {
+  let offset = 0;
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        if (offset >= bytes.length) return controller.close();
+        controller.enqueue(bytes.slice(offset, offset + chunkSize));
+        offset += chunkSize;
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  return { stream, pulled: () => Math.min(offset, bytes.length) };
+}
+
+/** A client that reads `bytes` of its share, then cancels it (a range that ended, or a client gone). */
+async function readThenCancel(client: ReadableStream<Uint8Array>, bytes: number): Promise<void> {
+  const reader = client.getReader();
+  for (let read = 0; read < bytes; ) {
+    const next = await reader.read();
+    if (next.done) return;
+    read += next.value.byteLength;
+  }
+  await reader.cancel(new Error('the client went away'));
+}
+
+describe('startFill, once nobody waits for it (limits: ABANDONED_FILL_MAX 100 bytes)', () => {
+  const clients = (overrides: Partial<FillClients> = {}): FillClients => ({ pool: testPool(1000), ...overrides });
+
+  it('stops when its client cancels with more left than ABANDONED_FILL_MAX: the source let go, nothing stored', async () => {
+    const object = bytes(1000);
+    const source = counted(object, 10);
+    const store = memoryPut(1000);
+    const fill = startFill(bodySource(source.stream, { length: 1000 }), {
+      length: 1000,
+      store,
+      limits: LIMITS,
+      clients: clients(),
+    });
+    await readThenCancel(fill.client, 10);
+    expect(await fill.stored).toBe(false);
+    expect(await store.outcome).toBe(false);
+    expect(source.pulled()).toBeLessThan(200);
+  });
+
+  it('finishes, stored, when what is left as its client cancels is within ABANDONED_FILL_MAX (a range that ended near the end)', async () => {
+    const object = bytes(150);
+    const store = memoryPut(150);
+    const fill = startFill(bodySource(streamOf(object, 10), { length: 150 }), {
+      length: 150,
+      store,
+      limits: LIMITS,
+      clients: clients(),
+    });
+    await readThenCancel(fill.client, 60);
+    expect(await fill.stored).toBe(true);
+    expect(store.bytes()).toEqual(object);
+  });
+
+  it('goes on while another request waits for it (collapsed on its key), and stores every byte', async () => {
+    const object = bytes(1000);
+    const store = memoryPut(1000);
+    const fill = startFill(bodySource(streamOf(object, 10), { length: 1000 }), {
+      length: 1000,
+      store,
+      limits: LIMITS,
+      clients: clients({ awaited: () => true }),
+    });
+    await readThenCancel(fill.client, 10);
+    expect(await fill.stored).toBe(true);
+    expect(store.bytes()).toEqual(object);
+  });
+
+  it("stops at once when the isolate's budget has no room for what it may still pull, however little", async () => {
+    const pool = testPool(50);
+    const fill = startFill(bodySource(streamOf(bytes(150), 10), { length: 150 }), {
+      length: 150,
+      store: memoryPut(150),
+      limits: LIMITS,
+      clients: clients({ pool }),
+    });
+    await readThenCancel(fill.client, 60);
+    expect(await fill.stored).toBe(false);
+    expect(pool.asked).toHaveLength(1);
+    expect(pool.inUse).toBe(0);
+  });
+
+  it("holds what it may pull of the isolate's budget until it ends, then gives it back", async () => {
+    const pool = testPool(1000);
+    const fill = startFill(bodySource(streamOf(bytes(150), 10), { length: 150 }), {
+      length: 150,
+      store: memoryPut(150),
+      limits: LIMITS,
+      clients: clients({ pool }),
+    });
+    await readThenCancel(fill.client, 60);
+    expect(await fill.stored).toBe(true);
+    expect(pool.asked).toHaveLength(1);
+    expect(pool.asked[0]).toBeLessThanOrEqual(LIMITS.abandonedFillMax);
+    expect(pool.inUse).toBe(0);
+  });
+
+  it('hears a held body’s client leave through its signal: it stops (what is left is not known), and its answer fails', async () => {
+    const source = counted(bytes(5000), 10);
+    const departed = new AbortController();
+    departed.abort(new Error('the client went away'));
+    const store = memoryPut(5000);
+    const fill = startFill(bodySource(source.stream, { length: undefined }), {
+      length: undefined,
+      store,
+      resume: async () => ({ body: streamOf(store.bytes(), 10), from: 0 }),
+      limits: LIMITS,
+      clients: clients({ departed: departed.signal }),
+    });
+    expect(await fill.stored).toBe(false);
+    await expect(wholeBody(fill.client)).rejects.toThrow(/ABANDONED_FILL_MAX/);
+    expect(source.pulled()).toBeLessThanOrEqual(20);
+  });
+
+  it('hears a client let go of (fallen behind, waiting for the rest) that goes away, through its beats: the fill stops', async () => {
+    const size = 2 * 1024 * 1024;
+    const source = counted(bytes(size), 16 * 1024);
+    const store = memoryPut(size);
+    const fill = startFill(bodySource(source.stream, { length: size }), {
+      length: size,
+      store,
+      readerLag: 1024,
+      resume: async () => {
+        await fill.stored;
+        return { body: streamOf(store.bytes(), 16 * 1024), from: 0 };
+      },
+      limits: LIMITS,
+      clients: clients(),
+    });
+    // Let go of at its first chunk, with nothing of it unread: then it goes, with no write of the fill's pending.
+    await fill.client.cancel(new Error('the client went away'));
+    expect(await fill.stored).toBe(false);
+    expect(source.pulled()).toBeLessThan(size / 2);
+  });
+
+  it('hands a client let go of, that has read what it held, the next bytes it needs one a beat, and then the rest: every byte', async () => {
+    const size = 600 * 1024;
+    const object = bytes(size);
+    const store = memoryPut(size);
+    const fill = startFill(bodySource(streamOf(object, 16 * 1024), { length: size }), {
+      length: size,
+      store,
+      readerLag: 1024,
+      resume: async (offset) => {
+        await fill.stored;
+        return { body: streamOf(object.slice(offset), 16 * 1024), from: offset };
+      },
+      limits: LIMITS,
+      clients: clients(),
+    });
+    const chunks: Uint8Array[] = [];
+    const reader = fill.client.getReader();
+    for (let next = await reader.read(); !next.done; next = await reader.read()) chunks.push(next.value);
+    expect(await fill.stored).toBe(true);
+    expect(Buffer.from(concat(chunks)).equals(Buffer.from(object))).toBe(true);
+    // Two beats: one for each 256 KiB pulled while it waited.
+    expect(chunks.filter((chunk) => chunk.byteLength === 1)).toHaveLength(2);
+  });
+});
+
+describe('startFill, a body without a length (limits: UNKNOWN_LENGTH_MAX, UNKNOWN_LENGTH_TIMEOUT_MS)', () => {
+  it('fails past UNKNOWN_LENGTH_MAX with a 502 saying so (body-too-long): nothing stored, and nothing more pulled', async () => {
+    const source = counted(bytes(50_000), 100);
+    const store = memoryPut(50_000);
+    const fill = startFill(bodySource(source.stream, { length: undefined }), {
+      length: undefined,
+      store,
+      resume: async () => ({ body: streamOf(store.bytes(), 100), from: 0 }),
+      limits: LIMITS,
+    });
+    expect(await fill.stored).toBe(false);
+    const failure = await wholeBody(fill.client)?.catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(BadGateway);
+    expect((failure as BadGateway).detail).toBe('body-too-long');
+    expect((failure as BadGateway).message).toContain('10000 bytes');
+    expect(source.pulled()).toBeLessThanOrEqual(LIMITS.unknownLengthMax + 100);
+  });
+
+  it('fails when it has not ended UNKNOWN_LENGTH_TIMEOUT_MS after its head, with a 502 saying so (body-too-slow)', async () => {
+    let cancelled = false;
+    const fill = startFill(
+      bodySource(
+        faultyStream(bytes(1000), 50, 'stall', 10, () => (cancelled = true)),
+        { length: undefined },
+      ),
+      { length: undefined, store: memoryPut(1000), limits: { ...LIMITS, unknownLengthMs: 30 } },
+    );
+    expect(await fill.stored).toBe(false);
+    const failure = await wholeBody(fill.client)?.catch((error: unknown) => error);
+    expect((failure as BadGateway).detail).toBe('body-too-slow');
+    expect(cancelled).toBe(true);
+  });
+
+  it('is held to those bounds when it may not be stored too', async () => {
+    const fill = startFill(bodySource(streamOf(bytes(500), 10), { length: undefined }), {
+      length: undefined,
+      limits: { ...LIMITS, unknownLengthMax: 200 },
+    });
+    const failure = await wholeBody(fill.client)?.catch((error: unknown) => error);
+    expect((failure as BadGateway).detail).toBe('body-too-long');
   });
 });

@@ -7,9 +7,11 @@ import { BadGateway, Disconnected, NotFound } from '../../../shared/http/errors.
 import { formatHttpDate } from '../../../shared/http/http-date.ts';
 import type { PurgeCandidate } from '../../../shared/purge/purge-rules.ts';
 import { readManifest } from '../../../shared/slices/object-meta.ts';
+import { claim, claimOrWait } from '../../../shared/tier/collapse.ts';
 import { fill } from '../../../shared/tier/object-fill.ts';
 import { resolveObject } from '../../../shared/tier/object-read.ts';
 import { lookup } from '../../../shared/tier/tier-cache.ts';
+import { until } from '../../integration/fixture.ts';
 import {
   asSliced,
   asWhole,
@@ -24,21 +26,52 @@ import {
 } from './fakes.ts';
 
 describe('fill: what it asks', () => {
-  it('asks for exactly the slice given, unconditionally, and not on the client’s signal (the fill is the cache’s)', async () => {
-    const signal = new AbortController().signal;
-    const read = fakeRead({ signal });
+  it('asks for exactly the slice given, unconditionally, on the client’s signal only until the head arrives (then the fill is the cache’s)', async () => {
+    const client = new AbortController();
+    const read = fakeRead({ signal: client.signal });
     const { resolved } = await fill(read, 4, read.now(), 'uri-miss');
-    expect(read.upstream.calls).toEqual([
-      {
-        method: 'slices',
-        span: { first: 4, last: 4 },
-        pinned: undefined,
-        validators: undefined,
-        from: undefined,
-        signal: undefined,
-      },
-    ]);
+    const [call] = read.upstream.sliceCalls;
+    expect({ ...call, signal: undefined }).toEqual({
+      method: 'slices',
+      span: { first: 4, last: 4 },
+      pinned: undefined,
+      validators: undefined,
+      from: undefined,
+      signal: undefined,
+    });
+    // The head is in: the client leaving now cancels nothing the next hop sends.
+    client.abort(new Error('the client went away'));
+    expect(call?.signal?.aborted).toBe(false);
     await drained(read, resolved);
+  });
+
+  it('cancels the request when its client leaves before the head arrives, nobody else waiting: the next tier hears it', async () => {
+    const client = new AbortController();
+    const read = fakeRead({ signal: client.signal });
+    read.upstream.hold();
+    const filling = fill(read, 0, read.now(), 'uri-miss');
+    await until(() => read.upstream.sliceCalls.length > 0);
+    client.abort(new Error('the client went away'));
+    expect(read.upstream.sliceCalls[0]?.signal?.aborted).toBe(true);
+    read.upstream.release();
+    await drained(read, (await filling).resolved);
+  });
+
+  it('keeps the request when its client leaves before the head while another request waits for the same fill', async () => {
+    const client = new AbortController();
+    const read = fakeRead({ signal: client.signal });
+    const leader = claim(read.key);
+    const waiter = claimOrWait(read.key, async () => undefined, 1000);
+    read.upstream.hold();
+    const filling = fill(read, 0, read.now(), 'uri-miss');
+    await until(() => read.upstream.sliceCalls.length > 0);
+    client.abort(new Error('the client went away'));
+    expect(read.upstream.sliceCalls[0]?.signal?.aborted).toBe(false);
+    read.upstream.release();
+    await drained(read, (await filling).resolved);
+    leader.release();
+    const waited = await waiter;
+    if ('claim' in waited) waited.claim.release();
   });
 
   it('RFC 9111 §4.3.1: with a held entry, asks conditionally with its ETag and Last-Modified', async () => {
