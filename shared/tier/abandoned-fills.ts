@@ -34,9 +34,9 @@ export function abandonedBytesHeld(): number {
 
 /**
  * What bounds a fill of the next hop's body for `read` (fill.ts): the limits of a body without a length, and, for a
- * client's request, how the fill hears that nobody waits for it any more (the client's signal; requests collapsed on
- * the object's key or its variant's) and the isolate's budget then. A background refresh is the cache's own: never
- * abandoned.
+ * client's request, how the fill hears that nobody waits for it any more (besides the client's signal, which the fill
+ * is handed as `signal`: requests collapsed on the object's key or its variant's) and the isolate's budget then. A
+ * background refresh is the cache's own: never abandoned.
  */
 export function nextHopBounds(read: ObjectRead): Pick<FillOptions, 'limits' | 'clients'> {
   if (read.fillsFor === 'cache') return { limits: read.fills };
@@ -45,7 +45,6 @@ export function nextHopBounds(read: ObjectRead): Pick<FillOptions, 'limits' | 'c
     limits: read.fills,
     clients: {
       pool: isolateAbandonedPool(read.fills.abandonedIsolateMax),
-      departed: read.signal,
       awaited: () => isAwaited(key) || (objectKey !== undefined && isAwaited(objectKey)),
     },
   };

@@ -35,7 +35,11 @@ export interface FillOptions {
   readerLag?: number;
   /** The body again for a client that let go at `offset`: a stream of it starting at byte `from` (≤ offset). */
   resume?(offset: number): Promise<Resumed>;
-  /** The client's: a body held for it (unknown length) lets go of what it holds as soon as this aborts. */
+  /**
+   * The client's request signal: aborted when it went away. A body held for it (unknown length) lets go of what it
+   * holds at once, and, for a body held until whole (its share is read only then), it is the only way the fill hears
+   * that its client left; for any other, it may come before the share's next write fails.
+   */
   signal?: AbortSignal | undefined;
   /**
    * The bounds of a body without a length, and what a fill may pull once nobody waits for it (shared/store/
@@ -57,14 +61,9 @@ export interface AbandonedPool {
   giveBack(bytes: number): void;
 }
 
-/** A fill's clients besides the one reading its share, and the isolate's budget once none is left. */
+/** A fill's clients besides the one reading its share (and its `signal`), and the isolate's budget once none is left. */
 export interface FillClients {
   pool: AbandonedPool;
-  /**
-   * Aborts when the client went away: for a body held until whole (its share is read only then), the only way the
-   * fill hears it; for any other, it may come before the share's next write fails.
-   */
-  departed?: AbortSignal | undefined;
   /** Whether other requests of the isolate wait for this fill (collapse.ts): it goes on for them. */
   awaited?(): boolean;
 }
@@ -243,7 +242,7 @@ class FillPump {
    * body's client is heard only through its request), or another request collapsed on it.
    */
   private wanted(clients: FillClients): boolean {
-    const here = clients.departed?.aborted !== true && (this.held !== undefined || this.clientState !== 'gone');
+    const here = this.options.signal?.aborted !== true && (this.held !== undefined || this.clientState !== 'gone');
     return here || clients.awaited?.() === true;
   }
 

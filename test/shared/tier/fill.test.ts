@@ -267,8 +267,9 @@ describe('startFill, once nobody waits for it (limits: ABANDONED_FILL_MAX 100 by
       length: undefined,
       store,
       resume: async () => ({ body: streamOf(store.bytes(), 10), from: 0 }),
+      signal: departed.signal,
       limits: LIMITS,
-      clients: clients({ departed: departed.signal }),
+      clients: clients(),
     });
     expect(await fill.stored).toBe(false);
     await expect(wholeBody(fill.client)).rejects.toThrow(/ABANDONED_FILL_MAX/);
