@@ -106,7 +106,8 @@ export function withMemberDetail(existing: string | null, cache: string, words: 
     .join(', ');
 }
 
-const FORWARD_REASONS: ReadonlySet<string> = new Set<ForwardReason>([
+/** Every reason RFC 9211 §2.2 names for going forward. */
+export const FORWARD_REASONS: ReadonlySet<string> = new Set<ForwardReason>([
   'bypass',
   'method',
   'uri-miss',

@@ -15,6 +15,7 @@ import { SignatureRefused } from '../../shared/http/errors.ts';
 import { normalizePath } from '../../shared/request/canonical-path.ts';
 import { requestTarget } from '../../shared/request/request-target.ts';
 import { admission, type SignedAdmission } from '../../worker/admission.ts';
+import { removeDotSegments } from '../shared/request/dot-segments.ts';
 
 const SECRET = 'admission-property-secret-0123456789';
 const PROTECTED = ['/private/', '/video/ep1/'];
@@ -91,34 +92,6 @@ function readingsUnder(target: string, prefix: string, kind: OriginKind): boolea
       : [reading.startsWith(under)];
   });
   return [path.startsWith(canonicalPrefix), ...lenientUnder];
-}
-
-/** RFC 3986 §5.2.4 as the RFC writes it, step by step over an input buffer. */
-function removeDotSegments(path: string): string {
-  let input = path;
-  let output = '';
-  const dropLast = (): void => {
-    output = output.slice(0, Math.max(0, output.lastIndexOf('/')));
-  };
-  while (input.length > 0) {
-    if (input.startsWith('../')) input = input.slice(3);
-    else if (input.startsWith('./')) input = input.slice(2);
-    else if (input.startsWith('/./')) input = input.slice(2);
-    else if (input === '/.') input = '/';
-    else if (input.startsWith('/../')) {
-      input = input.slice(3);
-      dropLast();
-    } else if (input === '/..') {
-      input = '/';
-      dropLast();
-    } else if (input === '.' || input === '..') input = '';
-    else {
-      const segment = /^\/?[^/]*/.exec(input)?.[0] ?? input;
-      output += segment;
-      input = input.slice(segment.length);
-    }
-  }
-  return output;
 }
 
 // --- the paths a client may write ------------------------------------------------------------

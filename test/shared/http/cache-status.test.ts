@@ -4,6 +4,7 @@ import {
   appendCacheStatus,
   type CacheStatusParams,
   cacheStatusMember,
+  FORWARD_REASONS,
   type ForwardReason,
   withMemberDetail,
   withoutMember,
@@ -235,16 +236,7 @@ describe('Cache-Status properties', () => {
     const params = fc.record(
       {
         hit: fc.boolean(),
-        fwd: fc.constantFrom<ForwardReason>(
-          'bypass',
-          'method',
-          'uri-miss',
-          'vary-miss',
-          'miss',
-          'request',
-          'stale',
-          'partial',
-        ),
+        fwd: fc.constantFrom(...([...FORWARD_REASONS] as ForwardReason[])),
         fwdStatus: fc.integer({ min: 100, max: 599 }),
         ttl: fc.oneof(fc.double(), fc.integer()),
         stored: fc.boolean(),

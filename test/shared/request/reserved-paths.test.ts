@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { normalizePath } from '../../../shared/request/canonical-path.ts';
 import { isReserved, RESERVED_PREFIX, resolvedPaths } from '../../../shared/request/reserved-paths.ts';
+import { removeDotSegments } from './dot-segments.ts';
 
 describe('isReserved', () => {
   it('reserves every path under /__tiercache/, however it is spelled once parsed', () => {
@@ -214,31 +215,3 @@ describe('resolvedPaths (properties)', () => {
     expect(resolvedPaths('/a/b/c.txt')).toEqual(['/a/b/c.txt']);
   });
 });
-
-/** RFC 3986 §5.2.4 as the RFC writes it, step by step over an input buffer: the oracle. */
-function removeDotSegments(path: string): string {
-  let input = path;
-  let output = '';
-  const dropLast = (): void => {
-    output = output.slice(0, Math.max(0, output.lastIndexOf('/')));
-  };
-  while (input.length > 0) {
-    if (input.startsWith('../')) input = input.slice(3);
-    else if (input.startsWith('./')) input = input.slice(2);
-    else if (input.startsWith('/./')) input = input.slice(2);
-    else if (input === '/.') input = '/';
-    else if (input.startsWith('/../')) {
-      input = input.slice(3);
-      dropLast();
-    } else if (input === '/..') {
-      input = '/';
-      dropLast();
-    } else if (input === '.' || input === '..') input = '';
-    else {
-      const segment = /^\/?[^/]*/.exec(input)?.[0] ?? input;
-      output += segment;
-      input = input.slice(segment.length);
-    }
-  }
-  return output;
-}
