@@ -13,7 +13,7 @@ const MIB = 1024 * 1024;
  *   (slice-reader/read-ahead.ts), and a slice being read holds what its reader has not taken, within READER_LAG;
  * - the code, its heap and the streams in flight;
  * so 32 + 16 leaves about 74 MiB for code, streams and clients behind (74 of them at once). Without it, 250 chunked
- * `no-store` answers of 1 MB held at once added 214 MiB to workerd (issue 35); bench:held-memory measures it: 266 MB
+ * `no-store` answers of 1 MB held at once added 214 MiB to workerd (an independent review's reproduction); bench:held-memory measures it: 266 MB
  * over what as many requests cost alone before the pool, 17 MB with it.
  */
 export const HELD_POOL_BYTES = 16 * MIB;

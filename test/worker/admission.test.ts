@@ -147,7 +147,7 @@ describe('admission (properties)', () => {
     });
   }
 
-  it('the spellings of issue 35 are among those refused, and the climb out of a granted folder too', async () => {
+  it('the spellings a review found open are among those refused, and the climb out of a granted folder too', async () => {
     for (const kind of ['http', 's3'] as const) {
       for (const path of [
         '//private/secret.txt',

@@ -18,7 +18,7 @@ function canonical(target: string, kind: OriginKind): string {
   }
 }
 
-/** Every spelling of /private/secret.txt that a lenient origin serves as that file (issue 35, point 1). */
+/** Every spelling of /private/secret.txt that a lenient origin serves as that file (a review served each from nginx-like origins). */
 const INTO_PRIVATE = [
   '/private/secret.txt',
   '//private/secret.txt',
@@ -110,7 +110,7 @@ describe('grants', () => {
         expect(granted(folder, target, kind), `${kind} ${target}`).toBe(true);
   });
 
-  it('never grants a path that climbs out of the folder once an origin resolves it (issue 35: ..%2F)', () => {
+  it('never grants a path that climbs out of the folder once an origin resolves it (..%2F)', () => {
     for (const kind of ['http', 's3'] as const)
       for (const target of [
         '/video/ep1/..%2Fep2/x.ts',
