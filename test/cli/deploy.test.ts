@@ -277,6 +277,16 @@ describe('npm run deploy', () => {
     expect((shield.kv_namespaces as { id: string }[])[0]?.id).toBe(UNSET_KV_ID);
   });
 
+  it('dry run: warns of a placement on an anycast gateway, citing Cloudflare, and still builds', async () => {
+    await writeSettings({ vars: { ...settings.vars, ORIGIN_URL: 'https://gateway.storjshare.io' } });
+    await config();
+    fake = await fakeWrangler();
+    const run = await deploy(['--dry-run']);
+    expect(run.code, run.printed).toBe(0);
+    expect(run.printed).toContain('WARNING: the shield is placed next to gateway.storjshare.io');
+    expect(run.printed).toContain('developers.cloudflare.com/workers/configuration/placement/');
+  });
+
   it('dry run: refuses configuration files that are not what the settings say, saying to run npm run config', async () => {
     fake = await fakeWrangler();
     const absent = await deploy(['--dry-run']);
