@@ -62,7 +62,7 @@ export default {
     // USD per TB of origin egress, for the stats page's "saved".
     EGRESS_PRICE_PER_TB: '7',
     // Paths served only with a signed URL or cookie (docs/private-content.md); the keys are the edge's SIGNING_KEYS
-    // secret (`wrangler secret put SIGNING_KEYS --name tiercache-edge`).
+    // secret (`npx wrangler secret put SIGNING_KEYS`, the edge's file being wrangler.jsonc).
     // SIGNED_PREFIXES: '/video/,/paid/',
   },
 } satisfies DeploySettings;
