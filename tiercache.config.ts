@@ -1,9 +1,10 @@
-// The deployment, written once (docs/deploying.md): `npm run deploy` writes both workers' wrangler configuration from
-// this file and deploys the shield, then the edge; `npm run deploy -- --dry-run` builds both without the network.
+// The deployment, written once (docs/deploying.md). After editing it, run `npm run config`: it writes both workers'
+// wrangler configuration from this file (wrangler.jsonc, the edge; shield/wrangler.jsonc, the shield), to be
+// committed. `npx wrangler deploy` then works on them; `npm run deploy` adds the KV namespace, the secrets and a
+// health check; `npm run deploy -- --dry-run` builds both without the network.
 
-import type { DeploySettings } from './cli/wrangler-config.ts';
+import type { DeploySettings } from './cli/deploy-settings.ts';
 
-// Written to .build/deploy/edge.wrangler.json and shield.wrangler.json; the deploy finds or creates the KV namespace.
 // Secrets are never written here: the deploy asks for the missing ones (or reads them from the environment) and
 // hands them to wrangler.
 export default {
@@ -20,14 +21,20 @@ export default {
   },
   shield: {
     name: 'tiercache-shield',
-    // Placed next to the origin by default (ORIGIN_URL's host); see docs/deploying.md for a
-    // multi-region gateway.
+    // Placed next to the origin by default (ORIGIN_URL's host, a regional gateway: placement
+    // cannot locate an anycast name such as gateway.storjshare.io; docs/storj.md).
     // placement: { mode: 'targeted', hostname: 'gateway.eu1.storjshare.io' },
-    // Workers Cache in front of the shield's slice answers: a cache Cloudflare documents for a
-    // Worker reached only through a service binding, which is how the shield is reached.
-    workersCache: true,
+    // What caches the shield's answers (docs/deploying.md "The shield's cache"):
+    // 'workers-cache': reached only over the edge's service binding, Workers Cache in front of
+    //   its slice answers (Workers Cache is not yet generally available);
+    // 'cache-api': on a hostname of its own (`hostname`, a custom domain on a zone of this
+    //   account), its Cache API; the edge reaches it there with its credential.
+    cache: 'workers-cache',
+    // hostname: 'shield.cdn.your-domain.net',
   },
   purgesNamespace: 'tiercache-purges',
+  // Its id: written here by `npm run deploy` when it finds or creates the namespace.
+  purgesNamespaceId: '',
   analyticsDataset: 'tiercache',
   compatibility: {
     date: '2026-07-30',
@@ -37,7 +44,7 @@ export default {
   // Both workers read the same settings (docs/configuration.md).
   vars: {
     ORIGIN_KIND: 's3',
-    ORIGIN_URL: 'https://gateway.storjshare.io',
+    ORIGIN_URL: 'https://gateway.us1.storjshare.io',
     S3_BUCKET: 'my-bucket',
     S3_REGION: 'us-east-1',
     S3_ADDRESSING: 'path',
@@ -55,7 +62,7 @@ export default {
     // USD per TB of origin egress, for the stats page's "saved".
     EGRESS_PRICE_PER_TB: '7',
     // Paths served only with a signed URL or cookie (docs/private-content.md); the keys are the edge's SIGNING_KEYS
-    // secret (`wrangler secret put SIGNING_KEYS --name tiercache-edge`).
+    // secret (`npx wrangler secret put SIGNING_KEYS`, the edge's file being wrangler.jsonc).
     // SIGNED_PREFIXES: '/video/,/paid/',
   },
 } satisfies DeploySettings;

@@ -4,8 +4,8 @@
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
   CliFailure,
   EXIT_USAGE,
@@ -16,44 +16,42 @@ import {
   single,
   usageError,
 } from './command.ts';
+import { staleMessage, writeConfigs } from './config.ts';
+import { obtainSecrets, processSecretInput, type SecretSources, secretsFor } from './deploy-secrets.ts';
 import {
-  CONFIG_PATHS,
-  DEPLOY_DIR,
   type DeploySettings,
-  DRY_RUN_KV_ID,
   healthUrl,
-  obtainSecrets,
-  processSecretInput,
   routeHost,
-  type SecretSources,
-  secretsFor,
   settingsProblems,
   settingsWarnings,
+  shieldCache,
   shieldPlacement,
   type Worker,
-  wranglerConfigs,
-  writeConfigs,
-} from './wrangler-config.ts';
+} from './deploy-settings.ts';
+import { loadSettings, recordNamespaceId, SETTINGS_FILE } from './settings-file.ts';
+import { CONFIG_FILES, staleConfigFiles } from './wrangler-config.ts';
 
 export const DEPLOY_USAGE = `Usage: npm run deploy [-- --dry-run] [-- --settings FILE] [-- --health-url URL]
 
-Deploys both workers from tiercache.config.ts: checks \`wrangler whoami\`, finds or creates the
-KV namespace, asks for each secret a worker lacks (never echoed; or read from the environment
-variable of the same name), deploys the shield, then the edge, then checks the edge's
-/__tiercache/health.
+Deploys both workers with their committed configuration (wrangler.jsonc, shield/wrangler.jsonc,
+written from tiercache.config.ts by \`npm run config\`): checks \`wrangler whoami\`, finds or
+creates the KV namespace (its id written into the settings and both files), asks for each secret
+a worker lacks (never echoed; or read from the environment variable of the same name), deploys
+the shield, then the edge, then checks the edge's /__tiercache/health.
 
   --dry-run          build both workers (wrangler deploy --dry-run) and print what a deploy
-                     would do; nothing is sent to Cloudflare
+                     would do; nothing is sent to Cloudflare; fails when the configuration
+                     files are not what the settings say
   --settings FILE    the settings file (default: tiercache.config.ts)
   --health-url URL   where to check the deployment (default: https://<first route's host>/__tiercache/health)
   --help             this text`;
 
-/** The settings file when none is named. */
-export const SETTINGS_FILE = 'tiercache.config.ts';
 /** Two minutes at most: ATTEMPTS asks, RETRY_MS apart (a new custom domain's certificate and DNS take a while). */
 export const HEALTH_ATTEMPTS = 24;
 export const HEALTH_RETRY_MS = 5_000;
 const HEALTH_TIMEOUT_MS = 10_000;
+/** Where the dry run's bundles go, from the project root. */
+const DRY_RUN_OUT = '.build/deploy';
 
 export interface DeployArgs {
   help: boolean;
@@ -88,7 +86,8 @@ export async function runDeploy(argv: readonly string[], context: DeployContext)
       context.out(DEPLOY_USAGE);
       return 0;
     }
-    const settings = await loadSettings(resolve(context.root, args.settingsPath ?? SETTINGS_FILE));
+    const settingsPath = resolve(context.root, args.settingsPath ?? SETTINGS_FILE);
+    const settings = await loadSettings(settingsPath);
     for (const warning of settingsWarnings(settings)) context.err(`WARNING: ${warning}`);
     const problems = settingsProblems(settings);
     const health = healthUrl(settings, args.healthUrl);
@@ -96,7 +95,7 @@ export async function runDeploy(argv: readonly string[], context: DeployContext)
     if (problems.length > 0) throw new CliFailure(`not deployed; in the settings:\n${bullets(problems)}`, EXIT_USAGE);
     if (health === undefined)
       throw new CliFailure('not deployed: no route to check the deployment at; give --health-url', EXIT_USAGE);
-    await deploy(settings, health, context);
+    await deploy(settings, settingsPath, health, context);
     return 0;
   } catch (error) {
     return failureExit(error, context.err);
@@ -144,11 +143,11 @@ export function dryRunPlan(settings: DeploySettings, health: URL | undefined): s
           ? `next to ${placement.host}`
           : 'by Smart Placement';
   return [
-    `Dry run: both workers built (${CONFIG_PATHS.shield}, ${CONFIG_PATHS.edge}); nothing was sent to Cloudflare. A deploy would:`,
+    `Dry run: both workers built (${CONFIG_FILES.shield}, ${CONFIG_FILES.edge}); nothing was sent to Cloudflare. A deploy would:`,
     '  1. check the login (wrangler whoami)',
-    `  2. find or create the KV namespace ${JSON.stringify(settings.purgesNamespace)}`,
+    `  2. find or create the KV namespace ${JSON.stringify(settings.purgesNamespace)}${settings.purgesNamespaceId ? '' : ' and write its id into the settings and both files'}`,
     `  3. put the secrets a worker lacks (asked for, or read from the environment; SHIELD_TOKEN made here): shield: ${on('shield')}; edge: ${on('edge')}`,
-    `  4. deploy ${settings.shield.name}: no public route, placed ${where}${settings.shield.workersCache ? ', Workers Cache in front of its slice answers' : ''}`,
+    `  4. deploy ${settings.shield.name}: ${shieldCache(settings) === 'cache-api' ? `on ${settings.shield.hostname} (custom domain), its Cache API` : 'no public route, Workers Cache in front of its slice answers'}, placed ${where}`,
     `  5. deploy ${settings.edge.name} on ${settings.edge.routes.map((route) => `${route.pattern}${'custom_domain' in route ? ' (custom domain)' : ' (route)'}`).join(', ') || 'no route'}${settings.edge.workersDev ? ' and *.workers.dev (NOT CACHED there)' : ''}`,
     `  6. check ${health?.href ?? '(no route: give --health-url)'}`,
   ].join('\n');
@@ -192,30 +191,44 @@ export function spawnedWrangler(
     });
 }
 
-async function deploy(settings: DeploySettings, health: URL, context: DeployContext): Promise<void> {
+async function deploy(
+  settings: DeploySettings,
+  settingsPath: string,
+  health: URL,
+  context: DeployContext,
+): Promise<void> {
   const { wrangler, out } = context;
   out(`1. Login: ${await checkLogin(wrangler)}`);
-  // Written first with no namespace yet: the KV commands read the account from them.
-  await writeConfigs(wranglerConfigs(settings, DRY_RUN_KV_ID), context.root);
-  const purges = await purgesNamespaceId(wrangler, settings.purgesNamespace, CONFIG_PATHS.shield);
+  // Written first: the KV commands read the account from them.
+  const changed = new Set(await writeConfigs(settings, context.root));
+  const purges = await purgesNamespaceId(wrangler, settings.purgesNamespace, CONFIG_FILES.edge);
   out(
     `2. KV namespace ${JSON.stringify(settings.purgesNamespace)}: ${purges.created ? 'created' : 'found'} (${purges.id})`,
   );
-  await writeConfigs(wranglerConfigs(settings, purges.id), context.root);
+  let deployed = settings;
+  if (purges.id !== settings.purgesNamespaceId) {
+    // Once, in the settings: both files bind it, and `npx wrangler deploy` deploys with it from then on.
+    await recordNamespaceId(settingsPath, purges.id);
+    deployed = { ...settings, purgesNamespaceId: purges.id };
+    changed.add(relative(context.root, settingsPath));
+    for (const file of await writeConfigs(deployed, context.root)) changed.add(file);
+    out(`  its id written into ${[...changed].join(', ')}`);
+  }
   out('3. Secrets each worker lacks:');
   const present = {
-    shield: await presentSecrets(wrangler, CONFIG_PATHS.shield),
-    edge: await presentSecrets(wrangler, CONFIG_PATHS.edge),
+    shield: await presentSecrets(wrangler, CONFIG_FILES.shield),
+    edge: await presentSecrets(wrangler, CONFIG_FILES.edge),
   };
   const secrets = await obtainSecrets(secretsFor(settings.vars.ORIGIN_KIND), present, context);
   // The shield first: the edge's bindings name it.
-  out(`4. Deploying ${settings.shield.name} (no public route)`);
-  await deployWorker(wrangler, CONFIG_PATHS.shield, secrets.shield);
+  const shieldWhere = shieldCache(deployed) === 'cache-api' ? `on ${deployed.shield.hostname}` : '(no public route)';
+  out(`4. Deploying ${settings.shield.name} ${shieldWhere}`);
+  await deployWorker(wrangler, CONFIG_FILES.shield, secrets.shield);
   out(`5. Deploying ${settings.edge.name} on ${settings.edge.routes.map(routeHost).join(', ')}`);
-  await deployWorker(wrangler, CONFIG_PATHS.edge, secrets.edge);
+  await deployWorker(wrangler, CONFIG_FILES.edge, secrets.edge);
   out(`6. Health: ${health.href}`);
   out(await checkHealth(health, context));
-  out('Deployed.');
+  out(changed.size > 0 ? `Deployed. Commit what changed: ${[...changed].join(', ')}.` : 'Deployed.');
 }
 
 async function dryRun(
@@ -224,10 +237,12 @@ async function dryRun(
   health: URL | undefined,
   context: DeployContext,
 ): Promise<number> {
-  await writeConfigs(wranglerConfigs(settings, DRY_RUN_KV_ID), context.root);
+  // The committed files, as they are: a dry run never rewrites them, so a stale one fails here (and in npm test).
+  const stale = await staleConfigFiles(settings, context.root);
+  if (stale.length > 0) throw new CliFailure(staleMessage(stale), EXIT_USAGE);
   // Absolute: wrangler puts a bundle relative to the configuration's folder, its notes relative to where it runs.
-  await buildWorker(context.wrangler, CONFIG_PATHS.shield, join(context.root, DEPLOY_DIR, 'shield'));
-  await buildWorker(context.wrangler, CONFIG_PATHS.edge, join(context.root, DEPLOY_DIR, 'edge'));
+  for (const worker of ['shield', 'edge'] as const)
+    await buildWorker(context.wrangler, CONFIG_FILES[worker], join(context.root, DRY_RUN_OUT, worker));
   context.out(dryRunPlan(settings, health));
   if (problems.length > 0) context.out(`Before a real deploy, in the settings:\n${bullets(problems)}`);
   return 0;
@@ -235,24 +250,6 @@ async function dryRun(
 
 function bullets(lines: readonly string[]): string {
   return lines.map((line) => `  - ${line}`).join('\n');
-}
-
-async function loadSettings(path: string): Promise<DeploySettings> {
-  let loaded: { default?: DeploySettings };
-  try {
-    loaded = (await import(pathToFileURL(path).href)) as { default?: DeploySettings };
-  } catch (error) {
-    throw new CliFailure(
-      `could not read the settings ${path}: ${error instanceof Error ? error.message : String(error)}`,
-      EXIT_USAGE,
-    );
-  }
-  if (loaded.default?.edge === undefined || loaded.default.shield === undefined)
-    throw new CliFailure(
-      `expected ${path} to export default the deployment's settings (tiercache.config.ts shows them)`,
-      EXIT_USAGE,
-    );
-  return loaded.default;
 }
 
 /** The login `wrangler whoami` reports; a CliFailure saying how to log in when there is none. */

@@ -8,8 +8,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runConfig } from '../../cli/config.ts';
 import { type DeployContext, runDeploy, spawnedWrangler } from '../../cli/deploy.ts';
-import { CONFIG_PATHS, DRY_RUN_KV_ID, linesInput } from '../../cli/wrangler-config.ts';
+import { linesInput } from '../../cli/deploy-secrets.ts';
+import { CONFIG_FILES, parseConfigText, UNSET_KV_ID } from '../../cli/wrangler-config.ts';
 import settings from '../../tiercache.config.ts';
 import { type FakeWrangler, fakeWrangler } from './fake-wrangler.ts';
 
@@ -33,10 +35,7 @@ let healthAsks: string[];
 beforeEach(async () => {
   root = await mkdtemp(join(tmpdir(), 'tiercache-deploy-root-'));
   // The repository's settings with a hostname of the test's own: the example one is refused.
-  await writeFile(
-    join(root, 'settings.mjs'),
-    `export default ${JSON.stringify({ ...settings, edge: { ...settings.edge, routes: [{ pattern: 'cdn.test.example', custom_domain: true }] } })};`,
-  );
+  await writeSettings({});
   healthAsks = [];
   health = createServer((request, response) => {
     healthAsks.push(request.url ?? '');
@@ -71,12 +70,30 @@ async function deploy(argv: string[], answers: string[] = [], env: Record<string
   return { code, printed: printed.join('\n'), asked };
 }
 
+/** The test's settings (the repository's with a hostname of its own), with `changes`. */
+async function writeSettings(changes: Record<string, unknown>): Promise<void> {
+  const routes = [{ pattern: 'cdn.test.example', custom_domain: true }];
+  const written = { ...settings, edge: { ...settings.edge, routes }, ...changes };
+  await writeFile(join(root, 'settings.mjs'), `export default ${JSON.stringify(written)};`);
+}
+
+/** `npm run config -- --settings settings.mjs` in the test's root. */
+async function config(): Promise<void> {
+  const printed: string[] = [];
+  const code = await runConfig(['--settings', 'settings.mjs'], {
+    root,
+    out: (text) => printed.push(text),
+    err: (text) => printed.push(text),
+  });
+  expect(code, printed.join('\n')).toBe(0);
+}
+
 /** A call as the command it is: `deploy shield`, `secret list edge`, `kv namespace list`. */
 function step(argv: string[]): string {
-  const config = argv[argv.indexOf('--config') + 1];
-  const worker = config === CONFIG_PATHS.shield ? 'shield' : config === CONFIG_PATHS.edge ? 'edge' : '';
+  const config = argv.includes('--config') ? argv[argv.indexOf('--config') + 1] : undefined;
+  const worker = config === CONFIG_FILES.shield ? 'shield' : config === CONFIG_FILES.edge ? 'edge' : '';
   const words = argv.filter(
-    (word) => !word.startsWith('--') && !word.includes('/') && word !== 'json' && word !== 'tiercache-purges',
+    (word) => !word.startsWith('--') && !word.includes('/') && ![config, 'json', 'tiercache-purges'].includes(word),
   );
   return [
     ...words,
@@ -102,12 +119,22 @@ describe('npm run deploy', () => {
       'deploy edge',
     ]);
     expect(healthAsks).toEqual(['/__tiercache/health']);
-    // The created namespace is the one both deployed configurations bind.
+    // The created namespace is the one both deployed configurations bind, written once in the settings and into
+    // both committed files (wrangler.jsonc, shield/wrangler.jsonc), which the deploy deployed (--config) as they are.
     const { namespaces, workers } = await fake.state();
-    for (const path of Object.values(CONFIG_PATHS)) {
-      const config = JSON.parse(await readFile(join(root, path), 'utf8')) as { kv_namespaces: { id: string }[] };
-      expect(config.kv_namespaces).toEqual([{ binding: 'PURGES', id: namespaces[0]?.id }]);
+    const id = namespaces[0]?.id ?? '';
+    expect(await readFile(join(root, 'settings.mjs'), 'utf8')).toContain(`"purgesNamespaceId":"${id}"`);
+    for (const path of Object.values(CONFIG_FILES)) {
+      const config = parseConfigText(await readFile(join(root, path), 'utf8'));
+      expect(config.kv_namespaces).toEqual([{ binding: 'PURGES', id }]);
     }
+    const deploys = calls.filter((call) => call.argv[0] === 'deploy');
+    expect(deploys.map((call) => call.argv.slice(0, 3))).toEqual([
+      ['deploy', '--config', 'shield/wrangler.jsonc'],
+      ['deploy', '--config', 'wrangler.jsonc'],
+    ]);
+    expect(deploys.map((call) => call.kvIds)).toEqual([[id], [id]]);
+    expect(run.printed).toContain('Commit what changed: wrangler.jsonc, shield/wrangler.jsonc, settings.mjs.');
     // Each worker got exactly the secrets it uses; the one both share is one value.
     expect(Object.keys(workers['tiercache-shield'] ?? {}).sort()).toEqual([
       'S3_ACCESS_KEY_ID',
@@ -150,6 +177,8 @@ describe('npm run deploy', () => {
   });
 
   it('deploys again with the namespace found and no secret asked for or put when every worker has its own', async () => {
+    await writeSettings({ purgesNamespaceId: 'b'.repeat(32) });
+    await config();
     fake = await fakeWrangler({
       namespaces: [{ id: 'b'.repeat(32), title: 'tiercache-purges' }],
       workers: {
@@ -170,6 +199,8 @@ describe('npm run deploy', () => {
     ]);
     expect(calls.some((call) => call.argv.includes('--secrets-file'))).toBe(false);
     expect(run.asked).toEqual([]);
+    // Nothing to write: the settings had the id, the committed files were current.
+    expect(run.printed).toMatch(/Deployed\.$/);
   });
 
   it('takes a secret from the environment variable of its name instead of asking', async () => {
@@ -221,13 +252,15 @@ describe('npm run deploy', () => {
     expect(run.printed).toContain('RULES rule 1 (assets): field "edgeTtl" must be whole seconds');
     expect(await fake.calls()).toEqual([]);
     // The dry run builds, and names it among what a real deploy refuses.
+    await config();
     const dry = await deploy(['--dry-run']);
     expect(dry.printed).toMatch(
       /Before a real deploy, in the settings:\n {2}- RULES rule 1 \(assets\): field "edgeTtl"/,
     );
   });
 
-  it('dry run: builds the shield then the edge with wrangler deploy --dry-run and asks Cloudflare nothing', async () => {
+  it('dry run: builds the committed shield then edge with wrangler deploy --dry-run and asks Cloudflare nothing', async () => {
+    await config();
     fake = await fakeWrangler();
     const run = await deploy(['--dry-run']);
     expect(run.code, run.printed).toBe(0);
@@ -238,9 +271,36 @@ describe('npm run deploy', () => {
     expect(run.asked).toEqual([]);
     expect(healthAsks).toEqual([]);
     expect(run.printed).toContain('nothing was sent to Cloudflare');
-    const shield = JSON.parse(await readFile(join(root, CONFIG_PATHS.shield), 'utf8')) as {
-      kv_namespaces: { id: string }[];
-    };
-    expect(shield.kv_namespaces[0]?.id).toBe(DRY_RUN_KV_ID);
+    const configs = (await fake.calls()).map((call) => call.argv[call.argv.indexOf('--config') + 1]);
+    expect(configs).toEqual(['shield/wrangler.jsonc', 'wrangler.jsonc']);
+    const shield = parseConfigText(await readFile(join(root, CONFIG_FILES.shield), 'utf8'));
+    expect((shield.kv_namespaces as { id: string }[])[0]?.id).toBe(UNSET_KV_ID);
+  });
+
+  it('dry run: warns of a placement on an anycast gateway, citing Cloudflare, and still builds', async () => {
+    await writeSettings({ vars: { ...settings.vars, ORIGIN_URL: 'https://gateway.storjshare.io' } });
+    await config();
+    fake = await fakeWrangler();
+    const run = await deploy(['--dry-run']);
+    expect(run.code, run.printed).toBe(0);
+    expect(run.printed).toContain('WARNING: the shield is placed next to gateway.storjshare.io');
+    expect(run.printed).toContain('developers.cloudflare.com/workers/configuration/placement/');
+  });
+
+  it('dry run: refuses configuration files that are not what the settings say, saying to run npm run config', async () => {
+    fake = await fakeWrangler();
+    const absent = await deploy(['--dry-run']);
+    expect(absent.code).toBe(2);
+    expect(absent.printed).toContain(
+      'wrangler.jsonc and shield/wrangler.jsonc are not what tiercache.config.ts says: run `npm run config`',
+    );
+    await config();
+    // Edited by hand: the next `npm run config` would undo it.
+    const edge = join(root, CONFIG_FILES.edge);
+    await writeFile(edge, (await readFile(edge, 'utf8')).replace('"preview_urls": false', '"preview_urls": true'));
+    const stale = await deploy(['--dry-run']);
+    expect(stale.code).toBe(2);
+    expect(stale.printed).toContain('wrangler.jsonc is not what tiercache.config.ts says: run `npm run config`');
+    expect(await fake.calls()).toEqual([]);
   });
 });

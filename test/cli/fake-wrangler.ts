@@ -4,7 +4,8 @@
 // the values, as Cloudflare would hold them), keeps an account's state in a JSON file (KV
 // namespaces, deployed workers and their secrets) and answers the commands the deploy uses as
 // wrangler 4 does: `whoami --json`, `kv namespace list|create`, `secret list --format json`
-// (failing for a worker not deployed yet), `deploy [--dry-run] --config … [--secrets-file …]`.
+// (failing for a worker not deployed yet), `deploy [--dry-run] --config … [--secrets-file …]`. A deploy records the
+// KV namespace id the configuration binds, as Cloudflare would.
 
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,6 +15,8 @@ export interface FakeCall {
   argv: string[];
   /** For `deploy --secrets-file`: what the file held and its mode, and that it was there. */
   secretsFile?: { path: string; mode: number; secrets: Record<string, string> };
+  /** For a deploy: the KV namespace ids its configuration binds. */
+  kvIds?: string[];
 }
 
 export interface FakeState {
@@ -42,7 +45,9 @@ const argv = process.argv.slice(2);
 const flag = (name) => { const at = argv.indexOf(name); return at < 0 ? undefined : argv[at + 1]; };
 const call = { argv };
 const save = () => fs.writeFileSync(statePath, JSON.stringify(state));
-const workerOf = (config) => JSON.parse(fs.readFileSync(path.resolve(process.cwd(), config), 'utf8')).name;
+// A configuration as wrangler reads it: JSONC (the generated files open with comment lines).
+const readConfig = (config) => JSON.parse(fs.readFileSync(path.resolve(process.cwd(), config), 'utf8').split('\n').filter((line) => !line.startsWith('//')).join('\n'));
+const workerOf = (config) => readConfig(config).name;
 const done = (code, out = '', err = '') => {
   fs.appendFileSync(path.join(dir, 'calls.jsonl'), JSON.stringify(call) + '\n');
   if (out) process.stdout.write(out);
@@ -71,6 +76,7 @@ if (a === 'deploy') {
   if (argv.includes('--dry-run')) done(0, 'Total Upload: 1 KiB\n--dry-run: exiting now.\n');
   const file = flag('--secrets-file');
   const secrets = state.workers[name] ?? {};
+  call.kvIds = (readConfig(flag('--config')).kv_namespaces ?? []).map((namespace) => namespace.id);
   if (file !== undefined) {
     const held = JSON.parse(fs.readFileSync(file, 'utf8'));
     call.secretsFile = { path: file, mode: fs.statSync(file).mode & 0o777, secrets: held };
