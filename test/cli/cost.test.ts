@@ -118,6 +118,39 @@ describe('npm run cost', () => {
     expect(estimate.originEgressUSD).toBeCloseTo(400 * 0.1 * 0.2, 6);
   });
 
+  it("compares the month with what a Storj user has: the origin alone and Cloudflare's cache in front, and says what each caches", () => {
+    const { code, out } = run([]);
+    expect(code).toBe(0);
+    expect(out).toContain("The month: against what a Storj user has (Cloudflare's cache: Tiered Cache on)");
+    expect(out).toMatch(/\n {2} +Storj alone +Cloudflare's cache in front +tiercache\n/);
+    expect(out).toMatch(/\n {2}a month +\$70\.00 +\$3\.50 +\$48\.95\n/);
+    expect(out).toMatch(/\n {2}Cloudflare charges +\$0\.0000 +\$0\.0000 +\$45\.45\n/);
+    expect(out).toMatch(/\n {2}origin egress +10\.0 TB +500 GB +500 GB\n/);
+    expect(out).toMatch(
+      /\n {2}served from a cache +nothing +objects up to 512 MB, at each location and its upper tier +objects of any size, large ones as slices\n/,
+    );
+    expect(out).toMatch(/\n {2}tiercache saves +\$21\.05 +−\$45\.45\n/);
+  });
+
+  it("takes the share of bytes over 512 MB, which Cloudflare's cache sends from the origin, and Tiered Cache off", () => {
+    const json = (argv: string[]) =>
+      JSON.parse(run([...argv, '--json']).out) as { comparison: { cloudflareCache: { usd: number } } };
+    // 10 TB × (0.5 + 0.5 × 0.05) = 5.25 TB at $7.
+    expect(json(['--over-512mb-share', '0.5']).comparison.cloudflareCache.usd).toBeCloseTo(36.75, 9);
+    // 10 TB × 0.1 × 0.5 with the upper tier; 10 TB × 0.1 without it.
+    const shielded = ['--hit-ratio', '0.9', '--shield-hit-ratio', '0.5'];
+    expect(json(shielded).comparison.cloudflareCache.usd).toBeCloseTo(3.5, 9);
+    expect(json([...shielded, '--no-tiered-cache']).comparison.cloudflareCache.usd).toBeCloseTo(7, 9);
+    expect(run([...shielded, '--no-tiered-cache']).out).toContain("(Cloudflare's cache: Tiered Cache off)");
+  });
+
+  it('prints each example month against both alternatives', () => {
+    const { code, out } = run(['--examples']);
+    expect(code).toBe(0);
+    for (const mix of EXAMPLE_MIXES) expect(out).toContain(`${mix.name}: against what a Storj user has`);
+    expect(out.match(/tiercache saves/g)).toHaveLength(3);
+  });
+
   it('without the allowances prices every unit and counts no subscription', () => {
     const { out } = run(['--without-allowances']);
     expect(out).toContain("prices read 2026-12-01, without the plan's allowances");
@@ -134,6 +167,7 @@ describe('npm run cost', () => {
       ['--bytes', '1TB', '--bytes', '2TB'],
       ['--tb', '10'],
       ['--markdown', '--json'],
+      ['--over-512mb-share', '1.5'],
     ]) {
       const { code, out, err } = run(argv);
       expect(code, argv.join(' ')).toBe(2);
