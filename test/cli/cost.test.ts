@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseCostArgs, parseRatio, parseSize, runCost } from '../../cli/cost.ts';
 import { PUBLISHED_PRICES } from '../../shared/cost/prices.ts';
-import { DEPLOYED_INTERVALS, EXAMPLE_MIXES, mixCost } from '../../shared/cost/traffic-mix.ts';
+import { DEPLOYED_INTERVALS, EXAMPLE_MIXES, mixComparison, mixCost } from '../../shared/cost/traffic-mix.ts';
 import { formatUsd } from '../../shared/stats/format.ts';
 
 const UNITS: [string, number][] = [
@@ -211,5 +211,16 @@ describe('docs/costs.md', () => {
     );
     expect(DOC).toContain(`$7 plus ${formatUsd(month(video).platformUSD)} of`);
     expect(DOC).toContain(`the whole egress is worth ${formatUsd(month(site).egressAloneUSD).replace(/0+$/, '')}`);
+  });
+
+  it("says in its prose what Cloudflare's cache in front costs for the 10 TB and video months, and what tiercache saves against it", () => {
+    const [, tenTb, video] = EXAMPLE_MIXES;
+    if (tenTb === undefined || video === undefined) throw new Error('three examples');
+    const compared = (mix: typeof tenTb) => mixComparison(mix, PUBLISHED_PRICES, DEPLOYED_INTERVALS).comparison;
+    expect(DOC).toContain(`the same 5 % for ${formatUsd(compared(tenTb).cloudflareCache.usd)} and nothing else`);
+    expect(DOC).toContain(`more (${formatUsd(-compared(tenTb).savedUSD.cloudflareCache)})`);
+    expect(DOC).toContain(`time: ${formatUsd(compared(video).cloudflareCache.usd)} a month`);
+    expect(DOC).toContain(`tiercache saves ${formatUsd(compared(video).savedUSD.cloudflareCache)} against it`);
+    expect(DOC).toContain(`the ${Math.round(video.overCacheLimitShare * 100)} % of the bytes in files over`);
   });
 });
