@@ -90,6 +90,29 @@ export function compareAlternatives(
   };
 }
 
+/** What the stats count that bounds Cloudflare's cache in front (they do not know an object's size). */
+export interface CountedEgress {
+  servedBytes: number;
+  /** What tiercache's shield fetched from the origin. */
+  originBytes: number;
+  /** Bytes of the edge's sliced answers: objects of at least a slice, the only ones that can be over 512 MB. */
+  slicedServedBytes: number;
+  pricePerTB: number;
+}
+
+/**
+ * Cloudflare's cache in front, estimated from counts: at least tiercache's own origin egress (every object under
+ * 512 MB, a location and its upper tier hitting as tiercache's tiers do), at most that plus every byte of the sliced
+ * answers (every sliced object over 512 MB, each of its bytes from the origin), never more than every byte sent.
+ */
+export function cloudflareCacheBounds(counted: CountedEgress): { lowUSD: number; highUSD: number } {
+  const served = Math.max(0, counted.servedBytes);
+  const low = Math.min(served, Math.max(0, counted.originBytes));
+  const high = Math.min(served, low + Math.max(0, counted.slicedServedBytes));
+  const usd = (bytes: number): number => (bytes / 1e12) * Math.max(0, counted.pricePerTB);
+  return { lowUSD: usd(low), highUSD: usd(high) };
+}
+
 function ratio(value: number): number {
   return Number.isFinite(value) ? Math.min(1, Math.max(0, value)) : 0;
 }

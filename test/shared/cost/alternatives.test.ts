@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   CLOUDFLARE_CACHEABLE_LIMIT,
+  cloudflareCacheBounds,
   cloudflareCacheOriginBytes,
   compareAlternatives,
 } from '../../../shared/cost/alternatives.ts';
@@ -132,5 +133,27 @@ describe('mixComparison', () => {
     const { comparison } = mixComparison(video, PUBLISHED_PRICES, DEPLOYED_INTERVALS);
     expect(video.overCacheLimitShare).toBeGreaterThan(0.5);
     expect(comparison.savedUSD.cloudflareCache).toBeGreaterThan(100);
+  });
+});
+
+describe('cloudflareCacheBounds', () => {
+  // What the stats know: 10 TB sent, 1 TB of it from the origin, 3 TB of it in sliced answers (objects of at least a
+  // slice: some may be over 512 MB, none of the rest is).
+  const counted = { servedBytes: 10 * TB, originBytes: TB, slicedServedBytes: 3 * TB, pricePerTB: 7 };
+
+  it("is at least what tiercache's origin egress is (every object under 512 MB, hitting as tiercache's tiers do)", () => {
+    expect(cloudflareCacheBounds(counted).lowUSD).toBeCloseTo(7, 9);
+  });
+
+  it('is at most that plus every byte of the sliced answers (every sliced object over 512 MB): 4 TB at $7', () => {
+    expect(cloudflareCacheBounds(counted).highUSD).toBeCloseTo(28, 9);
+  });
+
+  it('is never more than every byte sent, nor a negative amount', () => {
+    expect(cloudflareCacheBounds({ ...counted, slicedServedBytes: 20 * TB }).highUSD).toBeCloseTo(70, 9);
+    expect(cloudflareCacheBounds({ ...counted, originBytes: -1, slicedServedBytes: -1 })).toEqual({
+      lowUSD: 0,
+      highUSD: 0,
+    });
   });
 });
