@@ -223,4 +223,16 @@ describe('docs/costs.md', () => {
     expect(DOC).toContain(`tiercache saves ${formatUsd(compared(video).savedUSD.cloudflareCache)} against it`);
     expect(DOC).toContain(`the ${Math.round(video.overCacheLimitShare * 100)} % of the bytes in files over`);
   });
+
+  it("the front page's table of the three months gives Cloudflare's cache in front as the model prices it", () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    for (const mix of EXAMPLE_MIXES) {
+      const { estimate, comparison } = mixComparison(mix, PUBLISHED_PRICES, DEPLOYED_INTERVALS);
+      const row = readme.split('\n').find((line) => line.includes(mix.name));
+      expect(row, mix.name).toContain(`| ${formatUsd(estimate.totalUSD)} |`);
+      expect(row, mix.name).toMatch(
+        new RegExp(`\\| ${formatUsd(comparison.cloudflareCache.usd).replace('$', '\\$')} \\|$`),
+      );
+    }
+  });
 });
