@@ -1,27 +1,31 @@
 // `npm run cost` (docs/costs.md): a month of traffic described on the command line, priced by shared/cost against
-// the origin's egress alone, printed as text, as the Markdown of docs/costs.md, or as JSON.
+// the origin's egress alone and against Cloudflare's cache in front of it, printed as text, as the Markdown of
+// docs/costs.md, or as JSON.
 
+import type { Comparison } from '../shared/cost/alternatives.ts';
 import type { CostEstimate } from '../shared/cost/cost-model.ts';
 import { type PriceTable, PUBLISHED_PRICES } from '../shared/cost/prices.ts';
-import { DEPLOYED_INTERVALS, EXAMPLE_MIXES, mixCost, type TrafficMix } from '../shared/cost/traffic-mix.ts';
+import { DEPLOYED_INTERVALS, EXAMPLE_MIXES, mixComparison, type TrafficMix } from '../shared/cost/traffic-mix.ts';
 import { formatAmount, formatBytes, formatRatio, formatUsd } from '../shared/stats/format.ts';
 import {
   type CliContext,
-  type Column,
   type Flags,
   failureExit,
   isEntry,
   parseFlags,
   processContext,
   single,
-  textTable,
   usageError,
 } from './command.ts';
+import { renderComparison, signedUsd, type TableFormat, costTable as table } from './cost-tables.ts';
+
+export type { TableFormat };
 
 export const COST_USAGE = `usage: npm run cost -- [traffic flags] [--without-allowances] [--examples] [--markdown | --json]
 
 Prints what a month of traffic costs on Cloudflare Workers Paid against the origin's egress
-alone (docs/costs.md). Defaults: 10 TB of 1 MB objects at a 95 % hit ratio.
+alone and against Cloudflare's cache in front of the origin (docs/costs.md). Defaults: 10 TB
+of 1 MB objects at a 95 % hit ratio.
   --bytes SIZE              body bytes the edge sends in a month (10TB)
   --response SIZE           mean body bytes per response: an object, or a player's range (1MB)
   --hit-ratio R             share of the edge's requests answered from its caches (0.95)
@@ -34,6 +38,9 @@ alone (docs/costs.md). Defaults: 10 TB of 1 MB objects at a 95 % hit ratio.
   --no-analytics            the tiers write no Analytics Engine data points
   --log-sample R            LOG_SAMPLE (0.01)
   --egress-price USD        the origin's egress per TB (7, Storj)
+  --over-512mb-share R      share of the bytes sent from objects over 512 MB, which Cloudflare's
+                            cache never stores (0)
+  --no-tiered-cache         Cloudflare's cache without Tiered Cache: each location misses alone
   --without-allowances      price every unit: the account's allowances are used by other work
   --examples                the three example mixes of docs/costs.md instead
   --markdown                Markdown tables (as in docs/costs.md)
@@ -47,6 +54,8 @@ export interface CostArgs {
   mix: TrafficMix;
   egressPricePerTB: number | undefined;
   allowances: boolean;
+  /** Cloudflare's cache in front with Tiered Cache on (an upper tier holding what tiercache's shield holds). */
+  tieredCache: boolean;
   examples: boolean;
   format: 'text' | 'markdown' | 'json';
   help: boolean;
@@ -64,8 +73,17 @@ const STRINGS = [
   'purges',
   'log-sample',
   'egress-price',
+  'over-512mb-share',
 ] as const;
-const BOOLEANS = ['no-analytics', 'without-allowances', 'examples', 'markdown', 'json', 'help'] as const;
+const BOOLEANS = [
+  'no-analytics',
+  'no-tiered-cache',
+  'without-allowances',
+  'examples',
+  'markdown',
+  'json',
+  'help',
+] as const;
 const UNITS: Record<string, number> = {
   '': 1,
   b: 1,
@@ -79,9 +97,6 @@ const UNITS: Record<string, number> = {
   gib: 2 ** 30,
   tib: 2 ** 40,
 };
-
-/** The tables as text for a terminal, or as the Markdown of docs/costs.md. */
-export type TableFormat = 'text' | 'markdown';
 
 /** The command, as a function of its arguments and context, answering the exit code. */
 export function runCost(argv: readonly string[], context: Pick<CliContext, 'out' | 'err'>): number {
@@ -98,19 +113,28 @@ export function runCost(argv: readonly string[], context: Pick<CliContext, 'out'
             ...PUBLISHED_PRICES,
             originEgressPerTB: { ...PUBLISHED_PRICES.originEgressPerTB, usd: args.egressPricePerTB },
           };
-    const price = (mix: (typeof EXAMPLE_MIXES)[number]) =>
-      mixCost(mix, prices, DEPLOYED_INTERVALS, { allowances: args.allowances });
+    const price = (mix: TrafficMix) => ({
+      mix,
+      ...mixComparison(mix, prices, DEPLOYED_INTERVALS, { allowances: args.allowances, tieredCache: args.tieredCache }),
+    });
+    const { format } = args;
     if (args.examples) {
-      const examples = EXAMPLE_MIXES.map((mix) => ({ mix, estimate: price(mix) }));
-      context.out(args.format === 'json' ? JSON.stringify(examples, null, 2) : renderExamples(examples, args.format));
+      const examples = EXAMPLE_MIXES.map(price);
+      if (format === 'json') context.out(JSON.stringify(examples, null, 2));
+      else {
+        const comparisons = examples.map((one) =>
+          renderComparison(one.mix.name, one.comparison, args.tieredCache, format),
+        );
+        context.out([renderExamples(examples, format), ...comparisons].join('\n\n'));
+      }
       return 0;
     }
-    const estimate = price(args.mix);
-    context.out(
-      args.format === 'json'
-        ? JSON.stringify({ mix: args.mix, estimate }, null, 2)
-        : renderEstimate(args.mix, estimate, args.format),
-    );
+    const month = price(args.mix);
+    if (format === 'json') context.out(JSON.stringify(month, null, 2));
+    else {
+      const comparison = renderComparison('The month', month.comparison, args.tieredCache, format);
+      context.out(renderEstimate(args.mix, month.estimate, format, comparison));
+    }
     return 0;
   } catch (error) {
     return failureExit(error, context.err);
@@ -169,6 +193,7 @@ export function parseCostArgs(argv: readonly string[]): CostArgs {
     purgesPerMonth: value('purges', parseCount, 'a whole number', DEFAULT_MIX.purgesPerMonth),
     analytics: flags.booleans['no-analytics'] !== true,
     logSample: value('log-sample', parseRatio, 'a ratio from 0 to 1', DEFAULT_MIX.logSample),
+    overCacheLimitShare: value('over-512mb-share', parseRatio, 'a ratio from 0 to 1', DEFAULT_MIX.overCacheLimitShare),
     ...(sliceBytes === undefined ? {} : { sliceBytes }),
   };
   if (flags.booleans.markdown === true && flags.booleans.json === true)
@@ -177,6 +202,7 @@ export function parseCostArgs(argv: readonly string[]): CostArgs {
     mix,
     egressPricePerTB: value<number | undefined>('egress-price', parseDecimal, 'a number of USD, at least 0', undefined),
     allowances: flags.booleans['without-allowances'] !== true,
+    tieredCache: flags.booleans['no-tiered-cache'] !== true,
     examples: flags.booleans.examples === true,
     format: flags.booleans.json === true ? 'json' : flags.booleans.markdown === true ? 'markdown' : 'text',
     help: flags.booleans.help === true,
@@ -209,8 +235,13 @@ function positive(number: number | undefined): number | undefined {
   return number !== undefined && number > 0 ? number : undefined;
 }
 
-/** A mix's month: its bill, then the totals. */
-export function renderEstimate(mix: TrafficMix, estimate: CostEstimate, format: TableFormat): string {
+/** A mix's month: its bill, the comparison with what a Storj user has when given, then tiercache's totals. */
+export function renderEstimate(
+  mix: TrafficMix,
+  estimate: CostEstimate,
+  format: TableFormat,
+  comparison?: string,
+): string {
   const title = `${describeMix(mix)}; prices read ${estimate.pricesReadAt}${estimate.allowances ? '' : ", without the plan's allowances"}`;
   const bill = table(
     format,
@@ -241,12 +272,13 @@ export function renderEstimate(mix: TrafficMix, estimate: CostEstimate, format: 
       [estimate.savedUSD >= 0 ? 'saved' : 'costs more than egress alone', formatUsd(Math.abs(estimate.savedUSD))],
     ],
   );
-  return `${bill}\n\n${totals}`;
+  // The three ways before tiercache's own totals, which end with what it saves against the origin alone.
+  return [bill, ...(comparison === undefined ? [] : [comparison]), totals].join('\n\n');
 }
 
 /** The examples side by side: what each uses of the lines that vary, and what it comes to. */
 export function renderExamples(
-  examples: readonly { mix: TrafficMix; estimate: CostEstimate }[],
+  examples: readonly { mix: TrafficMix; estimate: CostEstimate; comparison?: Comparison }[],
   format: TableFormat,
 ): string {
   const line = (estimate: CostEstimate, item: string): number =>
@@ -276,7 +308,7 @@ export function renderExamples(
       formatUsd(estimate.originEgressUSD),
       formatUsd(estimate.totalUSD),
       formatUsd(estimate.egressAloneUSD),
-      estimate.savedUSD >= 0 ? formatUsd(estimate.savedUSD) : `−${formatUsd(-estimate.savedUSD)}`,
+      signedUsd(estimate.savedUSD),
     ]),
   );
 }
@@ -291,24 +323,6 @@ export function describeMix(mix: TrafficMix): string {
     `${mix.isolates.edge} edge and ${mix.isolates.shield} shield isolates`,
   ];
   return parts.join(', ');
-}
-
-function table(
-  format: TableFormat,
-  title: string,
-  columns: readonly Column[],
-  rows: readonly (readonly string[])[],
-): string {
-  if (format === 'text') return textTable(title, columns, rows);
-  const cell = (text: string): string => text.replaceAll('|', '\\|');
-  const line = (cells: readonly string[]): string => `| ${cells.map(cell).join(' | ')} |`;
-  return [
-    `**${title}**`,
-    '',
-    line(columns.map((column) => column.title)),
-    `|${columns.map((column) => (column.align === 'right' ? '---:' : '---')).join('|')}|`,
-    ...rows.map(line),
-  ].join('\n');
 }
 
 if (isEntry(import.meta.url)) process.exitCode = runCost(process.argv.slice(2), processContext());

@@ -78,6 +78,6 @@ export const PUBLISHED_PRICES: PriceTable = {
   // cycle" ingested, "$0.25 per GB"; "12 GB-month per billing cycle" stored, "$0.10 per GB-month".
   logsIngestedGb: { usd: 0.25, per: 1, includedPerMonth: 50, source: OBSERVABILITY },
   logsStoredGbMonths: { usd: 0.1, per: 1, includedPerMonth: 12, source: OBSERVABILITY },
-  // "$7.00 per TB for egress" ($0.007 per GB), the price since 2026-07.
+  // "$7.00 per TB for egress" ($0.007 per GB), the price since 2026-07-01.
   originEgressPerTB: { usd: 7, source: STORJ },
 };

@@ -3,6 +3,7 @@
 
 import { DEFAULT_FLUSH_MS } from '../config/observability.ts';
 import { REFRESH_MS } from '../purge/purge-rules.ts';
+import { type Comparison, compareAlternatives } from './alternatives.ts';
 import { type CostEstimate, costOf } from './cost-model.ts';
 import { FLUSH_STORAGE, operationsPerPeriod } from './platform-operations.ts';
 import type { PriceTable } from './prices.ts';
@@ -32,6 +33,11 @@ export interface TrafficMix {
   analytics: boolean;
   /** LOG_SAMPLE. */
   logSample: number;
+  /**
+   * Share of the bytes sent that belong to objects over Cloudflare's cacheable limit (512 MB on Free, Pro and Business):
+   * what Cloudflare's cache in front of the origin can never serve (alternatives.ts). tiercache caches them as slices.
+   */
+  overCacheLimitShare: number;
 }
 
 /** How often an isolate flushes its stats (STATS_FLUSH_MS) and re-reads the purge list (REFRESH_MS). */
@@ -114,6 +120,31 @@ export function mixCost(
   return costOf(usageOf(traffic, mixOperations(traffic, mix, intervals)), prices, options);
 }
 
+/**
+ * A mix's month with tiercache beside what its user has without it: the origin alone, and Cloudflare's cache in front
+ * with, at each location, the hit ratio tiercache's edge has (both are Cloudflare's per-location caches), and behind
+ * them, with Tiered Cache on (the default: Smart Tiered Cache comes with Smart Shield's free package), an upper tier
+ * that holds what tiercache's shield holds.
+ */
+export function mixComparison(
+  mix: TrafficMix,
+  prices: PriceTable,
+  intervals: Intervals,
+  options: { allowances?: boolean; tieredCache?: boolean } = {},
+): { estimate: CostEstimate; comparison: Comparison } {
+  const estimate = mixCost(mix, prices, intervals, options);
+  const tieredCache = options.tieredCache ?? true;
+  const comparison = compareAlternatives(estimate, {
+    servedBytes: estimate.usage.servedBytes,
+    overLimitShare: mix.overCacheLimitShare,
+    locationHitRatio: mix.edgeHitRatio,
+    upperTierHitRatio: tieredCache ? mix.shieldHitRatio : 0,
+    pricePerTB: prices.originEgressPerTB.usd,
+    tieredCache,
+  });
+  return { estimate, comparison };
+}
+
 const TB = 1e12;
 const EVERY_FEW = { analytics: true, logSample: 0.01 } as const;
 
@@ -128,6 +159,7 @@ export const EXAMPLE_MIXES: readonly TrafficMix[] = [
     shieldHitRatio: 0.5,
     isolates: { edge: 20, shield: 2 },
     purgesPerMonth: 300,
+    overCacheLimitShare: 0,
     ...EVERY_FEW,
   },
   {
@@ -139,6 +171,7 @@ export const EXAMPLE_MIXES: readonly TrafficMix[] = [
     shieldHitRatio: 0,
     isolates: { edge: 100, shield: 4 },
     purgesPerMonth: 0,
+    overCacheLimitShare: 0,
     ...EVERY_FEW,
   },
   {
@@ -151,6 +184,8 @@ export const EXAMPLE_MIXES: readonly TrafficMix[] = [
     sliceBytes: 8 * MIB,
     isolates: { edge: 100, shield: 4 },
     purgesPerMonth: 30,
+    // Assumed: most of a video library's bytes are in files over 512 MB (a feature-length film is several GB).
+    overCacheLimitShare: 0.8,
     ...EVERY_FEW,
   },
 ];

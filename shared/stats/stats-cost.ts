@@ -1,6 +1,8 @@
 // What the window's traffic costs (stats.json's `cost`, docs/costs.md): its counts and the store's own operations in
-// the cost model's terms (shared/cost/usage.ts), priced as a 30-day month at its rate against the origin's egress.
+// the cost model's terms (shared/cost/usage.ts), priced as a 30-day month at its rate against the origin's egress,
+// and Cloudflare's cache in front of the origin estimated from the same counts (shared/cost/alternatives.ts).
 
+import { cloudflareCacheBounds } from '../cost/alternatives.ts';
 import { costOf } from '../cost/cost-model.ts';
 import { PUBLISHED_PRICES } from '../cost/prices.ts';
 import { MONTH_MS, type Traffic, usageOf, type Volume } from '../cost/usage.ts';
@@ -45,6 +47,15 @@ export function windowCost(
     ...PUBLISHED_PRICES,
     originEgressPerTB: { ...PUBLISHED_PRICES.originEgressPerTB, usd: pricePerTB },
   });
+  const edge = tiers.edge.totals;
+  const perMonth = MONTH_MS / periodMs;
+  const cloudflareCache = cloudflareCacheBounds({
+    servedBytes: month.usage.servedBytes,
+    originBytes: month.usage.originBytes,
+    // The edge looks its slices up whole: their count times the slice size, what its sliced answers carried at most.
+    slicedServedBytes: (edge.slicesHit + edge.slicesMissed) * deployment.sliceBytes * perMonth,
+    pricePerTB,
+  });
   return {
     windowOperations: {
       durableObjectRequests: flushes,
@@ -64,6 +75,7 @@ export function windowCost(
       egressAloneUSD: month.egressAloneUSD,
       totalUSD: month.totalUSD,
       savedUSD: month.savedUSD,
+      cloudflareCache,
     },
     pricesReadAt: month.pricesReadAt,
   };

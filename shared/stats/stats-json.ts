@@ -101,6 +101,11 @@ export interface StatsCost {
     lines: StatsCostLine[];
     /** Estimated Workers CPU ms at each tier (an upper bound: measured on the local runtime). */
     cpuMs: { edge: number; shield: number };
+    /**
+     * Cloudflare's cache in front of the origin instead, an estimate (shared/cost/alternatives.ts): its origin egress
+     * with every object under 512 MB, and with every sliced object over it.
+     */
+    cloudflareCache: { lowUSD: number; highUSD: number };
   };
   pricesReadAt: string;
 }

@@ -89,6 +89,7 @@ function costSection(stats: StatsJson): string {
   const { cost } = stats;
   const { month } = cost;
   const counted = cost.windowOperations;
+  const cdn = month.cloudflareCache;
   const saved =
     month.savedUSD >= 0
       ? ['saved', formatUsd(month.savedUSD)]
@@ -101,6 +102,8 @@ function costSection(stats: StatsJson): string {
       ['of it the subscription', formatUsd(month.subscriptionUSD)],
       ['origin egress behind tiercache', formatUsd(month.originEgressUSD)],
       [saved[0] ?? '', saved[1] ?? ''],
+      ["Cloudflare's cache in front (estimate)", `${formatUsd(cdn.lowUSD)} to ${formatUsd(cdn.highUSD)}`],
+      ['tiercache against it', `${signed(cdn.lowUSD - month.totalUSD)} to ${signed(cdn.highUSD - month.totalUSD)}`],
       ['Durable Object requests counted', formatCount(counted.durableObjectRequests)],
       ['KV list requests counted', formatCount(counted.kvListRequests)],
     ]),
@@ -117,8 +120,14 @@ function costSection(stats: StatsJson): string {
     '<section aria-labelledby="cost-heading"><h2 id="cost-heading">What it costs</h2>',
     `<div class="grid-cost">${card}${lines}</div>`,
     `<p class="note">The last ${formatCount(stats.windowMinutes)} minutes as 30 days at the same rate, each line past its monthly allowance, at the Workers Paid prices read ${escapeHtml(cost.pricesReadAt)} and the origin's ${formatUsd(stats.egress.pricePerTB)} per TB (docs/costs.md). `,
-    'CPU time is an upper bound measured on the local runtime, every edge hit priced as a Cache API hit; Durable Object and KV requests are the ones the stats store counted.</p></section>',
+    'CPU time is an upper bound measured on the local runtime, every edge hit priced as a Cache API hit; Durable Object and KV requests are the ones the stats store counted. ',
+    "Cloudflare's cache in front: nothing over 512 MB cached, no bandwidth charge, its tiers hitting as tiercache's do; from every object under 512 MB to every sliced object over it (the counts know no object's size), against which tiercache saves what is shown, a minus sign where it costs more.</p></section>",
   ].join('');
+}
+
+/** USD, a saving that is a cost marked with a minus sign. */
+function signed(usd: number): string {
+  return usd >= 0 ? formatUsd(usd) : `−${formatUsd(-usd)}`;
 }
 
 /**

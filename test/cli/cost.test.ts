@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseCostArgs, parseRatio, parseSize, runCost } from '../../cli/cost.ts';
 import { PUBLISHED_PRICES } from '../../shared/cost/prices.ts';
-import { DEPLOYED_INTERVALS, EXAMPLE_MIXES, mixCost } from '../../shared/cost/traffic-mix.ts';
+import { DEPLOYED_INTERVALS, EXAMPLE_MIXES, mixComparison, mixCost } from '../../shared/cost/traffic-mix.ts';
 import { formatUsd } from '../../shared/stats/format.ts';
 
 const UNITS: [string, number][] = [
@@ -118,6 +118,39 @@ describe('npm run cost', () => {
     expect(estimate.originEgressUSD).toBeCloseTo(400 * 0.1 * 0.2, 6);
   });
 
+  it("compares the month with what a Storj user has: the origin alone and Cloudflare's cache in front, and says what each caches", () => {
+    const { code, out } = run([]);
+    expect(code).toBe(0);
+    expect(out).toContain("The month: against what a Storj user has (Cloudflare's cache: Tiered Cache on)");
+    expect(out).toMatch(/\n {2} +Storj alone +Cloudflare's cache in front +tiercache\n/);
+    expect(out).toMatch(/\n {2}a month +\$70\.00 +\$3\.50 +\$48\.95\n/);
+    expect(out).toMatch(/\n {2}Cloudflare charges +\$0\.0000 +\$0\.0000 +\$45\.45\n/);
+    expect(out).toMatch(/\n {2}origin egress +10\.0 TB +500 GB +500 GB\n/);
+    expect(out).toMatch(
+      /\n {2}served from a cache +nothing +objects up to 512 MB, at each location and its upper tier +objects of any size, large ones as slices\n/,
+    );
+    expect(out).toMatch(/\n {2}tiercache saves +\$21\.05 +−\$45\.45\n/);
+  });
+
+  it("takes the share of bytes over 512 MB, which Cloudflare's cache sends from the origin, and Tiered Cache off", () => {
+    const json = (argv: string[]) =>
+      JSON.parse(run([...argv, '--json']).out) as { comparison: { cloudflareCache: { usd: number } } };
+    // 10 TB × (0.5 + 0.5 × 0.05) = 5.25 TB at $7.
+    expect(json(['--over-512mb-share', '0.5']).comparison.cloudflareCache.usd).toBeCloseTo(36.75, 9);
+    // 10 TB × 0.1 × 0.5 with the upper tier; 10 TB × 0.1 without it.
+    const shielded = ['--hit-ratio', '0.9', '--shield-hit-ratio', '0.5'];
+    expect(json(shielded).comparison.cloudflareCache.usd).toBeCloseTo(3.5, 9);
+    expect(json([...shielded, '--no-tiered-cache']).comparison.cloudflareCache.usd).toBeCloseTo(7, 9);
+    expect(run([...shielded, '--no-tiered-cache']).out).toContain("(Cloudflare's cache: Tiered Cache off)");
+  });
+
+  it('prints each example month against both alternatives', () => {
+    const { code, out } = run(['--examples']);
+    expect(code).toBe(0);
+    for (const mix of EXAMPLE_MIXES) expect(out).toContain(`${mix.name}: against what a Storj user has`);
+    expect(out.match(/tiercache saves/g)).toHaveLength(3);
+  });
+
   it('without the allowances prices every unit and counts no subscription', () => {
     const { out } = run(['--without-allowances']);
     expect(out).toContain("prices read 2026-12-01, without the plan's allowances");
@@ -134,6 +167,7 @@ describe('npm run cost', () => {
       ['--bytes', '1TB', '--bytes', '2TB'],
       ['--tb', '10'],
       ['--markdown', '--json'],
+      ['--over-512mb-share', '1.5'],
     ]) {
       const { code, out, err } = run(argv);
       expect(code, argv.join(' ')).toBe(2);
@@ -177,5 +211,28 @@ describe('docs/costs.md', () => {
     );
     expect(DOC).toContain(`$7 plus ${formatUsd(month(video).platformUSD)} of`);
     expect(DOC).toContain(`the whole egress is worth ${formatUsd(month(site).egressAloneUSD).replace(/0+$/, '')}`);
+  });
+
+  it("says in its prose what Cloudflare's cache in front costs for the 10 TB and video months, and what tiercache saves against it", () => {
+    const [, tenTb, video] = EXAMPLE_MIXES;
+    if (tenTb === undefined || video === undefined) throw new Error('three examples');
+    const compared = (mix: typeof tenTb) => mixComparison(mix, PUBLISHED_PRICES, DEPLOYED_INTERVALS).comparison;
+    expect(DOC).toContain(`the same 5 % for ${formatUsd(compared(tenTb).cloudflareCache.usd)} and nothing else`);
+    expect(DOC).toContain(`more (${formatUsd(-compared(tenTb).savedUSD.cloudflareCache)})`);
+    expect(DOC).toContain(`time: ${formatUsd(compared(video).cloudflareCache.usd)} a month`);
+    expect(DOC).toContain(`tiercache saves ${formatUsd(compared(video).savedUSD.cloudflareCache)} against it`);
+    expect(DOC).toContain(`the ${Math.round(video.overCacheLimitShare * 100)} % of the bytes in files over`);
+  });
+
+  it("the front page's table of the three months gives Cloudflare's cache in front as the model prices it", () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    for (const mix of EXAMPLE_MIXES) {
+      const { estimate, comparison } = mixComparison(mix, PUBLISHED_PRICES, DEPLOYED_INTERVALS);
+      const row = readme.split('\n').find((line) => line.includes(mix.name));
+      expect(row, mix.name).toContain(`| ${formatUsd(estimate.totalUSD)} |`);
+      expect(row, mix.name).toMatch(
+        new RegExp(`\\| ${formatUsd(comparison.cloudflareCache.usd).replace('$', '\\$')} \\|$`),
+      );
+    }
   });
 });

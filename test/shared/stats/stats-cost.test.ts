@@ -18,6 +18,19 @@ function tiersOf(...records: Parameters<typeof record>[0][]) {
 const line = (cost: ReturnType<typeof windowCost>, item: string) => cost.month.lines.find((one) => one.item === item);
 
 describe('windowCost', () => {
+  it("estimates Cloudflare's cache in front as a month: from tiercache's origin egress to that plus every sliced byte the edge sent", () => {
+    const SLICE = DEFAULT_COST_DEPLOYMENT.sliceBytes;
+    const tiers = tiersOf(
+      { bytesSent: 4 * SLICE, sliced: true, slicesHit: 4 },
+      { bytesSent: 1e9, outcome: 'miss', bytesFromNextHop: 1e9 },
+      { tier: 'shield', outcome: 'miss', bytesSent: 1e9, bytesFromNextHop: 1e9, bytesFromOrigin: 1e9 },
+    );
+    const cost = windowCost(tiers, emptyOperations(), 60, 7, DEFAULT_COST_DEPLOYMENT);
+    // 1 GB an hour from the origin: 720 GB a month at $7 per TB; the 4 slices' bytes an hour on top at most.
+    expect(cost.month.cloudflareCache.lowUSD).toBeCloseTo(0.72 * 7, 9);
+    expect(cost.month.cloudflareCache.highUSD).toBeCloseTo(((1e9 + 4 * SLICE) * MONTH_PER_HOUR * 7) / 1e12, 9);
+  });
+
   it('prices the window as 30 days at its rate: an hour is a 720th of a month', () => {
     const cost = windowCost(tiersOf({ bytesSent: 1e9 }), emptyOperations(), 60, 7, DEFAULT_COST_DEPLOYMENT);
     expect(cost.monthsPerWindow).toBeCloseTo(1 / MONTH_PER_HOUR, 12);

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { formatUsd } from '../../../shared/stats/format.ts';
 import { mergeBatch } from '../../../shared/stats/minute-bucket.ts';
 import { OUTCOMES } from '../../../shared/stats/record.ts';
 import type { StatsJson } from '../../../shared/stats/stats-json.ts';
@@ -113,6 +114,16 @@ describe('statsPage', () => {
       `each line past its monthly allowance, at the Workers Paid prices read ${cost.pricesReadAt}`,
     );
     expect(page).toContain('docs/costs.md');
+  });
+
+  it("beside it, Cloudflare's cache in front of the origin, as an estimate labelled as one, and tiercache against it", () => {
+    const { cost } = sample();
+    const { lowUSD, highUSD } = cost.month.cloudflareCache;
+    expect(page).toContain(
+      `<dt>Cloudflare&#39;s cache in front (estimate)</dt><dd>${formatUsd(lowUSD)} to ${formatUsd(highUSD)}</dd>`,
+    );
+    expect(page).toMatch(/<dt>tiercache against it<\/dt><dd>−\$[\d.]+ to −\$[\d.]+<\/dd>/);
+    expect(page).toContain("Cloudflare's cache in front: nothing over 512 MB cached");
   });
 
   it('says when tiercache costs more than the egress it saves, rather than a negative saving', () => {
