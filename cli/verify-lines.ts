@@ -108,7 +108,7 @@ function edgeCacheLine(object: Observations['object']): Line {
   const advice =
     reason === 'bypass' || reason === 'request' || reason === 'method'
       ? 'the edge did not look in its cache for this object (a RULES bypass, a cookie or authorization the rules bypass on): pass --object one the edge caches'
-      : "the edge's cache kept nothing: the Cache API does nothing on a *.workers.dev hostname (https://developers.cloudflare.com/workers/runtime-apis/cache/): serve the edge on a custom domain or a route in your zone; if it is one, check the object is storable (its Cache-Control, a RULES ttl; docs/caching.md)";
+      : "the edge's cache kept nothing: Cloudflare's Cache API works on custom domains only, never on *.workers.dev (https://developers.cloudflare.com/workers/runtime-apis/cache/): serve the edge on a custom domain (docs/deploying.md); if it is one, check the object is storable (its Cache-Control, a RULES ttl; docs/caching.md)";
   return fail('edge-cache', says, advice);
 }
 
