@@ -42,6 +42,9 @@ export interface Line {
   advice?: string;
 }
 
+/** The edge's detail on an answer from its whole copy of a sliced object (worker/whole-copy.ts). */
+const WHOLE_COPY = 'whole copy';
+
 export const DEPLOY_DOC = 'docs/deploying.md#verify-the-deploy';
 const SECOND_LOCATION =
   'run `npm run verify -- --base <the same base> --previous <this report>.json` from a machine that reaches another Cloudflare location (another region, or a VPN exit there): its edge misses and the shield should answer from its cache';
@@ -153,7 +156,7 @@ function previousLine(place: Place, previous: PreviousRun | undefined): Line {
       'previous',
       'pass --previous <report>.json, the report of a run from another location, to compare the two runs',
     );
-  const before = `the previous run (${previous.at}) had its edge at ${previous.edge} and its shield at ${previous.shield}; this one at ${place.edge} and ${place.shield}`;
+  const before = `the previous run (${previous.at}) had its edge at ${previous.edge} and its shield at ${previous.shield}; this one had its edge at ${place.edge} and its shield at ${place.shield}`;
   if (differentLocations(previous, place))
     return { id: 'previous', verdict: 'pass', says: `${before}: different locations` };
   return info('previous', `${before}: the same location`, SECOND_LOCATION);
@@ -169,11 +172,19 @@ function slicedReadLine(sliced: Observations['sliced']): Line {
       `${path}: ${bad}`,
       'pass --sliced the path of an object larger than SLICE_SIZE (8 MiB by default)',
     );
-  const counts = sliceCounts(member(whole, 'edge'));
+  const edge = member(whole, 'edge');
+  // The edge's whole copy of a sliced object it has served whole from its own slices (docs/slices.md "Whole copies").
+  if (edge?.hit === true && edge.detail === WHOLE_COPY)
+    return {
+      id: 'sliced-read',
+      verdict: 'pass',
+      says: `${path}: ${whole.bytes} bytes whole, from the edge's whole copy of its slices, sha256 ${whole.sha256}`,
+    };
+  const counts = sliceCounts(edge);
   if (counts === undefined || counts.of < 2)
     return fail(
       'sliced-read',
-      `${path}: ${whole.bytes} bytes, not read in slices (the edge said ${memberWords(member(whole, 'edge'))})`,
+      `${path}: ${whole.bytes} bytes, not read in slices (the edge said ${memberWords(edge)})`,
       'pass --sliced an object larger than SLICE_SIZE (8 MiB by default; docs/slices.md)',
     );
   return {
@@ -191,7 +202,10 @@ function slicesAtShieldLine(seen: Observations): Line {
   const edgeCounts = sliceCounts(edge);
   const counts = sliceCounts(shield);
   const said = `the edge said ${memberWords(edge)}, the shield ${memberWords(shield)}`;
-  if (edgeCounts !== undefined && edge?.hit === true && edgeCounts.held === edgeCounts.of)
+  if (
+    edge?.hit === true &&
+    (edge.detail === WHOLE_COPY || (edgeCounts !== undefined && edgeCounts.held === edgeCounts.of))
+  )
     return info('slices-at-shield', `${said}: the edge held every slice, so the shield was not asked`, SECOND_LOCATION);
   if (counts !== undefined && counts.looked > 0 && counts.held === counts.looked)
     return {
@@ -269,7 +283,7 @@ function purgeLine(purge: PurgeSeen): Line {
   return {
     id: 'purge',
     verdict: 'pass',
-    says: `${purge.path}: the edge stopped serving the old copy ${(purge.tookMs / 1000).toFixed(2)} s after the purge was accepted (${purge.polls} reads)`,
+    says: `${purge.path}: the edge stopped serving the old copy ${(purge.tookMs / 1000).toFixed(2)} s after the purge was accepted (${purge.polls} ${purge.polls === 1 ? 'read' : 'reads'})`,
   };
 }
 

@@ -114,7 +114,8 @@ export async function runVerify(argv: readonly string[], context: CliContext, ou
       args.out ?? join(outDir, `${at.replace(/[:.]/g, '-')}-${base.host.replace(/[^A-Za-z0-9.-]/g, '_')}.json`);
     await mkdir(dirname(out), { recursive: true });
     await writeFile(out, `${JSON.stringify(report, null, 2)}\n`);
-    context.out(renderReport(report, relative(process.cwd(), out) || out));
+    const shown = relative(process.cwd(), out);
+    context.out(renderReport(report, shown === '' || shown.startsWith('..') ? out : shown));
     return passed(report) ? 0 : EXIT_FAILED;
   } catch (error) {
     return failureExit(error, context.err);

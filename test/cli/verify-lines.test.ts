@@ -94,6 +94,14 @@ describe('verify: slices at the shield', () => {
     expect(lineOf(lines, 'sliced-read').verdict).toBe('pass');
   });
 
+  it('takes the edge\'s whole copy of a sliced object (detail="whole copy") as sliced, held at the edge', () => {
+    const lines = judge(
+      seen({ sliced: sliced('tiercache-shield; fwd=uri-miss; stored, tiercache-edge; hit; detail="whole copy"') }),
+    );
+    expect(lineOf(lines, 'sliced-read')).toMatchObject({ verdict: 'pass', says: expect.stringMatching(/whole copy/) });
+    expect(lineOf(lines, 'slices-at-shield').says).toMatch(/the edge held every slice/);
+  });
+
   it('fails the sliced read of an object that was not read in slices, saying what to pass', () => {
     const line = lineOf(judge(seen({ sliced: sliced(EDGE_HIT) })), 'sliced-read');
     expect(line.verdict).toBe('fail');

@@ -150,6 +150,17 @@ describe('npm run verify against a stack like npm start', () => {
     },
     TIMEOUT_MS,
   );
+
+  it(
+    "and again: the edge's whole copy of the sliced object, made from its slices, still passes as the sliced read",
+    async () => {
+      const third = await verify(note, [], join(folder, 'third.json'));
+      expect(third.code, third.text).toBe(0);
+      expect(third.line('sliced-read').says).toMatch(/from the edge's whole copy of its slices/);
+      expect(third.verdicts).toMatchObject({ range: 'pass', seek: 'pass', 'slices-at-shield': 'info' });
+    },
+    TIMEOUT_MS,
+  );
 });
 
 describe('npm run verify when the edge cache is disabled', () => {
