@@ -57,6 +57,11 @@ export interface WorkersOptions {
    * How long the front waits for a request head before it answers 408 (tests: short); absent = FRONT_HEAD_TIMEOUT_MS.
    */
   frontHeadTimeoutMs?: number;
+  /**
+   * false: the edge's Cache API does nothing (Miniflare's `cache: false`: puts are dropped, every match misses), as on a
+   * `*.workers.dev` hostname (docs/deploying.md): what `npm run verify` must fail on (tests); absent = a working cache.
+   */
+  edgeCache?: boolean;
 }
 
 /** A workerd socket of a tier: a TCP one by its URL, or (behind a front) a Unix socket by its path. */
@@ -198,6 +203,7 @@ function tierWorkers(
     kvNamespaces: { PURGES: PURGES_NAMESPACE },
     // The stats store is the shield's Durable Object, bound by script name as when deployed.
     durableObjects: { STATS: { className: STATS_CLASS, scriptName: 'shield' } },
+    ...(options.edgeCache === false ? { cache: false } : {}),
   };
   const second =
     options.secondEdge === true && frontToken === undefined

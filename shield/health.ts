@@ -3,7 +3,7 @@
 
 import type { Config } from '../shared/config/config.ts';
 import { VERSION } from '../shared/config/version.ts';
-import { canServe } from '../shared/http/health-report.ts';
+import { canServe, LOCAL_COLO } from '../shared/http/health-report.ts';
 import { type PurgeKv, purgeList, purgeListState } from '../shared/purge/purge-store.ts';
 import { originHealth } from './origin/origin-probe.ts';
 
@@ -16,10 +16,11 @@ export async function answerShieldHealth(
   config: Config,
   purges: PurgeKv | undefined,
   clockOffset: number,
+  colo: string = LOCAL_COLO,
 ): Promise<Response> {
   const now = (): number => Date.now() + clockOffset;
   const [health] = await Promise.all([originHealth(config, now), purgeList(purges, now())]);
-  const body = { shield: 'ok', ...health, purgeList: purgeListState(purges, now()), version: VERSION };
+  const body = { shield: 'ok', ...health, purgeList: purgeListState(purges, now()), version: VERSION, colo };
   return new Response(`${JSON.stringify(body)}\n`, {
     status: canServe(health.origin) ? 200 : 503,
     headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },

@@ -7,6 +7,7 @@ import { clockOffset } from '../shared/clock/clock-offset.ts';
 import { CREDENTIAL_HEADER } from '../shared/hop/hop-fields.ts';
 import { parseSliceRequestPath } from '../shared/hop/slice-protocol.ts';
 import { errorResponse, Forbidden, HttpError, MethodNotAllowed, NotFound } from '../shared/http/errors.ts';
+import { tierLocation } from '../shared/http/health-report.ts';
 import { observedFetch } from '../shared/observe/observed.ts';
 import { normalizePath } from '../shared/request/canonical-path.ts';
 import type { RequestFacts } from '../shared/request/request-facts.ts';
@@ -48,7 +49,8 @@ app.use('*', async (c, next) => {
   if (path === PURGE_PATH || path === HEALTH_PATH || (path === WORKERS_CACHE_PURGE_PATH && c.env.role === 'slices')) {
     // Not requests for objects: no record is made of them.
     c.env.meter.internal = true;
-    if (path === HEALTH_PATH) return answerShieldHealth(c.env.config, c.env.purges, c.var.clockOffset);
+    if (path === HEALTH_PATH)
+      return answerShieldHealth(c.env.config, c.env.purges, c.var.clockOffset, tierLocation(c.req.raw));
     if (c.req.method !== 'POST') throw new MethodNotAllowed(c.req.method, ['POST']);
     if (path === WORKERS_CACHE_PURGE_PATH) return purgeWorkersCache(c.req.raw, c.env.cachePurge);
     const slices = c.env.slicesEntry;

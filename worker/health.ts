@@ -2,7 +2,13 @@
 // the shield found of the origin (shared/http/health-report.ts). No token, nothing sensitive, never cached.
 
 import { VERSION } from '../shared/config/version.ts';
-import { canServe, HEALTH_PROBE_MS, readShieldHealth, type ShieldHealth } from '../shared/http/health-report.ts';
+import {
+  canServe,
+  HEALTH_PROBE_MS,
+  LOCAL_COLO,
+  readShieldHealth,
+  type ShieldHealth,
+} from '../shared/http/health-report.ts';
 import { purgeList, purgeListState } from '../shared/purge/purge-store.ts';
 import { HEALTH_PATH } from '../shared/request/reserved-paths.ts';
 import type { EdgeBindings } from './env.ts';
@@ -19,7 +25,12 @@ type ShieldState = 'ok' | 'unreachable' | 'timeout' | `error ${number}`;
  * isolate that cannot read KV still serves: docs/purge.md "When KV cannot be read"). `clockOffset` (ms): the test
  * clock's lead.
  */
-export async function answerHealth(edge: EdgeBindings, method: string, clockOffset = 0): Promise<Response> {
+export async function answerHealth(
+  edge: EdgeBindings,
+  method: string,
+  clockOffset = 0,
+  colo: string = LOCAL_COLO,
+): Promise<Response> {
   const started = Date.now();
   const [{ shield, health }] = await Promise.all([shieldHealth(edge), purgeList(edge.purges, started + clockOffset)]);
   const serving = health !== undefined && canServe(health.origin);
@@ -36,6 +47,9 @@ export async function answerHealth(edge: EdgeBindings, method: string, clockOffs
     },
     shieldMs: Date.now() - started,
     version: VERSION,
+    // Where each tier ran (tierLocation): what `npm run verify` compares between two runs.
+    colo,
+    ...(health?.colo === undefined ? {} : { shieldColo: health.colo }),
   };
   const text = `${JSON.stringify(body)}\n`;
   return new Response(method === 'HEAD' ? null : text, {

@@ -13,6 +13,7 @@ import {
   NotFound,
   SignatureRefused,
 } from '../shared/http/errors.ts';
+import { tierLocation } from '../shared/http/health-report.ts';
 import { observedFetch } from '../shared/observe/observed.ts';
 import { normalizePath } from '../shared/request/canonical-path.ts';
 import type { RequestFacts } from '../shared/request/request-facts.ts';
@@ -56,7 +57,9 @@ app.use('*', async (c, next) => {
   const read = internalRead(path);
   if (read === undefined) throw new NotFound('no such endpoint');
   if (c.req.method !== 'GET' && c.req.method !== 'HEAD') throw new MethodNotAllowed(c.req.method, ['GET', 'HEAD']);
-  return read === 'health' ? answerHealth(c.env, c.req.method, c.var.clockOffset) : answerStats(c.req.raw, c.env, read);
+  return read === 'health'
+    ? answerHealth(c.env, c.req.method, c.var.clockOffset, tierLocation(c.req.raw))
+    : answerStats(c.req.raw, c.env, read);
 });
 
 app.onError((error, c) => refusal(error, c.req.method, c.var.started));

@@ -45,6 +45,21 @@ export interface ShieldHealth extends OriginFinding {
   age: number;
   /** How the shield isolate's reads of the purge list went; absent from a shield older than the field. */
   purgeList?: PurgeListState;
+  /** Where the shield ran (tierLocation); absent from a shield older than the field. */
+  colo?: string;
+}
+
+/** What a tier says of where it ran when the platform names no location (the local stack, a test). */
+export const LOCAL_COLO = 'local';
+
+/**
+ * Where the tier that got `request` runs: Cloudflare's `request.cf.colo`, the IATA code of the data center that
+ * received it (https://developers.cloudflare.com/workers/runtime-apis/request/#incomingrequestcfproperties), or
+ * LOCAL_COLO when there is none. `npm run verify` tells two runs' locations apart by it.
+ */
+export function tierLocation(request: Request): string {
+  const colo = (request as Request & { cf?: { colo?: unknown } }).cf?.colo;
+  return typeof colo === 'string' && /^[A-Za-z0-9-]{1,16}$/.test(colo) ? colo : LOCAL_COLO;
 }
 
 /** Whether an origin in this state can serve objects: the health answer is 200 iff so, else 503. */
@@ -66,7 +81,16 @@ export function readShieldHealth(value: unknown): ShieldHealth | undefined {
   if (origin === undefined || probe === undefined || typeof detail !== 'string') return undefined;
   if (!isCount(probeMs) || !isCount(age)) return undefined;
   const purgeList = readPurgeListState(fields.purgeList);
-  return { origin, detail, probe, probeMs, age, ...(purgeList === undefined ? {} : { purgeList }) };
+  const colo = typeof fields.colo === 'string' && /^[A-Za-z0-9-]{1,16}$/.test(fields.colo) ? fields.colo : undefined;
+  return {
+    origin,
+    detail,
+    probe,
+    probeMs,
+    age,
+    ...(purgeList === undefined ? {} : { purgeList }),
+    ...(colo === undefined ? {} : { colo }),
+  };
 }
 
 /** A purge list state as the shield wrote it, or undefined when it is not one. */

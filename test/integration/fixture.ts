@@ -48,6 +48,8 @@ export async function startFixture(
     entries?: { edge?: string; shield?: string };
     /** A second edge isolate, as another location's (Stack.secondEdgeUrl). */
     secondEdge?: boolean;
+    /** false: the edge's Cache API does nothing (WorkersOptions.edgeCache). */
+    edgeCache?: boolean;
   } = {},
 ): Promise<Fixture> {
   const origin = await startS3Origin();
@@ -68,6 +70,7 @@ export async function startFixture(
     ...(options.front ? { front: true } : {}),
     ...(options.entries ? { entries: options.entries } : {}),
     ...(options.secondEdge ? { secondEdge: true } : {}),
+    ...(options.edgeCache === false ? { edgeCache: false } : {}),
   });
   return {
     origin,

@@ -108,6 +108,15 @@ describe('health against a good origin with HEALTH_KEY', () => {
     expect(body.purgeList).toMatchObject({ edge: { state: 'read' }, shield: { state: 'read' } });
   });
 
+  it('says where each tier ran (colo): the edge its own and the shield\'s, the shield its own; "local" here, where the platform names none', async () => {
+    const body = JSON.parse((await request(new URL(HEALTH_PATH, f.stack.url))).text) as Record<string, unknown>;
+    expect([body.colo, body.shieldColo]).toEqual(['local', 'local']);
+    const own = await request(new URL(HEALTH_PATH, f.stack.shieldUrl), {
+      headers: { [CREDENTIAL_HEADER]: SHIELD_TOKEN },
+    });
+    expect((JSON.parse(own.text) as Record<string, unknown>).colo).toBe('local');
+  });
+
   it('HEAD tells the same by its status, without a body', async () => {
     const head = await request(new URL(HEALTH_PATH, f.stack.url), { method: 'HEAD' });
     expect([head.status, head.body.byteLength, head.headers.get('cache-control')]).toEqual([200, 0, 'no-store']);

@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canServe, ORIGIN_STATES, readShieldHealth } from '../../../shared/http/health-report.ts';
+import {
+  canServe,
+  LOCAL_COLO,
+  ORIGIN_STATES,
+  readShieldHealth,
+  tierLocation,
+} from '../../../shared/http/health-report.ts';
 
 const good = {
   shield: 'ok',
@@ -64,5 +70,22 @@ describe('readShieldHealth: the shield health answer as the edge reads it', () =
 describe('canServe', () => {
   it('is true for ok only', () => {
     expect(ORIGIN_STATES.filter(canServe)).toEqual(['ok']);
+  });
+});
+
+describe('tierLocation and the shield colo: where a tier ran', () => {
+  const withCf = (cf: unknown): Request => Object.assign(new Request('https://cdn.example/'), { cf });
+
+  it("is request.cf.colo, Cloudflare's data center code, and LOCAL_COLO where there is none or it is no code", () => {
+    expect(tierLocation(withCf({ colo: 'AMS' }))).toBe('AMS');
+    expect(tierLocation(new Request('https://cdn.example/'))).toBe(LOCAL_COLO);
+    expect(tierLocation(withCf({ colo: 42 }))).toBe(LOCAL_COLO);
+    expect(tierLocation(withCf({ colo: 'AMS\n<script>' }))).toBe(LOCAL_COLO);
+  });
+
+  it("reads the shield's colo when it is a code, and leaves out one that is not", () => {
+    expect(readShieldHealth({ ...good, colo: 'FRA' })?.colo).toBe('FRA');
+    expect(readShieldHealth({ ...good, colo: 'F R A' })).not.toHaveProperty('colo');
+    expect(readShieldHealth(good)).not.toHaveProperty('colo');
   });
 });
