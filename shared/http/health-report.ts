@@ -2,6 +2,7 @@
 // (docs/operating.md): one of a few states a monitor can switch on, and a sentence for the operator.
 
 import type { PurgeListState } from '../purge/purge-rules.ts';
+import { isShieldCache, type ShieldCache } from '../tiers/shield-caches.ts';
 
 /**
  * `ok`: the origin answers with the configured credentials (a NoSuchKey for the probed key
@@ -45,6 +46,8 @@ export interface ShieldHealth extends OriginFinding {
   age: number;
   /** How the shield isolate's reads of the purge list went; absent from a shield older than the field. */
   purgeList?: PurgeListState;
+  /** Which cache the shield keeps its copies in; absent from a shield older than the field. */
+  cache?: ShieldCache;
 }
 
 /** Whether an origin in this state can serve objects: the health answer is 200 iff so, else 503. */
@@ -66,7 +69,15 @@ export function readShieldHealth(value: unknown): ShieldHealth | undefined {
   if (origin === undefined || probe === undefined || typeof detail !== 'string') return undefined;
   if (!isCount(probeMs) || !isCount(age)) return undefined;
   const purgeList = readPurgeListState(fields.purgeList);
-  return { origin, detail, probe, probeMs, age, ...(purgeList === undefined ? {} : { purgeList }) };
+  return {
+    origin,
+    detail,
+    probe,
+    probeMs,
+    age,
+    ...(purgeList === undefined ? {} : { purgeList }),
+    ...(isShieldCache(fields.cache) ? { cache: fields.cache } : {}),
+  };
 }
 
 /** A purge list state as the shield wrote it, or undefined when it is not one. */
