@@ -4,7 +4,7 @@
 
 import { request as httpRequest } from 'node:http';
 import { type S3Origin, startS3Origin } from '../../local/origin.ts';
-import { type Stack, startWorkers } from '../../local/workers.ts';
+import { type Stack, startWorkers, type WorkersOptions } from '../../local/workers.ts';
 import type { RawConfig } from '../../shared/config/config.ts';
 import { startTap, type Tap } from '../local/origin-tap.ts';
 
@@ -48,6 +48,8 @@ export async function startFixture(
     entries?: { edge?: string; shield?: string };
     /** A second edge isolate, as another location's (Stack.secondEdgeUrl). */
     secondEdge?: boolean;
+    /** A second location in a workerd process of its own (Stack.secondLocationUrl; local/location.ts). */
+    secondLocation?: WorkersOptions['secondLocation'];
   } = {},
 ): Promise<Fixture> {
   const origin = await startS3Origin();
@@ -68,6 +70,7 @@ export async function startFixture(
     ...(options.front ? { front: true } : {}),
     ...(options.entries ? { entries: options.entries } : {}),
     ...(options.secondEdge ? { secondEdge: true } : {}),
+    ...(options.secondLocation !== undefined ? { secondLocation: options.secondLocation } : {}),
   });
   return {
     origin,
