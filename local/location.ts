@@ -53,9 +53,9 @@ const EDGE_NAME = 'edge';
 /**
  * Another edge location: the edge's bundle in a Miniflare of its own (its own cache, in that process's temporary
  * directory), on a port of its own, behind a front of its own when `front`. What one process cannot share with another
- * it has its own of: the purge list (a KV namespace of its own, so it does not see purges made at the first location,
- * nor the first its: docs/testing.md) and no stats store (the edge counts nothing without STATS; the shield, in the
- * stack's process, still counts what this location asks of it).
+ * it has its own of (local/README.md "A second location"): the purge list, a KV namespace of its own, so it does not
+ * see purges made at the first location; and no stats store (the edge counts nothing without STATS; the shield, in
+ * the stack's process, still counts what this location asks of it).
  */
 export async function startLocation(options: LocationOptions): Promise<Location> {
   const frontToken = options.front === true ? randomUUID() : undefined;
