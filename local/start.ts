@@ -53,7 +53,7 @@ async function main(): Promise<void> {
     // Seeding (64 MiB) and starting workerd take about as long as each other: run them together.
     const [seeding, starting] = await Promise.allSettled([
       origin ? seedSampleAssets(origin) : Promise.resolve([]),
-      startWorkers({ config, port, front: true }),
+      startWorkers({ config, port, front: true, secondLocation: true }),
     ]);
     if (starting.status === 'rejected') throw starting.reason;
     const stack = track(starting.value, (started) => started.dispose());
@@ -142,6 +142,9 @@ function report(
     ),
     `  shield  ${stack.shieldUrl}  refuses requests without the edge's credential (SHIELD_TOKEN)`,
     `  edge    ${stack.url}  <- send requests here (the local front: malformed requests get a 4xx here, as at Cloudflare's edge)`,
+    ...(stack.secondLocationUrl === undefined
+      ? []
+      : [`  edge 2  ${stack.secondLocationUrl}  a second location: its own cache, the same shield (not its purges)`]),
     `  config  ${settings}`,
     ...notes.map((note) => (note.startsWith('  ') ? note : `  note    ${note}`)),
     '',

@@ -8,18 +8,22 @@ import { join } from 'node:path';
 import type { Miniflare, WorkerOptions } from 'miniflare';
 import type { RawConfig } from '../shared/config/config.ts';
 import { FRONT_HEADER } from '../shared/hop/hop-fields.ts';
-import deployment from '../tiercache.config.ts';
 import { bundleWorker, type WorkerBundle } from './bundle.ts';
 import { directSocket, LOOPBACK, moduleWorker, startDirectMiniflare, unixSocket } from './direct-miniflare.ts';
 import { type Front, startFront } from './front.ts';
+import { type ShieldReach, startLocation } from './location.ts';
 import { type ResolveMap, resolvingOutbound } from './outbound.ts';
+import {
+  COMPATIBILITY_FLAGS,
+  clockBinding,
+  definedStrings,
+  frontMethods,
+  PURGES_NAMESPACE,
+  refusingEntry,
+} from './tier-options.ts';
 
-/** The deployed workers' (tiercache.config.ts): request.signal aborts when the client goes away. */
-const COMPATIBILITY_FLAGS = [...deployment.compatibility.flags];
 const EDGE_ENTRY = 'worker/index.ts';
 const SHIELD_ENTRY = 'shield/index.ts';
-/** One KV namespace id for both workers: the purge list is shared, as in one account. */
-const PURGES_NAMESPACE = 'tiercache-purges';
 /** The second edge worker's name (WorkersOptions.secondEdge). */
 const SECOND_EDGE = 'edge-2';
 /** The stats store's class, exported by the shield's script (shield/stats-store.ts). */
@@ -54,6 +58,13 @@ export interface WorkersOptions {
    */
   secondEdge?: boolean;
   /**
+   * A second location: the edge in a workerd process of its own (location.ts: its own cache, its own purge list),
+   * reaching this stack's shield across processes; `true` by its SHIELD binding to the shield's port (the default
+   * 'workers-cache' mode's way), `{ reach: 'url' }` by SHIELD_URL ('cache-api' mode's). With `front`, behind a front of
+   * its own.
+   */
+  secondLocation?: boolean | { reach: ShieldReach };
+  /**
    * How long the front waits for a request head before it answers 408 (tests: short); absent = FRONT_HEAD_TIMEOUT_MS.
    */
   frontHeadTimeoutMs?: number;
@@ -78,6 +89,8 @@ export interface Stack {
   shieldSocket: WorkerdSocket;
   /** The second edge's base URL (WorkersOptions.secondEdge). */
   secondEdgeUrl?: string;
+  /** The second location's base URL (WorkersOptions.secondLocation): its own process, its own cache, the same shield. */
+  secondLocationUrl?: string;
   mf: Miniflare;
   dispose(): Promise<void>;
 }
@@ -96,7 +109,50 @@ export async function startWorkers(options: WorkersOptions): Promise<Stack> {
     bundleWorker(options.entries?.edge ?? EDGE_ENTRY),
     bundleWorker(options.entries?.shield ?? SHIELD_ENTRY),
   ]);
-  if (!options.front) return startBare(options, { edge, shield });
+  const stack = options.front
+    ? await startFronted(options, { edge, shield })
+    : await startBare(options, { edge, shield });
+  const second = options.secondLocation;
+  if (second === undefined || second === false) return stack;
+  return withSecondLocation(stack, options, edge, second === true ? 'binding' : second.reach);
+}
+
+/** The stack with a second location (location.ts) reaching its shield by `reach`; stopped with it. */
+async function withSecondLocation(
+  stack: Stack,
+  options: WorkersOptions,
+  edge: WorkerBundle,
+  reach: ShieldReach,
+): Promise<Stack> {
+  try {
+    const location = await startLocation({
+      edge,
+      config: options.config,
+      shieldUrl: stack.shieldUrl,
+      reach,
+      ...(options.front ? { front: true } : {}),
+      ...(options.frontHeadTimeoutMs !== undefined ? { frontHeadTimeoutMs: options.frontHeadTimeoutMs } : {}),
+      ...(options.clock ? { clock: options.clock } : {}),
+    });
+    return {
+      ...stack,
+      secondLocationUrl: location.url,
+      async dispose() {
+        await location.dispose();
+        await stack.dispose();
+      },
+    };
+  } catch (error) {
+    await stack.dispose().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** Both tiers behind fronts (`npm start`): the tiers' workerd sockets are Unix sockets only the fronts use. */
+async function startFronted(
+  options: WorkersOptions,
+  { edge, shield }: { edge: WorkerBundle; shield: WorkerBundle },
+): Promise<Stack> {
   const frontToken = randomUUID();
   // mkdtemp makes it 0700: only this user reaches the sockets in it.
   const socketDir = await mkdtemp(join(tmpdir(), 'tiercache-'));
@@ -116,8 +172,7 @@ export async function startWorkers(options: WorkersOptions): Promise<Stack> {
     await removeDir();
   };
   try {
-    const allow =
-      options.config.ORIGIN_KIND === 'http' ? 'GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE' : 'GET, HEAD, OPTIONS';
+    const allow = frontMethods(options.config);
     const headTimeout = options.frontHeadTimeoutMs !== undefined ? { headTimeoutMs: options.frontHeadTimeoutMs } : {};
     fronts.push(
       await startFront({
@@ -212,7 +267,7 @@ function tierWorkers(
   return [
     // Miniflare's own entry socket routes to the first worker: here one that serves nothing,
     // so that only the printed port answers for the edge.
-    moduleWorker('refuse', REFUSE),
+    refusingEntry(),
     { ...edge, ...sockets.edge },
     ...second,
     {
@@ -228,23 +283,4 @@ function tierWorkers(
   ];
 }
 
-/** The first worker, which Miniflare's entry socket answers with: nothing is served there. */
-const REFUSE = `export default { fetch() {
-  return new Response('421 this port serves nothing: send requests to the edge port tiercache printed\\n', { status: 421, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' } });
-} };`;
-
 export { FRONT_HEADER };
-
-function definedStrings(config: RawConfig): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(config).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
-  );
-}
-
-/**
- * TEST_CLOCK for both workers (shared/clock/clock-offset.ts): a Node function answering the fake time,
- * so that a test can move the clock freshness is judged by instead of sleeping.
- */
-function clockBinding(clock: (() => number) | undefined): Record<string, (request: Request) => Response> {
-  return clock === undefined ? {} : { TEST_CLOCK: () => new Response(String(clock())) };
-}

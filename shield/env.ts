@@ -7,6 +7,7 @@ import { parseSliceRequestPath } from '../shared/hop/slice-protocol.ts';
 import { ConfigError } from '../shared/http/errors.ts';
 import { type ObservedTier, observedTier, rawPath } from '../shared/observe/observed.ts';
 import type { RequestMeter } from '../shared/observe/request-meter.ts';
+import { type ShieldCache, shieldCacheOf } from '../shared/tiers/shield-caches.ts';
 
 /** The shield worker's bindings: the configuration contract (vars and secrets) and the purge list. */
 export type ShieldEnv = RawConfig & {
@@ -34,6 +35,8 @@ export interface ShieldBindings {
   observed: ObservedTier;
   /** Whether Workers Cache fronts the slices entrypoint (SHIELD_WORKERS_CACHE). */
   workersCache: boolean;
+  /** Which cache the shield keeps its copies in, as its health answer and Cache-Status member say. */
+  cache: ShieldCache;
 }
 
 /**
@@ -55,12 +58,14 @@ export interface ShieldRequest extends ShieldBindings {
 /** Once per bindings object (an isolate keeps the same `env`); throws ConfigError naming a bad setting. */
 export const shieldBindings = oncePerEnv((env: ShieldEnv): ShieldBindings => {
   const config = configFrom(env);
+  const workersCache = onOff(env.SHIELD_WORKERS_CACHE);
   return {
     config,
     purges: env.PURGES,
     testClock: env.TEST_CLOCK,
     observed: observedTier('shield', config.observability, env, describe),
-    workersCache: onOff(env.SHIELD_WORKERS_CACHE),
+    workersCache,
+    cache: shieldCacheOf(workersCache),
   };
 });
 

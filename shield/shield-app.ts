@@ -13,7 +13,8 @@ import { normalizePath } from '../shared/request/canonical-path.ts';
 import type { RequestFacts } from '../shared/request/request-facts.ts';
 import { requestUrl } from '../shared/request/request-target.ts';
 import { HEALTH_PATH, isReserved, PURGE_PATH, WORKERS_CACHE_PURGE_PATH } from '../shared/request/reserved-paths.ts';
-import { withTierReport } from '../shared/tier/tier-headers.ts';
+import { withHitStore, withTierReport } from '../shared/tier/tier-headers.ts';
+import type { ShieldCache } from '../shared/tiers/shield-caches.ts';
 import { type ShieldBindings, type ShieldEnv, type ShieldRequest, type ShieldRole, shieldBindings } from './env.ts';
 import { answerShieldHealth } from './health.ts';
 import { answerObject } from './object-request.ts';
@@ -26,6 +27,9 @@ import { workersCachePurger } from './workers-cache-gateway.ts';
  * The shield's named entrypoint Workers Cache fronts (cli/wrangler-config.ts names it in the deployed configuration).
  */
 export const SLICES_ENTRYPOINT = 'ShieldSlices';
+
+/** Where the shield's read path keeps its copies (shield-cache.ts), as a hit of it names it. */
+const READ_PATH_CACHE: ShieldCache = 'cache-api';
 
 const app = new Hono<{ Bindings: ShieldRequest; Variables: RequestFacts }>();
 
@@ -50,7 +54,7 @@ app.use('*', async (c, next) => {
     // Not requests for objects: no record is made of them.
     c.env.meter.internal = true;
     if (path === HEALTH_PATH)
-      return answerShieldHealth(c.env.config, c.env.purges, c.var.clockOffset, tierLocation(c.req.raw));
+      return answerShieldHealth(c.env.config, c.env.purges, c.var.clockOffset, c.env.cache, tierLocation(c.req.raw));
     if (c.req.method !== 'POST') throw new MethodNotAllowed(c.req.method, ['POST']);
     if (path === WORKERS_CACHE_PURGE_PATH) return purgeWorkersCache(c.req.raw, c.env.cachePurge);
     const slices = c.env.slicesEntry;
@@ -113,5 +117,8 @@ function answerAs(
       ? (ctx.exports as unknown as Record<string, Fetcher | undefined>)[SLICES_ENTRYPOINT]
       : undefined;
   const perRequest = { ...bindings, role, slicesEntry, cachePurge: role === 'slices' ? ctx.cache : undefined };
-  return observedFetch(request, ctx, perRequest, (bound) => app.fetch(request, bound, ctx));
+  const answer = observedFetch(request, ctx, perRequest, (bound) => app.fetch(request, bound, ctx));
+  // A hit of the shield's says which of its caches held it (docs/caching.md "What each tier reports"): its read path
+  // keeps its copies in the Cache API (shield-cache.ts); a Workers Cache hit says so itself (workers-cache-gateway.ts).
+  return Promise.resolve(answer).then((response) => withHitStore(response, 'shield', READ_PATH_CACHE));
 }

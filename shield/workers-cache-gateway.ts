@@ -16,8 +16,12 @@ import type { RequestMeter } from '../shared/observe/request-meter.ts';
 import type { WorkersCachePurge, WorkersCachePurgeResult } from '../shared/purge/workers-cache-purge.ts';
 import { WORKERS_CACHE_PURGE_PATH } from '../shared/request/reserved-paths.ts';
 import { responseAsIs } from '../shared/streams/response-as-is.ts';
+import type { ShieldCache } from '../shared/tiers/shield-caches.ts';
 import { tier } from '../shared/tiers/tiers.ts';
 import { AGE_HEADER, AGED_AT_HEADER, OBJECT_TAGS_HEADER, WORKERS_CACHE_FIELD } from './workers-cache-answer.ts';
+
+/** How a hit of Workers Cache names its store in the shield's member (shared/tiers/shield-caches.ts). */
+const WORKERS_CACHE: ShieldCache = 'workers-cache';
 
 /** The slices entrypoint as the gateway reaches it (`ctx.exports.ShieldSlices`, a Fetcher). */
 export interface SlicesEntry {
@@ -90,7 +94,7 @@ export async function viaWorkersCache(
       'cache-status',
       appendCacheStatus(
         withoutMember(headers.get('cache-status'), tier('shield').statusMember),
-        cacheStatusMember(tier('shield').statusMember, { hit: true, detail: 'workers-cache' }),
+        cacheStatusMember(tier('shield').statusMember, { hit: true, detail: 'workers-cache', store: WORKERS_CACHE }),
       ),
     );
     // The metrics kept with it were its fill's (the origin's among them): this request asked nothing behind the shield.

@@ -9,10 +9,12 @@ import { type ObservedTier, observedTier, rawPath } from '../shared/observe/obse
 import type { RequestMeter } from '../shared/observe/request-meter.ts';
 import type { ClientRules } from '../shared/rules/client-rules.ts';
 import type { SignedAdmission } from './admission.ts';
+import { type ShieldTransport, shieldTransport } from './shield-transport.ts';
 
 /** The edge worker's bindings: the configuration contract, the shield service binding, the purge list. */
 export interface EdgeEnv extends RawConfig {
-  SHIELD: Fetcher;
+  /** The shield, by service binding ('workers-cache' mode); absent when SHIELD_URL names it (shield-transport.ts). */
+  SHIELD?: Fetcher;
   /** The global purge list (shared/purge/purge-store.ts), shared with the shield; absent = purge unavailable. */
   PURGES?: KVNamespace;
   /** The local test stack's movable clock (shared/clock/clock-offset.ts); never bound when deployed. */
@@ -27,7 +29,8 @@ export interface EdgeEnv extends RawConfig {
 
 export interface EdgeBindings {
   config: Config;
-  shield: Fetcher;
+  /** The way to the shield: the SHIELD binding or SHIELD_URL (shield-transport.ts). */
+  shield: ShieldTransport;
   purges: KVNamespace | undefined;
   testClock: Fetcher | undefined;
   stats: DurableObjectNamespace | undefined;
@@ -57,7 +60,7 @@ export const edgeBindings = oncePerEnv((env: EdgeEnv): EdgeBindings => {
   const config = configFrom(env);
   return {
     config,
-    shield: env.SHIELD,
+    shield: shieldTransport(env.SHIELD, config.shieldUrl),
     purges: env.PURGES,
     testClock: env.TEST_CLOCK,
     stats: env.STATS,

@@ -41,6 +41,8 @@ export async function answerHealth(
     origin: health?.origin ?? 'unknown',
     originDetail: health?.detail ?? 'the shield did not answer, so the origin was not asked',
     ...(health === undefined ? {} : { probe: health.probe, probeMs: health.probeMs, age: health.age }),
+    // Which cache the shield keeps its copies in (shared/tiers/shield-caches.ts), as it said.
+    ...(health?.cache === undefined ? {} : { cache: health.cache }),
     purgeList: {
       edge: purgeListState(edge.purges, Date.now() + clockOffset),
       ...(health?.purgeList === undefined ? {} : { shield: health.purgeList }),

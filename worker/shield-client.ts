@@ -1,4 +1,4 @@
-// The edge's next hop: the shield, over the service binding. GETs go as slice requests (shared/hop/slice-protocol.ts)
+// The edge's next hop: the shield, over its service binding or at SHIELD_URL (shield-transport.ts). GETs go as slice requests (shared/hop/slice-protocol.ts)
 // and every answer is checked like an origin's (shield-answer.ts).
 
 import type { Config } from '../shared/config/config.ts';
@@ -7,7 +7,6 @@ import {
   HOST_HEADER,
   PURGED_AT_HEADER,
   REVALIDATE_HEADER,
-  SHIELD_ORIGIN,
   SOFT_PURGED_AT_HEADER,
 } from '../shared/hop/hop-fields.ts';
 import { parseWarmWord, SPAN_HEADER, sliceRequestPath } from '../shared/hop/slice-protocol.ts';
@@ -20,6 +19,7 @@ import type { ObjectMeta } from '../shared/slices/object-meta.ts';
 import type { HopLog } from '../shared/tier/hop-log.ts';
 import type { Upstream } from '../shared/tier/ports.ts';
 import { readShieldAnswer } from './shield-answer.ts';
+import type { ShieldTransport } from './shield-transport.ts';
 
 export interface ShieldCall {
   method: string;
@@ -43,7 +43,7 @@ export function forwardedFor(request: Request, url: URL, managed: readonly strin
   });
 }
 
-export async function askShield(shield: Fetcher, config: Config, call: ShieldCall): Promise<Response> {
+export async function askShield(shield: ShieldTransport, config: Config, call: ShieldCall): Promise<Response> {
   const headers = new Headers(call.headers);
   if (config.shieldToken !== undefined) headers.set(CREDENTIAL_HEADER, config.shieldToken);
   // Bodies as the shield sent them: an encoded object stays its encoded bytes (never decoded here).
@@ -52,7 +52,7 @@ export async function askShield(shield: Fetcher, config: Config, call: ShieldCal
   if (call.signal) init.signal = call.signal;
   try {
     // The URL and init given to fetch itself: encodeResponseBody does not travel inside a Request.
-    return await shield.fetch(`${SHIELD_ORIGIN}${call.path}`, init);
+    return await shield.fetch(call.path, init);
   } catch {
     // Given up on because the client went away: the shield was reached, nobody is left to answer.
     if (call.signal?.aborted === true) throw new ClientGone();
@@ -74,7 +74,7 @@ export interface PurgeWatermarks {
  * long before the warm ends (shared/tier/hop-log.ts; the other answers it hears through loggedUpstream).
  */
 export function shieldUpstream(
-  shield: Fetcher,
+  shield: ShieldTransport,
   config: Config,
   target: RequestTarget,
   host: string,

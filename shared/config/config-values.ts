@@ -80,6 +80,14 @@ export function objectKey<N extends string>(raw: Raw<N>, name: N): string | unde
   return parsed.key;
 }
 
+/** Host names that never leave this machine: where a URL that carries a credential may be plain http (the local stack). */
+const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/** Whether `hostname` (as URL spells it) is this machine's. */
+export function isLoopbackHost(hostname: string): boolean {
+  return LOOPBACK_HOSTS.has(hostname);
+}
+
 /** The value trimmed; undefined when absent or blank. */
 export function nonEmpty(value: string | undefined): string | undefined {
   const trimmed = value?.trim();

@@ -11,6 +11,7 @@ import { ConfigProblems } from './config-problems.ts';
 import { integer, nonEmpty, objectKey, oneOf, required } from './config-values.ts';
 import { type FillConfig, type MemoryConfig, parseLimits, type SlicingConfig } from './limits.ts';
 import { OBSERVABILITY_CONFIG_NAMES, type ObservabilityConfig, parseObservability } from './observability.ts';
+import { parseShieldUrl } from './shield-url.ts';
 import { parseSiteConfig, SITE_CONFIG_NAMES, type SiteConfig } from './site-config.ts';
 import { parseZonePurge, ZONE_PURGE_CONFIG_NAMES, type ZonePurgeConfig } from './zone-purge-config.ts';
 
@@ -57,6 +58,11 @@ export interface Config {
   cacheKeyQuery: readonly string[];
   /** Credential the edge presents to the shield; `undefined` = the shield refuses everything. */
   shieldToken: string | undefined;
+  /**
+   * SHIELD_URL (edge): the origin of a shield on a hostname of its own, which the edge then reaches by `fetch` with its
+   * credential instead of its SHIELD binding (shield-url.ts); undefined = the binding.
+   */
+  shieldUrl: URL | undefined;
   /** Bearer token for `POST /__tiercache/purge` at the edge; `undefined` = purge is disabled. */
   purgeToken: string | undefined;
   /**
@@ -100,6 +106,7 @@ export const CONFIG_NAMES = [
   'STALE_WHILE_REVALIDATE',
   'STALE_IF_ERROR',
   'SHIELD_TOKEN',
+  'SHIELD_URL',
   'PURGE_TOKEN',
   'HEALTH_KEY',
   'SLICE_SIZE',
@@ -181,6 +188,7 @@ export function parseConfig(raw: RawConfig): Config {
     ),
     staleIfError: problems.read(() => integer(raw, 'STALE_IF_ERROR', s3Defaults ? DEFAULT_STALE_IF_ERROR : 0, 0), 0),
     shieldToken: nonEmpty(raw.SHIELD_TOKEN),
+    shieldUrl: problems.read(() => parseShieldUrl(raw.SHIELD_URL), undefined),
     cacheKeyQuery: splitList(raw.CACHE_KEY_QUERY ?? ''),
     purgeToken: nonEmpty(raw.PURGE_TOKEN),
     healthKey: problems.read(() => objectKey(raw, 'HEALTH_KEY'), undefined),

@@ -24,7 +24,17 @@ export interface CacheStatusParams {
   collapsed?: boolean;
   /** §2.8: free-form; must be a token or sf-string. */
   detail?: string;
+  /** STORE_PARAM: on a hit, which of the cache's stores held it (a token); tiercache's own parameter. */
+  store?: string;
 }
+
+/**
+ * On a hit, which of the cache's stores held it (the shield's: `workers-cache` or `cache-api`,
+ * shared/tiers/shield-caches.ts). Not one of RFC 9211's parameters but an extension its §4 allows, its name prefixed with the application's as §4 asks
+ * of one that is not generic; §2.8's `detail` is free-form but one per member, and already says other things. A reader
+ * that does not know it ignores it (RFC 9651 §4.2: parameters are a map a parser keeps whole).
+ */
+export const STORE_PARAM = 'tiercache-store';
 
 /**
  * Our member: each value written by the RFC 9651 §4.1 serializer (the keys are RFC 9211's own), the
@@ -45,6 +55,8 @@ export function cacheStatusMember(cache: string, params: CacheStatusParams): str
   if (params.stored) parts.push('stored');
   if (params.collapsed) parts.push('collapsed');
   if (params.detail !== undefined) parts.push(`detail=${serializeBareItem(detailItem(params.detail))}`);
+  if (params.store !== undefined && isToken(params.store))
+    parts.push(`${STORE_PARAM}=${serializeBareItem({ type: 'token', value: params.store })}`);
   return parts.join('; ');
 }
 
@@ -87,6 +99,7 @@ export function memberParams(existing: string | null, cache: string): CacheStatu
     else if (key === 'fwd' && value !== undefined && FORWARD_REASONS.has(value)) params.fwd = value as ForwardReason;
     else if (key === 'fwd-status' && value !== undefined && /^\d{3}$/.test(value)) params.fwdStatus = Number(value);
     else if (key === 'ttl' && value !== undefined && /^-?\d+$/.test(value)) params.ttl = Number(value);
+    else if (key === STORE_PARAM && value !== undefined && isToken(value)) params.store = value;
   }
   const detail = memberDetail(existing, cache);
   if (detail !== undefined) params.detail = detail;
@@ -101,6 +114,16 @@ export function withMemberDetail(existing: string | null, cache: string, words: 
   const params = memberParams(existing, cache);
   if (existing === null || params === undefined) return existing;
   params.detail = params.detail === undefined ? words : `${words} ${params.detail}`;
+  return splitList(existing)
+    .map((member) => (memberName(member) === cache ? cacheStatusMember(cache, params) : member))
+    .join(', ');
+}
+
+/** `existing` with `cache`'s member naming `store` (STORE_PARAM), the rest of the list as it was. */
+export function withMemberStore(existing: string | null, cache: string, store: string): string | null {
+  const params = memberParams(existing, cache);
+  if (existing === null || params === undefined) return existing;
+  params.store = store;
   return splitList(existing)
     .map((member) => (memberName(member) === cache ? cacheStatusMember(cache, params) : member))
     .join(', ');

@@ -2,6 +2,7 @@
 // (docs/operating.md): one of a few states a monitor can switch on, and a sentence for the operator.
 
 import type { PurgeListState } from '../purge/purge-rules.ts';
+import { isShieldCache, type ShieldCache } from '../tiers/shield-caches.ts';
 
 /**
  * `ok`: the origin answers with the configured credentials (a NoSuchKey for the probed key
@@ -47,6 +48,8 @@ export interface ShieldHealth extends OriginFinding {
   purgeList?: PurgeListState;
   /** Where the shield ran (tierLocation); absent from a shield older than the field. */
   colo?: string;
+  /** Which cache the shield keeps its copies in; absent from a shield older than the field. */
+  cache?: ShieldCache;
 }
 
 /** What a tier says of where it ran when the platform names no location (the local stack, a test). */
@@ -90,6 +93,7 @@ export function readShieldHealth(value: unknown): ShieldHealth | undefined {
     age,
     ...(purgeList === undefined ? {} : { purgeList }),
     ...(colo === undefined ? {} : { colo }),
+    ...(isShieldCache(fields.cache) ? { cache: fields.cache } : {}),
   };
 }
 

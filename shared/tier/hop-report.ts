@@ -31,6 +31,7 @@ export interface HopReport {
  *   answer, a revalidation, first): `uri-miss` for an object it had never seen, `partial` for slices missing beside a
  *   manifest it held, `stale` for one it revalidated; `fwd-status` (§2.3) the first one given.
  * - `ttl` (§2.4) the least remaining freshness given; `stored` (§2.5), `collapsed` (§2.6) when any answer says so.
+ * - `tiercache-store` (cache-status.ts STORE_PARAM): the store the answers name.
  * - `detail` (§2.8): the first answer's own words (say `stale-while-revalidate`), then `slices H/C of T`: of the C
  *   slices it looked up for this request, H were stored there, of the T it was asked for (T shown when more than C:
  *   slices still coming, or never looked up).
@@ -53,6 +54,9 @@ export function hopMember(report: HopReport): CacheStatusParams | undefined {
   if (members.some((member) => member.collapsed)) params.collapsed = true;
   const detail = foldedDetail(answers, pending);
   if (detail !== undefined) params.detail = detail;
+  // Which store the shield keeps copies in: one shield, one store; the first answer that names it.
+  const store = members.find((member) => member.store !== undefined)?.store;
+  if (store !== undefined) params.store = store;
   return params;
 }
 

@@ -5,7 +5,9 @@ import {
   appendCacheStatus,
   type CacheStatusParams,
   cacheStatusMember,
+  memberParams,
   withMemberDetail,
+  withMemberStore,
   withoutMember,
 } from '../http/cache-status.ts';
 import { appendServerTiming, serverTimingMetric } from '../http/server-timing.ts';
@@ -68,7 +70,23 @@ export function withTierReport(
  */
 export function withRuleDetail(response: Response, tier: Tier, words: string | undefined): Response {
   if (words === undefined) return response;
-  const field = withMemberDetail(response.headers.get('cache-status'), cacheName(tier), words);
+  return withCacheStatus(response, withMemberDetail(response.headers.get('cache-status'), cacheName(tier), words));
+}
+
+/**
+ * `response` with this tier's member, when it is a hit, naming the store the hit came from (cache-status.ts
+ * STORE_PARAM), unless it names one already (the shield's Workers Cache hit does: workers-cache-gateway.ts); as it was
+ * otherwise. Only a hit says it: a miss was answered from no store.
+ */
+export function withHitStore(response: Response, tier: Tier, store: string): Response {
+  const field = response.headers.get('cache-status');
+  const params = memberParams(field, cacheName(tier));
+  if (params?.hit !== true || params.store !== undefined) return response;
+  return withCacheStatus(response, withMemberStore(field, cacheName(tier), store));
+}
+
+/** `response` with `field` as its Cache-Status; as it was when `field` is null (there was no member to change). */
+function withCacheStatus(response: Response, field: string | null): Response {
   if (field === null) return response;
   try {
     response.headers.set('cache-status', field);

@@ -4,7 +4,7 @@
 
 import { request as httpRequest } from 'node:http';
 import { type S3Origin, startS3Origin } from '../../local/origin.ts';
-import { type Stack, startWorkers } from '../../local/workers.ts';
+import { type Stack, startWorkers, type WorkersOptions } from '../../local/workers.ts';
 import type { RawConfig } from '../../shared/config/config.ts';
 import { startTap, type Tap } from '../local/origin-tap.ts';
 
@@ -50,6 +50,8 @@ export async function startFixture(
     secondEdge?: boolean;
     /** false: the edge's Cache API does nothing (WorkersOptions.edgeCache). */
     edgeCache?: boolean;
+    /** A second location in a workerd process of its own (Stack.secondLocationUrl; local/location.ts). */
+    secondLocation?: WorkersOptions['secondLocation'];
   } = {},
 ): Promise<Fixture> {
   const origin = await startS3Origin();
@@ -71,6 +73,7 @@ export async function startFixture(
     ...(options.entries ? { entries: options.entries } : {}),
     ...(options.secondEdge ? { secondEdge: true } : {}),
     ...(options.edgeCache === false ? { edgeCache: false } : {}),
+    ...(options.secondLocation !== undefined ? { secondLocation: options.secondLocation } : {}),
   });
   return {
     origin,

@@ -83,7 +83,13 @@ describe('a slice miss (RFC 9211 §2: each member says how its cache handled thi
     const answer = await range(path, 4 * MiB, 4 * MiB + 9);
     expect(answer.status).toBe(206);
     expect(originRanges()).toEqual([]);
-    expect(member(answer, 'tiercache-shield')).toEqual(['tiercache-shield', 'hit', TTL, 'detail="slices 1/1"']);
+    expect(member(answer, 'tiercache-shield')).toEqual([
+      'tiercache-shield',
+      'hit',
+      TTL,
+      'detail="slices 1/1"',
+      'tiercache-store=cache-api',
+    ]);
     expect(member(answer, 'tiercache-edge')).toEqual([
       'tiercache-edge',
       'fwd=partial',

@@ -98,7 +98,12 @@ describe('Workers Cache in front of the shield (a fake of the platform, the real
     );
     expect(answer.status).toBe(200);
     expect(sha256(answer.body)).toBe(sha256(CLIP.subarray(2 * MiB, 3 * MiB)));
-    expect(cacheStatus(answer).at(-1)).toEqual(['tiercache-shield', 'hit', 'detail=workers-cache']);
+    expect(cacheStatus(answer).at(-1)).toEqual([
+      'tiercache-shield',
+      'hit',
+      'detail=workers-cache',
+      'tiercache-store=workers-cache',
+    ]);
     expect(answer.headers.get('cache-tag')).toBe('Album-7');
     expect(Number(answer.headers.get('age'))).toBeGreaterThanOrEqual(0);
     for (const name of [

@@ -142,7 +142,9 @@ describe('the gateway', () => {
     const request = new Request('https://shield.internal/x');
     const hitMeter = new RequestMeter(NOW, () => undefined);
     const hit = await viaWorkersCache(request, answering('HIT'), 'k', hitMeter, NOW);
-    expect(hit.headers.get('cache-status')).toBe('tiercache-shield; hit; detail=workers-cache');
+    expect(hit.headers.get('cache-status')).toBe(
+      'tiercache-shield; hit; detail=workers-cache; tiercache-store=workers-cache',
+    );
     // Its fill's metrics are not this request's: the shield's own time alone.
     expect(hit.headers.get('server-timing')).toMatch(/^shield;dur=[\d.]+$/);
     expect(hitMeter.internal).toBe(false);

@@ -6,7 +6,10 @@ import {
   cacheStatusMember,
   FORWARD_REASONS,
   type ForwardReason,
+  memberParams,
+  STORE_PARAM,
   withMemberDetail,
+  withMemberStore,
   withoutMember,
 } from '../../../shared/http/cache-status.ts';
 import { type BareItem, parseList } from '../../../shared/http/structured-fields.ts';
@@ -293,5 +296,47 @@ describe('withMemberDetail', () => {
   it('leaves a field without that member as it was', () => {
     expect(withMemberDetail(null, 'tiercache-edge', 'rule:a')).toBeNull();
     expect(withMemberDetail('other; hit', 'tiercache-edge', 'rule:a')).toBe('other; hit');
+  });
+});
+
+describe("the tiercache-store parameter: which store keeps a cache's copies (RFC 9211 §4: an extension, named for its application)", () => {
+  it('is written last, as a token, after the parameters RFC 9211 defines', () => {
+    expect(STORE_PARAM).toBe('tiercache-store');
+    expect(cacheStatusMember(SHIELD_MEMBER, { hit: true, detail: 'slices 1/1', store: 'cache-api' })).toBe(
+      'tiercache-shield; hit; detail="slices 1/1"; tiercache-store=cache-api',
+    );
+  });
+
+  it('parses back with the member, and a field carrying it is still an RFC 8941 List', () => {
+    const field = appendCacheStatus(
+      cacheStatusMember(SHIELD_MEMBER, { fwd: 'uri-miss', stored: true, store: 'workers-cache' }),
+      cacheStatusMember(EDGE_MEMBER, { fwd: 'uri-miss' }),
+    );
+    expect(memberParams(field, SHIELD_MEMBER)).toEqual({ fwd: 'uri-miss', stored: true, store: 'workers-cache' });
+    const [shield] = parseList(field) ?? [];
+    expect(shield?.params).toContainEqual([STORE_PARAM, { type: 'token', value: 'workers-cache' } satisfies BareItem]);
+  });
+
+  it('is ignored when it is no token: nothing but a token is read as a store', () => {
+    expect(memberParams('tiercache-shield; hit; tiercache-store="x y"', SHIELD_MEMBER)).toEqual({ hit: true });
+  });
+
+  it('is set on the named member alone, replacing one it had, the rest of the field as it was', () => {
+    const field = 'tiercache-shield; hit; detail="slices 1/1", tiercache-edge; fwd=uri-miss';
+    expect(withMemberStore(field, SHIELD_MEMBER, 'cache-api')).toBe(
+      'tiercache-shield; hit; detail="slices 1/1"; tiercache-store=cache-api, tiercache-edge; fwd=uri-miss',
+    );
+    expect(withMemberStore(withMemberStore(field, SHIELD_MEMBER, 'cache-api'), SHIELD_MEMBER, 'workers-cache')).toBe(
+      'tiercache-shield; hit; detail="slices 1/1"; tiercache-store=workers-cache, tiercache-edge; fwd=uri-miss',
+    );
+    expect(withMemberStore('other; hit', SHIELD_MEMBER, 'cache-api')).toBe('other; hit');
+    expect(withMemberStore(null, SHIELD_MEMBER, 'cache-api')).toBeNull();
+  });
+
+  it('survives a detail put first in the member (a rule that decided the freshness)', () => {
+    const field = cacheStatusMember(SHIELD_MEMBER, { hit: true, store: 'cache-api' });
+    expect(withMemberDetail(field, SHIELD_MEMBER, 'rule:a')).toBe(
+      'tiercache-shield; hit; detail=rule:a; tiercache-store=cache-api',
+    );
   });
 });

@@ -57,6 +57,13 @@ describe('readShieldHealth: the shield health answer as the edge reads it', () =
       expect(readShieldHealth({ ...good, purgeList }), JSON.stringify(purgeList)).not.toHaveProperty('purgeList');
   });
 
+  it('takes which cache the shield has when it says one it may have, and leaves out anything else', () => {
+    for (const cache of ['workers-cache', 'cache-api'])
+      expect(readShieldHealth({ ...good, cache })?.cache, cache).toBe(cache);
+    for (const cache of ['memory', '', 7, null, { shield: 'cache-api' }])
+      expect(readShieldHealth({ ...good, cache }), JSON.stringify(cache)).not.toHaveProperty('cache');
+  });
+
   it('never throws, whatever JSON arrives', () => {
     fc.assert(
       fc.property(fc.jsonValue(), (value) => {

@@ -74,6 +74,19 @@ describe('hopMember (RFC 9211 §2: the shield member of this request, folded fro
     ).toEqual({ fwd: 'partial', ttl: 40, stored: true, collapsed: true, detail: 'slices 1/2 of 3' });
   });
 
+  it("names the store the shield's answers name (its tiercache-store parameter)", () => {
+    const store = { store: 'cache-api' };
+    expect(hopMember({ answers: [answer({ ...HIT, ...store }), answer({ ...HIT, ...store })], pending: 0 })).toEqual({
+      hit: true,
+      ttl: 50,
+      detail: 'slices 2/2',
+      store: 'cache-api',
+    });
+    expect(hopMember({ answers: [answer(DISCOVERY), answer({ ...PARTIAL, ...store })], pending: 0 })?.store).toBe(
+      'cache-api',
+    );
+  });
+
   it("folds one answer into the member it carries (the shield's own report of one slice request)", () => {
     const bases = fc.oneof(
       fc.record({ hit: fc.constant(true), ttl: fc.integer({ min: -100, max: 10_000 }) }),

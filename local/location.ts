@@ -1,0 +1,127 @@
+// A second edge location as its own workerd process: its own Miniflare, so its own cache, running the edge's bundle
+// and reaching the stack's shield across processes, as another Cloudflare location's edge reaches the one shield.
+
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { WorkerOptions } from 'miniflare';
+import type { RawConfig } from '../shared/config/config.ts';
+import type { WorkerBundle } from './bundle.ts';
+import { directSocket, LOOPBACK, moduleWorker, startDirectMiniflare, unixSocket } from './direct-miniflare.ts';
+import { type Front, startFront } from './front.ts';
+import {
+  COMPATIBILITY_FLAGS,
+  clockBinding,
+  definedStrings,
+  frontMethods,
+  PURGES_NAMESPACE,
+  refusingEntry,
+} from './tier-options.ts';
+
+/**
+ * How the location reaches the shield, by the shield's two cache modes (docs/deploying.md "Two shield cache modes"):
+ * `binding`, its SHIELD service binding, here to an external address (the shield's port), as 'workers-cache' mode
+ * binds it; `url`, a `fetch` to SHIELD_URL (the shield's port), as 'cache-api' mode reaches a shield on a hostname of
+ * its own.
+ */
+export type ShieldReach = 'binding' | 'url';
+
+export interface LocationOptions {
+  /** The edge's bundle (the stack's, bundled once). */
+  edge: WorkerBundle;
+  /** The settings, as the stack's edge has them. */
+  config: RawConfig;
+  /** The shield's base URL on loopback, `http://127.0.0.1:PORT` (its front, when the stack has one). */
+  shieldUrl: string;
+  reach: ShieldReach;
+  /** A local front on the location's port, as the first edge has (front.ts). */
+  front?: boolean;
+  frontHeadTimeoutMs?: number;
+  clock?: () => number;
+}
+
+export interface Location {
+  /** The location's base URL, `http://127.0.0.1:PORT` (its front, when it has one). */
+  url: string;
+  dispose(): Promise<void>;
+}
+
+/** The worker's name in its process. */
+const EDGE_NAME = 'edge';
+
+/**
+ * Another edge location: the edge's bundle in a Miniflare of its own (its own cache, in that process's temporary
+ * directory), on a port of its own, behind a front of its own when `front`. What one process cannot share with another
+ * it has its own of (local/README.md "A second location"): the purge list, a KV namespace of its own, so it does not
+ * see purges made at the first location; and no stats store (the edge counts nothing without STATS; the shield, in
+ * the stack's process, still counts what this location asks of it).
+ */
+export async function startLocation(options: LocationOptions): Promise<Location> {
+  const frontToken = options.front === true ? randomUUID() : undefined;
+  const socketDir = frontToken === undefined ? undefined : await mkdtemp(join(tmpdir(), 'tiercache-location-'));
+  const removeDir = (): Promise<void> =>
+    socketDir === undefined ? Promise.resolve() : rm(socketDir, { recursive: true, force: true });
+  const socket = socketDir === undefined ? undefined : unixSocket(join(socketDir, EDGE_NAME));
+  const started = await startDirectMiniflare(
+    [refusingEntry(), { ...locationEdge(options, frontToken), ...(socket?.options ?? directSocket(0)) }],
+    socketDir === undefined ? {} : { entrySocket: join(socketDir, 'entry') },
+  ).catch(async (error: unknown) => {
+    await removeDir();
+    throw error;
+  });
+  if (socket === undefined || frontToken === undefined) {
+    const url = started.urls.get(EDGE_NAME);
+    if (url === undefined) {
+      await started.stop();
+      throw new Error('Miniflare gave no direct socket to the second location');
+    }
+    return { url: url.origin, dispose: started.stop };
+  }
+  let front: Front;
+  try {
+    front = await startFront({
+      upstream: { path: socket.path },
+      token: frontToken,
+      allow: frontMethods(options.config),
+      host: LOOPBACK,
+      port: 0,
+      ...(options.frontHeadTimeoutMs !== undefined ? { headTimeoutMs: options.frontHeadTimeoutMs } : {}),
+    });
+  } catch (error) {
+    await started.stop().catch(() => undefined);
+    await removeDir();
+    throw error;
+  }
+  return {
+    url: front.url,
+    async dispose() {
+      await front.close();
+      await started.stop();
+      await removeDir();
+    },
+  };
+}
+
+/** The edge as this location runs it: its settings, its way to the shield, its own purge list, no stats store. */
+function locationEdge(options: LocationOptions, frontToken: string | undefined): WorkerOptions {
+  const { SHIELD_URL: _unused, ...config } = options.config;
+  const bindings = {
+    ...definedStrings(config),
+    ...(options.reach === 'url' ? { SHIELD_URL: options.shieldUrl } : {}),
+    ...(frontToken === undefined ? {} : { LOCAL_FRONT_TOKEN: frontToken }),
+  };
+  const shield = options.reach === 'binding' ? { SHIELD: externalService(options.shieldUrl) } : {};
+  return {
+    ...moduleWorker(EDGE_NAME, options.edge.code, options.edge.path),
+    compatibilityFlags: COMPATIBILITY_FLAGS,
+    bindings,
+    serviceBindings: { ...shield, ...clockBinding(options.clock) },
+    kvNamespaces: { PURGES: PURGES_NAMESPACE },
+  };
+}
+
+/** A service binding to a server outside this workerd (Miniflare's `external`: workerd's ExternalServer), over HTTP. */
+function externalService(baseUrl: string): { external: { address: string; http: Record<string, never> } } {
+  return { external: { address: new URL(baseUrl).host, http: {} } };
+}

@@ -1,0 +1,41 @@
+// What every workerd process of the local stack gives Miniflare alike: the deployed workers' compatibility flags,
+// the refusing entry worker, the settings as string bindings, and the test clock (workers.ts, location.ts).
+
+import type { WorkerOptions } from 'miniflare';
+import type { RawConfig } from '../shared/config/config.ts';
+import deployment from '../tiercache.config.ts';
+import { moduleWorker } from './direct-miniflare.ts';
+
+/** The deployed workers' (tiercache.config.ts): request.signal aborts when the client goes away. */
+export const COMPATIBILITY_FLAGS = [...deployment.compatibility.flags];
+/** One KV namespace id per process for the purge list: in one process, both workers share it, as in one account. */
+export const PURGES_NAMESPACE = 'tiercache-purges';
+
+/** The first worker, which Miniflare's entry socket answers with: nothing is served there. */
+export function refusingEntry(): WorkerOptions {
+  return moduleWorker('refuse', REFUSE);
+}
+
+const REFUSE = `export default { fetch() {
+  return new Response('421 this port serves nothing: send requests to the edge port tiercache printed\\n', { status: 421, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' } });
+} };`;
+
+/** The settings given, as string bindings (absent ones not bound). */
+export function definedStrings(config: RawConfig): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(config).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+  );
+}
+
+/**
+ * TEST_CLOCK (shared/clock/clock-offset.ts): a Node function answering the fake time, so that a test can move the
+ * clock freshness is judged by instead of sleeping.
+ */
+export function clockBinding(clock: (() => number) | undefined): Record<string, (request: Request) => Response> {
+  return clock === undefined ? {} : { TEST_CLOCK: () => new Response(String(clock())) };
+}
+
+/** The methods the local front lets through (`OPTIONS *` answers them): a site's every method, an S3 bucket's reads. */
+export function frontMethods(config: RawConfig): string {
+  return config.ORIGIN_KIND === 'http' ? 'GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE' : 'GET, HEAD, OPTIONS';
+}
