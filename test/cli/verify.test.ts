@@ -62,7 +62,8 @@ describe('npm run verify against a stack like npm start', () => {
   let note: StackFolder;
   let first: Ran;
   beforeAll(async () => {
-    ({ f, note } = await startStack());
+    // With a second location of its own (its own process and cache, the same shield), as `npm start` runs.
+    ({ f, note } = await startStack({ secondLocation: true }));
     first = await verify(note, [], join(folder, 'first.json'));
   }, TIMEOUT_MS);
   afterAll(async () => {
@@ -158,6 +159,43 @@ describe('npm run verify against a stack like npm start', () => {
       expect(third.code, third.text).toBe(0);
       expect(third.line('sliced-read').says).toMatch(/from the edge's whole copy of its slices/);
       expect(third.verdicts).toMatchObject({ range: 'pass', seek: 'pass', 'slices-at-shield': 'info' });
+    },
+    TIMEOUT_MS,
+  );
+  it(
+    "run at a second location with the first run's report, shows that location's misses answered from the shield's cache",
+    async () => {
+      const elsewhere = f.stack.secondLocationUrl ?? '';
+      expect(elsewhere).not.toBe('');
+      const ran = await verify(
+        note,
+        [
+          '--base',
+          elsewhere,
+          '--object',
+          LOCAL_OBJECT,
+          '--sliced',
+          LOCAL_SLICED,
+          '--previous',
+          join(folder, 'first.json'),
+        ],
+        join(folder, 'elsewhere.json'),
+      );
+      expect(ran.code, ran.text).toBe(0);
+      expect(ran.verdicts).toMatchObject({
+        health: 'pass',
+        'edge-cache': 'pass',
+        'second-location': 'pass',
+        previous: 'pass',
+        'slices-at-shield': 'pass',
+        range: 'pass',
+        seek: 'pass',
+      });
+      // This location's edge missed; the shield answered from what the first location's run left in it.
+      expect(ran.report.object).toMatchObject({
+        edge: expect.stringMatching(/^fwd=uri-miss/),
+        shield: expect.stringMatching(/^hit/),
+      });
     },
     TIMEOUT_MS,
   );
