@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { CONFIG_NAMES, parseConfig, type RawConfig, SECRET_CONFIG_NAMES } from '../shared/config/config.ts';
 import { ConfigError } from '../shared/http/errors.ts';
 import type { SeededAsset } from './assets.ts';
-import { useEmbeddedOrigin } from './embedded-settings.ts';
+import { embeddedOriginRefusal, useEmbeddedOrigin } from './embedded-settings.ts';
 import { noteStack, operatorLines, withOperatorSettings } from './operator.ts';
 import type { S3Origin } from './origin.ts';
 import { checkOrigin } from './origin-check.ts';
@@ -37,6 +37,8 @@ async function main(): Promise<void> {
     const port = parsePort(process.env.PORT);
     await checkPortFree(port); // before anything starts, and without workerd's crash report
     const config = configFromEnv(process.env);
+    const refusal = config.ORIGIN_URL === undefined ? embeddedOriginRefusal(config) : undefined;
+    if (refusal !== undefined) throw new ConfigError(refusal); // before an origin or a worker starts
     // Loaded once the signal handlers are in place: importing Miniflare alone takes ~0.4 s.
     const [{ startS3Origin }, { seedSampleAssets }, { startWorkers }] = await checkpoint(
       Promise.all([import('./origin.ts'), import('./assets.ts'), import('./workers.ts')]),
