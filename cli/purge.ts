@@ -25,6 +25,7 @@ import {
   single,
   usageError,
 } from './command.ts';
+import { PORT_FLAG } from './local-stacks.ts';
 import { joinTargets, type PurgeTargets, parseTargetLines, purgeBatches, targetCount } from './purge-targets.ts';
 
 export type { PurgeTargets };
@@ -58,6 +59,8 @@ export interface PurgeArgs {
   /** A file of targets, one per line (purge-targets.ts); `-` = standard input. */
   from: string | undefined;
   base: string | undefined;
+  /** --port: the local stack on that port. */
+  port: string | undefined;
   help: boolean;
 }
 
@@ -100,7 +103,7 @@ export async function runPurge(
     }
     const targets =
       args.from === undefined ? args.targets : joinTargets(args.targets, await fromFile(args.from, input));
-    const deployment = await findDeployment(PURGE_API, args.base, context);
+    const deployment = await findDeployment(PURGE_API, args.base, context, args.port);
     // In requests the edge takes, in order; one refused stops the rest (what was accepted is printed).
     for (const batch of purgeBatches(targets)) {
       const request = purgeRequest(deployment, batch);
@@ -128,6 +131,7 @@ export function parsePurgeArgs(argv: readonly string[]): PurgeArgs {
       from: { type: 'string' },
       soft: { type: 'boolean' },
       [DEPLOYMENT_FLAG]: { type: 'string' },
+      [PORT_FLAG]: { type: 'string' },
       help: { type: 'boolean' },
     },
     PURGE_USAGE,
@@ -143,7 +147,13 @@ export function parsePurgeArgs(argv: readonly string[]): PurgeArgs {
   const from = single(flags, 'from', PURGE_USAGE);
   if (!help && from === undefined && targetCount(targets) === 0 && !targets.everything)
     throw usageError('nothing to purge: name at least one --url, --prefix, --tag, --everything or --from', PURGE_USAGE);
-  return { targets, from, base: single(flags, DEPLOYMENT_FLAG, PURGE_USAGE), help };
+  return {
+    targets,
+    from,
+    base: single(flags, DEPLOYMENT_FLAG, PURGE_USAGE),
+    port: single(flags, PORT_FLAG, PURGE_USAGE),
+    help,
+  };
 }
 
 /** The targets `--from` names: a usage error (exit 2) for a file that cannot be read, a bad line, or none. */

@@ -61,7 +61,8 @@ async function main(): Promise<void> {
     const stack = track(starting.value, (started) => started.dispose());
     if (seeding.status === 'rejected') throw seeding.reason;
     const seeded: SeededAsset[] = seeding.value;
-    const note = { url: stack.url, ...tokens };
+    const { madeUp, ...noted } = tokens;
+    const note = { url: stack.url, ...noted };
     track(await noteStack(note), (forget) => forget());
     notes.unshift(await checkpoint(checkOrigin(stack.url)));
     phase = 'running';
@@ -71,7 +72,7 @@ async function main(): Promise<void> {
         origin,
         seeded,
         stack,
-        [...notes, ...operatorLines(note, config.LOG_SAMPLE === '1')],
+        [...notes, ...operatorLines(note, madeUp, config.LOG_SAMPLE === '1')],
         performance.now(),
       ),
     ); // since the process began
