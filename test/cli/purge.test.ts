@@ -225,6 +225,27 @@ describe('npm run purge: the answer', () => {
     );
   });
 
+  it('an edge that states its bounds as typical (as KV and Instant Purge state theirs): printed so, with what they rest on', () => {
+    const basis = 'Workers KV: changes "may take up to 60 seconds or more to be visible in other locations" (…)';
+    const typical = { bound: 'typical' as const };
+    const text = renderPurgeAnswer({
+      purged: { urls: ['/a.png'], prefixes: [], tags: [], everything: false },
+      at: AT,
+      reachesEveryLocationWithin: '65s',
+      ...typical,
+      boundBasis: basis,
+      paths: {
+        platform: { sent: true, reachesEveryLocationWithin: '150ms', reaches: ['edge Cache API'], ...typical },
+        records: { reachesEveryLocationWithin: '65s', reaches: ['edge memory'], ...typical },
+      },
+    });
+    expect(text.split('\n').slice(2)).toEqual([
+      'reaches every location by about 2026-01-30 10:16:07Z (typically within 65s; no bound the platform guarantees)',
+      "  through Cloudflare's purge: typically within 150ms (edge Cache API); the purge records (KV): typically within 65s (edge memory)",
+      `  as the platform states it: ${basis}`,
+    ]);
+  });
+
   it('401: says the token was refused and which variable to set (exit 1)', async () => {
     answer = () =>
       plain(401, 'purge needs Authorization: Bearer <PURGE_TOKEN>', {
