@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { CONFIG_NAMES, parseConfig, type RawConfig, SECRET_CONFIG_NAMES } from '../shared/config/config.ts';
 import { ConfigError } from '../shared/http/errors.ts';
 import type { SeededAsset } from './assets.ts';
+import { defaultFreshnessLine } from './default-freshness.ts';
 import { embeddedOriginRefusal, useEmbeddedOrigin } from './embedded-settings.ts';
 import { noteStack, operatorLines, withOperatorSettings } from './operator.ts';
 import type { S3Origin } from './origin.ts';
@@ -51,7 +52,8 @@ async function main(): Promise<void> {
     }
     config.SHIELD_TOKEN ??= randomUUID();
     const tokens = withOperatorSettings(config, process.env);
-    parseConfig(config); // every setting that cannot work is reported here, by name, at once, not per request
+    // Every setting that cannot work is reported here, by name, at once, not per request.
+    notes.push(defaultFreshnessLine(parseConfig(config)));
     // Seeding (64 MiB) and starting workerd take about as long as each other: run them together.
     const [seeding, starting] = await Promise.allSettled([
       origin ? seedSampleAssets(origin) : Promise.resolve([]),
