@@ -2,15 +2,24 @@
 // and laid out for a terminal, and (stats, purge) the edge's API: the deployment, its token, the call.
 
 import { realpathSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { CliFailure, EXIT_USAGE, usageError } from './cli-failure.ts';
+import {
+  chooseLocalStack,
+  LOCAL_STACKS_DIR,
+  type LocalStack,
+  PORT_FLAG,
+  parsePort,
+  readLocalStacks,
+  stackAt,
+} from './local-stacks.ts';
 
 /** What a command touches outside itself, handed in so that the tests run the commands as functions. */
 export interface CliContext {
   env: Readonly<Record<string, string | undefined>>;
-  /** `.build/local/stack.json`, written by `npm start` (LocalStack). */
-  stackPath: string;
+  /** `.build/local/stacks/`, one note per running `npm start` (local-stacks.ts). */
+  stacksDir: string;
   /** Standard output: the answer (tables, JSON). */
   out: (text: string) => void;
   /** Standard error: usage and why it failed. */
@@ -19,14 +28,12 @@ export interface CliContext {
   timeoutMs: number;
 }
 
-/** Where `npm start` writes the local stack's URL and tokens. */
-export const LOCAL_STACK_PATH = fileURLToPath(new URL('../.build/local/stack.json', import.meta.url));
 const TIMEOUT_MS = 30_000;
 
 export function processContext(): CliContext {
   return {
     env: process.env,
-    stackPath: LOCAL_STACK_PATH,
+    stacksDir: LOCAL_STACKS_DIR,
     out: (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
     err: (text) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
     timeoutMs: TIMEOUT_MS,
@@ -45,36 +52,9 @@ export function isEntry(moduleUrl: string): boolean {
   }
 }
 
-// --- Failures: 2 when a command was asked wrongly or has nowhere to go (usage, no local stack, no
-// token), 1 when the deployment could not be reached or said no. Thrown anywhere, printed once.
+// --- Failures (cli-failure.ts), re-exported for the commands.
 
-export const EXIT_FAILED = 1;
-export const EXIT_USAGE = 2;
-
-export class CliFailure extends Error {
-  override name = 'CliFailure';
-  readonly exitCode: number;
-
-  constructor(message: string, exitCode: number = EXIT_FAILED) {
-    super(message);
-    this.exitCode = exitCode;
-  }
-}
-
-/** A usage error: what was wrong, then the command's usage. */
-export function usageError(message: string, usage: string): CliFailure {
-  return new CliFailure(`${message}\n\n${usage}`, EXIT_USAGE);
-}
-
-/** Reports `error` on `err` and answers the exit code; anything but a CliFailure is a bug, shown as one. */
-export function failureExit(error: unknown, err: (text: string) => void): number {
-  if (error instanceof CliFailure) {
-    err(error.message);
-    return error.exitCode;
-  }
-  err(`unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-  return EXIT_FAILED;
-}
+export { CliFailure, EXIT_FAILED, EXIT_USAGE, failureExit, usageError } from './cli-failure.ts';
 
 // --- Flags: node:util parseArgs, strict (an unknown flag or a stray word is a usage error, never ignored),
 // every string flag collected as a list so that a single-valued flag given twice is refused, not the last one.
@@ -163,7 +143,7 @@ export interface Api {
   method: 'GET' | 'POST';
   /** The environment variable holding the bearer token (wins over the local stack's). */
   tokenName: 'STATS_TOKEN' | 'PURGE_TOKEN';
-  /** Its field in `.build/local/stack.json`. */
+  /** Its field in a local stack's note. */
   stackField: 'statsToken' | 'purgeToken';
   /** 401: a token was sent, and it is not the deployment's. */
   refused: string;
@@ -173,8 +153,10 @@ export interface Api {
 
 /** The flag both commands name the deployment with (`--url` is purge's flag for an object). */
 export const DEPLOYMENT_FLAG = 'base';
-export const DEPLOYMENT_USAGE =
-  "  --base URL      the edge's base URL (default: the local stack, .build/local/stack.json from `npm start`)";
+export const DEPLOYMENT_USAGE = [
+  "  --base URL      the edge's base URL (default: the local stack `npm start` runs, .build/local/stacks/)",
+  '  --port N        the local stack whose edge is on port N, when several run',
+].join('\n');
 
 export interface Deployment {
   /** The edge's base URL (its origin: the endpoints' paths replace any path given). */
@@ -182,6 +164,8 @@ export interface Deployment {
   token: string;
   /** Whether the base URL came from the local stack's note (so an unreachable edge may mean it stopped). */
   local: boolean;
+  /** That note's file, named when the edge cannot be reached. */
+  note?: string;
 }
 
 /** A request as a plain value (what the tests look at before anything is sent). */
@@ -193,36 +177,39 @@ export interface ApiRequest {
   body?: string;
   /** Sent to the local stack its note names (Deployment.local). */
   local: boolean;
+  note?: string;
 }
 
-/** What `npm start` says of the stack it runs (`.build/local/stack.json`): the edge's URL and the tokens it made up. */
-export interface LocalStack {
-  url: string;
-  statsToken?: string;
-  purgeToken?: string;
-  signingKeys?: string; // SIGNING_KEYS as the stack runs with them (`npm run sign`)
-}
+export type { LocalStack } from './local-stacks.ts';
 
 const MAX_LINE = 200;
 
-export async function findDeployment(api: Api, flag: string | undefined, context: CliContext): Promise<Deployment> {
+/**
+ * Where `api` is called and with which token. `flag` is --base; `port` --port's text: with neither, the only local
+ * stack running. A local stack's token goes to that stack's own URL only.
+ */
+export async function findDeployment(
+  api: Api,
+  flag: string | undefined,
+  context: CliContext,
+  port?: string,
+): Promise<Deployment> {
   const envToken = headerSafe(context.env[api.tokenName], api.tokenName);
+  if (flag !== undefined && port !== undefined)
+    throw new CliFailure(`give --${DEPLOYMENT_FLAG} or --${PORT_FLAG}, not both`, EXIT_USAGE);
   if (flag !== undefined) {
     const base = baseUrl(flag, `--${DEPLOYMENT_FLAG}`);
     if (envToken !== undefined) return { base, token: envToken, local: false };
-    const stack = await readLocalStack(context.stackPath);
-    const stackToken =
-      stack !== undefined && new URL(stack.url).origin === base.origin ? stack[api.stackField] : undefined;
+    const stackToken = stackAt(await readLocalStacks(context.stacksDir), base)?.[api.stackField];
     if (stackToken !== undefined) return { base, token: stackToken, local: false };
     throw new CliFailure(`no token for ${base.origin}: set ${api.tokenName} to the deployment's secret`, EXIT_USAGE);
   }
-  const stack = await readLocalStack(context.stackPath);
-  if (stack === undefined)
-    throw new CliFailure(`no local stack: start it with \`npm start\`, or pass --${DEPLOYMENT_FLAG}`, EXIT_USAGE);
+  const stack = chooseLocalStack(await readLocalStacks(context.stacksDir), parsePort(port));
   return {
     base: baseUrl(stack.url, 'the local stack url'),
-    token: envToken ?? stackToken(stack, api, context.stackPath),
+    token: envToken ?? stackToken(stack, api),
     local: true,
+    note: stack.path,
   };
 }
 
@@ -236,6 +223,7 @@ export function apiRequest(api: Api, deployment: Deployment, body?: unknown): Ap
     headers: { authorization: `Bearer ${deployment.token}`, ...json, accept: 'application/json' },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     local: deployment.local,
+    ...(deployment.note === undefined ? {} : { note: deployment.note }),
   };
 }
 
@@ -259,7 +247,7 @@ export async function callApi(request: ApiRequest, context: CliContext): Promise
     text = await response.text();
   } catch (error) {
     // The note outlives a stack that was killed rather than stopped: say which note it was.
-    const stale = request.local ? ` (from ${context.stackPath}: is \`npm start\` still running?)` : '';
+    const stale = request.note === undefined ? '' : ` (from ${request.note}: is \`npm start\` still running?)`;
     throw new CliFailure(
       `cannot reach ${request.url.href}: ${redacted(networkReason(error, context.timeoutMs), request)}${stale}`,
     );
@@ -307,30 +295,11 @@ function baseUrl(text: string, what: string): URL {
   return url;
 }
 
-/** The stack note, or undefined when none was written here; one `npm start` did not write is reported, not guessed. */
-export async function readLocalStack(path: string): Promise<LocalStack | undefined> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new CliFailure(`cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`, EXIT_USAGE);
-  }
-  const stack = asLocalStack(text);
-  if (stack === undefined) {
-    throw new CliFailure(
-      `${path} is not what \`npm start\` writes (expected {"url": "http://…", "statsToken": "…", "purgeToken": "…"}): restart it with \`npm start\``,
-      EXIT_USAGE,
-    );
-  }
-  return stack;
-}
-
-function stackToken(stack: LocalStack, api: Api, path: string): string {
+function stackToken(stack: LocalStack, api: Api): string {
   const token = stack[api.stackField];
   if (token === undefined)
     throw new CliFailure(
-      `the local stack (${path}) has no ${api.stackField}: restart it with \`npm start\`, or set ${api.tokenName}`,
+      `the local stack (${stack.path}) has no ${api.stackField}: restart it with \`npm start\`, or set ${api.tokenName}`,
       EXIT_USAGE,
     );
   return token;
@@ -380,21 +349,4 @@ function isPlainText(response: Response): boolean {
 function redacted(text: string, request: ApiRequest): string {
   const token = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
   return token === undefined || token === '' ? text : text.replaceAll(token, '[token]');
-}
-
-function asLocalStack(text: string): LocalStack | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (typeof value !== 'object' || value === null) return undefined;
-  const { url, statsToken, purgeToken, signingKeys } = value as Record<string, unknown>;
-  if (typeof url !== 'string' || !URL.canParse(url)) return undefined;
-  const stack: LocalStack = { url };
-  if (typeof statsToken === 'string' && statsToken !== '') stack.statsToken = statsToken;
-  if (typeof purgeToken === 'string' && purgeToken !== '') stack.purgeToken = purgeToken;
-  if (typeof signingKeys === 'string' && signingKeys !== '') stack.signingKeys = signingKeys;
-  return stack;
 }

@@ -29,7 +29,7 @@ const CF_API_TOKEN = {
   workers: ['edge'],
   purpose: 'a Cloudflare API token with Zone > Cache Purge, for purges at the platform’s speed (set CF_ZONE_ID too)',
   source: 'optional',
-  unset: 'purges take the KV records alone (65 s)',
+  unset: 'purges take the KV records alone (typically within 65 s)',
 } as const;
 
 export const OPTIONAL_SECRETS = [PURGE_TOKEN, STATS_TOKEN, CF_API_TOKEN] as const;

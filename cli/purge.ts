@@ -25,6 +25,7 @@ import {
   single,
   usageError,
 } from './command.ts';
+import { PORT_FLAG } from './local-stacks.ts';
 import { joinTargets, type PurgeTargets, parseTargetLines, purgeBatches, targetCount } from './purge-targets.ts';
 
 export type { PurgeTargets };
@@ -58,27 +59,37 @@ export interface PurgeArgs {
   /** A file of targets, one per line (purge-targets.ts); `-` = standard input. */
   from: string | undefined;
   base: string | undefined;
+  /** --port: the local stack on that port. */
+  port: string | undefined;
   help: boolean;
 }
 
 /**
  * The edge's 200 (worker/purge.ts): what it accepted, when (`at`, ms epoch), and the bound on reaching every
  * location (`reachesEveryLocationWithin`: "65s", KV's propagation plus the isolates' refresh, or the platform's
- * "150ms" when it took the purge and nothing it cannot reach holds a copy: shared/purge/purge-bounds.ts).
+ * "150ms" when it took the purge and nothing it cannot reach holds a copy: shared/purge/purge-bounds.ts), with what
+ * kind of figure it is (`bound`: "typical", as the platform states the times it rests on) and what it rests on
+ * (`boundBasis`); both absent from an edge older than them.
  */
-export interface PurgeAnswer {
+export interface PurgeAnswer extends Bound {
   /** `soft` is absent from the answer of an edge older than soft purge. */
   purged: Omit<PurgeRequest, 'soft'> & { soft?: boolean };
   at: number;
-  reachesEveryLocationWithin: string;
+  boundBasis?: string;
   /**
    * Which paths the purge took (worker/platform-purge.ts), each with its bound and the layers it reaches (`reaches`,
    * absent from an edge older than it); absent from an edge older than them.
    */
   paths?: {
-    platform: { sent: true; reachesEveryLocationWithin: string; reaches?: string[] } | { sent: false; reason: string };
-    records: { reachesEveryLocationWithin: string; reaches?: string[] };
+    platform: (Bound & { sent: true; reaches?: string[] }) | { sent: false; reason: string };
+    records: Bound & { reaches?: string[] };
   };
+}
+
+/** A bound as the edge states it: the time, and whether it is a typical figure (absent: an older edge's). */
+interface Bound {
+  reachesEveryLocationWithin: string;
+  bound?: string;
 }
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
@@ -100,7 +111,7 @@ export async function runPurge(
     }
     const targets =
       args.from === undefined ? args.targets : joinTargets(args.targets, await fromFile(args.from, input));
-    const deployment = await findDeployment(PURGE_API, args.base, context);
+    const deployment = await findDeployment(PURGE_API, args.base, context, args.port);
     // In requests the edge takes, in order; one refused stops the rest (what was accepted is printed).
     for (const batch of purgeBatches(targets)) {
       const request = purgeRequest(deployment, batch);
@@ -128,6 +139,7 @@ export function parsePurgeArgs(argv: readonly string[]): PurgeArgs {
       from: { type: 'string' },
       soft: { type: 'boolean' },
       [DEPLOYMENT_FLAG]: { type: 'string' },
+      [PORT_FLAG]: { type: 'string' },
       help: { type: 'boolean' },
     },
     PURGE_USAGE,
@@ -143,7 +155,13 @@ export function parsePurgeArgs(argv: readonly string[]): PurgeArgs {
   const from = single(flags, 'from', PURGE_USAGE);
   if (!help && from === undefined && targetCount(targets) === 0 && !targets.everything)
     throw usageError('nothing to purge: name at least one --url, --prefix, --tag, --everything or --from', PURGE_USAGE);
-  return { targets, from, base: single(flags, DEPLOYMENT_FLAG, PURGE_USAGE), help };
+  return {
+    targets,
+    from,
+    base: single(flags, DEPLOYMENT_FLAG, PURGE_USAGE),
+    port: single(flags, PORT_FLAG, PURGE_USAGE),
+    help,
+  };
 }
 
 /** The targets `--from` names: a usage error (exit 2) for a file that cannot be read, a bad line, or none. */
@@ -208,26 +226,37 @@ export function renderPurgeAnswer(answer: PurgeAnswer): string {
   if (purged.everything) lines.push(`  ${'everything:'.padEnd(12)}yes`);
   if (purged.soft === true) lines.push(`  ${'soft:'.padEnd(12)}yes (stale at once, revalidated with the origin)`);
   const within = durationMs(bound);
+  // A typical figure (as KV's "up to 60 seconds or more" and Instant Purge's P50 are) is printed as one, not a promise.
+  const typical = answer.bound === 'typical';
   lines.push(
     within === undefined
-      ? `reaches every location within ${printable(bound)}`
-      : `reaches every location by ${formatTime(at + within)} (within ${printable(bound)})`,
+      ? `reaches every location ${withinText(answer)}`
+      : typical
+        ? `reaches every location by about ${formatTime(at + within)} (${withinText(answer)}; no bound the platform guarantees)`
+        : `reaches every location by ${formatTime(at + within)} (${withinText(answer)})`,
   );
   const paths = answer.paths;
   if (paths !== undefined) {
-    const records = `the purge records (KV): within ${printable(paths.records.reachesEveryLocationWithin)}${reached(paths.records.reaches)}`;
+    const records = `the purge records (KV): ${withinText(paths.records)}${reached(paths.records.reaches)}`;
     if (!paths.platform.sent)
       lines.push(`  through ${records}; Cloudflare's purge: ${printable(paths.platform.reason)}`);
     else {
-      const platform = paths.platform.reachesEveryLocationWithin;
+      const platform = paths.platform;
       // The records are the backstop only when the platform's bound is the purge's: else they reach what it cannot.
-      const role = bound === platform ? ', the backstop' : '';
+      const role = bound === platform.reachesEveryLocationWithin ? ', the backstop' : '';
       lines.push(
-        `  through Cloudflare's purge: within ${printable(platform)}${reached(paths.platform.reaches)}; ${records}${role}`,
+        `  through Cloudflare's purge: ${withinText(platform)}${reached(platform.reaches)}; ${records}${role}`,
       );
     }
   }
+  if (typical && answer.boundBasis !== undefined)
+    lines.push(`  as the platform states it: ${printable(answer.boundBasis)}`);
   return lines.join('\n');
+}
+
+/** `within 65s`, or `typically within 65s` for a bound the edge states as typical. */
+function withinText(bound: Bound): string {
+  return `${bound.bound === 'typical' ? 'typically ' : ''}within ${printable(bound.reachesEveryLocationWithin)}`;
 }
 
 /** The layers a path reaches, as a parenthesis; nothing for an edge older than the field. */

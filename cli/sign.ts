@@ -11,13 +11,13 @@ import {
   isEntry,
   parseFlags,
   processContext,
-  readLocalStack,
   single,
   usageError,
 } from './command.ts';
+import { chooseLocalStack, type LocalStack, PORT_FLAG, parsePort, readLocalStacks, stackAt } from './local-stacks.ts';
 
 export const SIGN_USAGE = `usage: npm run sign -- --path PATH [--prefix] --expires WHEN [--base https://cdn.example]
-                       [--kid KID] [--ip ADDRESS] [--country CC] [--not-before WHEN] [--cookie]
+                       [--kid KID] [--ip ADDRESS] [--country CC] [--not-before WHEN] [--cookie] [--port N]
 
 Prints a URL the edge admits for PATH (under SIGNED_PREFIXES) until WHEN, as the last line.
   --path PATH        the path granted, starting with / (/video/ep1.mp4)
@@ -29,6 +29,7 @@ Prints a URL the edge admits for PATH (under SIGNED_PREFIXES) until WHEN, as the
   --country CC       only for clients in this ISO 3166-1 country (two letters)
   --cookie           print the Set-Cookie value too (a player sends it with every segment)
   --base URL         the edge's base URL; default: the local stack's
+  --port N           the local stack whose edge is on port N, when several run
   --help             this text
 Keys: SIGNING_KEYS (kid=secret,…), else the local stack's (for the local stack's URL only).
 Exit: 0 printed; 2 usage, no local stack or no key.`;
@@ -43,6 +44,7 @@ export interface SignArgs {
   country: string | undefined;
   cookie: boolean;
   base: string | undefined;
+  port: string | undefined;
 }
 
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
@@ -59,7 +61,7 @@ export async function runSign(
       context.out(SIGN_USAGE);
       return 0;
     }
-    const { base, keys } = await signingContext(args.base, context);
+    const { base, keys } = await signingContext(args.base, args.port, context);
     const [keyId, secret] = chosenKey(keys, args.kid);
     const options = {
       keyId,
@@ -86,7 +88,7 @@ export async function runSign(
 }
 
 export function parseSignArgs(argv: readonly string[]): SignArgs | 'help' {
-  const strings = ['path', 'expires', 'not-before', 'kid', 'ip', 'country', DEPLOYMENT_FLAG] as const;
+  const strings = ['path', 'expires', 'not-before', 'kid', 'ip', 'country', DEPLOYMENT_FLAG, PORT_FLAG] as const;
   const flags = parseFlags(
     argv,
     {
@@ -116,6 +118,7 @@ export function parseSignArgs(argv: readonly string[]): SignArgs | 'help' {
     country: value('country'),
     cookie: flags.booleans.cookie === true,
     base: value(DEPLOYMENT_FLAG),
+    port: value(PORT_FLAG),
   };
 }
 
@@ -127,18 +130,28 @@ export function when(text: string, now: number, flag: string): number {
   throw usageError(`${flag} must be like 90s, 10m, 2h, 1d or unix seconds, got ${JSON.stringify(text)}`, SIGN_USAGE);
 }
 
-/** Where the URL points and the keys it is signed with: SIGNING_KEYS, else the local stack's note. */
+/**
+ * Where the URL points and the keys it is signed with: SIGNING_KEYS, else the local stack's note (--base's when it
+ * names a local stack, --port's, or the only one running).
+ */
 async function signingContext(
   flag: string | undefined,
+  port: string | undefined,
   context: CliContext,
 ): Promise<{ base: string; keys: [string, string][] }> {
+  if (flag !== undefined && port !== undefined)
+    throw new CliFailure(`give --${DEPLOYMENT_FLAG} or --${PORT_FLAG}, not both`, EXIT_USAGE);
+  if (flag !== undefined && !URL.canParse(flag))
+    throw new CliFailure(
+      `expected --${DEPLOYMENT_FLAG} to be the edge's base URL, like https://cdn.example; got ${JSON.stringify(flag)}`,
+      EXIT_USAGE,
+    );
   const fromEnv = context.env.SIGNING_KEYS;
-  const stack = fromEnv !== undefined && flag !== undefined ? undefined : await readLocalStack(context.stackPath);
-  const base = flag ?? stack?.url;
-  if (base === undefined || !URL.canParse(base))
-    throw new CliFailure(`no local stack: start it with \`npm start\`, or pass --${DEPLOYMENT_FLAG}`, EXIT_USAGE);
-  const local = stack !== undefined && new URL(stack.url).origin === new URL(base).origin;
-  const raw = fromEnv ?? (local ? stack?.signingKeys : undefined);
+  let stack: LocalStack | undefined;
+  if (flag === undefined) stack = chooseLocalStack(await readLocalStacks(context.stacksDir), parsePort(port));
+  else if (fromEnv === undefined) stack = stackAt(await readLocalStacks(context.stacksDir), new URL(flag));
+  const base = flag ?? stack?.url ?? '';
+  const raw = fromEnv ?? stack?.signingKeys;
   if (raw === undefined)
     throw new CliFailure('no signing key: set SIGNING_KEYS (kid=secret,…) to the deployment’s secret', EXIT_USAGE);
   const keys = raw

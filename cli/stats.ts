@@ -33,6 +33,7 @@ import {
   textTable,
   usageError,
 } from './command.ts';
+import { PORT_FLAG } from './local-stacks.ts';
 
 export const STATS_USAGE = `usage: npm run stats -- [--base https://cdn.example] [--json]
 
@@ -54,6 +55,8 @@ export const STATS_API: Api = {
 
 export interface StatsArgs {
   base: string | undefined;
+  /** --port: the local stack on that port. */
+  port: string | undefined;
   json: boolean;
   help: boolean;
 }
@@ -76,7 +79,7 @@ export async function runStats(argv: readonly string[], context: CliContext): Pr
       context.out(STATS_USAGE);
       return 0;
     }
-    const deployment = await findDeployment(STATS_API, args.base, context);
+    const deployment = await findDeployment(STATS_API, args.base, context, args.port);
     const request = apiRequest(STATS_API, deployment);
     const stats = parseStatsAnswer(await callApi(request, context), request.url.href);
     context.out(args.json ? JSON.stringify(stats, null, 2) : renderStats(stats, deployment.base.origin));
@@ -92,6 +95,7 @@ export function parseStatsArgs(argv: readonly string[]): StatsArgs {
     argv,
     {
       [DEPLOYMENT_FLAG]: { type: 'string' },
+      [PORT_FLAG]: { type: 'string' },
       url: { type: 'string' },
       json: { type: 'boolean' },
       help: { type: 'boolean' },
@@ -106,6 +110,7 @@ export function parseStatsArgs(argv: readonly string[]): StatsArgs {
   }
   return {
     base: single(flags, DEPLOYMENT_FLAG, STATS_USAGE),
+    port: single(flags, PORT_FLAG, STATS_USAGE),
     json: flags.booleans.json === true,
     help: flags.booleans.help === true,
   };

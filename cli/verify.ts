@@ -23,10 +23,10 @@ import {
   type LocalStack,
   parseFlags,
   processContext,
-  readLocalStack,
   single,
   usageError,
 } from './command.ts';
+import { chooseLocalStack, PORT_FLAG, parsePort, readLocalStacks, stackAt, stackWithLocation } from './local-stacks.ts';
 import { PURGE_API } from './purge.ts';
 import { parseStatsAnswer, STATS_API } from './stats.ts';
 import { judge } from './verify-lines.ts';
@@ -48,7 +48,9 @@ export const VERIFY_USAGE = `usage: npm run verify -- [--base https://cdn.exampl
 Proves a deployment from here: each tier's location, the edge storing and hitting, the shield answering a miss from
 its cache, a sliced object's slices, a range and a seek, a purge's time, the origin's bytes; a line each, PASS, FAIL
 (with what to do), INFO (shown from another location) or SKIP (with what to pass).
-  --base URL        the edge's base URL (default: the local stack, .build/local/stack.json from \`npm start\`)
+  --base URL        the edge's base URL (default: the local stack, noted in .build/local/stacks/ by \`npm start\`;
+                    its second location, printed as "edge 2", is a base too)
+  --port N          the local stack on this port, when several run
   --object PATH     an object to read twice, then purge (under 1 MiB is best; default on the local stack: /index.html)
   --sliced PATH     an object over SLICE_SIZE, read whole once, then a range and a seek in it
                     (default on the local stack: /video/sample.mp4)
@@ -89,6 +91,8 @@ const WHOLE_READ_MS = 600_000;
 
 export interface VerifyArgs {
   base: string | undefined;
+  /** --port: the local stack on that port, when several run. */
+  port: number | undefined;
   object: string | undefined;
   sliced: string | undefined;
   previous: string | undefined;
@@ -105,7 +109,7 @@ export async function runVerify(argv: readonly string[], context: CliContext, ou
       return 0;
     }
     const previous = args.previous === undefined ? undefined : await previousRun(args.previous);
-    const { base, note } = await findBase(args.base, context);
+    const { base, note } = await findBase(args.base, args.port, context);
     const at = new Date().toISOString();
     const run = new Run(base, context);
     const seen = await run.observe(args, note, previous);
@@ -127,6 +131,7 @@ export function parseVerifyArgs(argv: readonly string[]): VerifyArgs {
     argv,
     {
       [DEPLOYMENT_FLAG]: { type: 'string' },
+      [PORT_FLAG]: { type: 'string' },
       object: { type: 'string' },
       sliced: { type: 'string' },
       previous: { type: 'string' },
@@ -158,6 +163,7 @@ export function parseVerifyArgs(argv: readonly string[]): VerifyArgs {
   };
   return {
     base: single(flags, DEPLOYMENT_FLAG, VERIFY_USAGE),
+    port: parsePort(single(flags, PORT_FLAG, VERIFY_USAGE)),
     object: path('object'),
     sliced: path('sliced'),
     previous: single(flags, 'previous', VERIFY_USAGE),
@@ -170,10 +176,18 @@ export function parseVerifyArgs(argv: readonly string[]): VerifyArgs {
  * The local stack's note when it runs at `base` (or, with no base, the note's own stack), else undefined: the one place
  * this command reads a stack note, for its URL, its tokens and the sample objects.
  */
-export async function localNoteFor(base: URL | undefined, context: CliContext): Promise<LocalStack | undefined> {
-  const note = await readLocalStack(context.stackPath);
-  if (note === undefined || base === undefined) return note;
-  return new URL(note.url).origin === base.origin ? note : undefined;
+export async function localNoteFor(
+  base: URL | undefined,
+  port: number | undefined,
+  context: CliContext,
+): Promise<LocalStack | undefined> {
+  const stacks = await readLocalStacks(context.stacksDir);
+  if (base === undefined) return chooseLocalStack(stacks, port);
+  const own = stackAt(stacks, base);
+  if (own !== undefined) return own;
+  // Another location of a local stack: its sample objects, never the tokens of the stack's own edge.
+  const elsewhere = stackWithLocation(stacks, base);
+  return elsewhere === undefined ? undefined : { url: base.origin, path: elsewhere.path };
 }
 
 /** The token for `api`: its environment variable, else the local stack's for its own URL; undefined when neither. */
@@ -185,10 +199,12 @@ function tokenFor(api: Api, note: LocalStack | undefined, context: CliContext): 
 
 async function findBase(
   flag: string | undefined,
+  port: number | undefined,
   context: CliContext,
 ): Promise<{ base: URL; note: LocalStack | undefined }> {
   if (flag === undefined) {
-    const note = await localNoteFor(undefined, context);
+    // chooseLocalStack says what to pass when none runs, or several do.
+    const note = await localNoteFor(undefined, port, context);
     if (note === undefined)
       throw new CliFailure(`no local stack: start it with \`npm start\`, or pass --${DEPLOYMENT_FLAG}`, EXIT_USAGE);
     return { base: new URL(note.url), note };
@@ -199,7 +215,7 @@ async function findBase(
       `expected --${DEPLOYMENT_FLAG} to be the edge's base URL, like https://cdn.example; got ${JSON.stringify(flag)}`,
       EXIT_USAGE,
     );
-  return { base, note: await localNoteFor(base, context) };
+  return { base, note: await localNoteFor(base, undefined, context) };
 }
 
 async function previousRun(path: string): Promise<PreviousRun> {

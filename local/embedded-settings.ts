@@ -2,6 +2,7 @@
 // bucket, path addressing, and its account unless the user gives one.
 
 import { ORIGIN_KINDS, type RawConfig, S3_ADDRESSINGS } from '../shared/config/config.ts';
+import { ConfigError } from '../shared/http/errors.ts';
 
 export interface EmbeddedOrigin {
   url: string;
@@ -11,10 +12,21 @@ export interface EmbeddedOrigin {
 }
 
 /**
+ * Why the embedded origin cannot stand in for the user's, or undefined: ORIGIN_KIND=http names a site to front, and
+ * an S3 server in its place would serve the sample site where the user expects theirs (refused, not set aside).
+ */
+export function embeddedOriginRefusal(config: RawConfig): string | undefined {
+  if (config.ORIGIN_KIND !== 'http') return undefined;
+  return 'ORIGIN_KIND=http needs ORIGIN_URL, the site to front (without ORIGIN_URL, npm start runs an embedded S3 origin: unset ORIGIN_KIND for it)';
+}
+
+/**
  * Points `config` at the embedded origin; answers a note for each setting of the user's that it sets aside or that
  * changes what the origin answers.
  */
 export function useEmbeddedOrigin(config: RawConfig, origin: EmbeddedOrigin): string[] {
+  const refusal = embeddedOriginRefusal(config);
+  if (refusal !== undefined) throw new ConfigError(refusal);
   const notes: string[] = [];
   // A value the user gave is looked at before it is set aside: a misspelt ORIGIN_KIND or
   // S3_ADDRESSING is kept, so that parseConfig names it as a deployment would, instead of being

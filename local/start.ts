@@ -5,7 +5,8 @@ import { createServer } from 'node:net';
 import { CONFIG_NAMES, parseConfig, type RawConfig, SECRET_CONFIG_NAMES } from '../shared/config/config.ts';
 import { ConfigError } from '../shared/http/errors.ts';
 import type { SeededAsset } from './assets.ts';
-import { useEmbeddedOrigin } from './embedded-settings.ts';
+import { defaultFreshnessLine } from './default-freshness.ts';
+import { embeddedOriginRefusal, useEmbeddedOrigin } from './embedded-settings.ts';
 import { noteStack, operatorLines, withOperatorSettings } from './operator.ts';
 import type { S3Origin } from './origin.ts';
 import { checkOrigin } from './origin-check.ts';
@@ -37,6 +38,8 @@ async function main(): Promise<void> {
     const port = parsePort(process.env.PORT);
     await checkPortFree(port); // before anything starts, and without workerd's crash report
     const config = configFromEnv(process.env);
+    const refusal = config.ORIGIN_URL === undefined ? embeddedOriginRefusal(config) : undefined;
+    if (refusal !== undefined) throw new ConfigError(refusal); // before an origin or a worker starts
     // Loaded once the signal handlers are in place: importing Miniflare alone takes ~0.4 s.
     const [{ startS3Origin }, { seedSampleAssets }, { startWorkers }] = await checkpoint(
       Promise.all([import('./origin.ts'), import('./assets.ts'), import('./workers.ts')]),
@@ -49,7 +52,8 @@ async function main(): Promise<void> {
     }
     config.SHIELD_TOKEN ??= randomUUID();
     const tokens = withOperatorSettings(config, process.env);
-    parseConfig(config); // every setting that cannot work is reported here, by name, at once, not per request
+    // Every setting that cannot work is reported here, by name, at once, not per request.
+    notes.push(defaultFreshnessLine(parseConfig(config)));
     // Seeding (64 MiB) and starting workerd take about as long as each other: run them together.
     const [seeding, starting] = await Promise.allSettled([
       origin ? seedSampleAssets(origin) : Promise.resolve([]),
@@ -59,7 +63,9 @@ async function main(): Promise<void> {
     const stack = track(starting.value, (started) => started.dispose());
     if (seeding.status === 'rejected') throw seeding.reason;
     const seeded: SeededAsset[] = seeding.value;
-    const note = { url: stack.url, ...tokens };
+    const { madeUp, ...noted } = tokens;
+    const locations = stack.secondLocationUrl === undefined ? {} : { locations: [stack.secondLocationUrl] };
+    const note = { url: stack.url, ...noted, ...locations };
     track(await noteStack(note), (forget) => forget());
     notes.unshift(await checkpoint(checkOrigin(stack.url)));
     phase = 'running';
@@ -69,7 +75,7 @@ async function main(): Promise<void> {
         origin,
         seeded,
         stack,
-        [...notes, ...operatorLines(note, config.LOG_SAMPLE === '1')],
+        [...notes, ...operatorLines(note, madeUp, config.LOG_SAMPLE === '1')],
         performance.now(),
       ),
     ); // since the process began

@@ -4,27 +4,41 @@
 
 import type { Config } from '../shared/config/config.ts';
 import {
+  BOUND_KIND,
+  PLATFORM_BOUND_BASIS,
   PLATFORM_REACHES,
   PLATFORM_REACHES_EVERY_LOCATION_WITHIN,
   type PurgeLayer,
   purgeBound,
+  purgeBoundBasis,
   REACHES_EVERY_LOCATION_WITHIN,
+  RECORDS_BOUND_BASIS,
   recordsReach,
 } from '../shared/purge/purge-bounds.ts';
 import type { PurgeRecord } from '../shared/purge/purge-rules.ts';
 import { MAX_CALLS_PER_PURGE, QUEUE_BUDGET_MS, zonePurgeCalls } from '../shared/purge/zone-purge.ts';
 import { sendZonePurge, type ZonePurgePort, type ZonePurgeReport } from './zone-purge-client.ts';
 
-export interface PurgePaths {
+/**
+ * A bound as the answer states it: the time (machine-readable, `65s`), that it is a typical figure and not a
+ * guarantee (`bound`), and what it rests on, quoted from the platform's page (`boundBasis`).
+ */
+export interface StatedBound {
+  reachesEveryLocationWithin: string;
+  bound: typeof BOUND_KIND;
+  boundBasis: string;
+}
+
+export interface PurgePaths extends StatedBound {
   paths: {
     platform:
-      | { sent: true; reachesEveryLocationWithin: string; reaches: readonly PurgeLayer[]; calls: ZonePurgeReport[] }
+      | (StatedBound & { sent: true; reaches: readonly PurgeLayer[]; calls: ZonePurgeReport[] })
       | { sent: false; reason: string; calls: ZonePurgeReport[] };
-    records: { reachesEveryLocationWithin: string; reaches: readonly PurgeLayer[] };
+    records: StatedBound & { reaches: readonly PurgeLayer[] };
   };
   /**
    * The platform's bound when every call was accepted and no layer it cannot reach may hold a copy (the edge's memory
-   * layer off), else the records' (purge-bounds.ts purgeBound).
+   * layer off), else the records' (purge-bounds.ts purgeBound); `boundBasis` the same one's.
    */
   reachesEveryLocationWithin: string;
 }
@@ -38,10 +52,17 @@ export async function purgePaths(
 ): Promise<PurgePaths> {
   // The edge's memory layer (worker/edge-cache.ts edgeMemory): on unless MEMORY_CACHE_SIZE is 0.
   const memoryLayer = config.memory.budget > 0;
-  const records_ = { reachesEveryLocationWithin: REACHES_EVERY_LOCATION_WITHIN, reaches: recordsReach(memoryLayer) };
+  const records_: PurgePaths['paths']['records'] = {
+    reachesEveryLocationWithin: REACHES_EVERY_LOCATION_WITHIN,
+    reaches: recordsReach(memoryLayer),
+    bound: BOUND_KIND,
+    boundBasis: RECORDS_BOUND_BASIS,
+  };
   const recordsOnly = (reason: string, calls: ZonePurgeReport[] = []): PurgePaths => ({
     paths: { platform: { sent: false, reason, calls }, records: records_ },
     reachesEveryLocationWithin: purgeBound(false, memoryLayer),
+    bound: BOUND_KIND,
+    boundBasis: purgeBoundBasis(false, memoryLayer),
   });
   const zone = config.zonePurge;
   if (zone === undefined) return recordsOnly('not configured (CF_API_TOKEN and CF_ZONE_ID)');
@@ -62,11 +83,15 @@ export async function purgePaths(
         sent: true,
         reachesEveryLocationWithin: PLATFORM_REACHES_EVERY_LOCATION_WITHIN,
         reaches: PLATFORM_REACHES,
+        bound: BOUND_KIND,
+        boundBasis: PLATFORM_BOUND_BASIS,
         calls: reports,
       },
       records: records_,
     },
     reachesEveryLocationWithin: purgeBound(true, memoryLayer),
+    bound: BOUND_KIND,
+    boundBasis: purgeBoundBasis(true, memoryLayer),
   };
 }
 

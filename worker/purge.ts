@@ -94,14 +94,14 @@ export async function purge(
   // `matched`: the canonical forms the tiers compare entries with, so a client sees what a purge names.
   const matched = { urls: urls.map(({ target }) => `${target.path}${target.query}`), prefixes };
   // Then the platform's own purge, where configured (platform-purge.ts): the records above stay the backstop.
-  const { paths, reachesEveryLocationWithin } = await purgePaths(
+  const { paths, reachesEveryLocationWithin, bound, boundBasis } = await purgePaths(
     records,
     new URL(request.url),
     config,
     runtimePort(waitUntil),
   );
   return Response.json(
-    { purged: parsed.request, matched, at, reachesEveryLocationWithin, paths },
+    { purged: parsed.request, matched, at, reachesEveryLocationWithin, bound, boundBasis, paths },
     { headers: { 'cache-control': 'no-store' } },
   );
 }

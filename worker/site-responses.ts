@@ -9,7 +9,7 @@ import { normalizePath } from '../shared/request/canonical-path.ts';
 import { encodeKeyForPath } from '../shared/request/object-key.ts';
 import type { ClientRules } from '../shared/rules/client-rules.ts';
 import { responseAsIs } from '../shared/streams/response-as-is.ts';
-import { withTierReport } from '../shared/tier/tier-headers.ts';
+import { withRuleDetail, withTierReport } from '../shared/tier/tier-headers.ts';
 import { admitsDocument } from './admission.ts';
 import { edgeClientRules, redirectAnswer, withClientRules } from './edge-rules.ts';
 import type { EdgeRequest } from './env.ts';
@@ -18,6 +18,8 @@ export type EdgeFetch = (request: Request, edge: EdgeRequest, ctx: ExecutionCont
 
 /** What the 404 page brings along: its representation. Everything else stays the 404's own. */
 const PAGE_HEADERS = ['content-type', 'content-length', 'content-encoding', 'content-language'];
+/** The Cache-Status detail a single-page app's fallback answer carries at the edge (docs/static-sites.md). */
+export const SPA_FALLBACK_DETAIL = 'spa-fallback';
 
 /**
  * `app` with the rules' answers, the site's 404 page and CORS; answers to other methods (pass-through to an HTTP
@@ -72,9 +74,11 @@ async function siteResponse(
   if (request.method !== 'GET' && request.method !== 'HEAD') return app(request, edge, ctx);
   let response = await app(request, edge, ctx);
   if (response.status === 404 && client?.spaFallback !== undefined) {
-    response = await withFallbackDocument(request, response, client.spaFallback.path, (page) =>
+    const document = client.spaFallback.path;
+    const answered = await withFallbackDocument(request, response, document, (page) =>
       documentRead(request, page, edge, ctx, app),
     );
+    response = answered === response ? response : namedFallback(answered, document, edge);
   }
   if (response.status === 404 && site.notFoundDocument !== undefined) {
     response = await withNotFoundPage(request, response, `/${encodeKeyForPath(site.notFoundDocument)}`, (page) =>
@@ -106,6 +110,18 @@ async function documentRead(
   const answer = await app(page, edge, ctx);
   edge.meter.hit = undefined;
   return answer;
+}
+
+/**
+ * The fallback document's answer with `detail=spa-fallback:<document>` first in the edge's Cache-Status member (RFC
+ * 9211 §2.8: "additional information not captured in other parameters"): the members are the document's (its hit or
+ * miss at each tier), so without it nothing would say that another path than the one asked for answered. A memory
+ * hit's copy carries its edits (memory-hit.ts): the named copy carries them as well.
+ */
+function namedFallback(document: Response, path: string, edge: EdgeRequest): Response {
+  const named = withRuleDetail(document, 'edge', `${SPA_FALLBACK_DETAIL}:${path}`);
+  if (document === edge.edited) edge.edited = named;
+  return named;
 }
 
 /**

@@ -47,7 +47,7 @@ export interface Config {
    * fails).
    */
   originIdleTimeoutMs: number;
-  /** Freshness for stored objects without explicit freshness (seconds); 0 = store nothing then. */
+  /** Freshness (s) for stored objects without explicit freshness; 0 = the Last-Modified heuristic (RFC 9111 §4.2.2). */
   defaultTtl: number;
   /** Freshness (s) of a 404/410 without explicit freshness; 0 = never store them. */
   negativeTtl: number;

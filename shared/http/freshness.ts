@@ -71,8 +71,8 @@ export const UNDERSTOOD_STATUSES: ReadonlySet<number> = new Set([
 ]);
 
 /** RFC 9111 §4.2.2: "a typical setting of this fraction might be 10%". */
-const HEURISTIC_FRACTION = 0.1;
-const HEURISTIC_CAP = 86_400;
+export const HEURISTIC_FRACTION = 0.1;
+export const HEURISTIC_CAP = 86_400;
 const NO_STALE_DEFAULTS: StaleDefaults = { whileRevalidate: 0, ifError: 0 };
 /**
  * Fields the stored bytes cannot be served without: their coding and type (RFC 9110 §8.4,

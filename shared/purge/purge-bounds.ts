@@ -4,11 +4,14 @@
 
 import { type PurgeList, REFRESH_MS } from './purge-rules.ts';
 
-/** Workers KV: "changes may take up to 60 seconds or more to be visible in other locations". */
+/**
+ * Workers KV: "changes may take up to 60 seconds or more to be visible in other locations"
+ * (developers.cloudflare.com/kv/concepts/how-kv-works/): a typical figure, not a bound KV guarantees.
+ */
 export const KV_PROPAGATION_MS = 60_000;
 /** How long the records take to put a purge in force everywhere: KV's propagation, then an isolate's next re-read. */
 export const RECORDS_REACH_MS = KV_PROPAGATION_MS + REFRESH_MS;
-/** What the purge answer promises of the records. */
+/** What the purge answer states of the records: a typical time, as KV states its own (BOUND_KIND). */
 export const REACHES_EVERY_LOCATION_WITHIN = `${RECORDS_REACH_MS / 1000}s`;
 
 /**
@@ -19,6 +22,20 @@ export const REACHES_EVERY_LOCATION_WITHIN = `${RECORDS_REACH_MS / 1000}s`;
  * one rather than a guarantee; docs/purge.md says so.
  */
 export const PLATFORM_REACHES_EVERY_LOCATION_WITHIN = '150ms';
+
+/**
+ * What kind of figure every bound in the purge answer is (its `bound` field, beside `reachesEveryLocationWithin`):
+ * `typical`, because each rests on a time the platform gives as typical ("up to 60 seconds or more"; "under 150ms on
+ * average (P50)") and guarantees none; the answer says so rather than promise a hard bound.
+ */
+export const BOUND_KIND = 'typical' as const;
+
+/** What the records' bound rests on, as the platform states it (the answer's `boundBasis`). */
+export const RECORDS_BOUND_BASIS = `Workers KV: changes "may take up to 60 seconds or more to be visible in other locations" (https://developers.cloudflare.com/kv/concepts/how-kv-works/), then each isolate's re-read every ${REFRESH_MS / 1000}s`;
+
+/** What the platform's bound rests on, as Cloudflare states it. */
+export const PLATFORM_BOUND_BASIS =
+  'Cloudflare Instant Purge: "less than 150ms on average (P50)" (https://blog.cloudflare.com/instant-purge/); "updates to your content are reflected immediately" (https://developers.cloudflare.com/cache/how-to/purge-cache/)';
 
 /** A layer that may hold a copy of an object, as the purge answer names it (docs/purge.md "Paths"). */
 export type PurgeLayer = 'edge memory' | 'edge Cache API' | 'shield Cache API';
@@ -45,6 +62,11 @@ export function recordsReach(memoryLayer: boolean): PurgeLayer[] {
  */
 export function purgeBound(platformTook: boolean, memoryLayer: boolean): string {
   return platformTook && !memoryLayer ? PLATFORM_REACHES_EVERY_LOCATION_WITHIN : REACHES_EVERY_LOCATION_WITHIN;
+}
+
+/** What the whole purge's bound (purgeBound) rests on, as the platform states it. */
+export function purgeBoundBasis(platformTook: boolean, memoryLayer: boolean): string {
+  return platformTook && !memoryLayer ? PLATFORM_BOUND_BASIS : RECORDS_BOUND_BASIS;
 }
 
 /**

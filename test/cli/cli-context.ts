@@ -1,7 +1,7 @@
 // A CliContext for tests: what the command prints, collected; its environment as given; its
-// stack file in a temp folder of the test's own (absent unless the test writes one).
+// folder of stack notes a temp folder of the test's own (empty unless the test writes a note).
 
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CliContext } from '../../cli/command.ts';
@@ -13,12 +13,12 @@ export interface TestContext extends CliContext {
   printed(): string;
 }
 
-export function testContext(stackPath: string, env: Record<string, string> = {}, timeoutMs = 5_000): TestContext {
+export function testContext(stacksDir: string, env: Record<string, string> = {}, timeoutMs = 5_000): TestContext {
   const stdout: string[] = [];
   const stderr: string[] = [];
   return {
     env,
-    stackPath,
+    stacksDir,
     timeoutMs,
     stdout,
     stderr,
@@ -29,18 +29,32 @@ export function testContext(stackPath: string, env: Record<string, string> = {},
 }
 
 export interface StackFolder {
-  /** Where the stack file goes (nothing there until `write`). */
-  stackPath: string;
-  write(stack: unknown): Promise<void>;
+  /** Where the stack notes go, one per port, as `npm start` writes them (nothing there until `write`). */
+  stacksDir: string;
+  /** The file `write` writes for a note at `url` (`<port>.json`; `note.json` for a note without a port). */
+  pathFor(url?: string): string;
+  /** Writes a note, named after its URL's port; answers its path. */
+  write(stack: unknown): Promise<string>;
   remove(): Promise<void>;
 }
 
 export async function stackFolder(): Promise<StackFolder> {
   const folder = await mkdtemp(join(tmpdir(), 'tiercache-cli-'));
-  const stackPath = join(folder, 'stack.json');
+  const stacksDir = join(folder, 'stacks');
+  await mkdir(stacksDir);
+  const pathFor = (url?: string): string => {
+    const port = url !== undefined && URL.canParse(url) ? new URL(url).port : '';
+    return join(stacksDir, `${port === '' ? 'note' : port}.json`);
+  };
   return {
-    stackPath,
-    write: (stack) => writeFile(stackPath, typeof stack === 'string' ? stack : JSON.stringify(stack)),
+    stacksDir,
+    pathFor,
+    async write(stack) {
+      const url = typeof stack === 'object' && stack !== null ? (stack as { url?: unknown }).url : undefined;
+      const path = pathFor(typeof url === 'string' ? url : undefined);
+      await writeFile(path, typeof stack === 'string' ? stack : JSON.stringify(stack));
+      return path;
+    },
     remove: () => rm(folder, { recursive: true, force: true }),
   };
 }

@@ -38,8 +38,8 @@ const deploymentLine = (usage: string): string | undefined =>
 describe('stats and purge: one flag names the deployment', () => {
   it('both reach the deployment given with --base', async () => {
     const env = { STATS_TOKEN: 's', PURGE_TOKEN: 'p' };
-    expect(await runStats(['--base', edge.url], testContext(stack.stackPath, env))).toBe(0);
-    expect(await runPurge(['--everything', '--base', edge.url], testContext(stack.stackPath, env))).toBe(0);
+    expect(await runStats(['--base', edge.url], testContext(stack.stacksDir, env))).toBe(0);
+    expect(await runPurge(['--everything', '--base', edge.url], testContext(stack.stacksDir, env))).toBe(0);
     expect(edge.received.map((request) => `${request.method} ${request.path}`)).toEqual([
       'GET /__tiercache/stats.json',
       'POST /__tiercache/purge',
@@ -52,8 +52,8 @@ describe('stats and purge: one flag names the deployment', () => {
   });
 
   it('both say the same when there is no local stack and no --base', async () => {
-    const stats = testContext(stack.stackPath, { STATS_TOKEN: 's' });
-    const purge = testContext(stack.stackPath, { PURGE_TOKEN: 'p' });
+    const stats = testContext(stack.stacksDir, { STATS_TOKEN: 's' });
+    const purge = testContext(stack.stacksDir, { PURGE_TOKEN: 'p' });
     expect(await runStats([], stats)).toBe(2);
     expect(await runPurge(['--everything'], purge)).toBe(2);
     expect(stats.stderr).toEqual(['no local stack: start it with `npm start`, or pass --base']);
@@ -61,7 +61,7 @@ describe('stats and purge: one flag names the deployment', () => {
   });
 
   it('stats refuses --url (exit 2), naming --base, and sends nothing', async () => {
-    const context = testContext(stack.stackPath, { STATS_TOKEN: 's' });
+    const context = testContext(stack.stacksDir, { STATS_TOKEN: 's' });
     expect(await runStats(['--url', edge.url], context)).toBe(2);
     expect(context.stderr.join('\n')).toMatch(
       /^npm run stats names the deployment with --base https:\/\/cdn\.example, as npm run purge does \(--url is purge's flag for an object\)\n\nusage: npm run stats -- /,

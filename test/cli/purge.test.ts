@@ -91,7 +91,7 @@ describe('npm run purge: arguments and the request', () => {
   });
 
   it('--soft: sends "soft": true with the targets, prints that it was soft; alone it names nothing (exit 2)', async () => {
-    const context = testContext(stack.stackPath, { PURGE_TOKEN: TOKEN });
+    const context = testContext(stack.stacksDir, { PURGE_TOKEN: TOKEN });
     expect(await run(['--soft', '--tag', 'blog', '--base', edge.url], context)).toBe(0);
     expect(JSON.parse(edge.received[0]?.body ?? '')).toEqual({ tags: ['blog'], soft: true });
     expect(context.stdout).toEqual([
@@ -102,14 +102,14 @@ describe('npm run purge: arguments and the request', () => {
         'reaches every location by 2026-01-30 10:16:07Z (within 65s)',
       ].join('\n'),
     ]);
-    const alone = testContext(stack.stackPath, { PURGE_TOKEN: TOKEN });
+    const alone = testContext(stack.stacksDir, { PURGE_TOKEN: TOKEN });
     expect(await run(['--soft', '--base', edge.url], alone)).toBe(2);
     expect(alone.stderr[0]).toMatch(/^nothing to purge: /);
     expect(edge.received).toHaveLength(1);
   });
 
   it('no target at all: says what to name, prints the usage (exit 2), sends nothing', async () => {
-    const context = testContext(stack.stackPath, { PURGE_TOKEN: TOKEN });
+    const context = testContext(stack.stacksDir, { PURGE_TOKEN: TOKEN });
     expect(await run(['--base', edge.url], context)).toBe(2);
     expect(context.stderr[0]).toMatch(
       /^nothing to purge: name at least one --url, --prefix, --tag, --everything or --from\n\nusage: npm run purge -- /,
@@ -125,7 +125,7 @@ describe('npm run purge: arguments and the request', () => {
       [['--tag', 'blog', '--base', 'https://me:pw@cdn.example'], 'expected --base without user:password in it'],
     ];
     for (const [argv, message] of cases) {
-      const context = testContext(stack.stackPath, { PURGE_TOKEN: TOKEN });
+      const context = testContext(stack.stacksDir, { PURGE_TOKEN: TOKEN });
       expect(await run(argv, context), argv.join(' ')).toBe(2);
       expect(context.stderr.join('\n')).toContain(message);
     }
@@ -135,7 +135,7 @@ describe('npm run purge: arguments and the request', () => {
 
 describe('npm run purge: the answer', () => {
   it('200: prints what was accepted, when, and when it reaches every location (at + the bound)', async () => {
-    const context = testContext(stack.stackPath, { PURGE_TOKEN: TOKEN });
+    const context = testContext(stack.stacksDir, { PURGE_TOKEN: TOKEN });
     expect(await run([...EVERY_TARGET, '--base', edge.url], context)).toBe(0);
     expect(edge.received).toHaveLength(1);
     const received = edge.received[0];
@@ -166,7 +166,7 @@ describe('npm run purge: the answer', () => {
       ...Array.from({ length: 2050 }, (_, i) => `/page-${i}.html`),
       'tag:blog',
     ];
-    const context = testContext(stack.stackPath, { PURGE_TOKEN: TOKEN });
+    const context = testContext(stack.stacksDir, { PURGE_TOKEN: TOKEN });
     const stdin = async (path: string): Promise<string> => {
       expect(path).toBe('-');
       return lines.join('\n');
@@ -180,7 +180,7 @@ describe('npm run purge: the answer', () => {
   });
 
   it('--from: a line that is no target is a usage error (exit 2), and nothing is sent', async () => {
-    const context = testContext(stack.stackPath, { PURGE_TOKEN: TOKEN });
+    const context = testContext(stack.stacksDir, { PURGE_TOKEN: TOKEN });
     const file = async (): Promise<string> => '/a.png\nimg/b.png';
     expect(await run(['--from', 'changed.txt', '--base', edge.url], context, file)).toBe(2);
     expect(context.printed()).toContain('--from changed.txt: line 2');
@@ -225,19 +225,40 @@ describe('npm run purge: the answer', () => {
     );
   });
 
+  it('an edge that states its bounds as typical (as KV and Instant Purge state theirs): printed so, with what they rest on', () => {
+    const basis = 'Workers KV: changes "may take up to 60 seconds or more to be visible in other locations" (…)';
+    const typical = { bound: 'typical' as const };
+    const text = renderPurgeAnswer({
+      purged: { urls: ['/a.png'], prefixes: [], tags: [], everything: false },
+      at: AT,
+      reachesEveryLocationWithin: '65s',
+      ...typical,
+      boundBasis: basis,
+      paths: {
+        platform: { sent: true, reachesEveryLocationWithin: '150ms', reaches: ['edge Cache API'], ...typical },
+        records: { reachesEveryLocationWithin: '65s', reaches: ['edge memory'], ...typical },
+      },
+    });
+    expect(text.split('\n').slice(2)).toEqual([
+      'reaches every location by about 2026-01-30 10:16:07Z (typically within 65s; no bound the platform guarantees)',
+      "  through Cloudflare's purge: typically within 150ms (edge Cache API); the purge records (KV): typically within 65s (edge memory)",
+      `  as the platform states it: ${basis}`,
+    ]);
+  });
+
   it('401: says the token was refused and which variable to set (exit 1)', async () => {
     answer = () =>
       plain(401, 'purge needs Authorization: Bearer <PURGE_TOKEN>', {
         'www-authenticate': 'Bearer realm="tiercache purge"',
       });
-    const context = testContext(stack.stackPath, { PURGE_TOKEN: TOKEN });
+    const context = testContext(stack.stacksDir, { PURGE_TOKEN: TOKEN });
     expect(await run(['--tag', 'blog', '--base', edge.url], context)).toBe(1);
     expect(context.stderr).toEqual(["the token was refused: set PURGE_TOKEN to the deployment's secret"]);
   });
 
   it("403: says purge is off on this deployment, with the edge's own words (exit 1)", async () => {
     answer = () => plain(403, 'purge is disabled: set the PURGE_TOKEN secret to enable it');
-    const context = testContext(stack.stackPath, { PURGE_TOKEN: TOKEN });
+    const context = testContext(stack.stacksDir, { PURGE_TOKEN: TOKEN });
     expect(await run(['--tag', 'blog', '--base', edge.url], context)).toBe(1);
     expect(context.stderr).toEqual([
       `purge is disabled: set the PURGE_TOKEN secret\n  ${edge.url} says: purge is disabled: set the PURGE_TOKEN secret to enable it`,
@@ -245,7 +266,7 @@ describe('npm run purge: the answer', () => {
   });
 
   it("400: the edge's reason, so its rules are not copied here (exit 1)", async () => {
-    const context = testContext(stack.stackPath, { PURGE_TOKEN: TOKEN });
+    const context = testContext(stack.stacksDir, { PURGE_TOKEN: TOKEN });
     expect(await run(['--prefix', 'img/', '--base', edge.url], context)).toBe(1);
     expect(context.stderr).toEqual([
       `${edge.url}/__tiercache/purge answered 400 Bad Request: expected each prefix to be a path starting with "/", got "img/"`,
@@ -254,7 +275,7 @@ describe('npm run purge: the answer', () => {
 
   it('500: the status and the first line of the body (exit 1)', async () => {
     answer = () => plain(500, 'purge needs the PURGES KV namespace binding');
-    const context = testContext(stack.stackPath, { PURGE_TOKEN: TOKEN });
+    const context = testContext(stack.stacksDir, { PURGE_TOKEN: TOKEN });
     expect(await run(['--everything', '--base', edge.url], context)).toBe(1);
     expect(context.stderr).toEqual([
       `${edge.url}/__tiercache/purge answered 500 Internal Server Error: purge needs the PURGES KV namespace binding`,
@@ -263,7 +284,7 @@ describe('npm run purge: the answer', () => {
 
   it('nothing listening: "cannot reach <url>: <reason>" (exit 1)', async () => {
     const url = await unreachableUrl();
-    const context = testContext(stack.stackPath, { PURGE_TOKEN: TOKEN });
+    const context = testContext(stack.stacksDir, { PURGE_TOKEN: TOKEN });
     expect(await run(['--everything', '--base', url], context)).toBe(1);
     expect(context.stderr).toEqual([
       `cannot reach ${url}/__tiercache/purge: connect ECONNREFUSED ${new URL(url).host}`,
@@ -274,7 +295,7 @@ describe('npm run purge: the answer', () => {
 describe('npm run purge: which deployment', () => {
   it('without --base, purges on the local stack with its purge token', async () => {
     await stack.write({ url: edge.url, statsToken: 's', purgeToken: STACK_TOKEN });
-    const context = testContext(stack.stackPath);
+    const context = testContext(stack.stacksDir);
     expect(await run(['--url', '/index.html'], context)).toBe(0);
     expect(edge.received[0]?.headers.authorization).toBe(`Bearer ${STACK_TOKEN}`);
     expect(context.stdout[0]).toContain('  urls:       /index.html');
@@ -282,12 +303,12 @@ describe('npm run purge: which deployment', () => {
 
   it('PURGE_TOKEN wins over the stack file', async () => {
     await stack.write({ url: edge.url, statsToken: 's', purgeToken: STACK_TOKEN });
-    expect(await run(['--url', '/index.html'], testContext(stack.stackPath, { PURGE_TOKEN: TOKEN }))).toBe(0);
+    expect(await run(['--url', '/index.html'], testContext(stack.stacksDir, { PURGE_TOKEN: TOKEN }))).toBe(0);
     expect(edge.received[0]?.headers.authorization).toBe(`Bearer ${TOKEN}`);
   });
 
   it('no stack file and no --base: says to start it (exit 2), sends nothing', async () => {
-    const context = testContext(stack.stackPath, { PURGE_TOKEN: TOKEN });
+    const context = testContext(stack.stacksDir, { PURGE_TOKEN: TOKEN });
     expect(await run(['--everything'], context)).toBe(2);
     expect(context.stderr).toEqual(['no local stack: start it with `npm start`, or pass --base']);
     expect(edge.received).toEqual([]);
@@ -295,10 +316,10 @@ describe('npm run purge: which deployment', () => {
 
   it('a stack file without a purge token and no PURGE_TOKEN (exit 2)', async () => {
     await stack.write({ url: edge.url, statsToken: 's' });
-    const context = testContext(stack.stackPath);
+    const context = testContext(stack.stacksDir);
     expect(await run(['--everything'], context)).toBe(2);
     expect(context.stderr).toEqual([
-      `the local stack (${stack.stackPath}) has no purgeToken: restart it with \`npm start\`, or set PURGE_TOKEN`,
+      `the local stack (${stack.pathFor(edge.url)}) has no purgeToken: restart it with \`npm start\`, or set PURGE_TOKEN`,
     ]);
   });
 });

@@ -35,7 +35,7 @@ async function run(argv: string[], context: TestContext): Promise<number> {
 
 describe('npm run stats: the answer', () => {
   it('GETs /__tiercache/stats.json with the bearer token and prints the tables (exit 0)', async () => {
-    const context = testContext(stack.stackPath, { STATS_TOKEN: TOKEN });
+    const context = testContext(stack.stacksDir, { STATS_TOKEN: TOKEN });
     expect(await run(['--base', edge.url], context)).toBe(0);
     expect(edge.received).toHaveLength(1);
     expect(edge.received[0]).toMatchObject({ method: 'GET', path: '/__tiercache/stats.json', body: '' });
@@ -48,7 +48,7 @@ describe('npm run stats: the answer', () => {
   });
 
   it('--json prints the JSON the edge answered', async () => {
-    const context = testContext(stack.stackPath, { STATS_TOKEN: TOKEN });
+    const context = testContext(stack.stacksDir, { STATS_TOKEN: TOKEN });
     expect(await run(['--base', edge.url, '--json'], context)).toBe(0);
     expect(JSON.parse(context.stdout.join('\n'))).toEqual(statsSample());
   });
@@ -57,7 +57,7 @@ describe('npm run stats: the answer', () => {
     answer = plain(401, 'stats need Authorization: Bearer <STATS_TOKEN> (or the token as a Basic password)', {
       'www-authenticate': 'Basic realm="tiercache stats", Bearer realm="tiercache stats"',
     });
-    const context = testContext(stack.stackPath, { STATS_TOKEN: TOKEN });
+    const context = testContext(stack.stacksDir, { STATS_TOKEN: TOKEN });
     expect(await run(['--base', edge.url], context)).toBe(1);
     expect(context.stderr).toEqual(["the token was refused: set STATS_TOKEN to the deployment's secret"]);
     expect(context.stdout).toEqual([]);
@@ -65,7 +65,7 @@ describe('npm run stats: the answer', () => {
 
   it("403: says stats are off on this deployment, with the edge's own words (exit 1)", async () => {
     answer = plain(403, 'stats are disabled: set the STATS_TOKEN secret to enable them');
-    const context = testContext(stack.stackPath, { STATS_TOKEN: TOKEN });
+    const context = testContext(stack.stacksDir, { STATS_TOKEN: TOKEN });
     expect(await run(['--base', edge.url], context)).toBe(1);
     expect(context.stderr).toEqual([
       `stats are disabled on this deployment: set the STATS_TOKEN secret\n  ${edge.url} says: stats are disabled: set the STATS_TOKEN secret to enable them`,
@@ -74,7 +74,7 @@ describe('npm run stats: the answer', () => {
 
   it('500: prints the status and the first line of the body (exit 1)', async () => {
     answer = plain(500, 'stats need the STATS Durable Object binding\nsecond line');
-    const context = testContext(stack.stackPath, { STATS_TOKEN: TOKEN });
+    const context = testContext(stack.stacksDir, { STATS_TOKEN: TOKEN });
     expect(await run(['--base', edge.url], context)).toBe(1);
     expect(context.stderr).toEqual([
       `${edge.url}/__tiercache/stats.json answered 500 Internal Server Error: stats need the STATS Durable Object binding`,
@@ -83,7 +83,7 @@ describe('npm run stats: the answer', () => {
 
   it('a redirect is reported with where it points, not followed with the token (exit 1)', async () => {
     answer = { status: 301, headers: { location: 'https://cdn.example/__tiercache/stats.json' }, body: '' };
-    const context = testContext(stack.stackPath, { STATS_TOKEN: TOKEN });
+    const context = testContext(stack.stacksDir, { STATS_TOKEN: TOKEN });
     expect(await run(['--base', edge.url], context)).toBe(1);
     expect(context.stderr).toEqual([
       `${edge.url}/__tiercache/stats.json answered 301 Moved Permanently (to https://cdn.example/__tiercache/stats.json: pass that base URL instead)`,
@@ -93,7 +93,7 @@ describe('npm run stats: the answer', () => {
 
   it('an answer that echoes the token has it blanked out', async () => {
     answer = plain(502, `upstream said: bad token ${TOKEN}`);
-    const context = testContext(stack.stackPath, { STATS_TOKEN: TOKEN });
+    const context = testContext(stack.stacksDir, { STATS_TOKEN: TOKEN });
     expect(await run(['--base', edge.url], context)).toBe(1);
     expect(context.stderr).toEqual([
       `${edge.url}/__tiercache/stats.json answered 502 Bad Gateway: upstream said: bad token [token]`,
@@ -102,7 +102,7 @@ describe('npm run stats: the answer', () => {
 
   it('a 200 that is not stats JSON (a site page) is named as such (exit 1)', async () => {
     answer = { status: 200, headers: { 'content-type': 'text/html' }, body: '<!doctype html><h1>Welcome</h1>' };
-    const context = testContext(stack.stackPath, { STATS_TOKEN: TOKEN });
+    const context = testContext(stack.stacksDir, { STATS_TOKEN: TOKEN });
     expect(await run(['--base', edge.url], context)).toBe(1);
     expect(context.stderr[0]).toMatch(/answered 200 with something that is not JSON \(is it a tiercache edge\?\)/);
     answer = json(200, { generatedAt: 'now' });
@@ -112,7 +112,7 @@ describe('npm run stats: the answer', () => {
 
   it('nothing listening: "cannot reach <url>: <reason>" (exit 1)', async () => {
     const url = await unreachableUrl();
-    const context = testContext(stack.stackPath, { STATS_TOKEN: TOKEN });
+    const context = testContext(stack.stacksDir, { STATS_TOKEN: TOKEN });
     expect(await run(['--base', url], context)).toBe(1);
     expect(context.stderr).toEqual([
       `cannot reach ${url}/__tiercache/stats.json: connect ECONNREFUSED ${new URL(url).host}`,
@@ -121,7 +121,7 @@ describe('npm run stats: the answer', () => {
 
   it('an edge that never answers: gives up after the timeout (exit 1)', async () => {
     answer = 'silent';
-    const context = testContext(stack.stackPath, { STATS_TOKEN: TOKEN }, 200);
+    const context = testContext(stack.stacksDir, { STATS_TOKEN: TOKEN }, 200);
     expect(await run(['--base', edge.url], context)).toBe(1);
     expect(context.stderr).toEqual([`cannot reach ${edge.url}/__tiercache/stats.json: no answer within 200 ms`]);
   });
@@ -130,21 +130,21 @@ describe('npm run stats: the answer', () => {
 describe('npm run stats: which deployment', () => {
   it('without --base, asks the local stack with its token', async () => {
     await stack.write({ url: edge.url, statsToken: STACK_TOKEN, purgeToken: 'p' });
-    const context = testContext(stack.stackPath);
+    const context = testContext(stack.stacksDir);
     expect(await run([], context)).toBe(0);
     expect(edge.received[0]?.headers.authorization).toBe(`Bearer ${STACK_TOKEN}`);
   });
 
   it('STATS_TOKEN wins over the stack file', async () => {
     await stack.write({ url: edge.url, statsToken: STACK_TOKEN, purgeToken: 'p' });
-    expect(await run([], testContext(stack.stackPath, { STATS_TOKEN: TOKEN }))).toBe(0);
+    expect(await run([], testContext(stack.stacksDir, { STATS_TOKEN: TOKEN }))).toBe(0);
     expect(edge.received[0]?.headers.authorization).toBe(`Bearer ${TOKEN}`);
   });
 
   it('STATS_TOKEN is trimmed; one a header cannot carry is refused without quoting it (exit 2)', async () => {
-    expect(await run(['--base', edge.url], testContext(stack.stackPath, { STATS_TOKEN: `${TOKEN}\n` }))).toBe(0);
+    expect(await run(['--base', edge.url], testContext(stack.stacksDir, { STATS_TOKEN: `${TOKEN}\n` }))).toBe(0);
     expect(edge.received[0]?.headers.authorization).toBe(`Bearer ${TOKEN}`);
-    const context = testContext(stack.stackPath, { STATS_TOKEN: `${TOKEN} ${TOKEN}` });
+    const context = testContext(stack.stacksDir, { STATS_TOKEN: `${TOKEN} ${TOKEN}` });
     expect(await run(['--base', edge.url], context)).toBe(2);
     expect(context.stderr).toEqual([
       'STATS_TOKEN holds characters an Authorization header cannot carry (spaces, control or non-ASCII characters): set it to the secret alone',
@@ -153,7 +153,7 @@ describe('npm run stats: which deployment', () => {
   });
 
   it('no stack file and no --base: says to start it (exit 2), sends nothing', async () => {
-    const context = testContext(stack.stackPath, { STATS_TOKEN: TOKEN });
+    const context = testContext(stack.stacksDir, { STATS_TOKEN: TOKEN });
     expect(await run([], context)).toBe(2);
     expect(context.stderr).toEqual(['no local stack: start it with `npm start`, or pass --base']);
     expect(edge.received).toEqual([]);
@@ -161,7 +161,7 @@ describe('npm run stats: which deployment', () => {
 
   it("--base of another host and no STATS_TOKEN: the stack's token is not sent there (exit 2)", async () => {
     await stack.write({ url: 'http://127.0.0.1:1', statsToken: STACK_TOKEN });
-    const context = testContext(stack.stackPath);
+    const context = testContext(stack.stacksDir);
     expect(await run(['--base', edge.url], context)).toBe(2);
     expect(context.stderr).toEqual([`no token for ${edge.url}: set STATS_TOKEN to the deployment's secret`]);
     expect(edge.received).toEqual([]);
@@ -169,26 +169,26 @@ describe('npm run stats: which deployment', () => {
 
   it("--base naming the local stack itself uses the stack's token", async () => {
     await stack.write({ url: `${edge.url}/`, statsToken: STACK_TOKEN });
-    expect(await run(['--base', edge.url], testContext(stack.stackPath))).toBe(0);
+    expect(await run(['--base', edge.url], testContext(stack.stacksDir))).toBe(0);
     expect(edge.received[0]?.headers.authorization).toBe(`Bearer ${STACK_TOKEN}`);
   });
 
   it('a stack note left by a stack that is gone: says where the URL came from', async () => {
     const url = await unreachableUrl();
     await stack.write({ url, statsToken: STACK_TOKEN, purgeToken: 'p' });
-    const context = testContext(stack.stackPath);
+    const context = testContext(stack.stacksDir);
     expect(await run([], context)).toBe(1);
     expect(context.stderr).toEqual([
-      `cannot reach ${url}/__tiercache/stats.json: connect ECONNREFUSED ${new URL(url).host} (from ${stack.stackPath}: is \`npm start\` still running?)`,
+      `cannot reach ${url}/__tiercache/stats.json: connect ECONNREFUSED ${new URL(url).host} (from ${stack.pathFor(url)}: is \`npm start\` still running?)`,
     ]);
   });
 
   it('a stack file that is not what npm start writes (exit 2)', async () => {
     await stack.write('{"url": 42}');
-    const context = testContext(stack.stackPath);
+    const context = testContext(stack.stacksDir);
     expect(await run([], context)).toBe(2);
     expect(context.stderr[0]).toBe(
-      `${stack.stackPath} is not what \`npm start\` writes (expected {"url": "http://…", "statsToken": "…", "purgeToken": "…"}): restart it with \`npm start\``,
+      `${stack.pathFor()} is not what \`npm start\` writes (expected {"url": "http://…", "statsToken": "…", "purgeToken": "…"}): restart it with \`npm start\``,
     );
   });
 });
@@ -205,7 +205,7 @@ describe('npm run stats: usage', () => {
       [['stats'], "Unexpected argument 'stats'"],
     ];
     for (const [argv, message] of cases) {
-      const context = testContext(stack.stackPath, { STATS_TOKEN: TOKEN });
+      const context = testContext(stack.stacksDir, { STATS_TOKEN: TOKEN });
       expect(await run(argv, context), argv.join(' ')).toBe(2);
       expect(context.stderr.join('\n')).toContain(message);
     }
@@ -213,7 +213,7 @@ describe('npm run stats: usage', () => {
   });
 
   it('--help prints the usage (exit 0)', async () => {
-    const context = testContext(stack.stackPath);
+    const context = testContext(stack.stacksDir);
     expect(await run(['--help'], context)).toBe(0);
     expect(context.stdout[0]).toMatch(/^usage: npm run stats -- \[--base https:\/\/cdn.example\] \[--json\]\n/);
   });

@@ -32,7 +32,8 @@ async function startStack(
   const f = await startFixture(OPERATOR, { front: true, ...options });
   await seedSampleAssets(f.origin);
   const note = await stackFolder();
-  await note.write({ url: f.stack.url, statsToken: STATS_TOKEN, purgeToken: PURGE_TOKEN });
+  const locations = f.stack.secondLocationUrl === undefined ? {} : { locations: [f.stack.secondLocationUrl] };
+  await note.write({ url: f.stack.url, statsToken: STATS_TOKEN, purgeToken: PURGE_TOKEN, ...locations });
   return { f, note };
 }
 
@@ -45,7 +46,7 @@ interface Ran {
 }
 
 async function verify(note: StackFolder, argv: string[], out: string): Promise<Ran> {
-  const context = testContext(note.stackPath);
+  const context = testContext(note.stacksDir);
   const code = await runVerify([...argv, '--out', out], context);
   const text = context.printed();
   // No secret is ever printed.
@@ -267,13 +268,13 @@ describe('npm run verify: how it is asked', () => {
   afterAll(() => note.remove());
 
   it('refuses a token on the command line, naming the variable to set (exit 2)', async () => {
-    const context = testContext(note.stackPath);
+    const context = testContext(note.stacksDir);
     expect(await runVerify(['--base', 'https://cdn.example', '--purge-token', 'x'], context)).toBe(2);
     expect(context.printed()).toMatch(/--purge-token is not taken: .* set PURGE_TOKEN in the environment/);
   });
 
   it('without --base, needs a local stack (exit 2)', async () => {
-    const context = testContext(note.stackPath);
+    const context = testContext(note.stacksDir);
     expect(await runVerify([], context)).toBe(2);
     expect(context.printed()).toMatch(/no local stack: start it with `npm start`, or pass --base/);
   });
@@ -281,7 +282,7 @@ describe('npm run verify: how it is asked', () => {
   it('refuses a --previous that is not a verify report, and an object path without its slash (exit 2)', async () => {
     const bad = join(folder, 'not-a-report.json');
     await writeFile(bad, '{"hello": 1}');
-    const context = testContext(note.stackPath);
+    const context = testContext(note.stacksDir);
     expect(await runVerify(['--base', 'https://cdn.example', '--previous', bad], context)).toBe(2);
     expect(context.printed()).toMatch(/is not a tiercache verify report/);
     expect(await runVerify(['--base', 'https://cdn.example', '--object', 'index.html'], context)).toBe(2);

@@ -50,6 +50,22 @@ describe('a plain HTTP origin', () => {
     expect(cacheStatus(second).at(-1)).toEqual(['tiercache-edge', 'fwd=uri-miss']);
   });
 
+  it('stores an answer without Cache-Control for 10% of the time since its Last-Modified, as npm start says (an hour ago: 360 s; RFC 9111 §4.2.2)', async () => {
+    site.page('/hour-old.html', '<p>an hour old</p>', {
+      'last-modified': new Date(Date.now() - 3600_000).toUTCString(),
+    });
+    await get('/hour-old.html');
+    await settle();
+    site.received.length = 0;
+    const again = await get('/hour-old.html');
+    const edge = cacheStatus(again).at(-1) ?? [];
+    expect(edge.slice(0, 2)).toEqual(['tiercache-edge', 'hit']);
+    const ttl = Number(edge.find((param) => param.startsWith('ttl='))?.slice('ttl='.length));
+    expect(ttl).toBeGreaterThan(350);
+    expect(ttl).toBeLessThanOrEqual(360);
+    expect(site.received).toEqual([]);
+  });
+
   it("passes other methods through uncached, with the client's cookies and credentials (RFC 9110 §7.6.1: end-to-end)", async () => {
     site.received.length = 0;
     const answer = await get('/form?x=1', {
@@ -122,5 +138,30 @@ describe('a plain HTTP origin', () => {
     const answer = await get('/missing.html');
     expect(answer.status).toBe(404);
     expect(answer.text).toContain('own 404 page');
+  });
+});
+
+describe('a plain HTTP origin with DEFAULT_TTL set (the line npm start prints offers DEFAULT_TTL=120, as Varnish)', () => {
+  let varnishLike: Stack;
+  beforeAll(async () => {
+    varnishLike = await startWorkers({
+      config: { ORIGIN_KIND: 'http', ORIGIN_URL: site.url, SHIELD_TOKEN: 't', DEFAULT_TTL: '120' },
+    });
+  });
+  afterAll(() => varnishLike?.dispose());
+
+  it('stores an answer with neither freshness nor Last-Modified for DEFAULT_TTL at both tiers', async () => {
+    site.page('/bare.html', '<p>no freshness, no validator</p>');
+    await request(new URL('/bare.html', varnishLike.url));
+    await settle();
+    site.received.length = 0;
+    const again = await request(new URL('/bare.html', varnishLike.url));
+    expect(again.text).toBe('<p>no freshness, no validator</p>');
+    const edge = cacheStatus(again).at(-1) ?? [];
+    expect(edge.slice(0, 2)).toEqual(['tiercache-edge', 'hit']);
+    const ttl = Number(edge.find((param) => param.startsWith('ttl='))?.slice('ttl='.length));
+    expect(ttl).toBeGreaterThan(110);
+    expect(ttl).toBeLessThanOrEqual(120);
+    expect(site.received).toEqual([]);
   });
 });

@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { durationMs } from '../../cli/purge.ts';
 import { type CloudflareApiDouble, startCloudflareApi } from '../../local/cloudflare-api.ts';
+import { PLATFORM_BOUND_BASIS, RECORDS_BOUND_BASIS } from '../../shared/purge/purge-bounds.ts';
 import { REFRESH_MS } from '../../shared/purge/purge-rules.ts';
 import { folderTag, urlTag } from '../../shared/purge/workers-cache-purge.ts';
 import { hostTag } from '../../shared/purge/zone-tags.ts';
@@ -158,14 +159,19 @@ describe("the answer's bound covers every copy another isolate may answer from",
       durationMs(json.paths.platform.reachesEveryLocationWithin ?? '') ?? Infinity,
     );
     expect(json.reachesEveryLocationWithin).toBe('65s');
+    expect(json).toMatchObject({ bound: 'typical', boundBasis: RECORDS_BOUND_BASIS });
     expect(json.paths.platform).toMatchObject({
       sent: true,
       reachesEveryLocationWithin: '150ms',
       reaches: ['edge Cache API'],
+      bound: 'typical',
+      boundBasis: PLATFORM_BOUND_BASIS,
     });
     expect(json.paths.records).toEqual({
       reachesEveryLocationWithin: '65s',
       reaches: ['edge memory', 'edge Cache API', 'shield Cache API'],
+      bound: 'typical',
+      boundBasis: RECORDS_BOUND_BASIS,
     });
   });
 
@@ -178,9 +184,12 @@ describe("the answer's bound covers every copy another isolate may answer from",
     const next = await atSecondEdge(memoryOff, '/p6/cold.txt');
     expect(next.text).toBe('after');
     expect(json.reachesEveryLocationWithin).toBe('150ms');
+    expect(json).toMatchObject({ bound: 'typical', boundBasis: PLATFORM_BOUND_BASIS });
     expect(json.paths.records).toEqual({
       reachesEveryLocationWithin: '65s',
       reaches: ['edge Cache API', 'shield Cache API'],
+      bound: 'typical',
+      boundBasis: RECORDS_BOUND_BASIS,
     });
   });
 });
@@ -191,9 +200,12 @@ describe('a purge without the token', () => {
     api.received.length = 0;
     const { json } = await purge(plain, { urls: ['/a.txt'], tags: ['brand'], prefixes: ['/img/'] });
     expect(json.reachesEveryLocationWithin).toBe('65s');
+    expect(json).toMatchObject({ bound: 'typical', boundBasis: RECORDS_BOUND_BASIS });
     expect(json.paths.records).toEqual({
       reachesEveryLocationWithin: '65s',
       reaches: ['edge memory', 'edge Cache API', 'shield Cache API'],
+      bound: 'typical',
+      boundBasis: RECORDS_BOUND_BASIS,
     });
     expect(json.paths.platform).toMatchObject({ sent: false, calls: [] });
     expect(api.received).toEqual([]);

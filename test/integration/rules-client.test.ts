@@ -284,6 +284,22 @@ describe('the single-page-app fallback (RULES spaFallback)', () => {
     expect((await f.get('/app/index.html')).headers.get('x-shell'), 'the document itself again').toBe('asked-for');
   });
 
+  it("names the fallback in the edge's Cache-Status member (detail=spa-fallback:<document>), cold and warm; never on the document asked for itself", async () => {
+    const cold = await f.get('/app/named/cold');
+    expect(cold.text).toBe(APP_SHELL);
+    const coldEdge = edgeMember(cold);
+    expect(coldEdge.find((param) => param.startsWith('detail='))).toMatch(/^detail=spa-fallback:\/app\/index\.html\b/);
+    await settle();
+    const warm = await f.get('/app/named/warm');
+    const warmEdge = edgeMember(warm);
+    expect(warmEdge.slice(0, 2)).toEqual(['tiercache-edge', 'hit']);
+    expect(warmEdge.find((param) => param.startsWith('detail='))).toMatch(/^detail=spa-fallback:\/app\/index\.html\b/);
+    const shield = cacheStatus(cold).find((member) => member[0] === 'tiercache-shield') ?? [];
+    expect(shield.join(';')).not.toContain('spa-fallback');
+    const itself = await f.get('/app/index.html');
+    expect(itself.headers.get('cache-status')).not.toContain('spa-fallback');
+  });
+
   it('serves a key that exists as itself, and the document for its own path', async () => {
     const script = await f.get('/app/main.js');
     expect(script.status).toBe(200);

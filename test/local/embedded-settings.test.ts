@@ -2,10 +2,12 @@
 // origin, what it keeps of the user's settings, and what it says about them.
 
 import { describe, expect, it } from 'vitest';
-import { useEmbeddedOrigin } from '../../local/embedded-settings.ts';
+import { embeddedOriginRefusal, useEmbeddedOrigin } from '../../local/embedded-settings.ts';
 import { parseConfig, type RawConfig } from '../../shared/config/config.ts';
 import { ConfigError } from '../../shared/http/errors.ts';
 
+const HTTP_WITHOUT_URL =
+  'ORIGIN_KIND=http needs ORIGIN_URL, the site to front (without ORIGIN_URL, npm start runs an embedded S3 origin: unset ORIGIN_KIND for it)';
 const ORIGIN = { url: 'http://127.0.0.1:4568', bucket: 'assets', accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 
 function embedded(given: RawConfig): { config: RawConfig; notes: string[] } {
@@ -44,11 +46,17 @@ describe('the embedded origin settings', () => {
     ]);
   });
 
-  it('set aside a valid ORIGIN_KIND, S3_BUCKET or S3_ADDRESSING that cannot apply to it, with a note each', () => {
-    const { config, notes } = embedded({ ORIGIN_KIND: 'http', S3_BUCKET: 'mine', S3_ADDRESSING: 'virtual' });
+  it('refuse ORIGIN_KIND=http: it names a site to front, which the embedded S3 origin is not', () => {
+    expect(embeddedOriginRefusal({ ORIGIN_KIND: 'http' })).toBe(HTTP_WITHOUT_URL);
+    expect(() => embedded({ ORIGIN_KIND: 'http' })).toThrow(new ConfigError(HTTP_WITHOUT_URL));
+    expect(embeddedOriginRefusal({})).toBeUndefined();
+    expect(embeddedOriginRefusal({ ORIGIN_KIND: 's3' })).toBeUndefined();
+  });
+
+  it('set aside a valid S3_BUCKET or S3_ADDRESSING that cannot apply to it, with a note each', () => {
+    const { config, notes } = embedded({ S3_BUCKET: 'mine', S3_ADDRESSING: 'virtual' });
     expect(config).toMatchObject({ ORIGIN_KIND: 's3', S3_BUCKET: 'assets', S3_ADDRESSING: 'path' });
     expect(notes).toEqual([
-      'ORIGIN_KIND ignored: the embedded origin needs ORIGIN_KIND=s3 (set ORIGIN_URL to use another origin)',
       'S3_BUCKET ignored: the embedded origin needs S3_BUCKET=assets (set ORIGIN_URL to use another origin)',
       'S3_ADDRESSING ignored: the embedded origin needs S3_ADDRESSING=path (set ORIGIN_URL to use another origin)',
     ]);

@@ -65,6 +65,15 @@ describe('npm start with settings that cannot work', () => {
     );
   });
 
+  it('refuses ORIGIN_KIND=http without ORIGIN_URL, before any origin or worker starts', async () => {
+    const run = await start({ ORIGIN_KIND: 'http' });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      'tiercache: cannot start: ORIGIN_KIND=http needs ORIGIN_URL, the site to front (without ORIGIN_URL, npm start runs an embedded S3 origin: unset ORIGIN_KIND for it)\n',
+    );
+    expect(run.stdout).toBe('');
+  });
+
   it('names a single bad setting on the one line', async () => {
     const run = await start({ ORIGIN_KIND: 'http', ORIGIN_URL: 'http://127.0.0.1:9', MEMORY_CACHE_SIZE: '1GiB' });
     expect(run.code).toBe(1);

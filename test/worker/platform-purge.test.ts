@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../shared/config/config.ts';
+import { RECORDS_BOUND_BASIS } from '../../shared/purge/purge-bounds.ts';
 import type { PurgeRecord } from '../../shared/purge/purge-rules.ts';
 import { MAX_CALLS_PER_PURGE } from '../../shared/purge/zone-purge.ts';
 import { purgePaths } from '../../worker/platform-purge.ts';
@@ -53,6 +54,8 @@ describe('purgePaths: how many calls one purge makes at the platform', () => {
     expect(paths.paths.records).toEqual({
       reachesEveryLocationWithin: '65s',
       reaches: ['edge memory', 'edge Cache API', 'shield Cache API'],
+      bound: 'typical',
+      boundBasis: RECORDS_BOUND_BASIS,
     });
     expect(paths.reachesEveryLocationWithin).toBe('65s');
   });

@@ -2,9 +2,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   KV_PROPAGATION_MS,
+  PLATFORM_BOUND_BASIS,
   PLATFORM_REACHES,
   purgeBound,
+  purgeBoundBasis,
   REACHES_EVERY_LOCATION_WITHIN,
+  RECORDS_BOUND_BASIS,
   RECORDS_REACH_MS,
   recordsReach,
   servedList,
@@ -33,6 +36,22 @@ describe('purgeBound: the bound a purge answer states for the whole purge', () =
   it('states the records as KV’s propagation plus the re-read interval (65 s)', () => {
     expect(RECORDS_REACH_MS).toBe(KV_PROPAGATION_MS + REFRESH_MS);
     expect(REACHES_EVERY_LOCATION_WITHIN).toBe('65s');
+  });
+
+  it('states each bound as the platform states its own: typical figures, quoted from the page that gives them', () => {
+    expect(RECORDS_BOUND_BASIS).toBe(
+      'Workers KV: changes "may take up to 60 seconds or more to be visible in other locations" (https://developers.cloudflare.com/kv/concepts/how-kv-works/), then each isolate\'s re-read every 5s',
+    );
+    expect(PLATFORM_BOUND_BASIS).toBe(
+      'Cloudflare Instant Purge: "less than 150ms on average (P50)" (https://blog.cloudflare.com/instant-purge/); "updates to your content are reflected immediately" (https://developers.cloudflare.com/cache/how-to/purge-cache/)',
+    );
+    expect(purgeBoundBasis(true, false)).toBe(PLATFORM_BOUND_BASIS);
+    for (const [platformTook, memoryLayer] of [
+      [true, true],
+      [false, false],
+      [false, true],
+    ] as const)
+      expect(purgeBoundBasis(platformTook, memoryLayer)).toBe(RECORDS_BOUND_BASIS);
   });
 
   it('has the records reach the memory layer when it is on, and never the platform', () => {
