@@ -9,15 +9,12 @@ import { fileURLToPath } from 'node:url';
 import { HEALTH_PATH } from '../shared/request/reserved-paths.ts';
 import type { StatsJson } from '../shared/stats/stats-json.ts';
 import {
-  type Api,
   apiRequest,
   type CliContext,
-  CliFailure,
   callApi,
   DEPLOYMENT_FLAG,
   type Deployment,
   EXIT_FAILED,
-  EXIT_USAGE,
   failureExit,
   isEntry,
   type LocalStack,
@@ -26,9 +23,10 @@ import {
   single,
   usageError,
 } from './command.ts';
-import { chooseLocalStack, PORT_FLAG, parsePort, readLocalStacks, stackAt, stackWithLocation } from './local-stacks.ts';
+import { PORT_FLAG, parsePort } from './local-stacks.ts';
 import { PURGE_API } from './purge.ts';
 import { parseStatsAnswer, STATS_API } from './stats.ts';
+import { findBase, tokenFor } from './verify-base.ts';
 import { judge } from './verify-lines.ts';
 import {
   type HealthSeen,
@@ -170,52 +168,6 @@ export function parseVerifyArgs(argv: readonly string[]): VerifyArgs {
     out: single(flags, 'out', VERIFY_USAGE),
     help: flags.booleans.help === true,
   };
-}
-
-/**
- * The local stack's note when it runs at `base` (or, with no base, the note's own stack), else undefined: the one place
- * this command reads a stack note, for its URL, its tokens and the sample objects.
- */
-export async function localNoteFor(
-  base: URL | undefined,
-  port: number | undefined,
-  context: CliContext,
-): Promise<LocalStack | undefined> {
-  const stacks = await readLocalStacks(context.stacksDir);
-  if (base === undefined) return chooseLocalStack(stacks, port);
-  const own = stackAt(stacks, base);
-  if (own !== undefined) return own;
-  // Another location of a local stack: its sample objects, never the tokens of the stack's own edge.
-  const elsewhere = stackWithLocation(stacks, base);
-  return elsewhere === undefined ? undefined : { url: base.origin, path: elsewhere.path };
-}
-
-/** The token for `api`: its environment variable, else the local stack's for its own URL; undefined when neither. */
-function tokenFor(api: Api, note: LocalStack | undefined, context: CliContext): string | undefined {
-  const fromEnv = context.env[api.tokenName]?.trim();
-  if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
-  return note?.[api.stackField];
-}
-
-async function findBase(
-  flag: string | undefined,
-  port: number | undefined,
-  context: CliContext,
-): Promise<{ base: URL; note: LocalStack | undefined }> {
-  if (flag === undefined) {
-    // chooseLocalStack says what to pass when none runs, or several do.
-    const note = await localNoteFor(undefined, port, context);
-    if (note === undefined)
-      throw new CliFailure(`no local stack: start it with \`npm start\`, or pass --${DEPLOYMENT_FLAG}`, EXIT_USAGE);
-    return { base: new URL(note.url), note };
-  }
-  const base = URL.canParse(flag) ? new URL(flag) : undefined;
-  if (base === undefined || (base.protocol !== 'http:' && base.protocol !== 'https:') || base.username !== '')
-    throw new CliFailure(
-      `expected --${DEPLOYMENT_FLAG} to be the edge's base URL, like https://cdn.example; got ${JSON.stringify(flag)}`,
-      EXIT_USAGE,
-    );
-  return { base, note: await localNoteFor(base, undefined, context) };
 }
 
 async function previousRun(path: string): Promise<PreviousRun> {
