@@ -49,6 +49,13 @@ export const DEPLOY_DOC = 'docs/deploying.md#verify-the-deploy';
 const SECOND_LOCATION =
   'run `npm run verify -- --base <the same base> --previous <this report>.json` from a machine that reaches another Cloudflare location (another region, or a VPN exit there): its edge misses and the shield should answer from its cache';
 
+/** How to show the shield from elsewhere: the local stack's other location when it has one, else another machine. */
+function secondLocation(place: Place): string {
+  const [other] = place.otherLocations ?? [];
+  if (other === undefined) return SECOND_LOCATION;
+  return `run \`npm run verify -- --base ${other} --previous <this report>.json\`: the local stack's second location, its own cache in front of the same shield, whose edge misses and whose shield should answer from its cache`;
+}
+
 /** Every line, in the report's order. */
 export function judge(seen: Observations): Line[] {
   return [
@@ -122,7 +129,11 @@ function secondLocationLine(seen: Observations): Line {
   const shield = member(object.first, 'shield');
   const said = `${object.path} first read here (edge at ${place.edge}): the edge said ${memberWords(edge)}, the shield ${memberWords(shield)}`;
   if (edge?.hit === true)
-    return info('second-location', `${said}: the edge held it already, so the shield was not asked`, SECOND_LOCATION);
+    return info(
+      'second-location',
+      `${said}: the edge held it already, so the shield was not asked`,
+      secondLocation(place),
+    );
   if (shield?.hit === true)
     return {
       id: 'second-location',
@@ -146,7 +157,7 @@ function secondLocationLine(seen: Observations): Line {
   return info(
     'second-location',
     `${said}: the first read through this shield, filled from the origin`,
-    SECOND_LOCATION,
+    secondLocation(place),
   );
 }
 
@@ -159,7 +170,7 @@ function previousLine(place: Place, previous: PreviousRun | undefined): Line {
   const before = `the previous run (${previous.at}) had its edge at ${previous.edge} and its shield at ${previous.shield}; this one had its edge at ${place.edge} and its shield at ${place.shield}`;
   if (differentLocations(previous, place))
     return { id: 'previous', verdict: 'pass', says: `${before}: different locations` };
-  return info('previous', `${before}: the same location`, SECOND_LOCATION);
+  return info('previous', `${before}: the same location`, secondLocation(place));
 }
 
 function slicedReadLine(sliced: Observations['sliced']): Line {
@@ -206,7 +217,11 @@ function slicesAtShieldLine(seen: Observations): Line {
     edge?.hit === true &&
     (edge.detail === WHOLE_COPY || (edgeCounts !== undefined && edgeCounts.held === edgeCounts.of))
   )
-    return info('slices-at-shield', `${said}: the edge held every slice, so the shield was not asked`, SECOND_LOCATION);
+    return info(
+      'slices-at-shield',
+      `${said}: the edge held every slice, so the shield was not asked`,
+      secondLocation(place),
+    );
   if (counts !== undefined && counts.looked > 0 && counts.held === counts.looked)
     return {
       id: 'slices-at-shield',
@@ -224,7 +239,11 @@ function slicesAtShieldLine(seen: Observations): Line {
       `${said}, though the run at ${previous.edge} (${previous.at}) read the same object`,
       "the shield's cache did not keep the slices: check the shield's cache mode (docs/deploying.md) and SLICE_SIZE against the platform's object limit (docs/slices.md)",
     );
-  return info('slices-at-shield', `${said}: the shield filled the slices it lacked from the origin`, SECOND_LOCATION);
+  return info(
+    'slices-at-shield',
+    `${said}: the shield filled the slices it lacked from the origin`,
+    secondLocation(place),
+  );
 }
 
 function rangeLine(id: 'range' | 'seek', seen: Observations): Line {

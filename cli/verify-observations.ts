@@ -80,6 +80,8 @@ export interface Place {
   base: string;
   edge: string;
   shield: string;
+  /** The local stack's other edge locations (its note's `locations`), when the run is at a local stack's edge. */
+  otherLocations?: string[];
 }
 
 /** What a previous run's report says (verify-report.ts reads it back). */

@@ -202,7 +202,13 @@ class Run {
     previous: PreviousRun | undefined,
   ): Promise<Observations> {
     const health = await this.health();
-    const place = { base: this.base.origin, edge: health.colo ?? 'unknown', shield: health.shieldColo ?? 'unknown' };
+    const others = note?.locations?.filter((location) => new URL(location).origin !== this.base.origin) ?? [];
+    const place = {
+      base: this.base.origin,
+      edge: health.colo ?? 'unknown',
+      shield: health.shieldColo ?? 'unknown',
+      ...(others.length > 0 ? { otherLocations: others } : {}),
+    };
     const statsToken = tokenFor(STATS_API, note, this.context);
     const before = statsToken === undefined ? undefined : await this.stats(statsToken);
     const objectPath = args.object ?? (note === undefined ? undefined : LOCAL_OBJECT);

@@ -60,6 +60,21 @@ describe('verify: the shield answering a second location', () => {
     expect(lineOf(judge(seen()), 'second-location').advice).toMatch(/--previous/);
   });
 
+  it("says how to show it from elsewhere: another machine for a deployment, the local stack's second location locally", () => {
+    expect(lineOf(judge(seen()), 'second-location').advice).toMatch(
+      /--previous <this report>\.json` from a machine that reaches another Cloudflare location/,
+    );
+    const local = {
+      base: 'http://127.0.0.1:8787',
+      edge: 'local',
+      shield: 'local',
+      otherLocations: ['http://127.0.0.1:8788'],
+    };
+    expect(lineOf(judge(seen({ place: local })), 'second-location').advice).toMatch(
+      /^run `npm run verify -- --base http:\/\/127\.0\.0\.1:8788 --previous <this report>\.json`: the local stack's second location/,
+    );
+  });
+
   it('compares the runs: different colos, or, where one names none (the local stack), different bases', () => {
     expect(lineOf(judge(seen({ previous: previousAt('LHR') })), 'previous').verdict).toBe('pass');
     expect(lineOf(judge(seen({ previous: previousAt('FRA') })), 'previous')).toMatchObject({
