@@ -6,22 +6,13 @@ import { printable, textTable } from '../../cli/command.ts';
 import { PURGE_USAGE, runPurge } from '../../cli/purge.ts';
 import { runStats, STATS_USAGE } from '../../cli/stats.ts';
 import { type StackFolder, stackFolder, testContext } from './cli-context.ts';
-import { type FakeEdge, json, startFakeEdge } from './fake-edge.ts';
-import { statsSample } from './stats-sample.ts';
+import { type FakeEdge, startStatsAndPurgeEdge } from './fake-edge.ts';
 
 let edge: FakeEdge;
 let stack: StackFolder;
 
 beforeAll(async () => {
-  edge = await startFakeEdge((request) =>
-    request.path === '/__tiercache/stats.json'
-      ? json(200, statsSample())
-      : json(200, {
-          purged: { urls: [], prefixes: [], tags: [], everything: true },
-          at: 0,
-          reachesEveryLocationWithin: '65s',
-        }),
-  );
+  edge = await startStatsAndPurgeEdge();
 });
 afterAll(() => edge.close());
 beforeEach(async () => {

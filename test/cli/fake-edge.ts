@@ -4,6 +4,7 @@
 
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { statsSample } from './stats-sample.ts';
 
 export interface Received {
   method: string;
@@ -77,5 +78,18 @@ async function readBody(req: IncomingMessage): Promise<string> {
 function flatten(headers: IncomingMessage['headers']): Record<string, string> {
   return Object.fromEntries(
     Object.entries(headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : (value ?? '')]),
+  );
+}
+
+/** A fake edge answering stats.json with the sample hour and every purge as one of everything. */
+export function startStatsAndPurgeEdge(): Promise<FakeEdge> {
+  return startFakeEdge((request) =>
+    request.path === '/__tiercache/stats.json'
+      ? json(200, statsSample())
+      : json(200, {
+          purged: { urls: [], prefixes: [], tags: [], everything: true },
+          at: 0,
+          reachesEveryLocationWithin: '65s',
+        }),
   );
 }

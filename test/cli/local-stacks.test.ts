@@ -11,23 +11,13 @@ import { runSign } from '../../cli/sign.ts';
 import { runStats } from '../../cli/stats.ts';
 import { STACKS_DIR } from '../../local/operator.ts';
 import { type StackFolder, stackFolder, testContext } from './cli-context.ts';
-import { type FakeEdge, json, startFakeEdge } from './fake-edge.ts';
-import { statsSample } from './stats-sample.ts';
+import { type FakeEdge, startStatsAndPurgeEdge } from './fake-edge.ts';
 
 let one: FakeEdge;
 let two: FakeEdge;
 let stacks: StackFolder;
 
-const answer = () =>
-  startFakeEdge((request) =>
-    request.path === '/__tiercache/stats.json'
-      ? json(200, statsSample())
-      : json(200, {
-          purged: { urls: [], prefixes: [], tags: [], everything: true },
-          at: 0,
-          reachesEveryLocationWithin: '65s',
-        }),
-  );
+const answer = () => startStatsAndPurgeEdge();
 
 beforeAll(async () => {
   [one, two] = await Promise.all([answer(), answer()]);
