@@ -350,14 +350,22 @@ class Run {
       };
       const sums = `${seen.originBytes} ${seen.edgeBytes} ${seen.edgeRequests}`;
       if (sums !== last) [last, sameSince] = [sums, Date.now()];
-      const settled = seen.edgeRequests >= this.made && Date.now() - sameSince >= STATS_SETTLE_MS;
+      const settled = seen.edgeRequests >= this.made && Date.now() - sameSince >= settleMs(after);
       if (settled || Date.now() - waitFrom >= STATS_LIMIT_MS) return seen;
       await sleep(STATS_POLL_MS);
     }
   }
 }
 
-type StatsSnapshot = Pick<StatsJson, 'egress' | 'tiers' | 'minutes'>;
+type StatsSnapshot = Pick<StatsJson, 'egress' | 'tiers' | 'minutes' | 'flushMs'>;
+
+/** How long the sums must hold still: a second past the flush interval the edge names, else STATS_SETTLE_MS. */
+function settleMs(stats: StatsSnapshot): number {
+  const flush = stats.flushMs;
+  return typeof flush === 'number' && Number.isFinite(flush) && flush >= 0
+    ? Math.min(flush + STATS_POLL_MS, STATS_SETTLE_MS)
+    : STATS_SETTLE_MS;
+}
 
 /** Shield requests in minutes `before` had and `after` no longer has (the window moved on): their bytes left the sums. */
 function droppedShieldRequests(before: StatsSnapshot, after: StatsSnapshot): number {

@@ -50,7 +50,7 @@ export async function answerStats(request: Request, edge: EdgeBindings, format: 
   );
   // Per-user and live: never stored anywhere (RFC 9111 §5.2.2.5 no-store).
   const headers = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
-  if (format === 'json') return Response.json(view, { headers });
+  if (format === 'json') return Response.json({ ...view, flushMs: observability.flushMs }, { headers });
   return new Response(statsPage(view), {
     headers: {
       ...headers,

@@ -73,6 +73,11 @@ export interface StatsJson {
   recentPurges: { kind: string; value: string; at: string }[];
   /** What the window's traffic costs on Cloudflare at its rate for a month (stats-cost.ts, docs/costs.md). */
   cost: StatsCost;
+  /**
+   * STATS_FLUSH_MS as the answering edge reads it: each isolate of each tier writes its counts at most this long after
+   * a request, so a request's counts are in the sums within it (`npm run verify` waits that long for them).
+   */
+  flushMs?: number;
 }
 
 /** A line of the month's bill, as the cost model prices it (without the price's source). */

@@ -165,6 +165,7 @@ describe('stats with STATS_TOKEN, through the front', () => {
         'cost',
         'egress',
         'errors',
+        'flushMs',
         'generatedAt',
         'hosts',
         'minutes',
@@ -176,6 +177,8 @@ describe('stats with STATS_TOKEN, through the front', () => {
       expect(new Date(view.generatedAt).toISOString()).toBe(view.generatedAt);
       expect(Math.abs(Date.parse(view.generatedAt) - Date.now())).toBeLessThan(60_000);
       expect(view.windowMinutes).toBe(60);
+      // STATS_FLUSH_MS as the edge reads it: how long a request's counts may take to reach the sums.
+      expect(view.flushMs).toBe(0);
       expect(Object.keys(view.tiers).sort()).toEqual([...TIER_NAMES].sort());
       for (const tier of [view.tiers.edge, view.tiers.shield]) {
         expect(Object.keys(tier.totals).sort()).toEqual([...TOTAL_FIELDS].sort());
