@@ -45,6 +45,20 @@ export interface Line {
 /** The edge's detail on an answer from its whole copy of a sliced object (worker/whole-copy.ts). */
 const WHOLE_COPY = 'whole copy';
 
+/** Each line's title in the report. */
+export const LINE_TITLES: Record<LineId, string> = {
+  health: 'tiers answer',
+  'edge-cache': 'edge stores, hits',
+  'second-location': 'shield for a miss',
+  previous: 'vs previous run',
+  'sliced-read': 'sliced object',
+  'slices-at-shield': 'slices at shield',
+  range: 'range',
+  seek: 'seek',
+  purge: 'purge time',
+  'origin-bytes': 'origin bytes',
+};
+
 export const DEPLOY_DOC = 'docs/deploying.md#verify-the-deploy';
 const SECOND_LOCATION =
   'run `npm run verify -- --base <the same base> --previous <this report>.json` from a machine that reaches another Cloudflare location (another region, or a VPN exit there): its edge misses and the shield should answer from its cache';
@@ -103,7 +117,7 @@ function edgeCacheLine(object: Observations['object']): Line {
     return fail(
       'edge-cache',
       `${path}: ${bad}`,
-      'pass --object the path of an object that exists (under 1 MiB is best)',
+      failedReadAdvice(first, second) ?? 'pass --object the path of an object that exists (under 1 MiB is best)',
     );
   if (first.sha256 !== second.sha256)
     return fail(
@@ -125,6 +139,7 @@ function edgeCacheLine(object: Observations['object']): Line {
 function secondLocationLine(seen: Observations): Line {
   const { object, previous, place } = seen;
   if ('skipped' in object) return skipped('second-location', object.skipped);
+  if (badRead(object.first) !== undefined) return unread('second-location', object.path, 'edge-cache');
   const edge = member(object.first, 'edge');
   const shield = member(object.first, 'shield');
   const said = `${object.path} first read here (edge at ${place.edge}): the edge said ${memberWords(edge)}, the shield ${memberWords(shield)}`;
@@ -181,7 +196,7 @@ function slicedReadLine(sliced: Observations['sliced']): Line {
     return fail(
       'sliced-read',
       `${path}: ${bad}`,
-      'pass --sliced the path of an object larger than SLICE_SIZE (8 MiB by default)',
+      failedReadAdvice(whole) ?? 'pass --sliced the path of an object larger than SLICE_SIZE (8 MiB by default)',
     );
   const edge = member(whole, 'edge');
   // The edge's whole copy of a sliced object it has served whole from its own slices (docs/slices.md "Whole copies").
@@ -208,6 +223,7 @@ function slicedReadLine(sliced: Observations['sliced']): Line {
 function slicesAtShieldLine(seen: Observations): Line {
   const { sliced, previous, place } = seen;
   if ('skipped' in sliced) return skipped('slices-at-shield', sliced.skipped);
+  if (badRead(sliced.whole) !== undefined) return unread('slices-at-shield', sliced.path, 'sliced-read');
   const edge = member(sliced.whole, 'edge');
   const shield = member(sliced.whole, 'shield');
   const edgeCounts = sliceCounts(edge);
@@ -257,7 +273,8 @@ function rangeLine(id: 'range' | 'seek', seen: Observations): Line {
     return fail(
       id,
       `${what}: answered ${read.status}, not 206`,
-      'a range must be answered 206 with the bytes asked (RFC 9110 §14.2): report it with this report',
+      failedReadAdvice(read) ??
+        'a range must be answered 206 with the bytes asked (RFC 9110 §14.2): report it with this report',
     );
   const expected = `bytes ${read.start}-${read.end}/${sliced.whole.bytes}`;
   if (read.contentRange !== expected)
@@ -332,6 +349,28 @@ function badRead(read: Read): string | undefined {
   if (read.status !== 200) return `answered ${read.status}, not 200`;
   if (read.error !== undefined) return `the body broke after ${read.bytes} bytes (${read.error})`;
   return undefined;
+}
+
+/**
+ * What to do about reads the tiers failed (a 5xx: the tiers' own failure, whose Cache-Status detail names why, e.g.
+ * `shield-unreachable`), or undefined when none of `reads` is one: the path is then what to check.
+ */
+function failedReadAdvice(...reads: Read[]): string | undefined {
+  const failed = reads.find((read) => read.status >= 500);
+  if (failed === undefined) return undefined;
+  const detail = member(failed, 'edge')?.detail;
+  const why = typeof detail === 'string' ? ` (the edge's detail: ${detail})` : '';
+  return `the tiers failed the read${why}: fix what the tiers line says first, then run again`;
+}
+
+/** A line about the shield's cache when the read it would judge failed: nothing can be said of the cache. */
+function unread(id: LineId, path: string, line: LineId): Line {
+  return {
+    id,
+    verdict: 'skipped',
+    says: `${path} was not read (see the ${LINE_TITLES[line]} line)`,
+    advice: `fix the ${LINE_TITLES[line]} line first, then run again`,
+  };
 }
 
 function fail(id: LineId, says: string, advice: string): Line {

@@ -2,7 +2,7 @@
 // next run's --previous, and that JSON read back.
 
 import { printable, textTable } from './command.ts';
-import { DEPLOY_DOC, type Line, type LineId, type Verdict } from './verify-lines.ts';
+import { DEPLOY_DOC, LINE_TITLES, type Line, type LineId, type Verdict } from './verify-lines.ts';
 import { member, memberWords, type Observations, type PreviousRun, type Read } from './verify-observations.ts';
 
 /** What the JSON says it is, so that --previous refuses another file. */
@@ -27,18 +27,6 @@ export interface VerifyReport {
   counts: Record<Verdict, number>;
 }
 
-const TITLES: Record<LineId, string> = {
-  health: 'tiers answer',
-  'edge-cache': 'edge stores, hits',
-  'second-location': 'shield for a miss',
-  previous: 'vs previous run',
-  'sliced-read': 'sliced object',
-  'slices-at-shield': 'slices at shield',
-  range: 'range',
-  seek: 'seek',
-  purge: 'purge time',
-  'origin-bytes': 'origin bytes',
-};
 const MARKS: Record<Verdict, string> = { pass: 'PASS', fail: 'FAIL', info: 'INFO', skipped: 'SKIP' };
 const VERDICTS: readonly Verdict[] = ['pass', 'fail', 'info', 'skipped'];
 
@@ -75,9 +63,9 @@ export function renderReport(report: VerifyReport, savedAs: string): string {
     `tiercache verify: ${report.base} at ${report.at}${report.version === undefined ? '' : ` (tiercache ${report.version})`}`,
     `  edge at ${report.colo.edge}, shield at ${report.colo.shield}; this report as JSON: ${savedAs}`,
   ];
-  const width = Math.max(...Object.values(TITLES).map((title) => title.length));
+  const width = Math.max(...Object.values(LINE_TITLES).map((title) => title.length));
   const lines = report.lines.flatMap((line) => [
-    `  ${MARKS[line.verdict]}  ${TITLES[line.id].padEnd(width)}  ${printable(line.says)}`,
+    `  ${MARKS[line.verdict]}  ${LINE_TITLES[line.id].padEnd(width)}  ${printable(line.says)}`,
     ...(line.advice === undefined
       ? []
       : [

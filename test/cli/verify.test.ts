@@ -256,6 +256,18 @@ describe('npm run verify when the shield is down', () => {
       expect(ran.line('health').advice).toMatch(/deploy the shield before the edge .* SHIELD_TOKEN.* wrangler tail/);
       expect(ran.verdicts['edge-cache']).toBe('fail');
       expect(ran.line('edge-cache').says).toBe(`${LOCAL_OBJECT}: answered 502, not 200`);
+      // The tiers' failure, not a wrong path: the advice sends the reader to the health line, and nothing is said of
+      // the shield's cache, which no read reached.
+      expect(ran.line('edge-cache').advice).toBe(
+        "the tiers failed the read (the edge's detail: shield-unreachable): fix what the tiers line says first, then run again",
+      );
+      expect(ran.line('sliced-read').advice).toMatch(/^the tiers failed the read/);
+      expect(ran.line('range').advice).toMatch(/^the tiers failed the read/);
+      expect(ran.line('second-location')).toMatchObject({
+        verdict: 'skipped',
+        says: `${LOCAL_OBJECT} was not read (see the edge stores, hits line)`,
+      });
+      expect(ran.line('slices-at-shield').verdict).toBe('skipped');
     },
     TIMEOUT_MS,
   );
