@@ -2,7 +2,7 @@
 // next run's --previous, and that JSON read back.
 
 import { printable, textTable } from './command.ts';
-import { DEPLOY_DOC, LINE_TITLES, type Line, type LineId, type Verdict } from './verify-lines.ts';
+import { DEPLOY_DOC, LINE_TITLES, type Line, type Verdict } from './verify-lines.ts';
 import { member, memberWords, type Observations, type PreviousRun, type Read } from './verify-observations.ts';
 
 /** What the JSON says it is, so that --previous refuses another file. */
