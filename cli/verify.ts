@@ -321,8 +321,11 @@ class Run {
   private async stats(token: string): Promise<StatsSnapshot | { refused: string }> {
     const request = apiRequest(STATS_API, { base: this.base, token, local: false });
     try {
-      const { egress, tiers, minutes } = parseStatsAnswer(await callApi(request, this.context), request.url.href);
-      return { egress, tiers, minutes };
+      const { egress, tiers, minutes, flushMs } = parseStatsAnswer(
+        await callApi(request, this.context),
+        request.url.href,
+      );
+      return { egress, tiers, minutes, ...(flushMs === undefined ? {} : { flushMs }) };
     } catch (error) {
       return { refused: error instanceof Error ? error.message : String(error) };
     }
