@@ -279,7 +279,8 @@ function firstLine(text: string, status: number): string {
 }
 
 /** An http(s) URL without credentials in it (fetch refuses those, and they would be printed). */
-function baseUrl(text: string, what: string): URL {
+/** `text` as an edge's base URL (http or https, no user:password); a usage failure naming `what` else. */
+export function baseUrl(text: string, what: string): URL {
   const url = URL.canParse(text) ? new URL(text) : undefined;
   if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
     throw new CliFailure(
@@ -306,7 +307,7 @@ function stackToken(stack: LocalStack, api: Api): string {
 }
 
 /** The variable's token, trimmed (`$(cat file)` keeps a newline); one no header can carry is refused here. */
-function headerSafe(value: string | undefined, name: string): string | undefined {
+export function headerSafe(value: string | undefined, name: string): string | undefined {
   const token = value?.trim();
   if (token === undefined || token === '') return undefined;
   if (!/^[\x21-\x7e]+$/.test(token))

@@ -1,20 +1,14 @@
 // Where a verify run goes (cli/verify.ts): its base, --base or a local stack's, the local stack's note for that base (its
 // sample objects; its tokens only for its own edge), and the tokens: from the environment, else the note.
 
-import { type Api, type CliContext, CliFailure, DEPLOYMENT_FLAG, EXIT_USAGE, type LocalStack } from './command.ts';
+import { type Api, baseUrl, type CliContext, DEPLOYMENT_FLAG, headerSafe, type LocalStack } from './command.ts';
 import { chooseLocalStack, readLocalStacks, stackAt, stackWithLocation } from './local-stacks.ts';
 
 /**
- * The local stack's note when it runs at `base` (or, with no base, the note's own stack), else undefined: the one place
- * this command reads a stack note, for its URL, its tokens and the sample objects.
+ * The local stack's note for `base`: its own edge's (URL, tokens, sample objects), or the stack's whose other location
+ * it is (sample objects only); undefined for any other base.
  */
-export async function localNoteFor(
-  base: URL | undefined,
-  port: number | undefined,
-  context: CliContext,
-): Promise<LocalStack | undefined> {
-  const stacks = await readLocalStacks(context.stacksDir);
-  if (base === undefined) return chooseLocalStack(stacks, port);
+function localNoteAt(stacks: readonly LocalStack[], base: URL): LocalStack | undefined {
   const own = stackAt(stacks, base);
   if (own !== undefined) return own;
   // Another location of a local stack: its sample objects, never the tokens of the stack's own edge.
@@ -22,11 +16,9 @@ export async function localNoteFor(
   return elsewhere === undefined ? undefined : { url: base.origin, path: elsewhere.path };
 }
 
-/** The token for `api`: its environment variable, else the local stack's for its own URL; undefined when neither. */
+/** The token for `api`: its environment variable (refused if no header can carry it), else the note's; or none. */
 export function tokenFor(api: Api, note: LocalStack | undefined, context: CliContext): string | undefined {
-  const fromEnv = context.env[api.tokenName]?.trim();
-  if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
-  return note?.[api.stackField];
+  return headerSafe(context.env[api.tokenName], api.tokenName) ?? note?.[api.stackField];
 }
 
 /** The run's base: --base, else the local stack's edge (--port's when several run), with its note if it is local. */
@@ -35,18 +27,12 @@ export async function findBase(
   port: number | undefined,
   context: CliContext,
 ): Promise<{ base: URL; note: LocalStack | undefined }> {
+  const stacks = await readLocalStacks(context.stacksDir);
   if (flag === undefined) {
     // chooseLocalStack says what to pass when none runs, or several do.
-    const note = await localNoteFor(undefined, port, context);
-    if (note === undefined)
-      throw new CliFailure(`no local stack: start it with \`npm start\`, or pass --${DEPLOYMENT_FLAG}`, EXIT_USAGE);
-    return { base: new URL(note.url), note };
+    const note = chooseLocalStack(stacks, port);
+    return { base: baseUrl(note.url, 'the local stack url'), note };
   }
-  const base = URL.canParse(flag) ? new URL(flag) : undefined;
-  if (base === undefined || (base.protocol !== 'http:' && base.protocol !== 'https:') || base.username !== '')
-    throw new CliFailure(
-      `expected --${DEPLOYMENT_FLAG} to be the edge's base URL, like https://cdn.example; got ${JSON.stringify(flag)}`,
-      EXIT_USAGE,
-    );
-  return { base, note: await localNoteFor(base, undefined, context) };
+  const base = baseUrl(flag, `--${DEPLOYMENT_FLAG}`);
+  return { base, note: localNoteAt(stacks, base) };
 }

@@ -83,9 +83,9 @@ export function objectKey<N extends string>(raw: Raw<N>, name: N): string | unde
 /** Host names that never leave this machine: where a URL that carries a credential may be plain http (the local stack). */
 const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
-/** Whether `hostname` (as URL spells it) is this machine's. */
-export function isLoopbackHost(hostname: string): boolean {
-  return LOOPBACK_HOSTS.has(hostname);
+/** Whether a credential may be sent to `url`: over https, or plain http to this machine only. */
+export function isCredentialSafe(url: URL): boolean {
+  return url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname));
 }
 
 /** The value trimmed; undefined when absent or blank. */

@@ -2,7 +2,7 @@
 // docs/deploying.md "Two shield cache modes"), read into `Config.shieldUrl`; unset, the edge uses its SHIELD binding.
 
 import { ConfigError } from '../http/errors.ts';
-import { isLoopbackHost, nonEmpty } from './config-values.ts';
+import { isCredentialSafe, nonEmpty } from './config-values.ts';
 
 const SHAPE = "SHIELD_URL must be the shield's origin alone, like https://shield.example.com";
 
@@ -20,7 +20,7 @@ export function parseShieldUrl(value: string | undefined): URL | undefined {
   } catch {
     throw new ConfigError(`${SHAPE}, got something that is not an absolute URL`);
   }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname)))
+  if (!isCredentialSafe(url))
     throw new ConfigError(
       `SHIELD_URL must use https (http only on loopback): the edge sends its credential there, got ${url.protocol}`,
     );

@@ -3,7 +3,7 @@
 
 import { ConfigError } from '../http/errors.ts';
 import type { ConfigProblems } from './config-problems.ts';
-import { isLoopbackHost, nonEmpty } from './config-values.ts';
+import { isCredentialSafe, nonEmpty } from './config-values.ts';
 
 export const ZONE_PURGE_CONFIG_NAMES = ['CF_API_TOKEN', 'CF_ZONE_ID', 'CF_API_BASE'] as const;
 export type ZonePurgeRawConfig = Partial<Record<(typeof ZONE_PURGE_CONFIG_NAMES)[number], string>>;
@@ -57,7 +57,7 @@ function apiBaseOf(value: string | undefined): string {
   } catch {
     throw new ConfigError(`CF_API_BASE must be an absolute https URL, got ${JSON.stringify(given)}`);
   }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname)))
+  if (!isCredentialSafe(url))
     throw new ConfigError(`CF_API_BASE must use https (http only on loopback), got ${url.protocol}`);
   return url.href.replace(/\/+$/, '');
 }

@@ -62,7 +62,12 @@ export const LOCAL_COLO = 'local';
  */
 export function tierLocation(request: Request): string {
   const colo = (request as Request & { cf?: { colo?: unknown } }).cf?.colo;
-  return typeof colo === 'string' && /^[A-Za-z0-9-]{1,16}$/.test(colo) ? colo : LOCAL_COLO;
+  return isColo(colo) ? colo : LOCAL_COLO;
+}
+
+/** Whether `value` has a data center code's shape (an IATA code, or LOCAL_COLO): nothing else is echoed. */
+function isColo(value: unknown): value is string {
+  return typeof value === 'string' && /^[A-Za-z0-9-]{1,16}$/.test(value);
 }
 
 /** Whether an origin in this state can serve objects: the health answer is 200 iff so, else 503. */
@@ -84,7 +89,7 @@ export function readShieldHealth(value: unknown): ShieldHealth | undefined {
   if (origin === undefined || probe === undefined || typeof detail !== 'string') return undefined;
   if (!isCount(probeMs) || !isCount(age)) return undefined;
   const purgeList = readPurgeListState(fields.purgeList);
-  const colo = typeof fields.colo === 'string' && /^[A-Za-z0-9-]{1,16}$/.test(fields.colo) ? fields.colo : undefined;
+  const colo = isColo(fields.colo) ? fields.colo : undefined;
   return {
     origin,
     detail,
