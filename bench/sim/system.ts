@@ -1,0 +1,51 @@
+// What the topology runner (`npm run sim`) runs a trace against: a system of edge locations at a distance from one
+// origin, started on shaped links (topology.ts), whichever software plays the tiers (tiercache, or a baseline). The
+// runner replays the same trace on the same links against each in turn and reads what each cost the origin.
+
+import type { SimTopology } from './topology.ts';
+
+/** The systems a run compares (docs/sim.md): tiercache and its baselines on the same links and trace. */
+export type SystemName = 'tiercache' | 'no-shield' | 'varnish' | 'nginx-slice';
+
+/** One location as a client reaches it. */
+export interface SimLocation {
+  /** The location's name in the topology (`ams`, `sin`, …). */
+  name: string;
+  /** Where the location's clients send requests: `http://127.0.0.1:PORT`, already behind its client↔edge link. */
+  url: string;
+}
+
+/** Platform operations a system made during a run (tiercache's, counted at the modelled KV and stats store). */
+export interface SimOperations {
+  kvLists: number;
+  kvReads: number;
+  kvWrites: number;
+  /** Requests that reached the stats store (Durable Object requests), every shard. */
+  storeRequests: number;
+  /** Isolates that served (each edge or shield worker copy), and their minutes alive during the run. */
+  isolates: number;
+  isolateMinutes: number;
+}
+
+export interface SimSystem {
+  name: SystemName;
+  locations: readonly SimLocation[];
+  /**
+   * Purges `path` at location `at` (tiercache: its purge API there). Absent where the system has no purge that
+   * reaches other locations (the baselines): the run says `n/a`.
+   */
+  purge?(path: string, at: number): Promise<void>;
+  /** The platform operations so far (tiercache only). */
+  operations?(): SimOperations;
+  /** The stats the system kept of itself, as stats.json says them (tiercache only), for the ledger check. */
+  stats?(): Promise<unknown>;
+  stop(): Promise<void>;
+}
+
+/** The origin every system of a run is put in front of (origin.ts), reached by each through its own shaped link. */
+export interface SimOriginEndpoint {
+  /** `http://127.0.0.1:PORT` of the origin itself (unshaped: a system puts its shield↔origin link in front). */
+  url: string;
+}
+
+export type StartSystem = (topology: SimTopology, origin: SimOriginEndpoint) => Promise<SimSystem>;

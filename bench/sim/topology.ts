@@ -1,0 +1,86 @@
+// The map a run is played on, pure: edge locations, one shield, the origin, and the link between each pair (one
+// way's first-byte latency and a connection's bandwidth). The defaults look like a real map: clients 5–20 ms from
+// their location, locations 20–150 ms from a shield in Frankfurt, the origin 10 ms from the shield, 25 MB/s per origin
+// connection (Storj's users report 7–20 MB/s per connection; ../shared/FIELD.md).
+
+/** A link: what each response waits before its first byte, and what one connection carries. */
+export interface SimLink {
+  latencyMs: number;
+  bytesPerSec: number;
+}
+
+export interface SimLocationSpec {
+  name: string;
+  /** Its clients to it. */
+  client: SimLink;
+  /** It to the shield. */
+  shield: SimLink;
+}
+
+export interface SimTopology {
+  locations: readonly SimLocationSpec[];
+  /** The shield to the origin. */
+  origin: SimLink;
+  /** The origin's own time to a first byte (a gateway's lookup), beyond its link. */
+  originFirstByteMs: number;
+  /** Worker copies (isolates) per location: each edge location runs this many copies of the edge. Default 1. */
+  isolatesPerLocation: number;
+  /** KV's propagation delay as modelled: a write is seen at another location this long after it was made. */
+  kvPropagationMs: number;
+}
+
+const MB = 1e6;
+
+/** Locations in the order a run takes them; a run with N locations takes the first N (cycling with a suffix past 8). */
+const MAP: readonly { name: string; clientMs: number; shieldMs: number }[] = [
+  { name: 'ams', clientMs: 5, shieldMs: 20 },
+  { name: 'iad', clientMs: 10, shieldMs: 90 },
+  { name: 'sin', clientMs: 15, shieldMs: 150 },
+  { name: 'gru', clientMs: 20, shieldMs: 120 },
+  { name: 'sjc', clientMs: 8, shieldMs: 140 },
+  { name: 'waw', clientMs: 12, shieldMs: 30 },
+  { name: 'nrt', clientMs: 10, shieldMs: 145 },
+  { name: 'jnb', clientMs: 18, shieldMs: 110 },
+];
+
+export interface TopologyOptions {
+  locations?: number;
+  isolatesPerLocation?: number;
+  kvPropagationMs?: number;
+  /** Multiplies every latency (0: an unshaped map, for a run's ceiling). Default 1. */
+  latencyScale?: number;
+  originBytesPerSec?: number;
+}
+
+/** The default map with `locations` locations (default 6). */
+export function defaultTopology(options: TopologyOptions = {}): SimTopology {
+  const count = options.locations ?? 6;
+  if (!Number.isInteger(count) || count < 1 || count > 64) throw new Error(`expected 1–64 locations, got ${count}`);
+  const scale = options.latencyScale ?? 1;
+  const locations = Array.from({ length: count }, (_, index) => {
+    const place = MAP[index % MAP.length] as (typeof MAP)[number];
+    const round = Math.floor(index / MAP.length);
+    return {
+      name: round === 0 ? place.name : `${place.name}${round + 1}`,
+      client: { latencyMs: place.clientMs * scale, bytesPerSec: 100 * MB },
+      shield: { latencyMs: place.shieldMs * scale, bytesPerSec: 100 * MB },
+    };
+  });
+  return {
+    locations,
+    origin: { latencyMs: 10 * scale, bytesPerSec: options.originBytesPerSec ?? 25 * MB },
+    originFirstByteMs: 20 * scale,
+    isolatesPerLocation: options.isolatesPerLocation ?? 1,
+    kvPropagationMs: options.kvPropagationMs ?? 60_000,
+  };
+}
+
+/** The physical floor of a first byte at location `index`: the round trips its path crosses, plus the origin's own. */
+export function firstByteFloorMs(topology: SimTopology, index: number, path: 'hit' | 'shield-hit' | 'miss'): number {
+  const location = topology.locations[index];
+  if (location === undefined) throw new Error(`no location ${index}`);
+  const client = location.client.latencyMs;
+  if (path === 'hit') return client;
+  if (path === 'shield-hit') return client + location.shield.latencyMs;
+  return client + location.shield.latencyMs + topology.origin.latencyMs + topology.originFirstByteMs;
+}
