@@ -38,7 +38,7 @@ export function statsRelay(): StatsRelay {
       const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.arrayBuffer();
       return fetch(new URL(`${url.pathname}${url.search}`, gateway), {
         method: request.method,
-        headers: request.headers,
+        headers: endToEnd(request.headers),
         ...(body === undefined ? {} : { body }),
       });
     },
@@ -48,6 +48,19 @@ export function statsRelay(): StatsRelay {
     },
   };
 }
+
+/**
+ * The fields a hop forwards (RFC 9110 §7.6.1: the connection's own are not), without the framing the body it sends
+ * sets again: a Content-Length copied beside a body the client frames itself is refused (undici: "invalid
+ * content-length header").
+ */
+function endToEnd(headers: Headers): Headers {
+  const forwarded = new Headers();
+  for (const [name, value] of headers) if (!HOP_FIELDS.has(name)) forwarded.append(name, value);
+  return forwarded;
+}
+
+const HOP_FIELDS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'host', 'upgrade']);
 
 /** The worker whose module the STATS wrapped binding runs, reaching the relay in Node. */
 export function statsWrapperWorker(relay: StatsRelay): WorkerOptions {
