@@ -17,6 +17,7 @@ import {
   frontMethods,
   PURGES_NAMESPACE,
   refusingEntry,
+  spreadingEntry,
 } from './tier-options.ts';
 
 /**
@@ -39,15 +40,36 @@ export interface LocationOptions {
   front?: boolean;
   frontHeadTimeoutMs?: number;
   clock?: () => number;
+  /**
+   * Copies of the edge in the process, each a worker of its own (an isolate of its own, its own module state: memory
+   * cache, purge list copy, stats batch), sharing the process's Cache API as a location's isolates share its cache;
+   * with more than one, the location's socket is an entry that spreads requests over them. Default 1.
+   */
+  copies?: number;
+  /**
+   * What the location shares with the others, when a harness gives it (bench/sim): each copy's PURGES (and STATS) as
+   * wrapped bindings, and the workers whose modules implement them; absent = a purge list of its own, no stats store.
+   */
+  shared?: SharedBindings;
+}
+
+/** Bindings a location shares with other processes (bench/sim/tiercache-system.ts). */
+export interface SharedBindings {
+  /** The workers the wrapped bindings run (Miniflare's `wrappedBindings` name them by script). */
+  workers: WorkerOptions[];
+  /** The wrapped bindings of the copy named `copy` (PURGES, STATS). */
+  bindings(copy: string): NonNullable<WorkerOptions['wrappedBindings']>;
 }
 
 export interface Location {
   /** The location's base URL, `http://127.0.0.1:PORT` (its front, when it has one). */
   url: string;
+  /** The edge copies' worker names (LocationOptions.copies). */
+  copies: readonly string[];
   dispose(): Promise<void>;
 }
 
-/** The worker's name in its process. */
+/** The worker's name in its process (the spreading entry's, with several copies). */
 const EDGE_NAME = 'edge';
 
 /**
@@ -55,7 +77,8 @@ const EDGE_NAME = 'edge';
  * directory), on a port of its own, behind a front of its own when `front`. What one process cannot share with another
  * it has its own of (local/README.md "A second location"): the purge list, a KV namespace of its own, so it does not
  * see purges made at the first location; and no stats store (the edge counts nothing without STATS; the shield, in
- * the stack's process, still counts what this location asks of it).
+ * the stack's process, still counts what this location asks of it). Unless a harness shares them (`shared`: the
+ * topology runner's one modelled KV namespace and one stats store, bench/sim/tiercache-system.ts).
  */
 export async function startLocation(options: LocationOptions): Promise<Location> {
   const frontToken = options.front === true ? randomUUID() : undefined;
@@ -63,8 +86,17 @@ export async function startLocation(options: LocationOptions): Promise<Location>
   const removeDir = (): Promise<void> =>
     socketDir === undefined ? Promise.resolve() : rm(socketDir, { recursive: true, force: true });
   const socket = socketDir === undefined ? undefined : unixSocket(join(socketDir, EDGE_NAME));
+  const copies = copyNames(options.copies ?? 1);
+  const listening = socket?.options ?? directSocket(0);
+  const edges =
+    copies.length === 1
+      ? [{ ...locationEdge(options, frontToken, EDGE_NAME), ...listening }]
+      : [
+          { ...spreadingEntry(EDGE_NAME, copies), ...listening },
+          ...copies.map((copy) => locationEdge(options, frontToken, copy)),
+        ];
   const started = await startDirectMiniflare(
-    [refusingEntry(), { ...locationEdge(options, frontToken), ...(socket?.options ?? directSocket(0)) }],
+    [refusingEntry(), ...edges, ...(options.shared?.workers ?? [])],
     socketDir === undefined ? {} : { entrySocket: join(socketDir, 'entry') },
   ).catch(async (error: unknown) => {
     await removeDir();
@@ -76,7 +108,7 @@ export async function startLocation(options: LocationOptions): Promise<Location>
       await started.stop();
       throw new Error('Miniflare gave no direct socket to the second location');
     }
-    return { url: url.origin, dispose: started.stop };
+    return { url: url.origin, copies, dispose: started.stop };
   }
   let front: Front;
   try {
@@ -95,6 +127,7 @@ export async function startLocation(options: LocationOptions): Promise<Location>
   }
   return {
     url: front.url,
+    copies,
     async dispose() {
       await front.close();
       await started.stop();
@@ -103,8 +136,17 @@ export async function startLocation(options: LocationOptions): Promise<Location>
   };
 }
 
-/** The edge as this location runs it: its settings, its way to the shield, its own purge list, no stats store. */
-function locationEdge(options: LocationOptions, frontToken: string | undefined): WorkerOptions {
+/** The copies' worker names: the edge's own name when it is alone, `edge-1`… when an entry spreads over them. */
+function copyNames(count: number): string[] {
+  if (!Number.isInteger(count) || count < 1) throw new Error(`expected 1 or more copies of the edge, got ${count}`);
+  return count === 1 ? [EDGE_NAME] : Array.from({ length: count }, (_, index) => `${EDGE_NAME}-${index + 1}`);
+}
+
+/**
+ * The edge as this location runs it: its settings, its way to the shield, and either its own purge list and no stats
+ * store, or the shared bindings a harness gave it.
+ */
+function locationEdge(options: LocationOptions, frontToken: string | undefined, name: string): WorkerOptions {
   const { SHIELD_URL: _unused, ...config } = options.config;
   const bindings = {
     ...definedStrings(config),
@@ -113,11 +155,13 @@ function locationEdge(options: LocationOptions, frontToken: string | undefined):
   };
   const shield = options.reach === 'binding' ? { SHIELD: externalService(options.shieldUrl) } : {};
   return {
-    ...moduleWorker(EDGE_NAME, options.edge.code, options.edge.path),
+    ...moduleWorker(name, options.edge.code, options.edge.path),
     compatibilityFlags: COMPATIBILITY_FLAGS,
     bindings,
     serviceBindings: { ...shield, ...clockBinding(options.clock) },
-    kvNamespaces: { PURGES: PURGES_NAMESPACE },
+    ...(options.shared === undefined
+      ? { kvNamespaces: { PURGES: PURGES_NAMESPACE } }
+      : { wrappedBindings: options.shared.bindings(name) }),
   };
 }
 

@@ -20,6 +20,26 @@ const REFUSE = `export default { fetch() {
   return new Response('421 this port serves nothing: send requests to the edge port tiercache printed\\n', { status: 421, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' } });
 } };`;
 
+/**
+ * An entry named `name` that hands each request to the next of `copies` (workers of the same process, by service
+ * binding), in turn: a location's requests spread over its isolates (location.ts).
+ */
+export function spreadingEntry(name: string, copies: readonly string[]): WorkerOptions {
+  const serviceBindings = Object.fromEntries(copies.map((copy, index) => [`COPY_${index}`, copy]));
+  return {
+    ...moduleWorker(name, SPREAD.replace('COPIES', String(copies.length))),
+    compatibilityFlags: COMPATIBILITY_FLAGS,
+    serviceBindings,
+  };
+}
+
+const SPREAD = `let next = 0;
+export default { fetch(request, env) {
+  const copy = env['COPY_' + next];
+  next = (next + 1) % COPIES;
+  return copy.fetch(request);
+} };`;
+
 /** The settings given, as string bindings (absent ones not bound). */
 export function definedStrings(config: RawConfig): Record<string, string> {
   return Object.fromEntries(
