@@ -55,8 +55,8 @@ export default {
     SLICE_READAHEAD: '4',
     // Slices in flight per cold download at most (and per isolate); Storj: 500 transfers per credential.
     SLICE_PARALLEL: '32',
-    // 50 on the Workers free plan.
-    SUBREQUEST_LIMIT: '1000',
+    // Workers Paid's default (10,000 a request); 50 on the Workers Free plan.
+    SUBREQUEST_LIMIT: '10000',
     // One request in a hundred logged as JSON (errors always).
     LOG_SAMPLE: '0.01',
     // USD per TB of origin egress, for the stats page's "saved".

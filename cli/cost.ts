@@ -5,6 +5,7 @@
 import type { Comparison } from '../shared/cost/alternatives.ts';
 import type { CostEstimate } from '../shared/cost/cost-model.ts';
 import { type PriceTable, PUBLISHED_PRICES } from '../shared/cost/prices.ts';
+import { AFTER, AFTER_WITHOUT_CACHE_API, BEFORE, scaleGrid } from '../shared/cost/scale-model.ts';
 import { DEPLOYED_INTERVALS, EXAMPLE_MIXES, mixComparison, type TrafficMix } from '../shared/cost/traffic-mix.ts';
 import { formatAmount, formatBytes, formatRatio, formatUsd } from '../shared/stats/format.ts';
 import {
@@ -17,11 +18,12 @@ import {
   single,
   usageError,
 } from './command.ts';
+import { renderScale } from './cost-scale.ts';
 import { renderComparison, signedUsd, type TableFormat, costTable as table } from './cost-tables.ts';
 
 export type { TableFormat };
 
-export const COST_USAGE = `usage: npm run cost -- [traffic flags] [--without-allowances] [--examples] [--markdown | --json]
+export const COST_USAGE = `usage: npm run cost -- [traffic flags] [--without-allowances] [--examples | --scale] [--markdown | --json]
 
 Prints what a month of traffic costs on Cloudflare Workers Paid against the origin's egress
 alone and against Cloudflare's cache in front of the origin (docs/costs.md). Defaults: 10 TB
@@ -43,6 +45,11 @@ of 1 MB objects at a 95 % hit ratio.
   --no-tiered-cache         Cloudflare's cache without Tiered Cache: each location misses alone
   --without-allowances      price every unit: the account's allowances are used by other work
   --examples                the three example mixes of docs/costs.md instead
+  --scale                   10 to 10,000 edge isolates at 1k to 100k requests a second, before and
+                            after issue 37's purge head key and 16 stats shards: the month and the
+                            limit that binds first (the traffic: the flags' response size and ratios)
+  --locations N             with --scale: the most locations the edge isolates are in (300)
+  --workers-dev             with --scale: after, on workers.dev (no Cache API: each isolate reads the head)
   --markdown                Markdown tables (as in docs/costs.md)
   --json                    the estimate as JSON
   --help                    this text
@@ -57,6 +64,8 @@ export interface CostArgs {
   /** Cloudflare's cache in front with Tiered Cache on (an upper tier holding what tiercache's shield holds). */
   tieredCache: boolean;
   examples: boolean;
+  /** The scale grid (shared/cost/scale-model.ts), with its options. */
+  scale: { locations: number | undefined; purgesPerMonth: number | undefined; workersDev: boolean } | undefined;
   format: 'text' | 'markdown' | 'json';
   help: boolean;
 }
@@ -74,12 +83,15 @@ const STRINGS = [
   'log-sample',
   'egress-price',
   'over-512mb-share',
+  'locations',
 ] as const;
 const BOOLEANS = [
   'no-analytics',
   'no-tiered-cache',
   'without-allowances',
   'examples',
+  'scale',
+  'workers-dev',
   'markdown',
   'json',
   'help',
@@ -118,6 +130,12 @@ export function runCost(argv: readonly string[], context: Pick<CliContext, 'out'
       ...mixComparison(mix, prices, DEPLOYED_INTERVALS, { allowances: args.allowances, tieredCache: args.tieredCache }),
     });
     const { format } = args;
+    if (args.scale !== undefined) {
+      const designs = [BEFORE, args.scale.workersDev ? AFTER_WITHOUT_CACHE_API : AFTER];
+      const grid = scaleGrid(designs, prices, DEPLOYED_INTERVALS, { ...args.scale, mix: args.mix });
+      context.out(format === 'json' ? JSON.stringify(grid, null, 2) : renderScale(grid, designs, format));
+      return 0;
+    }
     if (args.examples) {
       const examples = EXAMPLE_MIXES.map(price);
       if (format === 'json') context.out(JSON.stringify(examples, null, 2));
@@ -204,6 +222,19 @@ export function parseCostArgs(argv: readonly string[]): CostArgs {
     allowances: flags.booleans['without-allowances'] !== true,
     tieredCache: flags.booleans['no-tiered-cache'] !== true,
     examples: flags.booleans.examples === true,
+    scale:
+      flags.booleans.scale === true
+        ? {
+            locations: value<number | undefined>(
+              'locations',
+              (text) => positive(parseCount(text)),
+              'a whole number above 0',
+              undefined,
+            ),
+            purgesPerMonth: value<number | undefined>('purges', parseCount, 'a whole number', undefined),
+            workersDev: flags.booleans['workers-dev'] === true,
+          }
+        : undefined,
     format: flags.booleans.json === true ? 'json' : flags.booleans.markdown === true ? 'markdown' : 'text',
     help: flags.booleans.help === true,
   };

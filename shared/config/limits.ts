@@ -5,6 +5,7 @@
 import { ConfigError } from '../http/errors.ts';
 import type { ConfigProblems } from './config-problems.ts';
 import { byteSize, integer, type Raw } from './config-values.ts';
+import { PAID_SUBREQUESTS, SIMULTANEOUS_CONNECTIONS } from './platform-limits.ts';
 
 /** The settings read here. */
 type LimitName =
@@ -27,7 +28,7 @@ export interface SlicingConfig {
   sliceSize: number;
   /** Objects of at least this many bytes are sliced; smaller ones are cached whole. */
   threshold: number;
-  /** Slices the shield fetches from the origin at once for one request of several (one invocation: 6 connections). */
+  /** Slices the shield fetches from the origin at once for one request of several (one invocation: SIMULTANEOUS_CONNECTIONS). */
   readahead: number;
   /**
    * SLICE_PARALLEL: slices the edge keeps in flight at most on a cold read, each stored ahead at
@@ -36,7 +37,10 @@ export interface SlicingConfig {
    * Also the isolate's cap, shared by its downloads.
    */
   parallel: number;
-  /** Subrequests one request may make (Workers: 50 on the free plan, 1,000 or more on paid). */
+  /**
+   * SUBREQUEST_LIMIT: subrequests one request may make (platform-limits.ts: 50 on Workers Free, 10,000 on Paid by
+   * default, more where the Worker's `limits.subrequests` raises it).
+   */
   subrequests: number;
   /**
    * WHOLE_COPY_MAX: the largest sliced object the edge also keeps whole for full GETs (worker/whole-copy.ts); 0 =
@@ -73,12 +77,12 @@ export interface FillConfig {
 const MIB = 1024 * 1024;
 const DEFAULT_SLICE_SIZE = 8 * MIB;
 /**
- * Slices the shield fetches at once for one request of several (one invocation). Each costs one
- * origin round trip before its bytes flow: with six, about five are always streaming.
+ * Slices the shield fetches at once for one request of several (one invocation): as many as may wait for their
+ * headers at once. Each costs one origin round trip before its bytes flow: with six, about five are always streaming.
  */
-const DEFAULT_READAHEAD = 6;
+const DEFAULT_READAHEAD = SIMULTANEOUS_CONNECTIONS.value;
 /**
- * Workers let six connections wait for response headers at once and queue the rest until one
+ * Workers let SIMULTANEOUS_CONNECTIONS wait for response headers at once and queue the rest until one
  * gets its headers; bodies streaming do not count. More than eight buys little and costs memory.
  */
 const MAX_READAHEAD = 8;
@@ -98,7 +102,11 @@ const MAX_PARALLEL = 64;
 const MAX_WHOLE_COPY = 512 * MIB;
 /** Slices in flight are buffered ahead of the reader: at most this many bytes of them. */
 const READAHEAD_BYTES = 64 * MIB;
-const DEFAULT_SUBREQUESTS = 1000;
+/**
+ * Workers Paid's own limit (PAID_SUBREQUESTS, 10,000 since Cloudflare raised it from 1,000): a budget below what the
+ * platform allows only makes large objects read in spans sooner. Workers Free: set 50.
+ */
+const DEFAULT_SUBREQUESTS = PAID_SUBREQUESTS.value;
 /** A quarter of the 128 MB isolate limit: room left for streams in flight and the code itself. */
 const DEFAULT_MEMORY_CACHE = 32 * MIB;
 const MAX_MEMORY_CACHE = 64 * MIB;

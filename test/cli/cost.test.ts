@@ -5,8 +5,18 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseCostArgs, parseRatio, parseSize, runCost } from '../../cli/cost.ts';
+import { usdWhole } from '../../cli/cost-scale.ts';
 import { PUBLISHED_PRICES } from '../../shared/cost/prices.ts';
+import {
+  AFTER,
+  BEFORE,
+  SCALE_ISOLATES,
+  SCALE_REQUESTS_PER_SECOND,
+  type ScalePoint,
+  scaleGrid,
+} from '../../shared/cost/scale-model.ts';
 import { DEPLOYED_INTERVALS, EXAMPLE_MIXES, mixComparison, mixCost } from '../../shared/cost/traffic-mix.ts';
+import { MONTH_MS } from '../../shared/cost/usage.ts';
 import { formatUsd } from '../../shared/stats/format.ts';
 
 const UNITS: [string, number][] = [
@@ -177,6 +187,35 @@ describe('npm run cost', () => {
     expect(run(['--hit-ratio', '1.5']).err).toMatch(/^--hit-ratio must be a ratio from 0 to 1, got "1\.5"/);
   });
 
+  it('--scale prints a line per isolates × requests a second, before and after, with the limit that binds first', () => {
+    const { code, out } = run(['--scale']);
+    expect(code).toBe(0);
+    expect(out).toMatch(/^At scale, USD a month on Workers Paid/);
+    const lines = out.split('\n').slice(3);
+    expect(lines).toHaveLength(SCALE_ISOLATES.length * SCALE_REQUESTS_PER_SECOND.length);
+    expect(lines[0]).toMatch(/^ +10 +1,000 /);
+    expect(lines[lines.length - 1]).toMatch(/^ +10,000 +100,000 /);
+    // 10,000 busy isolates flush past the one stats object's 1,000 requests a second; 16 shards take it.
+    expect(lines[lines.length - 2]).toMatch(/stats object: 2\.1× over .* stats object at 13 %/);
+  });
+
+  it('--scale takes the locations, the purges and workers.dev, and gives the grid as JSON', () => {
+    type Grid = { scenario: { locations: number; purgesPerMonth: number }; points: { design: { name: string } }[] }[];
+    const grid = JSON.parse(
+      run(['--scale', '--locations', '50', '--purges', '30000', '--workers-dev', '--json']).out,
+    ) as Grid;
+    expect(grid).toHaveLength(12);
+    expect(grid[11]?.scenario).toMatchObject({ locations: 50, purgesPerMonth: 30_000 });
+    expect(grid[0]?.scenario.locations).toBe(10);
+    expect(grid[0]?.points.map((point) => point.design.name)).toEqual(['before', 'after, workers.dev']);
+    for (const argv of [
+      ['--scale', '--locations', '0'],
+      ['--scale', '--purges', 'many'],
+    ]) {
+      expect(run(argv).code, argv.join(' ')).toBe(2);
+    }
+  });
+
   it('--help prints the usage (exit 0)', () => {
     const { code, out } = run(['--help']);
     expect(code).toBe(0);
@@ -191,6 +230,27 @@ describe('docs/costs.md', () => {
 
   it('holds the three example months exactly as `npm run cost -- --examples --markdown` prints them', () => {
     expect(DOC).toContain(run(['--examples', '--markdown']).out);
+  });
+
+  it('holds the scale grid exactly as `npm run cost -- --scale --markdown` prints it, and its prose says what the model computes', () => {
+    expect(DOC).toContain(run(['--scale', '--markdown']).out);
+    const grid = scaleGrid([BEFORE, AFTER], PUBLISHED_PRICES, DEPLOYED_INTERVALS);
+    const at = (isolates: number, rate: number) =>
+      grid.find(({ scenario }) => scenario.isolates === isolates && scenario.requestsPerSecond === rate)?.points ?? [];
+    const kv = (point: ScalePoint | undefined) =>
+      usdWhole(
+        (point?.estimate.lines ?? [])
+          .filter((line) => line.item.startsWith('KV '))
+          .reduce((sum, line) => sum + line.usd, 0),
+      );
+    const [before1k, after1k] = at(1_000, 10_000);
+    const [before10k, after10k] = at(10_000, 10_000);
+    // The prose is wrapped: read it as one line.
+    const prose = DOC.replace(/\s+/g, ' ');
+    expect(prose).toContain(`${kv(before1k)} a month at 1,000 isolates and ${kv(before10k)} at 10,000`);
+    expect(prose).toContain(`the lists follow the purges: ${kv(after1k)} and ${kv(after10k)}.`);
+    const flushes = (before10k?.operations.flushes ?? 0) / (MONTH_MS / 1000);
+    expect(prose).toContain(`flush about ${(Math.round(flushes / 100) * 100).toLocaleString('en-US')} times a second`);
   });
 
   it('says in its prose what the model computes: the 10 TB month over 10 and 1,000 edge isolates, without allowances, its KV lists, the video month', () => {

@@ -180,13 +180,13 @@ describe('parseConfig with every setting given', () => {
 describe('parseConfig for slicing', () => {
   const base = { S3_BUCKET: 'b', S3_ACCESS_KEY_ID: 'k', S3_SECRET_ACCESS_KEY: 's' };
 
-  it('slices by 8 MiB from one slice up, six at a time, within 1,000 subrequests, kept whole at the edge up to 64 MiB by default', () => {
+  it("slices by 8 MiB from one slice up, six at a time, within Workers Paid's default of 10,000 subrequests, kept whole at the edge up to 64 MiB by default", () => {
     expect(parseConfig(base).slicing).toEqual({
       sliceSize: 8 * 1024 * 1024,
       threshold: 8 * 1024 * 1024,
       readahead: 6,
       parallel: 32,
-      subrequests: 1000,
+      subrequests: 10_000,
       wholeCopyMax: 64 * 1024 * 1024,
     });
   });
