@@ -77,6 +77,8 @@ export class SliceWindow {
     // The slice needed now is no longer ahead of the reader: its share goes back before the
     // window refills, so one download alone keeps `window` slices in flight.
     this.shares.giveBack(index);
+    // Asking for it, the reader has read the slices before it whole: what that earned starts now (demand.ts).
+    this.demand.asked(this.position);
     this.startWindow(this.position);
     const slot = this.slots.get(index) as Promise<ReadableStream<Uint8Array>>;
     let body: ReadableStream<Uint8Array>;
