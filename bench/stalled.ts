@@ -1,9 +1,12 @@
-// `npm run bench:stalled`: what ten clients that stopped reading cost a cold download through both tiers, as
-// `npm start` runs them in front of the shaped origin. Writes bench/results/<ts>/stalled.*.
+// `npm run bench:stalled` (`-- --at edge` for the edge in the shield's process): what ten clients that stopped reading
+// cost a cold download through both tiers, as `npm start` runs them in front of the shaped origin, at the stack's second
+// location by default (the tiers in processes of their own: an edge in its workerd, the shield in another). Writes
+// bench/results/<ts>/stalled.*.
 
 import { randomUUID } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
 import { startWorkers } from '../local/workers.ts';
 import { parseServerTiming } from '../shared/http/server-timing.ts';
 import { timedGet } from './load/timed-get.ts';
@@ -56,6 +59,14 @@ interface Download {
   complete: boolean;
 }
 
+const { values } = parseArgs({ options: { at: { type: 'string', default: 'location' } } });
+if (values.at !== 'location' && values.at !== 'edge') throw new Error(`--at takes location or edge, not ${values.at}`);
+/**
+ * `location`: the stack's second location (local/location.ts), an edge in a workerd process of its own reaching the
+ * shield's process across its SHIELD binding (issue 37's topology); `edge`: the edge in the shield's own workerd.
+ */
+const AT: 'location' | 'edge' = values.at;
+
 await main();
 
 async function main(): Promise<void> {
@@ -89,8 +100,10 @@ async function main(): Promise<void> {
     const shaper = await originThread.startShaper({ target: originThread.origin.url });
     stops.push(() => shaper.close());
     const config = { ORIGIN_KIND: 'http', ORIGIN_URL: shaper.url, SHIELD_TOKEN: randomUUID() };
-    const stack = await startWorkers({ config, port: 0 });
+    const stack = await startWorkers({ config, port: 0, secondLocation: AT === 'location' });
     stops.push(() => stack.dispose());
+    const base = AT === 'location' ? stack.secondLocationUrl : stack.url;
+    if (base === undefined) throw new Error('the stack started no second location');
     // The runtime's resident memory is sampled throughout.
     const pids = procAvailable() ? processesNamed(process.pid, RUNTIME_NAME) : [];
     const baseline = pids.length > 0 ? startSampler(pids, 100, 50) : undefined;
@@ -104,11 +117,11 @@ async function main(): Promise<void> {
     const downloads: Download[] = [];
     for (const [round, cells] of plan.entries()) {
       for (const cell of cells) {
-        const readers = await Promise.all(cell.stalled.map((key) => stalledReader(stack.url, key)));
+        const readers = await Promise.all(cell.stalled.map((key) => stalledReader(base, key)));
         try {
           // Stalled: what they started on the way in has gone into the store, at both tiers.
           if (cell.phase === 'with 10 stalled') await quiet(idle);
-          downloads.push(await download(stack.url, cell.download, round + 1, cell.phase));
+          downloads.push(await download(base, cell.download, round + 1, cell.phase));
         } finally {
           for (const reader of readers) reader.destroy();
         }
@@ -223,7 +236,7 @@ function report(
     '',
     describeMachine(machine()),
     '',
-    `Both tiers as \`npm start\` runs them (8 MiB slices, read-ahead earned by reading: shared/tier/slice-reader/demand.ts), behind the shaped origin (80 ms first byte, 25 MB/s per connection; the benchmark's site origin, \`ORIGIN_KIND=http\`, on a thread of its own). Each round: a cold ${DOWNLOAD_BYTES / MIB} MiB download alone; another with ${STALLED_READERS} readers stalled on cold ${STALLED_BYTES / MIB} MiB objects of their own (each read ${READ_BEFORE_STALL / MB} MB, then stopped reading, its connection open), started once the slices they had started were in the store at both tiers (the origin quiet and the runtime idle); and another started the moment ${STALLED_READERS} such readers stall, while their first slices still stream in.`,
+    `${AT === 'location' ? "At the stack's second location: an edge in a workerd process of its own, the shield in another (the first edge idle beside it), the edge's SHIELD binding crossing processes." : "At the stack's edge, in the shield's own workerd process."} Both tiers as \`npm start\` runs them (8 MiB slices, read-ahead earned by reading: shared/tier/slice-reader/demand.ts), behind the shaped origin (80 ms first byte, 25 MB/s per connection; the benchmark's site origin, \`ORIGIN_KIND=http\`, on a thread of its own). Each round: a cold ${DOWNLOAD_BYTES / MIB} MiB download alone; another with ${STALLED_READERS} readers stalled on cold ${STALLED_BYTES / MIB} MiB objects of their own (each read ${READ_BEFORE_STALL / MB} MB, then stopped reading, its connection open), started once the slices they had started were in the store at both tiers (the origin quiet and the runtime idle); and another started the moment ${STALLED_READERS} such readers stall, while their first slices still stream in.`,
     '',
     formatTable(table),
     '',

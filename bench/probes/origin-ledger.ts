@@ -21,6 +21,8 @@ export interface OriginResponse {
   bodyBytes: number;
   /** The body ended as its framing said; false when the connection closed inside it. */
   complete: boolean;
+  /** ms epoch: when the request's head had come (absent when no request was seen for it). */
+  askedAt?: number;
   /** ms epoch; `endedAt` absent while it is still being sent. */
   startedAt: number;
   endedAt?: number;
@@ -39,6 +41,7 @@ export interface OriginLedger {
 }
 
 interface Asked {
+  at?: number;
   method: string;
   target: string;
   range: string | undefined;
@@ -85,7 +88,7 @@ function tally(client: Socket, upstream: Socket, record: (r: OriginResponse) => 
     for (const event of events) {
       if (event.kind !== 'head') continue;
       const [method = '', requestTarget = ''] = event.head.startLine.split(' ');
-      asked.push({ method, target: requestTarget, range: event.head.fields.get('range') });
+      asked.push({ at: Date.now(), method, target: requestTarget, range: event.head.fields.get('range') });
       answers.expect(method);
     }
   };
@@ -150,6 +153,7 @@ function responseTo(asked: Asked[], head: MessageHead): OriginResponse | undefin
     ...(contentRange !== undefined && { contentRange }),
     bodyBytes: 0,
     complete: false,
+    ...(request.at !== undefined && { askedAt: request.at }),
     startedAt: Date.now(),
   };
 }

@@ -11,6 +11,8 @@ const STOP_GRACE_MS = 10_000;
 export interface NpmStart {
   /** The edge's URL it printed (its front). */
   url: string;
+  /** The second location it printed (`edge 2`: an edge in a workerd process of its own, the same shield), if any. */
+  secondLocation: string | undefined;
   /** The workerd processes' parent: its pid. */
   pid: number;
   /** Everything it printed so far, stdout and stderr interleaved. */
@@ -54,7 +56,8 @@ export async function startNpmStart(env: Record<string, string>): Promise<NpmSta
         reject(new Error(`npm start exited: ${output.trim().split('\n').slice(-5).join(' | ')}`));
       });
     });
-    return { url, pid: child.pid ?? 0, output: () => output, stop };
+    const secondLocation = /^\s+edge 2\s+(http:\/\/\S+)/m.exec(output)?.[1];
+    return { url, secondLocation, pid: child.pid ?? 0, output: () => output, stop };
   } catch (error) {
     await stop();
     throw error;

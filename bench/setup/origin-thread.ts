@@ -63,6 +63,11 @@ export async function startOriginThread(objects: readonly BenchObject[]): Promis
           requests: counts.requests,
           bytesToClient: counts.bytesToClient,
         }),
+        reshape: async (shape) => {
+          const answer = await ask({ kind: 'reshape-shaper', id, shape }, id);
+          if (answer.kind === 'failed')
+            throw new Error(`the origin thread could not reshape a link: ${answer.message}`);
+        },
         close: async () => void (await ask({ kind: 'close-shaper', id }, id)),
       };
     },

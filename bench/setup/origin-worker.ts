@@ -1,12 +1,13 @@
 // The body of the origin thread (origin-thread.ts): the site origin and the shapers in front of
 // it, each started on the main thread's word, their counts kept in memory it shares.
 import { parentPort, workerData } from 'node:worker_threads';
-import { type Shaper, sharedCounts, startShaper } from './shaper.ts';
+import { type LinkShape, type Shaper, sharedCounts, startShaper } from './shaper.ts';
 import { type BenchObject, startSiteOrigin } from './site-origin.ts';
 
 export type ToOriginThread =
   | { kind: 'shaper'; id: number; options: Parameters<typeof startShaper>[0]; counts: SharedArrayBuffer }
   | { kind: 'close-shaper'; id: number }
+  | { kind: 'reshape-shaper'; id: number; shape: LinkShape }
   | { kind: 'close' };
 
 export type FromOriginThread =
@@ -27,6 +28,13 @@ port.on('message', (message: ToOriginThread) => {
         const shaper = await startShaper(message.options, sharedCounts(new Float64Array(message.counts)));
         shapers.set(message.id, shaper);
         send({ kind: 'shaper', id: message.id, url: shaper.url });
+      } catch (error) {
+        send({ kind: 'failed', id: message.id, message: String(error) });
+      }
+    } else if (message.kind === 'reshape-shaper') {
+      try {
+        await shapers.get(message.id)?.reshape?.(message.shape);
+        send({ kind: 'closed', id: message.id });
       } catch (error) {
         send({ kind: 'failed', id: message.id, message: String(error) });
       }

@@ -27,6 +27,9 @@ export interface ShaperOptions {
   bandwidthBytesPerSec?: number;
 }
 
+/** A link's latency and rate, as ShaperOptions names them. */
+export type LinkShape = Pick<ShaperOptions, 'firstByteLatencyMs' | 'bandwidthBytesPerSec'>;
+
 export interface ShaperStats {
   /** Client connections accepted so far. */
   connections: number;
@@ -40,6 +43,11 @@ export interface Shaper {
   /** `http://127.0.0.1:PORT`: use it where the origin's URL went. */
   url: string;
   stats(): ShaperStats;
+  /**
+   * Changes the link for responses from now on (a connection's next response start, its next byte): one stack measured
+   * behind a shaped link and an unshaped one in the same run (bench/cold-download.ts). Absent where not offered.
+   */
+  reshape?(options: LinkShape): Promise<void>;
   /** Stops listening and destroys every connection, in flight or not. */
   close(): Promise<void>;
 }
@@ -85,21 +93,7 @@ export async function startShaper(
   counts: ShaperStats = { connections: 0, requests: 0, bytesToClient: 0 },
 ): Promise<Shaper> {
   const target = loopbackTarget(options.target);
-  const latencyMs = options.firstByteLatencyMs ?? DEFAULT_FIRST_BYTE_LATENCY_MS;
-  const bytesPerSec = options.bandwidthBytesPerSec ?? DEFAULT_BANDWIDTH_BYTES_PER_SEC;
-  if (!(latencyMs >= 0) || !(bytesPerSec > 0))
-    throw new Error(`expected a latency ≥ 0 ms and a bandwidth > 0 B/s, got ${latencyMs} ms and ${bytesPerSec} B/s`);
-  const burstBytes = Math.max(MIN_BURST_BYTES, bytesPerSec * BURST_SECONDS);
-  const stats = counts;
-  const sliceBytes = Math.max(INITIAL_BYTES, bytesPerSec * SLICE_SECONDS);
-  const link: Link = {
-    latencyMs,
-    bytesPerSec,
-    burstBytes,
-    sliceBytes,
-    queueHighWaterBytes: Math.max(MIN_QUEUE_HIGH_WATER_BYTES, 2 * burstBytes),
-    stats,
-  };
+  const link: Link = { ...linkShape(options), stats: counts };
   const sockets = new Set<Socket>();
   const server = createServer({ allowHalfOpen: true, noDelay: true }, (client) => {
     link.stats.connections += 1;
@@ -113,6 +107,7 @@ export async function startShaper(
   const url = await listen(server);
   return {
     url,
+    reshape: async (shape) => void Object.assign(link, linkShape(shape)),
     stats: () => ({
       connections: link.stats.connections,
       requests: link.stats.requests,
@@ -123,6 +118,22 @@ export async function startShaper(
         server.close(() => resolve());
         for (const socket of sockets) socket.destroy();
       }),
+  };
+}
+
+/** The link's numbers for `shape` (the defaults where it names none). */
+function linkShape(shape: LinkShape): Omit<Link, 'stats'> {
+  const latencyMs = shape.firstByteLatencyMs ?? DEFAULT_FIRST_BYTE_LATENCY_MS;
+  const bytesPerSec = shape.bandwidthBytesPerSec ?? DEFAULT_BANDWIDTH_BYTES_PER_SEC;
+  if (!(latencyMs >= 0) || !(bytesPerSec > 0))
+    throw new Error(`expected a latency ≥ 0 ms and a bandwidth > 0 B/s, got ${latencyMs} ms and ${bytesPerSec} B/s`);
+  const burstBytes = Math.max(MIN_BURST_BYTES, bytesPerSec * BURST_SECONDS);
+  return {
+    latencyMs,
+    bytesPerSec,
+    burstBytes,
+    sliceBytes: Math.max(INITIAL_BYTES, bytesPerSec * SLICE_SECONDS),
+    queueHighWaterBytes: Math.max(MIN_QUEUE_HIGH_WATER_BYTES, 2 * burstBytes),
   };
 }
 

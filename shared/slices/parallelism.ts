@@ -7,9 +7,9 @@ export const GAIN = 1.1;
 /**
  * It starts at `start` and grows as TCP's slow start does: one more in flight for each slice that
  * completes (so it doubles each round, a round being as many completions as were in flight when it
- * began), and each round timed. A round that moved its bytes less than GAIN faster than the round
- * before ends the growth (the origin, the link or the tiers' CPU is the bound), and it steps back to
- * where that round began.
+ * began), and each round timed. A round that moved its bytes less than GAIN faster than the fastest
+ * before it ends the growth (the origin, the link or the tiers' CPU is the bound), and it steps back to
+ * where that fastest round began.
  */
 export class Parallelism {
   private readonly min: number;
@@ -23,6 +23,8 @@ export class Parallelism {
   private lastRate = 0;
   /** The level the round began at. */
   private roundLevel: number;
+  /** The level the fastest round so far began at: what more in flight is measured against. */
+  private bestLevel: number;
 
   constructor(options: { start: number; min: number; max: number; now: () => number }) {
     this.min = Math.max(1, options.min);
@@ -31,6 +33,7 @@ export class Parallelism {
     this.now = options.now;
     this.roundStart = this.now();
     this.roundLevel = this.level;
+    this.bestLevel = this.level;
   }
 
   /** Slices this download may have in flight now. */
@@ -47,11 +50,17 @@ export class Parallelism {
     const elapsed = Math.max(1, this.now() - this.roundStart);
     const rate = this.roundBytes / elapsed;
     if (!this.settled && rate < this.lastRate * GAIN) {
-      // More in flight bought nothing: back to where this round began, and hold.
+      // More in flight bought nothing: back to where the fastest round began, and hold. Not to where this round
+      // began: the level grew by one a completion through the round before, so this round began with twice what
+      // moved the bytes as fast; slices in flight past what the bound (the origin, the link, the tiers' CPU) takes
+      // share it and each arrives that much later, the reader's next one too.
       this.settled = true;
-      this.level = this.roundLevel;
+      this.level = this.bestLevel;
     }
-    this.lastRate = Math.max(this.lastRate, rate);
+    if (rate > this.lastRate) {
+      this.lastRate = rate;
+      this.bestLevel = this.roundLevel;
+    }
     this.newRound();
   }
 

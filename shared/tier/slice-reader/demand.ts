@@ -14,6 +14,8 @@ export const GROWTH = 4;
 export class Demand {
   /** Slices the reader has taken. */
   private taken = 0;
+  /** Slices the reader has read whole: it asked for the one after them. */
+  private readWhole = 0;
   /** Called when the reader has earned more (the window then starts what it may). */
   private readonly grew: () => void;
 
@@ -23,10 +25,20 @@ export class Demand {
 
   /**
    * Slices ahead of the reader it has earned: none before its first slice is in hand, FIRST_AHEAD with it, GROWTH
-   * times more for each slice it took after (it has read the one before whole).
+   * times more for each slice it has read whole (it asked for the one after it, or took it).
    */
   get ahead(): number {
-    return this.taken === 0 ? 0 : FIRST_AHEAD * GROWTH ** Math.min(this.taken - 1, 10);
+    return this.taken === 0 ? 0 : FIRST_AHEAD * GROWTH ** Math.min(Math.max(this.taken - 1, this.readWhole), 10);
+  }
+
+  /**
+   * The reader asks for the slice at `position` of its read (0 the first): it has read every one before it whole, and
+   * earns as much for that now, not once the slice it asks for has arrived. Where that slice comes through the caches
+   * (a warm, a copy, a read back: read-ahead.ts), waiting for it put the next step of the ramp-up that much later on
+   * every cold download. The caller starts what was earned (no `grew`: it refills its window next).
+   */
+  asked(position: number): void {
+    this.readWhole = Math.max(this.readWhole, position);
   }
 
   /** The reader took a slice (it is done with the one before). */

@@ -12,8 +12,14 @@ import { SliceSources } from './sources.ts';
 
 /** Where a download's parallelism starts (at most SLICE_PARALLEL): 16 slices of 8 MiB, 128 MiB on their way. */
 const START_PARALLEL = 16;
-/** How far past the reader slices are read ahead through the caches, in multiples of the parallelism. */
-const AHEAD_REACH = 4;
+/**
+ * How far past the reader slices are read ahead through the caches, in multiples of the parallelism: one, so slices
+ * in flight or stored and not yet read are at most the parallelism. Four let the tiers run far ahead of a reader
+ * whose own read back from the store they starved (all of it on the tiers' CPU): a cold 1 GiB download through
+ * `npm start` read 88 MiB in its first 11 s while 1 GiB was stored ahead of it, then the rest from the store
+ * (bench/cold-download.ts); paced by its reader, the download streams from the start.
+ */
+const AHEAD_REACH = 1;
 
 /**
  * Longest the first byte waits for the first window's lookups (only their counts need them: Cache-Status): far above
@@ -77,6 +83,8 @@ export class SliceWindow {
     // The slice needed now is no longer ahead of the reader: its share goes back before the
     // window refills, so one download alone keeps `window` slices in flight.
     this.shares.giveBack(index);
+    // Asking for it, the reader has read the slices before it whole: what that earned starts now (demand.ts).
+    this.demand.asked(this.position);
     this.startWindow(this.position);
     const slot = this.slots.get(index) as Promise<ReadableStream<Uint8Array>>;
     let body: ReadableStream<Uint8Array>;

@@ -52,6 +52,19 @@ describe('a download’s parallelism', () => {
     expect(parallelism.limit).toBe(held);
   });
 
+  it('steps back to where the fastest round began, not to the twice as many the next round began with', () => {
+    const clock = { now: 0 };
+    const parallelism = new Parallelism({ start: 4, min: 2, max: 64, now: () => clock.now });
+    // Four in flight already take all the link gives: the round that began at 8 (one more per completion) gained
+    // nothing, and the slices past four would only share the link, each arriving later.
+    run(parallelism, clock, () => 100_000, 12);
+    expect(parallelism.limit).toBe(4);
+    // Where a round did gain, it holds the level of that round.
+    const scaling = new Parallelism({ start: 4, min: 2, max: 64, now: () => clock.now });
+    run(scaling, clock, (level) => Math.min(level, 8) * 25_000, 40);
+    expect(scaling.limit).toBe(8);
+  });
+
   it('halves on a slice that failed (or an origin asking to slow down), never under its floor, and grows no more', () => {
     const clock = { now: 0 };
     const parallelism = new Parallelism({ start: 16, min: 2, max: 64, now: () => clock.now });

@@ -22,6 +22,25 @@ describe('Demand', () => {
     expect(grew).toBe(3);
   });
 
+  it('earns for a slice read whole as soon as the reader asks for the next one, before that one arrives', () => {
+    let grew = 0;
+    const demand = new Demand(() => grew++);
+    // Asking for the first slice earns nothing: nothing was read yet.
+    demand.asked(0);
+    expect(demand.ahead).toBe(0);
+    demand.took();
+    expect(demand.ahead).toBe(FIRST_AHEAD);
+    // It asks for its second slice: it read the first whole, and earns what taking the second used to earn.
+    demand.asked(1);
+    expect(demand.ahead).toBe(FIRST_AHEAD * GROWTH);
+    // Taking it earns nothing twice; asking again for an earlier position takes nothing back.
+    demand.took();
+    demand.asked(1);
+    expect(demand.ahead).toBe(FIRST_AHEAD * GROWTH);
+    // The window refills right after it asks: only a slice taken calls back.
+    expect(grew).toBe(2);
+  });
+
   it('grows only with slices taken: a reader that stops earns nothing more, and it never overflows', () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 200 }), (taken) => {

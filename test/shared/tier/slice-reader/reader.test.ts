@@ -515,6 +515,23 @@ describe('readSlices', () => {
       await read.pieces.return?.();
     });
 
+    it('earns GROWTH times more the moment its reader asks for the second slice, not once that slice has come', async () => {
+      const { upstream, options } = setup(80, { window: 32, maxSpan: 1 });
+      // Slow enough that the second slice is still on its way when the reader asks for it.
+      upstream.delayMs = 100;
+      const read = await readSlices(options);
+      const first = await read.pieces.next();
+      if (!first.done) await readAll(first.value.body);
+      expect(upstream.fetchedSlices().sort((a, b) => a - b)).toEqual(range(1 + FIRST_AHEAD));
+      const second = read.pieces.next();
+      await tick(20);
+      // Slice 1 has not come yet, and what reading slice 0 whole earned is on its way already.
+      expect(upstream.active).toBeGreaterThan(0);
+      expect(upstream.fetchedSlices().sort((a, b) => a - b)).toEqual(range(2 + FIRST_AHEAD * GROWTH));
+      await second;
+      await read.pieces.return?.();
+    });
+
     it('holds a slice ahead of its reader while a request of the isolate waits for a byte, not the one it reads', async () => {
       const urgency = new Urgency();
       const waiting = urgency.begin();

@@ -1,0 +1,248 @@
+// `npm run bench:cold-download` (`-- --latency 40 --rounds 2 --sizes 100,1024`): a cold single download through `npm
+// start` as a user runs it, behind the shaped origin (25 MB/s per connection), against the same stack's unshaped
+// ceiling (the same link with no latency and no cap) in the same run, at the stack's edge and at its second location
+// (an edge in a workerd process of its own). Writes bench/results/<ts>/cold-download.{json,md}.
+
+import { randomUUID } from 'node:crypto';
+import { request } from 'node:http';
+import { parseArgs } from 'node:util';
+import { totalCpuSeconds } from './probes/process-cpu.ts';
+import { procAvailable, processesNamed, RUNTIME_NAME } from './probes/process-rss.ts';
+import { untilQuiet } from './probes/quiet.ts';
+import { describeError, describeMachine, formatTable, machine, writeResults } from './report/results.ts';
+import { median } from './report/statistics.ts';
+import { freePort } from './setup/free-port.ts';
+import { startNpmStart } from './setup/npm-start.ts';
+import { startOriginThread } from './setup/origin-thread.ts';
+import type { LinkShape } from './setup/shaper.ts';
+import { keepSignals } from './setup/signals.ts';
+
+const MIB = 2 ** 20;
+/** Must-show 7 of issue 37: each shaped download at least this share of the unshaped one. */
+const TARGET_RATIO = 0.9;
+const GET_TIMEOUT_MS = 300_000;
+/** The origin link's rate per connection, as `npm run bench`'s default profile. */
+const ORIGIN_BYTES_PER_SEC = 25e6;
+/** Unshaped: no latency, and a rate no connection here reaches. */
+const UNSHAPED: LinkShape = { firstByteLatencyMs: 0, bandwidthBytesPerSec: 1e12 };
+/** The client's bytes are sampled this often for the ramp-up (what arrived in each such step). */
+const STEP_MS = 250;
+
+type Link = 'unshaped' | 'shaped';
+
+interface Download {
+  sizeMib: number;
+  location: string;
+  link: Link;
+  round: number;
+  mibPerSec: number;
+  ttfbMs: number;
+  complete: boolean;
+  /** MiB/s in each STEP_MS from the request on: where the ramp-up went. */
+  steps: number[];
+  cacheStatus: string;
+}
+
+const { values } = parseArgs({
+  options: {
+    latency: { type: 'string', default: '40' },
+    rounds: { type: 'string', default: '2' },
+    sizes: { type: 'string', default: '100,1024' },
+    locations: { type: 'string', default: 'edge,edge 2' },
+  },
+});
+const latencyMs = Number(values.latency);
+const rounds = Number(values.rounds);
+const sizes = values.sizes.split(',').map(Number);
+const locationNames = values.locations.split(',');
+const stops: (() => Promise<void>)[] = [];
+const stopAll = async (): Promise<void> => {
+  for (const stop of stops.splice(0).reverse()) await stop().catch(() => undefined);
+};
+const releaseSignals = keepSignals(() => void stopAll().finally(() => process.exit(130)));
+await main();
+releaseSignals();
+
+async function main(): Promise<void> {
+  const startedAt = new Date();
+  try {
+    const shaped: LinkShape = { firstByteLatencyMs: latencyMs, bandwidthBytesPerSec: ORIGIN_BYTES_PER_SEC };
+    const objects = sizes.map((mib, i) => ({ path: `/cold-${mib}m.bin`, size: mib * MIB, seed: 0xc01d + i }));
+    console.log(`writing ${sizes.map((s) => `${s} MiB`).join(', ')} for the origin …`);
+    const originThread = await startOriginThread(objects);
+    stops.push(() => originThread.origin.close());
+    const link = await originThread.startShaper({ target: originThread.origin.url, ...shaped });
+    stops.push(() => link.close());
+    const stack = await startNpmStart({ ORIGIN_KIND: 'http', ORIGIN_URL: link.url, PORT: String(await freePort()) });
+    stops.push(() => stack.stop());
+    const bases = new Map([
+      ['edge', stack.url],
+      ['edge 2', stack.secondLocation],
+    ]);
+    const pids = procAvailable() ? processesNamed(stack.pid, RUNTIME_NAME) : [];
+    const signals = {
+      originBytes: () => link.stats().bytesToClient,
+      originOpen: () => 0,
+      runtimeCpu: () => totalCpuSeconds(pids),
+    };
+    console.log(
+      `npm start at ${stack.url} (second location ${stack.secondLocation ?? 'none'}), ${pids.length} workerd`,
+    );
+    const downloads: Download[] = [];
+    for (const object of objects)
+      for (let round = 1; round <= rounds; round++)
+        for (const location of locationNames) {
+          const base = bases.get(location);
+          if (base === undefined) throw new Error(`npm start printed no ${location}`);
+          // Alternating, unshaped first in odd rounds and shaped first in even ones: drift in the machine's load
+          // (other processes share it) falls on both alike.
+          const order: Link[] = round % 2 === 1 ? ['unshaped', 'shaped'] : ['shaped', 'unshaped'];
+          for (const phase of order) {
+            await link.reshape?.(phase === 'shaped' ? shaped : UNSHAPED);
+            await untilQuiet(signals);
+            const url = `${base}${object.path}?cold=${randomUUID().slice(0, 8)}`;
+            const answer = await sampledGet(url);
+            const download: Download = {
+              sizeMib: object.size / MIB,
+              location,
+              link: phase,
+              round,
+              mibPerSec: answer.bytes / MIB / (answer.totalMs / 1000),
+              ttfbMs: answer.ttfbMs,
+              complete: answer.status === 200 && answer.bytes === object.size,
+              steps: answer.steps,
+              cacheStatus: answer.cacheStatus,
+            };
+            downloads.push(download);
+            console.log(
+              `${download.sizeMib} MiB at ${location}, ${phase}, round ${round}: ${download.mibPerSec.toFixed(1)} MiB/s, first byte ${download.ttfbMs.toFixed(0)} ms${download.complete ? '' : ' INCOMPLETE'}; MiB/s per ${STEP_MS} ms: ${download.steps.map((s) => s.toFixed(0)).join(' ')}`,
+            );
+          }
+        }
+    await link.reshape?.(shaped);
+    await report(startedAt, downloads);
+  } catch (error) {
+    console.error(`bench:cold-download failed: ${describeError(error)}`);
+    process.exitCode = 1;
+  } finally {
+    await stopAll();
+  }
+}
+
+interface SampledAnswer {
+  status: number;
+  bytes: number;
+  ttfbMs: number;
+  totalMs: number;
+  steps: number[];
+  cacheStatus: string;
+}
+
+/** One GET on a fresh connection, its body counted and dropped, the bytes of each STEP_MS kept. */
+function sampledGet(url: string): Promise<SampledAnswer> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    let ttfbMs = Number.NaN;
+    const steps: number[] = [];
+    const pending = request(url, { agent: false }, (response) => {
+      let bytes = 0;
+      response.on('data', (chunk: Buffer) => {
+        const now = performance.now();
+        if (bytes === 0) ttfbMs = now - started;
+        bytes += chunk.length;
+        const step = Math.floor((now - started) / STEP_MS);
+        while (steps.length <= step) steps.push(0);
+        steps[step] = (steps[step] ?? 0) + chunk.length;
+      });
+      response.on('end', () => {
+        clearTimeout(timer);
+        const cacheStatus = String(response.headers['cache-status'] ?? '');
+        resolve({
+          status: response.statusCode ?? 0,
+          bytes,
+          ttfbMs,
+          totalMs: performance.now() - started,
+          steps: steps.map((b) => b / MIB / (STEP_MS / 1000)),
+          cacheStatus,
+        });
+      });
+      response.on('error', reject);
+    });
+    const timer = setTimeout(
+      () => pending.destroy(new Error(`GET ${url} took over ${GET_TIMEOUT_MS / 1000} s`)),
+      GET_TIMEOUT_MS,
+    );
+    pending.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    pending.end();
+  });
+}
+
+async function report(startedAt: Date, downloads: Download[]): Promise<void> {
+  const rows: string[][] = [];
+  const verdicts: { sizeMib: number; location: string; ratio: number; pass: boolean }[] = [];
+  for (const sizeMib of sizes)
+    for (const location of locationNames) {
+      const of = (link: Link) =>
+        downloads.filter((d) => d.sizeMib === sizeMib && d.location === location && d.link === link);
+      const unshaped = median(of('unshaped').map((d) => d.mibPerSec));
+      const shaped = median(of('shaped').map((d) => d.mibPerSec));
+      const ratio = shaped / unshaped;
+      const complete = [...of('unshaped'), ...of('shaped')].every((d) => d.complete);
+      const pass = complete && ratio >= TARGET_RATIO;
+      verdicts.push({ sizeMib, location, ratio, pass });
+      rows.push([
+        `${sizeMib} MiB`,
+        location,
+        of('unshaped')
+          .map((d) => d.mibPerSec.toFixed(1))
+          .join(', '),
+        of('shaped')
+          .map((d) => d.mibPerSec.toFixed(1))
+          .join(', '),
+        median(of('shaped').map((d) => d.ttfbMs)).toFixed(0),
+        `${ratio.toFixed(2)}×`,
+        pass ? 'PASS' : 'SHORT',
+      ]);
+    }
+  const table = {
+    columns: [
+      'object',
+      'at',
+      'unshaped MiB/s',
+      'shaped MiB/s',
+      'shaped first byte ms',
+      'median ratio',
+      `≥ ${TARGET_RATIO}×`,
+    ],
+    rows,
+  };
+  const markdown = [
+    `# Cold single downloads through npm start, ${startedAt.toISOString()}`,
+    '',
+    describeMachine(machine()),
+    '',
+    `\`npm start\` (ORIGIN_KIND=http, default settings) in front of the bench's site origin on a thread of its own, through one link whose shape is switched between downloads: shaped (${latencyMs} ms first byte, ${ORIGIN_BYTES_PER_SEC / 1e6} MB/s per connection) or unshaped (no latency, no cap: the stack's own ceiling). Each download a fresh key (cold at both tiers), the stack quiet before it; \`edge\` is the edge in the shield's workerd, \`edge 2\` the second location, an edge in a workerd of its own reaching the shield across processes.`,
+    '',
+    formatTable(table),
+    '',
+    `Ramp-up (MiB/s per ${STEP_MS} ms from the request):`,
+    '',
+    ...downloads.map(
+      (d) =>
+        `- ${d.sizeMib} MiB, ${d.location}, ${d.link}, round ${d.round}: ${d.steps.map((s) => s.toFixed(0)).join(' ')}`,
+    ),
+    '',
+  ].join('\n');
+  console.log(`\n${markdown}`);
+  const paths = await writeResults(
+    'cold-download',
+    startedAt,
+    { benchmark: 'cold-download', latencyMs, originBytesPerSec: ORIGIN_BYTES_PER_SEC, downloads, verdicts },
+    markdown,
+  );
+  console.log(`results: ${paths.join(', ')}`);
+  if (!downloads.every((d) => d.complete)) process.exitCode = 1;
+}
