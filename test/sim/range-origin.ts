@@ -1,6 +1,6 @@
 // A tiny deterministic origin for the baselines' test: a few objects of fixed bytes, each with the fields the sim's
 // catalogue origin gives (ETag, Last-Modified, Content-Length, `Cache-Control: public, max-age=86400`), one Range
-// (206, or 416 past the end), HEAD; it counts the requests that reached it per path.
+// (206, or 416 past the end), HEAD; it counts the requests that reached it per path, and the ranges they asked.
 
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -10,6 +10,8 @@ export interface RangeOrigin {
   url: string;
   /** Requests that reached the origin, per path. */
   requests(path: string): number;
+  /** The Range field of each request for `path` that reached the origin, in order (`-` for none). */
+  ranges(path: string): string[];
   close(): Promise<void>;
 }
 
@@ -25,9 +27,11 @@ export function objectBytes(path: string, size: number): Buffer {
 export async function startRangeOrigin(objects: Readonly<Record<string, number>>): Promise<RangeOrigin> {
   const bodies = new Map(Object.entries(objects).map(([path, size]) => [path, objectBytes(path, size)]));
   const counts = new Map<string, number>();
+  const ranges = new Map<string, string[]>();
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://origin').pathname;
     counts.set(path, (counts.get(path) ?? 0) + 1);
+    ranges.set(path, [...(ranges.get(path) ?? []), req.headers.range ?? '-']);
     const body = bodies.get(path);
     if (body === undefined) {
       res.writeHead(404, { 'content-length': 0 }).end();
@@ -57,6 +61,7 @@ export async function startRangeOrigin(objects: Readonly<Record<string, number>>
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests: (path) => counts.get(path) ?? 0,
+    ranges: (path) => ranges.get(path) ?? [],
     close: () =>
       new Promise((resolve) => {
         server.close(() => resolve());
