@@ -5,9 +5,18 @@
 import { type Shaper, startShaper } from '../../setup/shaper.ts';
 import type { SimLink, SimTopology } from '../topology.ts';
 
-/** A shaper carrying `link` in front of `target` (`http://127.0.0.1:PORT`). */
+/**
+ * A shaper carrying `link` in front of `target` (`http://127.0.0.1:PORT`). Its latency is added to what the hops
+ * beyond it take (shaper.ts `latencyFrom: 'response'`), so a first byte through client, shield and origin links
+ * waits their sum, as firstByteFloorMs counts it.
+ */
 export function startLink(link: SimLink, target: string): Promise<Shaper> {
-  return startShaper({ target, firstByteLatencyMs: link.latencyMs, bandwidthBytesPerSec: link.bytesPerSec });
+  return startShaper({
+    target,
+    firstByteLatencyMs: link.latencyMs,
+    bandwidthBytesPerSec: link.bytesPerSec,
+    latencyFrom: 'response',
+  });
 }
 
 /** The shield↔origin link: the link's own latency plus the origin's time to a first byte, its bandwidth. */
