@@ -16,29 +16,39 @@ export function tiercacheSliceSize(originUrl: string): number {
   return parseConfig({ ORIGIN_KIND: 'http', ORIGIN_URL: originUrl }).slicing.sliceSize;
 }
 
-export const startNginxSliceSystem: StartSystem = async (topology, origin) => {
-  const installed = await detectNginx();
-  if (!installed) throw new Error('nginx is not installed: run bench/setup/peers/install.sh');
-  const address = parseOrigin(origin.url);
-  const sliceSize = tiercacheSliceSize(origin.url);
-  const parts = teardown();
-  return startedOrStopped(parts, async () => {
-    const originShaper = await startLink(originLink(topology), origin.url);
-    parts.add(originShaper.close);
-    const tier = { origin: address, sliceSize, installed };
-    const shield = await startNginxSliceTier({ ...tier, role: 'shield', next: originShaper.url });
-    parts.add(shield.stop);
-    const locations = await Promise.all(
-      topology.locations.map(async (spec): Promise<SimLocation> => {
-        const shieldLink = await startLink(spec.shield, shield.url);
-        parts.add(shieldLink.close);
-        const edge = await startNginxSliceTier({ ...tier, role: 'edge', next: shieldLink.url });
-        parts.add(edge.stop);
-        const clientLink = await startLink(spec.client, edge.url);
-        parts.add(clientLink.close);
-        return { name: spec.name, url: clientLink.url };
-      }),
-    );
-    return { name: 'nginx-slice', locations, stop: () => parts.stop() };
-  });
-};
+export interface NginxSliceSystemOptions {
+  /** Bytes per slice at both tiers; default: tiercache's (tiercacheSliceSize). A run that sets SLICE_SIZE passes it. */
+  sliceSize?: number;
+}
+
+export function nginxSliceSystem(options: NginxSliceSystemOptions = {}): StartSystem {
+  return async (topology, origin) => {
+    const installed = await detectNginx();
+    if (!installed) throw new Error('nginx is not installed: run bench/setup/peers/install.sh');
+    const address = parseOrigin(origin.url);
+    const sliceSize = options.sliceSize ?? tiercacheSliceSize(origin.url);
+    const parts = teardown();
+    return startedOrStopped(parts, async () => {
+      const originShaper = await startLink(originLink(topology), origin.url);
+      parts.add(originShaper.close);
+      const tier = { origin: address, sliceSize, installed };
+      const shield = await startNginxSliceTier({ ...tier, role: 'shield', next: originShaper.url });
+      parts.add(shield.stop);
+      const locations = await Promise.all(
+        topology.locations.map(async (spec): Promise<SimLocation> => {
+          const shieldLink = await startLink(spec.shield, shield.url);
+          parts.add(shieldLink.close);
+          const edge = await startNginxSliceTier({ ...tier, role: 'edge', next: shieldLink.url });
+          parts.add(edge.stop);
+          const clientLink = await startLink(spec.client, edge.url);
+          parts.add(clientLink.close);
+          return { name: spec.name, url: clientLink.url };
+        }),
+      );
+      return { name: 'nginx-slice', locations, stop: () => parts.stop() };
+    });
+  };
+}
+
+/** The nginx slice baseline at tiercache's default slice size. */
+export const startNginxSliceSystem: StartSystem = nginxSliceSystem();
