@@ -25,10 +25,18 @@ export interface ShaperOptions {
   firstByteLatencyMs?: number;
   /** Upstream→client rate of each connection. Default 25e6 (25 MB/s). */
   bandwidthBytesPerSec?: number;
+  /**
+   * What the latency counts from. `request` (the default): a response's first byte leaves no sooner than the latency
+   * after its request's first byte, so the latency overlaps what the upstream takes (one link in front of a loopback
+   * origin, which answers at once). `response`: it leaves the latency after the upstream's first byte, so the latency
+   * adds to what the upstream took: a link in a chain of links (bench/sim), where a first byte crosses each hop's round
+   * trip in turn, as topology.ts firstByteFloorMs sums them (with `request`, nested links would give their largest).
+   */
+  latencyFrom?: 'request' | 'response';
 }
 
 /** A link's latency and rate, as ShaperOptions names them. */
-export type LinkShape = Pick<ShaperOptions, 'firstByteLatencyMs' | 'bandwidthBytesPerSec'>;
+export type LinkShape = Pick<ShaperOptions, 'firstByteLatencyMs' | 'bandwidthBytesPerSec' | 'latencyFrom'>;
 
 export interface ShaperStats {
   /** Client connections accepted so far. */
@@ -54,6 +62,7 @@ export interface Shaper {
 
 interface Link {
   latencyMs: number;
+  latencyFrom: 'request' | 'response';
   bytesPerSec: number;
   burstBytes: number;
   sliceBytes: number;
@@ -130,6 +139,7 @@ function linkShape(shape: LinkShape): Omit<Link, 'stats'> {
   const burstBytes = Math.max(MIN_BURST_BYTES, bytesPerSec * BURST_SECONDS);
   return {
     latencyMs,
+    latencyFrom: shape.latencyFrom ?? 'request',
     bytesPerSec,
     burstBytes,
     sliceBytes: Math.max(INITIAL_BYTES, bytesPerSec * SLICE_SECONDS),
@@ -182,7 +192,8 @@ function shapeConnection(client: Socket, upstream: Socket, link: Link): void {
     clientTurn = false;
     if (nextResponseAt !== undefined) {
       // A response starts: held until its latency has passed, then sent from a near-empty bucket.
-      gateAt = Math.max(performance.now(), nextResponseAt);
+      const now = performance.now();
+      gateAt = link.latencyFrom === 'response' ? now + link.latencyMs : Math.max(now, nextResponseAt);
       tokens = INITIAL_BYTES;
       refilledAt = gateAt;
       nextResponseAt = undefined;

@@ -57,9 +57,16 @@ export function parseOrigin(origin: string): OriginAddress {
   return { host, port, authority: url.host, path: url.pathname.replace(/\/+$/, '') };
 }
 
-/** Reads the template beside this file and replaces every `{{NAME}}`; a name without a value is an error. */
-export async function fillTemplate(file: string, values: Record<string, string | number>): Promise<string> {
-  const template = await readFile(new URL(`./${file}`, import.meta.url), 'utf8');
+/**
+ * Reads the template beside this file (or in `directory`, a folder's file URL ending in `/`: the sim's tier configs)
+ * and replaces every `{{NAME}}`; a name without a value is an error.
+ */
+export async function fillTemplate(
+  file: string,
+  values: Record<string, string | number>,
+  directory: URL = new URL('./', import.meta.url),
+): Promise<string> {
+  const template = await readFile(new URL(`./${file}`, directory), 'utf8');
   return template.replace(/\{\{([A-Z_]+)\}\}/g, (_, name: string) => {
     const value = values[name];
     if (value === undefined) throw new Error(`${file}: no value for {{${name}}}`);
