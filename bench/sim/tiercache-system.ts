@@ -11,13 +11,13 @@ import { bundleWorker } from '../../local/bundle.ts';
 import { type Location, startLocation } from '../../local/location.ts';
 import type { RawConfig } from '../../shared/config/config.ts';
 import { PURGE_PATH, STATS_JSON_PATH } from '../../shared/request/reserved-paths.ts';
-import { type Shaper, startShaper } from '../setup/shaper.ts';
 import { KvModel } from './kv-model.ts';
 import { kvBinding, kvService, kvWrapperWorker } from './kv-server.ts';
+import { originLink as originLinkOf, startLink } from './links.ts';
 import { startShieldProcess } from './shield-process.ts';
 import { statsBinding, statsRelay, statsWrapperWorker } from './stats-relay.ts';
 import type { SimLocation, SimOperations, SimOriginEndpoint, SimSystem, StartSystem } from './system.ts';
-import type { SimLink, SimTopology } from './topology.ts';
+import type { SimTopology } from './topology.ts';
 
 const EDGE_ENTRY = 'worker/index.ts';
 const SHIELD_ENTRY = 'shield/index.ts';
@@ -64,10 +64,7 @@ export async function startTiercacheSystem(
     const kv = new KvModel(topology.kvPropagationMs);
     const relay = statsRelay();
     const wrappers = [kvWrapperWorker(kvService(kv, now)), statsWrapperWorker(relay)];
-    const originLink = await shaped(origin.url, {
-      latencyMs: topology.origin.latencyMs + topology.originFirstByteMs,
-      bytesPerSec: topology.origin.bytesPerSec,
-    });
+    const originLink = await startLink(originLinkOf(topology), origin.url);
     stops.push(originLink.close);
     const tokens = { SHIELD_TOKEN: randomUUID(), PURGE_TOKEN: randomUUID(), STATS_TOKEN: randomUUID() };
     const config: RawConfig = {
@@ -92,7 +89,7 @@ export async function startTiercacheSystem(
     // Settled, not raced: a location that fails leaves none still starting when the rest are stopped.
     const settled = await Promise.allSettled(
       topology.locations.map(async (spec) => {
-        const shieldLink = await shaped(shieldProcess.url, spec.shield);
+        const shieldLink = await startLink(spec.shield, shieldProcess.url);
         stops.push(shieldLink.close);
         const location = await startLocation({
           edge,
@@ -107,7 +104,7 @@ export async function startTiercacheSystem(
           ...clock,
         });
         stops.push(location.dispose);
-        const clientLink = await shaped(location.url, spec.client);
+        const clientLink = await startLink(spec.client, location.url);
         stops.push(clientLink.close);
         return { name: spec.name, url: clientLink.url, location };
       }),
@@ -137,10 +134,6 @@ export async function startTiercacheSystem(
     await stopAll();
     throw error;
   }
-}
-
-function shaped(target: string, link: SimLink): Promise<Shaper> {
-  return startShaper({ target, firstByteLatencyMs: link.latencyMs, bandwidthBytesPerSec: link.bytesPerSec });
 }
 
 function locationAt(locations: readonly SimLocation[], at: number): SimLocation {

@@ -6,8 +6,8 @@
 import { parseConfig } from '../../../shared/config/config.ts';
 import { parseOrigin } from '../../setup/peers/daemon.ts';
 import { detectNginx } from '../../setup/peers/detect.ts';
+import { originLink, startLink } from '../links.ts';
 import type { SimLocation, StartSystem } from '../system.ts';
-import { originLink, startLink } from './links.ts';
 import { startNginxSliceTier } from './nginx-slice-tier.ts';
 import { startedOrStopped, teardown } from './teardown.ts';
 

@@ -5,8 +5,8 @@
 
 import { randomUUID } from 'node:crypto';
 import { startWorkers } from '../../../local/workers.ts';
+import { directOriginLink, startLink } from '../links.ts';
 import type { SimLocation, StartSystem } from '../system.ts';
-import { directOriginLink, startLink } from './links.ts';
 import { startedOrStopped, teardown } from './teardown.ts';
 
 export const startNoShieldSystem: StartSystem = async (topology, origin) => {

@@ -5,8 +5,8 @@
 
 import { parseOrigin } from '../../setup/peers/daemon.ts';
 import { detectVarnish } from '../../setup/peers/detect.ts';
+import { originLink, startLink } from '../links.ts';
 import type { SimLocation, StartSystem } from '../system.ts';
-import { originLink, startLink } from './links.ts';
 import { startedOrStopped, teardown } from './teardown.ts';
 import { startVarnishTier } from './varnish-tier.ts';
 

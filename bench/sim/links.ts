@@ -1,9 +1,9 @@
-// The shaped links a baseline stands on, laid as the sim's contract lays them (../system.ts): a shaper per location
+// The shaped links a baseline stands on, laid as the sim's contract lays them (system.ts): a shaper per location
 // in front of its edge (client link), one per location between its edge and the shield (shield link), one between
 // the shield and the origin (origin link). Pure reading of the map here; the shapers are bench/setup/shaper.ts.
 
-import { type Shaper, startShaper } from '../../setup/shaper.ts';
-import type { SimLink, SimTopology } from '../topology.ts';
+import { type Shaper, startShaper } from '../setup/shaper.ts';
+import type { SimLink, SimTopology } from './topology.ts';
 
 /**
  * A shaper carrying `link` in front of `target` (`http://127.0.0.1:PORT`). Its latency is added to what the hops
