@@ -1,5 +1,6 @@
-// The stats store: one Durable Object (STATS_OBJECT_NAME, shared/stats/store-protocol.ts) every isolate of every tier
-// flushes to, one bucket per minute; reached only through the STATS binding, defined in the shield's script.
+// One shard of the stats store: STATS_SHARDS Durable Objects of this class (shared/stats/store-shards.ts), each flush of
+// every isolate of every tier to one of them, one bucket per minute in each; the reader merges them. Reached only
+// through the STATS binding, defined in the shield's script.
 
 import { emptyBucket, type MinuteBucket, mergeBatch, withOperations } from '../shared/stats/minute-bucket.ts';
 import { DEFAULT_WINDOW_MINUTES, MINUTE_MS } from '../shared/stats/stats-window.ts';

@@ -59,7 +59,7 @@ app.use('*', async (c, next) => {
   if (c.req.method !== 'GET' && c.req.method !== 'HEAD') throw new MethodNotAllowed(c.req.method, ['GET', 'HEAD']);
   return read === 'health'
     ? answerHealth(c.env, c.req.method, c.var.clockOffset, tierLocation(c.req.raw))
-    : answerStats(c.req.raw, c.env, read);
+    : answerStats(c.req.raw, c.env, read, c.var.clockOffset);
 });
 
 app.onError((error, c) => refusal(error, c.req.method, c.var.started));

@@ -1,10 +1,12 @@
 // Where a tier's records go: one JSON log line (sampled, errors always), Analytics Engine when bound, and this
-// isolate's batch, flushed to the stats store at most every STATS_FLUSH_MS in waitUntil (no request waits).
+// isolate's batch, flushed to one of the stats store's shards at most every STATS_FLUSH_MS in waitUntil (no request
+// waits).
 
 import type { ObservabilityConfig } from '../config/observability.ts';
 import { takeKvOperations } from '../purge/purge-store.ts';
 import type { TierRecord } from '../stats/record.ts';
 import { StatsBatch } from '../stats/stats-batch.ts';
+import { firstShard, nextShard } from '../stats/store-shards.ts';
 import type { TierName } from '../tiers/tiers.ts';
 import { type StatsStoreNamespace, sendBatch } from './stats-store-client.ts';
 
@@ -31,6 +33,8 @@ const batch = new StatsBatch();
 /** The tier this isolate runs (its records say which): its batches carry its KV operations under it. */
 let isolateTier: TierName = 'edge';
 let lastFlush = 0;
+/** The shard this isolate's last flush went to; undefined until its first (chosen then: no randomness at start-up). */
+let lastShard: number | undefined;
 let flushing: Promise<void> | undefined;
 /** A flush is set for when the interval ends. */
 let scheduled = false;
@@ -92,8 +96,10 @@ export async function flushStats(store: StatsStoreNamespace, flushMs: number): P
 async function drain(store: StatsStoreNamespace, flushMs: number): Promise<void> {
   while (batch.size > 0) {
     lastFlush = Date.now();
+    // Each flush to the next shard (store-shards.ts): the deployment's flushes spread over every shard.
+    lastShard = lastShard === undefined ? firstShard(Math.random()) : nextShard(lastShard);
     // The purge list's KV requests since the last flush go with it: the stats page prices them.
-    await sendBatch(store, { ...batch.take(), operations: { tier: isolateTier, ...takeKvOperations() } });
+    await sendBatch(store, { ...batch.take(), operations: { tier: isolateTier, ...takeKvOperations() } }, lastShard);
     if (Date.now() - lastFlush < flushMs) return;
   }
 }

@@ -1,15 +1,18 @@
 // The global purge list, kept in a KV namespace (the PURGES binding, shared by both workers), and each isolate's copy
 // of it. The namespace is a parameter: this module never reaches for `env`. How the keys are laid out: purge-batch.ts.
 //
-// Each purge request is one KV write (a batch of its records); every SNAPSHOT_AFTER batches, the isolate recording a
-// purge also writes its whole list as a snapshot. An isolate re-reads the list by listing keys newest first, and stops
-// where what it already holds is complete: at its own last read, or at the newest snapshot it has not caught up with
-// (which it then reads). So a re-read lists about one page however many purges were ever made, and a new isolate
-// reads one snapshot and the batches since. A read that fails leaves the copy vouching for less (purge-bounds.ts).
+// Each purge request is one KV write (a batch of its records) and one of the head (purge-head.ts, head-store.ts); every
+// SNAPSHOT_AFTER batches, the isolate recording a purge also writes its whole list as a snapshot. An isolate re-reads
+// the head (one KV get per location per re-read where the Cache API shares it), and lists the batches only when the
+// head says so (purge-head.ts listDue): keys newest first, down to where what it already holds is complete (its own
+// last list, or the newest snapshot it has not caught up with, which it then reads). So a re-read costs a get, a list
+// about one page however many purges were ever made, and a new isolate reads one snapshot and the batches since. A
+// read that fails leaves the copy vouching for less (purge-bounds.ts).
 //
 // One concept: the list in KV and this isolate's copy of it. Reading, recording and snapshotting all move the one
 // copy (what it holds complete, the batches it read, the snapshots it knows), which is why they share this module.
 
+import { cacheHeadShare, forgetHeadWrite, type HeadShare, readHead, writeHead } from './head-store.ts';
 import {
   batchEntry,
   batchName,
@@ -24,6 +27,7 @@ import {
   snapshotValue,
 } from './purge-batch.ts';
 import { KV_PROPAGATION_MS, servedList } from './purge-bounds.ts';
+import { listDue } from './purge-head.ts';
 import {
   keptList,
   NO_PURGES,
@@ -79,6 +83,10 @@ interface Copy {
   failingSince: number | undefined;
   /** Every batch written at or before this (ms epoch) is in `list` (read, or in a snapshot read), KV's propagation assumed. */
   complete: number;
+  /** The head's id (null: none) when this isolate last listed; undefined: it never listed. */
+  listedHead: string | null | undefined;
+  /** When it last listed (ms epoch); -Infinity: never. */
+  listedAt: number;
   /** The newest snapshot seen: its name, its time (what it covers), and the one it followed. */
   snapshot: { name: string; time: number; previous: string | undefined } | undefined;
   /** Batches read, by name, with their time: not read again, and counted for the next snapshot. */
@@ -89,6 +97,8 @@ interface Copy {
 
 let copy: Copy | undefined;
 let reading: Promise<PurgeList> | undefined;
+/** Where this location's isolates share the head they read (head-store.ts); found on the first re-read. */
+let share: HeadShare | undefined | null = null;
 /** KV requests this isolate made since they were last taken (takeKvOperations): what they cost is counted. */
 let made = { kvLists: 0, kvWrites: 0, kvReads: 0 };
 
@@ -143,6 +153,7 @@ export async function recordPurges(kv: PurgeKv, records: readonly PurgeRecord[],
   made.kvWrites += 1;
   await kv.put(name, value, { expirationTtl: TTL_S, metadata });
   copy?.read.set(name, now);
+  made.kvWrites += await writeHead(kv, now);
   await snapshotIfDue(kv, now);
 }
 
@@ -164,7 +175,7 @@ export function rememberPurges(records: readonly PurgeRecord[], now: number): vo
 async function readAll(kv: PurgeKv, now: number): Promise<PurgeList> {
   for (let tries = 1; ; tries++) {
     try {
-      copy = afterRead(await listNewer(kv, now), now);
+      copy = await reread(kv, now);
       return copy.served;
     } catch (error) {
       if (tries < READ_TRIES) continue;
@@ -179,8 +190,37 @@ async function readAll(kv: PurgeKv, now: number): Promise<PurgeList> {
   }
 }
 
-/** The copy once `listed` was read at `now`. */
-function afterRead({ records, snapshot, floor, batches }: Listed, now: number): Copy {
+/**
+ * The copy after the head was read (taken from this location's share, or read from KV) and, when it says so (listDue),
+ * the batches listed at `now`. Without a list, the head vouches that the list is complete up to its read's horizon, and
+ * the next re-read is due REFRESH_MS after that read, however late it was taken (purge-head.ts SHARE_MS).
+ */
+async function reread(kv: PurgeKv, now: number): Promise<Copy> {
+  if (share === null) share = cacheHeadShare();
+  const held = copy;
+  const shared = await readHead(kv, share, held?.readOkAt ?? -Infinity, now, () => {
+    made.kvReads += 1;
+  });
+  const state = {
+    listedHead: held?.listedHead,
+    listedAt: held?.listedAt ?? -Infinity,
+    complete: held?.complete ?? -Infinity,
+  };
+  if (held === undefined || listDue(state, shared.head, now) !== undefined)
+    return afterRead(await listNewer(kv, now), now, shared.head?.id ?? null);
+  return heldCopy({
+    ...held,
+    // Aged as a list read then would be: what outlived a record's lifetime goes.
+    list: keptList(held.list.records, shared.readAt, held.list.vouchedSince),
+    readAt: shared.readAt,
+    readOkAt: shared.readAt,
+    failingSince: undefined,
+    complete: Math.max(held.complete, shared.readAt - KV_PROPAGATION_MS),
+  });
+}
+
+/** The copy once `listed` was read at `now`, the head then being `head`. */
+function afterRead({ records, snapshot, floor, batches }: Listed, now: number, head: string | null): Copy {
   const current = copy;
   const read = new Map(current?.read);
   for (const [name, time] of batches) read.set(name, time);
@@ -201,6 +241,8 @@ function afterRead({ records, snapshot, floor, batches }: Listed, now: number): 
     readOkAt: now,
     failingSince: undefined,
     complete: now - KV_PROPAGATION_MS,
+    listedHead: head,
+    listedAt: now,
     snapshot: newest,
     read: pruned(read, Math.min(newest?.time ?? -Infinity, now - 2 * KV_PROPAGATION_MS) - KV_PROPAGATION_MS),
     snapshots: older,
@@ -385,6 +427,8 @@ function unreadCopy(): Copy {
     readOkAt: undefined,
     failingSince: undefined,
     complete: -Infinity,
+    listedHead: undefined,
+    listedAt: -Infinity,
     snapshot: undefined,
     read: new Map(),
     snapshots: new Map(),
@@ -401,7 +445,13 @@ export function takeKvOperations(): { kvLists: number; kvWrites: number; kvReads
   return taken;
 }
 
-/** Forgets this isolate's copy (tests). */
+/** Forgets this isolate's copy, and its last head write (tests). */
 export function forgetPurgeCopy(): void {
   copy = undefined;
+  forgetHeadWrite();
+}
+
+/** Shares the head through `given` rather than the Cache API (tests: a location's isolates in one Node process). */
+export function shareHeadThrough(given: HeadShare | undefined): void {
+  share = given;
 }

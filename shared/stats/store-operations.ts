@@ -10,11 +10,11 @@ export interface StoreOperations {
   /** The store's SQLite rows: get() and list() read them, put() and delete() write them. */
   rowsRead: number;
   rowsWritten: number;
-  /** Purge-list re-reads (each one KV list request), by tier. */
+  /** Purge-list lists (each one KV list request), by tier. */
   kvLists: Record<TierName, number>;
-  /** Purge batches and snapshots written, and deletes (each one KV write request: KV bills a delete as a write). */
+  /** Purge batches, heads and snapshots written, and deletes (each one KV write request: KV bills a delete as a write). */
   kvWrites: number;
-  /** Purge batches too large for their key's metadata, and snapshots, read (each one KV read request), by tier. */
+  /** Purge-list heads, batches too large for their key's metadata, and snapshots, read (each one KV read request), by tier. */
   kvReads: Record<TierName, number>;
 }
 

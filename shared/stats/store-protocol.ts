@@ -49,13 +49,13 @@ export interface MissRow {
 /** What the sending isolate did on the platform since its last flush, besides serving (store-operations.ts). */
 export interface BatchOperations {
   tier: TierName;
-  /** Purge-list re-reads: KV list requests. */
+  /** Purge-list lists: KV list requests (a re-read lists when the head says so: shared/purge/purge-head.ts). */
   kvLists: number;
-  /** KV write requests: purge batches and snapshots written, and deletes (billed as writes). */
+  /** KV write requests: purge batches, heads and snapshots written, and deletes (billed as writes). */
   kvWrites: number;
   /**
-   * KV read requests: a purge batch's value too large for its key's metadata, or a snapshot. Optional: an isolate of a
-   * release before reads were counted sends none, which counts 0.
+   * KV read requests: the purge list's head, a purge batch's value too large for its key's metadata, or a snapshot.
+   * Optional: an isolate of a release before reads were counted sends none, which counts 0.
    */
   kvReads?: number;
 }

@@ -10,6 +10,7 @@ import { VERSION } from '../../shared/config/version.ts';
 import { escapeHtml } from '../../shared/stats/html.ts';
 import { OUTCOMES } from '../../shared/stats/record.ts';
 import type { StatsJson } from '../../shared/stats/stats-json.ts';
+import { STATS_SHARDS } from '../../shared/stats/store-shards.ts';
 import { TOTAL_FIELDS } from '../../shared/stats/totals.ts';
 import { TIER_NAMES } from '../../shared/tiers/tiers.ts';
 import { type Answer, type Fixture, type RawAnswer, rawRequest, settle, startFixture } from './fixture.ts';
@@ -170,10 +171,16 @@ describe('stats with STATS_TOKEN, through the front', () => {
         'hosts',
         'minutes',
         'recentPurges',
+        'store',
         'tiers',
         'topMisses',
         'windowMinutes',
       ]);
+      // The stats store's shards, all read: how many there are, and how many held counts of the window.
+      const { store } = JSON.parse(answer.text) as { store: { shards: number; shardsWithCounts: number } };
+      expect(store.shards).toBe(STATS_SHARDS);
+      expect(store.shardsWithCounts).toBeGreaterThanOrEqual(0);
+      expect(store.shardsWithCounts).toBeLessThanOrEqual(STATS_SHARDS);
       expect(new Date(view.generatedAt).toISOString()).toBe(view.generatedAt);
       expect(Math.abs(Date.parse(view.generatedAt) - Date.now())).toBeLessThan(60_000);
       expect(view.windowMinutes).toBe(60);

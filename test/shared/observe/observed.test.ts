@@ -9,6 +9,7 @@ import type { ObservedTier } from '../../../shared/observe/observed.ts';
 import type { AnalyticsPoint, StatsSinks } from '../../../shared/observe/record-sinks.ts';
 import type { StatsStoreNamespace } from '../../../shared/observe/stats-store-client.ts';
 import type { StatsBatchJson } from '../../../shared/stats/store-protocol.ts';
+import { STATS_SHARDS, shardName } from '../../../shared/stats/store-shards.ts';
 import { type TierName, tier } from '../../../shared/tiers/tiers.ts';
 
 const EDGE = tier('edge').statusMember;
@@ -113,6 +114,7 @@ describe('observed: one record per request', () => {
   it('makes one record with the outcome and bytes its Cache-Status member and framing say', async () => {
     const store = fakeStore();
     const analytics = fakeAnalytics();
+    vi.spyOn(Math, 'random').mockReturnValue(0);
     const tier = tierOf({ observability: observability(), store: store.namespace, analytics: analytics.sink });
     const { keepAlive, drained } = keeper();
     const meter = new Meter(Date.now(), keepAlive);
@@ -136,9 +138,23 @@ describe('observed: one record per request', () => {
     ]);
     // An edge miss names its key, without the query.
     expect(store.batches[0]?.misses).toEqual([expect.objectContaining({ key: '/dir/object.bin', misses: 1 })]);
+    // An isolate's first flush goes to the shard its chance picks (Math.random 0: shard 0, the single store's name).
     expect(store.calls).toEqual([
       { name: 'tiercache-stats', url: 'https://stats.tiercache.internal/batch', method: 'POST' },
     ]);
+  });
+
+  it("sends each of an isolate's flushes to the next shard of the store, from the one its chance picks", async () => {
+    vi.spyOn(Math, 'random').mockReturnValue(14.5 / STATS_SHARDS);
+    const store = fakeStore();
+    const tier = tierOf({ observability: observability(), store: store.namespace, analytics: undefined });
+    for (let i = 0; i < 3; i++) {
+      const { keepAlive, drained } = keeper();
+      observed(request(), response(200, `${EDGE}; hit`, 10), new Meter(Date.now(), keepAlive), tier, keepAlive);
+      await drained();
+    }
+    expect(store.calls.map((call) => call.name)).toEqual([shardName(14), shardName(15), shardName(0)]);
+    expect(store.requests()).toBe(3);
   });
 
   it("reads only its own tier's member: the shield's hit is the edge's miss", async () => {
