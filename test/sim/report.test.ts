@@ -21,6 +21,12 @@ describe('which tier answered', () => {
     ).toBe('miss');
   });
 
+  it("reads the baselines' members named <cache>-edge and <cache>-shield the same way", () => {
+    expect(pathTaken(tierVerdict({ cacheStatus: 'varnish-shield; fwd=miss, varnish-edge; hit' }))).toBe('hit');
+    expect(pathTaken(tierVerdict({ cacheStatus: 'nginx-shield; hit, nginx-edge; fwd=miss' }))).toBe('shield-hit');
+    expect(pathTaken(tierVerdict({ cacheStatus: 'varnish-shield; fwd=miss, varnish-edge; fwd=miss' }))).toBe('miss');
+  });
+
   it('an edge miss whose shield said nothing is forwarded, not guessed', () => {
     expect(pathTaken(tierVerdict({ cacheStatus: 'tiercache-edge; fwd=miss' }))).toBe('forwarded');
   });

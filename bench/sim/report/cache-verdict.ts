@@ -1,11 +1,12 @@
 // Which tier answered a response, read off its headers. tiercache says it per tier in RFC 9211 Cache-Status
 // (members `tiercache-edge`, `tiercache-shield`: shared/tiers/tiers.ts; `hit`, or `fwd=<reason>` when it went
-// forward); the baselines say less: the Varnish and nginx configurations (bench/setup/peers/) add
-// `X-Cache-Status: HIT|MISS|…`, one per cache that set it, the cache nearest the origin first when two did (each
-// tier's value joined with ", " as a repeated field is, RFC 9110 §5.3). What no header says is `undefined`: the
-// report prints `n/a`, never a guess.
+// forward); the sim's baselines name their tiers the same way (`varnish-edge`, `nginx-shield`, …: any member named
+// `<cache>-edge` or `<cache>-shield`). Older configurations (bench/setup/peers/) add `X-Cache-Status: HIT|MISS|…`
+// instead, one per cache that set it, the cache nearest the origin first when two did (joined with ", " as a
+// repeated field is, RFC 9110 §5.3). What no header says is `undefined`: the report prints `n/a`, never a guess.
 
 import { memberParams } from '../../../shared/http/cache-status.ts';
+import { splitList } from '../../../shared/http/header-list.ts';
 import { TIERS } from '../../../shared/tiers/tiers.ts';
 
 export type TierAnswer = 'hit' | 'miss';
@@ -41,11 +42,20 @@ export function pathTaken(verdict: TierVerdict): PathTaken {
 
 /** RFC 9211 §2.1 `hit`, §2.2 `fwd`: a tier behind the edge is read only where the edge went forward. */
 function cacheStatusVerdict(value: string | undefined): TierVerdict {
-  if (value === undefined || EDGE === undefined || SHIELD === undefined) return {};
-  const edge = answer(memberParams(value, EDGE.statusMember));
+  if (value === undefined) return {};
+  const names = splitList(value).map((member) => member.split(';', 1)[0]?.trim() ?? '');
+  const edgeName = memberOf(names, EDGE?.statusMember, '-edge');
+  const edge = edgeName === undefined ? undefined : answer(memberParams(value, edgeName));
   if (edge !== 'miss') return edge === undefined ? {} : { edge };
-  const shield = answer(memberParams(value, SHIELD.statusMember));
+  const shieldName = memberOf(names, SHIELD?.statusMember, '-shield');
+  const shield = shieldName === undefined ? undefined : answer(memberParams(value, shieldName));
   return shield === undefined ? { edge } : { edge, shield };
+}
+
+/** tiercache's own member when present, else the last member named `<cache><suffix>` (the nearest the client). */
+function memberOf(names: readonly string[], ours: string | undefined, suffix: string): string | undefined {
+  if (ours !== undefined && names.includes(ours)) return ours;
+  return names.findLast((name) => name.endsWith(suffix));
 }
 
 function answer(params: { hit?: boolean; fwd?: string } | undefined): TierAnswer | undefined {
