@@ -38,8 +38,12 @@ export interface SystemRun {
   crowdAnswers: OriginAnswer[];
   purge?: PurgeTiming;
   operations?: SimOperations;
-  /** Requests the client sent (trace and purge probes) against what the system's stats counted at its edge. */
-  ledger?: { sent: number; counted: number | undefined };
+  /**
+   * Requests the client sent (trace and purge probes), those a response head came back for (what an edge can have
+   * counted: a connection that failed before may never have reached it), and what the system's stats counted at
+   * its edge.
+   */
+  ledger?: { sent: number; answered: number; counted: number | undefined };
 }
 
 export interface SimRun {
@@ -104,8 +108,10 @@ async function runSystem(
       versionOf: (path) => origin.version(path),
       onPurge,
     });
-    const sent = run.results.length + (run.purge?.probes.length ?? 0);
-    if (live.stats !== undefined) run.ledger = { sent, counted: await countedAtEdge(live, sent) };
+    const all = [...run.results, ...(run.purge?.probes ?? [])];
+    const answered = all.filter((result) => result.status > 0).length;
+    if (live.stats !== undefined)
+      run.ledger = { sent: all.length, answered, counted: await countedAtEdge(live, answered) };
     if (live.operations !== undefined) run.operations = live.operations();
   } catch (error) {
     run.error = error instanceof Error ? error.message : String(error);
@@ -124,13 +130,13 @@ async function runSystem(
   return run;
 }
 
-/** The edge's request count in the system's stats, read until it reaches `sent` or the stats had time to settle. */
-async function countedAtEdge(system: SimSystem, sent: number): Promise<number | undefined> {
+/** The edge's request count in the system's stats, read until it reaches `expected` or the stats had time to settle. */
+async function countedAtEdge(system: SimSystem, expected: number): Promise<number | undefined> {
   const deadline = performance.now() + STATS_SETTLE_MS;
   let counted: number | undefined;
   do {
     counted = edgeRequests(await system.stats?.().catch(() => undefined));
-    if (counted === sent) return counted;
+    if (counted === expected) return counted;
     await new Promise((resolve) => setTimeout(resolve, 1000));
   } while (performance.now() < deadline);
   return counted;

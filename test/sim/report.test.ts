@@ -126,7 +126,7 @@ describe('the summary line', () => {
       ({
         name,
         originPerUnique: ratio,
-        ...(exact !== undefined && { ledger: { sent: 1, counted: 1, exact } }),
+        ...(exact !== undefined && { ledger: { sent: 1, answered: 1, counted: 1, exact } }),
       }) as SystemSummary;
     const report = {
       locations: 6,

@@ -52,6 +52,8 @@ describe('the topology runner', () => {
     // Asked twice from two locations, fetched twice: above the ideal of 1.
     expect(system?.originPerUnique).toBeGreaterThan(1);
     expect(system?.crowd?.perSlice).toEqual([2]);
+    // Its stats counted every request it was sent.
+    expect(system?.ledger).toEqual({ sent: 9, answered: 9, counted: 9, exact: true });
     expect(summaryLine(simReport(run))).toMatch(
       /^sim: locations 2, requests 9, origin\/unique tiercache n\/a, no-shield \d+\.\d\d, varnish n\/a, nginx-slice n\/a; ledger exact n\/a$/,
     );

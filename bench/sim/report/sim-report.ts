@@ -57,8 +57,8 @@ export interface SystemSummary {
   crowd: CrowdCost | undefined;
   purge: PurgeSummary | undefined;
   operations: OperationsSummary | undefined;
-  /** The stats' edge requests against the requests sent; `exact` only when they are equal. */
-  ledger: { sent: number; counted: number | undefined; exact: boolean } | undefined;
+  /** The stats' edge requests against the requests answered (run-sim.ts); `exact` only when they are equal. */
+  ledger: { sent: number; answered: number; counted: number | undefined; exact: boolean } | undefined;
   /** The client's own lateness against the trace's pacing (p99, ms): a loaded runner says so here. */
   lateP99Ms: number;
 }
@@ -117,7 +117,7 @@ function summarize(system: SystemRun, run: SimRun): SystemSummary {
     ledger:
       system.ledger === undefined
         ? undefined
-        : { ...system.ledger, exact: system.ledger.counted === system.ledger.sent },
+        : { ...system.ledger, exact: system.ledger.counted === system.ledger.answered },
     lateP99Ms: late[Math.max(0, Math.ceil(late.length * 0.99) - 1)] ?? 0,
   };
 }

@@ -54,7 +54,7 @@ function overviewTable(systems: readonly SystemSummary[]): Table {
       'edge hit',
       'edge byte hit',
       'shield hit',
-      'ledger',
+      'ledger (counted / answered of sent)',
       'client late p99 ms',
       'wall s',
     ],
@@ -74,7 +74,7 @@ function overviewTable(systems: readonly SystemSummary[]): Table {
         percent(all?.shield.hitRatio),
         s.ledger === undefined
           ? 'n/a'
-          : `${s.ledger.counted ?? '?'} / ${s.ledger.sent} ${s.ledger.exact ? 'exact' : 'NOT exact'}`,
+          : `${s.ledger.counted ?? '?'} / ${s.ledger.answered} of ${s.ledger.sent} ${s.ledger.exact ? 'exact' : 'NOT exact'}`,
         s.lateP99Ms.toFixed(0),
         s.wallSeconds.toFixed(0),
       ];
