@@ -28,7 +28,7 @@ export interface ReplayResult {
   /** Lateness of the send against its paced time (the client's own load, reported beside the times). */
   lateMs: number;
   status: number;
-  /** From the request's send to the response's first byte (its head); NaN when none came. */
+  /** From the request's (first) send to the response's first byte (its head); NaN when none came. */
   ttfbMs: number;
   bytes: number;
   /** The client closed the connection as the trace said (abort=N). */
@@ -39,6 +39,10 @@ export interface ReplayResult {
   problem?: string;
   cacheStatus?: string;
   xCacheStatus?: string;
+  /** It went on a kept-alive connection (a failure there before any answer is retried once). */
+  reusedConnection?: boolean;
+  /** Its first attempt failed before any answer on a kept-alive connection, and this is the second. */
+  retried?: boolean;
 }
 
 export interface ReplayOptions {
@@ -91,11 +95,34 @@ interface SendContext {
   version: number;
 }
 
-/** One request; resolves with what came back, its bytes checked as they arrived. */
-export function send(base: string, agent: Agent, request: TraceRequest, context: SendContext): Promise<ReplayResult> {
+/**
+ * One request; resolves with what came back, its bytes checked as they arrived. A request that failed before any
+ * answer on a kept-alive connection is sent once more on another, as browsers do (RFC 9112 §9.3.1: the server may
+ * have closed the idle connection as the request left; GET and HEAD are idempotent); the result says it was.
+ */
+export async function send(
+  base: string,
+  agent: Agent,
+  request: TraceRequest,
+  context: SendContext,
+): Promise<ReplayResult> {
+  const sent = performance.now();
+  const first = await attempt(base, agent, request, context, sent);
+  if (!(first.reusedConnection && first.status === 0 && first.bytes === 0)) return first;
+  const again = await attempt(base, agent, request, context, sent);
+  again.retried = true;
+  return again;
+}
+
+function attempt(
+  base: string,
+  agent: Agent,
+  request: TraceRequest,
+  context: SendContext,
+  sent: number,
+): Promise<ReplayResult> {
   const method = request.method === 'HEAD' ? 'HEAD' : 'GET';
   return new Promise((resolve) => {
-    const sent = performance.now();
     const result: ReplayResult = {
       index: context.index,
       location: request.location,
@@ -121,6 +148,7 @@ export function send(base: string, agent: Agent, request: TraceRequest, context:
     };
     const headers: Record<string, string> = request.range === undefined ? {} : { range: request.range };
     const outgoing = httpRequest(`${base}${request.path}`, { method, agent, headers }, (response) => {
+      result.reusedConnection = outgoing.reusedSocket;
       result.ttfbMs = performance.now() - sent;
       result.status = response.statusCode ?? 0;
       readHeaders(result, response.headers);
@@ -152,7 +180,10 @@ export function send(base: string, agent: Agent, request: TraceRequest, context:
       response.on('error', (error) => finish(error.message));
       response.on('aborted', () => finish('the answer was cut'));
     });
-    outgoing.on('error', (error) => finish(error.message));
+    outgoing.on('error', (error) => {
+      result.reusedConnection = outgoing.reusedSocket;
+      finish(error.message);
+    });
     outgoing.end();
     const timer = setTimeout(() => {
       outgoing.destroy();

@@ -46,6 +46,8 @@ export interface SystemSummary {
   /** Responses that failed otherwise (network error, 5xx, cut short by the system). */
   failures: number;
   problems: string[];
+  /** Requests sent a second time after their kept-alive connection failed before any answer (replay.ts). */
+  retried: number;
   bytesServed: number;
   originRequests: number;
   originBytes: number;
@@ -101,6 +103,7 @@ function summarize(system: SystemRun, run: SimRun): SystemSummary {
       .filter((result) => result.problem !== undefined)
       .slice(0, MAX_PROBLEMS)
       .map((result) => `${result.method} ${result.path} ${result.range ?? ''} → ${result.status}: ${result.problem}`),
+    retried: all.filter((result) => result.retried).length,
     bytesServed: all.reduce((sum, result) => sum + result.bytes, 0),
     originRequests: system.originRequests,
     originBytes: system.originBytes,
