@@ -1,6 +1,7 @@
 // npm run sim (docs/sim.md): the topology runner. One trace (generated, read from a file, or converted from an
 // access log), played against each system of the registry in turn on the same shaped links; the tables printed and
-// written to bench/results/<stamp>/sim.{json,md} with a chart, and last the one summary line a script reads.
+// written to bench/results/<stamp>/sim.{json,md} with a chart and the trace, and last the one summary line a script
+// reads.
 
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -66,6 +67,8 @@ const chart = barChart({
     .map((system) => ({ label: system.name, bars: [{ series: 'origin/unique', value: system.originPerUnique ?? 0 }] })),
 });
 await writeFile(join(written[0] ?? '', '..', 'sim-origin.svg'), chart);
+// The trace beside its result, so the run can be replayed as it was (--trace).
+await writeFile(join(written[0] ?? '', '..', 'sim-trace.txt'), formatTrace(trace));
 console.log(`\n${markdown.split('\n').slice(0, -1).join('\n')}`);
 console.log(`written: ${written.join(', ')} (${timestampName(at)})`);
 const wrong = report.systems.reduce((sum, system) => sum + system.wrongBytes, 0);

@@ -61,6 +61,8 @@ export function parseSimFlags(args: readonly string[]): SimFlags {
       flags.traceOnly = true;
       continue;
     }
+    if (!(name in NUMBER_FLAGS || name in PATH_FLAGS || name === '--systems'))
+      throw new FlagError(`unknown flag ${name} (docs/sim.md lists them)`);
     const value = inline ?? args[++i];
     if (value === undefined) throw new FlagError(`${name} needs a value`);
     if (name in NUMBER_FLAGS) {
@@ -72,10 +74,8 @@ export function parseSimFlags(args: readonly string[]): SimFlags {
       flags[NUMBER_FLAGS[name as keyof typeof NUMBER_FLAGS]] = number;
     } else if (name in PATH_FLAGS) {
       flags[PATH_FLAGS[name as keyof typeof PATH_FLAGS]] = value;
-    } else if (name === '--systems') {
-      flags.systems = systemList(value);
     } else {
-      throw new FlagError(`unknown flag ${name} (docs/sim.md lists them)`);
+      flags.systems = systemList(value);
     }
   }
   check(flags);
