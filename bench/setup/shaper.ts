@@ -25,6 +25,14 @@ export interface ShaperOptions {
   firstByteLatencyMs?: number;
   /** Upstream→client rate of each connection. Default 25e6 (25 MB/s). */
   bandwidthBytesPerSec?: number;
+  /**
+   * What the latency is counted from. `request` (the default): a response's first byte is sent no sooner than the
+   * latency after its request's first byte, so an upstream slower than the latency adds nothing (the one shaper in
+   * front of a local origin). `response`: the upstream's first byte is held for the latency, so shapers in a chain
+   * add up as the round trips of real links do (the sim's topology: client → edge → shield → origin, whose floor is
+   * the sum, bench/sim/topology.ts firstByteFloorMs).
+   */
+  latencyFrom?: 'request' | 'response';
 }
 
 export interface ShaperStats {
@@ -46,6 +54,7 @@ export interface Shaper {
 
 interface Link {
   latencyMs: number;
+  latencyFrom: 'request' | 'response';
   bytesPerSec: number;
   burstBytes: number;
   sliceBytes: number;
@@ -94,6 +103,7 @@ export async function startShaper(
   const sliceBytes = Math.max(INITIAL_BYTES, bytesPerSec * SLICE_SECONDS);
   const link: Link = {
     latencyMs,
+    latencyFrom: options.latencyFrom ?? 'request',
     bytesPerSec,
     burstBytes,
     sliceBytes,
@@ -171,7 +181,10 @@ function shapeConnection(client: Socket, upstream: Socket, link: Link): void {
     clientTurn = false;
     if (nextResponseAt !== undefined) {
       // A response starts: held until its latency has passed, then sent from a near-empty bucket.
-      gateAt = Math.max(performance.now(), nextResponseAt);
+      gateAt =
+        link.latencyFrom === 'response'
+          ? performance.now() + link.latencyMs
+          : Math.max(performance.now(), nextResponseAt);
       tokens = INITIAL_BYTES;
       refilledAt = gateAt;
       nextResponseAt = undefined;
