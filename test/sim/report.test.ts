@@ -7,6 +7,7 @@ import { crowdCost } from '../../bench/sim/report/crowd.ts';
 import { uniqueRequestedBytes } from '../../bench/sim/report/requested-bytes.ts';
 import type { SimReport, SystemSummary } from '../../bench/sim/report/sim-report.ts';
 import { summaryLine } from '../../bench/sim/report/sim-tables.ts';
+import { simTargets } from '../../bench/sim/report/sim-targets.ts';
 import { tierRatios } from '../../bench/sim/report/tier-ratios.ts';
 import { convertLog } from '../../bench/sim/workload/log-convert.ts';
 
@@ -138,5 +139,31 @@ describe('the summary line', () => {
     expect(summaryLine(report)).toBe(
       'sim: locations 6, requests 2343, origin/unique tiercache 1.00, no-shield 3.46, varnish 1.50, nginx-slice n/a; ledger exact yes',
     );
+  });
+});
+
+describe("issue 37's targets", () => {
+  it('judges tiercache on each, and says n/a where it measured nothing', () => {
+    const tiercache = {
+      name: 'tiercache',
+      wrongBytes: 0,
+      originPerUnique: 1.01,
+      crowd: { path: '/c', size: 16, originRequests: 2, originBytes: 16, slices: 2, perSlice: [1, 1] },
+      firstBytes: [
+        { location: 0, path: 'miss', count: 3, p50: 60, p95: 70, p99: 80, floorMs: 55 },
+        { location: 1, path: 'miss', count: 3, p50: 300, p95: 310, p99: 320, floorMs: 195 },
+      ],
+      ledger: { sent: 5, answered: 5, counted: 5, exact: true },
+    } as unknown as SystemSummary;
+    const report: SimReport = { locations: 2, requests: 5, speed: 1, wallSeconds: 1, systems: [tiercache] };
+    expect(simTargets(report).map((v) => [v.target.split(' ')[0], v.met])).toEqual([
+      ['no', true],
+      ['tiercache', true],
+      ['cold', true],
+      ['tiercache', false],
+      ['a', undefined],
+      ['the', true],
+    ]);
+    expect(simTargets(report)[3]?.measured).toBe('worst 1.54×');
   });
 });

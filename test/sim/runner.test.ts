@@ -59,6 +59,20 @@ describe('the topology runner', () => {
     );
   });
 
+  it('times a purge at every location, its probes checked and counted in the ledger', async () => {
+    const withPurge: StartSystem = async (top, origin) => ({
+      ...(await startNoCache(top, origin)),
+      purge: async () => {},
+    });
+    const run = await runSim({ systems: [{ name: 'tiercache', start: withPurge }], topology, trace: TRACE, speed: 1 });
+    const [system] = simReport(run).systems;
+    // Without a cache the new version is served at once: every location has it at its first probe.
+    expect(system?.purge?.takenMs.every((ms) => ms !== undefined)).toBe(true);
+    expect(system?.purge?.everywhereMs).toBeDefined();
+    expect(system).toMatchObject({ wrongBytes: 0, failures: 0 });
+    expect(system?.ledger).toEqual({ sent: 11, answered: 11, counted: 11, exact: true });
+  });
+
   it('catches a system that changes one byte, and says which', async () => {
     const run = await runSim({
       systems: [{ name: 'varnish', start: startByteFlipper }],

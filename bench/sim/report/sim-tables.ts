@@ -6,6 +6,7 @@ import { formatTable, type Table } from '../../report/results.ts';
 import type { SystemName } from '../system.ts';
 import type { SimTopology } from '../topology.ts';
 import type { SimReport, SystemSummary } from './sim-report.ts';
+import { simTargets } from './sim-targets.ts';
 
 /** The systems the summary line names, in its order. */
 const SUMMARY_SYSTEMS: readonly SystemName[] = ['tiercache', 'no-shield', 'varnish', 'nginx-slice'];
@@ -30,6 +31,7 @@ export function simMarkdown(report: SimReport, topology: SimTopology): string {
     ['Cold crowd: origin answers per slice of the new object', crowdTable(report.systems)],
     ['A purge at one location: until no location serves the purged bytes', purgeTable(report.systems, topology)],
     ['Platform operations', operationsTable(report.systems)],
+    ["Issue 37's targets", targetsTable(report)],
   ];
   const problems = report.systems.flatMap((system) => system.problems.map((problem) => `- ${system.name}: ${problem}`));
   return [
@@ -218,6 +220,17 @@ function operationsTable(systems: readonly SystemSummary[]): Table {
         o.storePerIsolateMinute.toFixed(1),
       ];
     }),
+  };
+}
+
+function targetsTable(report: SimReport): Table {
+  return {
+    columns: ['target', 'measured', 'met'],
+    rows: simTargets(report).map((verdict) => [
+      verdict.target,
+      verdict.measured,
+      verdict.met === undefined ? 'n/a' : verdict.met ? 'yes' : 'NO',
+    ]),
   };
 }
 
