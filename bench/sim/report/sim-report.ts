@@ -1,0 +1,156 @@
+// A run's numbers, per system, from what the runner recorded (run-sim.ts): pure, so the tables (sim-tables.ts) and
+// sim.json say the same thing. Nothing here is a system's word about itself but the ledger's count and the
+// operations: the origin's bytes are the origin's, the bytes served the client's, each checked.
+
+import { RECORDS_REACH_MS } from '../../../shared/purge/purge-bounds.ts';
+import { REFRESH_MS } from '../../../shared/purge/purge-rules.ts';
+import type { SimRun, SystemRun } from '../run-sim.ts';
+import type { SimOperations, SystemName } from '../system.ts';
+import { CROWD_TAG } from '../workload/generate.ts';
+import { type CrowdCost, crowdCost } from './crowd.ts';
+import { type FirstByteRow, firstByteRows } from './first-bytes.ts';
+import { uniqueRequestedBytes } from './requested-bytes.ts';
+import { type LocationRatios, tierRatios } from './tier-ratios.ts';
+
+/** tiercache's slice size (shared/config/limits.ts DEFAULT_SLICE_SIZE); the baselines that slice use the same. */
+export const SIM_SLICE_BYTES = 8 * 2 ** 20;
+
+export interface PurgeSummary {
+  path: string;
+  at: number;
+  callMs: number;
+  /** Per location; undefined: not within the deadline. */
+  takenMs: (number | undefined)[];
+  /** The slowest location's; undefined when one never took it. */
+  everywhereMs: number | undefined;
+  /** The modelled KV delay plus an isolate's refresh: what the design promises on this topology. */
+  modelledBoundMs: number;
+  /** The documented bound (shared/purge/purge-bounds.ts RECORDS_REACH_MS). */
+  documentedBoundMs: number;
+}
+
+export interface OperationsSummary extends SimOperations {
+  kvPerRequest: number;
+  storePerRequest: number;
+  kvPerIsolateMinute: number;
+  storePerIsolateMinute: number;
+}
+
+export interface SystemSummary {
+  name: SystemName;
+  error?: string;
+  wallSeconds: number;
+  requests: number;
+  /** Responses with a byte other than the object's at its offset: must be 0. */
+  wrongBytes: number;
+  /** Responses that failed otherwise (network error, 5xx, cut short by the system). */
+  failures: number;
+  problems: string[];
+  /** Requests sent a second time after their kept-alive connection failed before any answer (replay.ts). */
+  retried: number;
+  bytesServed: number;
+  originRequests: number;
+  originBytes: number;
+  uniqueBytes: number;
+  /** originBytes ÷ uniqueBytes: 1.00 is every asked byte fetched once. */
+  originPerUnique: number | undefined;
+  tiers: LocationRatios[];
+  firstBytes: FirstByteRow[];
+  crowd: CrowdCost | undefined;
+  purge: PurgeSummary | undefined;
+  operations: OperationsSummary | undefined;
+  /** The stats' edge requests against the requests answered (run-sim.ts); `exact` only when they are equal. */
+  ledger: { sent: number; answered: number; counted: number | undefined; exact: boolean } | undefined;
+  /** The client's own lateness against the trace's pacing (p99, ms): a loaded runner says so here. */
+  lateP99Ms: number;
+}
+
+export interface SimReport {
+  locations: number;
+  requests: number;
+  speed: number;
+  wallSeconds: number;
+  systems: SystemSummary[];
+}
+
+const MAX_PROBLEMS = 10;
+
+export function simReport(run: SimRun): SimReport {
+  return {
+    locations: run.topology.locations.length,
+    requests: run.trace.requests.filter((request) => request.method !== 'PURGE').length,
+    speed: run.speed,
+    wallSeconds: run.wallMs / 1000,
+    systems: run.systems.map((system) => summarize(system, run)),
+  };
+}
+
+function summarize(system: SystemRun, run: SimRun): SystemSummary {
+  const sizes = new Map(run.trace.objects.map((object) => [object.path, object.size]));
+  const probes = system.purge?.probes ?? [];
+  const all = [...system.results, ...probes];
+  const uniqueBytes = uniqueRequestedBytes(all, sizes);
+  const crowdPath = run.trace.requests.find((request) => request.tag === CROWD_TAG)?.path;
+  const late = system.results.map((result) => result.lateMs).sort((a, b) => a - b);
+  return {
+    name: system.name,
+    ...(system.error !== undefined && { error: system.error }),
+    wallSeconds: system.wallMs / 1000,
+    requests: all.length,
+    wrongBytes: all.filter((result) => result.wrong).length,
+    failures: all.filter((result) => !result.wrong && result.problem !== undefined).length,
+    problems: all
+      .filter((result) => result.problem !== undefined)
+      .slice(0, MAX_PROBLEMS)
+      .map((result) => `${result.method} ${result.path} ${result.range ?? ''} → ${result.status}: ${result.problem}`),
+    retried: all.filter((result) => result.retried).length,
+    bytesServed: all.reduce((sum, result) => sum + result.bytes, 0),
+    originRequests: system.originRequests,
+    originBytes: system.originBytes,
+    uniqueBytes,
+    originPerUnique: uniqueBytes === 0 ? undefined : system.originBytes / uniqueBytes,
+    tiers: tierRatios(system.results, run.topology.locations.length),
+    firstBytes: firstByteRows(system.results, run.topology),
+    crowd:
+      crowdPath === undefined
+        ? undefined
+        : crowdCost(crowdPath, sizes.get(crowdPath) ?? 0, system.crowdAnswers, SIM_SLICE_BYTES),
+    purge: purgeSummary(system, run),
+    operations: operationsSummary(system.operations, all.length),
+    ledger:
+      system.ledger === undefined
+        ? undefined
+        : { ...system.ledger, exact: system.ledger.counted === system.ledger.answered },
+    lateP99Ms: late[Math.max(0, Math.ceil(late.length * 0.99) - 1)] ?? 0,
+  };
+}
+
+function purgeSummary(system: SystemRun, run: SimRun): PurgeSummary | undefined {
+  const purge = system.purge;
+  if (purge === undefined) return undefined;
+  const everywhere = purge.takenMs.every((ms) => ms !== undefined)
+    ? Math.max(...purge.takenMs.map((ms) => ms ?? 0))
+    : undefined;
+  return {
+    path: purge.path,
+    at: purge.at,
+    callMs: purge.callMs,
+    takenMs: purge.takenMs,
+    everywhereMs: everywhere,
+    modelledBoundMs: run.topology.kvPropagationMs + REFRESH_MS,
+    documentedBoundMs: RECORDS_REACH_MS,
+  };
+}
+
+function operationsSummary(operations: SimOperations | undefined, requests: number): OperationsSummary | undefined {
+  if (operations === undefined) return undefined;
+  const kv = operations.kvLists + operations.kvReads + operations.kvWrites;
+  const minutes = operations.isolateMinutes;
+  return {
+    ...operations,
+    kvPerRequest: requests === 0 ? 0 : kv / requests,
+    storePerRequest: requests === 0 ? 0 : operations.storeRequests / requests,
+    kvPerIsolateMinute: minutes === 0 ? 0 : kv / minutes,
+    storePerIsolateMinute: minutes === 0 ? 0 : operations.storeRequests / minutes,
+  };
+}

@@ -1,0 +1,154 @@
+// The topology runner: one origin over the trace's catalogue, then each system in turn started on the same links,
+// the same trace replayed against it, its origin counted, its purge timed, its operations and stats read, and it
+// stopped before the next starts (the machine is shared: one system at a time). Which systems exist is the caller's
+// (bench/sim.ts hands the registry in), so the runner is tested with a stand-in of its own.
+
+import { type CatalogueOrigin, type OriginAnswer, startCatalogueOrigin } from './catalogue-origin.ts';
+import { type PurgeTiming, timePurge } from './purge-probe.ts';
+import { type ReplayResult, replay } from './replay.ts';
+import type { SimOperations, SimSystem, StartSystem, SystemName } from './system.ts';
+import type { SimTopology } from './topology.ts';
+import { CROWD_TAG } from './workload/generate.ts';
+import type { Trace, TraceRequest } from './workload/trace.ts';
+
+/** How long the stats may take to hold every request: the local flush is 1 s (STATS_FLUSH_MS), checked twice over. */
+const STATS_SETTLE_MS = 10_000;
+/** Beyond the modelled KV delay, what a purge may take: shared/purge/purge-bounds.ts's 60 s plus a refresh. */
+const PURGE_BOUND_MARGIN_MS = 75_000;
+
+export interface RunSimOptions {
+  /** The systems to run, in the order given. */
+  systems: readonly { name: SystemName; start: StartSystem }[];
+  topology: SimTopology;
+  trace: Trace;
+  speed: number;
+  log?(line: string): void;
+}
+
+export interface SystemRun {
+  name: SystemName;
+  /** Why the system did not run to the end; its numbers are then partial or absent. */
+  error?: string;
+  wallMs: number;
+  /** Every trace request's result (PURGE lines excluded), in trace order. */
+  results: ReplayResult[];
+  originRequests: number;
+  originBytes: number;
+  /** The origin's answers for the cold crowd's object. */
+  crowdAnswers: OriginAnswer[];
+  purge?: PurgeTiming;
+  operations?: SimOperations;
+  /**
+   * Requests the client sent (trace and purge probes), those a response head came back for (what an edge can have
+   * counted: a connection that failed before may never have reached it), and what the system's stats counted at
+   * its edge.
+   */
+  ledger?: { sent: number; answered: number; counted: number | undefined };
+}
+
+export interface SimRun {
+  trace: Trace;
+  topology: SimTopology;
+  speed: number;
+  systems: SystemRun[];
+  wallMs: number;
+}
+
+export async function runSim(options: RunSimOptions): Promise<SimRun> {
+  const log = options.log ?? (() => undefined);
+  const began = performance.now();
+  const origin = await startCatalogueOrigin(options.trace.objects);
+  const runs: SystemRun[] = [];
+  try {
+    for (const { name, start } of options.systems) {
+      origin.reset();
+      log(`sim: ${name}: starting ${options.topology.locations.length} locations`);
+      const run = await runSystem(name, start, origin, options);
+      log(`sim: ${name}: ${run.error ?? 'done'} in ${(run.wallMs / 1000).toFixed(1)} s`);
+      runs.push(run);
+    }
+  } finally {
+    await origin.close();
+  }
+  return {
+    trace: options.trace,
+    topology: options.topology,
+    speed: options.speed,
+    systems: runs,
+    wallMs: performance.now() - began,
+  };
+}
+
+async function runSystem(
+  name: SystemName,
+  start: StartSystem,
+  origin: CatalogueOrigin,
+  options: RunSimOptions,
+): Promise<SystemRun> {
+  const began = performance.now();
+  const run: SystemRun = { name, wallMs: 0, results: [], originRequests: 0, originBytes: 0, crowdAnswers: [] };
+  let system: SimSystem | undefined;
+  try {
+    system = await start(options.topology, { url: origin.url });
+    const live = system;
+    const sizes = new Map(options.trace.objects.map((object) => [object.path, object.size]));
+    const onPurge = async (request: TraceRequest) => {
+      const version = origin.bump(request.path);
+      if (live.purge === undefined) return;
+      run.purge = await timePurge(live.purge.bind(live), request, live.locations, {
+        version,
+        size: sizes.get(request.path) ?? 0,
+        deadlineMs: options.topology.kvPropagationMs + PURGE_BOUND_MARGIN_MS,
+      });
+    };
+    run.results = await replay({
+      trace: options.trace,
+      locations: live.locations,
+      speed: options.speed,
+      versionOf: (path) => origin.version(path),
+      onPurge,
+    });
+    const all = [...run.results, ...(run.purge?.probes ?? [])];
+    const answered = all.filter((result) => result.status > 0).length;
+    if (live.stats !== undefined)
+      run.ledger = { sent: all.length, answered, counted: await countedAtEdge(live, answered) };
+    if (live.operations !== undefined) run.operations = live.operations();
+  } catch (error) {
+    run.error = error instanceof Error ? error.message : String(error);
+  } finally {
+    const crowd = new Set(options.trace.requests.filter((r) => r.tag === CROWD_TAG).map((r) => r.path));
+    for (const count of origin.counts().values()) {
+      run.originRequests += count.requests;
+      run.originBytes += count.bytes;
+    }
+    run.crowdAnswers = origin.answers().filter((answer) => crowd.has(answer.path));
+    await system?.stop().catch((error: unknown) => {
+      run.error ??= `stop: ${error instanceof Error ? error.message : String(error)}`;
+    });
+    run.wallMs = performance.now() - began;
+  }
+  return run;
+}
+
+/** The edge's request count in the system's stats, read until it reaches `expected` or the stats had time to settle. */
+async function countedAtEdge(system: SimSystem, expected: number): Promise<number | undefined> {
+  const deadline = performance.now() + STATS_SETTLE_MS;
+  let counted: number | undefined;
+  do {
+    counted = edgeRequests(await system.stats?.().catch(() => undefined));
+    if (counted === expected) return counted;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  } while (performance.now() < deadline);
+  return counted;
+}
+
+/** stats.json's `tiers.edge.totals.requests` (shared/stats/stats-json.ts), read from an unknown value. */
+export function edgeRequests(stats: unknown): number | undefined {
+  const tiers = field(stats, 'tiers');
+  const requests = field(field(field(tiers, 'edge'), 'totals'), 'requests');
+  return typeof requests === 'number' ? requests : undefined;
+}
+
+function field(value: unknown, key: string): unknown {
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+}

@@ -1,0 +1,103 @@
+// `npm run sim` flags (docs/sim.md), read once into typed values. Defaults are sized so that the issue's run, 6
+// locations, a 3-minute trace, four systems one after another, ends within 10 minutes on a 2-core machine: the trace
+// played 4× faster than it was written (links keep their real latencies), videos at 5 % of their size.
+
+import type { SystemName } from './system.ts';
+import { DEFAULT_WORKLOAD } from './workload/generate.ts';
+
+export const SYSTEM_ORDER: readonly SystemName[] = ['tiercache', 'no-shield', 'varnish', 'nginx-slice'];
+
+export interface SimFlags {
+  locations: number | undefined;
+  minutes: number;
+  alpha: number;
+  seed: number;
+  scale: number;
+  /** Sessions per location per minute. */
+  sessions: number;
+  speed: number;
+  systems: SystemName[];
+  kvDelayMs: number;
+  isolates: number;
+  trace?: string;
+  fromLog?: string;
+  writeTrace?: string;
+  /** Write the trace (--write-trace) and run nothing. */
+  traceOnly: boolean;
+}
+
+const NUMBER_FLAGS = {
+  '--locations': 'locations',
+  '--minutes': 'minutes',
+  '--alpha': 'alpha',
+  '--seed': 'seed',
+  '--scale': 'scale',
+  '--sessions': 'sessions',
+  '--speed': 'speed',
+  '--kv-delay-ms': 'kvDelayMs',
+  '--isolates': 'isolates',
+} as const;
+const PATH_FLAGS = { '--trace': 'trace', '--from-log': 'fromLog', '--write-trace': 'writeTrace' } as const;
+
+export class FlagError extends Error {}
+
+export function parseSimFlags(args: readonly string[]): SimFlags {
+  const flags: SimFlags = {
+    locations: undefined,
+    minutes: DEFAULT_WORKLOAD.minutes,
+    alpha: DEFAULT_WORKLOAD.alpha,
+    seed: DEFAULT_WORKLOAD.seed,
+    scale: DEFAULT_WORKLOAD.scale,
+    sessions: DEFAULT_WORKLOAD.sessionsPerMinute,
+    speed: 4,
+    systems: [...SYSTEM_ORDER],
+    kvDelayMs: 60_000,
+    isolates: 1,
+    traceOnly: false,
+  };
+  for (let i = 0; i < args.length; i++) {
+    const [name = '', inline] = (args[i] ?? '').split(/=(.*)/s, 2);
+    if (name === '--trace-only') {
+      flags.traceOnly = true;
+      continue;
+    }
+    if (!(name in NUMBER_FLAGS || name in PATH_FLAGS || name === '--systems'))
+      throw new FlagError(`unknown flag ${name} (docs/sim.md lists them)`);
+    const value = inline ?? args[++i];
+    if (value === undefined) throw new FlagError(`${name} needs a value`);
+    if (name in NUMBER_FLAGS) {
+      const number = Number(value);
+      // A KV delay of 0 is a KV that propagates at once (a test's); every other number must be above 0.
+      const least = name === '--kv-delay-ms' ? 0 : Number.MIN_VALUE;
+      if (!Number.isFinite(number) || number < least)
+        throw new FlagError(`${name} expects a number above 0, got ${value}`);
+      flags[NUMBER_FLAGS[name as keyof typeof NUMBER_FLAGS]] = number;
+    } else if (name in PATH_FLAGS) {
+      flags[PATH_FLAGS[name as keyof typeof PATH_FLAGS]] = value;
+    } else {
+      flags.systems = systemList(value);
+    }
+  }
+  check(flags);
+  return flags;
+}
+
+function systemList(value: string): SystemName[] {
+  const names = value.split(',').map((name) => name.trim());
+  for (const name of names)
+    if (!SYSTEM_ORDER.includes(name as SystemName))
+      throw new FlagError(`--systems takes ${SYSTEM_ORDER.join(', ')}; got ${name}`);
+  return names as SystemName[];
+}
+
+function check(flags: SimFlags): void {
+  if (flags.locations !== undefined && !Number.isInteger(flags.locations))
+    throw new FlagError(`--locations expects a whole number, got ${flags.locations}`);
+  if (!Number.isInteger(flags.isolates))
+    throw new FlagError(`--isolates expects a whole number, got ${flags.isolates}`);
+  if (flags.alpha > 2) throw new FlagError(`--alpha expects 0.6–1.0 (at most 2), got ${flags.alpha}`);
+  if (flags.scale > 1) throw new FlagError(`--scale expects a fraction up to 1, got ${flags.scale}`);
+  if (flags.trace !== undefined && flags.fromLog !== undefined)
+    throw new FlagError('--trace and --from-log are two sources of one trace: give one');
+  if (flags.traceOnly && flags.writeTrace === undefined) throw new FlagError('--trace-only needs --write-trace FILE');
+}

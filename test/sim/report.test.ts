@@ -1,0 +1,169 @@
+// The sim's report, pure: which tier answered (RFC 9211 Cache-Status as tiercache writes it; the baselines'
+// X-Cache-Status; n/a where nothing says), the unique bytes asked, the cold crowd's cost per slice, the access-log
+// converter, and the summary line in the form issue 37 fixes.
+import { describe, expect, it } from 'vitest';
+import { pathTaken, tierVerdict } from '../../bench/sim/report/cache-verdict.ts';
+import { crowdCost } from '../../bench/sim/report/crowd.ts';
+import { uniqueRequestedBytes } from '../../bench/sim/report/requested-bytes.ts';
+import type { SimReport, SystemSummary } from '../../bench/sim/report/sim-report.ts';
+import { summaryLine } from '../../bench/sim/report/sim-tables.ts';
+import { simTargets } from '../../bench/sim/report/sim-targets.ts';
+import { tierRatios } from '../../bench/sim/report/tier-ratios.ts';
+import { convertLog } from '../../bench/sim/workload/log-convert.ts';
+
+describe('which tier answered', () => {
+  it('RFC 9211: an edge hit, a shield hit and a miss as tiercache says them', () => {
+    expect(pathTaken(tierVerdict({ cacheStatus: 'tiercache-edge; hit; ttl=80' }))).toBe('hit');
+    expect(
+      pathTaken(tierVerdict({ cacheStatus: 'tiercache-shield; hit; ttl=86000, tiercache-edge; fwd=miss; stored' })),
+    ).toBe('shield-hit');
+    expect(
+      pathTaken(tierVerdict({ cacheStatus: 'tiercache-shield; fwd=uri-miss; stored, tiercache-edge; fwd=miss' })),
+    ).toBe('miss');
+  });
+
+  it("reads the baselines' members named <cache>-edge and <cache>-shield the same way", () => {
+    expect(pathTaken(tierVerdict({ cacheStatus: 'varnish-shield; fwd=miss, varnish-edge; hit' }))).toBe('hit');
+    expect(pathTaken(tierVerdict({ cacheStatus: 'nginx-shield; hit, nginx-edge; fwd=miss' }))).toBe('shield-hit');
+    expect(pathTaken(tierVerdict({ cacheStatus: 'varnish-shield; fwd=miss, varnish-edge; fwd=miss' }))).toBe('miss');
+  });
+
+  it('an edge miss whose shield said nothing is forwarded, not guessed', () => {
+    expect(pathTaken(tierVerdict({ cacheStatus: 'tiercache-edge; fwd=miss' }))).toBe('forwarded');
+  });
+
+  it("reads the baselines' X-Cache-Status: the edge's value last, the shield's before it", () => {
+    expect(pathTaken(tierVerdict({ xCacheStatus: 'HIT' }))).toBe('hit');
+    expect(pathTaken(tierVerdict({ xCacheStatus: 'MISS' }))).toBe('forwarded');
+    expect(pathTaken(tierVerdict({ xCacheStatus: 'HIT, MISS' }))).toBe('shield-hit');
+    expect(pathTaken(tierVerdict({ xCacheStatus: 'MISS, MISS' }))).toBe('miss');
+  });
+
+  it('says unknown when no header tells', () => {
+    expect(pathTaken(tierVerdict({}))).toBe('unknown');
+    expect(pathTaken(tierVerdict({ cacheStatus: 'other-cache; hit', xCacheStatus: 'maybe' }))).toBe('unknown');
+  });
+
+  it('ratios per tier: the shield over the edge misses only, n/a where nothing told', () => {
+    const [, all] = tierRatios(
+      [
+        { location: 0, bytes: 100, cacheStatus: 'tiercache-edge; hit' },
+        { location: 0, bytes: 300, cacheStatus: 'tiercache-shield; hit, tiercache-edge; fwd=miss' },
+        { location: 0, bytes: 600, cacheStatus: 'tiercache-shield; fwd=miss, tiercache-edge; fwd=miss' },
+        { location: 0, bytes: 5 },
+      ],
+      1,
+    );
+    expect(all?.requests).toBe(4);
+    expect(all?.edge).toEqual({ told: 3, hitRatio: 1 / 3, byteHitRatio: 0.1 });
+    expect(all?.shield).toEqual({ told: 2, hitRatio: 0.5, byteHitRatio: 300 / 900 });
+    expect(tierRatios([{ location: 0, bytes: 1 }], 1)[0]?.edge.hitRatio).toBeUndefined();
+  });
+});
+
+describe('unique bytes asked', () => {
+  it('counts each byte of each version once: ranges, whole objects, cuts; HEAD asks none', () => {
+    const sizes = new Map([
+      ['/v', 1000],
+      ['/p', 10],
+    ]);
+    expect(
+      uniqueRequestedBytes(
+        [
+          { method: 'GET', path: '/v', range: 'bytes=0-', versionAtSend: 0 },
+          { method: 'GET', path: '/v', range: 'bytes=500-', versionAtSend: 0 },
+          { method: 'HEAD', path: '/p', versionAtSend: 0 },
+          { method: 'GET', path: '/p', versionAtSend: 0 },
+          { method: 'GET', path: '/p', versionAtSend: 1 },
+        ],
+        sizes,
+      ),
+    ).toBe(1000 + 10 + 10);
+  });
+});
+
+describe('the cold crowd', () => {
+  const answer = (start: number, sentBytes: number) => ({ path: '/c', version: 0, status: 206, start, sentBytes });
+
+  it('one answer per slice is once per slice; whole answers from six locations are six per slice', () => {
+    const slice = 100;
+    const sliced = [0, 100, 200, 300].map((start) => answer(start, 100));
+    expect(crowdCost('/c', 400, sliced, slice).perSlice).toEqual([1, 1, 1, 1]);
+    const whole = Array.from({ length: 6 }, () => answer(0, 400));
+    expect(crowdCost('/c', 400, whole, slice)).toMatchObject({
+      originRequests: 6,
+      originBytes: 2400,
+      perSlice: [6, 6, 6, 6],
+    });
+  });
+});
+
+describe('the access-log converter (combined format)', () => {
+  const log = [
+    '203.0.113.9 - - [10/Oct/2025:13:55:36 +0000] "GET /v/1.mp4 HTTP/1.1" 200 1000 "-" "curl/8"',
+    '203.0.113.9 - - [10/Oct/2025:13:55:37 +0000] "GET /v/1.mp4 HTTP/1.1" 206 400 "-" "curl/8" "bytes=600-"',
+    '198.51.100.2 - - [10/Oct/2025:14:55:38 +0100] "GET /v/1.mp4?x=1 HTTP/1.1" 200 300 "-" "Mozilla/5.0"',
+    '198.51.100.2 - - [10/Oct/2025:13:55:39 +0000] "POST /api HTTP/1.1" 200 3 "-" "x"',
+    '198.51.100.2 - - [10/Oct/2025:13:55:40 +0000] "GET /missing HTTP/1.1" 404 3 "-" "x"',
+    'not a log line',
+  ].join('\n');
+
+  it('reads GET and HEAD answers into a trace: times from the first, ranges, sizes, cuts; the rest counted out', () => {
+    const { trace, converted, skipped } = convertLog(log, 4);
+    expect({ converted, skipped }).toEqual({ converted: 3, skipped: 3 });
+    expect(trace.objects).toEqual([{ path: '/v/1.mp4', size: 1000 }]);
+    expect(trace.requests.map((r) => [r.atMs, r.range, r.abortAfter])).toEqual([
+      [0, undefined, undefined],
+      [1000, 'bytes=600-', undefined],
+      [2000, undefined, 300],
+    ]);
+    expect(trace.requests[0]?.location).toBe(trace.requests[1]?.location);
+  });
+});
+
+describe('the summary line', () => {
+  it('is the form a script reads, n/a for a system that did not run', () => {
+    const system = (name: SystemSummary['name'], ratio: number, exact?: boolean) =>
+      ({
+        name,
+        originPerUnique: ratio,
+        ...(exact !== undefined && { ledger: { sent: 1, answered: 1, counted: 1, exact } }),
+      }) as SystemSummary;
+    const report = {
+      locations: 6,
+      requests: 2343,
+      speed: 4,
+      wallSeconds: 1,
+      systems: [system('tiercache', 1.004, true), system('no-shield', 3.456), system('varnish', 1.5)],
+    } satisfies SimReport;
+    expect(summaryLine(report)).toBe(
+      'sim: locations 6, requests 2343, origin/unique tiercache 1.00, no-shield 3.46, varnish 1.50, nginx-slice n/a; ledger exact yes',
+    );
+  });
+});
+
+describe("issue 37's targets", () => {
+  it('judges tiercache on each, and says n/a where it measured nothing', () => {
+    const tiercache = {
+      name: 'tiercache',
+      wrongBytes: 0,
+      originPerUnique: 1.01,
+      crowd: { path: '/c', size: 16, originRequests: 2, originBytes: 16, slices: 2, perSlice: [1, 1] },
+      firstBytes: [
+        { location: 0, path: 'miss', count: 3, p50: 60, p95: 70, p99: 80, floorMs: 55 },
+        { location: 1, path: 'miss', count: 3, p50: 300, p95: 310, p99: 320, floorMs: 195 },
+      ],
+      ledger: { sent: 5, answered: 5, counted: 5, exact: true },
+    } as unknown as SystemSummary;
+    const report: SimReport = { locations: 2, requests: 5, speed: 1, wallSeconds: 1, systems: [tiercache] };
+    expect(simTargets(report).map((v) => [v.target.split(' ')[0], v.met])).toEqual([
+      ['no', true],
+      ['tiercache', true],
+      ['cold', true],
+      ['tiercache', false],
+      ['a', undefined],
+      ['the', true],
+    ]);
+    expect(simTargets(report)[3]?.measured).toBe('worst 1.54×');
+  });
+});

@@ -1,0 +1,56 @@
+// npm run sim's flags (bench/sim/sim-flags.ts): the defaults the issue's run is sized by, each flag read, and a
+// wrong one refused with what was expected.
+import { describe, expect, it } from 'vitest';
+import { parseSimFlags, SYSTEM_ORDER } from '../../bench/sim/sim-flags.ts';
+
+describe('npm run sim flags', () => {
+  it('defaults to the four systems in order, 3 minutes at 4×, KV at 60 s, one isolate', () => {
+    expect(parseSimFlags([])).toMatchObject({
+      locations: undefined,
+      minutes: 3,
+      speed: 4,
+      systems: [...SYSTEM_ORDER],
+      kvDelayMs: 60_000,
+      isolates: 1,
+      traceOnly: false,
+    });
+  });
+
+  it('reads each flag, as `--flag value` or `--flag=value`', () => {
+    expect(
+      parseSimFlags([
+        '--locations',
+        '2',
+        '--minutes=0.5',
+        '--alpha',
+        '0.6',
+        '--systems',
+        'tiercache,varnish',
+        '--kv-delay-ms',
+        '0',
+        '--isolates',
+        '4',
+        '--trace',
+        't.trace',
+      ]),
+    ).toMatchObject({
+      locations: 2,
+      minutes: 0.5,
+      alpha: 0.6,
+      systems: ['tiercache', 'varnish'],
+      kvDelayMs: 0,
+      isolates: 4,
+      trace: 't.trace',
+    });
+  });
+
+  it('refuses what it cannot run, saying what it expected', () => {
+    expect(() => parseSimFlags(['--systems', 'squid'])).toThrow(/--systems takes tiercache, no-shield/);
+    expect(() => parseSimFlags(['--locations', '1.5'])).toThrow(/whole number/);
+    expect(() => parseSimFlags(['--speed', '0'])).toThrow(/above 0/);
+    expect(() => parseSimFlags(['--minutes'])).toThrow(/needs a value/);
+    expect(() => parseSimFlags(['--trace', 'a', '--from-log', 'b'])).toThrow(/give one/);
+    expect(() => parseSimFlags(['--trace-only'])).toThrow(/--write-trace/);
+    expect(() => parseSimFlags(['--fast'])).toThrow(/unknown flag --fast/);
+  });
+});
