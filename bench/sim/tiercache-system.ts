@@ -71,6 +71,8 @@ export async function startTiercacheSystem(
       ORIGIN_KIND: 'http',
       ORIGIN_URL: originLink.url,
       STATS_FLUSH_MS: String(SIM_FLUSH_MS),
+      // Only failures are logged, as `npm start` does without LOG=1: the run's output is its tables.
+      LOG_SAMPLE: '0',
       ...tokens,
       ...options.config,
     };
