@@ -276,6 +276,9 @@ describe('docs/costs.md', () => {
       `(${((lists?.quantity ?? 0) / 1e6).toFixed(1)} million for the 10 TB month, ${formatUsd(lists?.usd ?? 0)} of its ${formatUsd(month(tenTb).platformUSD)})`,
     );
     expect(DOC).toContain(`$7 plus ${formatUsd(month(video).platformUSD)} of`);
+    // The same month as the purge list was read before issue 37, beside it.
+    const before = mixCost(tenTb, PUBLISHED_PRICES, DEPLOYED_INTERVALS, { design: BEFORE });
+    expect(DOC.replace(/\s+/g, ' ')).toContain(`every 5 s before cost ${formatUsd(before.totalUSD)} for this month`);
     expect(DOC).toContain(`the whole egress is worth ${formatUsd(month(site).egressAloneUSD).replace(/0+$/, '')}`);
   });
 
