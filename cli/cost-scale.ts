@@ -2,7 +2,8 @@
 // isolates × requests a second, what it costs before and after issue 37's design and which limit binds first.
 
 import type { CostEstimate } from '../shared/cost/cost-model.ts';
-import type { LimitLoad, RefreshDesign, ScalePoint, ScaleScenario } from '../shared/cost/scale-model.ts';
+import type { RefreshDesign } from '../shared/cost/refresh-design.ts';
+import type { LimitLoad, ScalePoint, ScaleScenario } from '../shared/cost/scale-model.ts';
 import { formatBytes, formatRatio } from '../shared/stats/format.ts';
 import { costTable, type TableFormat } from './cost-tables.ts';
 

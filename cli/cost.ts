@@ -5,7 +5,8 @@
 import type { Comparison } from '../shared/cost/alternatives.ts';
 import type { CostEstimate } from '../shared/cost/cost-model.ts';
 import { type PriceTable, PUBLISHED_PRICES } from '../shared/cost/prices.ts';
-import { AFTER, AFTER_WITHOUT_CACHE_API, BEFORE, scaleGrid } from '../shared/cost/scale-model.ts';
+import { AFTER, AFTER_WITHOUT_CACHE_API, BEFORE } from '../shared/cost/refresh-design.ts';
+import { scaleGrid } from '../shared/cost/scale-model.ts';
 import { DEPLOYED_INTERVALS, EXAMPLE_MIXES, mixComparison, type TrafficMix } from '../shared/cost/traffic-mix.ts';
 import { formatAmount, formatBytes, formatRatio, formatUsd } from '../shared/stats/format.ts';
 import {

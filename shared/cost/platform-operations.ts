@@ -1,5 +1,5 @@
 // The platform operations a deployment makes besides answering requests, per isolate per interval
-// (docs/costs.md): purge-list re-reads and stats flushes, what they cost the stats object, logs, subrequests.
+// (docs/costs.md): purge-list re-reads and stats flushes, what they cost a stats object, logs, subrequests.
 
 import { FETCH, LOOKUP, PUT, SLICE_READ } from '../slices/subrequest-costs.ts';
 
@@ -50,15 +50,15 @@ export const SUBREQUESTS = {
 } as const;
 
 /**
- * Each isolate that serves requests re-reads the purge list from KV (one list() call) at most every
- * REFRESH_MS (shared/purge/purge-store.ts), and flushes its stats batch to the stats Durable Object
- * (one request, shield/stats-store.ts) at most every STATS_FLUSH_MS. Busy isolates make one of each
- * per interval; a quiet one makes one per request at most, so both are functions of how many
- * isolates the traffic spreads over.
+ * Each isolate that serves requests re-reads the purge list at most every REFRESH_MS
+ * (shared/purge/purge-store.ts: the head key, and the list when the head says so: refresh-design.ts), and flushes its
+ * stats batch to a stats Durable Object (one request, shield/stats-store.ts) at most every STATS_FLUSH_MS. Busy
+ * isolates make one of each per interval; a quiet one makes one per request at most, so both are functions of how many
+ * isolates (or, for the head a location shares, locations) the traffic spreads over.
  *
- * Operations of one kind made by isolates that each make at most one per `intervalMs` and only
+ * Operations of one kind made by readers that each make at most one per `intervalMs` and only
  * while requests come: with `requests` over `periodMs` spread evenly at random (Poisson) over
- * `isolates`, each isolate makes one on the first request after its interval has passed.
+ * `isolates`, each makes one on the first request after its interval has passed.
  * `flush` (the stats): a request within the interval is sent when it ends, one later at once.
  * `reread` (the purge list): the first request after the interval re-reads; others use the copy.
  */

@@ -8,44 +8,16 @@ import {
   type PlatformLimit,
 } from '../config/platform-limits.ts';
 import { type CostEstimate, costOf } from './cost-model.ts';
-import { FLUSH_STORAGE, operationsPerPeriod } from './platform-operations.ts';
 import type { PriceTable } from './prices.ts';
-import { EXAMPLE_MIXES, type Intervals, mixTraffic, type TrafficMix } from './traffic-mix.ts';
+import {
+  EDGE_LOCATIONS_MAX,
+  type Intervals,
+  type RefreshDesign,
+  refreshOperations,
+  tierLoads,
+} from './refresh-design.ts';
+import { EXAMPLE_MIXES, mixTraffic, type TrafficMix } from './traffic-mix.ts';
 import { MONTH_MS, type Operations, type Traffic, usageOf } from './usage.ts';
-
-/** How the isolates learn of purges and where their stats go. */
-export interface RefreshDesign {
-  name: string;
-  /**
-   * Who reads the purge head key (one KV get) each REFRESH_MS while requests come: nobody (no head key), each location
-   * once (its isolates share the last read through the Cache API for REFRESH_MS), or each isolate (where the Cache API
-   * does not work: a Worker on workers.dev).
-   */
-  headReaders: 'none' | 'location' | 'isolate';
-  /** When an isolate lists the purge namespace (one KV list): every refresh, or only when the head it read changed. */
-  listing: 'every-refresh' | 'on-head-change';
-  /** A safety list each isolate makes at most this often whatever the head says; undefined = none. */
-  safetyListMs?: number;
-  /** Durable Objects the stats batches spread over (each isolate flushes to one of them). */
-  statsShards: number;
-}
-
-/** Today's code: every isolate lists the purge namespace every REFRESH_MS it serves; one stats object for everything. */
-export const BEFORE: RefreshDesign = { name: 'before', headReaders: 'none', listing: 'every-refresh', statsShards: 1 };
-
-/**
- * Issue 37's design: a head key written with each purge batch, read with a get once per location per refresh (shared
- * through the Cache API), a list only when it changed; the stats batches spread over 16 Durable Objects.
- */
-export const AFTER: RefreshDesign = {
-  name: 'after',
-  headReaders: 'location',
-  listing: 'on-head-change',
-  statsShards: 16,
-};
-
-/** The after design where the Cache API does not work (workers.dev): each isolate reads the head itself. */
-export const AFTER_WITHOUT_CACHE_API: RefreshDesign = { ...AFTER, name: 'after, workers.dev', headReaders: 'isolate' };
 
 /** Where the traffic runs and how much of it there is. */
 export interface ScaleScenario {
@@ -83,11 +55,6 @@ export interface ScalePoint {
 export const SCALE_ISOLATES = [10, 100, 1_000, 10_000] as const;
 export const SCALE_REQUESTS_PER_SECOND = [1_000, 10_000, 100_000] as const;
 
-/**
- * Locations an edge's isolates spread over at most: an assumption (Cloudflare runs in over 300 cities; how many of them
- * serve a given Worker, and with how many machines each, is Cloudflare's to decide and not published).
- */
-export const EDGE_LOCATIONS_MAX = 300;
 /** The shield's isolates against the edge's: as in the examples (100 edge, 4 shield). An assumption. */
 export const SHIELD_ISOLATES_PER_EDGE = 4 / 100;
 /** Purges a month for the grid: a hundred a day. An assumption; `--purges` gives another. */
@@ -152,7 +119,7 @@ export function scalePoint(
       limit: ISOLATE_THREAD,
     },
   ];
-  if (design.headReaders !== 'none')
+  if (design.listing === 'on-head-change')
     limits.push({
       name: 'KV head key',
       load: scenario.purgesPerMonth / seconds / KV_WRITES_PER_KEY_PER_SECOND.value,
@@ -162,75 +129,19 @@ export function scalePoint(
   return { scenario, design, operations, kvWrites, estimate, limits };
 }
 
-/**
- * The operations a month of `traffic` makes under `design`. Flushes are the same in both designs (one per isolate per
- * STATS_FLUSH_MS at most, to whichever shard): only how many objects they spread over changes. The purge list:
- * - every-refresh: each isolate lists every REFRESH_MS it serves (the reread of platform-operations.ts);
- * - on-head-change: the head is read with a get by each reader (a location, or an isolate) every REFRESH_MS while its
- *   requests come, and each isolate lists once per head change it sees, at most once per refresh; plus its safety list.
- * KV writes: a purge batch each, and after, the head key rewritten with it (at most once a second: KV's per-key limit).
- */
+/** The operations a month of `traffic` makes under `design` where `scenario` runs (refresh-design.ts). */
 export function scaleOperations(
   traffic: Traffic,
   scenario: ScaleScenario,
   design: RefreshDesign,
   intervals: Intervals,
 ): { operations: Operations; kvWrites: number } {
-  const { periodMs } = traffic;
-  const edgeRequests =
-    traffic.edge.memoryHits.requests +
-    traffic.edge.cacheHits.requests +
-    traffic.edge.misses.requests +
-    traffic.edge.other.requests;
-  const shieldRecords = traffic.shield.hits.requests + traffic.shield.misses.requests + traffic.shield.other.requests;
-  // Every shield invocation reads the list, the copy of a slice read ahead among them.
-  const shieldInvocations = shieldRecords + traffic.sliceRequests;
-  const tiers = [
-    { requests: edgeRequests, flushed: edgeRequests, isolates: scenario.isolates, locations: scenario.locations },
-    {
-      requests: shieldInvocations,
-      flushed: shieldRecords,
-      isolates: scenario.shieldIsolates,
-      locations: scenario.shieldLocations,
-    },
-  ];
-  const per = (interval: number, readers: (tier: (typeof tiers)[number]) => number): number =>
-    tiers.reduce(
-      (sum, tier) => sum + operationsPerPeriod('reread', tier.requests, periodMs, readers(tier), interval),
-      0,
-    );
-  const flushes = tiers.reduce(
-    (sum, tier) => sum + operationsPerPeriod('flush', tier.flushed, periodMs, tier.isolates, intervals.flushMs),
-    0,
+  const tiers = tierLoads(
+    traffic,
+    { edge: scenario.isolates, shield: scenario.shieldIsolates },
+    { edge: scenario.locations, shield: scenario.shieldLocations },
   );
-  const refreshes = per(intervals.refreshMs, (tier) => tier.isolates);
-  // The head is written at most once a second whatever the purges: KV refuses a key written faster.
-  const headWrites =
-    design.headReaders === 'none'
-      ? 0
-      : Math.min(scenario.purgesPerMonth, (periodMs / 1000) * KV_WRITES_PER_KEY_PER_SECOND.value);
-  const isolates = scenario.isolates + scenario.shieldIsolates;
-  const kvLists =
-    design.listing === 'every-refresh'
-      ? refreshes
-      : Math.min(refreshes, isolates * headWrites) +
-        (design.safetyListMs === undefined ? 0 : per(design.safetyListMs, (tier) => tier.isolates));
-  const kvReads =
-    design.headReaders === 'none'
-      ? 0
-      : design.headReaders === 'isolate'
-        ? refreshes
-        : per(intervals.refreshMs, (tier) => tier.locations);
-  return {
-    operations: {
-      flushes,
-      durableObjectRowsRead: flushes * FLUSH_STORAGE.rowsRead,
-      durableObjectRowsWritten: flushes * FLUSH_STORAGE.rowsWritten,
-      kvLists,
-      kvReads,
-    },
-    kvWrites: scenario.purgesPerMonth + headWrites,
-  };
+  return refreshOperations(tiers, traffic.periodMs, scenario.purgesPerMonth, design, intervals);
 }
 
 /** The grid: every isolates × requests-a-second point, under each design. */

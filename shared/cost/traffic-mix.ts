@@ -1,13 +1,21 @@
 // A month of traffic described the way a user would (docs/costs.md, `npm run cost`), turned into the
-// stats' vocabulary and the operations its isolates make; three example mixes make the docs' table.
+// stats' vocabulary and the operations its isolates make under the design the code runs (refresh-design.ts
+// DEPLOYED_DESIGN); three example mixes make the docs' table.
 
 import { DEFAULT_FLUSH_MS } from '../config/observability.ts';
 import { REFRESH_MS } from '../purge/purge-rules.ts';
 import { type Comparison, compareAlternatives } from './alternatives.ts';
 import { type CostEstimate, costOf } from './cost-model.ts';
-import { FLUSH_STORAGE, operationsPerPeriod } from './platform-operations.ts';
 import type { PriceTable } from './prices.ts';
-import { MONTH_MS, type Operations, type Traffic, usageOf, type Volume } from './usage.ts';
+import {
+  DEPLOYED_DESIGN,
+  EDGE_LOCATIONS_MAX,
+  type Intervals,
+  type RefreshDesign,
+  refreshOperations,
+  tierLoads,
+} from './refresh-design.ts';
+import { MONTH_MS, type Operations, type Traffic, type Usage, usageOf, type Volume } from './usage.ts';
 
 const MIB = 1024 * 1024;
 
@@ -29,6 +37,11 @@ export interface TrafficMix {
   sliceBytes?: number;
   /** How many isolates the requests spread over at each tier (locations × machines that serve them). */
   isolates: { edge: number; shield: number };
+  /**
+   * The locations those isolates are in (a location's edge isolates share their reads of the purge head); absent: each
+   * edge isolate in a location of its own up to EDGE_LOCATIONS_MAX (the costlier case), the shield in one.
+   */
+  locations?: { edge: number; shield: number };
   purgesPerMonth: number;
   analytics: boolean;
   /** LOG_SAMPLE. */
@@ -40,11 +53,7 @@ export interface TrafficMix {
   overCacheLimitShare: number;
 }
 
-/** How often an isolate flushes its stats (STATS_FLUSH_MS) and re-reads the purge list (REFRESH_MS). */
-export interface Intervals {
-  flushMs: number;
-  refreshMs: number;
-}
+export type { Intervals };
 
 /** A deployment's intervals when nothing is set: STATS_FLUSH_MS's default, and the purge list's REFRESH_MS. */
 export const DEPLOYED_INTERVALS: Intervals = { flushMs: DEFAULT_FLUSH_MS, refreshMs: REFRESH_MS };
@@ -75,49 +84,48 @@ export function mixTraffic(mix: TrafficMix): Traffic {
     sliceRequests: sliced ? shieldRequests : 0,
     slicedShare: sliced ? 1 : 0,
     originBytes: shieldMisses.bytes,
-    // One write per purge request, however many targets it names; the occasional snapshot is left out.
+    // The purge requests, one batch each however many targets it names; the writes the design adds to each (the head,
+    // the snapshots) are refreshOperations'.
     purgeWrites: mix.purgesPerMonth,
     logSample: mix.logSample,
     analytics: mix.analytics,
   };
 }
 
-/** The flushes and purge-list re-reads the mix's isolates make in its month, and the stats object's rows. */
-export function mixOperations(traffic: Traffic, mix: TrafficMix, intervals: Intervals): Operations {
-  const edgeRequests =
-    traffic.edge.memoryHits.requests +
-    traffic.edge.cacheHits.requests +
-    traffic.edge.misses.requests +
-    traffic.edge.other.requests;
-  const shieldRecords = traffic.shield.hits.requests + traffic.shield.misses.requests + traffic.shield.other.requests;
-  // Every shield invocation reads the list, the copy of a slice read ahead among them.
-  const shieldInvocations = shieldRecords + traffic.sliceRequests;
-  const flushes =
-    operationsPerPeriod('flush', edgeRequests, traffic.periodMs, mix.isolates.edge, intervals.flushMs) +
-    operationsPerPeriod('flush', shieldRecords, traffic.periodMs, mix.isolates.shield, intervals.flushMs);
-  const kvLists =
-    operationsPerPeriod('reread', edgeRequests, traffic.periodMs, mix.isolates.edge, intervals.refreshMs) +
-    operationsPerPeriod('reread', shieldInvocations, traffic.periodMs, mix.isolates.shield, intervals.refreshMs);
-  return {
-    flushes,
-    durableObjectRowsRead: flushes * FLUSH_STORAGE.rowsRead,
-    durableObjectRowsWritten: flushes * FLUSH_STORAGE.rowsWritten,
-    kvLists,
-    // None per re-read: a batch small enough lives in its key's metadata, which list() returns; a get is made once per
-    // isolate per batch too large for it or per snapshot, few against the re-reads, and left out here.
-    kvReads: 0,
-  };
+/** Where a mix's isolates are: as it says, else each edge isolate in a location of its own (up to 300), the shield in one. */
+export function mixLocations(mix: TrafficMix): { edge: number; shield: number } {
+  return mix.locations ?? { edge: Math.max(1, Math.min(mix.isolates.edge, EDGE_LOCATIONS_MAX)), shield: 1 };
 }
 
-/** A mix's month at `prices`. */
+/**
+ * The flushes, purge-head reads and purge-list lists the mix's isolates make in its month under `design` (the design
+ * the code runs unless given), the stats objects' rows, and the KV writes its purges make.
+ */
+export function mixOperations(
+  traffic: Traffic,
+  mix: TrafficMix,
+  intervals: Intervals,
+  design: RefreshDesign = DEPLOYED_DESIGN,
+): { operations: Operations; kvWrites: number } {
+  const tiers = tierLoads(traffic, mix.isolates, mixLocations(mix));
+  return refreshOperations(tiers, traffic.periodMs, mix.purgesPerMonth, design, intervals);
+}
+
+/** What a mix's month uses of each metered thing under `design`. */
+export function mixUsage(mix: TrafficMix, intervals: Intervals, design: RefreshDesign = DEPLOYED_DESIGN): Usage {
+  const traffic = mixTraffic(mix);
+  const { operations, kvWrites } = mixOperations(traffic, mix, intervals, design);
+  return usageOf({ ...traffic, purgeWrites: kvWrites }, operations);
+}
+
+/** A mix's month at `prices`, under the design the code runs unless `options.design` says otherwise. */
 export function mixCost(
   mix: TrafficMix,
   prices: PriceTable,
   intervals: Intervals,
-  options: { allowances?: boolean } = {},
+  options: { allowances?: boolean; design?: RefreshDesign } = {},
 ): CostEstimate {
-  const traffic = mixTraffic(mix);
-  return costOf(usageOf(traffic, mixOperations(traffic, mix, intervals)), prices, options);
+  return costOf(mixUsage(mix, intervals, options.design), prices, options);
 }
 
 /**
@@ -130,7 +138,7 @@ export function mixComparison(
   mix: TrafficMix,
   prices: PriceTable,
   intervals: Intervals,
-  options: { allowances?: boolean; tieredCache?: boolean } = {},
+  options: { allowances?: boolean; tieredCache?: boolean; design?: RefreshDesign } = {},
 ): { estimate: CostEstimate; comparison: Comparison } {
   const estimate = mixCost(mix, prices, intervals, options);
   const tieredCache = options.tieredCache ?? true;

@@ -52,8 +52,8 @@ export interface Traffic {
   /** Bytes the shield fetched from the origin. */
   originBytes: number;
   /**
-   * KV writes made for purges: one per purge request (a batch of up to 1,000 targets, one key), plus the occasional
-   * snapshot of the list; a delete is billed as a write and counted among them.
+   * KV writes made for purges: per purge request a batch (up to 1,000 targets, one key) and the head key beside it (at
+   * most once a second), plus the occasional snapshot of the list; a delete is billed as a write and counted among them.
    */
   purgeWrites: number;
   /** Share of records logged as JSON lines (LOG_SAMPLE). */
@@ -64,16 +64,19 @@ export interface Traffic {
 
 /**
  * The operations made per isolate per interval, over the same period: estimated
- * (platform-operations.ts) or counted (the stats store counts its own).
+ * (refresh-design.ts, from platform-operations.ts) or counted (the stats store counts its own).
  */
 export interface Operations {
   /** Stats flushes (each one Durable Object request), both tiers. */
   flushes: number;
   durableObjectRowsRead: number;
   durableObjectRowsWritten: number;
-  /** Purge-list re-reads (each one KV list request), both tiers. */
+  /** Lists of the purge namespace (each one KV list request), both tiers. */
   kvLists: number;
-  /** Gets of purge batches too large for their key's metadata, and of snapshots (each one KV read request), both tiers. */
+  /**
+   * KV gets, both tiers: reads of the purge head (refresh-design.ts), and of purge batches too large for their key's
+   * metadata and of snapshots (counted by the stats; left out of a modelled month, few against the head's).
+   */
   kvReads: number;
 }
 

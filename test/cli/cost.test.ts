@@ -7,9 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { parseCostArgs, parseRatio, parseSize, runCost } from '../../cli/cost.ts';
 import { usdWhole } from '../../cli/cost-scale.ts';
 import { PUBLISHED_PRICES } from '../../shared/cost/prices.ts';
+import { AFTER, BEFORE } from '../../shared/cost/refresh-design.ts';
 import {
-  AFTER,
-  BEFORE,
   SCALE_ISOLATES,
   SCALE_REQUESTS_PER_SECOND,
   type ScalePoint,
@@ -93,13 +92,15 @@ function run(argv: string[]): { code: number; out: string; err: string } {
 }
 
 describe('npm run cost', () => {
-  it('with no flags prices 10 TB of 1 MB objects at 95 %: $48.95 with tiercache against $70.00 of egress alone', () => {
+  // Model input changed (issue 37): the purge list priced as the code on main reads it (a head get per re-read, a list
+  // once a minute per isolate and while a purge settles), no longer a list per re-read ($48.95 and $21.05 before).
+  it('with no flags prices 10 TB of 1 MB objects at 95 %: $20.75 with tiercache against $70.00 of egress alone', () => {
     const { code, out } = run([]);
     expect(code).toBe(0);
     expect(out).toMatch(/^10\.0 TB a month in 1\.00 MB responses, edge hit ratio 95\.0%/);
-    expect(out).toMatch(/\n {2}with tiercache +\$48\.95\n/);
+    expect(out).toMatch(/\n {2}with tiercache +\$20\.75\n/);
     expect(out).toMatch(/\n {2}origin egress alone +\$70\.00\n/);
-    expect(out).toMatch(/\n {2}saved +\$21\.05$/);
+    expect(out).toMatch(/\n {2}saved +\$49\.25$/);
   });
 
   it('takes the traffic from its flags: sizes in SI or IEC units, ratios, slices, isolates, the egress price', () => {
@@ -133,13 +134,13 @@ describe('npm run cost', () => {
     expect(code).toBe(0);
     expect(out).toContain("The month: against what a Storj user has (Cloudflare's cache: Tiered Cache on)");
     expect(out).toMatch(/\n {2} +Storj alone +Cloudflare's cache in front +tiercache\n/);
-    expect(out).toMatch(/\n {2}a month +\$70\.00 +\$3\.50 +\$48\.95\n/);
-    expect(out).toMatch(/\n {2}Cloudflare charges +\$0\.0000 +\$0\.0000 +\$45\.45\n/);
+    expect(out).toMatch(/\n {2}a month +\$70\.00 +\$3\.50 +\$20\.75\n/);
+    expect(out).toMatch(/\n {2}Cloudflare charges +\$0\.0000 +\$0\.0000 +\$17\.25\n/);
     expect(out).toMatch(/\n {2}origin egress +10\.0 TB +500 GB +500 GB\n/);
     expect(out).toMatch(
       /\n {2}served from a cache +nothing +objects up to 512 MB, at each location and its upper tier +objects of any size, large ones as slices\n/,
     );
-    expect(out).toMatch(/\n {2}tiercache saves +\$21\.05 +−\$45\.45\n/);
+    expect(out).toMatch(/\n {2}tiercache saves +\$49\.25 +−\$17\.25\n/);
   });
 
   it("takes the share of bytes over 512 MB, which Cloudflare's cache sends from the origin, and Tiered Cache off", () => {
@@ -165,7 +166,11 @@ describe('npm run cost', () => {
     const { out } = run(['--without-allowances']);
     expect(out).toContain("prices read 2026-12-01, without the plan's allowances");
     expect(out).toMatch(/\n {2}Workers Paid subscription +\$0\.0000\n/);
-    expect(out).toMatch(/\n {2}costs more than egress alone +\$\d/);
+    // Model input changed (issue 37): the 10 TB month now saves without the allowances too ($84.45 against $70 before);
+    // a month of small objects still costs more than its egress, and says so.
+    expect(out).toMatch(/\n {2}saved +\$9\.36$/);
+    const small = run(['--without-allowances', '--bytes', '50GB', '--response', '25kB']).out;
+    expect(small).toMatch(/\n {2}costs more than egress alone +\$\d/);
   });
 
   it('refuses a flag it does not know, a value that is not one, or a flag given twice: exit 2 with the usage', () => {
@@ -248,7 +253,7 @@ describe('docs/costs.md', () => {
     // The prose is wrapped: read it as one line.
     const prose = DOC.replace(/\s+/g, ' ');
     expect(prose).toContain(`${kv(before1k)} a month at 1,000 isolates and ${kv(before10k)} at 10,000`);
-    expect(prose).toContain(`the lists follow the purges: ${kv(after1k)} and ${kv(after10k)}.`);
+    expect(prose).toContain(`about 14 times per purge: ${kv(after1k)} and ${kv(after10k)}.`);
     const flushes = (before10k?.operations.flushes ?? 0) / (MONTH_MS / 1000);
     expect(prose).toContain(`flush about ${(Math.round(flushes / 100) * 100).toLocaleString('en-US')} times a second`);
   });
@@ -261,7 +266,8 @@ describe('docs/costs.md', () => {
     const spread = (edge: number) => month({ ...tenTb, isolates: { ...tenTb.isolates, edge } });
     expect(DOC).toContain(`over 10 isolates the month is ${formatUsd(spread(10).totalUSD)}`);
     expect(DOC).toContain(`over 1,000 it is ${formatUsd(spread(1000).totalUSD)}`);
-    expect(Math.round(spread(1_000_000).totalUSD)).toBe(57);
+    // Model input changed (issue 37): at most a list and a head get per request ($57 with a list per request before).
+    expect(Math.round(spread(1_000_000).totalUSD)).toBe(56);
     const bare = month(tenTb, { allowances: false });
     expect(DOC).toContain(`adds ${formatUsd(bare.platformUSD)} of`);
     expect(DOC).toContain(`and ${formatUsd(bare.totalUSD)} in all`);
@@ -270,6 +276,9 @@ describe('docs/costs.md', () => {
       `(${((lists?.quantity ?? 0) / 1e6).toFixed(1)} million for the 10 TB month, ${formatUsd(lists?.usd ?? 0)} of its ${formatUsd(month(tenTb).platformUSD)})`,
     );
     expect(DOC).toContain(`$7 plus ${formatUsd(month(video).platformUSD)} of`);
+    // The same month as the purge list was read before issue 37, beside it.
+    const before = mixCost(tenTb, PUBLISHED_PRICES, DEPLOYED_INTERVALS, { design: BEFORE });
+    expect(DOC.replace(/\s+/g, ' ')).toContain(`every 5 s before cost ${formatUsd(before.totalUSD)} for this month`);
     expect(DOC).toContain(`the whole egress is worth ${formatUsd(month(site).egressAloneUSD).replace(/0+$/, '')}`);
   });
 
@@ -284,8 +293,18 @@ describe('docs/costs.md', () => {
     expect(DOC).toContain(`the ${Math.round(video.overCacheLimitShare * 100)} % of the bytes in files over`);
   });
 
-  it("the front page's table of the three months gives Cloudflare's cache in front as the model prices it", () => {
+  it("the front page's sentence and table of the three months give tiercache and Cloudflare's cache in front as the model prices them", () => {
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    // Its sentence on the 10 TB month, rounded to the dollar, over 100, 10 and 1,000 edge isolates.
+    const [, tenTb] = EXAMPLE_MIXES;
+    if (tenTb === undefined) throw new Error('three examples');
+    const spread = (edge: number) =>
+      Math.round(
+        mixCost({ ...tenTb, isolates: { ...tenTb.isolates, edge } }, PUBLISHED_PRICES, DEPLOYED_INTERVALS).totalUSD,
+      );
+    const prose = readme.replace(/\s+/g, ' ');
+    expect(prose).toContain(`comes to about **$${spread(100)}**`);
+    expect(prose).toContain(`($${spread(10)} over 10, $${spread(1_000)} over 1,000:`);
     for (const mix of EXAMPLE_MIXES) {
       const { estimate, comparison } = mixComparison(mix, PUBLISHED_PRICES, DEPLOYED_INTERVALS);
       const row = readme.split('\n').find((line) => line.includes(mix.name));

@@ -8,11 +8,8 @@ import {
   KV_WRITES_PER_KEY_PER_SECOND,
 } from '../../../shared/config/platform-limits.ts';
 import { PUBLISHED_PRICES } from '../../../shared/cost/prices.ts';
+import { AFTER, AFTER_WITHOUT_CACHE_API, BEFORE, type RefreshDesign } from '../../../shared/cost/refresh-design.ts';
 import {
-  AFTER,
-  AFTER_WITHOUT_CACHE_API,
-  BEFORE,
-  type RefreshDesign,
   SCALE_ISOLATES,
   SCALE_REQUESTS_PER_SECOND,
   scaleGrid,
@@ -66,27 +63,38 @@ describe('before: every isolate lists the purge namespace every REFRESH_MS, one 
   });
 });
 
-describe('after: a head key read once per location per refresh, a list per change, 16 stats shards', () => {
-  it('reads the head with gets that grow with the locations, not the isolates', () => {
+describe('after: a head key read once per location per SHARE_MS, a list while a change settles and once a minute, 16 stats shards', () => {
+  it('reads the head with gets that grow with the locations at the edge, not its isolates (the shield reads per isolate)', () => {
     const reads = (isolates: number) => point(isolates, 100_000, AFTER).operations.kvReads;
-    // 1,000 and 10,000 edge isolates are both in 300 locations (the shield in one): the same gets.
-    expect(reads(10_000)).toBeCloseTo(reads(1_000), -3);
-    expect(reads(10_000)).toBeLessThanOrEqual((300 + 1) * (SECONDS / 5));
+    // 1,000 and 10,000 edge isolates are both in 300 locations: the edge's gets are the same; the shield's isolates
+    // (40 and 400, busy) each read the head every REFRESH_MS, their Cache API not being documented to work.
+    const shieldGrowth = (reads(10_000) - reads(1_000)) / ((400 - 40) * (SECONDS / 5));
+    expect(shieldGrowth).toBeGreaterThan(0.95);
+    expect(shieldGrowth).toBeLessThanOrEqual(1);
+    // A location reads it at most once per SHARE_MS (2.5 s): 24 a minute, however many isolates.
+    expect(reads(10_000)).toBeLessThanOrEqual(300 * (SECONDS / 2.5) + 400 * (SECONDS / 5));
     // Where the Cache API does not work, each isolate reads it: as many gets as before made lists.
     const alone = point(10_000, 100_000, AFTER_WITHOUT_CACHE_API).operations.kvReads;
     expect(alone).toBeCloseTo(point(10_000, 100_000, BEFORE).operations.kvLists, -3);
   });
 
-  it('lists only when the head changed: none without purges, one per isolate per purge otherwise', () => {
-    expect(point(10_000, 100_000, AFTER, { purgesPerMonth: 0 }).operations.kvLists).toBe(0);
-    expect(point(1_000, 100_000, AFTER, { purgesPerMonth: 3_000 }).operations.kvLists).toBe((1_000 + 40) * 3_000);
+  it('lists once a minute per busy isolate without purges (the safety list), and about 14 times per isolate per purge', () => {
+    // Model input changed: the safety list (SAFETY_LIST_MS) and the lists while a head change settles were added.
+    const quiet = point(10_000, 100_000, AFTER, { purgesPerMonth: 0 }).operations.kvLists;
+    expect(quiet / ((10_000 + 400) * (SECONDS / 60))).toBeGreaterThan(0.95);
+    expect(quiet / ((10_000 + 400) * (SECONDS / 60))).toBeLessThanOrEqual(1);
+    const safety = point(1_000, 100_000, AFTER, { purgesPerMonth: 0 }).operations.kvLists;
+    const perPurge = (point(1_000, 100_000, AFTER, { purgesPerMonth: 3_000 }).operations.kvLists - safety) / 3_000;
+    expect(perPurge / (1_000 + 40)).toBeGreaterThan(13);
+    expect(perPurge / (1_000 + 40)).toBeLessThanOrEqual(14);
   });
 
-  it('writes the head key with each purge, at most once a second (KV refuses one key written faster)', () => {
-    expect(point(100, 1_000, AFTER, { purgesPerMonth: 3_000 }).kvWrites).toBe(6_000);
-    expect(point(100, 1_000, BEFORE, { purgesPerMonth: 3_000 }).kvWrites).toBe(3_000);
+  it('writes the head key with each purge, at most once a second (KV refuses one key written faster), and a snapshot every 50', () => {
+    // Model input changed: each purge's share of snapshot writes (2 every 50 requests) is counted in both designs.
+    expect(point(100, 1_000, AFTER, { purgesPerMonth: 3_000 }).kvWrites).toBeCloseTo(6_120, 9);
+    expect(point(100, 1_000, BEFORE, { purgesPerMonth: 3_000 }).kvWrites).toBeCloseTo(3_120, 9);
     const flood = point(100, 1_000, AFTER, { purgesPerMonth: 2 * SECONDS });
-    expect(flood.kvWrites).toBe(2 * SECONDS + SECONDS * KV_WRITES_PER_KEY_PER_SECOND.value);
+    expect(flood.kvWrites).toBeCloseTo(2 * SECONDS * 1.04 + SECONDS * KV_WRITES_PER_KEY_PER_SECOND.value, 3);
     expect(flood.limits[0]?.name).toBe('KV head key');
     expect(flood.limits[0]?.load).toBeCloseTo(2, 6);
   });
