@@ -26,9 +26,11 @@ import { healingUpstream, originHealing } from '../shared/tier/healing-upstream.
 import { HopLog, loggedUpstream } from '../shared/tier/hop-log.ts';
 import { headObject } from '../shared/tier/object-head.ts';
 import { type ObjectRead, readPolicy } from '../shared/tier/ports.ts';
+import { isolateUrgency } from '../shared/tier/slice-reader/isolate-pool.ts';
 import { withRuleDetail } from '../shared/tier/tier-headers.ts';
 import { bypassed } from './bypass.ts';
 import type { ShieldRequest } from './env.ts';
+import { urgentAtShield } from './first-byte-urgency.ts';
 import { originUpstream } from './origin/origin-upstream.ts';
 import { shieldCache, shieldKey } from './shield-cache.ts';
 import { answerSlices } from './slice-answer.ts';
@@ -38,16 +40,31 @@ import { keptByWorkersCache, viaWorkersCache, workersCacheKey } from './workers-
 const MAX_SLICE_INDEX = 999_999_999;
 
 export async function answerObject(request: Request, shield: ShieldRequest, facts: RequestFacts): Promise<Response> {
+  const sliced = parseSliceRequestPath(facts.url.pathname);
+  // A slice the edge reads ahead: its warm, or the edge's copy of what the warm stored; one request, counted once.
+  if (sliced?.request.warm === true) shield.meter.readAhead = 'warm';
+  else if (sliced !== undefined && request.headers.get(COPY_HEADER) === '1') shield.meter.readAhead = 'copy';
+  // Until its answer's head is ready, a request a client waits on holds the isolate's warms back (slice-warm.ts).
+  const answered = urgentAtShield(shield.meter.readAhead) ? isolateUrgency.begin() : undefined;
+  try {
+    return await answerRead(request, shield, facts, sliced);
+  } finally {
+    answered?.();
+  }
+}
+
+async function answerRead(
+  request: Request,
+  shield: ShieldRequest,
+  facts: RequestFacts,
+  sliced: ReturnType<typeof parseSliceRequestPath>,
+): Promise<Response> {
   const { meter } = shield;
   const host = request.headers.get(HOST_HEADER) ?? '';
   const config = forHost(shield.config, host);
   const { url } = facts;
   // On the clock the read path times by (read.now, readPolicy), so that its durations hold under the test clock too.
   const started = facts.started + facts.clockOffset;
-  const sliced = parseSliceRequestPath(url.pathname);
-  // A slice the edge reads ahead: its warm, or the edge's copy of what the warm stored; one request, counted once.
-  if (sliced?.request.warm === true) meter.readAhead = 'warm';
-  else if (sliced !== undefined && request.headers.get(COPY_HEADER) === '1') meter.readAhead = 'copy';
   const objectUrl = sliced ? new URL(`${SHIELD_ORIGIN}${sliced.objectPath}${url.search}`) : url;
   const { target, rules } = ruledTarget(objectUrl, config, host, request.method);
   if (rules.bypassRule !== undefined && sliced === undefined) {

@@ -9,6 +9,7 @@ import { identityPipe } from '../shared/streams/identity-pipe.ts';
 import type { Budget, ObjectRead } from '../shared/tier/ports.ts';
 import { cancelPrefetched, type SlicedObject } from '../shared/tier/resolved.ts';
 import { tierSlices } from '../shared/tier/slice-reader/cached-slices.ts';
+import { isolateUrgency, URGENT_HOLD_MS } from '../shared/tier/slice-reader/isolate-pool.ts';
 import type { SliceStore } from '../shared/tier/slice-reader/ports.ts';
 import { deadline } from '../shared/tier/slice-reader/read-ahead.ts';
 import { pinnedSpans } from '../shared/tier/slice-reader/reader.ts';
@@ -113,6 +114,10 @@ async function fetchMissing(
   let fetched = 0;
   let dropped = false;
   for (const [at, index] of missing.entries()) {
+    // Nobody waits for this slice yet: its origin fetch waits while a request of this isolate waits for its first byte
+    // (first-byte-urgency.ts), at most URGENT_HOLD_MS, so a download started now is not queued at the origin and in
+    // the store behind slices read ahead for others. One that came with discovery is in hand already.
+    if (!sliced.prefetched.has(index)) await isolateUrgency.clear(URGENT_HOLD_MS);
     // The edge gone: a slice not fetched yet is not started (one that came with discovery is in hand: stored).
     if (read.signal?.aborted && !sliced.prefetched.has(index)) {
       store.release?.(index);

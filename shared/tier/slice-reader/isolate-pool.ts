@@ -41,6 +41,13 @@ export class PoolShares {
 }
 
 /**
+ * Longest a slice ahead of its reader waits for the isolate's urgent requests (Urgency) before it goes upstream
+ * regardless: a request stuck before its first byte (a slow origin) holds read-ahead back no longer. The edge's slices
+ * read ahead (sources.ts) and the shield's warms (shield/slice-warm.ts) wait alike.
+ */
+export const URGENT_HOLD_MS = 250;
+
+/**
  * The isolate's requests still waiting for their answer's first byte. Read-ahead waits for them (at most a bound), so
  * a new download is never queued behind slices read ahead for another (module state: one per isolate).
  */

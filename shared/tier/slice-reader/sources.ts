@@ -7,15 +7,9 @@ import { FETCH, FILL_STORE, LOOKUP, READ_AHEAD } from '../../slices/subrequest-c
 import { bodySource } from '../../streams/body-source.ts';
 import { splitStream } from '../../streams/split-stream.ts';
 import { type Fill, startFill } from '../fill.ts';
-import type { PoolShares } from './isolate-pool.ts';
+import { type PoolShares, URGENT_HOLD_MS } from './isolate-pool.ts';
 import type { SliceReadOptions } from './ports.ts';
 import { COPIES, Gate, readAhead } from './read-ahead.ts';
-
-/**
- * Longest a slice ahead of its reader waits for the isolate's urgent requests (isolate-pool.ts Urgency) before it
- * goes upstream regardless: a request stuck before its first byte (a slow origin) holds read-ahead back no longer.
- */
-export const URGENT_HOLD_MS = 250;
 
 export class SliceSources {
   /** Of the slices looked up before the first byte: how many were there (hits), of how many (checked). */
