@@ -13,7 +13,7 @@ import { parseSliceRequestPath } from '../shared/hop/slice-protocol.ts';
 import { forwardedRequestHeaders, TIER_MANAGED } from '../shared/http/headers.ts';
 import { COPY_HEADER } from '../shared/observe/read-ahead-copy.ts';
 import { meteredUpstream } from '../shared/observe/request-meter.ts';
-import { purgedBy } from '../shared/purge/purge-rules.ts';
+import { type PurgeList, purgedBy } from '../shared/purge/purge-rules.ts';
 import { purgeList } from '../shared/purge/purge-store.ts';
 import { softPurgedAt, softPurgedAtHeader } from '../shared/purge/soft-purge.ts';
 import { bucketFor, misdirected } from '../shared/request/host-buckets.ts';
@@ -98,12 +98,7 @@ async function answerRead(
       originHealing(config.originIdleTimeoutMs),
     ),
     noStale: request.headers.get(REVALIDATE_HEADER) === '1',
-    purged: purgedBy(list, `${target.path}${target.query}`, purgedAt(request.headers.get(PURGED_AT_HEADER))),
-    softPurgedAt: softPurgedAt(
-      list,
-      `${target.path}${target.query}`,
-      softPurgedAtHeader(request.headers.get(SOFT_PURGED_AT_HEADER)),
-    ),
+    ...purgeVerdicts(list, `${target.path}${target.query}`, request.headers),
     // The edge's request: it aborts when the edge gives up (its client went away).
     signal: request.signal,
     // Whether the edge's request went away before the body ended, where that is heard (its record says).
@@ -133,6 +128,14 @@ async function answerRead(
     }),
     rules,
   );
+}
+
+/** What the purge list, and the edge's own word on purges (its header fields), say of the object at `path`. */
+function purgeVerdicts(list: PurgeList, path: string, headers: Headers): Pick<ObjectRead, 'purged' | 'softPurgedAt'> {
+  return {
+    purged: purgedBy(list, path, purgedAt(headers.get(PURGED_AT_HEADER))),
+    softPurgedAt: softPurgedAt(list, path, softPurgedAtHeader(headers.get(SOFT_PURGED_AT_HEADER))),
+  };
 }
 
 /**
