@@ -38,7 +38,7 @@ async function forgetAtEdge(fixture: Fixture, path: string): Promise<void> {
 
 describe('freshness from the response', () => {
   it('keeps an object with Expires fresh until then, at both tiers (RFC 9111 §4.2.1)', async () => {
-    const expires = new Date(Date.now() + 10_000).toUTCString();
+    const expires = new Date(Date.now() + 60_000).toUTCString();
     await f.origin.putObject('expires.txt', 'until then', { expires });
     const first = await f.get('/expires.txt');
     expect(first.headers.get('expires')).toBe(expires);
@@ -47,15 +47,15 @@ describe('freshness from the response', () => {
 
     const edgeHit = await f.get('/expires.txt');
     expect(cacheStatus(edgeHit).at(-1)?.slice(0, 2)).toEqual(['tiercache-edge', 'hit']);
-    // Expires − Date, less the second or two this took (HTTP dates have one-second precision).
-    expect(ttl(edgeHit, 'tiercache-edge')).toBeGreaterThanOrEqual(7);
-    expect(ttl(edgeHit, 'tiercache-edge')).toBeLessThanOrEqual(10);
+    // Expires − Date, less the seconds this took (HTTP dates have one-second precision; a loaded machine takes a few).
+    expect(ttl(edgeHit, 'tiercache-edge')).toBeGreaterThanOrEqual(50);
+    expect(ttl(edgeHit, 'tiercache-edge')).toBeLessThanOrEqual(60);
 
     await forgetAtEdge(f, '/expires.txt');
     const shieldHit = await f.get('/expires.txt');
     expect(cacheStatus(shieldHit)[0]?.slice(0, 2)).toEqual(['tiercache-shield', 'hit']);
-    expect(ttl(shieldHit, 'tiercache-shield')).toBeGreaterThanOrEqual(7);
-    expect(ttl(shieldHit, 'tiercache-shield')).toBeLessThanOrEqual(10);
+    expect(ttl(shieldHit, 'tiercache-shield')).toBeGreaterThanOrEqual(50);
+    expect(ttl(shieldHit, 'tiercache-shield')).toBeLessThanOrEqual(60);
     expect(originGets(f)).toEqual([]);
   });
 
