@@ -1,7 +1,9 @@
 // `npm run bench:cold-download` (`-- --latency 40 --rounds 2 --sizes 100,1024`): a cold single download through `npm
 // start` as a user runs it, behind the shaped origin (25 MB/s per connection), against the same stack's unshaped
 // ceiling (the same link with no latency and no cap) in the same run, at the stack's edge and at its second location
-// (an edge in a workerd process of its own). Writes bench/results/<ts>/cold-download.{json,md}.
+// (an edge in a workerd process of its own). `--topology` (`--links map|open`): the same on the sim's topology
+// (sim/cold-topology.ts), two locations each in a workerd of its own at a distance from one shield process, the origin
+// link the map's (30 ms, 25 MB/s a connection). Writes bench/results/<ts>/cold-download.{json,md}.
 
 import { randomUUID } from 'node:crypto';
 import { request } from 'node:http';
@@ -16,6 +18,8 @@ import { startNpmStart } from './setup/npm-start.ts';
 import { startOriginThread } from './setup/origin-thread.ts';
 import type { LinkShape } from './setup/shaper.ts';
 import { keepSignals } from './setup/signals.ts';
+import type { ColdLinks } from './sim/cold-links.ts';
+import { type ColdStack, startColdTopology } from './sim/cold-topology.ts';
 
 const MIB = 2 ** 20;
 /** Must-show 7 of issue 37: each shaped download at least this share of the unshaped one. */
@@ -37,10 +41,16 @@ interface Download {
   round: number;
   mibPerSec: number;
   ttfbMs: number;
+  /** 200, every byte's count, and (where the stack checks bytes) every chunk's sampled bytes right. */
   complete: boolean;
   /** MiB/s in each STEP_MS from the request on: where the ramp-up went. */
   steps: number[];
   cacheStatus: string;
+  /**
+   * This process's CPU over the download's wall time (1 = a core): near 1 with --topology, whose links, origin and
+   * client share this one event loop, the harness is what caps the download, not the stack.
+   */
+  benchCpuShare: number;
 }
 
 const { values } = parseArgs({
@@ -48,13 +58,16 @@ const { values } = parseArgs({
     latency: { type: 'string', default: '40' },
     rounds: { type: 'string', default: '2' },
     sizes: { type: 'string', default: '100,1024' },
-    locations: { type: 'string', default: 'edge,edge 2' },
+    locations: { type: 'string' },
+    topology: { type: 'boolean', default: false },
+    links: { type: 'string', default: 'map' },
   },
 });
 const latencyMs = Number(values.latency);
 const rounds = Number(values.rounds);
 const sizes = values.sizes.split(',').map(Number);
-const locationNames = values.locations.split(',');
+if (values.links !== 'map' && values.links !== 'open') throw new Error(`--links map|open, got ${values.links}`);
+const links: ColdLinks = values.links;
 const stops: (() => Promise<void>)[] = [];
 const stopAll = async (): Promise<void> => {
   for (const stop of stops.splice(0).reverse()) await stop().catch(() => undefined);
@@ -66,42 +79,28 @@ releaseSignals();
 async function main(): Promise<void> {
   const startedAt = new Date();
   try {
-    const shaped: LinkShape = { firstByteLatencyMs: latencyMs, bandwidthBytesPerSec: ORIGIN_BYTES_PER_SEC };
     const objects = sizes.map((mib, i) => ({ path: `/cold-${mib}m.bin`, size: mib * MIB, seed: 0xc01d + i }));
-    console.log(`writing ${sizes.map((s) => `${s} MiB`).join(', ')} for the origin …`);
-    const originThread = await startOriginThread(objects);
-    stops.push(() => originThread.origin.close());
-    const link = await originThread.startShaper({ target: originThread.origin.url, ...shaped });
-    stops.push(() => link.close());
-    const stack = await startNpmStart({ ORIGIN_KIND: 'http', ORIGIN_URL: link.url, PORT: String(await freePort()) });
-    stops.push(() => stack.stop());
-    const bases = new Map([
-      ['edge', stack.url],
-      ['edge 2', stack.secondLocation],
-    ]);
-    const pids = procAvailable() ? processesNamed(stack.pid, RUNTIME_NAME) : [];
-    const signals = {
-      originBytes: () => link.stats().bytesToClient,
-      originOpen: () => 0,
-      runtimeCpu: () => totalCpuSeconds(pids),
-    };
-    console.log(
-      `npm start at ${stack.url} (second location ${stack.secondLocation ?? 'none'}), ${pids.length} workerd`,
-    );
+    const stack = values.topology ? await startColdTopology(objects, links) : await startNpmStartStack(objects);
+    stops.push(stack.stop);
+    const locationNames = values.locations?.split(',') ?? [...stack.bases.keys()];
+    console.log(stack.setup);
     const downloads: Download[] = [];
     for (const object of objects)
       for (let round = 1; round <= rounds; round++)
         for (const location of locationNames) {
-          const base = bases.get(location);
-          if (base === undefined) throw new Error(`npm start printed no ${location}`);
+          const base = stack.bases.get(location);
+          if (base === undefined) throw new Error(`no location ${location} (${[...stack.bases.keys()].join(', ')})`);
           // Alternating, unshaped first in odd rounds and shaped first in even ones: drift in the machine's load
           // (other processes share it) falls on both alike.
           const order: Link[] = round % 2 === 1 ? ['unshaped', 'shaped'] : ['shaped', 'unshaped'];
           for (const phase of order) {
-            await link.reshape?.(phase === 'shaped' ? shaped : UNSHAPED);
-            await untilQuiet(signals);
+            await stack.link.reshape?.(phase === 'shaped' ? stack.shaped : stack.unshaped);
+            await untilQuiet(stack.signals);
             const url = `${base}${object.path}?cold=${randomUUID().slice(0, 8)}`;
-            const answer = await sampledGet(url);
+            const check = stack.check?.bind(stack, object.path);
+            const cpuBefore = process.cpuUsage();
+            const answer = await sampledGet(url, check);
+            const cpu = process.cpuUsage(cpuBefore);
             const download: Download = {
               sizeMib: object.size / MIB,
               location,
@@ -109,23 +108,61 @@ async function main(): Promise<void> {
               round,
               mibPerSec: answer.bytes / MIB / (answer.totalMs / 1000),
               ttfbMs: answer.ttfbMs,
-              complete: answer.status === 200 && answer.bytes === object.size,
+              complete: answer.status === 200 && answer.bytes === object.size && answer.intact,
               steps: answer.steps,
               cacheStatus: answer.cacheStatus,
+              benchCpuShare: (cpu.user + cpu.system) / 1000 / answer.totalMs,
             };
             downloads.push(download);
             console.log(
-              `${download.sizeMib} MiB at ${location}, ${phase}, round ${round}: ${download.mibPerSec.toFixed(1)} MiB/s, first byte ${download.ttfbMs.toFixed(0)} ms${download.complete ? '' : ' INCOMPLETE'}; MiB/s per ${STEP_MS} ms: ${download.steps.map((s) => s.toFixed(0)).join(' ')}`,
+              `${download.sizeMib} MiB at ${location}, ${phase}, round ${round}: ${download.mibPerSec.toFixed(1)} MiB/s, first byte ${download.ttfbMs.toFixed(0)} ms, bench CPU ${download.benchCpuShare.toFixed(2)}${download.complete ? '' : ' INCOMPLETE'}; MiB/s per ${STEP_MS} ms: ${download.steps.map((s) => s.toFixed(0)).join(' ')}`,
             );
           }
         }
-    await link.reshape?.(shaped);
-    await report(startedAt, downloads);
+    await stack.link.reshape?.(stack.shaped);
+    await report(startedAt, stack, locationNames, downloads);
   } catch (error) {
     console.error(`bench:cold-download failed: ${describeError(error)}`);
     process.exitCode = 1;
   } finally {
     await stopAll();
+  }
+}
+
+/** `npm start` in front of the bench's site origin on a thread of its own, behind one link (the default setup). */
+async function startNpmStartStack(objects: { path: string; size: number; seed: number }[]): Promise<ColdStack> {
+  const shaped: LinkShape = { firstByteLatencyMs: latencyMs, bandwidthBytesPerSec: ORIGIN_BYTES_PER_SEC };
+  const parts: (() => Promise<void>)[] = [];
+  const stop = async () => {
+    for (const part of parts.splice(0).reverse()) await part().catch(() => undefined);
+  };
+  try {
+    console.log(`writing ${sizes.map((s) => `${s} MiB`).join(', ')} for the origin …`);
+    const originThread = await startOriginThread(objects);
+    parts.push(() => originThread.origin.close());
+    const link = await originThread.startShaper({ target: originThread.origin.url, ...shaped });
+    parts.push(() => link.close());
+    const stack = await startNpmStart({ ORIGIN_KIND: 'http', ORIGIN_URL: link.url, PORT: String(await freePort()) });
+    parts.push(() => stack.stop());
+    const pids = procAvailable() ? processesNamed(stack.pid, RUNTIME_NAME) : [];
+    const bases = new Map([['edge', stack.url]]);
+    if (stack.secondLocation !== undefined) bases.set('edge 2', stack.secondLocation);
+    return {
+      bases,
+      link,
+      shaped,
+      unshaped: UNSHAPED,
+      signals: {
+        originBytes: () => link.stats().bytesToClient,
+        originOpen: () => 0,
+        runtimeCpu: () => totalCpuSeconds(pids),
+      },
+      setup: `\`npm start\` at ${stack.url} (ORIGIN_KIND=http, default settings; ${pids.length} workerd) in front of the bench's site origin on a thread of its own, through one link whose shape is switched between downloads. \`edge\` is the edge in the shield's workerd, \`edge 2\` the second location, an edge in a workerd of its own reaching the shield across processes. Lengths checked, not bytes.`,
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
   }
 }
 
@@ -136,19 +173,26 @@ interface SampledAnswer {
   totalMs: number;
   steps: number[];
   cacheStatus: string;
+  /** Every chunk passed `check` (true where none was given). */
+  intact: boolean;
 }
 
-/** One GET on a fresh connection, its body counted and dropped, the bytes of each STEP_MS kept. */
-function sampledGet(url: string): Promise<SampledAnswer> {
+/**
+ * One GET on a fresh connection, its body counted, each chunk given to `check` at its offset and dropped, the bytes of
+ * each STEP_MS kept.
+ */
+function sampledGet(url: string, check?: (offset: number, chunk: Uint8Array) => boolean): Promise<SampledAnswer> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     let ttfbMs = Number.NaN;
     const steps: number[] = [];
     const pending = request(url, { agent: false }, (response) => {
       let bytes = 0;
+      let intact = true;
       response.on('data', (chunk: Buffer) => {
         const now = performance.now();
         if (bytes === 0) ttfbMs = now - started;
+        if (intact && check !== undefined && !check(bytes, chunk)) intact = false;
         bytes += chunk.length;
         const step = Math.floor((now - started) / STEP_MS);
         while (steps.length <= step) steps.push(0);
@@ -164,6 +208,7 @@ function sampledGet(url: string): Promise<SampledAnswer> {
           totalMs: performance.now() - started,
           steps: steps.map((b) => b / MIB / (STEP_MS / 1000)),
           cacheStatus,
+          intact,
         });
       });
       response.on('error', reject);
@@ -180,7 +225,12 @@ function sampledGet(url: string): Promise<SampledAnswer> {
   });
 }
 
-async function report(startedAt: Date, downloads: Download[]): Promise<void> {
+async function report(
+  startedAt: Date,
+  stack: ColdStack,
+  locationNames: readonly string[],
+  downloads: Download[],
+): Promise<void> {
   const rows: string[][] = [];
   const verdicts: { sizeMib: number; location: string; ratio: number; pass: boolean }[] = [];
   for (const sizeMib of sizes)
@@ -202,9 +252,11 @@ async function report(startedAt: Date, downloads: Download[]): Promise<void> {
         of('shaped')
           .map((d) => d.mibPerSec.toFixed(1))
           .join(', '),
+        median(of('unshaped').map((d) => d.ttfbMs)).toFixed(0),
         median(of('shaped').map((d) => d.ttfbMs)).toFixed(0),
         `${ratio.toFixed(2)}×`,
-        pass ? 'PASS' : 'SHORT',
+        median([...of('unshaped'), ...of('shaped')].map((d) => d.benchCpuShare)).toFixed(2),
+        pass ? 'PASS' : complete ? 'SHORT' : 'INCOMPLETE',
       ]);
     }
   const table = {
@@ -213,18 +265,24 @@ async function report(startedAt: Date, downloads: Download[]): Promise<void> {
       'at',
       'unshaped MiB/s',
       'shaped MiB/s',
+      'unshaped first byte ms',
       'shaped first byte ms',
       'median ratio',
+      'bench CPU',
       `≥ ${TARGET_RATIO}×`,
     ],
     rows,
   };
+  const shape = (link: LinkShape) =>
+    `${link.firstByteLatencyMs} ms first byte, ${((link.bandwidthBytesPerSec ?? 0) / 1e6).toFixed(0)} MB/s per connection`;
   const markdown = [
-    `# Cold single downloads through npm start, ${startedAt.toISOString()}`,
+    `# Cold single downloads ${values.topology ? `on the sim's topology (${links} links)` : 'through npm start'}, ${startedAt.toISOString()}`,
     '',
     describeMachine(machine()),
     '',
-    `\`npm start\` (ORIGIN_KIND=http, default settings) in front of the bench's site origin on a thread of its own, through one link whose shape is switched between downloads: shaped (${latencyMs} ms first byte, ${ORIGIN_BYTES_PER_SEC / 1e6} MB/s per connection) or unshaped (no latency, no cap: the stack's own ceiling). Each download a fresh key (cold at both tiers), the stack quiet before it; \`edge\` is the edge in the shield's workerd, \`edge 2\` the second location, an edge in a workerd of its own reaching the shield across processes.`,
+    stack.setup,
+    '',
+    `Origin link shaped: ${shape(stack.shaped)}; unshaped: no latency, no cap (the stack's own ceiling). Each download a fresh key (cold at both tiers), the stack quiet before it, unshaped first in odd rounds.`,
     '',
     formatTable(table),
     '',
@@ -232,7 +290,7 @@ async function report(startedAt: Date, downloads: Download[]): Promise<void> {
     '',
     ...downloads.map(
       (d) =>
-        `- ${d.sizeMib} MiB, ${d.location}, ${d.link}, round ${d.round}: ${d.steps.map((s) => s.toFixed(0)).join(' ')}`,
+        `- ${d.sizeMib} MiB, ${d.location}, ${d.link}, round ${d.round} (bench CPU ${d.benchCpuShare.toFixed(2)}): ${d.steps.map((s) => s.toFixed(0)).join(' ')}`,
     ),
     '',
   ].join('\n');
@@ -240,7 +298,14 @@ async function report(startedAt: Date, downloads: Download[]): Promise<void> {
   const paths = await writeResults(
     'cold-download',
     startedAt,
-    { benchmark: 'cold-download', latencyMs, originBytesPerSec: ORIGIN_BYTES_PER_SEC, downloads, verdicts },
+    {
+      benchmark: 'cold-download',
+      setup: values.topology ? `topology, ${links} links` : 'npm start',
+      shaped: stack.shaped,
+      unshaped: stack.unshaped,
+      downloads,
+      verdicts,
+    },
     markdown,
   );
   console.log(`results: ${paths.join(', ')}`);

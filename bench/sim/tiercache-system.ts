@@ -11,6 +11,7 @@ import { bundleWorker } from '../../local/bundle.ts';
 import { type Location, startLocation } from '../../local/location.ts';
 import type { RawConfig } from '../../shared/config/config.ts';
 import { PURGE_PATH, STATS_JSON_PATH } from '../../shared/request/reserved-paths.ts';
+import type { Shaper } from '../setup/shaper.ts';
 import { KvModel } from './kv-model.ts';
 import { kvBinding, kvService, kvWrapperWorker } from './kv-server.ts';
 import { originLink as originLinkOf, startLink } from './links.ts';
@@ -44,6 +45,8 @@ export interface TiercacheSystem extends SimSystem {
   storeRequests(): ReadonlyMap<string, number>;
   /** Each location's edge copies (the isolates named in `kv.byIsolate()`). */
   isolateNames: readonly (readonly string[])[];
+  /** The shield↔origin link: its counts, and `reshape` (bench:cold-download --topology measures the stack unshaped). */
+  originLink: Shaper;
 }
 
 export const startTiercache: StartSystem = (topology, origin) => startTiercacheSystem(topology, origin);
@@ -123,6 +126,7 @@ export async function startTiercacheSystem(
       kv,
       isolateNames: started.map(({ location }: { location: Location }) => location.copies),
       storeRequests: relay.requests,
+      originLink,
       purge: (path, at) => purgeAt(locationAt(locations, at), path, tokens.PURGE_TOKEN),
       operations: () => operations(kv, relay.requests(), isolates, performance.now() - startedAt),
       async stats() {
