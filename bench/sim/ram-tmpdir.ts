@@ -5,7 +5,7 @@
 // fsync its cache files and Varnish keeps malloc storage: on a RAM disk the local simulator's cost is its CPU alone,
 // as the baselines' is.
 
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 const RAM_DISK = '/dev/shm';
@@ -19,6 +19,8 @@ export function useRamTmpdir(): string | undefined {
   if (process.env.TMPDIR !== undefined && process.env.TMPDIR !== '') return undefined;
   if (!isDirectory(RAM_DISK)) return undefined;
   const directory = mkdtempSync(join(RAM_DISK, 'tiercache-sim-'));
+  // Others may enter, as /tmp lets them: nginx and Varnish drop privileges when run as root (peers/daemon.ts).
+  chmodSync(directory, 0o755);
   process.env.TMPDIR = directory;
   process.on('exit', () => rmSync(directory, { recursive: true, force: true }));
   return directory;
