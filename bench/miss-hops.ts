@@ -23,9 +23,10 @@ import { startShieldProcess } from './sim/shield-process.ts';
 import { statsBinding, statsRelay, statsWrapperWorker } from './sim/stats-relay.ts';
 import { defaultTopology, firstByteFloorMs } from './sim/topology.ts';
 
-const SIZES = [20_000, 100_000, 1_000_000];
-/** Misses of each size, one at a time (the first of each size is left out: it warms the code). */
-const SEQUENTIAL = 9;
+/** Object sizes one at a time, bytes: MISS_HOPS_SIZES=5000000,30000000 asks sliced objects (SLICE_SIZE 8 MiB). */
+const SIZES = (process.env.MISS_HOPS_SIZES ?? '20000,100000,1000000').split(',').map(Number);
+/** Misses of each size, one at a time (one more first, left out: it warms the code); MISS_HOPS_COUNT. */
+const SEQUENTIAL = Number(process.env.MISS_HOPS_COUNT ?? 9);
 const BURST = 8;
 const BURSTS = 6;
 const PAUSE_MS = 100;
