@@ -7,6 +7,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { barChart } from './report/charts.ts';
 import { describeMachine, machine, timestampName, writeResults } from './report/results.ts';
+import { useRamTmpdir } from './sim/ram-tmpdir.ts';
 import { simReport } from './sim/report/sim-report.ts';
 import { simMarkdown, summaryLine } from './sim/report/sim-tables.ts';
 import { runSim } from './sim/run-sim.ts';
@@ -38,6 +39,9 @@ if (flags.writeTrace !== undefined) {
   if (flags.traceOnly) process.exit(0);
 }
 
+// Before any system starts: its caches' files go where TMPDIR says (ram-tmpdir.ts says why RAM).
+const ramTmpdir = useRamTmpdir();
+if (ramTmpdir !== undefined) console.log(`sim: caches and temporary files in ${ramTmpdir} (RAM)`);
 const at = new Date();
 const topology = defaultTopology({ locations, isolatesPerLocation: flags.isolates, kvPropagationMs: flags.kvDelayMs });
 const systems = flags.systems.map((name) => {

@@ -164,7 +164,7 @@ class FillPump {
       this.deadline(limits.unknownLengthMs, () => tooSlow(limits.unknownLengthMs));
     try {
       for (;;) {
-        const lent: Lent = { bytes: new Uint8Array(this.free.pop() ?? new ArrayBuffer(CHUNK_BYTES)), writes: 0 };
+        const lent: Lent = { bytes: new Uint8Array(this.free.pop() ?? this.newBuffer()), writes: 0 };
         const view = await this.source.read(lent.bytes);
         if (view === undefined) break;
         lent.bytes = view;
@@ -198,6 +198,18 @@ class FillPump {
       for (const { timer } of this.deadlines) clearTimeout(timer);
       if (this.abandoned !== undefined) this.options.clients?.pool.giveBack(this.abandoned.allowance);
     }
+  }
+
+  /**
+   * A buffer to read into: CHUNK_BYTES, or what is left of a body of known length when that is less. workerd zeroes
+   * and maps every page of a new ArrayBuffer: a 20 KB body read into 256 KiB buffers (one more for a short read) spent
+   * about 5 % of a small miss's CPU in allocating them (perf, bench/sim/ttfb-probe.ts), and a tier runs on one thread,
+   * so that CPU is waited for by every request behind it.
+   */
+  private newBuffer(): ArrayBuffer {
+    const { length } = this.options;
+    const left = length === undefined ? CHUNK_BYTES : length - this.source.delivered;
+    return new ArrayBuffer(Math.max(1, Math.min(CHUNK_BYTES, left)));
   }
 
   abort(reason: unknown): void {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { BadGateway } from '../../../shared/http/errors.ts';
 import type { FillLimits } from '../../../shared/store/fill-budget.ts';
-import { bodySource } from '../../../shared/streams/body-source.ts';
+import { type BodySource, bodySource } from '../../../shared/streams/body-source.ts';
+import { CHUNK_BYTES } from '../../../shared/streams/pump-into.ts';
 import { type AbandonedPool, type FillClients, startFill } from '../../../shared/tier/fill.ts';
 import { wholeBody } from '../../../shared/tier/held-until-whole.ts';
 import type { OpenPut } from '../../../shared/tier/tier-cache.ts';
@@ -40,6 +41,38 @@ describe('startFill', () => {
     expect(await fill.stored).toBe(true);
     expect(store.bytes()).toEqual(object);
     expect(client.bytes).toEqual(object);
+  });
+
+  it('lends its source buffers no larger than what is left of a body of known length, and never more than a chunk', async () => {
+    const lent: number[] = [];
+    const recording = (inner: BodySource): BodySource => ({
+      read: (into) => {
+        lent.push(into.buffer.byteLength);
+        return inner.read(into);
+      },
+      get delivered() {
+        return inner.delivered;
+      },
+      cancel: (reason) => inner.cancel(reason),
+    });
+    const small = bytes(20_000);
+    const fill = startFill(recording(bodySource(streamOf(small, 16_384), { length: 20_000 })), {
+      length: 20_000,
+      store: memoryPut(20_000),
+    });
+    expect((await readOutcome(fill.client)).bytes).toEqual(small);
+    expect(await fill.stored).toBe(true);
+    expect(lent.length).toBeGreaterThan(0);
+    expect(Math.max(...lent)).toBeLessThanOrEqual(20_000);
+    lent.length = 0;
+    const large = bytes(CHUNK_BYTES * 2 + 5);
+    const big = startFill(recording(bodySource(streamOf(large, 65_536), { length: large.length })), {
+      length: large.length,
+      store: memoryPut(large.length),
+    });
+    expect((await readOutcome(big.client)).bytes).toEqual(large);
+    expect(await big.stored).toBe(true);
+    expect(Math.max(...lent)).toBe(CHUNK_BYTES);
   });
 
   it('lets the store finish while the client does not read, and feeds the client the rest from resume', async () => {
