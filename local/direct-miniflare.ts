@@ -1,11 +1,14 @@
 // One Miniflare 4 driving workerd, each worker served on a workerd socket of its own rather than through
 // Miniflare's entry worker: what `npm start` (workers.ts) and the bench (bench/setup/miniflare-direct.ts) start.
-import { rm, stat } from 'node:fs/promises';
+import { accessSync, constants, rmSync, statSync } from 'node:fs';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { basename, dirname } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Log, LogLevel, Miniflare, type WorkerOptions } from 'miniflare';
 import deployment from '../tiercache.config.ts';
+import { storeRoot } from './store-root.ts';
 
 /** The deployed workers' (tiercache.config.ts). */
 export const COMPATIBILITY_DATE = deployment.compatibility.date;
@@ -19,7 +22,9 @@ export interface DirectMiniflare {
   urls: Map<string, URL>;
   /** Worker name → the path of its own Unix socket, for every worker given one (unixSocket). */
   paths: Map<string, string>;
-  /** Disposes of Miniflare and waits until its temporary directory (the caches) is gone. */
+  /** Where Miniflare stores the caches, KV and Durable Objects of this workerd (store-root.ts says where and why). */
+  storeDir: string;
+  /** Disposes of Miniflare and waits until its store directory (the caches, KV, Durable Objects) is gone. */
   stop(): Promise<void>;
 }
 
@@ -67,8 +72,12 @@ export async function startDirectMiniflare(
   workers: WorkerOptions[],
   options: DirectOptions = {},
 ): Promise<DirectMiniflare> {
+  // What Miniflare stores (caches, KV, Durable Objects) goes here, in memory where the machine allows (store-root.ts).
+  const storeDir = await mkdtemp(join(storeRoot(process.env, writableDirectory, tmpdir()), 'tiercache-store-'));
+  keepUntilExit(storeDir);
   const restoreEnv = options.entrySocket === undefined ? () => undefined : entryOnUnixSocket(options.entrySocket);
   const mf = new Miniflare({
+    defaultPersistRoot: storeDir,
     host: LOOPBACK,
     // Miniflare's entry stays on a free port nobody uses; the workers' own sockets serve.
     port: 0,
@@ -79,7 +88,7 @@ export async function startDirectMiniflare(
     ...(options.inspectorPort !== undefined ? { inspectorPort: options.inspectorPort } : {}),
     workers,
   });
-  const stop = disposer(mf);
+  const stop = disposer(mf, storeDir);
   try {
     await mf.ready.finally(restoreEnv);
     const urls = new Map<string, URL>();
@@ -102,7 +111,7 @@ export async function startDirectMiniflare(
         throw new Error(`expected workerd's socket for ${worker.name} at ${path}, found none`);
       paths.set(worker.name, path);
     }
-    return { mf, urls, paths, stop };
+    return { mf, urls, paths, storeDir, stop };
   } catch (error) {
     await stop().catch(() => undefined);
     throw error;
@@ -129,17 +138,39 @@ function entryOnUnixSocket(path: string): () => void {
   };
 }
 
+/** Store directories not yet removed: kept in memory, none may outlive this process, stopped or not. */
+const liveStores = new Set<string>();
+
+function keepUntilExit(storeDir: string): void {
+  if (liveStores.size === 0) process.once('exit', removeLiveStores);
+  liveStores.add(storeDir);
+}
+
+function removeLiveStores(): void {
+  for (const storeDir of liveStores) rmSync(storeDir, { recursive: true, force: true });
+  liveStores.clear();
+}
+
+/** A directory this process may write in. */
+function writableDirectory(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK);
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /**
- * Miniflare's dispose() removes its temporary directory (where the caches live) without
- * waiting, so a process exiting right after it leaves the directory behind: wait for it here.
+ * Miniflare's dispose() leaves the store directory (defaultPersistRoot: persisted, as far as it knows) in place:
+ * remove it once workerd is gone, before the process may exit.
  */
-function disposer(mf: Miniflare): () => Promise<void> {
-  const cachePath = mf.unsafeGetPersistPaths().get('cache');
-  const temporary = cachePath === undefined ? undefined : dirname(cachePath);
-  const owned = temporary !== undefined && basename(temporary).startsWith('miniflare-');
+function disposer(mf: Miniflare, storeDir: string): () => Promise<void> {
   let disposed: Promise<void> | undefined;
   return () =>
     (disposed ??= mf.dispose().then(async () => {
-      if (owned) await rm(temporary, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+      await rm(storeDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+      liveStores.delete(storeDir);
+      if (liveStores.size === 0) process.off('exit', removeLiveStores);
     }));
 }

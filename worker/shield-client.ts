@@ -19,6 +19,7 @@ import type { ObjectMeta } from '../shared/slices/object-meta.ts';
 import type { HopLog } from '../shared/tier/hop-log.ts';
 import type { Upstream } from '../shared/tier/ports.ts';
 import { readShieldAnswer } from './shield-answer.ts';
+import { resendable, withResend } from './shield-resend.ts';
 import type { ShieldTransport } from './shield-transport.ts';
 
 export interface ShieldCall {
@@ -51,8 +52,13 @@ export async function askShield(shield: ShieldTransport, config: Config, call: S
   if (call.body) init.body = call.body;
   if (call.signal) init.signal = call.signal;
   try {
-    // The URL and init given to fetch itself: encodeResponseBody does not travel inside a Request.
-    return await shield.fetch(call.path, init);
+    // The URL and init given to fetch itself: encodeResponseBody does not travel inside a Request. Sent once more if
+    // its connection failed before any answer and nothing is lost by it (shield-resend.ts).
+    return await withResend(
+      () => shield.fetch(call.path, init),
+      resendable(call.method, call.body),
+      () => call.signal?.aborted === true,
+    );
   } catch {
     // Given up on because the client went away: the shield was reached, nobody is left to answer.
     if (call.signal?.aborted === true) throw new ClientGone();
