@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, normalize, sep } from 'node:path';
 import { deterministicBytes } from '../../local/assets.ts';
+import { singleRange } from '../sim/workload/byte-range.ts';
 
 const MAX_AGE = 3600;
 
@@ -83,26 +84,6 @@ async function serve(directory: string, request: IncomingMessage, response: Serv
   const stream = createReadStream(file, { start, end: last, highWaterMark: 256 * 1024 });
   stream.on('error', () => response.destroy());
   stream.pipe(response);
-}
-
-/**
- * RFC 9110 §14.1.2: `bytes=a-b`, `bytes=a-`, `bytes=-n`, clamped to the object; undefined when
- * absent or not a single range (the whole object is then sent, as §14.2 allows).
- */
-function singleRange(
-  header: string | undefined,
-  size: number,
-): { start: number; end: number } | 'unsatisfiable' | undefined {
-  const match = /^bytes=(\d*)-(\d*)$/.exec(header?.trim() ?? '');
-  if (!match || (match[1] === '' && match[2] === '')) return undefined;
-  if (match[1] === '') {
-    const suffix = Number(match[2]);
-    return suffix === 0 || size === 0 ? 'unsatisfiable' : { start: Math.max(0, size - suffix), end: size - 1 };
-  }
-  const start = Number(match[1]);
-  const end = match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1);
-  if (start >= size) return 'unsatisfiable';
-  return end < start ? undefined : { start, end };
 }
 
 function end(response: ServerResponse, status: number, headers: Record<string, string> = {}): void {

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { singleRange } from '../../bench/sim/workload/byte-range.ts';
 
 export interface RangeOrigin {
   url: string;
@@ -68,20 +69,4 @@ export async function startRangeOrigin(objects: Readonly<Record<string, number>>
         server.closeAllConnections();
       }),
   };
-}
-
-/** One `bytes=` range of a body of `size` bytes (RFC 9110 §14.1.2); absent or not one range: the whole body. */
-function singleRange(
-  header: string | undefined,
-  size: number,
-): { start: number; end: number } | 'unsatisfiable' | undefined {
-  const match = /^bytes=(\d*)-(\d*)$/.exec(header ?? '');
-  if (!match || (match[1] === '' && match[2] === '')) return undefined;
-  if (match[1] === '') {
-    const suffix = Number(match[2]);
-    return suffix === 0 || size === 0 ? 'unsatisfiable' : { start: Math.max(0, size - suffix), end: size - 1 };
-  }
-  const start = Number(match[1]);
-  const end = match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1);
-  return start >= size || end < start ? 'unsatisfiable' : { start, end };
 }
