@@ -22,7 +22,7 @@ import type { ColdLinks } from './sim/cold-links.ts';
 import { type ColdStack, startColdTopology } from './sim/cold-topology.ts';
 
 const MIB = 2 ** 20;
-/** Must-show 7 of issue 37: each shaped download at least this share of the unshaped one. */
+/** The target: each shaped download at least this share of the same stack's unshaped one. */
 const TARGET_RATIO = 0.9;
 const GET_TIMEOUT_MS = 300_000;
 /** The origin link's rate per connection, as `npm run bench`'s default profile. */

@@ -1,6 +1,6 @@
 // The sim's report, pure: which tier answered (RFC 9211 Cache-Status as tiercache writes it; the baselines'
 // X-Cache-Status; n/a where nothing says), the unique bytes asked, the cold crowd's cost per slice, the access-log
-// converter, and the summary line in the form issue 37 fixes.
+// converter, and the summary line in the form scripts read.
 import { describe, expect, it } from 'vitest';
 import { pathTaken, tierVerdict } from '../../bench/sim/report/cache-verdict.ts';
 import { crowdCost } from '../../bench/sim/report/crowd.ts';
@@ -142,7 +142,7 @@ describe('the summary line', () => {
   });
 });
 
-describe("issue 37's targets", () => {
+describe('the targets tiercache is held to', () => {
   it('judges tiercache on each, and says n/a where it measured nothing', () => {
     const tiercache = {
       name: 'tiercache',

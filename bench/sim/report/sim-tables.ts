@@ -1,5 +1,5 @@
 // The run as people read it (printed, and sim.md) and as a script reads it: the summary line, printed last, in the
-// form issue 37 fixes: `sim: locations 6, requests R, origin/unique tiercache X.XX, no-shield Y.YY, varnish Z.ZZ,
+// form scripts read: `sim: locations 6, requests R, origin/unique tiercache X.XX, no-shield Y.YY, varnish Z.ZZ,
 // nginx-slice W.WW; ledger exact yes`. A number nothing measured is `n/a`.
 
 import { formatTable, type Table } from '../../report/results.ts';
@@ -31,7 +31,7 @@ export function simMarkdown(report: SimReport, topology: SimTopology): string {
     ['Cold crowd: origin answers per slice of the new object', crowdTable(report.systems)],
     ['A purge at one location: until no location serves the purged bytes', purgeTable(report.systems, topology)],
     ['Platform operations', operationsTable(report.systems)],
-    ["Issue 37's targets", targetsTable(report)],
+    ['The targets tiercache is held to', targetsTable(report)],
   ];
   const problems = report.systems.flatMap((system) => system.problems.map((problem) => `- ${system.name}: ${problem}`));
   return [

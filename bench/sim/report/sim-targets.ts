@@ -1,4 +1,4 @@
-// Issue 37's targets judged on a run, for tiercache: origin bytes ÷ unique bytes ≤ 1.02, the cold crowd once per
+// The targets tiercache is held to on a run (the many-locations promise), for tiercache: origin bytes ÷ unique bytes ≤ 1.02, the cold crowd once per
 // slice, misses' first byte p50 ≤ 1.2× the floor at every location, a purge everywhere within the modelled bound, the
 // ledger exact, and no wrong byte from any system. Each says what was measured; `n/a` where tiercache did not run.
 

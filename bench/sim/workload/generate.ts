@@ -18,7 +18,7 @@ export interface WorkloadOptions {
   scale: number;
   /** Sessions starting per location per minute, on average. */
   sessionsPerMinute: number;
-  /** The cold crowd's object (64 MiB: issue 37's Must-show 2), asked by every location at `crowdAt` of the trace. */
+  /** The cold crowd's object (64 MiB, as the many-locations promise is judged), asked by every location at `crowdAt` of the trace. */
   crowdBytes: number;
   crowdAt: number;
   /** Where in the trace (a fraction of it) the purge is made, at location 0. */
