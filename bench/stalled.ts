@@ -63,7 +63,7 @@ const { values } = parseArgs({ options: { at: { type: 'string', default: 'locati
 if (values.at !== 'location' && values.at !== 'edge') throw new Error(`--at takes location or edge, not ${values.at}`);
 /**
  * `location`: the stack's second location (local/location.ts), an edge in a workerd process of its own reaching the
- * shield's process across its SHIELD binding (issue 37's topology); `edge`: the edge in the shield's own workerd.
+ * shield's process across its SHIELD binding (the tiers in processes of their own); `edge`: the edge in the shield's own workerd.
  */
 const AT: 'location' | 'edge' = values.at;
 

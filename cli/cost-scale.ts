@@ -1,5 +1,5 @@
 // `npm run cost -- --scale` (docs/costs.md, "At scale"): the grid of shared/cost/scale-model.ts as a table, a line per
-// isolates × requests a second, what it costs before and after issue 37's design and which limit binds first.
+// isolates × requests a second, what it costs before and after the purge head and the stats shards and which limit binds first.
 
 import type { CostEstimate } from '../shared/cost/cost-model.ts';
 import type { RefreshDesign } from '../shared/cost/refresh-design.ts';

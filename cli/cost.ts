@@ -47,7 +47,7 @@ of 1 MB objects at a 95 % hit ratio.
   --without-allowances      price every unit: the account's allowances are used by other work
   --examples                the three example mixes of docs/costs.md instead
   --scale                   10 to 10,000 edge isolates at 1k to 100k requests a second, before and
-                            after issue 37's purge head key and 16 stats shards: the month and the
+                            after the purge head key and 16 stats shards: the month and the
                             limit that binds first (the traffic: the flags' response size and ratios)
   --locations N             with --scale: the most locations the edge isolates are in (300)
   --workers-dev             with --scale: after, on workers.dev (no Cache API: each isolate reads the head)

@@ -12,6 +12,7 @@ import {
 import { parseWarmWord, SPAN_HEADER, sliceRequestPath } from '../shared/hop/slice-protocol.ts';
 import { ClientGone, Disconnected } from '../shared/http/errors.ts';
 import { forwardedRequestHeaders, TIER_MANAGED, withForwarding } from '../shared/http/headers.ts';
+import { resendable, withResend } from '../shared/http/resend.ts';
 import { reselecting } from '../shared/http/vary.ts';
 import { COPY_HEADER } from '../shared/observe/read-ahead-copy.ts';
 import type { RequestTarget } from '../shared/request/request-target.ts';
@@ -19,7 +20,6 @@ import type { ObjectMeta } from '../shared/slices/object-meta.ts';
 import type { HopLog } from '../shared/tier/hop-log.ts';
 import type { Upstream } from '../shared/tier/ports.ts';
 import { readShieldAnswer } from './shield-answer.ts';
-import { resendable, withResend } from './shield-resend.ts';
 import type { ShieldTransport } from './shield-transport.ts';
 
 export interface ShieldCall {
@@ -53,7 +53,7 @@ export async function askShield(shield: ShieldTransport, config: Config, call: S
   if (call.signal) init.signal = call.signal;
   try {
     // The URL and init given to fetch itself: encodeResponseBody does not travel inside a Request. Sent once more if
-    // its connection failed before any answer and nothing is lost by it (shield-resend.ts).
+    // its connection failed before any answer and nothing is lost by it (shared/http/resend.ts).
     return await withResend(
       () => shield.fetch(call.path, init),
       resendable(call.method, call.body),

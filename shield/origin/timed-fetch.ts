@@ -2,6 +2,7 @@
 // timeout → 504 (a long body's silences are bounded where it is read); bodies arrive as sent, never decoded.
 
 import { ClientGone, Disconnected, HttpError } from '../../shared/http/errors.ts';
+import { resendable, withResend } from '../../shared/http/resend.ts';
 import { finalAnswer } from './interim.ts';
 
 /** `client`: the client's request; once it aborts (the client went away), the fetch and its body end too. */
@@ -25,16 +26,9 @@ export async function timedFetch(
     fetch(url, { ...init, signal: controller.signal, redirect: 'manual', encodeResponseBody: 'manual' });
   const method = init.method ?? 'GET';
   try {
-    let response: Response;
-    try {
-      response = await ask();
-    } catch (error) {
-      // A kept-alive connection the origin closed, or left garbage on (a body longer than its
-      // Content-Length), fails before any answer: a GET or HEAD is asked once more, at once, on
-      // a fresh one (Varnish and nginx retry a failed reused backend connection likewise).
-      if (timedOut || client?.aborted || (method !== 'GET' && method !== 'HEAD') || init.body != null) throw error;
-      response = await ask();
-    }
+    // A kept-alive connection the origin closed, or left garbage on (a body longer than its Content-Length), fails
+    // before any answer: a GET or HEAD is asked once more, at once, on a fresh one (shared/http/resend.ts).
+    const response = await withResend(ask, resendable(method, init.body), () => timedOut || client?.aborted === true);
     return await finalAnswer(response, method);
   } catch (error) {
     if (error instanceof HttpError) throw error;

@@ -1,9 +1,9 @@
-// When the edge sends a shield request once more (worker/shield-resend.ts): a GET or HEAD whose connection failed
+// When the edge sends a shield request once more (shared/http/resend.ts): a GET or HEAD whose connection failed
 // before any answer (a kept-alive connection the shield closed as it was reused), never one with a body, never one
 // its client gave up on.
 
 import { describe, expect, it } from 'vitest';
-import { resendable, SHIELD_ATTEMPTS, withResend } from '../../worker/shield-resend.ts';
+import { RESEND_ATTEMPTS, resendable, withResend } from '../../../shared/http/resend.ts';
 
 /** A send whose connection fails `failures` times ("Network connection lost"), then answers; counts its calls. */
 function flaky(failures: number): { send: () => Promise<string>; calls: () => number } {
@@ -40,10 +40,10 @@ describe('a send whose connection failed before any answer', () => {
     expect(shield.calls()).toBe(2);
   });
 
-  it(`fails with its own error after ${SHIELD_ATTEMPTS} attempts in all`, async () => {
-    const shield = flaky(SHIELD_ATTEMPTS);
+  it(`fails with its own error after ${RESEND_ATTEMPTS} attempts in all`, async () => {
+    const shield = flaky(RESEND_ATTEMPTS);
     await expect(withResend(shield.send, true, never)).rejects.toThrow('Network connection lost.');
-    expect(shield.calls()).toBe(SHIELD_ATTEMPTS);
+    expect(shield.calls()).toBe(RESEND_ATTEMPTS);
   });
 
   it('is not sent again when it may not be, or once its client has gone', async () => {

@@ -1,5 +1,6 @@
-// When the edge sends a request to the shield once more: its connection failed before any answer, and sending it again
-// loses nothing. Pure: the caller says what the request is and how to send it.
+// When a tier sends a request to its next hop once more (the edge to the shield, the shield to the origin): its
+// connection failed before any answer, and sending it again loses nothing (Varnish and nginx retry a failed reused
+// backend connection likewise). The caller says what the request is and how to send it.
 
 /**
  * Attempts in all. Over a pool of kept-alive connections a failure before any answer is not rare: workerd's HTTP client
@@ -10,13 +11,13 @@
  * to the pool with the first, closed too: at the second location, 8 requests every 4.88–5 s failed 18 times in 320
  * with one attempt, 2 with two, 3 with three (so two: a third buys nothing measurable).
  */
-export const SHIELD_ATTEMPTS = 2;
+export const RESEND_ATTEMPTS = 2;
 
 /**
  * A request sent again without loss (RFC 9112 §9.3.1: a client may retransmit an idempotent request whose connection
  * closed first): a GET or a HEAD without a body, so none was spent by the failed attempt.
  */
-export function resendable(method: string, body: ReadableStream | null | undefined): boolean {
+export function resendable(method: string, body: BodyInit | null | undefined): boolean {
   return (method === 'GET' || method === 'HEAD') && (body === undefined || body === null);
 }
 
@@ -26,7 +27,7 @@ export async function withResend<T>(send: () => Promise<T>, resend: boolean, giv
     try {
       return await send();
     } catch (error) {
-      if (!resend || givenUp() || attempt >= SHIELD_ATTEMPTS) throw error;
+      if (!resend || givenUp() || attempt >= RESEND_ATTEMPTS) throw error;
     }
   }
 }
