@@ -2,7 +2,8 @@
 // node:http on a loopback port answering 20 KiB, closing keep-alive connections left idle for
 // 100 ms as workerd does (after some seconds), and counting every request it saw. Some paths
 // script what the generators must count:
-//   /stagger          every tenth answer comes 400 ms late
+//   /stagger          every tenth answer comes late: only once the server has closed a connection
+//                     left idle since that request came (or after 5 s, if none ever idles)
 //   /lose-<n>         the n-th request (counted from resetCounts) has its connection closed under it
 //   /redirect-small   every seventh answered 302 with a short body, the rest 20 KiB
 //   /redirect-large   the same, the rest 2 MiB
@@ -11,13 +12,17 @@
 
 import { once } from 'node:events';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 
 export const BODY = Buffer.alloc(20 * 1024, 'x');
 export const LARGE_BODY = Buffer.alloc(2 * 1024 * 1024, 'y');
 /** Every seventh request to /redirect-* is answered 302 with a short body. */
 export const REDIRECT_EVERY = 7;
 const IDLE_CLOSE_MS = 100;
+/** A late /stagger answer waits at most this long for an idle connection to be closed. */
+const LATE_CEILING_MS = 5_000;
+/** …and then this long, so that the client reads the close before the answer that ends its run. */
+const AFTER_CLOSE_MS = 20;
 
 /** Per request to /tiers, in turn: what the edge and the shield said, and the times they report. */
 export const TIER_ANSWERS = [
@@ -55,24 +60,37 @@ export async function startScriptedServer(): Promise<ScriptedServer> {
   let staggerRequests = 0;
   let loseRequests = 0;
   const idle = new WeakMap<object, NodeJS.Timeout>();
+  // Late /stagger answers waiting for a connection that went idle after they came to be closed.
+  const awaitingClose = new Map<() => void, number>();
+  const closeIdle = (socket: Socket, idleSince: number) => {
+    if (socket.destroyed || socket.readableEnded) return;
+    socket.end();
+    for (const [release, came] of awaitingClose) if (came <= idleSince) release();
+  };
   const server = createServer((request, response) => {
     served++;
     clearTimeout(idle.get(request.socket));
-    response.on('finish', () =>
+    response.on('finish', () => {
+      const idleSince = performance.now();
       idle.set(
         request.socket,
-        setTimeout(() => request.socket.end(), IDLE_CLOSE_MS),
-      ),
-    );
+        setTimeout(() => closeIdle(request.socket, idleSince), IDLE_CLOSE_MS),
+      );
+    });
     if (request.url?.startsWith('/lose-') && ++loseRequests === Number(request.url.slice('/lose-'.length)))
       return void request.socket.destroy();
     if (request.url === '/stagger') {
-      // Every tenth answer comes late (400 ms), while connections done with their share sit idle.
-      const late = ++staggerRequests % 10 === 0;
-      return void setTimeout(
-        () => response.writeHead(200, { 'content-length': BODY.length }).end(BODY),
-        late ? 400 : 0,
-      );
+      // Every tenth answer comes late, once connections done with their share have sat idle and
+      // one was closed: however slow the machine, the client sees a close while it still waits.
+      const answer = () => void response.writeHead(200, { 'content-length': BODY.length }).end(BODY);
+      if (++staggerRequests % 10 !== 0) return answer();
+      const release = () => {
+        awaitingClose.delete(release);
+        clearTimeout(ceiling);
+        setTimeout(answer, AFTER_CLOSE_MS);
+      };
+      const ceiling = setTimeout(release, LATE_CEILING_MS);
+      return void awaitingClose.set(release, performance.now());
     }
     if (request.url?.startsWith('/redirect-')) {
       if (++redirectRequests % REDIRECT_EVERY === 0)
