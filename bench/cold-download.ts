@@ -7,6 +7,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { request } from 'node:http';
+import { freemem } from 'node:os';
 import { parseArgs } from 'node:util';
 import { totalCpuSeconds } from './probes/process-cpu.ts';
 import { procAvailable, processesNamed, RUNTIME_NAME } from './probes/process-rss.ts';
@@ -68,6 +69,7 @@ const rounds = Number(values.rounds);
 const sizes = values.sizes.split(',').map(Number);
 if (values.links !== 'map' && values.links !== 'open') throw new Error(`--links map|open, got ${values.links}`);
 const links: ColdLinks = values.links;
+refuseWhatMemoryCannotHold();
 const stops: (() => Promise<void>)[] = [];
 const stopAll = async (): Promise<void> => {
   for (const stop of stops.splice(0).reverse()) await stop().catch(() => undefined);
@@ -75,6 +77,23 @@ const stopAll = async (): Promise<void> => {
 const releaseSignals = keepSignals(() => void stopAll().finally(() => process.exit(130)));
 await main();
 releaseSignals();
+
+/**
+ * Every download is a fresh key stored whole at its edge and at the shield, in memory unless TIERCACHE_STORE_DIR names
+ * a disk (local/store-root.ts): three rounds of 1 GiB at two locations, shaped and not, are 24 GiB, past this
+ * machine's memory, and the store then stalls the download it fills (measured: 0 MiB/s for minutes). Refused up front.
+ */
+function refuseWhatMemoryCannotHold(): void {
+  if (process.env.TIERCACHE_STORE_DIR) return;
+  const LOCATIONS = 2;
+  const stored = sizes.reduce((sum, mib) => sum + mib * MIB, 0) * rounds * LOCATIONS * 2 * 2;
+  if (stored <= 0.7 * freemem()) return;
+  const gib = (bytes: number) => (bytes / 2 ** 30).toFixed(1);
+  console.error(
+    `bench:cold-download would store ${gib(stored)} GiB in memory (${gib(freemem())} GiB free): fewer --rounds or --sizes, or TIERCACHE_STORE_DIR=/var/tmp to store on disk`,
+  );
+  process.exit(2);
+}
 
 async function main(): Promise<void> {
   const startedAt = new Date();
