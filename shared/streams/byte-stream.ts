@@ -21,11 +21,6 @@ export interface Piece {
    * forgotten). A piece that ends short or runs long fails the answer: never a shifted byte passed on.
    */
   onInexact?(): void;
-  /**
-   * Hears, as the answer takes its bytes, the share (0 to 1) of those it wants from this piece that it has taken: how
-   * far its reader has come (demand.ts earns read-ahead by it). Not told of a piece the runtime pipes whole.
-   */
-  onRead?(share: number): void;
 }
 
 /**
@@ -53,9 +48,6 @@ interface Reading {
   source: BodySource;
   position: number;
   kept: Bytes | undefined;
-  /** The first byte the answer wants from it, and how many from there (for onRead). */
-  wantedFrom: number;
-  wanted: number;
 }
 
 /**
@@ -97,8 +89,6 @@ async function pumpRanges(
               source: bodySource(piece.body, { length: piece.length }),
               position: piece.offset,
               kept: undefined,
-              wantedFrom: position,
-              wanted: Math.min(range.end, piece.offset + piece.length - 1) - position + 1,
             };
           }
           continue;
@@ -117,7 +107,6 @@ async function pumpRanges(
         if (from <= to) {
           await out.write(chunk.subarray(from - start, to - start + 1));
           position = to + 1;
-          current.piece.onRead?.((position - current.wantedFrom) / current.wanted);
         }
         // Bytes past this range may belong to the next one: kept (copied, as the buffer is reused).
         if (to < end) {

@@ -14,10 +14,8 @@ export const GROWTH = 4;
 export class Demand {
   /** Slices the reader has taken. */
   private taken = 0;
-  /** Slices' worth the reader has read, a fraction of the one it reads included: it read the slices before it whole. */
-  private read = 0;
-  /** What `ahead` was when the window last heard of it. */
-  private told = 0;
+  /** Slices the reader has read whole: it asked for the one after them. */
+  private readWhole = 0;
   /** Called when the reader has earned more (the window then starts what it may). */
   private readonly grew: () => void;
 
@@ -27,12 +25,10 @@ export class Demand {
 
   /**
    * Slices ahead of the reader it has earned: none before its first slice is in hand, FIRST_AHEAD with it, GROWTH
-   * times more for each slice it has read since, earned as it reads the second half of each (`reading`). At each
-   * slice's end it is what reading slice by slice earns.
+   * times more for each slice it has read whole (it asked for the one after it, or took it).
    */
   get ahead(): number {
-    if (this.taken === 0) return 0;
-    return Math.floor(FIRST_AHEAD * GROWTH ** Math.min(Math.max(this.taken - 1, this.read), 10));
+    return this.taken === 0 ? 0 : FIRST_AHEAD * GROWTH ** Math.min(Math.max(this.taken - 1, this.readWhole), 10);
   }
 
   /**
@@ -42,31 +38,12 @@ export class Demand {
    * every cold download. The caller starts what was earned (no `grew`: it refills its window next).
    */
   asked(position: number): void {
-    this.read = Math.max(this.read, position);
-    this.told = Math.max(this.told, this.ahead);
-  }
-
-  /**
-   * The reader has read `share` (0 to 1) of the slice at `position` of its read. A cold download reads its first slice
-   * at one origin connection's rate: what reading it earns starts as it reads, not all at its end, which left the
-   * reader waiting a quarter of a second for the next slices on every cold 100 MiB download (bench:cold-download).
-   * Only the second half of a slice earns, part of the way (three quarters read: FIRST_AHEAD × √GROWTH of the first):
-   * a reader that reads a file's head and leaves (a player probing, a stalled client whose socket took a few hundred
-   * kilobytes) costs what it did when only a slice read whole earned.
-   */
-  reading(position: number, share: number): void {
-    this.read = Math.max(this.read, position + Math.min(1, Math.max(0, 2 * share - 1)));
-    if (this.ahead > this.told) this.tell();
+    this.readWhole = Math.max(this.readWhole, position);
   }
 
   /** The reader took a slice (it is done with the one before). */
   took(): void {
     this.taken++;
-    this.tell();
-  }
-
-  private tell(): void {
-    this.told = this.ahead;
     this.grew();
   }
 }

@@ -93,15 +93,11 @@ export class SliceWindow {
     } finally {
       this.slots.delete(index);
     }
-    const at = this.position++;
+    this.position++;
     this.taken++;
     this.demand.took();
     const bytes = sliceBytes(index, meta.sliceSize, meta.size);
     const piece: Piece = { offset: bytes.start, length: bytes.end - bytes.start + 1, body };
-    // What the reader earns as it reads this slice starts as it reads (demand.ts), not at the slice's end.
-    piece.onRead = (share) => {
-      if (!this.ended) this.demand.reading(at, share);
-    };
     if (this.sources.stored.has(index)) piece.onInexact = () => store.forget(index);
     return { done: false, value: piece };
   }

@@ -339,30 +339,6 @@ describe('rangesStream', () => {
     expect(await readAll(rangesStream(pieces, [{ start: 10, end: 19 }]))).toEqual(bytes.slice(10, 20));
   });
 
-  it('tells each piece, as its bytes are taken, the share taken of those the range wants from it', async () => {
-    const bytes = objectBytes(100);
-    const shares: [number, number][] = [];
-    const { pieces } = piecesOf(bytes, [40, 60], 10);
-    const told: AsyncIterator<Piece> = {
-      next: async () => {
-        const next = await pieces.next();
-        if (!next.done) next.value.onRead = (share) => void shares.push([next.value.offset, share]);
-        return next;
-      },
-      return: () => pieces.return?.() ?? Promise.resolve({ done: true, value: undefined }),
-    };
-    // From byte 20: the first piece's 20 wanted bytes in two chunks, then the second's 31 (to byte 70) in four.
-    expect(await readAll(rangesStream(told, [{ start: 20, end: 70 }]))).toEqual(bytes.slice(20, 71));
-    expect(shares).toEqual([
-      [0, 0.5],
-      [0, 1],
-      [40, 10 / 31],
-      [40, 20 / 31],
-      [40, 30 / 31],
-      [40, 1],
-    ]);
-  });
-
   it('reads one range across several pieces, cutting the first and last and passing the middle ones whole', async () => {
     const bytes = objectBytes(100);
     const { pieces } = piecesOf(bytes, [25, 25, 25, 25], 10);
