@@ -25,7 +25,7 @@ import { LEAVES_HEADER, startDepartureSwitch, TOLD_LINE } from './setup/departur
 import { startEndlessOrigin } from './setup/endless-origin.ts';
 import { DEFAULT_PROFILE, type OriginProfile, parseProfile, shaperOptions } from './setup/origin-profiles.ts';
 import { startShaper } from './setup/shaper.ts';
-import { keepSignals } from './setup/signals.ts';
+import { Stops } from './setup/signals.ts';
 import { startStaticFileServer } from './setup/static-file-server.ts';
 
 const MIB = 2 ** 20;
@@ -76,13 +76,9 @@ interface Case {
 
 const { values } = parseArgs({ options: { profile: { type: 'string', default: DEFAULT_PROFILE } } });
 const profile = parseProfile(values.profile);
-const stops: (() => Promise<void>)[] = [];
-const stopAll = async () => {
-  for (const stop of stops.splice(0).reverse()) await stop().catch(() => undefined);
-};
-const releaseSignals = keepSignals(() => void stopAll().finally(() => process.exit(130)));
+const stops = new Stops();
 await main();
-releaseSignals();
+stops.releaseSignals();
 
 async function main(): Promise<void> {
   const startedAt = new Date();
@@ -214,7 +210,7 @@ async function main(): Promise<void> {
     console.error(`bench:abandoned failed: ${describeError(error)}`);
     process.exitCode = 1;
   } finally {
-    await stopAll();
+    await stops.all();
   }
 }
 

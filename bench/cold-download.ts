@@ -18,7 +18,7 @@ import { freePort } from './setup/free-port.ts';
 import { startNpmStart } from './setup/npm-start.ts';
 import { startOriginThread } from './setup/origin-thread.ts';
 import type { LinkShape } from './setup/shaper.ts';
-import { keepSignals } from './setup/signals.ts';
+import { Stops } from './setup/signals.ts';
 import type { ColdLinks } from './sim/cold-links.ts';
 import { type ColdStack, startColdTopology } from './sim/cold-topology.ts';
 
@@ -70,13 +70,9 @@ const sizes = values.sizes.split(',').map(Number);
 if (values.links !== 'map' && values.links !== 'open') throw new Error(`--links map|open, got ${values.links}`);
 const links: ColdLinks = values.links;
 refuseWhatMemoryCannotHold();
-const stops: (() => Promise<void>)[] = [];
-const stopAll = async (): Promise<void> => {
-  for (const stop of stops.splice(0).reverse()) await stop().catch(() => undefined);
-};
-const releaseSignals = keepSignals(() => void stopAll().finally(() => process.exit(130)));
+const stops = new Stops();
 await main();
-releaseSignals();
+stops.releaseSignals();
 
 /**
  * Every download is a fresh key stored whole at its edge and at the shield, in memory unless TIERCACHE_STORE_DIR names
@@ -144,7 +140,7 @@ async function main(): Promise<void> {
     console.error(`bench:cold-download failed: ${describeError(error)}`);
     process.exitCode = 1;
   } finally {
-    await stopAll();
+    await stops.all();
   }
 }
 

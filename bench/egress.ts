@@ -28,7 +28,7 @@ import { originAnswers } from './report/origin-answers.ts';
 import { describeError, describeMachine, formatTable, machine, writeResults } from './report/results.ts';
 import { DEFAULT_PROFILE, parseProfile, shaperOptions } from './setup/origin-profiles.ts';
 import { startShaper } from './setup/shaper.ts';
-import { keepSignals } from './setup/signals.ts';
+import { Stops } from './setup/signals.ts';
 import { SCENARIOS, type Scenario } from './workloads/egress-scenarios.ts';
 
 /** Several slices each (8 MiB by default): 24 MiB, three whole slices; 15 MB, a real MP4's size, the last one short. */
@@ -46,13 +46,9 @@ interface ColdObject {
 
 const { values } = parseArgs({ options: { profile: { type: 'string', default: DEFAULT_PROFILE } } });
 const profile = parseProfile(values.profile);
-const stops: (() => Promise<void>)[] = [];
-const stopAll = async () => {
-  for (const stop of stops.splice(0).reverse()) await stop().catch(() => undefined);
-};
-const releaseSignals = keepSignals(() => void stopAll().finally(() => process.exit(130)));
+const stops = new Stops();
 await main();
-releaseSignals();
+stops.releaseSignals();
 
 async function main(): Promise<void> {
   const startedAt = new Date();
@@ -136,7 +132,7 @@ async function main(): Promise<void> {
     console.error(`bench:egress failed: ${describeError(error)}`);
     process.exitCode = 1;
   } finally {
-    await stopAll();
+    await stops.all();
   }
 }
 

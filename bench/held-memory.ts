@@ -14,7 +14,7 @@ import { procAvailable, processesNamed, RUNTIME_NAME } from './probes/process-rs
 import { medianRuntimeBytes, startSampler } from './probes/rss-sampler.ts';
 import { describeError, describeMachine, formatTable, machine, writeResults } from './report/results.ts';
 import { type Framing, GATED_PREFIX, startHeldOrigin } from './setup/held-origin.ts';
-import { keepSignals } from './setup/signals.ts';
+import { Stops } from './setup/signals.ts';
 
 const MB = 1_000_000;
 /** Answers under way at once: the count a review found adding 214 MiB to workerd before the pool. */
@@ -112,11 +112,7 @@ async function runCase(c: Case): Promise<CaseRun> {
   for await (const chunk of deterministicBytes(BODY_SEED, c.size)) chunks.push(chunk);
   const body = Buffer.concat(chunks);
   const sha256 = createHash('sha256').update(body).digest('hex');
-  const stops: (() => Promise<void>)[] = [];
-  const stopAll = async () => {
-    for (const stop of stops.splice(0).reverse()) await stop().catch(() => undefined);
-  };
-  const releaseSignals = keepSignals(() => void stopAll().finally(() => process.exit(130)));
+  const stops = new Stops();
   try {
     const origin = await startHeldOrigin(body, c.framing, ANSWERS);
     stops.push(() => origin.close());
@@ -168,8 +164,8 @@ async function runCase(c: Case): Promise<CaseRun> {
       verdict: limitBytes === undefined ? '–' : growthBytes <= limitBytes ? 'PASS' : 'OVER',
     };
   } finally {
-    await stopAll();
-    releaseSignals();
+    await stops.all();
+    stops.releaseSignals();
   }
 }
 

@@ -13,7 +13,7 @@ import { startWorkers } from '../local/workers.ts';
 import { type OriginLedger, type OriginResponse, startOriginLedger } from './probes/origin-ledger.ts';
 import { describeError, describeMachine, formatTable, machine, writeResults } from './report/results.ts';
 import { startOriginThread } from './setup/origin-thread.ts';
-import { keepSignals } from './setup/signals.ts';
+import { Stops } from './setup/signals.ts';
 
 const MIB = 2 ** 20;
 /** The origin link's first byte: far above what the tiers take locally, so a round trip to it stands out. */
@@ -39,13 +39,9 @@ interface Trip {
   origin: Hop;
 }
 
-const stops: (() => Promise<void>)[] = [];
-const stopAll = async (): Promise<void> => {
-  for (const stop of stops.splice(0).reverse()) await stop().catch(() => undefined);
-};
-const releaseSignals = keepSignals(() => void stopAll().finally(() => process.exit(130)));
+const stops = new Stops();
 await main();
-releaseSignals();
+stops.releaseSignals();
 
 async function main(): Promise<void> {
   const startedAt = new Date();
@@ -87,7 +83,7 @@ async function main(): Promise<void> {
     console.error(`bench:miss-round-trips failed: ${describeError(error)}`);
     process.exitCode = 1;
   } finally {
-    await stopAll();
+    await stops.all();
   }
 }
 

@@ -14,3 +14,29 @@ export function keepSignals(onSignal: () => void): () => void {
   process.on('newListener', keep).on('SIGINT', onSignal).on('SIGTERM', onSignal);
   return () => void process.off('newListener', keep).off('SIGINT', onSignal).off('SIGTERM', onSignal);
 }
+
+/**
+ * What a benchmark started, stopped last-started first, each failure let go: on its way out (`all`), and on SIGINT or
+ * SIGTERM, after which it exits 130. Signals stay the benchmark's (keepSignals) until `releaseSignals`.
+ */
+export class Stops {
+  private readonly list: (() => Promise<void>)[] = [];
+  private readonly release: () => void;
+
+  constructor() {
+    this.release = keepSignals(() => void this.all().finally(() => process.exit(130)));
+  }
+
+  push(stop: () => Promise<void>): void {
+    this.list.push(stop);
+  }
+
+  /** Stops everything pushed so far. */
+  async all(): Promise<void> {
+    for (const stop of this.list.splice(0).reverse()) await stop().catch(() => undefined);
+  }
+
+  releaseSignals(): void {
+    this.release();
+  }
+}
