@@ -23,6 +23,8 @@ import {
 } from './tier-options.ts';
 
 const EDGE_ENTRY = 'worker/index.ts';
+/** The edge wrapped in the front's check (fronted-edge.ts): what runs behind the front. */
+const FRONTED_EDGE_ENTRY = 'local/fronted-edge.ts';
 const SHIELD_ENTRY = 'shield/index.ts';
 /** The second edge worker's name (WorkersOptions.secondEdge). */
 const SECOND_EDGE = 'edge-2';
@@ -105,8 +107,10 @@ export interface Stack {
  * front). Caches live in Miniflare's temporary directory, gone on dispose.
  */
 export async function startWorkers(options: WorkersOptions): Promise<Stack> {
+  // Behind the front the edge must be wrapped in the front's check: an entry of its own would go without it.
+  if (options.front && options.entries?.edge !== undefined) throw new Error('the front serves the edge it wraps only');
   const [edge, shield] = await Promise.all([
-    bundleWorker(options.entries?.edge ?? EDGE_ENTRY),
+    bundleWorker(options.entries?.edge ?? (options.front ? FRONTED_EDGE_ENTRY : EDGE_ENTRY)),
     bundleWorker(options.entries?.shield ?? SHIELD_ENTRY),
   ]);
   const stack = options.front

@@ -19,8 +19,6 @@ export interface EdgeEnv extends RawConfig {
   PURGES?: KVNamespace;
   /** The local test stack's movable clock (shared/clock/clock-offset.ts); never bound when deployed. */
   TEST_CLOCK?: Fetcher;
-  /** The local stack's front (local/front.ts) proves itself with this; never bound when deployed. */
-  LOCAL_FRONT_TOKEN?: string;
   /** The stats store (shield/stats-store.ts, bound by script name); absent = nothing counted. */
   STATS?: DurableObjectNamespace;
   /** Workers Analytics Engine: one data point per request; absent = none written. */

@@ -2,17 +2,8 @@
 // service binding. This file only wires; README.md says what the edge does with a request, in order.
 
 import { Hono } from 'hono';
-import { throughTheFront } from '../shared/admission/tier-credentials.ts';
 import { clockOffset } from '../shared/clock/clock-offset.ts';
-import { FRONT_HEADER } from '../shared/hop/hop-fields.ts';
-import {
-  errorResponse,
-  Forbidden,
-  HttpError,
-  MethodNotAllowed,
-  NotFound,
-  SignatureRefused,
-} from '../shared/http/errors.ts';
+import { errorResponse, HttpError, MethodNotAllowed, NotFound, SignatureRefused } from '../shared/http/errors.ts';
 import { tierLocation } from '../shared/http/health-report.ts';
 import { observedFetch } from '../shared/observe/observed.ts';
 import { normalizePath } from '../shared/request/canonical-path.ts';
@@ -139,12 +130,6 @@ function edgeFetch(request: Request, edge: EdgeRequest, ctx: ExecutionContext): 
 
 export default {
   fetch(request, env, ctx) {
-    // Behind the local stack's front (never bound when deployed): only what came through it.
-    if (!throughTheFront(request.headers.get(FRONT_HEADER), env.LOCAL_FRONT_TOKEN)) {
-      return new Forbidden(
-        'this socket answers only the local front: send requests to the port tiercache printed',
-      ).toResponse(request.method);
-    }
     let bindings: EdgeBindings;
     try {
       bindings = edgeBindings(env);

@@ -35,8 +35,8 @@ export function takeOriginAt(headers: Headers, fallback: number): number {
 }
 
 /**
- * On every request the local stack's front forwards (local/front.ts): its proof; the edge checks it
- * when LOCAL_FRONT_TOKEN is bound.
+ * On every request the local stack's front forwards (local/front.ts): its proof, checked by the edge's local wrapper
+ * (local/fronted-edge.ts); the deployed edge has no front.
  */
 export const FRONT_HEADER = 'x-tiercache-front';
 
