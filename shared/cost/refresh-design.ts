@@ -51,7 +51,7 @@ export interface RefreshDesign {
   statsShards: number;
 }
 
-/** Before issue 37: every isolate lists the purge namespace every REFRESH_MS it serves; one stats object for everything. */
+/** Before the purge head key: every isolate lists the purge namespace every REFRESH_MS it serves; one stats object for everything. */
 export const BEFORE: RefreshDesign = {
   name: 'before',
   headReaders: { edge: 'none', shield: 'none' },
@@ -60,7 +60,7 @@ export const BEFORE: RefreshDesign = {
 };
 
 /**
- * The code that runs (issue 37): a head key written with each purge batch, read with a get once per location per
+ * The code that runs: a head key written with each purge batch, read with a get once per location per
  * SHARE_MS at the edge (shared through the Cache API), by each isolate at the shield; a list while the head changed or
  * settles, and once a minute; the stats batches spread over 16 Durable Objects (shield/stats-store.ts).
  */

@@ -1,6 +1,6 @@
 // What tiercache costs and which platform limit binds first as it grows (docs/costs.md, "At scale"; `npm run cost --
 // --scale`): 10 to 10,000 edge isolates at 1k to 100k requests a second, priced for two ways of keeping the purge list
-// and the stats, today's (before) and issue 37's (after). Each design is a value, so a third is one more constant.
+// and the stats, the former (before) and the code's (after). Each design is a value, so a third is one more constant.
 
 import {
   DURABLE_OBJECT_REQUESTS_PER_SECOND,

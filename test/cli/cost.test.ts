@@ -92,7 +92,7 @@ function run(argv: string[]): { code: number; out: string; err: string } {
 }
 
 describe('npm run cost', () => {
-  // Model input changed (issue 37): the purge list priced as the code on main reads it (a head get per re-read, a list
+  // Model input changed (the purge head key): the purge list priced as the code on main reads it (a head get per re-read, a list
   // once a minute per isolate and while a purge settles), no longer a list per re-read ($48.95 and $21.05 before).
   it('with no flags prices 10 TB of 1 MB objects at 95 %: $20.75 with tiercache against $70.00 of egress alone', () => {
     const { code, out } = run([]);
@@ -166,7 +166,7 @@ describe('npm run cost', () => {
     const { out } = run(['--without-allowances']);
     expect(out).toContain("prices read 2026-12-01, without the plan's allowances");
     expect(out).toMatch(/\n {2}Workers Paid subscription +\$0\.0000\n/);
-    // Model input changed (issue 37): the 10 TB month now saves without the allowances too ($84.45 against $70 before);
+    // Model input changed (the purge head key): the 10 TB month now saves without the allowances too ($84.45 against $70 before);
     // a month of small objects still costs more than its egress, and says so.
     expect(out).toMatch(/\n {2}saved +\$9\.36$/);
     const small = run(['--without-allowances', '--bytes', '50GB', '--response', '25kB']).out;
@@ -266,7 +266,7 @@ describe('docs/costs.md', () => {
     const spread = (edge: number) => month({ ...tenTb, isolates: { ...tenTb.isolates, edge } });
     expect(DOC).toContain(`over 10 isolates the month is ${formatUsd(spread(10).totalUSD)}`);
     expect(DOC).toContain(`over 1,000 it is ${formatUsd(spread(1000).totalUSD)}`);
-    // Model input changed (issue 37): at most a list and a head get per request ($57 with a list per request before).
+    // Model input changed (the purge head key): at most a list and a head get per request ($57 with a list per request before).
     expect(Math.round(spread(1_000_000).totalUSD)).toBe(56);
     const bare = month(tenTb, { allowances: false });
     expect(DOC).toContain(`adds ${formatUsd(bare.platformUSD)} of`);
@@ -276,7 +276,7 @@ describe('docs/costs.md', () => {
       `(${((lists?.quantity ?? 0) / 1e6).toFixed(1)} million for the 10 TB month, ${formatUsd(lists?.usd ?? 0)} of its ${formatUsd(month(tenTb).platformUSD)})`,
     );
     expect(DOC).toContain(`$7 plus ${formatUsd(month(video).platformUSD)} of`);
-    // The same month as the purge list was read before issue 37, beside it.
+    // The same month as the purge list was read before the purge head key, beside it.
     const before = mixCost(tenTb, PUBLISHED_PRICES, DEPLOYED_INTERVALS, { design: BEFORE });
     expect(DOC.replace(/\s+/g, ' ')).toContain(`every 5 s before cost ${formatUsd(before.totalUSD)} for this month`);
     expect(DOC).toContain(`the whole egress is worth ${formatUsd(month(site).egressAloneUSD).replace(/0+$/, '')}`);

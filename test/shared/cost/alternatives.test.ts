@@ -51,7 +51,7 @@ describe('CLOUDFLARE_CACHEABLE_LIMIT', () => {
 });
 
 describe('compareAlternatives', () => {
-  // A tiercache month for the same 10 TB, as the model priced it before issue 37's purge head: $45.45 of Workers Paid
+  // A tiercache month for the same 10 TB, as the model priced it before the purge head key: $45.45 of Workers Paid
   // and 0.5 TB from the origin (a fixed input: these tests are of the comparison, not of the month).
   const estimate = {
     usage: { servedBytes: 10 * TB, originBytes: 0.5 * TB },

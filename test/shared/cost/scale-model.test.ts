@@ -1,5 +1,5 @@
 // shared/cost/scale-model.ts: what the purge list and the stats cost, and which limit binds first, from 10 to 10,000
-// isolates, before and after issue 37's design (a head key read once per location, a list per change, 16 shards).
+// isolates, before and after the purge head key and the stats shards (a head key read once per location, a list per change, 16 shards).
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';

@@ -74,7 +74,7 @@ describe('what 10 TB a month of 1 MB objects at a 95 % hit ratio costs, against 
     expect(lists?.usd ?? 0).toBeLessThanOrEqual(47.5);
   });
 
-  // Model input changed (issue 37): the purge list is priced as the code on main reads it, a head get per re-read
+  // Model input changed (the purge head key): the purge list is priced as the code on main reads it, a head get per re-read
   // and a list once a minute per isolate, no longer a list per re-read ($49 and $21 before).
   it('costs less in all than Storj egress alone: about $21 a month against $70, saving about $49', () => {
     expect(estimate.totalUSD).toBeLessThan(estimate.egressAloneUSD);
