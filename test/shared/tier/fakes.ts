@@ -9,7 +9,7 @@ import {
   hasDirective,
   parseCacheControl,
 } from '../../../shared/http/cache-control.ts';
-import { VersionChanged } from '../../../shared/http/errors.ts';
+import { ClientGone, VersionChanged } from '../../../shared/http/errors.ts';
 import { isStrongEtag, weakMatch } from '../../../shared/http/etag.ts';
 import { formatHttpDate, parseHttpDate } from '../../../shared/http/http-date.ts';
 import { varyFieldNames } from '../../../shared/http/vary.ts';
@@ -202,7 +202,9 @@ export type Scripted = UpstreamAnswer | Error | ((call: SliceCall) => UpstreamAn
  * The next hop as the read path sees it (Upstream), answering from `object` in the shapes of
  * ports.ts: whole (200, or the object's status), a span of slices, a span beyond the end, or
  * not-modified when the validators sent match (RFC 9110 §13.1.2, §13.1.3). Records every call;
- * answers scripted with `next` / `nextHead` come first. A `gate` holds every answer until opened.
+ * answers scripted with `next` / `nextHead` come first. A `gate` holds every answer until opened. Its own answers
+ * heed the call's signal as the real hops do (next-hop-contract.ts): aborted, the call throws ClientGone, and a span's
+ * body under way errors.
  */
 export class FakeUpstream implements Upstream {
   object: FakeObject;
@@ -265,6 +267,7 @@ export class FakeUpstream implements Upstream {
     if (scripted instanceof Error) throw scripted;
     if (typeof scripted === 'function') return scripted(call);
     if (scripted !== undefined) return scripted;
+    if (ask.signal?.aborted) throw new ClientGone();
     return this.answer(call);
   }
 
@@ -274,6 +277,7 @@ export class FakeUpstream implements Upstream {
     const scripted = this.headScript.shift();
     if (scripted instanceof Error) throw scripted;
     if (scripted !== undefined) return scripted;
+    if (signal?.aborted) throw new ClientGone();
     const { object } = this;
     const headers = this.headers();
     headers.set('content-length', String(object.body.byteLength));
@@ -302,7 +306,10 @@ export class FakeUpstream implements Upstream {
       return { kind: 'beyond', meta, response: new Response(null, { headers }) };
     const last = Math.min(call.span.last, sliceCount(meta.size, meta.sliceSize) - 1);
     const bytes = spanBytes({ first: call.span.first, last }, meta.sliceSize, meta.size);
-    const body = streamOf(object.body.slice(bytes.start + (call.from ?? 0), bytes.end + 1), 1024);
+    const body = untilAborted(
+      streamOf(object.body.slice(bytes.start + (call.from ?? 0), bytes.end + 1), 1024),
+      call.signal,
+    );
     return {
       kind: 'span',
       meta,
@@ -356,6 +363,29 @@ export class FakeUpstream implements Upstream {
     const since = parseHttpDate(validators.lastModified);
     return modified !== undefined && since !== undefined && modified <= since;
   }
+}
+
+/** `body`, erroring with the signal's reason once it aborts, as a fetch's body does when its request is aborted. */
+function untilAborted(body: ReadableStream<Uint8Array>, signal: AbortSignal | undefined): ReadableStream<Uint8Array> {
+  if (signal === undefined) return body;
+  const reader = body.getReader();
+  let stop: () => void = () => undefined;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      stop = () => controller.error(signal.reason);
+      signal.addEventListener('abort', stop, { once: true });
+    },
+    async pull(controller) {
+      const read = await reader.read();
+      if (!read.done) return controller.enqueue(read.value);
+      signal.removeEventListener('abort', stop);
+      controller.close();
+    },
+    cancel(reason) {
+      signal.removeEventListener('abort', stop);
+      return reader.cancel(reason);
+    },
+  });
 }
 
 /** An answer the next hop might give: a whole response of `status` with `headers` and `body`. */
