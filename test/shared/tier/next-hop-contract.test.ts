@@ -1,0 +1,273 @@
+// The next-hop contract (next-hop-contract.ts) against every Upstream the tiers read through: the origin as the shield
+// reaches it (S3, as s3rver serves it and verifies our SigV4 signatures; a static site serving files), the shield as
+// the edge reaches it (the real shield in workerd, on its own socket, reached from Node by the edge's own client over
+// a URL transport, as SHIELD_URL reaches it), the decorators over each as the tiers stack them, and the tests'
+// FakeUpstream, which the unit tests trust to behave as the real hops do. And against deliberately broken fakes, each
+// of which must fail the clauses it breaks, and no other.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type S3Origin, startS3Origin } from '../../../local/origin.ts';
+import { type Stack, startWorkers } from '../../../local/workers.ts';
+import { type Config, parseConfig, type RawConfig } from '../../../shared/config/config.ts';
+import { BadGateway } from '../../../shared/http/errors.ts';
+import { meteredUpstream, RequestMeter, shieldFetchedFromOrigin } from '../../../shared/observe/request-meter.ts';
+import { requestTarget } from '../../../shared/request/request-target.ts';
+import type { ObjectMeta } from '../../../shared/slices/object-meta.ts';
+import { healingUpstream, originHealing, shieldHealing } from '../../../shared/tier/healing-upstream.ts';
+import { HopLog, loggedUpstream } from '../../../shared/tier/hop-log.ts';
+import type { Upstream } from '../../../shared/tier/ports.ts';
+import { cacheName } from '../../../shared/tier/tier-headers.ts';
+import { originUpstream } from '../../../shield/origin/origin-upstream.ts';
+import { shieldUpstream } from '../../../worker/shield-client.ts';
+import { urlTransport } from '../../../worker/shield-transport.ts';
+import { type FileSite, startFileSite } from '../../integration/file-site.ts';
+import { type FakeObject, FakeUpstream } from './fakes.ts';
+import { type MakeNextHop, NEXT_HOP_CLAUSES, type NextHopUnderTest, nextHopViolations } from './next-hop-contract.ts';
+
+declare global {
+  // workerd's own field (the hops ask for bodies as sent, never decoded), in the hops' code run here in Node, whose
+  // fetch ignores it: its bodies are decoded only when encoded, which no object of the contract is.
+  interface RequestInit {
+    encodeResponseBody?: 'automatic' | 'manual';
+  }
+}
+
+/** The smallest slice the configuration takes: objects of a few MiB are sliced. */
+const SLICE_SIZE = '1MiB';
+const SHIELD_TOKEN = 'contract-shield-token';
+/** The client's host, which the edge names to the shield (HOST_HEADER): with one bucket, any host reads S3_BUCKET. */
+const HOST = 'contract.tiercache.test';
+
+let s3: S3Origin;
+let site: FileSite;
+let stack: Stack;
+let s3Config: Config;
+let siteConfig: Config;
+
+beforeAll(async () => {
+  [s3, site] = await Promise.all([startS3Origin(), startFileSite()]);
+  const raw: RawConfig = {
+    ORIGIN_KIND: 's3',
+    ORIGIN_URL: s3.url,
+    S3_BUCKET: s3.bucket,
+    S3_ACCESS_KEY_ID: s3.accessKeyId,
+    S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+    SHIELD_TOKEN,
+    SLICE_SIZE,
+  };
+  s3Config = parseConfig(raw);
+  siteConfig = parseConfig({ ORIGIN_KIND: 'http', ORIGIN_URL: site.url, SLICE_SIZE });
+  stack = await startWorkers({ config: raw });
+});
+afterAll(async () => {
+  await stack?.dispose();
+  await Promise.all([s3?.close(), site?.close()]);
+});
+
+/** An origin's next hop (or what `over` makes of it) for each object. */
+function origin(
+  config: () => Config,
+  put: (name: string, bytes: Uint8Array) => Promise<void>,
+  over: (upstream: Upstream, config: Config) => Upstream = (upstream) => upstream,
+): MakeNextHop {
+  return () => {
+    const settings = config();
+    const url = (name: string) => new URL(`https://${HOST}/${name}`);
+    return {
+      sliceSize: settings.slicing.sliceSize,
+      put,
+      hop: (name) => over(originUpstream(settings, requestTarget(url(name), settings.originKind), Date.now), settings),
+    } satisfies NextHopUnderTest;
+  };
+}
+
+const s3Origin = (over?: (upstream: Upstream, config: Config) => Upstream): MakeNextHop =>
+  origin(
+    () => s3Config,
+    (name, bytes) => s3.putObject(name, bytes),
+    over,
+  );
+const siteOrigin = (over?: (upstream: Upstream, config: Config) => Upstream): MakeNextHop =>
+  origin(
+    () => siteConfig,
+    (name, bytes) => site.write(name, bytes),
+    over,
+  );
+
+/** The shield in workerd as the edge's client reaches it at SHIELD_URL (or what `over` makes of it), over S3. */
+function shield(
+  over: (upstream: Upstream, config: Config, log: HopLog) => Upstream = (upstream) => upstream,
+): MakeNextHop {
+  return () => {
+    const transport = urlTransport(new URL(stack.shieldUrl));
+    return {
+      sliceSize: s3Config.slicing.sliceSize,
+      put: (name, bytes) => s3.putObject(name, bytes),
+      hop(name) {
+        const target = requestTarget(new URL(`https://${HOST}/${name}`), 's3');
+        const log = new HopLog(cacheName('shield'));
+        return over(shieldUpstream(transport, s3Config, target, HOST, {}, undefined, log), s3Config, log);
+      },
+    };
+  };
+}
+
+const meter = (): RequestMeter => new RequestMeter(Date.now(), () => undefined);
+
+/** The shield's next hop as shield/object-request.ts stacks it. */
+const asTheShieldStacksIt = (upstream: Upstream, config: Config): Upstream =>
+  healingUpstream(
+    meteredUpstream(loggedUpstream(upstream, new HopLog()), meter(), () => true),
+    originHealing(config.originIdleTimeoutMs),
+  );
+
+/** The edge's next hop as worker/object-request.ts stacks it. */
+const asTheEdgeStacksIt = (upstream: Upstream, config: Config, log: HopLog): Upstream =>
+  healingUpstream(
+    meteredUpstream(loggedUpstream(upstream, log), meter(), shieldFetchedFromOrigin),
+    shieldHealing(config.originIdleTimeoutMs),
+  );
+
+const IMPLEMENTATIONS: readonly [string, MakeNextHop][] = [
+  ['FakeUpstream', () => fakeOrigin()],
+  ['healingUpstream over FakeUpstream', () => fakeOrigin((fake) => healingUpstream(fake, originHealing(30_000)))],
+  ['meteredUpstream over FakeUpstream', () => fakeOrigin((fake) => meteredUpstream(fake, meter(), () => true))],
+  ['loggedUpstream over FakeUpstream', () => fakeOrigin((fake) => loggedUpstream(fake, new HopLog()))],
+  ['originUpstream: S3 (s3rver, verifying SigV4)', s3Origin()],
+  ['originUpstream: a static site', siteOrigin()],
+  ['the shield’s next hop as it stacks it (healing, metered, logged), over S3', s3Origin(asTheShieldStacksIt)],
+  ['the shield’s next hop as it stacks it (healing, metered, logged), over a site', siteOrigin(asTheShieldStacksIt)],
+  ['shieldUpstream: the shield in workerd, over S3', shield()],
+  ['the edge’s next hop as it stacks it (healing, metered, logged), over the shield', shield(asTheEdgeStacksIt)],
+];
+
+describe.each(IMPLEMENTATIONS)('%s', (_name, make) => {
+  it(`keeps every clause of the next-hop contract (${NEXT_HOP_CLAUSES.length})`, async () => {
+    expect(await nextHopViolations(make)).toEqual([]);
+  });
+});
+
+/** FakeUpstream's slice size: small, as the unit tests' objects are (SLICE_SIZE's floor is the real hops' only). */
+const FAKE_SLICE = 4096;
+
+/**
+ * An origin of FakeUpstreams, one for each object, answering through what `over` makes of each: an object over a slice is sliced
+ * (as SLICE_THRESHOLD's default has it), each version has an ETag of its own, one never put is a 404 page.
+ */
+function fakeOrigin(over: (fake: FakeUpstream) => Upstream = (fake) => fake): NextHopUnderTest {
+  const objects = new Map<string, FakeUpstream>();
+  let versions = 0;
+  const fakeOf = (name: string): FakeUpstream => {
+    const known = objects.get(name);
+    if (known !== undefined) return known;
+    const missing: FakeObject = {
+      body: new TextEncoder().encode('not found'),
+      status: 404,
+      headers: { 'content-type': 'text/plain' },
+    };
+    const fake = new FakeUpstream(missing);
+    objects.set(name, fake);
+    return fake;
+  };
+  return {
+    sliceSize: FAKE_SLICE,
+    async put(name, bytes) {
+      fakeOf(name).object = {
+        body: bytes,
+        headers: {
+          'content-type': 'application/octet-stream',
+          etag: `"v${++versions}"`,
+          'last-modified': 'Mon, 02 Mar 2026 09:00:00 GMT',
+        },
+        ...(bytes.length > FAKE_SLICE ? { sliceSize: FAKE_SLICE } : {}),
+      };
+    },
+    hop: (name) => over(fakeOf(name)),
+  };
+}
+
+describe('a broken next hop fails the clauses it breaks, and no other', () => {
+  it.each([
+    [
+      'pinned to a version gone, it answers the new version',
+      () =>
+        fakeOrigin((fake) => {
+          const current = (pinned: ObjectMeta | undefined) =>
+            pinned && { ...pinned, etag: fake.object.headers.etag ?? '' };
+          return {
+            slices: (span, pinned, ask) => fake.slices(span, current(pinned), ask),
+            head: (signal) => fake.head(signal),
+          };
+        }),
+      ['pinned to a version that is no longer'],
+    ],
+    [
+      'its last slice one byte short',
+      () =>
+        fakeOrigin((fake) => ({
+          async slices(span, pinned, ask) {
+            const answer = await fake.slices(span, pinned, ask);
+            if (answer.kind !== 'span' || (answer.span.last + 1) * answer.meta.sliceSize < answer.meta.size)
+              return answer;
+            return { ...answer, body: answer.body.pipeThrough(withoutLastByte()) };
+          },
+          head: (signal) => fake.head(signal),
+        })),
+      ['pinned, a span answers exactly its bytes', 'from an offset'],
+    ],
+    [
+      // As FakeUpstream itself did, until this contract found that every real hop heeds it.
+      'it ignores the signal',
+      () =>
+        fakeOrigin((fake) => ({
+          slices: (span, pinned, ask) => fake.slices(span, pinned, { ...ask, signal: undefined }),
+          head: () => fake.head(),
+        })),
+      ['an aborted signal stops the fetch'],
+    ],
+    [
+      'it ignores validators',
+      () =>
+        fakeOrigin((fake) => {
+          fake.revalidates = false;
+          return fake;
+        }),
+      ['validators that still match'],
+    ],
+    [
+      'a missing object is its own 502',
+      () =>
+        fakeOrigin((fake) => ({
+          async slices(span, pinned, ask) {
+            const answer = await fake.slices(span, pinned, ask);
+            if (answer.kind !== 'whole' || answer.response.status !== 404) return answer;
+            await answer.response.body?.cancel();
+            throw new BadGateway('origin failed');
+          },
+          head: (signal) => fake.head(signal),
+        })),
+      ['a missing object is a 404'],
+    ],
+  ] as const)('%s', async (_name, make, clauses) => {
+    const violations = await nextHopViolations(make);
+    // Exactly these, in the contract's order: each violation named by the start of its clause.
+    expect(
+      violations.map((violation) => clauses.find((clause) => violation.startsWith(clause)) ?? violation),
+      violations.join('\n'),
+    ).toEqual(clauses);
+  });
+});
+
+/** A stream's bytes but its last: each chunk held back until the next comes, the last one cut short at the end. */
+function withoutLastByte(): TransformStream<Uint8Array, Uint8Array> {
+  let held: Uint8Array | undefined;
+  return new TransformStream({
+    transform(chunk, controller) {
+      if (held !== undefined) controller.enqueue(held);
+      held = chunk;
+    },
+    flush(controller) {
+      if (held !== undefined && held.length > 1) controller.enqueue(held.subarray(0, held.length - 1));
+    },
+  });
+}
