@@ -2,6 +2,7 @@
 // the shield as it came (the shield's own rules bypass it there too), and its answer sent back as the origin gave it.
 
 import type { Config } from '../shared/config/config.ts';
+import { originTraits } from '../shared/config/origin-traits.ts';
 import { HOST_HEADER } from '../shared/hop/hop-fields.ts';
 import { TIER_MANAGED } from '../shared/http/headers.ts';
 import type { RequestTarget } from '../shared/request/request-target.ts';
@@ -36,13 +37,17 @@ export async function bypassed(
 }
 
 function hopHeaders(request: Request, url: URL, config: Config): Headers {
-  const headers = config.originKind === 'http' ? forwardedFor(request, url, []) : new Headers();
-  if (config.originKind !== 'http') {
-    for (const name of TIER_MANAGED) {
-      const value = request.headers.get(name);
-      if (value !== null) headers.set(name, value);
-    }
-  }
+  const headers = originTraits(config).forwardsClientHeaders ? forwardedFor(request, url, []) : tierManaged(request);
   headers.set(HOST_HEADER, url.hostname);
+  return headers;
+}
+
+/** The Range and conditions alone: what the shield signs into an S3 object's GET or HEAD. */
+function tierManaged(request: Request): Headers {
+  const headers = new Headers();
+  for (const name of TIER_MANAGED) {
+    const value = request.headers.get(name);
+    if (value !== null) headers.set(name, value);
+  }
   return headers;
 }

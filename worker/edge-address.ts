@@ -2,9 +2,10 @@
 // built from it, remembered per spelling of a raw URL for the hot path.
 
 import type { Config } from '../shared/config/config.ts';
+import { originTraits } from '../shared/config/origin-traits.ts';
 import { normalizePath } from '../shared/request/canonical-path.ts';
-import { bucketFor, misdirected } from '../shared/request/host-buckets.ts';
-import { type RequestTarget, requestTarget } from '../shared/request/request-target.ts';
+import { misdirected } from '../shared/request/host-buckets.ts';
+import type { RequestTarget } from '../shared/request/request-target.ts';
 import { type AppliedRules, NOTHING_APPLIED } from '../shared/rules/rules.ts';
 import { applyRules } from '../shared/rules/rules-match.ts';
 import { BoundedMemo } from './bounded-memo.ts';
@@ -28,9 +29,10 @@ export interface EdgeAddress {
 
 /** The address of `url`; throws the HttpError a client gets for a URL that names no object here. */
 export function edgeAddress(url: URL, config: Config): EdgeAddress {
-  if (config.s3 !== undefined && bucketFor(config.s3, url.hostname) === undefined) throw misdirected(url.hostname);
+  const origin = originTraits(config);
+  if (!origin.serves(url.hostname)) throw misdirected(url.hostname);
   let rules = NOTHING_APPLIED;
-  const target = requestTarget(url, config.originKind, {
+  const target = origin.target(url, {
     indexDocument: config.site.indexDocument,
     keyQuery: config.cacheKeyQuery,
     // Matched on the canonical path, which the key's query may depend on (a rule's cacheKeyQuery).
@@ -52,7 +54,7 @@ export function edgeAddress(url: URL, config: Config): EdgeAddress {
 
 /** The canonical path of `url` as a client wrote it (`/docs/`, not `/docs/index.html`). */
 export function pathAsWritten(url: URL, config: Config): string {
-  return tryKey(() => requestTarget(url, config.originKind).path) ?? normalizePath(url.pathname);
+  return tryKey(() => originTraits(config).target(url).path) ?? normalizePath(url.pathname);
 }
 
 /** The edge keys entries by the URL the client asked for, in canonical form. */
@@ -88,7 +90,7 @@ export function knownAddress(rawUrl: string, config: Config): EdgeAddress | unde
 
 /** The path a request for `url` would be forwarded to the shield on; '' for one that names no object. */
 export function forwardedPath(url: URL, config: Config): string {
-  return tryKey(() => requestTarget(url, config.originKind, { indexDocument: config.site.indexDocument }).path) ?? '';
+  return tryKey(() => originTraits(config).target(url, { indexDocument: config.site.indexDocument }).path) ?? '';
 }
 
 /**
@@ -99,7 +101,7 @@ export function invalidatedKey(url: URL, config: Config): string | undefined {
   return tryKey(() =>
     edgeKey(
       url,
-      requestTarget(url, config.originKind, {
+      originTraits(config).target(url, {
         ruleQuery: (path) => applyRules(config.rules, { host: url.host, path, method: 'GET' }).cacheKeyQuery,
       }),
     ),

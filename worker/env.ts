@@ -5,6 +5,7 @@ import { ProtectedPaths } from '../shared/admission/protected-paths.ts';
 import { withoutTokenParams } from '../shared/admission/signed-token.ts';
 import { SignatureVerifier } from '../shared/admission/verifier.ts';
 import { type Config, configFrom, oncePerEnv, type RawConfig } from '../shared/config/config.ts';
+import { originTraits } from '../shared/config/origin-traits.ts';
 import { type ObservedTier, observedTier, rawPath } from '../shared/observe/observed.ts';
 import type { RequestMeter } from '../shared/observe/request-meter.ts';
 import type { ClientRules } from '../shared/rules/client-rules.ts';
@@ -71,7 +72,7 @@ export const edgeBindings = oncePerEnv((env: EdgeEnv): EdgeBindings => {
 function signedAdmission(config: Config): SignedAdmission | undefined {
   const { signedPrefixes, signingKeys } = config.admission;
   if (signedPrefixes.length === 0) return undefined;
-  const paths = new ProtectedPaths(signedPrefixes, config.originKind);
+  const paths = new ProtectedPaths(signedPrefixes, originTraits(config).kind);
   return { paths, verifier: new SignatureVerifier(signingKeys, paths) };
 }
 

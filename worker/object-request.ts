@@ -1,6 +1,7 @@
 // GET and HEAD of an object at the edge: the read path (shared/tier/) handed this tier's cache, its next hop (the
 // shield, healing cut bodies) and the purges that apply.
 
+import { originTraits } from '../shared/config/origin-traits.ts';
 import { hasDirective, parseCacheControl } from '../shared/http/cache-control.ts';
 import { evaluatePreconditions, notModifiedHeaders } from '../shared/http/conditional.ts';
 import { meteredUpstream, shieldFetchedFromOrigin } from '../shared/observe/request-meter.ts';
@@ -41,7 +42,7 @@ export async function answerObject(request: Request, edge: EdgeRequest, facts: R
   const purges = purgeWatch(list, purgePath);
   const soft = softPurgeWatch(list, purgePath);
   // What a site receives of the client's request (and what its Vary selects by); S3 gets none of it.
-  const client = config.originKind === 'http' ? forwardedFor(request, url) : undefined;
+  const client = originTraits(config).forwardsClientHeaders ? forwardedFor(request, url) : undefined;
   // What the shield answers this request, as each head arrives: the shield's member and metrics it sends on.
   const hops = new HopLog(cacheName('shield'));
   const read: ObjectRead = {

@@ -1,9 +1,9 @@
 // Methods other than GET and HEAD at the edge: to an HTTP origin uncached, through the shield (which owns the origin
 // connection); for S3, 405.
 
+import { originTraits } from '../shared/config/origin-traits.ts';
 import { MethodNotAllowed } from '../shared/http/errors.ts';
 import { invalidatedUrls } from '../shared/http/invalidation.ts';
-import { requestTarget } from '../shared/request/request-target.ts';
 import { remove } from '../shared/tier/tier-cache.ts';
 import { invalidatedKey } from './edge-address.ts';
 import { edgeCache } from './edge-cache.ts';
@@ -19,8 +19,9 @@ export const CACHED_METHODS = ['GET', 'HEAD', 'OPTIONS'];
  */
 export async function passThrough(request: Request, edge: EdgeRequest, url: URL): Promise<Response> {
   const { config } = edge;
-  if (config.originKind !== 'http') throw new MethodNotAllowed(request.method, CACHED_METHODS);
-  const target = requestTarget(url, config.originKind);
+  const origin = originTraits(config);
+  if (!origin.passesOtherMethods) throw new MethodNotAllowed(request.method, CACHED_METHODS);
+  const target = origin.target(url);
   const answer = await askShield(edge.shield, config, {
     method: request.method,
     path: target.path + target.query,

@@ -3,6 +3,7 @@
 // layers it reaches) and the bound that applies to the whole purge (shared/purge/purge-bounds.ts).
 
 import type { Config } from '../shared/config/config.ts';
+import { originTraits } from '../shared/config/origin-traits.ts';
 import {
   BOUND_KIND,
   PLATFORM_BOUND_BASIS,
@@ -112,7 +113,7 @@ function said(notSent: readonly ZonePurgeReport[]): string {
 
 /** The hosts a prefix is purged on: the one the purge came to, and (S3) every one HOST_BUCKETS names. */
 function servedHosts(purgeUrl: URL, config: Config): string[] {
-  return [...new Set([purgeUrl.host, ...(config.s3?.hostBuckets.keys() ?? [])])];
+  return [...new Set([purgeUrl.host, ...originTraits(config).namedHosts])];
 }
 
 /** The port as the runtime gives it. */

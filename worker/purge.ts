@@ -3,6 +3,7 @@
 
 import { purgeAdmission } from '../shared/admission/tier-credentials.ts';
 import type { Config } from '../shared/config/config.ts';
+import { originTraits } from '../shared/config/origin-traits.ts';
 import {
   BadRequest,
   ConfigError,
@@ -14,7 +15,6 @@ import {
   Unauthorized,
   UnsupportedMediaType,
 } from '../shared/http/errors.ts';
-import { canonicalPrefix } from '../shared/purge/purge-prefix.ts';
 import {
   directDeletes,
   PURGE_BODY_LIMIT,
@@ -23,7 +23,7 @@ import {
   parsePurgeBody,
 } from '../shared/purge/purge-rules.ts';
 import { recordPurges } from '../shared/purge/purge-store.ts';
-import { type RequestTarget, requestTarget } from '../shared/request/request-target.ts';
+import type { RequestTarget } from '../shared/request/request-target.ts';
 import { PURGE_PATH } from '../shared/request/reserved-paths.ts';
 import type { KeyQuery } from '../shared/rules/rules.ts';
 import { applyRules } from '../shared/rules/rules-match.ts';
@@ -126,7 +126,7 @@ function resolve(value: string, base: URL, config: Config): PurgedUrl {
   try {
     return {
       url,
-      target: requestTarget(url, config.originKind, {
+      target: originTraits(config).target(url, {
         indexDocument: config.site.indexDocument,
         keyQuery: config.cacheKeyQuery,
         ruleQuery: ruleQueryFor(config, url.host),
@@ -142,7 +142,7 @@ function resolve(value: string, base: URL, config: Config): PurgedUrl {
 /** A prefix in the canonical form entries are matched by, or the 400 saying why there is none. */
 function resolvePrefix(value: string, config: Config): string {
   // Matched on the edge's own host: a prefix names no host (one with a query names a path a rule may key).
-  const canonical = canonicalPrefix(value, config.originKind, config.cacheKeyQuery, ruleQueryFor(config, ''));
+  const canonical = originTraits(config).purgePrefix(value, config.cacheKeyQuery, ruleQueryFor(config, ''));
   if (!canonical.ok) throw new BadRequest(canonical.reason);
   return canonical.prefix;
 }

@@ -88,6 +88,14 @@ export interface Config {
   zonePurge: ZonePurgeConfig | undefined;
 }
 
+/** The S3 settings of an S3 origin's configuration (parseConfig sets them for that kind, and only for it). */
+export function s3Settings(config: Config): S3Config {
+  const { s3 } = config;
+  if (s3 === undefined)
+    throw new Error('an S3 origin needs its S3 settings (parseConfig sets them for ORIGIN_KIND=s3)');
+  return s3;
+}
+
 /** Every setting as it arrives: strings (or absent), from `env` or `process.env`. */
 export type RawConfig = Partial<Record<ConfigName, string>>;
 
