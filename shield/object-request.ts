@@ -1,7 +1,6 @@
 // GET and HEAD at the shield (the edge's slice requests and plain GETs of a whole object): the read path (shared/tier/)
 // handed this tier's cache, the origin as its next hop (origin/origin-upstream.ts) and the purges that apply.
 
-import type { Config } from '../shared/config/config.ts';
 import {
   HOST_HEADER,
   PURGED_AT_HEADER,
@@ -16,9 +15,8 @@ import { meteredUpstream } from '../shared/observe/request-meter.ts';
 import { type PurgeList, purgedBy } from '../shared/purge/purge-rules.ts';
 import { purgeList } from '../shared/purge/purge-store.ts';
 import { softPurgedAt, softPurgedAtHeader } from '../shared/purge/soft-purge.ts';
-import { bucketFor, misdirected } from '../shared/request/host-buckets.ts';
 import type { RequestFacts } from '../shared/request/request-facts.ts';
-import { type RequestTarget, requestTarget } from '../shared/request/request-target.ts';
+import type { RequestTarget } from '../shared/request/request-target.ts';
 import { ruleDecidedFreshness, ruleDetail } from '../shared/rules/rule-freshness.ts';
 import { type AppliedRules, NOTHING_APPLIED } from '../shared/rules/rules.ts';
 import { applyRules } from '../shared/rules/rules-match.ts';
@@ -31,6 +29,8 @@ import { withRuleDetail } from '../shared/tier/tier-headers.ts';
 import { bypassed } from './bypass.ts';
 import type { ShieldRequest } from './env.ts';
 import { urgentAtShield } from './first-byte-urgency.ts';
+import type { Origin } from './origin/origin.ts';
+import { originOf } from './origin/origin-of.ts';
 import { originUpstream } from './origin/origin-upstream.ts';
 import { shieldCache, shieldKey } from './shield-cache.ts';
 import { answerSlices } from './slice-answer.ts';
@@ -61,34 +61,38 @@ async function answerRead(
 ): Promise<Response> {
   const { meter } = shield;
   const host = request.headers.get(HOST_HEADER) ?? '';
-  const config = forHost(shield.config, host);
+  // The bucket the edge's client host reads (HOST_BUCKETS), or 421.
+  const origin = originOf(shield.config).forHost(host);
+  const { config } = origin;
   const { url } = facts;
   // On the clock the read path times by (read.now, readPolicy), so that its durations hold under the test clock too.
   const started = facts.started + facts.clockOffset;
   const objectUrl = sliced ? new URL(`${SHIELD_ORIGIN}${sliced.objectPath}${url.search}`) : url;
-  const { target, rules } = ruledTarget(objectUrl, config, host, request.method);
+  const { target, rules } = ruledTarget(objectUrl, origin, host, request.method);
   if (rules.bypassRule !== undefined && sliced === undefined) {
-    const all = config.originKind === 'http' ? forwardedRequestHeaders(request.headers) : undefined;
-    return bypassed(request, shield, target, rules.bypassRule, all, facts.started);
+    const all = origin.traits.forwardsClientHeaders ? forwardedRequestHeaders(request.headers) : undefined;
+    return bypassed(request, shield, originOf(shield.config), target, rules.bypassRule, all, facts.started);
   }
   if (shield.slicesEntry !== undefined && keptByWorkersCache(request, sliced)) {
     return viaWorkersCache(
       request,
       shield.slicesEntry,
-      workersCacheKey(sliced.request, shieldKey(config, target)),
+      workersCacheKey(sliced.request, shieldKey(origin, target)),
       meter,
       Date.now() + facts.clockOffset,
     );
   }
   // The client's end-to-end headers, as the edge forwarded them: for a site, never for S3.
-  const client = config.originKind === 'http' ? forwardedRequestHeaders(request.headers, TIER_MANAGED) : undefined;
+  const client = origin.traits.forwardsClientHeaders
+    ? forwardedRequestHeaders(request.headers, TIER_MANAGED)
+    : undefined;
   // What the origin answers this request, as each head arrives: its metrics, sent on to the edge.
   const hops = new HopLog();
   // On the clock entries are timed by (readPolicy): records are compared with their origin times.
   const list = await purgeList(shield.purges, Date.now() + facts.clockOffset);
   const read: ObjectRead = {
     cache: await shieldCache(),
-    key: shieldKey(config, target),
+    key: shieldKey(origin, target),
     selecting: client,
     ...readPolicy(config, facts.clockOffset, rules),
     // Everything the read leaves running is kept alive, and the request's record waits for it.
@@ -144,12 +148,12 @@ function purgeVerdicts(list: PurgeList, path: string, headers: Headers): Pick<Ob
  */
 function ruledTarget(
   url: URL,
-  config: Config,
+  { config, traits }: Origin,
   host: string,
   method: string,
 ): { target: RequestTarget; rules: AppliedRules } {
   let rules = NOTHING_APPLIED;
-  const target = requestTarget(url, config.originKind, {
+  const target = traits.target(url, {
     keyQuery: config.cacheKeyQuery,
     ruleQuery: (path) => {
       rules = applyRules(config.rules, { host, path, method });
@@ -163,14 +167,6 @@ function ruledTarget(
 function decided(response: Response, rules: AppliedRules): Response {
   const rule = ruleDecidedFreshness(rules, response.status, response.headers);
   return withRuleDetail(response, 'shield', rule === undefined ? undefined : ruleDetail(rule));
-}
-
-/** The configuration with the bucket the edge's client host reads (HOST_BUCKETS), or 421. */
-function forHost(config: Config, host: string): Config {
-  if (config.s3 === undefined) return config;
-  const bucket = bucketFor(config.s3, host);
-  if (bucket === undefined) throw misdirected(host);
-  return bucket === config.s3.bucket ? config : { ...config, s3: { ...config.s3, bucket } };
 }
 
 /** The edge's purge watermark (PURGED_AT_HEADER), when it sent a valid one. */

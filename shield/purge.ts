@@ -12,8 +12,8 @@ import {
   workersCachePurge,
 } from '../shared/purge/workers-cache-purge.ts';
 import { batches, MAX_TAGS_PER_CALL } from '../shared/purge/zone-purge.ts';
-import { requestTarget } from '../shared/request/request-target.ts';
 import { remove } from '../shared/tier/tier-cache.ts';
+import { originOf } from './origin/origin-of.ts';
 import { shieldCache, shieldKey } from './shield-cache.ts';
 
 /** Purges Workers Cache (workers-cache-gateway.ts workersCachePurger). */
@@ -45,12 +45,12 @@ export async function acceptPurge(
   // The edge sent canonical paths and kept queries; re-derived here exactly as a request for them would be (its
   // query already what a key keeps: CACHE_KEY_QUERY's, or a rule's).
   const keyed = { keyQuery: config.cacheKeyQuery, ruleQuery: () => 'all' as const };
+  const origin = originOf(config);
   await Promise.all(
     urls.map((record) =>
-      remove(
-        cache,
-        shieldKey(config, requestTarget(new URL(record.value, SHIELD_ORIGIN), config.originKind, keyed)),
-      ).catch(() => false),
+      remove(cache, shieldKey(origin, origin.traits.target(new URL(record.value, SHIELD_ORIGIN), keyed))).catch(
+        () => false,
+      ),
     ),
   );
   const options = purgeWorkersCache === undefined ? undefined : workersCachePurge(records);

@@ -1,7 +1,6 @@
 // What a client sees when the origin does not deliver the object: S3's XML error body never passes (its status and
 // code do, so nothing it says of our credentials is echoed); a refusal of our own request is a 502 naming the setting.
 
-import type { Config } from '../../shared/config/config.ts';
 import { isBusy } from '../../shared/http/busy-origin.ts';
 import { BadGateway, Gone, type HttpError, NotFound, OriginAnswered, OriginBusy } from '../../shared/http/errors.ts';
 
@@ -20,17 +19,14 @@ export const AUTH_CODES: ReadonlySet<string> = new Set([
   'InvalidSecurity',
 ]);
 
-/** The error a client sees for an origin answer we cannot use; consumes the body. */
-export async function originFailure(config: Config, response: Response): Promise<HttpError> {
-  if (isBusy(response.status)) {
-    // Still busy after the retries: the client may try again when the origin said to.
-    await response.body?.cancel();
-    const retryAfter = response.headers.get('retry-after');
-    return new OriginBusy(retryAfter).from(response.status);
-  }
-  if (config.originKind === 's3') return s3Failure(response.status, s3ErrorCode(await readErrorBody(response)));
+/**
+ * The error for an answer still busy after the retries (busy-retry.ts), whatever the origin's kind: the client may try
+ * again when the origin said to. Undefined (and the body untouched) for any other answer.
+ */
+export async function busyFailure(response: Response): Promise<HttpError | undefined> {
+  if (!isBusy(response.status)) return undefined;
   await response.body?.cancel();
-  return httpFailure(response.status);
+  return new OriginBusy(response.headers.get('retry-after')).from(response.status);
 }
 
 /** The error for an S3 origin's non-success answer; `code` is S3's `<Code>`, when it sent one. */

@@ -1,5 +1,5 @@
-// The health check's question to the origin (docs/operating.md): a HEAD of one object (probe-target.ts), signed as
-// every request is, so the answer says whether the origin serves with the configured credentials; never the bucket.
+// The health check's question to the origin (docs/operating.md): one object (probe-target.ts), asked for as every
+// request is (signed, for S3) within a bound, its answers read as its kind reads them (origin.ts `probe`).
 
 import type { Config } from '../../shared/config/config.ts';
 import { Disconnected, HttpError } from '../../shared/http/errors.ts';
@@ -10,14 +10,10 @@ import {
   type ShieldHealth,
 } from '../../shared/http/health-report.ts';
 import type { RequestTarget } from '../../shared/request/request-target.ts';
-import { fetchObject } from './object-fetch.ts';
-import { readErrorBody, s3ErrorCode } from './origin-errors.ts';
-import { needsErrorCode, s3Finding, siteFinding, unanswered } from './origin-state.ts';
-import { type Probe, probeFor } from './probe-target.ts';
-import type { ForwardedHeaders } from './s3-request.ts';
-
-/** One byte at most, should the key name an object after all: S3's error code is in a GET's body only. */
-const ERROR_CODE_RANGE = 'bytes=0-0';
+import type { Origin } from './origin.ts';
+import { originOf } from './origin-of.ts';
+import { unanswered } from './origin-state.ts';
+import { probeFor } from './probe-target.ts';
 
 type Finding = Omit<ShieldHealth, 'age'>;
 
@@ -53,36 +49,25 @@ export async function originHealth(config: Config, clock: () => number): Promise
 export async function probeOrigin(config: Config): Promise<Finding> {
   const probe = probeFor(config);
   const started = Date.now();
-  const bound = Math.min(config.originTimeoutMs, HEALTH_PROBE_MS);
-  const finding = await ask(probe, started + bound).catch((error: unknown) => failed(error, bound));
+  const finding = await probeWithin(
+    originOf(probe.config),
+    probe.target,
+    Math.min(config.originTimeoutMs, HEALTH_PROBE_MS),
+  );
   return { ...finding, probe: probe.source, probeMs: Date.now() - started };
 }
 
-async function ask({ config, target }: Probe, deadline: number): Promise<OriginFinding> {
-  const head = await once(config, target, 'HEAD', {}, deadline);
-  await head.body?.cancel();
-  if (config.originKind === 'http') return siteFinding(head.status);
-  if (!needsErrorCode(head.status)) return s3Finding(head.status, undefined);
-  // The same object, GET: its error body names the cause (NoSuchKey or NoSuchBucket, which
-  // credential); no object byte is sent with an error.
-  const get = await once(config, target, 'GET', { range: ERROR_CODE_RANGE }, deadline);
-  if (get.status < 300) {
-    await get.body?.cancel();
-    return s3Finding(get.status, undefined);
-  }
-  return s3Finding(get.status, s3ErrorCode(await readErrorBody(get)));
-}
-
-/** One request, within what is left of the probe's time (a busy S3 asked again within it too). */
-function once(
-  config: Config,
-  target: RequestTarget,
-  method: 'GET' | 'HEAD',
-  forwarded: ForwardedHeaders,
-  deadline: number,
-): Promise<Response> {
-  const left = Math.max(1, deadline - Date.now());
-  return fetchObject({ ...config, originTimeoutMs: left }, target, method, forwarded, Date.now);
+/**
+ * What `origin` answers the probe for `target` within `bound` ms in all (a busy one asked again within it too), as
+ * its kind reads the answers (origin.ts `probe`); never throws (no answer at all is a finding too).
+ */
+export function probeWithin(origin: Origin, target: RequestTarget, bound: number): Promise<OriginFinding> {
+  const deadline = Date.now() + bound;
+  return origin
+    .probe((method, forwarded = {}) =>
+      origin.fetch(target, method, forwarded, { timeoutMs: Math.max(1, deadline - Date.now()) }),
+    )
+    .catch((error: unknown) => failed(error, bound));
 }
 
 function failed(error: unknown, bound: number): OriginFinding {

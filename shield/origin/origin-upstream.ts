@@ -4,7 +4,6 @@
 import type { Config } from '../../shared/config/config.ts';
 import { withTypeFromExtension } from '../../shared/http/content-type.ts';
 import { BadGateway, VersionChanged } from '../../shared/http/errors.ts';
-import { exposeS3CacheTag, originResponseHeaders, S3_RESPONSE_HEADERS } from '../../shared/http/headers.ts';
 import { parseContentRange } from '../../shared/http/range.ts';
 import { serverTimingMetric } from '../../shared/http/server-timing.ts';
 import { reselecting } from '../../shared/http/vary.ts';
@@ -14,18 +13,18 @@ import { isSliced, type ObjectVersion, type SliceSpan, spanBytes } from '../../s
 import { nativeBody } from '../../shared/streams/native-body.ts';
 import { responseAsIs } from '../../shared/streams/response-as-is.ts';
 import type { SliceAsk, Upstream, UpstreamAnswer } from '../../shared/tier/ports.ts';
-import { fetchObject } from './object-fetch.ts';
-import { originFailure } from './origin-errors.ts';
+import type { Origin } from './origin.ts';
+import { originOf } from './origin-of.ts';
 import { noteServed } from './served-key.ts';
 
 /** RFC 9110 §15.3.5, §15.4.5: statuses whose answers have no content. */
 const NULL_BODY = new Set([204, 205, 304]);
 
 /**
- * The origin as this request's upstream. `client`: the client's end-to-end request headers
- * (shared/http/headers.ts), for an HTTP origin. An HTTP origin's answer that is not the object
- * (a redirect, the site's own 404 page, a 500, a 204) is the answer: passed on whole, with its
- * status, headers and body (`answered`).
+ * The origin `config` names (origin-of.ts; S3: in the bucket it reads) as this request's upstream. `client`: the
+ * client's end-to-end request headers (shared/http/headers.ts), for an origin that forwards them. An origin's answer
+ * that is not the object (a redirect, the site's own 404 page, a 500, a 204) is the answer where it passes its answers
+ * on (origin.ts): passed on whole, with its status, headers and body (`answered`).
  */
 export function originUpstream(config: Config, target: RequestTarget, now: () => number, client?: Headers): Upstream {
   return new OriginUpstream(config, target, now, client);
@@ -34,12 +33,14 @@ export function originUpstream(config: Config, target: RequestTarget, now: () =>
 class OriginUpstream implements Upstream {
   /** Time until the origin's last response headers arrived, for Server-Timing. */
   private lastDuration = 0;
+  private readonly origin: Origin;
   private readonly config: Config;
   private readonly target: RequestTarget;
   private readonly now: () => number;
   private readonly client: Headers | undefined;
 
   constructor(config: Config, target: RequestTarget, now: () => number, client: Headers | undefined) {
+    this.origin = originOf(config);
     this.config = config;
     this.target = target;
     this.now = now;
@@ -66,7 +67,7 @@ class OriginUpstream implements Upstream {
     if (response.status === 304 && validators !== undefined) {
       return {
         kind: 'not-modified',
-        response: new Response(null, { headers: this.timing(keptHeaders(this.config, response.headers)) }),
+        response: new Response(null, { headers: this.timing(this.origin.keptHeaders(response.headers)) }),
       };
     }
     if (pinned !== undefined && response.status !== 206) {
@@ -74,7 +75,7 @@ class OriginUpstream implements Upstream {
       // 412: If-Match failed; 200/416: the object is no longer what we sliced.
       if (response.status === 412 || response.status === 200 || response.status === 416)
         throw new VersionChanged(`origin answered ${response.status} for a slice of ${pinned.etag}`);
-      throw await originFailure(this.config, response);
+      throw await this.origin.failure(response);
     }
     if (response.status === 200)
       return {
@@ -96,7 +97,7 @@ class OriginUpstream implements Upstream {
     const response = await this.headOf(signal);
     await response.body?.cancel();
     if (response.status < 200 || response.status > 599) throw notAStatus(response.status);
-    if (response.status !== 200 && this.config.originKind !== 'http') throw await originFailure(this.config, response);
+    if (response.status !== 200 && !this.origin.passesAnswersOn) throw await this.origin.failure(response);
     return new Response(null, {
       status: response.status,
       statusText: response.statusText,
@@ -106,7 +107,7 @@ class OriginUpstream implements Upstream {
 
   /** The origin's headers as both tiers keep them; a missing or S3-default type from the key's extension. */
   private kept(headers: Headers): Headers {
-    const headersKept = keptHeaders(this.config, headers);
+    const headersKept = this.origin.keptHeaders(headers);
     return this.config.site.contentTypeFromExtension
       ? withTypeFromExtension(headersKept, this.target.key ?? this.target.path)
       : headersKept;
@@ -125,21 +126,21 @@ class OriginUpstream implements Upstream {
   ): Promise<Response> {
     const started = this.now();
     const client = pinned === undefined ? this.client : reselecting(this.client, pinned.headers);
-    const response = await fetchObject(this.config, this.target, 'GET', headers, this.now, signal, client);
+    const response = await this.origin.fetch(this.target, 'GET', headers, { now: this.now, signal, client });
     this.lastDuration = this.now() - started;
     noteServed(this.config, this.target, response.status);
     return response;
   }
 
   private async headOf(signal: AbortSignal | undefined): Promise<Response> {
-    const response = await fetchObject(this.config, this.target, 'HEAD', {}, this.now, signal, this.client);
+    const response = await this.origin.fetch(this.target, 'HEAD', {}, { now: this.now, signal, client: this.client });
     noteServed(this.config, this.target, response.status);
     return response;
   }
 
-  /** An HTTP origin's own answer, whatever its status; S3's error documents never pass (origin-errors.ts). */
+  /** The origin's own answer, whatever its status, where it passes its answers on; S3's error documents never pass. */
   private async answered(response: Response): Promise<UpstreamAnswer> {
-    if (this.config.originKind !== 'http') throw await originFailure(this.config, response);
+    if (!this.origin.passesAnswersOn) throw await this.origin.failure(response);
     const status = response.status;
     if (status < 200 || status > 599) {
       await response.body?.cancel();
@@ -258,10 +259,4 @@ function notAStatus(status: number): BadGateway {
   return new BadGateway(`origin answered with status ${status}, which is not an HTTP status`)
     .because('origin-status')
     .from(status);
-}
-
-/** The origin's headers worth keeping: S3's representation headers, or a site's minus per-hop ones. */
-function keptHeaders(config: Config, headers: Headers): Headers {
-  if (config.originKind !== 's3') return originResponseHeaders(headers);
-  return exposeS3CacheTag(originResponseHeaders(headers, S3_RESPONSE_HEADERS));
 }

@@ -21,9 +21,10 @@ export async function timedFetch(
   const onAbort = (): void => controller.abort(client?.reason);
   if (client?.aborted) onAbort();
   else client?.addEventListener('abort', onAbort, { once: true });
-  // workerd would otherwise decode gzip and keep the header and the encoded length.
+  // workerd would otherwise decode gzip and keep the header and the encoded length. Typed as plain RequestInit (as
+  // workers-cache-gateway.ts does) so that the tests, typed for Node, can run an origin too.
   const ask = (): Promise<Response> =>
-    fetch(url, { ...init, signal: controller.signal, redirect: 'manual', encodeResponseBody: 'manual' });
+    fetch(url, { ...init, signal: controller.signal, redirect: 'manual', encodeResponseBody: 'manual' } as RequestInit);
   const method = init.method ?? 'GET';
   try {
     // A kept-alive connection the origin closed, or left garbage on (a body longer than its Content-Length), fails

@@ -1,0 +1,34 @@
+// Which Origin the shield reaches: the one place an origin kind picks its implementation (the edge's pure traits are
+// shared/config/origin-traits.ts). A new kind is an entry here and an implementation beside these two; nothing else
+// in the shield changes.
+
+import type { Config, OriginKind } from '../../shared/config/config.ts';
+import type { Origin } from './origin.ts';
+import { s3Origin } from './s3-origin.ts';
+import { siteOrigin } from './site-origin.ts';
+
+/**
+ * Each kind's implementation: every kind has its entry, or this does not compile. `remember` is told of every origin
+ * one makes, the one it was asked for and those it derives (S3: one per bucket a host reads), so that each
+ * configuration's origin is found again, made once.
+ */
+const ORIGINS: { readonly [Kind in OriginKind]: (config: Config, remember: (origin: Origin) => void) => Origin } = {
+  s3: s3Origin,
+  http: siteOrigin,
+};
+
+/** Per configuration (one per isolate, and one per bucket a host reads): its origin. */
+const made = new WeakMap<Config, Origin>();
+const remember = (origin: Origin): void => {
+  made.set(origin.config, origin);
+};
+
+/** The origin `config` names (S3: reading S3_BUCKET; `forHost` gives a host's own bucket). */
+export function originOf(config: Config): Origin {
+  let origin = made.get(config);
+  if (origin === undefined) {
+    origin = ORIGINS[config.originKind](config, remember);
+    remember(origin);
+  }
+  return origin;
+}
