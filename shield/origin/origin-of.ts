@@ -1,6 +1,6 @@
 // Which Origin the shield reaches: the one place an origin kind picks its implementation (the edge's pure traits are
-// shared/config/origin-traits.ts). A new kind is an entry here and an implementation beside these two; nothing else
-// in the shield changes.
+// shared/config/origin-traits.ts). A new kind is an entry here, an implementation beside these two, and the contract
+// it must keep (test/shield/origin/origin-contract.ts); nothing else in the shield changes.
 
 import type { Config, OriginKind } from '../../shared/config/config.ts';
 import type { Origin } from './origin.ts';

@@ -1,5 +1,6 @@
 // The origin as the shield reaches it, whatever its kind: one interface the rest of the shield is written against, one
-// implementation per kind (s3-origin.ts, site-origin.ts), chosen once (origin-of.ts).
+// implementation per kind (s3-origin.ts, site-origin.ts), chosen once (origin-of.ts). What every implementation keeps
+// is test/shield/origin/origin-contract.ts, run against each of them over a real server.
 
 import type { Config } from '../../shared/config/config.ts';
 import type { OriginTraits } from '../../shared/config/origin-traits.ts';
