@@ -71,7 +71,7 @@ async function answerRead(
   const { target, rules } = ruledTarget(objectUrl, origin, host, request.method);
   if (rules.bypassRule !== undefined && sliced === undefined) {
     const all = origin.traits.forwardsClientHeaders ? forwardedRequestHeaders(request.headers) : undefined;
-    return bypassed(request, shield, originOf(shield.config), target, rules.bypassRule, all, facts.started);
+    return bypassed(request, shield, origin, target, rules.bypassRule, all, facts.started);
   }
   if (shield.slicesEntry !== undefined && keptByWorkersCache(request, sliced)) {
     return viaWorkersCache(

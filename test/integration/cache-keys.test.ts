@@ -10,9 +10,15 @@ const port = (): string => new URL(f.stack.url).port;
 const asHost = (host: string, path: string) => rawGet(new URL(path, f.stack.url), { host: `${host}:${port()}` });
 
 beforeAll(async () => {
-  f = await startFixture({ HOST_BUCKETS: `site-b.test=${SECOND_BUCKET}`, CACHE_KEY_QUERY: 'v' });
+  f = await startFixture({
+    HOST_BUCKETS: `site-b.test=${SECOND_BUCKET}`,
+    CACHE_KEY_QUERY: 'v',
+    RULES: JSON.stringify([{ name: 'live', match: { path: '/live/*' }, bypass: true }]),
+  });
   await f.origin.putObject('page.html', 'bucket assets');
   await f.origin.putObjectIn(SECOND_BUCKET, 'page.html', 'bucket site-b');
+  await f.origin.putObject('live/now.txt', 'live in assets');
+  await f.origin.putObjectIn(SECOND_BUCKET, 'live/now.txt', 'live in site-b');
   await f.origin.putObject('app.js', 'app');
 });
 afterAll(() => f?.close());
@@ -25,6 +31,11 @@ describe('host names and buckets (HOST_BUCKETS)', () => {
     expect(f.tap.requests.map((r) => r.path)).toEqual(
       expect.arrayContaining([`/${SECOND_BUCKET}/page.html`, '/assets/page.html']),
     );
+  });
+
+  it("reads the host name's bucket for a request a rule bypasses too", async () => {
+    expect((await asHost('site-b.test', '/live/now.txt')).text).toBe('live in site-b');
+    expect((await asHost('127.0.0.1', '/live/now.txt')).text).toBe('live in assets');
   });
 
   it('keeps the two sites apart at both tiers', async () => {
