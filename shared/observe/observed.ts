@@ -110,9 +110,3 @@ function endOrAbort(ended: Promise<{ departed: boolean }>, signal: AbortSignal):
   );
   return Promise.race([ended.then(({ departed }) => departed || signal.aborted), aborted]);
 }
-
-/** The path of a request's raw URL (`scheme://authority/path?query`), without parsing it. */
-export function rawPath(url: string): string {
-  const start = url.indexOf('/', url.indexOf('//') + 2);
-  return start < 0 ? '/' : url.slice(start);
-}
