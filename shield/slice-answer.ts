@@ -28,7 +28,7 @@ import type { HopLog } from '../shared/tier/hop-log.ts';
 import { hopTimings } from '../shared/tier/hop-report.ts';
 import { resolveObject } from '../shared/tier/object-read.ts';
 import type { Budget, ObjectRead } from '../shared/tier/ports.ts';
-import { cancelPrefetched, type Resolved } from '../shared/tier/resolved.ts';
+import { cancelPrefetched, type Resolved, type SlicedObject, type WholeObject } from '../shared/tier/resolved.ts';
 import { readObjectSlices } from '../shared/tier/slice-reader/reader.ts';
 import { slicedReport, tierAnswer } from '../shared/tier/tier-headers.ts';
 import { warmSlices } from './slice-warm.ts';
@@ -55,6 +55,15 @@ export interface SliceAnswerContext {
   hops: HopLog;
 }
 
+/** The slices of a span the shield answers: the span's first and last, its bytes, the slices that hold them. */
+interface WantedSlices {
+  span: SliceSpan;
+  /** The span's bytes, or their rest from `from` on (the edge healing a body that broke). */
+  bytes: ByteRange;
+  /** The slices holding `bytes`, in order. */
+  indices: number[];
+}
+
 /**
  * 412 when the version the edge pinned is gone, 416 (with the object's size) when the span starts past its end, the
  * whole object when it is not sliced.
@@ -78,17 +87,6 @@ export async function answerSlices(request: SliceRequest, context: SliceAnswerCo
       return new PreconditionFailed('the object changed while it was read').toResponse();
   }
 }
-
-/** The slices of a span the shield answers: the span's first and last, its bytes, the slices that hold them. */
-interface WantedSlices {
-  span: SliceSpan;
-  /** The span's bytes, or their rest from `from` on (the edge healing a body that broke). */
-  bytes: ByteRange;
-  /** The slices holding `bytes`, in order. */
-  indices: number[];
-}
-
-type SlicedObject = Extract<Resolved, { kind: 'sliced' }>;
 
 function sameSlicing(request: SliceRequest, config: Config): void {
   if (request.sliceSize !== config.slicing.sliceSize) {
@@ -121,7 +119,7 @@ function notModified(context: SliceAnswerContext, resolved: Resolved): Response 
   return deliver(context, 304, headers, null, resolved, resolved.report);
 }
 
-function wholeAnswer(context: SliceAnswerContext, resolved: Extract<Resolved, { kind: 'whole' }>): Response {
+function wholeAnswer(context: SliceAnswerContext, resolved: WholeObject): Response {
   const headers = new Headers(resolved.headers);
   headers.set(OBJECT_HEADER, WHOLE);
   return deliver(context, resolved.status, headers, resolved.body, resolved, resolved.report);
