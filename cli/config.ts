@@ -4,8 +4,10 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CliFailure, EXIT_USAGE, failureExit, isEntry, parseFlags, single } from './command.ts';
+import { CliFailure, EXIT_USAGE, failureExit } from './cli-failure.ts';
+import { isEntry } from './command.ts';
 import { type DeploySettings, settingsWarnings, type Worker } from './deploy-settings.ts';
+import { parseFlags, single } from './flags.ts';
 import { loadSettings, SETTINGS_FILE } from './settings-file.ts';
 import { CONFIG_FILES, configTexts, staleConfigFiles, UNSET_KV_ID, wranglerConfigs } from './wrangler-config.ts';
 import { wranglerConfigProblems } from './wrangler-config-check.ts';

@@ -3,7 +3,7 @@
 
 import type { Comparison } from '../shared/cost/alternatives.ts';
 import { formatBytes, formatUsd } from '../shared/stats/format.ts';
-import { type Column, textTable } from './command.ts';
+import { type Column, textTable } from './print.ts';
 
 /** The tables as text for a terminal, or as the Markdown of docs/costs.md. */
 export type TableFormat = 'text' | 'markdown';

@@ -9,18 +9,11 @@ import { AFTER, AFTER_WITHOUT_CACHE_API, BEFORE } from '../shared/cost/refresh-d
 import { scaleGrid } from '../shared/cost/scale-model.ts';
 import { DEPLOYED_INTERVALS, EXAMPLE_MIXES, mixComparison, type TrafficMix } from '../shared/cost/traffic-mix.ts';
 import { formatAmount, formatBytes, formatRatio, formatUsd } from '../shared/stats/format.ts';
-import {
-  type CliContext,
-  type Flags,
-  failureExit,
-  isEntry,
-  parseFlags,
-  processContext,
-  single,
-  usageError,
-} from './command.ts';
+import { failureExit, usageError } from './cli-failure.ts';
+import { type CliContext, isEntry, processContext } from './command.ts';
 import { renderScale } from './cost-scale.ts';
 import { renderComparison, signedUsd, type TableFormat, costTable as table } from './cost-tables.ts';
+import { type Flags, parseFlags, single } from './flags.ts';
 
 export type { TableFormat };
 

@@ -5,7 +5,8 @@
 
 import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
-import { type CliContext, CliFailure } from './command.ts';
+import { CliFailure } from './cli-failure.ts';
+import type { CliContext } from './command.ts';
 import type { Worker } from './deploy-settings.ts';
 import { OPTIONAL_SECRETS } from './optional-secrets.ts';
 

@@ -5,27 +5,22 @@ import { readFile } from 'node:fs/promises';
 import type { PurgeRequest } from '../shared/purge/purge-rules.ts';
 import { PURGE_PATH } from '../shared/request/reserved-paths.ts';
 import { formatTime } from '../shared/stats/format.ts';
+import { CliFailure, failureExit, usageError } from './cli-failure.ts';
+import { type CliContext, isEntry, processContext } from './command.ts';
 import {
   type Api,
   type ApiRequest,
   apiRequest,
-  type CliContext,
-  CliFailure,
   callApi,
   DEPLOYMENT_FLAG,
   DEPLOYMENT_USAGE,
   type Deployment,
-  failureExit,
   findDeployment,
-  isEntry,
-  parseFlags,
   parseJsonAnswer,
-  printable,
-  processContext,
-  single,
-  usageError,
-} from './command.ts';
+} from './edge-api.ts';
+import { parseFlags, single } from './flags.ts';
 import { PORT_FLAG } from './local-stacks.ts';
+import { printable } from './print.ts';
 import { joinTargets, type PurgeTargets, parseTargetLines, purgeBatches, targetCount } from './purge-targets.ts';
 
 export type { PurgeTargets };

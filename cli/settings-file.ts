@@ -3,7 +3,7 @@
 
 import { readFile, writeFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
-import { CliFailure, EXIT_USAGE } from './command.ts';
+import { CliFailure, EXIT_USAGE } from './cli-failure.ts';
 import type { DeploySettings } from './deploy-settings.ts';
 
 /** The settings file when none is named. */

@@ -2,18 +2,10 @@
 // under SIGNED_PREFIXES, signed here with SIGNING_KEYS by the same function a site's backend calls; no request is made.
 
 import { signedCookie, signedUrl, signToken } from '../shared/admission/signer.ts';
-import {
-  type CliContext,
-  CliFailure,
-  DEPLOYMENT_FLAG,
-  EXIT_USAGE,
-  failureExit,
-  isEntry,
-  parseFlags,
-  processContext,
-  single,
-  usageError,
-} from './command.ts';
+import { CliFailure, EXIT_USAGE, failureExit, usageError } from './cli-failure.ts';
+import { type CliContext, isEntry, processContext } from './command.ts';
+import { DEPLOYMENT_FLAG } from './edge-api.ts';
+import { parseFlags, single } from './flags.ts';
 import { chooseLocalStack, type LocalStack, PORT_FLAG, parsePort, readLocalStacks, stackAt } from './local-stacks.ts';
 
 export const SIGN_USAGE = `usage: npm run sign -- --path PATH [--prefix] --expires WHEN [--base https://cdn.example]

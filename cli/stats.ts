@@ -15,25 +15,20 @@ import {
 import type { Outcome } from '../shared/stats/record.ts';
 import type { StatsJson, TierStats } from '../shared/stats/stats-json.ts';
 import { TIER_NAMES, type TierName } from '../shared/tiers/tiers.ts';
+import { CliFailure, failureExit, usageError } from './cli-failure.ts';
+import { type CliContext, isEntry, processContext } from './command.ts';
 import {
   type Api,
   apiRequest,
-  type CliContext,
-  CliFailure,
   callApi,
   DEPLOYMENT_FLAG,
   DEPLOYMENT_USAGE,
-  failureExit,
   findDeployment,
-  isEntry,
-  parseFlags,
   parseJsonAnswer,
-  processContext,
-  single,
-  textTable,
-  usageError,
-} from './command.ts';
+} from './edge-api.ts';
+import { parseFlags, single } from './flags.ts';
 import { PORT_FLAG } from './local-stacks.ts';
+import { textTable } from './print.ts';
 
 export const STATS_USAGE = `usage: npm run stats -- [--base https://cdn.example] [--json]
 

@@ -1,8 +1,9 @@
 // Where a verify run goes (cli/verify.ts): its base, --base or a local stack's, the local stack's note for that base (its
 // sample objects; its tokens only for its own edge), and the tokens: from the environment, else the note.
 
-import { type Api, baseUrl, type CliContext, DEPLOYMENT_FLAG, headerSafe, type LocalStack } from './command.ts';
-import { chooseLocalStack, readLocalStacks, stackAt, stackWithLocation } from './local-stacks.ts';
+import type { CliContext } from './command.ts';
+import { type Api, baseUrl, DEPLOYMENT_FLAG, headerSafe } from './edge-api.ts';
+import { chooseLocalStack, type LocalStack, readLocalStacks, stackAt, stackWithLocation } from './local-stacks.ts';
 
 /**
  * The local stack's note for `base`: its own edge's (URL, tokens, sample objects), or the stack's whose other location

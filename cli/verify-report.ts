@@ -1,7 +1,7 @@
 // `npm run verify`'s report (pure): the lines (verify-lines.ts) and every read as text for a ticket, as JSON for the
 // next run's --previous, and that JSON read back.
 
-import { printable, textTable } from './command.ts';
+import { printable, textTable } from './print.ts';
 import { DEPLOY_DOC, LINE_TITLES, type Line, type Verdict } from './verify-lines.ts';
 import { member, memberWords, type Observations, type PreviousRun, type Read } from './verify-observations.ts';
 

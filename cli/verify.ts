@@ -8,22 +8,11 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HEALTH_PATH } from '../shared/request/reserved-paths.ts';
 import type { StatsJson } from '../shared/stats/stats-json.ts';
-import {
-  apiRequest,
-  type CliContext,
-  callApi,
-  DEPLOYMENT_FLAG,
-  type Deployment,
-  EXIT_FAILED,
-  failureExit,
-  isEntry,
-  type LocalStack,
-  parseFlags,
-  processContext,
-  single,
-  usageError,
-} from './command.ts';
-import { PORT_FLAG, parsePort } from './local-stacks.ts';
+import { EXIT_FAILED, failureExit, usageError } from './cli-failure.ts';
+import { type CliContext, isEntry, processContext } from './command.ts';
+import { apiRequest, callApi, DEPLOYMENT_FLAG, type Deployment } from './edge-api.ts';
+import { parseFlags, single } from './flags.ts';
+import { type LocalStack, PORT_FLAG, parsePort } from './local-stacks.ts';
 import { PURGE_API } from './purge.ts';
 import { parseStatsAnswer, STATS_API } from './stats.ts';
 import { findBase, tokenFor } from './verify-base.ts';

@@ -5,8 +5,9 @@ import { type Config, configFrom, oncePerEnv, type RawConfig } from '../shared/c
 import { HOST_HEADER } from '../shared/hop/hop-fields.ts';
 import { parseSliceRequestPath } from '../shared/hop/slice-protocol.ts';
 import { ConfigError } from '../shared/http/errors.ts';
-import { type ObservedTier, observedTier, rawPath } from '../shared/observe/observed.ts';
+import { type ObservedTier, observedTier } from '../shared/observe/observed.ts';
 import type { RequestMeter } from '../shared/observe/request-meter.ts';
+import { rawPath } from '../shared/request/raw-path.ts';
 import { type ShieldCache, shieldCacheOf } from '../shared/tiers/shield-caches.ts';
 
 /** The shield worker's bindings: the configuration contract (vars and secrets) and the purge list. */

@@ -8,7 +8,7 @@ import {
   SHIELD_ORIGIN,
   SOFT_PURGED_AT_HEADER,
 } from '../shared/hop/hop-fields.ts';
-import { parseSliceRequestPath } from '../shared/hop/slice-protocol.ts';
+import { parseSliceRequestPath, type SliceRequest } from '../shared/hop/slice-protocol.ts';
 import { forwardedRequestHeaders, TIER_MANAGED } from '../shared/http/headers.ts';
 import { COPY_HEADER } from '../shared/observe/read-ahead-copy.ts';
 import { meteredUpstream } from '../shared/observe/request-meter.ts';
@@ -33,7 +33,7 @@ import type { Origin } from './origin/origin.ts';
 import { originOf } from './origin/origin-of.ts';
 import { originUpstream } from './origin/origin-upstream.ts';
 import { shieldCache, shieldKey } from './shield-cache.ts';
-import { answerSlices } from './slice-answer.ts';
+import { answerSlices, type SliceAnswerContext } from './slice-answer.ts';
 import { keptByWorkersCache, viaWorkersCache, workersCacheKey } from './workers-cache-gateway.ts';
 
 /** Larger than any object's slice count: "every slice". */
@@ -111,27 +111,33 @@ async function answerRead(
     },
   };
   if (request.method === 'HEAD') return decided(await headObject(read, 'shield', started), rules);
-  // A plain GET (not from the edge's slice protocol) asks for the whole object.
-  const slices = sliced?.request ?? {
+  const answer = await answerGet(request, shield, sliced?.request, { config, read, started, hops }, target);
+  return decided(answer, rules);
+}
+
+/** GET: the slices the edge asked for, or, a plain GET (not from the edge's slice protocol), the whole object. */
+function answerGet(
+  request: Request,
+  shield: ShieldRequest,
+  asked: SliceRequest | undefined,
+  context: Pick<SliceAnswerContext, 'config' | 'read' | 'started' | 'hops'>,
+  target: RequestTarget,
+): Promise<Response> {
+  const { config } = context;
+  const slices = asked ?? {
     span: { first: 0, last: MAX_SLICE_INDEX },
     sliceSize: config.slicing.sliceSize,
     etag: undefined,
   };
   // The slices entrypoint's answers are marked for the Workers Cache in front of it (workers-cache-answer.ts).
   const workersCache = shield.role === 'slices' ? { path: `${target.path}${target.query}` } : undefined;
-  return decided(
-    await answerSlices(slices, {
-      config,
-      read,
-      budget: { remaining: config.slicing.subrequests },
-      started,
-      conditions: request.headers,
-      warmStored: (bytes) => (meter.bytesSent = bytes),
-      workersCache,
-      hops,
-    }),
-    rules,
-  );
+  return answerSlices(slices, {
+    ...context,
+    budget: { remaining: config.slicing.subrequests },
+    conditions: request.headers,
+    warmStored: (bytes) => (shield.meter.bytesSent = bytes),
+    workersCache,
+  });
 }
 
 /** What the purge list, and the edge's own word on purges (its header fields), say of the object at `path`. */

@@ -1,5 +1,15 @@
 // The shield's answer to the edge's slice requests (shared/hop/slice-protocol.ts): a complete 200 of exactly the
 // span's bytes of the pinned version, from the shield's own slices or from the origin, several slices at once.
+//
+// Its steps, in the order answerSlices takes them (after Varnish's FETCH_STEPS, cache_fetch.c), one function each:
+//   sameSlicing   the edge slices by the shield's slice size, or a 400
+//   discover      what the shield holds or the origin says of the span's first slice (asked again once if it moved)
+//   notModified   the edge's copy is current: a 304 with every header that refreshes it
+//   wholeAnswer   an object not sliced: the whole of it, marked so
+//   refusal       412 when the version the edge pinned is gone, 416 when the span starts past the end
+//   wantedSlices  the span's bytes (or their rest from an offset, to heal a body) and the slices holding them
+//   warmAnswer    the edge reading ahead: the slices stored here, their bytes fetched when its reader gets there
+//   spanAnswer    the span's bytes, from the shield's slices or the origin; another version met: start over
 
 import type { Config } from '../shared/config/config.ts';
 import { ORIGIN_AT_HEADER } from '../shared/hop/hop-fields.ts';
@@ -9,8 +19,8 @@ import { evaluatePreconditions } from '../shared/http/conditional.ts';
 import { BadGateway, BadRequest, PreconditionFailed, VersionChanged } from '../shared/http/errors.ts';
 import { type ByteRange, unsatisfiedRange } from '../shared/http/range.ts';
 import { appendServerTiming, serverTimingMetric } from '../shared/http/server-timing.ts';
-import { markObject, OBJECT_HEADER, representationHeaders } from '../shared/slices/object-meta.ts';
-import { sliceCount, spanBytes } from '../shared/slices/slice-plan.ts';
+import { markObject, OBJECT_HEADER, type ObjectMeta, representationHeaders } from '../shared/slices/object-meta.ts';
+import { type SliceSpan, sliceCount, spanBytes } from '../shared/slices/slice-plan.ts';
 import type { EntryMeta } from '../shared/store/stored-entry.ts';
 import { type Piece, rangesStream } from '../shared/streams/byte-stream.ts';
 import { piecesEnd } from '../shared/streams/pieces-end.ts';
@@ -18,7 +28,7 @@ import type { HopLog } from '../shared/tier/hop-log.ts';
 import { hopTimings } from '../shared/tier/hop-report.ts';
 import { resolveObject } from '../shared/tier/object-read.ts';
 import type { Budget, ObjectRead } from '../shared/tier/ports.ts';
-import { cancelPrefetched, type Resolved } from '../shared/tier/resolved.ts';
+import { cancelPrefetched, type Resolved, type SlicedObject, type WholeObject } from '../shared/tier/resolved.ts';
 import { readObjectSlices } from '../shared/tier/slice-reader/reader.ts';
 import { slicedReport, tierAnswer } from '../shared/tier/tier-headers.ts';
 import { warmSlices } from './slice-warm.ts';
@@ -45,114 +55,163 @@ export interface SliceAnswerContext {
   hops: HopLog;
 }
 
+/** The slices of a span the shield answers: the span's first and last, its bytes, the slices that hold them. */
+interface WantedSlices {
+  span: SliceSpan;
+  /** The span's bytes, or their rest from `from` on (the edge healing a body that broke). */
+  bytes: ByteRange;
+  /** The slices holding `bytes`, in order. */
+  indices: number[];
+}
+
 /**
  * 412 when the version the edge pinned is gone, 416 (with the object's size) when the span starts past its end, the
  * whole object when it is not sliced.
  */
-// One concept: the shield's answer to one slice request, checks first, then the slices read in order;
-// each step reads the values the earlier ones settled.
 export async function answerSlices(request: SliceRequest, context: SliceAnswerContext): Promise<Response> {
-  const { config, read } = context;
+  sameSlicing(request, context.config);
+  for (let attempt = 0; ; attempt++) {
+    const resolved = await discover(context.read, request.span.first, attempt);
+    if (resolved === 'again') continue;
+    if (isCurrent(resolved, context.conditions)) return notModified(context, resolved);
+    if (resolved.kind === 'whole') return wholeAnswer(context, resolved);
+    const refused = refusal(request, resolved);
+    if (refused !== undefined) return refuse(context, resolved, refused);
+    const wanted = wantedSlices(request, resolved.meta);
+    if (request.warm === true) return warmAnswer(context, resolved, wanted);
+    const answer = await spanAnswer(context, resolved, wanted);
+    if (answer !== 'changed') return answer;
+    // Not one byte has gone out yet: start over from what the origin holds now, unless the
+    // edge pinned a version, which is now gone.
+    if (request.etag !== undefined || attempt > 0)
+      return new PreconditionFailed('the object changed while it was read').toResponse();
+  }
+}
+
+function sameSlicing(request: SliceRequest, config: Config): void {
   if (request.sliceSize !== config.slicing.sliceSize) {
     throw new BadRequest(
       `the edge slices by ${request.sliceSize} bytes and the shield by ${config.slicing.sliceSize}: set the same SLICE_SIZE on both`,
     );
   }
-  for (let attempt = 0; ; attempt++) {
-    const resolved = await discover(read, request.span.first, attempt);
-    if (resolved === 'again') continue;
-    const representation = resolved.kind === 'whole' ? resolved.headers : resolved.meta.headers;
-    if (
-      (resolved.kind === 'sliced' || resolved.status === 200) &&
-      evaluatePreconditions(context.conditions, representation) === 'not-modified'
-    ) {
-      // The edge's copy is current: tell it so, with every header that refreshes it (RFC 9111
-      // §3.2: all of the shield's, not only the few a 304 to a client carries, RFC 9110 §15.4.5).
-      if (resolved.kind === 'whole') void resolved.body?.cancel();
-      else void cancelPrefetched(resolved);
-      // With the origin's metric when it was asked (it revalidated the shield's own copy).
-      const headers = representationHeaders(representation);
-      const timing = hopTimings(context.hops.report().answers);
-      if (timing !== '') headers.set('server-timing', timing);
-      return deliver(context, 304, headers, null, resolved, resolved.report);
-    }
-    if (resolved.kind === 'whole') {
-      const headers = new Headers(resolved.headers);
-      headers.set(OBJECT_HEADER, WHOLE);
-      return deliver(context, resolved.status, headers, resolved.body, resolved, resolved.report);
-    }
-    const { meta } = resolved;
-    if (request.etag !== undefined && request.etag !== meta.etag) return refuse(context, resolved, 412);
-    const count = sliceCount(meta.size, meta.sliceSize);
-    if (!resolved.inRange || request.span.first >= count) return refuse(context, resolved, 416);
-    const span = { first: request.span.first, last: Math.min(request.span.last, count - 1) };
-    // The span's bytes, or their rest from `from` on (the edge healing a body that broke).
-    const all = spanBytes(span, meta.sliceSize, meta.size);
-    const bytes = { start: all.start + (request.from ?? 0), end: all.end };
-    if (bytes.start > bytes.end)
-      throw new BadRequest(
-        `the span ${span.first}-${span.last} holds ${all.end - all.start + 1} bytes, not ${request.from} and more`,
-      );
-    const firstNeeded = Math.floor(bytes.start / meta.sliceSize);
-    const indices = Array.from({ length: span.last - firstNeeded + 1 }, (_, i) => firstNeeded + i);
-    if (request.warm === true) {
-      // The edge reading ahead: stored here, its bytes fetched when its reader gets there.
-      const warming = await warmSlices(read, resolved, indices, context.budget, config.originIdleTimeoutMs);
-      read.waitUntil(warming.stored.then((bytes) => bytes !== undefined && context.warmStored?.(bytes)));
-      const headers = new Headers({
-        'content-type': 'text/plain',
-        'cache-control': 'no-store',
-        [SPAN_HEADER]: `${span.first}-${span.last}`,
-      });
-      // The origin asked for the slices missing here, its time not known yet (they are fetched after these headers).
-      const asking = warming.fetching > 0 ? [{ slices: warming.fetching, member: undefined, timing: 'origin' }] : [];
-      const timing = hopTimings([...context.hops.report().answers, ...asking]);
-      if (timing !== '') headers.set('server-timing', timing);
-      return deliver(
-        context,
-        200,
-        headers,
-        warming.body,
-        resolved,
-        slicedReport(resolved.report, {
-          hits: warming.hits,
-          checked: warming.checked,
-          total: indices.length,
-          storing: resolved.entry !== undefined,
-        }),
-      );
-    }
-    try {
-      const sliceStarted = read.now();
-      const sliceRead = await readObjectSlices(read, resolved, indices, {
-        window: config.slicing.readahead,
-        maxSpan: 1,
-        budget: context.budget,
-      });
-      const length = bytes.end - bytes.start + 1;
-      const headers = new Headers(meta.headers);
-      markObject(headers, meta);
-      headers.set(SPAN_HEADER, `${span.first}-${span.last}`);
-      headers.set('content-length', String(length));
-      const sliceTiming = serverTimingMetric('shield-slice', read.now() - sliceStarted);
-      // The origin's metric for the slices this request fetched from it, as heard by now (shared/tier/hop-report.ts).
-      headers.set('server-timing', appendServerTiming(hopTimings(context.hops.report().answers), sliceTiming));
-      const report = slicedReport(resolved.report, {
-        hits: sliceRead.hits,
-        checked: sliceRead.checked,
-        total: indices.length,
-        storing: resolved.entry !== undefined,
-      });
-      const body = await spanBody(sliceRead.pieces, bytes, indices.length, read);
-      return deliver(context, 200, headers, body, resolved, report);
-    } catch (error) {
-      if (!(error instanceof VersionChanged)) throw error;
-      void cancelPrefetched(resolved);
-      // Not one byte has gone out yet: start over from what the origin holds now, unless the
-      // edge pinned a version, which is now gone.
-      if (request.etag !== undefined || attempt > 0)
-        return new PreconditionFailed('the object changed while it was read').toResponse();
-    }
+}
+
+/** Whether the edge's copy (its conditions) is current: a sliced object, or a whole 200, it already holds. */
+function isCurrent(resolved: Resolved, conditions: Headers): boolean {
+  const representation = resolved.kind === 'whole' ? resolved.headers : resolved.meta.headers;
+  return (
+    (resolved.kind === 'sliced' || resolved.status === 200) &&
+    evaluatePreconditions(conditions, representation) === 'not-modified'
+  );
+}
+
+/**
+ * The edge's copy is current: tell it so, with every header that refreshes it (RFC 9111 §3.2: all of the shield's,
+ * not only the few a 304 to a client carries, RFC 9110 §15.4.5).
+ */
+function notModified(context: SliceAnswerContext, resolved: Resolved): Response {
+  if (resolved.kind === 'whole') void resolved.body?.cancel();
+  else void cancelPrefetched(resolved);
+  // With the origin's metric when it was asked (it revalidated the shield's own copy).
+  const headers = representationHeaders(resolved.kind === 'whole' ? resolved.headers : resolved.meta.headers);
+  const timing = hopTimings(context.hops.report().answers);
+  if (timing !== '') headers.set('server-timing', timing);
+  return deliver(context, 304, headers, null, resolved, resolved.report);
+}
+
+function wholeAnswer(context: SliceAnswerContext, resolved: WholeObject): Response {
+  const headers = new Headers(resolved.headers);
+  headers.set(OBJECT_HEADER, WHOLE);
+  return deliver(context, resolved.status, headers, resolved.body, resolved, resolved.report);
+}
+
+/** 412 when the edge pinned another version than the one here; 416 when the span starts past the object's end. */
+function refusal(request: SliceRequest, resolved: SlicedObject): 412 | 416 | undefined {
+  const { meta } = resolved;
+  if (request.etag !== undefined && request.etag !== meta.etag) return 412;
+  if (!resolved.inRange || request.span.first >= sliceCount(meta.size, meta.sliceSize)) return 416;
+  return undefined;
+}
+
+function wantedSlices(request: SliceRequest, meta: ObjectMeta): WantedSlices {
+  const count = sliceCount(meta.size, meta.sliceSize);
+  const span = { first: request.span.first, last: Math.min(request.span.last, count - 1) };
+  const all = spanBytes(span, meta.sliceSize, meta.size);
+  const bytes = { start: all.start + (request.from ?? 0), end: all.end };
+  if (bytes.start > bytes.end)
+    throw new BadRequest(
+      `the span ${span.first}-${span.last} holds ${all.end - all.start + 1} bytes, not ${request.from} and more`,
+    );
+  const firstNeeded = Math.floor(bytes.start / meta.sliceSize);
+  const indices = Array.from({ length: span.last - firstNeeded + 1 }, (_, i) => firstNeeded + i);
+  return { span, bytes, indices };
+}
+
+/** The edge reading ahead: the slices stored here, their bytes fetched when its reader gets there. */
+async function warmAnswer(
+  context: SliceAnswerContext,
+  resolved: SlicedObject,
+  wanted: WantedSlices,
+): Promise<Response> {
+  const { read, config } = context;
+  const { span, indices } = wanted;
+  const warming = await warmSlices(read, resolved, indices, context.budget, config.originIdleTimeoutMs);
+  read.waitUntil(warming.stored.then((bytes) => bytes !== undefined && context.warmStored?.(bytes)));
+  const headers = new Headers({
+    'content-type': 'text/plain',
+    'cache-control': 'no-store',
+    [SPAN_HEADER]: `${span.first}-${span.last}`,
+  });
+  // The origin asked for the slices missing here, its time not known yet (they are fetched after these headers).
+  const asking = warming.fetching > 0 ? [{ slices: warming.fetching, member: undefined, timing: 'origin' }] : [];
+  const timing = hopTimings([...context.hops.report().answers, ...asking]);
+  if (timing !== '') headers.set('server-timing', timing);
+  const report = slicedReport(resolved.report, {
+    hits: warming.hits,
+    checked: warming.checked,
+    total: indices.length,
+    storing: resolved.entry !== undefined,
+  });
+  return deliver(context, 200, headers, warming.body, resolved, report);
+}
+
+/**
+ * The span's bytes, marked with the version they are of, from the shield's slices or the origin's; 'changed' when the
+ * origin turned out to hold another version before a byte went out.
+ */
+async function spanAnswer(
+  context: SliceAnswerContext,
+  resolved: SlicedObject,
+  wanted: WantedSlices,
+): Promise<Response | 'changed'> {
+  const { read, config } = context;
+  const { meta } = resolved;
+  const { span, bytes, indices } = wanted;
+  try {
+    const sliceStarted = read.now();
+    const sliceRead = await readObjectSlices(read, resolved, indices, {
+      window: config.slicing.readahead,
+      maxSpan: 1,
+      budget: context.budget,
+    });
+    const headers = markObject(new Headers(meta.headers), meta);
+    headers.set(SPAN_HEADER, `${span.first}-${span.last}`);
+    headers.set('content-length', String(bytes.end - bytes.start + 1));
+    const sliceTiming = serverTimingMetric('shield-slice', read.now() - sliceStarted);
+    // The origin's metric for the slices this request fetched from it, as heard by now (shared/tier/hop-report.ts).
+    headers.set('server-timing', appendServerTiming(hopTimings(context.hops.report().answers), sliceTiming));
+    const report = slicedReport(resolved.report, {
+      hits: sliceRead.hits,
+      checked: sliceRead.checked,
+      total: indices.length,
+      storing: resolved.entry !== undefined,
+    });
+    const body = await spanBody(sliceRead.pieces, bytes, indices.length, read);
+    return deliver(context, 200, headers, body, resolved, report);
+  } catch (error) {
+    if (!(error instanceof VersionChanged)) throw error;
+    void cancelPrefetched(resolved);
+    return 'changed';
   }
 }
 
@@ -213,11 +272,7 @@ function prepend(first: IteratorResult<Piece>, pieces: AsyncIterator<Piece>): As
   };
 }
 
-function refuse(
-  context: SliceAnswerContext,
-  resolved: Extract<Resolved, { kind: 'sliced' }>,
-  status: 412 | 416,
-): Response {
+function refuse(context: SliceAnswerContext, resolved: SlicedObject, status: 412 | 416): Response {
   void cancelPrefetched(resolved);
   const headers = new Headers(resolved.meta.headers);
   markObject(headers, resolved.meta);

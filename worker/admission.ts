@@ -17,8 +17,8 @@ import {
 import type { SignatureVerifier } from '../shared/admission/verifier.ts';
 import type { Config } from '../shared/config/config.ts';
 import { SignatureRefused } from '../shared/http/errors.ts';
-import { rawPath } from '../shared/observe/observed.ts';
 import { normalizePath } from '../shared/request/canonical-path.ts';
+import { rawPath } from '../shared/request/raw-path.ts';
 import { BoundedMemo } from './bounded-memo.ts';
 import { knownAddress } from './edge-address.ts';
 

@@ -9,19 +9,20 @@ import { purgeWatch } from '../shared/purge/purge-rules.ts';
 import { purgeList } from '../shared/purge/purge-store.ts';
 import { softPurgeWatch } from '../shared/purge/soft-purge.ts';
 import type { RequestFacts } from '../shared/request/request-facts.ts';
+import type { RequestTarget } from '../shared/request/request-target.ts';
 import { ruleDecidedFreshness, ruleDetail } from '../shared/rules/rule-freshness.ts';
 import { applyRules } from '../shared/rules/rules-match.ts';
 import { healingUpstream, shieldHealing } from '../shared/tier/healing-upstream.ts';
 import { HopLog, loggedUpstream } from '../shared/tier/hop-log.ts';
 import { headObject } from '../shared/tier/object-head.ts';
-import { type ObjectRead, readPolicy } from '../shared/tier/ports.ts';
+import { type ObjectRead, readPolicy, type Upstream } from '../shared/tier/ports.ts';
 import { cacheName, withRuleDetail } from '../shared/tier/tier-headers.ts';
 import { bypassed } from './bypass.ts';
 import { edgeAddress } from './edge-address.ts';
 import { edgeCache } from './edge-cache.ts';
 import type { EdgeRequest } from './env.ts';
 import { serveObject } from './serve-object.ts';
-import { forwardedFor, shieldUpstream } from './shield-client.ts';
+import { forwardedFor, type PurgeWatermarks, shieldUpstream } from './shield-client.ts';
 
 /** GET is serve-object.ts; HEAD is shared/tier/object-head.ts, with the conditions a GET would honour. */
 export async function answerObject(request: Request, edge: EdgeRequest, facts: RequestFacts): Promise<Response> {
@@ -52,24 +53,13 @@ export async function answerObject(request: Request, edge: EdgeRequest, facts: R
     ...readPolicy(config, facts.clockOffset, rules),
     // Everything the read leaves running is kept alive, and the request's record waits for it.
     waitUntil: (promise) => meter.hold(promise),
-    upstream: healingUpstream(
-      meteredUpstream(
-        loggedUpstream(
-          shieldUpstream(
-            edge.shield,
-            config,
-            target,
-            url.hostname,
-            { purgedAt: purges.watermark, softPurgedAt: soft.watermark },
-            client,
-            hops,
-          ),
-          hops,
-        ),
-        meter,
-        shieldFetchedFromOrigin,
-      ),
-      shieldHealing(config.originIdleTimeoutMs),
+    upstream: shieldHop(
+      edge,
+      target,
+      url.hostname,
+      { purgedAt: purges.watermark, softPurgedAt: soft.watermark },
+      client,
+      hops,
     ),
     purged: purges.purged,
     softPurgedAt: soft.softPurgedAt,
@@ -87,6 +77,26 @@ export async function answerObject(request: Request, edge: EdgeRequest, facts: R
   // Said of the answer's headers, as the shield says it of the same ones (the same RULES at both tiers).
   const decided = ruleDecidedFreshness(rules, response.status, response.headers);
   return withRuleDetail(response, 'edge', decided === undefined ? undefined : ruleDetail(decided));
+}
+
+/**
+ * The shield as this request's next hop: told the purges this edge applied, heard as each head arrives (`hops`),
+ * metered, and healing a body cut part-way.
+ */
+function shieldHop(
+  edge: EdgeRequest,
+  target: RequestTarget,
+  hostname: string,
+  watermarks: PurgeWatermarks,
+  client: Headers | undefined,
+  hops: HopLog,
+): Upstream {
+  const { config, meter } = edge;
+  const shield = shieldUpstream(edge.shield, config, target, hostname, watermarks, client, hops);
+  return healingUpstream(
+    meteredUpstream(loggedUpstream(shield, hops), meter, shieldFetchedFromOrigin),
+    shieldHealing(config.originIdleTimeoutMs),
+  );
 }
 
 /** HEAD with If-None-Match and friends: the same 304 or 412 a GET would get (RFC 9110 §13.2.2). */

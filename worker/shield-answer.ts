@@ -1,7 +1,10 @@
-// What the edge takes from the shield's answer to a slice request, checked as nginx's slice module checks an origin's:
-// the span asked for, its exact length, the pinned version; what is another version, and what the shield's failure.
+// What the edge takes from the shield's answer to a slice request: its framing read (the marks, the span field, the
+// Content-Length) and checked as every hop checks a slice (shared/hop/slice-check.ts); what is another version, and
+// what the shield's failure.
 
+import { checkSlice, checkVersion, type SliceStatement } from '../shared/hop/slice-check.ts';
 import { SPAN_HEADER, WHOLE } from '../shared/hop/slice-protocol.ts';
+import { statedLength } from '../shared/http/body-length.ts';
 import { NextHopFailed, VersionChanged } from '../shared/http/errors.ts';
 import { isStrongEtag } from '../shared/http/etag.ts';
 import {
@@ -49,26 +52,44 @@ export async function readShieldAnswer(
   // The pinned version is the marks' (object-meta.ts): the ETag field is the representation's, as served.
   const meta: ObjectMeta = { ...described, headers: representationHeaders(response.headers) };
   if (meta.sliceSize !== sliceSize) return fail(`the shield described the object as ${marker}`);
-  if (pinned !== undefined && (meta.etag !== pinned.etag || meta.size !== pinned.size))
-    return fail(`etag mismatch in slice response: expected ${pinned.etag}, got ${meta.etag}`);
+  const stated = shieldStatement(response, meta, from);
   if (response.status === 416) {
+    const version = checkVersion(pinned, stated);
+    if (!version.ok) return fail(`${version.why} from the shield`);
     await response.body?.cancel();
     return { kind: 'beyond', meta, response };
   }
   const last = Math.min(span.last, sliceCount(meta.size, sliceSize) - 1);
   const bytes = spanBytes({ first: span.first, last }, sliceSize, meta.size);
-  if (
-    response.status !== 200 ||
-    response.body === null ||
-    response.headers.get(SPAN_HEADER) !== `${span.first}-${last}` ||
-    response.headers.get('content-length') !== String(bytes.end - bytes.start + 1 - from)
-  ) {
-    return fail(
-      `the shield answered ${response.status} with span ${response.headers.get(SPAN_HEADER)} for ${span.first}-${last}`,
-    );
-  }
-  // Its Content-Length is exactly the span's (checked above): the runtime may move it by itself.
-  return { kind: 'span', meta, span: { first: span.first, last }, body: nativeBody(response.body), response };
+  const asked = { bytes: { start: bytes.start + from, end: bytes.end }, status: 200, exactLength: true };
+  const check = checkSlice(asked, pinned, response.status, stated);
+  if (!check.ok) return fail(`${check.why} from the shield`);
+  // Its Content-Length is exactly the span's (checked): the runtime may move it by itself.
+  return { kind: 'span', meta, span: { first: span.first, last }, body: nativeBody(check.body), response };
+}
+
+/**
+ * What the shield's answer states of itself: the version its marks name, the bytes its span field names (from the
+ * offset asked, which the field does not repeat) and its Content-Length. A span field naming no slices of the object
+ * names no bytes.
+ */
+function shieldStatement(
+  response: Response,
+  meta: ObjectMeta,
+  from: number,
+): SliceStatement<ReadableStream<Uint8Array>> {
+  const named = /^(0|[1-9]\d{0,8})-(0|[1-9]\d{0,8})$/.exec(response.headers.get(SPAN_HEADER) ?? '');
+  const first = Number(named?.[1]);
+  const last = Number(named?.[2]);
+  const ofTheObject = named !== null && first <= last && last < sliceCount(meta.size, meta.sliceSize);
+  const bytes = ofTheObject ? spanBytes({ first, last }, meta.sliceSize, meta.size) : undefined;
+  return {
+    etag: meta.etag,
+    size: meta.size,
+    range: bytes && { start: bytes.start + from, end: bytes.end },
+    length: statedLength(response.headers.get('content-length')),
+    body: response.body,
+  };
 }
 
 /**

@@ -20,3 +20,13 @@ export function framedBytes(method: string, status: number, contentLength: strin
 export function bodyBytes(method: string, status: number, contentLength: string | null): number {
   return framedBytes(method, status, contentLength) ?? 0;
 }
+
+/**
+ * A Content-Length field's value as a number, only in the one spelling a sender writes it (RFC 9110 §8.6: 1*DIGIT, no
+ * leading zero); undefined when absent or anything else: a slice's framing is compared with its bytes, never guessed.
+ */
+export function statedLength(contentLength: string | null): number | undefined {
+  if (contentLength === null || !/^(?:0|[1-9]\d{0,15})$/.test(contentLength)) return undefined;
+  const length = Number(contentLength);
+  return Number.isSafeInteger(length) ? length : undefined;
+}

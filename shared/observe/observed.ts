@@ -2,7 +2,7 @@
 // left running has settled; the response never waits for it, and with every sink off nothing is made.
 
 import type { ObservabilityConfig } from '../config/observability.ts';
-import { memoryHitRecord, readAheadCounted, tierRecord } from '../stats/record.ts';
+import { type LastHost, lastHost, memoryHitRecord, readAheadCounted, tierRecord } from '../stats/record.ts';
 import type { TierName } from '../tiers/tiers.ts';
 import { type AnalyticsSink, type StatsSinks, tellRecord } from './record-sinks.ts';
 import { RequestMeter } from './request-meter.ts';
@@ -13,6 +13,8 @@ export interface ObservedTier {
   sinks: StatsSinks;
   /** The client's host and the object's path, as this tier sees them. */
   describe(request: Request): { host: string; path: string };
+  /** The host this tier recorded last, in this isolate (record.ts lastHost); absent: each host is checked anew. */
+  host?: LastHost;
 }
 
 /** A tier's sinks as its bindings name them (STATS, ANALYTICS; either may be absent). */
@@ -26,6 +28,7 @@ export function observedTier(
     tier,
     sinks: { observability, store: env.STATS, analytics: env.ANALYTICS },
     describe,
+    host: lastHost(),
   };
 }
 
@@ -55,7 +58,7 @@ export function observed(
     const at = meter.started;
     if (meter.hit !== undefined) {
       // The hot path: everything known, nothing to read off the request or the response.
-      if (!silent) tellRecord(memoryHitRecord(meter.hit, at, Date.now() - at), sinks, keepAlive);
+      if (!silent) tellRecord(memoryHitRecord(meter.hit, at, Date.now() - at, tier.host), sinks, keepAlive);
       return response;
     }
     if (meter.internal || (silent && response.status < 500)) return response;
@@ -64,21 +67,24 @@ export function observed(
     // A body without a Content-Length (chunked) is counted as it goes; a warm's says what it stored.
     const sent = meter.readAhead === 'warm' ? response : meter.sentBody(request.method, response);
     const count = (durationMs: number, departed: boolean): void => {
-      const record = tierRecord({
-        tier: tier.tier,
-        method: request.method,
-        host,
-        path,
-        status: response.status,
-        headers: response.headers,
-        bytesSent: meter.bytesSent,
-        bytesFromNextHop: meter.bytesFromNextHop,
-        bytesFromOrigin: meter.bytesFromOrigin,
-        at,
-        ttfbMs,
-        durationMs,
-        departed,
-      });
+      const record = tierRecord(
+        {
+          tier: tier.tier,
+          method: request.method,
+          host,
+          path,
+          status: response.status,
+          headers: response.headers,
+          bytesSent: meter.bytesSent,
+          bytesFromNextHop: meter.bytesFromNextHop,
+          bytesFromOrigin: meter.bytesFromOrigin,
+          at,
+          ttfbMs,
+          durationMs,
+          departed,
+        },
+        tier.host,
+      );
       // A part of a slice read ahead is counted once for both (read-ahead-copy.ts).
       if (meter.readAhead !== undefined && !readAheadCounted(record, meter.readAhead, meter.bytesSent !== undefined))
         return;
@@ -109,10 +115,4 @@ function endOrAbort(ended: Promise<{ departed: boolean }>, signal: AbortSignal):
     signal.addEventListener('abort', () => resolve(true), { once: true }),
   );
   return Promise.race([ended.then(({ departed }) => departed || signal.aborted), aborted]);
-}
-
-/** The path of a request's raw URL (`scheme://authority/path?query`), without parsing it. */
-export function rawPath(url: string): string {
-  const start = url.indexOf('/', url.indexOf('//') + 2);
-  return start < 0 ? '/' : url.slice(start);
 }

@@ -38,7 +38,7 @@ const SHARE_URL = 'https://purge-head.tiercache.internal/';
 /** The head outlives every record it could announce. */
 const HEAD_TTL_S = Math.ceil(RECORD_LIFETIME_MS / 1000);
 
-/** When this isolate last wrote the head (the purge's time), or undefined. */
+/** When this isolate last wrote the head (the purge's time), or undefined (module state: one per isolate). */
 let lastWritten: number | undefined;
 
 /**

@@ -1,5 +1,10 @@
 // Purge (docs/purge.md): what a purge request asks for, and whether a stored entry is gone, judged by
 // when its bytes came from the origin. No I/O here: records in, verdicts out.
+//
+// Isolate state, declared: `indexes`, each kept list's records indexed once for lookups (newestMatching). It changes
+// no answer (a memo of a pure function of the records array, which never changes once kept) and lives as long as the
+// array: every request of the isolate checking entries against the same list shares one index, built on the first
+// check, where rebuilding it per request would cost a pass over up to MAX_RECORDS records on every lookup.
 
 import { splitList } from '../http/header-list.ts';
 import { MAX_RETENTION_S, originAt } from '../store/stored-entry.ts';
@@ -315,7 +320,7 @@ interface PurgeIndex {
   hasSoft: boolean;
 }
 
-/** Built once per records array (a list's records never change once kept). */
+/** Built once per records array (a list's records never change once kept): the isolate state declared above. */
 const indexes = new WeakMap<readonly PurgeRecord[], PurgeIndex>();
 
 function indexOf(records: readonly PurgeRecord[]): PurgeIndex {

@@ -95,6 +95,7 @@ interface Copy {
   snapshots: Map<string, number>;
 }
 
+/** This isolate's copy of the list, and the read of it under way (module state: one copy per isolate). */
 let copy: Copy | undefined;
 let reading: Promise<PurgeList> | undefined;
 /** Where this location's isolates share the head they read (head-store.ts); found on the first re-read. */

@@ -52,6 +52,8 @@ export interface TierRecord {
 
 export const MAX_KEY_PREFIX = 96;
 const MAX_HOST = 64;
+/** What a host that is not a host name is recorded as. */
+const INVALID_HOST = '(invalid)';
 const MAX_REASON = 40;
 
 /** What a tier's Cache-Status member says it did (RFC 9211 §2), as an outcome and, for a bypass or an error, why. */
@@ -102,15 +104,32 @@ export function slicesOf(params: CacheStatusParams | undefined): {
   return { sliced: true, slicesHit: hits, slicesMissed: Math.max(0, Number(match[2]) - hits) };
 }
 
-/** The last host checked, and what it was recorded as: a site's requests name the same few hosts. */
-let lastHost = { given: '', recorded: '(invalid)' };
+/**
+ * The last host checked, and what it was recorded as: a site's requests name the same few hosts, and the check shows
+ * on a memory hit's profile. Kept by whoever makes the records (shared/observe/observed.ts: one per tier per isolate),
+ * so that this room holds no state of its own.
+ */
+export interface LastHost {
+  given: string;
+  recorded: string;
+}
 
-/** A host name as recorded: lower-case, its port kept, at most MAX_HOST characters of [a-z0-9.-:]. */
-export function recordedHost(host: string): string {
-  if (host === lastHost.given) return lastHost.recorded;
+export function lastHost(): LastHost {
+  return { given: '', recorded: INVALID_HOST };
+}
+
+/**
+ * A host name as recorded: lower-case, its port kept, at most MAX_HOST characters of [a-z0-9.-:]. `last`: the one
+ * checked before, answered again without checking (and this one remembered in it).
+ */
+export function recordedHost(host: string, last?: LastHost): string {
+  if (last !== undefined && host === last.given) return last.recorded;
   const lower = host.toLowerCase();
-  const recorded = /^[a-z0-9.-]+(:\d{1,5})?$/.test(lower) && lower.length <= MAX_HOST ? lower : '(invalid)';
-  lastHost = { given: host, recorded };
+  const recorded = /^[a-z0-9.-]+(:\d{1,5})?$/.test(lower) && lower.length <= MAX_HOST ? lower : INVALID_HOST;
+  if (last !== undefined) {
+    last.given = host;
+    last.recorded = recorded;
+  }
   return recorded;
 }
 
@@ -151,7 +170,8 @@ export interface RecordInput {
   departed?: boolean | undefined;
 }
 
-export function tierRecord(input: RecordInput): TierRecord {
+/** The record of `input`; `last`: the host recorded before (lastHost), for one that names it again. */
+export function tierRecord(input: RecordInput, last?: LastHost): TierRecord {
   const member = tier(input.tier).statusMember;
   const params = memberParams(input.headers.get('cache-status'), member);
   const { outcome, reason } =
@@ -161,7 +181,7 @@ export function tierRecord(input: RecordInput): TierRecord {
     outcome,
     status: input.status,
     method: input.method,
-    host: recordedHost(input.host),
+    host: recordedHost(input.host, last),
     keyPrefix: keyPrefix(input.path),
     bytesSent: input.bytesSent ?? bodyBytes(input.method, input.status, input.headers.get('content-length')),
     bytesFromNextHop: input.bytesFromNextHop,
@@ -184,13 +204,13 @@ export interface MemoryHitFacts {
 }
 
 /** The record of a GET answered 200 from the edge's memory, made without reading a header. */
-export function memoryHitRecord(hit: MemoryHitFacts, at: number, ttfbMs: number): TierRecord {
+export function memoryHitRecord(hit: MemoryHitFacts, at: number, ttfbMs: number, last?: LastHost): TierRecord {
   return {
     tier: 'edge',
     outcome: 'hit',
     status: 200,
     method: 'GET',
-    host: recordedHost(hit.host),
+    host: recordedHost(hit.host, last),
     keyPrefix: keyPrefix(hit.path),
     bytesSent: hit.bytes,
     bytesFromNextHop: 0,

@@ -1,5 +1,14 @@
 // The second half of a tier's read path on a miss or a stale entry: ask the next hop, store what may be stored
 // (RFC 9111 §3), and on 304 refresh the stored entry without its body (§4.3.4); entry-writes.ts writes what it keeps.
+//
+// A fill's steps, in the order fillOnce takes them (after Varnish's FETCH_STEPS, cache_fetch.c), one function each:
+//   askNextHop    the slice asked for, conditionally when an entry is held (RFC 9111 §4.3.1)
+//   ourAnswer     the next hop failed: our own error is the answer, stored only if it may be (a 404, briefly)
+//   receive       when the answer came, how old it is (§4.2.3), when its bytes left the origin
+//   notModified   a 304: the held entry refreshed (refresh, §4.3.4), or the object asked for if it selects none
+//   purgedSince   bytes from before a purge this tier knows of: refused, to be asked for again
+//   storeWhole    an object not sliced, stored as it streams where it may be (§3)
+//   storeSliced   a sliced object's manifest stored where it may be, with the slice that came along
 
 import { takeOriginAt } from '../hop/hop-fields.ts';
 import { correctedInitialAge } from '../http/age.ts';
@@ -19,7 +28,7 @@ import { withKnownLength } from './held-until-whole.ts';
 import type { ObjectRead, UpstreamAnswer, Validators } from './ports.ts';
 import type { Resolved, SlicedObject, WholeObject } from './resolved.ts';
 import { type Storing, withKnownStored } from './stored-report.ts';
-import type { StoredEntry } from './tier-cache.ts';
+import type { Storable, StoredEntry } from './tier-cache.ts';
 import { placeVariant } from './variant-place.ts';
 
 /** What a fill produced, and the promise of its stores (settled when done or skipped). */
@@ -28,6 +37,26 @@ export interface Filled {
   stored: Promise<unknown>;
   /** A whole body of known length stored as it streams: its member says `stored` only once known (stored-report.ts). */
   storing?: Storing | undefined;
+}
+
+/** The next hop's answer and when it was asked, or the error it failed with (one of ours, an HttpError). */
+type Asked = { kind: 'answered'; answer: UpstreamAnswer; sentAt: number } | { kind: 'failed'; error: HttpError };
+
+/** An answer as received: its headers (with a Date), when, how old, and when its bytes came from the origin. */
+interface Received {
+  headers: Headers;
+  responseTime: number;
+  age: number;
+  originAt: number;
+}
+
+/** What one fill asks: slice `index`, conditionally when `held`; `softTaken`: a soft-purged copy may answer. */
+interface FillAsk {
+  index: number;
+  started: number;
+  fwd: ForwardReason;
+  held: StoredEntry | undefined;
+  softTaken: boolean;
 }
 
 /**
@@ -48,7 +77,7 @@ export async function fill(
   for (let attempt = 0; ; attempt++) {
     // Asked again with the soft purge's time sent along, a copy still only soft-purged is what the next hop may serve
     // (its stale-if-error, say): taken, stored with its old origin time, so it is revalidated again the next time.
-    const filled = await fillOnce(read, index, started, fwd, held, attempt > 0);
+    const filled = await fillOnce(read, { index, started, fwd, held, softTaken: attempt > 0 });
     // A body sent without a length goes out once it has ended, with it (held-until-whole.ts); one stored as it
     // streams says `stored` only once it is (stored-report.ts).
     if (filled !== 'purged') return withKnownStored(await withKnownLength(filled));
@@ -56,17 +85,23 @@ export async function fill(
   }
 }
 
-// One concept: one answer from the next hop judged and kept, each outcome (304, uncacheable, stored,
-// purged since) a branch that returns; split, the branches would pass the same six values around.
-async function fillOnce(
-  read: ObjectRead,
-  index: number,
-  started: number,
-  fwd: ForwardReason,
-  held: StoredEntry | undefined,
-  softTaken = false,
-): Promise<Filled | 'purged'> {
-  let answer: UpstreamAnswer;
+/** One answer from the next hop judged and kept: the steps above, each deciding or handing on. */
+async function fillOnce(read: ObjectRead, ask: FillAsk): Promise<Filled | 'purged'> {
+  const { fwd } = ask;
+  const asked = await askNextHop(read, ask.index, ask.held);
+  if (asked.kind === 'failed') return ourAnswer(read, asked.error, fwd);
+  const { answer } = asked;
+  const received = receive(read, answer, ask.started, asked.sentAt);
+  if (answer.kind === 'not-modified') return notModified(read, ask, received);
+  if (await purgedSince(read, answer, received, ask.softTaken)) return 'purged';
+  if (answer.kind === 'whole') {
+    const { headers, age, responseTime, originAt } = received;
+    return storeWhole(read, answer.response, headers, age, responseTime, fwd, originAt);
+  }
+  return storeSliced(read, answer, received, fwd);
+}
+
+async function askNextHop(read: ObjectRead, index: number, held: StoredEntry | undefined): Promise<Asked> {
   // When the request left: bytes it brings may be as old as this, whenever they arrive (a purge
   // made while it was in flight covers them).
   const sentAt = read.now();
@@ -74,52 +109,82 @@ async function fillOnce(
   // is the cache's, as far as a fill nobody waits for may go (fill.ts).
   const asking = untilHead(read);
   try {
-    answer = await read.upstream.slices({ first: index, last: index }, undefined, {
+    const answer = await read.upstream.slices({ first: index, last: index }, undefined, {
       validators: held && validatorsOf(held.headers),
       signal: asking.signal,
     });
+    return { kind: 'answered', answer, sentAt };
   } catch (error) {
     if (!(error instanceof HttpError)) throw error;
-    // An error is stored only if it may be (a 404, briefly); Cache-Status keeps the next hop's status.
-    const response = error.toResponse();
-    const responseTime = read.now();
-    const headers = new Headers(response.headers);
-    // RFC 9110 §6.6.1: this answer is ours, so we (a server with a clock) give it the Date an
-    // origin's answer would carry, as a next hop's answer without one is given below; it is
-    // stored with it (a 404, briefly), so later hits carry it too.
-    headers.set('date', new Date(responseTime).toUTCString());
-    const filled = storeWhole(read, response, headers, 0, responseTime, fwd);
-    if (error.upstreamStatus !== undefined) filled.resolved.report.fwdStatus = error.upstreamStatus;
-    else delete filled.resolved.report.fwdStatus;
-    // Our own answer, and why (RFC 9211 §2.8): the next tier reads a disconnection from it.
-    if (error.detail !== undefined) filled.resolved.report.detail = error.detail;
-    return filled;
+    return { kind: 'failed', error };
   } finally {
     asking.headIn();
   }
+}
+
+/** The next hop's failure as our own answer: stored only if it may be (a 404, briefly); Cache-Status keeps its status. */
+function ourAnswer(read: ObjectRead, error: HttpError, fwd: ForwardReason): Filled {
+  const response = error.toResponse();
+  const responseTime = read.now();
+  const headers = new Headers(response.headers);
+  // RFC 9110 §6.6.1: this answer is ours, so we (a server with a clock) give it the Date an
+  // origin's answer would carry, as a next hop's answer without one is given in receive; it is
+  // stored with it (a 404, briefly), so later hits carry it too.
+  headers.set('date', new Date(responseTime).toUTCString());
+  const filled = storeWhole(read, response, headers, 0, responseTime, fwd);
+  if (error.upstreamStatus !== undefined) filled.resolved.report.fwdStatus = error.upstreamStatus;
+  else delete filled.resolved.report.fwdStatus;
+  // Our own answer, and why (RFC 9211 §2.8): the next tier reads a disconnection from it.
+  if (error.detail !== undefined) filled.resolved.report.detail = error.detail;
+  return filled;
+}
+
+function receive(read: ObjectRead, answer: UpstreamAnswer, started: number, sentAt: number): Received {
   const responseTime = read.now();
   const headers = new Headers(answer.response.headers);
   // When these bytes came from the origin: as the next hop says (the shield), or when we asked it.
   const originAt = takeOriginAt(headers, sentAt);
   if (!headers.has('date')) headers.set('date', new Date(responseTime).toUTCString());
-  const age = correctedInitialAge(headers, started, responseTime);
-  if (answer.kind === 'not-modified' && held !== undefined && selectsHeld(headers, held))
-    return refresh(read, held, headers, age, responseTime, originAt);
-  // RFC 9111 §4.3.4: a 304 whose validator matches nothing stored updates nothing: ask for the object itself.
-  if (answer.kind === 'not-modified' && held !== undefined)
-    return fillOnce(read, index, started, fwd, undefined, softTaken);
-  if (answer.kind === 'not-modified') throw new BadGateway('upstream answered 304 to an unconditional request');
-  const representation = answer.kind === 'whole' ? headers : answer.meta.headers;
-  const candidate = { meta: { storedAt: responseTime, originAt }, headers: representation };
-  // A copy a soft purge made stale is not taken as fresh either: asked again, the soft purge's time sent along.
-  if (read.purged?.(candidate) === true || (!softTaken && read.softPurgedAt?.(candidate) !== undefined)) {
-    await (answer.kind === 'whole' ? answer.response.body : answer.kind === 'span' ? answer.body : null)
-      ?.cancel()
-      .catch(() => undefined);
-    return 'purged';
-  }
-  if (answer.kind === 'whole') return storeWhole(read, answer.response, headers, age, responseTime, fwd, originAt);
+  return { headers, responseTime, age: correctedInitialAge(headers, started, responseTime), originAt };
+}
 
+function notModified(read: ObjectRead, ask: FillAsk, received: Received): Promise<Filled | 'purged'> | Filled {
+  const { held } = ask;
+  // An answer to a request with no validators: nothing held to refresh, nothing to serve.
+  if (held === undefined) throw new BadGateway('upstream answered 304 to an unconditional request');
+  const { headers, age, responseTime, originAt } = received;
+  if (selectsHeld(headers, held)) return refresh(read, held, headers, age, responseTime, originAt);
+  // RFC 9111 §4.3.4: a 304 whose validator matches nothing stored updates nothing: ask for the object itself.
+  return fillOnce(read, { ...ask, held: undefined });
+}
+
+/**
+ * Whether the answer's bytes came from the origin before a purge this tier knows of, or (unless the copy a soft purge
+ * made stale is what the next hop may serve, softTaken) before a soft purge: then its body is let go.
+ */
+async function purgedSince(
+  read: ObjectRead,
+  answer: Exclude<UpstreamAnswer, { kind: 'not-modified' }>,
+  received: Received,
+  softTaken: boolean,
+): Promise<boolean> {
+  const representation = answer.kind === 'whole' ? received.headers : answer.meta.headers;
+  const candidate = { meta: { storedAt: received.responseTime, originAt: received.originAt }, headers: representation };
+  if (read.purged?.(candidate) !== true && (softTaken || read.softPurgedAt?.(candidate) === undefined)) return false;
+  await (answer.kind === 'whole' ? answer.response.body : answer.kind === 'span' ? answer.body : null)
+    ?.cancel()
+    .catch(() => undefined);
+  return true;
+}
+
+/** A sliced object: its manifest stored where it may be (§3), and the slice discovery brought handed on. */
+function storeSliced(
+  read: ObjectRead,
+  answer: Extract<UpstreamAnswer, { kind: 'span' | 'beyond' }>,
+  received: Received,
+  fwd: ForwardReason,
+): Filled {
+  const { headers, age, responseTime, originAt } = received;
   const verdict = storeVerdict(200, answer.meta.headers, verdictOptions(read, responseTime));
   let entry: EntryMeta | undefined;
   let stored: Promise<unknown> = Promise.resolve();
@@ -202,6 +267,7 @@ function refresh(
   return { resolved: whole, stored: stored ?? Promise.resolve(), storing };
 }
 
+/** An object not sliced (or our own error): stored as it streams where it may be (§3), its body counted either way. */
 function storeWhole(
   read: ObjectRead,
   response: Response,
@@ -211,59 +277,72 @@ function storeWhole(
   fwd: ForwardReason,
   originAt = responseTime,
 ): Filled {
-  let body: ReadableStream | null = response.body;
-  let stored: Promise<unknown> = Promise.resolve();
-  let storing: Storing | undefined;
   const verdict = storeVerdict(response.status, headers, verdictOptions(read, responseTime));
   const meta = verdict.store ? entryMeta(responseTime, age, verdict, originAt) : undefined;
   const keep = verdict.store ? retention(verdict.lifetime, age, verdict.stale) : 0;
   // A 204 has no content to stream (RFC 9110 §15.3.5) but is stored like any other (§15.1: heuristically cacheable).
-  const contentless = body === null && response.status === 204;
+  const contentless = response.body === null && response.status === 204;
   const placed =
-    meta !== undefined && (body !== null || contentless)
+    meta !== undefined && (response.body !== null || contentless)
       ? placeVariant(read, response.status, headers, meta, keep)
       : undefined;
-  if (contentless && meta !== undefined && placed !== undefined) {
-    const stripped = withoutFields(headers, verdict.store ? verdict.strip : []);
-    stored = Promise.all([placed, storeEmpty(read, read.key, 204, stripped, meta, keep)]);
-  } else if (body !== null && meta !== undefined && placed !== undefined) {
-    const entry = {
-      status: response.status,
-      headers: withoutFields(headers, verdict.store ? verdict.strip : []),
-      meta,
-      retention: keep,
-      length: declaredLength(headers),
-    };
-    let filled: Promise<boolean>;
-    ({ body, stored: filled } = storeWhileServing(read, entry, body, nextHopBounds(read)));
-    stored = Promise.all([placed, filled]);
-    if (entry.length !== undefined) storing = { length: entry.length, stored: filled };
-  } else if (body !== null) {
-    // Not kept, but counted and bounded in silence on its way, its length on the wire (a body without one, in size
-    // and time too).
-    const length = declaredLength(headers);
-    body = startFill(bodySource(body as ReadableStream<Uint8Array>, { length }), {
-      length,
-      signal: read.signal,
-      limits: read.fills,
-    }).client;
-  }
+  const length = declaredLength(headers);
+  const kept =
+    meta === undefined || placed === undefined
+      ? undefined
+      : {
+          placed,
+          entry: {
+            status: response.status,
+            headers: withoutFields(headers, verdict.store ? verdict.strip : []),
+            meta,
+            retention: keep,
+            length,
+          },
+        };
+  const { body, stored, storing } = wholeBody(read, response.body, length, kept);
   const report: CacheStatusParams = { fwd, stored: placed !== undefined };
   if (response.status !== 200) report.fwdStatus = response.status;
   return {
-    resolved: {
-      kind: 'whole',
-      status: response.status,
-      headers,
-      body,
-      age,
-      report,
-      originAt,
-      entry: placed !== undefined ? meta : undefined,
-    },
+    resolved: { kind: 'whole', status: response.status, headers, body, age, report, originAt, entry: kept && meta },
     stored,
     storing,
   };
+}
+
+/**
+ * A whole answer's body on its way to the client: where it is `kept` (its variant placed), stored as it streams (a 204,
+ * stored empty); where not, counted and bounded in silence, its length on the wire (a body without one, in size and
+ * time too).
+ */
+function wholeBody(
+  read: ObjectRead,
+  body: ReadableStream | null,
+  length: number | undefined,
+  kept: { placed: Promise<unknown>; entry: Omit<Storable, 'body' | 'fill'> } | undefined,
+): Pick<Filled, 'stored' | 'storing'> & { body: ReadableStream | null } {
+  if (kept !== undefined && body === null) {
+    const { entry } = kept;
+    return {
+      body,
+      stored: Promise.all([kept.placed, storeEmpty(read, read.key, 204, entry.headers, entry.meta, entry.retention)]),
+    };
+  }
+  if (kept !== undefined && body !== null) {
+    const serving = storeWhileServing(read, kept.entry, body, nextHopBounds(read));
+    return {
+      body: serving.body,
+      stored: Promise.all([kept.placed, serving.stored]),
+      storing: length === undefined ? undefined : { length, stored: serving.stored },
+    };
+  }
+  if (body === null) return { body, stored: Promise.resolve() };
+  const counted = startFill(bodySource(body as ReadableStream<Uint8Array>, { length }), {
+    length,
+    signal: read.signal,
+    limits: read.fills,
+  });
+  return { body: counted.client, stored: Promise.resolve() };
 }
 
 /** The Content-Length a response declares, when it is a byte count. */

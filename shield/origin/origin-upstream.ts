@@ -1,7 +1,10 @@
-// The origin as the shield's next hop: ranged GETs (signed for S3) pinned with If-Match and checked as nginx's slice
-// module checks them (206, exactly the expected Content-Range, the same ETag); one ignoring Range serves it whole.
+// The origin as the shield's next hop: ranged GETs (signed for S3) pinned with If-Match, each 206 read (its
+// Content-Range, ETag, Content-Length) and checked as every hop checks a slice (shared/hop/slice-check.ts); an origin
+// ignoring Range serves the object whole.
 
 import type { Config } from '../../shared/config/config.ts';
+import { checkSlice } from '../../shared/hop/slice-check.ts';
+import { statedLength } from '../../shared/http/body-length.ts';
 import { withTypeFromExtension } from '../../shared/http/content-type.ts';
 import { BadGateway, VersionChanged } from '../../shared/http/errors.ts';
 import { parseContentRange } from '../../shared/http/range.ts';
@@ -197,58 +200,54 @@ class OriginUpstream implements Upstream {
     signal: AbortSignal | undefined,
   ): Promise<UpstreamAnswer> {
     const { sliceSize, threshold } = this.config.slicing;
-    const range = parseContentRange(response.headers.get('content-range'));
+    const contentRange = parseContentRange(response.headers.get('content-range'));
+    const range = contentRange === undefined || 'unsatisfied' in contentRange ? undefined : contentRange;
     const headers = this.timing(this.kept(response.headers));
-    const fail = async (why: string): Promise<never> => {
-      await response.body?.cancel();
-      throw new VersionChanged(why);
-    };
-    if (range === undefined || 'unsatisfied' in range) {
-      if (pinned !== undefined) return fail(`unusable Content-Range ${response.headers.get('content-range')}`);
-      // Discovery met a range answer it cannot read: no slice to pin, so the object is read whole, as from an origin
-      // that ignores Range. s3rver answers a range of an empty object so: 206 `bytes 0-0/0`, Content-Length 1, no
-      // body (RFC 9110 §14.4: invalid, its complete length not above its last byte).
-      await response.body?.cancel();
-      return this.whole(signal);
-    }
-    if (pinned !== undefined && (range.size !== pinned.size || headers.get('etag') !== pinned.etag)) {
-      return fail(
-        `etag mismatch in slice response: expected ${pinned.etag} of ${pinned.size} bytes, got ${headers.get('etag')} of ${range.size}`,
-      );
-    }
     const meta =
-      pinned === undefined ? slicedMeta(range.size, headers, sliceSize, threshold) : { ...pinned, sliceSize, headers };
+      pinned === undefined
+        ? range && slicedMeta(range.size, headers, sliceSize, threshold)
+        : { ...pinned, sliceSize, headers };
     if (meta === undefined) {
-      // Too small to slice, or no strong ETag to pin slices to. The first slice may already be all of it.
-      if (range.start === 0 && range.end === range.size - 1) {
+      // Discovery, of an object not to slice: too small, or with no strong ETag to pin slices to. The first slice may
+      // already be all of it.
+      if (range !== undefined && range.start === 0 && range.end === range.size - 1) {
         headers.set('content-length', String(range.size));
         // A 200 of the whole representation made from our ranged answer: its Content-Range was
         // the answer's, not the representation's (RFC 9110 §14.4).
         headers.delete('content-range');
         return { kind: 'whole', response: responseAsIs(response.body, { status: 200, headers }) };
       }
+      // Or a range answer discovery cannot read: no slice to pin, so the object is read whole, as from an origin that
+      // ignores Range. s3rver answers a range of an empty object so: 206 `bytes 0-0/0`, Content-Length 1, no body
+      // (RFC 9110 §14.4: invalid, its complete length not above its last byte).
       await response.body?.cancel();
       return this.whole(signal);
     }
     const expected = spanBytes(span, sliceSize, meta.size);
-    if (range.start !== expected.start + from || range.end !== expected.end) {
-      return fail(
-        `Content-Range ${range.start}-${range.end}/${range.size} is not the expected bytes ${expected.start + from}-${expected.end}`,
-      );
+    const check = checkSlice(
+      { bytes: { start: expected.start + from, end: expected.end }, status: 206, exactLength: false },
+      pinned,
+      response.status,
+      {
+        etag: headers.get('etag'),
+        size: range?.size,
+        range,
+        length: statedLength(response.headers.get('content-length')),
+        body: response.body,
+      },
+    );
+    if (!check.ok) {
+      await response.body?.cancel();
+      throw new VersionChanged(`${check.why} from the origin`);
     }
-    if (response.body === null) return fail('slice response without a body');
-    // Framed as exactly the bytes asked for: the runtime may move it by itself. A body whose
-    // Content-Length says otherwise (or is absent: chunked) is read by JavaScript, which stops
-    // at the range's last byte whatever the framing promised.
-    const body =
-      response.headers.get('content-length') === String(range.end - range.start + 1)
-        ? nativeBody(response.body)
-        : response.body;
     return {
       kind: 'span',
       meta,
       span: { first: span.first, last: Math.min(span.last, Math.ceil(meta.size / sliceSize) - 1) },
-      body,
+      // Framed as exactly the bytes asked for: the runtime may move it by itself. A body whose
+      // Content-Length says otherwise (or is absent: chunked) is read by JavaScript, which stops
+      // at the range's last byte whatever the framing promised.
+      body: check.exact ? nativeBody(check.body) : check.body,
       response: new Response(null, { headers }),
     };
   }

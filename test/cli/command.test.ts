@@ -1,8 +1,8 @@
-// What the commands share (cli/command.ts): what they print of what came over the wire, their tables, and
+// What the commands share (cli/command.ts, print.ts, edge-api.ts): what they print of what came over the wire, their tables, and
 // stats and purge naming the deployment the same way, so an operator who learnt one command knows the other.
 
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { printable, textTable } from '../../cli/command.ts';
+import { printable, textTable } from '../../cli/print.ts';
 import { PURGE_USAGE, runPurge } from '../../cli/purge.ts';
 import { runStats, STATS_USAGE } from '../../cli/stats.ts';
 import { type StackFolder, stackFolder, testContext } from './cli-context.ts';

@@ -77,4 +77,25 @@ describe('the shield as the edge reads it', () => {
       ).rejects.toBeInstanceOf(VersionChanged);
     }
   });
+
+  it('takes a pinned span answer naming other slices, another length or none as not the slice (nginx: every slice checked)', async () => {
+    const marks = { [OBJECT_HEADER]: `size=${3 * MIB}; slice=${MIB}`, [PIN_HEADER]: '"v1"' };
+    for (const headers of [
+      { [SPAN_HEADER]: '0-1' },
+      { [SPAN_HEADER]: '1-2' },
+      { [SPAN_HEADER]: '01-1' },
+      { [SPAN_HEADER]: '1-3' },
+      { [SPAN_HEADER]: '' },
+      { [SPAN_HEADER]: 'x' },
+      { 'content-length': String(MIB - 1) },
+      { [PIN_HEADER]: '"v2"' },
+      { [OBJECT_HEADER]: `size=${4 * MIB}; slice=${MIB}` },
+    ]) {
+      await expect(
+        ask(() => span({ ...marks, ...headers })),
+        JSON.stringify(headers),
+      ).rejects.toBeInstanceOf(VersionChanged);
+    }
+    await expect(ask(() => span(marks))).resolves.toMatchObject({ kind: 'span', span: { first: 1, last: 1 } });
+  });
 });

@@ -8,7 +8,7 @@ import type { EntryMeta } from '../../store/stored-entry.ts';
 import { nativeBody } from '../../streams/native-body.ts';
 import { type Claim, claim, claimOrWait } from '../collapse.ts';
 
-import { lookup, openPut, remove, storeNatively, type TierCache } from '../tier-cache.ts';
+import { lookup, openPut, remove, type Storable, storeNatively, type TierCache } from '../tier-cache.ts';
 import type { SliceStore } from './ports.ts';
 
 /**
@@ -58,9 +58,6 @@ export function tierSlices(
   };
   const stored = (index: number, length: number): Promise<ReadableStream<Uint8Array> | undefined> =>
     storedPart(cache, key(index), index, length);
-  // Slices are kept as long as their manifest (and its stale and keep windows): a manifest
-  // refreshed by a 304 goes on using the slices of its version.
-  const keep = (meta: EntryMeta): number => retention(meta.lifetime, meta.initialAge, meta);
   // However a put ends, others waiting for this slice may go on once it has.
   const ended = (index: number, settling: Promise<boolean>): Promise<boolean> => {
     const settled = settling.finally(() => release(index));
@@ -79,13 +76,7 @@ export function tierSlices(
     },
     open(index, length) {
       if (entry === undefined) return undefined;
-      const put = openPut(cache, key(index), {
-        status: 200,
-        headers: sliceEntryHeaders(index, length),
-        meta: entry,
-        retention: keep(entry),
-        length,
-      });
+      const put = openPut(cache, key(index), sliceEntry(entry, index, length));
       return {
         write: (bytes) => put.write(bytes),
         close: () => ended(index, put.close()),
@@ -97,15 +88,7 @@ export function tierSlices(
         void body.cancel().catch(() => undefined);
         return Promise.resolve(false);
       }
-      return ended(
-        index,
-        storeNatively(
-          cache,
-          key(index),
-          { status: 200, headers: sliceEntryHeaders(index, length), body, meta: entry, retention: keep(entry), length },
-          signal,
-        ),
-      );
+      return ended(index, storeNatively(cache, key(index), { ...sliceEntry(entry, index, length), body }, signal));
     },
     async read(index, length) {
       if (entry === undefined) return undefined;
@@ -119,5 +102,23 @@ export function tierSlices(
       if (entry !== undefined && !claims.has(index)) claims.set(index, claim(key(index)));
     },
     release,
+  };
+}
+
+/**
+ * Slice `index` of `length` bytes as stored: a complete 200, kept as long as its manifest (and its stale and keep
+ * windows), whose timing it is stored with: a manifest refreshed by a 304 goes on using the slices of its version.
+ */
+function sliceEntry(
+  entry: EntryMeta,
+  index: number,
+  length: number,
+): Omit<Storable, 'body' | 'fill'> & { length: number } {
+  return {
+    status: 200,
+    headers: sliceEntryHeaders(index, length),
+    meta: entry,
+    retention: retention(entry.lifetime, entry.initialAge, entry),
+    length,
   };
 }

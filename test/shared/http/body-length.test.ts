@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bodyBytes, framedBytes } from '../../../shared/http/body-length.ts';
+import { bodyBytes, framedBytes, statedLength } from '../../../shared/http/body-length.ts';
 
 describe('a body length by its framing', () => {
   it('counts the body by its framing: none for HEAD, 1xx, 204, 304 (RFC 9110 §6.4.1), else Content-Length', () => {
@@ -15,5 +15,12 @@ describe('a body length by its framing', () => {
     expect(framedBytes('HEAD', 200, null)).toBe(0);
     for (const status of [101, 204, 304]) expect(framedBytes('GET', status, null)).toBe(0);
     for (const length of [null, '', 'x', '-1', '1.5']) expect(framedBytes('GET', 200, length)).toBeUndefined();
+  });
+
+  it('statedLength: a Content-Length only as a sender spells it (RFC 9110 §8.6), so a slice framed otherwise is not taken for its bytes', () => {
+    expect(statedLength('1000')).toBe(1000);
+    expect(statedLength('0')).toBe(0);
+    for (const length of [null, '', 'x', '-1', '1.5', '0100', ' 100', '100 ', '1e3', '99999999999999999'])
+      expect(statedLength(length), String(length)).toBeUndefined();
   });
 });

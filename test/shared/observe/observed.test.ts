@@ -856,12 +856,3 @@ describe('tellRecord: a failing store', () => {
     expect(String(error.mock.calls[0]?.[0])).toMatch(/cannot reach the store \(no such binding\); 1 rows lost/);
   });
 });
-
-describe('rawPath', () => {
-  it('is the path and query of a raw URL, unparsed', async () => {
-    const { rawPath } = await import('../../../shared/observe/observed.ts');
-    expect(rawPath('https://cdn.example/a/b?c=1')).toBe('/a/b?c=1');
-    expect(rawPath('https://cdn.example')).toBe('/');
-    expect(rawPath('http://h:8080//x/../y')).toBe('//x/../y');
-  });
-});

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { cacheStatusMember } from '../../../shared/http/cache-status.ts';
 import {
   keyPrefix,
+  lastHost,
   MAX_KEY_PREFIX,
   memoryHitRecord,
   outcomeOf,
@@ -103,6 +104,15 @@ describe('recordedHost, keyPrefix: bounded and without secrets', () => {
     fc.assert(
       fc.property(fc.string(), (host) => {
         expect(recordedHost(host)).toMatch(/^([a-z0-9.-]+(:\d{1,5})?|\(invalid\))$/);
+      }),
+    );
+  });
+
+  it('records a host the same when it remembers the last one (lastHost) as when it checks each anew', () => {
+    const last = lastHost();
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom('', 'CDN.example', 'cdn.example', '<script>', 'a b', 'h:1')), (hosts) => {
+        for (const host of hosts) expect(recordedHost(host, last), host).toBe(recordedHost(host));
       }),
     );
   });
