@@ -1,13 +1,7 @@
 // GET and HEAD at the shield (the edge's slice requests and plain GETs of a whole object): the read path (shared/tier/)
 // handed this tier's cache, the origin as its next hop (origin/origin-upstream.ts) and the purges that apply.
 
-import {
-  HOST_HEADER,
-  PURGED_AT_HEADER,
-  REVALIDATE_HEADER,
-  SHIELD_ORIGIN,
-  SOFT_PURGED_AT_HEADER,
-} from '../shared/hop/hop-fields.ts';
+import { HOST_HEADER, PURGED_AT_HEADER, REVALIDATE_HEADER, SOFT_PURGED_AT_HEADER } from '../shared/hop/hop-fields.ts';
 import { parseSliceRequestPath, type SliceRequest } from '../shared/hop/slice-protocol.ts';
 import { forwardedRequestHeaders, TIER_MANAGED } from '../shared/http/headers.ts';
 import { COPY_HEADER } from '../shared/observe/read-ahead-copy.ts';
@@ -18,8 +12,7 @@ import { softPurgedAt, softPurgedAtHeader } from '../shared/purge/soft-purge.ts'
 import type { RequestFacts } from '../shared/request/request-facts.ts';
 import type { RequestTarget } from '../shared/request/request-target.ts';
 import { ruleDecidedFreshness, ruleDetail } from '../shared/rules/rule-freshness.ts';
-import { type AppliedRules, NOTHING_APPLIED } from '../shared/rules/rules.ts';
-import { applyRules } from '../shared/rules/rules-match.ts';
+import type { AppliedRules } from '../shared/rules/rules.ts';
 import { healingUpstream, originHealing } from '../shared/tier/healing-upstream.ts';
 import { HopLog, loggedUpstream } from '../shared/tier/hop-log.ts';
 import { headObject } from '../shared/tier/object-head.ts';
@@ -29,8 +22,7 @@ import { withRuleDetail } from '../shared/tier/tier-headers.ts';
 import { bypassed } from './bypass.ts';
 import type { ShieldRequest } from './env.ts';
 import { urgentAtShield } from './first-byte-urgency.ts';
-import type { Origin } from './origin/origin.ts';
-import { originOf } from './origin/origin-of.ts';
+import { objectTarget } from './object-target.ts';
 import { originUpstream } from './origin/origin-upstream.ts';
 import { shieldCache, shieldKey } from './shield-cache.ts';
 import { answerSlices, type SliceAnswerContext } from './slice-answer.ts';
@@ -60,15 +52,17 @@ async function answerRead(
   sliced: ReturnType<typeof parseSliceRequestPath>,
 ): Promise<Response> {
   const { meter } = shield;
-  const host = request.headers.get(HOST_HEADER) ?? '';
   // The bucket the edge's client host reads (HOST_BUCKETS), or 421.
-  const origin = originOf(shield.config).forHost(host);
+  const { origin, target, rules } = objectTarget(
+    shield.config,
+    request.headers.get(HOST_HEADER) ?? '',
+    request.method,
+    facts.url,
+    sliced,
+  );
   const { config } = origin;
-  const { url } = facts;
   // On the clock the read path times by (read.now, readPolicy), so that its durations hold under the test clock too.
   const started = facts.started + facts.clockOffset;
-  const objectUrl = sliced ? new URL(`${SHIELD_ORIGIN}${sliced.objectPath}${url.search}`) : url;
-  const { target, rules } = ruledTarget(objectUrl, origin, host, request.method);
   if (rules.bypassRule !== undefined && sliced === undefined) {
     const all = origin.traits.forwardsClientHeaders ? forwardedRequestHeaders(request.headers) : undefined;
     return bypassed(request, shield, origin, target, rules.bypassRule, all, facts.started);
@@ -146,27 +140,6 @@ function purgeVerdicts(list: PurgeList, path: string, headers: Headers): Pick<Ob
     purged: purgedBy(list, path, purgedAt(headers.get(PURGED_AT_HEADER))),
     softPurgedAt: softPurgedAt(list, path, softPurgedAtHeader(headers.get(SOFT_PURGED_AT_HEADER))),
   };
-}
-
-/**
- * The target (joined to the shield's origin, not resolved against it: an object path `//host/x` stays a path) and the
- * rules matching the edge's client's request, as the edge matched them: the same RULES, host and canonical path.
- */
-function ruledTarget(
-  url: URL,
-  { config, traits }: Origin,
-  host: string,
-  method: string,
-): { target: RequestTarget; rules: AppliedRules } {
-  let rules = NOTHING_APPLIED;
-  const target = traits.target(url, {
-    keyQuery: config.cacheKeyQuery,
-    ruleQuery: (path) => {
-      rules = applyRules(config.rules, { host, path, method });
-      return rules.cacheKeyQuery;
-    },
-  });
-  return { target, rules };
 }
 
 /** The answer with `detail=rule:<name>` where a rule decided its freshness, as the edge says it of the same one. */
