@@ -9,6 +9,8 @@ import { type ObservedTier, observedTier } from '../shared/observe/observed.ts';
 import type { RequestMeter } from '../shared/observe/request-meter.ts';
 import { rawPath } from '../shared/request/raw-path.ts';
 import { type ShieldCache, shieldCacheOf } from '../shared/tiers/shield-caches.ts';
+import type { WorkersCachePurger } from './purge.ts';
+import type { AnswerFacts } from './workers-cache-answer.ts';
 
 /** The shield worker's bindings: the configuration contract (vars and secrets) and the purge list. */
 export type ShieldEnv = RawConfig & {
@@ -22,7 +24,7 @@ export type ShieldEnv = RawConfig & {
   ANALYTICS?: AnalyticsEngineDataset;
   /**
    * `on`: Workers Cache fronts the slices entrypoint (slices-entrypoint.ts), and this one hands it
-   * the answers it may keep (workers-cache-gateway.ts). Written by `npm run deploy` with the
+   * the answers it may keep (workers-cache-layer.ts). Written by `npm run deploy` with the
    * entrypoint's cache setting (cli/wrangler-config.ts); absent or `off` (the local stack) = none.
    */
   SHIELD_WORKERS_CACHE?: string;
@@ -41,19 +43,20 @@ export interface ShieldBindings {
 }
 
 /**
- * Which of the shield's entrypoints runs the request: the default one the edge's binding calls
- * (`gateway`), or the one Workers Cache fronts (`slices`), which the gateway calls.
+ * What one request is handed: the bindings, the meter its record is made from, and what its entrypoint's layer
+ * (workers-cache-layer.ts) adds around the app; absent, the app does without.
  */
-export type ShieldRole = 'gateway' | 'slices';
-
-/** What one request is handed: the bindings, its entrypoint's, and the meter its record is made from. */
 export interface ShieldRequest extends ShieldBindings {
   meter: RequestMeter;
-  role: ShieldRole;
-  /** The gateway's way to the slices entrypoint, through Workers Cache; undefined when there is none. */
-  slicesEntry: Fetcher | undefined;
-  /** The slices entrypoint's Workers Cache purge API (`ctx.cache`); undefined elsewhere, and locally. */
-  cachePurge: CacheContext | undefined;
+  /** Hears each slice answer before it leaves (the slices entrypoint marks it for the Workers Cache in front of it). */
+  answered?: ((headers: Headers, facts: AnswerFacts) => void) | undefined;
+  /** Purges the Workers Cache in front of the slices entrypoint, after the shield's own cache (purge.ts). */
+  purgeWorkersCache?: WorkersCachePurger | undefined;
+  /**
+   * The entrypoint's own POST endpoints under the reserved prefix, by canonical path, beside purge and health: the
+   * slices entrypoint's Workers Cache purge. Like them, only the edge's credential reaches them and no record is made.
+   */
+  ownEndpoints?: ReadonlyMap<string, (request: Request) => Promise<Response>> | undefined;
 }
 
 /** Once per bindings object (an isolate keeps the same `env`); throws ConfigError naming a bad setting. */

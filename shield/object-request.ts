@@ -5,7 +5,7 @@ import { HOST_HEADER, PURGED_AT_HEADER, REVALIDATE_HEADER, SOFT_PURGED_AT_HEADER
 import { parseSliceRequestPath, type SliceRequest } from '../shared/hop/slice-protocol.ts';
 import { forwardedRequestHeaders, TIER_MANAGED } from '../shared/http/headers.ts';
 import { COPY_HEADER } from '../shared/observe/read-ahead-copy.ts';
-import { meteredUpstream } from '../shared/observe/request-meter.ts';
+import { meteredUpstream, type RequestMeter } from '../shared/observe/request-meter.ts';
 import { type PurgeList, purgedBy } from '../shared/purge/purge-rules.ts';
 import { purgeList } from '../shared/purge/purge-store.ts';
 import { softPurgedAt, softPurgedAtHeader } from '../shared/purge/soft-purge.ts';
@@ -26,20 +26,33 @@ import { objectTarget } from './object-target.ts';
 import { originUpstream } from './origin/origin-upstream.ts';
 import { shieldCache, shieldKey } from './shield-cache.ts';
 import { answerSlices, type SliceAnswerContext } from './slice-answer.ts';
-import { keptByWorkersCache, viaWorkersCache, workersCacheKey } from './workers-cache-gateway.ts';
 
 /** Larger than any object's slice count: "every slice". */
 const MAX_SLICE_INDEX = 999_999_999;
 
-export async function answerObject(request: Request, shield: ShieldRequest, facts: RequestFacts): Promise<Response> {
+export function answerObject(request: Request, shield: ShieldRequest, facts: RequestFacts): Promise<Response> {
   const sliced = parseSliceRequestPath(facts.url.pathname);
+  return asObjectRequest(request, sliced, shield.meter, () => answerRead(request, shield, facts, sliced));
+}
+
+/**
+ * `answer`, run as a request for an object, wherever it is answered (here, or by Workers Cache's front:
+ * workers-cache-layer.ts): a slice the edge reads ahead counted as such, and one a client waits on holding the
+ * isolate's warms back until its answer's head is ready.
+ */
+export async function asObjectRequest(
+  request: Request,
+  sliced: { request: SliceRequest } | undefined,
+  meter: RequestMeter,
+  answer: () => Promise<Response>,
+): Promise<Response> {
   // A slice the edge reads ahead: its warm, or the edge's copy of what the warm stored; one request, counted once.
-  if (sliced?.request.warm === true) shield.meter.readAhead = 'warm';
-  else if (sliced !== undefined && request.headers.get(COPY_HEADER) === '1') shield.meter.readAhead = 'copy';
+  if (sliced?.request.warm === true) meter.readAhead = 'warm';
+  else if (sliced !== undefined && request.headers.get(COPY_HEADER) === '1') meter.readAhead = 'copy';
   // Until its answer's head is ready, a request a client waits on holds the isolate's warms back (slice-warm.ts).
-  const answered = urgentAtShield(shield.meter.readAhead) ? isolateUrgency.begin() : undefined;
+  const answered = urgentAtShield(meter.readAhead) ? isolateUrgency.begin() : undefined;
   try {
-    return await answerRead(request, shield, facts, sliced);
+    return await answer();
   } finally {
     answered?.();
   }
@@ -66,15 +79,6 @@ async function answerRead(
   if (rules.bypassRule !== undefined && sliced === undefined) {
     const all = origin.traits.forwardsClientHeaders ? forwardedRequestHeaders(request.headers) : undefined;
     return bypassed(request, shield, origin, target, rules.bypassRule, all, facts.started);
-  }
-  if (shield.slicesEntry !== undefined && keptByWorkersCache(request, sliced)) {
-    return viaWorkersCache(
-      request,
-      shield.slicesEntry,
-      workersCacheKey(sliced.request, shieldKey(origin, target)),
-      meter,
-      Date.now() + facts.clockOffset,
-    );
   }
   // The client's end-to-end headers, as the edge forwarded them: for a site, never for S3.
   const client = origin.traits.forwardsClientHeaders
@@ -123,14 +127,15 @@ function answerGet(
     sliceSize: config.slicing.sliceSize,
     etag: undefined,
   };
-  // The slices entrypoint's answers are marked for the Workers Cache in front of it (workers-cache-answer.ts).
-  const workersCache = shield.role === 'slices' ? { path: `${target.path}${target.query}` } : undefined;
+  // Whoever hears the answers (the slices entrypoint's layer: workers-cache-layer.ts) is told the object's path too.
+  const { answered } = shield;
+  const path = `${target.path}${target.query}`;
   return answerSlices(slices, {
     ...context,
     budget: { remaining: config.slicing.subrequests },
     conditions: request.headers,
     warmStored: (bytes) => (shield.meter.bytesSent = bytes),
-    workersCache,
+    answered: answered === undefined ? undefined : (headers, facts) => answered(headers, { ...facts, path }),
   });
 }
 

@@ -1,5 +1,6 @@
-// The shield's request handling, for either of its entrypoints (index.ts): the regional tier next to the origin,
-// reached only over the edge's service binding. README.md says what it does with a request, in order.
+// The shield's request handling, for either of its entrypoints (index.ts), each wrapping it in its layer
+// (workers-cache-layer.ts): the regional tier next to the origin, reached only over the edge's service binding.
+// README.md says what it does with a request, in order.
 
 import { Hono } from 'hono';
 import { fromTheEdge } from '../shared/admission/tier-credentials.ts';
@@ -12,19 +13,18 @@ import { observedFetch } from '../shared/observe/observed.ts';
 import { normalizePath } from '../shared/request/canonical-path.ts';
 import type { RequestFacts } from '../shared/request/request-facts.ts';
 import { requestUrl } from '../shared/request/request-target.ts';
-import { HEALTH_PATH, isReserved, PURGE_PATH, WORKERS_CACHE_PURGE_PATH } from '../shared/request/reserved-paths.ts';
+import { HEALTH_PATH, isReserved, PURGE_PATH } from '../shared/request/reserved-paths.ts';
 import { withHitStore, withTierReport } from '../shared/tier/tier-headers.ts';
 import type { ShieldCache } from '../shared/tiers/shield-caches.ts';
-import { type ShieldBindings, type ShieldEnv, type ShieldRequest, type ShieldRole, shieldBindings } from './env.ts';
+import { type ShieldBindings, type ShieldEnv, type ShieldRequest, shieldBindings } from './env.ts';
 import { answerShieldHealth } from './health.ts';
 import { answerObject } from './object-request.ts';
 import { passThrough } from './pass-through.ts';
 import { acceptPurge } from './purge.ts';
-import { purgeWorkersCache, unmarkedNotKept } from './workers-cache-answer.ts';
-import { workersCachePurger } from './workers-cache-gateway.ts';
 
 /**
- * The shield's named entrypoint Workers Cache fronts (cli/wrangler-config.ts names it in the deployed configuration).
+ * The shield's named entrypoint Workers Cache fronts (cli/wrangler-config.ts names it in the deployed configuration;
+ * workers-cache-layer.ts reaches it through `ctx.exports`).
  */
 export const SLICES_ENTRYPOINT = 'ShieldSlices';
 
@@ -45,25 +45,20 @@ app.use('*', async (c, next) => {
   await next();
 });
 
-// Its own endpoints, on the canonical path: purge (POST), health, the slices entrypoint's Workers Cache purge, slice
-// requests (GET/HEAD, below); anything else under the prefix is no object.
+// Its own endpoints, on the canonical path: purge (POST), health, those its entrypoint adds (ShieldRequest
+// ownEndpoints), slice requests (GET/HEAD, below); anything else under the prefix is no object.
 app.use('*', async (c, next) => {
   const path = normalizePath(c.var.url.pathname);
   if (!isReserved(path)) return next();
-  if (path === PURGE_PATH || path === HEALTH_PATH || (path === WORKERS_CACHE_PURGE_PATH && c.env.role === 'slices')) {
+  const own = c.env.ownEndpoints?.get(path);
+  if (path === PURGE_PATH || path === HEALTH_PATH || own !== undefined) {
     // Not requests for objects: no record is made of them.
     c.env.meter.internal = true;
     if (path === HEALTH_PATH)
       return answerShieldHealth(c.env.config, c.env.purges, c.var.clockOffset, c.env.cache, tierLocation(c.req.raw));
     if (c.req.method !== 'POST') throw new MethodNotAllowed(c.req.method, ['POST']);
-    if (path === WORKERS_CACHE_PURGE_PATH) return purgeWorkersCache(c.req.raw, c.env.cachePurge);
-    const slices = c.env.slicesEntry;
-    return acceptPurge(
-      c.req.raw,
-      c.env.config,
-      c.var.clockOffset,
-      slices === undefined ? undefined : workersCachePurger(slices, c.env.config.shieldToken),
-    );
+    if (own !== undefined) return own(c.req.raw);
+    return acceptPurge(c.req.raw, c.env.config, c.var.clockOffset, c.env.purgeWorkersCache);
   }
   if ((c.req.method === 'GET' || c.req.method === 'HEAD') && parseSliceRequestPath(c.var.url.pathname) !== undefined)
     return next();
@@ -78,7 +73,7 @@ app.all('*', async (c) => {
 });
 
 /** An error as the edge gets it, with this tier's report (a ConfigError names the setting). */
-function refusal(error: unknown, method: string, started: number): Response {
+export function refusal(error: unknown, method: string, started: number): Response {
   if (!(error instanceof HttpError)) console.error('shield: unexpected error', error);
   return withTierReport(
     errorResponse(error, method),
@@ -88,23 +83,25 @@ function refusal(error: unknown, method: string, started: number): Response {
   );
 }
 
-/** A request to the shield's entrypoint `role`, with `ctx` its execution context. */
+/** The shield's answer to one request, handed its per-request bindings (and its entrypoint's additions to them). */
+export type ShieldHandler = (
+  request: Request,
+  shield: ShieldRequest,
+  ctx: ExecutionContext,
+) => Response | Promise<Response>;
+
+/** This app, as the handler an entrypoint's layer wraps (workers-cache-layer.ts). */
+export const shieldApp: ShieldHandler = (request, shield, ctx) => app.fetch(request, shield, ctx);
+
+/**
+ * A request to one of the shield's entrypoints, answered by `handler` (this app, as its entrypoint's layer wraps it):
+ * the bindings parsed once per isolate, the request's record made around it.
+ */
 export function handleShield(
   request: Request,
   env: ShieldEnv,
   ctx: ExecutionContext,
-  role: ShieldRole,
-): Response | Promise<Response> {
-  const answer = answerAs(request, env, ctx, role);
-  // Whatever the slices entrypoint did not mark for Workers Cache (an error, a refusal), it keeps none of.
-  return role === 'slices' ? Promise.resolve(answer).then(unmarkedNotKept) : answer;
-}
-
-function answerAs(
-  request: Request,
-  env: ShieldEnv,
-  ctx: ExecutionContext,
-  role: ShieldRole,
+  handler: ShieldHandler,
 ): Response | Promise<Response> {
   let bindings: ShieldBindings;
   try {
@@ -112,12 +109,7 @@ function answerAs(
   } catch (error) {
     return refusal(error, request.method, Date.now());
   }
-  const slicesEntry =
-    role === 'gateway' && bindings.workersCache
-      ? (ctx.exports as unknown as Record<string, Fetcher | undefined>)[SLICES_ENTRYPOINT]
-      : undefined;
-  const perRequest = { ...bindings, role, slicesEntry, cachePurge: role === 'slices' ? ctx.cache : undefined };
-  const answer = observedFetch(request, ctx, perRequest, (bound) => app.fetch(request, bound, ctx));
+  const answer = observedFetch(request, ctx, bindings, (bound) => handler(request, bound, ctx));
   // A hit of the shield's says which of its caches held it (docs/caching.md "What each tier reports"): its read path
   // keeps its copies in the Cache API (shield-cache.ts); a Workers Cache hit says so itself (workers-cache-gateway.ts).
   return Promise.resolve(answer).then((response) => withHitStore(response, 'shield', READ_PATH_CACHE));

@@ -32,7 +32,7 @@ import { cancelPrefetched, type Resolved, type SlicedObject, type WholeObject } 
 import { readObjectSlices } from '../shared/tier/slice-reader/reader.ts';
 import { slicedReport, tierAnswer } from '../shared/tier/tier-headers.ts';
 import { warmSlices } from './slice-warm.ts';
-import { markForWorkersCache } from './workers-cache-answer.ts';
+import type { AnswerFacts } from './workers-cache-answer.ts';
 
 export interface SliceAnswerContext {
   config: Config;
@@ -47,10 +47,10 @@ export interface SliceAnswerContext {
    */
   warmStored?(bytes: number): void;
   /**
-   * Set for the slices entrypoint: its answers are marked for Workers Cache, with the object's canonical path and
-   * query.
+   * Hears each answer as it is delivered, its headers still to be changed: what it is, and the timing its object is
+   * stored under (the slices entrypoint marks it for Workers Cache: workers-cache-layer.ts).
    */
-  workersCache?: { path: string } | undefined;
+  answered?: ((headers: Headers, facts: Omit<AnswerFacts, 'path'>) => void) | undefined;
   /** What the origin answered this request (read.upstream logs into it): the metrics of the slices it caused. */
   hops: HopLog;
 }
@@ -298,12 +298,6 @@ function deliver(
     report,
     durationMs: context.read.now() - context.started,
   });
-  if (context.workersCache !== undefined)
-    markForWorkersCache(answer.headers, {
-      status,
-      entry: source.entry,
-      now: context.read.now(),
-      path: context.workersCache.path,
-    });
+  context.answered?.(answer.headers, { status, entry: source.entry, now: context.read.now() });
   return answer;
 }

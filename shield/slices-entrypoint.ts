@@ -1,17 +1,16 @@
 // The shield's entrypoint that Workers Cache fronts (docs/deploying.md "What each cache holds"), called only by the
-// shield's own default entrypoint (workers-cache-gateway.ts) through `ctx.exports`.
+// shield's own default entrypoint (workers-cache-layer.ts) through `ctx.exports`.
 
 import { WorkerEntrypoint } from 'cloudflare:workers';
 import type { ShieldEnv } from './env.ts';
-import { handleShield } from './shield-app.ts';
+import { workersCacheLayer } from './workers-cache-layer.ts';
 
 /**
- * Runs the shield as the default entrypoint does (shield-app.ts), its answers marked for Workers Cache
- * (workers-cache-answer.ts), and is the one that can purge Workers Cache: a purge is scoped to the entrypoint that
- * calls it (developers.cloudflare.com/workers/cache/purge/).
+ * Runs the shield's app (shield-app.ts), its answers marked for Workers Cache, and is the one that can purge Workers
+ * Cache: a purge is scoped to the entrypoint that calls it (developers.cloudflare.com/workers/cache/purge/).
  */
 export class ShieldSlices extends WorkerEntrypoint<ShieldEnv> {
   override fetch(request: Request): Promise<Response> {
-    return Promise.resolve(handleShield(request, this.env, this.ctx, 'slices'));
+    return workersCacheLayer.slices(request, this.env, this.ctx);
   }
 }

@@ -1,16 +1,18 @@
 // Test fixture standing in for Cloudflare's Workers Cache, which has no local emulation: the
-// real shield (shield/shield-app.ts) as its default entrypoint runs it, whose way to the slices
-// entrypoint (`ctx.exports.ShieldSlices`) is this fake cache in front of the real slices
+// real shield's default entrypoint (shield/workers-cache-layer.ts) runs it, whose way to the
+// slices entrypoint (`ctx.exports.ShieldSlices`) is this fake cache in front of the real slices
 // entrypoint, handed a fake `ctx.cache`. It does what the platform's documentation says Workers
 // Cache does (developers.cloudflare.com/workers/cache/): keys by the caller's `cf.cacheKey`,
 // keeps a 200 its Cloudflare-CDN-Cache-Control allows for that `max-age` (`no-store`: never),
 // consumes that field and Cache-Tag (tags matched without regard to case), says what it did in
-// Cf-Cache-Status, and purges by tag or everything. A test reads what it did and makes its
-// purges fail through the shield's own socket, at these paths.
+// Cf-Cache-Status, and purges by tag or everything. Both entrypoints run the shield's real app,
+// each run noted, so a test can count how often the app answered a request. A test reads what
+// it did and makes its purges fail through the shield's own socket, at these paths.
 //
 // JavaScript, not TypeScript: it imports the shield, which needs the Workers types, and
 // test/tsconfig.json checks test files against Node's. esbuild bundles it as any entry.
-import { handleShield } from '../../shield/shield-app.ts';
+import { shieldApp } from '../../shield/shield-app.ts';
+import { workersCacheLayer } from '../../shield/workers-cache-layer.ts';
 
 export { StatsStore } from '../../shield/index.ts';
 
@@ -19,8 +21,14 @@ const FAIL_PATH = '/__test/workers-cache/fail-purges';
 
 /** cache key → { status, headers, body, tags, expires } */
 const store = new Map();
-const log = { lookups: [], stored: [], purges: [], invalidations: [], revalidations: [] };
+const log = { lookups: [], stored: [], purges: [], invalidations: [], revalidations: [], appRuns: [] };
 let failPurges = false;
+
+/** The shield's app, noting each run in `log.appRuns` as `<entrypoint> <METHOD> <path>`. */
+const noted = (entrypoint) => (request, shield, ctx) => {
+  log.appRuns.push(`${entrypoint} ${request.method} ${new URL(request.url).pathname}`);
+  return shieldApp(request, shield, ctx);
+};
 
 const fakePurgeApi = {
   async purge(options) {
@@ -51,7 +59,7 @@ function fakeWorkersCache(env, ctx) {
     props: {},
     cache: fakePurgeApi,
   };
-  const slices = (request) => handleShield(request, env, slicesCtx, 'slices');
+  const slices = (request) => workersCacheLayer.slices(request, env, slicesCtx, noted('slices'));
   return {
     async fetch(input, init = {}) {
       const request = new Request(input, init);
@@ -107,11 +115,11 @@ export default {
       return new Response('purges fail from now on\n');
     }
     const exports = { ...ctx.exports, ShieldSlices: fakeWorkersCache(env, ctx) };
-    return handleShield(
+    return workersCacheLayer.gateway(
       request,
       env,
       { waitUntil: (promise) => ctx.waitUntil(promise), passThroughOnException: () => undefined, exports, props: {} },
-      'gateway',
+      noted('gateway'),
     );
   },
 };

@@ -28,6 +28,8 @@ interface FakeLog {
   purges: { tags?: string[]; purgeEverything?: boolean }[];
   invalidations: { tags?: string[]; purgeEverything?: boolean }[];
   held: string[];
+  /** Each run of the shield's app: `<gateway|slices> <METHOD> <path>`. */
+  appRuns: string[];
 }
 
 const purge = (f: Fixture, body: unknown) =>
@@ -115,6 +117,25 @@ describe('Workers Cache in front of the shield (a fake of the platform, the real
     ])
       expect(answer.headers.has(name), name).toBe(false);
     expect(f.tap.requests).toEqual([]);
+  });
+
+  it("runs the shield's app once for a span it keeps: on a miss in the slices entrypoint alone, on a hit not at all", async () => {
+    await f.origin.putObject('once/clip.bin', CLIP, { 'content-type': 'video/mp4', 'cache-control': 'max-age=600' });
+    const path = sliceRequestPath({ span: { first: 0, last: 0 }, sliceSize: MiB, etag: undefined }, '/once/clip.bin');
+    const asked = ` GET ${new URL(path, f.stack.shieldUrl).pathname}`;
+    const runs = async (): Promise<string[]> => (await fakeLog()).appRuns.filter((run) => run.endsWith(asked));
+
+    const miss = await askShield(path);
+    expect(miss.status).toBe(200);
+    expect(await runs()).toEqual([`slices${asked}`]);
+    await settle();
+    const hit = await askShield(path);
+    expect(sha256(hit.body)).toBe(sha256(miss.body));
+    expect(cacheStatus(hit).at(-1)).toContain('detail=workers-cache');
+    expect(await runs()).toEqual([`slices${asked}`]);
+    // What Workers Cache may not answer, the default entrypoint's app answers, once.
+    await askShield(path, { 'x-tiercache-revalidate': '1' });
+    expect(await runs()).toEqual([`slices${asked}`, `gateway${asked}`]);
   });
 
   it("never hands Workers Cache a revalidation, a request carrying the edge's purge watermark, a warm, or a HEAD", async () => {
