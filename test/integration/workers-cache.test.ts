@@ -138,6 +138,31 @@ describe('Workers Cache in front of the shield (a fake of the platform, the real
     expect(await runs()).toEqual([`slices${asked}`, `gateway${asked}`]);
   });
 
+  it("never hands Workers Cache what the shield refuses: a request without the edge's credential, or for a host that reads no bucket", async () => {
+    const path = sliceRequestPath({ span: { first: 0, last: 0 }, sliceSize: MiB, etag: undefined }, '/media/clip.bin');
+    const before = (await fakeLog()).lookups.length;
+    const stranger = await request(new URL(path, f.stack.shieldUrl), {
+      headers: { 'x-tiercache-host': new URL(f.stack.url).host },
+    });
+    expect(stranger.status).toBe(403);
+    expect((await fakeLog()).lookups.length).toBe(before);
+
+    const only = await startFixture(
+      { SLICE_SIZE: '1MiB', S3_BUCKET: '', HOST_BUCKETS: 'only.test=assets', ...workersCache('on') },
+      { entries: { shield: FAKE_ENTRY } },
+    );
+    try {
+      const misdirected = await request(new URL(path, only.stack.shieldUrl), {
+        headers: { 'x-tiercache-credential': SHIELD_TOKEN, 'x-tiercache-host': 'unknown.test' },
+      });
+      expect(misdirected.status).toBe(421);
+      const log = JSON.parse((await request(new URL('/__test/workers-cache', only.stack.shieldUrl))).text) as FakeLog;
+      expect(log.lookups).toEqual([]);
+    } finally {
+      await only.close();
+    }
+  });
+
   it("never hands Workers Cache a revalidation, a request carrying the edge's purge watermark, a warm, or a HEAD", async () => {
     const etag = (await f.get('/media/clip.bin', { method: 'HEAD' })).headers.get('etag') ?? '';
     const path = sliceRequestPath({ span: { first: 1, last: 1 }, sliceSize: MiB, etag }, '/media/clip.bin');
