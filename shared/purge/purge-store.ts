@@ -104,7 +104,7 @@ let made = { kvLists: 0, kvWrites: 0, kvReads: 0 };
 
 /**
  * What this isolate knows of purges; re-read from KV when the copy is older than REFRESH_MS.
- * `now` is on the clock entries are timed by (the test clock's, in tests).
+ * `now` is on the clock entries are timed by (the tier's, shared/clock/clock.ts).
  */
 export async function purgeList(kv: PurgeKv | undefined, now: number): Promise<PurgeList> {
   if (kv === undefined) return copy?.list ?? NO_PURGES;
