@@ -5,7 +5,7 @@ import type { Clock } from '../shared/clock/clock.ts';
 import type { Config } from '../shared/config/config.ts';
 import { VERSION } from '../shared/config/version.ts';
 import { canServe, LOCAL_COLO } from '../shared/http/health-report.ts';
-import { type PurgeKv, purgeList, purgeListState } from '../shared/purge/purge-store.ts';
+import { isolatePurges, type PurgeKv } from '../shared/purge/purge-store.ts';
 import type { ShieldCache } from '../shared/tiers/shield-caches.ts';
 import { originHealth } from './origin/origin-probe.ts';
 
@@ -23,8 +23,9 @@ export async function answerShieldHealth(
   colo: string = LOCAL_COLO,
 ): Promise<Response> {
   const now = (): number => clock.now();
-  const [health] = await Promise.all([originHealth(config, now), purgeList(purges, now())]);
-  const body = { shield: 'ok', ...health, purgeList: purgeListState(purges, now()), cache, version: VERSION, colo };
+  const [health] = await Promise.all([originHealth(config, now), isolatePurges.purgeList(purges, now())]);
+  const purgeList = isolatePurges.purgeListState(purges, now());
+  const body = { shield: 'ok', ...health, purgeList, cache, version: VERSION, colo };
   return new Response(`${JSON.stringify(body)}\n`, {
     status: canServe(health.origin) ? 200 : 503,
     headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },

@@ -13,7 +13,7 @@ import { forwardedRequestHeaders, TIER_MANAGED } from '../shared/http/headers.ts
 import { COPY_HEADER } from '../shared/observe/read-ahead-copy.ts';
 import { meteredUpstream } from '../shared/observe/request-meter.ts';
 import { type PurgeList, purgedBy } from '../shared/purge/purge-rules.ts';
-import { purgeList } from '../shared/purge/purge-store.ts';
+import { isolatePurges } from '../shared/purge/purge-store.ts';
 import { softPurgedAt, softPurgedAtHeader } from '../shared/purge/soft-purge.ts';
 import type { RequestFacts } from '../shared/request/request-facts.ts';
 import type { RequestTarget } from '../shared/request/request-target.ts';
@@ -89,7 +89,7 @@ async function answerRead(
   // What the origin answers this request, as each head arrives: its metrics, sent on to the edge.
   const hops = new HopLog();
   // On the clock entries are timed by (readPolicy): records are compared with their origin times.
-  const list = await purgeList(shield.purges, facts.now);
+  const list = await isolatePurges.purgeList(shield.purges, facts.now);
   const read: ObjectRead = {
     cache: await shieldCache(),
     key: shieldKey(origin, target),

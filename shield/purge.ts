@@ -6,7 +6,7 @@ import type { Config } from '../shared/config/config.ts';
 import { SHIELD_ORIGIN } from '../shared/hop/hop-fields.ts';
 import { BadRequest, PurgeNotConfirmed } from '../shared/http/errors.ts';
 import { asRecord, directDeletes, type PurgeRecord } from '../shared/purge/purge-rules.ts';
-import { rememberPurges } from '../shared/purge/purge-store.ts';
+import { isolatePurges } from '../shared/purge/purge-store.ts';
 import {
   type WorkersCachePurge,
   type WorkersCachePurgeResult,
@@ -36,7 +36,7 @@ export async function acceptPurge(
   purgeWorkersCache?: WorkersCachePurger,
 ): Promise<Response> {
   const records = await readRecords(request);
-  rememberPurges(records, clock.now());
+  isolatePurges.rememberPurges(records, clock.now());
   const cache = await shieldCache();
   // A soft record deletes nothing: the entry stays, stale, to be revalidated (shared/purge/soft-purge.ts).
   // The first directDeletes only (each is a subrequest): the records make every one a miss here at once.

@@ -9,7 +9,7 @@ import {
   readShieldHealth,
   type ShieldHealth,
 } from '../shared/http/health-report.ts';
-import { purgeList, purgeListState } from '../shared/purge/purge-store.ts';
+import { isolatePurges } from '../shared/purge/purge-store.ts';
 import { HEALTH_PATH } from '../shared/request/reserved-paths.ts';
 import type { EdgeBindings } from './env.ts';
 import { askShield } from './shield-client.ts';
@@ -26,7 +26,10 @@ type ShieldState = 'ok' | 'unreachable' | 'timeout' | `error ${number}`;
  */
 export async function answerHealth(edge: EdgeBindings, method: string, colo: string = LOCAL_COLO): Promise<Response> {
   const started = Date.now();
-  const [{ shield, health }] = await Promise.all([shieldHealth(edge), purgeList(edge.purges, edge.clock.now())]);
+  const [{ shield, health }] = await Promise.all([
+    shieldHealth(edge),
+    isolatePurges.purgeList(edge.purges, edge.clock.now()),
+  ]);
   const serving = health !== undefined && canServe(health.origin);
   const body = {
     status: serving ? 'ok' : 'failing',
@@ -38,7 +41,7 @@ export async function answerHealth(edge: EdgeBindings, method: string, colo: str
     // Which cache the shield keeps its copies in (shared/tiers/shield-caches.ts), as it said.
     ...(health?.cache === undefined ? {} : { cache: health.cache }),
     purgeList: {
-      edge: purgeListState(edge.purges, edge.clock.now()),
+      edge: isolatePurges.purgeListState(edge.purges, edge.clock.now()),
       ...(health?.purgeList === undefined ? {} : { shield: health.purgeList }),
     },
     shieldMs: Date.now() - started,

@@ -5,7 +5,7 @@ import { appendCacheStatus, cacheStatusMember, withoutMember } from '../shared/h
 import { serverTimingMetric } from '../shared/http/server-timing.ts';
 import { targetedFieldsToStrip } from '../shared/http/targeted-cache-control.ts';
 import { purgedBy } from '../shared/purge/purge-rules.ts';
-import { knownPurgeList } from '../shared/purge/purge-store.ts';
+import { isolatePurges } from '../shared/purge/purge-store.ts';
 import { softPurgedAt } from '../shared/purge/soft-purge.ts';
 import type { ClientRules } from '../shared/rules/client-rules.ts';
 import { editAnswerHeaders } from '../shared/rules/header-edits.ts';
@@ -43,7 +43,7 @@ export function answerFromMemory(request: Request, edge: EdgeRequest, url: strin
   for (const name of CONDITIONS) if (request.headers.has(name)) return undefined;
   // The clock entries and purges are timed by (the edge's); `started` is what the hit's duration is measured from.
   const now = edge.clock.now();
-  const list = knownPurgeList(edge.purges, now);
+  const list = isolatePurges.knownPurgeList(edge.purges, now);
   if (list === undefined) return undefined;
   if (entry.purgeChecked !== list) {
     // Purged: the full path deletes it from the Cache API and memory, and goes upstream.

@@ -6,7 +6,7 @@ import { hasDirective, parseCacheControl } from '../shared/http/cache-control.ts
 import { evaluatePreconditions, notModifiedHeaders } from '../shared/http/conditional.ts';
 import { meteredUpstream, shieldFetchedFromOrigin } from '../shared/observe/request-meter.ts';
 import { purgeWatch } from '../shared/purge/purge-rules.ts';
-import { purgeList } from '../shared/purge/purge-store.ts';
+import { isolatePurges } from '../shared/purge/purge-store.ts';
 import { softPurgeWatch } from '../shared/purge/soft-purge.ts';
 import type { RequestFacts } from '../shared/request/request-facts.ts';
 import { ruleDecidedFreshness, ruleDetail } from '../shared/rules/rule-freshness.ts';
@@ -38,7 +38,7 @@ export async function answerObject(request: Request, edge: EdgeRequest, facts: R
       : applyRules(config.rules, { host: url.host, path: target.path, method: request.method });
   if (rules.bypassRule !== undefined) return bypassed(request, edge, url, target, rules.bypassRule, facts.started);
   // On the clock entries are timed by (readPolicy): records are compared with their origin times.
-  const list = await purgeList(edge.purges, facts.now);
+  const list = await isolatePurges.purgeList(edge.purges, facts.now);
   const purges = purgeWatch(list, purgePath);
   const soft = softPurgeWatch(list, purgePath);
   // What a site receives of the client's request (and what its Vary selects by); S3 gets none of it.

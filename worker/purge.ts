@@ -22,7 +22,7 @@ import {
   type PurgeRequest,
   parsePurgeBody,
 } from '../shared/purge/purge-rules.ts';
-import { recordPurges } from '../shared/purge/purge-store.ts';
+import { isolatePurges } from '../shared/purge/purge-store.ts';
 import type { RequestTarget } from '../shared/request/request-target.ts';
 import { PURGE_PATH } from '../shared/request/reserved-paths.ts';
 import type { KeyQuery } from '../shared/rules/rules.ts';
@@ -70,7 +70,7 @@ export async function purge(
     // Soft (shared/purge/soft-purge.ts): the whole request is, each record says so itself.
     parsed.request.soft ? { ...record, soft: true as const } : record,
   );
-  await recordPurges(edge.purges, records, at).catch((error: unknown) => {
+  await isolatePurges.recordPurges(edge.purges, records, at).catch((error: unknown) => {
     throw new PurgeNotRecorded(error instanceof Error ? error.message : String(error));
   });
   const cache = await edgeCache(config);

@@ -6,7 +6,7 @@ import { statsAdmission } from '../shared/admission/tier-credentials.ts';
 import { Forbidden, Unauthorized } from '../shared/http/errors.ts';
 import { flushStats } from '../shared/observe/record-sinks.ts';
 import { readStats } from '../shared/observe/stats-store-client.ts';
-import { purgeRecords } from '../shared/purge/purge-store.ts';
+import { isolatePurges } from '../shared/purge/purge-store.ts';
 import { statsPage } from '../shared/stats/stats-page.ts';
 import { statsView } from '../shared/stats/stats-view.ts';
 import { DEFAULT_WINDOW_MINUTES } from '../shared/stats/stats-window.ts';
@@ -37,7 +37,7 @@ export async function answerStats(request: Request, edge: EdgeBindings, format: 
   const now = Date.now();
   const [{ buckets, shardsWithCounts }, purges] = await Promise.all([
     readStats(edge.stats, DEFAULT_WINDOW_MINUTES),
-    purgeRecords(edge.purges, edge.clock.now()),
+    isolatePurges.purgeRecords(edge.purges, edge.clock.now()),
   ]);
   // What the window cost is priced for this deployment: its slice size, its Analytics Engine binding, its log sample.
   const deployment = {
