@@ -13,7 +13,7 @@ import { forwardedRequestHeaders, TIER_MANAGED } from '../shared/http/headers.ts
 import { COPY_HEADER } from '../shared/observe/read-ahead-copy.ts';
 import { meteredUpstream } from '../shared/observe/request-meter.ts';
 import { type PurgeList, purgedBy } from '../shared/purge/purge-rules.ts';
-import { purgeList } from '../shared/purge/purge-store.ts';
+import { isolatePurges } from '../shared/purge/purge-store.ts';
 import { softPurgedAt, softPurgedAtHeader } from '../shared/purge/soft-purge.ts';
 import type { RequestFacts } from '../shared/request/request-facts.ts';
 import type { RequestTarget } from '../shared/request/request-target.ts';
@@ -65,8 +65,8 @@ async function answerRead(
   const origin = originOf(shield.config).forHost(host);
   const { config } = origin;
   const { url } = facts;
-  // On the clock the read path times by (read.now, readPolicy), so that its durations hold under the test clock too.
-  const started = facts.started + facts.clockOffset;
+  // On the clock the read path times by (read.now, readPolicy), so that its durations hold on any clock.
+  const started = facts.now;
   const objectUrl = sliced ? new URL(`${SHIELD_ORIGIN}${sliced.objectPath}${url.search}`) : url;
   const { target, rules } = ruledTarget(objectUrl, origin, host, request.method);
   if (rules.bypassRule !== undefined && sliced === undefined) {
@@ -79,7 +79,7 @@ async function answerRead(
       shield.slicesEntry,
       workersCacheKey(sliced.request, shieldKey(origin, target)),
       meter,
-      Date.now() + facts.clockOffset,
+      shield.clock.now(),
     );
   }
   // The client's end-to-end headers, as the edge forwarded them: for a site, never for S3.
@@ -89,12 +89,12 @@ async function answerRead(
   // What the origin answers this request, as each head arrives: its metrics, sent on to the edge.
   const hops = new HopLog();
   // On the clock entries are timed by (readPolicy): records are compared with their origin times.
-  const list = await purgeList(shield.purges, Date.now() + facts.clockOffset);
+  const list = await isolatePurges.purgeList(shield.purges, facts.now);
   const read: ObjectRead = {
     cache: await shieldCache(),
     key: shieldKey(origin, target),
     selecting: client,
-    ...readPolicy(config, facts.clockOffset, rules),
+    ...readPolicy(config, shield.clock, rules),
     // Everything the read leaves running is kept alive, and the request's record waits for it.
     waitUntil: (promise) => meter.hold(promise),
     upstream: healingUpstream(
