@@ -81,7 +81,10 @@ export const AFTER_WITHOUT_CACHE_API: RefreshDesign = {
   headReaders: { edge: 'isolate', shield: 'isolate' },
 };
 
-/** What `npm run cost`, its examples and docs/costs.md price: the design the code runs. */
+/**
+ * What `npm run cost`, its examples and docs/costs.md price: the design the code runs.
+ * @alias AFTER, named for what it is (so not a duplicate export)
+ */
 export const DEPLOYED_DESIGN = AFTER;
 
 /**
