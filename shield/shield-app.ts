@@ -25,7 +25,7 @@ import { workersCachePurger } from './workers-cache-gateway.ts';
 /**
  * The shield's named entrypoint Workers Cache fronts (cli/wrangler-config.ts names it in the deployed configuration).
  */
-export const SLICES_ENTRYPOINT = 'ShieldSlices';
+const SLICES_ENTRYPOINT = 'ShieldSlices';
 
 /** Where the shield's read path keeps its copies (shield-cache.ts), as a hit of it names it. */
 const READ_PATH_CACHE: ShieldCache = 'cache-api';
