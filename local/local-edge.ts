@@ -11,7 +11,7 @@ import type { EdgeEnv } from '../worker/env.ts';
 import edge from '../worker/index.ts';
 import { type TestClockEnv, testClocked } from './test-clock.ts';
 
-export interface LocalEdgeEnv extends EdgeEnv, TestClockEnv {
+interface LocalEdgeEnv extends EdgeEnv, TestClockEnv {
   /** The front's proof (local/workers.ts binds it per run); unbound, every request is let through. */
   LOCAL_FRONT_TOKEN?: string;
 }

@@ -9,7 +9,7 @@ import { type TestClock, type TestClockEnv, testClocked } from './test-clock.ts'
 // The script's Durable Object (the edge binds it by script name), unchanged: it judges nothing by the clock.
 export { StatsStore } from '../shield/index.ts';
 
-export type LocalShieldEnv = ShieldEnv & TestClockEnv;
+type LocalShieldEnv = ShieldEnv & TestClockEnv;
 
 const clocked = testClocked<LocalShieldEnv>();
 

@@ -55,7 +55,7 @@ export interface LocationOptions {
 }
 
 /** Bindings a location shares with other processes (bench/sim/tiercache-system.ts). */
-export interface SharedBindings {
+interface SharedBindings {
   /** The workers the wrapped bindings run (Miniflare's `wrappedBindings` name them by script). */
   workers: WorkerOptions[];
   /** The wrapped bindings of the copy named `copy` (PURGES, STATS). */
