@@ -13,7 +13,7 @@ export function usdWhole(usd: number): string {
 }
 
 /** The limit a point is nearest (or past): its name and its load, `2.1× over` past it, `23 %` of it below. */
-export function bindsFirst(limits: readonly LimitLoad[]): string {
+function bindsFirst(limits: readonly LimitLoad[]): string {
   const first = limits[0];
   if (first === undefined) return 'none';
   return first.load >= 1
@@ -22,7 +22,7 @@ export function bindsFirst(limits: readonly LimitLoad[]): string {
 }
 
 /** The line of a month's bill that costs most, and what. */
-export function largestLine(estimate: CostEstimate): string {
+function largestLine(estimate: CostEstimate): string {
   const line = [...estimate.lines].sort((a, b) => b.usd - a.usd)[0];
   return line === undefined || line.usd <= 0 ? 'none' : `${line.item} ${usdWhole(line.usd)}`;
 }

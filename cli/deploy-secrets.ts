@@ -27,7 +27,7 @@ export interface SecretSpec {
 /** Bytes of a generated SHIELD_TOKEN (256 bits). */
 const TOKEN_BYTES = 32;
 
-export const SECRETS: readonly SecretSpec[] = [
+const SECRETS: readonly SecretSpec[] = [
   {
     name: 'SHIELD_TOKEN',
     workers: ['shield', 'edge'],

@@ -7,7 +7,7 @@ import { configProblems } from './config-check.ts';
 import type { OptionalSecretName } from './optional-secrets.ts';
 
 /** Settings that are secrets are put with `wrangler secret`, never written in the settings (deploy-secrets.ts). */
-export type SecretName = 'S3_ACCESS_KEY_ID' | 'S3_SECRET_ACCESS_KEY' | 'SHIELD_TOKEN' | OptionalSecretName;
+type SecretName = 'S3_ACCESS_KEY_ID' | 'S3_SECRET_ACCESS_KEY' | 'SHIELD_TOKEN' | OptionalSecretName;
 
 /** The two workers of a deployment. */
 export type Worker = 'edge' | 'shield';
@@ -32,7 +32,7 @@ export type Placement =
  * the edge reaches it by fetch to SHIELD_URL with its credential; no Workers Cache.
  */
 export type ShieldCache = 'workers-cache' | 'cache-api';
-export const DEFAULT_SHIELD_CACHE: ShieldCache = 'workers-cache';
+const DEFAULT_SHIELD_CACHE: ShieldCache = 'workers-cache';
 
 /** A deployment as tiercache.config.ts writes it: the workers' names, where the edge is reached, the shield's place. */
 export interface DeploySettings {
@@ -69,12 +69,12 @@ export interface DeploySettings {
 }
 
 /** The example domain the settings file ships with: deploying it would claim a hostname nobody owns. */
-export const EXAMPLE_DOMAIN = 'cdn.example.com';
+const EXAMPLE_DOMAIN = 'cdn.example.com';
 /** The zone the documentation's examples use (RFC 2606): nobody's hostname. */
 const EXAMPLE_ZONE = 'example.com';
 
 /** Where the origin is when the settings name none: Storj's hosted gateway, its US1 region (docs/storj.md). */
-export const DEFAULT_ORIGIN_URL = 'https://gateway.us1.storjshare.io';
+const DEFAULT_ORIGIN_URL = 'https://gateway.us1.storjshare.io';
 
 /**
  * Hosts that answer from the instance nearest whoever asks: placement probes "do not work correctly for broadcast,
@@ -151,7 +151,7 @@ export function shieldPlacement(settings: DeploySettings): Placement {
 }
 
 /** The host a placement probes: a hostname, or a `host:port`'s host; none for a region or Smart Placement. */
-export function placementHost(placement: Placement): string | undefined {
+function placementHost(placement: Placement): string | undefined {
   if ('hostname' in placement) return placement.hostname.toLowerCase();
   if ('host' in placement) return placement.host.replace(/:\d+$/, '').toLowerCase();
   return undefined;

@@ -19,7 +19,7 @@ import {
 /** `info`: nothing wrong, but the claim cannot be shown from here this time (the line says how to show it). */
 export type Verdict = 'pass' | 'fail' | 'info' | 'skipped';
 
-export const LINE_IDS = [
+const LINE_IDS = [
   'health',
   'edge-cache',
   'second-location',

@@ -42,7 +42,7 @@ export interface HealthSeen {
   version?: string;
 }
 
-export type Skip = { skipped: string };
+type Skip = { skipped: string };
 
 export type PurgeSeen =
   | Skip

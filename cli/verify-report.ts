@@ -6,8 +6,8 @@ import { DEPLOY_DOC, LINE_TITLES, type Line, type Verdict } from './verify-lines
 import { member, memberWords, type Observations, type PreviousRun, type Read } from './verify-observations.ts';
 
 /** What the JSON says it is, so that --previous refuses another file. */
-export const REPORT_KIND = 'tiercache-verify';
-export const REPORT_VERSION = 1;
+const REPORT_KIND = 'tiercache-verify';
+const REPORT_VERSION = 1;
 
 export interface VerifyReport {
   kind: typeof REPORT_KIND;

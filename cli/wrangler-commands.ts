@@ -11,7 +11,7 @@ import { CliFailure } from './cli-failure.ts';
 /** How deploy runs wrangler: a port (the tests put a recording stub first on PATH); `show`: its output shown too. */
 export type Wrangler = (args: readonly string[], call?: { show?: boolean }) => Promise<WranglerResult>;
 
-export interface WranglerResult {
+interface WranglerResult {
   code: number;
   stdout: string;
   stderr: string;

@@ -29,7 +29,7 @@ export const WORKERS_CACHE_VAR = 'SHIELD_WORKERS_CACHE';
 /** The edge's setting naming the shield's URL in the `cache-api` mode (worker/env.ts). */
 export const SHIELD_URL_VAR = 'SHIELD_URL';
 /** The stats store: a Durable Object class of the shield's script (shield/stats-store.ts). */
-export const STATS_CLASS = 'StatsStore';
+const STATS_CLASS = 'StatsStore';
 
 /** A wrangler configuration, as much of it as tiercache writes (node_modules/wrangler/config-schema.json). */
 export type WranglerConfig = Record<string, unknown> & { name: string; vars: Record<string, string> };
@@ -85,7 +85,7 @@ export function wranglerConfigs(
 }
 
 /** A configuration as its file holds it: a header saying where it comes from, then the JSON. */
-export function configText(worker: Worker, config: WranglerConfig): string {
+function configText(worker: Worker, config: WranglerConfig): string {
   const use =
     worker === 'edge'
       ? 'The edge: `npx wrangler deploy`, `npx wrangler dev` (with its shield: `-c wrangler.jsonc -c shield/wrangler.jsonc`).'

@@ -3,7 +3,7 @@
 
 /** A test's kind in the suite: what RFC 9111 requires, what serves users best, or how caches behave. */
 export type TestKind = 'required' | 'optimal' | 'check';
-export const TEST_KINDS: readonly TestKind[] = ['required', 'optimal', 'check'];
+const TEST_KINDS: readonly TestKind[] = ['required', 'optimal', 'check'];
 
 /** One test of the suite, as far as judging its result needs. */
 export interface TestSpec {
@@ -19,7 +19,7 @@ export interface TestSpec {
 }
 
 /** The client's answer for one test: `true` (passed), or the error's name and message (`['Assertion', '…']`). */
-export type TestResult = true | false | readonly string[];
+type TestResult = true | false | readonly string[];
 export type Results = Record<string, TestResult>;
 
 /** results.mjs' resultTypes, by name. */
@@ -50,7 +50,7 @@ export interface KindCount {
 }
 
 /** A required or optimal test that did not pass, and why (the client's message, or the failed dependency). */
-export interface NotPassed {
+interface NotPassed {
   id: string;
   name: string;
   kind: TestKind;
@@ -137,7 +137,7 @@ export function retriedTests(catalogue: readonly TestSpec[], results: Results): 
 }
 
 /** `first` with the second answers of the tests asked again (a test missing from `again` has no answer). */
-export function withSecondAnswers(first: Results, again: Results, ids: readonly string[]): Results {
+function withSecondAnswers(first: Results, again: Results, ids: readonly string[]): Results {
   const merged: Results = { ...first };
   for (const id of ids) {
     const answer = again[id];

@@ -13,7 +13,7 @@ const MAX_OPERATIONS = 100;
 const BODY_KINDS = ['files', 'tags', 'hosts', 'prefixes', 'purge_everything'] as const;
 
 /** One call as received. */
-export interface ReceivedPurge {
+interface ReceivedPurge {
   path: string;
   authorization: string | undefined;
   contentType: string | undefined;

@@ -39,6 +39,7 @@ export interface LocationOptions {
   /** A local front on the location's port, as the first edge has (front.ts). */
   front?: boolean;
   frontHeadTimeoutMs?: number;
+  /** The test clock, bound as TEST_CLOCK: it moves the edge only when `edge` is the local one (tier-options.ts). */
   clock?: () => number;
   /**
    * Copies of the edge in the process, each a worker of its own (an isolate of its own, its own module state: memory
@@ -54,7 +55,7 @@ export interface LocationOptions {
 }
 
 /** Bindings a location shares with other processes (bench/sim/tiercache-system.ts). */
-export interface SharedBindings {
+interface SharedBindings {
   /** The workers the wrapped bindings run (Miniflare's `wrappedBindings` name them by script). */
   workers: WorkerOptions[];
   /** The wrapped bindings of the copy named `copy` (PURGES, STATS). */

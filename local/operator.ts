@@ -51,7 +51,7 @@ export function withOperatorSettings(
 }
 
 /** The note's file of the stack whose edge is at `url`, in `dir`. */
-export function stackFile(url: string, dir = STACKS_DIR): string {
+function stackFile(url: string, dir = STACKS_DIR): string {
   return join(dir, `${new URL(url).port}.json`);
 }
 

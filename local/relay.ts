@@ -21,12 +21,12 @@ import {
  * nginx's client_header_timeout is 60 s and Node's headersTimeout 60 s, Cloudflare's front end
  * holds a handshake ~10 s: 20 s is generous to any real client.
  */
-export const FRONT_HEAD_TIMEOUT_MS = 20_000;
+const FRONT_HEAD_TIMEOUT_MS = 20_000;
 /**
  * The largest chunked request body read whole before forwarding: Cloudflare's 100 MB request body limit on Free and Pro
  * plans, then 413.
  */
-export const MAX_CHUNKED_BODY_BYTES = 100 * 1000 * 1000;
+const MAX_CHUNKED_BODY_BYTES = 100 * 1000 * 1000;
 
 export interface RelayOptions {
   /** The edge's workerd socket: a TCP address, or a Unix socket's path. */

@@ -29,7 +29,7 @@ export interface RefusedHead {
 }
 
 /** `OPTIONS *` (RFC 9110 §9.3.7): a question about the server, answered by the front itself. */
-export interface ServerOptions {
+interface ServerOptions {
   ok: 'options';
   close: boolean;
 }

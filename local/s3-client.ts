@@ -156,7 +156,7 @@ function toSign(endpoint: URL, method: string, path: string, headers: Record<str
 }
 
 /** S3 `UriEncode`: every UTF-8 byte percent-encoded except `A-Za-z0-9-._~`, and `/` when `keepSlash` (key paths). */
-export function uriEncode(value: string, keepSlash: boolean): string {
+function uriEncode(value: string, keepSlash: boolean): string {
   let encoded = '';
   for (const byte of new TextEncoder().encode(value)) {
     const char = String.fromCharCode(byte);

@@ -1,5 +1,6 @@
 // What every workerd process of the local stack gives Miniflare alike: the deployed workers' compatibility flags,
-// the refusing entry worker, the settings as string bindings, and the test clock (workers.ts, location.ts).
+// the entries each tier runs, the refusing entry worker, the settings as string bindings, and the test clock
+// (workers.ts, location.ts).
 
 import type { WorkerOptions } from 'miniflare';
 import type { RawConfig } from '../shared/config/config.ts';
@@ -10,6 +11,29 @@ import { moduleWorker } from './direct-miniflare.ts';
 export const COMPATIBILITY_FLAGS = [...deployment.compatibility.flags];
 /** One KV namespace id per process for the purge list: in one process, both workers share it, as in one account. */
 export const PURGES_NAMESPACE = 'tiercache-purges';
+
+/** The deployed entries, and the local ones wrapped around them where the local stack needs its own machinery. */
+const ENTRIES = {
+  edge: 'worker/index.ts',
+  shield: 'shield/index.ts',
+  /** The front's check and the test clock, each where bound (local-edge.ts). */
+  localEdge: 'local/local-edge.ts',
+  /** The test clock, where bound (local-shield.ts). */
+  localShield: 'local/local-shield.ts',
+} as const;
+
+/**
+ * The edge's entry, relative to the project root: the local one behind a front or with a test clock, else the deployed
+ * one as it is (what the benchmarks measure).
+ */
+export function edgeEntry(local: { front?: boolean; clock?: () => number }): string {
+  return local.front === true || local.clock !== undefined ? ENTRIES.localEdge : ENTRIES.edge;
+}
+
+/** The shield's entry, relative to the project root: the local one with a test clock, else the deployed one. */
+export function shieldEntry(local: { clock?: () => number }): string {
+  return local.clock !== undefined ? ENTRIES.localShield : ENTRIES.shield;
+}
 
 /** The first worker, which Miniflare's entry socket answers with: nothing is served there. */
 export function refusingEntry(): WorkerOptions {
@@ -48,8 +72,8 @@ export function definedStrings(config: RawConfig): Record<string, string> {
 }
 
 /**
- * TEST_CLOCK (shared/clock/clock-offset.ts): a Node function answering the fake time, so that a test can move the
- * clock freshness is judged by instead of sleeping.
+ * TEST_CLOCK (test-clock.ts): a Node function answering the fake time, so that a test can move the clock freshness is
+ * judged by instead of sleeping. Only the local entries read it (edgeEntry, shieldEntry).
  */
 export function clockBinding(clock: (() => number) | undefined): Record<string, (request: Request) => Response> {
   return clock === undefined ? {} : { TEST_CLOCK: () => new Response(String(clock())) };

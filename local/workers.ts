@@ -17,15 +17,13 @@ import {
   COMPATIBILITY_FLAGS,
   clockBinding,
   definedStrings,
+  edgeEntry,
   frontMethods,
   PURGES_NAMESPACE,
   refusingEntry,
+  shieldEntry,
 } from './tier-options.ts';
 
-const EDGE_ENTRY = 'worker/index.ts';
-/** The edge wrapped in the front's check (fronted-edge.ts): what runs behind the front. */
-const FRONTED_EDGE_ENTRY = 'local/fronted-edge.ts';
-const SHIELD_ENTRY = 'shield/index.ts';
 /** The second edge worker's name (WorkersOptions.secondEdge). */
 const SECOND_EDGE = 'edge-2';
 /** The stats store's class, exported by the shield's script (shield/stats-store.ts). */
@@ -40,9 +38,15 @@ export interface WorkersOptions {
   shieldPort?: number;
   /** Host name → `host:port` for the shield's fetches to names that do not resolve. */
   resolve?: ResolveMap;
-  /** Entry files relative to the project root, to run other workers in the same stack (tests). */
+  /**
+   * Entry files relative to the project root, to run other workers in the same stack (tests). With `clock`, an entry
+   * wraps the local one (local-edge.ts, local-shield.ts), which reads the test clock.
+   */
   entries?: { edge?: string; shield?: string };
-  /** A movable clock (ms epoch) both workers judge freshness by; absent = the real one. */
+  /**
+   * A movable clock (ms epoch) both workers judge freshness by, through the local entries (test-clock.ts); absent = the
+   * real one.
+   */
   clock?: () => number;
   /** Opens workerd's V8 inspector on this port (bench/hit-cost.ts); absent = closed. */
   inspectorPort?: number;
@@ -110,8 +114,8 @@ export async function startWorkers(options: WorkersOptions): Promise<Stack> {
   // Behind the front the edge must be wrapped in the front's check: an entry of its own would go without it.
   if (options.front && options.entries?.edge !== undefined) throw new Error('the front serves the edge it wraps only');
   const [edge, shield] = await Promise.all([
-    bundleWorker(options.entries?.edge ?? (options.front ? FRONTED_EDGE_ENTRY : EDGE_ENTRY)),
-    bundleWorker(options.entries?.shield ?? SHIELD_ENTRY),
+    bundleWorker(options.entries?.edge ?? edgeEntry(options)),
+    bundleWorker(options.entries?.shield ?? shieldEntry(options)),
   ]);
   const stack = options.front
     ? await startFronted(options, { edge, shield })

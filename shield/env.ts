@@ -1,6 +1,7 @@
 // The shield's bindings: `ShieldEnv` as the platform hands them (shield-app.ts reads it and nothing else does), and
 // `ShieldBindings`, what the code is given: the configuration parsed once per isolate and the bindings it uses.
 
+import { type Clock, PLATFORM_CLOCK } from '../shared/clock/clock.ts';
 import { type Config, configFrom, oncePerEnv, type RawConfig } from '../shared/config/config.ts';
 import { HOST_HEADER } from '../shared/hop/hop-fields.ts';
 import { parseSliceRequestPath } from '../shared/hop/slice-protocol.ts';
@@ -16,8 +17,8 @@ import type { AnswerFacts } from './workers-cache-answer.ts';
 export type ShieldEnv = RawConfig & {
   /** The global purge list (shared/purge/purge-store.ts), shared with the edge. */
   PURGES?: KVNamespace;
-  /** The local test stack's movable clock (shared/clock/clock-offset.ts); never bound when deployed. */
-  TEST_CLOCK?: Fetcher;
+  /** The clock freshness and purges are judged by (shared/clock/clock.ts); absent (deployed) = the platform's. */
+  CLOCK?: Clock;
   /** The stats store (stats-store.ts, this script's own Durable Object); absent = nothing counted. */
   STATS?: DurableObjectNamespace;
   /** Workers Analytics Engine: one data point per request; absent = none written. */
@@ -33,7 +34,8 @@ export type ShieldEnv = RawConfig & {
 export interface ShieldBindings {
   config: Config;
   purges: KVNamespace | undefined;
-  testClock: Fetcher | undefined;
+  /** The time this tier judges by: CLOCK, or the platform's. */
+  clock: Clock;
   /** Where this tier's records go (shared/observe/). */
   observed: ObservedTier;
   /** Whether Workers Cache fronts the slices entrypoint (SHIELD_WORKERS_CACHE). */
@@ -66,7 +68,7 @@ export const shieldBindings = oncePerEnv((env: ShieldEnv): ShieldBindings => {
   return {
     config,
     purges: env.PURGES,
-    testClock: env.TEST_CLOCK,
+    clock: env.CLOCK ?? PLATFORM_CLOCK,
     observed: observedTier('shield', config.observability, env, describe),
     workersCache,
     cache: shieldCacheOf(workersCache),

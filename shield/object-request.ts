@@ -7,7 +7,7 @@ import { forwardedRequestHeaders, TIER_MANAGED } from '../shared/http/headers.ts
 import { COPY_HEADER } from '../shared/observe/read-ahead-copy.ts';
 import { meteredUpstream, type RequestMeter } from '../shared/observe/request-meter.ts';
 import { type PurgeList, purgedBy } from '../shared/purge/purge-rules.ts';
-import { purgeList } from '../shared/purge/purge-store.ts';
+import { isolatePurges } from '../shared/purge/purge-store.ts';
 import { softPurgedAt, softPurgedAtHeader } from '../shared/purge/soft-purge.ts';
 import type { RequestFacts } from '../shared/request/request-facts.ts';
 import type { RequestTarget } from '../shared/request/request-target.ts';
@@ -74,8 +74,8 @@ async function answerRead(
     sliced,
   );
   const { config } = origin;
-  // On the clock the read path times by (read.now, readPolicy), so that its durations hold under the test clock too.
-  const started = facts.started + facts.clockOffset;
+  // On the clock the read path times by (read.now, readPolicy), so that its durations hold on any clock.
+  const started = facts.now;
   if (rules.bypassRule !== undefined && sliced === undefined) {
     const all = origin.traits.forwardsClientHeaders ? forwardedRequestHeaders(request.headers) : undefined;
     return bypassed(request, shield, origin, target, rules.bypassRule, all, facts.started);
@@ -87,12 +87,12 @@ async function answerRead(
   // What the origin answers this request, as each head arrives: its metrics, sent on to the edge.
   const hops = new HopLog();
   // On the clock entries are timed by (readPolicy): records are compared with their origin times.
-  const list = await purgeList(shield.purges, Date.now() + facts.clockOffset);
+  const list = await isolatePurges.purgeList(shield.purges, facts.now);
   const read: ObjectRead = {
     cache: await shieldCache(),
     key: shieldKey(origin, target),
     selecting: client,
-    ...readPolicy(config, facts.clockOffset, rules),
+    ...readPolicy(config, shield.clock, rules),
     // Everything the read leaves running is kept alive, and the request's record waits for it.
     waitUntil: (promise) => meter.hold(promise),
     upstream: healingUpstream(

@@ -1,11 +1,12 @@
 // The edge's purge, told to the shield (docs/purge.md): the records learned, the shield's entries for the URLs named
 // deleted, and the Workers Cache in front of the slices entrypoint purged of what the records name.
 
+import type { Clock } from '../shared/clock/clock.ts';
 import type { Config } from '../shared/config/config.ts';
 import { SHIELD_ORIGIN } from '../shared/hop/hop-fields.ts';
 import { BadRequest, PurgeNotConfirmed } from '../shared/http/errors.ts';
 import { asRecord, directDeletes, type PurgeRecord } from '../shared/purge/purge-rules.ts';
-import { rememberPurges } from '../shared/purge/purge-store.ts';
+import { isolatePurges } from '../shared/purge/purge-store.ts';
 import {
   type WorkersCachePurge,
   type WorkersCachePurgeResult,
@@ -25,17 +26,17 @@ export type WorkersCachePurger = (options: WorkersCachePurge, invalidate?: boole
  * are served without the shield running. Only when all of it is done is the purge answered 204; a Workers Cache that
  * did not take it is a 503 the edge passes on, so that the purge is asked again. Only the edge reaches this
  * (shield-app.ts checks its credential).
- * `clockOffset` (ms): the test clock's lead; the list is kept on the clock entries are timed by.
+ * The list is kept on the shield's `clock`, which its entries are timed by.
  * `purgeWorkersCache`: present when Workers Cache fronts the slices entrypoint.
  */
 export async function acceptPurge(
   request: Request,
   config: Config,
-  clockOffset = 0,
+  clock: Clock,
   purgeWorkersCache?: WorkersCachePurger,
 ): Promise<Response> {
   const records = await readRecords(request);
-  rememberPurges(records, Date.now() + clockOffset);
+  isolatePurges.rememberPurges(records, clock.now());
   const cache = await shieldCache();
   // A soft record deletes nothing: the entry stays, stale, to be revalidated (shared/purge/soft-purge.ts).
   // The first directDeletes only (each is a subrequest): the records make every one a miss here at once.

@@ -4,7 +4,6 @@
 
 import { Hono } from 'hono';
 import { fromTheEdge } from '../shared/admission/tier-credentials.ts';
-import { clockOffset } from '../shared/clock/clock-offset.ts';
 import { CREDENTIAL_HEADER } from '../shared/hop/hop-fields.ts';
 import { parseSliceRequestPath } from '../shared/hop/slice-protocol.ts';
 import { errorResponse, Forbidden, HttpError, MethodNotAllowed, NotFound } from '../shared/http/errors.ts';
@@ -40,8 +39,8 @@ app.use('*', async (c, next) => {
   if (!fromTheEdge(c.req.header(CREDENTIAL_HEADER) ?? null, c.env.config.shieldToken)) {
     throw new Forbidden('the shield answers only the edge tier');
   }
+  c.set('now', c.env.clock.now());
   c.set('url', requestUrl(c.req.url));
-  c.set('clockOffset', await clockOffset(c.env.testClock, c.var.started));
   await next();
 });
 
@@ -55,10 +54,10 @@ app.use('*', async (c, next) => {
     // Not requests for objects: no record is made of them.
     c.env.meter.internal = true;
     if (path === HEALTH_PATH)
-      return answerShieldHealth(c.env.config, c.env.purges, c.var.clockOffset, c.env.cache, tierLocation(c.req.raw));
+      return answerShieldHealth(c.env.config, c.env.purges, c.env.clock, c.env.cache, tierLocation(c.req.raw));
     if (c.req.method !== 'POST') throw new MethodNotAllowed(c.req.method, ['POST']);
     if (own !== undefined) return own(c.req.raw);
-    return acceptPurge(c.req.raw, c.env.config, c.var.clockOffset, c.env.purgeWorkersCache);
+    return acceptPurge(c.req.raw, c.env.config, c.env.clock, c.env.purgeWorkersCache);
   }
   if ((c.req.method === 'GET' || c.req.method === 'HEAD') && parseSliceRequestPath(c.var.url.pathname) !== undefined)
     return next();

@@ -21,7 +21,7 @@ import { pinnedSpans } from '../shared/tier/slice-reader/reader.ts';
  * means the edge is gone (its client left), and the slices not started yet are dropped (the one being fetched is
  * completed into the store).
  */
-export const HEARTBEAT_MS = 250;
+const HEARTBEAT_MS = 250;
 
 export interface Warming {
   /** Of the slices looked up: how many were stored here already. */

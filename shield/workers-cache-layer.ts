@@ -5,7 +5,6 @@
 // purges it. So a miss there is answered once, by the slices entrypoint, and a hit without running the app at all.
 
 import { fromTheEdge } from '../shared/admission/tier-credentials.ts';
-import { clockOffset } from '../shared/clock/clock-offset.ts';
 import { CREDENTIAL_HEADER, HOST_HEADER } from '../shared/hop/hop-fields.ts';
 import { parseSliceRequestPath, type SliceRequest } from '../shared/hop/slice-protocol.ts';
 import { WORKERS_CACHE_PURGE_PATH } from '../shared/request/reserved-paths.ts';
@@ -105,9 +104,8 @@ async function throughWorkersCache(
   const started = Date.now();
   try {
     // On the clock the slices entrypoint stamps its answers' Age by (workers-cache-gateway.ts restored).
-    const offset = await clockOffset(shield.testClock, started);
     return await asObjectRequest(request, sliced, shield.meter, () =>
-      viaWorkersCache(request, slices, key, shield.meter, Date.now() + offset),
+      viaWorkersCache(request, slices, key, shield.meter, shield.clock.now()),
     );
   } catch (error) {
     return refusal(error, request.method, started);

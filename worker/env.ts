@@ -4,6 +4,7 @@
 import { ProtectedPaths } from '../shared/admission/protected-paths.ts';
 import { withoutTokenParams } from '../shared/admission/signed-token.ts';
 import { SignatureVerifier } from '../shared/admission/verifier.ts';
+import { type Clock, PLATFORM_CLOCK } from '../shared/clock/clock.ts';
 import { type Config, configFrom, oncePerEnv, type RawConfig } from '../shared/config/config.ts';
 import { originTraits } from '../shared/config/origin-traits.ts';
 import { type ObservedTier, observedTier } from '../shared/observe/observed.ts';
@@ -19,8 +20,8 @@ export interface EdgeEnv extends RawConfig {
   SHIELD?: Fetcher;
   /** The global purge list (shared/purge/purge-store.ts), shared with the shield; absent = purge unavailable. */
   PURGES?: KVNamespace;
-  /** The local test stack's movable clock (shared/clock/clock-offset.ts); never bound when deployed. */
-  TEST_CLOCK?: Fetcher;
+  /** The clock freshness and purges are judged by (shared/clock/clock.ts); absent (deployed) = the platform's. */
+  CLOCK?: Clock;
   /** The stats store (shield/stats-store.ts, bound by script name); absent = nothing counted. */
   STATS?: DurableObjectNamespace;
   /** Workers Analytics Engine: one data point per request; absent = none written. */
@@ -32,7 +33,8 @@ export interface EdgeBindings {
   /** The way to the shield: the SHIELD binding or SHIELD_URL (shield-transport.ts). */
   shield: ShieldTransport;
   purges: KVNamespace | undefined;
-  testClock: Fetcher | undefined;
+  /** The time this tier judges by: CLOCK, or the platform's. */
+  clock: Clock;
   stats: DurableObjectNamespace | undefined;
   /** Where this tier's records go (shared/observe/). */
   observed: ObservedTier;
@@ -62,7 +64,7 @@ export const edgeBindings = oncePerEnv((env: EdgeEnv): EdgeBindings => {
     config,
     shield: shieldTransport(env.SHIELD, config.shieldUrl),
     purges: env.PURGES,
-    testClock: env.TEST_CLOCK,
+    clock: env.CLOCK ?? PLATFORM_CLOCK,
     stats: env.STATS,
     observed: observedTier('edge', config.observability, env, describe),
     admission: signedAdmission(config),

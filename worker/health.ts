@@ -9,7 +9,7 @@ import {
   readShieldHealth,
   type ShieldHealth,
 } from '../shared/http/health-report.ts';
-import { purgeList, purgeListState } from '../shared/purge/purge-store.ts';
+import { isolatePurges } from '../shared/purge/purge-store.ts';
 import { HEALTH_PATH } from '../shared/request/reserved-paths.ts';
 import type { EdgeBindings } from './env.ts';
 import { askShield } from './shield-client.ts';
@@ -22,17 +22,14 @@ type ShieldState = 'ok' | 'unreachable' | 'timeout' | `error ${number}`;
 /**
  * 200 when the origin serves with the configured credentials, 503 when it cannot or the shield does not answer: a
  * monitor that reads only the status is told the truth. With it, how each tier's reads of the purge list went (an
- * isolate that cannot read KV still serves: docs/purge.md "When KV cannot be read"). `clockOffset` (ms): the test
- * clock's lead.
+ * isolate that cannot read KV still serves: docs/purge.md "When KV cannot be read"), read on the edge's clock.
  */
-export async function answerHealth(
-  edge: EdgeBindings,
-  method: string,
-  clockOffset = 0,
-  colo: string = LOCAL_COLO,
-): Promise<Response> {
+export async function answerHealth(edge: EdgeBindings, method: string, colo: string = LOCAL_COLO): Promise<Response> {
   const started = Date.now();
-  const [{ shield, health }] = await Promise.all([shieldHealth(edge), purgeList(edge.purges, started + clockOffset)]);
+  const [{ shield, health }] = await Promise.all([
+    shieldHealth(edge),
+    isolatePurges.purgeList(edge.purges, edge.clock.now()),
+  ]);
   const serving = health !== undefined && canServe(health.origin);
   const body = {
     status: serving ? 'ok' : 'failing',
@@ -44,7 +41,7 @@ export async function answerHealth(
     // Which cache the shield keeps its copies in (shared/tiers/shield-caches.ts), as it said.
     ...(health?.cache === undefined ? {} : { cache: health.cache }),
     purgeList: {
-      edge: purgeListState(edge.purges, Date.now() + clockOffset),
+      edge: isolatePurges.purgeListState(edge.purges, edge.clock.now()),
       ...(health?.purgeList === undefined ? {} : { shield: health.purgeList }),
     },
     shieldMs: Date.now() - started,

@@ -2,7 +2,6 @@
 // service binding. This file only wires; README.md says what the edge does with a request, in order.
 
 import { Hono } from 'hono';
-import { clockOffset } from '../shared/clock/clock-offset.ts';
 import { errorResponse, HttpError, MethodNotAllowed, NotFound, SignatureRefused } from '../shared/http/errors.ts';
 import { tierLocation } from '../shared/http/health-report.ts';
 import { observedFetch } from '../shared/observe/observed.ts';
@@ -26,8 +25,8 @@ const app = new Hono<{ Bindings: EdgeRequest; Variables: RequestFacts }>();
 
 app.use('*', async (c, next) => {
   c.set('started', Date.now());
+  c.set('now', c.env.clock.now());
   c.set('url', requestUrl(c.req.url));
-  c.set('clockOffset', await clockOffset(c.env.testClock, c.var.started));
   await next();
 });
 
@@ -41,16 +40,15 @@ app.use('*', async (c, next) => {
   // The tiers' own endpoints are not requests for objects: no record is made of them.
   c.env.meter.internal = true;
   if (path === PURGE_PATH) {
-    if (c.req.method === 'POST')
-      return purge(c.req.raw, c.env, c.var.clockOffset, (work) => c.executionCtx.waitUntil(work));
+    if (c.req.method === 'POST') return purge(c.req.raw, c.env, (work) => c.executionCtx.waitUntil(work));
     throw new MethodNotAllowed(c.req.method, ['POST']);
   }
   const read = internalRead(path);
   if (read === undefined) throw new NotFound('no such endpoint');
   if (c.req.method !== 'GET' && c.req.method !== 'HEAD') throw new MethodNotAllowed(c.req.method, ['GET', 'HEAD']);
   return read === 'health'
-    ? answerHealth(c.env, c.req.method, c.var.clockOffset, tierLocation(c.req.raw))
-    : answerStats(c.req.raw, c.env, read, c.var.clockOffset);
+    ? answerHealth(c.env, c.req.method, tierLocation(c.req.raw))
+    : answerStats(c.req.raw, c.env, read);
 });
 
 app.onError((error, c) => refusal(error, c.req.method, c.var.started));
@@ -98,11 +96,8 @@ function internalRead(path: string): 'html' | 'json' | 'health' | undefined {
 function served(request: Request, edge: EdgeRequest, ctx: ExecutionContext): Response | Promise<Response> {
   const admitted = edge.admitted?.request === request ? edge.admitted.url : undefined;
   const hot = answerFromMemory(request, edge, admitted ?? request.url);
-  if (hot instanceof Response) return hot;
-  const routed = (): Promise<Response> | Response =>
-    app.fetch(admitted === undefined ? request : admittedRequest(request, admitted), edge, ctx);
-  if (hot === undefined) return routed();
-  return hot.then((answer) => answer ?? routed());
+  if (hot !== undefined) return hot;
+  return app.fetch(admitted === undefined ? request : admittedRequest(request, admitted), edge, ctx);
 }
 
 /**

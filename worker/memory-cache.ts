@@ -184,7 +184,7 @@ export function memoryFronted(cache: TierCache, memory: MemoryCache): TierCache 
  * answer; a slice is as large as the biggest object held, so it would evict many hot small ones and be copied whole
  * out of the Cache API on every read-back, and a Vary index at the object's key only turns the hot path away.
  */
-export function isObjectEntry(stored: Headers): boolean {
+function isObjectEntry(stored: Headers): boolean {
   return !stored.has(SLICE_HEADER) && !stored.has(VARY_INDEX_HEADER);
 }
 

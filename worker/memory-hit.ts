@@ -1,12 +1,11 @@
 // The edge's hot path: a plain GET for a fresh whole object in the memory layer, answered before any routing, with
 // no Cache API call and no parsing beyond a remembered address.
 
-import { clockOffset } from '../shared/clock/clock-offset.ts';
 import { appendCacheStatus, cacheStatusMember, withoutMember } from '../shared/http/cache-status.ts';
 import { serverTimingMetric } from '../shared/http/server-timing.ts';
 import { targetedFieldsToStrip } from '../shared/http/targeted-cache-control.ts';
 import { purgedBy } from '../shared/purge/purge-rules.ts';
-import { knownPurgeList } from '../shared/purge/purge-store.ts';
+import { isolatePurges } from '../shared/purge/purge-store.ts';
 import { softPurgedAt } from '../shared/purge/soft-purge.ts';
 import type { ClientRules } from '../shared/rules/client-rules.ts';
 import { editAnswerHeaders } from '../shared/rules/header-edits.ts';
@@ -27,15 +26,10 @@ const CONDITIONS = ['range', 'if-none-match', 'if-modified-since', 'if-match', '
 /**
  * The answer the full read path would send for a fresh hit (serve-object.ts), or undefined for anything else (a range,
  * a condition, HEAD, a stale or purged copy, a miss, a purge list due for a re-read): that takes the full path, which
- * reads the same memory through edge-cache.ts and decides stale use, revalidation and ranges there. A promise only
- * when the test clock must be asked: a hit costs no turn of the event loop. `url`: the request's, without a signed
- * URL's token (worker/admission.ts).
+ * reads the same memory through edge-cache.ts and decides stale use, revalidation and ranges there. Never a promise:
+ * a hit costs no turn of the event loop. `url`: the request's, without a signed URL's token (worker/admission.ts).
  */
-export function answerFromMemory(
-  request: Request,
-  edge: EdgeRequest,
-  url: string = request.url,
-): Response | undefined | Promise<Response | undefined> {
+export function answerFromMemory(request: Request, edge: EdgeRequest, url: string = request.url): Response | undefined {
   if (request.method !== 'GET') return undefined;
   const started = Date.now();
   const { config } = edge;
@@ -47,29 +41,26 @@ export function answerFromMemory(
   const entry = memory.get(address.key);
   if (entry === undefined || !entry.whole) return undefined;
   for (const name of CONDITIONS) if (request.headers.has(name)) return undefined;
-  // `now` is the clock entries and purges are timed by: the test clock's, when one is bound.
-  const answered = (now: number): Response | undefined => {
-    const list = knownPurgeList(edge.purges, now);
-    if (list === undefined) return undefined;
-    if (entry.purgeChecked !== list) {
-      // Purged: the full path deletes it from the Cache API and memory, and goes upstream.
-      if (purgedBy(list, address.purgePath)(entry)) return undefined;
-      // Soft-purged: stale, so the full path revalidates it (shared/purge/soft-purge.ts), never a fresh hit here.
-      if (softPurgedAt(list, address.purgePath)(entry) !== undefined) return undefined;
-      entry.purgeChecked = list;
-    }
-    const client = clientRulesOfHit(request, edge.client);
-    // The rules' edits a hit's headers may carry (edge-rules.ts); site-responses.ts makes the others.
-    const baked = client !== undefined && bakeable(client) ? client : undefined;
-    const hit = freshHit(entry, now, started, address.rules, baked);
-    // Edited once, in the template: site-responses.ts does not edit it again.
-    if (hit !== undefined && baked !== undefined) edge.edited = hit;
-    // What the stats record needs, known here already (shared/observe/observed.ts).
-    if (hit !== undefined) edge.meter.hit = { host: address.host, path: address.purgePath, bytes: entry.body.size };
-    return hit;
-  };
-  if (edge.testClock === undefined) return answered(started);
-  return clockOffset(edge.testClock, started).then((offset) => answered(started + offset));
+  // The clock entries and purges are timed by (the edge's); `started` is what the hit's duration is measured from.
+  const now = edge.clock.now();
+  const list = isolatePurges.knownPurgeList(edge.purges, now);
+  if (list === undefined) return undefined;
+  if (entry.purgeChecked !== list) {
+    // Purged: the full path deletes it from the Cache API and memory, and goes upstream.
+    if (purgedBy(list, address.purgePath)(entry)) return undefined;
+    // Soft-purged: stale, so the full path revalidates it (shared/purge/soft-purge.ts), never a fresh hit here.
+    if (softPurgedAt(list, address.purgePath)(entry) !== undefined) return undefined;
+    entry.purgeChecked = list;
+  }
+  const client = clientRulesOfHit(request, edge.client);
+  // The rules' edits a hit's headers may carry (edge-rules.ts); site-responses.ts makes the others.
+  const baked = client !== undefined && bakeable(client) ? client : undefined;
+  const hit = freshHit(entry, now, started, address.rules, baked);
+  // Edited once, in the template: site-responses.ts does not edit it again.
+  if (hit !== undefined && baked !== undefined) edge.edited = hit;
+  // What the stats record needs, known here already (shared/observe/observed.ts).
+  if (hit !== undefined) edge.meter.hit = { host: address.host, path: address.purgePath, bytes: entry.body.size };
+  return hit;
 }
 
 /** A hit's headers: what never changes, and the last full set (they change about once a second). */

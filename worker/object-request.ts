@@ -6,7 +6,7 @@ import { hasDirective, parseCacheControl } from '../shared/http/cache-control.ts
 import { evaluatePreconditions, notModifiedHeaders } from '../shared/http/conditional.ts';
 import { meteredUpstream, shieldFetchedFromOrigin } from '../shared/observe/request-meter.ts';
 import { purgeWatch } from '../shared/purge/purge-rules.ts';
-import { purgeList } from '../shared/purge/purge-store.ts';
+import { isolatePurges } from '../shared/purge/purge-store.ts';
 import { softPurgeWatch } from '../shared/purge/soft-purge.ts';
 import type { RequestFacts } from '../shared/request/request-facts.ts';
 import type { RequestTarget } from '../shared/request/request-target.ts';
@@ -28,8 +28,8 @@ import { forwardedFor, type PurgeWatermarks, shieldUpstream } from './shield-cli
 export async function answerObject(request: Request, edge: EdgeRequest, facts: RequestFacts): Promise<Response> {
   const { config, meter } = edge;
   const { url } = facts;
-  // On the clock the read path times by (read.now, readPolicy), so that its durations hold under the test clock too.
-  const started = facts.started + facts.clockOffset;
+  // On the clock the read path times by (read.now, readPolicy), so that its durations hold on any clock.
+  const started = facts.now;
   const address = edgeAddress(url, config);
   const { target, key, purgePath } = address;
   // The rules matching this request (a HEAD again by its own method: a rule may bypass or redirect it alone).
@@ -39,7 +39,7 @@ export async function answerObject(request: Request, edge: EdgeRequest, facts: R
       : applyRules(config.rules, { host: url.host, path: target.path, method: request.method });
   if (rules.bypassRule !== undefined) return bypassed(request, edge, url, target, rules.bypassRule, facts.started);
   // On the clock entries are timed by (readPolicy): records are compared with their origin times.
-  const list = await purgeList(edge.purges, Date.now() + facts.clockOffset);
+  const list = await isolatePurges.purgeList(edge.purges, facts.now);
   const purges = purgeWatch(list, purgePath);
   const soft = softPurgeWatch(list, purgePath);
   // What a site receives of the client's request (and what its Vary selects by); S3 gets none of it.
@@ -50,7 +50,7 @@ export async function answerObject(request: Request, edge: EdgeRequest, facts: R
     cache: await edgeCache(config),
     key,
     selecting: client,
-    ...readPolicy(config, facts.clockOffset, rules),
+    ...readPolicy(config, edge.clock, rules),
     // Everything the read leaves running is kept alive, and the request's record waits for it.
     waitUntil: (promise) => meter.hold(promise),
     upstream: shieldHop(

@@ -24,7 +24,7 @@ import { sendZonePurge, type ZonePurgePort, type ZonePurgeReport } from './zone-
  * A bound as the answer states it: the time (machine-readable, `65s`), that it is a typical figure and not a
  * guarantee (`bound`), and what it rests on, quoted from the platform's page (`boundBasis`).
  */
-export interface StatedBound {
+interface StatedBound {
   reachesEveryLocationWithin: string;
   bound: typeof BOUND_KIND;
   boundBasis: string;

@@ -22,7 +22,7 @@ import {
   type PurgeRequest,
   parsePurgeBody,
 } from '../shared/purge/purge-rules.ts';
-import { recordPurges } from '../shared/purge/purge-store.ts';
+import { isolatePurges } from '../shared/purge/purge-store.ts';
 import type { RequestTarget } from '../shared/request/request-target.ts';
 import { PURGE_PATH } from '../shared/request/reserved-paths.ts';
 import type { KeyQuery } from '../shared/rules/rules.ts';
@@ -45,13 +45,12 @@ interface PurgedUrl {
  * Checks the bearer token, parses the body, records the purges in the global list (KV, shared/purge/purge-store.ts),
  * deletes this location's entries for the URLs named, and tells the shield, which does the same with its own and
  * purges the Workers Cache in front of it; a 503 when KV does not take the records (PurgeNotRecorded) or the shield
- * does not confirm (PurgeNotConfirmed). Nothing is ever sent to the origin. `clockOffset` (ms): the test clock's lead;
- * purges are timed on the clock entries are (readPolicy).
+ * does not confirm (PurgeNotConfirmed). Nothing is ever sent to the origin. Purges are timed on the clock entries are
+ * (the edge's, as readPolicy's).
  */
 export async function purge(
   request: Request,
   edge: EdgeBindings,
-  clockOffset = 0,
   waitUntil: (work: Promise<unknown>) => void = () => undefined,
 ): Promise<Response> {
   const { config } = edge;
@@ -64,14 +63,14 @@ export async function purge(
   if (edge.purges === undefined) throw new ConfigError('purge needs the PURGES KV namespace binding');
   const parsed = parsePurgeBody(await readBody(request));
   if (!parsed.ok) throw new BadRequest(parsed.reason);
-  const at = Date.now() + clockOffset;
+  const at = edge.clock.now();
   const urls = parsed.request.urls.map((value) => resolve(value, new URL(request.url), config));
   const prefixes = parsed.request.prefixes.map((value) => resolvePrefix(value, config));
   const records = purgeRecords(parsed.request, urls, prefixes, at).map((record) =>
     // Soft (shared/purge/soft-purge.ts): the whole request is, each record says so itself.
     parsed.request.soft ? { ...record, soft: true as const } : record,
   );
-  await recordPurges(edge.purges, records, at).catch((error: unknown) => {
+  await isolatePurges.recordPurges(edge.purges, records, at).catch((error: unknown) => {
     throw new PurgeNotRecorded(error instanceof Error ? error.message : String(error));
   });
   const cache = await edgeCache(config);

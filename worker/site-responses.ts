@@ -19,7 +19,7 @@ export type EdgeFetch = (request: Request, edge: EdgeRequest, ctx: ExecutionCont
 /** What the 404 page brings along: its representation. Everything else stays the 404's own. */
 const PAGE_HEADERS = ['content-type', 'content-length', 'content-encoding', 'content-language'];
 /** The Cache-Status detail a single-page app's fallback answer carries at the edge (docs/static-sites.md). */
-export const SPA_FALLBACK_DETAIL = 'spa-fallback';
+const SPA_FALLBACK_DETAIL = 'spa-fallback';
 
 /**
  * `app` with the rules' answers, the site's 404 page and CORS; answers to other methods (pass-through to an HTTP

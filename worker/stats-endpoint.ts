@@ -6,7 +6,7 @@ import { statsAdmission } from '../shared/admission/tier-credentials.ts';
 import { Forbidden, Unauthorized } from '../shared/http/errors.ts';
 import { flushStats } from '../shared/observe/record-sinks.ts';
 import { readStats } from '../shared/observe/stats-store-client.ts';
-import { purgeRecords } from '../shared/purge/purge-store.ts';
+import { isolatePurges } from '../shared/purge/purge-store.ts';
 import { statsPage } from '../shared/stats/stats-page.ts';
 import { statsView } from '../shared/stats/stats-view.ts';
 import { DEFAULT_WINDOW_MINUTES } from '../shared/stats/stats-window.ts';
@@ -17,15 +17,10 @@ import type { EdgeBindings } from './env.ts';
 const CHALLENGE = 'Basic realm="tiercache stats", Bearer realm="tiercache stats"';
 
 /**
- * The page or stats.json. `clockOffset` (ms): the test clock's lead; the purge list is read on the clock entries are
- * timed by, as every other read of it (the buckets are on the store's own clock).
+ * The page or stats.json. The purge list is read on the clock entries are timed by (the edge's), as every other read
+ * of it; the buckets are on the store's own clock.
  */
-export async function answerStats(
-  request: Request,
-  edge: EdgeBindings,
-  format: 'html' | 'json',
-  clockOffset = 0,
-): Promise<Response> {
+export async function answerStats(request: Request, edge: EdgeBindings, format: 'html' | 'json'): Promise<Response> {
   const { observability } = edge.config;
   const admission = statsAdmission(request.headers.get('authorization'), observability.statsToken);
   if (admission === 'disabled') throw new Forbidden('stats are disabled: set the STATS_TOKEN secret to enable them');
@@ -42,7 +37,7 @@ export async function answerStats(
   const now = Date.now();
   const [{ buckets, shardsWithCounts }, purges] = await Promise.all([
     readStats(edge.stats, DEFAULT_WINDOW_MINUTES),
-    purgeRecords(edge.purges, now + clockOffset),
+    isolatePurges.purgeRecords(edge.purges, edge.clock.now()),
   ]);
   // What the window cost is priced for this deployment: its slice size, its Analytics Engine binding, its log sample.
   const deployment = {

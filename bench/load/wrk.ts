@@ -76,7 +76,7 @@ export async function wrkInstalled(): Promise<boolean> {
  * here), but only where they split the connections and the count evenly, since wrk gives each
  * thread connections / threads, rounded down.
  */
-export function wrkThreads(connections: number, requests?: number): number {
+function wrkThreads(connections: number, requests?: number): number {
   const even = (n: number) => n % MAX_THREADS === 0;
   return even(connections) && (requests === undefined || requests >= MAX_THREADS) ? MAX_THREADS : 1;
 }
@@ -88,7 +88,7 @@ export function wrkThreads(connections: number, requests?: number): number {
  * object, so N answers read fewer than N bodies' bytes only when some were not 2xx (or not the
  * object); exact while N answers' headers stay under one body.
  */
-export function countStatuses(options: Pick<WrkOptions, 'requests' | 'bodyBytes'>): boolean {
+function countStatuses(options: Pick<WrkOptions, 'requests' | 'bodyBytes'>): boolean {
   if (options.requests === undefined) return false;
   return options.bodyBytes === undefined || options.bodyBytes <= options.requests * HEADER_BYTES_BOUND;
 }

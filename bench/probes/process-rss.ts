@@ -13,7 +13,7 @@ export function procAvailable(): boolean {
  * Every live descendant of `root` (not `root` itself). /proc/<pid>/task/<tid>/children needs a
  * kernel built with CONFIG_PROC_CHILDREN, so the parent of every process is read from its stat.
  */
-export function descendants(root: number): number[] {
+function descendants(root: number): number[] {
   const children = new Map<number, number[]>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;

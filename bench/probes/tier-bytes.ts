@@ -10,7 +10,7 @@ import { TIER_NAMES, type TierName } from '../../shared/tiers/tiers.ts';
 export type TierBytes = Record<TierName, Pick<Totals, 'requests' | 'bytesSent' | 'bytesFromNextHop'>>;
 
 /** Every tier's totals in the stats window now. */
-export async function readTierBytes(edge: string, statsToken: string): Promise<TierBytes> {
+async function readTierBytes(edge: string, statsToken: string): Promise<TierBytes> {
   const response = await fetch(new URL(STATS_JSON_PATH, edge), {
     headers: { authorization: `Bearer ${statsToken}` },
     signal: AbortSignal.timeout(10_000),

@@ -7,7 +7,7 @@ import { TIER_NAMES, TIERS, type TierName } from '../../shared/tiers/tiers.ts';
 import type { HeaderSample } from '../load/load-result.ts';
 import { mean } from '../report/statistics.ts';
 
-export interface TierCount {
+interface TierCount {
   hits: number;
   forwards: number;
   /** hits / (hits + forwards); NaN when no response said either. */

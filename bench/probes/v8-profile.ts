@@ -61,7 +61,7 @@ export async function profileIsolate(
 }
 
 /** Self time per frame, largest first. */
-export function selfTimes(profile: Profile): ProfileLine[] {
+function selfTimes(profile: Profile): ProfileLine[] {
   const frames = new Map(profile.nodes.map((node) => [node.id, frameName(node.callFrame)]));
   const totals = new Map<string, number>();
   profile.samples.forEach((id, i) => {

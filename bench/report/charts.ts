@@ -104,7 +104,7 @@ export function lineChart(chart: LineChart): string {
 }
 
 /** Text is XML-escaped here: titles, labels and tooltips. */
-export function escapeXml(value: string): string {
+function escapeXml(value: string): string {
   // Characters XML 1.0 forbids (most C0 controls) are dropped; the five specials escaped.
   const allowed = value.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '');
   return allowed.replace(/[&<>"']/g, (c) => `&${{ '&': 'amp', '<': 'lt', '>': 'gt', '"': 'quot', "'": 'apos' }[c]};`);
@@ -212,7 +212,7 @@ function finite(value: number, what: string): number {
 }
 
 /** Compact, three significant digits: 1234567 → 1.23M, 24332 → 24.3k, 5000 → 5k, 0.635 → 0.635. */
-export function formatNumber(value: number): string {
+function formatNumber(value: number): string {
   const size = Math.abs(value);
   if (size >= 1e9) return `${+(value / 1e9).toPrecision(3)}G`;
   if (size >= 1e6) return `${+(value / 1e6).toPrecision(3)}M`;

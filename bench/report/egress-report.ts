@@ -37,8 +37,8 @@ export interface EgressRun {
   rows: EgressRow[];
 }
 
-export const edgeRatio = (row: EgressRow): number => row.edge.bytesFromShield / row.objectBytes;
-export const originRatio = (row: EgressRow): number => row.origin.sent.sentBytes / row.objectBytes;
+const edgeRatio = (row: EgressRow): number => row.edge.bytesFromShield / row.objectBytes;
+const originRatio = (row: EgressRow): number => row.origin.sent.sentBytes / row.objectBytes;
 
 /** Within the target: both tiers' bytes at most the object's, none sent twice, every byte exact. */
 export function rowMeets(row: EgressRow): boolean {

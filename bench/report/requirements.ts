@@ -33,7 +33,7 @@ const MEMORY_LIMIT_BYTES = 96 * MB;
 const FIRST_BYTE_MS = 200;
 
 /** Each target named by what it measures, as docs/benchmarks.md's table describes it. */
-export type TargetId =
+type TargetId =
   | 'warm-small-hits'
   | 'hot-hit-cpu'
   | 'warm-large'
@@ -48,7 +48,7 @@ export type TargetId =
 /**
  * A target whose measurement is missing says why: a peer not installed, or a size the plan (quick mode) did not run.
  */
-export type Verdict = 'met' | 'not met' | 'n/a (peer not installed)' | 'n/a (not measured)';
+type Verdict = 'met' | 'not met' | 'n/a (peer not installed)' | 'n/a (not measured)';
 
 export interface TargetRow {
   /** What the target measures (docs/benchmarks.md's table, in its order). */
@@ -159,7 +159,7 @@ function warmSmallHits(inputs: TargetInputs): TargetRow[] {
 }
 
 /** One target's warm hits in bench:hit-cost: workerd's CPU per request. */
-export interface HitCost {
+interface HitCost {
   cpuUsPerRequest: number;
 }
 

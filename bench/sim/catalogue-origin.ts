@@ -25,7 +25,7 @@ export interface OriginAnswer {
   sentBytes: number;
 }
 
-export interface OriginCounts {
+interface OriginCounts {
   requests: number;
   bytes: number;
 }

@@ -25,7 +25,7 @@ export interface KvListOptions {
   cursor?: string;
 }
 
-export interface KvListedKey {
+interface KvListedKey {
   name: string;
   /** Seconds since the epoch, when the key expires. */
   expiration?: number;
@@ -52,10 +52,10 @@ export interface KvCounts {
 }
 
 /** KV's limits the model enforces (developers.cloudflare.com/kv/platform/limits/): a product bug shows here first. */
-export const KV_LIST_LIMIT = 1000;
-export const KV_MIN_TTL_S = 60;
-export const KV_METADATA_MAX_BYTES = 1024;
-export const KV_KEY_MAX_BYTES = 512;
+const KV_LIST_LIMIT = 1000;
+const KV_MIN_TTL_S = 60;
+const KV_METADATA_MAX_BYTES = 1024;
+const KV_KEY_MAX_BYTES = 512;
 
 /** One write of a key: its value (undefined: a delete), where and when it was made, and when it expires (ms). */
 interface Version {

@@ -10,7 +10,7 @@ import type { WorkerOptions } from 'miniflare';
 import type { KvCaller, KvListOptions, KvModel, KvPutOptions } from './kv-model.ts';
 
 /** The wrapper worker's name in each process (a wrapped binding names the worker whose module it runs). */
-export const KV_WRAPPER = 'sim-kv';
+const KV_WRAPPER = 'sim-kv';
 
 /** What a wrapped binding's call sends: the operation in the path, this body as JSON. */
 interface KvCall {

@@ -143,7 +143,7 @@ async function countedAtEdge(system: SimSystem, expected: number): Promise<numbe
 }
 
 /** stats.json's `tiers.edge.totals.requests` (shared/stats/stats-json.ts), read from an unknown value. */
-export function edgeRequests(stats: unknown): number | undefined {
+function edgeRequests(stats: unknown): number | undefined {
   const tiers = field(stats, 'tiers');
   const requests = field(field(field(tiers, 'edge'), 'totals'), 'requests');
   return typeof requests === 'number' ? requests : undefined;

@@ -9,7 +9,7 @@ import type { WorkerOptions } from 'miniflare';
 import { directSocket } from '../../local/direct-miniflare.ts';
 
 /** The wrapper worker's name in each process, and the gateway's in the shield's. */
-export const STATS_WRAPPER = 'sim-stats';
+const STATS_WRAPPER = 'sim-stats';
 export const STATS_GATEWAY = 'sim-stats-gateway';
 /** The stats store's class, exported by the shield's script (as local/workers.ts binds it). */
 const STATS_CLASS = 'StatsStore';

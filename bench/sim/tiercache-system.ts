@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { bundleWorker } from '../../local/bundle.ts';
 import { type Location, startLocation } from '../../local/location.ts';
+import { edgeEntry, shieldEntry } from '../../local/tier-options.ts';
 import type { RawConfig } from '../../shared/config/config.ts';
 import { PURGE_PATH, STATS_JSON_PATH } from '../../shared/request/reserved-paths.ts';
 import type { Shaper } from '../setup/shaper.ts';
@@ -20,8 +21,6 @@ import { statsBinding, statsRelay, statsWrapperWorker } from './stats-relay.ts';
 import type { SimLocation, SimOperations, SimOriginEndpoint, SimSystem, StartSystem } from './system.ts';
 import type { SimTopology } from './topology.ts';
 
-const EDGE_ENTRY = 'worker/index.ts';
-const SHIELD_ENTRY = 'shield/index.ts';
 /** The shield's place on the modelled KV's map: a location of its own. */
 export const SHIELD_LOCATION = 'shield';
 /**
@@ -63,7 +62,8 @@ export async function startTiercacheSystem(
     for (const stop of stops.splice(0).reverse()) await stop().catch(() => undefined);
   };
   try {
-    const [edge, shield] = await Promise.all([bundleWorker(EDGE_ENTRY), bundleWorker(SHIELD_ENTRY)]);
+    // The deployed entries, or the local ones that read the test clock when there is one.
+    const [edge, shield] = await Promise.all([bundleWorker(edgeEntry(options)), bundleWorker(shieldEntry(options))]);
     const kv = new KvModel(topology.kvPropagationMs);
     const relay = statsRelay();
     const wrappers = [kvWrapperWorker(kvService(kv, now)), statsWrapperWorker(relay)];

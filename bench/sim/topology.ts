@@ -9,7 +9,7 @@ export interface SimLink {
   bytesPerSec: number;
 }
 
-export interface SimLocationSpec {
+interface SimLocationSpec {
   name: string;
   /** Its clients to it. */
   client: SimLink;

@@ -22,7 +22,7 @@ const ENTRY = relative(
   fileURLToPath(new URL('../setup/layers/naive-originless-worker.ts', import.meta.url)),
 );
 /** A global Map: the runtime and the layer's entry; caches.default: adds the local Cache API simulator. */
-export const ROUTES = ['/map/1', '/cache/1'] as const;
+const ROUTES = ['/map/1', '/cache/1'] as const;
 /** The worker's bodies (naive-originless-worker.ts). */
 export const BODY_KIB = 20;
 const RUN_SLACK_SEC = 30;

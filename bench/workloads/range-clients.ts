@@ -22,7 +22,7 @@ export interface CheckContext {
 }
 
 /** What a check found: `undefined` = PASS; else what was expected and what arrived. */
-export interface Finding {
+interface Finding {
   command: string;
   problem: string | undefined;
   details: string;

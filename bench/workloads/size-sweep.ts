@@ -25,7 +25,7 @@ export interface SRun {
   first?: { status: number; ttfbMs: number; totalMs: number };
 }
 
-export interface STiers {
+interface STiers {
   /** The cold phase's first response: the miss. */
   cold: TierVerdicts;
   /** A few sequential GETs after the warm run. */

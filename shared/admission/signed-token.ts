@@ -23,7 +23,7 @@ export interface SignedToken {
 export type TokenRead = { ok: true; token: SignedToken } | { ok: false; reason: 'missing' | 'malformed' };
 
 /** The parameters, in the order the signer writes them (the signature last). */
-export const PARAMS = {
+const PARAMS = {
   path: 'tc_path',
   prefix: 'tc_prefix',
   expires: 'tc_exp',
@@ -34,11 +34,11 @@ export const PARAMS = {
   signature: 'tc_sig',
 } as const;
 /** Every parameter of ours starts so; any other name starting so is refused (it is not ours to guess). */
-export const PARAM_PREFIX = 'tc_';
+const PARAM_PREFIX = 'tc_';
 /** The cookie form: the same parameters as one URL-encoded query string (cookie-octets allow `=`, `&`, `%`). */
 export const TOKEN_COOKIE = 'tc_token';
 /** The first line of every signed message: a new format gets a new one, so no old signature reads as new. */
-export const MESSAGE_VERSION = 'tiercache-token-v1';
+const MESSAGE_VERSION = 'tiercache-token-v1';
 
 const KNOWN = new Set<string>(Object.values(PARAMS));
 const UNIX_SECONDS = /^\d{1,12}$/;
@@ -162,7 +162,7 @@ export function withoutTokenCookie(cookie: string): string | null {
 }
 
 /** RFC 4648 §5, unpadded. */
-export function base64url(bytes: Uint8Array): string {
+function base64url(bytes: Uint8Array): string {
   let binary = '';
   for (const byte of bytes) binary += String.fromCharCode(byte);
   return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');

@@ -37,7 +37,7 @@ export interface RequestFacts {
  * hundred bytes). A thousand tokens in use at once in one isolate is a busy video site's players; past it the oldest
  * is forgotten and costs one HMAC again.
  */
-export const REMEMBERED_SIGNATURES = 1_000;
+const REMEMBERED_SIGNATURES = 1_000;
 
 const utf8 = new TextEncoder();
 

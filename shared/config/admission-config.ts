@@ -16,12 +16,12 @@ export interface AdmissionConfig {
 }
 
 /** A key id: a token a URL carries unencoded (tc_kid), short enough to say in a log line. */
-export const KEY_ID = /^[A-Za-z0-9._~-]{1,64}$/;
+const KEY_ID = /^[A-Za-z0-9._~-]{1,64}$/;
 /**
  * HMAC-SHA-256 takes a key of any length, but one shorter than its 32-byte output is weaker than the signature it makes
  * (RFC 2104 §3: "less than L bytes is strongly discouraged").
  */
-export const MIN_SECRET_LENGTH = 32;
+const MIN_SECRET_LENGTH = 32;
 // A request path never holds a control character, a query or a fragment: such a prefix would protect nothing.
 const PREFIX = /^\/[^\u0000-\u0020\u007F?#]*$/;
 const MALFORMED_PERCENT = /%(?![0-9A-Fa-f]{2})/;

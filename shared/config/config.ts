@@ -15,13 +15,13 @@ import { parseShieldUrl } from './shield-url.ts';
 import { parseSiteConfig, SITE_CONFIG_NAMES, type SiteConfig } from './site-config.ts';
 import { parseZonePurge, ZONE_PURGE_CONFIG_NAMES, type ZonePurgeConfig } from './zone-purge-config.ts';
 
-export type { AdmissionConfig, FillConfig, MemoryConfig, ObservabilityConfig, SlicingConfig, ZonePurgeConfig };
+export type { SlicingConfig, ZonePurgeConfig };
 
 /** ORIGIN_KIND's choices, and S3_ADDRESSING's (`npm start` checks a value it overrides against them). */
 export const ORIGIN_KINDS = ['s3', 'http'] as const;
 export const S3_ADDRESSINGS = ['path', 'virtual'] as const;
 export type OriginKind = (typeof ORIGIN_KINDS)[number];
-export type S3Addressing = (typeof S3_ADDRESSINGS)[number];
+type S3Addressing = (typeof S3_ADDRESSINGS)[number];
 
 export interface S3Config {
   /** S3_BUCKET: the bucket for hosts HOST_BUCKETS does not list ('' when there is none). */

@@ -124,7 +124,7 @@ const ABANDONED_FILLS_AT_ONCE = 4;
  */
 const DEFAULT_UNKNOWN_LENGTH_MS = 120_000;
 
-export function parseSlicing(raw: RawConfig, problems: ConfigProblems): SlicingConfig {
+function parseSlicing(raw: RawConfig, problems: ConfigProblems): SlicingConfig {
   const sliceSize = problems.read(() => sliceSizeOf(raw), DEFAULT_SLICE_SIZE);
   return {
     sliceSize,
@@ -228,7 +228,7 @@ function boundedBytes(
   return bytes;
 }
 
-export function parseMemory(raw: RawConfig, problems: ConfigProblems): MemoryConfig {
+function parseMemory(raw: RawConfig, problems: ConfigProblems): MemoryConfig {
   const budget = problems.read(() => memoryBudget(raw), DEFAULT_MEMORY_CACHE);
   const maxObject = problems.read(() => memoryObjectMax(raw, budget), 0);
   return { budget, maxObject };

@@ -2,7 +2,10 @@
 // with the page that states it and when it was read. The settings' defaults (limits.ts) and the scale model
 // (shared/cost/scale-model.ts) take them from here.
 
-/** When every limit below was read from its page. */
+/**
+ * When every limit below was read from its page.
+ * @public docs/costs.md's table of limits names this file's constants, read by code or not
+ */
 export const PLATFORM_LIMITS_READ_AT = '2026-12-01';
 
 const WORKERS_LIMITS = 'https://developers.cloudflare.com/workers/platform/limits/';
@@ -29,7 +32,10 @@ export const PAID_SUBREQUESTS: PlatformLimit = {
   source: `${WORKERS_LIMITS}#subrequests`,
 };
 
-/** The most `limits.subrequests` may raise PAID_SUBREQUESTS to (Workers Paid). */
+/**
+ * The most `limits.subrequests` may raise PAID_SUBREQUESTS to (Workers Paid).
+ * @public in docs/costs.md's table of limits, read by no code
+ */
 export const PAID_SUBREQUESTS_MAX: PlatformLimit = {
   value: 10_000_000,
   unit: 'subrequests per invocation',
@@ -39,6 +45,7 @@ export const PAID_SUBREQUESTS_MAX: PlatformLimit = {
 /**
  * Workers Free: 50 subrequests an invocation to the Internet ("external"); calls to Cloudflare's own services (KV,
  * Durable Objects, the Cache API) have 1,000. tiercache's reads are fetches and cache calls mixed, so 50 is its budget.
+ * @public in docs/costs.md's table of limits, read by no code
  */
 export const FREE_SUBREQUESTS: PlatformLimit = {
   value: 50,
@@ -66,7 +73,10 @@ export const KV_WRITES_PER_KEY_PER_SECOND: PlatformLimit = {
   source: KV_LIMITS,
 };
 
-/** "Operations/Worker invocation | 1000": KV calls one invocation may make (a bulk get counts once). */
+/**
+ * "Operations/Worker invocation | 1000": KV calls one invocation may make (a bulk get counts once).
+ * @public in docs/costs.md's table of limits, read by no code
+ */
 export const KV_OPERATIONS_PER_INVOCATION: PlatformLimit = {
   value: 1_000,
   unit: 'KV operations per invocation',

@@ -9,7 +9,7 @@ export const ZONE_PURGE_CONFIG_NAMES = ['CF_API_TOKEN', 'CF_ZONE_ID', 'CF_API_BA
 export type ZonePurgeRawConfig = Partial<Record<(typeof ZONE_PURGE_CONFIG_NAMES)[number], string>>;
 
 /** Cloudflare's API (developers.cloudflare.com/fundamentals/api/how-to/make-api-calls/). */
-export const CLOUDFLARE_API_BASE = 'https://api.cloudflare.com/client/v4';
+const CLOUDFLARE_API_BASE = 'https://api.cloudflare.com/client/v4';
 
 export interface ZonePurgeConfig {
   /**

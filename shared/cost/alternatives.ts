@@ -26,7 +26,7 @@ export interface CloudflareCacheTraffic {
 }
 
 /** One way of serving the month: what it costs, what the origin sends, what it serves from a cache. */
-export interface AlternativeMonth {
+interface AlternativeMonth {
   /** USD a month, all in. */
   usd: number;
   /** What Cloudflare charges for it (0 for the CDN's cache: "Cloudflare does not charge for bandwidth"). */

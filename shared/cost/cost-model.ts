@@ -4,7 +4,7 @@
 import type { MeteredPrice, PriceTable } from './prices.ts';
 import { MONTH_MS, scaledUsage, type Usage } from './usage.ts';
 
-export type CostItem =
+type CostItem =
   | 'Workers requests'
   | 'Workers CPU, edge'
   | 'Workers CPU, shield'

@@ -14,7 +14,7 @@ import type { Operations, Traffic } from './usage.ts';
  * read through the Cache API), or each isolate (where the Cache API keeps nothing: a *.workers.dev hostname, and the
  * shield, a Worker without a route, whose Cache API is not documented to work: docs/deploying.md "What each cache holds").
  */
-export type HeadReaders = 'none' | 'location' | 'isolate';
+type HeadReaders = 'none' | 'location' | 'isolate';
 
 /** How often an isolate flushes its stats (STATS_FLUSH_MS) and re-reads the purge list (REFRESH_MS). */
 export interface Intervals {
@@ -81,7 +81,10 @@ export const AFTER_WITHOUT_CACHE_API: RefreshDesign = {
   headReaders: { edge: 'isolate', shield: 'isolate' },
 };
 
-/** What `npm run cost`, its examples and docs/costs.md price: the design the code runs. */
+/**
+ * What `npm run cost`, its examples and docs/costs.md price: the design the code runs.
+ * @alias AFTER, named for what it is (so not a duplicate export)
+ */
 export const DEPLOYED_DESIGN = AFTER;
 
 /**

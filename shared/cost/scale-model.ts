@@ -56,12 +56,12 @@ export const SCALE_ISOLATES = [10, 100, 1_000, 10_000] as const;
 export const SCALE_REQUESTS_PER_SECOND = [1_000, 10_000, 100_000] as const;
 
 /** The shield's isolates against the edge's: as in the examples (100 edge, 4 shield). An assumption. */
-export const SHIELD_ISOLATES_PER_EDGE = 4 / 100;
+const SHIELD_ISOLATES_PER_EDGE = 4 / 100;
 /** Purges a month for the grid: a hundred a day. An assumption; `--purges` gives another. */
-export const SCALE_PURGES_PER_MONTH = 3_000;
+const SCALE_PURGES_PER_MONTH = 3_000;
 
 /** The traffic the grid's requests are made of: the 10 TB example's (1 MB objects, 95 % edge hits). */
-export const SCALE_MIX = EXAMPLE_MIXES[1] as TrafficMix;
+const SCALE_MIX = EXAMPLE_MIXES[1] as TrafficMix;
 
 /** An isolate is one thread: a second of CPU time each second is all it has. */
 const ISOLATE_THREAD: LimitLoad['limit'] = {
@@ -130,7 +130,7 @@ export function scalePoint(
 }
 
 /** The operations a month of `traffic` makes under `design` where `scenario` runs (refresh-design.ts). */
-export function scaleOperations(
+function scaleOperations(
   traffic: Traffic,
   scenario: ScaleScenario,
   design: RefreshDesign,

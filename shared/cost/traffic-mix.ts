@@ -93,7 +93,7 @@ export function mixTraffic(mix: TrafficMix): Traffic {
 }
 
 /** Where a mix's isolates are: as it says, else each edge isolate in a location of its own (up to 300), the shield in one. */
-export function mixLocations(mix: TrafficMix): { edge: number; shield: number } {
+function mixLocations(mix: TrafficMix): { edge: number; shield: number } {
   return mix.locations ?? { edge: Math.max(1, Math.min(mix.isolates.edge, EDGE_LOCATIONS_MAX)), shield: 1 };
 }
 
@@ -101,7 +101,7 @@ export function mixLocations(mix: TrafficMix): { edge: number; shield: number } 
  * The flushes, purge-head reads and purge-list lists the mix's isolates make in its month under `design` (the design
  * the code runs unless given), the stats objects' rows, and the KV writes its purges make.
  */
-export function mixOperations(
+function mixOperations(
   traffic: Traffic,
   mix: TrafficMix,
   intervals: Intervals,
@@ -112,7 +112,7 @@ export function mixOperations(
 }
 
 /** What a mix's month uses of each metered thing under `design`. */
-export function mixUsage(mix: TrafficMix, intervals: Intervals, design: RefreshDesign = DEPLOYED_DESIGN): Usage {
+function mixUsage(mix: TrafficMix, intervals: Intervals, design: RefreshDesign = DEPLOYED_DESIGN): Usage {
   const traffic = mixTraffic(mix);
   const { operations, kvWrites } = mixOperations(traffic, mix, intervals, design);
   return usageOf({ ...traffic, purgeWrites: kvWrites }, operations);

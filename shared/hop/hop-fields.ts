@@ -36,7 +36,7 @@ export function takeOriginAt(headers: Headers, fallback: number): number {
 
 /**
  * On every request the local stack's front forwards (local/front.ts): its proof, checked by the edge's local wrapper
- * (local/fronted-edge.ts); the deployed edge has no front.
+ * (local/local-edge.ts); the deployed edge has no front.
  */
 export const FRONT_HEADER = 'x-tiercache-front';
 

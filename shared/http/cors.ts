@@ -19,8 +19,8 @@ export const EXPOSED_HEADERS = [
   'Age',
 ];
 /** Request headers a preflight may be granted: the ones that read parts or revalidate. */
-export const ALLOWED_REQUEST_HEADERS = ['range', 'if-none-match', 'if-modified-since', 'if-range', 'if-match'];
-export const PREFLIGHT_METHODS = ['GET', 'HEAD'];
+const ALLOWED_REQUEST_HEADERS = ['range', 'if-none-match', 'if-modified-since', 'if-range', 'if-match'];
+const PREFLIGHT_METHODS = ['GET', 'HEAD'];
 /** Seconds a browser may keep a preflight answer (browsers cap it: Chromium at 2 hours). */
 export const PREFLIGHT_MAX_AGE = 86_400;
 

@@ -98,7 +98,7 @@ function forwardedValue(value: string): string {
 }
 
 /** S3 user metadata carrying an object's purge tags; exposed as `Cache-Tag` (s3CacheTag). */
-export const S3_CACHE_TAG = 'x-amz-meta-cache-tag';
+const S3_CACHE_TAG = 'x-amz-meta-cache-tag';
 
 /** Representation and caching metadata worth keeping from an S3 object response. */
 export const S3_RESPONSE_HEADERS = [

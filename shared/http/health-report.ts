@@ -16,7 +16,7 @@ export const ORIGIN_STATES = ['ok', 'credentials', 'no-such-bucket', 'unreachabl
 export type OriginState = (typeof ORIGIN_STATES)[number];
 
 /** Which key the probe asked for: HEALTH_KEY, the one last served from the origin, or one that names no object. */
-export const PROBE_SOURCES = ['HEALTH_KEY', 'recent', 'default'] as const;
+const PROBE_SOURCES = ['HEALTH_KEY', 'recent', 'default'] as const;
 export type ProbeSource = (typeof PROBE_SOURCES)[number];
 
 /**
@@ -103,7 +103,7 @@ export function readShieldHealth(value: unknown): ShieldHealth | undefined {
 }
 
 /** A purge list state as the shield wrote it, or undefined when it is not one. */
-export function readPurgeListState(value: unknown): PurgeListState | undefined {
+function readPurgeListState(value: unknown): PurgeListState | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const { state, age, failing } = value as Record<string, unknown>;
   if (state === 'read') return isCount(age) ? { state, age } : undefined;

@@ -16,7 +16,7 @@ import {
   skip,
 } from './structured-items.ts';
 
-export type { BareItem, StructuredFieldsRfc };
+export type { BareItem };
 
 export type Parameters = ReadonlyMap<string, BareItem>;
 export interface Item {

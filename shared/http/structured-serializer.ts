@@ -60,7 +60,7 @@ export function serializeBareItem(item: BareItem): string {
 }
 
 /** §4.1.1.3 */
-export function serializeKey(key: string): string {
+function serializeKey(key: string): string {
   if (!KEY.test(key))
     fail('§4.1.1.3', `${JSON.stringify(key)} is not a key: lcalpha or "*", then lcalpha, DIGIT, "_-.*"`);
   return key;

@@ -3,7 +3,7 @@
 // waits).
 
 import type { ObservabilityConfig } from '../config/observability.ts';
-import { takeKvOperations } from '../purge/purge-store.ts';
+import { isolatePurges } from '../purge/purge-store.ts';
 import type { TierRecord } from '../stats/record.ts';
 import { StatsBatch } from '../stats/stats-batch.ts';
 import { firstShard, nextShard } from '../stats/store-shards.ts';
@@ -99,7 +99,8 @@ async function drain(store: StatsStoreNamespace, flushMs: number): Promise<void>
     // Each flush to the next shard (store-shards.ts): the deployment's flushes spread over every shard.
     lastShard = lastShard === undefined ? firstShard(Math.random()) : nextShard(lastShard);
     // The purge list's KV requests since the last flush go with it: the stats page prices them.
-    await sendBatch(store, { ...batch.take(), operations: { tier: isolateTier, ...takeKvOperations() } }, lastShard);
+    const operations = { tier: isolateTier, ...isolatePurges.takeKvOperations() };
+    await sendBatch(store, { ...batch.take(), operations }, lastShard);
     if (Date.now() - lastFlush < flushMs) return;
   }
 }

@@ -1,8 +1,9 @@
 // The purge list's head (purge-head.ts) as this isolate reads and writes it: read from the location's shared copy in
 // the Cache API when one is recent enough, else from KV (and shared); written after each purge's batch, once a second at
-// most, a refusal by KV's 1-write-a-second limit being covered by the write it lost to. I/O; the KV namespace is handed
-// in. Where the Cache API does nothing (a *.workers.dev hostname, a Worker without a route: docs/deploying.md), every
-// isolate reads KV itself: correct, just an operation per isolate per re-read rather than per location.
+// most, a refusal by KV's 1-write-a-second limit being covered by the write it lost to. I/O; the KV namespace, and when
+// the isolate last wrote the head, are handed in (purge-store.ts keeps them). Where the Cache API does nothing (a
+// *.workers.dev hostname, a Worker without a route: docs/deploying.md), every isolate reads KV itself: correct, just an
+// operation per isolate per re-read rather than per location.
 
 import {
   HEAD_KEY,
@@ -38,8 +39,11 @@ const SHARE_URL = 'https://purge-head.tiercache.internal/';
 /** The head outlives every record it could announce. */
 const HEAD_TTL_S = Math.ceil(RECORD_LIFETIME_MS / 1000);
 
-/** When this isolate last wrote the head (the purge's time), or undefined (module state: one per isolate). */
-let lastWritten: number | undefined;
+/** What a head write did: the KV writes it made, and whether the head now says its time (it was written). */
+export interface HeadWrite {
+  writes: number;
+  written: boolean;
+}
 
 /**
  * The head as of at most SHARE_MS ago: the location's shared read if it is usable (sharedUsable) and newer than the one
@@ -63,20 +67,19 @@ export async function readHead(
 }
 
 /**
- * Rewrites the head after a batch recorded at `at`, unless this isolate wrote it less than KV_WRITE_INTERVAL_MS before
- * (headWriteDue). A write KV refuses as too frequent is covered by the one it lost to (purge-head.ts HEAD_SETTLE_MS);
- * one that fails otherwise is tried once more a write interval later, and throws if that fails too, so the purge is
- * answered as not recorded and asked again. Answers the KV writes made.
+ * Rewrites the head after a batch recorded at `at`, unless this isolate wrote it (at `lastWritten`; undefined: never)
+ * less than KV_WRITE_INTERVAL_MS before (headWriteDue). A write KV refuses as too frequent is covered by the one it
+ * lost to (purge-head.ts HEAD_SETTLE_MS); one that fails otherwise is tried once more a write interval later, and
+ * throws if that fails too, so the purge is answered as not recorded and asked again.
  */
-export async function writeHead(kv: HeadKv, at: number): Promise<number> {
-  if (!headWriteDue(lastWritten, at)) return 0;
+export async function writeHead(kv: HeadKv, at: number, lastWritten: number | undefined): Promise<HeadWrite> {
+  if (!headWriteDue(lastWritten, at)) return { writes: 0, written: false };
   for (let tries = 1; ; tries++) {
     try {
       await kv.put(HEAD_KEY, headValue(newHead(at)), { expirationTtl: HEAD_TTL_S, metadata: {} });
-      lastWritten = at;
-      return tries;
+      return { writes: tries, written: true };
     } catch (error) {
-      if (refusedAsTooFrequent(error)) return tries;
+      if (refusedAsTooFrequent(error)) return { writes: tries, written: false };
       if (tries >= 2) throw error;
       await new Promise((resolve) => setTimeout(resolve, KV_WRITE_INTERVAL_MS));
     }
@@ -105,9 +108,4 @@ export function cacheHeadShare(): HeadShare | undefined {
 
 function newHead(at: number): Head {
   return { at, id: crypto.randomUUID() };
-}
-
-/** Forgets this isolate's last head write (tests). */
-export function forgetHeadWrite(): void {
-  lastWritten = undefined;
 }

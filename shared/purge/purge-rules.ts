@@ -15,7 +15,7 @@ export interface PurgeCandidate {
   headers: Headers;
 }
 
-export type PurgeKind = 'url' | 'prefix' | 'tag' | 'everything';
+type PurgeKind = 'url' | 'prefix' | 'tag' | 'everything';
 
 /**
  * A purge as recorded. It deletes nothing at the origin: it says "everything matching this, whose
@@ -60,7 +60,7 @@ export const MAX_PURGE_VALUES = 1000;
  * request may make only so many: developers.cloudflare.com/workers/platform/limits/#subrequests). Past them, a URL's
  * record is what makes its entry a miss: at once in the isolate that took the purge, within the bound elsewhere.
  */
-export const MAX_DIRECT_DELETES = 100;
+const MAX_DIRECT_DELETES = 100;
 
 /** The URLs a tier deletes directly under a budget of `subrequests` a request (SUBREQUEST_LIMIT): half of it at most. */
 export function directDeletes(subrequests: number): number {

@@ -35,7 +35,7 @@ export interface WorkersCachePurgeApi {
  * cache/configuration/), so an answer that would carry one is not kept: a purge by it could not
  * reach the copy.
  */
-export const MAX_TAG_LENGTH = 1024;
+const MAX_TAG_LENGTH = 1024;
 export const MAX_TAGS = 1000;
 export const MAX_TAG_HEADER_LENGTH = 16 * 1024;
 /** Folders tagged from the root down; a deeper prefix is purged by its ancestor this deep. */

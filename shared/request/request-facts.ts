@@ -2,9 +2,12 @@
 // Variables) and hands it to its object-request.ts.
 
 export interface RequestFacts {
-  /** When the request arrived (ms epoch). */
+  /** When the request arrived (ms epoch, the platform's time): what its durations are measured from. */
   started: number;
-  /** How far the test clock is ahead (ms); 0 deployed. */
-  clockOffset: number;
+  /**
+   * When it arrived on the tier's clock (shared/clock/clock.ts), read once for the request: what its freshness and
+   * purges are judged at.
+   */
+  now: number;
   url: URL;
 }

@@ -2,7 +2,7 @@
 // while that adds throughput for the download. Never past `max` (SLICE_PARALLEL), never under `min`.
 
 /** A round must move bytes this much faster than the one before for parallelism to grow again. */
-export const GAIN = 1.1;
+const GAIN = 1.1;
 
 /**
  * It starts at `start` and grows as TCP's slow start does: one more in flight for each slice that

@@ -8,11 +8,11 @@ export const FETCH = 1;
 /** A put into a tier's own cache. */
 export const PUT = 1;
 /** Reading back what a tier has just stored: a slice read ahead, or the rest of a fill its reader fell behind. */
-export const READ_BACK = 1;
+const READ_BACK = 1;
 /** Asking the next hop to store a slice without sending it (the edge's warm at the shield). */
-export const WARM = 1;
+const WARM = 1;
 /** Fetching from the next hop's cache the slice its warm stored (the copy's request; its put is PUT). */
-export const COPY = 1;
+const COPY = 1;
 
 /** A slice fetched and stored as it passes (fill.ts): its put, and a read back should its reader fall behind. */
 export const FILL_STORE = PUT + READ_BACK;

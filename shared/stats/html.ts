@@ -10,7 +10,7 @@ const REFERENCES: Readonly<Record<string, string>> = {
   "'": '&#39;',
 };
 
-export interface TableColumn {
+interface TableColumn {
   title: string;
   /**
    * `number`: right-aligned figures; `key`: monospace, wrapped anywhere (paths, hosts); `time`: never wrapped; else

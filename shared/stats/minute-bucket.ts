@@ -10,14 +10,14 @@ import { addOperations, type StoreOperations } from './store-operations.ts';
 import type { BatchRow, MissRow, StatsBatchJson } from './store-protocol.ts';
 import { addInto, totalsOf } from './totals.ts';
 
-export type HostRow = { tier: TierName; host: string; outcome: Outcome } & Totals;
+type HostRow = { tier: TierName; host: string; outcome: Outcome } & Totals;
 export interface ReasonRow {
   tier: TierName;
   outcome: Outcome;
   reason: string;
   requests: number;
 }
-export interface MissCount {
+interface MissCount {
   key: string;
   misses: number;
 }

@@ -81,7 +81,7 @@ export interface StatsJson {
 }
 
 /** A line of the month's bill, as the cost model prices it (without the price's source). */
-export type StatsCostLine = Omit<CostLine, 'item' | 'source'> & { item: string };
+type StatsCostLine = Omit<CostLine, 'item' | 'source'> & { item: string };
 
 /** The month's sums, as the cost model makes them (shared/cost/cost-model.ts). */
 type MonthSums = Pick<

@@ -6,7 +6,7 @@ import { formatBytes, formatCount, formatMinute } from './format.ts';
 import { escapeHtml } from './html.ts';
 import type { StatsJson } from './stats-json.ts';
 
-export interface ChartSeries {
+interface ChartSeries {
   name: string;
   /** CSS class suffix: `tone-edge` colours the line and area (stats-page-style.ts). */
   tone: string;

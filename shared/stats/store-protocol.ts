@@ -10,7 +10,7 @@ import { TOTAL_FIELDS } from './totals.ts';
 /** The one Durable Object every isolate of every tier flushes to, and the edge reads back. */
 export const STATS_OBJECT_NAME = 'tiercache-stats';
 /** A Durable Object's fetch takes an absolute URL; the host is never resolved (the stub is the route). */
-export const STATS_STORE_ORIGIN = 'https://stats.tiercache.internal';
+const STATS_STORE_ORIGIN = 'https://stats.tiercache.internal';
 /** POST a batch (StatsBatchJson): 204, or 400 saying why it is no batch. */
 export const BATCH_PATH = '/batch';
 /** GET with `?minutes=<n>`: the stored minute buckets (MinuteBucket[]) of the last n minutes. */
@@ -47,7 +47,7 @@ export interface MissRow {
 }
 
 /** What the sending isolate did on the platform since its last flush, besides serving (store-operations.ts). */
-export interface BatchOperations {
+interface BatchOperations {
   tier: TierName;
   /** Purge-list lists: KV list requests (a re-read lists when the head says so: shared/purge/purge-head.ts). */
   kvLists: number;

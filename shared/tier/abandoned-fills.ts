@@ -22,14 +22,9 @@ const pool: AbandonedPool = {
 };
 
 /** This isolate's pool, of `limit` bytes (ABANDONED_ISOLATE_MAX: the same for every request of a tier). */
-export function isolateAbandonedPool(limit: number): AbandonedPool {
+function isolateAbandonedPool(limit: number): AbandonedPool {
   held.limit = limit;
   return pool;
-}
-
-/** Bytes held by abandoned fills of this isolate now (for tests and reporting). */
-export function abandonedBytesHeld(): number {
-  return held.inUse;
 }
 
 /**

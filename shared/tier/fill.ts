@@ -13,7 +13,7 @@ import type { OpenPut } from './tier-cache.ts';
 type Bytes = Uint8Array;
 
 /** What a client may hold unread of a body being stored before it lets go (and reads the rest back). */
-export const READER_LAG = 1024 * 1024;
+const READER_LAG = 1024 * 1024;
 
 /**
  * How often a client let go of, that has read all it held and waits for the rest, is handed one byte of what it needs
@@ -69,7 +69,7 @@ export interface FillClients {
 }
 
 /** The rest of a body for a client that fell behind: `body` holds its bytes from `from` on. */
-export interface Resumed {
+interface Resumed {
   body: ReadableStream<Bytes>;
   from: number;
 }

@@ -112,7 +112,7 @@ export function withHopReport(headers: Headers, report: HopReport, cache: string
 }
 
 /** The desc a folded metric gives its slices: `1 slice`, `3 slices`. */
-export function slicesDesc(slices: number): string {
+function slicesDesc(slices: number): string {
   return `${slices} slice${slices === 1 ? '' : 's'}`;
 }
 

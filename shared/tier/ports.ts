@@ -1,6 +1,7 @@
 // What each tier hands the one read path both run (ObjectRead): its cache, its policy, and its next hop, which
 // answers in the same terms whatever it is (UpstreamAnswer): the edge's is the shield, the shield's the origin.
 
+import { type Clock, PLATFORM_CLOCK } from '../clock/clock.ts';
 import type { Config } from '../config/config.ts';
 import type { FreshnessOverride } from '../http/freshness.ts';
 import type { StaleDefaults } from '../http/stale.ts';
@@ -139,11 +140,15 @@ export function fillLimits(config: Config): FillLimits {
 }
 
 /**
- * `clockOffset` (ms) moves the clock freshness is judged by; only the local test stack sets it. `rules`: what the
- * rules matching this request say (shared/rules/): a rule's edgeTtl and stale windows in place of DEFAULT_TTL and the
- * configured ones, and with `override` over the answer's own. Both tiers read the same RULES, so they agree.
+ * `clock`: the tier's, which freshness is judged by (shared/clock/clock.ts). `rules`: what the rules matching this
+ * request say (shared/rules/): a rule's edgeTtl and stale windows in place of DEFAULT_TTL and the configured ones, and
+ * with `override` over the answer's own. Both tiers read the same RULES, so they agree.
  */
-export function readPolicy(config: Config, clockOffset = 0, rules: AppliedRules = NOTHING_APPLIED): ReadPolicy {
+export function readPolicy(
+  config: Config,
+  clock: Clock = PLATFORM_CLOCK,
+  rules: AppliedRules = NOTHING_APPLIED,
+): ReadPolicy {
   const ruled = rules.freshness;
   const policy: ReadPolicy = {
     defaultTtl: ruled?.ttl ?? config.defaultTtl,
@@ -154,7 +159,7 @@ export function readPolicy(config: Config, clockOffset = 0, rules: AppliedRules 
     },
     collapseWait: config.originTimeoutMs,
     fills: fillLimits(config),
-    now: clockOffset === 0 ? Date.now : () => Date.now() + clockOffset,
+    now: () => clock.now(),
   };
   // rules-document.ts refuses an override without edgeTtl.
   if (ruled?.override === true && ruled.ttl !== undefined) {

@@ -48,7 +48,7 @@ const failedFills = new Set<number>();
 const FAILED_FILLS_KEPT = 4096;
 
 /** Fill `fill` turned out inexact: no lookup in this isolate will take its entry. */
-export function rememberFailed(fill: number): void {
+function rememberFailed(fill: number): void {
   failedFills.add(fill);
   if (failedFills.size > FAILED_FILLS_KEPT) failedFills.delete(failedFills.values().next().value as number);
 }

@@ -6,7 +6,7 @@
  * (SHIELD_WORKERS_CACHE=on). `cache-api`: the shield's own Cache API alone, on a hostname of its own (no Workers
  * Cache: SHIELD_WORKERS_CACHE=off, as in the local stack).
  */
-export const SHIELD_CACHES = ['workers-cache', 'cache-api'] as const;
+const SHIELD_CACHES = ['workers-cache', 'cache-api'] as const;
 export type ShieldCache = (typeof SHIELD_CACHES)[number];
 
 /** Whether `value` names one of the shield's caches (a value read off the wire). */

@@ -46,7 +46,7 @@ export async function originHealth(config: Config, clock: () => number): Promise
 }
 
 /** One probe; never throws (every failure is a finding). */
-export async function probeOrigin(config: Config): Promise<Finding> {
+async function probeOrigin(config: Config): Promise<Finding> {
   const probe = probeFor(config);
   const started = Date.now();
   const finding = await probeWithin(

@@ -11,7 +11,7 @@ import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 
-export interface FakeCall {
+interface FakeCall {
   argv: string[];
   /** For `deploy --secrets-file`: what the file held and its mode, and that it was there. */
   secretsFile?: { path: string; mode: number; secrets: Record<string, string> };

@@ -22,7 +22,7 @@ export interface Received {
  * 200 of every byte, as a plain static server answers). With its Content-Length when `declared`, else chunked. Its
  * bytes are `streamedBytes(seed, …)`.
  */
-export interface Streamed {
+interface Streamed {
   bytes: number;
   bytesPerSec: number;
   declared: boolean;

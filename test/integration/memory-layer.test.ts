@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Stack, startWorkers } from '../../local/workers.ts';
 import { variantKey } from '../../shared/http/vary.ts';
-import { REFRESH_MS, recordPurges } from '../../shared/purge/purge-store.ts';
+import { PurgeStore, REFRESH_MS } from '../../shared/purge/purge-store.ts';
 import { sliceKey } from '../../shared/slices/slice-plan.ts';
 import { patternBytes, sha256 } from './bytes.ts';
 import { type Answer, cacheStatus, FakeClock, type Fixture, request, settle, startFixture } from './fixture.ts';
@@ -194,7 +194,11 @@ describe('the edge memory layer', () => {
     const recordedAt = Date.now();
     // Stamped by the clock entries are stamped by here (the fixture's moved one), as in production both are the real
     // one.
-    await recordPurges(purges, [{ kind: 'prefix', value: '/elsewhere', at: clock.now() }], clock.now());
+    await new PurgeStore().recordPurges(
+      purges,
+      [{ kind: 'prefix', value: '/elsewhere', at: clock.now() }],
+      clock.now(),
+    );
     let body = '';
     while (Date.now() - recordedAt < REFRESH_MS + 3000) {
       body = (await f.get('/elsewhere.txt')).text;

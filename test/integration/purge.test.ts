@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REFRESH_MS, recordPurges } from '../../shared/purge/purge-store.ts';
+import { PurgeStore, REFRESH_MS } from '../../shared/purge/purge-store.ts';
 import { type Answer, cacheStatus, type Fixture, rawRequest, request, settle, startFixture } from './fixture.ts';
 
 const PURGE_TOKEN = 'test-purge-token';
@@ -166,7 +166,7 @@ describe('a purge on its way through the global list', () => {
     const third = await rawAs('third.test');
     expect(third.text).toBe('before');
     const purgedAt = Date.now();
-    await recordPurges(
+    await new PurgeStore().recordPurges(
       await f.stack.mf.getKVNamespace('PURGES', 'edge'),
       [{ kind: 'url', value: '/relay.txt', at: purgedAt }],
       purgedAt,

@@ -1,11 +1,12 @@
-// Test fixture standing in for the edge: the real one (worker/index.ts), whose purge list (the PURGES namespace)
-// cannot be read or written once a test says so, as in a KV outage: every list, get, put and delete rejects. A test
-// turns it on through the edge's own socket, which reaches the same isolate, at this path; with a second edge
-// (WorkersOptions.secondEdge), each edge's isolate is switched on its own.
+// Test fixture standing in for the edge: the real one (worker/index.ts, as the local stack runs it: local/local-edge.ts,
+// which moves with the test clock), whose purge list (the PURGES namespace) cannot be read or written once a test says
+// so, as in a KV outage: every list, get, put and delete rejects. A test turns it on through the edge's own socket,
+// which reaches the same isolate, at this path; with a second edge (WorkersOptions.secondEdge), each edge's isolate is
+// switched on its own.
 //
 // JavaScript, not TypeScript, for the reason unreachable-shield.js gives: it imports the edge's entry, which needs the
 // Workers types. esbuild bundles it as any entry.
-import edge from '../../worker/index.ts';
+import edge from '../../local/local-edge.ts';
 
 const UNREADABLE_PATH = '/__test/purges-unreadable';
 

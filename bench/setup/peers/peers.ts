@@ -3,11 +3,11 @@
 
 // Each start*() answers peers on free loopback ports; stop() ends the process and removes its temporary directory,
 // and so does this process's exit.
-export { DEFAULT_TTL, type Peer } from './daemon.ts';
+export type { Peer } from './daemon.ts';
 // Varnish and nginx when installed (bench/setup/peers/install.sh): detectPeers() says which are, so a run without them
 // can say so and go on.
-export { detectNginx, detectPeers, detectVarnish, type Installed, type Peers } from './detect.ts';
+export { detectPeers, type Peers } from './detect.ts';
 // The naive single-tier workers (caches.default, a global Map) on tiercache's runtime need nothing installed.
-export { type NaivePeers, startNaiveWorkers } from './naive.ts';
-export { type NginxOptions, type NginxPeers, startNginx } from './nginx.ts';
-export { startVarnish, type VarnishOptions } from './varnish.ts';
+export { startNaiveWorkers } from './naive.ts';
+export { startNginx } from './nginx.ts';
+export { startVarnish } from './varnish.ts';

@@ -13,9 +13,9 @@ import { uniqueRequestedBytes } from './requested-bytes.ts';
 import { type LocationRatios, tierRatios } from './tier-ratios.ts';
 
 /** tiercache's slice size (shared/config/limits.ts DEFAULT_SLICE_SIZE); the baselines that slice use the same. */
-export const SIM_SLICE_BYTES = 8 * 2 ** 20;
+const SIM_SLICE_BYTES = 8 * 2 ** 20;
 
-export interface PurgeSummary {
+interface PurgeSummary {
   path: string;
   at: number;
   callMs: number;
@@ -29,7 +29,7 @@ export interface PurgeSummary {
   documentedBoundMs: number;
 }
 
-export interface OperationsSummary extends SimOperations {
+interface OperationsSummary extends SimOperations {
   kvPerRequest: number;
   storePerRequest: number;
   kvPerIsolateMinute: number;

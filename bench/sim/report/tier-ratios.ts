@@ -11,7 +11,7 @@ export interface VerdictSample {
   xCacheStatus?: string;
 }
 
-export interface TierRatio {
+interface TierRatio {
   /** Responses that told this tier's answer. */
   told: number;
   hitRatio: number | undefined;

@@ -16,12 +16,12 @@ export function tiercacheSliceSize(originUrl: string): number {
   return parseConfig({ ORIGIN_KIND: 'http', ORIGIN_URL: originUrl }).slicing.sliceSize;
 }
 
-export interface NginxSliceSystemOptions {
+interface NginxSliceSystemOptions {
   /** Bytes per slice at both tiers; default: tiercache's (tiercacheSliceSize). A run that sets SLICE_SIZE passes it. */
   sliceSize?: number;
 }
 
-export function nginxSliceSystem(options: NginxSliceSystemOptions = {}): StartSystem {
+function nginxSliceSystem(options: NginxSliceSystemOptions = {}): StartSystem {
   return async (topology, origin) => {
     const installed = await detectNginx();
     if (!installed) throw new Error('nginx is not installed: run bench/setup/peers/install.sh');

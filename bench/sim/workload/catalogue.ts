@@ -33,7 +33,7 @@ export const DEFAULT_COUNTS: CatalogueCounts = {
 const HLS_BITRATES = [800_000, 2_500_000, 6_000_000] as const;
 export const HLS_SEGMENT_SECONDS = 4;
 
-export interface HlsRendition {
+interface HlsRendition {
   playlist: TraceObject;
   segments: TraceObject[];
 }

@@ -71,7 +71,7 @@ export function convertLog(text: string, locations: number): ConvertedLog {
 }
 
 /** One line of the combined format; undefined when it is not one the trace takes. */
-export function parseLogLine(raw: string): LogLine | undefined {
+function parseLogLine(raw: string): LogLine | undefined {
   const match = LINE.exec(raw.trim());
   if (match === null) return undefined;
   const [

@@ -18,7 +18,7 @@ export interface Popularity {
 }
 
 /** Who the clients are: each session's kind drawn with these weights (they sum to 1). */
-export const SESSION_MIX = { page: 0.55, video: 0.15, hls: 0.2, download: 0.1 } as const;
+const SESSION_MIX = { page: 0.55, video: 0.15, hls: 0.2, download: 0.1 } as const;
 export type SessionKind = keyof typeof SESSION_MIX;
 
 export interface SessionContext {
@@ -46,7 +46,7 @@ export function session(kind: SessionKind, context: SessionContext, atMs: number
 }
 
 /** The page, then 4–16 assets and 1–8 images, each a few ms after the last (a browser's parser finding them). */
-export function pageLoad({ random, catalogue, popularity, location }: SessionContext, atMs: number): TraceRequest[] {
+function pageLoad({ random, catalogue, popularity, location }: SessionContext, atMs: number): TraceRequest[] {
   const page = ranked(catalogue.pages, popularity.pages, random);
   const requests = [get(atMs, location, page)];
   let at = atMs + integerBetween(random, 20, 80);
@@ -62,10 +62,7 @@ export function pageLoad({ random, catalogue, popularity, location }: SessionCon
 }
 
 /** `bytes=0-` cut after the header (2–10 %), a seek cut too (60 % of sessions), then play to the end from a point. */
-export function videoSession(
-  { random, catalogue, popularity, location }: SessionContext,
-  atMs: number,
-): TraceRequest[] {
+function videoSession({ random, catalogue, popularity, location }: SessionContext, atMs: number): TraceRequest[] {
   const video = ranked(catalogue.videos, popularity.videos, random);
   const part = () => Math.max(1, Math.floor(video.size * (0.02 + 0.08 * random.next())));
   const requests = [get(atMs, location, video, { range: 'bytes=0-', abortAfter: part() })];
@@ -81,7 +78,7 @@ export function videoSession(
 }
 
 /** The playlist, then 1–30 segments in order, one per segment duration; a switch of bitrate at one in five. */
-export function hlsSession({ random, catalogue, popularity, location }: SessionContext, atMs: number): TraceRequest[] {
+function hlsSession({ random, catalogue, popularity, location }: SessionContext, atMs: number): TraceRequest[] {
   const title = catalogue.hls[popularity.hls(random)];
   if (title === undefined) return [];
   let rendition = integerBetween(random, 0, title.length - 1);
@@ -98,7 +95,7 @@ export function hlsSession({ random, catalogue, popularity, location }: SessionC
 }
 
 /** A whole GET cut at 20–80 %, and 1–5 s later the reconnect for the rest (`bytes=N-`, N the bytes it had). */
-export function downloadSession(context: SessionContext, atMs: number): TraceRequest[] {
+function downloadSession(context: SessionContext, atMs: number): TraceRequest[] {
   const { random, catalogue, popularity, location } = context;
   const object = chance(random, 0.7)
     ? ranked(catalogue.videos, popularity.videos, random)

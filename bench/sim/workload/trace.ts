@@ -11,7 +11,7 @@
 // (the client closes the connection once it has read N body bytes, as a player that seeks does), `tag=T` (a token
 // the report groups by: `crowd` marks the cold crowd).
 
-export type TraceMethod = 'GET' | 'HEAD' | 'PURGE';
+type TraceMethod = 'GET' | 'HEAD' | 'PURGE';
 
 export interface TraceRequest {
   atMs: number;
@@ -42,7 +42,7 @@ const PATH = /^\/[!-~]*$/;
 const RANGE = /^bytes=[0-9,\- ]+$/;
 const TOKEN = /^[A-Za-z0-9._-]+$/;
 
-export class TraceError extends Error {
+class TraceError extends Error {
   constructor(line: number, message: string) {
     super(`trace line ${line}: ${message}`);
   }
@@ -77,7 +77,7 @@ export function formatTrace(trace: Trace): string {
   return `${lines.join('\n')}\n`;
 }
 
-export function formatRequest(request: TraceRequest): string {
+function formatRequest(request: TraceRequest): string {
   const fields = [String(request.atMs), String(request.location), request.method, request.path, request.range ?? '-'];
   if (request.abortAfter !== undefined) fields.push(`abort=${request.abortAfter}`);
   if (request.tag !== undefined) fields.push(`tag=${request.tag}`);

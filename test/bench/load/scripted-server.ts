@@ -17,7 +17,7 @@ import type { AddressInfo, Socket } from 'node:net';
 export const BODY = Buffer.alloc(20 * 1024, 'x');
 export const LARGE_BODY = Buffer.alloc(2 * 1024 * 1024, 'y');
 /** Every seventh request to /redirect-* is answered 302 with a short body. */
-export const REDIRECT_EVERY = 7;
+const REDIRECT_EVERY = 7;
 const IDLE_CLOSE_MS = 100;
 /** A late /stagger answer waits at most this long for an idle connection to be closed. */
 const LATE_CEILING_MS = 5_000;
@@ -25,7 +25,7 @@ const LATE_CEILING_MS = 5_000;
 const AFTER_CLOSE_MS = 20;
 
 /** Per request to /tiers, in turn: what the edge and the shield said, and the times they report. */
-export const TIER_ANSWERS = [
+const TIER_ANSWERS = [
   { status: 'tiercache-edge; hit; ttl=60', timing: 'edge;dur=1' },
   {
     status: 'tiercache-shield; hit; detail="a; b", tiercache-edge; fwd=miss; stored',

@@ -10,10 +10,9 @@ import type { HeadShare } from '../../../shared/purge/head-store.ts';
 import { KV_PROPAGATION_MS, RECORDS_REACH_MS } from '../../../shared/purge/purge-bounds.ts';
 import { HEAD_KEY, KV_WRITE_INTERVAL_MS, SHARE_MS, type SharedHead } from '../../../shared/purge/purge-head.ts';
 import { type PurgeRecord, purgedBy, REFRESH_MS } from '../../../shared/purge/purge-rules.ts';
-import type { PurgeKv } from '../../../shared/purge/purge-store.ts';
+import { type PurgeKv, PurgeStore } from '../../../shared/purge/purge-store.ts';
 
 const T0 = 1_800_000_000_000;
-type Store = typeof import('../../../shared/purge/purge-store.ts');
 
 interface Write {
   value: string | undefined;
@@ -91,19 +90,14 @@ class MemoryShare implements HeadShare {
   }
 }
 
-/** `count` isolates, each its module of its own (made one after another: a module reset is for the next import). */
-async function isolates(count: number, share: HeadShare | undefined): Promise<Store[]> {
-  const made: Store[] = [];
-  for (let i = 0; i < count; i++) made.push(await isolate(share));
-  return made;
+/** `count` isolates, each its purge store of its own, sharing the head through `share`. */
+function isolates(count: number, share: HeadShare | undefined): PurgeStore[] {
+  return Array.from({ length: count }, () => isolate(share));
 }
 
-/** A purge-store module of its own (another isolate), sharing the head through `share`. */
-async function isolate(share: HeadShare | undefined): Promise<Store> {
-  vi.resetModules();
-  const store = await import('../../../shared/purge/purge-store.ts');
-  store.shareHeadThrough(share);
-  return store;
+/** A purge store of its own (another isolate's), sharing the head through `share`. */
+function isolate(share: HeadShare | undefined): PurgeStore {
+  return new PurgeStore(share);
 }
 
 const entry = (originAt: number) => ({ meta: { storedAt: originAt, originAt }, headers: new Headers() });
@@ -147,7 +141,7 @@ describe('the head between locations', () => {
         const kv = new LocationsKv(2, delays(seed));
         // Isolates 0 and 1 in location 0 sharing their head reads, 2 and 3 in location 1.
         const shares = [new MemoryShare(), new MemoryShare()];
-        const all = [...(await isolates(2, shares[0])), ...(await isolates(2, shares[1]))];
+        const all = [...isolates(2, shares[0]), ...isolates(2, shares[1])];
         const made: PurgeRecord[] = [];
         for (const { advance, purger, target } of steps) {
           kv.now += advance;
@@ -171,8 +165,8 @@ describe('the head between locations', () => {
   it('has a purge in force within the bound when its head write was refused for one made 0.9 s before, and KV shows its batch last', async () => {
     // Writes in order: the first purge's batch and head, seen at once elsewhere; the second's batch, a minute late.
     const kv = new LocationsKv(2, (n) => (n === 3 ? KV_PROPAGATION_MS : 0));
-    const [first, second] = await isolates(2, undefined);
-    const [reader] = await isolates(1, undefined);
+    const [first, second] = isolates(2, undefined);
+    const [reader] = isolates(1, undefined);
     const reread = async (): Promise<void> => {
       await reader?.purgeList(kv.at(1), kv.now);
     };
@@ -199,7 +193,7 @@ describe('the head between locations', () => {
   it('reads KV about once per location per SHARE_MS however many isolates the location runs, and lists only when the head changed', async () => {
     const kv = new LocationsKv(1, () => 0);
     const share = new MemoryShare();
-    const location = await isolates(16, share);
+    const location = isolates(16, share);
     const minutes = 5;
     // Every isolate asked every second for five minutes; no purge.
     for (let t = 0; t < minutes * 60_000; t += 1000) {
@@ -216,8 +210,8 @@ describe('the head between locations', () => {
   it('reads KV once per isolate per REFRESH_MS where the Cache API keeps nothing (workers.dev): correct, just costlier', async () => {
     const kv = new LocationsKv(1, () => 0);
     const nothingKept: HeadShare = { match: async () => undefined, put: async () => undefined };
-    const location = await isolates(4, nothingKept);
-    const writer = await isolate(nothingKept);
+    const location = isolates(4, nothingKept);
+    const writer = isolate(nothingKept);
     for (let t = 0; t < 60_000; t += 1000) {
       kv.now = T0 + t;
       if (t === 30_000) await writer.recordPurges(kv.at(0), [{ kind: 'url', value: '/late', at: kv.now }], kv.now);
@@ -235,7 +229,7 @@ describe('the head between locations', () => {
 describe('writing the head', () => {
   it('writes it once per purge request, and not again within a second from the same isolate (KV takes one write a second to a key)', async () => {
     const kv = new LocationsKv(1, () => 0);
-    const writer = await isolate(undefined);
+    const writer = isolate(undefined);
     for (let i = 0; i < 10; i++) {
       kv.now = T0 + i * 300;
       await writer.recordPurges(kv.at(0), [{ kind: 'url', value: `/b/${i}`, at: kv.now }], kv.now);
@@ -247,7 +241,7 @@ describe('writing the head', () => {
 
   it('answers a purge whose head write KV refused as too frequent: the write it lost to is listed past it', async () => {
     const kv = new LocationsKv(1, () => 0);
-    const [first, second] = await isolates(2, undefined);
+    const [first, second] = isolates(2, undefined);
     await first?.recordPurges(kv.at(0), [{ kind: 'url', value: '/q', at: T0 }], T0);
     kv.now = T0 + 400;
     await expect(
@@ -258,7 +252,7 @@ describe('writing the head', () => {
 
   it('fails the purge (to be asked again) when the head cannot be written twice for another reason', async () => {
     vi.useFakeTimers();
-    const writer = await isolate(undefined);
+    const writer = isolate(undefined);
     const base = new LocationsKv(1, () => 0).at(0);
     const kv: PurgeKv = {
       ...base,

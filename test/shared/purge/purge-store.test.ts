@@ -1,18 +1,10 @@
 import fc from 'fast-check';
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { MAX_METADATA_BYTES } from '../../../shared/purge/purge-batch.ts';
 import { KV_PROPAGATION_MS, RECORDS_REACH_MS } from '../../../shared/purge/purge-bounds.ts';
 import { HEAD_SETTLE_MS, SAFETY_LIST_MS } from '../../../shared/purge/purge-head.ts';
 import { MAX_RECORDS, type PurgeRecord, purgedBy, RECORD_LIFETIME_MS } from '../../../shared/purge/purge-rules.ts';
-import {
-  forgetPurgeCopy,
-  type PurgeKv,
-  purgeList,
-  REFRESH_MS,
-  recordPurges,
-  SNAPSHOT_AFTER,
-  takeKvOperations,
-} from '../../../shared/purge/purge-store.ts';
+import { type PurgeKv, PurgeStore, REFRESH_MS, SNAPSHOT_AFTER } from '../../../shared/purge/purge-store.ts';
 
 const T0 = 1_800_000_000_000;
 
@@ -76,35 +68,35 @@ const entry = (originAt: number, tags = '') => ({
 const purges = (count: number, first: number, name = 'n'): PurgeRecord[] =>
   Array.from({ length: count }, (_, i) => ({ kind: 'url', value: `/${name}/${i}`, at: first + i }));
 
-/** A purge-store module of its own: another isolate. */
-async function anotherIsolate(): Promise<typeof import('../../../shared/purge/purge-store.ts')> {
-  vi.resetModules();
-  return import('../../../shared/purge/purge-store.ts');
+/** A purge store of its own: another isolate's copy of the list. */
+function anotherIsolate(): PurgeStore {
+  return new PurgeStore();
 }
 
 let kv: FailingKv;
+/** This isolate's copy. */
+let store: PurgeStore;
 beforeEach(() => {
   kv = new FailingKv();
-  forgetPurgeCopy();
-  takeKvOperations();
+  store = anotherIsolate();
 });
 
 describe('the KV requests an isolate makes on the purge list (what the stats page prices)', () => {
   it('counts one head read per re-read, at most one per REFRESH_MS however many requests ask, a list only when the head says so, and two writes per purge request (its batch, the head)', async () => {
-    await Promise.all([purgeList(kv, T0), purgeList(kv, T0), purgeList(kv, T0 + REFRESH_MS - 1)]);
+    await Promise.all([store.purgeList(kv, T0), store.purgeList(kv, T0), store.purgeList(kv, T0 + REFRESH_MS - 1)]);
     // The head unchanged (none written) since this isolate's first list: a get, no list.
-    await purgeList(kv, T0 + REFRESH_MS);
-    await recordPurges(kv, purges(1000, T0), T0 + REFRESH_MS);
-    expect(takeKvOperations()).toEqual({ kvLists: 1, kvWrites: 2, kvReads: 2 });
+    await store.purgeList(kv, T0 + REFRESH_MS);
+    await store.recordPurges(kv, purges(1000, T0), T0 + REFRESH_MS);
+    expect(store.takeKvOperations()).toEqual({ kvLists: 1, kvWrites: 2, kvReads: 2 });
     expect(kv.asked).toEqual({ list: 1, get: 2, put: 2, delete: 0 });
   });
 
   it(`lists while the head changed or settles (${HEAD_SETTLE_MS} ms past its time, plus KV's propagation), then only every ${SAFETY_LIST_MS} ms`, async () => {
-    const writer = await anotherIsolate();
-    await purgeList(kv, T0);
+    const writer = anotherIsolate();
+    await store.purgeList(kv, T0);
     await writer.recordPurges(kv, purges(1, T0 + 1, 'w'), T0 + 1);
     writer.takeKvOperations();
-    takeKvOperations();
+    store.takeKvOperations();
     let lists = 0;
     let now = T0;
     // One re-read every REFRESH_MS for five minutes.
@@ -112,26 +104,26 @@ describe('the KV requests an isolate makes on the purge list (what the stats pag
       now = T0 + i * REFRESH_MS;
       kv.now = now;
       const before = kv.asked.list;
-      await purgeList(kv, now);
+      await store.purgeList(kv, now);
       lists += kv.asked.list - before;
       if (i === 1) expect(lists, 'the head changed: listed at once').toBe(1);
     }
     // Listed from the change until its list was complete past the head's time and the settle margin, then once a minute.
     const settling = Math.ceil((KV_PROPAGATION_MS + HEAD_SETTLE_MS + 1) / REFRESH_MS);
     expect(lists).toBe(settling + Math.floor((now - (T0 + settling * REFRESH_MS)) / SAFETY_LIST_MS));
-    expect(takeKvOperations()).toEqual({ kvLists: lists, kvWrites: 0, kvReads: 60 });
+    expect(store.takeKvOperations()).toEqual({ kvLists: lists, kvWrites: 0, kvReads: 60 });
   });
 
   it('counts from zero again once taken', async () => {
-    await purgeList(kv, T0);
-    takeKvOperations();
-    expect(takeKvOperations()).toEqual({ kvLists: 0, kvWrites: 0, kvReads: 0 });
+    await store.purgeList(kv, T0);
+    store.takeKvOperations();
+    expect(store.takeKvOperations()).toEqual({ kvLists: 0, kvWrites: 0, kvReads: 0 });
   });
 
   it('reads a batch too large for its metadata once per isolate, and a small one never', async () => {
-    await recordPurges(kv, purges(3, T0, 'small'), T0);
-    await recordPurges(kv, purges(1000, T0, 'large'), T0);
-    const reader = await anotherIsolate();
+    await store.recordPurges(kv, purges(3, T0, 'small'), T0);
+    await store.recordPurges(kv, purges(1000, T0, 'large'), T0);
+    const reader = anotherIsolate();
     const first = await reader.purgeList(kv, T0 + 1);
     expect(first.records).toHaveLength(1003);
     await reader.purgeList(kv, T0 + 1 + REFRESH_MS);
@@ -144,13 +136,13 @@ describe('the KV requests an isolate makes on the purge list (what the stats pag
     // 600 purge requests a second apart, the newest ten minutes' worth at 60 a minute.
     for (let i = 0; i < 600; i++) {
       kv.now = T0 + i * 1000;
-      await recordPurges(kv, purges(5, kv.now, `p${i}`), kv.now);
+      await store.recordPurges(kv, purges(5, kv.now, `p${i}`), kv.now);
     }
-    const writes = takeKvOperations().kvWrites;
+    const writes = store.takeKvOperations().kvWrites;
     // A batch and a head write each (a second apart: KV takes one write a second to a key), and the snapshots.
     expect(writes).toBeGreaterThan(1200);
     expect(writes).toBeLessThan(1200 + 600 / SNAPSHOT_AFTER + 600 / SNAPSHOT_AFTER);
-    const reader = await anotherIsolate();
+    const reader = anotherIsolate();
     const list = await reader.purgeList(kv, kv.now + 1);
     expect(list.records).toHaveLength(3000);
     // Only what outlived a record's lifetime is given up on.
@@ -169,10 +161,10 @@ describe('the KV requests an isolate makes on the purge list (what the stats pag
 
 describe('an isolate re-reading as it is asked', () => {
   it('never reads a snapshot: listing what is new costs it less', async () => {
-    const reader = await anotherIsolate();
+    const reader = anotherIsolate();
     for (let i = 0; i < 300; i++) {
       kv.now = T0 + i * 1000;
-      await recordPurges(kv, purges(5, kv.now, `p${i}`), kv.now);
+      await store.recordPurges(kv, purges(5, kv.now, `p${i}`), kv.now);
       if (i % 5 === 0) await reader.purgeList(kv, kv.now);
     }
     expect([...kv.entries.keys()].some((name) => name.split(':')[2] === 's')).toBe(true);
@@ -187,10 +179,11 @@ describe('an isolate re-reading as it is asked', () => {
 
 describe('the purge list read from KV by an isolate that made none of the purges', () => {
   it(`vouches for nothing at or before the oldest record it dropped when more than ${MAX_RECORDS} are stored`, async () => {
-    await recordPurges(kv, [{ kind: 'prefix', value: '/docs/', at: T0 }], T0);
-    for (let i = 0; i < MAX_RECORDS; i += 1000) await recordPurges(kv, purges(1000, T0 + 1 + i, `b${i}`), T0 + 1 + i);
-    forgetPurgeCopy();
-    const list = await purgeList(kv, T0 + MAX_RECORDS + 1);
+    await store.recordPurges(kv, [{ kind: 'prefix', value: '/docs/', at: T0 }], T0);
+    for (let i = 0; i < MAX_RECORDS; i += 1000)
+      await store.recordPurges(kv, purges(1000, T0 + 1 + i, `b${i}`), T0 + 1 + i);
+    store = anotherIsolate();
+    const list = await store.purgeList(kv, T0 + MAX_RECORDS + 1);
     expect(list.records).toHaveLength(MAX_RECORDS);
     expect(list.records.some((record) => record.kind === 'prefix')).toBe(false);
     // The prefix's record is not kept, but what it purged stays purged.
@@ -201,23 +194,23 @@ describe('the purge list read from KV by an isolate that made none of the purges
   });
 
   it('vouches for nothing at or before a batch whose metadata cannot be read', async () => {
-    await recordPurges(kv, purges(2, T0, 'a'), T0 + 2);
-    await recordPurges(kv, purges(1, T0 + 5, 'b'), T0 + 5);
+    await store.recordPurges(kv, purges(2, T0, 'a'), T0 + 2);
+    await store.recordPurges(kv, purges(1, T0 + 5, 'b'), T0 + 5);
     const [broken] = [...kv.entries.keys()].sort().slice(-1);
     const stored = kv.entries.get(broken ?? '');
     kv.entries.set(broken ?? '', { value: '', metadata: { b: [['url']] }, expires: stored?.expires ?? Infinity });
-    forgetPurgeCopy();
-    const list = await purgeList(kv, T0 + 6);
+    store = anotherIsolate();
+    const list = await store.purgeList(kv, T0 + 6);
     expect(list.records.map((record) => record.value)).toEqual(['/b/0']);
     expect(purgedBy(list, '/elsewhere')(entry(T0 + 2))).toBe(true);
     expect(purgedBy(list, '/elsewhere')(entry(T0 + 3))).toBe(false);
   });
 
   it('vouches for nothing at or before a large batch whose value is gone', async () => {
-    await recordPurges(kv, purges(1000, T0, 'large'), T0 + 1000);
+    await store.recordPurges(kv, purges(1000, T0, 'large'), T0 + 1000);
     for (const stored of kv.entries.values()) stored.value = '';
-    forgetPurgeCopy();
-    const list = await purgeList(kv, T0 + 1001);
+    store = anotherIsolate();
+    const list = await store.purgeList(kv, T0 + 1001);
     expect(list.records).toEqual([]);
     expect(purgedBy(list, '/elsewhere')(entry(T0 + 1000))).toBe(true);
     expect(purgedBy(list, '/elsewhere')(entry(T0 + 1001))).toBe(false);
@@ -227,16 +220,16 @@ describe('the purge list read from KV by an isolate that made none of the purges
     const record: PurgeRecord = { kind: 'url', value: '/old', at: T0 };
     const name = `purge:${String(9_999_999_999_999 - T0).padStart(13, '0')}:0:some-uuid`;
     kv.entries.set(name, { value: '', metadata: record, expires: Infinity });
-    const list = await purgeList(kv, T0 + 1);
+    const list = await store.purgeList(kv, T0 + 1);
     expect(list.records).toEqual([record]);
     expect(list.vouchedSince).toBe(T0 + 1 - RECORD_LIFETIME_MS);
   });
 
   it('vouches for nothing older than a record lifetime, once the records expired from KV', async () => {
-    await recordPurges(kv, [{ kind: 'prefix', value: '/docs/', at: T0 }], T0);
+    await store.recordPurges(kv, [{ kind: 'prefix', value: '/docs/', at: T0 }], T0);
     kv.now = T0 + RECORD_LIFETIME_MS + 1000;
-    forgetPurgeCopy();
-    const list = await purgeList(kv, kv.now);
+    store = anotherIsolate();
+    const list = await store.purgeList(kv, kv.now);
     expect(list.records).toEqual([]);
     expect(purgedBy(list, '/docs/a.html')(entry(T0))).toBe(true);
     expect(purgedBy(list, '/docs/a.html')(entry(kv.now - RECORD_LIFETIME_MS + 1))).toBe(false);
@@ -245,10 +238,10 @@ describe('the purge list read from KV by an isolate that made none of the purges
   it('reads the batches themselves when the newest snapshot it lists is gone', async () => {
     for (let i = 0; i < 2 * SNAPSHOT_AFTER; i++) {
       kv.now = T0 + i * 2000;
-      await recordPurges(kv, purges(1, kv.now, `p${i}`), kv.now);
+      await store.recordPurges(kv, purges(1, kv.now, `p${i}`), kv.now);
     }
     for (const name of [...kv.entries.keys()]) if (name.split(':')[2] === 's') kv.entries.get(name)!.value = '';
-    const reader = await anotherIsolate();
+    const reader = anotherIsolate();
     const list = await reader.purgeList(kv, kv.now + 1);
     expect(list.records).toHaveLength(2 * SNAPSHOT_AFTER);
     expect(list.vouchedSince).toBe(kv.now + 1 - RECORD_LIFETIME_MS);
@@ -257,45 +250,46 @@ describe('the purge list read from KV by an isolate that made none of the purges
 
 describe('the purge list an isolate keeps over time', () => {
   it(`keeps in force a purge it made once ${MAX_RECORDS} newer ones pushed it out`, async () => {
-    await recordPurges(kv, [{ kind: 'prefix', value: '/docs/', at: T0 }], T0);
-    for (let i = 0; i < MAX_RECORDS; i += 1000) await recordPurges(kv, purges(1000, T0 + 1 + i, `b${i}`), T0 + 1 + i);
-    const list = await purgeList(kv, T0 + MAX_RECORDS + REFRESH_MS);
+    await store.recordPurges(kv, [{ kind: 'prefix', value: '/docs/', at: T0 }], T0);
+    for (let i = 0; i < MAX_RECORDS; i += 1000)
+      await store.recordPurges(kv, purges(1000, T0 + 1 + i, `b${i}`), T0 + 1 + i);
+    const list = await store.purgeList(kv, T0 + MAX_RECORDS + REFRESH_MS);
     expect(purgedBy(list, '/docs/a.html')(entry(T0))).toBe(true);
   });
 
   it('keeps one record per target, the newest: a newer purge covers what an older one did', async () => {
-    for (let i = 0; i < 100; i++) await recordPurges(kv, [{ kind: 'url', value: '/same', at: T0 + i }], T0 + i);
-    const reader = await anotherIsolate();
+    for (let i = 0; i < 100; i++) await store.recordPurges(kv, [{ kind: 'url', value: '/same', at: T0 + i }], T0 + i);
+    const reader = anotherIsolate();
     const list = await reader.purgeList(kv, T0 + 100);
     expect(list.records).toEqual([{ kind: 'url', value: '/same', at: T0 + 99 }]);
     expect(purgedBy(list, '/same')(entry(T0 + 99))).toBe(true);
   });
 
   it('keeps in force a purge whose record outlived its lifetime, read after read', async () => {
-    await recordPurges(kv, [{ kind: 'prefix', value: '/docs/', at: T0 }], T0);
+    await store.recordPurges(kv, [{ kind: 'prefix', value: '/docs/', at: T0 }], T0);
     let now = T0;
     for (const step of [REFRESH_MS, RECORD_LIFETIME_MS / 2, RECORD_LIFETIME_MS / 2, REFRESH_MS]) {
       now += step;
       kv.now = now;
-      expect(purgedBy(await purgeList(kv, now), '/docs/a.html')(entry(T0)), `at ${now - T0} ms`).toBe(true);
+      expect(purgedBy(await store.purgeList(kv, now), '/docs/a.html')(entry(T0)), `at ${now - T0} ms`).toBe(true);
     }
-    expect((await purgeList(kv, now)).records).toEqual([]);
+    expect((await store.purgeList(kv, now)).records).toEqual([]);
   });
 
   it('never lowers its floor when a later read lists fewer records', async () => {
-    await recordPurges(kv, purges(MAX_RECORDS + 1, T0), T0 + MAX_RECORDS);
-    const first = await purgeList(kv, T0 + MAX_RECORDS + REFRESH_MS);
+    await store.recordPurges(kv, purges(MAX_RECORDS + 1, T0), T0 + MAX_RECORDS);
+    const first = await store.purgeList(kv, T0 + MAX_RECORDS + REFRESH_MS);
     kv.entries.clear();
-    const second = await purgeList(kv, T0 + MAX_RECORDS + 2 * REFRESH_MS);
+    const second = await store.purgeList(kv, T0 + MAX_RECORDS + 2 * REFRESH_MS);
     expect(second.vouchedSince).toBeGreaterThanOrEqual(first.vouchedSince);
     expect(purgedBy(second, '/elsewhere')(entry(T0))).toBe(true);
   });
 
   it('finds a batch that became visible late (written elsewhere, within KV propagation) on a later re-read', async () => {
-    const reader = await anotherIsolate();
+    const reader = anotherIsolate();
     await reader.purgeList(kv, T0 + 10_000);
     // Written by another location at T0 + 9 s, listed here only at T0 + 40 s.
-    const writer = await anotherIsolate();
+    const writer = anotherIsolate();
     await writer.recordPurges(kv, [{ kind: 'url', value: '/late', at: T0 + 9_000 }], T0 + 9_000);
     const list = await reader.purgeList(kv, T0 + 40_000);
     expect(purgedBy(list, '/late')(entry(T0 + 9_000))).toBe(true);
@@ -314,7 +308,7 @@ describe('every purge recorded by any isolate is in force at every isolate after
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 160 }), async (steps: Step[]) => {
         kv = new FailingKv();
-        const isolates = [await anotherIsolate(), await anotherIsolate(), await anotherIsolate()];
+        const isolates = [anotherIsolate(), anotherIsolate(), anotherIsolate()];
         const made: PurgeRecord[] = [];
         let now = T0;
         for (const { isolate, advance, purge, targets } of steps) {
@@ -346,7 +340,7 @@ describe('every purge recorded by any isolate is in force at every isolate after
 describe('a read of the purge list that fails', () => {
   /** A purge of each kind, made at T0 by an isolate of its own. */
   async function purgesOfEachKind(): Promise<void> {
-    const writer = await anotherIsolate();
+    const writer = anotherIsolate();
     await writer.recordPurges(
       kv,
       [
@@ -362,7 +356,7 @@ describe('a read of the purge list that fails', () => {
   it('leaves a new isolate vouching for nothing from before its horizon: every purge made the bound ago is in force', async () => {
     await purgesOfEachKind();
     kv.failures = Infinity;
-    const reader = await anotherIsolate();
+    const reader = anotherIsolate();
     const now = T0 + RECORDS_REACH_MS;
     const list = await reader.purgeList(kv, now);
     expect(purgedBy(list, '/u')(entry(T0))).toBe(true);
@@ -376,7 +370,7 @@ describe('a read of the purge list that fails', () => {
   it('leaves a shield told of purges before its first read with them, and with every older purge in force', async () => {
     await purgesOfEachKind();
     kv.failures = Infinity;
-    const shield = await anotherIsolate();
+    const shield = anotherIsolate();
     const now = T0 + RECORDS_REACH_MS;
     shield.rememberPurges([{ kind: 'url', value: '/told', at: now }], now);
     const list = await shield.purgeList(kv, now);
@@ -387,7 +381,7 @@ describe('a read of the purge list that fails', () => {
   it('is tried once more at once: a first read that fails once still finds every record', async () => {
     await purgesOfEachKind();
     kv.failures = 1;
-    const reader = await anotherIsolate();
+    const reader = anotherIsolate();
     const list = await reader.purgeList(kv, T0 + 2);
     expect(list.records.map((record) => record.value).sort()).toEqual(['', '/p/', '/u', 't']);
     expect(list.vouchedSince).toBe(T0 + 2 - RECORD_LIFETIME_MS);
@@ -396,9 +390,9 @@ describe('a read of the purge list that fails', () => {
   });
 
   it('after a good read, still has a purge made since in force within the bound while its re-reads fail', async () => {
-    const reader = await anotherIsolate();
+    const reader = anotherIsolate();
     await reader.purgeList(kv, T0);
-    const writer = await anotherIsolate();
+    const writer = anotherIsolate();
     await writer.recordPurges(kv, [{ kind: 'prefix', value: '/late/', at: T0 + 1000 }], T0 + 1000);
     kv.failures = Infinity;
     const now = T0 + 1000 + RECORDS_REACH_MS;
@@ -409,7 +403,7 @@ describe('a read of the purge list that fails', () => {
   it('counts as purged nothing more once a read succeeds again: the records vouch again', async () => {
     await purgesOfEachKind();
     kv.failures = Infinity;
-    const reader = await anotherIsolate();
+    const reader = anotherIsolate();
     const failed = T0 + RECORDS_REACH_MS;
     await reader.purgeList(kv, failed);
     kv.failures = 0;
@@ -420,7 +414,7 @@ describe('a read of the purge list that fails', () => {
   });
 
   it('says how the reads went: not read yet, unread while none succeeded, read, then failing (what health answers)', async () => {
-    const reader = await anotherIsolate();
+    const reader = anotherIsolate();
     expect(reader.purgeListState(kv, T0)).toEqual({ state: 'not read yet' });
     expect(reader.purgeListState(undefined, T0)).toEqual({ state: 'unbound' });
     kv.failures = Infinity;
@@ -437,7 +431,7 @@ describe('a read of the purge list that fails', () => {
 
   it('never throws: an isolate that cannot read KV still answers a list, and tries again after REFRESH_MS', async () => {
     kv.failures = Infinity;
-    const reader = await anotherIsolate();
+    const reader = anotherIsolate();
     await expect(reader.purgeList(kv, T0)).resolves.toBeDefined();
     await reader.purgeList(kv, T0 + REFRESH_MS - 1);
     // The head read, tried twice, failing: no list is made on a head that could not be read.
@@ -459,7 +453,7 @@ describe('a read of the purge list that fails', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 120 }), async (steps: Step[]) => {
         kv = new FailingKv();
-        const isolates = [await anotherIsolate(), await anotherIsolate(), await anotherIsolate()];
+        const isolates = [anotherIsolate(), anotherIsolate(), anotherIsolate()];
         const made: PurgeRecord[] = [];
         let now = T0;
         for (const { isolate, advance, purge, failures, targets } of steps) {

@@ -32,7 +32,7 @@ import { concat, faultyStream, streamOf } from '../../streams.ts';
 export const EPOCH = Date.parse('2026-03-02T10:00:00Z');
 
 /** The time freshness is judged by; moved by the test only. */
-export class FakeClock {
+class FakeClock {
   ms: number;
   constructor(start = EPOCH) {
     this.ms = start;

@@ -3,6 +3,7 @@
 // `override`.
 
 import { describe, expect, it } from 'vitest';
+import { PLATFORM_CLOCK } from '../../../shared/clock/clock.ts';
 import { parseConfig } from '../../../shared/config/config.ts';
 import { applyRules } from '../../../shared/rules/rules-match.ts';
 import { readPolicy } from '../../../shared/tier/ports.ts';
@@ -21,7 +22,7 @@ const config = parseConfig({
   RULES: JSON.stringify(RULES),
 });
 const policyFor = (path: string) =>
-  readPolicy(config, 0, applyRules(config.rules, { host: 'cdn.example', path, method: 'GET' }));
+  readPolicy(config, PLATFORM_CLOCK, applyRules(config.rules, { host: 'cdn.example', path, method: 'GET' }));
 
 describe('readPolicy', () => {
   it('is the configuration’s where no rule matches, with no override', () => {
