@@ -9,6 +9,7 @@ import { weakMatch } from '../../../shared/http/etag.ts';
 import type { ObjectMeta } from '../../../shared/slices/object-meta.ts';
 import type { SliceSpan } from '../../../shared/slices/slice-plan.ts';
 import type { SliceAsk, Upstream, UpstreamAnswer } from '../../../shared/tier/ports.ts';
+import { clauseViolations, expectEqual } from '../../contract.ts';
 
 /** A next hop, and the origin behind it, where the contract puts the objects it reads. */
 export interface NextHopUnderTest {
@@ -41,11 +42,6 @@ function objectBytes(size: number, version = 1): Uint8Array {
 }
 
 const span = (first: number, last = first): SliceSpan => ({ first, last });
-
-function expectEqual(seen: unknown, wanted: unknown, what: string): void {
-  if (JSON.stringify(seen) !== JSON.stringify(wanted))
-    throw new Error(`${what}: ${JSON.stringify(seen)}, wanted ${JSON.stringify(wanted)}`);
-}
 
 /** Compared byte by byte, told by length and first difference (never megabytes printed). */
 function expectBytes(seen: Uint8Array, wanted: Uint8Array, what: string): void {
@@ -322,17 +318,12 @@ let runs = 0;
 
 /** The clauses `make`'s next hops break, each with what was seen; empty when it keeps them all. */
 export async function nextHopViolations(make: MakeNextHop): Promise<string[]> {
-  const broken: string[] = [];
-  for (const [index, clause] of CLAUSES.entries()) {
+  const run = ++runs;
+  return clauseViolations(CLAUSES, async (clause, index) => {
     // Names no other run or clause uses: a tier's cache (the shield's) never answers from an earlier one.
-    const prefix = `contract-${++runs}-${index}`;
-    try {
-      await clause.check(await make(), (what) => `${prefix}/${what}.bin`);
-    } catch (error) {
-      broken.push(`${clause.name}: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  }
-  return broken;
+    const prefix = `contract-${run}-${index}`;
+    await clause.check(await make(), (what) => `${prefix}/${what}.bin`);
+  });
 }
 
 /** The names of the clauses, for reports. */

@@ -4,6 +4,7 @@
 // it (tier-cache-contract.test.ts), as undici runs its cacheStoreTests against every CacheStore.
 
 import type { TierCache } from '../../../shared/tier/tier-cache.ts';
+import { clauseViolations, expectEqual } from '../../contract.ts';
 
 /** A fresh, empty cache of the implementation under test. */
 export type MakeTierCache = () => TierCache | Promise<TierCache>;
@@ -28,11 +29,6 @@ const get = (path: string): Request => new Request(`${BASE}${path}`);
 
 async function text(response: Response | undefined): Promise<string | undefined> {
   return response === undefined ? undefined : new TextDecoder().decode(await response.arrayBuffer());
-}
-
-function expectEqual(seen: unknown, wanted: unknown, what: string): void {
-  if (JSON.stringify(seen) !== JSON.stringify(wanted))
-    throw new Error(`${what}: ${JSON.stringify(seen)}, wanted ${JSON.stringify(wanted)}`);
 }
 
 const CLAUSES: readonly Clause[] = [
@@ -119,15 +115,7 @@ const CLAUSES: readonly Clause[] = [
 
 /** The clauses `make`'s caches break, each with what was seen; empty when it keeps them all. Each runs on a fresh cache. */
 export async function tierCacheViolations(make: MakeTierCache): Promise<string[]> {
-  const broken: string[] = [];
-  for (const clause of CLAUSES) {
-    try {
-      await clause.check(await make());
-    } catch (error) {
-      broken.push(`${clause.name}: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  }
-  return broken;
+  return clauseViolations(CLAUSES, async (clause) => clause.check(await make()));
 }
 
 /** The names of the clauses, for reports. */

@@ -6,6 +6,7 @@ import { NotFound } from '../../../shared/http/errors.ts';
 import type { RequestTarget } from '../../../shared/request/request-target.ts';
 import type { Origin } from '../../../shield/origin/origin.ts';
 import { probeWithin } from '../../../shield/origin/origin-probe.ts';
+import { clauseViolations, expectEqual } from '../../contract.ts';
 
 /** An implementation under test, over a real server. */
 export interface OriginUnderTest {
@@ -44,11 +45,6 @@ function get(under: OriginUnderTest, headers: Record<string, string> = {}, metho
 
 async function bytesOf(response: Response): Promise<number[]> {
   return [...new Uint8Array(await response.arrayBuffer())];
-}
-
-function expectEqual(seen: unknown, wanted: unknown, what: string): void {
-  if (JSON.stringify(seen) !== JSON.stringify(wanted))
-    throw new Error(`${what}: ${JSON.stringify(seen)}, wanted ${JSON.stringify(wanted)}`);
 }
 
 /** The middle third of the object: a range that is neither its start nor its end. */
@@ -178,15 +174,7 @@ const CLAUSES: readonly Clause[] = [
 
 /** The clauses `make`'s origin breaks, each with what was seen; empty when it keeps them all. */
 export async function originViolations(make: MakeOrigin): Promise<string[]> {
-  const broken: string[] = [];
-  for (const clause of CLAUSES) {
-    try {
-      await clause.check(await make());
-    } catch (error) {
-      broken.push(`${clause.name}: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  }
-  return broken;
+  return clauseViolations(CLAUSES, async (clause) => clause.check(await make()));
 }
 
 /** The names of the clauses, for reports. */
