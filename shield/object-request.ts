@@ -13,16 +13,17 @@ import type { RequestFacts } from '../shared/request/request-facts.ts';
 import type { RequestTarget } from '../shared/request/request-target.ts';
 import { ruleDecidedFreshness, ruleDetail } from '../shared/rules/rule-freshness.ts';
 import type { AppliedRules } from '../shared/rules/rules.ts';
+import { bypassed } from '../shared/tier/bypass.ts';
 import { healingUpstream, originHealing } from '../shared/tier/healing-upstream.ts';
 import { HopLog, loggedUpstream } from '../shared/tier/hop-log.ts';
 import { headObject } from '../shared/tier/object-head.ts';
-import { type ObjectRead, readPolicy } from '../shared/tier/ports.ts';
+import { type ForwardingTier, type ObjectRead, readPolicy } from '../shared/tier/ports.ts';
 import { isolateUrgency } from '../shared/tier/slice-reader/isolate-pool.ts';
 import { withRuleDetail } from '../shared/tier/tier-headers.ts';
-import { bypassed } from './bypass.ts';
 import type { ShieldRequest } from './env.ts';
 import { urgentAtShield } from './first-byte-urgency.ts';
 import { objectTarget } from './object-target.ts';
+import { originCalls } from './origin/origin-calls.ts';
 import { originUpstream } from './origin/origin-upstream.ts';
 import { shieldCache, shieldKey } from './shield-cache.ts';
 import { answerSlices, type SliceAnswerContext } from './slice-answer.ts';
@@ -76,9 +77,10 @@ async function answerRead(
   const { config } = origin;
   // On the clock the read path times by (read.now, readPolicy), so that its durations hold on any clock.
   const started = facts.now;
+  // A slice request is the edge's read, never bypassed: the edge sends a bypassed request on as it came.
   if (rules.bypassRule !== undefined && sliced === undefined) {
-    const all = origin.traits.forwardsClientHeaders ? forwardedRequestHeaders(request.headers) : undefined;
-    return bypassed(request, shield, origin, target, rules.bypassRule, all, facts.started);
+    const tier: ForwardingTier = { name: 'shield', hop: originCalls(origin), meter };
+    return bypassed({ request, url: facts.url, target }, rules.bypassRule, tier, facts.started);
   }
   // The client's end-to-end headers, as the edge forwarded them: for a site, never for S3.
   const client = origin.traits.forwardsClientHeaders

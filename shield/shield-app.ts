@@ -13,13 +13,17 @@ import { normalizePath } from '../shared/request/canonical-path.ts';
 import type { RequestFacts } from '../shared/request/request-facts.ts';
 import { requestUrl } from '../shared/request/request-target.ts';
 import { HEALTH_PATH, isReserved, PURGE_PATH } from '../shared/request/reserved-paths.ts';
+import { passThrough } from '../shared/tier/pass-through.ts';
 import { withHitStore, withTierReport } from '../shared/tier/tier-headers.ts';
 import type { ShieldCache } from '../shared/tiers/shield-caches.ts';
 import { type ShieldBindings, type ShieldEnv, type ShieldRequest, shieldBindings } from './env.ts';
 import { answerShieldHealth } from './health.ts';
 import { answerObject } from './object-request.ts';
-import { passThrough } from './pass-through.ts';
+import { originCalls } from './origin/origin-calls.ts';
+import { originOf } from './origin/origin-of.ts';
+import { originUrlFor } from './origin/origin-url.ts';
 import { acceptPurge } from './purge.ts';
+import { invalidatedShieldKey, shieldCache } from './shield-cache.ts';
 
 /**
  * The shield's named entrypoint Workers Cache fronts (cli/wrangler-config.ts names it in the deployed configuration;
@@ -66,9 +70,23 @@ app.use('*', async (c, next) => {
 
 app.on(['GET', 'HEAD'], '*', (c) => answerObject(c.req.raw, c.env, c.var));
 
-app.all('*', async (c) => {
-  const response = await passThrough(c.req.raw, c.env, c.var.url);
-  return withTierReport(response, 'shield', { fwd: 'method' }, Date.now() - c.var.started);
+// Other methods (shared/tier/pass-through.ts): to a site through the origin, its answers' URLs the origin's own.
+app.all('*', (c) => {
+  const origin = originOf(c.env.config);
+  return passThrough(
+    c.req.raw,
+    c.var.url,
+    {
+      name: 'shield',
+      traits: origin.traits,
+      hop: originCalls(origin),
+      meter: c.env.meter,
+      cache: shieldCache,
+      answeredFor: ({ target }) => originUrlFor(origin.config, target),
+      keyOf: (url) => invalidatedShieldKey(origin, url),
+    },
+    c.var.started,
+  );
 });
 
 /** An error as the edge gets it, with this tier's report (a ConfigError names the setting). */

@@ -2,6 +2,7 @@
 // service binding. This file only wires; README.md says what the edge does with a request, in order.
 
 import { Hono } from 'hono';
+import { CACHED_METHODS, originTraits } from '../shared/config/origin-traits.ts';
 import { errorResponse, HttpError, MethodNotAllowed, NotFound, SignatureRefused } from '../shared/http/errors.ts';
 import { tierLocation } from '../shared/http/health-report.ts';
 import { observedFetch } from '../shared/observe/observed.ts';
@@ -9,15 +10,17 @@ import { normalizePath } from '../shared/request/canonical-path.ts';
 import type { RequestFacts } from '../shared/request/request-facts.ts';
 import { requestUrl } from '../shared/request/request-target.ts';
 import { HEALTH_PATH, isReserved, PURGE_PATH, STATS_JSON_PATH, STATS_PATH } from '../shared/request/reserved-paths.ts';
+import { passThrough } from '../shared/tier/pass-through.ts';
 import { withTierReport } from '../shared/tier/tier-headers.ts';
 import { admission, admittedRequest } from './admission.ts';
-import { forwardedPath } from './edge-address.ts';
+import { forwardedPath, invalidatedKey } from './edge-address.ts';
+import { edgeCache } from './edge-cache.ts';
 import { type EdgeBindings, type EdgeEnv, type EdgeRequest, edgeBindings } from './env.ts';
 import { answerHealth } from './health.ts';
 import { answerFromMemory } from './memory-hit.ts';
 import { answerObject } from './object-request.ts';
-import { CACHED_METHODS, passThrough } from './pass-through.ts';
 import { purge } from './purge.ts';
+import { shieldCalls } from './shield-client.ts';
 import { withSiteResponses } from './site-responses.ts';
 import { answerStats } from './stats-endpoint.ts';
 
@@ -64,9 +67,24 @@ app.options('*', (c) =>
   ),
 );
 
-app.all('*', async (c) => {
-  const response = await passThrough(c.req.raw, c.env, c.var.url);
-  return withTierReport(response, 'edge', { fwd: 'method' }, Date.now() - c.var.started);
+// Other methods (shared/tier/pass-through.ts): to a site through the shield, which owns the origin connection; the
+// URLs its answers name are the client's.
+app.all('*', (c) => {
+  const { config, meter } = c.env;
+  return passThrough(
+    c.req.raw,
+    c.var.url,
+    {
+      name: 'edge',
+      traits: originTraits(config),
+      hop: shieldCalls(c.env.shield, config),
+      meter,
+      cache: () => edgeCache(config),
+      answeredFor: ({ request }) => new URL(request.url),
+      keyOf: (url) => invalidatedKey(url, config),
+    },
+    c.var.started,
+  );
 });
 
 /** An error as the client gets it, with this tier's report (a ConfigError names the setting). */

@@ -36,7 +36,7 @@ export function answerFromMemory(request: Request, edge: EdgeRequest, url: strin
   const memory = edgeMemory(config);
   if (memory === undefined) return undefined;
   const address = knownAddress(url, config);
-  // A bypassed path is never answered from a cache: the full path sends it on (worker/bypass.ts).
+  // A bypassed path is never answered from a cache: the full path sends it on (shared/tier/bypass.ts).
   if (address === undefined || address.rules.bypass) return undefined;
   const entry = memory.get(address.key);
   if (entry === undefined || !entry.whole) return undefined;

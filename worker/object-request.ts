@@ -12,17 +12,17 @@ import type { RequestFacts } from '../shared/request/request-facts.ts';
 import type { RequestTarget } from '../shared/request/request-target.ts';
 import { ruleDecidedFreshness, ruleDetail } from '../shared/rules/rule-freshness.ts';
 import { applyRules } from '../shared/rules/rules-match.ts';
+import { bypassed } from '../shared/tier/bypass.ts';
 import { healingUpstream, shieldHealing } from '../shared/tier/healing-upstream.ts';
 import { HopLog, loggedUpstream } from '../shared/tier/hop-log.ts';
 import { headObject } from '../shared/tier/object-head.ts';
-import { type ObjectRead, readPolicy, type Upstream } from '../shared/tier/ports.ts';
+import { type ForwardingTier, type ObjectRead, readPolicy, type Upstream } from '../shared/tier/ports.ts';
 import { cacheName, withRuleDetail } from '../shared/tier/tier-headers.ts';
-import { bypassed } from './bypass.ts';
 import { edgeAddress } from './edge-address.ts';
 import { edgeCache } from './edge-cache.ts';
 import type { EdgeRequest } from './env.ts';
 import { serveObject } from './serve-object.ts';
-import { forwardedFor, type PurgeWatermarks, shieldUpstream } from './shield-client.ts';
+import { forwardedFor, type PurgeWatermarks, shieldCalls, shieldUpstream } from './shield-client.ts';
 
 /** GET is serve-object.ts; HEAD is shared/tier/object-head.ts, with the conditions a GET would honour. */
 export async function answerObject(request: Request, edge: EdgeRequest, facts: RequestFacts): Promise<Response> {
@@ -37,7 +37,10 @@ export async function answerObject(request: Request, edge: EdgeRequest, facts: R
     request.method === 'GET'
       ? address.rules
       : applyRules(config.rules, { host: url.host, path: target.path, method: request.method });
-  if (rules.bypassRule !== undefined) return bypassed(request, edge, url, target, rules.bypassRule, facts.started);
+  if (rules.bypassRule !== undefined) {
+    const tier: ForwardingTier = { name: 'edge', hop: shieldCalls(edge.shield, config), meter };
+    return bypassed({ request, url, target }, rules.bypassRule, tier, facts.started);
+  }
   // On the clock entries are timed by (readPolicy): records are compared with their origin times.
   const list = await isolatePurges.purgeList(edge.purges, facts.now);
   const purges = purgeWatch(list, purgePath);

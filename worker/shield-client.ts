@@ -1,7 +1,9 @@
 // The edge's next hop: the shield, over its service binding or at SHIELD_URL (shield-transport.ts). GETs go as slice requests (shared/hop/slice-protocol.ts)
-// and every answer is checked like an origin's (shield-answer.ts).
+// and every answer is checked like an origin's (shield-answer.ts); a bypassed GET or HEAD and other methods go as they
+// came (shieldCalls, for shared/tier/bypass.ts and pass-through.ts).
 
 import type { Config } from '../shared/config/config.ts';
+import { originTraits } from '../shared/config/origin-traits.ts';
 import {
   CREDENTIAL_HEADER,
   HOST_HEADER,
@@ -18,7 +20,7 @@ import { COPY_HEADER } from '../shared/observe/read-ahead-copy.ts';
 import type { RequestTarget } from '../shared/request/request-target.ts';
 import type { ObjectMeta } from '../shared/slices/object-meta.ts';
 import type { HopLog } from '../shared/tier/hop-log.ts';
-import type { Upstream } from '../shared/tier/ports.ts';
+import type { HopCalls, Upstream } from '../shared/tier/ports.ts';
 import { readShieldAnswer } from './shield-answer.ts';
 import type { ShieldTransport } from './shield-transport.ts';
 
@@ -131,4 +133,45 @@ export function shieldUpstream(
       return parseWarmWord(await response.text());
     },
   };
+}
+
+/**
+ * The shield as the next hop of what the edge forwards as it came. A bypassed GET or HEAD: to a site with every
+ * end-to-end header the client sent (its Range and conditions too: nothing is stored to answer them from); to S3 with
+ * only the Range and conditions, which the shield signs into the object's GET or HEAD. Another method: with every
+ * end-to-end header (none is managed by the tiers on an unsafe method) and its body.
+ */
+export function shieldCalls(shield: ShieldTransport, config: Config): HopCalls {
+  return {
+    bypass: ({ request, url, target }) =>
+      askShield(shield, config, {
+        method: request.method,
+        path: target.path + target.query,
+        headers: bypassHeaders(request, url, config),
+        signal: request.signal,
+      }),
+    passThrough: ({ request, url, target }) =>
+      askShield(shield, config, {
+        method: request.method,
+        path: target.path + target.query,
+        headers: forwardedFor(request, url, []),
+        body: request.body,
+      }),
+  };
+}
+
+function bypassHeaders(request: Request, url: URL, config: Config): Headers {
+  const headers = originTraits(config).forwardsClientHeaders ? forwardedFor(request, url, []) : tierManaged(request);
+  headers.set(HOST_HEADER, url.hostname);
+  return headers;
+}
+
+/** The Range and conditions alone: what the shield signs into an S3 object's GET or HEAD. */
+function tierManaged(request: Request): Headers {
+  const headers = new Headers();
+  for (const name of TIER_MANAGED) {
+    const value = request.headers.get(name);
+    if (value !== null) headers.set(name, value);
+  }
+  return headers;
 }

@@ -9,6 +9,13 @@ import { type RequestTarget, requestTarget, type TargetOptions } from '../reques
 import type { KeyQuery } from '../rules/rules.ts';
 import { type Config, type OriginKind, s3Settings } from './config.ts';
 
+/**
+ * The methods both tiers answer themselves, whatever the origin: GET and HEAD from their caches, OPTIONS at the edge.
+ * Others pass only to an origin whose traits say so (`passesOtherMethods`); to any other, RFC 9110 §15.5.6: 405 with
+ * these in Allow.
+ */
+export const CACHED_METHODS: readonly string[] = ['GET', 'HEAD', 'OPTIONS'];
+
 export interface OriginTraits {
   /**
    * ORIGIN_KIND: the key of the pure path rules (request-target.ts, purge-prefix.ts, protected-paths.ts), which spell

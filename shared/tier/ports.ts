@@ -1,15 +1,19 @@
 // What each tier hands the one read path both run (ObjectRead): its cache, its policy, and its next hop, which
-// answers in the same terms whatever it is (UpstreamAnswer): the edge's is the shield, the shield's the origin.
+// answers in the same terms whatever it is (UpstreamAnswer): the edge's is the shield, the shield's the origin. And
+// what it hands the flows that forward a request as it came (bypass.ts, pass-through.ts): the same next hop's calls
+// for them (HopCalls) and its meter.
 
 import { type Clock, PLATFORM_CLOCK } from '../clock/clock.ts';
 import type { Config } from '../config/config.ts';
 import type { FreshnessOverride } from '../http/freshness.ts';
 import type { StaleDefaults } from '../http/stale.ts';
 import type { PurgeCandidate } from '../purge/purge-rules.ts';
+import type { RequestTarget } from '../request/request-target.ts';
 import { type AppliedRules, NOTHING_APPLIED } from '../rules/rules.ts';
 import type { ObjectMeta } from '../slices/object-meta.ts';
 import type { SliceSpan } from '../slices/slice-plan.ts';
 import type { FillLimits } from '../store/fill-budget.ts';
+import type { TierName } from '../tiers/tiers.ts';
 import type { TierCache } from './tier-cache.ts';
 
 export type UpstreamAnswer =
@@ -175,4 +179,47 @@ export function readPolicy(
 /** Subrequests this request may still make (Workers cap them per request). */
 export interface Budget {
   remaining: number;
+}
+
+/** A request a tier forwards to its next hop as it came: never looked up, never stored (bypass.ts, pass-through.ts). */
+export interface HopCall {
+  /** The client's request, as this tier got it: its method, headers, body and signal. */
+  request: Request;
+  /** Its URL, as this tier parsed it (the edge forwards its host and scheme: X-Forwarded-Host, -Proto). */
+  url: URL;
+  /** What it names at the origin: the path and query it is sent on with. */
+  target: RequestTarget;
+}
+
+/**
+ * What a next hop does besides the read path's asks (Upstream): a request forwarded as it came. Kept apart from
+ * Upstream, which is made for one read of one object (its target, the purges applied, the client's selecting headers,
+ * the hop log) and faked by the read path's tests; these calls need none of that, are made once per tier and
+ * request, and a request that is no read (another method) has no Upstream at all. The edge's are the shield's
+ * (worker/shield-client.ts), the shield's the origin's (shield/origin/origin-calls.ts).
+ */
+export interface HopCalls {
+  /**
+   * A GET or HEAD a rule bypasses, asked as it came with what the next hop takes of it (a site: every end-to-end
+   * header; S3: its Range and conditions); its answer as the origin's kind lets it pass (S3's error documents never do:
+   * rejected with the HttpError of ours a client gets).
+   */
+  bypass(call: HopCall): Promise<Response>;
+  /** A method other than GET, HEAD and OPTIONS, with its headers and body, answered as the origin answered. */
+  passThrough(call: HopCall): Promise<Response>;
+}
+
+/** What a forwarded request is counted on (shared/observe/request-meter.ts RequestMeter is one). */
+interface HopMeter {
+  /** The next hop's answer, its body's bytes counted as declared or as they pass; `fromOrigin`: fetched there. */
+  fetchedAnswer(method: string, response: Response, fromOrigin: boolean): Response;
+  /** Work the request leaves running: kept alive, and waited for before its record is counted. */
+  hold(promise: Promise<unknown>): void;
+}
+
+/** A tier as the flows that forward a request see it: its name (its Cache-Status member), its next hop, its meter. */
+export interface ForwardingTier {
+  name: TierName;
+  hop: HopCalls;
+  meter: HopMeter;
 }

@@ -9,9 +9,6 @@ import type { OriginFinding } from '../../shared/http/health-report.ts';
 import type { RequestTarget } from '../../shared/request/request-target.ts';
 import type { ForwardedHeaders } from './s3-request.ts';
 
-/** The methods the shield answers whatever its origin; others pass only to one whose traits say so (passThrough). */
-export const READ_METHODS: readonly string[] = ['GET', 'HEAD', 'OPTIONS'];
-
 /** How one GET or HEAD of an object is made. */
 export interface ObjectAsk {
   /** The clock each try is signed by (S3's x-amz-date); Date.now when not given. */

@@ -3,7 +3,7 @@
 // asked again while S3 says it is busy; its error documents never pass: they become errors of ours (origin-errors.ts).
 
 import { type Config, type S3Config, s3Settings } from '../../shared/config/config.ts';
-import { type OriginTraits, originTraits } from '../../shared/config/origin-traits.ts';
+import { CACHED_METHODS, type OriginTraits, originTraits } from '../../shared/config/origin-traits.ts';
 import { type HttpError, MethodNotAllowed } from '../../shared/http/errors.ts';
 import { exposeS3CacheTag, originResponseHeaders, S3_RESPONSE_HEADERS } from '../../shared/http/headers.ts';
 import type { OriginFinding } from '../../shared/http/health-report.ts';
@@ -12,7 +12,7 @@ import { encodeKeyForPath } from '../../shared/request/object-key.ts';
 import type { RequestTarget } from '../../shared/request/request-target.ts';
 import { responseAsIs } from '../../shared/streams/response-as-is.ts';
 import { retryWhileBusy } from './busy-retry.ts';
-import { type ObjectAsk, type Origin, type ProbeAsk, READ_METHODS } from './origin.ts';
+import type { ObjectAsk, Origin, ProbeAsk } from './origin.ts';
 import { busyFailure, readErrorBody, s3ErrorCode, s3Failure } from './origin-errors.ts';
 import { needsErrorCode, s3Finding } from './origin-state.ts';
 import { originBasePath } from './origin-url.ts';
@@ -151,6 +151,6 @@ class S3Origin implements Origin {
 
   /** RFC 9110 §15.5.6: nothing but reads is signed for S3. */
   passThrough(_target: RequestTarget, request: Request): Promise<Response> {
-    return Promise.reject(new MethodNotAllowed(request.method, READ_METHODS));
+    return Promise.reject(new MethodNotAllowed(request.method, CACHED_METHODS));
   }
 }
