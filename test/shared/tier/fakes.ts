@@ -1,5 +1,6 @@
 // Fakes of the read path's ports (shared/tier/ports.ts, tier-cache.ts), for its unit tests in Node: a cache in a
-// Map, a next hop answering from one object, an ObjectRead with a clock the test moves and a waitUntil it awaits.
+// Map, a next hop answering from one object, an ObjectRead with a clock the test moves and a waitUntil it awaits; and
+// the next hop's calls for what a tier forwards as it came (HopCalls), recorded and answered as the test says.
 
 import { expect } from 'vitest';
 import { parseConfig } from '../../../shared/config/config.ts';
@@ -18,6 +19,8 @@ import { type ObjectVersion, type SliceSpan, sliceCount, spanBytes } from '../..
 import { fromStoredHeaders, type Unpacked } from '../../../shared/store/stored-entry.ts';
 import {
   fillLimits,
+  type HopCall,
+  type HopCalls,
   type ObjectRead,
   type SliceAsk,
   type Upstream,
@@ -398,6 +401,39 @@ export function wholeAnswer(
   const bytes = body === null ? null : new TextEncoder().encode(body);
   if (bytes !== null && !init.has('content-length')) init.set('content-length', String(bytes.byteLength));
   return { kind: 'whole', response: new Response(bytes, { status, headers: init }) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The next hop's calls for what is forwarded as it came (bypass.ts, pass-through.ts).
+
+/** One forwarded call, as the next hop got it. */
+export interface ForwardedCall extends HopCall {
+  via: keyof HopCalls;
+}
+
+/**
+ * The next hop as the forwarding flows see it (HopCalls): every call recorded, each answered by `answer` (a 200 of
+ * `forwarded` with its length, by default), or rejected with `refusal` when set (what an origin's kind refuses).
+ */
+export class FakeHopCalls implements HopCalls {
+  readonly calls: ForwardedCall[] = [];
+  answer: (call: HopCall) => Response = () =>
+    new Response('forwarded', { headers: { 'content-type': 'text/plain', 'content-length': '9' } });
+  refusal: Error | undefined;
+
+  bypass(call: HopCall): Promise<Response> {
+    return this.forward('bypass', call);
+  }
+
+  passThrough(call: HopCall): Promise<Response> {
+    return this.forward('passThrough', call);
+  }
+
+  private async forward(via: keyof HopCalls, call: HopCall): Promise<Response> {
+    this.calls.push({ via, ...call });
+    if (this.refusal !== undefined) throw this.refusal;
+    return this.answer(call);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
