@@ -2,23 +2,27 @@
 // reaches it (S3, as s3rver serves it and verifies our SigV4 signatures; a static site serving files), the shield as
 // the edge reaches it (the real shield in workerd, on its own socket, reached from Node by the edge's own client over
 // a URL transport, as SHIELD_URL reaches it), the decorators over each as the tiers stack them, and the tests'
-// FakeUpstream, which the unit tests trust to behave as the real hops do. And against deliberately broken fakes, each
+// FakeUpstream, which the unit tests trust to behave as the real hops do; with the real hops' calls for what is
+// forwarded as it came (origin-calls.ts, shield-client.ts shieldCalls). And against deliberately broken fakes, each
 // of which must fail the clauses it breaks, and no other.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type S3Origin, startS3Origin } from '../../../local/origin.ts';
 import { type Stack, startWorkers } from '../../../local/workers.ts';
 import { type Config, parseConfig, type RawConfig } from '../../../shared/config/config.ts';
+import { originTraits } from '../../../shared/config/origin-traits.ts';
 import { BadGateway } from '../../../shared/http/errors.ts';
 import { meteredUpstream, RequestMeter, shieldFetchedFromOrigin } from '../../../shared/observe/request-meter.ts';
 import { requestTarget } from '../../../shared/request/request-target.ts';
 import type { ObjectMeta } from '../../../shared/slices/object-meta.ts';
 import { healingUpstream, originHealing, shieldHealing } from '../../../shared/tier/healing-upstream.ts';
 import { HopLog, loggedUpstream } from '../../../shared/tier/hop-log.ts';
-import type { Upstream } from '../../../shared/tier/ports.ts';
+import type { HopCalls, Upstream } from '../../../shared/tier/ports.ts';
 import { cacheName } from '../../../shared/tier/tier-headers.ts';
+import { originCalls } from '../../../shield/origin/origin-calls.ts';
+import { originOf } from '../../../shield/origin/origin-of.ts';
 import { originUpstream } from '../../../shield/origin/origin-upstream.ts';
-import { shieldUpstream } from '../../../worker/shield-client.ts';
+import { shieldCalls, shieldUpstream } from '../../../worker/shield-client.ts';
 import { urlTransport } from '../../../worker/shield-transport.ts';
 import { type FileSite, startFileSite } from '../../integration/file-site.ts';
 import { type FakeObject, FakeUpstream } from './fakes.ts';
@@ -77,6 +81,7 @@ function origin(
       sliceSize: settings.slicing.sliceSize,
       put,
       hop: (name) => over(originUpstream(settings, requestTarget(url(name), settings.originKind), Date.now), settings),
+      forwarding: { calls: originCalls(originOf(settings)), traits: originTraits(settings), url },
     } satisfies NextHopUnderTest;
   };
 }
@@ -107,6 +112,11 @@ function shield(
         const target = requestTarget(new URL(`https://${HOST}/${name}`), 's3');
         const log = new HopLog(cacheName('shield'));
         return over(shieldUpstream(transport, s3Config, target, HOST, {}, undefined, log), s3Config, log);
+      },
+      forwarding: {
+        calls: shieldCalls(transport, s3Config),
+        traits: originTraits(s3Config),
+        url: (name) => new URL(`https://${HOST}/${name}`),
       },
     };
   };
@@ -186,8 +196,34 @@ function fakeOrigin(over: (fake: FakeUpstream) => Upstream = (fake) => fake): Ne
   };
 }
 
+/** The S3 origin's next hop, its calls for what is forwarded as it came made over by `change`. */
+function brokenCalls(change: (calls: HopCalls) => HopCalls): MakeNextHop {
+  return async () => {
+    const under = await s3Origin()();
+    const forwarding = under.forwarding!;
+    return { ...under, forwarding: { ...forwarding, calls: change(forwarding.calls) } };
+  };
+}
+
 describe('a broken next hop fails the clauses it breaks, and no other', () => {
   it.each([
+    [
+      'its bypassed answer one byte short',
+      brokenCalls((calls) => ({
+        ...calls,
+        async bypass(call) {
+          const answer = await calls.bypass(call);
+          const bytes = new Uint8Array(await answer.arrayBuffer());
+          return new Response(bytes.subarray(0, bytes.length - 1), answer);
+        },
+      })),
+      ['a bypassed GET of an object'],
+    ],
+    [
+      'it forwards another method where the origin takes none',
+      brokenCalls((calls) => ({ ...calls, passThrough: async () => new Response('done') })),
+      ['another method reaches'],
+    ],
     [
       'pinned to a version gone, it answers the new version',
       () =>

@@ -2,13 +2,16 @@
 // shared/tier/ports.ts), whatever it is: the shield from the edge, the origin (S3 or a site) from the shield, the
 // decorators over either, the tests' FakeUpstream. Run as a list of the clauses an implementation breaks (empty: it
 // keeps them all), as tier-cache-contract.ts runs the TierCache contract, so that a deliberately broken one can be
-// shown to fail the clauses it breaks (next-hop-contract.test.ts).
+// shown to fail the clauses it breaks (next-hop-contract.test.ts). And what the forwarding flows
+// (shared/tier/bypass.ts, pass-through.ts) rely on of the same hop's calls for a request forwarded as it came
+// (HopCalls), where it has them.
 
+import { CACHED_METHODS, type OriginTraits } from '../../../shared/config/origin-traits.ts';
 import { HttpError, VersionChanged } from '../../../shared/http/errors.ts';
 import { weakMatch } from '../../../shared/http/etag.ts';
 import type { ObjectMeta } from '../../../shared/slices/object-meta.ts';
 import type { SliceSpan } from '../../../shared/slices/slice-plan.ts';
-import type { SliceAsk, Upstream, UpstreamAnswer } from '../../../shared/tier/ports.ts';
+import type { HopCall, HopCalls, SliceAsk, Upstream, UpstreamAnswer } from '../../../shared/tier/ports.ts';
 import { clauseViolations, expectEqual } from '../../contract.ts';
 
 /** A next hop, and the origin behind it, where the contract puts the objects it reads. */
@@ -19,6 +22,11 @@ export interface NextHopUnderTest {
   put(name: string, bytes: Uint8Array): Promise<void>;
   /** The next hop for the object `name`, as a tier makes one for each request. */
   hop(name: string): Upstream;
+  /**
+   * The same hop's calls for what is forwarded as it came, the traits of the origin behind it and the URL a client
+   * asks the object `name` at; absent where the hop has none (the tests' fakes): their clauses then ask nothing.
+   */
+  forwarding?: { calls: HopCalls; traits: OriginTraits; url(name: string): URL };
 }
 
 /** A next hop under test, with an origin of its own or a share of one (the contract's names never repeat). */
@@ -93,6 +101,16 @@ async function slicedObject(
   await under.put(name, bytes);
   const answer = as(await under.hop(name).slices(span(0), undefined), 'span', 'discovery of slice 0');
   return { bytes, meta: answer.meta, first: await bytesOf(answer.body) };
+}
+
+/** A client's request for the object `name`, as a tier hands it to its hop's calls. */
+function forwardedCall(
+  forwarding: NonNullable<NextHopUnderTest['forwarding']>,
+  name: string,
+  init?: RequestInit,
+): HopCall {
+  const url = forwarding.url(name);
+  return { request: new Request(url, init), url, target: forwarding.traits.target(url) };
 }
 
 /** The bytes of slices `first`..`last` of `bytes`, from `from` on. */
@@ -283,6 +301,58 @@ const CLAUSES: readonly Clause[] = [
       );
       if ('value' in rest)
         throw new Error(`the body ended after the abort, ${read} of ${bytes.length - under.sliceSize} bytes read`);
+    },
+  },
+  {
+    name: "a bypassed GET of an object answers 200 with exactly its bytes (the rule's request, asked as it came)",
+    async check(under, name) {
+      const { forwarding } = under;
+      if (forwarding === undefined) return;
+      await under.put(name('small'), SMALL);
+      const answer = await forwarding.calls.bypass(forwardedCall(forwarding, name('small')));
+      expectEqual(answer.status, 200, 'status');
+      expectBytes(await bytesOf(answer.body), SMALL, 'body');
+    },
+  },
+  {
+    // As a read's: S3's error document becomes a NotFound of ours (origin.ts bypassAnswer); a site's 404 page passes.
+    name: 'a bypassed GET of a missing object is a 404: answered with that status, or thrown as an HttpError of 404',
+    async check(under, name) {
+      const { forwarding } = under;
+      if (forwarding === undefined) return;
+      const outcome = await settled(forwarding.calls.bypass(forwardedCall(forwarding, name('missing'))));
+      if ('error' in outcome) {
+        const { error } = outcome;
+        if (error instanceof HttpError && error.status === 404) return;
+        throw new Error(`threw ${String(error)}${error instanceof HttpError ? ` (${error.status})` : ''}`);
+      }
+      await outcome.value.body?.cancel();
+      expectEqual(outcome.value.status, 404, 'status');
+    },
+  },
+  {
+    name: 'another method reaches an origin that takes them (its answer, never our 405); else our 405 (RFC 9110 §15.5.6)',
+    async check(under, name) {
+      const { forwarding } = under;
+      if (forwarding === undefined) return;
+      // Unsafe and without a body: invalidation's method (RFC 9111 §4.4), sent by Node's fetch as the hop sends it.
+      const call = forwardedCall(forwarding, name('form'), { method: 'DELETE' });
+      const outcome = await settled(forwarding.calls.passThrough(call));
+      let answered: { status: number; allow: string | undefined };
+      if ('error' in outcome) {
+        const { error } = outcome;
+        if (!(error instanceof HttpError)) throw new Error(`threw ${String(error)}`);
+        answered = { status: error.status, allow: error.headers.allow };
+      } else {
+        await outcome.value.body?.cancel();
+        answered = { status: outcome.value.status, allow: outcome.value.headers.get('allow') ?? undefined };
+      }
+      const ours = answered.status === 405 && answered.allow === CACHED_METHODS.join(', ');
+      if (ours === forwarding.traits.passesOtherMethods)
+        throw new Error(
+          `${forwarding.traits.passesOtherMethods ? 'passes' : 'takes no'} other methods, answered ${answered.status}` +
+            ` with Allow ${JSON.stringify(answered.allow)}`,
+        );
     },
   },
 ];
