@@ -8,9 +8,9 @@ import { parseSliceRequestPath } from '../shared/hop/slice-protocol.ts';
 import { ConfigError } from '../shared/http/errors.ts';
 import { type ObservedTier, observedTier } from '../shared/observe/observed.ts';
 import type { RequestMeter } from '../shared/observe/request-meter.ts';
+import type { PurgeRecord } from '../shared/purge/purge-rules.ts';
 import { rawPath } from '../shared/request/raw-path.ts';
 import { type ShieldCache, shieldCacheOf } from '../shared/tiers/shield-caches.ts';
-import type { WorkersCachePurger } from './purge.ts';
 import type { AnswerFacts } from './workers-cache-answer.ts';
 
 /** The shield worker's bindings: the configuration contract (vars and secrets) and the purge list. */
@@ -52,8 +52,11 @@ export interface ShieldRequest extends ShieldBindings {
   meter: RequestMeter;
   /** Hears each slice answer before it leaves (the slices entrypoint marks it for the Workers Cache in front of it). */
   answered?: ((headers: Headers, facts: AnswerFacts) => void) | undefined;
-  /** Purges the Workers Cache in front of the slices entrypoint, after the shield's own cache (purge.ts). */
-  purgeWorkersCache?: WorkersCachePurger | undefined;
+  /**
+   * Purges the layer in front of this shield of what a purge's records name, after the shield's own cache: the
+   * Workers Cache in front of the slices entrypoint (workers-cache-gateway.ts purgeInFront).
+   */
+  purgeInFront?: ((records: readonly PurgeRecord[]) => Promise<void>) | undefined;
   /**
    * The entrypoint's own POST endpoints under the reserved prefix, by canonical path, beside purge and health: the
    * slices entrypoint's Workers Cache purge. Like them, only the edge's credential reaches them and no record is made.

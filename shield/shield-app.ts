@@ -17,13 +17,11 @@ import { passThrough } from '../shared/tier/pass-through.ts';
 import { withHitStore, withTierReport } from '../shared/tier/tier-headers.ts';
 import type { ShieldCache } from '../shared/tiers/shield-caches.ts';
 import { type ShieldBindings, type ShieldEnv, type ShieldRequest, shieldBindings } from './env.ts';
-import { answerShieldHealth } from './health.ts';
-import { answerObject } from './object-request.ts';
-import { originCalls } from './origin/origin-calls.ts';
+import { originHop } from './origin/origin-hop.ts';
 import { originOf } from './origin/origin-of.ts';
 import { originUrlFor } from './origin/origin-url.ts';
-import { acceptPurge } from './purge.ts';
 import { invalidatedShieldKey, shieldCache } from './shield-cache.ts';
+import { acceptPurge, answerObject, answerShieldHealth } from './shield-tier.ts';
 
 /**
  * The shield's named entrypoint Workers Cache fronts (cli/wrangler-config.ts names it in the deployed configuration;
@@ -57,11 +55,10 @@ app.use('*', async (c, next) => {
   if (path === PURGE_PATH || path === HEALTH_PATH || own !== undefined) {
     // Not requests for objects: no record is made of them.
     c.env.meter.internal = true;
-    if (path === HEALTH_PATH)
-      return answerShieldHealth(c.env.config, c.env.purges, c.env.clock, c.env.cache, tierLocation(c.req.raw));
+    if (path === HEALTH_PATH) return answerShieldHealth(c.env, tierLocation(c.req.raw));
     if (c.req.method !== 'POST') throw new MethodNotAllowed(c.req.method, ['POST']);
     if (own !== undefined) return own(c.req.raw);
-    return acceptPurge(c.req.raw, c.env.config, c.env.clock, c.env.purgeWorkersCache);
+    return acceptPurge(c.req.raw, c.env);
   }
   if ((c.req.method === 'GET' || c.req.method === 'HEAD') && parseSliceRequestPath(c.var.url.pathname) !== undefined)
     return next();
@@ -79,7 +76,7 @@ app.all('*', (c) => {
     {
       name: 'shield',
       traits: origin.traits,
-      hop: originCalls(origin),
+      hop: originHop(origin, () => c.env.clock.now()),
       meter: c.env.meter,
       cache: shieldCache,
       answeredFor: ({ target }) => originUrlFor(origin.config, target),

@@ -10,10 +10,16 @@ import {
 } from '../shared/hop/hop-fields.ts';
 import { type SliceRequest, sliceRequestPath } from '../shared/hop/slice-protocol.ts';
 import { appendCacheStatus, cacheStatusMember, withoutMember } from '../shared/http/cache-status.ts';
-import { BadGateway } from '../shared/http/errors.ts';
+import { BadGateway, PurgeNotConfirmed } from '../shared/http/errors.ts';
 import { serverTimingMetric } from '../shared/http/server-timing.ts';
 import type { RequestMeter } from '../shared/observe/request-meter.ts';
-import type { WorkersCachePurge, WorkersCachePurgeResult } from '../shared/purge/workers-cache-purge.ts';
+import type { PurgeRecord } from '../shared/purge/purge-rules.ts';
+import {
+  type WorkersCachePurge,
+  type WorkersCachePurgeResult,
+  workersCachePurge,
+} from '../shared/purge/workers-cache-purge.ts';
+import { batches, MAX_TAGS_PER_CALL } from '../shared/purge/zone-purge.ts';
 import { WORKERS_CACHE_PURGE_PATH } from '../shared/request/reserved-paths.ts';
 import { responseAsIs } from '../shared/streams/response-as-is.ts';
 import type { ShieldCache } from '../shared/tiers/shield-caches.ts';
@@ -126,10 +132,39 @@ export function restored(given: Headers, now: number): Headers {
 }
 
 /**
+ * The Workers Cache in front of the slices entrypoint purged of what `records` name (shared/purge/workers-cache-purge.ts),
+ * after the shield's own cache: the one layer the global list does not reach, its copies served without the shield
+ * running. Rejects with PurgeNotConfirmed when Workers Cache did not take it, which the edge passes on so that the
+ * purge is asked again.
+ */
+export function purgeInFront(
+  slices: SlicesEntry,
+  credential: string | undefined,
+): (records: readonly PurgeRecord[]) => Promise<void> {
+  const purger = workersCachePurger(slices, credential);
+  return async (records) => {
+    const options = workersCachePurge(records);
+    if (options === undefined) return;
+    // A soft purge (every record of one request is, or none) is an invalidate there: marked stale, not removed.
+    const soft = records.length > 0 && records.every((record) => record.soft === true);
+    // In calls of at most MAX_TAGS_PER_CALL tags: Workers Cache states no limit of its own, the zone purge does.
+    const calls =
+      options.tags === undefined ? [options] : batches(options.tags, MAX_TAGS_PER_CALL).map((tags) => ({ tags }));
+    for (const call of calls) {
+      const result = await purger(call, soft);
+      if (!result.success)
+        throw new PurgeNotConfirmed(
+          `Workers Cache in front of the shield did not take the purge (${result.errors.map((error) => `${error.code}: ${error.message}`).join('; ') || 'no reason given'})`,
+        );
+    }
+  };
+}
+
+/**
  * Purges Workers Cache through the slices entrypoint, the one its entries belong to; `invalidate`: softly (marked stale,
  * ctx.cache.invalidate), for a soft purge.
  */
-export function workersCachePurger(
+function workersCachePurger(
   slices: SlicesEntry,
   credential: string | undefined,
 ): (options: WorkersCachePurge, invalidate?: boolean) => Promise<WorkersCachePurgeResult> {

@@ -9,17 +9,17 @@ import { CREDENTIAL_HEADER, HOST_HEADER } from '../shared/hop/hop-fields.ts';
 import { parseSliceRequestPath, type SliceRequest } from '../shared/hop/slice-protocol.ts';
 import { WORKERS_CACHE_PURGE_PATH } from '../shared/request/reserved-paths.ts';
 import type { ShieldEnv, ShieldRequest } from './env.ts';
-import { asObjectRequest } from './object-request.ts';
 import { objectTarget } from './object-target.ts';
 import { handleShield, refusal, type ShieldHandler, SLICES_ENTRYPOINT, shieldApp } from './shield-app.ts';
 import { shieldKey } from './shield-cache.ts';
+import { asObjectRequest } from './shield-tier.ts';
 import { markForWorkersCache, purgeWorkersCache, unmarkedNotKept } from './workers-cache-answer.ts';
 import {
   keptByWorkersCache,
+  purgeInFront,
   type SlicesEntry,
   viaWorkersCache,
   workersCacheKey,
-  workersCachePurger,
 } from './workers-cache-gateway.ts';
 
 /** A slice request Workers Cache may answer: what it asks for, and the key its answer is kept under. */
@@ -36,7 +36,7 @@ export const workersCacheLayer = {
   /**
    * The default entrypoint: with Workers Cache on (SHIELD_WORKERS_CACHE) and the slices entrypoint there, a request
    * it may answer goes through it (workers-cache-gateway.ts); everything else goes to `app`, whose purge then reaches
-   * Workers Cache too (purge.ts).
+   * Workers Cache too (purgeInFront).
    */
   gateway(
     request: Request,
@@ -70,7 +70,7 @@ function front(app: ShieldHandler): ShieldHandler {
     if (slices === undefined) return app(request, shield, ctx);
     const kept = keptRequest(request, shield);
     if (kept !== undefined) return throughWorkersCache(request, shield, slices, kept);
-    return app(request, { ...shield, purgeWorkersCache: workersCachePurger(slices, shield.config.shieldToken) }, ctx);
+    return app(request, { ...shield, purgeInFront: purgeInFront(slices, shield.config.shieldToken) }, ctx);
   };
 }
 

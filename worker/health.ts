@@ -2,34 +2,20 @@
 // the shield found of the origin (shared/http/health-report.ts). No token, nothing sensitive, never cached.
 
 import { VERSION } from '../shared/config/version.ts';
-import {
-  canServe,
-  HEALTH_PROBE_MS,
-  LOCAL_COLO,
-  readShieldHealth,
-  type ShieldHealth,
-} from '../shared/http/health-report.ts';
-import { isolatePurges } from '../shared/purge/purge-store.ts';
-import { HEALTH_PATH } from '../shared/request/reserved-paths.ts';
-import type { EdgeBindings } from './env.ts';
-import { askShield } from './shield-client.ts';
-
-/** A shield slower than this counts as not answering: its probe's longest wait, and time for the hop. */
-const SHIELD_WAIT_MS = HEALTH_PROBE_MS + 2_000;
-
-type ShieldState = 'ok' | 'unreachable' | 'timeout' | `error ${number}`;
+import { canServe, LOCAL_COLO } from '../shared/http/health-report.ts';
+import { edgeTier } from './edge-tier.ts';
+import type { EdgeRequest } from './env.ts';
+import { shieldHop } from './shield-client.ts';
 
 /**
  * 200 when the origin serves with the configured credentials, 503 when it cannot or the shield does not answer: a
  * monitor that reads only the status is told the truth. With it, how each tier's reads of the purge list went (an
  * isolate that cannot read KV still serves: docs/purge.md "When KV cannot be read"), read on the edge's clock.
  */
-export async function answerHealth(edge: EdgeBindings, method: string, colo: string = LOCAL_COLO): Promise<Response> {
+export async function answerHealth(edge: EdgeRequest, method: string, colo: string = LOCAL_COLO): Promise<Response> {
   const started = Date.now();
-  const [{ shield, health }] = await Promise.all([
-    shieldHealth(edge),
-    isolatePurges.purgeList(edge.purges, edge.clock.now()),
-  ]);
+  const { next, purgeList } = await edgeTier(edge).health(shieldHop(edge.shield, edge.config));
+  const { shield, health } = next;
   const serving = health !== undefined && canServe(health.origin);
   const body = {
     status: serving ? 'ok' : 'failing',
@@ -41,7 +27,7 @@ export async function answerHealth(edge: EdgeBindings, method: string, colo: str
     // Which cache the shield keeps its copies in (shared/tiers/shield-caches.ts), as it said.
     ...(health?.cache === undefined ? {} : { cache: health.cache }),
     purgeList: {
-      edge: isolatePurges.purgeListState(edge.purges, edge.clock.now()),
+      edge: purgeList,
       ...(health?.purgeList === undefined ? {} : { shield: health.purgeList }),
     },
     shieldMs: Date.now() - started,
@@ -59,20 +45,4 @@ export async function answerHealth(edge: EdgeBindings, method: string, colo: str
       'content-length': String(new TextEncoder().encode(text).byteLength),
     },
   });
-}
-
-/** The shield's state, and its health answer when it gave one (a 503 with a finding is an answer). */
-async function shieldHealth(edge: EdgeBindings): Promise<{ shield: ShieldState; health: ShieldHealth | undefined }> {
-  const started = Date.now();
-  try {
-    const answer = await askShield(edge.shield, edge.config, {
-      method: 'GET',
-      path: HEALTH_PATH,
-      signal: AbortSignal.timeout(SHIELD_WAIT_MS),
-    });
-    const health = readShieldHealth(await answer.json().catch(() => undefined));
-    return { shield: health !== undefined ? 'ok' : `error ${answer.status}`, health };
-  } catch {
-    return { shield: Date.now() - started >= SHIELD_WAIT_MS ? 'timeout' : 'unreachable', health: undefined };
-  }
 }

@@ -10,30 +10,19 @@ import {
   ContentTooLarge,
   Forbidden,
   HttpError,
-  PurgeNotConfirmed,
-  PurgeNotRecorded,
   Unauthorized,
   UnsupportedMediaType,
 } from '../shared/http/errors.ts';
-import {
-  directDeletes,
-  PURGE_BODY_LIMIT,
-  type PurgeRecord,
-  type PurgeRequest,
-  parsePurgeBody,
-} from '../shared/purge/purge-rules.ts';
-import { isolatePurges } from '../shared/purge/purge-store.ts';
+import { PURGE_BODY_LIMIT, type PurgeRecord, type PurgeRequest, parsePurgeBody } from '../shared/purge/purge-rules.ts';
 import type { RequestTarget } from '../shared/request/request-target.ts';
-import { PURGE_PATH } from '../shared/request/reserved-paths.ts';
 import type { KeyQuery } from '../shared/rules/rules.ts';
 import { applyRules } from '../shared/rules/rules-match.ts';
 import { concatBytes } from '../shared/streams/bytes.ts';
-import { remove } from '../shared/tier/tier-cache.ts';
 import { edgeKey } from './edge-address.ts';
-import { edgeCache } from './edge-cache.ts';
-import type { EdgeBindings } from './env.ts';
+import { edgeTier } from './edge-tier.ts';
+import type { EdgeRequest } from './env.ts';
 import { purgePaths, runtimePort } from './platform-purge.ts';
-import { askShield } from './shield-client.ts';
+import { shieldHop } from './shield-client.ts';
 
 /** A URL the client named, resolved: where the edge keeps it, and the canonical path both tiers match. */
 interface PurgedUrl {
@@ -50,7 +39,7 @@ interface PurgedUrl {
  */
 export async function purge(
   request: Request,
-  edge: EdgeBindings,
+  edge: EdgeRequest,
   waitUntil: (work: Promise<unknown>) => void = () => undefined,
 ): Promise<Response> {
   const { config } = edge;
@@ -70,26 +59,17 @@ export async function purge(
     // Soft (shared/purge/soft-purge.ts): the whole request is, each record says so itself.
     parsed.request.soft ? { ...record, soft: true as const } : record,
   );
-  await isolatePurges.recordPurges(edge.purges, records, at).catch((error: unknown) => {
-    throw new PurgeNotRecorded(error instanceof Error ? error.message : String(error));
-  });
-  const cache = await edgeCache(config);
-  // A soft purge deletes nothing: the entries stay, stale, to be revalidated with their validators.
-  // The first directDeletes only: each is a subrequest, and every URL named is a miss here at once by its record.
-  const deleted = parsed.request.soft ? [] : urls.slice(0, directDeletes(config.slicing.subrequests));
-  await Promise.all(deleted.map(({ url, target }) => remove(cache, edgeKey(url, target)).catch(() => false)));
-  const shield = await askShield(edge.shield, config, {
-    method: 'POST',
-    path: PURGE_PATH,
-    headers: new Headers({ 'content-type': 'application/json' }),
-    body: new Response(JSON.stringify({ records })).body,
-  });
-  // The global record reaches the shield's own cache within its bound, but not the Workers Cache
-  // in front of it (docs/deploying.md "Purge reaches every layer"): only the shield purges that.
-  // So a shield that did not confirm is this purge's failure, recorded and safe to ask again.
-  const said = shield.ok ? '' : (await shield.text()).trim().slice(0, 500);
-  if (!shield.ok) throw new PurgeNotConfirmed(`the shield answered ${shield.status} (${said || 'no reason given'})`);
-  await shield.body?.cancel();
+  // Recorded, this location's entries for the URLs named removed, the shield told (shared/tier/tier.ts).
+  await edgeTier(edge).purge(
+    records,
+    at,
+    (_record, nth) => {
+      const named = urls[nth];
+      return named === undefined ? undefined : edgeKey(named.url, named.target);
+    },
+    shieldHop(edge.shield, config),
+    config.slicing.subrequests,
+  );
   // `matched`: the canonical forms the tiers compare entries with, so a client sees what a purge names.
   const matched = { urls: urls.map(({ target }) => `${target.path}${target.query}`), prefixes };
   // Then the platform's own purge, where configured (platform-purge.ts): the records above stay the backstop.

@@ -1,6 +1,7 @@
-// The edge's next hop: the shield, over its service binding or at SHIELD_URL (shield-transport.ts). GETs go as slice requests (shared/hop/slice-protocol.ts)
-// and every answer is checked like an origin's (shield-answer.ts); a bypassed GET or HEAD and other methods go as they
-// came (shieldCalls, for shared/tier/bypass.ts and pass-through.ts).
+// The edge's next hop: the shield, over its service binding or at SHIELD_URL (shield-transport.ts), as the NextHop
+// every tier's flows take (shieldHop). GETs go as slice requests (shared/hop/slice-protocol.ts) and every answer is
+// checked like an origin's (shield-answer.ts); a bypassed GET or HEAD and other methods go as they came (shieldCalls,
+// for shared/tier/bypass.ts and pass-through.ts); a purge is the shield's to confirm; its health, its own answer.
 
 import type { Config } from '../shared/config/config.ts';
 import { originTraits } from '../shared/config/origin-traits.ts';
@@ -12,19 +13,25 @@ import {
   SOFT_PURGED_AT_HEADER,
 } from '../shared/hop/hop-fields.ts';
 import { parseWarmWord, SPAN_HEADER, sliceRequestPath } from '../shared/hop/slice-protocol.ts';
-import { ClientGone, Disconnected } from '../shared/http/errors.ts';
+import { ClientGone, Disconnected, PurgeNotConfirmed } from '../shared/http/errors.ts';
 import { forwardedRequestHeaders, TIER_MANAGED, withForwarding } from '../shared/http/headers.ts';
+import { HEALTH_PROBE_MS, readShieldHealth, type ShieldHealth } from '../shared/http/health-report.ts';
 import { resendable, withResend } from '../shared/http/resend.ts';
 import { reselecting } from '../shared/http/vary.ts';
 import { COPY_HEADER } from '../shared/observe/read-ahead-copy.ts';
+import { shieldFetchedFromOrigin } from '../shared/observe/request-meter.ts';
 import type { RequestTarget } from '../shared/request/request-target.ts';
+import { HEALTH_PATH, PURGE_PATH } from '../shared/request/reserved-paths.ts';
 import type { ObjectMeta } from '../shared/slices/object-meta.ts';
+import { shieldHealing } from '../shared/tier/healing-upstream.ts';
 import type { HopLog } from '../shared/tier/hop-log.ts';
+import type { NextHop, PurgeWatermarks } from '../shared/tier/next-hop.ts';
 import type { HopCalls, Upstream } from '../shared/tier/ports.ts';
+import { cacheName } from '../shared/tier/tier-headers.ts';
 import { readShieldAnswer } from './shield-answer.ts';
 import type { ShieldTransport } from './shield-transport.ts';
 
-export interface ShieldCall {
+interface ShieldCall {
   method: string;
   /** Path and query as the shield should see them. */
   path: string;
@@ -46,7 +53,7 @@ export function forwardedFor(request: Request, url: URL, managed: readonly strin
   });
 }
 
-export async function askShield(shield: ShieldTransport, config: Config, call: ShieldCall): Promise<Response> {
+async function askShield(shield: ShieldTransport, config: Config, call: ShieldCall): Promise<Response> {
   const headers = new Headers(call.headers);
   if (config.shieldToken !== undefined) headers.set(CREDENTIAL_HEADER, config.shieldToken);
   // Bodies as the shield sent them: an encoded object stays its encoded bytes (never decoded here).
@@ -68,12 +75,6 @@ export async function askShield(shield: ShieldTransport, config: Config, call: S
   }
 }
 
-/** What the edge tells the shield of the purges it applied to the object (shared/purge/: purgeWatch, softPurgeWatch). */
-export interface PurgeWatermarks {
-  purgedAt?: () => number | undefined;
-  softPurgedAt?: () => number | undefined;
-}
-
 /**
  * The shield as this request's next hop; `host` is the client's, which picks the shield's
  * bucket. `watermarks` answer the newest purge and the newest soft purge the edge applied to this object, if any;
@@ -81,7 +82,7 @@ export interface PurgeWatermarks {
  * client sent is copied. `hops` hears the head of each warm's answer, the shield's verdict on the slice, which comes
  * long before the warm ends (shared/tier/hop-log.ts; the other answers it hears through loggedUpstream).
  */
-export function shieldUpstream(
+function shieldUpstream(
   shield: ShieldTransport,
   config: Config,
   target: RequestTarget,
@@ -174,4 +175,60 @@ function tierManaged(request: Request): Headers {
     if (value !== null) headers.set(name, value);
   }
   return headers;
+}
+
+/** A shield slower than this counts as not answering: its probe's longest wait, and time for the hop. */
+const SHIELD_WAIT_MS = HEALTH_PROBE_MS + 2_000;
+
+/** What the edge heard of the shield when it asked how it is. */
+type ShieldState = 'ok' | 'unreachable' | 'timeout' | `error ${number}`;
+
+/** The shield's state, and its health answer when it gave one (a 503 with a finding is an answer). */
+export interface ShieldFound {
+  shield: ShieldState;
+  health: ShieldHealth | undefined;
+}
+
+/**
+ * The shield as the edge's next hop (shared/tier/next-hop.ts): its member is the shield's, its bodies heal past the
+ * shield's own attempts (shieldHealing), an answer came from the origin where its member says no hit.
+ */
+export function shieldHop(shield: ShieldTransport, config: Config): NextHop<ShieldFound> {
+  return {
+    ...shieldCalls(shield, config),
+    member: cacheName('shield'),
+    object: ({ target, host, watermarks, client, hops }) =>
+      shieldUpstream(shield, config, target, host, watermarks, client, hops),
+    healing: shieldHealing(config.originIdleTimeoutMs),
+    fromOrigin: shieldFetchedFromOrigin,
+    async purge(records) {
+      const answer = await askShield(shield, config, {
+        method: 'POST',
+        path: PURGE_PATH,
+        headers: new Headers({ 'content-type': 'application/json' }),
+        body: new Response(JSON.stringify({ records })).body,
+      });
+      // The global record reaches the shield's own cache within its bound, but not the Workers Cache in front of it
+      // (docs/deploying.md "Purge reaches every layer"): only the shield purges that. So a shield that did not
+      // confirm is this purge's failure, recorded and safe to ask again.
+      const said = answer.ok ? '' : (await answer.text()).trim().slice(0, 500);
+      if (!answer.ok)
+        throw new PurgeNotConfirmed(`the shield answered ${answer.status} (${said || 'no reason given'})`);
+      await answer.body?.cancel();
+    },
+    async health() {
+      const started = Date.now();
+      try {
+        const answer = await askShield(shield, config, {
+          method: 'GET',
+          path: HEALTH_PATH,
+          signal: AbortSignal.timeout(SHIELD_WAIT_MS),
+        });
+        const health = readShieldHealth(await answer.json().catch(() => undefined));
+        return { shield: health !== undefined ? 'ok' : `error ${answer.status}`, health };
+      } catch {
+        return { shield: Date.now() - started >= SHIELD_WAIT_MS ? 'timeout' : 'unreachable', health: undefined };
+      }
+    },
+  };
 }

@@ -3,7 +3,7 @@
 // the edge reaches it (the real shield in workerd, on its own socket, reached from Node by the edge's own client over
 // a URL transport, as SHIELD_URL reaches it), the decorators over each as the tiers stack them, and the tests'
 // FakeUpstream, which the unit tests trust to behave as the real hops do; with the real hops' calls for what is
-// forwarded as it came (origin-calls.ts, shield-client.ts shieldCalls). And against deliberately broken fakes, each
+// forwarded as it came (origin-hop.ts, shield-client.ts shieldHop). And against deliberately broken fakes, each
 // of which must fail the clauses it breaks, and no other.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,17 +12,16 @@ import { type Stack, startWorkers } from '../../../local/workers.ts';
 import { type Config, parseConfig, type RawConfig } from '../../../shared/config/config.ts';
 import { originTraits } from '../../../shared/config/origin-traits.ts';
 import { BadGateway } from '../../../shared/http/errors.ts';
-import { meteredUpstream, RequestMeter, shieldFetchedFromOrigin } from '../../../shared/observe/request-meter.ts';
-import { requestTarget } from '../../../shared/request/request-target.ts';
+import { meteredUpstream, RequestMeter } from '../../../shared/observe/request-meter.ts';
+import { type RequestTarget, requestTarget } from '../../../shared/request/request-target.ts';
 import type { ObjectMeta } from '../../../shared/slices/object-meta.ts';
-import { healingUpstream, originHealing, shieldHealing } from '../../../shared/tier/healing-upstream.ts';
+import { healingUpstream, originHealing } from '../../../shared/tier/healing-upstream.ts';
 import { HopLog, loggedUpstream } from '../../../shared/tier/hop-log.ts';
+import { hopUpstream, type NextHop } from '../../../shared/tier/next-hop.ts';
 import type { HopCalls, Upstream } from '../../../shared/tier/ports.ts';
-import { cacheName } from '../../../shared/tier/tier-headers.ts';
-import { originCalls } from '../../../shield/origin/origin-calls.ts';
+import { originHop } from '../../../shield/origin/origin-hop.ts';
 import { originOf } from '../../../shield/origin/origin-of.ts';
-import { originUpstream } from '../../../shield/origin/origin-upstream.ts';
-import { shieldCalls, shieldUpstream } from '../../../worker/shield-client.ts';
+import { shieldHop } from '../../../worker/shield-client.ts';
 import { urlTransport } from '../../../worker/shield-transport.ts';
 import { type FileSite, startFileSite } from '../../integration/file-site.ts';
 import { type FakeObject, FakeUpstream } from './fakes.ts';
@@ -68,53 +67,48 @@ afterAll(async () => {
   await Promise.all([s3?.close(), site?.close()]);
 });
 
-/** An origin's next hop (or what `over` makes of it) for each object. */
+/** An origin's next hop (originHop) for each object: bare, or `stacked` as every tier stacks its reads' asks. */
 function origin(
   config: () => Config,
   put: (name: string, bytes: Uint8Array) => Promise<void>,
-  over: (upstream: Upstream, config: Config) => Upstream = (upstream) => upstream,
+  stacked = false,
 ): MakeNextHop {
   return () => {
     const settings = config();
     const url = (name: string) => new URL(`https://${HOST}/${name}`);
+    const next = originHop(originOf(settings), Date.now);
     return {
       sliceSize: settings.slicing.sliceSize,
       put,
-      hop: (name) => over(originUpstream(settings, requestTarget(url(name), settings.originKind), Date.now), settings),
-      forwarding: { calls: originCalls(originOf(settings)), traits: originTraits(settings), url },
+      hop: (name) => read(next, requestTarget(url(name), settings.originKind), stacked),
+      forwarding: { calls: next, traits: originTraits(settings), url },
     } satisfies NextHopUnderTest;
   };
 }
 
-const s3Origin = (over?: (upstream: Upstream, config: Config) => Upstream): MakeNextHop =>
+const s3Origin = (stacked?: boolean): MakeNextHop =>
   origin(
     () => s3Config,
     (name, bytes) => s3.putObject(name, bytes),
-    over,
+    stacked,
   );
-const siteOrigin = (over?: (upstream: Upstream, config: Config) => Upstream): MakeNextHop =>
+const siteOrigin = (stacked?: boolean): MakeNextHop =>
   origin(
     () => siteConfig,
     (name, bytes) => site.write(name, bytes),
-    over,
+    stacked,
   );
 
-/** The shield in workerd as the edge's client reaches it at SHIELD_URL (or what `over` makes of it), over S3. */
-function shield(
-  over: (upstream: Upstream, config: Config, log: HopLog) => Upstream = (upstream) => upstream,
-): MakeNextHop {
+/** The shield in workerd as the edge's client reaches it at SHIELD_URL (shieldHop), bare or `stacked`, over S3. */
+function shield(stacked = false): MakeNextHop {
   return () => {
-    const transport = urlTransport(new URL(stack.shieldUrl));
+    const next = shieldHop(urlTransport(new URL(stack.shieldUrl)), s3Config);
     return {
       sliceSize: s3Config.slicing.sliceSize,
       put: (name, bytes) => s3.putObject(name, bytes),
-      hop(name) {
-        const target = requestTarget(new URL(`https://${HOST}/${name}`), 's3');
-        const log = new HopLog(cacheName('shield'));
-        return over(shieldUpstream(transport, s3Config, target, HOST, {}, undefined, log), s3Config, log);
-      },
+      hop: (name) => read(next, requestTarget(new URL(`https://${HOST}/${name}`), 's3'), stacked),
       forwarding: {
-        calls: shieldCalls(transport, s3Config),
+        calls: next,
         traits: originTraits(s3Config),
         url: (name) => new URL(`https://${HOST}/${name}`),
       },
@@ -122,33 +116,25 @@ function shield(
   };
 }
 
+/** One read's asks of `next`: bare, or as every tier stacks them (hopUpstream: logged, metered, healing). */
+function read(next: NextHop, target: RequestTarget, stacked: boolean): Upstream {
+  const ask = { target, host: HOST, client: undefined, watermarks: {}, hops: new HopLog(next.member) };
+  return stacked ? hopUpstream(next, ask, meter()) : next.object(ask);
+}
+
 const meter = (): RequestMeter => new RequestMeter(Date.now(), () => undefined);
-
-/** The shield's next hop as shield/object-request.ts stacks it. */
-const asTheShieldStacksIt = (upstream: Upstream, config: Config): Upstream =>
-  healingUpstream(
-    meteredUpstream(loggedUpstream(upstream, new HopLog()), meter(), () => true),
-    originHealing(config.originIdleTimeoutMs),
-  );
-
-/** The edge's next hop as worker/object-request.ts stacks it. */
-const asTheEdgeStacksIt = (upstream: Upstream, config: Config, log: HopLog): Upstream =>
-  healingUpstream(
-    meteredUpstream(loggedUpstream(upstream, log), meter(), shieldFetchedFromOrigin),
-    shieldHealing(config.originIdleTimeoutMs),
-  );
 
 const IMPLEMENTATIONS: readonly [string, MakeNextHop][] = [
   ['FakeUpstream', () => fakeOrigin()],
   ['healingUpstream over FakeUpstream', () => fakeOrigin((fake) => healingUpstream(fake, originHealing(30_000)))],
   ['meteredUpstream over FakeUpstream', () => fakeOrigin((fake) => meteredUpstream(fake, meter(), () => true))],
   ['loggedUpstream over FakeUpstream', () => fakeOrigin((fake) => loggedUpstream(fake, new HopLog()))],
-  ['originUpstream: S3 (s3rver, verifying SigV4)', s3Origin()],
-  ['originUpstream: a static site', siteOrigin()],
-  ['the shield’s next hop as it stacks it (healing, metered, logged), over S3', s3Origin(asTheShieldStacksIt)],
-  ['the shield’s next hop as it stacks it (healing, metered, logged), over a site', siteOrigin(asTheShieldStacksIt)],
-  ['shieldUpstream: the shield in workerd, over S3', shield()],
-  ['the edge’s next hop as it stacks it (healing, metered, logged), over the shield', shield(asTheEdgeStacksIt)],
+  ['originHop: S3 (s3rver, verifying SigV4)', s3Origin()],
+  ['originHop: a static site', siteOrigin()],
+  ['originHop over S3, as every tier stacks it (hopUpstream: logged, metered, healing)', s3Origin(true)],
+  ['originHop over a site, as every tier stacks it (hopUpstream)', siteOrigin(true)],
+  ['shieldHop: the shield in workerd, over S3', shield()],
+  ['shieldHop, as every tier stacks it (hopUpstream), over the shield', shield(true)],
 ];
 
 describe.each(IMPLEMENTATIONS)('%s', (_name, make) => {
