@@ -39,6 +39,14 @@ module.exports = {
       to: { path: '^(worker|shield)/', pathNot: '^$1/' },
     },
     {
+      name: 'tiers-take-the-flows-from-openTier',
+      comment:
+        "The flows every tier has (a bypassed request, another method passed through, HEAD of an object; the read path's asks stacked in next-hop.ts) are assembled once, by shared/tier/tier.ts (openTier): worker/ and shield/ hand it their parts and adapters (a cache, a next hop, what a request names) and never call those flows themselves, so that a tier is written once and a third is one more adapter.",
+      severity: 'error',
+      from: { path: '^(worker|shield)/' },
+      to: { path: '^shared/tier/(bypass|pass-through|object-head)\\.ts$' },
+    },
+    {
       name: 'product-never-imports-tooling',
       comment: 'What is deployed never imports the tests, the bench or the local stack.',
       severity: 'error',

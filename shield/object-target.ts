@@ -1,5 +1,5 @@
 // What a GET or HEAD of the edge names at the shield: the origin its client's host reads, the object's request target
-// there and the rules that match it. No I/O: the read path (object-request.ts) derives it, and so does Workers Cache's
+// there and the rules that match it. No I/O: the read path (shield-tier.ts) derives it, and so does Workers Cache's
 // front (workers-cache-layer.ts) for the key it keeps an answer under, so that the two never disagree on an object.
 
 import type { Config } from '../shared/config/config.ts';

@@ -13,15 +13,14 @@ import { normalizePath } from '../shared/request/canonical-path.ts';
 import type { RequestFacts } from '../shared/request/request-facts.ts';
 import { requestUrl } from '../shared/request/request-target.ts';
 import { HEALTH_PATH, isReserved, PURGE_PATH } from '../shared/request/reserved-paths.ts';
-import { passThrough } from '../shared/tier/pass-through.ts';
 import { withHitStore, withTierReport } from '../shared/tier/tier-headers.ts';
 import type { ShieldCache } from '../shared/tiers/shield-caches.ts';
 import { type ShieldBindings, type ShieldEnv, type ShieldRequest, shieldBindings } from './env.ts';
 import { originHop } from './origin/origin-hop.ts';
 import { originOf } from './origin/origin-of.ts';
 import { originUrlFor } from './origin/origin-url.ts';
-import { invalidatedShieldKey, shieldCache } from './shield-cache.ts';
-import { acceptPurge, answerObject, answerShieldHealth } from './shield-tier.ts';
+import { invalidatedShieldKey } from './shield-cache.ts';
+import { acceptPurge, answerObject, answerShieldHealth, shieldTier } from './shield-tier.ts';
 
 /**
  * The shield's named entrypoint Workers Cache fronts (cli/wrangler-config.ts names it in the deployed configuration;
@@ -70,20 +69,12 @@ app.on(['GET', 'HEAD'], '*', (c) => answerObject(c.req.raw, c.env, c.var));
 // Other methods (shared/tier/pass-through.ts): to a site through the origin, its answers' URLs the origin's own.
 app.all('*', (c) => {
   const origin = originOf(c.env.config);
-  return passThrough(
-    c.req.raw,
-    c.var.url,
-    {
-      name: 'shield',
-      traits: origin.traits,
-      hop: originHop(origin, () => c.env.clock.now()),
-      meter: c.env.meter,
-      cache: shieldCache,
-      answeredFor: ({ target }) => originUrlFor(origin.config, target),
-      keyOf: (url) => invalidatedShieldKey(origin, url),
-    },
-    c.var.started,
-  );
+  return shieldTier(c.env).passThrough(c.req.raw, c.var, {
+    traits: origin.traits,
+    next: originHop(origin, () => c.env.clock.now()),
+    answeredFor: ({ target }) => originUrlFor(origin.config, target),
+    keyOf: (url) => invalidatedShieldKey(origin, url),
+  });
 });
 
 /** An error as the edge gets it, with this tier's report (a ConfigError names the setting). */

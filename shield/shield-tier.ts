@@ -36,7 +36,7 @@ import { answerSlices, type SliceAnswerContext } from './slice-answer.ts';
 const MAX_SLICE_INDEX = 999_999_999;
 
 /** The shield, for one request. */
-function shieldTier(shield: ShieldRequest): Tier {
+export function shieldTier(shield: ShieldRequest): Tier {
   return openTier({
     name: 'shield',
     cache: shieldCache,

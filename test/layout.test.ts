@@ -1,6 +1,7 @@
 // The layout tree (docs/layout.md) says where everything is: it must match the tree itself.
 // Every folder of the repository is a line of it, every folder it names exists, and every file
-// it names is where it says (a file named on a folder's lines is in that folder).
+// it names is where it says (a file named on a folder's lines is in that folder). And its picture (the mermaid block)
+// holds: every source file is in one of its rooms, and every import from one room into another is an arrow of it.
 
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -92,5 +93,78 @@ describe('docs/layout.md, the layout tree', () => {
       }
     }
     expect(missing).toEqual([]);
+  });
+});
+
+/** The picture: the mermaid block of docs/layout.md, its rooms by path and the arrows between them. */
+function picture(): { rooms: Map<string, string>; groups: Map<string, string[]>; arrows: Set<string> } {
+  const block = /```mermaid\n([\s\S]*?)\n```/.exec(LAYOUT)?.[1] ?? '';
+  const rooms = new Map<string, string>();
+  const groups = new Map<string, string[]>();
+  const arrows = new Set<string>();
+  let group: string | undefined;
+  for (const line of block.split('\n').map((text) => text.trim())) {
+    const opened = /^subgraph (\w+)\[/.exec(line);
+    if (opened?.[1] !== undefined) {
+      group = opened[1];
+      groups.set(group, []);
+      continue;
+    }
+    if (line === 'end') group = undefined;
+    // A room: id["path/ and words"], one node per path prefix ("test/, bench/" names two).
+    const node = /^(\w+)\["([^"]+)"\]$/.exec(line);
+    if (node?.[1] !== undefined && node[2] !== undefined) {
+      for (const path of node[2].match(/[a-z][\w-]*(?:\/[\w-]+)*\//g) ?? []) rooms.set(path, node[1]);
+      if (group !== undefined) groups.get(group)?.push(node[1]);
+      continue;
+    }
+    // An arrow, labelled or not, solid or dotted, to one node or several (a & b).
+    const arrow = /^(\w+)\s+(?:--?>|-\.->|-- "[^"]*" -->|-\. "[^"]*" \.->)\s+(.+)$/.exec(line);
+    if (arrow?.[1] !== undefined && arrow[2] !== undefined)
+      for (const to of arrow[2].split('&')) arrows.add(`${arrow[1]}->${to.trim()}`);
+  }
+  return { rooms, groups, arrows };
+}
+
+describe('docs/layout.md, the picture', () => {
+  const { rooms, groups, arrows } = picture();
+  /** The room a file is in: the longest path of the picture it lies below. */
+  const roomOf = (file: string): string | undefined =>
+    [...rooms.keys()]
+      .filter((path) => file.startsWith(path))
+      .sort((a, b) => b.length - a.length)
+      .map((path) => rooms.get(path))[0];
+  /** Whether `from` may import `to`: an arrow between them, or to or from a group either is in, or one group. */
+  const allowed = (from: string, to: string): boolean => {
+    const within = (node: string): string[] => [
+      node,
+      ...[...groups].filter(([, members]) => members.includes(node)).map(([name]) => name),
+    ];
+    if ([...groups.values()].some((members) => members.includes(from) && members.includes(to))) return true;
+    return within(from).some((a) => within(to).some((b) => arrows.has(`${a}->${b}`)));
+  };
+
+  it('has a room for every source folder of the product, the local stack, the CLI and the conformance run', () => {
+    const folders = [...trackedFiles()].filter((file) =>
+      /^(worker|shield|shared|local|cli|conformance)\/.*\.ts$/.test(file),
+    );
+    expect(folders.filter((file) => roomOf(file) === undefined)).toEqual([]);
+  });
+
+  it('draws an arrow for every import from one room into another (the arrows hold)', () => {
+    const crossings = new Set<string>();
+    for (const file of [...trackedFiles()].filter((name) =>
+      /^(worker|shield|shared|local|cli|conformance)\/.*\.ts$/.test(name),
+    )) {
+      const from = roomOf(file);
+      const text = readFileSync(new URL(file, ROOT), 'utf8');
+      for (const [, spec] of text.matchAll(/^(?:import|export)[^;]*?from '(\.[^']+)';/gms)) {
+        const target = new URL(spec ?? '', new URL(file, ROOT)).pathname.slice(new URL(ROOT).pathname.length);
+        const to = roomOf(target);
+        if (from !== undefined && to !== undefined && from !== to && !allowed(from, to))
+          crossings.add(`${from} -> ${to} (${file} imports ${target})`);
+      }
+    }
+    expect([...crossings]).toEqual([]);
   });
 });

@@ -10,17 +10,15 @@ import { normalizePath } from '../shared/request/canonical-path.ts';
 import type { RequestFacts } from '../shared/request/request-facts.ts';
 import { requestUrl } from '../shared/request/request-target.ts';
 import { HEALTH_PATH, isReserved, PURGE_PATH, STATS_JSON_PATH, STATS_PATH } from '../shared/request/reserved-paths.ts';
-import { passThrough } from '../shared/tier/pass-through.ts';
 import { withTierReport } from '../shared/tier/tier-headers.ts';
 import { admission, admittedRequest } from './admission.ts';
 import { forwardedPath, invalidatedKey } from './edge-address.ts';
-import { edgeCache } from './edge-cache.ts';
-import { answerObject } from './edge-tier.ts';
+import { answerObject, edgeTier } from './edge-tier.ts';
 import { type EdgeBindings, type EdgeEnv, type EdgeRequest, edgeBindings } from './env.ts';
 import { answerHealth } from './health.ts';
 import { answerFromMemory } from './memory-hit.ts';
 import { purge } from './purge.ts';
-import { shieldCalls } from './shield-client.ts';
+import { shieldHop } from './shield-client.ts';
 import { withSiteResponses } from './site-responses.ts';
 import { answerStats } from './stats-endpoint.ts';
 
@@ -70,21 +68,13 @@ app.options('*', (c) =>
 // Other methods (shared/tier/pass-through.ts): to a site through the shield, which owns the origin connection; the
 // URLs its answers name are the client's.
 app.all('*', (c) => {
-  const { config, meter } = c.env;
-  return passThrough(
-    c.req.raw,
-    c.var.url,
-    {
-      name: 'edge',
-      traits: originTraits(config),
-      hop: shieldCalls(c.env.shield, config),
-      meter,
-      cache: () => edgeCache(config),
-      answeredFor: ({ request }) => new URL(request.url),
-      keyOf: (url) => invalidatedKey(url, config),
-    },
-    c.var.started,
-  );
+  const { config } = c.env;
+  return edgeTier(c.env).passThrough(c.req.raw, c.var, {
+    traits: originTraits(config),
+    next: shieldHop(c.env.shield, config),
+    answeredFor: ({ request }) => new URL(request.url),
+    keyOf: (url) => invalidatedKey(url, config),
+  });
 });
 
 /** An error as the client gets it, with this tier's report (a ConfigError names the setting). */

@@ -142,7 +142,7 @@ function shieldUpstream(
  * only the Range and conditions, which the shield signs into the object's GET or HEAD. Another method: with every
  * end-to-end header (none is managed by the tiers on an unsafe method) and its body.
  */
-export function shieldCalls(shield: ShieldTransport, config: Config): HopCalls {
+function shieldCalls(shield: ShieldTransport, config: Config): HopCalls {
   return {
     bypass: ({ request, url, target }) =>
       askShield(shield, config, {

@@ -1,5 +1,5 @@
 // What a tier knows of a request before it routes it, the same at every tier: each entry sets it (hono's
-// Variables) and hands it to its object-request.ts.
+// Variables) and hands it to its tier's flows (shared/tier/tier.ts).
 
 export interface RequestFacts {
   /** When the request arrived (ms epoch, the platform's time): what its durations are measured from. */

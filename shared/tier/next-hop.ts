@@ -2,8 +2,7 @@
 // origin: shield/origin/origin-hop.ts): answer the read path's asks for one object, forward what a tier sends on as it
 // came, take a purge, say how it is. And the decorators every read's asks pass through, applied here once.
 
-import type { RequestMeter } from '../observe/request-meter.ts';
-import { meteredUpstream } from '../observe/request-meter.ts';
+import { meteredUpstream, type RequestMeter } from '../observe/request-meter.ts';
 import type { PurgeRecord } from '../purge/purge-rules.ts';
 import type { RequestTarget } from '../request/request-target.ts';
 import { type HealingPolicy, healingUpstream } from './healing-upstream.ts';

@@ -196,7 +196,7 @@ export interface HopCall {
  * Upstream, which is made for one read of one object (its target, the purges applied, the client's selecting headers,
  * the hop log) and faked by the read path's tests; these calls need none of that, are made once per tier and
  * request, and a request that is no read (another method) has no Upstream at all. The edge's are the shield's
- * (worker/shield-client.ts), the shield's the origin's (shield/origin/origin-calls.ts).
+ * (worker/shield-client.ts), the shield's the origin's (shield/origin/origin-hop.ts).
  */
 export interface HopCalls {
   /**

@@ -17,7 +17,8 @@ import { bypassed } from './bypass.ts';
 import { HopLog } from './hop-log.ts';
 import { hopUpstream, type NextHop, type PurgeWatermarks } from './next-hop.ts';
 import { headObject } from './object-head.ts';
-import { type ObjectRead, readPolicy } from './ports.ts';
+import { type PassingTier, passThrough } from './pass-through.ts';
+import { type HopCalls, type ObjectRead, readPolicy } from './ports.ts';
 import { remove, type TierCache } from './tier-cache.ts';
 import { withRuleDetail } from './tier-headers.ts';
 
@@ -73,6 +74,11 @@ export interface ObjectRoute {
   head(response: Response): Response;
 }
 
+/** What a tier forwards another method through, and where it keeps what the answer invalidates (pass-through.ts). */
+interface PassRoute extends Pick<PassingTier, 'traits' | 'answeredFor' | 'keyOf'> {
+  next: HopCalls;
+}
+
 /** A tier's own part of its health answer: what its next hop said, and how its reads of the purge list went. */
 interface TierHealth<Health> {
   next: Health;
@@ -83,6 +89,8 @@ export interface Tier {
   name: TierName;
   /** GET or HEAD of an object (`route`), bypassed where a rule says so, else read through this tier's cache. */
   answerObject(request: Request, facts: RequestFacts, route: ObjectRoute): Promise<Response>;
+  /** Another method (pass-through.ts): forwarded as it came, or 405; what its answer invalidates removed here. */
+  passThrough(request: Request, facts: RequestFacts, route: PassRoute): Promise<Response>;
   /**
    * A purge taken at `at`: recorded, this tier's entries for the URLs named removed (`keyOf` each URL record's key,
    * `nth` its place among them), then told to `next`; rejects with the HttpError a client gets.
@@ -103,6 +111,8 @@ export function openTier(parts: TierParts): Tier {
   return {
     name,
     answerObject: (request, facts, route) => answerObject(parts, request, facts, route),
+    passThrough: (request, facts, { next, ...route }) =>
+      passThrough(request, facts.url, { ...route, name, hop: next, meter, cache: parts.cache }, facts.started),
     async purge(records, at, keyOf, next, subrequests) {
       await parts.record(records, at);
       const cache = await parts.cache();
