@@ -131,52 +131,54 @@ export function openTier(parts: TierParts): Tier {
       return { next: found, purgeList: isolatePurges.purgeListState(purges, clock.now()) };
     },
   };
+}
 
-  async function answerObject(
-    tier: TierParts,
-    request: Request,
-    facts: RequestFacts,
-    route: ObjectRoute,
-  ): Promise<Response> {
-    const { config, target, rules, next } = route;
-    // On the clock the read path times by (read.now, readPolicy), so that its durations hold on any clock.
-    const started = facts.now;
-    if (rules.bypassRule !== undefined && route.bypassable) {
-      const call = { request, url: facts.url, target };
-      return bypassed(call, rules.bypassRule, { name, hop: next, meter }, facts.started);
-    }
-    // On the clock entries are timed by (readPolicy): records are compared with their origin times.
-    const verdicts = route.verdicts(await isolatePurges.purgeList(purges, facts.now));
-    // What the next hop answers this request, as each head arrives: its member and metrics, reported on.
-    const hops = new HopLog(next.member);
-    const read: ObjectRead = {
-      cache: await tier.cache(),
-      key: route.key,
-      selecting: route.client,
-      ...readPolicy(config, clock, rules),
-      // Everything the read leaves running is kept alive, and the request's record waits for it.
-      waitUntil: (promise) => meter.hold(promise),
-      upstream: hopUpstream(
-        next,
-        { target, host: route.host, client: route.client, watermarks: verdicts.watermarks, hops },
-        meter,
-      ),
-      purged: verdicts.purged,
-      softPurgedAt: verdicts.softPurgedAt,
-      // The client's request (the edge's, at the shield): it aborts when the client gives up.
-      signal: request.signal,
-      // Whether the client went away before the body ended, where that is heard (its record says).
-      bodyEnd: (ended) => {
-        meter.bodyEnded = ended;
-      },
-      ...route.extra,
-    };
-    const response =
-      request.method === 'HEAD'
-        ? route.head(await headObject(read, name, started))
-        : await route.get(read, hops, started);
-    // Said of the answer's headers, as every tier says it of the same ones (the same RULES at each).
-    const decided = ruleDecidedFreshness(rules, response.status, response.headers);
-    return withRuleDetail(response, name, decided === undefined ? undefined : ruleDetail(decided));
+/** GET or HEAD of an object at `tier`: bypassed where a rule says so, else read through its cache from `route.next`. */
+async function answerObject(
+  tier: TierParts,
+  request: Request,
+  facts: RequestFacts,
+  route: ObjectRoute,
+): Promise<Response> {
+  const { name, clock, purges, meter } = tier;
+  const { config, target, rules, next } = route;
+  // On the clock the read path times by (read.now, readPolicy), so that its durations hold on any clock.
+  const started = facts.now;
+  if (rules.bypassRule !== undefined && route.bypassable) {
+    const call = { request, url: facts.url, target };
+    return bypassed(call, rules.bypassRule, { name, hop: next, meter }, facts.started);
   }
+  // On the clock entries are timed by (readPolicy): records are compared with their origin times.
+  const verdicts = route.verdicts(await isolatePurges.purgeList(purges, facts.now));
+  // What the next hop answers this request, as each head arrives: its member and metrics, reported on.
+  const hops = new HopLog(next.member);
+  const read: ObjectRead = {
+    cache: await tier.cache(),
+    key: route.key,
+    selecting: route.client,
+    ...readPolicy(config, clock, rules),
+    // Everything the read leaves running is kept alive, and the request's record waits for it.
+    waitUntil: (promise) => meter.hold(promise),
+    upstream: hopUpstream(
+      next,
+      { target, host: route.host, client: route.client, watermarks: verdicts.watermarks, hops },
+      meter,
+    ),
+    purged: verdicts.purged,
+    softPurgedAt: verdicts.softPurgedAt,
+    // The client's request (the edge's, at the shield): it aborts when the client gives up.
+    signal: request.signal,
+    // Whether the client went away before the body ended, where that is heard (its record says).
+    bodyEnd: (ended) => {
+      meter.bodyEnded = ended;
+    },
+    ...route.extra,
+  };
+  const response =
+    request.method === 'HEAD'
+      ? route.head(await headObject(read, name, started))
+      : await route.get(read, hops, started);
+  // Said of the answer's headers, as every tier says it of the same ones (the same RULES at each).
+  const decided = ruleDecidedFreshness(rules, response.status, response.headers);
+  return withRuleDetail(response, name, decided === undefined ? undefined : ruleDetail(decided));
 }
