@@ -11,7 +11,7 @@ module.exports = {
       from: {
         path: '^shared/((http|request|hop|config|rules|slices|streams|store|stats|cost|tiers|admission)/|purge/(purge-(rules|prefix|bounds)|soft-purge|workers-cache-purge)\\.ts$)',
       },
-      to: { path: '^shared/(tier/|observe/|purge/purge-store)' },
+      to: { path: '^shared/(tier/|observe/|purge/purge-(store|kv|snapshot))' },
     },
     {
       name: 'slice-reader-never-reaches-up',

@@ -88,7 +88,7 @@ export const AFTER_WITHOUT_CACHE_API: RefreshDesign = {
 export const DEPLOYED_DESIGN = AFTER;
 
 /**
- * KV writes per purge request besides its batch and the head: every SNAPSHOT_AFTER (50, shared/purge/purge-store.ts)
+ * KV writes per purge request besides its batch and the head: every SNAPSHOT_AFTER (50, shared/purge/purge-snapshot.ts)
  * batches the recording isolate writes its list as a snapshot and deletes the one it supersedes (a delete is billed as a
  * write). The same in both designs.
  */

@@ -21,7 +21,7 @@ import {
 } from './purge-head.ts';
 import { RECORD_LIFETIME_MS } from './purge-rules.ts';
 
-/** The part of a KV namespace the head uses (purge-store.ts PurgeKv has it). */
+/** The part of a KV namespace the head uses (purge-kv.ts PurgeKv has it). */
 export interface HeadKv {
   get(key: string): Promise<string | null>;
   put(key: string, value: string, options: { expirationTtl: number; metadata: unknown }): Promise<void>;

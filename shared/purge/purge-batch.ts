@@ -23,7 +23,7 @@ export type ListedKey =
   | { kind: 'batch'; name: string; time: number; records: PurgeRecord[] }
   /** A batch too large for its metadata: its records are the key's value, read once (they never change). */
   | { kind: 'batch'; name: string; time: number; records: undefined }
-  /** A snapshot, and the one its writer knew as the newest before it (deleted once well past, purge-store.ts). */
+  /** A snapshot, and the one its writer knew as the newest before it (deleted once well past, purge-snapshot.ts). */
   | { kind: 'snapshot'; name: string; time: number; previous: string | undefined }
   /** Not one of ours, or not readable: what it held, if anything, is forgotten since `time`. */
   | { kind: 'unreadable'; name: string; time: number };

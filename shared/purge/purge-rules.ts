@@ -90,7 +90,7 @@ export const REFRESH_MS = 5_000;
  * have covered an entry still stored, so every entry whose bytes came from the origin at or
  * before `vouchedSince` (ms epoch) counts as purged; -Infinity: the list has dropped nothing.
  * It only rises, and it is set when the list is built: records are dropped only then. (An isolate whose read of the
- * list failed serves its list with a higher floor until a read succeeds: purge-store.ts servedList.)
+ * list failed serves its list with a higher floor until a read succeeds: purge-bounds.ts servedList.)
  */
 export interface PurgeList {
   records: readonly PurgeRecord[];

@@ -1,5 +1,7 @@
-// The global purge list, kept in a KV namespace (the PURGES binding, shared by both workers), and each isolate's copy
-// of it. The namespace is a parameter: this module never reaches for `env`. How the keys are laid out: purge-batch.ts.
+// Each isolate's copy of the global purge list, which is kept in a KV namespace (the PURGES binding, shared by both
+// workers): when the copy is read again, what it remembers between reads, and how its reads went. The namespace is a
+// parameter: this module never reaches for `env`. How the keys are laid out: purge-batch.ts; how batches are written
+// and listed: purge-kv.ts; the snapshots: purge-snapshot.ts.
 //
 // Each purge request is one KV write (a batch of its records) and one of the head (purge-head.ts, head-store.ts); every
 // SNAPSHOT_AFTER batches, the isolate recording a purge also writes its whole list as a snapshot. An isolate re-reads
@@ -9,61 +11,33 @@
 // about one page however many purges were ever made, and a new isolate reads one snapshot and the batches since. A
 // read that fails leaves the copy vouching for less (purge-bounds.ts).
 //
-// One concept: the list in KV and an isolate's copy of it (PurgeStore; the isolate's own is `isolatePurges`). Reading,
-// recording and snapshotting all move the one copy (what it holds complete, the batches it read, the snapshots it
-// knows, when it last wrote the head), which is why they share this class.
+// Reading, recording and snapshotting all move the one copy (what it holds complete, the batches it read, the
+// snapshots it knows, when it last wrote the head): the class holds it and hands each step what it needs of it, so that
+// purge-kv.ts and purge-snapshot.ts keep no state of their own.
 
 import { cacheHeadShare, type HeadShare, readHead, writeHead } from './head-store.ts';
-import {
-  batchEntry,
-  batchName,
-  batchValue,
-  type ListedKey,
-  listedKey,
-  PURGE_KEY_PREFIX,
-  type Snapshot,
-  snapshotEntry,
-  snapshotName,
-  snapshotTime,
-  snapshotValue,
-} from './purge-batch.ts';
 import { KV_PROPAGATION_MS, servedList } from './purge-bounds.ts';
 import { listDue } from './purge-head.ts';
+import {
+  type KvCounted,
+  type KvOperations,
+  type Listed,
+  listNewer,
+  type PurgeKv,
+  type SnapshotSeen,
+  writeBatch,
+} from './purge-kv.ts';
 import {
   keptList,
   NO_PURGES,
   type PurgeList,
   type PurgeListState,
   type PurgeRecord,
-  RECORD_LIFETIME_MS,
   REFRESH_MS,
 } from './purge-rules.ts';
-
-/** The part of a Workers KV namespace the purge list uses. */
-export interface PurgeKv {
-  put(key: string, value: string, options: { expirationTtl: number; metadata: unknown }): Promise<void>;
-  get(key: string): Promise<string | null>;
-  delete(key: string): Promise<void>;
-  list(options: { prefix: string; limit: number; cursor?: string }): Promise<{
-    keys: { name: string; metadata?: unknown }[];
-    list_complete: boolean;
-    cursor?: string;
-  }>;
-}
+import { pruned, snapshotIfDue, snapshotsKnown } from './purge-snapshot.ts';
 
 export { REFRESH_MS };
-
-/** KV's list answers at most 1,000 keys a call (developers.cloudflare.com/kv/api/list-keys/). */
-const LIST_PAGE = 1000;
-/** Pages one re-read lists at most; what lies past them is no longer vouched for (PurgeList.vouchedSince). */
-const MAX_PAGES = 10;
-/** Batch values one re-read reads at most ("1,000 operations per Worker invocation", …/kv/platform/limits/). */
-const MAX_GETS = 100;
-/** Batches past the newest snapshot after which a purge writes a new one. */
-export const SNAPSHOT_AFTER = 50;
-/** Batch names an isolate remembers having read, at most. */
-const MAX_READ_NAMES = 20_000;
-const TTL_S = Math.ceil(RECORD_LIFETIME_MS / 1000);
 
 /**
  * Reads one re-read makes of the list at most: one that fails is tried once more at once, so that a blip costs a list
@@ -89,23 +63,11 @@ interface Copy {
   /** When it last listed (ms epoch); -Infinity: never. */
   listedAt: number;
   /** The newest snapshot seen: its name, its time (what it covers), and the one it followed. */
-  snapshot: { name: string; time: number; previous: string | undefined } | undefined;
+  snapshot: SnapshotSeen | undefined;
   /** Batches read, by name, with their time: not read again, and counted for the next snapshot. */
   read: Map<string, number>;
   /** Snapshots this isolate wrote or saw, older than the newest, by name, with their time: deleted once superseded. */
   snapshots: Map<string, number>;
-}
-
-/** What a re-read listed of the keys newer than the copy held complete (listNewer). */
-interface Listed {
-  /** Records of batches not read before. */
-  records: PurgeRecord[];
-  /** The snapshot read (if the copy was behind it), and every one listed, newest first. */
-  snapshot: { loaded: Snapshot | undefined; seen: NonNullable<Copy['snapshot']>[] };
-  /** Nothing at or before this is vouched for. */
-  floor: number;
-  /** The batches read, name to time. */
-  batches: Map<string, number>;
 }
 
 /**
@@ -120,7 +82,11 @@ export class PurgeStore {
   /** When this isolate last wrote the head (the purge's time); undefined: never (head-store.ts writeHead). */
   #headWrittenAt: number | undefined;
   /** KV requests this isolate made since they were last taken (takeKvOperations): what they cost is counted. */
-  #made = { kvLists: 0, kvWrites: 0, kvReads: 0 };
+  #made: KvOperations = { kvLists: 0, kvWrites: 0, kvReads: 0 };
+  /** Counts a KV request into `#made` as it is when the request is made, so none lands in counts already taken. */
+  readonly #counted: KvCounted = (operation, count = 1) => {
+    this.#made[operation] += count;
+  };
 
   /**
    * `share`: where the location's isolates share the head they read; absent = the Cache API's where there is one
@@ -176,13 +142,10 @@ export class PurgeStore {
    */
   async recordPurges(kv: PurgeKv, records: readonly PurgeRecord[], now: number): Promise<void> {
     this.rememberPurges(records, now);
-    const name = batchName(now, crypto.randomUUID());
-    const { value, metadata } = batchEntry(records);
-    this.#made.kvWrites += 1;
-    await kv.put(name, value, { expirationTtl: TTL_S, metadata });
+    const name = await writeBatch(kv, records, now, this.#counted);
     this.#copy?.read.set(name, now);
     const head = await writeHead(kv, now, this.#headWrittenAt);
-    this.#made.kvWrites += head.writes;
+    this.#counted('kvWrites', head.writes);
     if (head.written) this.#headWrittenAt = now;
     await this.#snapshotIfDue(kv, now);
   }
@@ -198,7 +161,8 @@ export class PurgeStore {
 
   /**
    * This isolate's copy, read again from KV: the keys newer than what it holds complete. What it could not read
-   * (unreadable keys, keys past MAX_PAGES, values past MAX_GETS) it no longer vouches for (PurgeList.vouchedSince).
+   * (unreadable keys, keys or values past what one re-read takes: purge-kv.ts MAX_PAGES, MAX_GETS) it no longer vouches
+   * for (PurgeList.vouchedSince).
    * A read that fails is tried once more at once; if that fails too, the copy keeps what it held, and vouches for
    * nothing from before this read's horizon (purge-bounds.ts servedList) until a read succeeds. Never throws.
    */
@@ -229,16 +193,23 @@ export class PurgeStore {
   async #reread(kv: PurgeKv, now: number): Promise<Copy> {
     if (this.#share === null) this.#share = cacheHeadShare();
     const held = this.#copy;
-    const shared = await readHead(kv, this.#share, held?.readOkAt ?? -Infinity, now, () => {
-      this.#made.kvReads += 1;
-    });
+    const shared = await readHead(kv, this.#share, held?.readOkAt ?? -Infinity, now, () => this.#counted('kvReads'));
     const state = {
       listedHead: held?.listedHead,
       listedAt: held?.listedAt ?? -Infinity,
       complete: held?.complete ?? -Infinity,
     };
-    if (held === undefined || listDue(state, shared.head, now) !== undefined)
-      return this.#afterRead(await this.#listNewer(kv, now), now, shared.head?.id ?? null);
+    if (held === undefined || listDue(state, shared.head, now) !== undefined) {
+      // What the copy holds is taken as the list starts, and again once it is read: a purge recorded meanwhile stays.
+      const listed = await listNewer(
+        kv,
+        this.#copy?.read ?? new Map<string, number>(),
+        this.#copy?.complete ?? -Infinity,
+        now,
+        this.#counted,
+      );
+      return afterRead(this.#copy, listed, now, shared.head?.id ?? null);
+    }
     return heldCopy({
       ...held,
       // Aged as a list read then would be: what outlived a record's lifetime goes.
@@ -250,161 +221,16 @@ export class PurgeStore {
     });
   }
 
-  /** The copy once `listed` was read at `now`, the head then being `head`. */
-  #afterRead({ records, snapshot, floor, batches }: Listed, now: number, head: string | null): Copy {
-    const current = this.#copy;
-    const read = new Map(current?.read);
-    for (const [name, time] of batches) read.set(name, time);
-    const { newest, older } = snapshotsKnown(current, snapshot.seen);
-    const vouched = Math.max(
-      current?.list.vouchedSince ?? -Infinity,
-      snapshot.loaded?.list.vouchedSince ?? -Infinity,
-      floor,
-    );
-    return heldCopy({
-      // Records this isolate added or was told of may not be listed yet (KV is eventually consistent): kept.
-      list: keptList(
-        [...records, ...(snapshot.loaded?.list.records ?? []), ...(current?.list.records ?? [])],
-        now,
-        vouched,
-      ),
-      readAt: now,
-      readOkAt: now,
-      failingSince: undefined,
-      complete: now - KV_PROPAGATION_MS,
-      listedHead: head,
-      listedAt: now,
-      snapshot: newest,
-      read: pruned(read, Math.min(newest?.time ?? -Infinity, now - 2 * KV_PROPAGATION_MS) - KV_PROPAGATION_MS),
-      snapshots: older,
-    });
-  }
-
   /**
-   * The keys newer than what this isolate holds complete, read; a snapshot among them read if the copy is behind it.
-   */
-  async #listNewer(kv: PurgeKv, now: number): Promise<Listed> {
-    const done = this.#copy?.read ?? new Map<string, number>();
-    let complete = this.#copy?.complete ?? -Infinity;
-    // A margin of one more propagation: a batch written elsewhere a little late is still met.
-    let stopAt = complete - KV_PROPAGATION_MS;
-    const out: Listed = {
-      records: [],
-      snapshot: { loaded: undefined, seen: [] },
-      floor: -Infinity,
-      batches: new Map(),
-    };
-    const large: ListedKey[] = [];
-    let cursor: string | undefined;
-    let last: ListedKey | undefined;
-    let ended = false;
-    for (let page = 0; page < MAX_PAGES && !ended; page++) {
-      this.#made.kvLists += 1;
-      const listed = await kv.list({ prefix: PURGE_KEY_PREFIX, limit: LIST_PAGE, cursor });
-      for (const key of listed.keys) {
-        const entry = listedKey(key.name, key.metadata, now);
-        if (entry.time <= stopAt) {
-          ended = true;
-          break;
-        }
-        last = entry;
-        if (entry.kind === 'snapshot') {
-          out.snapshot.seen.push({ name: entry.name, time: entry.time, previous: entry.previous });
-          // Read only by an isolate behind it by more than a propagation: one re-reading as it is asked lists less
-          // for it than reading it would cost.
-          if (out.snapshot.loaded !== undefined || entry.time - KV_PROPAGATION_MS <= complete) continue;
-          out.snapshot.loaded = await this.#readSnapshot(kv, entry.name);
-          if (out.snapshot.loaded === undefined) continue;
-          complete = Math.max(complete, out.snapshot.loaded.coveredUntil);
-          stopAt = Math.max(stopAt, complete - KV_PROPAGATION_MS);
-        } else if (entry.kind === 'unreadable') out.floor = Math.max(out.floor, entry.time);
-        else if (!done.has(entry.name)) {
-          if (entry.records === undefined) large.push(entry);
-          else {
-            out.records.push(...entry.records);
-            out.batches.set(entry.name, entry.time);
-          }
-        }
-      }
-      ended ||= listed.list_complete || listed.cursor === undefined;
-      cursor = listed.cursor;
-    }
-    // Keys past the listed ones are older than the last listed: none of them is vouched for.
-    if (!ended && last !== undefined) out.floor = Math.max(out.floor, last.time);
-    await this.#readLarge(kv, large, out);
-    return out;
-  }
-
-  /**
-   * The values of batches too large for their metadata, at most MAX_GETS; one unread is a purge forgotten since its
-   * time.
-   */
-  async #readLarge(kv: PurgeKv, large: readonly ListedKey[], out: Listed): Promise<void> {
-    await Promise.all(
-      large.map(async (key, i) => {
-        const records = i < MAX_GETS ? await this.#readValue(kv, key.name, batchValue) : undefined;
-        if (records === undefined) out.floor = Math.max(out.floor, key.time);
-        else {
-          out.records.push(...records);
-          out.batches.set(key.name, key.time);
-        }
-      }),
-    );
-  }
-
-  #readSnapshot(kv: PurgeKv, name: string): Promise<Snapshot | undefined> {
-    return this.#readValue(kv, name, snapshotValue);
-  }
-
-  /** A key's value read as `read` reads it; undefined when it is gone or not one. */
-  async #readValue<T>(kv: PurgeKv, name: string, read: (text: string) => T | undefined): Promise<T | undefined> {
-    this.#made.kvReads += 1;
-    const text = await kv.get(name);
-    return text === null ? undefined : read(text);
-  }
-
-  /**
-   * A snapshot of this isolate's list, when it would cover SNAPSHOT_AFTER batches more than the newest one it has seen;
-   * then the snapshots it knows of that every isolate can see a newer one than, deleted. Never throws: a snapshot only
-   * saves work.
+   * A snapshot of this isolate's list when one is due (purge-snapshot.ts snapshotIfDue), its copy read again first if a
+   * re-read is due. Never throws: a snapshot only saves work.
    */
   async #snapshotIfDue(kv: PurgeKv, now: number): Promise<void> {
     try {
       await this.purgeList(kv, now);
-      const held = this.#copy;
-      if (held === undefined || !Number.isFinite(held.complete)) return;
-      const after = held.snapshot?.time ?? -Infinity;
-      const covered = [...held.read.values()].filter((time) => time > after && time <= held.complete).length;
-      if (covered < SNAPSHOT_AFTER) return;
-      const name = snapshotName(held.complete, crypto.randomUUID());
-      const { value, metadata } = snapshotEntry({ coveredUntil: held.complete, list: held.list }, held.snapshot?.name);
-      this.#made.kvWrites += 1;
-      await kv.put(name, value, { expirationTtl: TTL_S, metadata });
-      known(held, held.snapshot?.previous);
-      known(held, held.snapshot?.name);
-      held.snapshot = { name, time: held.complete, previous: held.snapshot?.name };
-      held.read = pruned(held.read, held.complete - KV_PROPAGATION_MS);
-      await this.#deleteSuperseded(kv, held, now);
+      if (this.#copy !== undefined) await snapshotIfDue(kv, this.#copy, now, this.#counted);
     } catch (error) {
       console.error('purge list: snapshot not written', error);
-    }
-  }
-
-  /**
-   * Deletes the snapshots this isolate knows of that are older than one every isolate can see (written more than two
-   * propagations ago): an isolate lagging behind KV still lists that one, or a newer one, as its newest.
-   */
-  async #deleteSuperseded(kv: PurgeKv, held: Copy, now: number): Promise<void> {
-    // A snapshot's time is what it covers: a propagation before it was written.
-    const anchor = Math.max(
-      -Infinity,
-      ...[...held.snapshots.values()].filter((time) => time < now - 3 * KV_PROPAGATION_MS),
-    );
-    for (const [name, time] of held.snapshots) {
-      if (time >= anchor) continue;
-      held.snapshots.delete(name);
-      this.#made.kvWrites += 1;
-      await kv.delete(name);
     }
   }
 
@@ -412,7 +238,7 @@ export class PurgeStore {
    * The KV list, read and write requests this isolate made since the last call (shared/observe/record-sinks.ts sends
    * them with its batch). A delete counts as a write: KV prices them alike.
    */
-  takeKvOperations(): { kvLists: number; kvWrites: number; kvReads: number } {
+  takeKvOperations(): KvOperations {
     const taken = this.#made;
     this.#made = { kvLists: 0, kvWrites: 0, kvReads: 0 };
     return taken;
@@ -427,35 +253,38 @@ function heldCopy(fields: Omit<Copy, 'served'>): Copy {
   return { ...fields, served: servedList(fields.list, fields.complete, fields.readAt) };
 }
 
-/** The newest snapshot known after a read, and the others known (with those they followed), by name. */
-function snapshotsKnown(
+/** The copy once `listed` was read at `now`, the head then being `head`; `current` the copy before (undefined: none). */
+function afterRead(
   current: Copy | undefined,
-  seen: readonly NonNullable<Copy['snapshot']>[],
-): { newest: Copy['snapshot']; older: Map<string, number> } {
-  const all = [...(current?.snapshot === undefined ? [] : [current.snapshot]), ...seen];
-  const newest = all.reduce<Copy['snapshot']>((a, b) => (b.time > (a?.time ?? -Infinity) ? b : a), undefined);
-  const older = new Map(current?.snapshots);
-  const note = (name: string | undefined): void => {
-    const time = snapshotTime(name);
-    if (name !== undefined && time !== undefined && name !== newest?.name) older.set(name, time);
-  };
-  for (const snapshot of all) {
-    note(snapshot.name);
-    note(snapshot.previous);
-  }
-  return { newest, older };
-}
-
-/** Notes a snapshot's name (with its time) among those this isolate knows of. */
-function known(held: Copy, name: string | undefined): void {
-  const time = snapshotTime(name);
-  if (name !== undefined && time !== undefined) held.snapshots.set(name, time);
-}
-
-/** `read` without names at or before `before`, and at most MAX_READ_NAMES of the newest. */
-function pruned(read: Map<string, number>, before: number): Map<string, number> {
-  const kept = [...read].filter(([, time]) => time > before).sort((a, b) => b[1] - a[1]);
-  return new Map(kept.slice(0, MAX_READ_NAMES));
+  { records, snapshot, floor, batches }: Listed,
+  now: number,
+  head: string | null,
+): Copy {
+  const read = new Map(current?.read);
+  for (const [name, time] of batches) read.set(name, time);
+  const { newest, older } = snapshotsKnown(current, snapshot.seen);
+  const vouched = Math.max(
+    current?.list.vouchedSince ?? -Infinity,
+    snapshot.loaded?.list.vouchedSince ?? -Infinity,
+    floor,
+  );
+  return heldCopy({
+    // Records this isolate added or was told of may not be listed yet (KV is eventually consistent): kept.
+    list: keptList(
+      [...records, ...(snapshot.loaded?.list.records ?? []), ...(current?.list.records ?? [])],
+      now,
+      vouched,
+    ),
+    readAt: now,
+    readOkAt: now,
+    failingSince: undefined,
+    complete: now - KV_PROPAGATION_MS,
+    listedHead: head,
+    listedAt: now,
+    snapshot: newest,
+    read: pruned(read, Math.min(newest?.time ?? -Infinity, now - 2 * KV_PROPAGATION_MS) - KV_PROPAGATION_MS),
+    snapshots: older,
+  });
 }
 
 /** The copy of an isolate that has read nothing yet: no re-read is recent, so the next lookup reads. */

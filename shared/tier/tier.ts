@@ -6,8 +6,9 @@
 import type { Clock } from '../clock/clock.ts';
 import type { Config } from '../config/config.ts';
 import type { RequestMeter } from '../observe/request-meter.ts';
+import type { PurgeKv } from '../purge/purge-kv.ts';
 import { directDeletes, type PurgeList, type PurgeListState, type PurgeRecord } from '../purge/purge-rules.ts';
-import { isolatePurges, type PurgeKv } from '../purge/purge-store.ts';
+import { isolatePurges } from '../purge/purge-store.ts';
 import type { RequestFacts } from '../request/request-facts.ts';
 import type { RequestTarget } from '../request/request-target.ts';
 import { ruleDecidedFreshness, ruleDetail } from '../rules/rule-freshness.ts';

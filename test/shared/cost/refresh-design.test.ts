@@ -16,7 +16,8 @@ import {
 import { DEPLOYED_INTERVALS } from '../../../shared/cost/traffic-mix.ts';
 import { KV_PROPAGATION_MS } from '../../../shared/purge/purge-bounds.ts';
 import { HEAD_SETTLE_MS, SAFETY_LIST_MS, SHARE_MS } from '../../../shared/purge/purge-head.ts';
-import { REFRESH_MS, SNAPSHOT_AFTER } from '../../../shared/purge/purge-store.ts';
+import { SNAPSHOT_AFTER } from '../../../shared/purge/purge-snapshot.ts';
+import { REFRESH_MS } from '../../../shared/purge/purge-store.ts';
 
 const HOUR = 3_600_000;
 /** A tier whose isolates each get a request every millisecond: every interval ends with a re-read at once. */

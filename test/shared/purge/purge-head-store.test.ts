@@ -9,8 +9,9 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { HeadShare } from '../../../shared/purge/head-store.ts';
 import { KV_PROPAGATION_MS, RECORDS_REACH_MS } from '../../../shared/purge/purge-bounds.ts';
 import { HEAD_KEY, KV_WRITE_INTERVAL_MS, SHARE_MS, type SharedHead } from '../../../shared/purge/purge-head.ts';
+import type { PurgeKv } from '../../../shared/purge/purge-kv.ts';
 import { type PurgeRecord, purgedBy, REFRESH_MS } from '../../../shared/purge/purge-rules.ts';
-import { type PurgeKv, PurgeStore } from '../../../shared/purge/purge-store.ts';
+import { PurgeStore } from '../../../shared/purge/purge-store.ts';
 
 const T0 = 1_800_000_000_000;
 

@@ -3,8 +3,10 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { MAX_METADATA_BYTES } from '../../../shared/purge/purge-batch.ts';
 import { KV_PROPAGATION_MS, RECORDS_REACH_MS } from '../../../shared/purge/purge-bounds.ts';
 import { HEAD_SETTLE_MS, SAFETY_LIST_MS } from '../../../shared/purge/purge-head.ts';
+import type { PurgeKv } from '../../../shared/purge/purge-kv.ts';
 import { MAX_RECORDS, type PurgeRecord, purgedBy, RECORD_LIFETIME_MS } from '../../../shared/purge/purge-rules.ts';
-import { type PurgeKv, PurgeStore, REFRESH_MS, SNAPSHOT_AFTER } from '../../../shared/purge/purge-store.ts';
+import { SNAPSHOT_AFTER } from '../../../shared/purge/purge-snapshot.ts';
+import { PurgeStore, REFRESH_MS } from '../../../shared/purge/purge-store.ts';
 
 const T0 = 1_800_000_000_000;
 
