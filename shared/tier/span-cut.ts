@@ -2,7 +2,7 @@
 // an offset), the slices holding them, and those bytes cut from the slice reader's pieces. Pure over the read's
 // pieces: the shield (shield/slice-answer.ts) and a tier behind another in one isolate (tier-hop.ts) cut alike.
 
-import { BadRequest } from '../http/errors.ts';
+import { BadRequest, LengthMismatch } from '../http/errors.ts';
 import type { ByteRange } from '../http/range.ts';
 import type { ObjectMeta } from '../slices/object-meta.ts';
 import { type SliceSpan, sliceCount, spanBytes } from '../slices/slice-plan.ts';
@@ -77,4 +77,24 @@ function prepend(first: IteratorResult<Piece>, pieces: AsyncIterator<Piece>): As
     return: () => pieces.return?.() ?? Promise.resolve({ done: true, value: undefined }),
     throw: (error: unknown) => pieces.throw?.(error) ?? Promise.resolve({ done: true, value: undefined }),
   };
+}
+
+/**
+ * `body`, erroring unless exactly `length` bytes pass: across HTTP the answer's Content-Length makes a short or long
+ * body fail (the runtime checks it), in one isolate nothing does, so a tier in front never takes one as whole.
+ */
+export function exactly(body: ReadableStream<Uint8Array>, length: number): ReadableStream<Uint8Array> {
+  let passed = 0;
+  return body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        passed += chunk.byteLength;
+        if (passed > length) throw new LengthMismatch(`the span ran past its ${length} bytes`);
+        controller.enqueue(chunk);
+      },
+      flush() {
+        if (passed < length) throw new LengthMismatch(`the span ended after ${passed} of its ${length} bytes`);
+      },
+    }),
+  );
 }

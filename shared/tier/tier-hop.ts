@@ -27,7 +27,7 @@ import { resolveObject } from './object-read.ts';
 import { type ObjectRead, readPolicy, type SliceAsk, type UpstreamAnswer, type Validators } from './ports.ts';
 import { cancelPrefetched, type Resolved, type SlicedObject } from './resolved.ts';
 import { readObjectSlices } from './slice-reader/reader.ts';
-import { spanBody, wantedSlices } from './span-cut.ts';
+import { exactly, spanBody, wantedSlices } from './span-cut.ts';
 import type { TierCache } from './tier-cache.ts';
 import { cacheName, slicedReport, tierAnswer } from './tier-headers.ts';
 
@@ -164,7 +164,11 @@ async function spanAnswer(
     await cancelPrefetched(resolved);
     throw error;
   });
-  const body = await spanBody(sliceRead.pieces, wanted.bytes, wanted.indices.length, read);
+  const { bytes } = wanted;
+  const body = exactly(
+    await spanBody(sliceRead.pieces, bytes, wanted.indices.length, read),
+    bytes.end - bytes.start + 1,
+  );
   // The next tier's member for this read's slices, folded as the edge folds the shield's (hop-report.ts).
   const missed = sliceRead.checked - sliceRead.hits;
   const headers = withHopReport(
