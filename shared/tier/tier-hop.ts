@@ -137,7 +137,8 @@ async function answerSpan(
     void cancelPrefetched(resolved);
     const headers = markObject(new Headers(meta.headers), meta);
     headers.set('content-range', unsatisfiedRange(meta.size));
-    return { kind: 'beyond', meta, response: tierAnswer(tier.name, 416, headers, null, report) };
+    const response = tierAnswer(tier.name, 416, headers, null, report);
+    return { kind: 'beyond', meta: described(meta, response), response };
   }
   return spanAnswer(tier, read, resolved, span, from, started);
 }
@@ -187,7 +188,15 @@ async function spanAnswer(
     report,
     durationMs: tier.clock.now() - started,
   });
-  return { kind: 'span', meta, span: wanted.span, body, response };
+  return { kind: 'span', meta: described(meta, response), span: wanted.span, body, response };
+}
+
+/**
+ * The version as the answer describes it, as the edge reads the shield's (worker/shield-answer.ts): its
+ * representation is the answer's, with the members of this tier and those behind, which the front stores with it.
+ */
+function described(meta: ObjectMeta, response: Response): ObjectMeta {
+  return { ...meta, headers: representationHeaders(response.headers) };
 }
 
 /** Whether `validators` still select what this tier resolved: a sliced object, or a whole 200 (RFC 9110 §13.1). */
