@@ -106,6 +106,7 @@ async function openRead(
   };
 }
 
+/** One ask of the front, answered as the shield answers a slice request (shield/slice-answer.ts answerSlices). */
 async function answerSpan(
   tier: HopTier,
   next: NextHop,
@@ -154,14 +155,10 @@ async function spanAnswer(
 ): Promise<UpstreamAnswer> {
   const { meta } = resolved;
   const wanted = wantedSlices(span, from, meta);
-  const { slicing } = tier.config;
-  const budget = { remaining: slicing.subrequests };
+  const { readahead: window, subrequests } = tier.config.slicing;
   // Another version met here (pinnedSpans forgot the manifest) is the front's to handle: rethrown, nothing sent.
-  const sliceRead = await readObjectSlices(read, resolved, wanted.indices, {
-    window: slicing.readahead,
-    maxSpan: 1,
-    budget,
-  }).catch(async (error: unknown) => {
+  const settings = { window, maxSpan: 1, budget: { remaining: subrequests } };
+  const sliceRead = await readObjectSlices(read, resolved, wanted.indices, settings).catch(async (error: unknown) => {
     await cancelPrefetched(resolved);
     throw error;
   });

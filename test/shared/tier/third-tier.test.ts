@@ -135,7 +135,13 @@ describe('an object read edge → middle → the real shield → S3', () => {
     const config = parseConfig(raw(s3.url));
     const transport = urlTransport(new URL(stack.shieldUrl));
     const asked: string[] = [];
-    const shield = shieldHop({ fetch: (path, init) => (asked.push(path), transport.fetch(path, init)) }, config);
+    const counting = {
+      fetch(path: string, init: RequestInit) {
+        asked.push(path);
+        return transport.fetch(path, init);
+      },
+    };
+    const shield = shieldHop(counting, config);
     const middleCache = new MapTierCache();
     const held: Promise<unknown>[] = [];
     const meter = () => new RequestMeter(Date.now(), (promise) => void held.push(promise));
