@@ -17,19 +17,18 @@ import { type SliceRequest, SPAN_HEADER, WHOLE } from '../shared/hop/slice-proto
 import type { CacheStatusParams } from '../shared/http/cache-status.ts';
 import { evaluatePreconditions } from '../shared/http/conditional.ts';
 import { BadGateway, BadRequest, PreconditionFailed, VersionChanged } from '../shared/http/errors.ts';
-import { type ByteRange, unsatisfiedRange } from '../shared/http/range.ts';
+import { unsatisfiedRange } from '../shared/http/range.ts';
 import { appendServerTiming, serverTimingMetric } from '../shared/http/server-timing.ts';
-import { markObject, OBJECT_HEADER, type ObjectMeta, representationHeaders } from '../shared/slices/object-meta.ts';
-import { type SliceSpan, sliceCount, spanBytes } from '../shared/slices/slice-plan.ts';
+import { markObject, OBJECT_HEADER, representationHeaders } from '../shared/slices/object-meta.ts';
+import { sliceCount } from '../shared/slices/slice-plan.ts';
 import type { EntryMeta } from '../shared/store/stored-entry.ts';
-import { type Piece, rangesStream } from '../shared/streams/byte-stream.ts';
-import { piecesEnd } from '../shared/streams/pieces-end.ts';
 import type { HopLog } from '../shared/tier/hop-log.ts';
 import { hopTimings } from '../shared/tier/hop-report.ts';
 import { resolveObject } from '../shared/tier/object-read.ts';
 import type { Budget, ObjectRead } from '../shared/tier/ports.ts';
 import { cancelPrefetched, type Resolved, type SlicedObject, type WholeObject } from '../shared/tier/resolved.ts';
 import { readObjectSlices } from '../shared/tier/slice-reader/reader.ts';
+import { spanBody, type WantedSlices, wantedSlices } from '../shared/tier/span-cut.ts';
 import { slicedReport, tierAnswer } from '../shared/tier/tier-headers.ts';
 import { warmSlices } from './slice-warm.ts';
 import type { AnswerFacts } from './workers-cache-answer.ts';
@@ -55,15 +54,6 @@ export interface SliceAnswerContext {
   hops: HopLog;
 }
 
-/** The slices of a span the shield answers: the span's first and last, its bytes, the slices that hold them. */
-interface WantedSlices {
-  span: SliceSpan;
-  /** The span's bytes, or their rest from `from` on (the edge healing a body that broke). */
-  bytes: ByteRange;
-  /** The slices holding `bytes`, in order. */
-  indices: number[];
-}
-
 /**
  * 412 when the version the edge pinned is gone, 416 (with the object's size) when the span starts past its end, the
  * whole object when it is not sliced.
@@ -77,7 +67,7 @@ export async function answerSlices(request: SliceRequest, context: SliceAnswerCo
     if (resolved.kind === 'whole') return wholeAnswer(context, resolved);
     const refused = refusal(request, resolved);
     if (refused !== undefined) return refuse(context, resolved, refused);
-    const wanted = wantedSlices(request, resolved.meta);
+    const wanted = wantedSlices(request.span, request.from, resolved.meta);
     if (request.warm === true) return warmAnswer(context, resolved, wanted);
     const answer = await spanAnswer(context, resolved, wanted);
     if (answer !== 'changed') return answer;
@@ -131,20 +121,6 @@ function refusal(request: SliceRequest, resolved: SlicedObject): 412 | 416 | und
   if (request.etag !== undefined && request.etag !== meta.etag) return 412;
   if (!resolved.inRange || request.span.first >= sliceCount(meta.size, meta.sliceSize)) return 416;
   return undefined;
-}
-
-function wantedSlices(request: SliceRequest, meta: ObjectMeta): WantedSlices {
-  const count = sliceCount(meta.size, meta.sliceSize);
-  const span = { first: request.span.first, last: Math.min(request.span.last, count - 1) };
-  const all = spanBytes(span, meta.sliceSize, meta.size);
-  const bytes = { start: all.start + (request.from ?? 0), end: all.end };
-  if (bytes.start > bytes.end)
-    throw new BadRequest(
-      `the span ${span.first}-${span.last} holds ${all.end - all.start + 1} bytes, not ${request.from} and more`,
-    );
-  const firstNeeded = Math.floor(bytes.start / meta.sliceSize);
-  const indices = Array.from({ length: span.last - firstNeeded + 1 }, (_, i) => firstNeeded + i);
-  return { span, bytes, indices };
 }
 
 /** The edge reading ahead: the slices stored here, their bytes fetched when its reader gets there. */
@@ -228,48 +204,6 @@ async function discover(read: ObjectRead, first: number, attempt: number): Promi
     if (attempt > 0) throw new BadGateway('the origin kept answering with other bytes than those asked for');
     return 'again';
   }
-}
-
-/**
- * The answer's body. One whole slice (what the edge asks for, one request per slice) is that
- * slice's own body, handed on as it is: its stored bytes, or the fill streaming it from the
- * origin (its length on the wire), and the edge counts what arrives. Anything else is cut from
- * the pieces (rangesStream).
- */
-async function spanBody(
-  pieces: AsyncIterator<Piece>,
-  bytes: ByteRange,
-  slices: number,
-  read: ObjectRead,
-): Promise<ReadableStream<Uint8Array>> {
-  const length = bytes.end - bytes.start + 1;
-  let cut = pieces;
-  if (slices === 1) {
-    const first = await pieces.next();
-    if (!first.done && first.value.offset === bytes.start && first.value.length === length) {
-      await pieces.return?.();
-      return first.value.body;
-    }
-    cut = prepend(first, pieces);
-  }
-  // Cut by the pump, which hears whether the edge went away before the end (the record says).
-  const watched = piecesEnd(cut);
-  read.bodyEnd?.(watched.ended);
-  return rangesStream(watched.pieces, [bytes], [], undefined, length);
-}
-
-/** `pieces` with `first`, already taken, handed out again first. */
-function prepend(first: IteratorResult<Piece>, pieces: AsyncIterator<Piece>): AsyncIterator<Piece> {
-  let given = false;
-  return {
-    next: () => {
-      if (given) return pieces.next();
-      given = true;
-      return Promise.resolve(first);
-    },
-    return: () => pieces.return?.() ?? Promise.resolve({ done: true, value: undefined }),
-    throw: (error: unknown) => pieces.throw?.(error) ?? Promise.resolve({ done: true, value: undefined }),
-  };
 }
 
 function refuse(context: SliceAnswerContext, resolved: SlicedObject, status: 412 | 416): Response {

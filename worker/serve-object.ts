@@ -18,7 +18,7 @@ import { cancelPrefetched, type Resolved, type WholeObject } from '../shared/tie
 import { isolateUrgency } from '../shared/tier/slice-reader/isolate-pool.ts';
 import { readObjectSlices } from '../shared/tier/slice-reader/reader.ts';
 import { forgetObject } from '../shared/tier/tier-cache.ts';
-import { cacheName, slicedReport, tierAnswer } from '../shared/tier/tier-headers.ts';
+import { slicedReport, tierAnswer } from '../shared/tier/tier-headers.ts';
 
 import { firstSliceHint, framedBody, planRanges, unsatisfiable, wholeInOnePiece, wholePieces } from './client-range.ts';
 import { copyWhole, storedWholeCopy } from './whole-copy.ts';
@@ -75,10 +75,11 @@ async function serveSliced(
   { config, budget, started, hops }: SlicedServing,
 ): Promise<Response> {
   const { meta } = resolved;
-  // The shield's member and metrics are this request's, as heard when the head goes out (shared/tier/hop-report.ts):
-  // the manifest's own member stands only when nothing was asked of the shield.
+  // The next tier's member and metrics are this request's, as heard when the head goes out (shared/tier/hop-report.ts):
+  // the manifest's own member stands only when nothing was asked of it. Named as the hop log names it: the shield's,
+  // or that of whichever tier the edge's next hop is.
   const reported = (headers: Headers, missed = 0): Headers =>
-    withHopReport(headers, withUnasked(hops.report(), missed), cacheName('shield'));
+    withHopReport(headers, withUnasked(hops.report(), missed), hops.cache);
   const precondition = evaluatePreconditions(request.headers, meta.headers);
   if (precondition !== 'proceed') {
     void cancelPrefetched(resolved);

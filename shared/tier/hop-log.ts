@@ -15,8 +15,8 @@ const MAX_LOGGED_SPAN = 4096;
  * slices asked whose answer has not come yet.
  */
 export class HopLog {
-  /** The next tier's Cache-Status member name; undefined when the next hop is the origin. */
-  private readonly cache: string | undefined;
+  /** The next tier's Cache-Status member name, which its folded member is reported under; undefined: the origin. */
+  readonly cache: string | undefined;
   private readonly pending = new Set<number>();
   private readonly heardSlices = new Set<number>();
   private readonly answers: { at: number; answer: HopAnswer }[] = [];

@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type S3Origin, startS3Origin } from '../../../local/origin.ts';
 import { type Stack, startWorkers } from '../../../local/workers.ts';
+import { PLATFORM_CLOCK } from '../../../shared/clock/clock.ts';
 import { type Config, parseConfig, type RawConfig } from '../../../shared/config/config.ts';
 import { originTraits } from '../../../shared/config/origin-traits.ts';
 import { BadGateway } from '../../../shared/http/errors.ts';
@@ -19,12 +20,13 @@ import { healingUpstream, originHealing } from '../../../shared/tier/healing-ups
 import { HopLog, loggedUpstream } from '../../../shared/tier/hop-log.ts';
 import { hopUpstream, type NextHop } from '../../../shared/tier/next-hop.ts';
 import type { HopCalls, Upstream } from '../../../shared/tier/ports.ts';
+import { tierHop } from '../../../shared/tier/tier-hop.ts';
 import { originHop } from '../../../shield/origin/origin-hop.ts';
 import { originOf } from '../../../shield/origin/origin-of.ts';
 import { shieldHop } from '../../../worker/shield-client.ts';
 import { urlTransport } from '../../../worker/shield-transport.ts';
 import { type FileSite, startFileSite } from '../../integration/file-site.ts';
-import { type FakeObject, FakeUpstream } from './fakes.ts';
+import { FakeHopCalls, type FakeObject, FakeTierCache, FakeUpstream } from './fakes.ts';
 import { type MakeNextHop, NEXT_HOP_CLAUSES, type NextHopUnderTest, nextHopViolations } from './next-hop-contract.ts';
 
 declare global {
@@ -135,6 +137,9 @@ const IMPLEMENTATIONS: readonly [string, MakeNextHop][] = [
   ['originHop over a site, as every tier stacks it (hopUpstream)', siteOrigin(true)],
   ['shieldHop: the shield in workerd, over S3', shield()],
   ['shieldHop, as every tier stacks it (hopUpstream), over the shield', shield(true)],
+  ['tierHop: a Map tier (FakeTierCache) over FakeUpstream', () => mapTierOverFakes()],
+  ['tierHop over originHop: S3 (s3rver)', mapTierOverS3()],
+  ['tierHop over originHop: S3, as every tier stacks it (hopUpstream)', mapTierOverS3(true)],
 ];
 
 describe.each(IMPLEMENTATIONS)('%s', (_name, make) => {
@@ -179,6 +184,48 @@ function fakeOrigin(over: (fake: FakeUpstream) => Upstream = (fake) => fake): Ne
       };
     },
     hop: (name) => over(fakeOf(name)),
+  };
+}
+
+/**
+ * A tier behind another in one isolate (tierHop), its cache a FakeTierCache: named the shield, whose member it reports,
+ * as this repository's tiers are only the edge and the shield (a third is proven in third-tier.test.ts). Its policy
+ * keeps an object without freshness of its own an hour, so that what it read once is a hit.
+ */
+function mapTier(next: NextHop): NextHop {
+  const config = parseConfig({ ORIGIN_KIND: 'http', ORIGIN_URL: 'https://origin.test', DEFAULT_TTL: '3600' });
+  const cache = new FakeTierCache();
+  return tierHop({ name: 'shield', cache, config, clock: PLATFORM_CLOCK, meter: meter() }, next);
+}
+
+/** The tests' FakeUpstreams (fakeOrigin) behind a Map tier, each object's asks the FakeUpstream of its name. */
+function mapTierOverFakes(): NextHopUnderTest {
+  const origin = fakeOrigin();
+  const url = (name: string) => new URL(`https://${HOST}/${name}`);
+  const calls = new FakeHopCalls();
+  const fakes: NextHop = {
+    bypass: (call) => calls.bypass(call),
+    passThrough: (call) => calls.passThrough(call),
+    member: undefined,
+    object: ({ target }) => origin.hop(target.path.slice(1)),
+    healing: originHealing(30_000),
+    fromOrigin: () => true,
+    purge: async () => undefined,
+    health: async () => undefined,
+  };
+  const next = mapTier(fakes);
+  return { ...origin, hop: (name) => read(next, requestTarget(url(name), 'http'), false) };
+}
+
+/** S3's next hop (originHop) behind a Map tier, bare or `stacked`, with the origin's calls for what is forwarded. */
+function mapTierOverS3(stacked = false): MakeNextHop {
+  return async () => {
+    const under = await s3Origin()();
+    const next = mapTier(originHop(originOf(s3Config), Date.now));
+    const url = (name: string) => new URL(`https://${HOST}/${name}`);
+    // What is forwarded as it came goes through the tier to S3's calls.
+    const forwarding = { ...under.forwarding!, calls: next };
+    return { ...under, forwarding, hop: (name) => read(next, requestTarget(url(name), 's3'), stacked) };
   };
 }
 

@@ -1,0 +1,220 @@
+// A tier behind another in the same isolate, as the NextHop of the tier in front (next-hop.ts): its asks answered
+// from this tier's cache through the one read path (object-read.ts, slice-reader/), going on to this tier's own next
+// hop for what it lacks, in the same UpstreamAnswer terms the shield's slice answers take (shield/slice-answer.ts),
+// minus HTTP. Every answer carries this tier's Cache-Status member after those of the tiers behind (tier-headers.ts),
+// so that the HopLog in front hears this tier's verdict.
+
+import type { Clock } from '../clock/clock.ts';
+import type { Config } from '../config/config.ts';
+import { memberParams } from '../http/cache-status.ts';
+import { evaluatePreconditions } from '../http/conditional.ts';
+import { ClientGone, HttpError, VersionChanged } from '../http/errors.ts';
+import { unsatisfiedRange } from '../http/range.ts';
+import type { RequestMeter } from '../observe/request-meter.ts';
+import { purgedBy } from '../purge/purge-rules.ts';
+import { isolatePurges, type PurgeKv } from '../purge/purge-store.ts';
+import { softPurgedAt } from '../purge/soft-purge.ts';
+import { markObject, type ObjectMeta, representationHeaders } from '../slices/object-meta.ts';
+import { type SliceSpan, sliceCount } from '../slices/slice-plan.ts';
+import { HEAL_BACKOFF_MS } from '../streams/heal.ts';
+import type { TierName } from '../tiers/tiers.ts';
+import type { HealingPolicy } from './healing-upstream.ts';
+import { HopLog } from './hop-log.ts';
+import { withHopReport, withUnasked } from './hop-report.ts';
+import { hopUpstream, type NextHop, type ObjectAsk } from './next-hop.ts';
+import { headObject } from './object-head.ts';
+import { resolveObject } from './object-read.ts';
+import { type ObjectRead, readPolicy, type SliceAsk, type UpstreamAnswer, type Validators } from './ports.ts';
+import { cancelPrefetched, type Resolved, type SlicedObject } from './resolved.ts';
+import { readObjectSlices } from './slice-reader/reader.ts';
+import { exactly, spanBody, wantedSlices } from './span-cut.ts';
+import type { TierCache } from './tier-cache.ts';
+import { cacheName, slicedReport, tierAnswer } from './tier-headers.ts';
+
+/** The tier behind: what its reads are made of. */
+export interface HopTier {
+  name: TierName;
+  cache: TierCache;
+  /** Its policy (DEFAULT_TTL, stale windows, slicing, budgets), judged on `clock`. */
+  config: Config;
+  clock: Clock;
+  /** The global purge list, read as the shield reads it (a tag purge of what the tier in front lacks); absent: none. */
+  purges?: PurgeKv | undefined;
+  /** Where its asks of `next` are counted and its fills kept alive: its own record, not the front's. */
+  meter: RequestMeter;
+}
+
+/**
+ * `tier` as the next hop of the tier in front, over its own `next`. What is forwarded as it came, a purge and health
+ * are `next`'s: a purge is applied here on every read instead (the tier in front tells its watermarks, the list is
+ * read when due), as the shield applies the edge's, so nothing here can confirm one that `next` did not.
+ */
+export function tierHop<Health>(tier: HopTier, next: NextHop<Health>): NextHop<Health> {
+  const member = cacheName(tier.name);
+  return {
+    bypass: (call) => next.bypass(call),
+    passThrough: (call) => next.passThrough(call),
+    member,
+    object: (ask) => ({
+      slices: (span, pinned, sliceAsk = {}) => answerSpan(tier, next, ask, span, pinned, sliceAsk),
+      async head(signal) {
+        const started = tier.clock.now();
+        return headObject(await openRead(tier, next, ask, signal, false), tier.name, started);
+      },
+    }),
+    healing: behind(next.healing),
+    // Bytes this tier did not have came from further back: counted as the origin's, as the edge counts the shield's.
+    fromOrigin: (response) => memberParams(response.headers.get('cache-status'), member)?.hit !== true,
+    purge: (records) => next.purge(records),
+    health: () => next.health(),
+  };
+}
+
+/** Waits out every attempt `next` makes to heal a body before calling this tier's silent; asks again once. */
+function behind(next: HealingPolicy): HealingPolicy {
+  return { idleMs: (next.attempts + 1) * next.idleMs + HEAL_BACKOFF_MS * 2 ** next.attempts, attempts: 1 };
+}
+
+/** One read at this tier, for one ask of the tier in front: keyed by the client's host (its bucket) and the target. */
+async function openRead(
+  tier: HopTier,
+  next: NextHop,
+  ask: ObjectAsk,
+  signal: AbortSignal | undefined,
+  revalidating: boolean,
+): Promise<ObjectRead & { hops: HopLog }> {
+  // The client in front has gone: nothing is looked up or asked for it, as a fetch on an aborted signal rejects.
+  if (signal?.aborted === true) throw new ClientGone();
+  const { target, host, watermarks } = ask;
+  const path = `${target.path}${target.query}`;
+  const list = await isolatePurges.purgeList(tier.purges, tier.clock.now());
+  // What this tier's own next hop answers this read, folded into its span answers' report.
+  const hops = new HopLog(next.member);
+  return {
+    hops,
+    cache: tier.cache,
+    key: `https://${tier.name}.tiercache.internal/${encodeURIComponent(host)}${path}`,
+    selecting: ask.client,
+    ...readPolicy(tier.config, tier.clock),
+    waitUntil: (promise) => tier.meter.hold(promise),
+    upstream: hopUpstream(next, { ...ask, hops }, tier.meter),
+    purged: purgedBy(list, path, watermarks.purgedAt?.()),
+    softPurgedAt: softPurgedAt(list, path, watermarks.softPurgedAt?.()),
+    ...(signal !== undefined ? { signal } : {}),
+    // The tier in front revalidating its copy: never confirmed with a stale one of this tier's.
+    noStale: revalidating,
+  };
+}
+
+/** One ask of the front, answered as the shield answers a slice request (shield/slice-answer.ts answerSlices). */
+async function answerSpan(
+  tier: HopTier,
+  next: NextHop,
+  ask: ObjectAsk,
+  span: SliceSpan,
+  pinned: ObjectMeta | undefined,
+  { validators, from, signal }: SliceAsk,
+): Promise<UpstreamAnswer> {
+  const started = tier.clock.now();
+  const read = await openRead(tier, next, ask, signal, validators !== undefined);
+  const resolved = await resolveObject(read, span.first);
+  const report = { age: resolved.age, report: resolved.report, durationMs: tier.clock.now() - started };
+  if (validators !== undefined && isCurrent(resolved, validators)) {
+    await (resolved.kind === 'whole' ? resolved.body?.cancel() : cancelPrefetched(resolved));
+    const headers = representationHeaders(resolved.kind === 'whole' ? resolved.headers : resolved.meta.headers);
+    return { kind: 'not-modified', response: tierAnswer(tier.name, 304, headers, null, report) };
+  }
+  if (resolved.kind === 'whole') {
+    if (pinned !== undefined) return notTheSlice(resolved.status, resolved.body, pinned);
+    const headers = new Headers(resolved.headers);
+    return { kind: 'whole', response: tierAnswer(tier.name, resolved.status, headers, resolved.body, report) };
+  }
+  const { meta } = resolved;
+  if (pinned !== undefined && pinned.etag !== meta.etag) {
+    void cancelPrefetched(resolved);
+    throw new VersionChanged(`the ${tier.name} tier holds ${meta.etag}, not ${pinned.etag}`);
+  }
+  if (!resolved.inRange || span.first >= sliceCount(meta.size, meta.sliceSize)) {
+    void cancelPrefetched(resolved);
+    const headers = markObject(new Headers(meta.headers), meta);
+    headers.set('content-range', unsatisfiedRange(meta.size));
+    const response = tierAnswer(tier.name, 416, headers, null, report);
+    return { kind: 'beyond', meta: described(meta, response), response };
+  }
+  return spanAnswer(tier, read, resolved, span, from, started);
+}
+
+/** The span's bytes of the version `resolved` names, from this tier's slices or its next hop's (pinned). */
+async function spanAnswer(
+  tier: HopTier,
+  read: ObjectRead & { hops: HopLog },
+  resolved: SlicedObject,
+  span: SliceSpan,
+  from: number | undefined,
+  started: number,
+): Promise<UpstreamAnswer> {
+  const { meta } = resolved;
+  const wanted = wantedSlices(span, from, meta);
+  const { readahead: window, subrequests } = tier.config.slicing;
+  // Another version met here (pinnedSpans forgot the manifest) is the front's to handle: rethrown, nothing sent.
+  const settings = { window, maxSpan: 1, budget: { remaining: subrequests } };
+  const sliceRead = await readObjectSlices(read, resolved, wanted.indices, settings).catch(async (error: unknown) => {
+    await cancelPrefetched(resolved);
+    throw error;
+  });
+  const { bytes } = wanted;
+  const body = exactly(
+    await spanBody(sliceRead.pieces, bytes, wanted.indices.length, read),
+    bytes.end - bytes.start + 1,
+  );
+  // The next tier's member for this read's slices, folded as the edge folds the shield's (hop-report.ts).
+  const missed = sliceRead.checked - sliceRead.hits;
+  const headers = withHopReport(
+    markObject(new Headers(meta.headers), meta),
+    withUnasked(read.hops.report(), missed),
+    read.hops.cache,
+  );
+  const report = slicedReport(resolved.report, {
+    hits: sliceRead.hits,
+    checked: sliceRead.checked,
+    total: wanted.indices.length,
+    storing: resolved.entry !== undefined,
+  });
+  const response = tierAnswer(tier.name, 200, headers, null, {
+    age: resolved.age,
+    report,
+    durationMs: tier.clock.now() - started,
+  });
+  return { kind: 'span', meta: described(meta, response), span: wanted.span, body, response };
+}
+
+/**
+ * The version as the answer describes it, as the edge reads the shield's (worker/shield-answer.ts): its
+ * representation is the answer's, with the members of this tier and those behind, which the front stores with it.
+ */
+function described(meta: ObjectMeta, response: Response): ObjectMeta {
+  return { ...meta, headers: representationHeaders(response.headers) };
+}
+
+/** Whether `validators` still select what this tier resolved: a sliced object, or a whole 200 (RFC 9110 §13.1). */
+function isCurrent(resolved: Resolved, validators: Validators): boolean {
+  const conditions = new Headers();
+  if (validators.etag !== null) conditions.set('if-none-match', validators.etag);
+  if (validators.lastModified !== null) conditions.set('if-modified-since', validators.lastModified);
+  const representation = resolved.kind === 'whole' ? resolved.headers : resolved.meta.headers;
+  return (
+    (resolved.kind === 'sliced' || resolved.status === 200) &&
+    evaluatePreconditions(conditions, representation) === 'not-modified'
+  );
+}
+
+/**
+ * A slice of `pinned` asked, the object found whole. As the edge reads the shield's (worker/shield-answer.ts): a 200,
+ * 404 or 410 is another version (the front forgets its manifest); anything else fails this read alone.
+ */
+async function notTheSlice(status: number, body: ReadableStream | null, pinned: ObjectMeta): Promise<never> {
+  await body?.cancel();
+  if (status === 200 || status === 404 || status === 410)
+    throw new VersionChanged(`answered ${status} whole for a slice of ${pinned.etag}`);
+  throw new HttpError(status >= 400 && status <= 599 ? status : 502, `answered ${status} for a slice`).from(status);
+}
