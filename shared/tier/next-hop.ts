@@ -16,7 +16,7 @@ export interface PurgeWatermarks {
 }
 
 /** One read of one object, as this tier asks its next hop for it. */
-export interface ObjectAsk {
+export interface ReadAsk {
   /** What the request names at the origin. */
   target: RequestTarget;
   /** The client's host: it picks the shield's bucket (HOST_BUCKETS). */
@@ -37,7 +37,7 @@ export interface NextHop<Health = unknown> extends HopCalls {
   /** Its Cache-Status member name (RFC 9211 §2), which a HopLog reads from its answers; undefined: the origin. */
   member: string | undefined;
   /** The read path's asks for one object, undecorated: `hopUpstream` stacks the decorators over it. */
-  object(ask: ObjectAsk): Upstream;
+  object(ask: ReadAsk): Upstream;
   /** How a body it cut part-way is healed, and how long a silence inside it may last. */
   healing: HealingPolicy;
   /** Whether an answer of its came from the origin (the request's record counts those bytes as the origin's). */
@@ -55,7 +55,7 @@ export interface NextHop<Health = unknown> extends HopCalls {
  * `next`'s asks for one read, as every tier stacks them: each answer's head heard by `ask.hops`, its bytes counted on
  * `meter`, and its spans healing within `next.healing`.
  */
-export function hopUpstream(next: NextHop, ask: ObjectAsk, meter: RequestMeter): Upstream {
+export function hopUpstream(next: NextHop, ask: ReadAsk, meter: RequestMeter): Upstream {
   return healingUpstream(
     meteredUpstream(loggedUpstream(next.object(ask), ask.hops), meter, (response) => next.fromOrigin(response)),
     next.healing,

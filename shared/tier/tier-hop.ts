@@ -11,8 +11,9 @@ import { evaluatePreconditions } from '../http/conditional.ts';
 import { ClientGone, HttpError, VersionChanged } from '../http/errors.ts';
 import { unsatisfiedRange } from '../http/range.ts';
 import type { RequestMeter } from '../observe/request-meter.ts';
+import type { PurgeKv } from '../purge/purge-kv.ts';
 import { purgedBy } from '../purge/purge-rules.ts';
-import { isolatePurges, type PurgeKv } from '../purge/purge-store.ts';
+import { isolatePurges } from '../purge/purge-store.ts';
 import { softPurgedAt } from '../purge/soft-purge.ts';
 import { markObject, type ObjectMeta, representationHeaders } from '../slices/object-meta.ts';
 import { type SliceSpan, sliceCount } from '../slices/slice-plan.ts';
@@ -21,7 +22,7 @@ import type { TierName } from '../tiers/tiers.ts';
 import type { HealingPolicy } from './healing-upstream.ts';
 import { HopLog } from './hop-log.ts';
 import { withHopReport, withUnasked } from './hop-report.ts';
-import { hopUpstream, type NextHop, type ObjectAsk } from './next-hop.ts';
+import { hopUpstream, type NextHop, type ReadAsk } from './next-hop.ts';
 import { headObject } from './object-head.ts';
 import { resolveObject } from './object-read.ts';
 import { type ObjectRead, readPolicy, type SliceAsk, type UpstreamAnswer, type Validators } from './ports.ts';
@@ -79,7 +80,7 @@ function behind(next: HealingPolicy): HealingPolicy {
 async function openRead(
   tier: HopTier,
   next: NextHop,
-  ask: ObjectAsk,
+  ask: ReadAsk,
   signal: AbortSignal | undefined,
   revalidating: boolean,
 ): Promise<ObjectRead & { hops: HopLog }> {
@@ -110,7 +111,7 @@ async function openRead(
 async function answerSpan(
   tier: HopTier,
   next: NextHop,
-  ask: ObjectAsk,
+  ask: ReadAsk,
   span: SliceSpan,
   pinned: ObjectMeta | undefined,
   { validators, from, signal }: SliceAsk,
