@@ -8,7 +8,7 @@ import { currentAge, remainingFreshness } from '../store/stored-entry.ts';
 import { lookupLive, missReason } from './object-read.ts';
 import type { ObjectRead } from './ports.ts';
 import type { StoredEntry } from './tier-cache.ts';
-import { cacheName, reportTier, type Tier } from './tier-headers.ts';
+import { reportTier, type Tier } from './tier-headers.ts';
 
 /**
  * Answered from what the tier holds (a whole response, or a sliced object's manifest, which knows the full length);
@@ -39,7 +39,8 @@ export async function headObject(read: ObjectRead, tier: Tier, started: number):
   try {
     response = await read.upstream.head(read.signal);
     // The next tier's own answer for a disconnection says so in its member (object-fill.ts).
-    detail = memberDetail(response.headers.get('cache-status'), cacheName('shield'));
+    detail =
+      read.nextMember === undefined ? undefined : memberDetail(response.headers.get('cache-status'), read.nextMember);
     fwdStatus = response.status;
   } catch (error) {
     if (!(error instanceof HttpError)) throw error;
@@ -70,7 +71,7 @@ export async function headObject(read: ObjectRead, tier: Tier, started: number):
   reportTier(
     headers,
     tier,
-    disconnected && detail !== undefined && tier === 'shield' ? { ...report, detail } : report,
+    disconnected && detail !== undefined && read.nextMember === undefined ? { ...report, detail } : report,
     read.now() - started,
   );
   if (!headers.has('age')) headers.set('age', '0');

@@ -8,7 +8,6 @@ import { indexedFields, variantLookups } from '../http/vary.ts';
 import { staleSince } from '../purge/soft-purge.ts';
 import { isManifest, readManifest } from '../slices/object-meta.ts';
 import { currentAge, originAt, remainingFreshness } from '../store/stored-entry.ts';
-import { tier } from '../tiers/tiers.ts';
 import { type Claim, claim, claimOrWait, isFilling } from './collapse.ts';
 import { type Filled, fill } from './object-fill.ts';
 import type { ObjectRead } from './ports.ts';
@@ -75,7 +74,7 @@ async function revalidate(
   // RFC 9111 §4.2.4: disconnected (no answer from the next hop, or the next tier had none from
   // the origin), a stale copy may stand in unless forbidden; an answer of the origin's stands,
   // unless stale-if-error (the response's, or the operator's STALE_IF_ERROR) allows it.
-  const disconnected = failed && isDisconnected(outcome);
+  const disconnected = failed && isDisconnected(outcome, read.nextMember);
   const standsIn =
     usableOnError(entry.meta, read.now()) || (disconnected && usableWhenDisconnected(entry.meta, read.now()));
   // Answering the edge's own revalidation, the shield reports the failure: the edge decides with its copy.
@@ -99,12 +98,12 @@ async function revalidate(
  * to it, or one the next hop threw, which fill answers as our own 502/504 with the reason in its
  * report (RFC 9211 §2.8 detail), or the next tier's answer naming one in its Cache-Status member.
  */
-function isDisconnected(outcome: Resolved | HttpError): boolean {
+function isDisconnected(outcome: Resolved | HttpError, nextMember: string | undefined): boolean {
   if (outcome instanceof HttpError) return isDisconnectedDetail(outcome.detail);
   if (outcome.kind !== 'whole') return false;
   return (
     isDisconnectedDetail(outcome.report.detail) ||
-    isDisconnectedDetail(memberDetail(outcome.headers.get('cache-status'), tier('shield').statusMember))
+    (nextMember !== undefined && isDisconnectedDetail(memberDetail(outcome.headers.get('cache-status'), nextMember)))
   );
 }
 

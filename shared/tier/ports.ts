@@ -110,6 +110,11 @@ export interface ObjectRead {
   waitUntil(promise: Promise<unknown>): void;
   upstream: Upstream;
   /**
+   * The next tier's Cache-Status member (RFC 9211 §2), whose detail says when that tier lost its own next hop (the
+   * edge's: the shield's, NextHop.member); absent where the next hop is the origin, which reports nothing of ours.
+   */
+  nextMember?: string | undefined;
+  /**
    * Whether a purge (shared/purge/purge-rules.ts) removed this stored entry, or the answer about to be stored; absent =
    * nothing is purged.
    */

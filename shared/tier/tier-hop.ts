@@ -99,6 +99,7 @@ async function openRead(
     ...readPolicy(tier.config, tier.clock),
     waitUntil: (promise) => tier.meter.hold(promise),
     upstream: hopUpstream(next, { ...ask, hops }, tier.meter),
+    nextMember: next.member,
     purged: purgedBy(list, path, watermarks.purgedAt?.()),
     softPurgedAt: softPurgedAt(list, path, watermarks.softPurgedAt?.()),
     ...(signal !== undefined ? { signal } : {}),

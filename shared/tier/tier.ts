@@ -165,6 +165,7 @@ async function answerObject(
       { target, host: route.host, client: route.client, watermarks: verdicts.watermarks, hops },
       meter,
     ),
+    nextMember: next.member,
     purged: verdicts.purged,
     softPurgedAt: verdicts.softPurgedAt,
     // The client's request (the edge's, at the shield): it aborts when the client gives up.

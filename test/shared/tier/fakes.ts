@@ -520,7 +520,8 @@ export function fakeRead(overrides: FakeReadOverrides = {}): FakeRead {
  * Another request at the same tier as `read`: its cache, next hop and clock; a key and policy of its own to override.
  */
 export function sameTier(read: FakeRead, overrides: FakeReadOverrides = {}): FakeRead {
-  const { key, objectKey, selecting, defaultTtl, negativeTtl, staleDefaults, collapseWait, fills, purged } = read;
+  const { key, objectKey, selecting, defaultTtl, negativeTtl, staleDefaults, collapseWait, fills, purged, nextMember } =
+    read;
   return fakeRead({
     key: objectKey ?? key,
     fills,
@@ -530,6 +531,8 @@ export function sameTier(read: FakeRead, overrides: FakeReadOverrides = {}): Fak
     staleDefaults,
     collapseWait,
     ...(purged ? { purged } : {}),
+    // The same tier has the same next tier.
+    ...(nextMember !== undefined ? { nextMember } : {}),
     cache: read.cache,
     upstream: read.upstream,
     clock: read.clock,

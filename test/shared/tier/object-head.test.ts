@@ -5,9 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { Disconnected, NotStored } from '../../../shared/http/errors.ts';
 import { headObject } from '../../../shared/tier/object-head.ts';
 import { resolveObject } from '../../../shared/tier/object-read.ts';
+import { cacheName } from '../../../shared/tier/tier-headers.ts';
 import { drained, type FakeRead, fakeRead, patterned, sameTier, textObject, wholeAnswer } from './fakes.ts';
 
 /** A read whose object is stored (by a GET), then `seconds` later another request at the tier. */
+/** A read at the edge: its next tier is the shield, whose member names a disconnection behind it (ports.ts nextMember). */
+const AT_THE_EDGE = { nextMember: cacheName('shield') };
+
 async function storedThen(
   seconds: number,
   overrides: Parameters<typeof fakeRead>[0] = {},
@@ -214,7 +218,7 @@ describe('headObject: errors upstream (RFC 9111 §4.2.4, RFC 5861 §4)', () => {
   });
 
   it("RFC 9111 §4.2.4: the shield's answer naming a disconnection counts as one at the edge", async () => {
-    const read = await storedThen(600, { object: textObject('x', { 'cache-control': 'max-age=60' }) });
+    const read = await storedThen(600, { object: textObject('x', { 'cache-control': 'max-age=60' }), ...AT_THE_EDGE });
     read.upstream.nextHead(
       new Response(null, {
         status: 504,
@@ -259,7 +263,7 @@ describe('headObject: errors upstream (RFC 9111 §4.2.4, RFC 5861 §4)', () => {
   });
 
   it("RFC 9211 §2.2: the shield's answer naming a disconnection: fwd=stale with the shield's status", async () => {
-    const read = await storedThen(600, { object: textObject('x', { 'cache-control': 'max-age=60' }) });
+    const read = await storedThen(600, { object: textObject('x', { 'cache-control': 'max-age=60' }), ...AT_THE_EDGE });
     read.upstream.nextHead(
       new Response(null, {
         status: 504,
@@ -292,7 +296,7 @@ describe('headObject: errors upstream (RFC 9111 §4.2.4, RFC 5861 §4)', () => {
     expect(atShield.headers.get('cache-status')).toBe('tiercache-shield; fwd=uri-miss; detail=origin-unreachable');
     expect(atShield.headers.get('cache-control')).toBe('no-store');
 
-    const edge = fakeRead();
+    const edge = fakeRead(AT_THE_EDGE);
     edge.upstream.nextHead(new Disconnected('shield-unreachable', 'the shield tier could not be reached'));
     const atEdge = await headObject(edge, 'edge', edge.now());
     expect(atEdge.status).toBe(502);

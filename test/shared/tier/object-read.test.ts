@@ -7,6 +7,7 @@ import { variantKey } from '../../../shared/http/vary.ts';
 import { readManifest } from '../../../shared/slices/object-meta.ts';
 import { isFilling } from '../../../shared/tier/collapse.ts';
 import { resolveObject } from '../../../shared/tier/object-read.ts';
+import { cacheName } from '../../../shared/tier/tier-headers.ts';
 import {
   asSliced,
   asWhole,
@@ -630,7 +631,11 @@ describe('resolveObject: stale-if-error (RFC 5861 §4) and disconnection (RFC 91
   });
 
   it("RFC 9111 §4.2.4: the next tier's answer naming a disconnection (its Cache-Status detail) counts as one", async () => {
-    const read = fakeRead({ object: textObject('offline copy', { 'cache-control': 'max-age=60' }) });
+    // The next tier is the shield (ports.ts nextMember): its member's detail is what is read.
+    const read = fakeRead({
+      object: textObject('offline copy', { 'cache-control': 'max-age=60' }),
+      nextMember: cacheName('shield'),
+    });
     await drained(read, await resolveObject(read, 0));
     read.clock.advance(600);
     read.upstream.next(
