@@ -27,6 +27,7 @@ import { type ObjectRoute, openTier, type Tier } from '../shared/tier/tier.ts';
 import type { ShieldRequest } from './env.ts';
 import { urgentAtShield } from './first-byte-urgency.ts';
 import { objectTarget } from './object-target.ts';
+import { endpointsReport } from './origin/failover-origin.ts';
 import { originHop } from './origin/origin-hop.ts';
 import { originOf } from './origin/origin-of.ts';
 import { shieldCache, shieldKey } from './shield-cache.ts';
@@ -190,7 +191,10 @@ async function readRecords(request: Request): Promise<PurgeRecord[]> {
 export async function answerShieldHealth(shield: ShieldRequest, colo: string = LOCAL_COLO): Promise<Response> {
   const origin = originOf(shield.config);
   const { next, purgeList } = await shieldTier(shield).health(originHop(origin, () => shield.clock.now()));
-  const body = { shield: 'ok', ...next, purgeList, cache: shield.cache, version: VERSION, colo };
+  // Each endpoint's circuit, where ORIGIN_URL lists several (origin/failover-origin.ts).
+  const { originEndpoints } = shield.config;
+  const endpoints = originEndpoints.length > 1 ? { endpoints: endpointsReport(originEndpoints) } : {};
+  const body = { shield: 'ok', ...next, ...endpoints, purgeList, cache: shield.cache, version: VERSION, colo };
   return new Response(`${JSON.stringify(body)}\n`, {
     status: canServe(next.origin) ? 200 : 503,
     headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },

@@ -26,6 +26,8 @@ export async function answerHealth(edge: EdgeRequest, method: string, colo: stri
     ...(health === undefined ? {} : { probe: health.probe, probeMs: health.probeMs, age: health.age }),
     // Which cache the shield keeps its copies in (shared/tiers/shield-caches.ts), as it said.
     ...(health?.cache === undefined ? {} : { cache: health.cache }),
+    // Each endpoint of an origin ORIGIN_URL lists several of, as the shield saw it (its circuit, its first bytes).
+    ...(health?.endpoints === undefined ? {} : { originEndpoints: health.endpoints }),
     purgeList: {
       edge: purgeList,
       ...(health?.purgeList === undefined ? {} : { shield: health.purgeList }),

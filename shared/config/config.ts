@@ -36,8 +36,13 @@ export interface S3Config {
 
 export interface Config {
   originKind: OriginKind;
-  /** Origin endpoint: the S3 service endpoint (no bucket) or the HTTP site's base URL. */
+  /** Origin endpoint: the S3 service endpoint (no bucket) or the HTTP site's base URL; the first of `originEndpoints`. */
   originUrl: URL;
+  /**
+   * Every endpoint ORIGIN_URL lists, in the order it prefers them (the same bucket, credentials and objects at each:
+   * Storj's gateways); one for most origins. The shield fails over between them (shield/origin/failover-origin.ts).
+   */
+  originEndpoints: readonly URL[];
   /** Present iff `originKind === 's3'`. */
   s3: S3Config | undefined;
   /** Time allowed for the origin to start answering before the shield gives up with 504. */
@@ -176,12 +181,14 @@ export function parseConfig(raw: RawConfig): Config {
   const kind = problems.read(() => oneOf(raw, 'ORIGIN_KIND', ORIGIN_KINDS, 's3'), undefined);
   if (kind === undefined) parseS3(raw, problems, false);
   const s3Defaults = kind !== 'http';
+  const endpoints = problems.read(
+    () => parseEndpoints(nonEmpty(raw.ORIGIN_URL) ?? (kind === 'http' ? undefined : STORJ_GATEWAY)),
+    [new URL(STORJ_GATEWAY)],
+  );
   const config: Config = {
     originKind: kind ?? 's3',
-    originUrl: problems.read(
-      () => parseUrl(nonEmpty(raw.ORIGIN_URL) ?? (kind === 'http' ? undefined : STORJ_GATEWAY)),
-      new URL(STORJ_GATEWAY),
-    ),
+    originUrl: endpoints[0] ?? new URL(STORJ_GATEWAY),
+    originEndpoints: endpoints,
     s3: kind === 's3' ? parseS3(raw, problems, true) : undefined,
     originTimeoutMs: problems.read(() => integer(raw, 'ORIGIN_TIMEOUT_MS', DEFAULT_TIMEOUT_MS, 1), DEFAULT_TIMEOUT_MS),
     originIdleTimeoutMs: problems.read(
@@ -226,6 +233,27 @@ function parseS3(raw: RawConfig, problems: ConfigProblems, requireAll: boolean):
     secretAccessKey: need('S3_SECRET_ACCESS_KEY'),
     addressing: problems.read(() => oneOf(raw, 'S3_ADDRESSING', S3_ADDRESSINGS, 'path'), 'path'),
   };
+}
+
+/** Most endpoints ORIGIN_URL may list: each is asked in turn on a failure, within ORIGIN_TIMEOUT_MS apiece. */
+export const MAX_ORIGIN_ENDPOINTS = 4;
+
+/**
+ * ORIGIN_URL: one URL, or several separated by commas or spaces, the preferred first (the same objects at each). Each
+ * is checked as one is; two equal ones, or more than MAX_ORIGIN_ENDPOINTS, are refused.
+ */
+function parseEndpoints(value: string | undefined): URL[] {
+  if (value === undefined) return [parseUrl(undefined)];
+  const urls = value
+    .split(/[\s,]+/)
+    .filter((part) => part !== '')
+    .map(parseUrl);
+  if (urls.length === 0) throw new ConfigError('ORIGIN_URL names no endpoint');
+  if (urls.length > MAX_ORIGIN_ENDPOINTS)
+    throw new ConfigError(`ORIGIN_URL lists ${urls.length} endpoints: at most ${MAX_ORIGIN_ENDPOINTS}`);
+  if (new Set(urls.map((url) => url.href)).size !== urls.length)
+    throw new ConfigError('ORIGIN_URL lists an endpoint twice');
+  return urls;
 }
 
 function parseUrl(value: string | undefined): URL {

@@ -50,6 +50,25 @@ export interface ShieldHealth extends OriginFinding {
   colo?: string;
   /** Which cache the shield keeps its copies in; absent from a shield older than the field. */
   cache?: ShieldCache;
+  /** Each endpoint of an origin ORIGIN_URL lists several of, as the shield isolate has seen it; absent for one. */
+  endpoints?: OriginEndpoint[];
+}
+
+/** An endpoint's circuit (shield/origin/endpoint-health.ts): asked; skipped for now; one trial under way or due. */
+const CIRCUIT_STATES = ['closed', 'open', 'half-open'] as const;
+export type CircuitState = (typeof CIRCUIT_STATES)[number];
+
+/** What the health answer says of one endpoint of the origin (docs/operating.md "Health"). */
+export interface OriginEndpoint {
+  /** Its origin (scheme, host, port) and base path: never credentials or a query. */
+  endpoint: string;
+  state: CircuitState;
+  /** Failures in a row (0 once it answered well). */
+  failures: number;
+  /** Its first bytes, a decaying average (ms); absent until it answered once. */
+  firstByteMs?: number;
+  /** Until when it is skipped (ms epoch), while open. */
+  openUntil?: number;
 }
 
 /** What a tier says of where it ran when the platform names no location (the local stack, a test). */
@@ -99,7 +118,27 @@ export function readShieldHealth(value: unknown): ShieldHealth | undefined {
     ...(purgeList === undefined ? {} : { purgeList }),
     ...(colo === undefined ? {} : { colo }),
     ...(isShieldCache(fields.cache) ? { cache: fields.cache } : {}),
+    ...(Array.isArray(fields.endpoints) ? { endpoints: readEndpoints(fields.endpoints) } : {}),
   };
+}
+
+/** The endpoints as the shield wrote them: only well-formed entries, at most a few (MAX_ORIGIN_ENDPOINTS). */
+function readEndpoints(values: unknown[]): OriginEndpoint[] {
+  return values.slice(0, 8).flatMap((value): OriginEndpoint[] => {
+    if (typeof value !== 'object' || value === null) return [];
+    const { endpoint, state, failures, firstByteMs, openUntil } = value as Record<string, unknown>;
+    const circuit = CIRCUIT_STATES.find((known) => known === state);
+    if (typeof endpoint !== 'string' || endpoint.length > 300 || circuit === undefined || !isCount(failures)) return [];
+    return [
+      {
+        endpoint,
+        state: circuit,
+        failures,
+        ...(isCount(firstByteMs) ? { firstByteMs } : {}),
+        ...(isCount(openUntil) ? { openUntil } : {}),
+      },
+    ];
+  });
 }
 
 /** A purge list state as the shield wrote it, or undefined when it is not one. */

@@ -3,6 +3,8 @@
 // it must keep (test/shield/origin/origin-contract.ts); nothing else in the shield changes.
 
 import type { Config, OriginKind } from '../../shared/config/config.ts';
+import { isolateEndpoints } from './endpoint-health.ts';
+import { failoverOrigin } from './failover-origin.ts';
 import type { Origin } from './origin.ts';
 import { s3Origin } from './s3-origin.ts';
 import { siteOrigin } from './site-origin.ts';
@@ -27,8 +29,20 @@ const remember = (origin: Origin): void => {
 export function originOf(config: Config): Origin {
   let origin = made.get(config);
   if (origin === undefined) {
-    origin = ORIGINS[config.originKind](config, remember);
-    remember(origin);
+    origin = config.originEndpoints.length > 1 ? endpointsOf(config) : ORIGINS[config.originKind](config, remember);
+    made.set(config, origin);
   }
   return origin;
+}
+
+/**
+ * ORIGIN_URL's endpoints as one origin (failover-origin.ts): the kind's implementation at each, the preferred one on
+ * `config` itself. Only the failover origins are remembered: a derived configuration finds the failover one.
+ */
+function endpointsOf(config: Config): Origin {
+  const make = ORIGINS[config.originKind];
+  const endpoints = config.originEndpoints.map((url, index) =>
+    make(index === 0 ? config : { ...config, originUrl: url }, () => undefined),
+  );
+  return failoverOrigin(endpoints, isolateEndpoints, remember);
 }

@@ -19,6 +19,11 @@ export interface ObjectAsk {
   client?: Headers | undefined;
   /** How long the origin has to answer, retries included; ORIGIN_TIMEOUT_MS when not given. */
   timeoutMs?: number;
+  /**
+   * `answer`: a busy answer (503, 429) is the answer at once, never waited out here, because another endpoint can be
+   * asked instead (failover-origin.ts); absent: asked again as the kind allows (`fetch`).
+   */
+  busy?: 'answer' | undefined;
 }
 
 /** One request of the health probe for the probed object, within what is left of the probe's time. */

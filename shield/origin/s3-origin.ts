@@ -93,13 +93,14 @@ class S3Origin implements Origin {
     if (key === undefined) return Promise.reject(new Error(`expected an object key for ${target.path}, got none`));
     const timeoutMs = ask.timeoutMs ?? this.config.originTimeoutMs;
     const now = ask.now ?? Date.now;
-    return retryWhileBusy(async () => {
+    const once = async (): Promise<Response> => {
       const unsigned = s3ObjectRequest(this.#s3, this.config.originUrl, key, method, forwarded);
       const headers = await signS3Request(unsigned, this.#s3, new Date(now()));
       // Host is derived by fetch from the URL (and equals the signed one); it cannot be set.
       delete headers.host;
       return timedFetch(unsigned.url, { method, headers }, timeoutMs, ask.signal);
-    }, timeoutMs);
+    };
+    return ask.busy === 'answer' ? once() : retryWhileBusy(once, timeoutMs);
   }
 
   /** S3's representation headers, its tags as Cache-Tag (shared/http/headers.ts). */

@@ -21,6 +21,10 @@ export type OriginFault =
   | { kind: 'shifted-range'; by: number }
   /** This status instead of the origin's answer (which is never asked). */
   | { kind: 'busy'; status: 429 | 503; retryAfter?: string }
+  /** S3's 500 InternalError instead of the origin's answer (which is never asked). */
+  | { kind: 'error' }
+  /** Nothing at all for this long (no head, no byte), then the origin's answer: a first byte held back. */
+  | { kind: 'hold'; ms: number }
   /** The body at no more than this rate (a slow origin: each slice takes time to arrive). */
   | { kind: 'throttle'; bytesPerSecond: number };
 
@@ -76,6 +80,15 @@ export async function startTap(target: string, options: { clock?: () => number }
       await hook(record);
     }
     const fault = decide?.(record);
+    if (fault?.kind === 'hold') await new Promise((resolve) => setTimeout(resolve, fault.ms));
+    if (fault?.kind === 'error') {
+      record.status = 500;
+      incoming.resume();
+      const body = '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>InternalError</Code></Error>';
+      outgoing.writeHead(500, { 'content-type': 'application/xml', 'content-length': Buffer.byteLength(body) });
+      outgoing.end(body);
+      return;
+    }
     if (fault?.kind === 'busy') {
       record.status = fault.status;
       incoming.resume();
@@ -103,7 +116,7 @@ export async function startTap(target: string, options: { clock?: () => number }
         options.clock === undefined
           ? response.rawHeaders
           : withDate(response.rawHeaders, new Date(options.clock()).toUTCString());
-      const raw = fault === undefined ? dated : faultyHeaders(dated, fault);
+      const raw = fault === undefined || fault.kind === 'hold' ? dated : faultyHeaders(dated, fault);
       outgoing.writeHead(response.statusCode ?? 502, response.statusMessage, raw);
       // Out before any body byte, as a proxy passes a head on: a fault writes to the socket itself, and a head whose
       // body never comes (s3rver's for a range of an empty object: Content-Length 1, no byte) still arrives.
@@ -114,7 +127,8 @@ export async function startTap(target: string, options: { clock?: () => number }
         open--;
         if (record.streaming) record.streaming.to = Date.now();
       });
-      if (fault === undefined) return void pipeline(response, outgoing).catch(() => outgoing.destroy());
+      if (fault === undefined || fault.kind === 'hold')
+        return void pipeline(response, outgoing).catch(() => outgoing.destroy());
       pipeline(response, faultyBody(fault, outgoing), outgoing).catch(() => outgoing.destroy());
     });
     forward.once('error', () => {

@@ -129,6 +129,7 @@ describe('parseConfig with every setting given', () => {
     expect(config).toEqual({
       originKind: 's3',
       originUrl: new URL('http://127.0.0.1:4569'),
+      originEndpoints: [new URL('http://127.0.0.1:4569')],
       s3: {
         bucket: 'media',
         hostBuckets: new Map(),

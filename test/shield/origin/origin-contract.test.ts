@@ -27,13 +27,15 @@ function objectBytes(): Uint8Array {
 
 let s3: S3Origin | undefined;
 let site: SampleSiteOrigin | undefined;
-/** An address nobody listens on: refused at once. */
+/** Addresses nobody listens on: refused at once. */
 let nowhere = '';
+let nowhereElse = '';
 
 beforeAll(async () => {
   [s3, site] = await Promise.all([startS3Origin(), startSampleSiteOrigin()]);
   await s3.putObject(OBJECT_KEY, objectBytes(), { 'content-type': 'text/css; charset=utf-8' });
   nowhere = `http://127.0.0.1:${await freePort()}`;
+  nowhereElse = `http://127.0.0.1:${await freePort()}`;
 });
 afterAll(async () => {
   await Promise.all([s3?.close(), site?.close()]);
@@ -56,9 +58,17 @@ function underTest(origin: Origin, unreachable: Origin): OriginUnderTest {
 const overS3: MakeOrigin = () => underTest(s3At(s3?.url ?? ''), s3At(nowhere));
 const overSite: MakeOrigin = () => underTest(siteAt(site?.url ?? ''), siteAt(nowhere));
 
+// ORIGIN_URL listing two endpoints, the preferred one refusing connections (failover-origin.ts over each kind).
+const failingOverS3: MakeOrigin = () =>
+  underTest(s3At(`${nowhere} ${s3?.url ?? ''}`), s3At(`${nowhere} ${nowhereElse}`));
+const failingOverSite: MakeOrigin = () =>
+  underTest(siteAt(`${nowhere} ${site?.url ?? ''}`), siteAt(`${nowhere} ${nowhereElse}`));
+
 const IMPLEMENTATIONS: readonly [string, MakeOrigin][] = [
   ['S3, signed with SigV4 (s3rver, which verifies each signature)', overS3],
   ['a site (the sample site over HTTP)', overSite],
+  ['S3 at two endpoints, the preferred one refusing connections (failoverOrigin)', failingOverS3],
+  ['a site at two endpoints, the preferred one refusing connections (failoverOrigin)', failingOverSite],
 ];
 
 describe.each(IMPLEMENTATIONS)('%s', (_name, make) => {
