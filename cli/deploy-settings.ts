@@ -144,10 +144,14 @@ export function routeHost(route: EdgeRoute): string {
   return host.replace(/^\*\.?/, '');
 }
 
-/** The placement set, else by the origin's host (developers.cloudflare.com/workers/configuration/placement/). */
+/**
+ * The placement set, else by the origin's host (developers.cloudflare.com/workers/configuration/placement/): the
+ * preferred one where ORIGIN_URL lists several endpoints, the one asked while it answers.
+ */
 export function shieldPlacement(settings: DeploySettings): Placement {
   if (settings.shield.placement !== undefined) return settings.shield.placement;
-  return { mode: 'targeted', hostname: new URL(settings.vars.ORIGIN_URL ?? DEFAULT_ORIGIN_URL).hostname };
+  const [preferred] = (settings.vars.ORIGIN_URL ?? DEFAULT_ORIGIN_URL).split(/[\s,]+/).filter((part) => part !== '');
+  return { mode: 'targeted', hostname: new URL(preferred ?? DEFAULT_ORIGIN_URL).hostname };
 }
 
 /** The host a placement probes: a hostname, or a `host:port`'s host; none for a region or Smart Placement. */

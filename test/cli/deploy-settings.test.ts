@@ -61,6 +61,11 @@ describe('placement', () => {
     expect(settingsWarnings(mine)).toEqual([]);
   });
 
+  it('places the shield by the preferred endpoint where ORIGIN_URL lists several', () => {
+    const several = withOrigin('https://gateway.eu1.storjshare.io, https://gateway.us1.storjshare.io');
+    expect(shieldPlacement(several)).toEqual({ mode: 'targeted', hostname: 'gateway.eu1.storjshare.io' });
+  });
+
   it('warns when the placement target is an anycast host, citing Cloudflare, naming the regional gateways', () => {
     for (const host of ANYCAST_HOSTS) {
       const warnings = settingsWarnings(withOrigin(`https://${host}`)).join('\n');
