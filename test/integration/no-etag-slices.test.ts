@@ -130,6 +130,7 @@ async function expectExactReads(path: string, bytes: Uint8Array): Promise<void> 
  * body of mixed bytes.
  */
 function expectOneVersion(answer: RawAnswer, before: Uint8Array, after: Uint8Array): void {
+  expect(answer.status, 'never a 500 of ours').not.toBe(500);
   if (answer.error === undefined && answer.status === 200) {
     expect(answer.headers.get('content-length')).toBe(String(after.length));
     expect(sha256(answer.body)).toBe(sha256(after));
