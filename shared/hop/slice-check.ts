@@ -22,7 +22,10 @@ export interface AskedSlice {
 
 /** What an answer's header fields state, as its hop reads them off its framing. */
 export interface SliceStatement<Body> {
-  /** The strong entity-tag its bytes are of; null: none. */
+  /**
+   * The version its bytes are of (shared/slices/version-pin.ts): their strong entity-tag, or without any ETag their
+   * Last-Modified and complete length; null: none.
+   */
   etag: string | null;
   /** The object's complete length (RFC 9110 §14.4 complete-length); undefined: not stated. */
   size: number | undefined;
@@ -74,7 +77,7 @@ export function checkSlice<Body>(
 
 /**
  * Whether `stated` is of the version `pinned` (undefined: any is): the same entity-tag, compared strongly (RFC 9110
- * §8.8.3.2), and the same size, as nginx holds every slice to slice 0's. All there is to check of an answer that
+ * §8.8.3.2), or the same Last-Modified and length, and the same size, as nginx holds every slice to slice 0's. All there is to check of an answer that
  * holds no bytes (a 416, RFC 9110 §15.5.17).
  */
 export function checkVersion(

@@ -1,8 +1,8 @@
 // What a tier knows about one object without its bytes: size, version and the headers it is served
 // with, kept for a sliced object in a manifest entry (an empty 200 at the object's own key).
 
-import { isStrongEtag } from '../http/etag.ts';
 import { isSliced, type ObjectVersion } from './slice-plan.ts';
+import { discoveredPin, isVersionPin } from './version-pin.ts';
 
 export interface ObjectMeta extends ObjectVersion {
   sliceSize: number;
@@ -16,7 +16,8 @@ export interface ObjectMeta extends ObjectVersion {
  */
 export const OBJECT_HEADER = 'x-tiercache-object';
 /**
- * Beside the object marker: the strong entity-tag the slices are pinned to. One of the manifest's
+ * Beside the object marker: the version the slices are pinned to (version-pin.ts: the strong entity-tag, or for an
+ * object without one its Last-Modified and length). One of the manifest's
  * own marks, never the representation's ETag field: a 304 may replace that with its weak form
  * (RFC 9111 §4.3.4), and a qualified no-cache may name it. Its own field, so that an edge of the
  * release before it, which reads only the marker, still reads the shield's answers as it did (and
@@ -71,15 +72,16 @@ export function markObject(headers: Headers, meta: ObjectMarks): Headers {
 }
 
 /**
- * What the marks on `headers` say; undefined unless both read: a marker and a strong
- * entity-tag (RFC 9110 §8.8.1: a weak one does not promise the same bytes). The representation's
+ * What the marks on `headers` say; undefined unless both read: a marker and a version pin, a strong
+ * entity-tag (RFC 9110 §8.8.1: a weak one does not promise the same bytes) or a Last-Modified pin
+ * (version-pin.ts). The representation's
  * own ETag field is never the pin: a 304 may have replaced it with its weak form (RFC 9111
  * §4.3.4), or a qualified no-cache named it.
  */
 export function readMarks(headers: Headers): ObjectMarks | undefined {
   const marker = parseObjectMarker(headers.get(OBJECT_HEADER));
   const etag = headers.get(PIN_HEADER);
-  return marker !== undefined && isStrongEtag(etag) ? { ...marker, etag } : undefined;
+  return marker !== undefined && isVersionPin(etag) ? { ...marker, etag } : undefined;
 }
 
 /** Whether stored headers claim to be a manifest, whether or not the claim reads (readManifest). */
@@ -107,8 +109,9 @@ export function readManifest(headers: Headers): ObjectMeta | undefined {
 
 /**
  * The object an upstream 206 describes, when it can be sliced: a known size at or above the
- * threshold and a strong ETag to pin later slices to (without one, slices of two versions
- * could not be told apart, so the object is served whole instead).
+ * threshold and a version to pin later slices to: a strong ETag or, without any ETag, a strong
+ * Last-Modified with the size (version-pin.ts discoveredPin). Without one, slices of two versions
+ * could not be told apart, so the object is served whole instead.
  */
 export function slicedMeta(
   size: number,
@@ -116,8 +119,8 @@ export function slicedMeta(
   sliceSize: number,
   threshold: number,
 ): ObjectMeta | undefined {
-  const etag = headers.get('etag');
-  if (!isSliced(size, threshold) || !isStrongEtag(etag)) return undefined;
+  const etag = discoveredPin(headers, size);
+  if (!isSliced(size, threshold) || etag === null) return undefined;
   return { size, etag, sliceSize, headers: representationHeaders(headers) };
 }
 

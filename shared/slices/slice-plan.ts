@@ -6,7 +6,10 @@ import type { ByteRange } from '../http/range.ts';
 /** One version of one object: slices of two versions must never be mixed. */
 export interface ObjectVersion {
   size: number;
-  /** The strong ETag, quotes included, exactly as the origin sent it. */
+  /**
+   * The version's pin (version-pin.ts): the strong ETag, quotes included, exactly as the origin sent it; or, for an
+   * object the origin sends without any ETag, `modified=<seconds>;length=<bytes>`, never sent as an ETag.
+   */
   etag: string;
 }
 

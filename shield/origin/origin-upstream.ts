@@ -1,5 +1,6 @@
-// The origin as the shield's next hop: ranged GETs (signed for S3) pinned with If-Match, each 206 read (its
-// Content-Range, ETag, Content-Length) and checked as every hop checks a slice (shared/hop/slice-check.ts); an origin
+// The origin as the shield's next hop: ranged GETs (signed for S3) pinned with If-Match (If-Unmodified-Since for an
+// object without an ETag: shared/slices/version-pin.ts), each 206 read (its Content-Range, the version it names,
+// Content-Length) and checked as every hop checks a slice (shared/hop/slice-check.ts); an origin
 // ignoring Range serves the object whole.
 
 import type { Config } from '../../shared/config/config.ts';
@@ -13,6 +14,7 @@ import { reselecting } from '../../shared/http/vary.ts';
 import type { RequestTarget } from '../../shared/request/request-target.ts';
 import { type ObjectMeta, slicedMeta } from '../../shared/slices/object-meta.ts';
 import { isSliced, type ObjectVersion, type SliceSpan, spanBytes } from '../../shared/slices/slice-plan.ts';
+import { pinCondition, versionPin } from '../../shared/slices/version-pin.ts';
 import { nativeBody } from '../../shared/streams/native-body.ts';
 import { responseAsIs } from '../../shared/streams/response-as-is.ts';
 import type { SliceAsk, Upstream, UpstreamAnswer } from '../../shared/tier/ports.ts';
@@ -62,7 +64,10 @@ class OriginUpstream implements Upstream {
     if (from > 0 && pinned === undefined) throw new Error('the rest of a span needs the version it belongs to');
     const wanted = spanBytes(span, this.config.slicing.sliceSize, pinned?.size ?? Number.MAX_SAFE_INTEGER);
     const conditions: Record<string, string> = { range: `bytes=${wanted.start + from}-${wanted.end}` };
-    if (pinned !== undefined) conditions['if-match'] = pinned.etag;
+    if (pinned !== undefined) {
+      const [name, value] = pinCondition(pinned.etag);
+      conditions[name] = value;
+    }
     // RFC 9111 §4.3.1: revalidate what the shield holds; the signature covers these headers too.
     if (validators?.etag) conditions['if-none-match'] = validators.etag;
     else if (validators?.lastModified) conditions['if-modified-since'] = validators.lastModified;
@@ -75,7 +80,7 @@ class OriginUpstream implements Upstream {
     }
     if (pinned !== undefined && response.status !== 206) {
       await response.body?.cancel();
-      // 412: If-Match failed; 200/416: the object is no longer what we sliced.
+      // 412: If-Match (or If-Unmodified-Since) failed; 200/416: the object is no longer what we sliced.
       if (response.status === 412 || response.status === 200 || response.status === 416)
         throw new VersionChanged(`origin answered ${response.status} for a slice of ${pinned.etag}`);
       throw await this.origin.failure(response);
@@ -208,7 +213,8 @@ class OriginUpstream implements Upstream {
         ? range && slicedMeta(range.size, headers, sliceSize, threshold)
         : { ...pinned, sliceSize, headers };
     if (meta === undefined) {
-      // Discovery, of an object not to slice: too small, or with no strong ETag to pin slices to. The first slice may
+      // Discovery, of an object not to slice: too small, or with no version to pin slices to (a weak ETag; neither an
+      // ETag nor a Last-Modified a second before its Date). The first slice may
       // already be all of it.
       if (range !== undefined && range.start === 0 && range.end === range.size - 1) {
         headers.set('content-length', String(range.size));
@@ -229,7 +235,8 @@ class OriginUpstream implements Upstream {
       pinned,
       response.status,
       {
-        etag: headers.get('etag'),
+        // The version these bytes are of: their ETag, or without one their Last-Modified and complete length.
+        etag: (range && versionPin(response.headers, range.size)) ?? response.headers.get('etag'),
         size: range?.size,
         range,
         length: statedLength(response.headers.get('content-length')),

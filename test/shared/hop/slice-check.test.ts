@@ -97,6 +97,21 @@ describe('checkSlice: an answer that is not the slice, said as plainly as nginx 
     });
   });
 
+  it('refuses a slice of another Last-Modified or length when the version is pinned by them (an object without an ETag)', () => {
+    const pinned: ObjectVersion = { size: 3 * MIB, etag: `modified=1735689600;length=${3 * MIB}` };
+    const of = (etag: string | null, size = 3 * MIB) => answer(FROM_ORIGIN, { etag, size });
+    expect(checkSlice(FROM_ORIGIN, pinned, 206, of(pinned.etag))).toMatchObject({ ok: true });
+    expect(checkSlice(FROM_ORIGIN, pinned, 206, of(`modified=1735776000;length=${3 * MIB}`))).toMatchObject({
+      ok: false,
+      why: `etag mismatch in slice response: modified=1735776000;length=${3 * MIB} while expecting ${pinned.etag}`,
+    });
+    expect(checkSlice(FROM_ORIGIN, pinned, 206, of(`modified=1735689600;length=${4 * MIB}`, 4 * MIB))).toMatchObject({
+      ok: false,
+    });
+    expect(checkSlice(FROM_ORIGIN, pinned, 206, of('"v1"'))).toMatchObject({ ok: false });
+    expect(checkSlice(FROM_ORIGIN, pinned, 206, of(null))).toMatchObject({ ok: false });
+  });
+
   it('refuses the pinned entity-tag on an object of another size', () => {
     expect(checkSlice(FROM_ORIGIN, PINNED, 206, answer(FROM_ORIGIN, { size: 4 * MIB }))).toEqual({
       ok: false,

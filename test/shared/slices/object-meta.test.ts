@@ -126,11 +126,33 @@ describe('slicedMeta', () => {
     expect(slicedMeta(100 * MIB, upstreamHeaders({ etag: 'W/"9b2c"' }), MIB, THRESHOLD)).toBeUndefined();
   });
 
-  it('refuses an object without an ETag, or with one that is not a quoted tag', () => {
+  it('refuses an object without an ETag whose Last-Modified is not known strong (no Date), or with an ETag that is not a quoted tag', () => {
     const headers = upstreamHeaders();
     headers.delete('etag');
     expect(slicedMeta(100 * MIB, headers, MIB, THRESHOLD)).toBeUndefined();
     expect(slicedMeta(100 * MIB, upstreamHeaders({ etag: '9b2c' }), MIB, THRESHOLD)).toBeUndefined();
+  });
+
+  it('describes an object without an ETag by its Last-Modified and size, when its Date is a second or more after it (RFC 9110 §8.8.2.2)', () => {
+    const headers = upstreamHeaders({ date: 'Sat, 01 Aug 2026 00:00:01 GMT' });
+    headers.delete('etag');
+    const sliced = slicedMeta(100 * MIB, headers, MIB, THRESHOLD);
+    expect(sliced).toMatchObject({
+      size: 100 * MIB,
+      sliceSize: MIB,
+      etag: `modified=${Date.UTC(2026, 7, 1) / 1000};length=${100 * MIB}`,
+    });
+    // The representation is the origin's: no ETag made up for it.
+    expect(sliced?.headers.has('etag')).toBe(false);
+    expect(sliced?.headers.get('last-modified')).toBe('Sat, 01 Aug 2026 00:00:00 GMT');
+    const sameSecond = upstreamHeaders({ date: 'Sat, 01 Aug 2026 00:00:00 GMT' });
+    sameSecond.delete('etag');
+    expect(slicedMeta(100 * MIB, sameSecond, MIB, THRESHOLD)).toBeUndefined();
+  });
+
+  it('refuses a weak ETag beside a strong Last-Modified: the object is served whole, as before', () => {
+    const headers = upstreamHeaders({ etag: 'W/"9b2c"', date: 'Sun, 02 Aug 2026 00:00:00 GMT' });
+    expect(slicedMeta(100 * MIB, headers, MIB, THRESHOLD)).toBeUndefined();
   });
 });
 
@@ -291,6 +313,24 @@ describe('the object marker', () => {
         });
       }),
     );
+  });
+
+  it('marks and reads back the pin of an object without an ETag, which no client sees', () => {
+    const pin = 'modified=1785542400;length=104857600';
+    const marked = markObject(new Headers({ 'last-modified': 'Sat, 01 Aug 2026 00:00:00 GMT' }), {
+      size: 100 * MIB,
+      sliceSize: MIB,
+      etag: pin,
+    });
+    expect(readMarks(marked)).toEqual({ size: 100 * MIB, sliceSize: MIB, etag: pin });
+    expect(representationHeaders(marked).has(PIN_HEADER)).toBe(false);
+    expect(representationHeaders(marked).has('etag')).toBe(false);
+  });
+
+  it('reads no pin that is neither a strong entity-tag nor a Last-Modified pin', () => {
+    for (const pin of ['W/"x"', 'x', 'modified=1785542400', 'modified=x;length=1']) {
+      expect(readMarks(markObject(new Headers(), { size: 1, sliceSize: 1, etag: pin })), pin).toBeUndefined();
+    }
   });
 
   it('reads no marker from any other string but the one it writes', () => {
