@@ -110,7 +110,9 @@ describe('parsePush', () => {
     }
     const restore = parsePush(push({ Records: [s3Record('ObjectRestore:Post', 'k', {})] }));
     expect(restore.ok && restore.push.events).toEqual([]);
-    expect(restore.ok && restore.push.ignored[0]).toMatch(/ObjectRestore:Post.*neither ObjectCreated nor ObjectRemoved/);
+    expect(restore.ok && restore.push.ignored[0]).toMatch(
+      /ObjectRestore:Post.*neither ObjectCreated nor ObjectRemoved/,
+    );
   });
 
   it("acknowledges S3's test event with nothing to purge", () => {
@@ -160,9 +162,7 @@ describe('parsePush', () => {
     delete noBucket.s3.bucket;
     expect(reasonOf(push({ Records: [noBucket] }))).toMatch(/s3.bucket.name/);
     expect(reasonOf(push({ Records: [s3Record('ObjectCreated:Put', '', {})] }))).toMatch(/s3.object.key/);
-    expect(reasonOf(push({ Records: [s3Record('ObjectCreated:Put', 'k', { sequencer: 'zz' })] }))).toMatch(
-      /sequencer/,
-    );
+    expect(reasonOf(push({ Records: [s3Record('ObjectCreated:Put', 'k', { sequencer: 'zz' })] }))).toMatch(/sequencer/);
     const many = Array.from({ length: MAX_PUSH_EVENTS + 1 }, (_, i) => s3Record('ObjectCreated:Put', `k${i}`, {}));
     expect(reasonOf(push({ Records: many }))).toMatch(/at most 100 records/);
   });
@@ -182,9 +182,11 @@ describe('parsePush', () => {
       fc.property(
         fc.oneof(
           fc.jsonValue().map((value) => push(value)),
-          fc.uint8Array({ maxLength: 200 }).map((bytes) =>
-            JSON.stringify({ message: { messageId: '1', data: Buffer.from(bytes).toString('base64') } }),
-          ),
+          fc
+            .uint8Array({ maxLength: 200 })
+            .map((bytes) =>
+              JSON.stringify({ message: { messageId: '1', data: Buffer.from(bytes).toString('base64') } }),
+            ),
           fc
             .record({
               eventName: fc.oneof(fc.string(), fc.constantFrom('ObjectCreated:Put', 'ObjectRemoved:Delete')),
