@@ -15,7 +15,7 @@ const SEEN_PREFIX = 'event-seen:';
  * How long a message id is remembered: Pub/Sub's default message retention, seven days, as long as it redelivers an
  * unacknowledged message by default (cloud.google.com/pubsub/docs/subscription-properties).
  */
-export const SEEN_TTL_S = 7 * 24 * 3600;
+const SEEN_TTL_S = 7 * 24 * 3600;
 
 /**
  * Admits the push (EVENTS_TOKEN, in the URL's `token` or as a bearer; nothing is read before), reads it, and, unless

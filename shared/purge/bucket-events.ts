@@ -12,7 +12,7 @@ import { encodeKeyForPath } from '../request/object-key.ts';
 import { PURGE_BODY_LIMIT } from './purge-rules.ts';
 
 /** What an event does to the cache: `created` revalidates the object (a soft purge), `removed` drops it (a hard one). */
-export type BucketEventKind = 'created' | 'removed';
+type BucketEventKind = 'created' | 'removed';
 
 /** One object event of a push, as read. */
 export interface BucketEvent {
@@ -33,7 +33,7 @@ export interface BucketEvent {
 }
 
 /** A push, as read: the message's id (what makes a redelivery the same push), and the events it carries. */
-export interface BucketPush {
+interface BucketPush {
   messageId: string;
   /** The subscription that pushed it ('' when absent). */
   subscription: string;
