@@ -32,7 +32,16 @@ const CF_API_TOKEN = {
   unset: 'purges take the KV records alone (typically within 65 s)',
 } as const;
 
-export const OPTIONAL_SECRETS = [PURGE_TOKEN, STATS_TOKEN, CF_API_TOKEN] as const;
+/** Purge on upload (docs/storj.md): the secret Pub/Sub's push subscription sends to POST /__tiercache/events. */
+const EVENTS_TOKEN = {
+  name: 'EVENTS_TOKEN',
+  workers: ['edge'],
+  purpose: 'the secret of POST /__tiercache/events, Storj’s bucket events pushed by Pub/Sub (purge on upload)',
+  source: 'optional',
+  unset: 'bucket events stay disabled',
+} as const;
+
+export const OPTIONAL_SECRETS = [PURGE_TOKEN, STATS_TOKEN, CF_API_TOKEN, EVENTS_TOKEN] as const;
 
 /** Their names: settings never written into the workers' vars. */
 export type OptionalSecretName = (typeof OPTIONAL_SECRETS)[number]['name'];

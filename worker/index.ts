@@ -9,12 +9,20 @@ import { observedFetch } from '../shared/observe/observed.ts';
 import { normalizePath } from '../shared/request/canonical-path.ts';
 import type { RequestFacts } from '../shared/request/request-facts.ts';
 import { requestUrl } from '../shared/request/request-target.ts';
-import { HEALTH_PATH, isReserved, PURGE_PATH, STATS_JSON_PATH, STATS_PATH } from '../shared/request/reserved-paths.ts';
+import {
+  EVENTS_PATH,
+  HEALTH_PATH,
+  isReserved,
+  PURGE_PATH,
+  STATS_JSON_PATH,
+  STATS_PATH,
+} from '../shared/request/reserved-paths.ts';
 import { withTierReport } from '../shared/tier/tier-headers.ts';
 import { admission, admittedRequest } from './admission.ts';
 import { forwardedPath, invalidatedKey } from './edge-address.ts';
 import { answerObject, edgeTier } from './edge-tier.ts';
 import { type EdgeBindings, type EdgeEnv, type EdgeRequest, edgeBindings } from './env.ts';
+import { bucketEvents } from './events.ts';
 import { answerHealth } from './health.ts';
 import { answerFromMemory } from './memory-hit.ts';
 import { purge } from './purge.ts';
@@ -42,6 +50,10 @@ app.use('*', async (c, next) => {
   c.env.meter.internal = true;
   if (path === PURGE_PATH) {
     if (c.req.method === 'POST') return purge(c.req.raw, c.env, (work) => c.executionCtx.waitUntil(work));
+    throw new MethodNotAllowed(c.req.method, ['POST']);
+  }
+  if (path === EVENTS_PATH) {
+    if (c.req.method === 'POST') return bucketEvents(c.req.raw, c.env, (work) => c.executionCtx.waitUntil(work));
     throw new MethodNotAllowed(c.req.method, ['POST']);
   }
   const read = internalRead(path);

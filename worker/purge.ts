@@ -25,7 +25,7 @@ import { purgePaths, runtimePort } from './platform-purge.ts';
 import { shieldHop } from './shield-client.ts';
 
 /** A URL the client named, resolved: where the edge keeps it, and the canonical path both tiers match. */
-interface PurgedUrl {
+export interface PurgedUrl {
   url: URL;
   target: RequestTarget;
 }
@@ -59,7 +59,38 @@ export async function purge(
     // Soft (shared/purge/soft-purge.ts): the whole request is, each record says so itself.
     parsed.request.soft ? { ...record, soft: true as const } : record,
   );
-  // Recorded, this location's entries for the URLs named removed, the shield told (shared/tier/tier.ts).
+  const { paths, reachesEveryLocationWithin, bound, boundBasis } = await applyPurge(
+    records,
+    at,
+    urls,
+    request,
+    edge,
+    waitUntil,
+  );
+  // `matched`: the canonical forms the tiers compare entries with, so a client sees what a purge names.
+  const matched = { urls: urls.map(({ target }) => `${target.path}${target.query}`), prefixes };
+  return Response.json(
+    { purged: parsed.request, matched, at, reachesEveryLocationWithin, bound, boundBasis, paths },
+    { headers: { 'cache-control': 'no-store' } },
+  );
+}
+
+/**
+ * Records taken at `at` applied as the purge API applies them (the events endpoint too, worker/events.ts): recorded in
+ * the global list, this location's entries for the URL records removed (`urls[n]` is the URL of the n-th record, the
+ * URL records first), the shield told (shared/tier/tier.ts); then the platform's own purge, where configured
+ * (platform-purge.ts), the records staying the backstop. Rejects as the tier's purge does (503 when KV or the shield
+ * did not take them).
+ */
+export async function applyPurge(
+  records: PurgeRecord[],
+  at: number,
+  urls: readonly PurgedUrl[],
+  request: Request,
+  edge: EdgeRequest,
+  waitUntil: (work: Promise<unknown>) => void,
+): Promise<Awaited<ReturnType<typeof purgePaths>>> {
+  const { config } = edge;
   await edgeTier(edge).purge(
     records,
     at,
@@ -70,19 +101,7 @@ export async function purge(
     shieldHop(edge.shield, config),
     config.slicing.subrequests,
   );
-  // `matched`: the canonical forms the tiers compare entries with, so a client sees what a purge names.
-  const matched = { urls: urls.map(({ target }) => `${target.path}${target.query}`), prefixes };
-  // Then the platform's own purge, where configured (platform-purge.ts): the records above stay the backstop.
-  const { paths, reachesEveryLocationWithin, bound, boundBasis } = await purgePaths(
-    records,
-    new URL(request.url),
-    config,
-    runtimePort(waitUntil),
-  );
-  return Response.json(
-    { purged: parsed.request, matched, at, reachesEveryLocationWithin, bound, boundBasis, paths },
-    { headers: { 'cache-control': 'no-store' } },
-  );
+  return purgePaths(records, new URL(request.url), config, runtimePort(waitUntil));
 }
 
 function purgeRecords(request: PurgeRequest, urls: PurgedUrl[], prefixes: string[], at: number): PurgeRecord[] {
@@ -103,19 +122,24 @@ function resolve(value: string, base: URL, config: Config): PurgedUrl {
     throw new BadRequest(`expected each of "urls" to be an absolute URL or a path, got ${JSON.stringify(value)}`);
   }
   try {
-    return {
-      url,
-      target: originTraits(config).target(url, {
-        indexDocument: config.site.indexDocument,
-        keyQuery: config.cacheKeyQuery,
-        ruleQuery: ruleQueryFor(config, url.host),
-      }),
-    };
+    return purgedUrl(url, config);
   } catch (error) {
     if (error instanceof HttpError)
       throw new BadRequest(`expected each of "urls" to name an object, got ${JSON.stringify(value)}: ${error.message}`);
     throw error;
   }
+}
+
+/** A URL in the canonical form the tiers key by, as a GET of it is; throws the HttpError saying why it names none. */
+export function purgedUrl(url: URL, config: Config): PurgedUrl {
+  return {
+    url,
+    target: originTraits(config).target(url, {
+      indexDocument: config.site.indexDocument,
+      keyQuery: config.cacheKeyQuery,
+      ruleQuery: ruleQueryFor(config, url.host),
+    }),
+  };
 }
 
 /** A prefix in the canonical form entries are matched by, or the 400 saying why there is none. */
@@ -131,18 +155,18 @@ function ruleQueryFor(config: Config, host: string): (path: string) => KeyQuery 
   return (path) => applyRules(config.rules, { host, path, method: 'GET' }).cacheKeyQuery;
 }
 
-/** The body as text: JSON, at most PURGE_BODY_LIMIT bytes. */
-async function readBody(request: Request): Promise<string> {
+/** The body as text: JSON, at most `limit` bytes (415 for another type, 413 past it). */
+export async function readBody(request: Request, limit = PURGE_BODY_LIMIT): Promise<string> {
   const type = (request.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
   if (type !== 'application/json') throw new UnsupportedMediaType('application/json', type ?? '');
-  const tooLarge = (): HttpError => new ContentTooLarge(PURGE_BODY_LIMIT);
-  if (Number(request.headers.get('content-length') ?? 0) > PURGE_BODY_LIMIT) throw tooLarge();
+  const tooLarge = (): HttpError => new ContentTooLarge(limit);
+  if (Number(request.headers.get('content-length') ?? 0) > limit) throw tooLarge();
   const chunks: Uint8Array[] = [];
   let size = 0;
   if (request.body !== null) {
     for await (const chunk of request.body as ReadableStream<Uint8Array>) {
       size += chunk.byteLength;
-      if (size > PURGE_BODY_LIMIT) throw tooLarge();
+      if (size > limit) throw tooLarge();
       chunks.push(chunk);
     }
   }

@@ -29,3 +29,19 @@ export function statsAdmission(authorization: string | null, statsToken: string 
   const presented = bearerToken(authorization) ?? basicPassword(authorization);
   return credentialMatches(presented, statsToken) ? 'admitted' : 'unauthorized';
 }
+
+/**
+ * POST /__tiercache/events (Storj's bucket events, pushed by Pub/Sub: docs/storj.md "Purge on upload"): EVENTS_TOKEN
+ * as the push endpoint's `token` query parameter, Pub/Sub's way for a shared secret ("add a secret token to the push
+ * endpoint URL", cloud.google.com/pubsub/docs/push), or as a bearer token (RFC 6750 §2.1). Either must match.
+ */
+export function eventsAdmission(
+  queryToken: string | null,
+  authorization: string | null,
+  eventsToken: string | undefined,
+): TokenVerdict {
+  if (eventsToken === undefined) return 'disabled';
+  const byQuery = credentialMatches(queryToken, eventsToken);
+  const byBearer = credentialMatches(bearerToken(authorization), eventsToken);
+  return byQuery || byBearer ? 'admitted' : 'unauthorized';
+}

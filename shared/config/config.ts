@@ -71,6 +71,11 @@ export interface Config {
   /** Bearer token for `POST /__tiercache/purge` at the edge; `undefined` = purge is disabled. */
   purgeToken: string | undefined;
   /**
+   * EVENTS_TOKEN: the secret of `POST /__tiercache/events` at the edge (Storj's bucket events, pushed by Pub/Sub:
+   * docs/storj.md "Purge on upload"); `undefined` = the endpoint is disabled.
+   */
+  eventsToken: string | undefined;
+  /**
    * HEALTH_KEY: the object key (S3; in S3_BUCKET, else the first bucket HOST_BUCKETS names) or
    * the path (a site) the health check asks the origin for with HEAD; undefined = the key
    * last served, or a key that names no object (shield/origin/origin-probe.ts).
@@ -121,6 +126,7 @@ export const CONFIG_NAMES = [
   'SHIELD_TOKEN',
   'SHIELD_URL',
   'PURGE_TOKEN',
+  'EVENTS_TOKEN',
   'HEALTH_KEY',
   'SLICE_SIZE',
   'SLICE_THRESHOLD',
@@ -150,6 +156,7 @@ export const SECRET_CONFIG_NAMES: ReadonlySet<ConfigName> = new Set<ConfigName>(
   'S3_SECRET_ACCESS_KEY',
   'SHIELD_TOKEN',
   'PURGE_TOKEN',
+  'EVENTS_TOKEN',
   'STATS_TOKEN',
   'SIGNING_KEYS',
   'CF_API_TOKEN',
@@ -206,6 +213,7 @@ export function parseConfig(raw: RawConfig): Config {
     shieldUrl: problems.read(() => parseShieldUrl(raw.SHIELD_URL), undefined),
     cacheKeyQuery: splitList(raw.CACHE_KEY_QUERY ?? ''),
     purgeToken: nonEmpty(raw.PURGE_TOKEN),
+    eventsToken: nonEmpty(raw.EVENTS_TOKEN),
     healthKey: problems.read(() => objectKey(raw, 'HEALTH_KEY'), undefined),
     ...parseLimits(raw, problems),
     site: parseSiteConfig(raw, problems),

@@ -5,6 +5,8 @@
 export const RESERVED_PREFIX = '/__tiercache/';
 /** Purge (docs/purge.md): public at the edge (POST, bearer token), and the edge's call to the shield. */
 export const PURGE_PATH = '/__tiercache/purge';
+/** Storj's bucket events, pushed by Pub/Sub (docs/storj.md "Purge on upload"): at the edge, POST, EVENTS_TOKEN. */
+export const EVENTS_PATH = '/__tiercache/events';
 /** The stats page (docs/operating.md): HTML, and the same as JSON; with STATS_TOKEN. */
 export const STATS_PATH = '/__tiercache/stats';
 export const STATS_JSON_PATH = '/__tiercache/stats.json';

@@ -173,6 +173,7 @@ describe('npm run deploy', () => {
       'PURGE_TOKEN',
       'STATS_TOKEN',
       'CF_API_TOKEN',
+      'EVENTS_TOKEN',
     ]);
     expect(run.printed).toContain('STATS_TOKEN: not set, the stats page stays disabled');
   });
@@ -184,7 +185,13 @@ describe('npm run deploy', () => {
       namespaces: [{ id: 'b'.repeat(32), title: 'tiercache-purges' }],
       workers: {
         'tiercache-shield': { SHIELD_TOKEN: 't', S3_ACCESS_KEY_ID: 'k', S3_SECRET_ACCESS_KEY: 's' },
-        'tiercache-edge': { SHIELD_TOKEN: 't', PURGE_TOKEN: 'p', STATS_TOKEN: 's', CF_API_TOKEN: 'c' },
+        'tiercache-edge': {
+          SHIELD_TOKEN: 't',
+          PURGE_TOKEN: 'p',
+          STATS_TOKEN: 's',
+          CF_API_TOKEN: 'c',
+          EVENTS_TOKEN: 'e',
+        },
       },
     });
     const run = await deploy([]);
@@ -212,7 +219,12 @@ describe('npm run deploy', () => {
     });
     expect(run.code, run.printed).toBe(0);
     expect((await fake.state()).workers['tiercache-shield']?.S3_ACCESS_KEY_ID).toBe(GIVEN.S3_ACCESS_KEY_ID);
-    expect(run.asked.map((question) => question.split(',')[0])).toEqual(['PURGE_TOKEN', 'STATS_TOKEN', 'CF_API_TOKEN']);
+    expect(run.asked.map((question) => question.split(',')[0])).toEqual([
+      'PURGE_TOKEN',
+      'STATS_TOKEN',
+      'CF_API_TOKEN',
+      'EVENTS_TOKEN',
+    ]);
   });
 
   it('stops before deploying anything when a required secret is not given', async () => {

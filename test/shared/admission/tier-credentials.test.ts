@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  eventsAdmission,
   fromTheEdge,
   purgeAdmission,
   statsAdmission,
@@ -32,5 +33,17 @@ describe('the tiers’ own doors', () => {
     expect(statsAdmission('Bearer s', 's')).toBe('admitted');
     expect(statsAdmission(`Basic ${btoa('anyone:s')}`, 's')).toBe('admitted');
     expect(statsAdmission('Bearer x', 's')).toBe('unauthorized');
+  });
+
+  it('bucket events take the secret in the push URL’s token, or as a bearer; a wrong one in either is refused', () => {
+    expect(eventsAdmission('e', null, undefined)).toBe('disabled');
+    expect(eventsAdmission('e', null, 'e')).toBe('admitted');
+    expect(eventsAdmission(null, 'Bearer e', 'e')).toBe('admitted');
+    // Pub/Sub's own OIDC token as the bearer beside the secret in the URL.
+    expect(eventsAdmission('e', 'Bearer eyJhbGciOiJSUzI1NiJ9.x.y', 'e')).toBe('admitted');
+    expect(eventsAdmission(null, null, 'e')).toBe('unauthorized');
+    expect(eventsAdmission('', null, 'e')).toBe('unauthorized');
+    expect(eventsAdmission('ee', 'Bearer x', 'e')).toBe('unauthorized');
+    expect(eventsAdmission(null, `Basic ${btoa('x:e')}`, 'e')).toBe('unauthorized');
   });
 });

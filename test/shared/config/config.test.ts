@@ -118,6 +118,7 @@ describe('parseConfig with every setting given', () => {
       CONTENT_TYPE_FROM_EXTENSION: 'off',
       CORS_ALLOW_ORIGINS: ' https://app.example ',
       PURGE_TOKEN: ' purge-secret ',
+      EVENTS_TOKEN: ' events-secret ',
       STATS_TOKEN: ' stats-secret ',
       STATS_FLUSH_MS: '0',
       LOG_SAMPLE: ' 0.25 ',
@@ -147,6 +148,7 @@ describe('parseConfig with every setting given', () => {
       staleIfError: 86400,
       shieldToken: 'token',
       purgeToken: 'purge-secret',
+      eventsToken: 'events-secret',
       slicing: {
         sliceSize: 16 * 1024 * 1024,
         threshold: 32 * 1024 * 1024,
@@ -524,9 +526,10 @@ describe('configFrom', () => {
 });
 
 describe('secret settings', () => {
-  it('counts the credentials, the four tokens and the signing keys as secrets, never to be printed', () => {
+  it('counts the credentials, the five tokens and the signing keys as secrets, never to be printed', () => {
     expect([...SECRET_CONFIG_NAMES].sort()).toEqual([
       'CF_API_TOKEN',
+      'EVENTS_TOKEN',
       'PURGE_TOKEN',
       'S3_ACCESS_KEY_ID',
       'S3_SECRET_ACCESS_KEY',
