@@ -2,8 +2,9 @@
 // only: nothing is asked for its own sake. An endpoint that failed (refused, timed out, answered 5xx or 429) has its
 // circuit opened for a while, backing off (jittered, capped; a Retry-After it sent is heeded up to the cap), so that
 // requests go to the others meanwhile instead of waiting on it; once the while is over one request tries it again
-// (half-open), and its answer closes the circuit or opens it for longer. The order endpoints are asked in is the
-// configured one among those whose circuit is not open; an open one is asked last, only when all else failed.
+// (half-open), and its answer closes the circuit or opens it for longer. The endpoints asked are those whose circuit
+// is not open, in the configured order; only when every circuit is open is one asked, the one to reopen soonest, so
+// that an origin down at every endpoint costs a request one timeout, not one per endpoint.
 
 import type { CircuitState, OriginEndpoint } from '../../shared/http/health-report.ts';
 
@@ -31,7 +32,10 @@ export class EndpointHealth {
     this.#random = random;
   }
 
-  /** The indices of `endpoints` in the order to ask them at `now`: the usable ones as configured, then the open ones. */
+  /**
+   * The indices of `endpoints` to ask at `now`, in order: the usable ones as configured; none usable, the open one to
+   * reopen soonest, alone.
+   */
   order(endpoints: readonly string[], now: number): number[] {
     const usable: number[] = [];
     const open: number[] = [];
@@ -42,7 +46,8 @@ export class EndpointHealth {
       );
     });
     const until = (index: number): number => this.#endpoints.get(endpoints[index] ?? '')?.openUntil ?? 0;
-    return [...usable, ...open.sort((a, b) => until(a) - until(b))];
+    if (usable.length > 0) return usable;
+    return open.sort((a, b) => until(a) - until(b)).slice(0, 1);
   }
 
   /** A request is about to go to `name`: a half-open circuit's trial is this one. */
