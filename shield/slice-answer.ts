@@ -15,7 +15,6 @@ import type { Config } from '../shared/config/config.ts';
 import { ORIGIN_AT_HEADER } from '../shared/hop/hop-fields.ts';
 import { type SliceRequest, SPAN_HEADER, WHOLE } from '../shared/hop/slice-protocol.ts';
 import type { CacheStatusParams } from '../shared/http/cache-status.ts';
-import { evaluatePreconditions } from '../shared/http/conditional.ts';
 import { BadGateway, BadRequest, PreconditionFailed, VersionChanged } from '../shared/http/errors.ts';
 import { unsatisfiedRange } from '../shared/http/range.ts';
 import { appendServerTiming, serverTimingMetric } from '../shared/http/server-timing.ts';
@@ -26,7 +25,13 @@ import type { HopLog } from '../shared/tier/hop-log.ts';
 import { hopTimings } from '../shared/tier/hop-report.ts';
 import { resolveObject } from '../shared/tier/object-read.ts';
 import type { Budget, ObjectRead } from '../shared/tier/ports.ts';
-import { cancelPrefetched, type Resolved, type SlicedObject, type WholeObject } from '../shared/tier/resolved.ts';
+import {
+  cancelPrefetched,
+  isCurrent,
+  type Resolved,
+  type SlicedObject,
+  type WholeObject,
+} from '../shared/tier/resolved.ts';
 import { readObjectSlices } from '../shared/tier/slice-reader/reader.ts';
 import { spanBody, type WantedSlices, wantedSlices } from '../shared/tier/span-cut.ts';
 import { slicedReport, tierAnswer } from '../shared/tier/tier-headers.ts';
@@ -84,15 +89,6 @@ function sameSlicing(request: SliceRequest, config: Config): void {
       `the edge slices by ${request.sliceSize} bytes and the shield by ${config.slicing.sliceSize}: set the same SLICE_SIZE on both`,
     );
   }
-}
-
-/** Whether the edge's copy (its conditions) is current: a sliced object, or a whole 200, it already holds. */
-function isCurrent(resolved: Resolved, conditions: Headers): boolean {
-  const representation = resolved.kind === 'whole' ? resolved.headers : resolved.meta.headers;
-  return (
-    (resolved.kind === 'sliced' || resolved.status === 200) &&
-    evaluatePreconditions(conditions, representation) === 'not-modified'
-  );
 }
 
 /**

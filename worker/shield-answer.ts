@@ -2,7 +2,7 @@
 // Content-Length) and checked as every hop checks a slice (shared/hop/slice-check.ts); what is another version, and
 // what the shield's failure.
 
-import { checkSlice, checkVersion, type SliceStatement } from '../shared/hop/slice-check.ts';
+import { checkSlice, checkVersion, type SliceStatement, wholeMeansAnotherVersion } from '../shared/hop/slice-check.ts';
 import { SPAN_HEADER, WHOLE } from '../shared/hop/slice-protocol.ts';
 import { statedLength } from '../shared/http/body-length.ts';
 import { NextHopFailed, VersionChanged } from '../shared/http/errors.ts';
@@ -112,7 +112,7 @@ function shieldMarks(headers: Headers): ObjectMarks | undefined {
  */
 async function notTheSlice(response: Response, pinned: ObjectVersion, marker: string | null): Promise<never> {
   await response.body?.cancel();
-  if (response.status === 200 || response.status === 404 || response.status === 410) {
+  if (wholeMeansAnotherVersion(response.status)) {
     throw new VersionChanged(
       `the shield answered ${response.status} (${marker ?? 'unmarked'}) for a slice of ${pinned.etag}`,
     );

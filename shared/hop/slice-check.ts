@@ -76,9 +76,18 @@ export function checkSlice<Body>(
 }
 
 /**
+ * Whether a next hop answering a slice of a pinned version with the object whole, with `status`, is evidence of another
+ * version: a 200 (no longer sliced), 404 or 410 (no longer there). Anything else (a 5xx, a 429) is the hop's failure,
+ * which says nothing of the version: the read fails and the manifest stays.
+ */
+export function wholeMeansAnotherVersion(status: number): boolean {
+  return status === 200 || status === 404 || status === 410;
+}
+
+/**
  * Whether `stated` is of the version `pinned` (undefined: any is): the same entity-tag, compared strongly (RFC 9110
- * §8.8.3.2), or the same Last-Modified and length, and the same size, as nginx holds every slice to slice 0's. All there is to check of an answer that
- * holds no bytes (a 416, RFC 9110 §15.5.17).
+ * §8.8.3.2), or the same Last-Modified and length, and the same size, as nginx holds every slice
+ * to slice 0's. All there is to check of an answer that holds no bytes (a 416, RFC 9110 §15.5.17).
  */
 export function checkVersion(
   pinned: ObjectVersion | undefined,

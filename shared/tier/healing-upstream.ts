@@ -57,5 +57,13 @@ export function originHealing(idleMs: number): HealingPolicy {
 }
 
 export function shieldHealing(originIdleMs: number): HealingPolicy {
-  return { idleMs: (HEAL_ATTEMPTS + 1) * originIdleMs + HEAL_BACKOFF_MS * 2 ** HEAL_ATTEMPTS, attempts: 1 };
+  return healingBehind(originHealing(originIdleMs));
+}
+
+/**
+ * Towards a tier that heals its own next hop's bodies within `behind`: every one of its attempts (and their backoff)
+ * waited out before a body is called silent, then asked again once.
+ */
+export function healingBehind(behind: HealingPolicy): HealingPolicy {
+  return { idleMs: (behind.attempts + 1) * behind.idleMs + HEAL_BACKOFF_MS * 2 ** behind.attempts, attempts: 1 };
 }

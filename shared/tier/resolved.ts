@@ -2,6 +2,7 @@
 // whole response, or a sliced object's manifest with the slices discovery brought.
 
 import type { CacheStatusParams } from '../http/cache-status.ts';
+import { evaluatePreconditions } from '../http/conditional.ts';
 import type { ObjectMeta } from '../slices/object-meta.ts';
 import type { EntryMeta } from '../store/stored-entry.ts';
 
@@ -52,4 +53,16 @@ export function cancelPrefetched(
   for (const [index, body] of sliced.prefetched ?? [])
     if (!taken.includes(index)) cancels.push(body.cancel().catch(() => undefined));
   return Promise.all(cancels).then(() => undefined);
+}
+
+/**
+ * Whether the conditions of a revalidation (If-None-Match, If-Modified-Since) still select what was resolved: a sliced
+ * object, or a whole 200 (RFC 9110 §13.1); the copy the tier in front holds is current.
+ */
+export function isCurrent(resolved: Resolved, conditions: Headers): boolean {
+  const representation = resolved.kind === 'whole' ? resolved.headers : resolved.meta.headers;
+  return (
+    (resolved.kind === 'sliced' || resolved.status === 200) &&
+    evaluatePreconditions(conditions, representation) === 'not-modified'
+  );
 }

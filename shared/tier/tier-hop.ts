@@ -6,9 +6,9 @@
 
 import type { Clock } from '../clock/clock.ts';
 import type { Config } from '../config/config.ts';
+import { wholeMeansAnotherVersion } from '../hop/slice-check.ts';
 import { memberParams } from '../http/cache-status.ts';
-import { evaluatePreconditions } from '../http/conditional.ts';
-import { ClientGone, HttpError, VersionChanged } from '../http/errors.ts';
+import { ClientGone, NextHopFailed, VersionChanged } from '../http/errors.ts';
 import { unsatisfiedRange } from '../http/range.ts';
 import type { RequestMeter } from '../observe/request-meter.ts';
 import type { PurgeKv } from '../purge/purge-kv.ts';
@@ -17,16 +17,15 @@ import { isolatePurges } from '../purge/purge-store.ts';
 import { softPurgedAt } from '../purge/soft-purge.ts';
 import { markObject, type ObjectMeta, representationHeaders } from '../slices/object-meta.ts';
 import { type SliceSpan, sliceCount } from '../slices/slice-plan.ts';
-import { HEAL_BACKOFF_MS } from '../streams/heal.ts';
 import type { TierName } from '../tiers/tiers.ts';
-import type { HealingPolicy } from './healing-upstream.ts';
+import { healingBehind } from './healing-upstream.ts';
 import { HopLog } from './hop-log.ts';
 import { withHopReport, withUnasked } from './hop-report.ts';
 import { hopUpstream, type NextHop, type ReadAsk } from './next-hop.ts';
 import { headObject } from './object-head.ts';
 import { resolveObject } from './object-read.ts';
 import { type ObjectRead, readPolicy, type SliceAsk, type UpstreamAnswer, type Validators } from './ports.ts';
-import { cancelPrefetched, type Resolved, type SlicedObject } from './resolved.ts';
+import { cancelPrefetched, isCurrent, type SlicedObject } from './resolved.ts';
 import { readObjectSlices } from './slice-reader/reader.ts';
 import { exactly, spanBody, wantedSlices } from './span-cut.ts';
 import type { TierCache } from './tier-cache.ts';
@@ -63,17 +62,12 @@ export function tierHop<Health>(tier: HopTier, next: NextHop<Health>): NextHop<H
         return headObject(await openRead(tier, next, ask, signal, false), tier.name, started);
       },
     }),
-    healing: behind(next.healing),
+    healing: healingBehind(next.healing),
     // Bytes this tier did not have came from further back: counted as the origin's, as the edge counts the shield's.
     fromOrigin: (response) => memberParams(response.headers.get('cache-status'), member)?.hit !== true,
     purge: (records) => next.purge(records),
     health: () => next.health(),
   };
-}
-
-/** Waits out every attempt `next` makes to heal a body before calling this tier's silent; asks again once. */
-function behind(next: HealingPolicy): HealingPolicy {
-  return { idleMs: (next.attempts + 1) * next.idleMs + HEAL_BACKOFF_MS * 2 ** next.attempts, attempts: 1 };
 }
 
 /** One read at this tier, for one ask of the tier in front: keyed by the client's host (its bucket) and the target. */
@@ -121,7 +115,7 @@ async function answerSpan(
   const read = await openRead(tier, next, ask, signal, validators !== undefined);
   const resolved = await resolveObject(read, span.first);
   const report = { age: resolved.age, report: resolved.report, durationMs: tier.clock.now() - started };
-  if (validators !== undefined && isCurrent(resolved, validators)) {
+  if (validators !== undefined && isCurrent(resolved, validatorConditions(validators))) {
     await (resolved.kind === 'whole' ? resolved.body?.cancel() : cancelPrefetched(resolved));
     const headers = representationHeaders(resolved.kind === 'whole' ? resolved.headers : resolved.meta.headers);
     return { kind: 'not-modified', response: tierAnswer(tier.name, 304, headers, null, report) };
@@ -198,25 +192,21 @@ function described(meta: ObjectMeta, response: Response): ObjectMeta {
   return { ...meta, headers: representationHeaders(response.headers) };
 }
 
-/** Whether `validators` still select what this tier resolved: a sliced object, or a whole 200 (RFC 9110 §13.1). */
-function isCurrent(resolved: Resolved, validators: Validators): boolean {
+/** The tier in front's validators as the conditions of a revalidation (RFC 9111 §4.3.1). */
+function validatorConditions({ etag, lastModified }: Validators): Headers {
   const conditions = new Headers();
-  if (validators.etag !== null) conditions.set('if-none-match', validators.etag);
-  if (validators.lastModified !== null) conditions.set('if-modified-since', validators.lastModified);
-  const representation = resolved.kind === 'whole' ? resolved.headers : resolved.meta.headers;
-  return (
-    (resolved.kind === 'sliced' || resolved.status === 200) &&
-    evaluatePreconditions(conditions, representation) === 'not-modified'
-  );
+  if (etag !== null) conditions.set('if-none-match', etag);
+  if (lastModified !== null) conditions.set('if-modified-since', lastModified);
+  return conditions;
 }
 
 /**
- * A slice of `pinned` asked, the object found whole. As the edge reads the shield's (worker/shield-answer.ts): a 200,
- * 404 or 410 is another version (the front forgets its manifest); anything else fails this read alone.
+ * A slice of `pinned` asked, the object found whole: another version where that is evidence of one
+ * (slice-check.ts wholeMeansAnotherVersion), else this read's failure alone, as the edge reads the shield's.
  */
 async function notTheSlice(status: number, body: ReadableStream | null, pinned: ObjectMeta): Promise<never> {
   await body?.cancel();
-  if (status === 200 || status === 404 || status === 410)
+  if (wholeMeansAnotherVersion(status))
     throw new VersionChanged(`answered ${status} whole for a slice of ${pinned.etag}`);
-  throw new HttpError(status >= 400 && status <= 599 ? status : 502, `answered ${status} for a slice`).from(status);
+  throw new NextHopFailed(status, null);
 }

@@ -3,7 +3,13 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type AskedSlice, checkSlice, checkVersion, type SliceStatement } from '../../../shared/hop/slice-check.ts';
+import {
+  type AskedSlice,
+  checkSlice,
+  checkVersion,
+  type SliceStatement,
+  wholeMeansAnotherVersion,
+} from '../../../shared/hop/slice-check.ts';
 import type { ObjectVersion } from '../../../shared/slices/slice-plan.ts';
 
 const MIB = 1024 * 1024;
@@ -290,6 +296,16 @@ describe('checkSlice, as properties', () => {
         expect(stated.body).not.toBeNull();
         if (pinned !== undefined) expect({ etag: stated.etag, size: stated.size }).toEqual(pinned);
         if (asked.exactLength) expect(stated.length).toBe(asked.bytes.end - asked.bytes.start + 1);
+      }),
+    );
+  });
+});
+
+describe('wholeMeansAnotherVersion', () => {
+  it('a whole 200, 404 or 410 for a slice of a pinned version is another version; any other status is a failure', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 100, max: 599 }), (status) => {
+        expect(wholeMeansAnotherVersion(status)).toBe([200, 404, 410].includes(status));
       }),
     );
   });
