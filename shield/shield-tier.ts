@@ -30,6 +30,7 @@ import { objectTarget } from './object-target.ts';
 import { endpointsReport } from './origin/failover-origin.ts';
 import { originHop } from './origin/origin-hop.ts';
 import { originOf } from './origin/origin-of.ts';
+import { isolateBudget } from './origin/transfer-budget.ts';
 import { shieldCache, shieldKey } from './shield-cache.ts';
 import { answerSlices, type SliceAnswerContext } from './slice-answer.ts';
 
@@ -194,7 +195,17 @@ export async function answerShieldHealth(shield: ShieldRequest, colo: string = L
   // Each endpoint's circuit, where ORIGIN_URL lists several (origin/failover-origin.ts).
   const { originEndpoints } = shield.config;
   const endpoints = originEndpoints.length > 1 ? { endpoints: endpointsReport(originEndpoints) } : {};
-  const body = { shield: 'ok', ...next, ...endpoints, purgeList, cache: shield.cache, version: VERSION, colo };
+  const transfers = isolateBudget(shield.config).report();
+  const body = {
+    shield: 'ok',
+    ...next,
+    ...endpoints,
+    transfers,
+    purgeList,
+    cache: shield.cache,
+    version: VERSION,
+    colo,
+  };
   return new Response(`${JSON.stringify(body)}\n`, {
     status: canServe(next.origin) ? 200 : 503,
     headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },

@@ -28,6 +28,7 @@ export async function answerHealth(edge: EdgeRequest, method: string, colo: stri
     ...(health?.cache === undefined ? {} : { cache: health.cache }),
     // Each endpoint of an origin ORIGIN_URL lists several of, as the shield saw it (its circuit, its first bytes).
     ...(health?.endpoints === undefined ? {} : { originEndpoints: health.endpoints }),
+    ...(health?.transfers === undefined ? {} : { originTransfers: health.transfers }),
     purgeList: {
       edge: purgeList,
       ...(health?.purgeList === undefined ? {} : { shield: health.purgeList }),

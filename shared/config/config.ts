@@ -11,6 +11,7 @@ import { ConfigProblems } from './config-problems.ts';
 import { integer, nonEmpty, objectKey, oneOf, required } from './config-values.ts';
 import { type FillConfig, type MemoryConfig, parseLimits, type SlicingConfig } from './limits.ts';
 import { OBSERVABILITY_CONFIG_NAMES, type ObservabilityConfig, parseObservability } from './observability.ts';
+import { ORIGIN_BUDGET_CONFIG_NAMES, type OriginBudgetConfig, parseOriginBudget } from './origin-budget-config.ts';
 import { parseShieldUrl } from './shield-url.ts';
 import { parseSiteConfig, SITE_CONFIG_NAMES, type SiteConfig } from './site-config.ts';
 import { parseZonePurge, ZONE_PURGE_CONFIG_NAMES, type ZonePurgeConfig } from './zone-purge-config.ts';
@@ -52,6 +53,8 @@ export interface Config {
    * fails).
    */
   originIdleTimeoutMs: number;
+  /** How many transfers the shield keeps under way to the origin, and how long a request waits its turn. */
+  originBudget: OriginBudgetConfig;
   /** Freshness (s) for stored objects without explicit freshness; 0 = the Last-Modified heuristic (RFC 9111 §4.2.2). */
   defaultTtl: number;
   /** Freshness (s) of a 404/410 without explicit freshness; 0 = never store them. */
@@ -119,6 +122,7 @@ export const CONFIG_NAMES = [
   'S3_ADDRESSING',
   'ORIGIN_TIMEOUT_MS',
   'ORIGIN_IDLE_TIMEOUT_MS',
+  ...ORIGIN_BUDGET_CONFIG_NAMES,
   'DEFAULT_TTL',
   'NEGATIVE_TTL',
   'STALE_WHILE_REVALIDATE',
@@ -202,6 +206,7 @@ export function parseConfig(raw: RawConfig): Config {
       () => integer(raw, 'ORIGIN_IDLE_TIMEOUT_MS', DEFAULT_IDLE_TIMEOUT_MS, 1),
       DEFAULT_IDLE_TIMEOUT_MS,
     ),
+    originBudget: parseOriginBudget(raw, problems),
     defaultTtl: problems.read(() => integer(raw, 'DEFAULT_TTL', s3Defaults ? DEFAULT_S3_TTL : 0, 0), 0),
     negativeTtl: problems.read(() => integer(raw, 'NEGATIVE_TTL', DEFAULT_NEGATIVE_TTL, 0), 0),
     staleWhileRevalidate: problems.read(

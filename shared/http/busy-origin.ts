@@ -28,6 +28,20 @@ export function retryAfterMs(value: string | null, now: number): number | undefi
 }
 
 /**
+ * The longest Retry-After a client of ours is told when the origin was busy (s). By then the shield paces the origin
+ * itself (shield/origin/transfer-budget.ts), so a client need not sit out the origin's own (Storj's reach 120 s, which
+ * its users say "kills performance": storj/edge #536); a client that comes back early finds a stale copy, a turn, or
+ * this answer again, quickly.
+ */
+const CLIENT_RETRY_AFTER_MAX_S = 5;
+
+/** The Retry-After (delay-seconds, RFC 9110 §10.2.3) for a client: the origin's `value`, from 1 to the cap; 1 without one. */
+export function clientRetryAfter(value: string | null, now: number): string {
+  const ms = retryAfterMs(value, now) ?? 0;
+  return String(Math.min(CLIENT_RETRY_AFTER_MAX_S, Math.max(1, Math.ceil(ms / 1000))));
+}
+
+/**
  * How long to wait before try `retry` (1 for the first retry), or undefined to give up: no
  * tries left, or the wait would end past `deadline` (ms epoch, the bound on all waiting). Given
  * up, the client gets the 503 with the origin's Retry-After (or a stale copy, where one may stand

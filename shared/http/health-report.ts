@@ -52,6 +52,20 @@ export interface ShieldHealth extends OriginFinding {
   cache?: ShieldCache;
   /** Each endpoint of an origin ORIGIN_URL lists several of, as the shield isolate has seen it; absent for one. */
   endpoints?: OriginEndpoint[];
+  /** The shield isolate's transfers to the origin against its budget; absent from a shield older than the field. */
+  transfers?: OriginTransfers;
+}
+
+/** The transfer budget as one shield isolate keeps it (shield/origin/transfer-budget.ts, docs/operating.md "Health"). */
+export interface OriginTransfers {
+  /** ORIGIN_CONCURRENCY. */
+  capacity: number;
+  /** What the origin lately accepted: `capacity` until it answered busy. */
+  limit: number;
+  inFlight: number;
+  waiting: number;
+  /** While the limit is held down after a busy answer: until when (ms epoch). */
+  coolingUntil?: number;
 }
 
 /** An endpoint's circuit (shield/origin/endpoint-health.ts): asked; skipped for now; one trial under way or due. */
@@ -119,6 +133,17 @@ export function readShieldHealth(value: unknown): ShieldHealth | undefined {
     ...(colo === undefined ? {} : { colo }),
     ...(isShieldCache(fields.cache) ? { cache: fields.cache } : {}),
     ...(Array.isArray(fields.endpoints) ? { endpoints: readEndpoints(fields.endpoints) } : {}),
+    ...readTransfers(fields.transfers),
+  };
+}
+
+/** The transfers as the shield wrote them, when every count is one. */
+function readTransfers(value: unknown): { transfers?: OriginTransfers } {
+  if (typeof value !== 'object' || value === null) return {};
+  const { capacity, limit, inFlight, waiting, coolingUntil } = value as Record<string, unknown>;
+  if (!isCount(capacity) || !isCount(limit) || !isCount(inFlight) || !isCount(waiting)) return {};
+  return {
+    transfers: { capacity, limit, inFlight, waiting, ...(isCount(coolingUntil) ? { coolingUntil } : {}) },
   };
 }
 

@@ -1,7 +1,7 @@
 // What a client sees when the origin does not deliver the object: S3's XML error body never passes (its status and
 // code do, so nothing it says of our credentials is echoed); a refusal of our own request is a 502 naming the setting.
 
-import { isBusy } from '../../shared/http/busy-origin.ts';
+import { clientRetryAfter, isBusy } from '../../shared/http/busy-origin.ts';
 import { BadGateway, Gone, type HttpError, NotFound, OriginAnswered, OriginBusy } from '../../shared/http/errors.ts';
 
 /** How much of an error body we read to find S3's error code. */
@@ -21,12 +21,13 @@ export const AUTH_CODES: ReadonlySet<string> = new Set([
 
 /**
  * The error for an answer still busy after the retries (busy-retry.ts), whatever the origin's kind: the client may try
- * again when the origin said to. Undefined (and the body untouched) for any other answer.
+ * again soon (clientRetryAfter: the origin's Retry-After, capped short). Undefined (and the body untouched) for any
+ * other answer.
  */
 export async function busyFailure(response: Response): Promise<HttpError | undefined> {
   if (!isBusy(response.status)) return undefined;
   await response.body?.cancel();
-  return new OriginBusy(response.headers.get('retry-after')).from(response.status);
+  return new OriginBusy(clientRetryAfter(response.headers.get('retry-after'), Date.now())).from(response.status);
 }
 
 /** The error for an S3 origin's non-success answer; `code` is S3's `<Code>`, when it sent one. */

@@ -3,11 +3,13 @@
 // it must keep (test/shield/origin/origin-contract.ts); nothing else in the shield changes.
 
 import type { Config, OriginKind } from '../../shared/config/config.ts';
+import { budgetedOrigin } from './budgeted-origin.ts';
 import { isolateEndpoints } from './endpoint-health.ts';
 import { failoverOrigin } from './failover-origin.ts';
 import type { Origin } from './origin.ts';
 import { s3Origin } from './s3-origin.ts';
 import { siteOrigin } from './site-origin.ts';
+import { isolateBudget } from './transfer-budget.ts';
 
 /**
  * Each kind's implementation: every kind has its entry, or this does not compile. `remember` is told of every origin
@@ -25,24 +27,28 @@ const remember = (origin: Origin): void => {
   made.set(origin.config, origin);
 };
 
-/** The origin `config` names (S3: reading S3_BUCKET; `forHost` gives a host's own bucket). */
+/**
+ * The origin `config` names (S3: reading S3_BUCKET; `forHost` gives a host's own bucket): the kind's implementation,
+ * at each of ORIGIN_URL's endpoints when it lists several (failover-origin.ts), within this isolate's transfer budget
+ * (budgeted-origin.ts). Only the outermost origins are remembered: a derived configuration finds the budgeted one.
+ */
 export function originOf(config: Config): Origin {
   let origin = made.get(config);
   if (origin === undefined) {
-    origin = config.originEndpoints.length > 1 ? endpointsOf(config) : ORIGINS[config.originKind](config, remember);
+    const inner = config.originEndpoints.length > 1 ? endpointsOf(config) : ORIGINS[config.originKind](config, forget);
+    origin = budgetedOrigin(inner, isolateBudget(config), remember);
     made.set(config, origin);
   }
   return origin;
 }
 
-/**
- * ORIGIN_URL's endpoints as one origin (failover-origin.ts): the kind's implementation at each, the preferred one on
- * `config` itself. Only the failover origins are remembered: a derived configuration finds the failover one.
- */
+const forget = (): void => undefined;
+
+/** ORIGIN_URL's endpoints as one origin: the kind's implementation at each, the preferred one on `config` itself. */
 function endpointsOf(config: Config): Origin {
   const make = ORIGINS[config.originKind];
   const endpoints = config.originEndpoints.map((url, index) =>
-    make(index === 0 ? config : { ...config, originUrl: url }, () => undefined),
+    make(index === 0 ? config : { ...config, originUrl: url }, forget),
   );
-  return failoverOrigin(endpoints, isolateEndpoints, remember);
+  return failoverOrigin(endpoints, isolateEndpoints, forget);
 }

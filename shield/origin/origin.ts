@@ -24,6 +24,11 @@ export interface ObjectAsk {
    * asked instead (failover-origin.ts); absent: asked again as the kind allows (`fetch`).
    */
   busy?: 'answer' | undefined;
+  /**
+   * Told of each busy answer (503, 429) given to this request that is not the answer returned: waited out and asked
+   * again, or failed over from. The transfer budget learns from it (transfer-budget.ts).
+   */
+  onBusy?: ((response: Response) => void) | undefined;
 }
 
 /** One request of the health probe for the probed object, within what is left of the probe's time. */

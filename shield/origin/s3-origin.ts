@@ -100,7 +100,9 @@ class S3Origin implements Origin {
       delete headers.host;
       return timedFetch(unsigned.url, { method, headers }, timeoutMs, ask.signal);
     };
-    return ask.busy === 'answer' ? once() : retryWhileBusy(once, timeoutMs);
+    return ask.busy === 'answer'
+      ? once()
+      : retryWhileBusy(once, Math.min(timeoutMs, this.config.originBudget.busyWaitMs), ask.onBusy);
   }
 
   /** S3's representation headers, its tags as Cache-Tag (shared/http/headers.ts). */

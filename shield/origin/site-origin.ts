@@ -62,7 +62,9 @@ class SiteOrigin implements Origin {
       for (const [name, value] of Object.entries(forwarded)) if (typeof value === 'string') headers.set(name, value);
       return timedFetch(originUrlFor(this.config, target), { method, headers }, timeoutMs, ask.signal);
     };
-    return forwarded['if-match'] === undefined || ask.busy === 'answer' ? once() : retryWhileBusy(once, timeoutMs);
+    return forwarded['if-match'] === undefined || ask.busy === 'answer'
+      ? once()
+      : retryWhileBusy(once, Math.min(timeoutMs, this.config.originBudget.busyWaitMs), ask.onBusy);
   }
 
   /** Everything but the per-hop fields (RFC 9110 §7.6.1). */

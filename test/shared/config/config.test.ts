@@ -67,6 +67,8 @@ describe('parseConfig defaults', () => {
     const config = parseConfig(s3Minimal);
     expect(config.originTimeoutMs).toBe(10_000);
     expect(config.originIdleTimeoutMs).toBe(10_000);
+    // Half of Storj's 500 transfers per project; a short wait on a busy origin.
+    expect(config.originBudget).toEqual({ concurrency: 250, busyWaitMs: 2_000 });
     expect(config.shieldToken).toBeUndefined();
   });
 
@@ -99,6 +101,8 @@ describe('parseConfig with every setting given', () => {
       S3_ADDRESSING: 'virtual',
       ORIGIN_TIMEOUT_MS: '2500',
       ORIGIN_IDLE_TIMEOUT_MS: '750',
+      ORIGIN_CONCURRENCY: ' 40 ',
+      ORIGIN_BUSY_WAIT_MS: '500',
       DEFAULT_TTL: '0',
       SHIELD_TOKEN: ' token ',
       SLICE_SIZE: '16MiB',
@@ -142,6 +146,7 @@ describe('parseConfig with every setting given', () => {
       cacheKeyQuery: [],
       originTimeoutMs: 2500,
       originIdleTimeoutMs: 750,
+      originBudget: { concurrency: 40, busyWaitMs: 500 },
       defaultTtl: 0,
       negativeTtl: 60,
       staleWhileRevalidate: 60,
@@ -395,6 +400,17 @@ describe('parseConfig refusing invalid values', () => {
         `DEFAULT_TTL must be an integer >= 0, got ${JSON.stringify(value)}`,
       );
     }
+  });
+
+  it('refuses an ORIGIN_CONCURRENCY of 0 or past any origin, and an ORIGIN_BUSY_WAIT_MS past a minute', () => {
+    expect(configError({ ...s3Minimal, ORIGIN_CONCURRENCY: '0' }).message).toBe(
+      'ORIGIN_CONCURRENCY must be an integer from 1 to 100000, got "0"',
+    );
+    expect(configError({ ...s3Minimal, ORIGIN_CONCURRENCY: '1e3' }).message).toMatch(/^ORIGIN_CONCURRENCY must be/);
+    expect(configError({ ...s3Minimal, ORIGIN_BUSY_WAIT_MS: '60001' }).message).toBe(
+      'ORIGIN_BUSY_WAIT_MS must be an integer from 0 to 60000 (a client waits no longer), got "60001"',
+    );
+    expect(parseConfig({ ...s3Minimal, ORIGIN_BUSY_WAIT_MS: '0' }).originBudget.busyWaitMs).toBe(0);
   });
 
   it('refuses an ORIGIN_TIMEOUT_MS below one millisecond', () => {
