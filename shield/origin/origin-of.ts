@@ -5,6 +5,7 @@
 import type { Config, OriginKind } from '../../shared/config/config.ts';
 import { isolateEndpoints } from './endpoint-health.ts';
 import { failoverOrigin } from './failover-origin.ts';
+import { HedgePolicy, hedgeLimits } from './hedge-policy.ts';
 import type { Origin } from './origin.ts';
 import { s3Origin } from './s3-origin.ts';
 import { siteOrigin } from './site-origin.ts';
@@ -37,12 +38,13 @@ export function originOf(config: Config): Origin {
 
 /**
  * ORIGIN_URL's endpoints as one origin (failover-origin.ts): the kind's implementation at each, the preferred one on
- * `config` itself. Only the failover origins are remembered: a derived configuration finds the failover one.
+ * `config` itself, hedging as ORIGIN_HEDGE says (its policy learns per configuration, so per isolate). Only the failover origins are remembered: a derived configuration finds the failover one.
  */
 function endpointsOf(config: Config): Origin {
   const make = ORIGINS[config.originKind];
   const endpoints = config.originEndpoints.map((url, index) =>
     make(index === 0 ? config : { ...config, originUrl: url }, () => undefined),
   );
-  return failoverOrigin(endpoints, isolateEndpoints, remember);
+  const hedge = config.originHedge ? new HedgePolicy(hedgeLimits(config.originTimeoutMs)) : undefined;
+  return failoverOrigin(endpoints, isolateEndpoints, remember, hedge);
 }

@@ -68,6 +68,8 @@ describe('parseConfig defaults', () => {
     expect(config.originTimeoutMs).toBe(10_000);
     expect(config.originIdleTimeoutMs).toBe(10_000);
     expect(config.shieldToken).toBeUndefined();
+    // Hedging acts only with several endpoints (shield/origin/origin-of.ts), and is on for them unless turned off.
+    expect(config.originHedge).toBe(true);
   });
 
   it('treats a blank setting as absent', () => {
@@ -98,6 +100,7 @@ describe('parseConfig with every setting given', () => {
       S3_SECRET_ACCESS_KEY: 'SECRET2',
       S3_ADDRESSING: 'virtual',
       ORIGIN_TIMEOUT_MS: '2500',
+      ORIGIN_HEDGE: 'off',
       ORIGIN_IDLE_TIMEOUT_MS: '750',
       DEFAULT_TTL: '0',
       SHIELD_TOKEN: ' token ',
@@ -141,6 +144,7 @@ describe('parseConfig with every setting given', () => {
       },
       cacheKeyQuery: [],
       originTimeoutMs: 2500,
+      originHedge: false,
       originIdleTimeoutMs: 750,
       defaultTtl: 0,
       negativeTtl: 60,
@@ -395,6 +399,15 @@ describe('parseConfig refusing invalid values', () => {
         `DEFAULT_TTL must be an integer >= 0, got ${JSON.stringify(value)}`,
       );
     }
+  });
+
+  it('reads ORIGIN_HEDGE as on or off, and refuses anything else', () => {
+    expect(parseConfig({ ...s3Minimal, ORIGIN_HEDGE: 'on' }).originHedge).toBe(true);
+    expect(parseConfig({ ...s3Minimal, ORIGIN_HEDGE: ' off ' }).originHedge).toBe(false);
+    expect(parseConfig({ ...s3Minimal, ORIGIN_HEDGE: '' }).originHedge).toBe(true);
+    expect(configError({ ...s3Minimal, ORIGIN_HEDGE: 'yes' }).message).toBe(
+      'ORIGIN_HEDGE must be one of on|off, got "yes"',
+    );
   });
 
   it('refuses an ORIGIN_TIMEOUT_MS below one millisecond', () => {
