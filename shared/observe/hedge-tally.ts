@@ -2,24 +2,7 @@
 // the first had not answered), counted until its next stats flush takes them (record-sinks.ts), as the purge list's
 // KV requests are: the stats store adds them per minute, the page shows and prices them (docs/costs.md).
 
-/** Hedges since the last flush. */
-export interface HedgeCounts {
-  /** Hedges made: each one more request to the origin. */
-  hedgesStarted: number;
-  /** Of those, the ones whose answer was used (the first endpoint's was cancelled). */
-  hedgesWon: number;
-  /** Of those, the ones cancelled because the first endpoint answered first. */
-  hedgesLost: number;
-  /**
-   * Bytes the losers of hedged requests were charged (hedge-policy.ts answerBytes: a cancelled body's declared length,
-   * the most it sent): origin egress no client read.
-   */
-  hedgeBytes: number;
-}
-
-export function noHedges(): HedgeCounts {
-  return { hedgesStarted: 0, hedgesWon: 0, hedgesLost: 0, hedgeBytes: 0 };
-}
+import { type HedgeCounts, noHedges } from '../stats/store-operations.ts';
 
 export class HedgeTally {
   #counts = noHedges();
