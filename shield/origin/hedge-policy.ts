@@ -4,7 +4,11 @@
 // The wait is learnt: a high percentile of recent first bytes, within a floor (a hedge sooner than that is noise, not a
 // tail) and a ceiling (below ORIGIN_TIMEOUT_MS, so that a hedge comes before a failover would). Only answers that won
 // are samples: a loser's first byte is never seen (it was cancelled), so the percentile is of how long a usable answer
-// takes, which is what a stuck first byte is measured against.
+// takes, which is what a stuck first byte is measured against. Until enough are known the wait is the floor, not the
+// ceiling: a slow answer that was not hedged is a sample of the slow kind, and once a fifth of the samples are (one
+// endpoint slow on a fifth of its answers) the percentile sits among them and hedges come too late to win; starting
+// low, the slow answers are hedged, their hedges' first bytes are the samples, and the wait settles on the fast
+// kind's. The caps bound what hedging the first requests early costs.
 //
 // The cap has two halves, both buckets that fill as the origin is used and empty as hedges are made:
 // - requests: each request earns `requestShare` of a hedge (at most `requestBurst` banked), each hedge costs one, so
@@ -24,7 +28,7 @@ export interface HedgeLimits {
   percentile: number;
   /** First bytes remembered (the newest). */
   window: number;
-  /** Below this many, the percentile is not trusted: the wait is the ceiling. */
+  /** Below this many, the percentile is not trusted: the wait is the floor. */
   minSamples: number;
   floorMs: number;
   ceilingMs: number;
@@ -42,9 +46,11 @@ const MIB = 1024 * 1024;
 const CEILING_MS = 1_000;
 
 /**
- * The limits for an origin given `originTimeoutMs`: p95 of the last 128 first bytes (16 at least), between 50 ms and
- * 1 s (at most half the timeout); a quarter of requests (4 banked); 2 % of the answers' bytes (1 MiB at the start, 64
- * MiB banked at most).
+ * The limits for an origin given `originTimeoutMs`: p95 of the last 128 first bytes (the floor until 16 are known),
+ * between 50 ms and 1 s (at most half the timeout); a quarter of requests (4 banked); 2 % of the answers' bytes (1 MiB
+ * at the start, 64 MiB banked at most). A quarter, not the usual 5 %: a hedge is one more GET, which S3-compatible
+ * stores charge little or nothing for, and an endpoint slow on a fifth of its answers needs that many to be cut;
+ * what costs is bytes, which the byte budget holds to 2 %.
  */
 export function hedgeLimits(originTimeoutMs: number): HedgeLimits {
   const ceilingMs = Math.max(1, Math.min(CEILING_MS, Math.floor(originTimeoutMs / 2)));
@@ -126,7 +132,7 @@ export class HedgePolicy {
 
   #learnt(): number {
     const { minSamples, percentile, floorMs, ceilingMs } = this.limits;
-    if (this.#samples.length < minSamples) return ceilingMs;
+    if (this.#samples.length < minSamples) return floorMs;
     const sorted = [...this.#samples].sort((a, b) => a - b);
     // Nearest rank: the smallest sample at least `percentile` of them are at or below.
     const rank = Math.max(0, Math.ceil(percentile * sorted.length) - 1);

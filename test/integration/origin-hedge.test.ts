@@ -1,7 +1,7 @@
 // A hedged first byte (shield/origin/endpoint-race.ts), through the real workers: three endpoints in front of one S3
 // server (s3rver, verifying every signature), each a tap (test/local/origin-tap.ts); the preferred one holds its head
 // back HOLD_MS on every other object. With ORIGIN_HEDGE on, those reads are asked of the next endpoint once the wait
-// is over (1 s until enough first bytes are known): every client gets the right bytes well before the hold ends, the
+// is over (50 ms until enough first bytes are known, 1 s at most): every client gets the right bytes well before the hold ends, the
 // held request is given up at once, and stats.json counts each hedge. With it off, the client waits the hold out.
 // Behaviour is asserted against the hold, generously, never a tight timing.
 
@@ -12,7 +12,7 @@ import type { StatsJson } from '../../shared/stats/stats-json.ts';
 import { type RecordedRequest, startTap, type Tap } from '../local/origin-tap.ts';
 import { request } from './fixture.ts';
 
-/** How long the preferred endpoint holds a head back: far past the wait (1 s), far short of the timeout. */
+/** How long the preferred endpoint holds a head back: far past the longest wait (1 s), far short of the timeout. */
 const HOLD_MS = 4_000;
 const ORIGIN_TIMEOUT_MS = 8_000;
 const OBJECTS = 6;

@@ -47,12 +47,12 @@ describe('hedgeLimits', () => {
 });
 
 describe('HedgePolicy: the wait', () => {
-  it('is the ceiling until enough first bytes are known', () => {
+  it('is the floor until enough first bytes are known', () => {
     const learning = policy();
-    for (let i = 0; i < LIMITS.minSamples - 1; i++) learning.firstByte(30);
-    expect(learning.thresholdMs()).toBe(500);
-    learning.firstByte(30);
-    expect(learning.thresholdMs()).toBe(30);
+    for (let i = 0; i < LIMITS.minSamples - 1; i++) learning.firstByte(300);
+    expect(learning.thresholdMs()).toBe(20);
+    learning.firstByte(300);
+    expect(learning.thresholdMs()).toBe(300);
   });
 
   it('is the nearest-rank percentile of the samples', () => {
@@ -84,7 +84,7 @@ describe('HedgePolicy: the wait', () => {
     learnt.firstByte(Number.NaN);
     learnt.firstByte(-5);
     learnt.firstByte(Number.POSITIVE_INFINITY);
-    expect(learnt.thresholdMs()).toBe(500);
+    expect(learnt.thresholdMs()).toBe(20);
   });
 
   it('is always within floor and ceiling, whatever the samples (property)', () => {
