@@ -7,7 +7,7 @@ import { createServer, request as httpRequest } from 'node:http';
 import { closeServer, listen } from '../../local/server.ts';
 
 /** What one request cost the endpoint. */
-export interface EndpointAnswer {
+interface EndpointAnswer {
   /** Body bytes written to the tier while its connection was open. */
   bytes: number;
   /** The tier closed the connection before the answer was all sent. */
