@@ -77,6 +77,12 @@ export class StatsStore implements DurableObject {
         kvReads: batch.operations?.kvReads ?? 0,
       },
       rows,
+      {
+        hedgesStarted: batch.operations?.hedgesStarted ?? 0,
+        hedgesWon: batch.operations?.hedgesWon ?? 0,
+        hedgesLost: batch.operations?.hedgesLost ?? 0,
+        hedgeBytes: batch.operations?.hedgeBytes ?? 0,
+      },
     );
     merged.set(
       arrival,

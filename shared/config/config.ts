@@ -49,6 +49,11 @@ export interface Config {
   /** Time allowed for the origin to start answering before the shield gives up with 504. */
   originTimeoutMs: number;
   /**
+   * ORIGIN_HEDGE (on by default; it acts only when ORIGIN_URL lists several endpoints): a GET or HEAD whose first byte
+   * is late is asked of the next endpoint as well, the first answer winning (shield/origin/endpoint-race.ts).
+   */
+  originHedge: boolean;
+  /**
    * ORIGIN_IDLE_TIMEOUT_MS: the longest silence inside a body before it counts as broken (healed, or the transfer
    * fails).
    */
@@ -121,6 +126,7 @@ export const CONFIG_NAMES = [
   'S3_SECRET_ACCESS_KEY',
   'S3_ADDRESSING',
   'ORIGIN_TIMEOUT_MS',
+  'ORIGIN_HEDGE',
   'ORIGIN_IDLE_TIMEOUT_MS',
   ...ORIGIN_BUDGET_CONFIG_NAMES,
   'DEFAULT_TTL',
@@ -202,6 +208,7 @@ export function parseConfig(raw: RawConfig): Config {
     originEndpoints: endpoints,
     s3: kind === 's3' ? parseS3(raw, problems, true) : undefined,
     originTimeoutMs: problems.read(() => integer(raw, 'ORIGIN_TIMEOUT_MS', DEFAULT_TIMEOUT_MS, 1), DEFAULT_TIMEOUT_MS),
+    originHedge: problems.read(() => oneOf(raw, 'ORIGIN_HEDGE', ['on', 'off'], 'on'), 'on') === 'on',
     originIdleTimeoutMs: problems.read(
       () => integer(raw, 'ORIGIN_IDLE_TIMEOUT_MS', DEFAULT_IDLE_TIMEOUT_MS, 1),
       DEFAULT_IDLE_TIMEOUT_MS,

@@ -52,6 +52,11 @@ export interface Traffic {
   /** Bytes the shield fetched from the origin. */
   originBytes: number;
   /**
+   * Hedges (shield/origin/endpoint-race.ts): more origin requests (subrequests of the shield's), and the bytes their
+   * cancelled requests were charged, which the origin bills as egress besides originBytes; absent: none.
+   */
+  hedges?: Volume;
+  /**
    * KV writes made for purges: per purge request a batch (up to 1,000 targets, one key) and the head key beside it (at
    * most once a second), plus the occasional snapshot of the list; a delete is billed as a write and counted among them.
    */
@@ -115,7 +120,7 @@ export function usageOf(traffic: Traffic, operations: Operations): Usage {
     periodMs: traffic.periodMs,
     workersRequests: edgeRequests,
     cpuMs: cpu,
-    subrequests: subrequestsOf(traffic),
+    subrequests: subrequestsOf(traffic) + (traffic.hedges?.requests ?? 0),
     durableObjectRequests: operations.flushes,
     durableObjectGbSeconds: operations.flushes * (STATS_OBJECT_ACTIVE_MS / 1000) * DURABLE_OBJECT_GB,
     durableObjectRowsRead: operations.durableObjectRowsRead,
@@ -128,7 +133,7 @@ export function usageOf(traffic: Traffic, operations: Operations): Usage {
     // Each GB stays queryable LOG_RETENTION_DAYS: that many thirtieths of a GB-month.
     logsStoredGbMonths: logsIngestedGb * (LOG_RETENTION_DAYS / 30),
     servedBytes: edge.memoryHits.bytes + edge.cacheHits.bytes + edge.misses.bytes + edge.other.bytes,
-    originBytes: traffic.originBytes,
+    originBytes: traffic.originBytes + (traffic.hedges?.bytes ?? 0),
   };
 }
 

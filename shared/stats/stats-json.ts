@@ -4,6 +4,7 @@
 import type { CostEstimate, CostLine } from '../cost/cost-model.ts';
 import type { TierName } from '../tiers/tiers.ts';
 import type { Outcome } from './record.ts';
+import type { HedgeCounts } from './store-operations.ts';
 
 /** Sums over a set of records. */
 export interface Totals {
@@ -90,7 +91,10 @@ type MonthSums = Pick<
 >;
 
 export interface StatsCost {
-  /** What the stats store counted in the window: its own requests and rows, the isolates' KV requests. */
+  /**
+   * What the stats store counted in the window: its own requests and rows, the isolates' KV requests, the shield's
+   * hedges (store-operations.ts HedgeCounts: priced as origin requests and, their bytes, origin egress).
+   */
   windowOperations: {
     durableObjectRequests: number;
     durableObjectRowsRead: number;
@@ -98,7 +102,7 @@ export interface StatsCost {
     kvListRequests: number;
     kvReadRequests: number;
     kvWriteRequests: number;
-  };
+  } & HedgeCounts;
   /** The window's length in months (the month below is the window's counts over this). */
   monthsPerWindow: number;
   /** 30 days at the window's rate, at the published prices, the plan's allowances applied. */

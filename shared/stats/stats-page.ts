@@ -106,6 +106,10 @@ function costSection(stats: StatsJson): string {
       ['tiercache against it', `${signed(cdn.lowUSD - month.totalUSD)} to ${signed(cdn.highUSD - month.totalUSD)}`],
       ['Durable Object requests counted', formatCount(counted.durableObjectRequests)],
       ['KV list requests counted', formatCount(counted.kvListRequests)],
+      [
+        'origin requests hedged (won, lost)',
+        `${formatCount(counted.hedgesStarted)} (${formatCount(counted.hedgesWon)}, ${formatCount(counted.hedgesLost)})`,
+      ],
     ]),
     '</article>',
   ].join('');

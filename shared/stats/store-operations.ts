@@ -1,6 +1,6 @@
 // The platform operations the stats count besides requests (docs/costs.md): the store's own for each batch (a request,
-// rows read and written) and each isolate's purge-list KV requests (lists, reads, writes), per minute, so the page
-// prices what was spent.
+// rows read and written), each isolate's purge-list KV requests (lists, reads, writes) and the shield's hedged origin
+// requests (shield/origin/endpoint-race.ts), per minute, so the page prices what was spent.
 
 import { perTier, type TierName } from '../tiers/tiers.ts';
 
@@ -16,6 +16,27 @@ export interface StoreOperations {
   kvWrites: number;
   /** Purge-list heads, batches too large for their key's metadata, and snapshots, read (each one KV read request), by tier. */
   kvReads: Record<TierName, number>;
+  /** The shield's hedges: more origin requests, and the bytes their losers were charged. */
+  hedges: HedgeCounts;
+}
+
+/** Hedges a shield isolate made (shared/observe/hedge-tally.ts counts them). */
+export interface HedgeCounts {
+  /** Hedges made: each one more request to the origin. */
+  hedgesStarted: number;
+  /** Of those, the ones whose answer was used (the first endpoint's request was cancelled). */
+  hedgesWon: number;
+  /** Of those, the ones cancelled because the first endpoint answered first. */
+  hedgesLost: number;
+  /**
+   * Bytes the cancelled requests of hedged races were charged (shield/origin/hedge-policy.ts loserCharge: what each may
+   * have sent before its cancel, at most): origin egress no client read.
+   */
+  hedgeBytes: number;
+}
+
+export function noHedges(): HedgeCounts {
+  return { hedgesStarted: 0, hedgesWon: 0, hedgesLost: 0, hedgeBytes: 0 };
 }
 
 export function emptyOperations(): StoreOperations {
@@ -26,6 +47,7 @@ export function emptyOperations(): StoreOperations {
     kvLists: perTier(() => 0),
     kvWrites: 0,
     kvReads: perTier(() => 0),
+    hedges: noHedges(),
   };
 }
 
@@ -42,17 +64,29 @@ export function addOperations(a: StoreOperations | undefined, b: StoreOperations
     kvWrites: x.kvWrites + y.kvWrites,
     // A bucket stored before reads were counted has no kvReads at all: it read none that it could say.
     kvReads: perTier((name) => (x.kvReads?.[name] ?? 0) + (y.kvReads?.[name] ?? 0)),
+    // A bucket stored before hedges were counted has none.
+    hedges: addHedges(x.hedges ?? noHedges(), y.hedges ?? noHedges()),
+  };
+}
+
+function addHedges(a: HedgeCounts, b: HedgeCounts): HedgeCounts {
+  return {
+    hedgesStarted: a.hedgesStarted + b.hedgesStarted,
+    hedgesWon: a.hedgesWon + b.hedgesWon,
+    hedgesLost: a.hedgesLost + b.hedgesLost,
+    hedgeBytes: a.hedgeBytes + b.hedgeBytes,
   };
 }
 
 /**
- * The operations of one merge: a batch from `tier` whose isolate made `kv` since its last flush, and the rows the store
- * touched for it.
+ * The operations of one merge: a batch from `tier` whose isolate made `kv` and `hedges` since its last flush, and the
+ * rows the store touched for it.
  */
 export function mergeOperations(
   tier: TierName,
   kv: { kvLists: number; kvWrites: number; kvReads: number },
   rows: { read: number; written: number },
+  hedges: HedgeCounts = noHedges(),
 ): StoreOperations {
   const operations = emptyOperations();
   operations.flushes[tier] = 1;
@@ -61,5 +95,6 @@ export function mergeOperations(
   operations.kvReads[tier] = kv.kvReads;
   operations.rowsRead = rows.read;
   operations.rowsWritten = rows.written;
+  operations.hedges = { ...hedges };
   return operations;
 }

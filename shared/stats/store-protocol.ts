@@ -58,6 +58,11 @@ interface BatchOperations {
    * Optional: an isolate of a release before reads were counted sends none, which counts 0.
    */
   kvReads?: number;
+  /** The shield's hedges (store-operations.ts HedgeCounts); absent: none, or an isolate of a release before them. */
+  hedgesStarted?: number;
+  hedgesWon?: number;
+  hedgesLost?: number;
+  hedgeBytes?: number;
 }
 
 /** A batch as it crosses the wire to the Durable Object (JSON). */
@@ -115,7 +120,15 @@ function parseOperations(item: unknown): Parsed<BatchOperations> {
     return { ok: false, reason: 'expected "kvLists" and "kvWrites" to be whole numbers, at least 0' };
   if (!isCount(kvReads, true))
     return { ok: false, reason: 'expected "kvReads" to be absent or a whole number, at least 0' };
-  return { ok: true, value: { tier, kvLists, kvWrites, kvReads } };
+  const hedges: Partial<Record<'hedgesStarted' | 'hedgesWon' | 'hedgesLost' | 'hedgeBytes', number>> = {};
+  for (const name of ['hedgesStarted', 'hedgesWon', 'hedgesLost', 'hedgeBytes'] as const) {
+    const count = item[name];
+    if (count === undefined) continue;
+    if (!isCount(count, true))
+      return { ok: false, reason: `expected "${name}" to be absent or a whole number, at least 0` };
+    hedges[name] = count;
+  }
+  return { ok: true, value: { tier, kvLists, kvWrites, kvReads, ...hedges } };
 }
 
 function parseAll<T>(items: unknown[], parse: (item: unknown) => Parsed<T>, field: string): Parsed<T[]> {

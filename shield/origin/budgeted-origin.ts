@@ -47,6 +47,10 @@ export function budgetedOrigin(
         const response = await inner.fetch(target, method, forwarded, {
           ...ask,
           signal: ask.signal === undefined ? transfer.signal : AbortSignal.any([ask.signal, transfer.signal]),
+          spare: () => {
+            const room = budget.tryTake();
+            return room && (() => room.release());
+          },
           onBusy: (busy) => {
             budget.busy(retryAfterOf(busy));
             ask.onBusy?.(busy);

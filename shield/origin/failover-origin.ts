@@ -5,11 +5,16 @@
 // ORIGIN_TIMEOUT_MS, or answers 5xx or 429 is given up on and the next is asked, at once. No byte of a body has
 // reached anyone then: `fetch` resolves with the answer's head, and a failed one's body is let go unread. A method
 // other than GET and HEAD is never asked twice (it may not be idempotent): it goes to the first usable endpoint alone.
+// With `hedge` (ORIGIN_HEDGE on) and two or more usable endpoints, a GET or HEAD whose first byte is late is also asked
+// of the next endpoint, the first answer winning (endpoint-race.ts).
 
 import { isBusy, retryAfterMs } from '../../shared/http/busy-origin.ts';
 import { ClientGone } from '../../shared/http/errors.ts';
 import type { OriginEndpoint } from '../../shared/http/health-report.ts';
+import { isolateHedges } from '../../shared/observe/hedge-tally.ts';
 import { type EndpointHealth, isolateEndpoints } from './endpoint-health.ts';
+import { raceEndpoints } from './endpoint-race.ts';
+import type { HedgePolicy } from './hedge-policy.ts';
 import type { ObjectAsk, Origin } from './origin.ts';
 import { originBasePath } from './origin-url.ts';
 
@@ -21,12 +26,14 @@ function endpointName(url: URL): string {
 /**
  * `endpoints` (the same kind, one per configured endpoint, the preferred first) as one origin. `remember` is told of
  * each origin it derives (a host's bucket: `forHost`, `inBucket`), as origin-of.ts remembers a kind's, so that a
- * derived configuration finds its failover origin again, made once.
+ * derived configuration finds its failover origin again, made once. `hedge`: when and how often a late first byte is
+ * hedged (shared by the origins derived, which read the same store); undefined, never.
  */
 export function failoverOrigin(
   endpoints: readonly Origin[],
   health: EndpointHealth = isolateEndpoints,
   remember: (origin: Origin) => void = () => undefined,
+  hedge: HedgePolicy | undefined = undefined,
 ): Origin {
   const first = endpoints[0];
   if (first === undefined) throw new TypeError('expected at least one endpoint');
@@ -38,7 +45,7 @@ export function failoverOrigin(
     if (preferred === first) return self;
     let made = derived.get(preferred);
     if (made === undefined) {
-      made = failoverOrigin([preferred, ...endpoints.slice(1).map(each)], health, remember);
+      made = failoverOrigin([preferred, ...endpoints.slice(1).map(each)], health, remember, hedge);
       derived.set(preferred, made);
       remember(made);
     }
@@ -54,6 +61,10 @@ export function failoverOrigin(
     inBucket: (bucket) => over((endpoint) => endpoint.inBucket(bucket)),
     async fetch(target, method, forwarded, ask = {}) {
       const order = health.order(names, Date.now());
+      if (hedge !== undefined && order.length > 1) {
+        const field = { endpoints, names, order, health, policy: hedge, tally: isolateHedges, failure: failureOf };
+        return raceEndpoints(field, target, method, forwarded, ask);
+      }
       for (const [position, index] of order.entries()) {
         const endpoint = endpoints[index] as Origin;
         const name = names[index] as string;
@@ -106,6 +117,12 @@ export function failoverOrigin(
 /** What the health answer says of each endpoint `urls` names (docs/operating.md "Health"). */
 export function endpointsReport(urls: readonly URL[], health: EndpointHealth = isolateEndpoints): OriginEndpoint[] {
   return health.report(urls.map(endpointName), Date.now());
+}
+
+/** Whether an answer is given up on for the next endpoint (5xx, 429), and how long it asked to be left alone. */
+function failureOf(response: Response): { retryAfterMs: number | undefined } | undefined {
+  if (response.status < 500 && response.status !== 429) return undefined;
+  return { retryAfterMs: isBusy(response.status) ? retryAfter(response) : undefined };
 }
 
 /** How long a busy answer asked to be left alone (Retry-After, RFC 9110 §10.2.3), in ms; undefined when it did not say. */

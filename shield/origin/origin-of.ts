@@ -6,6 +6,7 @@ import type { Config, OriginKind } from '../../shared/config/config.ts';
 import { budgetedOrigin } from './budgeted-origin.ts';
 import { isolateEndpoints } from './endpoint-health.ts';
 import { failoverOrigin } from './failover-origin.ts';
+import { HedgePolicy, hedgeLimits } from './hedge-policy.ts';
 import type { Origin } from './origin.ts';
 import { s3Origin } from './s3-origin.ts';
 import { siteOrigin } from './site-origin.ts';
@@ -44,11 +45,15 @@ export function originOf(config: Config): Origin {
 
 const forget = (): void => undefined;
 
-/** ORIGIN_URL's endpoints as one origin: the kind's implementation at each, the preferred one on `config` itself. */
+/**
+ * ORIGIN_URL's endpoints as one origin: the kind's implementation at each, the preferred one on `config` itself,
+ * hedging as ORIGIN_HEDGE says (its policy learns per configuration, so per isolate).
+ */
 function endpointsOf(config: Config): Origin {
   const make = ORIGINS[config.originKind];
   const endpoints = config.originEndpoints.map((url, index) =>
     make(index === 0 ? config : { ...config, originUrl: url }, forget),
   );
-  return failoverOrigin(endpoints, isolateEndpoints, forget);
+  const hedge = config.originHedge ? new HedgePolicy(hedgeLimits(config.originTimeoutMs)) : undefined;
+  return failoverOrigin(endpoints, isolateEndpoints, forget, hedge);
 }

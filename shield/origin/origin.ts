@@ -29,6 +29,11 @@ export interface ObjectAsk {
    * again, or failed over from. The transfer budget learns from it (transfer-budget.ts).
    */
   onBusy?: ((response: Response) => void) | undefined;
+  /**
+   * Room for one more transfer now, beside this request's own (a hedge: endpoint-race.ts), and how to give it back;
+   * undefined when the transfer budget has none (transfer-budget.ts). Absent: no budget to ask.
+   */
+  spare?: (() => (() => void) | undefined) | undefined;
 }
 
 /** One request of the health probe for the probed object, within what is left of the probe's time. */

@@ -84,7 +84,7 @@ export function statsSample(): StatsJson {
     },
   };
   // Two isolates at each tier flushing every 5 s for the hour, each re-reading the purge list as often and reading one
-  // purge batch too large for its key's metadata.
+  // purge batch too large for its key's metadata; the shield hedged a few late first bytes.
   const operations = {
     flushes: { edge: 1440, shield: 1440 },
     rowsRead: 8640,
@@ -92,6 +92,7 @@ export function statsSample(): StatsJson {
     kvLists: { edge: 1440, shield: 1440 },
     kvWrites: 2,
     kvReads: { edge: 2, shield: 2 },
+    hedges: { hedgesStarted: 12, hedgesWon: 9, hedgesLost: 3, hedgeBytes: 786_432 },
   };
   return {
     generatedAt: '2026-01-30T10:15:42.123Z',

@@ -3,7 +3,8 @@
 // as a real gateway does (test/local/origin-tap.ts). The preferred one refuses connections, answers 500, holds its
 // first byte far past ORIGIN_TIMEOUT_MS, or answers 429 SlowDown with Retry-After: 120; every client still gets the
 // right bytes, from the next endpoint, and the one that failed is left alone for a while (its circuit open). The
-// added time against the healthy case, and how many requests each endpoint saw, are printed for the record.
+// added time against the healthy case, and how many requests each endpoint saw, are printed for the record. Hedging
+// (ORIGIN_HEDGE) is off here: what is tested is failing over; origin-hedge.test.ts tests hedging over the same taps.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../bench/setup/free-port.ts';
@@ -56,6 +57,7 @@ async function readAll(endpoints: string[], taps: Tap[], prefix: string): Promis
         SHIELD_TOKEN: 'failover-shield-token',
         SLICE_SIZE: '1MiB',
         ORIGIN_TIMEOUT_MS: String(ORIGIN_TIMEOUT_MS),
+        ORIGIN_HEDGE: 'off',
       },
     });
     const times: number[] = [];

@@ -38,6 +38,8 @@ export interface RecordedRequest {
   status?: number;
   /** When the answer began streaming to the tier, and when its connection was done with (ms epoch). */
   streaming?: { from: number; to?: number };
+  /** When the tier closed the connection before the answer was all sent (ms epoch): it gave the request up. */
+  gone?: number;
 }
 
 export interface Tap {
@@ -75,6 +77,9 @@ export async function startTap(target: string, options: { clock?: () => number }
       headers: headerRecord(incoming),
     };
     requests.push(record);
+    outgoing.once('close', () => {
+      if (!outgoing.writableFinished) record.gone ??= Date.now();
+    });
     if (hook !== undefined) {
       incoming.pause();
       await hook(record);

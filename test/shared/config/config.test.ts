@@ -70,6 +70,8 @@ describe('parseConfig defaults', () => {
     // Half of Storj's 500 transfers per project; a short wait on a busy origin.
     expect(config.originBudget).toEqual({ concurrency: 250, busyWaitMs: 2_000 });
     expect(config.shieldToken).toBeUndefined();
+    // Hedging acts only with several endpoints (shield/origin/origin-of.ts), and is on for them unless turned off.
+    expect(config.originHedge).toBe(true);
   });
 
   it('treats a blank setting as absent', () => {
@@ -100,6 +102,7 @@ describe('parseConfig with every setting given', () => {
       S3_SECRET_ACCESS_KEY: 'SECRET2',
       S3_ADDRESSING: 'virtual',
       ORIGIN_TIMEOUT_MS: '2500',
+      ORIGIN_HEDGE: 'off',
       ORIGIN_IDLE_TIMEOUT_MS: '750',
       ORIGIN_CONCURRENCY: ' 40 ',
       ORIGIN_BUSY_WAIT_MS: '500',
@@ -145,6 +148,7 @@ describe('parseConfig with every setting given', () => {
       },
       cacheKeyQuery: [],
       originTimeoutMs: 2500,
+      originHedge: false,
       originIdleTimeoutMs: 750,
       originBudget: { concurrency: 40, busyWaitMs: 500 },
       defaultTtl: 0,
@@ -411,6 +415,15 @@ describe('parseConfig refusing invalid values', () => {
       'ORIGIN_BUSY_WAIT_MS must be an integer from 0 to 60000 (a client waits no longer), got "60001"',
     );
     expect(parseConfig({ ...s3Minimal, ORIGIN_BUSY_WAIT_MS: '0' }).originBudget.busyWaitMs).toBe(0);
+  });
+
+  it('reads ORIGIN_HEDGE as on or off, and refuses anything else', () => {
+    expect(parseConfig({ ...s3Minimal, ORIGIN_HEDGE: 'on' }).originHedge).toBe(true);
+    expect(parseConfig({ ...s3Minimal, ORIGIN_HEDGE: ' off ' }).originHedge).toBe(false);
+    expect(parseConfig({ ...s3Minimal, ORIGIN_HEDGE: '' }).originHedge).toBe(true);
+    expect(configError({ ...s3Minimal, ORIGIN_HEDGE: 'yes' }).message).toBe(
+      'ORIGIN_HEDGE must be one of on|off, got "yes"',
+    );
   });
 
   it('refuses an ORIGIN_TIMEOUT_MS below one millisecond', () => {

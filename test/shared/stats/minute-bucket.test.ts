@@ -341,6 +341,7 @@ describe('mergeBuckets', () => {
       kvLists: { edge: 2, shield: 1 },
       kvWrites: 1,
       kvReads: { edge: 4, shield: 1 },
+      hedges: { hedgesStarted: 0, hedgesWon: 0, hedgesLost: 0, hedgeBytes: 0 },
     });
     expect(mergeBuckets(one, emptyBucket(BASE)).operations).toEqual(one.operations);
     expect('operations' in mergeBuckets(emptyBucket(BASE), emptyBucket(BASE))).toBe(false);

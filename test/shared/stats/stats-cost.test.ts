@@ -59,11 +59,26 @@ describe('windowCost', () => {
       kvListRequests: 5,
       kvReadRequests: 4,
       kvWriteRequests: 2,
+      hedgesStarted: 0,
+      hedgesWon: 0,
+      hedgesLost: 0,
+      hedgeBytes: 0,
     });
     expect(line(cost, 'Durable Object requests')?.quantity).toBe(2 * MONTH_PER_HOUR);
     expect(line(cost, 'KV list requests')?.quantity).toBe(5 * MONTH_PER_HOUR);
     expect(line(cost, 'KV read requests')?.quantity).toBe(4 * MONTH_PER_HOUR);
     expect(line(cost, 'KV write requests')?.quantity).toBe(2 * MONTH_PER_HOUR);
+  });
+
+  it("counts the shield's hedges and prices their bytes as origin egress", () => {
+    const hedges = { hedgesStarted: 10, hedgesWon: 7, hedgesLost: 3, hedgeBytes: 5e9 };
+    const hedged = mergeOperations('shield', { kvLists: 0, kvWrites: 0, kvReads: 0 }, { read: 0, written: 0 }, hedges);
+    const none = mergeOperations('shield', { kvLists: 0, kvWrites: 0, kvReads: 0 }, { read: 0, written: 0 });
+    const cost = windowCost(tiersOf({}), hedged, 60, 7, DEFAULT_COST_DEPLOYMENT);
+    const without = windowCost(tiersOf({}), none, 60, 7, DEFAULT_COST_DEPLOYMENT);
+    expect(cost.windowOperations).toMatchObject(hedges);
+    // 5 GB an hour is 3.6 TB a month at $7/TB.
+    expect(cost.month.originEgressUSD - without.month.originEgressUSD).toBeCloseTo(5e9 * MONTH_PER_HOUR * 7e-12, 6);
   });
 
   it("prices the origin's egress at EGRESS_PRICE_PER_TB, the Workers lines at the published prices", () => {
@@ -114,6 +129,10 @@ describe('statsView cost', () => {
       kvListRequests: 2,
       kvReadRequests: 1,
       kvWriteRequests: 0,
+      hedgesStarted: 0,
+      hedgesWon: 0,
+      hedgesLost: 0,
+      hedgeBytes: 0,
     });
   });
 

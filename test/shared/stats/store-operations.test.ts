@@ -15,6 +15,7 @@ const operationsArb: fc.Arbitrary<StoreOperations> = fc.record({
   kvLists: fc.record({ edge: count, shield: count }),
   kvWrites: count,
   kvReads: fc.record({ edge: count, shield: count }),
+  hedges: fc.record({ hedgesStarted: count, hedgesWon: count, hedgesLost: count, hedgeBytes: count }),
 });
 
 describe('mergeOperations', () => {
@@ -26,7 +27,15 @@ describe('mergeOperations', () => {
       kvLists: { edge: 0, shield: 4 },
       kvWrites: 2,
       kvReads: { edge: 0, shield: 5 },
+      hedges: { hedgesStarted: 0, hedgesWon: 0, hedgesLost: 0, hedgeBytes: 0 },
     });
+  });
+
+  it("carries the shield's hedges as they were counted", () => {
+    const hedges = { hedgesStarted: 3, hedgesWon: 2, hedgesLost: 1, hedgeBytes: 65_536 };
+    expect(
+      mergeOperations('shield', { kvLists: 0, kvWrites: 0, kvReads: 0 }, { read: 1, written: 1 }, hedges).hedges,
+    ).toEqual(hedges);
   });
 });
 
@@ -56,5 +65,21 @@ describe('addOperations', () => {
     const sum = addOperations(earlier as StoreOperations, shield);
     expect(sum.kvReads).toEqual({ edge: 0, shield: 2 });
     expect(sum.kvLists).toEqual({ edge: 7, shield: 1 });
+  });
+
+  it('adds the hedges, a bucket stored before hedges were counted adding none', () => {
+    const hedges = { hedgesStarted: 4, hedgesWon: 3, hedgesLost: 1, hedgeBytes: 100 };
+    const shield = mergeOperations('shield', { kvLists: 0, kvWrites: 0, kvReads: 0 }, { read: 1, written: 1 }, hedges);
+    const { hedges: _, ...earlier } = mergeOperations(
+      'edge',
+      { kvLists: 1, kvWrites: 0, kvReads: 0 },
+      { read: 1, written: 1 },
+    );
+    expect(addOperations(addOperations(earlier as StoreOperations, shield), shield).hedges).toEqual({
+      hedgesStarted: 8,
+      hedgesWon: 6,
+      hedgesLost: 2,
+      hedgeBytes: 200,
+    });
   });
 });

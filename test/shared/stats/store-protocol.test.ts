@@ -60,6 +60,22 @@ describe('parseStatsBatch', () => {
     }
   });
 
+  it("accepts the shield's hedges with its operations, and refuses a count of them that is not whole", () => {
+    const hedges = { hedgesStarted: 5, hedgesWon: 4, hedgesLost: 1, hedgeBytes: 65_536 };
+    const operations = { tier: 'shield', kvLists: 0, kvWrites: 0, kvReads: 0, ...hedges };
+    expect(parseStatsBatch({ rows: [], misses: [], operations })).toEqual({
+      ok: true,
+      batch: { rows: [], misses: [], operations },
+    });
+    for (const name of Object.keys(hedges)) {
+      for (const bad of [-1, 1.5, '2', null, Number.NaN]) {
+        expect(reasonOf({ rows: [], misses: [], operations: { ...operations, [name]: bad } })).toBe(
+          `operations: expected "${name}" to be absent or a whole number, at least 0`,
+        );
+      }
+    }
+  });
+
   it('accepts a row from an isolate of an earlier release, before departures were counted, as none departed', () => {
     const { departed: _, ...earlier } = row({ requests: 4 });
     const parsed = parseStatsBatch({ rows: [earlier], misses: [] });

@@ -1,0 +1,189 @@
+// A GET or HEAD raced over an origin's endpoints (failover-origin.ts, when hedging is on and two or more are usable):
+// the first endpoint in health's order is asked; if no head has come within the learnt wait (hedge-policy.ts) and the
+// cap allows, the same request goes to the next one as well (a hedge). The first usable answer (not an error, not 5xx
+// or 429) wins; every other attempt is cancelled at once (its fetch aborted, its body, if it came, cancelled), and is
+// `released` in the health's books: it neither answered nor failed. A failure is failed over as without hedging:
+// the next endpoint is asked at once unless another attempt is still under way. `fetch` resolves with the head, so the
+// race is between heads and no body byte of a loser reaches anyone.
+
+import { ClientGone } from '../../shared/http/errors.ts';
+import type { HedgeTally } from '../../shared/observe/hedge-tally.ts';
+import type { RequestTarget } from '../../shared/request/request-target.ts';
+import type { EndpointHealth } from './endpoint-health.ts';
+import { answerBytes, type HedgePolicy, loserCharge } from './hedge-policy.ts';
+import type { ObjectAsk, Origin } from './origin.ts';
+import type { ForwardedHeaders } from './s3-request.ts';
+
+/** The endpoints a race may ask, and the books it keeps. */
+export interface RaceField {
+  endpoints: readonly Pick<Origin, 'fetch'>[];
+  names: readonly string[];
+  /** Indices into `endpoints`, in the order to ask them (EndpointHealth.order). */
+  order: readonly number[];
+  health: EndpointHealth;
+  policy: HedgePolicy;
+  tally: HedgeTally;
+  /** How an answer is judged: usable (it wins), or a failure to fail over from (its Retry-After, if busy). */
+  failure: (response: Response) => { retryAfterMs: number | undefined } | undefined;
+}
+
+interface Attempt {
+  index: number;
+  started: number;
+  hedge: boolean;
+  controller: AbortController;
+  settled: boolean;
+}
+
+/** The race for one GET or HEAD; resolves with the winner's head, or the last failure's answer or error. */
+export function raceEndpoints(
+  field: RaceField,
+  target: RequestTarget,
+  method: 'GET' | 'HEAD',
+  forwarded: ForwardedHeaders,
+  ask: ObjectAsk,
+): Promise<Response> {
+  const { endpoints, names, order, health, policy, tally } = field;
+  policy.asked();
+  const waitMs = policy.thresholdMs();
+  const attempts: Attempt[] = [];
+  let position = 0;
+  let done = false;
+  let hedgeTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The budget's room a hedge took: given back once the race is decided (one attempt goes on, as the request's). */
+  let spare: (() => void) | undefined;
+  return new Promise<Response>((resolve, reject) => {
+    const underWay = (): Attempt[] => attempts.filter((attempt) => !attempt.settled);
+    const hedged = (): boolean => attempts.some((attempt) => attempt.hedge);
+
+    /** Every attempt but `winner` cancelled at once, and released: it neither answered nor failed. */
+    const cancelOthers = (winner: Attempt | undefined): void => {
+      for (const attempt of attempts) {
+        if (attempt === winner || attempt.settled) continue;
+        attempt.settled = true;
+        health.released(names[attempt.index] as string);
+        attempt.controller.abort();
+      }
+    };
+
+    const finish = (outcome: { response: Response; winner: Attempt } | { error: unknown }): void => {
+      if (done) return;
+      done = true;
+      if (hedgeTimer !== undefined) clearTimeout(hedgeTimer);
+      spare?.();
+      if ('error' in outcome) {
+        cancelOthers(undefined);
+        reject(outcome.error);
+        return;
+      }
+      const { response, winner } = outcome;
+      const losers = attempts.filter((attempt) => attempt !== winner && !attempt.settled);
+      cancelOthers(winner);
+      const bytes = answerBytes(method, response);
+      policy.served(bytes);
+      if (hedged()) {
+        // Each loser was cancelled before its head came: what it may have sent all the same (hedge-policy.ts).
+        const loserBytes = losers.length * loserCharge(bytes);
+        policy.lost(loserBytes);
+        tally.ended(winner.hedge, loserBytes);
+      }
+      resolve(response);
+    };
+
+    const start = (hedge: boolean): void => {
+      const index = order[position] as number;
+      const last = position === order.length - 1;
+      position += 1;
+      const controller = new AbortController();
+      // The client going away ends every attempt, the winner's body included (timed-fetch.ts hears it).
+      const onClientGone = (): void => controller.abort(ask.signal?.reason);
+      if (ask.signal?.aborted === true) onClientGone();
+      else ask.signal?.addEventListener('abort', onClientGone, { once: true });
+      const attempt: Attempt = { index, started: Date.now(), hedge, controller, settled: false };
+      attempts.push(attempt);
+      const name = names[index] as string;
+      health.asking(name, attempt.started);
+      if (hedge) tally.started();
+      // Another endpoint to ask: a busy answer is not waited out here (ObjectAsk.busy).
+      const attemptAsk: ObjectAsk = { ...ask, signal: controller.signal, ...(last ? {} : { busy: 'answer' as const }) };
+      (endpoints[index] as Pick<Origin, 'fetch'>).fetch(target, method, forwarded, attemptAsk).then(
+        (response) => answered(attempt, response),
+        (error: unknown) => erred(attempt, error),
+      );
+      armHedge();
+    };
+
+    /** The next endpoint is hedged onto once the wait is over and nothing has come, if the cap allows. */
+    const armHedge = (): void => {
+      if (hedgeTimer !== undefined) clearTimeout(hedgeTimer);
+      if (position >= order.length || underWay().length !== 1) return;
+      const first = underWay()[0] as Attempt;
+      hedgeTimer = setTimeout(
+        () => {
+          if (done || position >= order.length || underWay().length !== 1) return;
+          // A hedge is a second transfer under way: only within the budget's room (ObjectAsk.spare), and the cap's.
+          const room = ask.spare?.();
+          if (ask.spare !== undefined && room === undefined) return;
+          if (!policy.take()) return room?.();
+          spare = room;
+          start(true);
+        },
+        Math.max(0, first.started + waitMs - Date.now()),
+      );
+    };
+
+    const answered = (attempt: Attempt, response: Response): void => {
+      if (done || attempt.settled) {
+        // Cancelled while its head was on the way: its body is let go unread.
+        void response.body?.cancel().catch(() => undefined);
+        return;
+      }
+      attempt.settled = true;
+      const name = names[attempt.index] as string;
+      const failure = field.failure(response);
+      if (failure === undefined) {
+        const firstByteMs = Date.now() - attempt.started;
+        health.answered(name, firstByteMs);
+        policy.firstByte(firstByteMs);
+        finish({ response, winner: attempt });
+        return;
+      }
+      health.failed(name, Date.now(), failure.retryAfterMs);
+      failedOver(() => finish({ response, winner: attempt }), response);
+    };
+
+    const erred = (attempt: Attempt, error: unknown): void => {
+      if (done || attempt.settled) return;
+      attempt.settled = true;
+      const name = names[attempt.index] as string;
+      // The client went away: nothing was learnt of the endpoint, and nobody is left to answer.
+      if (error instanceof ClientGone || ask.signal?.aborted === true) {
+        health.released(name);
+        finish({ error });
+        return;
+      }
+      health.failed(name, Date.now());
+      failedOver(() => finish({ error }));
+    };
+
+    /**
+     * An attempt failed: the next endpoint is asked at once when no other is under way; with none left to ask, the
+     * failure is the answer (`last`).
+     */
+    const failedOver = (last: () => void, response?: Response): void => {
+      if (underWay().length > 0) {
+        void response?.body?.cancel().catch(() => undefined);
+        armHedge();
+        return;
+      }
+      if (position >= order.length) {
+        last();
+        return;
+      }
+      void response?.body?.cancel().catch(() => undefined);
+      start(false);
+    };
+
+    start(false);
+  });
+}
