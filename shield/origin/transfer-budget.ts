@@ -1,13 +1,13 @@
 // The transfers this isolate has under way to one origin, all its endpoints together (Storj counts a project's
 // transfers as one, whatever gateway or access key they use), kept within two numbers:
 // - ORIGIN_CONCURRENCY, the share of the origin's limit this deployment may use;
-// - what the origin lately accepted: a busy answer (429, 503 SlowDown) halves the limit, which stays down for a
-//   cool-down (jittered, doubling while busy answers keep coming, capped; a Retry-After heeded up to the cap) and then
-//   grows by one for each answer taken, back up to the share: RFC 5681 §3's decrease and slow start, applied to
-//   transfers instead of segments. The limit never falls below one, so the origin is still asked, only more slowly.
-// A request beyond the limit waits its turn, first come first served, for at most ORIGIN_BUSY_WAIT_MS; past that it is
-// answered busy at once (a stale copy, where one may stand in, or a 503 with a short Retry-After), never made to sit
-// out the origin's own Retry-After (Storj's reach 120 s).
+// - what the origin lately accepted: a busy answer (429, 503 SlowDown) halves the limit and pauses new transfers for a
+//   cool-down (jittered, doubling while busy answers keep coming, capped; a Retry-After heeded up to the cap); after
+//   it the limit grows by one for each answer taken, back up to the share: RFC 5681 §3's decrease and slow start,
+//   applied to transfers instead of segments. The limit never falls below one.
+// A request beyond the limit, or in a cool-down, waits its turn (first come, first served) for at most
+// ORIGIN_BUSY_WAIT_MS; past that it is answered busy at once (a stale copy, where one may stand in, or a 503 with a
+// short Retry-After), never made to sit out the origin's own Retry-After (Storj's reach 120 s).
 
 import type { Config } from '../../shared/config/config.ts';
 import type { OriginTransfers } from '../../shared/http/health-report.ts';
@@ -19,8 +19,11 @@ export interface Lease {
 
 /** The first cool-down after a busy answer, about this long; twice as long for each further one in a row. */
 const COOL_BASE_MS = 1_000;
-/** The longest cool-down, whatever the origin's Retry-After said. */
-const COOL_MAX_MS = 30_000;
+/**
+ * The longest cool-down, whatever the origin's Retry-After said: every miss is answered busy meanwhile, so Storj's
+ * 120 s, obeyed, would be two minutes without a cold object ("kills performance": storj/edge #536).
+ */
+const COOL_MAX_MS = 10_000;
 /**
  * The limit is cut at most once in this while: the busy answers to transfers already under way when it was cut say
  * nothing new (RFC 5681 §3.1 halves once per window of data, not per lost segment).
@@ -33,7 +36,9 @@ const CUT_GAP_MS = 250;
 const LEASE_MAX_MS = 300_000;
 
 interface Waiter {
-  grant(lease: Lease): void;
+  /** Until when it waits (by the budget's clock). */
+  until: number;
+  grant(lease: Lease | undefined): void;
 }
 
 export class TransferBudget {
@@ -64,26 +69,36 @@ export class TransferBudget {
   /** A lease within `waitMs` (its turn among the waiting ones), or undefined when that passed or `signal` aborted. */
   take(waitMs: number, signal?: AbortSignal): Promise<Lease | undefined> {
     const now = this.tryTake();
-    if (now !== undefined || waitMs <= 0 || signal?.aborted === true) return Promise.resolve(now);
+    // A cool-down that outlasts the wait: answered at once rather than after waiting for nothing.
+    if (now !== undefined || waitMs <= this.coolingFor() || signal?.aborted === true) return Promise.resolve(now);
     return new Promise((resolve) => {
       const give = (lease: Lease | undefined): void => {
         clearTimeout(timer);
+        clearTimeout(cooled);
         signal?.removeEventListener('abort', giveUp);
         resolve(lease);
       };
-      const waiter: Waiter = { grant: give };
+      const waiter: Waiter = { until: this.#clock() + waitMs, grant: give };
       const giveUp = (): void => {
         const at = this.#waiting.indexOf(waiter);
         if (at >= 0) this.#waiting.splice(at, 1);
         give(undefined);
       };
       const timer = setTimeout(giveUp, waitMs);
+      // A cool-down ending while this one waits lets the waiting start: woken from this request's own timer (workerd
+      // runs a timer only within the request that set it, so another's could not be relied on).
+      const atCoolEnd = (): void => {
+        this.#grant();
+        const left = this.coolingFor();
+        if (left > 0) cooled = setTimeout(atCoolEnd, left);
+      };
+      let cooled = setTimeout(atCoolEnd, this.coolingFor());
       signal?.addEventListener('abort', giveUp, { once: true });
       this.#waiting.push(waiter);
     });
   }
 
-  /** The origin answered busy: the limit is halved (once per CUT_GAP_MS) and held down for a cool-down. */
+  /** The origin answered busy: the limit is halved (once per CUT_GAP_MS), and no transfer starts for a cool-down. */
   busy(retryAfterMs?: number): void {
     const now = this.#clock();
     this.#busyInRow += 1;
@@ -95,9 +110,20 @@ export class TransferBudget {
     const backoff = COOL_BASE_MS * 2 ** Math.min(this.#busyInRow - 1, 10) * (0.5 + this.#random() / 2);
     const cool = Math.min(COOL_MAX_MS, Math.max(backoff, retryAfterMs ?? 0));
     this.#coolingUntil = Math.max(this.#coolingUntil, now + cool);
+    // Those whose wait ends before the cool-down does would wait for nothing: answered at once.
+    const hopeless = this.#waiting.filter((waiter) => waiter.until <= this.#coolingUntil);
+    this.#waiting.splice(
+      0,
+      this.#waiting.length,
+      ...this.#waiting.filter((waiter) => waiter.until > this.#coolingUntil),
+    );
+    for (const waiter of hopeless) waiter.grant(undefined);
   }
 
-  /** The origin answered (anything but busy): past the cool-down, the limit grows by one towards the share. */
+  /**
+   * The origin answered (anything but busy): past the cool-down, the limit grows by one towards the share. An answer
+   * within it was asked before the busy one came, and says nothing of the origin since.
+   */
   answered(): void {
     this.#busyInRow = 0;
     if (this.#clock() < this.#coolingUntil || this.#limit >= this.#capacity) return;
@@ -123,6 +149,7 @@ export class TransferBudget {
   }
 
   #room(): boolean {
+    if (this.#clock() < this.#coolingUntil) return false;
     if (this.#held.size < this.#limit) return true;
     // Full: first let go of leases held past any transfer's length (never released: a defect elsewhere).
     const now = this.#clock();

@@ -57,6 +57,10 @@ export interface Tap {
   faults(decide: ((request: RecordedRequest) => OriginFault | undefined) | undefined): void;
   /** Answers still streaming (a stalled one stays until the client gives up): their count. */
   open(): number;
+  /** Requests in progress now, from their arrival until their connection is done with (the origin's transfers). */
+  inProgress(): number;
+  /** The most requests in progress at once since the tap started or was last cleared. */
+  busiest(): number;
   close(): Promise<void>;
 }
 
@@ -70,6 +74,8 @@ export async function startTap(target: string, options: { clock?: () => number }
   let hook: ((request: RecordedRequest) => Promise<void> | void) | undefined;
   let decide: ((request: RecordedRequest) => OriginFault | undefined) | undefined;
   let open = 0;
+  let inProgress = 0;
+  let busiest = 0;
   const server = createServer(async (incoming, outgoing) => {
     const record: RecordedRequest = {
       method: incoming.method ?? 'GET',
@@ -77,7 +83,10 @@ export async function startTap(target: string, options: { clock?: () => number }
       headers: headerRecord(incoming),
     };
     requests.push(record);
+    inProgress++;
+    busiest = Math.max(busiest, inProgress);
     outgoing.once('close', () => {
+      inProgress--;
       if (!outgoing.writableFinished) record.gone ??= Date.now();
     });
     if (hook !== undefined) {
@@ -150,7 +159,10 @@ export async function startTap(target: string, options: { clock?: () => number }
   return {
     url,
     requests,
-    clear: () => void requests.splice(0),
+    clear: () => {
+      requests.splice(0);
+      busiest = inProgress;
+    },
     intercept: (next) => {
       hook = next;
     },
@@ -158,6 +170,8 @@ export async function startTap(target: string, options: { clock?: () => number }
       decide = next;
     },
     open: () => open,
+    inProgress: () => inProgress,
+    busiest: () => busiest,
     close: () => (closed ??= closeServer(server)),
   };
 }

@@ -87,12 +87,13 @@ describe('TransferBudget', () => {
     expect(b.report().limit).toBe(3);
   });
 
-  it('holds the limit down for a cool-down, then grows it by one per answer up to the capacity', () => {
+  it('starts no transfer during a cool-down, then grows the limit by one per answer up to the capacity', () => {
     const { budget: b, clock } = budget(4);
     const leases = takeAll(b, 4);
     b.busy();
     for (const lease of leases) lease.release();
     expect(b.report()).toMatchObject({ limit: 2, coolingUntil: clock.now + 500 });
+    expect(b.tryTake()).toBeUndefined();
     b.answered();
     expect(b.report().limit).toBe(2);
     clock.now += 500;
@@ -102,7 +103,7 @@ describe('TransferBudget', () => {
     expect(b.report()).toEqual({ capacity: 4, limit: 4, inFlight: 0, waiting: 0 });
   });
 
-  it('doubles the cool-down while busy answers keep coming, heeds a Retry-After, and caps both at 30 s', () => {
+  it('doubles the cool-down while busy answers keep coming, heeds a Retry-After, and caps both at 10 s', () => {
     const { budget: b, clock } = budget(4);
     b.busy();
     expect(b.coolingFor()).toBe(500);
@@ -110,8 +111,8 @@ describe('TransferBudget', () => {
     b.busy();
     expect(b.coolingFor()).toBe(1_000);
     b.busy(120_000);
-    expect(b.coolingFor()).toBe(30_000);
-    clock.now += 30_000;
+    expect(b.coolingFor()).toBe(10_000);
+    clock.now += 10_000;
     expect(b.coolingFor()).toBe(0);
   });
 
@@ -127,6 +128,28 @@ describe('TransferBudget', () => {
     b.answered();
     expect(await waiting).toBeDefined();
     expect(b.report()).toMatchObject({ limit: 2, inFlight: 2, waiting: 0 });
+  });
+
+  it('lets the waiting start once a cool-down ends, from their own wait', async () => {
+    const { budget: b, clock } = budget(4);
+    b.busy();
+    const waiting = b.take(10_000);
+    clock.now += 500;
+    expect(await waiting).toBeDefined();
+  });
+
+  it('answers at once those waiting whose wait ends before a cool-down that begins', async () => {
+    const { budget: b } = budget(1);
+    const [held] = takeAll(b, 1);
+    const short = b.take(2_000);
+    const long = b.take(60_000);
+    b.busy(5_000);
+    expect(await short).toBeUndefined();
+    expect(b.report().waiting).toBe(1);
+    // And while it lasts, a newcomer with a shorter wait is not made to wait at all.
+    expect(await b.take(1_000)).toBeUndefined();
+    held?.release();
+    void long;
   });
 
   it('stops counting a lease never released once it is held past any transfer', () => {
@@ -155,6 +178,7 @@ describe('TransferBudget', () => {
             const lease = b.tryTake();
             if (lease !== undefined) {
               expect(before.inFlight).toBeLessThan(before.limit);
+              expect(before.coolingUntil).toBeUndefined();
               held.push(lease);
             }
           } else if (step.kind === 'release') held.shift()?.release();
