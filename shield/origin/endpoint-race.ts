@@ -43,147 +43,175 @@ export function raceEndpoints(
   forwarded: ForwardedHeaders,
   ask: ObjectAsk,
 ): Promise<Response> {
-  const { endpoints, names, order, health, policy, tally } = field;
-  policy.asked();
-  const waitMs = policy.thresholdMs();
-  const attempts: Attempt[] = [];
-  let position = 0;
-  let done = false;
-  let hedgeTimer: ReturnType<typeof setTimeout> | undefined;
-  /** The budget's room a hedge took: given back once the race is decided (one attempt goes on, as the request's). */
-  let spare: (() => void) | undefined;
   return new Promise<Response>((resolve, reject) => {
-    const underWay = (): Attempt[] => attempts.filter((attempt) => !attempt.settled);
-    const hedged = (): boolean => attempts.some((attempt) => attempt.hedge);
-
-    /** Every attempt but `winner` cancelled at once, and released: it neither answered nor failed. */
-    const cancelOthers = (winner: Attempt | undefined): void => {
-      for (const attempt of attempts) {
-        if (attempt === winner || attempt.settled) continue;
-        attempt.settled = true;
-        health.released(names[attempt.index] as string);
-        attempt.controller.abort();
-      }
-    };
-
-    const finish = (outcome: { response: Response; winner: Attempt } | { error: unknown }): void => {
-      if (done) return;
-      done = true;
-      if (hedgeTimer !== undefined) clearTimeout(hedgeTimer);
-      spare?.();
-      if ('error' in outcome) {
-        cancelOthers(undefined);
-        reject(outcome.error);
-        return;
-      }
-      const { response, winner } = outcome;
-      const losers = attempts.filter((attempt) => attempt !== winner && !attempt.settled);
-      cancelOthers(winner);
-      const bytes = answerBytes(method, response);
-      policy.served(bytes);
-      if (hedged()) {
-        // Each loser was cancelled before its head came: what it may have sent all the same (hedge-policy.ts).
-        const loserBytes = losers.length * loserCharge(bytes);
-        policy.lost(loserBytes);
-        tally.ended(winner.hedge, loserBytes);
-      }
-      resolve(response);
-    };
-
-    const start = (hedge: boolean): void => {
-      const index = order[position] as number;
-      const last = position === order.length - 1;
-      position += 1;
-      const controller = new AbortController();
-      // The client going away ends every attempt, the winner's body included (timed-fetch.ts hears it).
-      const onClientGone = (): void => controller.abort(ask.signal?.reason);
-      if (ask.signal?.aborted === true) onClientGone();
-      else ask.signal?.addEventListener('abort', onClientGone, { once: true });
-      const attempt: Attempt = { index, started: Date.now(), hedge, controller, settled: false };
-      attempts.push(attempt);
-      const name = names[index] as string;
-      health.asking(name, attempt.started);
-      if (hedge) tally.started();
-      // Another endpoint to ask: a busy answer is not waited out here (ObjectAsk.busy).
-      const attemptAsk: ObjectAsk = { ...ask, signal: controller.signal, ...(last ? {} : { busy: 'answer' as const }) };
-      (endpoints[index] as Pick<Origin, 'fetch'>).fetch(target, method, forwarded, attemptAsk).then(
-        (response) => answered(attempt, response),
-        (error: unknown) => erred(attempt, error),
-      );
-      armHedge();
-    };
-
-    /** The next endpoint is hedged onto once the wait is over and nothing has come, if the cap allows. */
-    const armHedge = (): void => {
-      if (hedgeTimer !== undefined) clearTimeout(hedgeTimer);
-      if (position >= order.length || underWay().length !== 1) return;
-      const first = underWay()[0] as Attempt;
-      hedgeTimer = setTimeout(
-        () => {
-          if (done || position >= order.length || underWay().length !== 1) return;
-          // A hedge is a second transfer under way: only within the budget's room (ObjectAsk.spare), and the cap's.
-          const room = ask.spare?.();
-          if (ask.spare !== undefined && room === undefined) return;
-          if (!policy.take()) return room?.();
-          spare = room;
-          start(true);
-        },
-        Math.max(0, first.started + waitMs - Date.now()),
-      );
-    };
-
-    const answered = (attempt: Attempt, response: Response): void => {
-      if (done || attempt.settled) {
-        // Cancelled while its head was on the way: its body is let go unread.
-        void response.body?.cancel().catch(() => undefined);
-        return;
-      }
-      attempt.settled = true;
-      const name = names[attempt.index] as string;
-      const failure = field.failure(response);
-      if (failure === undefined) {
-        const firstByteMs = Date.now() - attempt.started;
-        health.answered(name, firstByteMs);
-        policy.firstByte(firstByteMs);
-        finish({ response, winner: attempt });
-        return;
-      }
-      health.failed(name, Date.now(), failure.retryAfterMs);
-      failedOver(() => finish({ response, winner: attempt }), response);
-    };
-
-    const erred = (attempt: Attempt, error: unknown): void => {
-      if (done || attempt.settled) return;
-      attempt.settled = true;
-      const name = names[attempt.index] as string;
-      // The client went away: nothing was learnt of the endpoint, and nobody is left to answer.
-      if (error instanceof ClientGone || ask.signal?.aborted === true) {
-        health.released(name);
-        finish({ error });
-        return;
-      }
-      health.failed(name, Date.now());
-      failedOver(() => finish({ error }));
-    };
-
-    /**
-     * An attempt failed: the next endpoint is asked at once when no other is under way; with none left to ask, the
-     * failure is the answer (`last`).
-     */
-    const failedOver = (last: () => void, response?: Response): void => {
-      if (underWay().length > 0) {
-        void response?.body?.cancel().catch(() => undefined);
-        armHedge();
-        return;
-      }
-      if (position >= order.length) {
-        last();
-        return;
-      }
-      void response?.body?.cancel().catch(() => undefined);
-      start(false);
-    };
-
-    start(false);
+    new EndpointRace(field, { target, method, forwarded, ask }, resolve, reject).start(false);
   });
+}
+
+interface Asked {
+  target: RequestTarget;
+  method: 'GET' | 'HEAD';
+  forwarded: ForwardedHeaders;
+  ask: ObjectAsk;
+}
+
+class EndpointRace {
+  readonly #field: RaceField;
+  readonly #asked: Asked;
+  readonly #resolve: (response: Response) => void;
+  readonly #reject: (error: unknown) => void;
+  readonly #waitMs: number;
+  readonly #attempts: Attempt[] = [];
+  #position = 0;
+  #done = false;
+  #hedgeTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The budget's room a hedge took: given back once the race is decided (one attempt goes on, as the request's). */
+  #spare: (() => void) | undefined;
+
+  constructor(field: RaceField, asked: Asked, resolve: (response: Response) => void, reject: (error: unknown) => void) {
+    this.#field = field;
+    this.#asked = asked;
+    this.#resolve = resolve;
+    this.#reject = reject;
+    field.policy.asked();
+    this.#waitMs = field.policy.thresholdMs();
+  }
+
+  /** The next endpoint in order asked: the first, a hedge, or the one failed over to. */
+  start(hedge: boolean): void {
+    const { order, names, endpoints, health, tally } = this.#field;
+    const { target, method, forwarded, ask } = this.#asked;
+    const index = order[this.#position] as number;
+    const last = this.#position === order.length - 1;
+    this.#position += 1;
+    const controller = new AbortController();
+    // The client going away ends every attempt, the winner's body included (timed-fetch.ts hears it).
+    const onClientGone = (): void => controller.abort(ask.signal?.reason);
+    if (ask.signal?.aborted === true) onClientGone();
+    else ask.signal?.addEventListener('abort', onClientGone, { once: true });
+    const attempt: Attempt = { index, started: Date.now(), hedge, controller, settled: false };
+    this.#attempts.push(attempt);
+    health.asking(names[index] as string, attempt.started);
+    if (hedge) tally.started();
+    // Another endpoint to ask: a busy answer is not waited out here (ObjectAsk.busy).
+    const attemptAsk: ObjectAsk = { ...ask, signal: controller.signal, ...(last ? {} : { busy: 'answer' as const }) };
+    (endpoints[index] as Pick<Origin, 'fetch'>).fetch(target, method, forwarded, attemptAsk).then(
+      (response) => this.#answered(attempt, response),
+      (error: unknown) => this.#erred(attempt, error),
+    );
+    this.#armHedge();
+  }
+
+  #underWay(): Attempt[] {
+    return this.#attempts.filter((attempt) => !attempt.settled);
+  }
+
+  /** The next endpoint is hedged onto once the wait is over and nothing has come, if the cap allows. */
+  #armHedge(): void {
+    if (this.#hedgeTimer !== undefined) clearTimeout(this.#hedgeTimer);
+    const { order, policy } = this.#field;
+    if (this.#position >= order.length || this.#underWay().length !== 1) return;
+    const first = this.#underWay()[0] as Attempt;
+    this.#hedgeTimer = setTimeout(
+      () => {
+        if (this.#done || this.#position >= order.length || this.#underWay().length !== 1) return;
+        // A hedge is a second transfer under way: only within the budget's room (ObjectAsk.spare), and the cap's.
+        const { ask } = this.#asked;
+        const room = ask.spare?.();
+        if (ask.spare !== undefined && room === undefined) return;
+        if (!policy.take()) return room?.();
+        this.#spare = room;
+        this.start(true);
+      },
+      Math.max(0, first.started + this.#waitMs - Date.now()),
+    );
+  }
+
+  #answered(attempt: Attempt, response: Response): void {
+    if (this.#done || attempt.settled) {
+      // Cancelled while its head was on the way: its body is let go unread.
+      void response.body?.cancel().catch(() => undefined);
+      return;
+    }
+    attempt.settled = true;
+    const { names, health, policy } = this.#field;
+    const name = names[attempt.index] as string;
+    const failure = this.#field.failure(response);
+    if (failure === undefined) {
+      const firstByteMs = Date.now() - attempt.started;
+      health.answered(name, firstByteMs);
+      policy.firstByte(firstByteMs);
+      this.#finish({ response, winner: attempt });
+      return;
+    }
+    health.failed(name, Date.now(), failure.retryAfterMs);
+    this.#failedOver(() => this.#finish({ response, winner: attempt }), response);
+  }
+
+  #erred(attempt: Attempt, error: unknown): void {
+    if (this.#done || attempt.settled) return;
+    attempt.settled = true;
+    const name = this.#field.names[attempt.index] as string;
+    // The client went away: nothing was learnt of the endpoint, and nobody is left to answer.
+    if (error instanceof ClientGone || this.#asked.ask.signal?.aborted === true) {
+      this.#field.health.released(name);
+      this.#finish({ error });
+      return;
+    }
+    this.#field.health.failed(name, Date.now());
+    this.#failedOver(() => this.#finish({ error }));
+  }
+
+  /**
+   * An attempt failed: the next endpoint is asked at once when no other is under way; with none left to ask, the
+   * failure is the answer (`last`).
+   */
+  #failedOver(last: () => void, response?: Response): void {
+    if (this.#underWay().length > 0) {
+      void response?.body?.cancel().catch(() => undefined);
+      this.#armHedge();
+      return;
+    }
+    if (this.#position >= this.#field.order.length) {
+      last();
+      return;
+    }
+    void response?.body?.cancel().catch(() => undefined);
+    this.start(false);
+  }
+
+  #finish(outcome: { response: Response; winner: Attempt } | { error: unknown }): void {
+    if (this.#done) return;
+    this.#done = true;
+    if (this.#hedgeTimer !== undefined) clearTimeout(this.#hedgeTimer);
+    this.#spare?.();
+    if ('error' in outcome) {
+      this.#cancelOthers(undefined);
+      this.#reject(outcome.error);
+      return;
+    }
+    const { response, winner } = outcome;
+    const { policy, tally } = this.#field;
+    const losers = this.#attempts.filter((attempt) => attempt !== winner && !attempt.settled);
+    this.#cancelOthers(winner);
+    const bytes = answerBytes(this.#asked.method, response);
+    policy.served(bytes);
+    if (this.#attempts.some((attempt) => attempt.hedge)) {
+      // Each loser was cancelled before its head came: what it may have sent all the same (hedge-policy.ts).
+      const loserBytes = losers.length * loserCharge(bytes);
+      policy.lost(loserBytes);
+      tally.ended(winner.hedge, loserBytes);
+    }
+    this.#resolve(response);
+  }
+
+  /** Every attempt but `winner` cancelled at once, and released: it neither answered nor failed. */
+  #cancelOthers(winner: Attempt | undefined): void {
+    for (const attempt of this.#attempts) {
+      if (attempt === winner || attempt.settled) continue;
+      attempt.settled = true;
+      this.#field.health.released(this.#field.names[attempt.index] as string);
+      attempt.controller.abort();
+    }
+  }
 }

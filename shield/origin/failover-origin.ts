@@ -12,11 +12,13 @@ import { isBusy, retryAfterMs } from '../../shared/http/busy-origin.ts';
 import { ClientGone } from '../../shared/http/errors.ts';
 import type { OriginEndpoint } from '../../shared/http/health-report.ts';
 import { isolateHedges } from '../../shared/observe/hedge-tally.ts';
+import type { RequestTarget } from '../../shared/request/request-target.ts';
 import { type EndpointHealth, isolateEndpoints } from './endpoint-health.ts';
 import { raceEndpoints } from './endpoint-race.ts';
 import type { HedgePolicy } from './hedge-policy.ts';
 import type { ObjectAsk, Origin } from './origin.ts';
 import { originBasePath } from './origin-url.ts';
+import type { ForwardedHeaders } from './s3-request.ts';
 
 /** An endpoint as its health is kept and reported: its origin and base path, never credentials or a query. */
 function endpointName(url: URL): string {
@@ -65,35 +67,7 @@ export function failoverOrigin(
         const field = { endpoints, names, order, health, policy: hedge, tally: isolateHedges, failure: failureOf };
         return raceEndpoints(field, target, method, forwarded, ask);
       }
-      for (const [position, index] of order.entries()) {
-        const endpoint = endpoints[index] as Origin;
-        const name = names[index] as string;
-        const last = position === order.length - 1;
-        // Another endpoint to ask: a busy answer is not waited out here (ObjectAsk.busy).
-        const attempt: ObjectAsk = last ? ask : { ...ask, busy: 'answer' };
-        const started = Date.now();
-        health.asking(name, started);
-        try {
-          const response = await endpoint.fetch(target, method, forwarded, attempt);
-          if (response.status < 500 && response.status !== 429) {
-            health.answered(name, Date.now() - started);
-            return response;
-          }
-          health.failed(name, Date.now(), isBusy(response.status) ? retryAfter(response) : undefined);
-          if (last) return response;
-          await response.body?.cancel();
-        } catch (error) {
-          // The client went away: nothing was learnt of the endpoint, and nobody is left to answer.
-          if (error instanceof ClientGone || ask.signal?.aborted === true) {
-            health.released(name);
-            throw error;
-          }
-          health.failed(name, Date.now());
-          if (last) throw error;
-        }
-      }
-      // Not reached: `order` names every endpoint, and the last one's answer or error is returned or thrown above.
-      throw new TypeError('no endpoint was asked');
+      return askInTurn(endpoints, names, order, health, { target, method, forwarded, ask });
     },
     keptHeaders: (headers) => first.keptHeaders(headers),
     failure: (response) => first.failure(response),
@@ -112,6 +86,53 @@ export function failoverOrigin(
     },
   };
   return self;
+}
+
+/**
+ * Each endpoint in `order` in turn until one answers (anything but 5xx or 429); the last one's answer or error is the
+ * answer. A GET or HEAD only.
+ */
+async function askInTurn(
+  endpoints: readonly Origin[],
+  names: readonly string[],
+  order: readonly number[],
+  health: EndpointHealth,
+  {
+    target,
+    method,
+    forwarded,
+    ask,
+  }: { target: RequestTarget; method: 'GET' | 'HEAD'; forwarded: ForwardedHeaders; ask: ObjectAsk },
+): Promise<Response> {
+  for (const [position, index] of order.entries()) {
+    const endpoint = endpoints[index] as Origin;
+    const name = names[index] as string;
+    const last = position === order.length - 1;
+    // Another endpoint to ask: a busy answer is not waited out here (ObjectAsk.busy).
+    const attempt: ObjectAsk = last ? ask : { ...ask, busy: 'answer' };
+    const started = Date.now();
+    health.asking(name, started);
+    try {
+      const response = await endpoint.fetch(target, method, forwarded, attempt);
+      if (failureOf(response) === undefined) {
+        health.answered(name, Date.now() - started);
+        return response;
+      }
+      health.failed(name, Date.now(), failureOf(response)?.retryAfterMs);
+      if (last) return response;
+      await response.body?.cancel();
+    } catch (error) {
+      // The client went away: nothing was learnt of the endpoint, and nobody is left to answer.
+      if (error instanceof ClientGone || ask.signal?.aborted === true) {
+        health.released(name);
+        throw error;
+      }
+      health.failed(name, Date.now());
+      if (last) throw error;
+    }
+  }
+  // Not reached: `order` names every endpoint, and the last one's answer or error is returned or thrown above.
+  throw new TypeError('no endpoint was asked');
 }
 
 /** What the health answer says of each endpoint `urls` names (docs/operating.md "Health"). */
