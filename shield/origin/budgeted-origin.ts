@@ -52,12 +52,12 @@ export function budgetedOrigin(
             return room && (() => room.release());
           },
           onBusy: (busy) => {
-            budget.busy(retryAfterOf(busy));
+            if (throttles(inner, busy)) budget.busy(retryAfterOf(busy));
             ask.onBusy?.(busy);
           },
         });
         // The origin as a whole (every endpoint failover-origin.ts asked) was busy; a 5xx says nothing of its load.
-        if (isBusy(response.status)) budget.busy(retryAfterOf(response));
+        if (throttles(inner, response)) budget.busy(retryAfterOf(response));
         else if (response.status < 500) budget.answered();
         return releasedAtEnd(response, lease, transfer, inner.config.originIdleTimeoutMs);
       } catch (error) {
@@ -102,6 +102,16 @@ async function leased(budget: TransferBudget, waitMs: number, signal: AbortSigna
   );
 }
 
+/**
+ * Whether an answer asks the shield to slow down: a 429 (RFC 6585 §4), or a 503 from S3 (SlowDown, Storj's answer
+ * past its limit) or one naming a Retry-After (RFC 9110 §15.6.4). A site's bare 503 is one path's failure as often as
+ * the site's load: it fails its own request, and pauses no other.
+ */
+function throttles(origin: Origin, response: Response): boolean {
+  if (!isBusy(response.status)) return false;
+  return response.status === 429 || !origin.passesAnswersOn || response.headers.has('retry-after');
+}
+
 function retryAfterOf(response: Response): number | undefined {
   return retryAfterMs(response.headers.get('retry-after'), Date.now());
 }
@@ -120,7 +130,8 @@ const CHUNK_BYTES = 256 * 1024;
  */
 function releasedAtEnd(response: Response, lease: Lease, transfer: AbortController, idleMs: number): Response {
   const source = response.body;
-  if (source === null) {
+  // A status no Response may be built with (RFC 9110 §15: not an HTTP answer) is refused by the caller as it came.
+  if (source === null || response.status < 200 || response.status > 599) {
     lease.release();
     return response;
   }

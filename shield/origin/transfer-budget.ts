@@ -108,7 +108,8 @@ export class TransferBudget {
     }
     // Jittered: isolates that saw the same busy answer do not all press again at once.
     const backoff = COOL_BASE_MS * 2 ** Math.min(this.#busyInRow - 1, 10) * (0.5 + this.#random() / 2);
-    const cool = Math.min(COOL_MAX_MS, Math.max(backoff, retryAfterMs ?? 0));
+    // `Retry-After: 0` is the origin saying to come back at once: the limit is cut, nothing paused.
+    const cool = retryAfterMs === 0 ? 0 : Math.min(COOL_MAX_MS, Math.max(backoff, retryAfterMs ?? 0));
     this.#coolingUntil = Math.max(this.#coolingUntil, now + cool);
     // Those whose wait ends before the cool-down does would wait for nothing: answered at once.
     const hopeless = this.#waiting.filter((waiter) => waiter.until <= this.#coolingUntil);

@@ -130,6 +130,14 @@ describe('TransferBudget', () => {
     expect(b.report()).toMatchObject({ limit: 2, inFlight: 2, waiting: 0 });
   });
 
+  it('pauses nothing for a Retry-After of 0 (come back at once), though the limit is still cut', () => {
+    const { budget: b } = budget(4);
+    takeAll(b, 4);
+    b.busy(0);
+    expect(b.coolingFor()).toBe(0);
+    expect(b.report().limit).toBe(2);
+  });
+
   it('lets the waiting start once a cool-down ends, from their own wait', async () => {
     const { budget: b, clock } = budget(4);
     b.busy();
