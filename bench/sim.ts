@@ -13,7 +13,7 @@ import { simMarkdown, summaryLine } from './sim/report/sim-tables.ts';
 import { runSim } from './sim/run-sim.ts';
 import { FlagError, parseSimFlags, type SimFlags } from './sim/sim-flags.ts';
 import { SYSTEMS } from './sim/systems.ts';
-import { defaultTopology } from './sim/topology.ts';
+import { defaultTopology, SLOW_ENDPOINT } from './sim/topology.ts';
 import { DEFAULT_WORKLOAD, generateTrace } from './sim/workload/generate.ts';
 import { convertLog } from './sim/workload/log-convert.ts';
 import { formatTrace, parseTrace, type Trace, traceLocations } from './sim/workload/trace.ts';
@@ -43,7 +43,12 @@ if (flags.writeTrace !== undefined) {
 const ramTmpdir = useRamTmpdir();
 if (ramTmpdir !== undefined) console.log(`sim: caches and temporary files in ${ramTmpdir} (RAM)`);
 const at = new Date();
-const topology = defaultTopology({ locations, isolatesPerLocation: flags.isolates, kvPropagationMs: flags.kvDelayMs });
+const topology = defaultTopology({
+  locations,
+  isolatesPerLocation: flags.isolates,
+  kvPropagationMs: flags.kvDelayMs,
+  ...(flags.slowEndpoint ? { endpoints: SLOW_ENDPOINT } : {}),
+});
 const systems = flags.systems.map((name) => {
   const start = SYSTEMS[name];
   return {

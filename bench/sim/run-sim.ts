@@ -6,7 +6,7 @@
 import { type CatalogueOrigin, type OriginAnswer, startCatalogueOrigin } from './catalogue-origin.ts';
 import { type PurgeTiming, timePurge } from './purge-probe.ts';
 import { type ReplayResult, replay } from './replay.ts';
-import type { SimOperations, SimSystem, StartSystem, SystemName } from './system.ts';
+import type { EndpointCounts, SimOperations, SimSystem, StartSystem, SystemName } from './system.ts';
 import type { SimTopology } from './topology.ts';
 import { CROWD_TAG } from './workload/generate.ts';
 import type { Trace, TraceRequest } from './workload/trace.ts';
@@ -44,6 +44,8 @@ export interface SystemRun {
    * its edge.
    */
   ledger?: { sent: number; answered: number; counted: number | undefined };
+  /** What each origin endpoint saw, where the topology has several. */
+  endpoints?: EndpointCounts[];
 }
 
 export interface SimRun {
@@ -113,6 +115,7 @@ async function runSystem(
     if (live.stats !== undefined)
       run.ledger = { sent: all.length, answered, counted: await countedAtEdge(live, answered) };
     if (live.operations !== undefined) run.operations = live.operations();
+    if (live.endpoints !== undefined) run.endpoints = live.endpoints();
   } catch (error) {
     run.error = error instanceof Error ? error.message : String(error);
   } finally {

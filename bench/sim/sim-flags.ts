@@ -6,6 +6,10 @@ import type { SystemName } from './system.ts';
 import { DEFAULT_WORKLOAD } from './workload/generate.ts';
 
 export const SYSTEM_ORDER: readonly SystemName[] = ['tiercache', 'no-shield', 'varnish', 'nginx-slice'];
+/** Every system --systems may name: the default run's, and tiercache with its hedge off. */
+const KNOWN_SYSTEMS: readonly SystemName[] = [...SYSTEM_ORDER, 'tiercache-no-hedge'];
+/** --slow-endpoint's systems, unless --systems says otherwise: the same tiercache with hedging off, then on. */
+const SLOW_ENDPOINT_SYSTEMS: readonly SystemName[] = ['tiercache-no-hedge', 'tiercache'];
 
 export interface SimFlags {
   locations: number | undefined;
@@ -24,6 +28,8 @@ export interface SimFlags {
   writeTrace?: string;
   /** Write the trace (--write-trace) and run nothing. */
   traceOnly: boolean;
+  /** The origin at three endpoints, the preferred one slow on a fifth of its answers (topology.ts SLOW_ENDPOINT). */
+  slowEndpoint: boolean;
 }
 
 const NUMBER_FLAGS = {
@@ -54,11 +60,14 @@ export function parseSimFlags(args: readonly string[]): SimFlags {
     kvDelayMs: 60_000,
     isolates: 1,
     traceOnly: false,
+    slowEndpoint: false,
   };
+  let systemsGiven = false;
   for (let i = 0; i < args.length; i++) {
     const [name = '', inline] = (args[i] ?? '').split(/=(.*)/s, 2);
-    if (name === '--trace-only') {
-      flags.traceOnly = true;
+    if (name === '--trace-only' || name === '--slow-endpoint') {
+      if (name === '--trace-only') flags.traceOnly = true;
+      else flags.slowEndpoint = true;
       continue;
     }
     if (!(name in NUMBER_FLAGS || name in PATH_FLAGS || name === '--systems'))
@@ -76,8 +85,10 @@ export function parseSimFlags(args: readonly string[]): SimFlags {
       flags[PATH_FLAGS[name as keyof typeof PATH_FLAGS]] = value;
     } else {
       flags.systems = systemList(value);
+      systemsGiven = true;
     }
   }
+  if (flags.slowEndpoint && !systemsGiven) flags.systems = [...SLOW_ENDPOINT_SYSTEMS];
   check(flags);
   return flags;
 }
@@ -85,8 +96,8 @@ export function parseSimFlags(args: readonly string[]): SimFlags {
 function systemList(value: string): SystemName[] {
   const names = value.split(',').map((name) => name.trim());
   for (const name of names)
-    if (!SYSTEM_ORDER.includes(name as SystemName))
-      throw new FlagError(`--systems takes ${SYSTEM_ORDER.join(', ')}; got ${name}`);
+    if (!KNOWN_SYSTEMS.includes(name as SystemName))
+      throw new FlagError(`--systems takes ${KNOWN_SYSTEMS.join(', ')}; got ${name}`);
   return names as SystemName[];
 }
 

@@ -5,7 +5,7 @@
 import type { SimTopology } from './topology.ts';
 
 /** The systems a run compares (docs/sim.md): tiercache and its baselines on the same links and trace. */
-export type SystemName = 'tiercache' | 'no-shield' | 'varnish' | 'nginx-slice';
+export type SystemName = 'tiercache' | 'tiercache-no-hedge' | 'no-shield' | 'varnish' | 'nginx-slice';
 
 /** One location as a client reaches it. */
 export interface SimLocation {
@@ -37,9 +37,23 @@ export interface SimSystem {
   purge?(path: string, at: number): Promise<void>;
   /** The platform operations so far (tiercache only). */
   operations?(): SimOperations;
+  /** What each origin endpoint saw, where the topology has several (topology.ts `endpoints`; tiercache only). */
+  endpoints?(): EndpointCounts[];
   /** The stats the system kept of itself, as stats.json says them (tiercache only), for the ledger check. */
   stats?(): Promise<unknown>;
   stop(): Promise<void>;
+}
+
+/** What one origin endpoint saw (bench/setup/slow-endpoint.ts counts it). */
+export interface EndpointCounts {
+  requests: number;
+  /** Answers whose head it held back (the slow one's). */
+  held: number;
+  /** Body bytes it sent. */
+  bytes: number;
+  /** Requests the shield gave up before their answer was all sent (a hedge's loser), and the bytes sent for them. */
+  gaveUp: number;
+  gaveUpBytes: number;
 }
 
 /** The origin every system of a run is put in front of (origin.ts), reached by each through its own shaped link. */

@@ -16,6 +16,7 @@ import type { Shaper } from '../setup/shaper.ts';
 import { KvModel } from './kv-model.ts';
 import { kvBinding, kvService, kvWrapperWorker } from './kv-server.ts';
 import { originLink as originLinkOf, startLink } from './links.ts';
+import { startOriginEndpoints } from './origin-endpoints.ts';
 import { startShieldProcess } from './shield-process.ts';
 import { statsBinding, statsRelay, statsWrapperWorker } from './stats-relay.ts';
 import type { SimLocation, SimOperations, SimOriginEndpoint, SimSystem, StartSystem } from './system.ts';
@@ -50,6 +51,12 @@ export interface TiercacheSystem extends SimSystem {
 
 export const startTiercache: StartSystem = (topology, origin) => startTiercacheSystem(topology, origin);
 
+/** tiercache with its hedged first byte off (ORIGIN_HEDGE=off): what hedging saves, on the same endpoints. */
+export const startTiercacheNoHedge: StartSystem = async (topology, origin) => ({
+  ...(await startTiercacheSystem(topology, origin, { config: { ORIGIN_HEDGE: 'off' } })),
+  name: 'tiercache-no-hedge',
+});
+
 export async function startTiercacheSystem(
   topology: SimTopology,
   origin: SimOriginEndpoint,
@@ -67,12 +74,18 @@ export async function startTiercacheSystem(
     const kv = new KvModel(topology.kvPropagationMs);
     const relay = statsRelay();
     const wrappers = [kvWrapperWorker(kvService(kv, now)), statsWrapperWorker(relay)];
-    const originLink = await startLink(originLinkOf(topology), origin.url);
-    stops.push(originLink.close);
+    // One link to the origin, or one per endpoint (topology.ts `endpoints`), each through a counting proxy.
+    const endpoints =
+      topology.endpoints === undefined
+        ? undefined
+        : await startOriginEndpoints(topology, topology.endpoints, origin.url);
+    if (endpoints !== undefined) stops.push(endpoints.close);
+    const originLink = endpoints?.links[0] ?? (await startLink(originLinkOf(topology), origin.url));
+    if (endpoints === undefined) stops.push(originLink.close);
     const tokens = { SHIELD_TOKEN: randomUUID(), PURGE_TOKEN: randomUUID(), STATS_TOKEN: randomUUID() };
     const config: RawConfig = {
       ORIGIN_KIND: 'http',
-      ORIGIN_URL: originLink.url,
+      ORIGIN_URL: endpoints === undefined ? originLink.url : endpoints.urls.join(' '),
       STATS_FLUSH_MS: String(SIM_FLUSH_MS),
       // Only failures are logged, as `npm start` does without LOG=1: the run's output is its tables.
       LOG_SAMPLE: '0',
@@ -129,6 +142,7 @@ export async function startTiercacheSystem(
       originLink,
       purge: (path, at) => purgeAt(locationAt(locations, at), path, tokens.PURGE_TOKEN),
       operations: () => operations(kv, relay.requests(), isolates, performance.now() - startedAt),
+      ...(endpoints === undefined ? {} : { endpoints: endpoints.counts }),
       async stats() {
         // Every isolate's batch is flushed SIM_FLUSH_MS after its last record (record-sinks.ts): wait for the last.
         await new Promise((resolve) => setTimeout(resolve, 2 * SIM_FLUSH_MS));

@@ -27,7 +27,23 @@ export interface SimTopology {
   isolatesPerLocation: number;
   /** KV's propagation delay as modelled: a write is seen at another location this long after it was made. */
   kvPropagationMs: number;
+  /**
+   * The origin at several endpoints (`--slow-endpoint`: Storj's gateways, one of them slow at times), for a system
+   * that can use them (tiercache's ORIGIN_URL); absent: one endpoint.
+   */
+  endpoints?: SimEndpoints;
 }
+
+/** The origin reached at `count` endpoints, each over a link like the origin's; the first slow on some answers. */
+export interface SimEndpoints {
+  count: number;
+  /** The first endpoint holds the head of one answer in `slowEvery` this much longer. */
+  slowHoldMs: number;
+  slowEvery: number;
+}
+
+/** Issue 39's case: three endpoints, the preferred one's first byte 400 ms late on a fifth of its answers. */
+export const SLOW_ENDPOINT: SimEndpoints = { count: 3, slowHoldMs: 400, slowEvery: 5 };
 
 const MB = 1e6;
 
@@ -50,6 +66,7 @@ export interface TopologyOptions {
   /** Multiplies every latency (0: an unshaped map, for a run's ceiling). Default 1. */
   latencyScale?: number;
   originBytesPerSec?: number;
+  endpoints?: SimEndpoints;
 }
 
 /** The default map with `locations` locations (default 6). */
@@ -72,6 +89,7 @@ export function defaultTopology(options: TopologyOptions = {}): SimTopology {
     originFirstByteMs: 20 * scale,
     isolatesPerLocation: options.isolatesPerLocation ?? 1,
     kvPropagationMs: options.kvPropagationMs ?? 60_000,
+    ...(options.endpoints === undefined ? {} : { endpoints: options.endpoints }),
   };
 }
 

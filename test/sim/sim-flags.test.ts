@@ -13,7 +13,17 @@ describe('npm run sim flags', () => {
       kvDelayMs: 60_000,
       isolates: 1,
       traceOnly: false,
+      slowEndpoint: false,
     });
+  });
+
+  it('runs tiercache with its hedge off, then on, for --slow-endpoint, unless --systems names others', () => {
+    expect(parseSimFlags(['--slow-endpoint'])).toMatchObject({
+      slowEndpoint: true,
+      systems: ['tiercache-no-hedge', 'tiercache'],
+    });
+    expect(parseSimFlags(['--systems', 'tiercache', '--slow-endpoint']).systems).toEqual(['tiercache']);
+    expect(parseSimFlags(['--systems', 'tiercache-no-hedge']).systems).toEqual(['tiercache-no-hedge']);
   });
 
   it('reads each flag, as `--flag value` or `--flag=value`', () => {

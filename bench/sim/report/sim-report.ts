@@ -8,6 +8,7 @@ import type { SimRun, SystemRun } from '../run-sim.ts';
 import type { SimOperations, SystemName } from '../system.ts';
 import { CROWD_TAG } from '../workload/generate.ts';
 import { type CrowdCost, crowdCost } from './crowd.ts';
+import { type EndpointSummary, endpointSummary } from './endpoint-summary.ts';
 import { type FirstByteRow, firstByteRows } from './first-bytes.ts';
 import { uniqueRequestedBytes } from './requested-bytes.ts';
 import { type LocationRatios, tierRatios } from './tier-ratios.ts';
@@ -63,6 +64,8 @@ export interface SystemSummary {
   ledger: { sent: number; answered: number; counted: number | undefined; exact: boolean } | undefined;
   /** The client's own lateness against the trace's pacing (p99, ms): a loaded runner says so here. */
   lateP99Ms: number;
+  /** On an origin at several endpoints (`--slow-endpoint`): misses' first bytes, the endpoints, hedge egress. */
+  endpoints?: EndpointSummary;
 }
 
 export interface SimReport {
@@ -122,7 +125,12 @@ function summarize(system: SystemRun, run: SimRun): SystemSummary {
         ? undefined
         : { ...system.ledger, exact: system.ledger.counted === system.ledger.answered },
     lateP99Ms: late[Math.max(0, Math.ceil(late.length * 0.99) - 1)] ?? 0,
+    ...optional('endpoints', endpointSummary(system.results, system.endpoints, system.originBytes)),
   };
+}
+
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
 }
 
 function purgeSummary(system: SystemRun, run: SimRun): PurgeSummary | undefined {

@@ -31,6 +31,14 @@ export function simMarkdown(report: SimReport, topology: SimTopology): string {
     ['Cold crowd: origin answers per slice of the new object', crowdTable(report.systems)],
     ['A purge at one location: until no location serves the purged bytes', purgeTable(report.systems, topology)],
     ['Platform operations', operationsTable(report.systems)],
+    ...(report.systems.some((system) => system.endpoints !== undefined)
+      ? [
+          ['Origin endpoints (--slow-endpoint): misses, hedges and their egress', endpointsTable(report.systems)] as [
+            string,
+            Table,
+          ],
+        ]
+      : []),
     ['The targets tiercache is held to', targetsTable(report)],
   ];
   const problems = report.systems.flatMap((system) => system.problems.map((problem) => `- ${system.name}: ${problem}`));
@@ -235,6 +243,37 @@ function targetsTable(report: SimReport): Table {
 }
 
 /** A system that answered at least one request (one that failed to start has only its overview row). */
+function endpointsTable(systems: readonly SystemSummary[]): Table {
+  return {
+    columns: [
+      'system',
+      'misses',
+      'miss TTFB p50 ms',
+      'miss TTFB p99 ms',
+      'endpoint requests (held)',
+      'given up',
+      'hedge egress MB',
+      'of origin bytes',
+    ],
+    rows: systems.flatMap((s) => {
+      const e = s.endpoints;
+      if (e === undefined) return [];
+      return [
+        [
+          s.name,
+          String(e.misses.count),
+          e.misses.p50.toFixed(0),
+          e.misses.p99.toFixed(0),
+          e.endpoints.map((endpoint) => `${endpoint.requests} (${endpoint.held})`).join(', '),
+          String(e.endpoints.reduce((sum, endpoint) => sum + endpoint.gaveUp, 0)),
+          (e.gaveUpBytes / MB).toFixed(3),
+          e.gaveUpShare === undefined ? 'n/a' : `${(e.gaveUpShare * 100).toFixed(2)} %`,
+        ],
+      ];
+    }),
+  };
+}
+
 function ran(system: SystemSummary): boolean {
   return system.requests > 0;
 }

@@ -1,0 +1,39 @@
+// A run on an origin at several endpoints (`--slow-endpoint`), as issue 39 asks to see it: the misses' first bytes
+// over every location (what a slow endpoint costs them, and what hedging wins back), what each endpoint saw, and the
+// hedges' egress: the bytes endpoints sent for requests the shield gave up, over the origin's bytes.
+
+import { percentile } from '../../report/statistics.ts';
+import type { EndpointCounts } from '../system.ts';
+import { pathTaken, tierVerdict } from './cache-verdict.ts';
+import type { TimedSample } from './first-bytes.ts';
+
+export interface EndpointSummary {
+  /** Responses that were misses at every tier, all locations together: their first bytes (ms). */
+  misses: { count: number; p50: number; p99: number };
+  endpoints: EndpointCounts[];
+  /** Bytes sent for requests the shield gave up (a hedge's losers), and their share of the origin's bytes. */
+  gaveUpBytes: number;
+  gaveUpShare: number | undefined;
+}
+
+export function endpointSummary(
+  samples: readonly TimedSample[],
+  endpoints: readonly EndpointCounts[] | undefined,
+  originBytes: number,
+): EndpointSummary | undefined {
+  if (endpoints === undefined) return undefined;
+  const misses = samples
+    .filter((sample) => Number.isFinite(sample.ttfbMs) && pathTaken(tierVerdict(sample)) === 'miss')
+    .map((sample) => sample.ttfbMs);
+  const gaveUpBytes = endpoints.reduce((sum, endpoint) => sum + endpoint.gaveUpBytes, 0);
+  return {
+    misses: {
+      count: misses.length,
+      p50: misses.length === 0 ? Number.NaN : percentile(misses, 50),
+      p99: misses.length === 0 ? Number.NaN : percentile(misses, 99),
+    },
+    endpoints: [...endpoints],
+    gaveUpBytes,
+    gaveUpShare: originBytes === 0 ? undefined : gaveUpBytes / originBytes,
+  };
+}
