@@ -10,7 +10,7 @@ import { ClientGone } from '../../shared/http/errors.ts';
 import type { HedgeTally } from '../../shared/observe/hedge-tally.ts';
 import type { RequestTarget } from '../../shared/request/request-target.ts';
 import type { EndpointHealth } from './endpoint-health.ts';
-import { answerBytes, type HedgePolicy, loserCharge } from './hedge-policy.ts';
+import { answerBytes, type HedgePolicy, loserCharge, worthHedging } from './hedge-policy.ts';
 import type { ObjectAsk, Origin } from './origin.ts';
 import type { ForwardedHeaders } from './s3-request.ts';
 
@@ -115,6 +115,7 @@ class EndpointRace {
     this.#hedgeTimer = setTimeout(
       () => {
         if (this.#done || this.#position >= order.length || this.#underWay().length !== 1) return;
+        if (!worthHedging(this.#asked.forwarded)) return;
         // A hedge is a second transfer under way: only within the budget's room (ObjectAsk.spare), and the cap's.
         const { ask } = this.#asked;
         const room = ask.spare?.();
@@ -198,7 +199,7 @@ class EndpointRace {
     policy.served(bytes);
     if (this.#attempts.some((attempt) => attempt.hedge)) {
       // Each loser was cancelled before its head came: what it may have sent all the same (hedge-policy.ts).
-      const loserBytes = losers.length * loserCharge(bytes);
+      const loserBytes = losers.reduce((sum, loser) => sum + loserCharge(bytes, loser.hedge), 0);
       policy.lost(loserBytes);
       tally.ended(winner.hedge, loserBytes);
     }

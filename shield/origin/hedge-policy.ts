@@ -17,15 +17,22 @@
 // - bytes: every answer that won earns `byteShare` of its bytes (at most `byteBank` banked, from `byteAllowance` at
 //   the start), and every loser is charged what it may have sent (loserCharge); a hedge is made only while the balance
 //   is above zero. A loser is cancelled the moment the winner's head comes, before its own head came (fetch resolves
-//   with the head, and the first head wins), so it sent no body byte unless its head and first bytes were already on
-//   the wire: at most a round trip's worth of a warm connection, LOSER_CHARGE, and never more than the answer. So the
-//   bytes charged ≤ byteAllowance + byteShare × origin bytes + LOSER_CHARGE per hedge under way when the balance ran
-//   out: egress never doubles, and over time the hedges' share of it stays at most near byteShare.
+//   with the head, and the first head wins). What it sent meanwhile depends on which it was:
+//   - the first request, lost to its hedge: it had been slow to start, so it sent little if anything: at most a
+//     connection's first window (RFC 6928: ten segments), LOSER_CHARGE, and never more than the answer;
+//   - the hedge, lost to the first request whose head came late after all: it went to an endpoint answering well, which
+//     may have sent much of its answer into the buffers between (a connection's window, a proxy's queue) before the
+//     close reached it. Measured in `npm run sim --slow-endpoint`, such losers cost whole answers of a few hundred KB:
+//     it is charged the whole answer.
+//   So the bytes charged ≤ byteAllowance + byteShare × origin bytes + one answer per hedge under way when the balance
+//   ran out: egress never doubles, and over time the hedges' share of it stays near byteShare at most.
 
 /** What a policy is told to keep to. */
 export interface HedgeLimits {
   /** The percentile (0–1) of recent first bytes a request waits for before it is hedged. */
   percentile: number;
+  /** And at most this many times their median. */
+  medianFactor: number;
   /** First bytes remembered (the newest). */
   window: number;
   /** Below this many, the percentile is not trusted: the wait is the floor. */
@@ -39,23 +46,30 @@ export interface HedgeLimits {
   byteBank: number;
 }
 
-/** The most a cancelled loser is taken to have sent: what a warm connection carries in a round trip or so. */
-const LOSER_CHARGE = 64 * 1024;
+/** What a first request that lost to its hedge is taken to have sent: a connection's first window, rounded up. */
+const LOSER_CHARGE = 16 * 1024;
+/**
+ * A slice of a known version (If-Match) longer than this is not hedged: its first byte is a small part of its time, and
+ * a hedge that lost it would cost all of it (sliced objects' slices are 8 MiB by default).
+ */
+const HEDGE_MAX_PINNED_BYTES = 2 * 1024 * 1024;
 const MIB = 1024 * 1024;
 /** The longest wait before a hedge, whatever ORIGIN_TIMEOUT_MS: a first byte held a second is a tail for any store. */
 const CEILING_MS = 1_000;
 
 /**
- * The limits for an origin given `originTimeoutMs`: p95 of the last 128 first bytes (the floor until 16 are known),
- * between 50 ms and 1 s (at most half the timeout); a quarter of requests (4 banked); 2 % of the answers' bytes (1 MiB
- * at the start, 64 MiB banked at most). A quarter, not the usual 5 %: a hedge is one more GET, which S3-compatible
+ * The limits for an origin given `originTimeoutMs`: p99 of the last 128 first bytes, at most three times their median
+ * (the floor until 16 are known), between 50 ms and 1 s (at most half the timeout); a quarter of requests (4 banked);
+ * 2 % of the answers' bytes (1 MiB at the start, 64 MiB banked at most). A quarter, not the usual 5 %: a hedge is one more GET, which S3-compatible
  * stores charge little or nothing for, and an endpoint slow on a fifth of its answers needs that many to be cut;
- * what costs is bytes, which the byte budget holds to 2 %.
+ * what costs is bytes, which the byte budget holds to 2 %, so that with what a hedge under way may add the
+ * hedges' egress stays under 3 % (issue 39).
  */
 export function hedgeLimits(originTimeoutMs: number): HedgeLimits {
   const ceilingMs = Math.max(1, Math.min(CEILING_MS, Math.floor(originTimeoutMs / 2)));
   return {
-    percentile: 0.95,
+    percentile: 0.99,
+    medianFactor: 3,
     window: 128,
     minSamples: 16,
     floorMs: Math.min(50, ceilingMs),
@@ -136,7 +150,13 @@ export class HedgePolicy {
     const sorted = [...this.#samples].sort((a, b) => a - b);
     // Nearest rank: the smallest sample at least `percentile` of them are at or below.
     const rank = Math.max(0, Math.ceil(percentile * sorted.length) - 1);
-    return Math.min(ceilingMs, Math.max(floorMs, sorted[rank] ?? ceilingMs));
+    const median = sorted[Math.max(0, Math.ceil(sorted.length / 2) - 1)] ?? 0;
+    // At most `medianFactor` times the median: an endpoint slow on a fifth of its answers puts the percentile among its
+    // slow ones (those not hedged are samples too), where a hedge comes too late to win; the median stays with the
+    // ordinary answers, and an answer several times slower than it is a tail whatever the percentile says.
+    const bound = this.limits.medianFactor * median;
+    const learnt = Math.min(sorted[rank] ?? ceilingMs, Number.isNaN(bound) ? ceilingMs : bound);
+    return Math.min(ceilingMs, Math.max(floorMs, learnt));
   }
 }
 
@@ -147,7 +167,25 @@ export function answerBytes(method: 'GET' | 'HEAD', response: Response): number 
   return Number.isSafeInteger(declared) && declared >= 0 ? declared : 0;
 }
 
-/** What a loser cancelled when an answer of `winnerBytes` won is charged: LOSER_CHARGE, never more than the answer. */
-export function loserCharge(winnerBytes: number): number {
-  return Math.max(0, Math.min(LOSER_CHARGE, winnerBytes));
+/**
+ * Whether a request with these headers is worth a hedge: anything but a long slice of a known version (its If-Match or
+ * If-Unmodified-Since, a Range longer than HEDGE_MAX_PINNED_BYTES). A first read's range may be answered by a small object whole: hedged.
+ */
+export function worthHedging(headers: {
+  'if-match'?: string | undefined;
+  'if-unmodified-since'?: string | undefined;
+  range?: string | undefined;
+}): boolean {
+  // A version pinned by its ETag, or by its date and length (shared/slices/version-pin.ts).
+  if (headers['if-match'] === undefined && headers['if-unmodified-since'] === undefined) return true;
+  const span = /^bytes=(\d{1,15})-(\d{1,15})$/.exec(headers.range ?? '');
+  return span === null || Number(span[2]) - Number(span[1]) + 1 <= HEDGE_MAX_PINNED_BYTES;
+}
+
+/**
+ * What a loser cancelled when an answer of `winnerBytes` won is charged: the whole answer for a hedge (it went to an
+ * endpoint answering well), else LOSER_CHARGE, never more than the answer.
+ */
+export function loserCharge(winnerBytes: number, hedge: boolean): number {
+  return Math.max(0, hedge ? winnerBytes : Math.min(LOSER_CHARGE, winnerBytes));
 }

@@ -11,15 +11,22 @@ export interface EndpointSummary {
   /** Responses that were misses at every tier, all locations together: their first bytes (ms). */
   misses: { count: number; p50: number; p99: number };
   endpoints: EndpointCounts[];
-  /** Bytes sent for requests the shield gave up (a hedge's losers), and their share of the origin's bytes. */
+  /** Bytes the endpoints passed on for requests the shield gave up (a hedge's losers), and their share of the origin's. */
   gaveUpBytes: number;
   gaveUpShare: number | undefined;
+  /**
+   * The origin's own count of what it sent beyond the unique bytes asked, over what it sent: every byte a hedge cost,
+   * those the origin pushed into buffers before a loser's connection closed included (the endpoints never passed those
+   * on, so gaveUpBytes misses them), and anything else fetched twice. An upper bound on the hedges' egress.
+   */
+  beyondUniqueShare: number | undefined;
 }
 
 export function endpointSummary(
   samples: readonly TimedSample[],
   endpoints: readonly EndpointCounts[] | undefined,
   originBytes: number,
+  uniqueBytes: number,
 ): EndpointSummary | undefined {
   if (endpoints === undefined) return undefined;
   const misses = samples
@@ -35,5 +42,6 @@ export function endpointSummary(
     endpoints: [...endpoints],
     gaveUpBytes,
     gaveUpShare: originBytes === 0 ? undefined : gaveUpBytes / originBytes,
+    beyondUniqueShare: originBytes === 0 ? undefined : Math.max(0, originBytes - uniqueBytes) / originBytes,
   };
 }

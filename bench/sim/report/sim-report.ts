@@ -125,7 +125,7 @@ function summarize(system: SystemRun, run: SimRun): SystemSummary {
         ? undefined
         : { ...system.ledger, exact: system.ledger.counted === system.ledger.answered },
     lateP99Ms: late[Math.max(0, Math.ceil(late.length * 0.99) - 1)] ?? 0,
-    ...optional('endpoints', endpointSummary(system.results, system.endpoints, system.originBytes)),
+    ...optional('endpoints', endpointSummary(system.results, system.endpoints, system.originBytes, uniqueBytes)),
   };
 }
 

@@ -252,8 +252,9 @@ function endpointsTable(systems: readonly SystemSummary[]): Table {
       'miss TTFB p99 ms',
       'endpoint requests (held)',
       'given up',
-      'hedge egress MB',
+      'given-up bytes passed on MB',
       'of origin bytes',
+      'origin bytes beyond unique, of origin bytes (hedge egress at most)',
     ],
     rows: systems.flatMap((s) => {
       const e = s.endpoints;
@@ -268,6 +269,7 @@ function endpointsTable(systems: readonly SystemSummary[]): Table {
           String(e.endpoints.reduce((sum, endpoint) => sum + endpoint.gaveUp, 0)),
           (e.gaveUpBytes / MB).toFixed(3),
           e.gaveUpShare === undefined ? 'n/a' : `${(e.gaveUpShare * 100).toFixed(2)} %`,
+          e.beyondUniqueShare === undefined ? 'n/a' : `${(e.beyondUniqueShare * 100).toFixed(2)} %`,
         ],
       ];
     }),

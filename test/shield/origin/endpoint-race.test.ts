@@ -15,6 +15,7 @@ const NAMES = ['a', 'b', 'c'];
 const WAIT_MS = 30;
 const LIMITS: HedgeLimits = {
   percentile: 0.95,
+  medianFactor: Number.POSITIVE_INFINITY,
   window: 16,
   minSamples: 100,
   floorMs: WAIT_MS,

@@ -9,10 +9,12 @@ import {
   HedgePolicy,
   hedgeLimits,
   loserCharge,
+  worthHedging,
 } from '../../../shield/origin/hedge-policy.ts';
 
 const LIMITS: HedgeLimits = {
   percentile: 0.95,
+  medianFactor: Number.POSITIVE_INFINITY,
   window: 20,
   minSamples: 10,
   floorMs: 20,
@@ -28,7 +30,7 @@ const policy = (limits: Partial<HedgeLimits> = {}): HedgePolicy => new HedgePoli
 
 describe('hedgeLimits', () => {
   it('waits at most 1 s, and at most half of ORIGIN_TIMEOUT_MS, never below its floor', () => {
-    expect(hedgeLimits(10_000)).toMatchObject({ ceilingMs: 1_000, floorMs: 50, percentile: 0.95 });
+    expect(hedgeLimits(10_000)).toMatchObject({ ceilingMs: 1_000, floorMs: 50, percentile: 0.99, medianFactor: 3 });
     expect(hedgeLimits(1_000)).toMatchObject({ ceilingMs: 500, floorMs: 50 });
     expect(hedgeLimits(60)).toMatchObject({ ceilingMs: 30, floorMs: 30 });
     expect(hedgeLimits(1)).toMatchObject({ ceilingMs: 1, floorMs: 1 });
@@ -165,10 +167,11 @@ describe('HedgePolicy: the byte budget', () => {
     expect(budget.byteBalance()).toBe(10_000);
   });
 
-  it('charges losers at most allowance + share × served + one charge (property)', () => {
+  it('charges losers at most allowance + share × served + one loser (a whole slice, at most) (property)', () => {
+    const slice = 8 * 1024 * 1024;
     const step = fc.record({
       served: fc.integer({ min: 0, max: 5_000_000 }),
-      charge: fc.integer({ min: 0, max: 65_536 }),
+      charge: fc.integer({ min: 0, max: slice }),
     });
     fc.assert(
       fc.property(fc.array(step, { maxLength: 300 }), (steps) => {
@@ -183,9 +186,33 @@ describe('HedgePolicy: the byte budget', () => {
             charged += charge;
           }
         }
-        expect(charged).toBeLessThanOrEqual(100_000 + LIMITS.byteShare * served + 65_536 + 1e-6);
+        expect(charged).toBeLessThanOrEqual(100_000 + LIMITS.byteShare * served + slice + 1e-6);
       }),
     );
+  });
+});
+
+describe('the median factor', () => {
+  it('waits at most three times the median first byte, however many answers are slow', () => {
+    const policy = new HedgePolicy(hedgeLimits(10_000));
+    // An endpoint slow on a fifth of its answers, those not hedged among the samples: p99 is a slow one's 440 ms.
+    for (let i = 0; i < 100; i++) policy.firstByte(i % 5 === 4 ? 440 : 40);
+    expect(policy.thresholdMs()).toBe(120);
+  });
+
+  it('waits for the percentile when the answers are all alike', () => {
+    const policy = new HedgePolicy(hedgeLimits(10_000));
+    for (let i = 0; i < 100; i++) policy.firstByte(100 + (i % 10));
+    expect(policy.thresholdMs()).toBe(109);
+  });
+});
+
+describe('worthHedging', () => {
+  it('hedges a first read and a short slice, never a long slice of a known version', () => {
+    expect(worthHedging({ range: 'bytes=0-8388607' })).toBe(true);
+    expect(worthHedging({ 'if-match': '"v1"', range: 'bytes=0-2097151' })).toBe(true);
+    expect(worthHedging({ 'if-match': '"v1"', range: 'bytes=8388608-16777215' })).toBe(false);
+    expect(worthHedging({ 'if-match': '"v1"' })).toBe(true);
   });
 });
 
@@ -200,8 +227,11 @@ describe('answerBytes and loserCharge', () => {
   });
 
   it('charges a cancelled loser a round trip of bytes at most, never more than the answer', () => {
-    expect(loserCharge(10)).toBe(10);
-    expect(loserCharge(10 * 1024 * 1024)).toBe(64 * 1024);
-    expect(loserCharge(-1)).toBe(0);
+    expect(loserCharge(10, false)).toBe(10);
+    expect(loserCharge(10 * 1024 * 1024, false)).toBe(16 * 1024);
+    expect(loserCharge(-1, false)).toBe(0);
+    // A hedge that lost went to an endpoint answering well: it may have sent all of it.
+    expect(loserCharge(10 * 1024 * 1024, true)).toBe(10 * 1024 * 1024);
+    expect(loserCharge(-1, true)).toBe(0);
   });
 });
