@@ -4,12 +4,37 @@
 import { describe, expect, it } from 'vitest';
 import { pathTaken, tierVerdict } from '../../bench/sim/report/cache-verdict.ts';
 import { crowdCost } from '../../bench/sim/report/crowd.ts';
+import { endpointSummary } from '../../bench/sim/report/endpoint-summary.ts';
 import { uniqueRequestedBytes } from '../../bench/sim/report/requested-bytes.ts';
 import type { SimReport, SystemSummary } from '../../bench/sim/report/sim-report.ts';
 import { summaryLine } from '../../bench/sim/report/sim-tables.ts';
 import { simTargets } from '../../bench/sim/report/sim-targets.ts';
 import { tierRatios } from '../../bench/sim/report/tier-ratios.ts';
 import { convertLog } from '../../bench/sim/workload/log-convert.ts';
+
+describe('an origin at several endpoints (--slow-endpoint)', () => {
+  const miss = 'tiercache-shield; fwd=uri-miss; stored, tiercache-edge; fwd=uri-miss; stored';
+  const counts = (gaveUp: number, gaveUpBytes: number) => ({ requests: 10, held: 2, bytes: 1000, gaveUp, gaveUpBytes });
+
+  it("takes the misses' first bytes alone, and the hedges' egress both as the endpoints passed it and as the origin sent it", () => {
+    const samples = [
+      ...Array.from({ length: 10 }, (_, i) => ({ location: 0, bytes: 1, cacheStatus: miss, ttfbMs: (i + 1) * 100 })),
+      { location: 0, bytes: 1, cacheStatus: 'tiercache-edge; hit', ttfbMs: 5_000 },
+      { location: 0, bytes: 1, cacheStatus: miss, ttfbMs: Number.NaN },
+    ];
+    expect(endpointSummary(samples, [counts(1, 50), counts(0, 0)], 2_000, 1_900)).toEqual({
+      misses: { count: 10, p50: 500, p90: 900, p99: 1000 },
+      endpoints: [counts(1, 50), counts(0, 0)],
+      gaveUpBytes: 50,
+      gaveUpShare: 0.025,
+      beyondUniqueShare: 0.05,
+    });
+  });
+
+  it('is absent on one endpoint', () => {
+    expect(endpointSummary([], undefined, 1, 1)).toBeUndefined();
+  });
+});
 
 describe('which tier answered', () => {
   it('RFC 9211: an edge hit, a shield hit and a miss as tiercache says them', () => {
