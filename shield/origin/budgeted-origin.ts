@@ -8,6 +8,7 @@
 import { clientRetryAfter, isBusy, retryAfterMs } from '../../shared/http/busy-origin.ts';
 import { BodyStalled, ClientGone, OriginBusy } from '../../shared/http/errors.ts';
 import { responseAsIs } from '../../shared/streams/response-as-is.ts';
+import { streamReader } from '../../shared/streams/stream-reader.ts';
 import type { Origin } from './origin.ts';
 import type { Lease, TransferBudget } from './transfer-budget.ts';
 
@@ -135,7 +136,12 @@ function releasedAtEnd(response: Response, lease: Lease, transfer: AbortControll
     lease.release();
     return response;
   }
-  const read = chunkReader(source);
+  const reader = streamReader(source);
+  // A buffer of its own for each read: the chunk is handed on, not copied.
+  const read = async (): Promise<Uint8Array | undefined> => {
+    const { done, value } = await reader.read(new Uint8Array(CHUNK_BYTES));
+    return done ? undefined : value;
+  };
   const body = new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
@@ -175,26 +181,4 @@ async function withinSilence<T>(read: Promise<T>, idleMs: number, transfer: Abor
   } finally {
     clearTimeout(timer);
   }
-}
-
-/** The next chunk of `stream` (undefined at its end): BYOB into a buffer of its own where it can, else its chunks. */
-function chunkReader(stream: ReadableStream<Uint8Array>): () => Promise<Uint8Array | undefined> {
-  let byob: ReadableStreamBYOBReader | undefined;
-  try {
-    byob = stream.getReader({ mode: 'byob' });
-  } catch {
-    // Not a byte stream: read as it comes.
-  }
-  if (byob !== undefined) {
-    const reader = byob;
-    return async () => {
-      const { done, value } = await reader.read(new Uint8Array(CHUNK_BYTES));
-      return done ? undefined : value;
-    };
-  }
-  const reader = stream.getReader();
-  return async () => {
-    const { done, value } = await reader.read();
-    return done ? undefined : value;
-  };
 }
