@@ -42,7 +42,10 @@ export interface SimEndpoints {
   slowEvery: number;
 }
 
-/** Issue 39's case: three endpoints, the preferred one's first byte 400 ms late on a fifth of its answers. */
+/**
+ * Three endpoints, the preferred one's first byte 400 ms late on a fifth of its answers: a gateway slow at times, as
+ * Storj's users report its first bytes ("almost bimodal", storj/edge #228).
+ */
 export const SLOW_ENDPOINT: SimEndpoints = { count: 3, slowHoldMs: 400, slowEvery: 5 };
 
 const MB = 1e6;

@@ -63,7 +63,7 @@ const CEILING_MS = 1_000;
  * 2 % of the answers' bytes (1 MiB at the start, 64 MiB banked at most). A quarter, not the usual 5 %: a hedge is one more GET, which S3-compatible
  * stores charge little or nothing for, and an endpoint slow on a fifth of its answers needs that many to be cut;
  * what costs is bytes, which the byte budget holds to 2 %, so that with what a hedge under way may add the
- * hedges' egress stays under 3 % (issue 39).
+ * hedges' egress stays under 3 % of the origin's.
  */
 export function hedgeLimits(originTimeoutMs: number): HedgeLimits {
   const ceilingMs = Math.max(1, Math.min(CEILING_MS, Math.floor(originTimeoutMs / 2)));

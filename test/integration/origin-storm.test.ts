@@ -1,4 +1,4 @@
-// A 429 storm through the real workers (issue 39, Must-show 3): the origin (a real S3 server behind a tap) answers
+// A 429 storm through the real workers: the origin (a real S3 server behind a tap) answers
 // `429 SlowDown` with `Retry-After: 120` as Storj's gateway does once a project has too many transfers under way.
 // - The shield's transfers to it stay within ORIGIN_CONCURRENCY however many clients ask at once (the tap counts them
 //   from arrival until their connection is done with, bodies included).

@@ -1,6 +1,6 @@
-// A run on an origin at several endpoints (`--slow-endpoint`), as issue 39 asks to see it: the misses' first bytes
-// over every location (what a slow endpoint costs them, and what hedging wins back), what each endpoint saw, and the
-// hedges' egress: the bytes endpoints sent for requests the shield gave up, over the origin's bytes.
+// A run on an origin at several endpoints (`--slow-endpoint`): the misses' first bytes over every location (what a
+// slow endpoint costs them, and what hedging wins back), what each endpoint saw, and the hedges' egress: the bytes
+// the endpoints passed on for requests the shield gave up, and the origin's own bytes beyond the unique ones.
 
 import { percentile } from '../../report/statistics.ts';
 import type { EndpointCounts } from '../system.ts';
