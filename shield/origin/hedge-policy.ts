@@ -1,14 +1,14 @@
 // When a GET or HEAD that one endpoint has not answered yet is asked of a second (a hedge: failover-origin.ts over
 // endpoint-race.ts), and how many may be: pure, no I/O and no clock of its own (times and bytes are told).
 //
-// The wait is learnt: a high percentile of recent first bytes, within a floor (a hedge sooner than that is noise, not a
-// tail) and a ceiling (below ORIGIN_TIMEOUT_MS, so that a hedge comes before a failover would). Only answers that won
-// are samples: a loser's first byte is never seen (it was cancelled), so the percentile is of how long a usable answer
-// takes, which is what a stuck first byte is measured against. Until enough are known the wait is the floor, not the
-// ceiling: a slow answer that was not hedged is a sample of the slow kind, and once a fifth of the samples are (one
-// endpoint slow on a fifth of its answers) the percentile sits among them and hedges come too late to win; starting
-// low, the slow answers are hedged, their hedges' first bytes are the samples, and the wait settles on the fast
-// kind's. The caps bound what hedging the first requests early costs.
+// The wait is learnt: a high percentile of recent first bytes, but at most a few times their median, within a floor
+// (a hedge sooner than that is noise, not a tail) and a ceiling (below ORIGIN_TIMEOUT_MS, so that a hedge comes before
+// a failover would). Only answers that won are samples: a loser's first byte is never seen (it was cancelled), so the
+// percentile is of how long a usable answer takes. The median bound is what keeps the wait on the ordinary answers:
+// an endpoint slow on a fifth of its answers, those not hedged among the samples, puts the percentile among its slow
+// ones, where a hedge comes too late to win, while the median stays with the fast kind. Until enough are known the wait
+// is the ceiling: hedging ordinary answers at a guessed floor was measured (`npm run sim -- --slow-endpoint`) to hedge
+// the first large reads of a run, whose losers cost the byte budget whole slices before it had earned any.
 //
 // The cap has two halves, both buckets that fill as the origin is used and empty as hedges are made:
 // - requests: each request earns `requestShare` of a hedge (at most `requestBurst` banked), each hedge costs one, so
@@ -58,8 +58,8 @@ const MIB = 1024 * 1024;
 const CEILING_MS = 1_000;
 
 /**
- * The limits for an origin given `originTimeoutMs`: p99 of the last 128 first bytes, at most three times their median
- * (the floor until 16 are known), between 50 ms and 1 s (at most half the timeout); a quarter of requests (4 banked);
+ * The limits for an origin given `originTimeoutMs`: p99 of the last 128 first bytes, at most four times their median
+ * (the ceiling until 16 are known), between 50 ms and 1 s (at most half the timeout); a quarter of requests (4 banked);
  * 2 % of the answers' bytes (1 MiB at the start, 64 MiB banked at most). A quarter, not the usual 5 %: a hedge is one more GET, which S3-compatible
  * stores charge little or nothing for, and an endpoint slow on a fifth of its answers needs that many to be cut;
  * what costs is bytes, which the byte budget holds to 2 %, so that with what a hedge under way may add the
@@ -69,7 +69,7 @@ export function hedgeLimits(originTimeoutMs: number): HedgeLimits {
   const ceilingMs = Math.max(1, Math.min(CEILING_MS, Math.floor(originTimeoutMs / 2)));
   return {
     percentile: 0.99,
-    medianFactor: 3,
+    medianFactor: 4,
     window: 128,
     minSamples: 16,
     floorMs: Math.min(50, ceilingMs),
@@ -146,7 +146,7 @@ export class HedgePolicy {
 
   #learnt(): number {
     const { minSamples, percentile, floorMs, ceilingMs } = this.limits;
-    if (this.#samples.length < minSamples) return floorMs;
+    if (this.#samples.length < minSamples) return ceilingMs;
     const sorted = [...this.#samples].sort((a, b) => a - b);
     // Nearest rank: the smallest sample at least `percentile` of them are at or below.
     const rank = Math.max(0, Math.ceil(percentile * sorted.length) - 1);

@@ -30,7 +30,7 @@ const policy = (limits: Partial<HedgeLimits> = {}): HedgePolicy => new HedgePoli
 
 describe('hedgeLimits', () => {
   it('waits at most 1 s, and at most half of ORIGIN_TIMEOUT_MS, never below its floor', () => {
-    expect(hedgeLimits(10_000)).toMatchObject({ ceilingMs: 1_000, floorMs: 50, percentile: 0.99, medianFactor: 3 });
+    expect(hedgeLimits(10_000)).toMatchObject({ ceilingMs: 1_000, floorMs: 50, percentile: 0.99, medianFactor: 4 });
     expect(hedgeLimits(1_000)).toMatchObject({ ceilingMs: 500, floorMs: 50 });
     expect(hedgeLimits(60)).toMatchObject({ ceilingMs: 30, floorMs: 30 });
     expect(hedgeLimits(1)).toMatchObject({ ceilingMs: 1, floorMs: 1 });
@@ -49,10 +49,10 @@ describe('hedgeLimits', () => {
 });
 
 describe('HedgePolicy: the wait', () => {
-  it('is the floor until enough first bytes are known', () => {
+  it('is the ceiling until enough first bytes are known', () => {
     const learning = policy();
     for (let i = 0; i < LIMITS.minSamples - 1; i++) learning.firstByte(300);
-    expect(learning.thresholdMs()).toBe(20);
+    expect(learning.thresholdMs()).toBe(LIMITS.ceilingMs);
     learning.firstByte(300);
     expect(learning.thresholdMs()).toBe(300);
   });
@@ -86,7 +86,8 @@ describe('HedgePolicy: the wait', () => {
     learnt.firstByte(Number.NaN);
     learnt.firstByte(-5);
     learnt.firstByte(Number.POSITIVE_INFINITY);
-    expect(learnt.thresholdMs()).toBe(20);
+    // None counted: still the ceiling, as before any first byte.
+    expect(learnt.thresholdMs()).toBe(LIMITS.ceilingMs);
   });
 
   it('is always within floor and ceiling, whatever the samples (property)', () => {
@@ -193,11 +194,11 @@ describe('HedgePolicy: the byte budget', () => {
 });
 
 describe('the median factor', () => {
-  it('waits at most three times the median first byte, however many answers are slow', () => {
+  it('waits at most four times the median first byte, however many answers are slow', () => {
     const policy = new HedgePolicy(hedgeLimits(10_000));
     // An endpoint slow on a fifth of its answers, those not hedged among the samples: p99 is a slow one's 440 ms.
     for (let i = 0; i < 100; i++) policy.firstByte(i % 5 === 4 ? 440 : 40);
-    expect(policy.thresholdMs()).toBe(120);
+    expect(policy.thresholdMs()).toBe(160);
   });
 
   it('waits for the percentile when the answers are all alike', () => {
