@@ -27,6 +27,26 @@ export function retryAfterMs(value: string | null, now: number): number | undefi
   return at === undefined ? undefined : Math.max(0, at - now);
 }
 
+/** A response's Retry-After as ms from now; undefined when it named none it could be read as. */
+export function retryAfterOf(response: Response): number | undefined {
+  return retryAfterMs(response.headers.get('retry-after'), Date.now());
+}
+
+/**
+ * How long to leave an origin (or one of its endpoints) alone after `inRow` failures or busy answers in a row: `baseMs`
+ * doubling each time, jittered by `random` to between half and all of it (callers that saw the same answer do not all
+ * come back at once), or what its Retry-After asked if longer; never past `maxMs`.
+ */
+export function backoffMs(
+  inRow: number,
+  { baseMs, maxMs }: { baseMs: number; maxMs: number },
+  retryAfterMs: number | undefined,
+  random: () => number,
+): number {
+  const doubled = baseMs * 2 ** Math.min(Math.max(inRow, 1) - 1, 10) * (0.5 + random() / 2);
+  return Math.min(maxMs, Math.max(doubled, retryAfterMs ?? 0));
+}
+
 /**
  * The longest Retry-After a client of ours is told when the origin was busy (s). By then the shield paces the origin
  * itself (shield/origin/transfer-budget.ts), so a client need not sit out the origin's own (Storj's reach 120 s, which

@@ -5,7 +5,7 @@
 // origin's own limit counts. No lease within ORIGIN_BUSY_WAIT_MS: the request is answered busy at once, and the read
 // path serves a stale copy where one may stand in for an error (RFC 9111 §4.2.4, RFC 5861 §4).
 
-import { clientRetryAfter, isBusy, retryAfterMs } from '../../shared/http/busy-origin.ts';
+import { clientRetryAfter, isBusy, retryAfterOf } from '../../shared/http/busy-origin.ts';
 import { BodyStalled, ClientGone, OriginBusy } from '../../shared/http/errors.ts';
 import { responseAsIs } from '../../shared/streams/response-as-is.ts';
 import { streamReader } from '../../shared/streams/stream-reader.ts';
@@ -111,10 +111,6 @@ async function leased(budget: TransferBudget, waitMs: number, signal: AbortSigna
 function throttles(origin: Origin, response: Response): boolean {
   if (!isBusy(response.status)) return false;
   return response.status === 429 || !origin.passesAnswersOn || response.headers.has('retry-after');
-}
-
-function retryAfterOf(response: Response): number | undefined {
-  return retryAfterMs(response.headers.get('retry-after'), Date.now());
 }
 
 /** The most a read of a body asks of the origin's stream at once (BYOB, where the stream allows it). */

@@ -6,12 +6,14 @@
 // is not open, in the configured order; only when every circuit is open is one asked, the one to reopen soonest, so
 // that an origin down at every endpoint costs a request one timeout, not one per endpoint.
 
+import { backoffMs } from '../../shared/http/busy-origin.ts';
 import type { CircuitState, OriginEndpoint } from '../../shared/http/health-report.ts';
 
 /** The first time an endpoint's circuit opens, for about this long; each time in a row it opens again, twice as long. */
 const OPEN_BASE_MS = 2_000;
 /** The longest it stays open, whatever it said: a long Retry-After (Storj's 120 s) is heeded up to here. */
 export const OPEN_MAX_MS = 30_000;
+const CIRCUIT = { baseMs: OPEN_BASE_MS, maxMs: OPEN_MAX_MS };
 /** The newest first byte's weight in the decaying average. */
 const FIRST_BYTE_WEIGHT = 0.25;
 
@@ -81,8 +83,7 @@ export class EndpointHealth {
     const endpoint = this.#endpoint(name);
     endpoint.failures += 1;
     endpoint.trial = false;
-    const backoff = OPEN_BASE_MS * 2 ** Math.min(endpoint.failures - 1, 10) * (0.5 + this.#random() / 2);
-    endpoint.openUntil = now + Math.min(OPEN_MAX_MS, Math.max(backoff, retryAfterMs ?? 0));
+    endpoint.openUntil = now + backoffMs(endpoint.failures, CIRCUIT, retryAfterMs, this.#random);
   }
 
   /** What the health answer says of each of `endpoints` at `now`. */

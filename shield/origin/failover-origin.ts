@@ -8,7 +8,7 @@
 // With `hedge` (ORIGIN_HEDGE on) and two or more usable endpoints, a GET or HEAD whose first byte is late is also asked
 // of the next endpoint, the first answer winning (endpoint-race.ts).
 
-import { isBusy, retryAfterMs } from '../../shared/http/busy-origin.ts';
+import { isBusy, retryAfterOf } from '../../shared/http/busy-origin.ts';
 import { ClientGone } from '../../shared/http/errors.ts';
 import type { OriginEndpoint } from '../../shared/http/health-report.ts';
 import { isolateHedges } from '../../shared/observe/hedge-tally.ts';
@@ -114,11 +114,12 @@ async function askInTurn(
     health.asking(name, started);
     try {
       const response = await endpoint.fetch(target, method, forwarded, attempt);
-      if (failureOf(response) === undefined) {
+      const failure = failureOf(response);
+      if (failure === undefined) {
         health.answered(name, Date.now() - started);
         return response;
       }
-      health.failed(name, Date.now(), failureOf(response)?.retryAfterMs);
+      health.failed(name, Date.now(), failure.retryAfterMs);
       if (last) return response;
       await response.body?.cancel();
     } catch (error) {
@@ -143,10 +144,5 @@ export function endpointsReport(urls: readonly URL[], health: EndpointHealth = i
 /** Whether an answer is given up on for the next endpoint (5xx, 429), and how long it asked to be left alone. */
 function failureOf(response: Response): { retryAfterMs: number | undefined } | undefined {
   if (response.status < 500 && response.status !== 429) return undefined;
-  return { retryAfterMs: isBusy(response.status) ? retryAfter(response) : undefined };
-}
-
-/** How long a busy answer asked to be left alone (Retry-After, RFC 9110 §10.2.3), in ms; undefined when it did not say. */
-function retryAfter(response: Response): number | undefined {
-  return retryAfterMs(response.headers.get('retry-after'), Date.now());
+  return { retryAfterMs: isBusy(response.status) ? retryAfterOf(response) : undefined };
 }

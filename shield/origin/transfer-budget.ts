@@ -10,6 +10,7 @@
 // short Retry-After), never made to sit out the origin's own Retry-After (Storj's reach 120 s).
 
 import type { Config } from '../../shared/config/config.ts';
+import { backoffMs } from '../../shared/http/busy-origin.ts';
 import type { OriginTransfers } from '../../shared/http/health-report.ts';
 
 /** A transfer's place in the budget, held until its body is done with. Releasing it twice is releasing it once. */
@@ -24,6 +25,7 @@ const COOL_BASE_MS = 1_000;
  * 120 s, obeyed, would be two minutes without a cold object ("kills performance": storj/edge #536).
  */
 const COOL_MAX_MS = 10_000;
+const COOL_DOWN = { baseMs: COOL_BASE_MS, maxMs: COOL_MAX_MS };
 /**
  * The limit is cut at most once in this while: the busy answers to transfers already under way when it was cut say
  * nothing new (RFC 5681 §3.1 halves once per window of data, not per lost segment).
@@ -106,10 +108,8 @@ export class TransferBudget {
       this.#limit = Math.max(1, Math.floor(Math.min(this.#limit, this.#held.size) / 2));
       this.#lastCut = now;
     }
-    // Jittered: isolates that saw the same busy answer do not all press again at once.
-    const backoff = COOL_BASE_MS * 2 ** Math.min(this.#busyInRow - 1, 10) * (0.5 + this.#random() / 2);
     // `Retry-After: 0` is the origin saying to come back at once: the limit is cut, nothing paused.
-    const cool = retryAfterMs === 0 ? 0 : Math.min(COOL_MAX_MS, Math.max(backoff, retryAfterMs ?? 0));
+    const cool = retryAfterMs === 0 ? 0 : backoffMs(this.#busyInRow, COOL_DOWN, retryAfterMs, this.#random);
     this.#coolingUntil = Math.max(this.#coolingUntil, now + cool);
     // Those whose wait ends before the cool-down does would wait for nothing: answered at once.
     const hopeless = this.#waiting.filter((waiter) => waiter.until <= this.#coolingUntil);
