@@ -114,7 +114,7 @@ process.exit(0);
 async function measure(origin: S3Origin, hedge: 'off' | 'on'): Promise<Run> {
   // The preferred endpoint's every fifth answer held, from its third on (deterministic, the same in both runs).
   const endpoints: SlowEndpoint[] = await Promise.all([
-    startSlowEndpoint(origin.url, HOLD_MS, (n) => n % 5 === 2),
+    startSlowEndpoint(origin.url, HOLD_MS, ({ n }) => n % 5 === 2),
     startSlowEndpoint(origin.url, HOLD_MS, () => false),
     startSlowEndpoint(origin.url, HOLD_MS, () => false),
   ]);

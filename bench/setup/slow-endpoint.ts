@@ -8,6 +8,8 @@ import { closeServer, listen } from '../../local/server.ts';
 
 /** What one request cost the endpoint. */
 interface EndpointAnswer {
+  /** The path asked (no query). */
+  path: string;
   /** Body bytes written to the tier while its connection was open. */
   bytes: number;
   /** The tier closed the connection before the answer was all sent. */
@@ -21,16 +23,26 @@ export interface SlowEndpoint {
   close(): Promise<void>;
 }
 
-/** `slow(n)`: whether the n-th request (from 0) has its head held back `holdMs`. */
+/** A request as the endpoint sees it, for `slow` to pick: its place in the endpoint's order (from 0), and what it asks. */
+export interface AskedOfEndpoint {
+  n: number;
+  method: string;
+  path: string;
+  range: string | undefined;
+}
+
+/** `slow(request)`: whether the request has its head held back `holdMs`. */
 export async function startSlowEndpoint(
   target: string,
   holdMs: number,
-  slow: (n: number) => boolean,
+  slow: (request: AskedOfEndpoint) => boolean,
 ): Promise<SlowEndpoint> {
   const origin = new URL(target);
   const answers: EndpointAnswer[] = [];
   const server = createServer((incoming, outgoing) => {
-    const answer: EndpointAnswer = { bytes: 0, gaveUp: false, held: slow(answers.length) };
+    const path = (incoming.url ?? '/').split('?')[0] ?? '/';
+    const asked = { n: answers.length, method: incoming.method ?? 'GET', path, range: incoming.headers.range };
+    const answer: EndpointAnswer = { path, bytes: 0, gaveUp: false, held: slow(asked) };
     answers.push(answer);
     let open = true;
     outgoing.once('close', () => {

@@ -47,8 +47,9 @@ export interface SimSystem {
 /** What one origin endpoint saw (bench/setup/slow-endpoint.ts counts it). */
 export interface EndpointCounts {
   requests: number;
-  /** Answers whose head it held back (the slow one's). */
+  /** Answers whose head it held back (the slow one's), and the paths they were for. */
   held: number;
+  heldPaths: string[];
   /** Body bytes it sent. */
   bytes: number;
   /** Requests the shield gave up before their answer was all sent (a hedge's loser), and the bytes sent for them. */

@@ -2,9 +2,11 @@
 // X-Cache-Status; n/a where nothing says), the unique bytes asked, the cold crowd's cost per slice, the access-log
 // converter, and the summary line in the form scripts read.
 import { describe, expect, it } from 'vitest';
+import { heldOneIn } from '../../bench/sim/origin-endpoints.ts';
 import { pathTaken, tierVerdict } from '../../bench/sim/report/cache-verdict.ts';
 import { crowdCost } from '../../bench/sim/report/crowd.ts';
 import { endpointSummary } from '../../bench/sim/report/endpoint-summary.ts';
+import { hedgePairs } from '../../bench/sim/report/hedge-pairs.ts';
 import { uniqueRequestedBytes } from '../../bench/sim/report/requested-bytes.ts';
 import type { SimReport, SystemSummary } from '../../bench/sim/report/sim-report.ts';
 import { summaryLine } from '../../bench/sim/report/sim-tables.ts';
@@ -14,17 +16,34 @@ import { convertLog } from '../../bench/sim/workload/log-convert.ts';
 
 describe('an origin at several endpoints (--slow-endpoint)', () => {
   const miss = 'tiercache-shield; fwd=uri-miss; stored, tiercache-edge; fwd=uri-miss; stored';
-  const counts = (gaveUp: number, gaveUpBytes: number) => ({ requests: 10, held: 2, bytes: 1000, gaveUp, gaveUpBytes });
+  const counts = (gaveUp: number, gaveUpBytes: number, heldPaths: string[] = []) => ({
+    requests: 10,
+    held: 2,
+    heldPaths,
+    bytes: 1000,
+    gaveUp,
+    gaveUpBytes,
+  });
+  const sample = (index: number, path: string, ttfbMs: number, cacheStatus = miss) => ({
+    index,
+    path,
+    location: 0,
+    bytes: 1,
+    cacheStatus,
+    ttfbMs,
+  });
 
   it("takes the misses' first bytes alone, and the hedges' egress both as the endpoints passed it and as the origin sent it", () => {
     const samples = [
-      ...Array.from({ length: 10 }, (_, i) => ({ location: 0, bytes: 1, cacheStatus: miss, ttfbMs: (i + 1) * 100 })),
-      { location: 0, bytes: 1, cacheStatus: 'tiercache-edge; hit', ttfbMs: 5_000 },
-      { location: 0, bytes: 1, cacheStatus: miss, ttfbMs: Number.NaN },
+      ...Array.from({ length: 10 }, (_, i) => sample(i, `/o/${i}`, (i + 1) * 100)),
+      sample(10, '/o/1', 5_000, 'tiercache-edge; hit'),
+      sample(11, '/o/2', Number.NaN),
     ];
-    expect(endpointSummary(samples, [counts(1, 50), counts(0, 0)], 2_000, 1_900)).toEqual({
+    expect(endpointSummary(samples, [counts(1, 50, ['/o/9', '/o/8']), counts(0, 0)], 2_000, 1_900)).toEqual({
       misses: { count: 10, p50: 500, p90: 900, p99: 1000 },
-      endpoints: [counts(1, 50), counts(0, 0)],
+      heldMisses: { count: 2, p50: 900, p90: 1000, p99: 1000 },
+      otherMisses: { count: 8, p50: 400, p90: 800, p99: 800 },
+      endpoints: [counts(1, 50, ['/o/9', '/o/8']), counts(0, 0)],
       gaveUpBytes: 50,
       gaveUpShare: 0.025,
       beyondUniqueShare: 0.05,
@@ -33,6 +52,42 @@ describe('an origin at several endpoints (--slow-endpoint)', () => {
 
   it('is absent on one endpoint', () => {
     expect(endpointSummary([], undefined, 1, 1)).toBeUndefined();
+  });
+
+  it('pairs the misses of both runs by their trace index, and counts those a hedge made sooner apart from noise', () => {
+    const off = [
+      sample(0, '/held', 600),
+      sample(1, '/held', 650),
+      sample(2, '/plain', 100),
+      sample(3, '/plain', 120),
+      sample(4, '/plain', 90, 'tiercache-edge; hit'),
+      sample(5, '/only-off', 700),
+    ];
+    const on = [
+      sample(0, '/held', 250),
+      sample(1, '/held', 640),
+      sample(2, '/plain', 260),
+      sample(3, '/plain', 110),
+      sample(4, '/plain', 900),
+    ];
+    const pairs = hedgePairs(off, on, new Set(['/held']));
+    expect(pairs.all).toMatchObject({ off: { count: 4, p99: 650 }, on: { count: 4, p99: 640 }, sooner: 1, later: 1 });
+    expect(pairs.held).toMatchObject({ off: { count: 2, p50: 600 }, on: { count: 2, p50: 250 }, sooner: 1, later: 0 });
+  });
+
+  it('holds one answer in five by what it asks, the same answers in every run, whatever order they come in', () => {
+    const held = heldOneIn(5);
+    const asks = Array.from({ length: 5_000 }, (_, i) => ({
+      n: i,
+      method: i % 7 === 0 ? 'HEAD' : 'GET',
+      path: `/v/${i % 500}.mp4`,
+      range: i % 3 === 0 ? undefined : `bytes=${i * 8}-${i * 8 + 7}`,
+    }));
+    const picked = asks.filter(held).length;
+    expect(picked / asks.length).toBeGreaterThan(0.17);
+    expect(picked / asks.length).toBeLessThan(0.23);
+    const shuffled = asks.map((ask, i) => ({ ...ask, n: asks.length - i }));
+    expect(shuffled.map(held)).toEqual(asks.map(held));
   });
 });
 

@@ -7,9 +7,23 @@ import type { EndpointCounts } from '../system.ts';
 import { pathTaken, tierVerdict } from './cache-verdict.ts';
 import type { TimedSample } from './first-bytes.ts';
 
+/** First bytes (ms) of a set of responses. */
+export interface Spread {
+  count: number;
+  p50: number;
+  p90: number;
+  p99: number;
+}
+
 export interface EndpointSummary {
   /** Responses that were misses at every tier, all locations together: their first bytes (ms). */
-  misses: { count: number; p50: number; p90: number; p99: number };
+  misses: Spread;
+  /**
+   * The misses of a path the slow endpoint held an answer for (what hedging is for), and the others: the held answers
+   * are the same in every system of a run (origin-endpoints.ts), so these compare like with like.
+   */
+  heldMisses: Spread;
+  otherMisses: Spread;
   endpoints: EndpointCounts[];
   /** Bytes the endpoints passed on for requests the shield gave up (a hedge's losers), and their share of the origin's. */
   gaveUpBytes: number;
@@ -22,29 +36,41 @@ export interface EndpointSummary {
   beyondUniqueShare: number | undefined;
 }
 
+/** A response as the report knows it: which trace request it answered, for which path. */
+export interface MissSample extends TimedSample {
+  index: number;
+  path: string;
+}
+
 export function endpointSummary(
-  samples: readonly TimedSample[],
+  samples: readonly MissSample[],
   endpoints: readonly EndpointCounts[] | undefined,
   originBytes: number,
   uniqueBytes: number,
 ): EndpointSummary | undefined {
   if (endpoints === undefined) return undefined;
-  const misses = samples
-    .filter((sample) => Number.isFinite(sample.ttfbMs) && pathTaken(tierVerdict(sample)) === 'miss')
-    .map((sample) => sample.ttfbMs);
+  const misses = samples.filter(isMiss);
+  const heldPaths = new Set(endpoints.flatMap((endpoint) => endpoint.heldPaths));
+  const held = (sample: MissSample): boolean => heldPaths.has(sample.path);
   const gaveUpBytes = endpoints.reduce((sum, endpoint) => sum + endpoint.gaveUpBytes, 0);
   return {
-    misses: {
-      count: misses.length,
-      p50: misses.length === 0 ? Number.NaN : percentile(misses, 50),
-      // The slow endpoint's fifth shows here: a slow first byte on a fifth of one endpoint's answers is the misses'
-      // 80th to 95th percentile, while their 99th is the run's other tails (large transfers, the runner's own).
-      p90: misses.length === 0 ? Number.NaN : percentile(misses, 90),
-      p99: misses.length === 0 ? Number.NaN : percentile(misses, 99),
-    },
+    misses: spread(misses.map((sample) => sample.ttfbMs)),
+    heldMisses: spread(misses.filter(held).map((sample) => sample.ttfbMs)),
+    otherMisses: spread(misses.filter((sample) => !held(sample)).map((sample) => sample.ttfbMs)),
     endpoints: [...endpoints],
     gaveUpBytes,
     gaveUpShare: originBytes === 0 ? undefined : gaveUpBytes / originBytes,
     beyondUniqueShare: originBytes === 0 ? undefined : Math.max(0, originBytes - uniqueBytes) / originBytes,
   };
+}
+
+/** p50, p90 and p99 of first bytes; NaN where there are none. */
+export function spread(ms: readonly number[]): Spread {
+  const at = (p: number): number => (ms.length === 0 ? Number.NaN : percentile(ms, p));
+  return { count: ms.length, p50: at(50), p90: at(90), p99: at(99) };
+}
+
+/** A response that was a miss at every tier and whose first byte came. */
+export function isMiss(sample: TimedSample): boolean {
+  return Number.isFinite(sample.ttfbMs) && pathTaken(tierVerdict(sample)) === 'miss';
 }

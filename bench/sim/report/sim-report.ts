@@ -10,6 +10,7 @@ import { CROWD_TAG } from '../workload/generate.ts';
 import { type CrowdCost, crowdCost } from './crowd.ts';
 import { type EndpointSummary, endpointSummary } from './endpoint-summary.ts';
 import { type FirstByteRow, firstByteRows } from './first-bytes.ts';
+import { type HedgePairs, hedgePairs } from './hedge-pairs.ts';
 import { uniqueRequestedBytes } from './requested-bytes.ts';
 import { type LocationRatios, tierRatios } from './tier-ratios.ts';
 
@@ -74,6 +75,8 @@ export interface SimReport {
   speed: number;
   wallSeconds: number;
   systems: SystemSummary[];
+  /** With the hedge off and on over several endpoints (`--slow-endpoint`): the misses of both, request by request. */
+  hedgePairs?: HedgePairs;
 }
 
 const MAX_PROBLEMS = 10;
@@ -85,7 +88,18 @@ export function simReport(run: SimRun): SimReport {
     speed: run.speed,
     wallSeconds: run.wallMs / 1000,
     systems: run.systems.map((system) => summarize(system, run)),
+    ...optional('hedgePairs', pairsOf(run.systems)),
   };
+}
+
+/** tiercache with its hedge off against on, when both ran on several endpoints. */
+function pairsOf(systems: readonly SystemRun[]): HedgePairs | undefined {
+  const off = systems.find((system) => system.name === 'tiercache-no-hedge');
+  const on = systems.find((system) => system.name === 'tiercache');
+  if (off?.endpoints === undefined || on?.endpoints === undefined) return undefined;
+  // The same answers are held in both runs; a path either run saw held is one the hedge is for.
+  const heldPaths = new Set([...off.endpoints, ...on.endpoints].flatMap((endpoint) => endpoint.heldPaths));
+  return hedgePairs(off.results, on.results, heldPaths);
 }
 
 function summarize(system: SystemRun, run: SimRun): SystemSummary {

@@ -5,6 +5,7 @@
 import { formatTable, type Table } from '../../report/results.ts';
 import type { SystemName } from '../system.ts';
 import type { SimTopology } from '../topology.ts';
+import { endpointSections } from './endpoint-tables.ts';
 import type { SimReport, SystemSummary } from './sim-report.ts';
 import { simTargets } from './sim-targets.ts';
 
@@ -31,14 +32,7 @@ export function simMarkdown(report: SimReport, topology: SimTopology): string {
     ['Cold crowd: origin answers per slice of the new object', crowdTable(report.systems)],
     ['A purge at one location: until no location serves the purged bytes', purgeTable(report.systems, topology)],
     ['Platform operations', operationsTable(report.systems)],
-    ...(report.systems.some((system) => system.endpoints !== undefined)
-      ? [
-          ['Origin endpoints (--slow-endpoint): misses, hedges and their egress', endpointsTable(report.systems)] as [
-            string,
-            Table,
-          ],
-        ]
-      : []),
+    ...endpointSections(report),
     ['The targets tiercache is held to', targetsTable(report)],
   ];
   const problems = report.systems.flatMap((system) => system.problems.map((problem) => `- ${system.name}: ${problem}`));
@@ -239,42 +233,6 @@ function targetsTable(report: SimReport): Table {
       verdict.measured,
       verdict.met === undefined ? 'n/a' : verdict.met ? 'yes' : 'NO',
     ]),
-  };
-}
-
-/** A system that answered at least one request (one that failed to start has only its overview row). */
-function endpointsTable(systems: readonly SystemSummary[]): Table {
-  return {
-    columns: [
-      'system',
-      'misses',
-      'miss TTFB p50 ms',
-      'p90 ms',
-      'p99 ms',
-      'endpoint requests (held)',
-      'given up',
-      'given-up bytes passed on MB',
-      'of origin bytes',
-      'origin bytes beyond unique, of origin bytes (hedge egress at most)',
-    ],
-    rows: systems.flatMap((s) => {
-      const e = s.endpoints;
-      if (e === undefined) return [];
-      return [
-        [
-          s.name,
-          String(e.misses.count),
-          e.misses.p50.toFixed(0),
-          e.misses.p90.toFixed(0),
-          e.misses.p99.toFixed(0),
-          e.endpoints.map((endpoint) => `${endpoint.requests} (${endpoint.held})`).join(', '),
-          String(e.endpoints.reduce((sum, endpoint) => sum + endpoint.gaveUp, 0)),
-          (e.gaveUpBytes / MB).toFixed(3),
-          e.gaveUpShare === undefined ? 'n/a' : `${(e.gaveUpShare * 100).toFixed(2)} %`,
-          e.beyondUniqueShare === undefined ? 'n/a' : `${(e.beyondUniqueShare * 100).toFixed(2)} %`,
-        ],
-      ];
-    }),
   };
 }
 
