@@ -100,5 +100,6 @@ async function loadTrace(options: SimFlags): Promise<Trace> {
     seed: options.seed,
     scale: options.scale,
     sessionsPerMinute: options.sessions,
+    ...(options.crowd ? {} : { crowdBytes: 0 }),
   });
 }

@@ -14,6 +14,7 @@ describe('npm run sim flags', () => {
       isolates: 1,
       traceOnly: false,
       slowEndpoint: false,
+      crowd: true,
     });
   });
 
@@ -21,7 +22,9 @@ describe('npm run sim flags', () => {
     expect(parseSimFlags(['--slow-endpoint'])).toMatchObject({
       slowEndpoint: true,
       systems: ['tiercache-no-hedge', 'tiercache'],
+      crowd: false,
     });
+    expect(parseSimFlags(['--no-crowd'])).toMatchObject({ slowEndpoint: false, crowd: false });
     expect(parseSimFlags(['--systems', 'tiercache', '--slow-endpoint']).systems).toEqual(['tiercache']);
     expect(parseSimFlags(['--systems', 'tiercache-no-hedge']).systems).toEqual(['tiercache-no-hedge']);
   });

@@ -94,6 +94,13 @@ describe('the generator', () => {
     expect(trace.requests.filter((r) => r.method === 'PURGE' && r.tag === PURGE_TAG)).toHaveLength(1);
   });
 
+  it('leaves the cold crowd out at a size of 0, and every other request as it was', () => {
+    const without = generateTrace({ ...options, crowdBytes: 0 });
+    expect(without.requests.some((r) => r.tag === CROWD_TAG)).toBe(false);
+    expect(without.objects.some((o) => o.path.startsWith('/crowd/'))).toBe(false);
+    expect(without.requests).toEqual(generateTrace(options).requests.filter((r) => r.tag !== CROWD_TAG));
+  });
+
   it('has players that open bytes=0- and cut, and downloaders that reconnect for the rest', () => {
     const trace = generateTrace(options);
     const video = trace.requests.filter((r) => r.path.startsWith('/v/'));

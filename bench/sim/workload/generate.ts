@@ -18,7 +18,10 @@ export interface WorkloadOptions {
   scale: number;
   /** Sessions starting per location per minute, on average. */
   sessionsPerMinute: number;
-  /** The cold crowd's object (64 MiB, as the many-locations promise is judged), asked by every location at `crowdAt` of the trace. */
+  /**
+   * The cold crowd's object (64 MiB, as the many-locations promise is judged), asked by every location at `crowdAt` of
+   * the trace; 0: no cold crowd.
+   */
   crowdBytes: number;
   crowdAt: number;
   /** Where in the trace (a fraction of it) the purge is made, at location 0. */
@@ -61,7 +64,7 @@ export function generateTrace(options: WorkloadOptions): Trace {
   }
   const crowd: TraceObject = { path: `/crowd/${options.seed}.bin`, size: options.crowdBytes };
   const crowdAt = Math.round(durationMs * options.crowdAt);
-  for (let location = 0; location < options.locations; location++)
+  for (let location = 0; options.crowdBytes > 0 && location < options.locations; location++)
     requests.push({
       atMs: crowdAt + integerBetween(random, 0, CROWD_WINDOW_MS - 1),
       location,
@@ -79,7 +82,7 @@ export function generateTrace(options: WorkloadOptions): Trace {
       tag: PURGE_TAG,
     });
   requests.sort((a, b) => a.atMs - b.atMs);
-  return { objects: [...catalogueObjects(catalogue), crowd], requests };
+  return { objects: [...catalogueObjects(catalogue), ...(options.crowdBytes > 0 ? [crowd] : [])], requests };
 }
 
 function popularityOf(catalogue: Catalogue, alpha: number): Popularity {
