@@ -42,7 +42,7 @@ const SPA_FALLBACK_DETAIL = 'spa-fallback';
 const FOLDER_REDIRECT_DETAIL = 'folder-redirect';
 
 /**
- * `app` with the rules' answers, the site's 404 page and CORS; answers to other methods (pass-through to an HTTP
+ * `app` with the rules' answers, the site's documents and CORS; answers to other methods (pass-through to an HTTP
  * origin, or 405) get only the rules' redirects and header edits.
  */
 export function withSiteResponses(app: EdgeFetch): EdgeFetch {
@@ -51,18 +51,19 @@ export function withSiteResponses(app: EdgeFetch): EdgeFetch {
     const client = edgeClientRules(request, edge.config);
     // For the memory hit this may lead to (memory-hit.ts), which carries the edits in its headers.
     if (client !== undefined) edge.client = { request, rules: client };
-    const siteFeatures = answersWithDocuments(site) || corsEnabled(site.corsAllowOrigins);
-    if (!siteFeatures && client?.redirect === undefined && client?.spaFallback === undefined) {
-      // Nothing to do (the default), or only headers to edit: no extra step on the hot path, a memory hit stays
-      // answered without a turn of the event loop.
-      if (client === undefined) return app(request, edge, ctx);
-      const answer = app(request, edge, ctx);
-      if (answer instanceof Response) return edited(answer, edge, client, request.method);
-      return answer.then((response) => edited(response, edge, client, request.method));
-    }
-    return siteResponse(request, edge, ctx, site, client, app).then((response) =>
-      client === undefined ? response : edited(response, edge, client, request.method),
-    );
+    const finish = (response: Response): Response =>
+      client === undefined ? response : edited(response, edge, client, request.method);
+    if (corsEnabled(site.corsAllowOrigins) || client?.redirect !== undefined || client?.spaFallback !== undefined)
+      return siteResponse(request, edge, ctx, site, client, app).then(finish);
+    // Nothing to do (the default), only headers to edit, or a document for a 404 or a 5xx: no extra step on the hot
+    // path, a memory hit (a whole 200, memory-cache.ts) stays answered without a turn of the event loop.
+    const documents = answersWithDocuments(site);
+    const then = (response: Response): Response | Promise<Response> =>
+      documents && mayTakeDocument(request, response)
+        ? withDocuments(request, response, edge, ctx, client, app).then(finish)
+        : finish(response);
+    const answer = app(request, edge, ctx);
+    return answer instanceof Response ? then(answer) : answer.then(then);
   };
 }
 
@@ -92,16 +93,42 @@ async function siteResponse(
     return withCors(redirectAnswer(request, client.redirect, started), request, site.corsAllowOrigins);
   }
   if (request.method !== 'GET' && request.method !== 'HEAD') return app(request, edge, ctx);
-  let response = await app(request, edge, ctx);
-  const read = (page: Request): Promise<Response> => documentRead(request, page, edge, ctx, app);
-  if (response.status === 404) response = await notFoundAnswer(request, response, edge, client, read);
-  else if (site.errorDocument !== undefined && ownServerError(request, response, edge.config)) {
-    response = await withPage(request, response, `/${encodeKeyForPath(site.errorDocument)}`, read);
-  }
+  const answered = await app(request, edge, ctx);
+  const response = mayTakeDocument(request, answered)
+    ? await withDocuments(request, answered, edge, ctx, client, app)
+    : answered;
   const answer = withCors(response, request, site.corsAllowOrigins);
   // A memory hit's copy carries the edits its headers were made with (memory-hit.ts): not made again.
   if (response === edge.edited) edge.edited = answer;
   return answer;
+}
+
+/** Whether a document may stand in for `response`: a 404 or a 5xx to a GET or HEAD. */
+function mayTakeDocument(request: Request, response: Response): boolean {
+  const { status } = response;
+  return (
+    (status === 404 || (status >= 500 && status <= 599)) && (request.method === 'GET' || request.method === 'HEAD')
+  );
+}
+
+/**
+ * `response` (a 404 or a 5xx to a GET or HEAD) as the site's documents answer it: a 404 by its folder's redirect, a
+ * rule's fallback or its 404 page (notFoundAnswer), a 5xx of ours by the error page; as it is where none does.
+ */
+function withDocuments(
+  request: Request,
+  response: Response,
+  edge: EdgeRequest,
+  ctx: ExecutionContext,
+  client: ClientRules | undefined,
+  app: EdgeFetch,
+): Promise<Response> {
+  const { site } = edge.config;
+  const read = (page: Request): Promise<Response> => documentRead(request, page, edge, ctx, app);
+  if (response.status === 404) return notFoundAnswer(request, response, edge, client, read);
+  if (site.errorDocument === undefined || !ownServerError(request, response, edge.config))
+    return Promise.resolve(response);
+  return withPage(request, response, `/${encodeKeyForPath(site.errorDocument)}`, read);
 }
 
 /** Whether any of the site's documents may answer in place of the tiers' answer. */
@@ -207,12 +234,13 @@ function notFoundPagesOf(config: Config): readonly NotFoundPage[] {
 const canonicalPages = new WeakMap<Config, readonly NotFoundPage[]>();
 
 /**
- * A document read for another request's answer (the 404 page, a single-page app's fallback), through the same
+ * A document read for another request's answer (a 404 page, a single-page app's fallback, the folder's index behind
+ * the folder redirect, the error page), through the same
  * meter: what it fetched is this request's, but it is no request of its own. A memory hit of the document leaves its
  * facts on the meter, which would make the record a hit of the document: let go of, the record is the request's (the
  * path asked for, the status and Cache-Status answered), with the document's bytes as sent. A document under
  * SIGNED_PREFIXES is read only when the request's own token admits it (worker/admission.ts); refused, it is as if
- * missing (403, never read): the request keeps its 404.
+ * missing (403, never read): the request keeps its 404 (or its 5xx).
  */
 async function documentRead(
   request: Request,
