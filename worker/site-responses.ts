@@ -235,12 +235,11 @@ const canonicalPages = new WeakMap<Config, readonly NotFoundPage[]>();
 
 /**
  * A document read for another request's answer (a 404 page, a single-page app's fallback, the folder's index behind
- * the folder redirect, the error page), through the same
- * meter: what it fetched is this request's, but it is no request of its own. A memory hit of the document leaves its
- * facts on the meter, which would make the record a hit of the document: let go of, the record is the request's (the
- * path asked for, the status and Cache-Status answered), with the document's bytes as sent. A document under
- * SIGNED_PREFIXES is read only when the request's own token admits it (worker/admission.ts); refused, it is as if
- * missing (403, never read): the request keeps its 404 (or its 5xx).
+ * the folder redirect, the error page), through the same meter: what it fetched is this request's, but it is no
+ * request of its own. A memory hit of the document leaves its facts on the meter, which would make the record a hit of
+ * the document: let go of, the record is the request's (the path asked for, the status and Cache-Status answered),
+ * with the document's bytes as sent. A document under SIGNED_PREFIXES is read only when the request's own token admits
+ * it (worker/admission.ts); refused, it is as if missing (403, never read): the request keeps its 404 (or its 5xx).
  */
 async function documentRead(
   request: Request,
