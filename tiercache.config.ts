@@ -64,5 +64,10 @@ export default {
     // Paths served only with a signed URL or cookie (docs/private-content.md); the keys are the edge's SIGNING_KEYS
     // secret (`npx wrangler secret put SIGNING_KEYS`, the edge's file being wrangler.jsonc).
     // SIGNED_PREFIXES: '/video/,/paid/',
+    // A web site in the bucket (docs/static-sites.md): `/docs/` serves docs/index.html and `/docs` is redirected to it
+    // (FOLDER_REDIRECT, 301 by default), a 404 page by folder, and the site's page for an origin that is down.
+    // INDEX_DOCUMENT: 'index.html',
+    // NOT_FOUND_DOCUMENTS: '/=404.html,/docs/=docs/404.html',
+    // ERROR_DOCUMENT: '50x.html',
   },
 } satisfies DeploySettings;

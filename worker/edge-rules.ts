@@ -8,14 +8,15 @@ import { isReserved } from '../shared/request/reserved-paths.ts';
 import { type ClientRules, clientRules, rulesEditClients } from '../shared/rules/client-rules.ts';
 import { editAnswerHeaders } from '../shared/rules/header-edits.ts';
 import { redirectLocation } from '../shared/rules/redirect-location.ts';
+import type { RedirectStatus } from '../shared/rules/rules.ts';
 import { applyRules } from '../shared/rules/rules-match.ts';
 import { responseAsIs } from '../shared/streams/response-as-is.ts';
 import { withTierReport } from '../shared/tier/tier-headers.ts';
 import { BoundedMemo } from './bounded-memo.ts';
 import { forwardedPath, knownAddress } from './edge-address.ts';
 
-/** RFC 9110 §15.4: the reason phrases of the redirects a rule may answer with, for the short body. */
-const REDIRECT_REASONS: Record<number, string> = {
+/** RFC 9110 §15.4: the reason phrases of the redirects a rule or FOLDER_REDIRECT answers with, for the short body. */
+const REDIRECT_REASONS: Record<RedirectStatus, string> = {
   301: 'Moved Permanently',
   302: 'Found',
   307: 'Temporary Redirect',
@@ -130,14 +131,19 @@ export function redirectAnswer(
   started: number,
 ): Response {
   const location = redirectLocation(redirect, new URL(request.url).search);
-  const body = `${redirect.status} ${REDIRECT_REASONS[redirect.status]}: ${location}\n`;
+  const answer = redirectResponse(redirect.status, location, request.method);
+  return withTierReport(answer, 'edge', { detail: `rule:${redirect.rule}` }, Date.now() - started);
+}
+
+/** A redirect to `location`: its status, its Location and a one-line text body naming both (none for HEAD). */
+export function redirectResponse(status: RedirectStatus, location: string, method: string): Response {
+  const body = `${status} ${REDIRECT_REASONS[status]}: ${location}\n`;
   const headers = new Headers({
     location,
     'content-type': 'text/plain; charset=utf-8',
     'content-length': String(new TextEncoder().encode(body).byteLength),
   });
-  const answer = new Response(request.method === 'HEAD' ? null : body, { status: redirect.status, headers });
-  return withTierReport(answer, 'edge', { detail: `rule:${redirect.rule}` }, Date.now() - started);
+  return new Response(method === 'HEAD' ? null : body, { status, headers });
 }
 
 /**

@@ -94,7 +94,7 @@ export interface Config {
   fills: FillConfig;
   /** The edge's in-isolate cache of hot small objects (worker/memory-cache.ts). */
   memory: MemoryConfig;
-  /** Static-site conveniences: index and 404 documents, Content-Type, CORS (site-config.ts). */
+  /** Static-site conveniences: index, 404 and error documents, the folder redirect, Content-Type, CORS (site-config.ts). */
   site: SiteConfig;
   /** Stats, logs and the egress price (observability.ts). */
   observability: ObservabilityConfig;
@@ -228,7 +228,7 @@ export function parseConfig(raw: RawConfig): Config {
     eventsToken: nonEmpty(raw.EVENTS_TOKEN),
     healthKey: problems.read(() => objectKey(raw, 'HEALTH_KEY'), undefined),
     ...parseLimits(raw, problems),
-    site: parseSiteConfig(raw, problems),
+    site: parseSiteConfig(raw, problems, kind !== 'http'),
     observability: parseObservability(raw, problems),
     rules: problems.read(() => parseRules(raw.RULES), NO_RULES),
     admission: parseAdmission(raw, problems),

@@ -32,6 +32,11 @@ export interface OriginTraits {
    * 405 (S3: the shield signs reads only).
    */
   readonly passesOtherMethods: boolean;
+  /**
+   * Whether the origin's answers that are not the object (a site's 404 page, its redirect, its 503) reach the client
+   * as it sent them, or only their status does, in a body of ours (S3: its XML error documents never pass).
+   */
+  readonly passesItsAnswers: boolean;
   /** The host names HOST_BUCKETS gives a bucket each (S3); a site names none. */
   readonly namedHosts: readonly string[];
   /** Whether a request for `host` (a URL's hostname) names a site here; if not, RFC 9110 §15.5.20: 421. */
@@ -69,6 +74,7 @@ const SITE_TRAITS: OriginTraits = {
   kind: 'http',
   forwardsClientHeaders: true,
   passesOtherMethods: true,
+  passesItsAnswers: true,
   namedHosts: [],
   // One site, whatever host its clients name.
   serves: () => true,
@@ -81,6 +87,7 @@ function s3Traits(s3: { bucket: string; hostBuckets: HostBuckets }): OriginTrait
     kind: 's3',
     forwardsClientHeaders: false,
     passesOtherMethods: false,
+    passesItsAnswers: false,
     namedHosts: [...s3.hostBuckets.keys()],
     // A host HOST_BUCKETS does not list reads S3_BUCKET, when there is one (host-buckets.ts).
     serves: (host) => bucketFor(s3, host) !== undefined,

@@ -8,7 +8,7 @@ export type RuleMethod = (typeof RULE_METHODS)[number];
 
 /** The redirect statuses (RFC 9110 §15.4.2, §15.4.3, §15.4.8, §15.4.9). */
 export const REDIRECT_STATUSES = [301, 302, 307, 308] as const;
-type RedirectStatus = (typeof REDIRECT_STATUSES)[number];
+export type RedirectStatus = (typeof REDIRECT_STATUSES)[number];
 
 /** What a rule matches; every field given must match (an absent field matches everything). */
 export interface RuleMatch {

@@ -54,7 +54,6 @@ class S3Origin implements Origin {
   readonly traits: OriginTraits;
   readonly config: Config;
   readonly keyPrefix: string;
-  readonly passesAnswersOn = false;
   readonly #s3: S3Config;
   readonly #family: Family;
 
@@ -66,6 +65,11 @@ class S3Origin implements Origin {
     this.keyPrefix = `${config.originUrl.origin}${originBasePath(config.originUrl)}/${s3.bucket}`;
     family.buckets.set(s3.bucket, this);
     family.remember(this);
+  }
+
+  /** As the traits say of this kind of origin (shared/config/origin-traits.ts), which the edge reads too. */
+  get passesAnswersOn(): boolean {
+    return this.traits.passesItsAnswers;
   }
 
   forHost(host: string): Origin {

@@ -27,12 +27,16 @@ class SiteOrigin implements Origin {
   readonly traits: OriginTraits;
   readonly config: Config;
   readonly keyPrefix: string;
-  readonly passesAnswersOn = true;
 
   constructor(config: Config) {
     this.config = config;
     this.traits = originTraits(config);
     this.keyPrefix = `${config.originUrl.origin}${originBasePath(config.originUrl)}`;
+  }
+
+  /** As the traits say of this kind of origin (shared/config/origin-traits.ts), which the edge reads too. */
+  get passesAnswersOn(): boolean {
+    return this.traits.passesItsAnswers;
   }
 
   /** One site, whatever host its clients name. */

@@ -15,13 +15,13 @@ interface Received {
 export interface Site {
   url: string;
   received: Received[];
-  /** Replace or add a page. */
-  page(path: string, body: string | Uint8Array, headers?: Record<string, string>): void;
+  /** Replace or add a page (answered with `status`: 200 unless said). */
+  page(path: string, body: string | Uint8Array, headers?: Record<string, string>, status?: number): void;
   close(): Promise<void>;
 }
 
 export async function startSite(): Promise<Site> {
-  const pages = new Map<string, { body: Buffer; headers: Record<string, string> }>();
+  const pages = new Map<string, { body: Buffer; headers: Record<string, string>; status: number }>();
   const received: Received[] = [];
   const server = createServer(async (req, res) => {
     const body = await readBody(req);
@@ -63,7 +63,7 @@ export async function startSite(): Promise<Site> {
       res.end(req.method === 'HEAD' ? undefined : page.body.subarray(start, end + 1));
       return;
     }
-    res.writeHead(200, { 'content-type': 'text/html', 'content-length': page.body.length, ...page.headers });
+    res.writeHead(page.status, { 'content-type': 'text/html', 'content-length': page.body.length, ...page.headers });
     res.end(req.method === 'HEAD' ? undefined : page.body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -71,7 +71,7 @@ export async function startSite(): Promise<Site> {
   return {
     url: `http://127.0.0.1:${port}`,
     received,
-    page: (path, body, headers = {}) => pages.set(path, { body: Buffer.from(body), headers }),
+    page: (path, body, headers = {}, status = 200) => pages.set(path, { body: Buffer.from(body), headers, status }),
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

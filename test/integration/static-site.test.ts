@@ -1,5 +1,5 @@
 // A bucket holding a web site, uploaded by a tool that sets no Content-Type, served with an
-// index document, a 404 page and CORS for one origin (docs/static-sites.md).
+// index document (and the folder redirect it brings), a 404 page and CORS for one origin (docs/static-sites.md).
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { patternBytes } from './bytes.ts';
@@ -48,11 +48,17 @@ describe('a static site (INDEX_DOCUMENT, NOT_FOUND_DOCUMENT, CORS_ALLOW_ORIGINS)
     expect(originGets()).toHaveLength(1);
   });
 
-  it("serves a path ending in / as that folder's index.html, and leaves the path without / alone", async () => {
+  it("serves a path ending in / as that folder's index.html, and redirects the path without / to it", async () => {
     f.tap.clear();
     expect((await f.get('/docs/')).text).toBe('<h1>docs</h1>');
-    expect((await f.get('/docs')).status).toBe(404);
-    expect(originGets()).toEqual(['/assets/docs/index.html', '/assets/docs', '/assets/404.html']);
+    await settle();
+    const redirect = await f.get('/docs', { headers: CORS_REQUEST_HEADERS });
+    expect(redirect.status).toBe(301);
+    expect(redirect.headers.get('location')).toBe('/docs/');
+    // A cross-origin fetch follows a redirect only when it passes the CORS check.
+    expect(redirect.headers.get('access-control-allow-origin')).toBe(APP);
+    // The folder's index was cached by the first read: only the missing key was asked for.
+    expect(originGets()).toEqual(['/assets/docs/index.html', '/assets/docs']);
   });
 
   it('answers HEAD of / with the index document’s headers', async () => {
@@ -79,7 +85,8 @@ describe('a static site (INDEX_DOCUMENT, NOT_FOUND_DOCUMENT, CORS_ALLOW_ORIGINS)
     const answer = await f.get('/missing-2.txt', { headers: { range: 'bytes=0-3', 'if-none-match': '*' } });
     expect(answer.status).toBe(404);
     expect(answer.text).toBe(NOT_FOUND_PAGE);
-    expect(originGets()).toEqual(['/assets/missing-2.txt']);
+    // The key, and the folder it might be (FOLDER_REDIRECT); never the page again.
+    expect(originGets()).toEqual(['/assets/missing-2.txt', '/assets/missing-2.txt/index.html']);
     expect(cacheStatus(await f.get('/404.html')).at(-1)?.[1]).toBe('hit');
   });
 

@@ -175,7 +175,9 @@ describe('parseConfig with every setting given', () => {
       },
       site: {
         indexDocument: 'index.html',
-        notFoundDocument: '404.html',
+        folderRedirect: 301,
+        notFoundDocuments: [{ prefix: '/', key: '404.html' }],
+        errorDocument: undefined,
         contentTypeFromExtension: false,
         corsAllowOrigins: ['https://app.example'],
       },
