@@ -45,17 +45,35 @@ export async function warmTarget(target: WarmTarget, call: WarmCall): Promise<Pa
     else tally.warmed(target.url, settled.tier, settled.failed);
     return 'done';
   }
-  if (!ledger.charge(SHIELD_WARM_COST)) return 'deferred';
   const { edge } = call;
   const href = target.url.href;
+  const forShield = ledger.pay(SHIELD_WARM_COST);
+  if (forShield === 'later') return 'deferred';
+  if (forShield === 'never') {
+    tally.warmed(href, 'shield', unpaid(SHIELD_WARM_COST, ledger));
+    return 'done';
+  }
   const atShield = await warmAtShield(edge.shield, edge.config, { path: target.path }, hopFields(target, call));
   const shieldOnly = tier === 'shield' || atShield.outcome === 'failed' || atShield.outcome === 'skipped';
   tally.warmed(href, 'shield', atShield, shieldOnly);
   if (shieldOnly) return 'done';
   // What this edge's read costs, from the object's length (the shield's answer says it): a slice read each.
-  if (!ledger.charge(edgeReadCost(atShield.size ?? 0, edge.config.slicing.sliceSize))) return 'deferred';
-  tally.warmed(href, 'edge', await warmAtEdge(target, edge));
+  const cost = edgeReadCost(atShield.size ?? 0, edge.config.slicing.sliceSize);
+  const forEdge = ledger.pay(cost, SHIELD_WARM_COST);
+  if (forEdge === 'later') return 'deferred';
+  tally.warmed(href, 'edge', forEdge === 'never' ? unpaid(cost, ledger) : await warmAtEdge(target, edge));
   return 'done';
+}
+
+/** A part no call of this warm can pay for: a failure saying so (a larger SUBREQUEST_LIMIT, or fewer playlists). */
+function unpaid(cost: number, ledger: WarmLedger): ObjectWarmed {
+  return {
+    outcome: 'failed',
+    status: 0,
+    bytes: 0,
+    originBytes: 0,
+    reason: `its read costs ${cost} subrequests, more than a call has for it (${ledger.forTargets} of SUBREQUEST_LIMIT, less the playlists)`,
+  };
 }
 
 /** A playlist's read through the tier a warm reaches first: the shield's whole answer, or this edge's own read. */

@@ -46,6 +46,7 @@ export async function warm(request: Request, edge: EdgeRequest): Promise<Respons
     ledger,
     tier: tier === 'shield' ? 'shield' : 'edge',
   });
+  ledger.listMade();
   const total = list.targets.length;
   if (from > total)
     throw new BadRequest(`expected "from" to be at most ${total}, the length of this request's list; got ${from}`);

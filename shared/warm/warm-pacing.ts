@@ -55,14 +55,22 @@ export function playlistCost(tier: WarmTier): number {
   return tier === 'shield' ? FETCH : LOOKUP + FETCH + PUT;
 }
 
-/** A call's budget as it spends it: subrequests left, and when it stops starting targets. */
+/** What paying for a part of a target came to: paid; too much for what is left (the next call pays); too much ever. */
+export type Payment = 'spent' | 'later' | 'never';
+
+/**
+ * A call's budget as it spends it: subrequests (its list's playlists first, then its targets), and when it stops
+ * starting targets. What the list cost, every call of the warm pays again: a target costing more than the rest can
+ * never be paid for, and is said so rather than put off for ever.
+ */
 export class WarmLedger {
-  /** The subrequests the call may spend on playlists and targets (SUBREQUEST_LIMIT less WARM_CALL_RESERVE). */
+  /** The subrequests the call may spend on playlists and targets (SUBREQUEST_LIMIT less its reserve). */
   readonly subrequests: number;
   /** When the call stops starting targets (ms, on `now`'s clock). */
   private readonly deadline: number;
   private readonly now: () => number;
   private spent = 0;
+  private listed = 0;
 
   constructor(subrequests: number, deadline: number, now: () => number) {
     this.subrequests = subrequests;
@@ -70,9 +78,13 @@ export class WarmLedger {
     this.now = now;
   }
 
-  /** A call of SUBREQUEST_LIMIT `limit`, started at `started`. */
+  /**
+   * A call of SUBREQUEST_LIMIT `limit`, started at `started`: WARM_CALL_RESERVE kept back, or half of a limit too small
+   * for it (Workers Free's 50 leaves 34; the least SUBREQUEST_LIMIT, 10, leaves 5).
+   */
   static forCall(limit: number, started: number, now: () => number): WarmLedger {
-    return new WarmLedger(Math.max(0, limit - WARM_CALL_RESERVE), started + WARM_CALL_MS, now);
+    const reserve = Math.min(WARM_CALL_RESERVE, Math.floor(limit / 2));
+    return new WarmLedger(Math.max(0, limit - reserve), started + WARM_CALL_MS, now);
   }
 
   /** Subrequests spent so far. */
@@ -80,11 +92,32 @@ export class WarmLedger {
     return this.spent;
   }
 
-  /** Spends `cost` if the budget holds it: whether it did (nothing is spent when it does not). */
+  /** What the targets may spend at most, once the list is paid for. */
+  get forTargets(): number {
+    return this.subrequests - this.listed;
+  }
+
+  /** Pays for a part of the list (a playlist's read): whether the budget held it (nothing is spent when not). */
   charge(cost: number): boolean {
     if (this.spent + cost > this.subrequests) return false;
     this.spent += cost;
     return true;
+  }
+
+  /** The list is made: what it cost is paid by every call of this warm, and no target can have it. */
+  listMade(): void {
+    this.listed = this.spent;
+  }
+
+  /**
+   * Pays `cost` for a part of a target of which `paid` is paid already: `never` when the two are more than any call
+   * may spend on a target, `later` when they are more than this call has left (nothing is spent then).
+   */
+  pay(cost: number, paid = 0): Payment {
+    if (paid + cost > this.forTargets) return 'never';
+    if (this.spent + cost > this.subrequests) return 'later';
+    this.spent += cost;
+    return 'spent';
   }
 
   /** Whether another target may start: there is time left, and `cost` (its least) fits. */
@@ -97,10 +130,11 @@ export class WarmLedger {
 export type Paced = 'done' | 'deferred';
 
 /**
- * Warms `from` onwards, up to `end` (exclusive) and at most WARM_URLS_PER_CALL of them, `concurrency` at once, in
- * order; starts none once `mayStart` says no or one was deferred. Answers where the next call starts: the first target
- * not started or deferred (`end`: all done). A target started after one that was deferred is warmed all the same, and
- * warmed again by the next call (a hit then).
+ * Warms `from` onwards, up to `end` (exclusive) and at most WARM_URLS_PER_CALL of them, in order: the first alone, so
+ * that whatever the others would spend it is paid for (a ledger that has paid for nothing but the list defers nothing:
+ * WarmLedger.pay) and every call moves the list on; then `concurrency` at once, none started once `mayStart` says no
+ * or one was deferred. Answers where the next call starts: the first target not started or deferred (`end`: all
+ * done). A target started after one that was deferred is warmed all the same, and again by the next call (a hit then).
  */
 export async function warmPaced(
   from: number,
@@ -109,8 +143,10 @@ export async function warmPaced(
   mayStart: () => boolean,
   warm: (index: number) => Promise<Paced>,
 ): Promise<number> {
+  if (from >= end) return end;
+  if ((await warm(from)) === 'deferred') return from;
   const last = Math.min(end, from + WARM_URLS_PER_CALL);
-  let nextIndex = from;
+  let nextIndex = from + 1;
   let deferred = Number.POSITIVE_INFINITY;
   const worker = async (): Promise<void> => {
     while (nextIndex < last && deferred === Number.POSITIVE_INFINITY && mayStart()) {
