@@ -235,7 +235,10 @@ function add(totals: Totals, report: WarmReport): void {
   totals.done += report.done;
   totals.skipped += report.skipped;
   addTally(totals.shield, report.shield);
-  if (report.edge !== undefined) addTally((totals.edge ??= tally()), report.edge);
+  if (report.edge !== undefined) {
+    totals.edge ??= tally();
+    addTally(totals.edge, report.edge);
+  }
   totals.problems.push(...report.problems);
 }
 

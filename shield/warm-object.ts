@@ -17,7 +17,10 @@ const CARRIED = [HOST_HEADER, PURGED_AT_HEADER, SOFT_PURGED_AT_HEADER, 'accept-e
 /** Longest ask the shield reads: a path of a URL's own length, in JSON. */
 const ASK_LIMIT = 64 * 1024;
 
-/** One object to warm at the shield. */
+/**
+ * One object to warm at the shield.
+ * @public warmObject's ask: the shield's warming primitive, for whatever warms it (docs/warming.md)
+ */
 export interface ShieldWarmAsk {
   /** The object's canonical path and kept query, as the edge asks for it. */
   path: string;
@@ -32,6 +35,7 @@ export interface ShieldWarmAsk {
  * Reads `ask`'s object through the shield's read path, as a GET from the edge would, and says what it came to
  * (warmed, cached, failed, skipped). Its own meter counts what it fetched and holds what it left running, kept alive
  * by `shield`'s request; nobody waits for its first byte, so it yields to requests that do (first-byte-urgency.ts).
+ * @public the shield's warming primitive: acceptWarm's, and whatever else warms the shield (docs/warming.md)
  */
 export function warmObject(ask: ShieldWarmAsk, shield: ShieldRequest): Promise<ObjectWarmed> {
   const meter = new RequestMeter(Date.now(), (work) => shield.meter.hold(work));

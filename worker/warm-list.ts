@@ -25,7 +25,7 @@ export interface ObjectTarget {
 }
 
 /** A target settled while the list was made: skipped (out of scope, no URL), or a playlist that could not be read. */
-export interface SettledTarget {
+interface SettledTarget {
   kind: 'settled';
   url: string;
   /** A skip's reason, or the playlist's failure at the tier it was read from. */

@@ -4,7 +4,7 @@
 // edge's purge watermarks in their fields, as on every read the edge sends.
 
 /** What became of one object read through a tier to warm it (shared/tier/warm-read.ts). */
-export type WarmOutcome = 'warmed' | 'cached' | 'failed' | 'skipped';
+type WarmOutcome = 'warmed' | 'cached' | 'failed' | 'skipped';
 
 const OUTCOMES: ReadonlySet<string> = new Set<WarmOutcome>(['warmed', 'cached', 'failed', 'skipped']);
 

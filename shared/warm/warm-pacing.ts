@@ -21,7 +21,7 @@ export const WARM_CALL_MS = 20_000;
  * Subrequests a call keeps for itself before its targets: the purge list's read (KV) and its own answer's work. The rest
  * of SUBREQUEST_LIMIT is the targets' and the playlists'.
  */
-export const WARM_CALL_RESERVE = 16;
+const WARM_CALL_RESERVE = 16;
 /** Playlists one call reads at most: the prefixes' own, and a master playlist's renditions. */
 export const MAX_PLAYLISTS = 64;
 

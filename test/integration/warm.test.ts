@@ -60,6 +60,28 @@ beforeAll(async () => {
     mediaPlaylist(['a.ts', 'https://ads.example/ad.ts', '../ep2/seg000.ts', '/__tiercache/stats', 'b.ts']),
   );
   await f.origin.putObject('video/mixed/a.ts', 'segment a', { 'content-type': 'video/mp2t' });
+  // A master playlist: two renditions and an audio one, each with its own segments.
+  await f.origin.putObject(
+    'show/master.m3u8',
+    [
+      '#EXTM3U',
+      '#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="a",NAME="en",URI="audio/index.m3u8"',
+      '#EXT-X-STREAM-INF:BANDWIDTH=800000,AUDIO="a"',
+      'low/index.m3u8',
+      '#EXT-X-STREAM-INF:BANDWIDTH=3000000,AUDIO="a"',
+      'high/index.m3u8',
+    ].join('\n'),
+  );
+  for (const rendition of ['low', 'high', 'audio']) await put(`show/${rendition}/`, 2);
+  // A DASH manifest: one Representation of five numbered segments and its initialization segment.
+  await f.origin.putObject(
+    'dash/manifest.mpd',
+    `<?xml version="1.0"?><MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="static" mediaPresentationDuration="PT20S">
+      <Period><AdaptationSet><SegmentTemplate media="$RepresentationID$/$Number$.m4s" initialization="$RepresentationID$/init.mp4" duration="4"/>
+      <Representation id="v" bandwidth="1000000"/></AdaptationSet></Period></MPD>`,
+  );
+  for (const name of ['init.mp4', '1.m4s', '2.m4s', '3.m4s', '4.m4s', '5.m4s'])
+    await f.origin.putObject(`dash/v/${name}`, `dash ${name}`, { 'content-type': 'video/mp4' });
   await f.origin.putObject('video/mixed/b.ts', 'segment b', { 'content-type': 'video/mp2t' });
 });
 afterAll(() => f?.close());
@@ -145,6 +167,26 @@ describe('the warm API', () => {
     const got = await f.get('/big/trailer.mp4');
     expect(sameBytes(got.body, LARGE)).toBe(true);
     expect(cacheStatus(got).at(-1)?.slice(0, 2)).toEqual(['tiercache-edge', 'hit']);
+    expect(f.tap.requests).toEqual([]);
+  });
+
+  it("warms a master playlist's every rendition, each read in turn for its segments", async () => {
+    const answer = await report({ prefixes: [{ prefix: '/show/', playlist: 'master.m3u8' }] });
+    // The master, three media playlists and their two segments each.
+    expect(answer).toMatchObject({ total: 1 + 3 + 3 * 2, playlists: 4, next: null, skipped: 0 });
+    expect(answer.shield).toMatchObject({ warmed: 6, cached: 4, failed: 0 });
+    f.tap.clear();
+    for (const path of ['/show/low/seg001.ts', '/show/high/seg000.ts', '/show/audio/seg001.ts'])
+      expect(cacheStatus(await f.get(path))[0]?.slice(0, 2), path).toEqual(['tiercache-shield', 'hit']);
+    expect(f.tap.requests).toEqual([]);
+  });
+
+  it('warms what a DASH manifest numbers, its initialization segment first', async () => {
+    const answer = await report({ prefixes: [{ prefix: '/dash/', playlist: 'manifest.mpd' }] });
+    expect(answer).toMatchObject({ total: 7, next: null });
+    expect(answer.shield).toMatchObject({ warmed: 6, cached: 1, failed: 0 });
+    f.tap.clear();
+    expect((await f.get('/dash/v/5.m4s')).text).toBe('dash 5.m4s');
     expect(f.tap.requests).toEqual([]);
   });
 
