@@ -61,7 +61,10 @@ export class WarmTally {
   private finished = 0;
   private skips = 0;
 
-  /** A target done at `tier`; not yet finished when the other tier is still to be warmed (`partOf`). */
+  /**
+   * A target's part at `tier`. `last`: false when another tier's part is to follow (warming both), and the target is
+   * finished only by that one, unless this part failed or was skipped (then nothing follows).
+   */
   warmed(url: string, tier: 'shield' | 'edge', warmed: ObjectWarmed, last = true): void {
     if (warmed.outcome === 'skipped') {
       this.skip(url, warmed.reason ?? 'skipped');
