@@ -6,10 +6,10 @@ module.exports = {
     {
       name: 'pure-rooms-stay-pure',
       comment:
-        'shared/http, request, hop, config, rules, slices, streams, store, stats, cost, tiers and admission, the purge records, prefixes and bounds, the soft purge verdict, bucket events read, and what Workers Cache is told of purges, are pure rules and formats: they never reach the read path (shared/tier), the observers (shared/observe) or the KV store.',
+        'shared/http, request, hop, config, rules, slices, streams, store, stats, cost, tiers, admission and warm, the purge records, prefixes and bounds, the soft purge verdict, bucket events read, and what Workers Cache is told of purges, are pure rules and formats: they never reach the read path (shared/tier), the observers (shared/observe) or the KV store.',
       severity: 'error',
       from: {
-        path: '^shared/((http|request|hop|config|rules|slices|streams|store|stats|cost|tiers|admission)/|purge/(purge-(rules|prefix|bounds)|soft-purge|bucket-events|workers-cache-purge)\\.ts$)',
+        path: '^shared/((http|request|hop|config|rules|slices|streams|store|stats|cost|tiers|admission|warm)/|purge/(purge-(rules|prefix|bounds)|soft-purge|bucket-events|workers-cache-purge)\\.ts$)',
       },
       to: { path: '^shared/(tier/|observe/|purge/purge-(store|kv|snapshot))' },
     },
@@ -62,13 +62,13 @@ module.exports = {
     {
       name: 'cli-imports-only-types-and-formats',
       comment:
-        "cli/ talks to a deployment over HTTP only: of the rest it imports types (the stats.json shape, the purge request), the stats page's number formats (shared/stats/format.ts), the pure cost model (shared/cost/, for npm run cost), the list of tiers (shared/tiers/tiers.ts, so that npm run stats prints every tier the edge reports), the reserved paths it calls (shared/request/reserved-paths.ts), the purge body's limits (shared/purge/purge-rules.ts, pure: npm run purge sends --from's targets in requests the edge takes), the RULES check (shared/rules/rules-document.ts and the ConfigError it throws, shared/http/errors.ts: the deploy refuses a RULES the workers would), the Cache-Status reader (shared/http/cache-status.ts, pure: npm run verify reads each tier's member as the tiers write it) and the signer a site's backend uses too (shared/admission/signer.ts over signed-token.ts, for npm run sign), never code that runs a tier.",
+        "cli/ talks to a deployment over HTTP only: of the rest it imports types (the stats.json shape, the purge request), the stats page's number formats (shared/stats/format.ts), the pure cost model (shared/cost/, for npm run cost), the list of tiers (shared/tiers/tiers.ts, so that npm run stats prints every tier the edge reports), the reserved paths it calls (shared/request/reserved-paths.ts), the purge body's limits (shared/purge/purge-rules.ts, pure: npm run purge sends --from's targets in requests the edge takes), a warm call's share and a playlist's folder (shared/warm/warm-pacing.ts, warm-scope.ts, pure: npm run warm sends its URLs in batches of what one call warms), the RULES check (shared/rules/rules-document.ts and the ConfigError it throws, shared/http/errors.ts: the deploy refuses a RULES the workers would), the Cache-Status reader (shared/http/cache-status.ts, pure: npm run verify reads each tier's member as the tiers write it) and the signer a site's backend uses too (shared/admission/signer.ts over signed-token.ts, for npm run sign), never code that runs a tier.",
       severity: 'error',
       from: { path: '^cli/' },
       to: {
         path: '^(worker|shield|shared|local|bench|test)/',
         pathNot:
-          '^shared/(stats/format|cost/[\\w-]+|tiers/tiers|request/reserved-paths|purge/purge-rules|rules/rules-document|http/(errors|cache-status)|admission/(signer|signed-token))\\.ts$',
+          '^shared/(stats/format|cost/[\\w-]+|tiers/tiers|request/reserved-paths|purge/purge-rules|rules/rules-document|http/(errors|cache-status)|admission/(signer|signed-token)|warm/warm-(pacing|scope))\\.ts$',
         dependencyTypesNot: ['type-only'],
       },
     },

@@ -12,7 +12,7 @@ import { observedFetch } from '../shared/observe/observed.ts';
 import { normalizePath } from '../shared/request/canonical-path.ts';
 import type { RequestFacts } from '../shared/request/request-facts.ts';
 import { requestUrl } from '../shared/request/request-target.ts';
-import { HEALTH_PATH, isReserved, PURGE_PATH } from '../shared/request/reserved-paths.ts';
+import { HEALTH_PATH, isReserved, PURGE_PATH, WARM_PATH } from '../shared/request/reserved-paths.ts';
 import { withHitStore, withTierReport } from '../shared/tier/tier-headers.ts';
 import type { ShieldCache } from '../shared/tiers/shield-caches.ts';
 import { type ShieldBindings, type ShieldEnv, type ShieldRequest, shieldBindings } from './env.ts';
@@ -21,6 +21,7 @@ import { originOf } from './origin/origin-of.ts';
 import { originUrlFor } from './origin/origin-url.ts';
 import { invalidatedShieldKey } from './shield-cache.ts';
 import { acceptPurge, answerObject, answerShieldHealth, shieldTier } from './shield-tier.ts';
+import { acceptWarm } from './warm-object.ts';
 
 /**
  * The shield's named entrypoint Workers Cache fronts (cli/wrangler-config.ts names it in the deployed configuration;
@@ -45,19 +46,19 @@ app.use('*', async (c, next) => {
   await next();
 });
 
-// Its own endpoints, on the canonical path: purge (POST), health, those its entrypoint adds (ShieldRequest
+// Its own endpoints, on the canonical path: purge and warm (POST), health, those its entrypoint adds (ShieldRequest
 // ownEndpoints), slice requests (GET/HEAD, below); anything else under the prefix is no object.
 app.use('*', async (c, next) => {
   const path = normalizePath(c.var.url.pathname);
   if (!isReserved(path)) return next();
   const own = c.env.ownEndpoints?.get(path);
-  if (path === PURGE_PATH || path === HEALTH_PATH || own !== undefined) {
+  if (path === PURGE_PATH || path === WARM_PATH || path === HEALTH_PATH || own !== undefined) {
     // Not requests for objects: no record is made of them.
     c.env.meter.internal = true;
     if (path === HEALTH_PATH) return answerShieldHealth(c.env, tierLocation(c.req.raw));
     if (c.req.method !== 'POST') throw new MethodNotAllowed(c.req.method, ['POST']);
     if (own !== undefined) return own(c.req.raw);
-    return acceptPurge(c.req.raw, c.env);
+    return path === WARM_PATH ? acceptWarm(c.req.raw, c.env) : acceptPurge(c.req.raw, c.env);
   }
   if ((c.req.method === 'GET' || c.req.method === 'HEAD') && parseSliceRequestPath(c.var.url.pathname) !== undefined)
     return next();

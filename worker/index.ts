@@ -16,6 +16,7 @@ import {
   PURGE_PATH,
   STATS_JSON_PATH,
   STATS_PATH,
+  WARM_PATH,
 } from '../shared/request/reserved-paths.ts';
 import { withTierReport } from '../shared/tier/tier-headers.ts';
 import { admission, admittedRequest } from './admission.ts';
@@ -29,6 +30,7 @@ import { purge } from './purge.ts';
 import { shieldHop } from './shield-client.ts';
 import { withSiteResponses } from './site-responses.ts';
 import { answerStats } from './stats-endpoint.ts';
+import { warm } from './warm.ts';
 
 const app = new Hono<{ Bindings: EdgeRequest; Variables: RequestFacts }>();
 
@@ -54,6 +56,10 @@ app.use('*', async (c, next) => {
   }
   if (path === EVENTS_PATH) {
     if (c.req.method === 'POST') return bucketEvents(c.req.raw, c.env, (work) => c.executionCtx.waitUntil(work));
+    throw new MethodNotAllowed(c.req.method, ['POST']);
+  }
+  if (path === WARM_PATH) {
+    if (c.req.method === 'POST') return warm(c.req.raw, c.env);
     throw new MethodNotAllowed(c.req.method, ['POST']);
   }
   const read = internalRead(path);

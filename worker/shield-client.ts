@@ -1,7 +1,8 @@
 // The edge's next hop: the shield, over its service binding or at SHIELD_URL (shield-transport.ts), as the NextHop
 // every tier's flows take (shieldHop). GETs go as slice requests (shared/hop/slice-protocol.ts) and every answer is
 // checked like an origin's (shield-answer.ts); a bypassed GET or HEAD and other methods go as they came (shieldCalls,
-// for shared/tier/bypass.ts and pass-through.ts); a purge is the shield's to confirm; its health, its own answer.
+// for shared/tier/bypass.ts and pass-through.ts); a purge is the shield's to confirm; its health, its own answer; a
+// warm, one object a call (warmAtShield), and a playlist read whole to warm what it names (readAtShield).
 
 import type { Config } from '../shared/config/config.ts';
 import { originTraits } from '../shared/config/origin-traits.ts';
@@ -13,7 +14,8 @@ import {
   SOFT_PURGED_AT_HEADER,
 } from '../shared/hop/hop-fields.ts';
 import { parseWarmWord, SPAN_HEADER, sliceRequestPath } from '../shared/hop/slice-protocol.ts';
-import { ClientGone, Disconnected, PurgeNotConfirmed } from '../shared/http/errors.ts';
+import { type ObjectWarmed, parseObjectWarmed, type WarmAsk, warmAskBody } from '../shared/hop/warm-protocol.ts';
+import { ClientGone, Disconnected, HttpError, PurgeNotConfirmed } from '../shared/http/errors.ts';
 import { forwardedRequestHeaders, TIER_MANAGED, withForwarding } from '../shared/http/headers.ts';
 import { HEALTH_PROBE_MS, readShieldHealth, type ShieldHealth } from '../shared/http/health-report.ts';
 import { resendable, withResend } from '../shared/http/resend.ts';
@@ -21,7 +23,7 @@ import { reselecting } from '../shared/http/vary.ts';
 import { COPY_HEADER } from '../shared/observe/read-ahead-copy.ts';
 import { shieldFetchedFromOrigin } from '../shared/observe/request-meter.ts';
 import type { RequestTarget } from '../shared/request/request-target.ts';
-import { HEALTH_PATH, PURGE_PATH } from '../shared/request/reserved-paths.ts';
+import { HEALTH_PATH, PURGE_PATH, WARM_PATH } from '../shared/request/reserved-paths.ts';
 import type { ObjectMeta } from '../shared/slices/object-meta.ts';
 import { shieldHealing } from '../shared/tier/healing-upstream.ts';
 import type { HopLog } from '../shared/tier/hop-log.ts';
@@ -231,4 +233,61 @@ export function shieldHop(shield: ShieldTransport, config: Config): NextHop<Shie
       }
     },
   };
+}
+
+/**
+ * The shield warming one object through its read path (POST WARM_PATH: shared/hop/warm-protocol.ts), `headers` the
+ * fields a read of it carries (its host, the edge's purge watermarks); what it came to, never a rejection: a shield
+ * that cannot be reached, or answers anything but its report, is the object's failure.
+ */
+export async function warmAtShield(
+  shield: ShieldTransport,
+  config: Config,
+  ask: WarmAsk,
+  headers: Headers,
+): Promise<ObjectWarmed> {
+  const failed = (status: number, reason: string): ObjectWarmed => ({
+    outcome: 'failed',
+    status,
+    bytes: 0,
+    originBytes: 0,
+    reason,
+  });
+  try {
+    const call = new Headers(headers);
+    call.set('content-type', 'application/json');
+    const answer = await askShield(shield, config, {
+      method: 'POST',
+      path: WARM_PATH,
+      headers: call,
+      body: new Response(warmAskBody(ask)).body,
+    });
+    const text = (await answer.text()).slice(0, 4096);
+    if (!answer.ok) return failed(answer.status, `the shield answered ${answer.status}: ${text.trim().slice(0, 200)}`);
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return parseObjectWarmed(json) ?? failed(502, 'the shield answered something that is not a warm report');
+  } catch (error) {
+    return failed(
+      error instanceof HttpError ? error.status : 502,
+      error instanceof Error ? error.message : String(error),
+    );
+  }
+}
+
+/**
+ * A plain GET of an object at the shield, `headers` those a read of it carries: the whole of it through the shield's
+ * read path (a playlist read to warm what it names, stored at the shield as any GET's object is).
+ */
+export function readAtShield(
+  shield: ShieldTransport,
+  config: Config,
+  path: string,
+  headers: Headers,
+): Promise<Response> {
+  return askShield(shield, config, { method: 'GET', path, headers });
 }

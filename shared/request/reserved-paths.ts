@@ -7,6 +7,11 @@ export const RESERVED_PREFIX = '/__tiercache/';
 export const PURGE_PATH = '/__tiercache/purge';
 /** Storj's bucket events, pushed by Pub/Sub (docs/storj.md "Purge on upload"): at the edge, POST, EVENTS_TOKEN. */
 export const EVENTS_PATH = '/__tiercache/events';
+/**
+ * Warm (docs/warming.md): public at the edge (POST, the purge token), and the edge's call to the shield, one object a
+ * call (shared/hop/warm-protocol.ts).
+ */
+export const WARM_PATH = '/__tiercache/warm';
 /** The stats page (docs/operating.md): HTML, and the same as JSON; with STATS_TOKEN. */
 export const STATS_PATH = '/__tiercache/stats';
 export const STATS_JSON_PATH = '/__tiercache/stats.json';
