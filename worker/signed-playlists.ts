@@ -5,7 +5,7 @@
 // the answer's bytes (decoded when gzip), handing them to the pure rewrite, and the answer sent.
 
 import { grants } from '../shared/admission/protected-paths.ts';
-import { tokenQuery } from '../shared/admission/signed-token.ts';
+import { type SignedToken, tokenQuery } from '../shared/admission/signed-token.ts';
 import {
   DECODED_CODINGS,
   isPlaylistPath,
@@ -37,8 +37,8 @@ export function withPlaylistTokens(
   ctx: ExecutionContext,
   site: EdgeFetch,
 ): Response | Promise<Response> {
-  const carry = tokenCarry(request, edge);
-  if (carry === undefined) {
+  const token = folderToken(request, edge);
+  if (token === undefined) {
     edge.admitted = { request, url };
     return site(request, edge, ctx);
   }
@@ -46,19 +46,25 @@ export function withPlaylistTokens(
   const asked = named && RANGE_FIELDS.some((field) => request.headers.has(field)) ? wholeRequest(request) : request;
   edge.admitted = { request: asked, url };
   const answer = site(asked, edge, ctx);
-  const rewrite = (response: Response): Response | Promise<Response> =>
-    (named || isPlaylistType(response.headers.get('content-type'))) && unrewritable(response.headers) === undefined
-      ? rewritten(response, carry)
-      : response;
+  // A segment's answer (the most of a player's requests) costs one test of its name and one of its type here.
+  const rewrite = (response: Response): Response | Promise<Response> => {
+    if (!named && !isPlaylistType(response.headers.get('content-type'))) return response;
+    const carry = unrewritable(response.headers) === undefined ? tokenCarry(request, token, edge) : undefined;
+    return carry === undefined ? response : rewritten(response, carry);
+  };
   return answer instanceof Response ? rewrite(answer) : answer.then(rewrite);
 }
 
-/** What the playlist's URIs are judged by, when a URL folder token admitted `request` (a GET or HEAD). */
-function tokenCarry(request: Request, edge: EdgeRequest): TokenCarry | undefined {
+/** The folder token a URL carried to admit `request` (a GET or HEAD); undefined for a cookie's, or none. */
+function folderToken(request: Request, edge: EdgeRequest): SignedToken | undefined {
   if (edge.admission === undefined || (request.method !== 'GET' && request.method !== 'HEAD')) return undefined;
-  const token = urlFolderToken(request, edge, edge.admission);
-  const scopePath = token === undefined ? undefined : edge.admission.paths.scopePath(token.scope);
-  if (token === undefined || scopePath === undefined) return undefined;
+  return urlFolderToken(request, edge, edge.admission);
+}
+
+/** What the playlist's URIs are judged by: the token's scope, as admission judges a request's path. */
+function tokenCarry(request: Request, token: SignedToken, edge: EdgeRequest): TokenCarry | undefined {
+  const scopePath = edge.admission?.paths.scopePath(token.scope);
+  if (scopePath === undefined) return undefined;
   return {
     playlistUrl: request.url,
     token: tokenQuery(token),
