@@ -68,8 +68,12 @@ function tokenCarry(request: Request, token: SignedToken, edge: EdgeRequest): To
   return {
     playlistUrl: request.url,
     token: tokenQuery(token),
-    // The path admission would judge a request for `url` by (worker/admission.ts): the token must grant it there.
-    grants: (url) => grants(token.scope, scopePath, pathAsWritten(url, edge.config)),
+    // The path admission would judge a request for `url` by (worker/admission.ts): protected, and granted there. A
+    // public path never gets the token: admission would leave it on, for its cache key and an http origin to see.
+    grants: (url) => {
+      const path = pathAsWritten(url, edge.config);
+      return grants(token.scope, scopePath, path) && edge.admission?.paths.protects(path) === true;
+    },
   };
 }
 

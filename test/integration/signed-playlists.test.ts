@@ -26,6 +26,8 @@ const MEDIA = [
   '#EXTINF:4,',
   '/paid/seg-1.ts',
   '#EXTINF:4,',
+  '/public/seg-1.ts',
+  '#EXTINF:4,',
   'https://other.example/video/ep1/seg-2.ts',
   '#EXT-X-ENDLIST',
   '',
@@ -147,6 +149,14 @@ describe('a playlist under a signed folder, asked for with the token in its URL'
     const outside = await f.get(`/video/ep2/seg-1.ts?${token}`);
     expect(outside.status).toBe(403);
     expect(edgeMember(outside)).toContain('detail=signature-wrong-prefix');
+  });
+
+  it('carries a wider token into every protected path it grants, never into a public one', async () => {
+    const { url, token } = await signed('/video/ep1/index.m3u8', folder({ path: '/' }));
+    const lines = (await f.get(url)).text.split('\n');
+    for (const uri of ['../ep2/seg-1.ts', '/paid/seg-1.ts', 'seg-1.ts']) expect(lines).toContain(`${uri}?${token}`);
+    // Outside SIGNED_PREFIXES admission leaves a token on the URL, for the cache key and an http origin to see.
+    expect(lines).toContain('/public/seg-1.ts');
   });
 
   it('still refuses a segment whose token was tampered with, and a tampered playlist URL', async () => {
