@@ -6,6 +6,7 @@
 
 import { grants } from '../shared/admission/protected-paths.ts';
 import { type SignedToken, tokenQuery } from '../shared/admission/signed-token.ts';
+import { BadGateway } from '../shared/http/errors.ts';
 import {
   DECODED_CODINGS,
   isPlaylistPath,
@@ -17,6 +18,7 @@ import { MAX_REWRITTEN_BYTES, type TokenCarry, withPlaylistToken } from '../shar
 import { rawPath } from '../shared/request/raw-path.ts';
 import { concatBytes } from '../shared/streams/bytes.ts';
 import { responseAsIs } from '../shared/streams/response-as-is.ts';
+import { withTierReport } from '../shared/tier/tier-headers.ts';
 import { urlFolderToken } from './admission.ts';
 import { pathAsWritten } from './edge-address.ts';
 import type { EdgeRequest } from './env.ts';
@@ -101,7 +103,17 @@ async function rewritten(response: Response, carry: TokenCarry): Promise<Respons
   const body = decoded
     ? response.body.pipeThrough(new DecompressionStream(coding === 'deflate' ? 'deflate' : 'gzip'))
     : response.body;
-  const read = await boundedRead(body);
+  let read: Awaited<ReturnType<typeof boundedRead>>;
+  try {
+    read = await boundedRead(body);
+  } catch (error) {
+    // A body that broke on its way (the next hop cut it) or a coding that does not decode: nothing was sent yet, so
+    // the client gets a plain 502, never part of a playlist.
+    const refused = new BadGateway(
+      `the playlist could not be read: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    return withTierReport(refused.toResponse(), 'edge', { detail: 'playlist-unreadable' }, 0);
+  }
   const sent = (bytes: ReadableStream | Uint8Array, length: number | undefined): Response =>
     responseAsIs(bytes, {
       status,

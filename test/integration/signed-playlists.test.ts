@@ -46,6 +46,10 @@ beforeAll(async () => {
   for (const name of ['index', 'memory', 'conditional', 'ranged', 'cookie'])
     await f.origin.putObject(`video/ep1/${name}.m3u8`, MEDIA, hls);
   await f.origin.putObject('video/ep1/gzipped.m3u8', gzipSync(MEDIA), { ...hls, 'content-encoding': 'gzip' });
+  await f.origin.putObject('video/ep1/corrupt.m3u8', gzipSync(MEDIA).subarray(0, 40), {
+    ...hls,
+    'content-encoding': 'gzip',
+  });
   const long = `${MEDIA}${'#EXTINF:4,\nseg-x.ts\n'.repeat(60_000)}`;
   await f.origin.putObject('video/ep1/long.m3u8', long, hls);
   await f.origin.putObject('video/ep1/manifest.mpd', MPD, { 'content-type': 'application/dash+xml' });
@@ -213,6 +217,14 @@ describe('a playlist under a signed folder, asked for with the token in its URL'
     expect(answer.status).toBe(200);
     expect(answer.headers.get('content-encoding')).toBe(null);
     expect(new TextDecoder().decode(answer.body)).toBe(rewrittenFor(token));
+  });
+
+  it('answers a gzip playlist that does not decode with a plain 502, never part of a playlist', async () => {
+    const { url } = await signed('/video/ep1/corrupt.m3u8');
+    const answer = await rawGet(new URL(url, f.stack.url), { 'accept-encoding': 'gzip' });
+    expect(answer.status).toBe(502);
+    expect(new TextDecoder().decode(answer.body)).toMatch(/^502 the playlist could not be read/);
+    expect(cacheStatus(answer).at(-1)).toContain('detail=playlist-unreadable');
   });
 
   it('sends a playlist past 1 MiB as stored, unrewritten', async () => {
