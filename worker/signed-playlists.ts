@@ -93,11 +93,11 @@ function wholeRequest(request: Request): Request {
  */
 async function rewritten(response: Response, carry: TokenCarry): Promise<Response> {
   const { status, statusText } = response;
+  // A playlist past the bound is sent as stored, and a HEAD of it says so.
+  if (Number(response.headers.get('content-length') ?? Number.NaN) > MAX_REWRITTEN_BYTES) return response;
   if (status === 304 || (status === 200 && response.body === null))
     return responseAsIs(null, { status, statusText, headers: rewrittenHeaders(response.headers, undefined) });
   if (status !== 200 || response.body === null) return response;
-  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
-  if (declared > MAX_REWRITTEN_BYTES) return response;
   const coding = response.headers.get('content-encoding')?.trim().toLowerCase() ?? 'identity';
   const decoded = DECODED_CODINGS.has(coding);
   const body = decoded
