@@ -120,6 +120,12 @@ describe('a playlist under a signed folder, asked for with the token in its URL'
     expect(answer.headers.get('etag')).toMatch(/^W\/"/);
     expect(answer.headers.get('cache-control')).toMatch(/^private\b/);
     expect(answer.headers.get('content-type')).toBe('application/vnd.apple.mpegurl');
+    // A HEAD gets the headers its GET would, but for the length it does not know without the bytes.
+    const head = await f.get(url, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('etag')).toBe(answer.headers.get('etag'));
+    expect(head.headers.get('cache-control')).toBe(answer.headers.get('cache-control'));
+    expect(head.headers.get('content-length')).toBe(null);
   });
 
   it('opens every segment, key and init section it names to a player holding that playlist URL alone', async () => {
@@ -135,6 +141,9 @@ describe('a playlist under a signed folder, asked for with the token in its URL'
     for (const uri of inside) {
       const answer = await f.get(new URL(uri, base).href);
       expect(answer.status, uri).toBe(200);
+      // A segment's answer is the stored one: its strong ETag, shared caching as the origin said.
+      expect(answer.headers.get('etag'), uri).toMatch(/^"/);
+      expect(answer.headers.get('cache-control') ?? '', uri).not.toMatch(/private/);
     }
   });
 
