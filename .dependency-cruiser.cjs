@@ -6,10 +6,10 @@ module.exports = {
     {
       name: 'pure-rooms-stay-pure',
       comment:
-        'shared/http, request, hop, config, rules, slices, streams, store, stats, cost, tiers, admission and warm, the purge records, prefixes and bounds, the soft purge verdict, bucket events read, and what Workers Cache is told of purges, are pure rules and formats: they never reach the read path (shared/tier), the observers (shared/observe) or the KV store.',
+        'shared/http, request, hop, config, rules, slices, streams, store, stats, cost, tiers, admission, warm and playlists, the purge records, prefixes and bounds, the soft purge verdict, bucket events read, and what Workers Cache is told of purges, are pure rules and formats: they never reach the read path (shared/tier), the observers (shared/observe) or the KV store.',
       severity: 'error',
       from: {
-        path: '^shared/((http|request|hop|config|rules|slices|streams|store|stats|cost|tiers|admission|warm)/|purge/(purge-(rules|prefix|bounds)|soft-purge|bucket-events|workers-cache-purge)\\.ts$)',
+        path: '^shared/((http|request|hop|config|rules|slices|streams|store|stats|cost|tiers|admission|warm|playlists)/|purge/(purge-(rules|prefix|bounds)|soft-purge|bucket-events|workers-cache-purge)\\.ts$)',
       },
       to: { path: '^shared/(tier/|observe/|purge/purge-(store|kv|snapshot))' },
     },

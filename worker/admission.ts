@@ -7,6 +7,7 @@ import type { ProtectedPaths } from '../shared/admission/protected-paths.ts';
 import {
   mayHoldToken,
   readToken,
+  type SignedToken,
   splitQuery,
   TOKEN_COOKIE,
   type TokenRead,
@@ -81,6 +82,20 @@ export function admitsDocument(
   const verdict = admission(request, edge, edge.admission, `${url.origin}${path}${url.search}`);
   const admitted = (answer: Request | string | SignatureRefused): boolean => !(answer instanceof SignatureRefused);
   return verdict instanceof Promise ? verdict.then(admitted) : admitted(verdict);
+}
+
+/**
+ * The folder token (`tc_prefix`) `request`'s own URL carries, never a cookie's; undefined for any other. Asked once
+ * admission let the request through (the URL's reading is remembered then): what a playlist's URIs are given to
+ * carry (signed-playlists.ts).
+ */
+export function urlFolderToken(
+  request: Request,
+  edge: { config: Config },
+  signed: SignedAdmission,
+): SignedToken | undefined {
+  const read = seenUrl(request.url, edge.config, signed)?.fromUrl;
+  return read?.ok === true && read.token.scope.kind === 'prefix' ? read.token : undefined;
 }
 
 /** What admission reads off a protected URL, remembered per raw URL: a player asks the same one again and again. */

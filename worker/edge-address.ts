@@ -53,7 +53,7 @@ export function edgeAddress(url: URL, config: Config): EdgeAddress {
 }
 
 /** The canonical path of `url` as a client wrote it (`/docs/`, not `/docs/index.html`). */
-function pathAsWritten(url: URL, config: Config): string {
+export function pathAsWritten(url: URL, config: Config): string {
   return tryKey(() => originTraits(config).target(url).path) ?? normalizePath(url.pathname);
 }
 

@@ -28,6 +28,7 @@ import { answerHealth } from './health.ts';
 import { answerFromMemory } from './memory-hit.ts';
 import { purge } from './purge.ts';
 import { shieldHop } from './shield-client.ts';
+import { withPlaylistTokens } from './signed-playlists.ts';
 import { withSiteResponses } from './site-responses.ts';
 import { answerStats } from './stats-endpoint.ts';
 import { warm } from './warm.ts';
@@ -143,8 +144,8 @@ function edgeFetch(request: Request, edge: EdgeRequest, ctx: ExecutionContext): 
   if (verdict === request) return site(request, edge, ctx);
   const next = (url: string | SignatureRefused): Response | Promise<Response> => {
     if (url instanceof SignatureRefused) return refusal(url, request.method, started);
-    edge.admitted = { request, url };
-    return site(request, edge, ctx);
+    // A playlist a URL token admitted carries the token to what it names (signed-playlists.ts).
+    return withPlaylistTokens(request, url, edge, ctx, site);
   };
   return verdict instanceof Promise ? verdict.then(next) : next(verdict as string | SignatureRefused);
 }

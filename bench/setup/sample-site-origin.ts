@@ -22,21 +22,28 @@ interface Asset {
 
 /** The sample site's assets held in memory (the 64 MiB binary left out: nothing here reads it), on a loopback port. */
 export async function startSampleSiteOrigin(): Promise<SampleSiteOrigin> {
-  const assets = new Map<string, Asset>();
+  const typed = new Map<string, { body: Uint8Array; contentType: string }>();
   for (const asset of sampleAssets()) {
-    if (!(asset.body instanceof Uint8Array)) continue;
-    assets.set(`/${asset.key}`, {
-      body: asset.body,
-      contentType: asset.contentType,
-      etag: `"${asset.body.length.toString(16)}-${assets.size}"`,
-    });
+    if (asset.body instanceof Uint8Array)
+      typed.set(`/${asset.key}`, { body: asset.body, contentType: asset.contentType });
   }
+  const video = typed.get(`/${VIDEO_ASSET_KEY}`);
+  if (video === undefined) throw new Error(`the sample site has no ${VIDEO_ASSET_KEY}`);
+  const origin = await startAssetOrigin(typed);
+  return { ...origin, video: { path: `/${VIDEO_ASSET_KEY}`, size: video.body.length } };
+}
+
+/** `objects` (path → bytes and type) served as a plain web server would (serve, below), on a loopback port. */
+export async function startAssetOrigin(
+  objects: ReadonlyMap<string, { body: Uint8Array; contentType: string }>,
+): Promise<{ url: string; close(): Promise<void> }> {
+  const assets = new Map<string, Asset>();
+  for (const [path, { body, contentType }] of objects)
+    assets.set(path, { body, contentType, etag: `"${body.length.toString(16)}-${assets.size}"` });
   const lastModified = new Date(Date.now() - 86_400_000).toUTCString();
   const server = createServer((request, response) => serve(assets, lastModified, request, response));
   const url = await listen(server, 0);
-  const video = assets.get(`/${VIDEO_ASSET_KEY}`);
-  if (video === undefined) throw new Error(`the sample site has no ${VIDEO_ASSET_KEY}`);
-  return { url, video: { path: `/${VIDEO_ASSET_KEY}`, size: video.body.length }, close: () => closeServer(server) };
+  return { url, close: () => closeServer(server) };
 }
 
 /**
