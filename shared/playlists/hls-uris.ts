@@ -5,6 +5,20 @@
 
 import type { NamedUri } from './named-uri.ts';
 
+/**
+ * A URI an HLS playlist names, and what names it: the tag whose URI attribute it is (its attribute list beside), or,
+ * for a URI line, `EXT-X-STREAM-INF` when that tag came before it (a variant stream's playlist, §4.3.4.2) and nothing
+ * for a media segment (§4.3.2). What the rewrite needs is the span alone; a reader of what a playlist names (the warm
+ * API's) tells playlists from media by the tag.
+ */
+export interface HlsUri extends NamedUri {
+  tag: string | undefined;
+  attributes: string;
+}
+
+/** §4.3.4.2: "the URI line that follows the EXT-X-STREAM-INF tag" names the variant's playlist. */
+const STREAM_INF = 'EXT-X-STREAM-INF';
+
 /** RFC 8216 §4.3.1.1: "The EXTM3U tag indicates that the file is an Extended M3U Playlist file. It MUST be the first line". */
 const EXTM3U = /^\uFEFF?#EXTM3U(?:[ \t]*)(?:\r?\n|$)/;
 /** §4.2: AttributeName is `[A-Z0-9-]`; its value a quoted-string, or up to the next comma. */
@@ -23,8 +37,9 @@ export function isHlsPlaylist(text: string): boolean {
  * comment and left alone. A URI holding a variable reference (`{$name}`) is not named: what it resolves to is known
  * only once the player substitutes it.
  */
-export function hlsUris(text: string): NamedUri[] {
-  const found: NamedUri[] = [];
+export function hlsUris(text: string): HlsUri[] {
+  const found: HlsUri[] = [];
+  let variantNext = false;
   // A byte order mark before EXTM3U is no part of its line (§4: UTF-8 "MUST NOT contain a BOM", yet some carry one).
   let at = text.startsWith('\uFEFF') ? 1 : 0;
   while (at < text.length) {
@@ -34,19 +49,23 @@ export function hlsUris(text: string): NamedUri[] {
     const lineEnd = text[end - 1] === '\r' ? end - 1 : end;
     const line = text.slice(at, lineEnd);
     if (line.startsWith('#EXT')) {
+      const colon = line.indexOf(':');
+      const tag = line.slice(1, colon < 0 ? undefined : colon);
+      if (tag === STREAM_INF) variantNext = true;
       const uri = uriAttribute(line);
-      if (uri !== undefined) found.push(named(at + uri.start, uri.value));
+      if (uri !== undefined) found.push(named(at + uri.start, uri.value, tag, line.slice(colon + 1)));
     } else if (!line.startsWith('#') && line.trim() !== '') {
       const lead = line.length - line.trimStart().length;
-      found.push(named(at + lead, line.trim()));
+      found.push(named(at + lead, line.trim(), variantNext ? STREAM_INF : undefined, ''));
+      variantNext = false;
     }
     at = end + 1;
   }
   return found.filter((uri) => !uri.uri.includes(VARIABLE_REFERENCE) && uri.uri !== '');
 }
 
-function named(start: number, uri: string): NamedUri {
-  return { start, end: start + uri.length, uri, bases: [], template: false, xml: false };
+function named(start: number, uri: string, tag: string | undefined, attributes: string): HlsUri {
+  return { start, end: start + uri.length, uri, bases: [], template: false, xml: false, tag, attributes };
 }
 
 /**

@@ -2,6 +2,7 @@
 // sections, keys), each URI resolved against the playlist's URL, once, in the order named. An extractor only: the
 // playlist is read, never rewritten. HLS here (RFC 8216); DASH in dash-uris.ts.
 
+import { hlsUris as hlsReferences, isHlsPlaylist } from '../playlists/hls-uris.ts';
 import { dashUris } from './dash-uris.ts';
 import { type PlaylistProblem, type PlaylistUris, UriList } from './uri-list.ts';
 
@@ -43,38 +44,25 @@ const PLAYLIST_TAGS: ReadonlySet<string> = new Set(['EXT-X-MEDIA', 'EXT-X-I-FRAM
 const MEDIA_TAGS: ReadonlySet<string> = new Set(['EXT-X-MAP', 'EXT-X-KEY', 'EXT-X-SESSION-KEY', 'EXT-X-PART']);
 
 /**
- * An HLS playlist's URIs (RFC 8216 §4): a URI line after EXT-X-STREAM-INF is a variant stream's playlist (§4.3.4.2),
- * any other URI line a media segment (§4.3.2); the URI attributes of the tags above. A byte-range playlist names one
- * file many times (EXT-X-BYTERANGE, §4.3.2.2): it is warmed once, whole.
+ * An HLS playlist's URIs (RFC 8216 §4), as the one HLS reader finds them (shared/playlists/hls-uris.ts): a URI line
+ * after EXT-X-STREAM-INF is a variant stream's playlist (§4.3.4.2), any other URI line a media segment (§4.3.2); the
+ * URI attributes of the tags above. A byte-range playlist names one file many times (EXT-X-BYTERANGE, §4.3.2.2): it is
+ * warmed once, whole.
  */
 function hlsUris(text: string, list: UriList): PlaylistProblem | undefined {
-  // §4.1: lines end with LF or CRLF; §4.3.1.1: the first line is EXTM3U. A BOM is forbidden (§4.1) but seen.
-  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
-  if (!/^#EXTM3U[ \t]*$/.test(lines[0] ?? ''))
+  if (!isHlsPlaylist(text))
     return { error: 'the playlist is not HLS: its first line is not #EXTM3U (RFC 8216 §4.3.1.1)' };
-  let variantNext = false;
-  for (const raw of lines.slice(1)) {
-    const line = raw.trim();
-    if (line === '') continue;
-    if (!line.startsWith('#')) {
-      list.add(variantNext ? 'playlists' : 'media', line);
-      variantNext = false;
-      continue;
-    }
-    // §4.1: a line starting with `#EXT` is a tag; any other line starting with `#` is a comment.
-    if (!line.startsWith('#EXT')) continue;
-    const colon = line.indexOf(':');
-    const tag = line.slice(1, colon < 0 ? undefined : colon);
-    const attributes = colon < 0 ? '' : line.slice(colon + 1);
-    if (tag === 'EXT-X-STREAM-INF') variantNext = true;
-    else if (PLAYLIST_TAGS.has(tag) || MEDIA_TAGS.has(tag)) {
-      const uri = attribute(attributes, 'URI');
-      const keyless =
-        (tag === 'EXT-X-KEY' || tag === 'EXT-X-SESSION-KEY') && attribute(attributes, 'METHOD') === 'NONE';
-      if (uri !== undefined && uri !== '' && !keyless) list.add(PLAYLIST_TAGS.has(tag) ? 'playlists' : 'media', uri);
-    }
+  for (const { uri, tag, attributes } of hlsReferences(text)) {
+    if (tag === undefined) list.add('media', uri);
+    else if (tag === 'EXT-X-STREAM-INF' || PLAYLIST_TAGS.has(tag)) list.add('playlists', uri);
+    else if (MEDIA_TAGS.has(tag) && !keyless(tag, attributes)) list.add('media', uri);
   }
   return undefined;
+}
+
+/** §4.3.2.4: a key of METHOD=NONE encrypts nothing ("the URI attribute MUST NOT be present"): nothing to read. */
+function keyless(tag: string, attributes: string): boolean {
+  return (tag === 'EXT-X-KEY' || tag === 'EXT-X-SESSION-KEY') && attribute(attributes, 'METHOD') === 'NONE';
 }
 
 /**
