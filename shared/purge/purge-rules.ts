@@ -7,6 +7,7 @@
 // check, where rebuilding it per request would cost a pass over up to MAX_RECORDS records on every lookup.
 
 import { splitList } from '../http/header-list.ts';
+import { excerpt, jsonObject, stringList, written } from '../http/json-fields.ts';
 import { MAX_RETENTION_S, originAt } from '../store/stored-entry.ts';
 
 /** What a purge looks at in a stored entry (or in an answer a tier is about to store). */
@@ -117,45 +118,29 @@ const FIELDS = ['urls', 'prefixes', 'tags', 'everything', 'soft'] as const;
 
 /** The body parsed, or why not (a message saying what was expected and what arrived). Never throws. */
 export function parsePurgeBody(text: string): { ok: true; request: PurgeRequest } | { ok: false; reason: string } {
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return {
-      ok: false,
-      reason: `expected a JSON object like {"urls": ["/path"]}, got text that is not JSON (${describe(text)})`,
-    };
-  }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    return {
-      ok: false,
-      reason: `expected a JSON object with urls, prefixes, tags or everything, got ${Array.isArray(body) ? 'an array' : body === null ? 'null' : typeof body}`,
-    };
-  }
-  const record = body as Record<string, unknown>;
-  const unknownField = Object.keys(record).find((name) => !(FIELDS as readonly string[]).includes(name));
-  if (unknownField !== undefined)
-    return { ok: false, reason: `expected only the fields ${FIELDS.join(', ')}, got ${describe(unknownField)}` };
+  const parsed = jsonObject(text, FIELDS, '{"urls": ["/path"]}');
+  if (!parsed.ok) return parsed;
+  const record = parsed.value;
   const request: PurgeRequest = { urls: [], prefixes: [], tags: [], everything: false, soft: false };
   for (const field of ['urls', 'prefixes', 'tags'] as const) {
-    const list = strings(record[field], field);
-    if (typeof list === 'string') return { ok: false, reason: list };
-    request[field] = list;
+    const list = stringList(record[field], field, MAX_VALUE_LENGTH);
+    if (!list.ok) return list;
+    request[field] = list.value;
   }
   const everything = record.everything;
   if (everything !== undefined && typeof everything !== 'boolean')
     return {
       ok: false,
-      reason: `expected "everything" to be true or false, got ${describe(JSON.stringify(everything) ?? '')}`,
+      reason: `expected "everything" to be true or false, got ${written(everything)}`,
     };
   request.everything = everything === true;
   const soft = record.soft;
   if (soft !== undefined && typeof soft !== 'boolean')
-    return { ok: false, reason: `expected "soft" to be true or false, got ${describe(JSON.stringify(soft) ?? '')}` };
+    return { ok: false, reason: `expected "soft" to be true or false, got ${written(soft)}` };
   request.soft = soft === true;
   const bad = request.prefixes.find((prefix) => !prefix.startsWith('/'));
   if (bad !== undefined)
-    return { ok: false, reason: `expected each prefix to be a path starting with "/", got ${describe(bad)}` };
+    return { ok: false, reason: `expected each prefix to be a path starting with "/", got ${excerpt(bad)}` };
   const count = request.urls.length + request.prefixes.length + request.tags.length;
   if (count > MAX_PURGE_VALUES)
     return {
@@ -266,27 +251,6 @@ export function matches(record: PurgeRecord, entry: PurgeSubject): boolean {
     case 'tag':
       return entry.tags.includes(record.value);
   }
-}
-
-/** A list of non-empty strings (trimmed), or the reason it is not one. */
-function strings(value: unknown, field: string): string[] | string {
-  if (value === undefined) return [];
-  if (!Array.isArray(value))
-    return `expected "${field}" to be an array of strings, got ${describe(JSON.stringify(value) ?? '')}`;
-  const list: string[] = [];
-  for (const item of value as unknown[]) {
-    if (typeof item !== 'string' || item.trim() === '')
-      return `expected "${field}" to hold non-empty strings, got ${describe(JSON.stringify(item) ?? '')}`;
-    if (item.length > MAX_VALUE_LENGTH)
-      return `expected each of "${field}" to be at most ${MAX_VALUE_LENGTH} characters, got ${item.length}`;
-    list.push(item.trim());
-  }
-  return list;
-}
-
-/** A short, printable excerpt of what arrived. */
-function describe(text: string): string {
-  return JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text);
 }
 
 /**

@@ -2,6 +2,7 @@
 // with it (never by listing the bucket: which objects exist is the operator's to say), the tiers to warm and where in
 // the list this call starts. Pure: the body's text in, the request or why not out.
 
+import { excerpt, jsonObject, objectOf, type Parsed, stringList, written } from '../http/json-fields.ts';
 import { type PlaylistKind, playlistKind } from './playlist-uris.ts';
 
 /** Where a warm stores: the shield alone, or the shield and the edge of the location that takes the call. */
@@ -34,31 +35,23 @@ const FIELDS = ['urls', 'prefixes', 'tier', 'from'] as const;
 const PREFIX_FIELDS = ['prefix', 'playlist', 'names'] as const;
 const TIERS: readonly WarmTier[] = ['shield', 'both'];
 
-type Parsed<T> = { ok: true; value: T } | { ok: false; reason: string };
-
 /** The body parsed, or why not (a message saying what was expected and what arrived). Never throws. */
 export function parseWarmBody(text: string): { ok: true; request: WarmRequest } | { ok: false; reason: string } {
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return {
-      ok: false,
-      reason: `expected a JSON object like {"urls": ["/path"]}, got text that is not JSON (${describe(text)})`,
-    };
-  }
-  const record = asObject(body, 'the body', FIELDS);
+  const record = jsonObject(text, FIELDS, '{"urls": ["/path"]}');
   if (!record.ok) return record;
-  const urls = strings(record.value.urls, '"urls"');
+  const urls = stringList(record.value.urls, 'urls', MAX_WARM_VALUE_LENGTH);
   if (!urls.ok) return urls;
   const prefixes = prefixList(record.value.prefixes);
   if (!prefixes.ok) return prefixes;
   const tier = record.value.tier ?? 'shield';
   if (typeof tier !== 'string' || !(TIERS as readonly string[]).includes(tier))
-    return { ok: false, reason: `expected "tier" to be "shield" or "both", got ${shown(tier)}` };
+    return { ok: false, reason: `expected "tier" to be "shield" or "both", got ${written(tier)}` };
   const from = record.value.from ?? 0;
   if (typeof from !== 'number' || !Number.isSafeInteger(from) || from < 0 || from > MAX_WARM_URLS)
-    return { ok: false, reason: `expected "from" to be a whole number from 0 to ${MAX_WARM_URLS}, got ${shown(from)}` };
+    return {
+      ok: false,
+      reason: `expected "from" to be a whole number from 0 to ${MAX_WARM_URLS}, got ${written(from)}`,
+    };
   const named = urls.value.length + prefixes.value.reduce((sum, prefix) => sum + (prefix.names?.length ?? 0), 0);
   if (named > MAX_WARM_URLS)
     return { ok: false, reason: `expected at most ${MAX_WARM_URLS} URLs and names in one request, got ${named}` };
@@ -69,7 +62,7 @@ export function parseWarmBody(text: string): { ok: true; request: WarmRequest } 
 
 function prefixList(value: unknown): Parsed<WarmPrefix[]> {
   if (value === undefined) return { ok: true, value: [] };
-  if (!Array.isArray(value)) return { ok: false, reason: `expected "prefixes" to be an array, got ${shown(value)}` };
+  if (!Array.isArray(value)) return { ok: false, reason: `expected "prefixes" to be an array, got ${written(value)}` };
   if (value.length > MAX_WARM_PREFIXES)
     return { ok: false, reason: `expected at most ${MAX_WARM_PREFIXES} prefixes, got ${value.length}` };
   const prefixes: WarmPrefix[] = [];
@@ -83,32 +76,32 @@ function prefixList(value: unknown): Parsed<WarmPrefix[]> {
 
 /** `{"prefix": "/video/ep1/", "playlist": "…m3u8"}` or `{"prefix": "/img/", "names": ["a.png"]}`. */
 function onePrefix(item: unknown): Parsed<WarmPrefix> {
-  const record = asObject(item, 'each of "prefixes"', PREFIX_FIELDS);
+  const record = objectOf(item, 'each of "prefixes" to be an object', PREFIX_FIELDS);
   if (!record.ok) return record;
   const { prefix, playlist, names } = record.value;
   if (typeof prefix !== 'string' || !prefix.startsWith('/') || prefix.length > MAX_WARM_VALUE_LENGTH)
-    return { ok: false, reason: `expected each "prefix" to be a path starting with "/", got ${shown(prefix)}` };
+    return { ok: false, reason: `expected each "prefix" to be a path starting with "/", got ${written(prefix)}` };
   if ((playlist === undefined) === (names === undefined))
     return {
       ok: false,
-      reason: `expected the prefix ${describe(prefix)} to come with a "playlist" or with "names" (one of them): the bucket is never listed`,
+      reason: `expected the prefix ${excerpt(prefix)} to come with a "playlist" or with "names" (one of them): the bucket is never listed`,
     };
   if (playlist !== undefined) {
     if (typeof playlist !== 'string' || playlist === '' || playlist.length > MAX_WARM_VALUE_LENGTH)
-      return { ok: false, reason: `expected "playlist" to be a path or URL, got ${shown(playlist)}` };
+      return { ok: false, reason: `expected "playlist" to be a path or URL, got ${written(playlist)}` };
     const kind = playlistKind(pathOf(playlist));
     if (kind === undefined)
       return {
         ok: false,
-        reason: `expected "playlist" to name an HLS (.m3u8) or DASH (.mpd) playlist, got ${describe(playlist)}`,
+        reason: `expected "playlist" to name an HLS (.m3u8) or DASH (.mpd) playlist, got ${excerpt(playlist)}`,
       };
     return { ok: true, value: { prefix, playlist, kind } };
   }
-  const list = strings(names, '"names"');
+  const list = stringList(names, 'names', MAX_WARM_VALUE_LENGTH);
   if (!list.ok) return list;
   const absolute = list.value.find((name) => name.startsWith('/') || /^[a-z][a-z0-9+.-]*:/i.test(name));
   if (absolute !== undefined)
-    return { ok: false, reason: `expected "names" relative to their prefix (like "a.png"), got ${describe(absolute)}` };
+    return { ok: false, reason: `expected "names" relative to their prefix (like "a.png"), got ${excerpt(absolute)}` };
   return { ok: true, value: { prefix, names: list.value } };
 }
 
@@ -116,46 +109,4 @@ function onePrefix(item: unknown): Parsed<WarmPrefix> {
 function pathOf(value: string): string {
   const path = value.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '');
   return path.split(/[?#]/, 1)[0] ?? '';
-}
-
-function asObject<Field extends string>(
-  value: unknown,
-  what: string,
-  fields: readonly Field[],
-): Parsed<Partial<Record<Field, unknown>>> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    return { ok: false, reason: `expected ${what} to be a JSON object, got ${shown(value)}` };
-  const unknownField = Object.keys(value).find((name) => !(fields as readonly string[]).includes(name));
-  if (unknownField !== undefined)
-    return {
-      ok: false,
-      reason: `expected only the fields ${fields.join(', ')} in ${what}, got ${describe(unknownField)}`,
-    };
-  return { ok: true, value: value as Partial<Record<Field, unknown>> };
-}
-
-function strings(value: unknown, name: string): Parsed<string[]> {
-  if (value === undefined) return { ok: true, value: [] };
-  if (!Array.isArray(value) || !value.every((item) => typeof item === 'string'))
-    return { ok: false, reason: `expected ${name} to be an array of strings, got ${shown(value)}` };
-  const bad = value.find((item: string) => item.trim() === '' || item.length > MAX_WARM_VALUE_LENGTH);
-  if (bad !== undefined)
-    return {
-      ok: false,
-      reason: `expected each of ${name} to be non-empty and at most ${MAX_WARM_VALUE_LENGTH} characters, got ${describe(bad)}`,
-    };
-  return { ok: true, value: value.map((item: string) => item.trim()) };
-}
-
-/** A JSON value as the client wrote it, cut short: what arrived, in the refusal. */
-function shown(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return describe(value);
-  return typeof value === 'object' ? 'an object' : String(value);
-}
-
-function describe(text: string): string {
-  return JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text);
 }
