@@ -171,3 +171,46 @@ describe('segment prefetching off (PREFETCH_SEGMENTS=0)', () => {
     expect(originGets(f, 'off/').sort()).toEqual(['seg0.ts', 'seg1.ts', 'seg2.ts']);
   });
 });
+
+describe('a large MP4 read in order: the existing read-ahead, no playlist needed', () => {
+  const MIB = 1024 * 1024;
+  const MOVIE = new Uint8Array(8 * MIB).map((_, i) => (i * 7) % 251);
+  let f: Fixture;
+  beforeAll(async () => {
+    f = await startFixture({ LOG_SAMPLE: '0', SLICE_SIZE: '1MiB' });
+    await f.origin.putObject('mp4/open.mp4', MOVIE, { 'content-type': 'video/mp4' });
+    await f.origin.putObject('mp4/ranges.mp4', MOVIE, { 'content-type': 'video/mp4' });
+  });
+  afterAll(() => f?.close());
+
+  /** The origin's ranged GETs of `name`: the first byte of each. */
+  const originStarts = (name: string): number[] =>
+    f.tap.requests
+      .filter((r) => r.method === 'GET' && r.path.includes(name))
+      .map((r) => Number(/^bytes=(\d+)-/.exec(r.headers.range ?? '')?.[1] ?? 0))
+      .sort((a, b) => a - b);
+
+  it("has the shield fetch the slices after a player's first from the origin while the player has read only the start", async () => {
+    f.tap.clear();
+    const response = await fetch(new URL('/mp4/open.mp4', f.stack.url), { headers: { range: 'bytes=0-' } });
+    expect(response.status).toBe(206);
+    const reader = response.body?.getReader();
+    const first = await reader?.read();
+    expect(first?.value?.byteLength).toBeGreaterThan(0);
+    // The player holds its connection and reads no more; the slices after the first are on their way all the same.
+    await until(() => originStarts('open.mp4').length >= 4, 5000);
+    expect(originStarts('open.mp4').slice(0, 4)).toEqual([0, 1, 2, 3].map((n) => n * MIB));
+    await reader?.cancel();
+  });
+
+  it('answers consecutive short ranges inside a slice from the one fetch of that slice', async () => {
+    f.tap.clear();
+    for (const start of [0, 200_000, 400_000, 600_000]) {
+      const answer = await f.get('/mp4/ranges.mp4', { headers: { range: `bytes=${start}-${start + 199_999}` } });
+      expect(answer.status).toBe(206);
+      expect(Buffer.compare(answer.body, MOVIE.subarray(start, start + 200_000))).toBe(0);
+    }
+    await settle(300);
+    expect(originStarts('ranges.mp4')).toEqual([0]);
+  });
+});

@@ -337,6 +337,8 @@ describe('segments and their prefetching (--hls)', () => {
         name,
         wrongBytes: 0,
         originPerUnique: 1.04,
+        originBytes: 26_000,
+        uniqueBytes: 25_000,
         firstBytes: [],
         segments: segmentsOf(share),
       }) as unknown as SystemSummary;
@@ -355,6 +357,8 @@ describe('segments and their prefetching (--hls)', () => {
       'Prefetching off against on, request by request: the segments of both runs',
     ]);
     expect(sections[1]?.[1]).toContain('4 (2, 1, 1)');
+    // 26,000 origin bytes, 1,000 of them for what no client asked: the 25,000 asked, each once.
+    expect(sections[1]?.[1]).toMatch(/\| 1\.040 +\| 1\.000 +\|/);
     expect(sections[1]?.[1]).toContain('4.00 %');
     const verdict = (share: number) =>
       simTargets({ ...report, systems: [system('tiercache', share)] }).find((v) => v.target.startsWith('segment'));

@@ -46,6 +46,7 @@ function costTable(report: SimReport): Table {
     columns: [
       'system',
       'origin/unique',
+      'of it, asked bytes fetched',
       'prefetched (used, wasted, pending)',
       'prefetched MB (wasted)',
       'origin answers no client asked for',
@@ -61,6 +62,8 @@ function costTable(report: SimReport): Table {
         [
           s.name,
           s.originPerUnique === undefined ? 'n/a' : s.originPerUnique.toFixed(3),
+          // What the origin sent for the paths clients asked for, over the unique bytes they asked: 1.00 is each once.
+          s.uniqueBytes === 0 ? 'n/a' : ((s.originBytes - g.unaskedBytes) / s.uniqueBytes).toFixed(3),
           p === undefined ? 'n/a' : `${p.prefetched} (${p.prefetchesUsed}, ${p.prefetchesWasted}, ${pending})`,
           p === undefined ? 'n/a' : `${(p.prefetchBytes / MB).toFixed(2)} (${(p.prefetchWastedBytes / MB).toFixed(2)})`,
           String(g.unaskedRequests),
