@@ -16,6 +16,7 @@ import { SYSTEMS } from './sim/systems.ts';
 import { defaultTopology, SLOW_ENDPOINT } from './sim/topology.ts';
 import { DEFAULT_WORKLOAD, generateTrace } from './sim/workload/generate.ts';
 import { convertLog } from './sim/workload/log-convert.ts';
+import { HLS_VIEWERS_MIX } from './sim/workload/sessions.ts';
 import { formatTrace, parseTrace, type Trace, traceLocations } from './sim/workload/trace.ts';
 
 const DEFAULT_LOCATIONS = 6;
@@ -101,5 +102,6 @@ async function loadTrace(options: SimFlags): Promise<Trace> {
     scale: options.scale,
     sessionsPerMinute: options.sessions,
     ...(options.crowd ? {} : { crowdBytes: 0 }),
+    ...(options.hls ? { mix: HLS_VIEWERS_MIX } : {}),
   });
 }

@@ -19,6 +19,7 @@ import { type ShieldBindings, type ShieldEnv, type ShieldRequest, shieldBindings
 import { originHop } from './origin/origin-hop.ts';
 import { originOf } from './origin/origin-of.ts';
 import { originUrlFor } from './origin/origin-url.ts';
+import { prefetchAfter } from './segment-prefetch.ts';
 import { invalidatedShieldKey } from './shield-cache.ts';
 import { acceptPurge, answerObject, answerShieldHealth, shieldTier } from './shield-tier.ts';
 import { acceptWarm } from './warm-object.ts';
@@ -65,7 +66,11 @@ app.use('*', async (c, next) => {
   throw new NotFound('no such endpoint');
 });
 
-app.on(['GET', 'HEAD'], '*', (c) => answerObject(c.req.raw, c.env, c.var));
+// The answer to a client's read of a playlist or a segment is also what prefetches the next segments
+// (segment-prefetch.ts).
+app.on(['GET', 'HEAD'], '*', async (c) =>
+  prefetchAfter(c.req.raw, await answerObject(c.req.raw, c.env, c.var), c.env, c.var, c.executionCtx),
+);
 
 // Other methods (shared/tier/pass-through.ts): to a site through the origin, its answers' URLs the origin's own.
 app.all('*', (c) => {

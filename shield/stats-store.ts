@@ -4,7 +4,7 @@
 
 import { emptyBucket, type MinuteBucket, mergeBatch, withOperations } from '../shared/stats/minute-bucket.ts';
 import { DEFAULT_WINDOW_MINUTES, MINUTE_MS } from '../shared/stats/stats-window.ts';
-import { mergeOperations } from '../shared/stats/store-operations.ts';
+import { mergeOperations, prefetchesOf } from '../shared/stats/store-operations.ts';
 import {
   BATCH_PATH,
   BUCKETS_PATH,
@@ -83,6 +83,7 @@ export class StatsStore implements DurableObject {
         hedgesLost: batch.operations?.hedgesLost ?? 0,
         hedgeBytes: batch.operations?.hedgeBytes ?? 0,
       },
+      prefetchesOf(batch.operations),
     );
     merged.set(
       arrival,

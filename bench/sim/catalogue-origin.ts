@@ -7,7 +7,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { singleRange } from './workload/byte-range.ts';
-import { contentBytes, contentEtag, contentSeed } from './workload/content.ts';
+import { contentEtag } from './workload/content.ts';
+import { COMPUTED_CONTENT, type ContentBook, type ObjectContent } from './workload/object-content.ts';
 import type { TraceObject } from './workload/trace.ts';
 
 const MAX_AGE_SECONDS = 86_400;
@@ -45,7 +46,11 @@ export interface CatalogueOrigin {
   close(): Promise<void>;
 }
 
-export async function startCatalogueOrigin(objects: readonly TraceObject[]): Promise<CatalogueOrigin> {
+/** `content`: what each object holds (object-content.ts: a trace's playlists are real ones); computed bytes by default. */
+export async function startCatalogueOrigin(
+  objects: readonly TraceObject[],
+  content: ContentBook = COMPUTED_CONTENT,
+): Promise<CatalogueOrigin> {
   const sizes = new Map(objects.map((object) => [object.path, object.size]));
   const versions = new Map<string, number>();
   let counts = new Map<string, OriginCounts>();
@@ -58,7 +63,7 @@ export async function startCatalogueOrigin(objects: readonly TraceObject[]): Pro
     const size = sizes.get(path);
     if (size === undefined) return end(response, 404);
     const version = versions.get(path) ?? 0;
-    serve(request, response, { path, size, version }, (answer) => {
+    serve(request, response, { path, size, version, content }, (answer) => {
       count.bytes += answer.sentBytes;
       answers.push(answer);
     });
@@ -91,6 +96,7 @@ interface Served {
   path: string;
   size: number;
   version: number;
+  content: ContentBook;
 }
 
 function serve(
@@ -144,13 +150,19 @@ function serve(
     done(answer);
   };
   response.on('close', finish);
-  void stream(response, contentSeed(id), start, length, answer).then(finish, finish);
+  void stream(response, object.content.of(id, object.size), start, length, answer).then(finish, finish);
 }
 
 /** Writes the bytes in chunks, waiting for the socket to drain, and stops when the client has gone. */
-async function stream(response: ServerResponse, seed: number, start: number, length: number, answer: OriginAnswer) {
+async function stream(
+  response: ServerResponse,
+  content: ObjectContent,
+  start: number,
+  length: number,
+  answer: OriginAnswer,
+) {
   for (let offset = 0; offset < length && !response.destroyed; offset += CHUNK_BYTES) {
-    const chunk = contentBytes(seed, start + offset, Math.min(CHUNK_BYTES, length - offset));
+    const chunk = content.bytes(start + offset, Math.min(CHUNK_BYTES, length - offset));
     const more = response.write(chunk);
     answer.sentBytes += chunk.length;
     if (!more) await drained(response);

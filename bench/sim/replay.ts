@@ -8,7 +8,8 @@ import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:ht
 import { setTimeout as delay } from 'node:timers/promises';
 import type { SimLocation } from './system.ts';
 import { parseContentRange, singleRange } from './workload/byte-range.ts';
-import { contentMatches, contentSeed, etagVersion } from './workload/content.ts';
+import { etagVersion } from './workload/content.ts';
+import { COMPUTED_CONTENT, type ContentBook, type ObjectContent } from './workload/object-content.ts';
 import type { Trace, TraceRequest } from './workload/trace.ts';
 
 const REQUEST_TIMEOUT_MS = 180_000;
@@ -54,6 +55,8 @@ export interface ReplayOptions {
   versionOf(path: string): number;
   /** Called at a PURGE line's time; the replay goes on without waiting for it. */
   onPurge?(request: TraceRequest): Promise<void>;
+  /** What each object holds (object-content.ts); absent: computed bytes for all. */
+  content?: ContentBook;
 }
 
 /** Plays the trace; resolves when every request has ended (never rejects: a failure is a result with a problem). */
@@ -78,7 +81,9 @@ export async function replay(options: ReplayOptions): Promise<ReplayResult[]> {
         throw new Error(`trace request ${index} is at location ${request.location}; the system has ${agents.length}`);
       const size = sizes.get(request.path) ?? 0;
       const late = performance.now() - due;
-      pending.push(send(location.url, agent, request, { index, size, late, version: options.versionOf(request.path) }));
+      const version = options.versionOf(request.path);
+      const content = options.content ?? COMPUTED_CONTENT;
+      pending.push(send(location.url, agent, request, { index, size, late, version, content }));
     }
     const results = await Promise.all(pending);
     await Promise.all(purges);
@@ -93,6 +98,8 @@ interface SendContext {
   size: number;
   late: number;
   version: number;
+  /** What the object holds; absent: computed bytes (a purge probe's page). */
+  content?: ContentBook;
 }
 
 /**
@@ -152,17 +159,13 @@ function attempt(
       result.ttfbMs = performance.now() - sent;
       result.status = response.statusCode ?? 0;
       readHeaders(result, response.headers);
-      const check = expectation(request, context.size, result, response.headers);
+      const check = expectation(request, context, result, response.headers);
       if (typeof check === 'string') {
         result.wrong = result.status < 500;
         result.problem = check;
       }
       response.on('data', (chunk: Buffer) => {
-        if (
-          typeof check !== 'string' &&
-          !result.wrong &&
-          !contentMatches(check.seed, check.start + result.bytes, chunk)
-        ) {
+        if (typeof check !== 'string' && !result.wrong && !check.content.matches(check.start + result.bytes, chunk)) {
           result.wrong = true;
           result.problem = `bytes differ from version ${result.versionServed} within ${check.start + result.bytes}–${check.start + result.bytes + chunk.length - 1}`;
         }
@@ -207,26 +210,26 @@ function readHeaders(result: ReplayResult, headers: IncomingHttpHeaders): void {
  */
 function expectation(
   request: TraceRequest,
-  size: number,
+  { size, content: book = COMPUTED_CONTENT }: SendContext,
   result: ReplayResult,
   headers: IncomingHttpHeaders,
-): { seed: number; start: number; length: number } | string {
+): { content: ObjectContent; start: number; length: number } | string {
   if (result.status >= 500) return `status ${result.status}`;
   const version = result.versionServed;
   if (version === undefined) return `no ETag of the origin's (got ${headers.etag ?? 'none'})`;
-  const seed = contentSeed({ path: request.path, version });
+  const content = book.of({ path: request.path, version }, size);
   const asked = singleRange(request.range, size);
   if (result.status === 200) {
     if (headers['content-length'] !== undefined && Number(headers['content-length']) !== size)
       return `a 200 of ${headers['content-length']} bytes for an object of ${size}`;
-    return { seed, start: 0, length: request.method === 'HEAD' ? 0 : size };
+    return { content, start: 0, length: request.method === 'HEAD' ? 0 : size };
   }
   if (result.status === 206) {
     const sent = parseContentRange(headers['content-range']);
     if (typeof asked !== 'object' || sent?.start !== asked.start || sent.end !== asked.end || sent.size !== size)
       return `Content-Range ${headers['content-range']} for ${request.range ?? 'no range'} of ${size} bytes`;
-    return { seed, start: sent.start, length: sent.end - sent.start + 1 };
+    return { content, start: sent.start, length: sent.end - sent.start + 1 };
   }
-  if (result.status === 416 && asked === 'unsatisfiable') return { seed, start: 0, length: 0 };
+  if (result.status === 416 && asked === 'unsatisfiable') return { content, start: 0, length: 0 };
   return `status ${result.status} for ${request.method} ${request.range ?? ''}`;
 }

@@ -3,12 +3,15 @@
 // stopped before the next starts (the machine is shared: one system at a time). Which systems exist is the caller's
 // (bench/sim.ts hands the registry in), so the runner is tested with a stand-in of its own.
 
+import type { PrefetchCounts } from '../../shared/stats/store-operations.ts';
 import { type CatalogueOrigin, type OriginAnswer, startCatalogueOrigin } from './catalogue-origin.ts';
 import { type PurgeTiming, timePurge } from './purge-probe.ts';
 import { type ReplayResult, replay } from './replay.ts';
 import type { EndpointCounts, SimOperations, SimSystem, StartSystem, SystemName } from './system.ts';
 import type { SimTopology } from './topology.ts';
+import { HLS_SEGMENT_SECONDS } from './workload/catalogue.ts';
 import { CROWD_TAG } from './workload/generate.ts';
+import { type ContentBook, contentBook } from './workload/object-content.ts';
 import type { Trace, TraceRequest } from './workload/trace.ts';
 
 /** How long the stats may take to hold every request: the local flush is 1 s (STATS_FLUSH_MS), checked twice over. */
@@ -46,6 +49,10 @@ export interface SystemRun {
   ledger?: { sent: number; answered: number; counted: number | undefined };
   /** What each origin endpoint saw, where the topology has several. */
   endpoints?: EndpointCounts[];
+  /** The segments the system prefetched, as its stats counted them (tiercache's stats.json). */
+  prefetches?: PrefetchCounts;
+  /** The origin's answers for paths no client of the run asked for, and their bytes: what only a prefetch wanted. */
+  unasked: { requests: number; bytes: number };
 }
 
 export interface SimRun {
@@ -59,13 +66,15 @@ export interface SimRun {
 export async function runSim(options: RunSimOptions): Promise<SimRun> {
   const log = options.log ?? (() => undefined);
   const began = performance.now();
-  const origin = await startCatalogueOrigin(options.trace.objects);
+  // The trace's playlists name their segments at the pace the replay plays them (object-content.ts).
+  const content = contentBook(options.trace.objects, HLS_SEGMENT_SECONDS / options.speed);
+  const origin = await startCatalogueOrigin(options.trace.objects, content);
   const runs: SystemRun[] = [];
   try {
     for (const { name, start } of options.systems) {
       origin.reset();
       log(`sim: ${name}: starting ${options.topology.locations.length} locations`);
-      const run = await runSystem(name, start, origin, options);
+      const run = await runSystem(name, start, origin, { ...options, content });
       log(`sim: ${name}: ${run.error ?? 'done'} in ${(run.wallMs / 1000).toFixed(1)} s`);
       runs.push(run);
     }
@@ -85,10 +94,18 @@ async function runSystem(
   name: SystemName,
   start: StartSystem,
   origin: CatalogueOrigin,
-  options: RunSimOptions,
+  options: RunSimOptions & { content: ContentBook },
 ): Promise<SystemRun> {
   const began = performance.now();
-  const run: SystemRun = { name, wallMs: 0, results: [], originRequests: 0, originBytes: 0, crowdAnswers: [] };
+  const run: SystemRun = {
+    name,
+    wallMs: 0,
+    results: [],
+    originRequests: 0,
+    originBytes: 0,
+    crowdAnswers: [],
+    unasked: { requests: 0, bytes: 0 },
+  };
   let system: SimSystem | undefined;
   try {
     system = await start(options.topology, { url: origin.url });
@@ -109,20 +126,29 @@ async function runSystem(
       speed: options.speed,
       versionOf: (path) => origin.version(path),
       onPurge,
+      content: options.content,
     });
     const all = [...run.results, ...(run.purge?.probes ?? [])];
     const answered = all.filter((result) => result.status > 0).length;
-    if (live.stats !== undefined)
-      run.ledger = { sent: all.length, answered, counted: await countedAtEdge(live, answered) };
+    if (live.stats !== undefined) {
+      const { counted, stats } = await countedAtEdge(live, answered);
+      run.ledger = { sent: all.length, answered, counted };
+      const prefetches = prefetchCounts(stats);
+      if (prefetches !== undefined) run.prefetches = prefetches;
+    }
     if (live.operations !== undefined) run.operations = live.operations();
     if (live.endpoints !== undefined) run.endpoints = live.endpoints();
   } catch (error) {
     run.error = error instanceof Error ? error.message : String(error);
   } finally {
     const crowd = new Set(options.trace.requests.filter((r) => r.tag === CROWD_TAG).map((r) => r.path));
-    for (const count of origin.counts().values()) {
+    const asked = new Set(run.results.map((result) => result.path));
+    for (const [path, count] of origin.counts()) {
       run.originRequests += count.requests;
       run.originBytes += count.bytes;
+      if (asked.has(path)) continue;
+      run.unasked.requests += count.requests;
+      run.unasked.bytes += count.bytes;
     }
     run.crowdAnswers = origin.answers().filter((answer) => crowd.has(answer.path));
     await system?.stop().catch((error: unknown) => {
@@ -133,16 +159,42 @@ async function runSystem(
   return run;
 }
 
-/** The edge's request count in the system's stats, read until it reaches `expected` or the stats had time to settle. */
-async function countedAtEdge(system: SimSystem, expected: number): Promise<number | undefined> {
+/**
+ * The edge's request count in the system's stats, read until it reaches `expected` or the stats had time to settle,
+ * and the stats it was read from.
+ */
+async function countedAtEdge(
+  system: SimSystem,
+  expected: number,
+): Promise<{ counted: number | undefined; stats: unknown }> {
   const deadline = performance.now() + STATS_SETTLE_MS;
   let counted: number | undefined;
+  let stats: unknown;
   do {
-    counted = edgeRequests(await system.stats?.().catch(() => undefined));
-    if (counted === expected) return counted;
+    stats = await system.stats?.().catch(() => undefined);
+    counted = edgeRequests(stats);
+    if (counted === expected) return { counted, stats };
     await new Promise((resolve) => setTimeout(resolve, 1000));
   } while (performance.now() < deadline);
-  return counted;
+  return { counted, stats };
+}
+
+/** stats.json's prefetch counts (`cost.windowOperations`: shared/stats/stats-json.ts), where it has them. */
+function prefetchCounts(stats: unknown): PrefetchCounts | undefined {
+  const counted = field(field(stats, 'cost'), 'windowOperations');
+  const read = (name: keyof PrefetchCounts): number | undefined => {
+    const value = field(counted, name);
+    return typeof value === 'number' ? value : undefined;
+  };
+  const prefetched = read('prefetched');
+  if (prefetched === undefined) return undefined;
+  return {
+    prefetched,
+    prefetchesUsed: read('prefetchesUsed') ?? 0,
+    prefetchesWasted: read('prefetchesWasted') ?? 0,
+    prefetchBytes: read('prefetchBytes') ?? 0,
+    prefetchWastedBytes: read('prefetchWastedBytes') ?? 0,
+  };
 }
 
 /** stats.json's `tiers.edge.totals.requests` (shared/stats/stats-json.ts), read from an unknown value. */

@@ -6,10 +6,12 @@ import type { SystemName } from './system.ts';
 import { DEFAULT_WORKLOAD } from './workload/generate.ts';
 
 export const SYSTEM_ORDER: readonly SystemName[] = ['tiercache', 'no-shield', 'varnish', 'nginx-slice'];
-/** Every system --systems may name: the default run's, and tiercache with its hedge off. */
-const KNOWN_SYSTEMS: readonly SystemName[] = [...SYSTEM_ORDER, 'tiercache-no-hedge'];
+/** Every system --systems may name: the default run's, and tiercache with its hedge, or its prefetching, off. */
+const KNOWN_SYSTEMS: readonly SystemName[] = [...SYSTEM_ORDER, 'tiercache-no-hedge', 'tiercache-no-prefetch'];
 /** --slow-endpoint's systems, unless --systems says otherwise: the same tiercache with hedging off, then on. */
 const SLOW_ENDPOINT_SYSTEMS: readonly SystemName[] = ['tiercache-no-hedge', 'tiercache'];
+/** --hls's systems, unless --systems says otherwise: the same tiercache with segment prefetching off, then on. */
+const HLS_SYSTEMS: readonly SystemName[] = ['tiercache-no-prefetch', 'tiercache'];
 
 export interface SimFlags {
   locations: number | undefined;
@@ -30,8 +32,10 @@ export interface SimFlags {
   traceOnly: boolean;
   /** The origin at three endpoints, the preferred one slow on a fifth of its answers (topology.ts SLOW_ENDPOINT). */
   slowEndpoint: boolean;
-  /** The generated trace has its cold crowd (`--no-crowd`, and `--slow-endpoint`, leave it out). */
+  /** The generated trace has its cold crowd (`--no-crowd`, `--slow-endpoint` and `--hls` leave it out). */
   crowd: boolean;
+  /** The generated trace is mostly HLS viewers (sessions.ts HLS_VIEWERS_MIX), for segment prefetching. */
+  hls: boolean;
 }
 
 const NUMBER_FLAGS = {
@@ -59,6 +63,12 @@ const SWITCHES = {
   '--no-crowd': (flags: SimFlags) => {
     flags.crowd = false;
   },
+  // Segment prefetching is about the first bytes of segments at a cold shield: the crowd's wake would hide them as it
+  // hides the slow endpoint's tail.
+  '--hls': (flags: SimFlags) => {
+    flags.hls = true;
+    flags.crowd = false;
+  },
 } as const;
 const PATH_FLAGS = { '--trace': 'trace', '--from-log': 'fromLog', '--write-trace': 'writeTrace' } as const;
 
@@ -79,6 +89,7 @@ export function parseSimFlags(args: readonly string[]): SimFlags {
     traceOnly: false,
     slowEndpoint: false,
     crowd: true,
+    hls: false,
   };
   let systemsGiven = false;
   for (let i = 0; i < args.length; i++) {
@@ -106,6 +117,7 @@ export function parseSimFlags(args: readonly string[]): SimFlags {
     }
   }
   if (flags.slowEndpoint && !systemsGiven) flags.systems = [...SLOW_ENDPOINT_SYSTEMS];
+  if (flags.hls && !systemsGiven) flags.systems = [...HLS_SYSTEMS];
   check(flags);
   return flags;
 }

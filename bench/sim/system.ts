@@ -5,7 +5,13 @@
 import type { SimTopology } from './topology.ts';
 
 /** The systems a run compares (docs/sim.md): tiercache and its baselines on the same links and trace. */
-export type SystemName = 'tiercache' | 'tiercache-no-hedge' | 'no-shield' | 'varnish' | 'nginx-slice';
+export type SystemName =
+  | 'tiercache'
+  | 'tiercache-no-hedge'
+  | 'tiercache-no-prefetch'
+  | 'no-shield'
+  | 'varnish'
+  | 'nginx-slice';
 
 /** One location as a client reaches it. */
 export interface SimLocation {

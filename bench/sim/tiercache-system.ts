@@ -57,6 +57,12 @@ export const startTiercacheNoHedge: StartSystem = async (topology, origin) => ({
   name: 'tiercache-no-hedge',
 });
 
+/** tiercache with its segment prefetching off (PREFETCH_SEGMENTS=0): what prefetching saves, on the same trace. */
+export const startTiercacheNoPrefetch: StartSystem = async (topology, origin) => ({
+  ...(await startTiercacheSystem(topology, origin, { config: { PREFETCH_SEGMENTS: '0' } })),
+  name: 'tiercache-no-prefetch',
+});
+
 export async function startTiercacheSystem(
   topology: SimTopology,
   origin: SimOriginEndpoint,

@@ -90,6 +90,11 @@ export interface Config {
    */
   healthKey: string | undefined;
   slicing: SlicingConfig;
+  /**
+   * PREFETCH_SEGMENTS: how many segments after the one a player just read the shield warms, at most, while the player
+   * fills its buffer (one while it plays in real time); 0 = none (shield/segment-prefetch.ts, docs/warming.md).
+   */
+  prefetchSegments: number;
   /** What a fill may pull once nobody waits for it; how long a body without a length may be (limits.ts). */
   fills: FillConfig;
   /** The edge's in-isolate cache of hot small objects (worker/memory-cache.ts). */
@@ -142,6 +147,7 @@ export const CONFIG_NAMES = [
   'SLICE_THRESHOLD',
   'SLICE_READAHEAD',
   'SLICE_PARALLEL',
+  'PREFETCH_SEGMENTS',
   'SUBREQUEST_LIMIT',
   'WHOLE_COPY_MAX',
   'HOST_BUCKETS',
@@ -182,6 +188,12 @@ const DEFAULT_TIMEOUT_MS = 10_000;
  */
 const DEFAULT_IDLE_TIMEOUT_MS = 10_000;
 const DEFAULT_NEGATIVE_TTL = 60;
+/**
+ * Segments ahead of a player filling its buffer: three 4–6 s segments are 12–18 s, what hls.js and Shaka ask for before
+ * they settle to one a duration; more is egress a player that leaves never reads.
+ */
+const DEFAULT_PREFETCH_SEGMENTS = 3;
+const MAX_PREFETCH_SEGMENTS = 10;
 /** Varnish's default grace is 10 s; a minute hides a slow refresh without serving old content for long. */
 const DEFAULT_STALE_WHILE_REVALIDATE = 60;
 /** A day of stale content rather than errors while an origin is down (as commonly recommended for CDNs). */
@@ -228,6 +240,10 @@ export function parseConfig(raw: RawConfig): Config {
     eventsToken: nonEmpty(raw.EVENTS_TOKEN),
     healthKey: problems.read(() => objectKey(raw, 'HEALTH_KEY'), undefined),
     ...parseLimits(raw, problems),
+    prefetchSegments: problems.read(
+      () => integer(raw, 'PREFETCH_SEGMENTS', DEFAULT_PREFETCH_SEGMENTS, 0, MAX_PREFETCH_SEGMENTS),
+      DEFAULT_PREFETCH_SEGMENTS,
+    ),
     site: parseSiteConfig(raw, problems, kind !== 'http'),
     observability: parseObservability(raw, problems),
     rules: problems.read(() => parseRules(raw.RULES), NO_RULES),

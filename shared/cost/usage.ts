@@ -57,6 +57,12 @@ export interface Traffic {
    */
   hedges?: Volume;
   /**
+   * Segments the shield prefetched (shield/segment-prefetch.ts): each a shield miss nobody asked for yet (a lookup, the
+   * origin's fetch, a put: subrequests of the read that started it, no request of its own) and its bytes from the
+   * origin, which the stats count apart from the requests' (the read is the tier's own, recorded by none); absent: none.
+   */
+  prefetches?: Volume;
+  /**
    * KV writes made for purges: per purge request a batch (up to 1,000 targets, one key) and the head key beside it (at
    * most once a second), plus the occasional snapshot of the list; a delete is billed as a write and counted among them.
    */
@@ -120,7 +126,10 @@ export function usageOf(traffic: Traffic, operations: Operations): Usage {
     periodMs: traffic.periodMs,
     workersRequests: edgeRequests,
     cpuMs: cpu,
-    subrequests: subrequestsOf(traffic) + (traffic.hedges?.requests ?? 0),
+    subrequests:
+      subrequestsOf(traffic) +
+      (traffic.hedges?.requests ?? 0) +
+      (traffic.prefetches?.requests ?? 0) * SUBREQUESTS.shieldMiss,
     durableObjectRequests: operations.flushes,
     durableObjectGbSeconds: operations.flushes * (STATS_OBJECT_ACTIVE_MS / 1000) * DURABLE_OBJECT_GB,
     durableObjectRowsRead: operations.durableObjectRowsRead,
@@ -133,7 +142,7 @@ export function usageOf(traffic: Traffic, operations: Operations): Usage {
     // Each GB stays queryable LOG_RETENTION_DAYS: that many thirtieths of a GB-month.
     logsStoredGbMonths: logsIngestedGb * (LOG_RETENTION_DAYS / 30),
     servedBytes: edge.memoryHits.bytes + edge.cacheHits.bytes + edge.misses.bytes + edge.other.bytes,
-    originBytes: traffic.originBytes + (traffic.hedges?.bytes ?? 0),
+    originBytes: traffic.originBytes + (traffic.hedges?.bytes ?? 0) + (traffic.prefetches?.bytes ?? 0),
   };
 }
 
@@ -183,8 +192,11 @@ function cpuOf(traffic: Traffic): { edge: number; shield: number } {
     edge.misses.requests * COLD_REQUEST_CPU_MS * EDGE_SHARE_OF_COLD +
     // What the edge fetched from the shield it stores and sends: its share of a cold byte.
     mib(shieldSent) * cold * EDGE_SHARE_OF_COLD;
+  // A prefetch is the shield's share of a whole miss: its request and its cold bytes, stored, sent to nobody.
+  const prefetches = traffic.prefetches ?? { requests: 0, bytes: 0 };
   const shieldCpu =
-    wholeShieldRequests * COLD_REQUEST_CPU_MS * (1 - EDGE_SHARE_OF_COLD) +
+    (wholeShieldRequests + prefetches.requests) * COLD_REQUEST_CPU_MS * (1 - EDGE_SHARE_OF_COLD) +
+    mib(prefetches.bytes) * COLD_WHOLE_CPU_MS_PER_MIB * (1 - EDGE_SHARE_OF_COLD) +
     mib(shield.hits.bytes + shield.other.bytes) * warm +
     mib(shield.misses.bytes) * cold * (1 - EDGE_SHARE_OF_COLD);
   return { edge: edgeCpu, shield: shieldCpu };

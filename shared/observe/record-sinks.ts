@@ -9,6 +9,7 @@ import { StatsBatch } from '../stats/stats-batch.ts';
 import { firstShard, nextShard } from '../stats/store-shards.ts';
 import type { TierName } from '../tiers/tiers.ts';
 import { isolateHedges } from './hedge-tally.ts';
+import { isolatePrefetches } from './prefetch-tally.ts';
 import { type StatsStoreNamespace, sendBatch } from './stats-store-client.ts';
 
 /** The part of a Workers Analytics Engine dataset used here. */
@@ -99,8 +100,14 @@ async function drain(store: StatsStoreNamespace, flushMs: number): Promise<void>
     lastFlush = Date.now();
     // Each flush to the next shard (store-shards.ts): the deployment's flushes spread over every shard.
     lastShard = lastShard === undefined ? firstShard(Math.random()) : nextShard(lastShard);
-    // The purge list's KV requests and the shield's hedges since the last flush go with it: the stats page prices them.
-    const operations = { tier: isolateTier, ...isolatePurges.takeKvOperations(), ...isolateHedges.take() };
+    // The purge list's KV requests and the shield's hedges and prefetches since the last flush go with it: the stats
+    // page prices them.
+    const operations = {
+      tier: isolateTier,
+      ...isolatePurges.takeKvOperations(),
+      ...isolateHedges.take(),
+      ...isolatePrefetches.take(),
+    };
     await sendBatch(store, { ...batch.take(), operations }, lastShard);
     if (Date.now() - lastFlush < flushMs) return;
   }

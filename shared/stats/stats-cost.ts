@@ -10,7 +10,7 @@ import { TIER_NAMES, type TierName } from '../tiers/tiers.ts';
 import { HIT_OUTCOMES, OUTCOMES, type Outcome } from './record.ts';
 import type { StatsCost, TierStats } from './stats-json.ts';
 import { MINUTE_MS } from './stats-window.ts';
-import { noHedges, type StoreOperations } from './store-operations.ts';
+import { noHedges, noPrefetches, type StoreOperations } from './store-operations.ts';
 
 /** What the view needs to know of the deployment to price its counts. */
 export interface CostDeployment {
@@ -66,6 +66,8 @@ export function windowCost(
       kvWriteRequests: operations.kvWrites,
       // A bucket stored before hedges were counted has none.
       ...(operations.hedges ?? noHedges()),
+      // And before prefetches were.
+      ...(operations.prefetches ?? noPrefetches()),
     },
     monthsPerWindow: periodMs / MONTH_MS,
     month: {
@@ -116,6 +118,7 @@ function windowTraffic(
     slicedShare: shield.bytesSent > 0 ? Math.min(1, (sliceRequests * deployment.sliceBytes) / shield.bytesSent) : 0,
     originBytes: shield.bytesFromOrigin,
     hedges: { requests: operations.hedges?.hedgesStarted ?? 0, bytes: operations.hedges?.hedgeBytes ?? 0 },
+    prefetches: { requests: operations.prefetches?.prefetched ?? 0, bytes: operations.prefetches?.prefetchBytes ?? 0 },
     purgeWrites: operations.kvWrites,
     logSample: deployment.logSample,
     analytics: deployment.analytics,

@@ -4,7 +4,7 @@
 import type { CostEstimate, CostLine } from '../cost/cost-model.ts';
 import type { TierName } from '../tiers/tiers.ts';
 import type { Outcome } from './record.ts';
-import type { HedgeCounts } from './store-operations.ts';
+import type { HedgeCounts, PrefetchCounts } from './store-operations.ts';
 
 /** Sums over a set of records. */
 export interface Totals {
@@ -93,7 +93,8 @@ type MonthSums = Pick<
 export interface StatsCost {
   /**
    * What the stats store counted in the window: its own requests and rows, the isolates' KV requests, the shield's
-   * hedges (store-operations.ts HedgeCounts: priced as origin requests and, their bytes, origin egress).
+   * hedges (store-operations.ts HedgeCounts: priced as origin requests and, their bytes, origin egress) and its
+   * prefetched segments (PrefetchCounts: priced as the origin requests, subrequests and egress they were).
    */
   windowOperations: {
     durableObjectRequests: number;
@@ -102,7 +103,8 @@ export interface StatsCost {
     kvListRequests: number;
     kvReadRequests: number;
     kvWriteRequests: number;
-  } & HedgeCounts;
+  } & HedgeCounts &
+    PrefetchCounts;
   /** The window's length in months (the month below is the window's counts over this). */
   monthsPerWindow: number;
   /** 30 days at the window's rate, at the published prices, the plan's allowances applied. */

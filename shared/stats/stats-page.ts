@@ -110,6 +110,14 @@ function costSection(stats: StatsJson): string {
         'origin requests hedged (won, lost)',
         `${formatCount(counted.hedgesStarted)} (${formatCount(counted.hedgesWon)}, ${formatCount(counted.hedgesLost)})`,
       ],
+      [
+        'segments prefetched (used, wasted)',
+        `${formatCount(counted.prefetched)} (${formatCount(counted.prefetchesUsed)}, ${formatCount(counted.prefetchesWasted)})`,
+      ],
+      [
+        'prefetched bytes (wasted)',
+        `${formatBytes(counted.prefetchBytes)} (${formatBytes(counted.prefetchWastedBytes)})`,
+      ],
     ]),
     '</article>',
   ].join('');

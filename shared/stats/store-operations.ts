@@ -1,6 +1,7 @@
 // The platform operations the stats count besides requests (docs/costs.md): the store's own for each batch (a request,
-// rows read and written), each isolate's purge-list KV requests (lists, reads, writes) and the shield's hedged origin
-// requests (shield/origin/endpoint-race.ts), per minute, so the page prices what was spent.
+// rows read and written), each isolate's purge-list KV requests (lists, reads, writes), the shield's hedged origin
+// requests (shield/origin/endpoint-race.ts) and its prefetched segments (shield/segment-prefetch.ts), per minute, so
+// the page prices what was spent.
 
 import { perTier, type TierName } from '../tiers/tiers.ts';
 
@@ -18,6 +19,34 @@ export interface StoreOperations {
   kvReads: Record<TierName, number>;
   /** The shield's hedges: more origin requests, and the bytes their losers were charged. */
   hedges: HedgeCounts;
+  /** The shield's prefetched segments: more origin requests and bytes, and how many a client then read. */
+  prefetches: PrefetchCounts;
+}
+
+/** Segments a shield isolate prefetched (shared/observe/prefetch-tally.ts counts them). */
+export interface PrefetchCounts {
+  /** Segments fetched from the origin and stored by a prefetch: each one more origin request. */
+  prefetched: number;
+  /** Of those, the ones a client read at the shield within their window (PrefetchTally). */
+  prefetchesUsed: number;
+  /** Of those, the ones no client read within it: origin egress nobody asked for (yet). */
+  prefetchesWasted: number;
+  /** Bytes the prefetches fetched from the origin. */
+  prefetchBytes: number;
+  /** Of those, the wasted ones'. */
+  prefetchWastedBytes: number;
+}
+
+export const PREFETCH_COUNT_NAMES = [
+  'prefetched',
+  'prefetchesUsed',
+  'prefetchesWasted',
+  'prefetchBytes',
+  'prefetchWastedBytes',
+] as const satisfies readonly (keyof PrefetchCounts)[];
+
+export function noPrefetches(): PrefetchCounts {
+  return { prefetched: 0, prefetchesUsed: 0, prefetchesWasted: 0, prefetchBytes: 0, prefetchWastedBytes: 0 };
 }
 
 /** Hedges a shield isolate made (shared/observe/hedge-tally.ts counts them). */
@@ -48,6 +77,7 @@ export function emptyOperations(): StoreOperations {
     kvWrites: 0,
     kvReads: perTier(() => 0),
     hedges: noHedges(),
+    prefetches: noPrefetches(),
   };
 }
 
@@ -66,7 +96,22 @@ export function addOperations(a: StoreOperations | undefined, b: StoreOperations
     kvReads: perTier((name) => (x.kvReads?.[name] ?? 0) + (y.kvReads?.[name] ?? 0)),
     // A bucket stored before hedges were counted has none.
     hedges: addHedges(x.hedges ?? noHedges(), y.hedges ?? noHedges()),
+    // A bucket stored before prefetches were counted has none.
+    prefetches: addPrefetches(x.prefetches ?? noPrefetches(), y.prefetches ?? noPrefetches()),
   };
+}
+
+/** The prefetch counts a batch says (store-protocol.ts), each absent one 0. */
+export function prefetchesOf(said: Partial<PrefetchCounts> | undefined): PrefetchCounts {
+  const counts = noPrefetches();
+  for (const name of PREFETCH_COUNT_NAMES) counts[name] = said?.[name] ?? 0;
+  return counts;
+}
+
+function addPrefetches(a: PrefetchCounts, b: PrefetchCounts): PrefetchCounts {
+  const sum = noPrefetches();
+  for (const name of PREFETCH_COUNT_NAMES) sum[name] = a[name] + b[name];
+  return sum;
 }
 
 function addHedges(a: HedgeCounts, b: HedgeCounts): HedgeCounts {
@@ -79,14 +124,15 @@ function addHedges(a: HedgeCounts, b: HedgeCounts): HedgeCounts {
 }
 
 /**
- * The operations of one merge: a batch from `tier` whose isolate made `kv` and `hedges` since its last flush, and the
- * rows the store touched for it.
+ * The operations of one merge: a batch from `tier` whose isolate made `kv`, `hedges` and `prefetches` since its last
+ * flush, and the rows the store touched for it.
  */
 export function mergeOperations(
   tier: TierName,
   kv: { kvLists: number; kvWrites: number; kvReads: number },
   rows: { read: number; written: number },
   hedges: HedgeCounts = noHedges(),
+  prefetches: PrefetchCounts = noPrefetches(),
 ): StoreOperations {
   const operations = emptyOperations();
   operations.flushes[tier] = 1;
@@ -96,5 +142,6 @@ export function mergeOperations(
   operations.rowsRead = rows.read;
   operations.rowsWritten = rows.written;
   operations.hedges = { ...hedges };
+  operations.prefetches = { ...prefetches };
   return operations;
 }

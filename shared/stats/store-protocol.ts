@@ -5,6 +5,7 @@ import { isTierName, TIER_NAMES, type TierName } from '../tiers/tiers.ts';
 import { OUTCOMES, type Outcome } from './record.ts';
 import type { Totals } from './stats-json.ts';
 import { MINUTE_MS } from './stats-window.ts';
+import { PREFETCH_COUNT_NAMES } from './store-operations.ts';
 import { TOTAL_FIELDS } from './totals.ts';
 
 /** The one Durable Object every isolate of every tier flushes to, and the edge reads back. */
@@ -63,6 +64,12 @@ interface BatchOperations {
   hedgesWon?: number;
   hedgesLost?: number;
   hedgeBytes?: number;
+  /** The shield's prefetched segments (store-operations.ts PrefetchCounts); absent: none, or an earlier release. */
+  prefetched?: number;
+  prefetchesUsed?: number;
+  prefetchesWasted?: number;
+  prefetchBytes?: number;
+  prefetchWastedBytes?: number;
 }
 
 /** A batch as it crosses the wire to the Durable Object (JSON). */
@@ -80,6 +87,15 @@ export const MAX_NAME_LENGTH = 256;
 const WHOLE: ReadonlySet<keyof Totals> = new Set(['requests', 'slicesHit', 'slicesMissed', 'departed']);
 /** Counted since a later release: a batch from an isolate still running an earlier one has none, which counts 0. */
 const LATER: ReadonlySet<keyof Totals> = new Set(['departed']);
+
+/** Operations counted since later releases (the shield's hedges, its prefetches): absent from an earlier one's batch. */
+const LATER_OPERATIONS = [
+  'hedgesStarted',
+  'hedgesWon',
+  'hedgesLost',
+  'hedgeBytes',
+  ...PREFETCH_COUNT_NAMES,
+] as const satisfies readonly (keyof BatchOperations)[];
 
 type Parsed<T> = { ok: true; value: T } | { ok: false; reason: string };
 
@@ -120,15 +136,15 @@ function parseOperations(item: unknown): Parsed<BatchOperations> {
     return { ok: false, reason: 'expected "kvLists" and "kvWrites" to be whole numbers, at least 0' };
   if (!isCount(kvReads, true))
     return { ok: false, reason: 'expected "kvReads" to be absent or a whole number, at least 0' };
-  const hedges: Partial<Record<'hedgesStarted' | 'hedgesWon' | 'hedgesLost' | 'hedgeBytes', number>> = {};
-  for (const name of ['hedgesStarted', 'hedgesWon', 'hedgesLost', 'hedgeBytes'] as const) {
+  const later: Partial<Record<(typeof LATER_OPERATIONS)[number], number>> = {};
+  for (const name of LATER_OPERATIONS) {
     const count = item[name];
     if (count === undefined) continue;
     if (!isCount(count, true))
       return { ok: false, reason: `expected "${name}" to be absent or a whole number, at least 0` };
-    hedges[name] = count;
+    later[name] = count;
   }
-  return { ok: true, value: { tier, kvLists, kvWrites, kvReads, ...hedges } };
+  return { ok: true, value: { tier, kvLists, kvWrites, kvReads, ...later } };
 }
 
 function parseAll<T>(items: unknown[], parse: (item: unknown) => Parsed<T>, field: string): Parsed<T[]> {

@@ -69,6 +69,8 @@ function representationUris(
     RepresentationID: representation.attributes.get('id') ?? '',
     Bandwidth: representation.attributes.get('bandwidth') ?? '',
   };
+  // Each Representation a rendition of its own: what a player of it reads, in order (segment prefetching's groups).
+  list.group();
   const media = level.template.get('media');
   if (media !== undefined) {
     const initialization = level.template.get('initialization');

@@ -22,6 +22,8 @@ export class UriList {
   private readonly found: PlaylistUris = { playlists: [], media: [], unreadable: [] };
   private readonly base: URL;
   private readonly limit: number;
+  /** Where each group of media starts (a DASH Representation's segments): indices into the media list. */
+  private readonly starts: number[] = [];
   full = false;
 
   constructor(base: URL, limit: number) {
@@ -47,6 +49,19 @@ export class UriList {
 
   uris(): PlaylistUris {
     return this.found;
+  }
+
+  /** The media added after this call are a group of their own: one rendition's, in the order it reads them. */
+  group(): void {
+    this.starts.push(this.found.media.length);
+  }
+
+  /** The media in their groups, each in order (those before the first group() are none's); empty groups left out. */
+  groups(): string[][] {
+    const { media } = this.found;
+    return this.starts
+      .map((start, i) => media.slice(start, this.starts[i + 1] ?? media.length))
+      .filter((group) => group.length > 0);
   }
 }
 

@@ -93,6 +93,13 @@ export function statsSample(): StatsJson {
     kvWrites: 2,
     kvReads: { edge: 2, shield: 2 },
     hedges: { hedgesStarted: 12, hedgesWon: 9, hedgesLost: 3, hedgeBytes: 786_432 },
+    prefetches: {
+      prefetched: 40,
+      prefetchesUsed: 36,
+      prefetchesWasted: 2,
+      prefetchBytes: 8_000_000,
+      prefetchWastedBytes: 400_000,
+    },
   };
   return {
     generatedAt: '2026-01-30T10:15:42.123Z',

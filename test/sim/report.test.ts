@@ -2,12 +2,15 @@
 // X-Cache-Status; n/a where nothing says), the unique bytes asked, the cold crowd's cost per slice, the access-log
 // converter, and the summary line in the form scripts read.
 import { describe, expect, it } from 'vitest';
+import { formatTable } from '../../bench/report/results.ts';
 import { heldOneIn } from '../../bench/sim/origin-endpoints.ts';
 import { pathTaken, tierVerdict } from '../../bench/sim/report/cache-verdict.ts';
 import { crowdCost } from '../../bench/sim/report/crowd.ts';
-import { endpointSummary } from '../../bench/sim/report/endpoint-summary.ts';
+import { endpointSummary, spread } from '../../bench/sim/report/endpoint-summary.ts';
 import { hedgePairs } from '../../bench/sim/report/hedge-pairs.ts';
 import { uniqueRequestedBytes } from '../../bench/sim/report/requested-bytes.ts';
+import { prefetchPairs, segmentSummary } from '../../bench/sim/report/segment-summary.ts';
+import { segmentSections } from '../../bench/sim/report/segment-tables.ts';
 import type { SimReport, SystemSummary } from '../../bench/sim/report/sim-report.ts';
 import { summaryLine } from '../../bench/sim/report/sim-tables.ts';
 import { simTargets } from '../../bench/sim/report/sim-targets.ts';
@@ -245,5 +248,122 @@ describe('the targets tiercache is held to', () => {
       ['the', true],
     ]);
     expect(simTargets(report)[3]?.measured).toBe('worst 1.54×');
+  });
+});
+
+describe('segments and their prefetching (--hls)', () => {
+  const MISS = 'tiercache-shield; fwd=uri-miss; stored, tiercache-edge; fwd=uri-miss; stored';
+  const SHIELD_HIT = 'tiercache-shield; hit, tiercache-edge; fwd=uri-miss; stored';
+  const EDGE_HIT = 'tiercache-edge; hit';
+  const segments = new Set(['/h/0/1.ts', '/h/0/2.ts', '/h/0/3.ts']);
+  const sample = (index: number, path: string, ttfbMs: number, cacheStatus: string) => ({
+    index,
+    path,
+    location: 0,
+    bytes: 1,
+    cacheStatus,
+    ttfbMs,
+  });
+  const prefetches = {
+    prefetched: 4,
+    prefetchesUsed: 2,
+    prefetchesWasted: 1,
+    prefetchBytes: 4000,
+    prefetchWastedBytes: 1000,
+  };
+
+  it("takes the segments' first bytes alone (all, past the edge, misses), the system's counts and the origin's waste", () => {
+    const samples = [
+      sample(0, '/h/0/1.ts', 100, MISS),
+      sample(1, '/h/0/2.ts', 60, SHIELD_HIT),
+      sample(2, '/h/0/3.ts', 10, EDGE_HIT),
+      sample(3, '/p/0.html', 500, MISS),
+      sample(4, '/h/0/2.ts', Number.NaN, MISS),
+    ];
+    const origin = { bytes: 20_000, unasked: { requests: 1, bytes: 1000 } };
+    expect(segmentSummary(samples, segments, origin, prefetches)).toEqual({
+      all: { count: 3, p50: 60, p90: 100, p99: 100 },
+      atShield: { count: 2, p50: 60, p90: 100, p99: 100 },
+      shieldHits: 1,
+      misses: { count: 1, p50: 100, p90: 100, p99: 100 },
+      prefetches,
+      unaskedRequests: 1,
+      unaskedBytes: 1000,
+      unaskedShare: 0.05,
+    });
+    expect(segmentSummary(samples, new Set(), origin, undefined)).toBeUndefined();
+  });
+
+  it('pairs the segments of both runs: the misses at a cold shield without prefetching, and what became of them', () => {
+    const off = [
+      sample(0, '/h/0/1.ts', 200, MISS),
+      sample(1, '/h/0/2.ts', 210, MISS),
+      sample(2, '/h/0/3.ts', 220, MISS),
+      sample(3, '/h/0/1.ts', 20, EDGE_HIT),
+      sample(4, '/p/0.html', 300, MISS),
+    ];
+    const on = [
+      sample(0, '/h/0/1.ts', 205, MISS),
+      sample(1, '/h/0/2.ts', 150, SHIELD_HIT),
+      sample(2, '/h/0/3.ts', 140, SHIELD_HIT),
+      sample(3, '/h/0/1.ts', 21, EDGE_HIT),
+      sample(4, '/p/0.html', 100, MISS),
+    ];
+    const pairs = prefetchPairs(off, on, segments);
+    expect(pairs.coldMisses).toEqual({
+      off: { count: 3, p50: 210, p90: 220, p99: 220 },
+      on: { count: 3, p50: 150, p90: 205, p99: 205 },
+      hits: 2,
+      sooner: 2,
+      later: 0,
+    });
+    expect(pairs.all.off.count).toBe(4);
+    expect(pairs.all.on.p50).toBe(140);
+  });
+
+  it('prints its tables, and holds tiercache to wasting at most 5 % of the origin’s bytes', () => {
+    const segmentsOf = (share: number) => ({
+      all: spread([10, 20]),
+      atShield: spread([20]),
+      shieldHits: 1,
+      misses: spread([]),
+      prefetches,
+      unaskedRequests: 1,
+      unaskedBytes: 1000,
+      unaskedShare: share,
+    });
+    const system = (name: SystemSummary['name'], share: number) =>
+      ({
+        name,
+        wrongBytes: 0,
+        originPerUnique: 1.04,
+        originBytes: 26_000,
+        uniqueBytes: 25_000,
+        firstBytes: [],
+        segments: segmentsOf(share),
+      }) as unknown as SystemSummary;
+    const report: SimReport = {
+      locations: 1,
+      requests: 2,
+      speed: 4,
+      wallSeconds: 1,
+      systems: [system('tiercache-no-prefetch', 0), system('tiercache', 0.04)],
+      prefetchPairs: prefetchPairs([], [], segments),
+    };
+    const sections = segmentSections(report).map(([title, table]) => [title, formatTable(table)]);
+    expect(sections.map(([title]) => title)).toEqual([
+      'Segments: first bytes (ms), every location',
+      'Segment prefetching: what it fetched, and what no client asked for',
+      'Prefetching off against on, request by request: the segments of both runs',
+    ]);
+    expect(sections[1]?.[1]).toContain('4 (2, 1, 1)');
+    // 26,000 origin bytes, 1,000 of them for what no client asked: the 25,000 asked, each once.
+    expect(sections[1]?.[1]).toMatch(/\| 1\.040 +\| 1\.000 +\|/);
+    expect(sections[1]?.[1]).toContain('4.00 %');
+    const verdict = (share: number) =>
+      simTargets({ ...report, systems: [system('tiercache', share)] }).find((v) => v.target.startsWith('segment'));
+    expect(verdict(0.04)).toMatchObject({ measured: '4.00 %', met: true });
+    expect(verdict(0.06)?.met).toBe(false);
+    expect(segmentSections({ ...report, systems: [] })).toEqual([]);
   });
 });

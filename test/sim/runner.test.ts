@@ -1,6 +1,7 @@
 // The runner end to end on a small trace (2 locations), with stand-in systems of the test's own: the origin
 // counts what it sent, the replay client reads ranges, cuts and HEADs and checks every byte, the report sees a
-// system without a cache fetch more than the unique bytes asked, and a system that changes one byte is caught.
+// system without a cache fetch more than the unique bytes asked, and a system that changes one byte is caught; and
+// tiercache itself on HLS viewers, prefetching off and on, its playlists real ones.
 import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
@@ -8,6 +9,7 @@ import { simReport } from '../../bench/sim/report/sim-report.ts';
 import { summaryLine } from '../../bench/sim/report/sim-tables.ts';
 import { runSim } from '../../bench/sim/run-sim.ts';
 import type { StartSystem } from '../../bench/sim/system.ts';
+import { startTiercache, startTiercacheNoPrefetch } from '../../bench/sim/tiercache-system.ts';
 import { defaultTopology } from '../../bench/sim/topology.ts';
 import { parseTrace } from '../../bench/sim/workload/trace.ts';
 import { startNoCache } from './no-cache-system.ts';
@@ -137,3 +139,38 @@ const startByteFlipper: StartSystem = async (_topology, origin) => {
   };
   return { name: 'varnish', locations: [0, 1].map((i) => ({ name: `l${i}`, url })), stop };
 };
+
+describe('the topology runner on HLS viewers (--hls), through tiercache', () => {
+  const segmentBytes = (n: number) => 20_000 + n;
+  const HLS = parseTrace(
+    [
+      '#object /h/0/800/index.m3u8 600',
+      ...[0, 1, 2, 3, 4].map((n) => `#object /h/0/800/${n}.ts ${segmentBytes(n)}`),
+      '0 0 GET /h/0/800/index.m3u8 -',
+      ...[0, 1, 2, 3].map((n) => `${50 + n * 4000} 0 GET /h/0/800/${n}.ts -`),
+    ].join('\n'),
+  );
+
+  it('serves real playlists, and shows prefetching off against on: the shield cold without it, hits with it', async () => {
+    const run = await runSim({
+      systems: [
+        { name: 'tiercache-no-prefetch', start: startTiercacheNoPrefetch },
+        { name: 'tiercache', start: startTiercache },
+      ],
+      topology: { ...defaultTopology({ locations: 1, latencyScale: 0.1 }), kvPropagationMs: 0 },
+      trace: HLS,
+      speed: 4,
+    });
+    const report = simReport(run);
+    const [off, on] = report.systems;
+    for (const system of [off, on]) expect(system).toMatchObject({ wrongBytes: 0, failures: 0, problems: [] });
+    // Without prefetching each segment missed at the shield; with it, the viewer's first read warmed the next three,
+    // and its read of the third the fourth, which nobody asked for.
+    expect(off?.segments).toMatchObject({ shieldHits: 0, unaskedRequests: 0, unaskedBytes: 0 });
+    expect(on?.segments).toMatchObject({ shieldHits: 3, unaskedRequests: 1, unaskedBytes: segmentBytes(4) });
+    expect(off?.segments?.prefetches?.prefetched).toBe(0);
+    expect(on?.segments?.prefetches).toMatchObject({ prefetched: 4, prefetchesUsed: 3 });
+    expect(report.prefetchPairs?.coldMisses).toMatchObject({ hits: 3 });
+    expect(report.prefetchPairs?.coldMisses.off.count).toBe(4);
+  });
+});

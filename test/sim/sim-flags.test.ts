@@ -29,6 +29,17 @@ describe('npm run sim flags', () => {
     expect(parseSimFlags(['--systems', 'tiercache-no-hedge']).systems).toEqual(['tiercache-no-hedge']);
   });
 
+  it('runs tiercache with segment prefetching off, then on, on mostly HLS viewers for --hls, unless --systems names others', () => {
+    expect(parseSimFlags(['--hls'])).toMatchObject({
+      hls: true,
+      systems: ['tiercache-no-prefetch', 'tiercache'],
+      crowd: false,
+    });
+    expect(parseSimFlags([])).toMatchObject({ hls: false });
+    expect(parseSimFlags(['--hls', '--systems', 'tiercache']).systems).toEqual(['tiercache']);
+    expect(parseSimFlags(['--systems', 'tiercache-no-prefetch']).systems).toEqual(['tiercache-no-prefetch']);
+  });
+
   it('reads each flag, as `--flag value` or `--flag=value`', () => {
     expect(
       parseSimFlags([

@@ -11,9 +11,12 @@ import {
   generateTrace,
   PURGE_TAG,
 } from '../../bench/sim/workload/generate.ts';
+import { COMPUTED_CONTENT, contentBook } from '../../bench/sim/workload/object-content.ts';
 import { seededRandom } from '../../bench/sim/workload/random.ts';
+import { HLS_VIEWERS_MIX } from '../../bench/sim/workload/sessions.ts';
 import { formatTrace, parseTrace, type Trace, type TraceRequest } from '../../bench/sim/workload/trace.ts';
 import { zipfSampler } from '../../bench/sim/workload/zipf.ts';
+import { renditionOrders } from '../../shared/warm/rendition-order.ts';
 
 const path = fc.stringMatching(/^\/[a-z0-9._/-]{0,20}$/);
 /** Optional fields absent, not undefined: what parseTrace makes. */
@@ -141,5 +144,70 @@ describe("an object's computed bytes", () => {
     expect(contentBytes(one, 0, 64)).not.toEqual(contentBytes(two, 0, 64));
     expect(etagVersion(contentEtag({ path: '/x', version: 7 }, 10))).toBe(7);
     expect(etagVersion('"abc"')).toBeUndefined();
+  });
+});
+
+describe("a trace's playlists (object-content.ts)", () => {
+  const objects = [
+    { path: '/h/0/800/index.m3u8', size: 1500 },
+    { path: '/h/0/800/0.ts', size: 5000 },
+    { path: '/h/0/800/1.ts', size: 5000 },
+    { path: '/h/0/800/2.ts', size: 5000 },
+    { path: '/h/1/800/index.m3u8', size: 100 },
+    { path: '/h/1/800/0.ts', size: 5000 },
+    { path: '/p/0.html', size: 3000 },
+  ];
+  const book = contentBook(objects, 1);
+  const text = (id: { path: string; version: number }, size: number): string =>
+    new TextDecoder().decode(book.of(id, size).bytes(0, size));
+
+  it('are media playlists naming their folder’s segments in order, at the replay’s pace, exactly their size', () => {
+    const playlist = text({ path: '/h/0/800/index.m3u8', version: 0 }, 1500);
+    expect(playlist).toHaveLength(1500);
+    const order = renditionOrders(playlist, 'hls', new URL('http://cdn.example/h/0/800/index.m3u8'), 100);
+    expect(order).toEqual([{ segments: [0, 1, 2].map((n) => `http://cdn.example/h/0/800/${n}.ts`), targetMs: 1000 }]);
+    // The second playlist cannot hold its text in 100 bytes: its segment is named by none.
+    expect(book.segments).toEqual(new Set(['/h/0/800/0.ts', '/h/0/800/1.ts', '/h/0/800/2.ts', '/h/1/800/0.ts']));
+  });
+
+  it('differ between versions, and keep computed bytes where the text cannot fit or the object is no playlist', () => {
+    expect(text({ path: '/h/0/800/index.m3u8', version: 1 }, 1500)).not.toBe(
+      text({ path: '/h/0/800/index.m3u8', version: 0 }, 1500),
+    );
+    const small = { path: '/h/1/800/index.m3u8', version: 0 };
+    expect(book.of(small, 100).bytes(0, 100)).toEqual(contentBytes(contentSeed(small), 0, 100));
+    const page = { path: '/p/0.html', version: 0 };
+    expect(book.of(page, 3000).bytes(10, 50)).toEqual(contentBytes(contentSeed(page), 10, 50));
+    expect(COMPUTED_CONTENT.of(page, 3000).matches(10, contentBytes(contentSeed(page), 10, 50))).toBe(true);
+  });
+
+  it('check any chunk read at its offset, and nothing else', () => {
+    const id = { path: '/h/0/800/index.m3u8', version: 0 };
+    const content = book.of(id, 1500);
+    fc.assert(
+      fc.property(fc.nat(1499), fc.nat(200), (start, length) => {
+        const chunk = content.bytes(start, Math.min(length, 1500 - start));
+        expect(content.matches(start, chunk)).toBe(true);
+        if (chunk.length > 0)
+          expect(
+            content.matches(
+              start,
+              chunk.map((byte) => byte ^ 1),
+            ),
+          ).toBe(false);
+      }),
+    );
+  });
+
+  it('are the generated catalogue’s, every one of them a playlist', () => {
+    const trace = generateTrace({ ...DEFAULT_WORKLOAD, minutes: 1, mix: HLS_VIEWERS_MIX });
+    const generated = contentBook(trace.objects, 1);
+    const playlists = trace.objects.filter((object) => object.path.endsWith('.m3u8'));
+    for (const { path, size } of playlists)
+      expect(new TextDecoder().decode(generated.of({ path, version: 0 }, size).bytes(0, 7))).toBe('#EXTM3U');
+    expect(generated.segments.size).toBe(playlists.length * 30);
+    // Mostly HLS viewers: a session starts with its playlist or its page, four in five with a playlist.
+    const starts = (suffix: string) => trace.requests.filter((request) => request.path.endsWith(suffix)).length;
+    expect(starts('.m3u8') / (starts('.m3u8') + starts('.html'))).toBeGreaterThan(0.7);
   });
 });

@@ -7,11 +7,13 @@ import { REFRESH_MS } from '../../../shared/purge/purge-rules.ts';
 import type { SimRun, SystemRun } from '../run-sim.ts';
 import type { SimOperations, SystemName } from '../system.ts';
 import { CROWD_TAG } from '../workload/generate.ts';
+import { contentBook } from '../workload/object-content.ts';
 import { type CrowdCost, crowdCost } from './crowd.ts';
 import { type EndpointSummary, endpointSummary } from './endpoint-summary.ts';
 import { type FirstByteRow, firstByteRows } from './first-bytes.ts';
 import { type HedgePairs, hedgePairs } from './hedge-pairs.ts';
 import { uniqueRequestedBytes } from './requested-bytes.ts';
+import { type PrefetchPairs, prefetchPairs, type SegmentSummary, segmentSummary } from './segment-summary.ts';
 import { type LocationRatios, tierRatios } from './tier-ratios.ts';
 
 /** tiercache's slice size (shared/config/limits.ts DEFAULT_SLICE_SIZE); the baselines that slice use the same. */
@@ -67,6 +69,8 @@ export interface SystemSummary {
   lateP99Ms: number;
   /** On an origin at several endpoints (`--slow-endpoint`): misses' first bytes, the endpoints, hedge egress. */
   endpoints?: EndpointSummary;
+  /** Where the trace's playlists name segments (`--hls`): their first bytes, what was prefetched and wasted. */
+  segments?: SegmentSummary;
 }
 
 export interface SimReport {
@@ -77,6 +81,8 @@ export interface SimReport {
   systems: SystemSummary[];
   /** With the hedge off and on over several endpoints (`--slow-endpoint`): the misses of both, request by request. */
   hedgePairs?: HedgePairs;
+  /** With segment prefetching off and on (`--hls`): the segments of both, request by request. */
+  prefetchPairs?: PrefetchPairs;
 }
 
 const MAX_PROBLEMS = 10;
@@ -89,7 +95,22 @@ export function simReport(run: SimRun): SimReport {
     wallSeconds: run.wallMs / 1000,
     systems: run.systems.map((system) => summarize(system, run)),
     ...optional('hedgePairs', pairsOf(run.systems)),
+    ...optional('prefetchPairs', prefetchPairsOf(run)),
   };
+}
+
+/** The segments the trace's playlists name (object-content.ts). */
+function segmentsOf(run: SimRun): ReadonlySet<string> {
+  return contentBook(run.trace.objects, 1).segments;
+}
+
+/** tiercache with segment prefetching off against on, when both ran on a trace whose playlists name segments. */
+function prefetchPairsOf(run: SimRun): PrefetchPairs | undefined {
+  const off = run.systems.find((system) => system.name === 'tiercache-no-prefetch');
+  const on = run.systems.find((system) => system.name === 'tiercache');
+  const segments = segmentsOf(run);
+  if (off === undefined || on === undefined || segments.size === 0) return undefined;
+  return prefetchPairs(off.results, on.results, segments);
 }
 
 /** tiercache with its hedge off against on, when both ran on several endpoints. */
@@ -140,6 +161,15 @@ function summarize(system: SystemRun, run: SimRun): SystemSummary {
         : { ...system.ledger, exact: system.ledger.counted === system.ledger.answered },
     lateP99Ms: late[Math.max(0, Math.ceil(late.length * 0.99) - 1)] ?? 0,
     ...optional('endpoints', endpointSummary(system.results, system.endpoints, system.originBytes, uniqueBytes)),
+    ...optional(
+      'segments',
+      segmentSummary(
+        system.results,
+        segmentsOf(run),
+        { bytes: system.originBytes, unasked: system.unasked },
+        system.prefetches,
+      ),
+    ),
   };
 }
 

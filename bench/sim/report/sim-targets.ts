@@ -1,10 +1,13 @@
 // The targets tiercache is held to on a run (the many-locations promise), for tiercache: origin bytes ÷ unique bytes ≤ 1.02, the cold crowd once per
 // slice, misses' first byte p50 ≤ 1.2× the floor at every location, a purge everywhere within the modelled bound, the
-// ledger exact, and no wrong byte from any system. Each says what was measured; `n/a` where tiercache did not run.
+// ledger exact, no wrong byte from any system, and, where it prefetched segments, at most 5 % of the origin's bytes
+// spent on what no client asked for. Each says what was measured; `n/a` where tiercache did not run.
 
 import type { SimReport } from './sim-report.ts';
 
 const ORIGIN_PER_UNIQUE_TARGET = 1.02;
+/** The most of the origin's bytes segment prefetching may spend on what no client asks for. */
+const PREFETCH_WASTE_TARGET = 0.05;
 const MISS_FLOOR_TARGET = 1.2;
 
 export interface TargetVerdict {
@@ -59,5 +62,12 @@ export function simTargets(report: SimReport): TargetVerdict[] {
       met: tiercache.ledger?.exact,
     },
   );
+  const share = tiercache.segments?.unaskedShare;
+  if (tiercache.segments?.prefetches !== undefined)
+    verdicts.push({
+      target: `segment prefetching: origin bytes no client asked for ≤ ${PREFETCH_WASTE_TARGET * 100} % of the origin's`,
+      measured: share === undefined ? 'n/a' : `${(share * 100).toFixed(2)} %`,
+      met: share === undefined ? undefined : share <= PREFETCH_WASTE_TARGET,
+    });
   return verdicts;
 }

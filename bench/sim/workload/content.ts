@@ -27,13 +27,6 @@ export function contentBytes(seed: number, start: number, length: number): Uint8
   return new Uint8Array(words.buffer, start - firstWord * 4, length);
 }
 
-/** Whether `chunk` is the object's bytes at `start` (the replay client's check of every chunk it reads). */
-export function contentMatches(seed: number, start: number, chunk: Uint8Array): boolean {
-  const expected = contentBytes(seed, start, chunk.length);
-  for (let i = 0; i < chunk.length; i++) if (chunk[i] !== expected[i]) return false;
-  return true;
-}
-
 /** The strong entity tag of a version (RFC 9110 §8.8.3): it names the version, so a reader knows which bytes to expect. */
 export function contentEtag(id: ContentId, size: number): string {
   return `"v${id.version}-${size.toString(16)}-${(contentSeed(id) >>> 0).toString(16)}"`;

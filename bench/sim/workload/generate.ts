@@ -4,7 +4,7 @@
 
 import { buildCatalogue, type Catalogue, catalogueObjects, DEFAULT_COUNTS } from './catalogue.ts';
 import { exponential, integerBetween, seededRandom } from './random.ts';
-import { drawSessionKind, type Popularity, session } from './sessions.ts';
+import { drawSessionKind, type Popularity, SESSION_MIX, type SessionMix, session } from './sessions.ts';
 import type { Trace, TraceObject, TraceRequest } from './trace.ts';
 import { zipfSampler } from './zipf.ts';
 
@@ -26,6 +26,8 @@ export interface WorkloadOptions {
   crowdAt: number;
   /** Where in the trace (a fraction of it) the purge is made, at location 0. */
   purgeAt: number;
+  /** Which kinds of session arrive, with what weights (sessions.ts). */
+  mix: SessionMix;
 }
 
 export const DEFAULT_WORKLOAD: WorkloadOptions = {
@@ -38,6 +40,7 @@ export const DEFAULT_WORKLOAD: WorkloadOptions = {
   crowdBytes: 64 * 2 ** 20,
   crowdAt: 0.3,
   purgeAt: 0.15,
+  mix: SESSION_MIX,
 };
 
 /** Tags the report groups requests by. */
@@ -58,7 +61,7 @@ export function generateTrace(options: WorkloadOptions): Trace {
     const meanGapMs = 60_000 / options.sessionsPerMinute;
     for (let at = exponential(local, meanGapMs); at < durationMs; at += exponential(local, meanGapMs)) {
       const context = { random: local, catalogue, popularity, location };
-      for (const request of session(drawSessionKind(local), context, at))
+      for (const request of session(drawSessionKind(local, options.mix), context, at))
         if (request.atMs < durationMs) requests.push(request);
     }
   }

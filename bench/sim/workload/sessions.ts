@@ -17,9 +17,17 @@ export interface Popularity {
   hls: RankSampler;
 }
 
+export type SessionKind = 'page' | 'video' | 'hls' | 'download';
 /** Who the clients are: each session's kind drawn with these weights (they sum to 1). */
-const SESSION_MIX = { page: 0.55, video: 0.15, hls: 0.2, download: 0.1 } as const;
-export type SessionKind = keyof typeof SESSION_MIX;
+export type SessionMix = Readonly<Record<SessionKind, number>>;
+
+/** The default run's clients: a CDN's mix of page loads, players and downloads. */
+export const SESSION_MIX: SessionMix = { page: 0.55, video: 0.15, hls: 0.2, download: 0.1 };
+/**
+ * `--hls`'s clients: HLS viewers for the most part (what segment prefetching is measured on), with page loads beside
+ * them so that the shield also serves what no playlist names.
+ */
+export const HLS_VIEWERS_MIX: SessionMix = { page: 0.2, video: 0, hls: 0.8, download: 0 };
 
 export interface SessionContext {
   random: Random;
@@ -28,9 +36,9 @@ export interface SessionContext {
   location: number;
 }
 
-export function drawSessionKind(random: Random): SessionKind {
+export function drawSessionKind(random: Random, mix: SessionMix = SESSION_MIX): SessionKind {
   let left = random.next();
-  for (const [kind, weight] of Object.entries(SESSION_MIX) as [SessionKind, number][]) {
+  for (const [kind, weight] of Object.entries(mix) as [SessionKind, number][]) {
     left -= weight;
     if (left < 0) return kind;
   }

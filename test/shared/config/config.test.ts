@@ -112,6 +112,7 @@ describe('parseConfig with every setting given', () => {
       SLICE_THRESHOLD: '33554432',
       SLICE_READAHEAD: '3',
       SLICE_PARALLEL: ' 12 ',
+      PREFETCH_SEGMENTS: ' 2 ',
       SUBREQUEST_LIMIT: '50',
       WHOLE_COPY_MAX: ' 128MiB ',
       MEMORY_CACHE_SIZE: ' 16MiB ',
@@ -166,6 +167,7 @@ describe('parseConfig with every setting given', () => {
         subrequests: 50,
         wholeCopyMax: 128 * 1024 * 1024,
       },
+      prefetchSegments: 2,
       memory: { budget: 16 * 1024 * 1024, maxObject: 256 * 1024 },
       fills: {
         abandonedFillMax: 2 * 1024 * 1024,
@@ -426,6 +428,16 @@ describe('parseConfig refusing invalid values', () => {
     expect(configError({ ...s3Minimal, ORIGIN_HEDGE: 'yes' }).message).toBe(
       'ORIGIN_HEDGE must be one of on|off, got "yes"',
     );
+  });
+
+  it('reads PREFETCH_SEGMENTS as 0 (off) to 10, 3 when unset, and refuses anything else', () => {
+    expect(parseConfig(s3Minimal).prefetchSegments).toBe(3);
+    expect(parseConfig({ ...s3Minimal, PREFETCH_SEGMENTS: '0' }).prefetchSegments).toBe(0);
+    expect(parseConfig({ ...s3Minimal, PREFETCH_SEGMENTS: '10' }).prefetchSegments).toBe(10);
+    for (const bad of ['11', '-1', 'off', '2.5'])
+      expect(configError({ ...s3Minimal, PREFETCH_SEGMENTS: bad }).message).toBe(
+        `PREFETCH_SEGMENTS must be an integer from 0 to 10, got "${bad}"`,
+      );
   });
 
   it('refuses an ORIGIN_TIMEOUT_MS below one millisecond', () => {

@@ -7,6 +7,7 @@ import {
   WARM_REQUEST_CPU_MS,
   WARM_WHOLE_CPU_MS_PER_MIB,
 } from '../../../shared/cost/measured-cpu.ts';
+import { SUBREQUESTS } from '../../../shared/cost/platform-operations.ts';
 import { PUBLISHED_PRICES } from '../../../shared/cost/prices.ts';
 import { DAY_MS, MONTH_MS, type Operations, type Traffic, usageOf } from '../../../shared/cost/usage.ts';
 
@@ -77,6 +78,21 @@ describe('usageOf', () => {
     expect(used.cpuMs.edge).toBeCloseTo(edge, 9);
     expect(used.cpuMs.shield).toBeCloseTo(shield, 9);
     expect([used.servedBytes, used.originBytes]).toEqual([16 * MIB, 2 * MIB]);
+  });
+
+  it("adds the shield's prefetches: their bytes to the origin's egress, a shield miss's subrequests and CPU each, no request", () => {
+    const plain = usageOf(traffic({ originBytes: 4 * MIB }), NO_OPERATIONS);
+    const prefetching = usageOf(
+      traffic({ originBytes: 4 * MIB, prefetches: { requests: 3, bytes: 3 * MIB } }),
+      NO_OPERATIONS,
+    );
+    expect(prefetching.originBytes).toBe(7 * MIB);
+    expect(prefetching.subrequests - plain.subrequests).toBe(3 * SUBREQUESTS.shieldMiss);
+    expect(prefetching.cpuMs.shield - plain.cpuMs.shield).toBeCloseTo(
+      3 * (COLD_REQUEST_CPU_MS / 2) + 3 * (COLD_WHOLE_CPU_MS_PER_MIB / 2),
+      9,
+    );
+    expect([prefetching.workersRequests, prefetching.servedBytes]).toEqual([plain.workersRequests, plain.servedBytes]);
   });
 
   it('counts one Analytics Engine point per counted request at each tier, only when bound', () => {

@@ -342,6 +342,7 @@ describe('mergeBuckets', () => {
       kvWrites: 1,
       kvReads: { edge: 4, shield: 1 },
       hedges: { hedgesStarted: 0, hedgesWon: 0, hedgesLost: 0, hedgeBytes: 0 },
+      prefetches: { prefetched: 0, prefetchesUsed: 0, prefetchesWasted: 0, prefetchBytes: 0, prefetchWastedBytes: 0 },
     });
     expect(mergeBuckets(one, emptyBucket(BASE)).operations).toEqual(one.operations);
     expect('operations' in mergeBuckets(emptyBucket(BASE), emptyBucket(BASE))).toBe(false);

@@ -63,6 +63,11 @@ describe('windowCost', () => {
       hedgesWon: 0,
       hedgesLost: 0,
       hedgeBytes: 0,
+      prefetched: 0,
+      prefetchesUsed: 0,
+      prefetchesWasted: 0,
+      prefetchBytes: 0,
+      prefetchWastedBytes: 0,
     });
     expect(line(cost, 'Durable Object requests')?.quantity).toBe(2 * MONTH_PER_HOUR);
     expect(line(cost, 'KV list requests')?.quantity).toBe(5 * MONTH_PER_HOUR);
@@ -79,6 +84,25 @@ describe('windowCost', () => {
     expect(cost.windowOperations).toMatchObject(hedges);
     // 5 GB an hour is 3.6 TB a month at $7/TB.
     expect(cost.month.originEgressUSD - without.month.originEgressUSD).toBeCloseTo(5e9 * MONTH_PER_HOUR * 7e-12, 6);
+  });
+
+  it("counts the shield's prefetches and prices them as origin egress and the subrequests of a shield miss", () => {
+    const prefetches = {
+      prefetched: 1000,
+      prefetchesUsed: 900,
+      prefetchesWasted: 100,
+      prefetchBytes: 2e9,
+      prefetchWastedBytes: 2e8,
+    };
+    const kv = { kvLists: 0, kvWrites: 0, kvReads: 0 };
+    const rows = { read: 0, written: 0 };
+    const counted = mergeOperations('shield', kv, rows, undefined, prefetches);
+    const cost = windowCost(tiersOf({}), counted, 60, 7, DEFAULT_COST_DEPLOYMENT);
+    const without = windowCost(tiersOf({}), mergeOperations('shield', kv, rows), 60, 7, DEFAULT_COST_DEPLOYMENT);
+    expect(cost.windowOperations).toMatchObject(prefetches);
+    // 2 GB an hour is 1.44 TB a month at $7/TB; each prefetch a lookup, the origin's fetch and a put.
+    expect(cost.month.originEgressUSD - without.month.originEgressUSD).toBeCloseTo(2e9 * MONTH_PER_HOUR * 7e-12, 6);
+    expect(cost.month.cpuMs.shield).toBeGreaterThan(without.month.cpuMs.shield);
   });
 
   it("prices the origin's egress at EGRESS_PRICE_PER_TB, the Workers lines at the published prices", () => {
@@ -133,6 +157,11 @@ describe('statsView cost', () => {
       hedgesWon: 0,
       hedgesLost: 0,
       hedgeBytes: 0,
+      prefetched: 0,
+      prefetchesUsed: 0,
+      prefetchesWasted: 0,
+      prefetchBytes: 0,
+      prefetchWastedBytes: 0,
     });
   });
 

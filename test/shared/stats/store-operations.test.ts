@@ -4,6 +4,8 @@ import {
   addOperations,
   emptyOperations,
   mergeOperations,
+  noPrefetches,
+  prefetchesOf,
   type StoreOperations,
 } from '../../../shared/stats/store-operations.ts';
 
@@ -16,6 +18,13 @@ const operationsArb: fc.Arbitrary<StoreOperations> = fc.record({
   kvWrites: count,
   kvReads: fc.record({ edge: count, shield: count }),
   hedges: fc.record({ hedgesStarted: count, hedgesWon: count, hedgesLost: count, hedgeBytes: count }),
+  prefetches: fc.record({
+    prefetched: count,
+    prefetchesUsed: count,
+    prefetchesWasted: count,
+    prefetchBytes: count,
+    prefetchWastedBytes: count,
+  }),
 });
 
 describe('mergeOperations', () => {
@@ -28,6 +37,7 @@ describe('mergeOperations', () => {
       kvWrites: 2,
       kvReads: { edge: 0, shield: 5 },
       hedges: { hedgesStarted: 0, hedgesWon: 0, hedgesLost: 0, hedgeBytes: 0 },
+      prefetches: { prefetched: 0, prefetchesUsed: 0, prefetchesWasted: 0, prefetchBytes: 0, prefetchWastedBytes: 0 },
     });
   });
 
@@ -36,6 +46,30 @@ describe('mergeOperations', () => {
     expect(
       mergeOperations('shield', { kvLists: 0, kvWrites: 0, kvReads: 0 }, { read: 1, written: 1 }, hedges).hedges,
     ).toEqual(hedges);
+  });
+
+  it("carries the shield's prefetches as they were counted", () => {
+    const prefetches = {
+      prefetched: 5,
+      prefetchesUsed: 3,
+      prefetchesWasted: 1,
+      prefetchBytes: 500_000,
+      prefetchWastedBytes: 100_000,
+    };
+    const rows = { read: 1, written: 1 };
+    const kv = { kvLists: 0, kvWrites: 0, kvReads: 0 };
+    expect(mergeOperations('shield', kv, rows, undefined, prefetches).prefetches).toEqual(prefetches);
+  });
+});
+
+describe('prefetchesOf', () => {
+  it('reads the counts a batch says, each absent one (an earlier release) 0', () => {
+    expect(prefetchesOf(undefined)).toEqual(noPrefetches());
+    expect(prefetchesOf({ prefetched: 2, prefetchBytes: 40 })).toEqual({
+      ...noPrefetches(),
+      prefetched: 2,
+      prefetchBytes: 40,
+    });
   });
 });
 

@@ -76,6 +76,26 @@ describe('parseStatsBatch', () => {
     }
   });
 
+  it("accepts the shield's prefetches with its operations, and refuses a count of them that is not whole", () => {
+    const prefetches = {
+      prefetched: 6,
+      prefetchesUsed: 4,
+      prefetchesWasted: 1,
+      prefetchBytes: 600_000,
+      prefetchWastedBytes: 100_000,
+    };
+    const operations = { tier: 'shield', kvLists: 0, kvWrites: 0, kvReads: 0, ...prefetches };
+    expect(parseStatsBatch({ rows: [], misses: [], operations })).toEqual({
+      ok: true,
+      batch: { rows: [], misses: [], operations },
+    });
+    for (const name of Object.keys(prefetches))
+      for (const bad of [-1, 2.5, '3', null])
+        expect(reasonOf({ rows: [], misses: [], operations: { ...operations, [name]: bad } })).toBe(
+          `operations: expected "${name}" to be absent or a whole number, at least 0`,
+        );
+  });
+
   it('accepts a row from an isolate of an earlier release, before departures were counted, as none departed', () => {
     const { departed: _, ...earlier } = row({ requests: 4 });
     const parsed = parseStatsBatch({ rows: [earlier], misses: [] });
