@@ -364,6 +364,10 @@ describe('segments and their prefetching (--hls)', () => {
       simTargets({ ...report, systems: [system('tiercache', share)] }).find((v) => v.target.startsWith('segment'));
     expect(verdict(0.04)).toMatchObject({ measured: '4.00 %', met: true });
     expect(verdict(0.06)?.met).toBe(false);
+    // The origin/unique target judges the bytes clients asked for (25,000 of 25,000: 1.000), not prefetching's 1.040.
+    const ratio = simTargets({ ...report, systems: [system('tiercache', 0.04)] })[1];
+    expect(ratio).toMatchObject({ measured: '1.000', met: true });
+    expect(ratio?.target).toContain('the paths clients asked for');
     expect(segmentSections({ ...report, systems: [] })).toEqual([]);
   });
 });
