@@ -6,6 +6,7 @@
 
 import type { Clock } from '../clock/clock.ts';
 import type { Config } from '../config/config.ts';
+import { ORIGIN_AT_HEADER } from '../hop/hop-fields.ts';
 import { wholeMeansAnotherVersion } from '../hop/slice-check.ts';
 import { memberParams } from '../http/cache-status.ts';
 import { ClientGone, NextHopFailed, VersionChanged } from '../http/errors.ts';
@@ -15,6 +16,7 @@ import type { PurgeKv } from '../purge/purge-kv.ts';
 import { purgedBy } from '../purge/purge-rules.ts';
 import { isolatePurges } from '../purge/purge-store.ts';
 import { softPurgedAt } from '../purge/soft-purge.ts';
+import type { RequestTarget } from '../request/request-target.ts';
 import { markObject, type ObjectMeta, representationHeaders } from '../slices/object-meta.ts';
 import { type SliceSpan, sliceCount } from '../slices/slice-plan.ts';
 import type { TierName } from '../tiers/tiers.ts';
@@ -70,6 +72,14 @@ export function tierHop<Health>(tier: HopTier, next: NextHop<Health>): NextHop<H
   };
 }
 
+/**
+ * Where the tier named `name` keeps the object `target` names for the client's `host` (its bucket): the key of its
+ * manifest or whole entry, its slices' keys made from it (shared/slices/slice-plan.ts sliceKey).
+ */
+export function hopTierKey(name: TierName, host: string, target: Pick<RequestTarget, 'path' | 'query'>): string {
+  return `https://${name}.tiercache.internal/${encodeURIComponent(host)}${target.path}${target.query}`;
+}
+
 /** One read at this tier, for one ask of the tier in front: keyed by the client's host (its bucket) and the target. */
 async function openRead(
   tier: HopTier,
@@ -88,9 +98,10 @@ async function openRead(
   return {
     hops,
     cache: tier.cache,
-    key: `https://${tier.name}.tiercache.internal/${encodeURIComponent(host)}${path}`,
+    key: hopTierKey(tier.name, host, target),
     selecting: ask.client,
-    ...readPolicy(tier.config, tier.clock),
+    // The rules the tier in front matched (its freshness and stale windows), as every tier reads the same RULES.
+    ...readPolicy(tier.config, tier.clock, ask.rules),
     waitUntil: (promise) => tier.meter.hold(promise),
     upstream: hopUpstream(next, { ...ask, hops }, tier.meter),
     nextMember: next.member,
@@ -117,12 +128,15 @@ async function answerSpan(
   const report = { age: resolved.age, report: resolved.report, durationMs: tier.clock.now() - started };
   if (validators !== undefined && isCurrent(resolved, validatorConditions(validators))) {
     await (resolved.kind === 'whole' ? resolved.body?.cancel() : cancelPrefetched(resolved));
-    const headers = representationHeaders(resolved.kind === 'whole' ? resolved.headers : resolved.meta.headers);
+    const headers = fromOriginAt(
+      representationHeaders(resolved.kind === 'whole' ? resolved.headers : resolved.meta.headers),
+      resolved.originAt,
+    );
     return { kind: 'not-modified', response: tierAnswer(tier.name, 304, headers, null, report) };
   }
   if (resolved.kind === 'whole') {
     if (pinned !== undefined) return notTheSlice(resolved.status, resolved.body, pinned);
-    const headers = new Headers(resolved.headers);
+    const headers = fromOriginAt(new Headers(resolved.headers), resolved.originAt);
     return { kind: 'whole', response: tierAnswer(tier.name, resolved.status, headers, resolved.body, report) };
   }
   const { meta } = resolved;
@@ -132,7 +146,7 @@ async function answerSpan(
   }
   if (!resolved.inRange || span.first >= sliceCount(meta.size, meta.sliceSize)) {
     void cancelPrefetched(resolved);
-    const headers = markObject(new Headers(meta.headers), meta);
+    const headers = fromOriginAt(markObject(new Headers(meta.headers), meta), resolved.originAt);
     headers.set('content-range', unsatisfiedRange(meta.size));
     const response = tierAnswer(tier.name, 416, headers, null, report);
     return { kind: 'beyond', meta: described(meta, response), response };
@@ -166,7 +180,7 @@ async function spanAnswer(
   // The next tier's member for this read's slices, folded as the edge folds the shield's (hop-report.ts).
   const missed = sliceRead.checked - sliceRead.hits;
   const headers = withHopReport(
-    markObject(new Headers(meta.headers), meta),
+    fromOriginAt(markObject(new Headers(meta.headers), meta), resolved.originAt),
     withUnasked(read.hops.report(), missed),
     read.hops.cache,
   );
@@ -190,6 +204,16 @@ async function spanAnswer(
  */
 function described(meta: ObjectMeta, response: Response): ObjectMeta {
   return { ...meta, headers: representationHeaders(response.headers) };
+}
+
+/**
+ * `headers` saying when the bytes answered came from the origin, as the shield tells the edge (shield/slice-answer.ts):
+ * the tier in front stores them with that time, so a purge made since finds them there too, however long this tier
+ * held them (shared/hop/hop-fields.ts ORIGIN_AT_HEADER).
+ */
+function fromOriginAt(headers: Headers, originAt: number): Headers {
+  headers.set(ORIGIN_AT_HEADER, String(Math.round(originAt)));
+  return headers;
 }
 
 /** The tier in front's validators as the conditions of a revalidation (RFC 9111 §4.3.1). */
