@@ -6,7 +6,7 @@
 import type { Seen } from './r2-admission.ts';
 
 /** Entries remembered: each a key of at most a few hundred bytes and two numbers, a few MB in all. */
-export const MAX_SEEN = 16_384;
+const MAX_SEEN = 16_384;
 
 export class FetchHistory {
   private readonly seen = new Map<string, Seen>();

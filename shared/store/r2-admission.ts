@@ -58,7 +58,7 @@ export type Verdict =
 /** The least span a rate is measured over (s): an hour. */
 export const MIN_SPAN_S = 3600;
 /** A month as R2 bills storage: 30 days (developers.cloudflare.com/r2/pricing/, "Storage usage"). */
-export const MONTH_S = 30 * 86_400;
+const MONTH_S = 30 * 86_400;
 
 /** Whether `offer` enters the R2 tier under `mode` at `prices`, and for how long. */
 export function admission(mode: R2Admission, offer: Offer, prices: R2Prices): Verdict {
