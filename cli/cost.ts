@@ -37,6 +37,9 @@ of 1 MB objects at a 95 % hit ratio.
   --over-512mb-share R      share of the bytes sent from objects over 512 MB, which Cloudflare's
                             cache never stores (0)
   --no-tiered-cache         Cloudflare's cache without Tiered Cache: each location misses alone
+  --r2-hit-ratio R          the R2 tier on: the share of the shield's misses it answers (off)
+  --r2-stored SIZE          with it, the bytes it keeps over the month (0)
+  --r2-write-share R        with it, the share of what it fetches that it keeps, a put each (1)
   --without-allowances      price every unit: the account's allowances are used by other work
   --examples                the three example mixes of docs/costs.md instead
   --scale                   10 to 10,000 edge isolates at 1k to 100k requests a second, before and
@@ -78,6 +81,9 @@ const STRINGS = [
   'egress-price',
   'over-512mb-share',
   'locations',
+  'r2-hit-ratio',
+  'r2-stored',
+  'r2-write-share',
 ] as const;
 const BOOLEANS = [
   'no-analytics',
@@ -208,6 +214,15 @@ export function parseCostArgs(argv: readonly string[]): CostArgs {
     overCacheLimitShare: value('over-512mb-share', parseRatio, 'a ratio from 0 to 1', DEFAULT_MIX.overCacheLimitShare),
     ...(sliceBytes === undefined ? {} : { sliceBytes }),
   };
+  const r2HitRatio = value<number | undefined>('r2-hit-ratio', parseRatio, 'a ratio from 0 to 1', undefined);
+  const storedBytes = value('r2-stored', parseSize, 'a size like 2TB', 0);
+  const writeShare = value('r2-write-share', parseRatio, 'a ratio from 0 to 1', 1);
+  if (r2HitRatio !== undefined) mix.r2 = { hitRatio: r2HitRatio, storedBytes, writeShare };
+  else if (
+    single(flags, 'r2-stored', COST_USAGE) !== undefined ||
+    single(flags, 'r2-write-share', COST_USAGE) !== undefined
+  )
+    throw usageError('--r2-stored and --r2-write-share describe the R2 tier: give --r2-hit-ratio too', COST_USAGE);
   if (flags.booleans.markdown === true && flags.booleans.json === true)
     throw usageError('--markdown and --json: give one', COST_USAGE);
   return {
@@ -346,6 +361,11 @@ export function describeMix(mix: TrafficMix): string {
     `shield ${formatRatio(mix.shieldHitRatio)} of the edge's misses`,
     mix.sliceBytes === undefined ? 'cached whole' : `${formatBytes(mix.sliceBytes)} slices`,
     `${mix.isolates.edge} edge and ${mix.isolates.shield} shield isolates`,
+    ...(mix.r2 === undefined
+      ? []
+      : [
+          `R2 ${formatRatio(mix.r2.hitRatio)} of the shield's misses, keeping ${formatBytes(mix.r2.storedBytes)}, ${formatRatio(mix.r2.writeShare)} of its fetches put`,
+        ]),
   ];
   return parts.join(', ');
 }

@@ -5,12 +5,13 @@
 // serves an expired entry whether or not the walk has reached it (r2-cache.ts match): the walk frees what nobody asks
 // for again, which is what stopped paying. Past MAX_RETENTION_S a lifecycle rule on the prefix is the backstop.
 
+import { R2_SWEEP_EVERY_MS } from '../../shared/cost/platform-operations.ts';
 import { expiryOf, R2_PREFIX, type R2Store } from './r2-cache.ts';
 
 /** One page of the listing a walk reads (R2 lists at most 1,000 keys a call; each call is a Class A operation). */
 export const SWEEP_PAGE = 1000;
-/** A page a minute per isolate at most: 1,440 lists a day, ~$0.19 a month at $4.50 per million. */
-export const SWEEP_EVERY_MS = 60_000;
+/** A page a minute per isolate at most (the cost model counts its lists by it). */
+export const SWEEP_EVERY_MS = R2_SWEEP_EVERY_MS;
 
 /** Where an isolate's walk is: the listing's cursor, and when it last read a page. */
 export interface SweepState {
