@@ -7,7 +7,13 @@ import type { CostEstimate } from '../shared/cost/cost-model.ts';
 import { type PriceTable, PUBLISHED_PRICES } from '../shared/cost/prices.ts';
 import { AFTER, AFTER_WITHOUT_CACHE_API, BEFORE } from '../shared/cost/refresh-design.ts';
 import { scaleGrid } from '../shared/cost/scale-model.ts';
-import { DEPLOYED_INTERVALS, EXAMPLE_MIXES, mixComparison, type TrafficMix } from '../shared/cost/traffic-mix.ts';
+import {
+  DEPLOYED_INTERVALS,
+  EXAMPLE_MIXES,
+  mixComparison,
+  type R2Mix,
+  type TrafficMix,
+} from '../shared/cost/traffic-mix.ts';
 import { formatAmount, formatBytes, formatRatio, formatUsd } from '../shared/stats/format.ts';
 import { failureExit, usageError } from './cli-failure.ts';
 import { type CliContext, isEntry, processContext } from './command.ts';
@@ -169,12 +175,7 @@ export function parseCostArgs(argv: readonly string[]): CostArgs {
     ...BOOLEANS.map((name) => [name, { type: 'boolean' as const }]),
   ]);
   const flags: Flags = parseFlags(argv, spec, COST_USAGE);
-  const value = <T>(
-    name: (typeof STRINGS)[number],
-    parse: (text: string) => T | undefined,
-    what: string,
-    fallback: T,
-  ): T => {
+  const value: FlagValue = (name, parse, what, fallback) => {
     const given = single(flags, name, COST_USAGE);
     if (given === undefined) return fallback;
     const parsed = parse(given);
@@ -214,15 +215,8 @@ export function parseCostArgs(argv: readonly string[]): CostArgs {
     overCacheLimitShare: value('over-512mb-share', parseRatio, 'a ratio from 0 to 1', DEFAULT_MIX.overCacheLimitShare),
     ...(sliceBytes === undefined ? {} : { sliceBytes }),
   };
-  const r2HitRatio = value<number | undefined>('r2-hit-ratio', parseRatio, 'a ratio from 0 to 1', undefined);
-  const storedBytes = value('r2-stored', parseSize, 'a size like 2TB', 0);
-  const writeShare = value('r2-write-share', parseRatio, 'a ratio from 0 to 1', 1);
-  if (r2HitRatio !== undefined) mix.r2 = { hitRatio: r2HitRatio, storedBytes, writeShare };
-  else if (
-    single(flags, 'r2-stored', COST_USAGE) !== undefined ||
-    single(flags, 'r2-write-share', COST_USAGE) !== undefined
-  )
-    throw usageError('--r2-stored and --r2-write-share describe the R2 tier: give --r2-hit-ratio too', COST_USAGE);
+  const r2 = r2Mix(value);
+  if (r2 !== undefined) mix.r2 = r2;
   if (flags.booleans.markdown === true && flags.booleans.json === true)
     throw usageError('--markdown and --json: give one', COST_USAGE);
   return {
@@ -247,6 +241,25 @@ export function parseCostArgs(argv: readonly string[]): CostArgs {
     format: flags.booleans.json === true ? 'json' : flags.booleans.markdown === true ? 'markdown' : 'text',
     help: flags.booleans.help === true,
   };
+}
+
+/** A flag's value as parseCostArgs reads one: parsed, else a usage error naming what it must be; `fallback` unset. */
+type FlagValue = <T>(
+  name: (typeof STRINGS)[number],
+  parse: (text: string) => T | undefined,
+  what: string,
+  fallback: T,
+) => T;
+
+/** The R2 tier's flags: on with --r2-hit-ratio, what it keeps and puts with it; the other two alone are an error. */
+function r2Mix(value: FlagValue): R2Mix | undefined {
+  const hitRatio = value<number | undefined>('r2-hit-ratio', parseRatio, 'a ratio from 0 to 1', undefined);
+  const storedBytes = value<number | undefined>('r2-stored', parseSize, 'a size like 2TB', undefined);
+  const writeShare = value<number | undefined>('r2-write-share', parseRatio, 'a ratio from 0 to 1', undefined);
+  if (hitRatio !== undefined) return { hitRatio, storedBytes: storedBytes ?? 0, writeShare: writeShare ?? 1 };
+  if (storedBytes !== undefined || writeShare !== undefined)
+    throw usageError('--r2-stored and --r2-write-share describe the R2 tier: give --r2-hit-ratio too', COST_USAGE);
+  return undefined;
 }
 
 /** `10TB`, `1MB`, `16MiB`, `1.5GB`, `500000`: bytes (SI or IEC units, case as you like); undefined when it is none. */

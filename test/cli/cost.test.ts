@@ -247,6 +247,20 @@ describe('docs/costs.md', () => {
     expect(DOC).toContain(run(['--markdown']).out);
   });
 
+  it("holds the R2 tier's two months, where it pays and where it does not, exactly as `npm run cost` prints them", () => {
+    const slices = ['--response', '16MiB', '--slice', '8MiB', '--hit-ratio', '0.9', '--r2-write-share', '0.3'];
+    const pays = ['--bytes', '100TB', '--shield-hit-ratio', '0.3', '--r2-hit-ratio', '0.7', '--r2-stored', '1TB'];
+    const video = ['--bytes', '50TB', '--shield-hit-ratio', '0.8', '--over-512mb-share', '0.8'];
+    const notPays = [...video, '--r2-hit-ratio', '0.6', '--r2-stored', '2TB'];
+    for (const month of [pays, notPays]) expect(DOC).toContain(run([...month, ...slices, '--markdown']).out);
+    const total = (argv: string[]) => /\| with tiercache \| (\$[\d.,]+) \|/.exec(run([...argv, '--markdown']).out)?.[1];
+    const without = (argv: string[]) =>
+      argv.filter((flag, at) => !flag.startsWith('--r2') && !argv[at - 1]?.startsWith('--r2'));
+    // The prose's totals without the tier are what the model prints.
+    expect(DOC).toContain(`Without the tier the same month is ${total(without([...pays, ...slices]))} with tiercache`);
+    expect(DOC).toContain(`against ${total(without([...notPays, ...slices]))} without it`);
+  });
+
   it('holds the three example months exactly as `npm run cost -- --examples --markdown` prints them', () => {
     expect(DOC).toContain(run(['--examples', '--markdown']).out);
   });
