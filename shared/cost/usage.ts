@@ -129,7 +129,7 @@ export interface Usage {
 }
 
 /** What the R2 tier uses of R2 (developers.cloudflare.com/r2/pricing/): Class A and B operations, GB-months kept. */
-export interface R2Usage {
+interface R2Usage {
   /** Puts and lists. */
   classA: number;
   /** Gets. */
