@@ -26,7 +26,14 @@ import { withHopReport, withUnasked } from './hop-report.ts';
 import { hopUpstream, type NextHop, type ReadAsk } from './next-hop.ts';
 import { headObject } from './object-head.ts';
 import { resolveObject } from './object-read.ts';
-import { type ObjectRead, readPolicy, type SliceAsk, type UpstreamAnswer, type Validators } from './ports.ts';
+import {
+  type ObjectRead,
+  readPolicy,
+  type SliceAsk,
+  type Upstream,
+  type UpstreamAnswer,
+  type Validators,
+} from './ports.ts';
 import { cancelPrefetched, isCurrent, type SlicedObject } from './resolved.ts';
 import { readObjectSlices } from './slice-reader/reader.ts';
 import { exactly, spanBody, wantedSlices } from './span-cut.ts';
@@ -61,7 +68,7 @@ export function tierHop<Health>(tier: HopTier, next: NextHop<Health>): NextHop<H
       slices: (span, pinned, sliceAsk = {}) => answerSpan(tier, next, ask, span, pinned, sliceAsk),
       async head(signal) {
         const started = tier.clock.now();
-        return headObject(await openRead(tier, next, ask, signal, false), tier.name, started);
+        return headObject(await openRead(tier, next, ask, signal), tier.name, started);
       },
     }),
     healing: healingBehind(next.healing),
@@ -86,7 +93,7 @@ async function openRead(
   next: NextHop,
   ask: ReadAsk,
   signal: AbortSignal | undefined,
-  revalidating: boolean,
+  front?: Validators,
 ): Promise<ObjectRead & { hops: HopLog }> {
   // The client in front has gone: nothing is looked up or asked for it, as a fetch on an aborted signal rejects.
   if (signal?.aborted === true) throw new ClientGone();
@@ -103,13 +110,13 @@ async function openRead(
     // The rules the tier in front matched (its freshness and stale windows), as every tier reads the same RULES.
     ...readPolicy(tier.config, tier.clock, ask.rules),
     waitUntil: (promise) => tier.meter.hold(promise),
-    upstream: hopUpstream(next, { ...ask, hops }, tier.meter),
+    upstream: withFrontValidators(hopUpstream(next, { ...ask, hops }, tier.meter), front),
     nextMember: next.member,
     purged: purgedBy(list, path, watermarks.purgedAt?.()),
     softPurgedAt: softPurgedAt(list, path, watermarks.softPurgedAt?.()),
     ...(signal !== undefined ? { signal } : {}),
     // The tier in front revalidating its copy: never confirmed with a stale one of this tier's.
-    noStale: revalidating,
+    noStale: front !== undefined,
   };
 }
 
@@ -123,8 +130,21 @@ async function answerSpan(
   { validators, from, signal }: SliceAsk,
 ): Promise<UpstreamAnswer> {
   const started = tier.clock.now();
-  const read = await openRead(tier, next, ask, signal, validators !== undefined);
-  const resolved = await resolveObject(read, span.first);
+  const read = await openRead(tier, next, ask, signal, validators);
+  const resolved = await resolveObject(read, span.first).catch((error: unknown) => {
+    if (!(error instanceof FrontCopyCurrent)) throw error;
+    return error;
+  });
+  if (resolved instanceof FrontCopyCurrent) {
+    const headers = representationHeaders(resolved.response.headers);
+    const report = { fwd: 'uri-miss' as const, fwdStatus: 304 };
+    const answer = tierAnswer(tier.name, 304, headers, null, {
+      age: 0,
+      report,
+      durationMs: tier.clock.now() - started,
+    });
+    return { kind: 'not-modified', response: answer };
+  }
   const report = { age: resolved.age, report: resolved.report, durationMs: tier.clock.now() - started };
   if (validators !== undefined && isCurrent(resolved, validatorConditions(validators))) {
     await (resolved.kind === 'whole' ? resolved.body?.cancel() : cancelPrefetched(resolved));
@@ -214,6 +234,35 @@ function described(meta: ObjectMeta, response: Response): ObjectMeta {
 function fromOriginAt(headers: Headers, originAt: number): Headers {
   headers.set(ORIGIN_AT_HEADER, String(Math.round(originAt)));
   return headers;
+}
+
+/** This tier's next hop said the copy of the tier in front is current: its 304, out of this tier's read. */
+class FrontCopyCurrent extends Error {
+  readonly response: Response;
+
+  constructor(response: Response) {
+    super('the copy of the tier in front is current');
+    this.response = response;
+  }
+}
+
+/**
+ * `upstream` for a read the tier in front makes to revalidate its copy (`front`, its validators): an ask this tier
+ * makes without validators of its own (it holds nothing of the object to revalidate with) carries the front's instead,
+ * as a cache forwards a conditional request it cannot answer itself (RFC 9111 §4.3.2), so that a current copy costs the
+ * next hop a 304 rather than the whole body; that 304 ends this tier's read (FrontCopyCurrent), nothing stored.
+ */
+function withFrontValidators(upstream: Upstream, front: Validators | undefined): Upstream {
+  if (front === undefined) return upstream;
+  return {
+    ...upstream,
+    async slices(span, pinned, sliceAsk = {}) {
+      if (sliceAsk.validators !== undefined || pinned !== undefined) return upstream.slices(span, pinned, sliceAsk);
+      const answer = await upstream.slices(span, pinned, { ...sliceAsk, validators: front });
+      if (answer.kind === 'not-modified') throw new FrontCopyCurrent(answer.response);
+      return answer;
+    },
+  };
 }
 
 /** The tier in front's validators as the conditions of a revalidation (RFC 9111 §4.3.1). */

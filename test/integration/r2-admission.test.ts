@@ -94,4 +94,24 @@ describe('the R2 tier under the cost policy, at the published prices', () => {
     expect(stats.tiers.r2.totals.requests).toBeGreaterThan(0);
     expect(stats.tiers.r2.totals.bytesFromOrigin).toBeGreaterThan(0);
   });
+
+  it("costs the origin a 304, not the body, when the shield revalidates through it and it holds nothing: the shield's validators passed on", async () => {
+    const small = patternBytes(43, 4000);
+    await f.origin.putObject('r2/small.bin', small, { 'cache-control': 'max-age=60' });
+    const first = await f.get('/r2/small.bin');
+    await settle(300);
+    // 4 kB never pays for a put: R2 holds nothing of it.
+    expect((await kept()).filter((key) => key.includes('small.bin'))).toEqual([]);
+    clock.advance(120);
+    f.tap.clear();
+    const again = await f.get('/r2/small.bin');
+    expect(sha256(again.body)).toBe(sha256(small));
+    const asked = f.tap.requests.filter((r) => r.method === 'GET' && r.path.endsWith('/r2/small.bin'));
+    expect(asked.map((r) => [r.headers['if-none-match'], r.status])).toEqual([[first.headers.get('etag'), 304]]);
+    expect(cacheStatus(again).find((member) => member[0] === 'tiercache-r2')).toEqual([
+      'tiercache-r2',
+      'fwd=uri-miss',
+      'fwd-status=304',
+    ]);
+  });
 });

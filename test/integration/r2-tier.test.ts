@@ -225,3 +225,34 @@ describe('what a shared cache may not keep', () => {
     expect((await bucket.list({ prefix: 'tiercache-r2/' })).objects.length).toBe(before);
   });
 });
+
+describe('when the origin cannot be reached', () => {
+  const downClock = new FakeClock();
+  let down: Fixture;
+  beforeAll(async () => {
+    down = await startFixture(
+      { MEMORY_CACHE_SIZE: '0', STALE_WHILE_REVALIDATE: '0', STALE_IF_ERROR: '0', R2_TIER_ADMIT: 'all' },
+      { r2Tier: true, clock: downClock },
+    );
+  });
+  afterAll(async () => {
+    // Its tap is closed by the test below: the rest is stopped here.
+    await down?.stack.dispose();
+    await down?.origin.close();
+  });
+
+  it('a stale copy stands in at the edge as without the R2 tier: its disconnection is told through it (RFC 9111 §4.2.4)', async () => {
+    const bytes = patternBytes(77, 4000);
+    await down.origin.putObject('r2/down.bin', bytes, { 'cache-control': 'max-age=60' });
+    expect((await down.get('/r2/down.bin')).status).toBe(200);
+    await settle(300);
+    downClock.advance(120);
+    await down.tap.close();
+    const stale = await down.get('/r2/down.bin');
+    expectBytes(stale, bytes);
+    // The edge served its own copy, its stale-if-error judged on the disconnection the shield told on from R2.
+    expect(member(stale, 'edge')).toEqual(
+      expect.arrayContaining(['fwd=stale', 'fwd-status=502', 'detail=stale-if-error']),
+    );
+  });
+});

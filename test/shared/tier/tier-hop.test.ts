@@ -161,4 +161,21 @@ describe('tierHop', () => {
     expect(memberParams(again.answer.response.headers.get('cache-status'), MEMBER)?.hit).toBeUndefined();
     expect(fake.calls.length).toBeGreaterThan(asked);
   });
+
+  it("asks its next hop with the front's validators when it holds nothing to revalidate with: a 304 passed on, no body", async () => {
+    const { hop, fake, cache } = tierOverFake();
+    const answer = await hop.slices(span(0), undefined, { validators: { etag: '"v1"', lastModified: null } });
+    expect(answer.kind).toBe('not-modified');
+    expect(answer.response.status).toBe(304);
+    const params = memberParams(answer.response.headers.get('cache-status'), MEMBER);
+    expect([params?.fwd, params?.fwdStatus]).toEqual(['uri-miss', 304]);
+    expect(fake.sliceCalls.map((call) => call.validators)).toEqual([{ etag: '"v1"', lastModified: null }]);
+    // Nothing of it kept here: the front's copy was current, and this tier holds what it held before, nothing.
+    expect(cache.keys()).toEqual([]);
+    // Another version at the next hop: the whole answer, read and kept as any miss.
+    const changed = await spanOf(
+      await hop.slices(span(0), undefined, { validators: { etag: '"v0"', lastModified: null } }),
+    );
+    expect(changed.bytes).toEqual(patterned(2.5 * SLICE).subarray(0, SLICE));
+  });
 });
