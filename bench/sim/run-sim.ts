@@ -5,6 +5,7 @@
 
 import { type CatalogueOrigin, type OriginAnswer, startCatalogueOrigin } from './catalogue-origin.ts';
 import { type PurgeTiming, timePurge } from './purge-probe.ts';
+import type { R2Tally } from './r2/r2-tally.ts';
 import { type ReplayResult, replay } from './replay.ts';
 import type { EndpointCounts, SimOperations, SimSystem, StartSystem, SystemName } from './system.ts';
 import type { SimTopology } from './topology.ts';
@@ -46,6 +47,8 @@ export interface SystemRun {
   ledger?: { sent: number; answered: number; counted: number | undefined };
   /** What each origin endpoint saw, where the topology has several. */
   endpoints?: EndpointCounts[];
+  /** What its R2 tier did to its bucket and what the bucket holds at the end (`--r2-tier`). */
+  r2?: R2Tally;
 }
 
 export interface SimRun {
@@ -116,6 +119,7 @@ async function runSystem(
       run.ledger = { sent: all.length, answered, counted: await countedAtEdge(live, answered) };
     if (live.operations !== undefined) run.operations = live.operations();
     if (live.endpoints !== undefined) run.endpoints = live.endpoints();
+    if (live.r2 !== undefined) run.r2 = await live.r2();
   } catch (error) {
     run.error = error instanceof Error ? error.message : String(error);
   } finally {

@@ -6,10 +6,12 @@ import type { SystemName } from './system.ts';
 import { DEFAULT_WORKLOAD } from './workload/generate.ts';
 
 export const SYSTEM_ORDER: readonly SystemName[] = ['tiercache', 'no-shield', 'varnish', 'nginx-slice'];
-/** Every system --systems may name: the default run's, and tiercache with its hedge off. */
-const KNOWN_SYSTEMS: readonly SystemName[] = [...SYSTEM_ORDER, 'tiercache-no-hedge'];
+/** Every system --systems may name: the default run's, tiercache with its hedge off, and without its R2 tier. */
+const KNOWN_SYSTEMS: readonly SystemName[] = [...SYSTEM_ORDER, 'tiercache-no-hedge', 'tiercache-no-r2'];
 /** --slow-endpoint's systems, unless --systems says otherwise: the same tiercache with hedging off, then on. */
 const SLOW_ENDPOINT_SYSTEMS: readonly SystemName[] = ['tiercache-no-hedge', 'tiercache'];
+/** --r2-tier's systems, unless --systems says otherwise: tiercache on small caches without its R2 tier, then with it. */
+const R2_TIER_SYSTEMS: readonly SystemName[] = ['tiercache-no-r2', 'tiercache'];
 
 export interface SimFlags {
   locations: number | undefined;
@@ -30,8 +32,10 @@ export interface SimFlags {
   traceOnly: boolean;
   /** The origin at three endpoints, the preferred one slow on a fifth of its answers (topology.ts SLOW_ENDPOINT). */
   slowEndpoint: boolean;
-  /** The generated trace has its cold crowd (`--no-crowd`, and `--slow-endpoint`, leave it out). */
+  /** The generated trace has its cold crowd (`--no-crowd`, `--slow-endpoint` and `--r2-tier` leave it out). */
   crowd: boolean;
+  /** Every Cache API small (topology.ts SMALL_CACHES), tiercache without its R2 tier and with it. */
+  r2Tier: boolean;
 }
 
 const NUMBER_FLAGS = {
@@ -59,6 +63,12 @@ const SWITCHES = {
   '--no-crowd': (flags: SimFlags) => {
     flags.crowd = false;
   },
+  // The R2 tier's run is about what the small caches forget and are asked for again: the crowd's one 64 MiB object at
+  // once is no long tail, and would flush the small caches for both systems alike.
+  '--r2-tier': (flags: SimFlags) => {
+    flags.r2Tier = true;
+    flags.crowd = false;
+  },
 } as const;
 const PATH_FLAGS = { '--trace': 'trace', '--from-log': 'fromLog', '--write-trace': 'writeTrace' } as const;
 
@@ -79,6 +89,7 @@ export function parseSimFlags(args: readonly string[]): SimFlags {
     traceOnly: false,
     slowEndpoint: false,
     crowd: true,
+    r2Tier: false,
   };
   let systemsGiven = false;
   for (let i = 0; i < args.length; i++) {
@@ -106,6 +117,7 @@ export function parseSimFlags(args: readonly string[]): SimFlags {
     }
   }
   if (flags.slowEndpoint && !systemsGiven) flags.systems = [...SLOW_ENDPOINT_SYSTEMS];
+  if (flags.r2Tier && !systemsGiven) flags.systems = [...R2_TIER_SYSTEMS];
   check(flags);
   return flags;
 }

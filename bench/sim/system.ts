@@ -2,10 +2,17 @@
 // origin, started on shaped links (topology.ts), whichever software plays the tiers (tiercache, or a baseline). The
 // runner replays the same trace on the same links against each in turn and reads what each cost the origin.
 
+import type { R2Tally } from './r2/r2-tally.ts';
 import type { SimTopology } from './topology.ts';
 
 /** The systems a run compares (docs/sim.md): tiercache and its baselines on the same links and trace. */
-export type SystemName = 'tiercache' | 'tiercache-no-hedge' | 'no-shield' | 'varnish' | 'nginx-slice';
+export type SystemName =
+  | 'tiercache'
+  | 'tiercache-no-hedge'
+  | 'tiercache-no-r2'
+  | 'no-shield'
+  | 'varnish'
+  | 'nginx-slice';
 
 /** One location as a client reaches it. */
 export interface SimLocation {
@@ -41,6 +48,8 @@ export interface SimSystem {
   endpoints?(): EndpointCounts[];
   /** The stats the system kept of itself, as stats.json says them (tiercache only), for the ledger check. */
   stats?(): Promise<unknown>;
+  /** What its R2 tier did to its bucket, and what the bucket holds (tiercache with it: `--r2-tier`). */
+  r2?(): Promise<R2Tally>;
   stop(): Promise<void>;
 }
 

@@ -6,11 +6,12 @@ import type { StartSystem, SystemName } from './system.ts';
 import { startNginxSliceSystem } from './systems/nginx-slice.ts';
 import { startNoShieldSystem } from './systems/no-shield.ts';
 import { startVarnishSystem } from './systems/varnish.ts';
-import { startTiercache, startTiercacheNoHedge } from './tiercache-system.ts';
+import { startTiercache, startTiercacheNoHedge, startTiercacheNoR2 } from './tiercache-system.ts';
 
 export const SYSTEMS: Partial<Record<SystemName, StartSystem>> = {
   tiercache: startTiercache,
   'tiercache-no-hedge': startTiercacheNoHedge,
+  'tiercache-no-r2': startTiercacheNoR2,
   'no-shield': startNoShieldSystem,
   varnish: startVarnishSystem,
   'nginx-slice': startNginxSliceSystem,

@@ -29,6 +29,17 @@ describe('npm run sim flags', () => {
     expect(parseSimFlags(['--systems', 'tiercache-no-hedge']).systems).toEqual(['tiercache-no-hedge']);
   });
 
+  it('runs tiercache on small caches without its R2 tier, then with it, for --r2-tier, the trace without its crowd', () => {
+    expect(parseSimFlags(['--r2-tier'])).toMatchObject({
+      r2Tier: true,
+      systems: ['tiercache-no-r2', 'tiercache'],
+      crowd: false,
+    });
+    expect(parseSimFlags([])).toMatchObject({ r2Tier: false });
+    expect(parseSimFlags(['--r2-tier', '--systems', 'tiercache']).systems).toEqual(['tiercache']);
+    expect(parseSimFlags(['--systems', 'tiercache-no-r2']).systems).toEqual(['tiercache-no-r2']);
+  });
+
   it('reads each flag, as `--flag value` or `--flag=value`', () => {
     expect(
       parseSimFlags([

@@ -11,6 +11,7 @@ import { type CrowdCost, crowdCost } from './crowd.ts';
 import { type EndpointSummary, endpointSummary } from './endpoint-summary.ts';
 import { type FirstByteRow, firstByteRows } from './first-bytes.ts';
 import { type HedgePairs, hedgePairs } from './hedge-pairs.ts';
+import { type R2Summary, r2Summary } from './r2-summary.ts';
 import { uniqueRequestedBytes } from './requested-bytes.ts';
 import { type LocationRatios, tierRatios } from './tier-ratios.ts';
 
@@ -67,6 +68,8 @@ export interface SystemSummary {
   lateP99Ms: number;
   /** On an origin at several endpoints (`--slow-endpoint`): misses' first bytes, the endpoints, hedge egress. */
   endpoints?: EndpointSummary;
+  /** Behind small caches (`--r2-tier`): what the origin sent, what the R2 tier did and kept, the month. */
+  r2?: R2Summary;
 }
 
 export interface SimReport {
@@ -140,6 +143,12 @@ function summarize(system: SystemRun, run: SimRun): SystemSummary {
         : { ...system.ledger, exact: system.ledger.counted === system.ledger.answered },
     lateP99Ms: late[Math.max(0, Math.ceil(late.length * 0.99) - 1)] ?? 0,
     ...optional('endpoints', endpointSummary(system.results, system.endpoints, system.originBytes, uniqueBytes)),
+    ...optional(
+      'r2',
+      run.topology.smallCaches === undefined
+        ? undefined
+        : r2Summary(system.originBytes, system.r2, run.trace.requests.at(-1)?.atMs ?? 0),
+    ),
   };
 }
 

@@ -6,6 +6,7 @@ import { formatTable, type Table } from '../../report/results.ts';
 import type { SystemName } from '../system.ts';
 import type { SimTopology } from '../topology.ts';
 import { endpointSections } from './endpoint-tables.ts';
+import { r2Sections } from './r2-tables.ts';
 import type { SimReport, SystemSummary } from './sim-report.ts';
 import { simTargets } from './sim-targets.ts';
 
@@ -33,6 +34,7 @@ export function simMarkdown(report: SimReport, topology: SimTopology): string {
     ['A purge at one location: until no location serves the purged bytes', purgeTable(report.systems, topology)],
     ['Platform operations', operationsTable(report.systems)],
     ...endpointSections(report),
+    ...r2Sections(report, topology),
     ['The targets tiercache is held to', targetsTable(report)],
   ];
   const problems = report.systems.flatMap((system) => system.problems.map((problem) => `- ${system.name}: ${problem}`));
