@@ -6,12 +6,20 @@ import type { SystemName } from './system.ts';
 import { DEFAULT_WORKLOAD } from './workload/generate.ts';
 
 export const SYSTEM_ORDER: readonly SystemName[] = ['tiercache', 'no-shield', 'varnish', 'nginx-slice'];
-/** Every system --systems may name: the default run's, tiercache with its hedge off, and without its R2 tier. */
-const KNOWN_SYSTEMS: readonly SystemName[] = [...SYSTEM_ORDER, 'tiercache-no-hedge', 'tiercache-no-r2'];
+/** Every system --systems may name: the default run's, tiercache with its hedge off, without its R2 tier or keeping all. */
+const KNOWN_SYSTEMS: readonly SystemName[] = [
+  ...SYSTEM_ORDER,
+  'tiercache-no-hedge',
+  'tiercache-no-r2',
+  'tiercache-r2-all',
+];
 /** --slow-endpoint's systems, unless --systems says otherwise: the same tiercache with hedging off, then on. */
 const SLOW_ENDPOINT_SYSTEMS: readonly SystemName[] = ['tiercache-no-hedge', 'tiercache'];
-/** --r2-tier's systems, unless --systems says otherwise: tiercache on small caches without its R2 tier, then with it. */
-const R2_TIER_SYSTEMS: readonly SystemName[] = ['tiercache-no-r2', 'tiercache'];
+/**
+ * --r2-tier's systems, unless --systems says otherwise: tiercache on small caches without its R2 tier, with it (its
+ * admission by cost), and with it keeping every entry (R2_TIER_ADMIT=all, as Cache Reserve and Perma-Cache do).
+ */
+const R2_TIER_SYSTEMS: readonly SystemName[] = ['tiercache-no-r2', 'tiercache', 'tiercache-r2-all'];
 
 export interface SimFlags {
   locations: number | undefined;

@@ -10,6 +10,7 @@ export type SystemName =
   | 'tiercache'
   | 'tiercache-no-hedge'
   | 'tiercache-no-r2'
+  | 'tiercache-r2-all'
   | 'no-shield'
   | 'varnish'
   | 'nginx-slice';

@@ -40,6 +40,9 @@ export interface TiercacheSystemOptions {
   noR2?: boolean;
 }
 
+/** The R2 tier's write budget in its run: past anything a run's minutes ask, so that admission alone decides. */
+const SIM_R2_WRITES_PER_HOUR = 1_000_000;
+
 /** The R2 tier's run (topology.ts smallCaches): the deployed entries with their Cache API bounded, the shield's R2 counted. */
 const SMALL_CACHE_ENTRIES = {
   edge: 'bench/sim/r2/small-cache-edge.ts',
@@ -64,6 +67,12 @@ export const startTiercache: StartSystem = (topology, origin) => startTiercacheS
 export const startTiercacheNoR2: StartSystem = async (topology, origin) => ({
   ...(await startTiercacheSystem(topology, origin, { noR2: true })),
   name: 'tiercache-no-r2',
+});
+
+/** tiercache with its R2 tier keeping every entry it may (R2_TIER_ADMIT=all), on a topology with small caches. */
+export const startTiercacheR2All: StartSystem = async (topology, origin) => ({
+  ...(await startTiercacheSystem(topology, origin, { config: { R2_TIER_ADMIT: 'all' } })),
+  name: 'tiercache-r2-all',
 });
 
 /** tiercache with its hedged first byte off (ORIGIN_HEDGE=off): what hedging saves, on the same endpoints. */
@@ -117,6 +126,9 @@ export async function startTiercacheSystem(
         : {
             SIM_EDGE_CACHE_BYTES: String(small.edgeBytes),
             SIM_SHIELD_CACHE_BYTES: String(small.shieldBytes),
+            // The trace plays faster than it was written, and an hour's budget is not what the run measures: what the
+            // tier admits is.
+            R2_WRITES_PER_HOUR: String(SIM_R2_WRITES_PER_HOUR),
           }) as RawConfig),
     };
     const clock = options.clock === undefined ? {} : { clock: options.clock };

@@ -11,7 +11,7 @@ import { fromStoredHeaders, MAX_RETENTION_S, originAt } from '../../shared/store
 import type { WriteBudget } from '../../shared/store/write-budget.ts';
 import { drain } from '../../shared/streams/drain.ts';
 import { responseAsIs } from '../../shared/streams/response-as-is.ts';
-import type { TierCache } from '../../shared/tier/tier-cache.ts';
+import type { Storable, TierCache } from '../../shared/tier/tier-cache.ts';
 
 /** What the admission weighs: the settings, the origin's egress price, what was seen, the budget, the time. */
 export interface AdmissionParts {
@@ -28,13 +28,30 @@ export interface AdmissionParts {
  */
 const MANIFEST_BYTES = 8192;
 
-/** `store` with every put admitted by `parts`; lookups and removals as `store` makes them. */
+/**
+ * `store` with every put admitted by `parts`; lookups and removals as `store` makes them. The read path asks first
+ * (TierCache.admits) before it streams a body into a put: the verdict it gets (the write budget taken with it) is the
+ * one its put is kept by. A put asked about by nobody (a manifest, a Vary index: no body to stream) is weighed then.
+ */
 export function admittedCache(store: TierCache, parts: AdmissionParts): TierCache {
+  /** Verdicts given to the read path, by key, until its put comes (or the next question about the same key). */
+  const given = new Map<string, Verdict>();
   return {
     match: (request) => store.match(request),
     delete: (request) => store.delete(request),
+    admits(key, entry) {
+      const verdict = admitted(key, entry, parts);
+      given.set(key, verdict);
+      return verdict.admit;
+    },
     async put(request, response) {
-      const verdict = admitted(request.url, response.headers, parts);
+      const stored = fromStoredHeaders(response.headers);
+      const verdict =
+        given.get(request.url) ??
+        (stored === undefined
+          ? { admit: false, why: 'not an entry of the read path' }
+          : admitted(request.url, { ...stored, length: stored.body.length }, parts));
+      given.delete(request.url);
       if (!verdict.admit) {
         await drain(response.body as ReadableStream<Uint8Array> | null);
         return;
@@ -46,10 +63,13 @@ export function admittedCache(store: TierCache, parts: AdmissionParts): TierCach
   };
 }
 
-/** The policy's verdict on the entry at `url` with stored `headers`, then the write budget's. */
-function admitted(url: string, headers: Headers, parts: AdmissionParts): Verdict {
-  const offer = offerOf(url, headers, parts);
-  if (offer === undefined) return { admit: false, why: 'not an entry of the read path' };
+/** What an entry offered is, as the read path describes it: its headers, its timing, the bytes it holds. */
+type Described = Pick<Storable, 'headers' | 'meta' | 'length'>;
+
+/** The policy's verdict on the entry at `url`, then the write budget's. */
+function admitted(url: string, entry: Described, parts: AdmissionParts): Verdict {
+  const offer = offerOf(url, entry, parts);
+  if (offer === undefined) return { admit: false, why: 'its length is not known yet' };
   const { settings } = parts;
   const prices: R2Prices = { ...settings, egressPerTB: parts.egressPerTB };
   const verdict = admission(settings.admit, offer, prices);
@@ -64,19 +84,17 @@ function admitted(url: string, headers: Headers, parts: AdmissionParts): Verdict
  * kept as long as MAX_RETENTION_S allows since its bytes came from the origin: past it, the purge records no longer
  * vouch for it (shared/store/stored-entry.ts).
  */
-function offerOf(url: string, headers: Headers, parts: AdmissionParts): Offer | undefined {
-  const stored = fromStoredHeaders(headers);
-  if (stored === undefined) return undefined;
+function offerOf(url: string, entry: Described, parts: AdmissionParts): Offer | undefined {
   const now = parts.now();
-  const longestS = MAX_RETENTION_S - (now - originAt(stored.meta)) / 1000;
+  const longestS = MAX_RETENTION_S - (now - originAt(entry.meta)) / 1000;
   const seen = parts.history.of(url);
-  const manifest = readManifest(stored.headers);
+  const manifest = readManifest(entry.headers);
   if (manifest !== undefined) {
     const slice = Math.min(manifest.size, manifest.sliceSize);
     return { savedBytes: slice, storedBytes: MANIFEST_BYTES, seen, now, longestS };
   }
-  const bytes = stored.body.length;
-  // A body whose length is not known yet is stored again once counted (shared/tier/entry-writes.ts): weighed then.
+  const bytes = entry.length;
+  // A body whose length nothing says cannot be weighed: kept only where everything is (its put counts it first).
   if (bytes === undefined)
     return parts.settings.admit === 'all' ? { savedBytes: 0, storedBytes: 0, seen, now, longestS } : undefined;
   return { savedBytes: bytes, storedBytes: bytes, seen, now, longestS };

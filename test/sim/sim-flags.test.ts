@@ -29,10 +29,10 @@ describe('npm run sim flags', () => {
     expect(parseSimFlags(['--systems', 'tiercache-no-hedge']).systems).toEqual(['tiercache-no-hedge']);
   });
 
-  it('runs tiercache on small caches without its R2 tier, then with it, for --r2-tier, the trace without its crowd', () => {
+  it('runs tiercache on small caches without its R2 tier, with it, and keeping all, for --r2-tier, no crowd', () => {
     expect(parseSimFlags(['--r2-tier'])).toMatchObject({
       r2Tier: true,
-      systems: ['tiercache-no-r2', 'tiercache'],
+      systems: ['tiercache-no-r2', 'tiercache', 'tiercache-r2-all'],
       crowd: false,
     });
     expect(parseSimFlags([])).toMatchObject({ r2Tier: false });

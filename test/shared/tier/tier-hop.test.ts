@@ -178,4 +178,18 @@ describe('tierHop', () => {
     );
     expect(changed.bytes).toEqual(patterned(2.5 * SLICE).subarray(0, SLICE));
   });
+
+  it('streams a slice its store will not admit straight through, never into a put: its reader sets the pace', async () => {
+    const { hop, cache } = tierOverFake();
+    const offered: string[] = [];
+    cache.admits = (key) => {
+      offered.push(key);
+      return false;
+    };
+    const first = await spanOf(await hop.slices(span(0, 1), undefined));
+    expect(first.bytes).toEqual(patterned(2.5 * SLICE).subarray(0, 2 * SLICE));
+    expect(offered.length).toBeGreaterThan(0);
+    // The manifest alone (no body to stream), never a slice.
+    expect(cache.keys().filter((key) => offered.includes(key))).toEqual([]);
+  });
 });
