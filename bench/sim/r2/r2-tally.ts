@@ -39,11 +39,26 @@ export function countedBucket(bucket: Bucket): Bucket {
   const known = wrapped.get(bucket);
   if (known !== undefined) return known;
   const counted: Bucket = {
-    get: (key) => (counts.gets++, bucket.get(key)),
-    head: (key) => (counts.heads++, bucket.head(key)),
-    put: (key, value, options) => (counts.puts++, bucket.put(key, value, options)),
-    delete: (keys) => (counts.deletes++, bucket.delete(keys)),
-    list: (options) => (counts.lists++, bucket.list(options)),
+    get(key) {
+      counts.gets++;
+      return bucket.get(key);
+    },
+    head(key) {
+      counts.heads++;
+      return bucket.head(key);
+    },
+    put(key, value, options) {
+      counts.puts++;
+      return bucket.put(key, value, options);
+    },
+    delete(keys) {
+      counts.deletes++;
+      return bucket.delete(keys);
+    },
+    list(options) {
+      counts.lists++;
+      return bucket.list(options);
+    },
   };
   wrapped.set(bucket, counted);
   return counted;
