@@ -31,6 +31,9 @@ export default {
     //   account), its Cache API; the edge reaches it there with its credential.
     cache: 'workers-cache',
     // hostname: 'shield.cdn.your-domain.net',
+    // The R2 tier behind the shield (docs/costs.md "The R2 tier"): keeps what the shield's cache forgets where that
+    // costs less than fetching it again. Off until a bucket is named here (create it first: docs/deploying.md).
+    // r2Bucket: 'tiercache-r2',
   },
   purgesNamespace: 'tiercache-purges',
   // Its id: written here by `npm run deploy` when it finds or creates the namespace.

@@ -13,7 +13,7 @@ import { simMarkdown, summaryLine } from './sim/report/sim-tables.ts';
 import { runSim } from './sim/run-sim.ts';
 import { FlagError, parseSimFlags, type SimFlags } from './sim/sim-flags.ts';
 import { SYSTEMS } from './sim/systems.ts';
-import { defaultTopology, SLOW_ENDPOINT } from './sim/topology.ts';
+import { defaultTopology, SLOW_ENDPOINT, SMALL_CACHES } from './sim/topology.ts';
 import { DEFAULT_WORKLOAD, generateTrace } from './sim/workload/generate.ts';
 import { convertLog } from './sim/workload/log-convert.ts';
 import { HLS_VIEWERS_MIX } from './sim/workload/sessions.ts';
@@ -49,6 +49,7 @@ const topology = defaultTopology({
   isolatesPerLocation: flags.isolates,
   kvPropagationMs: flags.kvDelayMs,
   ...(flags.slowEndpoint ? { endpoints: SLOW_ENDPOINT } : {}),
+  ...(flags.r2Tier ? { smallCaches: SMALL_CACHES } : {}),
 });
 const systems = flags.systems.map((name) => {
   const start = SYSTEMS[name];

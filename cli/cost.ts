@@ -7,7 +7,13 @@ import type { CostEstimate } from '../shared/cost/cost-model.ts';
 import { type PriceTable, PUBLISHED_PRICES } from '../shared/cost/prices.ts';
 import { AFTER, AFTER_WITHOUT_CACHE_API, BEFORE } from '../shared/cost/refresh-design.ts';
 import { scaleGrid } from '../shared/cost/scale-model.ts';
-import { DEPLOYED_INTERVALS, EXAMPLE_MIXES, mixComparison, type TrafficMix } from '../shared/cost/traffic-mix.ts';
+import {
+  DEPLOYED_INTERVALS,
+  EXAMPLE_MIXES,
+  mixComparison,
+  type R2Mix,
+  type TrafficMix,
+} from '../shared/cost/traffic-mix.ts';
 import { formatAmount, formatBytes, formatRatio, formatUsd } from '../shared/stats/format.ts';
 import { failureExit, usageError } from './cli-failure.ts';
 import { type CliContext, isEntry, processContext } from './command.ts';
@@ -37,6 +43,9 @@ of 1 MB objects at a 95 % hit ratio.
   --over-512mb-share R      share of the bytes sent from objects over 512 MB, which Cloudflare's
                             cache never stores (0)
   --no-tiered-cache         Cloudflare's cache without Tiered Cache: each location misses alone
+  --r2-hit-ratio R          the R2 tier on: the share of the shield's misses it answers (off)
+  --r2-stored SIZE          with it, the bytes it keeps over the month (0)
+  --r2-write-share R        with it, the share of what it fetches that it keeps, a put each (1)
   --without-allowances      price every unit: the account's allowances are used by other work
   --examples                the three example mixes of docs/costs.md instead
   --scale                   10 to 10,000 edge isolates at 1k to 100k requests a second, before and
@@ -78,6 +87,9 @@ const STRINGS = [
   'egress-price',
   'over-512mb-share',
   'locations',
+  'r2-hit-ratio',
+  'r2-stored',
+  'r2-write-share',
 ] as const;
 const BOOLEANS = [
   'no-analytics',
@@ -163,12 +175,7 @@ export function parseCostArgs(argv: readonly string[]): CostArgs {
     ...BOOLEANS.map((name) => [name, { type: 'boolean' as const }]),
   ]);
   const flags: Flags = parseFlags(argv, spec, COST_USAGE);
-  const value = <T>(
-    name: (typeof STRINGS)[number],
-    parse: (text: string) => T | undefined,
-    what: string,
-    fallback: T,
-  ): T => {
+  const value: FlagValue = (name, parse, what, fallback) => {
     const given = single(flags, name, COST_USAGE);
     if (given === undefined) return fallback;
     const parsed = parse(given);
@@ -208,6 +215,8 @@ export function parseCostArgs(argv: readonly string[]): CostArgs {
     overCacheLimitShare: value('over-512mb-share', parseRatio, 'a ratio from 0 to 1', DEFAULT_MIX.overCacheLimitShare),
     ...(sliceBytes === undefined ? {} : { sliceBytes }),
   };
+  const r2 = r2Mix(value);
+  if (r2 !== undefined) mix.r2 = r2;
   if (flags.booleans.markdown === true && flags.booleans.json === true)
     throw usageError('--markdown and --json: give one', COST_USAGE);
   return {
@@ -232,6 +241,25 @@ export function parseCostArgs(argv: readonly string[]): CostArgs {
     format: flags.booleans.json === true ? 'json' : flags.booleans.markdown === true ? 'markdown' : 'text',
     help: flags.booleans.help === true,
   };
+}
+
+/** A flag's value as parseCostArgs reads one: parsed, else a usage error naming what it must be; `fallback` unset. */
+type FlagValue = <T>(
+  name: (typeof STRINGS)[number],
+  parse: (text: string) => T | undefined,
+  what: string,
+  fallback: T,
+) => T;
+
+/** The R2 tier's flags: on with --r2-hit-ratio, what it keeps and puts with it; the other two alone are an error. */
+function r2Mix(value: FlagValue): R2Mix | undefined {
+  const hitRatio = value<number | undefined>('r2-hit-ratio', parseRatio, 'a ratio from 0 to 1', undefined);
+  const storedBytes = value<number | undefined>('r2-stored', parseSize, 'a size like 2TB', undefined);
+  const writeShare = value<number | undefined>('r2-write-share', parseRatio, 'a ratio from 0 to 1', undefined);
+  if (hitRatio !== undefined) return { hitRatio, storedBytes: storedBytes ?? 0, writeShare: writeShare ?? 1 };
+  if (storedBytes !== undefined || writeShare !== undefined)
+    throw usageError('--r2-stored and --r2-write-share describe the R2 tier: give --r2-hit-ratio too', COST_USAGE);
+  return undefined;
 }
 
 /** `10TB`, `1MB`, `16MiB`, `1.5GB`, `500000`: bytes (SI or IEC units, case as you like); undefined when it is none. */
@@ -346,6 +374,11 @@ export function describeMix(mix: TrafficMix): string {
     `shield ${formatRatio(mix.shieldHitRatio)} of the edge's misses`,
     mix.sliceBytes === undefined ? 'cached whole' : `${formatBytes(mix.sliceBytes)} slices`,
     `${mix.isolates.edge} edge and ${mix.isolates.shield} shield isolates`,
+    ...(mix.r2 === undefined
+      ? []
+      : [
+          `R2 ${formatRatio(mix.r2.hitRatio)} of the shield's misses, keeping ${formatBytes(mix.r2.storedBytes)}, ${formatRatio(mix.r2.writeShare)} of its fetches put`,
+        ]),
   ];
   return parts.join(', ');
 }

@@ -55,6 +55,11 @@ export interface DeploySettings {
     cache?: ShieldCache;
     /** The shield's own hostname, a custom domain on a zone of the account: `cache-api` only. */
     hostname?: string;
+    /**
+     * The R2 bucket of the R2 tier behind the shield (shield/r2/README.md), bound as R2_TIER; absent: the tier is off.
+     * Create it once (`npx wrangler r2 bucket create <name>`), with the lifecycle rule docs/deploying.md gives.
+     */
+    r2Bucket?: string;
   };
   /** The KV namespace both workers keep the purge list in, by title (found or created by `npm run deploy`). */
   purgesNamespace: string;

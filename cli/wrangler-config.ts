@@ -28,6 +28,8 @@ export const SLICES_ENTRYPOINT = 'ShieldSlices';
 export const WORKERS_CACHE_VAR = 'SHIELD_WORKERS_CACHE';
 /** The edge's setting naming the shield's URL in the `cache-api` mode (worker/env.ts). */
 export const SHIELD_URL_VAR = 'SHIELD_URL';
+/** The R2 tier's bucket binding (shield/env.ts). */
+const R2_TIER_BINDING = 'R2_TIER';
 /** The stats store: a Durable Object class of the shield's script (shield/stats-store.ts). */
 const STATS_CLASS = 'StatsStore';
 
@@ -66,6 +68,10 @@ export function wranglerConfigs(
     kv_namespaces: kv,
     durable_objects: { bindings: [{ name: 'STATS', class_name: STATS_CLASS }] },
     analytics_engine_datasets: analytics,
+    // The R2 tier, where a bucket is named (shield/env.ts R2_TIER); none: off.
+    ...(settings.shield.r2Bucket === undefined || settings.shield.r2Bucket === ''
+      ? {}
+      : { r2_buckets: [{ binding: R2_TIER_BINDING, bucket_name: settings.shield.r2Bucket }] }),
     ...(mode === 'workers-cache' ? { cache: { enabled: true } } : {}),
     exports: shieldExports(mode),
   };

@@ -38,6 +38,7 @@ async function main(): Promise<void> {
     const port = parsePort(process.env.PORT);
     await checkPortFree(port); // before anything starts, and without workerd's crash report
     const config = configFromEnv(process.env);
+    const r2Tier = r2TierFromEnv(process.env.R2_TIER);
     const refusal = config.ORIGIN_URL === undefined ? embeddedOriginRefusal(config) : undefined;
     if (refusal !== undefined) throw new ConfigError(refusal); // before an origin or a worker starts
     // Loaded once the signal handlers are in place: importing Miniflare alone takes ~0.4 s.
@@ -54,10 +55,12 @@ async function main(): Promise<void> {
     const tokens = withOperatorSettings(config, process.env);
     // Every setting that cannot work is reported here, by name, at once, not per request.
     notes.push(defaultFreshnessLine(parseConfig(config)));
+    if (r2Tier)
+      notes.push("the R2 tier is on (R2_TIER=on): Miniflare's R2 behind the shield, kept until the stack stops");
     // Seeding (64 MiB) and starting workerd take about as long as each other: run them together.
     const [seeding, starting] = await Promise.allSettled([
       origin ? seedSampleAssets(origin) : Promise.resolve([]),
-      startWorkers({ config, port, front: true, secondLocation: true }),
+      startWorkers({ config, port, front: true, secondLocation: true, r2Tier }),
     ]);
     if (starting.status === 'rejected') throw starting.reason;
     const stack = track(starting.value, (started) => started.dispose());
@@ -165,6 +168,14 @@ function report(
     '',
     'Ctrl-C stops everything.',
   ].join('\n');
+}
+
+/** R2_TIER: `on` binds the shield's R2 tier a bucket of Miniflare's (shield/r2/README.md); unset or `off`, none. */
+function r2TierFromEnv(value: string | undefined): boolean {
+  const given = value?.trim() ?? '';
+  if (given === '' || given === 'off') return false;
+  if (given === 'on') return true;
+  throw new ConfigError(`R2_TIER must be on or off, got ${JSON.stringify(given)}`);
 }
 
 function parsePort(value: string | undefined): number {

@@ -28,6 +28,8 @@ import {
 const SECOND_EDGE = 'edge-2';
 /** The stats store's class, exported by the shield's script (shield/stats-store.ts). */
 const STATS_CLASS = 'StatsStore';
+/** The R2 tier's bucket in Miniflare's R2 (WorkersOptions.r2Tier). */
+export const R2_TIER_BUCKET = 'tiercache-r2';
 
 export interface WorkersOptions {
   /** Bindings for both workers; absent values are not bound. */
@@ -79,6 +81,11 @@ export interface WorkersOptions {
    * `*.workers.dev` hostname (docs/deploying.md): what `npm run verify` must fail on (tests); absent = a working cache.
    */
   edgeCache?: boolean;
+  /**
+   * The R2 tier behind the shield (shield/r2/README.md): its R2_TIER bucket bound, on Miniflare's R2, kept in the
+   * run's store directory (gone when the stack stops); absent or false = off, as when no bucket is bound.
+   */
+  r2Tier?: boolean;
 }
 
 /** A workerd socket of a tier: a TCP one by its URL, or (behind a front) a Unix socket by its path. */
@@ -284,6 +291,7 @@ function tierWorkers(
       bindings,
       kvNamespaces: { PURGES: PURGES_NAMESPACE },
       durableObjects: { STATS: STATS_CLASS },
+      ...(options.r2Tier === true ? { r2Buckets: { R2_TIER: R2_TIER_BUCKET } } : {}),
       serviceBindings: clockBinding(options.clock),
       ...sockets.shield,
       ...(options.resolve ? { outboundService: resolvingOutbound(options.resolve) } : {}),

@@ -11,6 +11,8 @@ import type { RequestMeter } from '../shared/observe/request-meter.ts';
 import type { PurgeRecord } from '../shared/purge/purge-rules.ts';
 import { rawPath } from '../shared/request/raw-path.ts';
 import { type ShieldCache, shieldCacheOf } from '../shared/tiers/shield-caches.ts';
+import type { R2Store } from './r2/r2-cache.ts';
+import { type R2Isolate, type R2Request, r2Isolate } from './r2/r2-tier.ts';
 import type { AnswerFacts } from './workers-cache-answer.ts';
 
 /** The shield worker's bindings: the configuration contract (vars and secrets) and the purge list. */
@@ -29,6 +31,8 @@ export type ShieldEnv = RawConfig & {
    * entrypoint's cache setting (cli/wrangler-config.ts); absent or `off` (the local stack) = none.
    */
   SHIELD_WORKERS_CACHE?: string;
+  /** The R2 tier's bucket (shield/r2/README.md): bound, the tier runs behind the shield's Cache API; absent, it is off. */
+  R2_TIER?: R2Bucket;
 };
 
 export interface ShieldBindings {
@@ -42,6 +46,8 @@ export interface ShieldBindings {
   workersCache: boolean;
   /** Which cache the shield keeps its copies in, as its health answer and Cache-Status member say. */
   cache: ShieldCache;
+  /** The R2 tier of this isolate (R2_TIER bound); undefined: off. */
+  r2Tier: R2Isolate | undefined;
 }
 
 /**
@@ -62,6 +68,8 @@ export interface ShieldRequest extends ShieldBindings {
    * slices entrypoint's Workers Cache purge. Like them, only the edge's credential reaches them and no record is made.
    */
   ownEndpoints?: ReadonlyMap<string, (request: Request) => Promise<Response>> | undefined;
+  /** The R2 tier for this request, where it is on (shield-app.ts makes it with the request's record). */
+  r2?: R2Request | undefined;
 }
 
 /** Once per bindings object (an isolate keeps the same `env`); throws ConfigError naming a bad setting. */
@@ -75,6 +83,7 @@ export const shieldBindings = oncePerEnv((env: ShieldEnv): ShieldBindings => {
     observed: observedTier('shield', config.observability, env, describe),
     workersCache,
     cache: shieldCacheOf(workersCache),
+    r2Tier: r2Isolate(env.R2_TIER as R2Store | undefined, config),
   };
 });
 

@@ -19,6 +19,7 @@ import { type ShieldBindings, type ShieldEnv, type ShieldRequest, shieldBindings
 import { originHop } from './origin/origin-hop.ts';
 import { originOf } from './origin/origin-of.ts';
 import { originUrlFor } from './origin/origin-url.ts';
+import { r2Request } from './r2/r2-tier.ts';
 import { prefetchAfter } from './segment-prefetch.ts';
 import { invalidatedShieldKey } from './shield-cache.ts';
 import { acceptPurge, answerObject, answerShieldHealth, shieldTier } from './shield-tier.ts';
@@ -120,7 +121,18 @@ export function handleShield(
   } catch (error) {
     return refusal(error, request.method, Date.now());
   }
-  const answer = observedFetch(request, ctx, bindings, (bound) => handler(request, bound, ctx));
+  const answer = observedFetch(request, ctx, bindings, (bound) => {
+    // The R2 tier, where it is on: its record made once the shield's work for this request (which asks it) is done.
+    const { r2Tier } = bindings;
+    const r2 = r2Tier && r2Request(r2Tier, bindings.observed, (promise) => ctx.waitUntil(promise));
+    const answered = handler(request, r2 === undefined ? bound : { ...bound, r2 }, ctx);
+    r2?.record(
+      request,
+      Promise.resolve(answered).then(() => bound.meter.settled()),
+      () => bound.meter.bytesFromNextHop,
+    );
+    return answered;
+  });
   // A hit of the shield's says which of its caches held it (docs/caching.md "What each tier reports"): its read path
   // keeps its copies in the Cache API (shield-cache.ts); a Workers Cache hit says so itself (workers-cache-gateway.ts).
   return Promise.resolve(answer).then((response) => withHitStore(response, 'shield', READ_PATH_CACHE));

@@ -3,6 +3,7 @@
 // the object a request names there (object-target.ts), the edge's slice requests answered slice by slice
 // (slice-answer.ts), the purges the edge applied (its header fields), a purge taken from the edge, its health answer.
 
+import type { Config } from '../shared/config/config.ts';
 import { VERSION } from '../shared/config/version.ts';
 import {
   HOST_HEADER,
@@ -22,6 +23,7 @@ import { isolatePurges } from '../shared/purge/purge-store.ts';
 import { softPurgedAt, softPurgedAtHeader } from '../shared/purge/soft-purge.ts';
 import type { RequestFacts } from '../shared/request/request-facts.ts';
 import type { RequestTarget } from '../shared/request/request-target.ts';
+import type { NextHop } from '../shared/tier/next-hop.ts';
 import { isolateUrgency } from '../shared/tier/slice-reader/isolate-pool.ts';
 import { type ObjectRoute, openTier, type Tier } from '../shared/tier/tier.ts';
 import type { ShieldRequest } from './env.ts';
@@ -100,21 +102,39 @@ function shieldObject(
     rules,
     // A slice request is the edge's read, never bypassed: the edge sends a bypassed request on as it came.
     bypassable: sliced === undefined,
-    next: originHop(origin, () => shield.clock.now()),
+    // Behind the shield's Cache API, the R2 tier where it is on (r2/r2-tier.ts), then the origin.
+    next: behindShield(
+      shield,
+      config,
+      originHop(origin, () => shield.clock.now()),
+    ),
     host,
     // The client's end-to-end headers, as the edge forwarded them: for a site, never for S3.
     client: origin.traits.forwardsClientHeaders ? forwardedRequestHeaders(request.headers, TIER_MANAGED) : undefined,
     // What the purge list, and the edge's own word on purges (its header fields), say of the object.
-    verdicts: (list) => ({
-      purged: purgedBy(list, path, purgedAt(request.headers.get(PURGED_AT_HEADER))),
-      softPurgedAt: softPurgedAt(list, path, softPurgedAtHeader(request.headers.get(SOFT_PURGED_AT_HEADER))),
-      watermarks: {},
-    }),
+    verdicts: (list) => {
+      const hard = purgedAt(request.headers.get(PURGED_AT_HEADER));
+      const soft = softPurgedAtHeader(request.headers.get(SOFT_PURGED_AT_HEADER));
+      return {
+        purged: purgedBy(list, path, hard),
+        softPurgedAt: softPurgedAt(list, path, soft),
+        // The edge's word, told on to a tier behind this one (the R2 tier applies the same purges); the origin
+        // keeps nothing to apply them to.
+        watermarks: { purgedAt: () => hard, softPurgedAt: () => soft },
+      };
+    },
     // The edge revalidating what it holds: never answered from a stale copy here.
     extra: { noStale: request.headers.get(REVALIDATE_HEADER) === '1' },
     get: (read, hops, started) => answerGet(request, shield, sliced?.request, { config, read, hops, started }, target),
     head: (response) => response,
   };
+}
+
+/** The shield's next hop for an object read at `config`: the R2 tier in front of `origin` where it is on, else `origin`. */
+function behindShield<Health>(shield: ShieldRequest, config: Config, origin: NextHop<Health>): NextHop<Health> {
+  return shield.r2 === undefined
+    ? origin
+    : shield.r2.hop({ config, clock: shield.clock, purges: shield.purges }, origin);
 }
 
 /** GET: the slices the edge asked for, or, a plain GET (not from the edge's slice protocol), the whole object. */

@@ -6,6 +6,7 @@
 import type { PrefetchCounts } from '../../shared/stats/store-operations.ts';
 import { type CatalogueOrigin, type OriginAnswer, startCatalogueOrigin } from './catalogue-origin.ts';
 import { type PurgeTiming, timePurge } from './purge-probe.ts';
+import type { R2Tally } from './r2/r2-tally.ts';
 import { type ReplayResult, replay } from './replay.ts';
 import type { EndpointCounts, SimOperations, SimSystem, StartSystem, SystemName } from './system.ts';
 import type { SimTopology } from './topology.ts';
@@ -53,6 +54,8 @@ export interface SystemRun {
   prefetches?: PrefetchCounts;
   /** The origin's answers for paths no client of the run asked for, and their bytes: what only a prefetch wanted. */
   unasked: { requests: number; bytes: number };
+  /** What its R2 tier did to its bucket and what the bucket holds at the end (`--r2-tier`). */
+  r2?: R2Tally;
 }
 
 export interface SimRun {
@@ -138,6 +141,7 @@ async function runSystem(
     }
     if (live.operations !== undefined) run.operations = live.operations();
     if (live.endpoints !== undefined) run.endpoints = live.endpoints();
+    if (live.r2 !== undefined) run.r2 = await live.r2();
   } catch (error) {
     run.error = error instanceof Error ? error.message : String(error);
   } finally {

@@ -6,6 +6,7 @@ import type { WorkerOptions } from 'miniflare';
 import type { WorkerBundle } from '../../local/bundle.ts';
 import { COMPATIBILITY_DATE, directSocket, moduleWorker, startDirectMiniflare } from '../../local/direct-miniflare.ts';
 import { COMPATIBILITY_FLAGS, clockBinding, definedStrings, refusingEntry } from '../../local/tier-options.ts';
+import { R2_TIER_BUCKET } from '../../local/workers.ts';
 import type { RawConfig } from '../../shared/config/config.ts';
 import { STATS_GATEWAY, statsGatewayWorker } from './stats-relay.ts';
 
@@ -19,6 +20,8 @@ export interface ShieldProcessOptions {
   /** The wrapped bindings' workers (kv-server.ts, stats-relay.ts) and the shield's own PURGES and STATS. */
   shared: { workers: WorkerOptions[]; bindings: NonNullable<WorkerOptions['wrappedBindings']> };
   clock?: () => number;
+  /** The R2 tier's bucket bound (R2_TIER), on Miniflare's R2 (local/workers.ts R2_TIER_BUCKET). */
+  r2Tier?: boolean;
 }
 
 export interface ShieldProcess {
@@ -36,6 +39,7 @@ export async function startShieldProcess(options: ShieldProcessOptions): Promise
     bindings: definedStrings(options.config),
     wrappedBindings: options.shared.bindings,
     serviceBindings: clockBinding(options.clock),
+    ...(options.r2Tier === true ? { r2Buckets: { R2_TIER: R2_TIER_BUCKET } } : {}),
     ...directSocket(0),
   };
   const started = await startDirectMiniflare([

@@ -6,12 +6,23 @@ import type { SystemName } from './system.ts';
 import { DEFAULT_WORKLOAD } from './workload/generate.ts';
 
 export const SYSTEM_ORDER: readonly SystemName[] = ['tiercache', 'no-shield', 'varnish', 'nginx-slice'];
-/** Every system --systems may name: the default run's, and tiercache with its hedge, or its prefetching, off. */
-const KNOWN_SYSTEMS: readonly SystemName[] = [...SYSTEM_ORDER, 'tiercache-no-hedge', 'tiercache-no-prefetch'];
+/** Every system --systems may name: the default run's, and tiercache with its hedge or its prefetching off, without its R2 tier or keeping all. */
+const KNOWN_SYSTEMS: readonly SystemName[] = [
+  ...SYSTEM_ORDER,
+  'tiercache-no-hedge',
+  'tiercache-no-prefetch',
+  'tiercache-no-r2',
+  'tiercache-r2-all',
+];
 /** --slow-endpoint's systems, unless --systems says otherwise: the same tiercache with hedging off, then on. */
 const SLOW_ENDPOINT_SYSTEMS: readonly SystemName[] = ['tiercache-no-hedge', 'tiercache'];
 /** --hls's systems, unless --systems says otherwise: the same tiercache with segment prefetching off, then on. */
 const HLS_SYSTEMS: readonly SystemName[] = ['tiercache-no-prefetch', 'tiercache'];
+/**
+ * --r2-tier's systems, unless --systems says otherwise: tiercache on small caches without its R2 tier, with it (its
+ * admission by cost), and with it keeping every entry (R2_TIER_ADMIT=all, as Cache Reserve and Perma-Cache do).
+ */
+const R2_TIER_SYSTEMS: readonly SystemName[] = ['tiercache-no-r2', 'tiercache', 'tiercache-r2-all'];
 
 export interface SimFlags {
   locations: number | undefined;
@@ -32,10 +43,12 @@ export interface SimFlags {
   traceOnly: boolean;
   /** The origin at three endpoints, the preferred one slow on a fifth of its answers (topology.ts SLOW_ENDPOINT). */
   slowEndpoint: boolean;
-  /** The generated trace has its cold crowd (`--no-crowd`, `--slow-endpoint` and `--hls` leave it out). */
+  /** The generated trace has its cold crowd (`--no-crowd`, `--slow-endpoint`, `--hls` and `--r2-tier` leave it out). */
   crowd: boolean;
   /** The generated trace is mostly HLS viewers (sessions.ts HLS_VIEWERS_MIX), for segment prefetching. */
   hls: boolean;
+  /** Every Cache API small (topology.ts SMALL_CACHES), tiercache without its R2 tier and with it. */
+  r2Tier: boolean;
 }
 
 const NUMBER_FLAGS = {
@@ -69,6 +82,12 @@ const SWITCHES = {
     flags.hls = true;
     flags.crowd = false;
   },
+  // The R2 tier's run is about what the small caches forget and are asked for again: the crowd's one 64 MiB object at
+  // once is no long tail, and would flush the small caches for both systems alike.
+  '--r2-tier': (flags: SimFlags) => {
+    flags.r2Tier = true;
+    flags.crowd = false;
+  },
 } as const;
 const PATH_FLAGS = { '--trace': 'trace', '--from-log': 'fromLog', '--write-trace': 'writeTrace' } as const;
 
@@ -90,6 +109,7 @@ export function parseSimFlags(args: readonly string[]): SimFlags {
     slowEndpoint: false,
     crowd: true,
     hls: false,
+    r2Tier: false,
   };
   let systemsGiven = false;
   for (let i = 0; i < args.length; i++) {
@@ -118,6 +138,7 @@ export function parseSimFlags(args: readonly string[]): SimFlags {
   }
   if (flags.slowEndpoint && !systemsGiven) flags.systems = [...SLOW_ENDPOINT_SYSTEMS];
   if (flags.hls && !systemsGiven) flags.systems = [...HLS_SYSTEMS];
+  if (flags.r2Tier && !systemsGiven) flags.systems = [...R2_TIER_SYSTEMS];
   check(flags);
   return flags;
 }

@@ -2,6 +2,7 @@
 // origin, started on shaped links (topology.ts), whichever software plays the tiers (tiercache, or a baseline). The
 // runner replays the same trace on the same links against each in turn and reads what each cost the origin.
 
+import type { R2Tally } from './r2/r2-tally.ts';
 import type { SimTopology } from './topology.ts';
 
 /** The systems a run compares (docs/sim.md): tiercache and its baselines on the same links and trace. */
@@ -9,6 +10,8 @@ export type SystemName =
   | 'tiercache'
   | 'tiercache-no-hedge'
   | 'tiercache-no-prefetch'
+  | 'tiercache-no-r2'
+  | 'tiercache-r2-all'
   | 'no-shield'
   | 'varnish'
   | 'nginx-slice';
@@ -47,6 +50,8 @@ export interface SimSystem {
   endpoints?(): EndpointCounts[];
   /** The stats the system kept of itself, as stats.json says them (tiercache only), for the ledger check. */
   stats?(): Promise<unknown>;
+  /** What its R2 tier did to its bucket, and what the bucket holds (tiercache with it: `--r2-tier`). */
+  r2?(): Promise<R2Tally>;
   stop(): Promise<void>;
 }
 

@@ -17,6 +17,7 @@ import { KvModel } from './kv-model.ts';
 import { kvBinding, kvService, kvWrapperWorker } from './kv-server.ts';
 import { originLink as originLinkOf, startLink } from './links.ts';
 import { startOriginEndpoints } from './origin-endpoints.ts';
+import { R2_TALLY_PATH, type R2Tally } from './r2/r2-tally.ts';
 import { startShieldProcess } from './shield-process.ts';
 import { statsBinding, statsRelay, statsWrapperWorker } from './stats-relay.ts';
 import type { SimLocation, SimOperations, SimOriginEndpoint, SimSystem, StartSystem } from './system.ts';
@@ -35,7 +36,18 @@ export interface TiercacheSystemOptions {
   clock?: () => number;
   /** Settings over the runner's (SLICE_SIZE and the like). */
   config?: RawConfig;
+  /** Without its R2 tier on a topology with small caches (`tiercache-no-r2`); with it otherwise there. */
+  noR2?: boolean;
 }
+
+/** The R2 tier's write budget in its run: past anything a run's minutes ask, so that admission alone decides. */
+const SIM_R2_WRITES_PER_HOUR = 1_000_000;
+
+/** The R2 tier's run (topology.ts smallCaches): the deployed entries with their Cache API bounded, the shield's R2 counted. */
+const SMALL_CACHE_ENTRIES = {
+  edge: 'bench/sim/r2/small-cache-edge.ts',
+  shield: 'bench/sim/r2/small-cache-shield.ts',
+} as const;
 
 /** The system as the runner sees it, and what a test or a report may read beyond the contract. */
 export interface TiercacheSystem extends SimSystem {
@@ -50,6 +62,18 @@ export interface TiercacheSystem extends SimSystem {
 }
 
 export const startTiercache: StartSystem = (topology, origin) => startTiercacheSystem(topology, origin);
+
+/** tiercache without its R2 tier, on a topology with small caches (`--r2-tier`): what the R2 tier saves. */
+export const startTiercacheNoR2: StartSystem = async (topology, origin) => ({
+  ...(await startTiercacheSystem(topology, origin, { noR2: true })),
+  name: 'tiercache-no-r2',
+});
+
+/** tiercache with its R2 tier keeping every entry it may (R2_TIER_ADMIT=all), on a topology with small caches. */
+export const startTiercacheR2All: StartSystem = async (topology, origin) => ({
+  ...(await startTiercacheSystem(topology, origin, { config: { R2_TIER_ADMIT: 'all' } })),
+  name: 'tiercache-r2-all',
+});
 
 /** tiercache with its hedged first byte off (ORIGIN_HEDGE=off): what hedging saves, on the same endpoints. */
 export const startTiercacheNoHedge: StartSystem = async (topology, origin) => ({
@@ -75,8 +99,13 @@ export async function startTiercacheSystem(
     for (const stop of stops.splice(0).reverse()) await stop().catch(() => undefined);
   };
   try {
-    // The deployed entries, or the local ones that read the test clock when there is one.
-    const [edge, shield] = await Promise.all([bundleWorker(edgeEntry(options)), bundleWorker(shieldEntry(options))]);
+    // The deployed entries, or the local ones that read the test clock when there is one, or (small caches) the sim's.
+    const small = topology.smallCaches;
+    if (small !== undefined && options.clock !== undefined) throw new Error('small caches run on the real clock');
+    const entries =
+      small === undefined ? { edge: edgeEntry(options), shield: shieldEntry(options) } : SMALL_CACHE_ENTRIES;
+    const [edge, shield] = await Promise.all([bundleWorker(entries.edge), bundleWorker(entries.shield)]);
+    const r2Tier = small !== undefined && options.noR2 !== true;
     const kv = new KvModel(topology.kvPropagationMs);
     const relay = statsRelay();
     const wrappers = [kvWrapperWorker(kvService(kv, now)), statsWrapperWorker(relay)];
@@ -97,6 +126,16 @@ export async function startTiercacheSystem(
       LOG_SAMPLE: '0',
       ...tokens,
       ...options.config,
+      // The sim's entries' own bindings (bench/sim/r2/small-cache-*.ts), beside the configuration, which ignores them.
+      ...((small === undefined
+        ? {}
+        : {
+            SIM_EDGE_CACHE_BYTES: String(small.edgeBytes),
+            SIM_SHIELD_CACHE_BYTES: String(small.shieldBytes),
+            // The trace plays faster than it was written, and an hour's budget is not what the run measures: what the
+            // tier admits is.
+            R2_WRITES_PER_HOUR: String(SIM_R2_WRITES_PER_HOUR),
+          }) as RawConfig),
     };
     const clock = options.clock === undefined ? {} : { clock: options.clock };
     const shieldProcess = await startShieldProcess({
@@ -107,6 +146,7 @@ export async function startTiercacheSystem(
         bindings: { ...kvBinding({ location: SHIELD_LOCATION, isolate: 'shield' }), ...statsBinding() },
       },
       ...clock,
+      r2Tier,
     });
     stops.push(shieldProcess.stop);
     relay.setGateway(shieldProcess.statsGatewayUrl);
@@ -149,6 +189,7 @@ export async function startTiercacheSystem(
       purge: (path, at) => purgeAt(locationAt(locations, at), path, tokens.PURGE_TOKEN),
       operations: () => operations(kv, relay.requests(), isolates, performance.now() - startedAt),
       ...(endpoints === undefined ? {} : { endpoints: endpoints.counts }),
+      ...(r2Tier ? { r2: () => readR2Tally(shieldProcess.url) } : {}),
       async stats() {
         // Every isolate's batch is flushed SIM_FLUSH_MS after its last record (record-sinks.ts): wait for the last.
         await new Promise((resolve) => setTimeout(resolve, 2 * SIM_FLUSH_MS));
@@ -177,6 +218,13 @@ async function purgeAt(location: SimLocation, path: string, token: string): Prom
   });
   const text = await answer.text();
   if (!answer.ok) throw new Error(`purge of ${path} at ${location.name}: ${answer.status} ${text.slice(0, 300)}`);
+}
+
+/** What the shield's R2 tier did to its bucket (bench/sim/r2/r2-tally.ts), from the shield's process itself. */
+async function readR2Tally(shieldUrl: string): Promise<R2Tally> {
+  const answer = await fetch(new URL(R2_TALLY_PATH, shieldUrl));
+  if (!answer.ok) throw new Error(`the R2 tally: ${answer.status} ${(await answer.text()).slice(0, 300)}`);
+  return (await answer.json()) as R2Tally;
 }
 
 async function readStatsJson(location: SimLocation, token: string): Promise<unknown> {

@@ -32,7 +32,26 @@ export interface SimTopology {
    * that can use them (tiercache's ORIGIN_URL); absent: one endpoint.
    */
   endpoints?: SimEndpoints;
+  /**
+   * The R2 tier's run (`--r2-tier`): every location's and the shield's Cache API this small, evicting what was used
+   * longest ago (bench/sim/r2/bounded-caches.ts); `tiercache` with its R2 tier, `tiercache-no-r2` without. Absent: the
+   * Cache API as workerd keeps it (it never evicts), no R2 tier.
+   */
+  smallCaches?: SimSmallCaches;
 }
+
+/** The Cache API's size at each tier in the R2 tier's run, bytes. */
+export interface SimSmallCaches {
+  edgeBytes: number;
+  shieldBytes: number;
+}
+
+/**
+ * A location's Cache API of 8 MiB and the shield's of 16 MiB: a few percent of what the default trace asks (about 260 MB
+ * without its cold crowd; measured, 48 MiB at the shield evicted nothing that was asked again within the trace's 3
+ * minutes), so that what is not the hottest is evicted and asked for again, as at a busy location.
+ */
+export const SMALL_CACHES: SimSmallCaches = { edgeBytes: 8 * 2 ** 20, shieldBytes: 16 * 2 ** 20 };
 
 /** The origin reached at `count` endpoints, each over a link like the origin's; the first slow on some answers. */
 export interface SimEndpoints {
@@ -70,6 +89,7 @@ export interface TopologyOptions {
   latencyScale?: number;
   originBytesPerSec?: number;
   endpoints?: SimEndpoints;
+  smallCaches?: SimSmallCaches;
 }
 
 /** The default map with `locations` locations (default 6). */
@@ -93,6 +113,7 @@ export function defaultTopology(options: TopologyOptions = {}): SimTopology {
     isolatesPerLocation: options.isolatesPerLocation ?? 1,
     kvPropagationMs: options.kvPropagationMs ?? 60_000,
     ...(options.endpoints === undefined ? {} : { endpoints: options.endpoints }),
+    ...(options.smallCaches === undefined ? {} : { smallCaches: options.smallCaches }),
   };
 }
 

@@ -12,6 +12,7 @@ import { integer, nonEmpty, objectKey, oneOf, required } from './config-values.t
 import { type FillConfig, type MemoryConfig, parseLimits, type SlicingConfig } from './limits.ts';
 import { OBSERVABILITY_CONFIG_NAMES, type ObservabilityConfig, parseObservability } from './observability.ts';
 import { ORIGIN_BUDGET_CONFIG_NAMES, type OriginBudgetConfig, parseOriginBudget } from './origin-budget-config.ts';
+import { parseR2Tier, R2_TIER_CONFIG_NAMES, type R2TierConfig } from './r2-tier-config.ts';
 import { parseShieldUrl } from './shield-url.ts';
 import { parseSiteConfig, SITE_CONFIG_NAMES, type SiteConfig } from './site-config.ts';
 import { parseZonePurge, ZONE_PURGE_CONFIG_NAMES, type ZonePurgeConfig } from './zone-purge-config.ts';
@@ -109,6 +110,8 @@ export interface Config {
   admission: AdmissionConfig;
   /** The platform purge (zone-purge-config.ts): Cloudflare's API token and zone; undefined = the records alone. */
   zonePurge: ZonePurgeConfig | undefined;
+  /** The R2 tier's admission, prices and write budget (r2-tier-config.ts); it runs only where R2_TIER is bound. */
+  r2Tier: R2TierConfig;
 }
 
 /** The S3 settings of an S3 origin's configuration (parseConfig sets them for that kind, and only for it). */
@@ -163,6 +166,7 @@ export const CONFIG_NAMES = [
   ...OBSERVABILITY_CONFIG_NAMES,
   ...ADMISSION_CONFIG_NAMES,
   ...ZONE_PURGE_CONFIG_NAMES,
+  ...R2_TIER_CONFIG_NAMES,
 ] as const;
 export type ConfigName = (typeof CONFIG_NAMES)[number];
 
@@ -249,6 +253,7 @@ export function parseConfig(raw: RawConfig): Config {
     rules: problems.read(() => parseRules(raw.RULES), NO_RULES),
     admission: parseAdmission(raw, problems),
     zonePurge: parseZonePurge(raw, problems),
+    r2Tier: parseR2Tier(raw, problems),
   };
   problems.throwIfAny();
   return config;

@@ -1,5 +1,6 @@
 // A month's use (usage.ts) at the published prices (prices.ts), against the origin's egress (docs/costs.md):
-// a line per metered thing, what the plan includes of it, what is left to pay, and the totals.
+// a line per metered thing (R2's where the R2 tier is on), what the plan includes of it, what is left to pay, and the
+// totals.
 
 import type { MeteredPrice, PriceTable } from './prices.ts';
 import { MONTH_MS, scaledUsage, type Usage } from './usage.ts';
@@ -17,7 +18,10 @@ type CostItem =
   | 'KV write requests'
   | 'Analytics Engine data points'
   | 'Workers Logs ingested'
-  | 'Workers Logs stored';
+  | 'Workers Logs stored'
+  | 'R2 storage'
+  | 'R2 Class A operations'
+  | 'R2 Class B operations';
 
 export interface CostLine {
   item: CostItem;
@@ -96,6 +100,14 @@ export function costOf(usage: Usage, prices: PriceTable, options: { allowances?:
     line('Analytics Engine data points', month.analyticsDataPoints, 'points', prices.analyticsDataPoints),
     line('Workers Logs ingested', month.logsIngestedGb, 'GB', prices.logsIngestedGb),
     line('Workers Logs stored', month.logsStoredGbMonths, 'GB-months', prices.logsStoredGbMonths),
+    // The R2 tier's, where it is on: its bucket's storage, its puts and lists, its gets (egress from R2 is free).
+    ...(month.r2 === undefined
+      ? []
+      : [
+          line('R2 storage', month.r2.storageGbMonths, 'GB-months', prices.r2StorageGbMonths),
+          line('R2 Class A operations', month.r2.classA, 'requests', prices.r2ClassA),
+          line('R2 Class B operations', month.r2.classB, 'requests', prices.r2ClassB),
+        ]),
   ];
   const subscriptionUSD = allowances ? prices.subscription.usdPerMonth : 0;
   const platformUSD = subscriptionUSD + lines.reduce((sum, item) => sum + item.usd, 0);

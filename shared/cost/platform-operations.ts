@@ -78,3 +78,10 @@ export function operationsPerPeriod(
   const cycleMs = kind === 'reread' ? intervalMs + 1 / perMs : intervalMs + Math.exp(-perMs * intervalMs) / perMs;
   return Math.min(requests, (isolates * periodMs) / cycleMs);
 }
+
+/**
+ * How often a shield isolate with the R2 tier lists a page of its bucket to remove what expired (shield/r2/r2-sweep.ts):
+ * a minute, so 43,200 Class A list operations a month per isolate that sees traffic all month, ~$0.19 at $4.50 per
+ * million.
+ */
+export const R2_SWEEP_EVERY_MS = 60_000;

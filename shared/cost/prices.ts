@@ -1,5 +1,5 @@
-// The published prices the cost model charges (docs/costs.md): Cloudflare's Workers Paid plan and Storj's
-// egress, each price named once with the page it was read from and when.
+// The published prices the cost model charges (docs/costs.md): Cloudflare's Workers Paid plan, R2 (the R2 tier's) and
+// Storj's egress, each price named once with the page it was read from and when.
 
 /** When every price below was read from its page. */
 export const PRICES_READ_AT = '2026-12-01';
@@ -32,6 +32,12 @@ export interface PriceTable {
   analyticsDataPoints: MeteredPrice;
   logsIngestedGb: MeteredPrice;
   logsStoredGbMonths: MeteredPrice;
+  /** R2 Standard storage, per GB-month (10^9 bytes kept 30 days): the R2 tier's (shield/r2/). */
+  r2StorageGbMonths: MeteredPrice;
+  /** R2 Class A operations: a put, and a list (the R2 tier's sweep). */
+  r2ClassA: MeteredPrice;
+  /** R2 Class B operations: a get, a head. */
+  r2ClassB: MeteredPrice;
   /** The origin's egress, USD per TB (10^12 bytes). */
   originEgressPerTB: { usd: number; source: string };
 }
@@ -41,6 +47,7 @@ const DURABLE_OBJECTS = 'https://developers.cloudflare.com/durable-objects/platf
 const KV = 'https://developers.cloudflare.com/kv/platform/pricing/';
 const ANALYTICS = 'https://developers.cloudflare.com/analytics/analytics-engine/pricing/';
 const OBSERVABILITY = 'https://developers.cloudflare.com/observability/pricing/';
+const R2 = 'https://developers.cloudflare.com/r2/pricing/';
 const STORJ = 'https://storj.dev/dcs/pricing';
 const MILLION = 1_000_000;
 
@@ -78,6 +85,12 @@ export const PUBLISHED_PRICES: PriceTable = {
   // cycle" ingested, "$0.25 per GB"; "12 GB-month per billing cycle" stored, "$0.10 per GB-month".
   logsIngestedGb: { usd: 0.25, per: 1, includedPerMonth: 50, source: OBSERVABILITY },
   logsStoredGbMonths: { usd: 0.1, per: 1, includedPerMonth: 12, source: OBSERVABILITY },
+  // Standard storage: "$0.015 / GB-month", free tier "10 GB-month / month"; "Class A Operations | $4.50 / million
+  // requests" (PutObject, ListObjects), "1 million requests / month" free; "Class B Operations | $0.36 / million
+  // requests" (GetObject, HeadObject), "10 million requests / month" free. DeleteObject is free; egress is free.
+  r2StorageGbMonths: { usd: 0.015, per: 1, includedPerMonth: 10, source: R2 },
+  r2ClassA: { usd: 4.5, per: MILLION, includedPerMonth: MILLION, source: R2 },
+  r2ClassB: { usd: 0.36, per: MILLION, includedPerMonth: 10 * MILLION, source: R2 },
   // "$7.00 per TB for egress" ($0.007 per GB), the price since 2026-07-01.
   originEgressPerTB: { usd: 7, source: STORJ },
 };

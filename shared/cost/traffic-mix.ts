@@ -15,7 +15,7 @@ import {
   refreshOperations,
   tierLoads,
 } from './refresh-design.ts';
-import { MONTH_MS, type Operations, type Traffic, type Usage, usageOf, type Volume } from './usage.ts';
+import { MONTH_MS, type Operations, type R2Traffic, type Traffic, type Usage, usageOf, type Volume } from './usage.ts';
 
 const MIB = 1024 * 1024;
 
@@ -51,6 +51,18 @@ export interface TrafficMix {
    * what Cloudflare's cache in front of the origin can never serve (alternatives.ts). tiercache caches them as slices.
    */
   overCacheLimitShare: number;
+  /** The R2 tier behind the shield (docs/costs.md "The R2 tier"); absent: off. */
+  r2?: R2Mix;
+}
+
+/** What the R2 tier does for a mix. */
+export interface R2Mix {
+  /** Of the shield's misses, the share R2 answers from what it keeps. */
+  hitRatio: number;
+  /** Bytes it keeps, on average over the month. */
+  storedBytes: number;
+  /** Of what it fetches from the origin, the share its admission keeps (a put each). */
+  writeShare: number;
 }
 
 export type { Intervals };
@@ -72,6 +84,7 @@ export function mixTraffic(mix: TrafficMix): Traffic {
   const shieldHits = shieldRequests * clamp(mix.shieldHitRatio);
   const volume = (requests: number, bytesEach: number): Volume => ({ requests, bytes: requests * bytesEach });
   const shieldMisses = volume(shieldRequests - shieldHits, askedBytes);
+  const r2 = mix.r2 === undefined ? undefined : r2Traffic(mix.r2, shieldMisses, sliced, mix.isolates.shield);
   return {
     periodMs: MONTH_MS,
     edge: {
@@ -83,12 +96,31 @@ export function mixTraffic(mix: TrafficMix): Traffic {
     shield: { hits: volume(shieldHits, askedBytes), misses: shieldMisses, other: volume(0, 0) },
     sliceRequests: sliced ? shieldRequests : 0,
     slicedShare: sliced ? 1 : 0,
-    originBytes: shieldMisses.bytes,
+    // Behind the R2 tier, what it missed; else every miss of the shield's.
+    originBytes: r2 === undefined ? shieldMisses.bytes : r2.misses.bytes,
     // The purge requests, one batch each however many targets it names; the writes the design adds to each (the head,
     // the snapshots) are refreshOperations'.
     purgeWrites: mix.purgesPerMonth,
     logSample: mix.logSample,
     analytics: mix.analytics,
+    ...(r2 === undefined ? {} : { r2 }),
+  };
+}
+
+/**
+ * The R2 tier asked for every miss of the shield's: what it answers, what it fetches and keeps; a slice's lookup is two
+ * gets (its object's manifest, then the slice), a whole object's one.
+ */
+function r2Traffic(mix: R2Mix, shieldMisses: Volume, sliced: boolean, isolates: number): R2Traffic {
+  const share = clamp(mix.hitRatio);
+  const misses = shieldMisses.requests * (1 - share);
+  return {
+    hits: { requests: shieldMisses.requests * share, bytes: shieldMisses.bytes * share },
+    misses: { requests: misses, bytes: shieldMisses.bytes * (1 - share) },
+    lookups: shieldMisses.requests * (sliced ? 2 : 1),
+    writes: misses * clamp(mix.writeShare),
+    storedBytes: Math.max(0, mix.storedBytes),
+    isolates,
   };
 }
 

@@ -15,6 +15,7 @@ import {
   DURABLE_OBJECT_GB,
   LOG_EVENT_BYTES,
   LOG_RETENTION_DAYS,
+  R2_SWEEP_EVERY_MS,
   STATS_OBJECT_ACTIVE_MS,
   SUBREQUESTS,
 } from './platform-operations.ts';
@@ -71,6 +72,24 @@ export interface Traffic {
   logSample: number;
   /** Whether the tiers write to Analytics Engine (one point per counted request per tier). */
   analytics: boolean;
+  /** The R2 tier behind the shield (shield/r2/), where it is on; absent: off. */
+  r2?: R2Traffic;
+}
+
+/** What the R2 tier did over the period: the shield's misses it answered and those it fetched, what it kept. */
+export interface R2Traffic {
+  /** The shield's misses answered from R2. */
+  hits: Volume;
+  /** The shield's misses R2 did not hold, fetched from the origin (originBytes counts them). */
+  misses: Volume;
+  /** Gets made to answer both: a whole object's entry, or a slice's and its object's manifest. */
+  lookups: number;
+  /** Puts of what it admitted. */
+  writes: number;
+  /** Bytes it kept, on average over the period. */
+  storedBytes: number;
+  /** Shield isolates walking its index (a list a minute each: R2_SWEEP_EVERY_MS). */
+  isolates: number;
 }
 
 /**
@@ -111,6 +130,17 @@ export interface Usage {
   /** Bytes the edge sent: what the origin would have sent without tiercache. */
   servedBytes: number;
   originBytes: number;
+  /** The R2 tier's operations and storage, where it is on. */
+  r2?: R2Usage;
+}
+
+/** What the R2 tier uses of R2 (developers.cloudflare.com/r2/pricing/): Class A and B operations, GB-months kept. */
+interface R2Usage {
+  /** Puts and lists. */
+  classA: number;
+  /** Gets. */
+  classB: number;
+  storageGbMonths: number;
 }
 
 export function usageOf(traffic: Traffic, operations: Operations): Usage {
@@ -143,6 +173,17 @@ export function usageOf(traffic: Traffic, operations: Operations): Usage {
     logsStoredGbMonths: logsIngestedGb * (LOG_RETENTION_DAYS / 30),
     servedBytes: edge.memoryHits.bytes + edge.cacheHits.bytes + edge.misses.bytes + edge.other.bytes,
     originBytes: traffic.originBytes + (traffic.hedges?.bytes ?? 0) + (traffic.prefetches?.bytes ?? 0),
+    ...(traffic.r2 === undefined ? {} : { r2: r2UsageOf(traffic.r2, traffic.periodMs) }),
+  };
+}
+
+/** The R2 tier's use: its lookups, a put per admission, a list a minute per isolate. */
+function r2UsageOf(r2: R2Traffic, periodMs: number): R2Usage {
+  const months = periodMs / MONTH_MS;
+  return {
+    classA: r2.writes + r2.isolates * (periodMs / R2_SWEEP_EVERY_MS),
+    classB: r2.lookups,
+    storageGbMonths: (r2.storedBytes / 1e9) * months,
   };
 }
 
@@ -166,6 +207,15 @@ export function scaledUsage(usage: Usage, factor: number): Usage {
     logsStoredGbMonths: scale(usage.logsStoredGbMonths),
     servedBytes: scale(usage.servedBytes),
     originBytes: scale(usage.originBytes),
+    ...(usage.r2 === undefined
+      ? {}
+      : {
+          r2: {
+            classA: scale(usage.r2.classA),
+            classB: scale(usage.r2.classB),
+            storageGbMonths: scale(usage.r2.storageGbMonths),
+          },
+        }),
   };
 }
 

@@ -5,6 +5,7 @@
 import { meteredUpstream, type RequestMeter } from '../observe/request-meter.ts';
 import type { PurgeRecord } from '../purge/purge-rules.ts';
 import type { RequestTarget } from '../request/request-target.ts';
+import type { AppliedRules } from '../rules/rules.ts';
 import { type HealingPolicy, healingUpstream } from './healing-upstream.ts';
 import { type HopLog, loggedUpstream } from './hop-log.ts';
 import type { HopCalls, Upstream } from './ports.ts';
@@ -27,6 +28,11 @@ export interface ReadAsk {
   watermarks: PurgeWatermarks;
   /** Hears each answer's head as it arrives (hop-log.ts): what the next hop did for this request. */
   hops: HopLog;
+  /**
+   * The rules matching the request at this tier (shared/rules/), for a tier behind it in the same isolate to read the
+   * object by (tier-hop.ts); absent: none (a hop that reads no rules of its own: the origin, the shield over HTTP).
+   */
+  rules?: AppliedRules | undefined;
 }
 
 /**

@@ -28,7 +28,7 @@ import { withKnownLength } from './held-until-whole.ts';
 import type { ObjectRead, UpstreamAnswer, Validators } from './ports.ts';
 import type { Resolved, SlicedObject, WholeObject } from './resolved.ts';
 import { type Storing, withKnownStored } from './stored-report.ts';
-import type { Storable, StoredEntry } from './tier-cache.ts';
+import { admits, type Storable, type StoredEntry } from './tier-cache.ts';
 import { placeVariant } from './variant-place.ts';
 
 /** What a fill produced, and the promise of its stores (settled when done or skipped). */
@@ -255,13 +255,9 @@ function refresh(
   }
   let body = held.body;
   let stored: Promise<boolean> | undefined;
-  if (body !== null && entry !== undefined) {
-    ({ body, stored } = storeWhileServing(
-      read,
-      { status: held.status, headers, meta: entry, retention: keep, length: held.length },
-      body,
-    ));
-  }
+  const renewed = entry && { status: held.status, headers, meta: entry, retention: keep, length: held.length };
+  if (body !== null && renewed !== undefined && admits(read.cache, read.key, renewed))
+    ({ body, stored } = storeWhileServing(read, renewed, body));
   const whole: WholeObject = { kind: 'whole', status: held.status, headers, body, age, report, originAt, entry };
   const storing = held.length === undefined || stored === undefined ? undefined : { length: held.length, stored };
   return { resolved: whole, stored: stored ?? Promise.resolve(), storing };
@@ -282,11 +278,14 @@ function storeWhole(
   const keep = verdict.store ? retention(verdict.lifetime, age, verdict.stale) : 0;
   // A 204 has no content to stream (RFC 9110 §15.3.5) but is stored like any other (§15.1: heuristically cacheable).
   const contentless = response.body === null && response.status === 204;
+  const length = declaredLength(headers);
+  // Kept only where the store admits it (TierCache.admits): else streamed at its client's pace, as one not storable.
   const placed =
-    meta !== undefined && (response.body !== null || contentless)
+    meta !== undefined &&
+    (response.body !== null || contentless) &&
+    admits(read.cache, read.key, { status: response.status, headers, meta, retention: keep, length })
       ? placeVariant(read, response.status, headers, meta, keep)
       : undefined;
-  const length = declaredLength(headers);
   const kept =
     meta === undefined || placed === undefined
       ? undefined

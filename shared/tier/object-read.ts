@@ -88,6 +88,10 @@ async function revalidate(
     });
   }
   if (outcome instanceof HttpError) throw outcome;
+  // A disconnection the tier behind reported (its member's detail) is said in this tier's own member too: the tier in
+  // front, revalidating its own copy through this one, judges by this tier's member alone (RFC 9111 §4.2.4).
+  if (disconnected && outcome.kind === 'whole' && outcome.report.detail === undefined && read.nextMember !== undefined)
+    outcome.report.detail = memberDetail(outcome.headers.get('cache-status'), read.nextMember);
   // The held body is needed only when the answer was 304 (fill re-stored it); otherwise let it go.
   if (outcome.report.fwdStatus !== 304) void entry.body?.cancel().catch(() => undefined);
   return outcome;

@@ -18,6 +18,17 @@ export interface TierCache {
   match(request: Request): Promise<Response | undefined>;
   put(request: Request, response: Response): Promise<void>;
   delete(request: Request): Promise<boolean>;
+  /**
+   * Whether a put of `entry` at `key` would be kept: a store that keeps only what it admits (the R2 tier's,
+   * shield/r2/r2-admitted.ts); absent, everything is. Asked before a body is streamed into a put, so that a reader of
+   * it is never let go of to read back from the store what was never kept (fill.ts).
+   */
+  admits?(key: string, entry: Omit<Storable, 'body'>): boolean;
+}
+
+/** Whether `cache` would keep a put of `entry` at `key` (TierCache.admits). */
+export function admits(cache: TierCache, key: string, entry: Omit<Storable, 'body'>): boolean {
+  return cache.admits?.(key, entry) !== false;
 }
 
 export interface StoredEntry {

@@ -6,6 +6,7 @@
 
 import type { Clock } from '../clock/clock.ts';
 import type { Config } from '../config/config.ts';
+import { ORIGIN_AT_HEADER } from '../hop/hop-fields.ts';
 import { wholeMeansAnotherVersion } from '../hop/slice-check.ts';
 import { memberParams } from '../http/cache-status.ts';
 import { ClientGone, NextHopFailed, VersionChanged } from '../http/errors.ts';
@@ -15,6 +16,7 @@ import type { PurgeKv } from '../purge/purge-kv.ts';
 import { purgedBy } from '../purge/purge-rules.ts';
 import { isolatePurges } from '../purge/purge-store.ts';
 import { softPurgedAt } from '../purge/soft-purge.ts';
+import type { RequestTarget } from '../request/request-target.ts';
 import { markObject, type ObjectMeta, representationHeaders } from '../slices/object-meta.ts';
 import { type SliceSpan, sliceCount } from '../slices/slice-plan.ts';
 import type { TierName } from '../tiers/tiers.ts';
@@ -24,7 +26,14 @@ import { withHopReport, withUnasked } from './hop-report.ts';
 import { hopUpstream, type NextHop, type ReadAsk } from './next-hop.ts';
 import { headObject } from './object-head.ts';
 import { resolveObject } from './object-read.ts';
-import { type ObjectRead, readPolicy, type SliceAsk, type UpstreamAnswer, type Validators } from './ports.ts';
+import {
+  type ObjectRead,
+  readPolicy,
+  type SliceAsk,
+  type Upstream,
+  type UpstreamAnswer,
+  type Validators,
+} from './ports.ts';
 import { cancelPrefetched, isCurrent, type SlicedObject } from './resolved.ts';
 import { readObjectSlices } from './slice-reader/reader.ts';
 import { exactly, spanBody, wantedSlices } from './span-cut.ts';
@@ -59,7 +68,7 @@ export function tierHop<Health>(tier: HopTier, next: NextHop<Health>): NextHop<H
       slices: (span, pinned, sliceAsk = {}) => answerSpan(tier, next, ask, span, pinned, sliceAsk),
       async head(signal) {
         const started = tier.clock.now();
-        return headObject(await openRead(tier, next, ask, signal, false), tier.name, started);
+        return headObject(await openRead(tier, next, ask, signal), tier.name, started);
       },
     }),
     healing: healingBehind(next.healing),
@@ -70,13 +79,21 @@ export function tierHop<Health>(tier: HopTier, next: NextHop<Health>): NextHop<H
   };
 }
 
+/**
+ * Where the tier named `name` keeps the object `target` names for the client's `host` (its bucket): the key of its
+ * manifest or whole entry, its slices' keys made from it (shared/slices/slice-plan.ts sliceKey).
+ */
+export function hopTierKey(name: TierName, host: string, target: Pick<RequestTarget, 'path' | 'query'>): string {
+  return `https://${name}.tiercache.internal/${encodeURIComponent(host)}${target.path}${target.query}`;
+}
+
 /** One read at this tier, for one ask of the tier in front: keyed by the client's host (its bucket) and the target. */
 async function openRead(
   tier: HopTier,
   next: NextHop,
   ask: ReadAsk,
   signal: AbortSignal | undefined,
-  revalidating: boolean,
+  front?: Validators,
 ): Promise<ObjectRead & { hops: HopLog }> {
   // The client in front has gone: nothing is looked up or asked for it, as a fetch on an aborted signal rejects.
   if (signal?.aborted === true) throw new ClientGone();
@@ -88,17 +105,18 @@ async function openRead(
   return {
     hops,
     cache: tier.cache,
-    key: `https://${tier.name}.tiercache.internal/${encodeURIComponent(host)}${path}`,
+    key: hopTierKey(tier.name, host, target),
     selecting: ask.client,
-    ...readPolicy(tier.config, tier.clock),
+    // The rules the tier in front matched (its freshness and stale windows), as every tier reads the same RULES.
+    ...readPolicy(tier.config, tier.clock, ask.rules),
     waitUntil: (promise) => tier.meter.hold(promise),
-    upstream: hopUpstream(next, { ...ask, hops }, tier.meter),
+    upstream: withFrontValidators(hopUpstream(next, { ...ask, hops }, tier.meter), front),
     nextMember: next.member,
     purged: purgedBy(list, path, watermarks.purgedAt?.()),
     softPurgedAt: softPurgedAt(list, path, watermarks.softPurgedAt?.()),
     ...(signal !== undefined ? { signal } : {}),
     // The tier in front revalidating its copy: never confirmed with a stale one of this tier's.
-    noStale: revalidating,
+    noStale: front !== undefined,
   };
 }
 
@@ -112,17 +130,33 @@ async function answerSpan(
   { validators, from, signal }: SliceAsk,
 ): Promise<UpstreamAnswer> {
   const started = tier.clock.now();
-  const read = await openRead(tier, next, ask, signal, validators !== undefined);
-  const resolved = await resolveObject(read, span.first);
+  const read = await openRead(tier, next, ask, signal, validators);
+  const resolved = await resolveObject(read, span.first).catch((error: unknown) => {
+    if (!(error instanceof FrontCopyCurrent)) throw error;
+    return error;
+  });
+  if (resolved instanceof FrontCopyCurrent) {
+    const headers = representationHeaders(resolved.response.headers);
+    const report = { fwd: 'uri-miss' as const, fwdStatus: 304 };
+    const answer = tierAnswer(tier.name, 304, headers, null, {
+      age: 0,
+      report,
+      durationMs: tier.clock.now() - started,
+    });
+    return { kind: 'not-modified', response: answer };
+  }
   const report = { age: resolved.age, report: resolved.report, durationMs: tier.clock.now() - started };
   if (validators !== undefined && isCurrent(resolved, validatorConditions(validators))) {
     await (resolved.kind === 'whole' ? resolved.body?.cancel() : cancelPrefetched(resolved));
-    const headers = representationHeaders(resolved.kind === 'whole' ? resolved.headers : resolved.meta.headers);
+    const headers = fromOriginAt(
+      representationHeaders(resolved.kind === 'whole' ? resolved.headers : resolved.meta.headers),
+      resolved.originAt,
+    );
     return { kind: 'not-modified', response: tierAnswer(tier.name, 304, headers, null, report) };
   }
   if (resolved.kind === 'whole') {
     if (pinned !== undefined) return notTheSlice(resolved.status, resolved.body, pinned);
-    const headers = new Headers(resolved.headers);
+    const headers = fromOriginAt(new Headers(resolved.headers), resolved.originAt);
     return { kind: 'whole', response: tierAnswer(tier.name, resolved.status, headers, resolved.body, report) };
   }
   const { meta } = resolved;
@@ -132,7 +166,7 @@ async function answerSpan(
   }
   if (!resolved.inRange || span.first >= sliceCount(meta.size, meta.sliceSize)) {
     void cancelPrefetched(resolved);
-    const headers = markObject(new Headers(meta.headers), meta);
+    const headers = fromOriginAt(markObject(new Headers(meta.headers), meta), resolved.originAt);
     headers.set('content-range', unsatisfiedRange(meta.size));
     const response = tierAnswer(tier.name, 416, headers, null, report);
     return { kind: 'beyond', meta: described(meta, response), response };
@@ -166,7 +200,7 @@ async function spanAnswer(
   // The next tier's member for this read's slices, folded as the edge folds the shield's (hop-report.ts).
   const missed = sliceRead.checked - sliceRead.hits;
   const headers = withHopReport(
-    markObject(new Headers(meta.headers), meta),
+    fromOriginAt(markObject(new Headers(meta.headers), meta), resolved.originAt),
     withUnasked(read.hops.report(), missed),
     read.hops.cache,
   );
@@ -190,6 +224,45 @@ async function spanAnswer(
  */
 function described(meta: ObjectMeta, response: Response): ObjectMeta {
   return { ...meta, headers: representationHeaders(response.headers) };
+}
+
+/**
+ * `headers` saying when the bytes answered came from the origin, as the shield tells the edge (shield/slice-answer.ts):
+ * the tier in front stores them with that time, so a purge made since finds them there too, however long this tier
+ * held them (shared/hop/hop-fields.ts ORIGIN_AT_HEADER).
+ */
+function fromOriginAt(headers: Headers, originAt: number): Headers {
+  headers.set(ORIGIN_AT_HEADER, String(Math.round(originAt)));
+  return headers;
+}
+
+/** This tier's next hop said the copy of the tier in front is current: its 304, out of this tier's read. */
+class FrontCopyCurrent extends Error {
+  readonly response: Response;
+
+  constructor(response: Response) {
+    super('the copy of the tier in front is current');
+    this.response = response;
+  }
+}
+
+/**
+ * `upstream` for a read the tier in front makes to revalidate its copy (`front`, its validators): an ask this tier
+ * makes without validators of its own (it holds nothing of the object to revalidate with) carries the front's instead,
+ * as a cache forwards a conditional request it cannot answer itself (RFC 9111 §4.3.2), so that a current copy costs the
+ * next hop a 304 rather than the whole body; that 304 ends this tier's read (FrontCopyCurrent), nothing stored.
+ */
+function withFrontValidators(upstream: Upstream, front: Validators | undefined): Upstream {
+  if (front === undefined) return upstream;
+  return {
+    ...upstream,
+    async slices(span, pinned, sliceAsk = {}) {
+      if (sliceAsk.validators !== undefined || pinned !== undefined) return upstream.slices(span, pinned, sliceAsk);
+      const answer = await upstream.slices(span, pinned, { ...sliceAsk, validators: front });
+      if (answer.kind === 'not-modified') throw new FrontCopyCurrent(answer.response);
+      return answer;
+    },
+  };
 }
 
 /** The tier in front's validators as the conditions of a revalidation (RFC 9111 §4.3.1). */

@@ -162,7 +162,7 @@ async function answerObject(
     waitUntil: (promise) => meter.hold(promise),
     upstream: hopUpstream(
       next,
-      { target, host: route.host, client: route.client, watermarks: verdicts.watermarks, hops },
+      { target, host: route.host, client: route.client, watermarks: verdicts.watermarks, hops, rules },
       meter,
     ),
     nextMember: next.member,

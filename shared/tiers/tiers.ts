@@ -1,9 +1,12 @@
-// The tiers, listed once, nearest the client first: each one's name (stats, logs, Server-Timing), its Cache API
-// namespace and its RFC 9211 Cache-Status member. Adding a tier is adding an entry here plus its adapter.
+// The tiers, listed once, nearest the client first: each one's name (stats, logs, Server-Timing), where it keeps its
+// entries (a Cache API namespace; the R2 tier's are objects of its bucket, under this prefix) and its RFC 9211
+// Cache-Status member. Adding a tier is adding an entry here plus its adapter.
 
 export const TIERS = [
   { name: 'edge', cacheName: 'tiercache-edge', statusMember: 'tiercache-edge' },
   { name: 'shield', cacheName: 'tiercache-shield', statusMember: 'tiercache-shield' },
+  // Behind the shield, in front of the origin, only where an R2 bucket is bound (shield/r2/README.md).
+  { name: 'r2', cacheName: 'tiercache-r2', statusMember: 'tiercache-r2' },
 ] as const;
 
 export type Tier = (typeof TIERS)[number];

@@ -129,6 +129,20 @@ describe('npm run cost', () => {
     expect(estimate.originEgressUSD).toBeCloseTo(400 * 0.1 * 0.2, 6);
   });
 
+  it("takes the R2 tier: its share of the shield's misses, what it keeps, what it puts; its lines in the bill", () => {
+    const argv = ['--bytes', '100TB', '--response', '16MiB', '--slice', '8MiB', '--hit-ratio', '0.9'];
+    const { code, out } = run([...argv, '--shield-hit-ratio', '0.3', '--r2-hit-ratio', '0.7', '--r2-stored', '1TB']);
+    expect(code).toBe(0);
+    expect(out).toContain("R2 70.0% of the shield's misses, keeping 1.00 TB, 100.0% of its fetches put");
+    expect(out).toMatch(/\n {2}R2 storage +1,000 GB-months +10 +\$14\.85\n/);
+    expect(out).toMatch(/\n {2}R2 Class A operations +[\d,]+ requests +1,000,000 +\$/);
+    expect(out).toMatch(/\n {2}R2 Class B operations +[\d,]+ requests +10,000,000 +\$/);
+    expect(run(argv).out).not.toMatch(/\n {2}R2 /);
+    const alone = run([...argv, '--r2-stored', '1TB']);
+    expect(alone.code).toBe(2);
+    expect(alone.err).toMatch(/^--r2-stored and --r2-write-share describe the R2 tier: give --r2-hit-ratio too/);
+  });
+
   it("compares the month with what a Storj user has: the origin alone and Cloudflare's cache in front, and says what each caches", () => {
     const { code, out } = run([]);
     expect(code).toBe(0);
@@ -231,6 +245,20 @@ describe('npm run cost', () => {
 describe('docs/costs.md', () => {
   it('holds the default month exactly as `npm run cost -- --markdown` prints it', () => {
     expect(DOC).toContain(run(['--markdown']).out);
+  });
+
+  it("holds the R2 tier's two months, where it pays and where it does not, exactly as `npm run cost` prints them", () => {
+    const slices = ['--response', '16MiB', '--slice', '8MiB', '--hit-ratio', '0.9', '--r2-write-share', '0.3'];
+    const pays = ['--bytes', '100TB', '--shield-hit-ratio', '0.3', '--r2-hit-ratio', '0.7', '--r2-stored', '1TB'];
+    const video = ['--bytes', '50TB', '--shield-hit-ratio', '0.8', '--over-512mb-share', '0.8'];
+    const notPays = [...video, '--r2-hit-ratio', '0.6', '--r2-stored', '2TB'];
+    for (const month of [pays, notPays]) expect(DOC).toContain(run([...month, ...slices, '--markdown']).out);
+    const total = (argv: string[]) => /\| with tiercache \| (\$[\d.,]+) \|/.exec(run([...argv, '--markdown']).out)?.[1];
+    const without = (argv: string[]) =>
+      argv.filter((flag, at) => !flag.startsWith('--r2') && !argv[at - 1]?.startsWith('--r2'));
+    // The prose's totals without the tier are what the model prints.
+    expect(DOC).toContain(`Without the tier the same month is ${total(without([...pays, ...slices]))} with tiercache`);
+    expect(DOC).toContain(`against ${total(without([...notPays, ...slices]))} without it`);
   });
 
   it('holds the three example months exactly as `npm run cost -- --examples --markdown` prints them', () => {

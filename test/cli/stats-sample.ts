@@ -5,6 +5,7 @@
 import type { Outcome } from '../../shared/stats/record.ts';
 import { DEFAULT_COST_DEPLOYMENT, windowCost } from '../../shared/stats/stats-cost.ts';
 import type { MinuteStats, StatsJson, TierStats, Totals } from '../../shared/stats/stats-json.ts';
+import type { TierName } from '../../shared/tiers/tiers.ts';
 
 function totals(requests: number, bytesSent: number, bytesFromNextHop = 0, bytesFromOrigin = 0, ttfbMsSum = 0): Totals {
   return {
@@ -43,31 +44,36 @@ const SHIELD_OUTCOMES: Record<Outcome, Totals> = {
 const MINUTE_MS = 60_000;
 const LAST_MINUTE = Date.parse('2026-01-30T10:15:00.000Z');
 
+/** A minute without traffic at a tier (the R2 tier's, off in this sample, every minute). */
+const IDLE = { requests: 0, hits: 0, bytesSent: 0, bytesFromNextHop: 0 };
+
 /** 60 minutes, 09:16 to 10:15; traffic in the last three. */
 function minutes(): MinuteStats[] {
   const busy: Record<number, MinuteStats['tiers']> = {
     57: {
       edge: { requests: 200, hits: 150, bytesSent: 600_000_000, bytesFromNextHop: 100_000_000 },
       shield: { requests: 50, hits: 5, bytesSent: 100_000_000, bytesFromNextHop: 95_000_000 },
+      r2: IDLE,
     },
     58: {
       edge: { requests: 400, hits: 350, bytesSent: 1_200_000_000, bytesFromNextHop: 120_000_000 },
       shield: { requests: 50, hits: 5, bytesSent: 120_000_000, bytesFromNextHop: 115_000_000 },
+      r2: IDLE,
     },
     59: {
       edge: { requests: 600, hits: 550, bytesSent: 1_700_000_000, bytesFromNextHop: 200_000_000 },
       shield: { requests: 50, hits: 10, bytesSent: 200_000_000, bytesFromNextHop: 190_000_000 },
+      r2: IDLE,
     },
   };
-  const idle = { requests: 0, hits: 0, bytesSent: 0, bytesFromNextHop: 0 };
   return Array.from({ length: 60 }, (_, i) => ({
     minute: new Date(LAST_MINUTE - (59 - i) * MINUTE_MS).toISOString(),
-    tiers: busy[i] ?? { edge: idle, shield: idle },
+    tiers: busy[i] ?? { edge: IDLE, shield: IDLE, r2: IDLE },
   }));
 }
 
 export function statsSample(): StatsJson {
-  const tiers: Record<'edge' | 'shield', TierStats> = {
+  const tiers: Record<TierName, TierStats> = {
     edge: {
       totals: totals(1200, 3_500_000_000, 420_000_000, 400_000_000, 3840),
       hitRatio: 0.875,
@@ -82,16 +88,32 @@ export function statsSample(): StatsJson {
       ttfbMsMean: 41,
       outcomes: SHIELD_OUTCOMES,
     },
+    // The R2 tier is off in this sample: nothing counted.
+    r2: {
+      totals: totals(0, 0),
+      hitRatio: 0,
+      byteHitRatio: 0,
+      ttfbMsMean: 0,
+      outcomes: {
+        hit: totals(0, 0),
+        miss: totals(0, 0),
+        stale: totals(0, 0),
+        revalidated: totals(0, 0),
+        collapsed: totals(0, 0),
+        bypass: totals(0, 0),
+        error: totals(0, 0),
+      },
+    },
   };
   // Two isolates at each tier flushing every 5 s for the hour, each re-reading the purge list as often and reading one
   // purge batch too large for its key's metadata; the shield hedged a few late first bytes.
   const operations = {
-    flushes: { edge: 1440, shield: 1440 },
+    flushes: { edge: 1440, shield: 1440, r2: 0 },
     rowsRead: 8640,
     rowsWritten: 5760,
-    kvLists: { edge: 1440, shield: 1440 },
+    kvLists: { edge: 1440, shield: 1440, r2: 0 },
     kvWrites: 2,
-    kvReads: { edge: 2, shield: 2 },
+    kvReads: { edge: 2, shield: 2, r2: 0 },
     hedges: { hedgesStarted: 12, hedgesWon: 9, hedgesLost: 3, hedgeBytes: 786_432 },
     prefetches: {
       prefetched: 40,

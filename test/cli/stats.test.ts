@@ -236,6 +236,7 @@ describe('renderStats', () => {
       'Tiers',
       'Outcomes at the edge',
       'Outcomes at the shield',
+      'Outcomes at the r2',
       'Egress (origin priced at $7.00 per TB)',
       'Cost, a month at this rate (prices read 2026-12-01; docs/costs.md)',
       'Requests per minute, the last 10 (UTC)',
@@ -274,6 +275,8 @@ describe('renderStats', () => {
         '  ------  --------  ---------  --------------  ---------  ----------',
         '  edge       1,200      87.5%           88.0%     3.2 ms     3.50 GB',
         '  shield       150      13.3%            4.7%    41.0 ms      420 MB',
+        // Off in the sample: a line all the same, counting nothing.
+        '  r2             0       0.0%            0.0%     0.0 ms         0 B',
       ].join('\n'),
     );
   });

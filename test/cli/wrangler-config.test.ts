@@ -90,6 +90,13 @@ describe('the deployed configuration', () => {
     expect(shield).not.toHaveProperty('services');
   });
 
+  it('binds the R2 tier its bucket at the shield alone where the settings name one (R2_TIER), and none by default', () => {
+    expect(shield).not.toHaveProperty('r2_buckets');
+    const withR2 = wranglerConfigs({ ...deployed, shield: { ...deployed.shield, r2Bucket: 'tiercache-r2' } });
+    expect(withR2.shield.r2_buckets).toEqual([{ binding: 'R2_TIER', bucket_name: 'tiercache-r2' }]);
+    expect(withR2.edge).not.toHaveProperty('r2_buckets');
+  });
+
   it('binds one PURGES namespace in both, the id the deploy recorded, or a placeholder until it has', () => {
     const unset = wranglerConfigs({ ...settings, purgesNamespaceId: '' });
     expect(unset.edge.kv_namespaces).toEqual([{ binding: 'PURGES', id: UNSET_KV_ID }]);

@@ -52,6 +52,8 @@ export async function startFixture(
     edgeCache?: boolean;
     /** A second location in a workerd process of its own (Stack.secondLocationUrl; local/location.ts). */
     secondLocation?: WorkersOptions['secondLocation'];
+    /** The R2 tier behind the shield, on Miniflare's R2 (WorkersOptions.r2Tier). */
+    r2Tier?: boolean;
   } = {},
 ): Promise<Fixture> {
   const origin = await startS3Origin();
@@ -74,6 +76,7 @@ export async function startFixture(
     ...(options.secondEdge ? { secondEdge: true } : {}),
     ...(options.edgeCache === false ? { edgeCache: false } : {}),
     ...(options.secondLocation !== undefined ? { secondLocation: options.secondLocation } : {}),
+    ...(options.r2Tier === true ? { r2Tier: true } : {}),
   });
   return {
     origin,

@@ -40,6 +40,17 @@ describe('npm run sim flags', () => {
     expect(parseSimFlags(['--systems', 'tiercache-no-prefetch']).systems).toEqual(['tiercache-no-prefetch']);
   });
 
+  it('runs tiercache on small caches without its R2 tier, with it, and keeping all, for --r2-tier, no crowd', () => {
+    expect(parseSimFlags(['--r2-tier'])).toMatchObject({
+      r2Tier: true,
+      systems: ['tiercache-no-r2', 'tiercache', 'tiercache-r2-all'],
+      crowd: false,
+    });
+    expect(parseSimFlags([])).toMatchObject({ r2Tier: false });
+    expect(parseSimFlags(['--r2-tier', '--systems', 'tiercache']).systems).toEqual(['tiercache']);
+    expect(parseSimFlags(['--systems', 'tiercache-no-r2']).systems).toEqual(['tiercache-no-r2']);
+  });
+
   it('reads each flag, as `--flag value` or `--flag=value`', () => {
     expect(
       parseSimFlags([

@@ -12,6 +12,7 @@ import { type CrowdCost, crowdCost } from './crowd.ts';
 import { type EndpointSummary, endpointSummary } from './endpoint-summary.ts';
 import { type FirstByteRow, firstByteRows } from './first-bytes.ts';
 import { type HedgePairs, hedgePairs } from './hedge-pairs.ts';
+import { type R2Summary, r2Summary } from './r2-summary.ts';
 import { uniqueRequestedBytes } from './requested-bytes.ts';
 import { type PrefetchPairs, prefetchPairs, type SegmentSummary, segmentSummary } from './segment-summary.ts';
 import { type LocationRatios, tierRatios } from './tier-ratios.ts';
@@ -71,6 +72,8 @@ export interface SystemSummary {
   endpoints?: EndpointSummary;
   /** Where the trace's playlists name segments (`--hls`): their first bytes, what was prefetched and wasted. */
   segments?: SegmentSummary;
+  /** Behind small caches (`--r2-tier`): what the origin sent, what the R2 tier did and kept, the month. */
+  r2?: R2Summary;
 }
 
 export interface SimReport {
@@ -169,6 +172,12 @@ function summarize(system: SystemRun, run: SimRun): SystemSummary {
         { bytes: system.originBytes, unasked: system.unasked },
         system.prefetches,
       ),
+    ),
+    ...optional(
+      'r2',
+      run.topology.smallCaches === undefined
+        ? undefined
+        : r2Summary(system.originBytes, system.r2, run.trace.requests.at(-1)?.atMs ?? 0),
     ),
   };
 }

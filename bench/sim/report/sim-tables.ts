@@ -6,6 +6,7 @@ import { formatTable, type Table } from '../../report/results.ts';
 import type { SystemName } from '../system.ts';
 import type { SimTopology } from '../topology.ts';
 import { endpointSections } from './endpoint-tables.ts';
+import { r2Sections } from './r2-tables.ts';
 import { segmentSections } from './segment-tables.ts';
 import type { SimReport, SystemSummary } from './sim-report.ts';
 import { simTargets } from './sim-targets.ts';
@@ -35,6 +36,7 @@ export function simMarkdown(report: SimReport, topology: SimTopology): string {
     ['Platform operations', operationsTable(report.systems)],
     ...endpointSections(report),
     ...segmentSections(report),
+    ...r2Sections(report, topology),
     ['The targets tiercache is held to', targetsTable(report)],
   ];
   const problems = report.systems.flatMap((system) => system.problems.map((problem) => `- ${system.name}: ${problem}`));

@@ -8,7 +8,7 @@ import type { EntryMeta } from '../../store/stored-entry.ts';
 import { nativeBody } from '../../streams/native-body.ts';
 import { type Claim, claim, claimOrWait } from '../collapse.ts';
 
-import { lookup, openPut, remove, type Storable, storeNatively, type TierCache } from '../tier-cache.ts';
+import { admits, lookup, openPut, remove, type Storable, storeNatively, type TierCache } from '../tier-cache.ts';
 import type { SliceStore } from './ports.ts';
 
 /**
@@ -75,7 +75,7 @@ export function tierSlices(
       return undefined;
     },
     open(index, length) {
-      if (entry === undefined) return undefined;
+      if (entry === undefined || !admits(cache, key(index), sliceEntry(entry, index, length))) return undefined;
       const put = openPut(cache, key(index), sliceEntry(entry, index, length));
       return {
         write: (bytes) => put.write(bytes),
@@ -84,7 +84,7 @@ export function tierSlices(
       };
     },
     put(index, length, body, signal) {
-      if (entry === undefined) {
+      if (entry === undefined || !admits(cache, key(index), sliceEntry(entry, index, length))) {
         void body.cancel().catch(() => undefined);
         return Promise.resolve(false);
       }

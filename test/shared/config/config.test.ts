@@ -134,6 +134,11 @@ describe('parseConfig with every setting given', () => {
       RULES: ' [{"name": "assets", "match": {"path": "/assets/*"}, "edgeTtl": 31536000}] ',
       SIGNING_KEYS: ' k1=0123456789abcdef0123456789abcdef ',
       SIGNED_PREFIXES: ' /video/ ',
+      R2_TIER_ADMIT: ' all ',
+      R2_STORAGE_PRICE_PER_GB_MONTH: '0.02',
+      R2_WRITE_PRICE_PER_MILLION: ' 5 ',
+      R2_READ_PRICE_PER_MILLION: '0.4',
+      R2_WRITES_PER_HOUR: ' 600 ',
     });
     expect(config).toEqual({
       originKind: 's3',
@@ -189,6 +194,7 @@ describe('parseConfig with every setting given', () => {
         signingKeys: new Map([['k1', '0123456789abcdef0123456789abcdef']]),
         signedPrefixes: ['/video/'],
       },
+      r2Tier: { admit: 'all', storagePerGbMonth: 0.02, writePerMillion: 5, readPerMillion: 0.4, writesPerHour: 600 },
     });
   });
 });

@@ -108,3 +108,56 @@ describe('EXAMPLE_MIXES', () => {
     expect(estimate.savedUSD / estimate.egressAloneUSD).toBeGreaterThan(0.9);
   });
 });
+
+describe('a month with the R2 tier behind the shield', () => {
+  /** 100 TB of 16 MiB ranges of 8 MiB slices; the shield's Cache API keeps 30 % of what the edge misses. */
+  const evicting: TrafficMix = {
+    ...TEN_TB,
+    bytesPerMonth: 100e12,
+    responseBytes: 16 * MIB,
+    edgeHitRatio: 0.9,
+    shieldHitRatio: 0.3,
+    sliceBytes: 8 * MIB,
+  };
+  const withR2: TrafficMix = { ...evicting, r2: { hitRatio: 0.7, storedBytes: 1e12, writeShare: 0.3 } };
+
+  it("answers its share of the shield's misses: the origin sends only the rest", () => {
+    const without = mixTraffic(evicting);
+    const traffic = mixTraffic(withR2);
+    expect(traffic.originBytes).toBeCloseTo(without.originBytes * 0.3, -3);
+    expect(traffic.r2?.hits.bytes).toBeCloseTo(without.originBytes * 0.7, -3);
+    // A slice's lookup is its manifest's get and its own.
+    expect(traffic.r2?.lookups).toBeCloseTo(without.shield.misses.requests * 2, 3);
+    expect(traffic.r2?.writes).toBeCloseTo(without.shield.misses.requests * 0.3 * 0.3, 3);
+  });
+
+  it('prices its storage, puts and lists, and gets, each with R2 free allowance; none of its lines without it', () => {
+    const estimate = mixCost(withR2, PUBLISHED_PRICES, DEPLOYED_INTERVALS);
+    const storage = line(estimate, 'R2 storage');
+    expect(storage).toMatchObject({ quantity: 1000, included: 10, unit: 'GB-months' });
+    expect(storage?.usd).toBeCloseTo(990 * 0.015, 6);
+    // Its puts, and a list a minute from each of the 4 shield isolates: 43,200 each in a month.
+    const classA = line(estimate, 'R2 Class A operations');
+    expect(classA?.quantity).toBeCloseTo((mixTraffic(withR2).r2?.writes ?? 0) + 4 * 43_200, 3);
+    expect(line(estimate, 'R2 Class B operations')?.included).toBe(10_000_000);
+    const without = mixCost(evicting, PUBLISHED_PRICES, DEPLOYED_INTERVALS);
+    expect(without.lines.filter((one) => one.item.startsWith('R2 '))).toEqual([]);
+  });
+
+  it('pays where the Cache API forgets what is asked again: less egress than the storage it adds', () => {
+    const without = mixCost(evicting, PUBLISHED_PRICES, DEPLOYED_INTERVALS);
+    const estimate = mixCost(withR2, PUBLISHED_PRICES, DEPLOYED_INTERVALS);
+    expect(estimate.totalUSD).toBeLessThan(without.totalUSD - 15);
+  });
+
+  it('does not pay where little is asked again: keeping 2 TB to save a few hundred GB of egress', () => {
+    const video = EXAMPLE_MIXES[2] as TrafficMix;
+    const without = mixCost(video, PUBLISHED_PRICES, DEPLOYED_INTERVALS);
+    const estimate = mixCost(
+      { ...video, r2: { hitRatio: 0.6, storedBytes: 2e12, writeShare: 0.3 } },
+      PUBLISHED_PRICES,
+      DEPLOYED_INTERVALS,
+    );
+    expect(estimate.totalUSD).toBeGreaterThan(without.totalUSD + 20);
+  });
+});

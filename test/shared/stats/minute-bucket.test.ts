@@ -335,12 +335,12 @@ describe('mergeBuckets', () => {
       mergeOperations('shield', { kvLists: 1, kvWrites: 0, kvReads: 1 }, { read: 2, written: 2 }),
     );
     expect(mergeBuckets(one, two).operations).toEqual({
-      flushes: { edge: 1, shield: 1 },
+      flushes: { edge: 1, shield: 1, r2: 0 },
       rowsRead: 5,
       rowsWritten: 4,
-      kvLists: { edge: 2, shield: 1 },
+      kvLists: { edge: 2, shield: 1, r2: 0 },
       kvWrites: 1,
-      kvReads: { edge: 4, shield: 1 },
+      kvReads: { edge: 4, shield: 1, r2: 0 },
       hedges: { hedgesStarted: 0, hedgesWon: 0, hedgesLost: 0, hedgeBytes: 0 },
       prefetches: { prefetched: 0, prefetchesUsed: 0, prefetchesWasted: 0, prefetchBytes: 0, prefetchWastedBytes: 0 },
     });

@@ -71,6 +71,8 @@ describe('statsPage', () => {
     expect(page.match(/<dt>left before the body ended<\/dt><dd>(\d+)<\/dd>/g)).toEqual([
       '<dt>left before the body ended</dt><dd>1</dd>',
       '<dt>left before the body ended</dt><dd>0</dd>',
+      // The R2 tier's card: it counted nothing here.
+      '<dt>left before the body ended</dt><dd>0</dd>',
     ]);
   });
 

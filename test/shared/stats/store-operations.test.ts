@@ -11,12 +11,12 @@ import {
 
 const count = fc.nat(1_000_000);
 const operationsArb: fc.Arbitrary<StoreOperations> = fc.record({
-  flushes: fc.record({ edge: count, shield: count }),
+  flushes: fc.record({ edge: count, shield: count, r2: count }),
   rowsRead: count,
   rowsWritten: count,
-  kvLists: fc.record({ edge: count, shield: count }),
+  kvLists: fc.record({ edge: count, shield: count, r2: count }),
   kvWrites: count,
-  kvReads: fc.record({ edge: count, shield: count }),
+  kvReads: fc.record({ edge: count, shield: count, r2: count }),
   hedges: fc.record({ hedgesStarted: count, hedgesWon: count, hedgesLost: count, hedgeBytes: count }),
   prefetches: fc.record({
     prefetched: count,
@@ -30,12 +30,12 @@ const operationsArb: fc.Arbitrary<StoreOperations> = fc.record({
 describe('mergeOperations', () => {
   it('is one Durable Object request from the sending tier, its KV requests under that tier, and the rows the store touched', () => {
     expect(mergeOperations('shield', { kvLists: 4, kvWrites: 2, kvReads: 5 }, { read: 3, written: 1 })).toEqual({
-      flushes: { edge: 0, shield: 1 },
+      flushes: { edge: 0, shield: 1, r2: 0 },
       rowsRead: 3,
       rowsWritten: 1,
-      kvLists: { edge: 0, shield: 4 },
+      kvLists: { edge: 0, shield: 4, r2: 0 },
       kvWrites: 2,
-      kvReads: { edge: 0, shield: 5 },
+      kvReads: { edge: 0, shield: 5, r2: 0 },
       hedges: { hedgesStarted: 0, hedgesWon: 0, hedgesLost: 0, hedgeBytes: 0 },
       prefetches: { prefetched: 0, prefetchesUsed: 0, prefetchesWasted: 0, prefetchBytes: 0, prefetchWastedBytes: 0 },
     });
@@ -89,7 +89,7 @@ describe('addOperations', () => {
   it('adds the KV reads of each tier, a bucket stored before reads were counted adding none', () => {
     const edge = mergeOperations('edge', { kvLists: 1, kvWrites: 0, kvReads: 3 }, { read: 1, written: 1 });
     const shield = mergeOperations('shield', { kvLists: 1, kvWrites: 0, kvReads: 2 }, { read: 1, written: 1 });
-    expect(addOperations(addOperations(edge, shield), edge).kvReads).toEqual({ edge: 6, shield: 2 });
+    expect(addOperations(addOperations(edge, shield), edge).kvReads).toEqual({ edge: 6, shield: 2, r2: 0 });
     // As JSON from storage: a bucket of an earlier release has no kvReads field at all.
     const { kvReads: _, ...earlier } = mergeOperations(
       'edge',
@@ -97,8 +97,8 @@ describe('addOperations', () => {
       { read: 2, written: 2 },
     );
     const sum = addOperations(earlier as StoreOperations, shield);
-    expect(sum.kvReads).toEqual({ edge: 0, shield: 2 });
-    expect(sum.kvLists).toEqual({ edge: 7, shield: 1 });
+    expect(sum.kvReads).toEqual({ edge: 0, shield: 2, r2: 0 });
+    expect(sum.kvLists).toEqual({ edge: 7, shield: 1, r2: 0 });
   });
 
   it('adds the hedges, a bucket stored before hedges were counted adding none', () => {

@@ -86,6 +86,8 @@ export class FakeTierCache implements TierCache {
   readonly ops: CacheOp[] = [];
   /** Puts reject (the platform failing) while set. */
   refusePuts = false;
+  /** A store that keeps only what it admits (TierCache.admits: the R2 tier's), where set. */
+  admits?: TierCache['admits'];
   private readonly now: () => number;
   private readonly careless: boolean;
 

@@ -82,7 +82,7 @@ describe('a third tier, added by its entry in the list and one adapter file', ()
     expect(`${run.stdout}${run.stderr}`).toBe('');
     expect(run.status).toBe(0);
     const tiers = await from<typeof import('../../../shared/tiers/tiers.ts')>(LIST);
-    expect(tiers.TIER_NAMES).toEqual(['edge', 'middle', 'shield']);
+    expect(tiers.TIER_NAMES).toEqual(['edge', 'middle', 'shield', 'r2']);
     expect(tiers.isTierName('middle')).toBe(true);
   });
 

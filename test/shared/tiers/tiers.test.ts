@@ -1,4 +1,4 @@
-// The tiers listed once (shared/tiers/tiers.ts): what each entry must be, and that a made-up third tier
+// The tiers listed once (shared/tiers/tiers.ts): what each entry must be, and that a made-up fourth tier
 // added to the list alone type-checks and shows in stats.json and on the stats page, no other file changed.
 
 import { spawnSync } from 'node:child_process';
@@ -11,13 +11,14 @@ import { isTierName, perTier, TIER_NAMES, TIERS, tier } from '../../../shared/ti
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 /** RFC 8941 §3.3.4 sf-token: what a Cache-Status member's name must be (RFC 9211 §2). */
 const SF_TOKEN = /^[A-Za-z*][!#$%&'*+\-.^_`|~:/0-9A-Za-z]*$/;
-const THIRD = "{ name: 'r2', cacheName: 'tiercache-r2', statusMember: 'tiercache-r2' }";
+const ANOTHER = "{ name: 'disk', cacheName: 'tiercache-disk', statusMember: 'tiercache-disk' }";
 
 describe('TIERS', () => {
-  it('lists the edge, then the shield, with their Cache API namespaces and Cache-Status members', () => {
+  it('lists the edge, the shield, then the R2 tier, with where each keeps its entries and its Cache-Status member', () => {
     expect(TIERS).toEqual([
       { name: 'edge', cacheName: 'tiercache-edge', statusMember: 'tiercache-edge' },
       { name: 'shield', cacheName: 'tiercache-shield', statusMember: 'tiercache-shield' },
+      { name: 'r2', cacheName: 'tiercache-r2', statusMember: 'tiercache-r2' },
     ]);
     expect(TIER_NAMES).toEqual(TIERS.map((entry) => entry.name));
   });
@@ -39,7 +40,7 @@ describe('TIERS', () => {
   });
 });
 
-describe('a made-up third tier, added to the list and nowhere else', () => {
+describe('a made-up fourth tier, added to the list and nowhere else', () => {
   let copy = '';
 
   beforeAll(() => {
@@ -51,7 +52,7 @@ describe('a made-up third tier, added to the list and nowhere else', () => {
     symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'), 'dir');
     const list = join(copy, 'shared/tiers/tiers.ts');
     const text = readFileSync(list, 'utf8');
-    const added = text.replace(/\n\] as const;/, `\n  ${THIRD},\n] as const;`);
+    const added = text.replace(/\n\] as const;/, `\n  ${ANOTHER},\n] as const;`);
     expect(added).not.toBe(text);
     writeFileSync(list, added);
   });
@@ -90,11 +91,11 @@ describe('a made-up third tier, added to the list and nowhere else', () => {
     const batch = new StatsBatch();
     for (const [name, member] of [
       ['edge', 'tiercache-edge; fwd=uri-miss'],
-      ['r2', 'tiercache-r2; hit'],
+      ['disk', 'tiercache-disk; hit'],
     ] as const) {
       batch.add(
         tierRecord({
-          // The copy's TierName has 'r2'; this file's does not.
+          // The copy's TierName has 'disk'; this file's does not.
           tier: name as 'edge',
           method: 'GET',
           host: 'cdn.example',
@@ -111,33 +112,35 @@ describe('a made-up third tier, added to the list and nowhere else', () => {
     }
     // Across the wire to the store and back, as the Durable Object would take it.
     const parsed = protocol.parseStatsBatch(
-      JSON.parse(JSON.stringify({ ...batch.take(), operations: { tier: 'r2', kvLists: 1, kvWrites: 0, kvReads: 0 } })),
+      JSON.parse(
+        JSON.stringify({ ...batch.take(), operations: { tier: 'disk', kvLists: 1, kvWrites: 0, kvReads: 0 } }),
+      ),
     );
     if (!parsed.ok) throw new Error(parsed.reason);
     const merged = buckets.mergeBatch(new Map(), parsed.batch);
     const stored = [...merged.values()].map((bucket) =>
       buckets.withOperations(
         bucket,
-        operations.mergeOperations('r2' as 'edge', { kvLists: 1, kvWrites: 0, kvReads: 0 }, { read: 1, written: 1 }),
+        operations.mergeOperations('disk' as 'edge', { kvLists: 1, kvWrites: 0, kvReads: 0 }, { read: 1, written: 1 }),
       ),
     );
     const view = statsView(stored, [], now, 7);
     const tiers = view.tiers as Record<string, (typeof view.tiers)['edge']>;
-    expect(Object.keys(view.tiers)).toEqual([...TIER_NAMES, 'r2']);
-    expect(tiers.r2?.totals.requests).toBe(1);
-    expect(tiers.r2?.hitRatio).toBe(1);
-    expect(Object.keys(view.minutes.at(-1)?.tiers ?? {})).toEqual([...TIER_NAMES, 'r2']);
+    expect(Object.keys(view.tiers)).toEqual([...TIER_NAMES, 'disk']);
+    expect(tiers.disk?.totals.requests).toBe(1);
+    expect(tiers.disk?.hitRatio).toBe(1);
+    expect(Object.keys(view.minutes.at(-1)?.tiers ?? {})).toEqual([...TIER_NAMES, 'disk']);
     expect(view.cost.windowOperations).toMatchObject({ durableObjectRequests: 1, kvListRequests: 1 });
 
     const page = statsPage(view);
-    expect(page).toContain('<article class="card r2"><h3>R2</h3>');
-    // The shield's bytes now come from the tier behind it, the new one's from the origin.
-    expect(page).toContain('<dt>bytes from the r2</dt>');
+    expect(page).toContain('<article class="card disk"><h3>Disk</h3>');
+    // The R2 tier's bytes now come from the tier behind it, the new one's from the origin.
+    expect(page).toContain('<dt>bytes from the disk</dt>');
     expect(page.match(/<dt>bytes from the origin<\/dt>/g)).toHaveLength(1);
-    expect(page).toContain('<th scope="col" class="number">r2</th>');
-    expect(page).toContain('<span class="swatch tone-r2" aria-hidden="true"></span>r2</li>');
-    expect(page).toMatch(/<path class="line tone-r2" d="[^"]+"><title>r2<\/title><\/path>/);
-    expect(page).toContain('--r2: #7c3aed;');
-    expect(page).toContain('.tone-r2.line { stroke: var(--r2); }');
+    expect(page).toContain('<th scope="col" class="number">disk</th>');
+    expect(page).toContain('<span class="swatch tone-disk" aria-hidden="true"></span>disk</li>');
+    expect(page).toMatch(/<path class="line tone-disk" d="[^"]+"><title>disk<\/title><\/path>/);
+    expect(page).toContain('--disk: #0f766e;');
+    expect(page).toContain('.tone-disk.line { stroke: var(--disk); }');
   });
 });
