@@ -82,7 +82,9 @@ export class R2TierCache implements TierCache {
   async match(request: Request): Promise<Response | undefined> {
     const key = request.method === 'GET' ? r2Key(request.url) : undefined;
     if (key === undefined) return undefined;
-    const object = await this.bucket.get(key);
+    // R2 answering an error (its binding throws: an internal error, a rate limit) is a miss, as a disk cache that
+    // cannot be read is one: the origin answers, and the tier is read again on the next miss.
+    const object = await this.bucket.get(key).catch(() => null);
     if (object === null) return undefined;
     const entry = readMetadata(object.customMetadata);
     // Not an entry of ours, past its retention, or not the bytes counted in (a size R2 did not get from us): gone.

@@ -147,6 +147,24 @@ describe('the R2 tier as every tier is', () => {
     expectFirstSlice((await read(next, 0, 0)).bytes);
   });
 
+  it('answers from the origin while R2 fails every call, as a cache that cannot be read is a miss', async () => {
+    const bucket = new FakeR2();
+    const { clock, read } = tierOver(bucket, { R2_TIER_ADMIT: 'all' });
+    const { next, fake } = originOf(() => clock.at);
+    await read(next, 0, 0);
+    expect(bucket.objects.size).toBe(2);
+    bucket.failing = true;
+    const asked = fake.calls.length;
+    const answer = await read(next, 0, 0);
+    expectFirstSlice(answer.bytes);
+    // Its manifest could not be read: the object unknown here (RFC 9211 §2.2 uri-miss).
+    expect(answer.member).toMatch(/tiercache-r2; fwd=uri-miss/);
+    expect(fake.calls.length).toBeGreaterThan(asked);
+    // R2 back: what it kept before is there again.
+    bucket.failing = false;
+    expect((await read(next, 0, 0)).member).toMatch(/tiercache-r2; hit/);
+  });
+
   it("makes its record of a request it answered: the tier, its member's outcome, what it sent", async () => {
     const bucket = new FakeR2();
     const { clock, read } = tierOver(bucket, { R2_TIER_ADMIT: 'all', LOG_SAMPLE: '1' });
