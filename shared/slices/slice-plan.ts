@@ -62,6 +62,9 @@ export function spansOf(missing: readonly number[], maxSlices: number): SliceSpa
   return spans;
 }
 
+/** The host every slice entry's key is under: of no client URL (sliceKey). */
+const SLICE_KEYS = 'https://slice.tiercache.internal/';
+
 /**
  * Where a tier stores slice `index` of a version. A host of its own keeps slice entries out
  * of reach of any client URL, and the version and slice size in the path keep slices of two
@@ -76,8 +79,13 @@ export function wholeCopyKey(objectKey: string, version: ObjectVersion, sliceSiz
   return `${versionPrefix(objectKey, version, sliceSize)}/whole`;
 }
 
+/** Whether `key` is one sliceKey or wholeCopyKey made: an entry of a sliced version, not an object's own. */
+export function isSliceKey(key: string): boolean {
+  return key.startsWith(SLICE_KEYS);
+}
+
 function versionPrefix(objectKey: string, version: ObjectVersion, sliceSize: number): string {
-  return `https://slice.tiercache.internal/${encodeURIComponent(objectKey)}/${encodeURIComponent(version.etag)}/${version.size}/${sliceSize}`;
+  return `${SLICE_KEYS}${encodeURIComponent(objectKey)}/${encodeURIComponent(version.etag)}/${version.size}/${sliceSize}`;
 }
 
 /** Whether an object of `size` bytes is handled as slices. */

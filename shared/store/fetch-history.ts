@@ -3,7 +3,9 @@
 // ONE_READ_MS of the last are one: the asks of a single read (a sliced object's discovery made again by each slice
 // that arrives before its manifest is kept, the same miss collapsed from several requests) are not the Cache API
 // forgetting it. Bounded: past MAX_SEEN entries, the one seen longest ago is forgotten (a Map keeps insertion order; a
-// fetch moves its entry to the end). Pure: the time is passed in; an isolate keeps one.
+// fetch moves its entry to the end). It keeps what the last fetch moved too, so that the tier need not look up in R2
+// an entry whose hit would save less than the get (r2-admission.ts lookupPays). Pure: the time is passed in; an
+// isolate keeps one.
 
 import type { Seen } from './r2-admission.ts';
 
@@ -25,8 +27,11 @@ export class FetchHistory {
     this.limit = Math.max(1, limit);
   }
 
-  /** One more fetch of `key` from the origin at `now` (ms epoch); within ONE_READ_MS of the last, the same one. */
-  fetched(key: string, now: number): void {
+  /**
+   * One more fetch of `key` from the origin at `now` (ms epoch), moving `bytes` (undefined: not known); within
+   * ONE_READ_MS of the last, the same one.
+   */
+  fetched(key: string, now: number, bytes?: number): void {
     const known = this.seen.get(key);
     this.seen.delete(key);
     const again = known !== undefined && now - known.last >= ONE_READ_MS;
@@ -34,6 +39,7 @@ export class FetchHistory {
       fetches: (known?.fetches ?? 0) + (known === undefined || again ? 1 : 0),
       first: Math.min(known?.first ?? now, now),
       last: Math.max(known?.last ?? now, now),
+      ...(bytes !== undefined ? { bytes } : known?.bytes !== undefined ? { bytes: known.bytes } : {}),
     });
     if (this.seen.size > this.limit) this.seen.delete(this.seen.keys().next().value as string);
   }
@@ -41,7 +47,9 @@ export class FetchHistory {
   /** What was seen of `key`; undefined when nothing (never fetched, or forgotten). */
   of(key: string): Seen | undefined {
     const known = this.seen.get(key);
-    return known === undefined ? undefined : { fetches: known.fetches, first: known.first };
+    if (known === undefined) return undefined;
+    const { fetches, first, bytes } = known;
+    return bytes === undefined ? { fetches, first } : { fetches, first, bytes };
   }
 
   get size(): number {

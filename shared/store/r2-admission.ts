@@ -35,6 +35,8 @@ export interface Seen {
   fetches: number;
   /** ms epoch. */
   first: number;
+  /** Bytes the last fetch moved; absent: not known (an answer whose length nothing said). */
+  bytes?: number;
 }
 
 /** One entry offered to the R2 tier. */
@@ -99,4 +101,28 @@ export function fetchesToPay(bytes: number, spanS: number, prices: R2Prices): nu
   if (perFetch <= 0) return Number.POSITIVE_INFINITY;
   // λ·T·perFetch > cost with T = span: (n − 1)·perFetch > cost(span).
   return Math.max(2, Math.floor(keepingCost(bytes, spanS, prices) / perFetch) + 2);
+}
+
+/** What a lookup in R2 is of: a slice (its bytes a slice's), or an object's entry (its manifest or whole entry). */
+export interface Wanted {
+  slice: boolean;
+  /** What the shield has seen of it; undefined: nothing. */
+  seen: Seen | undefined;
+}
+
+/**
+ * Whether an entry is worth looking up in R2 under `mode`: the get is paid for whatever it finds, so it is made only
+ * where a hit could save more than it. Under `all` anything may be there: every entry is looked up. Under `cost` an
+ * object's entry is admitted only once fetched from the origin at least twice, so one this isolate has never seen
+ * fetched is rarely there (at most from before its isolate began, or another isolate's): its first miss goes to the
+ * origin, as the first miss of anything does, and its next ones look it up. Nor is one looked up whose last fetch
+ * moved too few bytes for a fetch saved to pay for a get (fetchSaving): it is never admitted. A slice is always looked
+ * up: its object's entry was (the slice is read by it), and a slice's bytes pay for the get at any share of hits above
+ * a hundredth or so.
+ */
+export function lookupPays(mode: R2Admission, wanted: Wanted, prices: R2Prices): boolean {
+  if (mode === 'all' || wanted.slice) return true;
+  const { seen } = wanted;
+  if (seen === undefined) return false;
+  return seen.bytes === undefined || fetchSaving(seen.bytes, prices) > 0;
 }

@@ -5,8 +5,9 @@
 
 import type { R2TierConfig } from '../../shared/config/r2-tier-config.ts';
 import { readManifest } from '../../shared/slices/object-meta.ts';
+import { isSliceKey } from '../../shared/slices/slice-plan.ts';
 import type { FetchHistory } from '../../shared/store/fetch-history.ts';
-import { admission, type Offer, type R2Prices, type Verdict } from '../../shared/store/r2-admission.ts';
+import { admission, lookupPays, type Offer, type R2Prices, type Verdict } from '../../shared/store/r2-admission.ts';
 import { fromStoredHeaders, MAX_RETENTION_S, originAt } from '../../shared/store/stored-entry.ts';
 import type { WriteBudget } from '../../shared/store/write-budget.ts';
 import { drain } from '../../shared/streams/drain.ts';
@@ -37,7 +38,8 @@ export function admittedCache(store: TierCache, parts: AdmissionParts): TierCach
   /** Verdicts given to the read path, by key, until its put comes (or the next question about the same key). */
   const given = new Map<string, Verdict>();
   return {
-    match: (request) => store.match(request),
+    // A lookup only where a hit could save more than its get (r2-admission.ts lookupPays): else a miss, no get made.
+    match: (request) => (lookupWorth(request.url, parts) ? store.match(request) : Promise.resolve(undefined)),
     delete: (request) => store.delete(request),
     admits(key, entry) {
       const verdict = admitted(key, entry, parts);
@@ -61,6 +63,13 @@ export function admittedCache(store: TierCache, parts: AdmissionParts): TierCach
       await store.put(request, responseAsIs(response.body, { status: response.status, headers }));
     },
   };
+}
+
+/** Whether the entry at `url` is worth a get, from what the isolate has seen of it. */
+function lookupWorth(url: string, parts: AdmissionParts): boolean {
+  const { settings } = parts;
+  const prices: R2Prices = { ...settings, egressPerTB: parts.egressPerTB };
+  return lookupPays(settings.admit, { slice: isSliceKey(url), seen: parts.history.of(url) }, prices);
 }
 
 /** What an entry offered is, as the read path describes it: its headers, its timing, the bytes it holds. */

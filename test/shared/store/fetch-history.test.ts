@@ -25,6 +25,15 @@ describe('FetchHistory', () => {
     expect(history.of('a')).toEqual({ fetches: 2, first: T0 });
   });
 
+  it('keeps the bytes its last fetch moved, and those known before when a fetch does not say', () => {
+    const history = new FetchHistory();
+    history.fetched('a', T0, 20_000);
+    expect(history.of('a')).toEqual({ fetches: 1, first: T0, bytes: 20_000 });
+    history.fetched('a', T0 + ONE_READ_MS, 30_000);
+    history.fetched('a', T0 + 2 * ONE_READ_MS);
+    expect(history.of('a')).toEqual({ fetches: 3, first: T0, bytes: 30_000 });
+  });
+
   it('forgets the key seen longest ago past its bound, a fetch making a key the newest again', () => {
     const history = new FetchHistory(2);
     history.fetched('a', T0);

@@ -9,6 +9,7 @@ import {
   fetchesToPay,
   fetchSaving,
   keepingCost,
+  lookupPays,
   MIN_SPAN_S,
   type Offer,
   type R2Prices,
@@ -131,6 +132,60 @@ describe('admission of every entry (R2_TIER_ADMIT=all)', () => {
         else expect(verdict).toMatchObject({ admit: true, retentionS: Math.floor(offer.longestS) });
       }),
     );
+  });
+});
+
+describe('whether a lookup pays for its get', () => {
+  const seen = fc.option(
+    fc.record(
+      { fetches: fc.integer({ min: 1, max: 1000 }), first: fc.constant(NOW), bytes: bytes },
+      { requiredKeys: ['fetches', 'first'] },
+    ),
+    { nil: undefined },
+  );
+
+  it('looks up every entry where every entry may be kept, and every slice', () => {
+    fc.assert(
+      fc.property(prices, seen, fc.boolean(), (at, what, slice) => {
+        expect(lookupPays('all', { slice, seen: what }, at)).toBe(true);
+        expect(lookupPays('cost', { slice: true, seen: what }, at)).toBe(true);
+      }),
+    );
+  });
+
+  it('under `cost`, never looks up an object the policy could not have kept, and any other it has seen', () => {
+    fc.assert(
+      fc.property(prices, seen, (at, what) => {
+        const looked = lookupPays('cost', { slice: false, seen: what }, at);
+        // Never seen fetched here: this isolate has not admitted it (n ≥ 2 first).
+        if (what === undefined) {
+          expect(looked).toBe(false);
+          return;
+        }
+        if (what.bytes === undefined) {
+          expect(looked).toBe(true);
+          return;
+        }
+        expect(looked).toBe(fetchSaving(what.bytes, at) > 0);
+        // Not looked up: no history, however hot, would have admitted it.
+        const hottest = { fetches: 100_000, first: NOW - 30 * DAY_S * 1000 };
+        const offer = {
+          savedBytes: what.bytes,
+          storedBytes: what.bytes,
+          seen: hottest,
+          now: NOW,
+          longestS: MAX_RETENTION_S,
+        };
+        if (!looked) expect(admission('cost', offer, at).admit).toBe(false);
+      }),
+    );
+  });
+
+  it('at the published prices: a 20 kB object is never looked up, one of 200 kB once seen', () => {
+    const seenOf = (size: number) => ({ fetches: 1, first: NOW, bytes: size });
+    expect(lookupPays('cost', { slice: false, seen: seenOf(20_000) }, PUBLISHED)).toBe(false);
+    expect(lookupPays('cost', { slice: false, seen: seenOf(200_000) }, PUBLISHED)).toBe(true);
+    expect(lookupPays('cost', { slice: false, seen: undefined }, PUBLISHED)).toBe(false);
   });
 });
 

@@ -26,12 +26,10 @@ const HOUR_MS = 3_600_000;
 const OBJECT = patterned(2 * SLICE);
 const FIRST_SLICE = OBJECT.subarray(0, SLICE);
 
-/** An origin serving OBJECT in slices, as the R2 tier's next hop. */
-function originOf(now: () => number): { next: NextHop; fake: FakeUpstream } {
-  const fake = new FakeUpstream(
-    { body: OBJECT, sliceSize: SLICE, headers: { etag: '"v1"', 'cache-control': 'max-age=86400' } },
-    now,
-  );
+/** An origin serving `body` (OBJECT in slices, unless told whole), as the R2 tier's next hop. */
+function originOf(now: () => number, body: Uint8Array = OBJECT): { next: NextHop; fake: FakeUpstream } {
+  const headers = { etag: '"v1"', 'cache-control': 'max-age=86400' };
+  const fake = new FakeUpstream(body === OBJECT ? { body, sliceSize: SLICE, headers } : { body, headers }, now);
   const calls = new FakeHopCalls();
   const next: NextHop = {
     bypass: (call) => calls.bypass(call),
@@ -80,8 +78,9 @@ function tierOver(bucket: FakeR2, settings: RawConfig = {}) {
       meter,
     );
     const answer = await upstream.slices({ first, last }, undefined);
-    if (answer.kind !== 'span') throw new Error(`answered ${answer.kind}`);
-    const bytes = new Uint8Array(await new Response(answer.body).arrayBuffer());
+    if (answer.kind !== 'span' && answer.kind !== 'whole') throw new Error(`answered ${answer.kind}`);
+    const body = answer.kind === 'span' ? answer.body : answer.response.body;
+    const bytes = new Uint8Array(await new Response(body).arrayBuffer());
     request.record(new Request('https://cdn.test/clip.bin'), meter.settled(), () => meter.bytesFromNextHop);
     await settle();
     return { bytes, member: answer.response.headers.get('cache-status') };
@@ -103,6 +102,8 @@ describe('the R2 tier under the cost policy', () => {
     const { next, fake } = originOf(() => clock.at);
     expectFirstSlice((await read(next, 0, 0)).bytes);
     expect(bucket.objects.size).toBe(0);
+    // Nothing seen of it before: not looked up (under `cost`, R2 keeps only what was fetched twice).
+    expect(bucket.operations.get).toBe(0);
 
     // An hour on, the shield asks for it again (its Cache API forgot it): a re-fetch is what admits it.
     clock.at += HOUR_MS;
@@ -119,6 +120,30 @@ describe('the R2 tier under the cost policy', () => {
     expectFirstSlice(third.bytes);
     expect(third.member).toMatch(/tiercache-r2; hit/);
     expect(fake.calls.length).toBe(asked);
+  });
+
+  it('makes no get for an object whose hit would save less than the get: it is never kept', async () => {
+    const bucket = new FakeR2();
+    const { clock, read } = tierOver(bucket);
+    // 20 kB: its egress ($0.00000014 at $7 per TB) is less than a get ($0.00000036).
+    const { next, fake } = originOf(() => clock.at, patterned(20_000));
+    for (let fetch = 0; fetch < 5; fetch++) {
+      clock.at += HOUR_MS;
+      expect((await read(next, 0, 0)).bytes.byteLength).toBe(20_000);
+    }
+    expect(fake.calls.length).toBe(5);
+    expect(bucket.operations).toMatchObject({ get: 0, put: 0 });
+  });
+
+  it('looks up an object of a size worth it once it has been seen fetched', async () => {
+    const bucket = new FakeR2();
+    const { clock, read } = tierOver(bucket);
+    const { next } = originOf(() => clock.at, patterned(200_000));
+    await read(next, 0, 0);
+    expect(bucket.operations.get).toBe(0);
+    clock.at += HOUR_MS;
+    await read(next, 0, 0);
+    expect(bucket.operations.get).toBe(1);
   });
 
   it('puts no more than its write budget allows, what it refused fetched and offered again later', async () => {
