@@ -24,7 +24,8 @@ export function fetchesSeen<Health>(next: NextHop<Health>, history: FetchHistory
       return {
         async slices(span, pinned, sliceAsk) {
           const answer = await upstream.slices(span, pinned, sliceAsk);
-          for (const [key, bytes] of fetched(objectKey, answer, pinned === undefined)) history.fetched(key, now(), bytes);
+          for (const [key, bytes] of fetched(objectKey, answer, pinned === undefined))
+            history.fetched(key, now(), bytes);
           return answer;
         },
         head: (signal) => upstream.head(signal),
@@ -45,9 +46,10 @@ function fetched(objectKey: string, answer: UpstreamAnswer, discovery: boolean):
     Math.max(0, Math.min(meta.sliceSize, meta.size - index * meta.sliceSize));
   return [
     ...(discovery ? [[objectKey, sliceBytes(0)] as [string, number]] : []),
-    ...indices(answer.span).map(
-      (index): [string, number] => [sliceKey(objectKey, meta, meta.sliceSize, index), sliceBytes(index)],
-    ),
+    ...indices(answer.span).map((index): [string, number] => [
+      sliceKey(objectKey, meta, meta.sliceSize, index),
+      sliceBytes(index),
+    ]),
   ];
 }
 
