@@ -122,6 +122,8 @@ export function statsSample(): StatsJson {
       prefetchBytes: 8_000_000,
       prefetchWastedBytes: 400_000,
     },
+    // The R2 tier is off: no operations on a bucket.
+    r2: { r2Gets: 0, r2Puts: 0, r2PutBytes: 0, r2Lists: 0, r2StoredByteSeconds: 0 },
   };
   return {
     generatedAt: '2026-01-30T10:15:42.123Z',
