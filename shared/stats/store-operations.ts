@@ -143,6 +143,11 @@ export function prefetchesOf(said: Partial<PrefetchCounts> | undefined): Prefetc
   return counts;
 }
 
+/** Whether the R2 tier did anything to its bucket (a deployment without one counts nothing). */
+export function anyR2(counts: R2Counts): boolean {
+  return R2_COUNT_NAMES.some((name) => counts[name] > 0);
+}
+
 /** The R2 counts a batch says (store-protocol.ts), each absent one 0. */
 export function r2CountsOf(said: Partial<R2Counts> | undefined): R2Counts {
   const counts = noR2();
