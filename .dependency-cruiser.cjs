@@ -62,13 +62,13 @@ module.exports = {
     {
       name: 'cli-imports-only-types-and-formats',
       comment:
-        "cli/ talks to a deployment over HTTP only: of the rest it imports types (the stats.json shape, the purge request), the stats page's number formats (shared/stats/format.ts), the pure cost model (shared/cost/, for npm run cost), the list of tiers (shared/tiers/tiers.ts, so that npm run stats prints every tier the edge reports), the reserved paths it calls (shared/request/reserved-paths.ts), the purge body's limits (shared/purge/purge-rules.ts, pure: npm run purge sends --from's targets in requests the edge takes), a warm call's share and a playlist's folder (shared/warm/warm-pacing.ts, warm-scope.ts, pure: npm run warm sends its URLs in batches of what one call warms), the RULES check (shared/rules/rules-document.ts and the ConfigError it throws, shared/http/errors.ts: the deploy refuses a RULES the workers would), the Cache-Status reader (shared/http/cache-status.ts, pure: npm run verify reads each tier's member as the tiers write it) and the signer a site's backend uses too (shared/admission/signer.ts over signed-token.ts, for npm run sign), never code that runs a tier.",
+        "cli/ talks to a deployment over HTTP only: of the rest it imports types (the stats.json shape, the purge request), the stats page's number formats (shared/stats/format.ts) and the tiers it shows (shared/stats/shown-tiers.ts, pure: npm run stats shows the same ones), the pure cost model (shared/cost/, for npm run cost), the list of tiers (shared/tiers/tiers.ts, so that npm run stats prints every tier the edge reports), the reserved paths it calls (shared/request/reserved-paths.ts), the purge body's limits (shared/purge/purge-rules.ts, pure: npm run purge sends --from's targets in requests the edge takes), a warm call's share and a playlist's folder (shared/warm/warm-pacing.ts, warm-scope.ts, pure: npm run warm sends its URLs in batches of what one call warms), the RULES check (shared/rules/rules-document.ts and the ConfigError it throws, shared/http/errors.ts: the deploy refuses a RULES the workers would), the Cache-Status reader (shared/http/cache-status.ts, pure: npm run verify reads each tier's member as the tiers write it) and the signer a site's backend uses too (shared/admission/signer.ts over signed-token.ts, for npm run sign), never code that runs a tier.",
       severity: 'error',
       from: { path: '^cli/' },
       to: {
         path: '^(worker|shield|shared|local|bench|test)/',
         pathNot:
-          '^shared/(stats/format|cost/[\\w-]+|tiers/tiers|request/reserved-paths|purge/purge-rules|rules/rules-document|http/(errors|cache-status)|admission/(signer|signed-token)|warm/warm-(pacing|scope))\\.ts$',
+          '^shared/(stats/(format|shown-tiers)|cost/[\\w-]+|tiers/tiers|request/reserved-paths|purge/purge-rules|rules/rules-document|http/(errors|cache-status)|admission/(signer|signed-token)|warm/warm-(pacing|scope))\\.ts$',
         dependencyTypesNot: ['type-only'],
       },
     },

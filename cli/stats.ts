@@ -13,8 +13,9 @@ import {
   formatUsd,
 } from '../shared/stats/format.ts';
 import type { Outcome } from '../shared/stats/record.ts';
+import { shownNextHop, shownTiers } from '../shared/stats/shown-tiers.ts';
 import type { StatsJson, TierStats } from '../shared/stats/stats-json.ts';
-import { TIER_NAMES, type TierName } from '../shared/tiers/tiers.ts';
+import { isOptional, TIER_NAMES, type TierName } from '../shared/tiers/tiers.ts';
 import { CliFailure, failureExit, usageError } from './cli-failure.ts';
 import { type CliContext, isEntry, processContext } from './command.ts';
 import {
@@ -125,16 +126,20 @@ export function parseStatsAnswer(text: string, from: string): StatsJson {
   return value as StatsJson;
 }
 
-/** Per tier its ratios, latency and outcomes; the egress saved and its worth; the last minutes; the ranked lists. */
+/**
+ * Per tier shown (the R2 tier only where it made records: shared/stats/shown-tiers.ts) its ratios, latency and
+ * outcomes; the egress saved and its worth; the last minutes; the ranked lists.
+ */
 export function renderStats(stats: StatsJson, source: string): string {
+  const shown = shownTiers(stats.tiers);
   return [
     `tiercache stats for ${source}: the last ${stats.windowMinutes} minutes, as of ${formatTime(stats.generatedAt)}`,
-    tiersTable(stats),
-    ...TIER_NAMES.map((tier) => outcomesTable(tier, stats.tiers[tier])),
+    tiersTable(stats, shown),
+    ...shown.map((tier) => outcomesTable(tier, stats.tiers[tier], shownNextHop(shown, tier))),
     egressTable(stats.egress),
     // An edge older than the cost estimate answers none: its table is left out.
     ...(isCost(stats.cost) ? [costTable(stats.cost)] : []),
-    minutesTable(stats),
+    minutesTable(stats, shown),
     ...rankedLists(stats),
   ].join('\n\n');
 }
@@ -146,6 +151,8 @@ function missingField(value: unknown): string | undefined {
   if (!isObject(value.tiers)) return 'tiers';
   for (const tier of TIER_NAMES) {
     const stats = value.tiers[tier];
+    // An edge older than an optional tier (the R2 tier) answers none of it: that tier is not shown.
+    if (stats === undefined && isOptional(tier)) continue;
     if (!isObject(stats) || !isObject(stats.totals) || !isObject(stats.outcomes)) return `tiers.${tier}`;
   }
   if (!isObject(value.egress)) return 'egress';
@@ -156,8 +163,8 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function tiersTable(stats: StatsJson): string {
-  const rows = TIER_NAMES.map((tier) => {
+function tiersTable(stats: StatsJson, shown: readonly TierName[]): string {
+  const rows = shown.map((tier) => {
     const { totals, hitRatio, byteHitRatio, ttfbMsMean } = stats.tiers[tier];
     return [
       tier,
@@ -182,7 +189,8 @@ function tiersTable(stats: StatsJson): string {
   );
 }
 
-function outcomesTable(tier: TierName, stats: TierStats): string {
+/** A tier's outcomes; what it fetched came from `next` (the tier shown behind it, or the origin). */
+function outcomesTable(tier: TierName, stats: TierStats, next: string): string {
   const order = (name: string): number =>
     name in OUTCOME_ORDER ? OUTCOME_ORDER[name as Outcome] : Number.MAX_SAFE_INTEGER;
   const names = Object.keys(stats.outcomes).sort((a, b) => order(a) - order(b));
@@ -197,7 +205,7 @@ function outcomesTable(tier: TierName, stats: TierStats): string {
     ];
   });
   return textTable(
-    `Outcomes at the ${tier}`,
+    `Outcomes at the ${tier} (its next hop: the ${next})`,
     [
       { title: 'outcome' },
       { title: 'requests', align: 'right' },
@@ -247,16 +255,21 @@ function isCost(value: unknown): value is StatsJson['cost'] {
   return typeof month === 'object' && month !== null && Array.isArray((month as { lines?: unknown }).lines);
 }
 
-function minutesTable(stats: StatsJson): string {
+/**
+ * The last minutes: the edge's requests, hits and bytes sent, each other tier shown's requests and hits, and what the
+ * last tier shown fetched from the origin.
+ */
+function minutesTable(stats: StatsJson, shown: readonly TierName[]): string {
   const minutes = stats.minutes.slice(-RECENT_MINUTES);
+  const behind = shown.filter((tier) => tier !== 'edge');
+  const last = shown.at(-1) ?? 'edge';
   const rows = minutes.map(({ minute, tiers }) => [
     formatMinute(minute),
     formatCount(tiers.edge.requests),
     formatCount(tiers.edge.hits),
     formatBytes(tiers.edge.bytesSent),
-    formatCount(tiers.shield.requests),
-    formatCount(tiers.shield.hits),
-    formatBytes(tiers.shield.bytesFromNextHop),
+    ...behind.flatMap((tier) => [formatCount(tiers[tier]?.requests ?? 0), formatCount(tiers[tier]?.hits ?? 0)]),
+    formatBytes(tiers[last]?.bytesFromNextHop ?? 0),
   ]);
   return textTable(
     `Requests per minute, the last ${minutes.length} (UTC)`,
@@ -265,8 +278,10 @@ function minutesTable(stats: StatsJson): string {
       { title: 'edge', align: 'right' },
       { title: 'edge hits', align: 'right' },
       { title: 'edge sent', align: 'right' },
-      { title: 'shield', align: 'right' },
-      { title: 'shield hits', align: 'right' },
+      ...behind.flatMap((tier) => [
+        { title: tier, align: 'right' as const },
+        { title: `${tier} hits`, align: 'right' as const },
+      ]),
       { title: 'from origin', align: 'right' },
     ],
     rows,

@@ -8,6 +8,7 @@ import type { Config } from '../shared/config/config.ts';
 import { HOST_HEADER, SHIELD_ORIGIN } from '../shared/hop/hop-fields.ts';
 import { parseSliceRequestPath, WHOLE } from '../shared/hop/slice-protocol.ts';
 import { isolatePrefetches } from '../shared/observe/prefetch-tally.ts';
+import { tellOperations } from '../shared/observe/record-sinks.ts';
 import { RequestMeter } from '../shared/observe/request-meter.ts';
 import { normalizePath } from '../shared/request/canonical-path.ts';
 import type { RequestFacts } from '../shared/request/request-facts.ts';
@@ -174,7 +175,9 @@ function segmentOrders(text: string, read: ObjectRead, config: Config): Renditio
  * The planned segments warmed one after another, nearest first, each once the isolate's urgent requests have their
  * first byte (at most URGENT_HOLD_MS: a prefetch never holds up a client's read), and none started once the viewer has
  * gone: the read that planned them cancelled by its client, or no segment of the rendition read for IDLE_SEGMENTS
- * durations. Held alive by the read's invocation (waitUntil), not by its record, which need not wait for it.
+ * durations. Held alive by the read's invocation (waitUntil), not by its record, which need not wait for it: so what
+ * each warm counted (the prefetch, its origin's hedges, the R2 tier's operations) is told to the stats on its own, a
+ * flush held by the same invocation.
  */
 async function prefetchInTurn(
   plan: readonly string[],
@@ -204,6 +207,8 @@ async function prefetchInTurn(
       if (warmed.outcome === 'warmed' || warmed.outcome === 'cached') isolateRenditions.stored(key);
       if (warmed.outcome === 'warmed' && warmed.originBytes > 0)
         isolatePrefetches.stored(key, warmed.originBytes, shield.clock.now(), windowMs);
+      // A copy already here asked nothing of the origin or R2: nothing counted.
+      if (warmed.outcome !== 'cached') tellOperations('shield', shield.observed.sinks, (work) => ctx.waitUntil(work));
     } finally {
       isolateBudget.end(key);
     }

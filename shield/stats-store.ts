@@ -4,7 +4,7 @@
 
 import { emptyBucket, type MinuteBucket, mergeBatch, withOperations } from '../shared/stats/minute-bucket.ts';
 import { DEFAULT_WINDOW_MINUTES, MINUTE_MS } from '../shared/stats/stats-window.ts';
-import { mergeOperations, prefetchesOf } from '../shared/stats/store-operations.ts';
+import { mergeOperations, prefetchesOf, r2CountsOf } from '../shared/stats/store-operations.ts';
 import {
   BATCH_PATH,
   BUCKETS_PATH,
@@ -84,6 +84,7 @@ export class StatsStore implements DurableObject {
         hedgeBytes: batch.operations?.hedgeBytes ?? 0,
       },
       prefetchesOf(batch.operations),
+      r2CountsOf(batch.operations),
     );
     merged.set(
       arrival,

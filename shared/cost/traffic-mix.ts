@@ -6,6 +6,7 @@ import { DEFAULT_FLUSH_MS } from '../config/observability.ts';
 import { REFRESH_MS } from '../purge/purge-rules.ts';
 import { type Comparison, compareAlternatives } from './alternatives.ts';
 import { type CostEstimate, costOf } from './cost-model.ts';
+import { R2_SWEEP_EVERY_MS } from './platform-operations.ts';
 import type { PriceTable } from './prices.ts';
 import {
   DEPLOYED_DESIGN,
@@ -108,8 +109,9 @@ export function mixTraffic(mix: TrafficMix): Traffic {
 }
 
 /**
- * The R2 tier asked for every miss of the shield's: what it answers, what it fetches and keeps; a slice's lookup is two
- * gets (its object's manifest, then the slice), a whole object's one.
+ * The R2 tier asked for every miss of the shield's: what it answers, what it fetches and keeps (its bytes all month);
+ * a slice's lookup is two gets (its object's manifest, then the slice), a whole object's one; each shield isolate walks
+ * its index a page a minute.
  */
 function r2Traffic(mix: R2Mix, shieldMisses: Volume, sliced: boolean, isolates: number): R2Traffic {
   const share = clamp(mix.hitRatio);
@@ -119,8 +121,8 @@ function r2Traffic(mix: R2Mix, shieldMisses: Volume, sliced: boolean, isolates: 
     misses: { requests: misses, bytes: shieldMisses.bytes * (1 - share) },
     lookups: shieldMisses.requests * (sliced ? 2 : 1),
     writes: misses * clamp(mix.writeShare),
-    storedBytes: Math.max(0, mix.storedBytes),
-    isolates,
+    lists: isolates * (MONTH_MS / R2_SWEEP_EVERY_MS),
+    storedByteSeconds: Math.max(0, mix.storedBytes) * (MONTH_MS / 1000),
   };
 }
 

@@ -15,7 +15,6 @@ import {
   DURABLE_OBJECT_GB,
   LOG_EVENT_BYTES,
   LOG_RETENTION_DAYS,
-  R2_SWEEP_EVERY_MS,
   STATS_OBJECT_ACTIVE_MS,
   SUBREQUESTS,
 } from './platform-operations.ts';
@@ -82,14 +81,18 @@ export interface R2Traffic {
   hits: Volume;
   /** The shield's misses R2 did not hold, fetched from the origin (originBytes counts them). */
   misses: Volume;
-  /** Gets made to answer both: a whole object's entry, or a slice's and its object's manifest. */
+  /** Gets made to answer both (a whole object's entry, or a slice's and its object's manifest), and heads: Class B. */
   lookups: number;
   /** Puts of what it admitted. */
   writes: number;
-  /** Bytes it kept, on average over the period. */
-  storedBytes: number;
-  /** Shield isolates walking its index (a list a minute each: R2_SWEEP_EVERY_MS). */
-  isolates: number;
+  /** Lists of its bucket: the walk of its index, a page a minute per shield isolate at most (R2_SWEEP_EVERY_MS). */
+  lists: number;
+  /**
+   * What it kept, in byte-seconds over the period: the bytes kept on average times the period's length (a modelled
+   * month), or the storage the period's puts commit to, each put's bytes times its retention (the stats: accrued when
+   * it is put, not the bucket's size at any moment).
+   */
+  storedByteSeconds: number;
 }
 
 /**
@@ -173,17 +176,16 @@ export function usageOf(traffic: Traffic, operations: Operations): Usage {
     logsStoredGbMonths: logsIngestedGb * (LOG_RETENTION_DAYS / 30),
     servedBytes: edge.memoryHits.bytes + edge.cacheHits.bytes + edge.misses.bytes + edge.other.bytes,
     originBytes: traffic.originBytes + (traffic.hedges?.bytes ?? 0) + (traffic.prefetches?.bytes ?? 0),
-    ...(traffic.r2 === undefined ? {} : { r2: r2UsageOf(traffic.r2, traffic.periodMs) }),
+    ...(traffic.r2 === undefined ? {} : { r2: r2UsageOf(traffic.r2) }),
   };
 }
 
-/** The R2 tier's use: its lookups, a put per admission, a list a minute per isolate. */
-function r2UsageOf(r2: R2Traffic, periodMs: number): R2Usage {
-  const months = periodMs / MONTH_MS;
+/** The R2 tier's use: its puts and lists (Class A), its lookups (Class B), what it kept as GB-months. */
+function r2UsageOf(r2: R2Traffic): R2Usage {
   return {
-    classA: r2.writes + r2.isolates * (periodMs / R2_SWEEP_EVERY_MS),
+    classA: r2.writes + r2.lists,
     classB: r2.lookups,
-    storageGbMonths: (r2.storedBytes / 1e9) * months,
+    storageGbMonths: r2.storedByteSeconds / 1e9 / (MONTH_MS / 1000),
   };
 }
 

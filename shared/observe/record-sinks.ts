@@ -1,6 +1,7 @@
 // Where a tier's records go: one JSON log line (sampled, errors always), Analytics Engine when bound, and this
 // isolate's batch, flushed to one of the stats store's shards at most every STATS_FLUSH_MS in waitUntil (no request
-// waits).
+// waits). The isolate's operations (its purge list's KV requests, the shield's hedges, prefetches and R2 operations) go
+// with each flush; work that counts some after the last record (a prefetch, the R2 tier's walk) has them flushed too.
 
 import type { ObservabilityConfig } from '../config/observability.ts';
 import { isolatePurges } from '../purge/purge-store.ts';
@@ -10,6 +11,7 @@ import { firstShard, nextShard } from '../stats/store-shards.ts';
 import type { TierName } from '../tiers/tiers.ts';
 import { isolateHedges } from './hedge-tally.ts';
 import { isolatePrefetches } from './prefetch-tally.ts';
+import { isolateR2 } from './r2-tally.ts';
 import { type StatsStoreNamespace, sendBatch } from './stats-store-client.ts';
 
 /** The part of a Workers Analytics Engine dataset used here. */
@@ -40,6 +42,8 @@ let lastShard: number | undefined;
 let flushing: Promise<void> | undefined;
 /** A flush is set for when the interval ends. */
 let scheduled = false;
+/** Operations were counted (tellOperations) since the last flush took them: a flush goes out for them alone. */
+let operationsPending = false;
 
 export function tellRecord(
   record: TierRecord,
@@ -63,14 +67,39 @@ export function tellRecord(
   if (sinks.store === undefined) return;
   isolateTier = record.tier;
   batch.add(record);
+  scheduleFlush(sinks.store, observability.flushMs, keepAlive);
+}
+
+/**
+ * Work of `tier`'s that runs past the record of the request that started it (a prefetch, the R2 tier's puts and walk)
+ * counted operations: they are flushed when a record would be, within the interval, even if no request comes after
+ * them. `keepAlive` is that work's own invocation's (waitUntil): workerd runs a timer only within the invocation that
+ * set it.
+ */
+export function tellOperations(
+  tier: TierName,
+  sinks: StatsSinks,
+  keepAlive: (promise: Promise<unknown>) => void,
+): void {
+  if (sinks.store === undefined) return;
+  isolateTier = tier;
+  operationsPending = true;
+  scheduleFlush(sinks.store, sinks.observability.flushMs, keepAlive);
+}
+
+/** A flush now when one is due (and none is under way), else one set for when the interval ends, unless one is set. */
+function scheduleFlush(
+  store: StatsStoreNamespace,
+  flushMs: number,
+  keepAlive: (promise: Promise<unknown>) => void,
+): void {
   // Now, not when the request came: a record that settled late (a long fill) is due as any other.
-  const wait = observability.flushMs - (Date.now() - lastFlush);
-  if (flushing === undefined && wait <= 0) keepAlive(flushStats(sinks.store, observability.flushMs));
-  else if (!scheduled && observability.flushMs > 0) {
+  const wait = flushMs - (Date.now() - lastFlush);
+  if (flushing === undefined && wait <= 0) keepAlive(flushStats(store, flushMs));
+  else if (!scheduled && flushMs > 0) {
     // Not due yet (with 0, the flush under way drains it): flushed when it is, even if no other
     // request comes (waitUntil keeps the invocation that long; STATS_FLUSH_MS is a few seconds).
     scheduled = true;
-    const store = sinks.store;
     keepAlive(
       new Promise((resolve) => setTimeout(resolve, Math.max(0, wait))).then(() => {
         scheduled = false;
@@ -81,14 +110,15 @@ export function tellRecord(
 }
 
 /**
- * Writes this isolate's batch to the store; one flush at a time per isolate, going on while
- * records keep arriving and the interval has passed again (with 0, until none is left). The
- * stats page flushes its own isolate (interval 0) before it reads.
+ * Writes this isolate's batch to the store, and its operations with it; one flush at a time per isolate, going on while
+ * records (or operations told) keep arriving and the interval has passed again (with 0, until none is left). A batch of
+ * no records goes only for operations told (tellOperations). The stats page flushes its own isolate (interval 0) before
+ * it reads.
  */
 export async function flushStats(store: StatsStoreNamespace, flushMs: number): Promise<void> {
   // After the flush under way (which may stop at its own interval), with this one's.
   while (flushing !== undefined) await flushing;
-  if (batch.size === 0) return;
+  if (batch.size === 0 && !operationsPending) return;
   flushing = drain(store, flushMs).finally(() => {
     flushing = undefined;
   });
@@ -96,17 +126,19 @@ export async function flushStats(store: StatsStoreNamespace, flushMs: number): P
 }
 
 async function drain(store: StatsStoreNamespace, flushMs: number): Promise<void> {
-  while (batch.size > 0) {
+  while (batch.size > 0 || operationsPending) {
+    operationsPending = false;
     lastFlush = Date.now();
     // Each flush to the next shard (store-shards.ts): the deployment's flushes spread over every shard.
     lastShard = lastShard === undefined ? firstShard(Math.random()) : nextShard(lastShard);
-    // The purge list's KV requests and the shield's hedges and prefetches since the last flush go with it: the stats
-    // page prices them.
+    // The purge list's KV requests and the shield's hedges, prefetches and R2 operations since the last flush go with
+    // it: the stats page prices them.
     const operations = {
       tier: isolateTier,
       ...isolatePurges.takeKvOperations(),
       ...isolateHedges.take(),
       ...isolatePrefetches.take(),
+      ...isolateR2.take(),
     };
     await sendBatch(store, { ...batch.take(), operations }, lastShard);
     if (Date.now() - lastFlush < flushMs) return;

@@ -4,7 +4,7 @@
 import type { CostEstimate, CostLine } from '../cost/cost-model.ts';
 import type { TierName } from '../tiers/tiers.ts';
 import type { Outcome } from './record.ts';
-import type { HedgeCounts, PrefetchCounts } from './store-operations.ts';
+import type { HedgeCounts, PrefetchCounts, R2Counts } from './store-operations.ts';
 
 /** Sums over a set of records. */
 export interface Totals {
@@ -93,8 +93,10 @@ type MonthSums = Pick<
 export interface StatsCost {
   /**
    * What the stats store counted in the window: its own requests and rows, the isolates' KV requests, the shield's
-   * hedges (store-operations.ts HedgeCounts: priced as origin requests and, their bytes, origin egress) and its
-   * prefetched segments (PrefetchCounts: priced as the origin requests, subrequests and egress they were).
+   * hedges (store-operations.ts HedgeCounts: priced as origin requests and, their bytes, origin egress), its
+   * prefetched segments (PrefetchCounts: priced as the origin requests, subrequests and egress they were) and its R2
+   * tier's operations (R2Counts: gets as Class B, puts and lists as Class A, the byte-seconds its puts commit to as
+   * storage; zeros where there is no R2 tier).
    */
   windowOperations: {
     durableObjectRequests: number;
@@ -104,7 +106,8 @@ export interface StatsCost {
     kvReadRequests: number;
     kvWriteRequests: number;
   } & HedgeCounts &
-    PrefetchCounts;
+    PrefetchCounts &
+    R2Counts;
   /** The window's length in months (the month below is the window's counts over this). */
   monthsPerWindow: number;
   /** 30 days at the window's rate, at the published prices, the plan's allowances applied. */

@@ -1,7 +1,8 @@
-// The stats page's charts: requests and bytes sent per minute, one line per tier, as inline SVG (no script, no
-// asset: it draws under the page's CSP), named in an HTML legend and described in words (WAI-ARIA 1.2 role "img").
+// The stats page's charts: requests and bytes sent per minute, one line per tier shown (shown-tiers.ts), as inline SVG
+// (no script, no asset: it draws under the page's CSP), named in an HTML legend and described in words (WAI-ARIA 1.2
+// role "img").
 
-import { TIER_NAMES, type TierName } from '../tiers/tiers.ts';
+import type { TierName } from '../tiers/tiers.ts';
 import { formatBytes, formatCount, formatMinute } from './format.ts';
 import { escapeHtml } from './html.ts';
 import type { StatsJson } from './stats-json.ts';
@@ -61,11 +62,11 @@ export function lineChart(spec: LineChartSpec): string {
   ].join('');
 }
 
-/** The window's two charts, each with its legend. */
-export function minuteCharts(stats: StatsJson): string {
+/** The window's two charts, a line for each tier `shown`, each chart with its legend. */
+export function minuteCharts(stats: StatsJson, shown: readonly TierName[]): string {
   const labels = stats.minutes.map((minute) => `${formatMinute(minute.minute)} UTC`);
   const series = (value: (tiers: StatsJson['minutes'][number]['tiers'], tier: TierName) => number): ChartSeries[] =>
-    TIER_NAMES.map((tier) => ({
+    shown.map((tier) => ({
       name: tier,
       tone: tier,
       values: stats.minutes.map((minute) => value(minute.tiers, tier)),
@@ -84,14 +85,16 @@ export function minuteCharts(stats: StatsJson): string {
     series: series((tiers, tier) => tiers[tier].bytesSent),
     format: formatBytes,
   });
-  return `<div class="grid-charts">${figure('Requests per minute', requests)}${figure('Bytes sent per minute', bytes)}</div>`;
+  return `<div class="grid-charts">${figure('Requests per minute', requests, shown)}${figure('Bytes sent per minute', bytes, shown)}</div>`;
 }
 
 /** A chart with its legend: readable without colour, the tiers are named. */
-function figure(caption: string, svg: string): string {
-  const legend = TIER_NAMES.map(
-    (tier) => `<li><span class="swatch tone-${escapeHtml(tier)}" aria-hidden="true"></span>${escapeHtml(tier)}</li>`,
-  ).join('');
+function figure(caption: string, svg: string, shown: readonly TierName[]): string {
+  const legend = shown
+    .map(
+      (tier) => `<li><span class="swatch tone-${escapeHtml(tier)}" aria-hidden="true"></span>${escapeHtml(tier)}</li>`,
+    )
+    .join('');
   return `<figure class="card"><h3>${escapeHtml(caption)}</h3>${svg}<figcaption><ul class="legend">${legend}</ul></figcaption></figure>`;
 }
 

@@ -1,16 +1,21 @@
 // GET /__tiercache/stats (docs/operating.md): StatsJson as one self-contained HTML page (inline CSS and SVG, no
 // script, no asset: it renders under default-src 'none'), readable on a phone, every string of the data escaped.
 
-import { TIER_NAMES, type TierName } from '../tiers/tiers.ts';
+import { MONTH_MS } from '../cost/usage.ts';
+import type { TierName } from '../tiers/tiers.ts';
 import { formatBytes, formatCompact, formatCount, formatMs, formatRatio, formatTime, formatUsd } from './format.ts';
 import { bigNumber, escapeHtml, factList, htmlTable } from './html.ts';
 import { OUTCOMES } from './record.ts';
+import { shownNextHop, shownTiers } from './shown-tiers.ts';
 import type { StatsJson, TierStats } from './stats-json.ts';
 import { minuteCharts } from './stats-page-charts.ts';
 import { STATS_PAGE_CSS } from './stats-page-style.ts';
+import { anyR2 } from './store-operations.ts';
 
 export function statsPage(stats: StatsJson): string {
   const generated = formatTime(stats.generatedAt);
+  // The R2 tier only where it made records (shown-tiers.ts): no empty card of a deployment without it.
+  const shown = shownTiers(stats.tiers);
   return [
     '<!doctype html>',
     '<html lang="en"><head><meta charset="utf-8">',
@@ -23,21 +28,20 @@ export function statsPage(stats: StatsJson): string {
     `<p class="meta">The last ${formatCount(stats.windowMinutes)} minutes, as of <time datetime="${escapeHtml(stats.generatedAt)}">${escapeHtml(generated)}</time></p></div>`,
     '<nav class="actions" aria-label="This page"><a class="button" href="stats">Refresh</a><a class="button" href="stats.json">JSON</a></nav></header>',
     '<section aria-labelledby="tiers-heading"><h2 id="tiers-heading">Tiers and egress</h2><div class="grid-cards">',
-    ...TIER_NAMES.map((tier) => tierCard(tier, stats.tiers[tier])),
+    ...shown.map((tier) => tierCard(tier, stats.tiers[tier], shownNextHop(shown, tier))),
     egressCard(stats.egress),
     '</div></section>',
     costSection(stats),
-    `<section aria-labelledby="minutes-heading"><h2 id="minutes-heading">The last ${formatCount(stats.windowMinutes)} minutes</h2>${minuteCharts(stats)}</section>`,
-    `<section aria-labelledby="lists-heading"><h2 id="lists-heading">What happened</h2><div class="grid-lists">${outcomesTable(stats)}${statsLists(stats)}</div></section>`,
+    `<section aria-labelledby="minutes-heading"><h2 id="minutes-heading">The last ${formatCount(stats.windowMinutes)} minutes</h2>${minuteCharts(stats, shown)}</section>`,
+    `<section aria-labelledby="lists-heading"><h2 id="lists-heading">What happened</h2><div class="grid-lists">${outcomesTable(stats, shown)}${statsLists(stats)}</div></section>`,
     `<footer class="note">Generated ${escapeHtml(generated)}. Bytes in SI units (1 kB = 1,000 B; 1 TB = 10<sup>12</sup> B, as egress is priced). `,
     'Hit ratio: requests answered without fetching the object from the next tier; byte hit ratio: bytes sent that were not fetched.</footer>',
     '</main></body></html>',
   ].join('\n');
 }
 
-/** A tier's card, titled by its name; what it fetched is from the tier behind it (the origin behind the last). */
-function tierCard(tier: TierName, stats: TierStats): string {
-  const next = TIER_NAMES[TIER_NAMES.indexOf(tier) + 1];
+/** A tier's card, titled by its name; what it fetched is from `next`: the tier shown behind it, or the origin. */
+function tierCard(tier: TierName, stats: TierStats, next: string): string {
   return [
     `<article class="card ${escapeHtml(tier)}"><h3>${escapeHtml(tier.charAt(0).toUpperCase() + tier.slice(1))}</h3>`,
     `<div class="bigs">${bigNumber(formatRatio(stats.hitRatio), 'hit ratio')}${bigNumber(formatRatio(stats.byteHitRatio), 'byte hit ratio')}</div>`,
@@ -45,7 +49,7 @@ function tierCard(tier: TierName, stats: TierStats): string {
       ['requests', formatCount(stats.totals.requests)],
       ['mean time to first byte', formatMs(stats.ttfbMsMean)],
       ['bytes sent', formatBytes(stats.totals.bytesSent)],
-      [`bytes from the ${next ?? 'origin'}`, formatBytes(stats.totals.bytesFromNextHop)],
+      [`bytes from the ${next}`, formatBytes(stats.totals.bytesFromNextHop)],
       // Normal (a player that seeks, a download cut): counted, never an error.
       ['left before the body ended', formatCount(stats.totals.departed)],
     ]),
@@ -67,14 +71,14 @@ function egressCard(egress: StatsJson['egress']): string {
   ].join('');
 }
 
-/** Requests per outcome at each tier (every outcome, in record.ts's order). */
-function outcomesTable(stats: StatsJson): string {
+/** Requests per outcome at each tier shown (every outcome, in record.ts's order). */
+function outcomesTable(stats: StatsJson, shown: readonly TierName[]): string {
   return htmlTable({
     caption: 'Requests by outcome',
-    columns: [{ title: 'outcome' }, ...TIER_NAMES.map((tier) => ({ title: tier, kind: 'number' as const }))],
+    columns: [{ title: 'outcome' }, ...shown.map((tier) => ({ title: tier, kind: 'number' as const }))],
     rows: OUTCOMES.map((outcome) => [
       outcome,
-      ...TIER_NAMES.map((tier) => formatCount(stats.tiers[tier].outcomes[outcome].requests)),
+      ...shown.map((tier) => formatCount(stats.tiers[tier].outcomes[outcome].requests)),
     ]),
     empty: 'No requests.',
   });
@@ -118,6 +122,7 @@ function costSection(stats: StatsJson): string {
         'prefetched bytes (wasted)',
         `${formatBytes(counted.prefetchBytes)} (${formatBytes(counted.prefetchWastedBytes)})`,
       ],
+      ...r2Facts(stats),
     ]),
     '</article>',
   ].join('');
@@ -132,9 +137,29 @@ function costSection(stats: StatsJson): string {
     '<section aria-labelledby="cost-heading"><h2 id="cost-heading">What it costs</h2>',
     `<div class="grid-cost">${card}${lines}</div>`,
     `<p class="note">The last ${formatCount(stats.windowMinutes)} minutes as 30 days at the same rate, each line past its monthly allowance, at the Workers Paid prices read ${escapeHtml(cost.pricesReadAt)} and the origin's ${formatUsd(stats.egress.pricePerTB)} per TB (docs/costs.md). `,
-    'CPU time is an upper bound measured on the local runtime, every edge hit priced as a Cache API hit; Durable Object and KV requests are the ones the stats store counted. ',
+    "CPU time is an upper bound measured on the local runtime, every edge hit priced as a Cache API hit; Durable Object, KV and R2 operations are the ones the stats store counted, R2 storage what the window's puts commit to for their retention (not the bucket's size). ",
     "Cloudflare's cache in front: nothing over 512 MB cached, no bandwidth charge, its tiers hitting as tiercache's do; from every object under 512 MB to every sliced object over it (the counts know no object's size), against which tiercache saves what is shown, a minus sign where it costs more.</p></section>",
   ].join('');
+}
+
+/**
+ * The R2 tier's operations counted in the window, where the tier is (its records or its operations): its gets, puts
+ * and lists, the bytes it put and the storage those puts commit to (each put's bytes for its retention, as
+ * byte-months: R2 bills GB-months).
+ */
+function r2Facts(stats: StatsJson): [string, string][] {
+  const counted = stats.cost.windowOperations;
+  if (stats.tiers.r2.totals.requests === 0 && !anyR2(counted)) return [];
+  return [
+    [
+      'R2 gets, puts, lists',
+      `${formatCount(counted.r2Gets)}, ${formatCount(counted.r2Puts)}, ${formatCount(counted.r2Lists)}`,
+    ],
+    [
+      'R2 bytes put (storage committed)',
+      `${formatBytes(counted.r2PutBytes)} (${formatBytes(counted.r2StoredByteSeconds / (MONTH_MS / 1000))}-months)`,
+    ],
+  ];
 }
 
 /** USD, a saving that is a cost marked with a minus sign. */

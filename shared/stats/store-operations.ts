@@ -1,7 +1,7 @@
 // The platform operations the stats count besides requests (docs/costs.md): the store's own for each batch (a request,
 // rows read and written), each isolate's purge-list KV requests (lists, reads, writes), the shield's hedged origin
-// requests (shield/origin/endpoint-race.ts) and its prefetched segments (shield/segment-prefetch.ts), per minute, so
-// the page prices what was spent.
+// requests (shield/origin/endpoint-race.ts), its prefetched segments (shield/segment-prefetch.ts) and its R2 tier's
+// operations on its bucket (shield/r2/), per minute, so the page prices what was spent.
 
 import { perTier, type TierName } from '../tiers/tiers.ts';
 
@@ -21,6 +21,38 @@ export interface StoreOperations {
   hedges: HedgeCounts;
   /** The shield's prefetched segments: more origin requests and bytes, and how many a client then read. */
   prefetches: PrefetchCounts;
+  /** The shield's R2 tier: its bucket's operations and the storage its puts commit to. */
+  r2: R2Counts;
+}
+
+/** What a shield isolate's R2 tier did to its bucket (shared/observe/r2-tally.ts counts it). */
+export interface R2Counts {
+  /** Gets (a lookup's, whether it found the entry or not) and heads (a removal's): each a Class B operation. */
+  r2Gets: number;
+  /** Puts R2 took (each a Class A operation). */
+  r2Puts: number;
+  /** The bytes of those puts. */
+  r2PutBytes: number;
+  /** Lists of the bucket (the walk of its index, shield/r2/r2-sweep.ts: each a Class A operation). */
+  r2Lists: number;
+  /**
+   * The storage those puts commit to: each put's bytes × the retention it was put with (its entry's expiry less the time
+   * of the put), in byte-seconds, accrued when it is put; not how much the bucket holds (an entry removed before its
+   * expiry, by a purge or a newer version, is counted for all of it). A sum of products, not a count: not whole.
+   */
+  r2StoredByteSeconds: number;
+}
+
+export const R2_COUNT_NAMES = [
+  'r2Gets',
+  'r2Puts',
+  'r2PutBytes',
+  'r2Lists',
+  'r2StoredByteSeconds',
+] as const satisfies readonly (keyof R2Counts)[];
+
+export function noR2(): R2Counts {
+  return { r2Gets: 0, r2Puts: 0, r2PutBytes: 0, r2Lists: 0, r2StoredByteSeconds: 0 };
 }
 
 /** Segments a shield isolate prefetched (shared/observe/prefetch-tally.ts counts them). */
@@ -78,6 +110,7 @@ export function emptyOperations(): StoreOperations {
     kvReads: perTier(() => 0),
     hedges: noHedges(),
     prefetches: noPrefetches(),
+    r2: noR2(),
   };
 }
 
@@ -98,6 +131,8 @@ export function addOperations(a: StoreOperations | undefined, b: StoreOperations
     hedges: addHedges(x.hedges ?? noHedges(), y.hedges ?? noHedges()),
     // A bucket stored before prefetches were counted has none.
     prefetches: addPrefetches(x.prefetches ?? noPrefetches(), y.prefetches ?? noPrefetches()),
+    // A bucket stored before the R2 tier's operations were counted has none.
+    r2: addR2(x.r2 ?? noR2(), y.r2 ?? noR2()),
   };
 }
 
@@ -106,6 +141,24 @@ export function prefetchesOf(said: Partial<PrefetchCounts> | undefined): Prefetc
   const counts = noPrefetches();
   for (const name of PREFETCH_COUNT_NAMES) counts[name] = said?.[name] ?? 0;
   return counts;
+}
+
+/** Whether the R2 tier did anything to its bucket (a deployment without one counts nothing). */
+export function anyR2(counts: R2Counts): boolean {
+  return R2_COUNT_NAMES.some((name) => counts[name] > 0);
+}
+
+/** The R2 counts a batch says (store-protocol.ts), each absent one 0. */
+export function r2CountsOf(said: Partial<R2Counts> | undefined): R2Counts {
+  const counts = noR2();
+  for (const name of R2_COUNT_NAMES) counts[name] = said?.[name] ?? 0;
+  return counts;
+}
+
+function addR2(a: R2Counts, b: R2Counts): R2Counts {
+  const sum = noR2();
+  for (const name of R2_COUNT_NAMES) sum[name] = a[name] + b[name];
+  return sum;
 }
 
 function addPrefetches(a: PrefetchCounts, b: PrefetchCounts): PrefetchCounts {
@@ -124,8 +177,8 @@ function addHedges(a: HedgeCounts, b: HedgeCounts): HedgeCounts {
 }
 
 /**
- * The operations of one merge: a batch from `tier` whose isolate made `kv`, `hedges` and `prefetches` since its last
- * flush, and the rows the store touched for it.
+ * The operations of one merge: a batch from `tier` whose isolate made `kv`, `hedges`, `prefetches` and `r2` since its
+ * last flush, and the rows the store touched for it.
  */
 export function mergeOperations(
   tier: TierName,
@@ -133,6 +186,7 @@ export function mergeOperations(
   rows: { read: number; written: number },
   hedges: HedgeCounts = noHedges(),
   prefetches: PrefetchCounts = noPrefetches(),
+  r2: R2Counts = noR2(),
 ): StoreOperations {
   const operations = emptyOperations();
   operations.flushes[tier] = 1;
@@ -143,5 +197,6 @@ export function mergeOperations(
   operations.rowsWritten = rows.written;
   operations.hedges = { ...hedges };
   operations.prefetches = { ...prefetches };
+  operations.r2 = { ...r2 };
   return operations;
 }

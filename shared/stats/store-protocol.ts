@@ -5,7 +5,7 @@ import { isTierName, TIER_NAMES, type TierName } from '../tiers/tiers.ts';
 import { OUTCOMES, type Outcome } from './record.ts';
 import type { Totals } from './stats-json.ts';
 import { MINUTE_MS } from './stats-window.ts';
-import { PREFETCH_COUNT_NAMES } from './store-operations.ts';
+import { PREFETCH_COUNT_NAMES, R2_COUNT_NAMES } from './store-operations.ts';
 import { TOTAL_FIELDS } from './totals.ts';
 
 /** The one Durable Object every isolate of every tier flushes to, and the edge reads back. */
@@ -70,6 +70,12 @@ interface BatchOperations {
   prefetchesWasted?: number;
   prefetchBytes?: number;
   prefetchWastedBytes?: number;
+  /** The shield's R2 tier on its bucket (store-operations.ts R2Counts); absent: none, or an earlier release. */
+  r2Gets?: number;
+  r2Puts?: number;
+  r2PutBytes?: number;
+  r2Lists?: number;
+  r2StoredByteSeconds?: number;
 }
 
 /** A batch as it crosses the wire to the Durable Object (JSON). */
@@ -88,14 +94,20 @@ const WHOLE: ReadonlySet<keyof Totals> = new Set(['requests', 'slicesHit', 'slic
 /** Counted since a later release: a batch from an isolate still running an earlier one has none, which counts 0. */
 const LATER: ReadonlySet<keyof Totals> = new Set(['departed']);
 
-/** Operations counted since later releases (the shield's hedges, its prefetches): absent from an earlier one's batch. */
+/**
+ * Operations counted since later releases (the shield's hedges, its prefetches, its R2 tier's): absent from an earlier
+ * one's batch.
+ */
 const LATER_OPERATIONS = [
   'hedgesStarted',
   'hedgesWon',
   'hedgesLost',
   'hedgeBytes',
   ...PREFETCH_COUNT_NAMES,
+  ...R2_COUNT_NAMES,
 ] as const satisfies readonly (keyof BatchOperations)[];
+/** Of those, the sums of products rather than counts: finite and not negative, need not be whole. */
+const LATER_SUMS: ReadonlySet<(typeof LATER_OPERATIONS)[number]> = new Set(['r2StoredByteSeconds']);
 
 type Parsed<T> = { ok: true; value: T } | { ok: false; reason: string };
 
@@ -140,8 +152,12 @@ function parseOperations(item: unknown): Parsed<BatchOperations> {
   for (const name of LATER_OPERATIONS) {
     const count = item[name];
     if (count === undefined) continue;
-    if (!isCount(count, true))
-      return { ok: false, reason: `expected "${name}" to be absent or a whole number, at least 0` };
+    const whole = !LATER_SUMS.has(name);
+    if (!isCount(count, whole))
+      return {
+        ok: false,
+        reason: `expected "${name}" to be absent or a ${whole ? 'whole' : 'finite'} number, at least 0`,
+      };
     later[name] = count;
   }
   return { ok: true, value: { tier, kvLists, kvWrites, kvReads, ...later } };

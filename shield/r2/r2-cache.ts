@@ -208,6 +208,15 @@ export function expiryOf(customMetadata: Record<string, string> | undefined): nu
   return readMetadata(customMetadata)?.expires;
 }
 
+/**
+ * What a put with this custom metadata commits R2 to keep: the entry's counted bytes, until its expiry (ms epoch);
+ * undefined for an object not ours.
+ */
+export function keptOf(customMetadata: Record<string, string>): { bytes: number; expires: number } | undefined {
+  const entry = readMetadata(customMetadata);
+  return entry === undefined ? undefined : { bytes: entry.length, expires: entry.expires };
+}
+
 function writeMetadata(entry: EntryMetadata): Record<string, string> {
   return {
     headers: JSON.stringify(entry.headers),

@@ -2,12 +2,14 @@
 // entry, its write budget and its walk of the index (R2Isolate); per request, its hop between the shield's Cache API
 // tier and the origin, and its own record (R2Request). The hop is the door every tier behind another comes in by
 // (shared/tier/tier-hop.ts tierHop): the one read path over the R2 store (r2-cache.ts), admitted (r2-admitted.ts),
-// its next hop the origin with every fetch counted (fetches-seen.ts).
+// its next hop the origin with every fetch counted (fetches-seen.ts), every operation on its bucket counted for the
+// stats (counted-bucket.ts).
 
 import type { Clock } from '../../shared/clock/clock.ts';
 import type { Config } from '../../shared/config/config.ts';
 import type { ObservedTier } from '../../shared/observe/observed.ts';
-import { tellRecord } from '../../shared/observe/record-sinks.ts';
+import { isolateR2, type R2Tally } from '../../shared/observe/r2-tally.ts';
+import { tellOperations, tellRecord } from '../../shared/observe/record-sinks.ts';
 import { RequestMeter } from '../../shared/observe/request-meter.ts';
 import type { PurgeKv } from '../../shared/purge/purge-kv.ts';
 import { tierRecord } from '../../shared/stats/record.ts';
@@ -15,6 +17,7 @@ import { FetchHistory } from '../../shared/store/fetch-history.ts';
 import { WriteBudget } from '../../shared/store/write-budget.ts';
 import type { NextHop } from '../../shared/tier/next-hop.ts';
 import { tierHop } from '../../shared/tier/tier-hop.ts';
+import { countedBucket } from './counted-bucket.ts';
 import { fetchesSeen } from './fetches-seen.ts';
 import { admittedCache } from './r2-admitted.ts';
 import { type R2Store, R2TierCache } from './r2-cache.ts';
@@ -26,16 +29,26 @@ export interface R2Isolate {
   history: FetchHistory;
   budget: WriteBudget;
   sweep: SweepState;
+  /** Where its operations on the bucket are counted for the stats. */
+  tally: R2Tally;
 }
 
-/** The R2 tier for a shield isolate whose R2_TIER binding is `bucket`; undefined (off) when none is bound. */
-export function r2Isolate(bucket: R2Store | undefined, config: Config): R2Isolate | undefined {
+/**
+ * The R2 tier for a shield isolate whose R2_TIER binding is `bucket`; undefined (off) when none is bound. Its
+ * operations are counted in `tally`, the isolate's (flushed with its stats) unless a test hands its own.
+ */
+export function r2Isolate(
+  bucket: R2Store | undefined,
+  config: Config,
+  tally: R2Tally = isolateR2,
+): R2Isolate | undefined {
   if (bucket === undefined) return undefined;
   return {
     bucket,
     history: new FetchHistory(),
     budget: new WriteBudget(config.r2Tier.writesPerHour),
     sweep: newSweep(),
+    tally,
   };
 }
 
@@ -79,7 +92,9 @@ export function r2Request(
     hop(route, next) {
       const { config, clock, purges } = route;
       const now = (): number => clock.now();
-      const cache = admittedCache(new R2TierCache(r2.bucket, now), {
+      // Its operations counted, and flushed even when they end after this request's records (a put, the walk).
+      const bucket = countedBucket(r2.bucket, r2.tally, now, () => tellOperations('shield', observed.sinks, keepAlive));
+      const cache = admittedCache(new R2TierCache(bucket, now), {
         settings: config.r2Tier,
         egressPerTB: config.observability.egressPricePerTB,
         history: r2.history,
@@ -87,7 +102,7 @@ export function r2Request(
         now,
       });
       // The walk of the index, when one is due: kept alive with the tier's other work.
-      meter.hold(sweepExpired(r2.bucket, r2.sweep, now()));
+      meter.hold(sweepExpired(bucket, r2.sweep, now()));
       return heardHop(
         tierHop({ name: 'r2', cache, config, clock, purges, meter }, fetchesSeen(next, r2.history, now)),
         hear,

@@ -5,6 +5,7 @@
 import type { Outcome } from '../../shared/stats/record.ts';
 import { DEFAULT_COST_DEPLOYMENT, windowCost } from '../../shared/stats/stats-cost.ts';
 import type { MinuteStats, StatsJson, TierStats, Totals } from '../../shared/stats/stats-json.ts';
+import type { StoreOperations } from '../../shared/stats/store-operations.ts';
 import type { TierName } from '../../shared/tiers/tiers.ts';
 
 function totals(requests: number, bytesSent: number, bytesFromNextHop = 0, bytesFromOrigin = 0, ttfbMsSum = 0): Totals {
@@ -105,24 +106,7 @@ export function statsSample(): StatsJson {
       },
     },
   };
-  // Two isolates at each tier flushing every 5 s for the hour, each re-reading the purge list as often and reading one
-  // purge batch too large for its key's metadata; the shield hedged a few late first bytes.
-  const operations = {
-    flushes: { edge: 1440, shield: 1440, r2: 0 },
-    rowsRead: 8640,
-    rowsWritten: 5760,
-    kvLists: { edge: 1440, shield: 1440, r2: 0 },
-    kvWrites: 2,
-    kvReads: { edge: 2, shield: 2, r2: 0 },
-    hedges: { hedgesStarted: 12, hedgesWon: 9, hedgesLost: 3, hedgeBytes: 786_432 },
-    prefetches: {
-      prefetched: 40,
-      prefetchesUsed: 36,
-      prefetchesWasted: 2,
-      prefetchBytes: 8_000_000,
-      prefetchWastedBytes: 400_000,
-    },
-  };
+  const operations = sampleOperations();
   return {
     generatedAt: '2026-01-30T10:15:42.123Z',
     windowMinutes: 60,
@@ -159,4 +143,59 @@ export function statsSample(): StatsJson {
     ],
     cost: windowCost(tiers, operations, 60, 7, DEFAULT_COST_DEPLOYMENT),
   };
+}
+
+/** The hour's platform operations: the store's, the isolates' KV requests, the shield's hedges and prefetches. */
+function sampleOperations(): StoreOperations {
+  // Two isolates at each tier flushing every 5 s for the hour, each re-reading the purge list as often and reading one
+  // purge batch too large for its key's metadata; the shield hedged a few late first bytes.
+  return {
+    flushes: { edge: 1440, shield: 1440, r2: 0 },
+    rowsRead: 8640,
+    rowsWritten: 5760,
+    kvLists: { edge: 1440, shield: 1440, r2: 0 },
+    kvWrites: 2,
+    kvReads: { edge: 2, shield: 2, r2: 0 },
+    hedges: { hedgesStarted: 12, hedgesWon: 9, hedgesLost: 3, hedgeBytes: 786_432 },
+    prefetches: {
+      prefetched: 40,
+      prefetchesUsed: 36,
+      prefetchesWasted: 2,
+      prefetchBytes: 8_000_000,
+      prefetchWastedBytes: 400_000,
+    },
+    // The R2 tier is off: no operations on a bucket.
+    r2: { r2Gets: 0, r2Puts: 0, r2PutBytes: 0, r2Lists: 0, r2StoredByteSeconds: 0 },
+  };
+}
+
+/**
+ * The same hour with the R2 tier behind the shield: 100 of the shield's requests asked it, 60 answered from what it
+ * kept; its gets, puts and list counted.
+ */
+export function withR2(stats: StatsJson): StatsJson {
+  const r2: TierStats = {
+    totals: totals(100, 300_000_000, 100_000_000, 100_000_000, 1200),
+    hitRatio: 0.6,
+    byteHitRatio: 1 - 100 / 300,
+    ttfbMsMean: 12,
+    outcomes: {
+      ...stats.tiers.r2.outcomes,
+      hit: totals(60, 200_000_000, 0, 0, 300),
+      miss: totals(40, 100_000_000, 100_000_000, 100_000_000, 900),
+    },
+  };
+  const tiers = { ...stats.tiers, r2 };
+  const busy: Record<string, MinuteStats['tiers']['r2']> = {
+    '2026-01-30T10:15:00.000Z': { requests: 40, hits: 24, bytesSent: 120_000_000, bytesFromNextHop: 76_000_000 },
+  };
+  const minutes = stats.minutes.map((minute) => ({
+    ...minute,
+    tiers: { ...minute.tiers, r2: busy[minute.minute] ?? minute.tiers.r2 },
+  }));
+  const operations = {
+    ...sampleOperations(),
+    r2: { r2Gets: 160, r2Puts: 30, r2PutBytes: 90_000_000, r2Lists: 120, r2StoredByteSeconds: 90_000_000 * 86_400 },
+  };
+  return { ...stats, tiers, minutes, cost: windowCost(tiers, operations, 60, 7, DEFAULT_COST_DEPLOYMENT) };
 }

@@ -2,10 +2,10 @@
 // exit code for every answer, none, and each way of naming the deployment), and the sample hour's tables exactly.
 
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { renderStats, runStats } from '../../cli/stats.ts';
+import { parseStatsAnswer, renderStats, runStats } from '../../cli/stats.ts';
 import { type StackFolder, stackFolder, type TestContext, testContext } from './cli-context.ts';
 import { type Answer, type FakeEdge, json, plain, startFakeEdge, unreachableUrl } from './fake-edge.ts';
-import { statsSample } from './stats-sample.ts';
+import { statsSample, withR2 } from './stats-sample.ts';
 
 const TOKEN = 'stats-secret-7f3a';
 const STACK_TOKEN = 'stack-stats-secret-91c2';
@@ -234,9 +234,9 @@ describe('renderStats', () => {
     expect(titles).toEqual([
       'tiercache stats for https://cdn.example: the last 60 minutes, as of 2026-01-30 10:15:42Z',
       'Tiers',
-      'Outcomes at the edge',
-      'Outcomes at the shield',
-      'Outcomes at the r2',
+      // The R2 tier is off in the sample: no table of it, and the shield's bytes come from the origin.
+      'Outcomes at the edge (its next hop: the shield)',
+      'Outcomes at the shield (its next hop: the origin)',
       'Egress (origin priced at $7.00 per TB)',
       'Cost, a month at this rate (prices read 2026-12-01; docs/costs.md)',
       'Requests per minute, the last 10 (UTC)',
@@ -275,16 +275,14 @@ describe('renderStats', () => {
         '  ------  --------  ---------  --------------  ---------  ----------',
         '  edge       1,200      87.5%           88.0%     3.2 ms     3.50 GB',
         '  shield       150      13.3%            4.7%    41.0 ms      420 MB',
-        // Off in the sample: a line all the same, counting nothing.
-        '  r2             0       0.0%            0.0%     0.0 ms         0 B',
       ].join('\n'),
     );
   });
 
   it("prints each tier's outcomes with their requests and bytes, hits first", () => {
-    expect(table(text, 'Outcomes at the edge')).toBe(
+    expect(table(text, 'Outcomes at the edge (its next hop: the shield)')).toBe(
       [
-        'Outcomes at the edge',
+        'Outcomes at the edge (its next hop: the shield)',
         '  outcome      requests  bytes sent  from next hop  from origin',
         '  -----------  --------  ----------  -------------  -----------',
         '  hit             1,020     3.00 GB            0 B          0 B',
@@ -296,7 +294,7 @@ describe('renderStats', () => {
         '  error               5         0 B            0 B          0 B',
       ].join('\n'),
     );
-    expect(table(text, 'Outcomes at the shield')).toContain(
+    expect(table(text, 'Outcomes at the shield (its next hop: the origin)')).toContain(
       '  miss              120      400 MB         400 MB       400 MB',
     );
   });
@@ -324,6 +322,41 @@ describe('renderStats', () => {
       '  10:14    400        350    1.20 GB      50            5       115 MB',
       '  10:15    600        550    1.70 GB      50           10       190 MB',
     ]);
+  });
+
+  it('shows the R2 tier where it made records: its line, its outcomes, its minutes, the shield fetching from it', () => {
+    const stats = withR2(statsSample());
+    const shown = renderStats(stats, 'https://cdn.example');
+    expect(table(shown, 'Tiers').split('\n').at(-1)).toBe(
+      // 66.67 % rounded down, as every ratio is (format.ts).
+      '  r2           100      60.0%           66.6%    12.0 ms      300 MB',
+    );
+    const titles = shown.split('\n\n').map((block) => block.split('\n')[0]);
+    expect(titles.filter((title) => title?.startsWith('Outcomes'))).toEqual([
+      'Outcomes at the edge (its next hop: the shield)',
+      'Outcomes at the shield (its next hop: the r2)',
+      'Outcomes at the r2 (its next hop: the origin)',
+    ]);
+    const minutes = table(shown, 'Requests per minute, the last 10 (UTC)').split('\n');
+    expect(minutes[1]).toBe('  minute  edge  edge hits  edge sent  shield  shield hits  r2  r2 hits  from origin');
+    // What came from the origin is what the last tier shown fetched.
+    expect(minutes.at(-1)).toBe('  10:15    600        550    1.70 GB      50           10  40       24      76.0 MB');
+  });
+
+  it('reads stats.json from an edge older than the R2 tier (no r2 in it) as a deployment without it', () => {
+    const stats = statsSample() as unknown as {
+      tiers: Record<string, unknown>;
+      minutes: { tiers: Record<string, unknown> }[];
+    };
+    delete stats.tiers.r2;
+    for (const minute of stats.minutes) delete minute.tiers.r2;
+    const text = JSON.stringify(stats);
+    const older = renderStats(parseStatsAnswer(text, 'https://cdn.example'), 'https://cdn.example');
+    expect(table(older, 'Tiers').split('\n')).toHaveLength(5);
+    expect(older).not.toContain('Outcomes at the r2');
+    // A tier every deployment has, missing, is no stats.json of ours.
+    delete stats.tiers.shield;
+    expect(() => parseStatsAnswer(JSON.stringify(stats), 'https://cdn.example')).toThrow(/no tiers\.shield/);
   });
 
   it('prints hosts, top misses, bypass reasons, errors and recent purges in the order the edge ranked them', () => {

@@ -2,15 +2,19 @@
 // the shield's Cache API emptied of it as eviction would, read again: served from R2, its member in Cache-Status, the
 // origin asked nothing. And R2 behaves as the other tiers do: a purge of every kind reaches what it keeps, a soft purge
 // makes it stale and a 304 renews it, a new version replaces it once stale, a read that comes short is discarded and
-// the origin asked, and what a shared cache may not keep (no-store, private) never enters it.
+// the origin asked, and what a shared cache may not keep (no-store, private) never enters it. The stats count what it
+// did to its bucket and price it, and show its card.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sliceKey, wholeCopyKey } from '../../shared/slices/slice-plan.ts';
+import type { StatsJson } from '../../shared/stats/stats-json.ts';
 import { patternBytes, sha256 } from './bytes.ts';
 import { type Answer, cacheStatus, FakeClock, type Fixture, request, settle, startFixture } from './fixture.ts';
 
 const MiB = 1024 * 1024;
 const PURGE_TOKEN = 'r2-tier-purge-token';
+const STATS_TOKEN = 'r2-tier-stats-token';
+const DAY_S = 86_400;
 const clock = new FakeClock();
 let f: Fixture;
 
@@ -24,6 +28,9 @@ beforeAll(async () => {
       STALE_WHILE_REVALIDATE: '0',
       STALE_IF_ERROR: '0',
       PURGE_TOKEN,
+      STATS_TOKEN,
+      // Each isolate's counts flushed as they are made: what the stats say is read right after.
+      STATS_FLUSH_MS: '0',
       // Every storable entry kept: what this file shows is the tier; when an entry pays is r2-admission.test.ts's.
       R2_TIER_ADMIT: 'all',
     },
@@ -191,6 +198,42 @@ describe.each(KINDS)('%s', (_kind, size) => {
     f.tap.clear();
     expectBytes(await read(path), bytes);
     expect(originGets(path).length).toBeGreaterThan(0);
+  });
+});
+
+describe('the R2 tier in the stats', () => {
+  async function stats(): Promise<{ json: StatsJson; page: string }> {
+    await settle(300);
+    const headers = { authorization: `Bearer ${STATS_TOKEN}` };
+    const json = await f.get('/__tiercache/stats.json', { headers });
+    const page = await f.get('/__tiercache/stats', { headers });
+    expect([json.status, page.status]).toEqual([200, 200]);
+    return { json: JSON.parse(json.text) as StatsJson, page: page.text };
+  }
+
+  it('counts its gets and the put R2 took, with its bytes and the storage its retention commits to, and prices them', async () => {
+    const before = (await stats()).json.cost.windowOperations;
+    const { path, bytes } = await put(4000);
+    const first = await read(path);
+    await evict(path, first, bytes.length);
+    expectBytes(await read(path), bytes);
+    const { json, page } = await stats();
+    const after = json.cost.windowOperations;
+    // One entry put (a whole object), looked up twice: a miss, then the hit.
+    expect(after.r2Puts - before.r2Puts).toBe(1);
+    expect(after.r2PutBytes - before.r2PutBytes).toBe(bytes.length);
+    expect(after.r2Gets - before.r2Gets).toBeGreaterThanOrEqual(2);
+    // Kept as long as the purge records vouch for it (R2_TIER_ADMIT=all): about 31 days from its bytes' fetch.
+    const retentionS = (after.r2StoredByteSeconds - before.r2StoredByteSeconds) / bytes.length;
+    expect(retentionS).toBeGreaterThan(30 * DAY_S);
+    expect(retentionS).toBeLessThanOrEqual(31 * DAY_S);
+    // Its walk of the index listed the bucket when the first read asked it (a page a minute per isolate at most).
+    expect(after.r2Lists).toBeGreaterThanOrEqual(1);
+    const lines = json.cost.month.lines.map((line) => line.item);
+    expect(lines).toEqual(expect.arrayContaining(['R2 storage', 'R2 Class A operations', 'R2 Class B operations']));
+    expect(page).toContain('<article class="card r2"><h3>R2</h3>');
+    expect(page).toContain('<dt>bytes from the r2</dt>');
+    expect(page).toMatch(/<dt>R2 gets, puts, lists<\/dt><dd>[\d,]+, [\d,]+, [\d,]+<\/dd>/);
   });
 });
 

@@ -343,6 +343,7 @@ describe('mergeBuckets', () => {
       kvReads: { edge: 4, shield: 1, r2: 0 },
       hedges: { hedgesStarted: 0, hedgesWon: 0, hedgesLost: 0, hedgeBytes: 0 },
       prefetches: { prefetched: 0, prefetchesUsed: 0, prefetchesWasted: 0, prefetchBytes: 0, prefetchWastedBytes: 0 },
+      r2: { r2Gets: 0, r2Puts: 0, r2PutBytes: 0, r2Lists: 0, r2StoredByteSeconds: 0 },
     });
     expect(mergeBuckets(one, emptyBucket(BASE)).operations).toEqual(one.operations);
     expect('operations' in mergeBuckets(emptyBucket(BASE), emptyBucket(BASE))).toBe(false);

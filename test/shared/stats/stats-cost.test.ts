@@ -68,6 +68,11 @@ describe('windowCost', () => {
       prefetchesWasted: 0,
       prefetchBytes: 0,
       prefetchWastedBytes: 0,
+      r2Gets: 0,
+      r2Puts: 0,
+      r2PutBytes: 0,
+      r2Lists: 0,
+      r2StoredByteSeconds: 0,
     });
     expect(line(cost, 'Durable Object requests')?.quantity).toBe(2 * MONTH_PER_HOUR);
     expect(line(cost, 'KV list requests')?.quantity).toBe(5 * MONTH_PER_HOUR);
@@ -103,6 +108,44 @@ describe('windowCost', () => {
     // 2 GB an hour is 1.44 TB a month at $7/TB; each prefetch a lookup, the origin's fetch and a put.
     expect(cost.month.originEgressUSD - without.month.originEgressUSD).toBeCloseTo(2e9 * MONTH_PER_HOUR * 7e-12, 6);
     expect(cost.month.cpuMs.shield).toBeGreaterThan(without.month.cpuMs.shield);
+  });
+
+  it("prices the R2 tier's counted operations: puts and lists as Class A, gets as Class B, its puts' byte-seconds as GB-months", () => {
+    const kv = { kvLists: 0, kvWrites: 0, kvReads: 0 };
+    const rows = { read: 0, written: 0 };
+    // An hour: 10,000 gets, 2,000 puts of 1 MB each kept a day, 60 lists (one a minute).
+    const r2 = { r2Gets: 10_000, r2Puts: 2_000, r2PutBytes: 2e9, r2Lists: 60, r2StoredByteSeconds: 2e9 * 86_400 };
+    const counted = mergeOperations('shield', kv, rows, undefined, undefined, r2);
+    const cost = windowCost(tiersOf({}), counted, 60, 7, DEFAULT_COST_DEPLOYMENT);
+    expect(cost.windowOperations).toMatchObject(r2);
+    expect(line(cost, 'R2 Class A operations')?.quantity).toBeCloseTo((2_000 + 60) * MONTH_PER_HOUR, 6);
+    expect(line(cost, 'R2 Class B operations')?.quantity).toBeCloseTo(10_000 * MONTH_PER_HOUR, 6);
+    // 2 GB committed for a day each hour: 2 GB-days an hour, 2 × 720 / 30 = 48 GB-months a month.
+    expect(line(cost, 'R2 storage')?.quantity).toBeCloseTo(48, 9);
+  });
+
+  it('prices the R2 tier where it is (its records or operations in the window), and adds no R2 line where it is not', () => {
+    const r2Lines = (cost: ReturnType<typeof windowCost>) =>
+      cost.month.lines.filter((one) => one.item.startsWith('R2 ')).map((one) => one.item);
+    const none = windowCost(tiersOf({}, { tier: 'shield' }), emptyOperations(), 60, 7, DEFAULT_COST_DEPLOYMENT);
+    expect(r2Lines(none)).toEqual([]);
+    // Its answers to the shield in the window, no operation counted (a bucket stored before they were): priced at 0.
+    const answered = windowCost(
+      tiersOf({ tier: 'r2', outcome: 'hit', bytesSent: 1e6 }),
+      emptyOperations(),
+      60,
+      7,
+      DEFAULT_COST_DEPLOYMENT,
+    );
+    expect(r2Lines(answered)).toEqual(['R2 storage', 'R2 Class A operations', 'R2 Class B operations']);
+    // Only its walk of the index: the lists priced.
+    const kv = { kvLists: 0, kvWrites: 0, kvReads: 0 };
+    const walked = mergeOperations('shield', kv, { read: 0, written: 0 }, undefined, undefined, {
+      ...emptyOperations().r2,
+      r2Lists: 1,
+    });
+    const listed = windowCost(tiersOf({}), walked, 60, 7, DEFAULT_COST_DEPLOYMENT);
+    expect(line(listed, 'R2 Class A operations')?.quantity).toBe(MONTH_PER_HOUR);
   });
 
   it("prices the origin's egress at EGRESS_PRICE_PER_TB, the Workers lines at the published prices", () => {
@@ -162,6 +205,11 @@ describe('statsView cost', () => {
       prefetchesWasted: 0,
       prefetchBytes: 0,
       prefetchWastedBytes: 0,
+      r2Gets: 0,
+      r2Puts: 0,
+      r2PutBytes: 0,
+      r2Lists: 0,
+      r2StoredByteSeconds: 0,
     });
   });
 

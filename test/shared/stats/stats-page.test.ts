@@ -1,11 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatUsd } from '../../../shared/stats/format.ts';
-import { mergeBatch } from '../../../shared/stats/minute-bucket.ts';
+import { type MinuteBucket, mergeBatch } from '../../../shared/stats/minute-bucket.ts';
 import { OUTCOMES } from '../../../shared/stats/record.ts';
 import type { StatsJson } from '../../../shared/stats/stats-json.ts';
 import { statsPage } from '../../../shared/stats/stats-page.ts';
 import { statsView } from '../../../shared/stats/stats-view.ts';
+import { mergeOperations, type R2Counts, type StoreOperations } from '../../../shared/stats/store-operations.ts';
 import { BASE, batchOf, record } from './arbitraries.ts';
 
 const NOW = BASE + 90_000;
@@ -30,6 +31,23 @@ function sample(strings: { host?: string; key?: string; reason?: string; purge?:
     { kind: 'everything', value: '', at: BASE - 5 },
   ];
   return statsView([...mergeBatch(new Map(), batch).values()], purges, NOW, 7);
+}
+
+/** One minute's bucket of `records`. */
+function bucketOf(records: ReturnType<typeof record>[]): MinuteBucket {
+  return [...mergeBatch(new Map(), batchOf(records)).values()][0] as MinuteBucket;
+}
+
+/** A shield flush's operations carrying the R2 tier's `counts`. */
+function r2Operations(counts: R2Counts): StoreOperations {
+  return mergeOperations(
+    'shield',
+    { kvLists: 0, kvWrites: 0, kvReads: 0 },
+    { read: 1, written: 1 },
+    undefined,
+    undefined,
+    counts,
+  );
 }
 
 /** Tag names in the page, in order. */
@@ -71,9 +89,47 @@ describe('statsPage', () => {
     expect(page.match(/<dt>left before the body ended<\/dt><dd>(\d+)<\/dd>/g)).toEqual([
       '<dt>left before the body ended</dt><dd>1</dd>',
       '<dt>left before the body ended</dt><dd>0</dd>',
-      // The R2 tier's card: it counted nothing here.
-      '<dt>left before the body ended</dt><dd>0</dd>',
     ]);
+  });
+
+  it('shows no R2 card, line, column or count where the R2 tier made no record: the shield fetched from the origin', () => {
+    expect(page).not.toContain('<article class="card r2">');
+    expect(page).not.toContain('class="line tone-r2"');
+    expect(page).not.toContain('swatch tone-r2');
+    expect(page).not.toContain('<th scope="col" class="number">r2</th>');
+    expect(page).not.toContain('<dt>R2 gets, puts, lists</dt>');
+    expect(page.match(/<dt>bytes from the [a-z0-9]+<\/dt>/g)).toEqual([
+      '<dt>bytes from the shield</dt>',
+      '<dt>bytes from the origin</dt>',
+    ]);
+  });
+
+  it('shows the R2 tier where it made records: its card behind the shield, its lines, its column, its operations', () => {
+    const r2 = { r2Gets: 12, r2Puts: 3, r2PutBytes: 3_000_000, r2Lists: 1, r2StoredByteSeconds: 3_000_000 * 2_592_000 };
+    const withR2 = statsPage(
+      statsView([{ ...bucketOf([record({ tier: 'r2', outcome: 'hit' })]), operations: r2Operations(r2) }], [], NOW, 7),
+    );
+    expect(withR2).toContain('<article class="card r2"><h3>R2</h3>');
+    expect(withR2.match(/<dt>bytes from the [a-z0-9]+<\/dt>/g)).toEqual([
+      '<dt>bytes from the shield</dt>',
+      '<dt>bytes from the r2</dt>',
+      '<dt>bytes from the origin</dt>',
+    ]);
+    expect(withR2.match(/class="line tone-r2"/g)).toHaveLength(2);
+    expect(withR2.match(/<span class="swatch tone-r2" aria-hidden="true"><\/span>r2<\/li>/g)).toHaveLength(2);
+    expect(withR2).toContain('<th scope="col" class="number">r2</th>');
+    expect(withR2).toContain('<dt>R2 gets, puts, lists</dt><dd>12, 3, 1</dd>');
+    // 3 MB put, each kept 30 days: 3 MB-months committed.
+    expect(withR2).toContain('<dt>R2 bytes put (storage committed)</dt><dd>3.00 MB (3.00 MB-months)</dd>');
+  });
+
+  it("prices and shows the R2 tier's operations without a card where it made no record (only its walk ran)", () => {
+    const walked = { r2Gets: 0, r2Puts: 0, r2PutBytes: 0, r2Lists: 4, r2StoredByteSeconds: 0 };
+    const view = statsView([{ ...bucketOf([record({})]), operations: r2Operations(walked) }], [], NOW, 7);
+    const html = statsPage(view);
+    expect(html).not.toContain('<article class="card r2">');
+    expect(html).toContain('<dt>R2 gets, puts, lists</dt><dd>0, 0, 4</dd>');
+    expect(html).toContain('<td>R2 Class A operations</td>');
   });
 
   it('charts requests and bytes per minute, one line per tier, each with a title', () => {

@@ -5,7 +5,9 @@ import {
   emptyOperations,
   mergeOperations,
   noPrefetches,
+  noR2,
   prefetchesOf,
+  r2CountsOf,
   type StoreOperations,
 } from '../../../shared/stats/store-operations.ts';
 
@@ -25,6 +27,7 @@ const operationsArb: fc.Arbitrary<StoreOperations> = fc.record({
     prefetchBytes: count,
     prefetchWastedBytes: count,
   }),
+  r2: fc.record({ r2Gets: count, r2Puts: count, r2PutBytes: count, r2Lists: count, r2StoredByteSeconds: count }),
 });
 
 describe('mergeOperations', () => {
@@ -38,7 +41,14 @@ describe('mergeOperations', () => {
       kvReads: { edge: 0, shield: 5, r2: 0 },
       hedges: { hedgesStarted: 0, hedgesWon: 0, hedgesLost: 0, hedgeBytes: 0 },
       prefetches: { prefetched: 0, prefetchesUsed: 0, prefetchesWasted: 0, prefetchBytes: 0, prefetchWastedBytes: 0 },
+      r2: { r2Gets: 0, r2Puts: 0, r2PutBytes: 0, r2Lists: 0, r2StoredByteSeconds: 0 },
     });
+  });
+
+  it("carries the R2 tier's operations as they were counted", () => {
+    const r2 = { r2Gets: 7, r2Puts: 2, r2PutBytes: 2_000_000, r2Lists: 1, r2StoredByteSeconds: 7.2e9 };
+    const kv = { kvLists: 0, kvWrites: 0, kvReads: 0 };
+    expect(mergeOperations('shield', kv, { read: 1, written: 1 }, undefined, undefined, r2).r2).toEqual(r2);
   });
 
   it("carries the shield's hedges as they were counted", () => {
@@ -69,6 +79,17 @@ describe('prefetchesOf', () => {
       ...noPrefetches(),
       prefetched: 2,
       prefetchBytes: 40,
+    });
+  });
+});
+
+describe('r2CountsOf', () => {
+  it('reads the counts a batch says, each absent one (an earlier release) 0', () => {
+    expect(r2CountsOf(undefined)).toEqual(noR2());
+    expect(r2CountsOf({ r2Gets: 3, r2StoredByteSeconds: 1.5 })).toEqual({
+      ...noR2(),
+      r2Gets: 3,
+      r2StoredByteSeconds: 1.5,
     });
   });
 });
@@ -114,6 +135,20 @@ describe('addOperations', () => {
       hedgesWon: 6,
       hedgesLost: 2,
       hedgeBytes: 200,
+    });
+  });
+
+  it("adds the R2 tier's operations, a bucket stored before they were counted adding none", () => {
+    const r2 = { r2Gets: 5, r2Puts: 1, r2PutBytes: 1000, r2Lists: 2, r2StoredByteSeconds: 3_600_000 };
+    const kv = { kvLists: 0, kvWrites: 0, kvReads: 0 };
+    const shield = mergeOperations('shield', kv, { read: 1, written: 1 }, undefined, undefined, r2);
+    const { r2: _, ...earlier } = mergeOperations('edge', kv, { read: 1, written: 1 });
+    expect(addOperations(addOperations(earlier as StoreOperations, shield), shield).r2).toEqual({
+      r2Gets: 10,
+      r2Puts: 2,
+      r2PutBytes: 2000,
+      r2Lists: 4,
+      r2StoredByteSeconds: 7_200_000,
     });
   });
 });

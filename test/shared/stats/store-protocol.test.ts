@@ -96,6 +96,24 @@ describe('parseStatsBatch', () => {
         );
   });
 
+  it("accepts the R2 tier's operations with the shield's, its byte-seconds a sum that need not be whole, and refuses junk", () => {
+    const r2 = { r2Gets: 9, r2Puts: 2, r2PutBytes: 3_000_000, r2Lists: 1, r2StoredByteSeconds: 1_234.5 };
+    const operations = { tier: 'shield', kvLists: 0, kvWrites: 0, kvReads: 0, ...r2 };
+    expect(parseStatsBatch({ rows: [], misses: [], operations })).toEqual({
+      ok: true,
+      batch: { rows: [], misses: [], operations },
+    });
+    for (const name of ['r2Gets', 'r2Puts', 'r2PutBytes', 'r2Lists'])
+      for (const bad of [-1, 2.5, '3', null])
+        expect(reasonOf({ rows: [], misses: [], operations: { ...operations, [name]: bad } })).toBe(
+          `operations: expected "${name}" to be absent or a whole number, at least 0`,
+        );
+    for (const bad of [-1, '3', null, Number.POSITIVE_INFINITY])
+      expect(reasonOf({ rows: [], misses: [], operations: { ...operations, r2StoredByteSeconds: bad } })).toBe(
+        'operations: expected "r2StoredByteSeconds" to be absent or a finite number, at least 0',
+      );
+  });
+
   it('accepts a row from an isolate of an earlier release, before departures were counted, as none departed', () => {
     const { departed: _, ...earlier } = row({ requests: 4 });
     const parsed = parseStatsBatch({ rows: [earlier], misses: [] });

@@ -6,7 +6,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writ
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isTierName, perTier, TIER_NAMES, TIERS, tier } from '../../../shared/tiers/tiers.ts';
+import { isOptional, isTierName, perTier, TIER_NAMES, TIERS, tier } from '../../../shared/tiers/tiers.ts';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 /** RFC 8941 §3.3.4 sf-token: what a Cache-Status member's name must be (RFC 9211 §2). */
@@ -18,9 +18,13 @@ describe('TIERS', () => {
     expect(TIERS).toEqual([
       { name: 'edge', cacheName: 'tiercache-edge', statusMember: 'tiercache-edge' },
       { name: 'shield', cacheName: 'tiercache-shield', statusMember: 'tiercache-shield' },
-      { name: 'r2', cacheName: 'tiercache-r2', statusMember: 'tiercache-r2' },
+      { name: 'r2', cacheName: 'tiercache-r2', statusMember: 'tiercache-r2', optional: true },
     ]);
     expect(TIER_NAMES).toEqual(TIERS.map((entry) => entry.name));
+  });
+
+  it('says the R2 tier alone is one a deployment may run without', () => {
+    expect(TIER_NAMES.filter(isOptional)).toEqual(['r2']);
   });
 
   it('names each tier once, in lower case (a JSON key, a CSS class, a Server-Timing metric), its member an sf-token', () => {
@@ -134,7 +138,9 @@ describe('a made-up fourth tier, added to the list and nowhere else', () => {
 
     const page = statsPage(view);
     expect(page).toContain('<article class="card disk"><h3>Disk</h3>');
-    // The R2 tier's bytes now come from the tier behind it, the new one's from the origin.
+    // The R2 tier made no record here, so it is not shown: the shield's bytes now come from the new tier behind it, the
+    // new one's from the origin.
+    expect(page).not.toContain('<article class="card r2">');
     expect(page).toContain('<dt>bytes from the disk</dt>');
     expect(page.match(/<dt>bytes from the origin<\/dt>/g)).toHaveLength(1);
     expect(page).toContain('<th scope="col" class="number">disk</th>');

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig, type RawConfig } from '../../../shared/config/config.ts';
 import type { ObservedTier } from '../../../shared/observe/observed.ts';
+import { R2Tally } from '../../../shared/observe/r2-tally.ts';
 import { RequestMeter } from '../../../shared/observe/request-meter.ts';
 import { requestTarget } from '../../../shared/request/request-target.ts';
 import { lastHost } from '../../../shared/stats/record.ts';
@@ -48,7 +49,8 @@ function originOf(now: () => number, body: Uint8Array = OBJECT): { next: NextHop
 function tierOver(bucket: FakeR2, settings: RawConfig = {}) {
   const clock = { at: EPOCH, now: () => clock.at };
   const config = parseConfig({ ORIGIN_KIND: 'http', ORIGIN_URL: 'https://origin.test', ...settings });
-  const r2 = r2Isolate(bucket, config);
+  const tally = new R2Tally();
+  const r2 = r2Isolate(bucket, config, tally);
   if (r2 === undefined) throw new Error('the tier is off with a bucket bound');
   const held: Promise<unknown>[] = [];
   const keepAlive = (promise: Promise<unknown>): void => void held.push(promise);
@@ -85,7 +87,7 @@ function tierOver(bucket: FakeR2, settings: RawConfig = {}) {
     await settle();
     return { bytes, member: answer.response.headers.get('cache-status') };
   }
-  return { clock, read, settle, told, r2 };
+  return { clock, read, settle, told, r2, tally };
 }
 
 const objects = (bucket: FakeR2): string[] => [...bucket.objects.keys()].sort();
@@ -209,6 +211,31 @@ describe('the R2 tier as every tier is', () => {
       ['r2', 'hit'],
     ]);
     expect(records[1]?.bytesSent).toBe(SLICE);
+  });
+});
+
+describe("the R2 tier's operations, counted for the stats", () => {
+  it('counts in its tally every get, put and list it made of its bucket, and the storage its puts commit to', async () => {
+    const bucket = new FakeR2();
+    const { clock, read, tally } = tierOver(bucket, { R2_TIER_ADMIT: 'all' });
+    const { next } = originOf(() => clock.at);
+    await read(next, 0, 0);
+    await read(next, 0, 0);
+    const counts = tally.take();
+    expect(counts).toMatchObject({
+      r2Gets: bucket.operations.get + bucket.operations.head,
+      r2Puts: bucket.operations.put,
+      r2Lists: bucket.operations.list,
+    });
+    // The first read missed (a get per entry looked up) and put the slice and its manifest; its walk listed once.
+    expect(counts.r2Puts).toBe(2);
+    expect(counts.r2Lists).toBe(1);
+    const kept = [...bucket.objects.values()].map(({ bytes, customMetadata }) => ({
+      bytes: bytes.byteLength,
+      retentionS: (Number(customMetadata.expires) - EPOCH) / 1000,
+    }));
+    expect(counts.r2PutBytes).toBe(kept.reduce((sum, entry) => sum + entry.bytes, 0));
+    expect(counts.r2StoredByteSeconds).toBe(kept.reduce((sum, entry) => sum + entry.bytes * entry.retentionS, 0));
   });
 });
 
