@@ -17,6 +17,8 @@ interface Bucket {
 export interface R2Tally {
   /** Class B. */
   gets: number;
+  /** Bytes of the objects the gets found: what R2 answered in the origin's place. */
+  readBytes: number;
   heads: number;
   /** Class A. */
   puts: number;
@@ -31,7 +33,7 @@ export interface R2Tally {
 /** The harness-only path of the shield's process that answers the tally (never a client's: it has no route). */
 export const R2_TALLY_PATH = '/__sim/r2-tally';
 
-const counts = { gets: 0, heads: 0, puts: 0, lists: 0, deletes: 0 };
+const counts = { gets: 0, readBytes: 0, heads: 0, puts: 0, lists: 0, deletes: 0 };
 const wrapped = new WeakMap<object, Bucket>();
 
 /** `bucket`, each call counted (one wrapper per binding: an isolate keeps its env). */
@@ -39,9 +41,11 @@ export function countedBucket(bucket: Bucket): Bucket {
   const known = wrapped.get(bucket);
   if (known !== undefined) return known;
   const counted: Bucket = {
-    get(key) {
+    async get(key) {
       counts.gets++;
-      return bucket.get(key);
+      const found = await bucket.get(key);
+      counts.readBytes += sizeOf(found);
+      return found;
     },
     head(key) {
       counts.heads++;
@@ -62,6 +66,12 @@ export function countedBucket(bucket: Bucket): Bucket {
   };
   wrapped.set(bucket, counted);
   return counted;
+}
+
+/** The size of what a get found (an R2 object body), 0 for none. */
+function sizeOf(found: unknown): number {
+  if (typeof found !== 'object' || found === null || !('size' in found)) return 0;
+  return typeof found.size === 'number' ? found.size : 0;
 }
 
 /** The tally so far, and the tier's objects in `bucket` (the binding itself: the harness's listing is not the tier's). */

@@ -20,11 +20,12 @@ export function r2Sections(report: SimReport, topology: SimTopology): [string, T
     const tally = r2.tally;
     const counts =
       tally === undefined
-        ? ['—', '—', '—', '—', '—']
+        ? ['—', '—', '—', '—', '—', '—']
         : [
             String(tally.objects),
             (tally.bytes / MB).toFixed(1),
             String(tally.gets + tally.heads),
+            (tally.readBytes / MB).toFixed(1),
             String(tally.puts),
             String(tally.lists),
           ];
@@ -52,6 +53,7 @@ export function r2Sections(report: SimReport, topology: SimTopology): [string, T
           'R2 objects',
           'R2 MB kept',
           'R2 gets',
+          'R2 MB read',
           'R2 puts',
           'R2 lists',
           'origin egress',

@@ -58,10 +58,20 @@ describe("the R2 tier's tally", () => {
     await counted.put(`${R2_PREFIX}a`, new Uint8Array(10), { customMetadata: {} });
     await counted.put(`${R2_PREFIX}b`, new Uint8Array(5), { customMetadata: {} });
     await counted.get(`${R2_PREFIX}a`);
+    await counted.get(`${R2_PREFIX}none`);
     await counted.head(`${R2_PREFIX}b`);
     await counted.delete(`${R2_PREFIX}b`);
     await counted.list({ prefix: '', limit: 10 });
-    expect(await tally(bucket)).toEqual({ gets: 1, heads: 1, puts: 2, lists: 1, deletes: 1, objects: 1, bytes: 10 });
+    expect(await tally(bucket)).toEqual({
+      gets: 2,
+      readBytes: 10,
+      heads: 1,
+      puts: 2,
+      lists: 1,
+      deletes: 1,
+      objects: 1,
+      bytes: 10,
+    });
   });
 });
 
@@ -70,7 +80,7 @@ describe("the R2 tier's run, priced", () => {
     const minute = 60_000;
     const summary = r2Summary(
       1e9,
-      { gets: 100, heads: 0, puts: 10, lists: 1, deletes: 0, objects: 10, bytes: 2e9 },
+      { gets: 100, readBytes: 0, heads: 0, puts: 10, lists: 1, deletes: 0, objects: 10, bytes: 2e9 },
       minute,
     );
     expect(summary.monthFactor).toBe(43_200);
