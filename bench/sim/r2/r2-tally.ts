@@ -17,7 +17,7 @@ interface Bucket {
 export interface R2Tally {
   /** Class B. */
   gets: number;
-  /** Bytes of the objects the gets found: what R2 answered in the origin's place. */
+  /** Bytes read from the bodies the gets found: what R2 sent in the origin's place. */
   readBytes: number;
   heads: number;
   /** Class A. */
@@ -43,9 +43,7 @@ export function countedBucket(bucket: Bucket): Bucket {
   const counted: Bucket = {
     async get(key) {
       counts.gets++;
-      const found = await bucket.get(key);
-      counts.readBytes += sizeOf(found);
-      return found;
+      return readCounted(await bucket.get(key));
     },
     head(key) {
       counts.heads++;
@@ -68,10 +66,23 @@ export function countedBucket(bucket: Bucket): Bucket {
   return counted;
 }
 
-/** The size of what a get found (an R2 object body), 0 for none. */
-function sizeOf(found: unknown): number {
-  if (typeof found !== 'object' || found === null || !('size' in found)) return 0;
-  return typeof found.size === 'number' ? found.size : 0;
+/**
+ * What a get found, its body's bytes counted as they are read (a lookup that wants only the headers, a read cut short,
+ * reads less than the object): the fields the tier reads of it (shield/r2/r2-cache.ts R2Body), its body counted.
+ */
+function readCounted(found: unknown): unknown {
+  if (typeof found !== 'object' || found === null || !('body' in found) || !(found.body instanceof ReadableStream))
+    return found;
+  const { key, size, customMetadata } = found as { key?: unknown; size?: unknown; customMetadata?: unknown };
+  const body = found.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        counts.readBytes += chunk.byteLength;
+        controller.enqueue(chunk);
+      },
+    }),
+  );
+  return { key, size, customMetadata, body };
 }
 
 /** The tally so far, and the tier's objects in `bucket` (the binding itself: the harness's listing is not the tier's). */

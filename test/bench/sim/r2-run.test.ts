@@ -57,13 +57,16 @@ describe("the R2 tier's tally", () => {
     expect(countedBucket(bucket)).toBe(counted);
     await counted.put(`${R2_PREFIX}a`, new Uint8Array(10), { customMetadata: {} });
     await counted.put(`${R2_PREFIX}b`, new Uint8Array(5), { customMetadata: {} });
-    await counted.get(`${R2_PREFIX}a`);
+    // One read to its end, one whose body is let go unread, one of nothing.
+    const read = (await counted.get(`${R2_PREFIX}a`)) as { body: ReadableStream };
+    await new Response(read.body).arrayBuffer();
+    await ((await counted.get(`${R2_PREFIX}a`)) as { body: ReadableStream }).body.cancel();
     await counted.get(`${R2_PREFIX}none`);
     await counted.head(`${R2_PREFIX}b`);
     await counted.delete(`${R2_PREFIX}b`);
     await counted.list({ prefix: '', limit: 10 });
     expect(await tally(bucket)).toEqual({
-      gets: 2,
+      gets: 3,
       readBytes: 10,
       heads: 1,
       puts: 2,
