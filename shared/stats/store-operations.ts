@@ -52,7 +52,7 @@ export const R2_COUNT_NAMES = [
 ] as const satisfies readonly (keyof R2Counts)[];
 
 export function noR2(): R2Counts {
-  return { r2Gets: 0, r2Puts: 0, r2PutBytes: 0, r2Lists: 0, r2StoredByteSeconds: 0 };
+  return zeroed(R2_COUNT_NAMES);
 }
 
 /** Segments a shield isolate prefetched (shared/observe/prefetch-tally.ts counts them). */
@@ -78,7 +78,7 @@ export const PREFETCH_COUNT_NAMES = [
 ] as const satisfies readonly (keyof PrefetchCounts)[];
 
 export function noPrefetches(): PrefetchCounts {
-  return { prefetched: 0, prefetchesUsed: 0, prefetchesWasted: 0, prefetchBytes: 0, prefetchWastedBytes: 0 };
+  return zeroed(PREFETCH_COUNT_NAMES);
 }
 
 /** Hedges a shield isolate made (shared/observe/hedge-tally.ts counts them). */
@@ -138,9 +138,7 @@ export function addOperations(a: StoreOperations | undefined, b: StoreOperations
 
 /** The prefetch counts a batch says (store-protocol.ts), each absent one 0. */
 export function prefetchesOf(said: Partial<PrefetchCounts> | undefined): PrefetchCounts {
-  const counts = noPrefetches();
-  for (const name of PREFETCH_COUNT_NAMES) counts[name] = said?.[name] ?? 0;
-  return counts;
+  return said === undefined ? noPrefetches() : countsOf(PREFETCH_COUNT_NAMES, (name) => said[name] ?? 0);
 }
 
 /** Whether the R2 tier did anything to its bucket (a deployment without one counts nothing). */
@@ -150,21 +148,24 @@ export function anyR2(counts: R2Counts): boolean {
 
 /** The R2 counts a batch says (store-protocol.ts), each absent one 0. */
 export function r2CountsOf(said: Partial<R2Counts> | undefined): R2Counts {
-  const counts = noR2();
-  for (const name of R2_COUNT_NAMES) counts[name] = said?.[name] ?? 0;
-  return counts;
+  return said === undefined ? noR2() : countsOf(R2_COUNT_NAMES, (name) => said[name] ?? 0);
 }
 
 function addR2(a: R2Counts, b: R2Counts): R2Counts {
-  const sum = noR2();
-  for (const name of R2_COUNT_NAMES) sum[name] = a[name] + b[name];
-  return sum;
+  return countsOf(R2_COUNT_NAMES, (name) => a[name] + b[name]);
 }
 
 function addPrefetches(a: PrefetchCounts, b: PrefetchCounts): PrefetchCounts {
-  const sum = noPrefetches();
-  for (const name of PREFETCH_COUNT_NAMES) sum[name] = a[name] + b[name];
-  return sum;
+  return countsOf(PREFETCH_COUNT_NAMES, (name) => a[name] + b[name]);
+}
+
+/** A family of counts (one of the lists of names above), each by `count`. */
+function countsOf<Name extends string>(names: readonly Name[], count: (name: Name) => number): Record<Name, number> {
+  return Object.fromEntries(names.map((name) => [name, count(name)])) as Record<Name, number>;
+}
+
+function zeroed<Name extends string>(names: readonly Name[]): Record<Name, number> {
+  return countsOf(names, () => 0);
 }
 
 function addHedges(a: HedgeCounts, b: HedgeCounts): HedgeCounts {
