@@ -84,6 +84,17 @@ export function isSliceKey(key: string): boolean {
   return key.startsWith(SLICE_KEYS);
 }
 
+/** The object key a sliceKey or wholeCopyKey was made from; undefined for any other key. */
+export function slicedObjectKey(key: string): string | undefined {
+  if (!isSliceKey(key)) return undefined;
+  const encoded = key.slice(SLICE_KEYS.length).split('/', 1)[0] ?? '';
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    return undefined;
+  }
+}
+
 function versionPrefix(objectKey: string, version: ObjectVersion, sliceSize: number): string {
   return `${SLICE_KEYS}${encodeURIComponent(objectKey)}/${encodeURIComponent(version.etag)}/${version.size}/${sliceSize}`;
 }

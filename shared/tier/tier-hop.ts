@@ -16,13 +16,13 @@ import type { PurgeKv } from '../purge/purge-kv.ts';
 import { purgedBy } from '../purge/purge-rules.ts';
 import { isolatePurges } from '../purge/purge-store.ts';
 import { softPurgedAt } from '../purge/soft-purge.ts';
-import type { RequestTarget } from '../request/request-target.ts';
 import { markObject, type ObjectMeta, representationHeaders } from '../slices/object-meta.ts';
 import { type SliceSpan, sliceCount } from '../slices/slice-plan.ts';
 import type { TierName } from '../tiers/tiers.ts';
 import { healingBehind } from './healing-upstream.ts';
 import { HopLog } from './hop-log.ts';
 import { withHopReport, withUnasked } from './hop-report.ts';
+import { hopTierKey } from './hop-tier-key.ts';
 import { hopUpstream, type NextHop, type ReadAsk } from './next-hop.ts';
 import { headObject } from './object-head.ts';
 import { resolveObject } from './object-read.ts';
@@ -77,14 +77,6 @@ export function tierHop<Health>(tier: HopTier, next: NextHop<Health>): NextHop<H
     purge: (records) => next.purge(records),
     health: () => next.health(),
   };
-}
-
-/**
- * Where the tier named `name` keeps the object `target` names for the client's `host` (its bucket): the key of its
- * manifest or whole entry, its slices' keys made from it (shared/slices/slice-plan.ts sliceKey).
- */
-export function hopTierKey(name: TierName, host: string, target: Pick<RequestTarget, 'path' | 'query'>): string {
-  return `https://${name}.tiercache.internal/${encodeURIComponent(host)}${target.path}${target.query}`;
 }
 
 /** One read at this tier, for one ask of the tier in front: keyed by the client's host (its bucket) and the target. */

@@ -1,13 +1,13 @@
 // The R2 tier's next hop (the origin) with every fetch it answers told to the isolate's FetchHistory, under the key
-// the R2 tier stores what it fetched (shared/tier/tier-hop.ts hopTierKey; a slice's, slice-plan.ts sliceKey), before
+// the R2 tier stores what it fetched (shared/tier/hop-tier-key.ts hopTierKey; a slice's, slice-plan.ts sliceKey), before
 // the read path stores it: the admission (r2-admitted.ts) weighs each entry by the fetches seen of it.
 
 import { framedBytes } from '../../shared/http/body-length.ts';
 import { type SliceSpan, sliceKey } from '../../shared/slices/slice-plan.ts';
 import type { FetchHistory } from '../../shared/store/fetch-history.ts';
+import { hopTierKey } from '../../shared/tier/hop-tier-key.ts';
 import type { NextHop } from '../../shared/tier/next-hop.ts';
 import type { UpstreamAnswer } from '../../shared/tier/ports.ts';
-import { hopTierKey } from '../../shared/tier/tier-hop.ts';
 
 /**
  * `next`, each answer of it counted in `history` at `now`, with the bytes it moved: a discovery (asked without a

@@ -7,9 +7,13 @@
 
 import { directiveSeconds, hasDirective, parseCacheControl } from '../../shared/http/cache-control.ts';
 import { LengthMismatch } from '../../shared/http/errors.ts';
+import type { PurgeCandidate } from '../../shared/purge/purge-rules.ts';
+import { readManifest } from '../../shared/slices/object-meta.ts';
+import { sliceCount, slicedObjectKey, sliceKey } from '../../shared/slices/slice-plan.ts';
 import { fromStoredHeaders } from '../../shared/store/stored-entry.ts';
 import { drain } from '../../shared/streams/drain.ts';
 import { streamReader } from '../../shared/streams/stream-reader.ts';
+import { hopTierTarget } from '../../shared/tier/hop-tier-key.ts';
 import type { TierCache } from '../../shared/tier/tier-cache.ts';
 import { tier } from '../../shared/tiers/tiers.ts';
 
@@ -201,6 +205,35 @@ export class R2TierCache implements TierCache {
 export function r2Key(url: string): string | undefined {
   const key = `${R2_PREFIX}${url.replace(/^https?:\/\//, '')}`;
   return new TextEncoder().encode(key).byteLength <= KEY_MAX ? key : undefined;
+}
+
+/** A listed object as a purge judges it, and the slices it stands for. */
+export interface ListedEntry {
+  /** The target of the object it belongs to (a slice's, its object's): what a purge names. */
+  target: string;
+  /** What the read path stored it with. */
+  candidate: PurgeCandidate;
+  /** A sliced object's manifest: the keys of its version's slices, which carry no tags of their own; else none. */
+  slices: string[];
+}
+
+/** A listed object as a purge judges it (shared/purge/purge-rules.ts purgedBy); undefined for an object not ours. */
+export function listedEntry(object: R2Listed): ListedEntry | undefined {
+  const entry = readMetadata(object.customMetadata);
+  if (entry === undefined || !object.key.startsWith(R2_PREFIX)) return undefined;
+  const url = `https://${object.key.slice(R2_PREFIX.length)}`;
+  const sliced = slicedObjectKey(url);
+  const target = hopTierTarget('r2', sliced ?? url);
+  const stored = fromStoredHeaders(new Headers(entry.headers));
+  if (target === undefined || stored === undefined) return undefined;
+  const manifest = sliced === undefined ? readManifest(stored.headers) : undefined;
+  const slices =
+    manifest === undefined
+      ? []
+      : Array.from({ length: sliceCount(manifest.size, manifest.sliceSize) }, (_, index) =>
+          r2Key(sliceKey(url, manifest, manifest.sliceSize, index)),
+        ).filter((key) => key !== undefined);
+  return { target, candidate: { meta: stored.meta, headers: stored.headers }, slices };
 }
 
 /** When the entry an object's custom metadata describes expires (ms epoch); undefined for an object not ours. */

@@ -1,12 +1,15 @@
-// The R2 tier's entries removed once they stop paying: each carries the end of the retention its admission gave it
-// (r2-cache.ts, its custom metadata), and R2's lifecycle rules delete only by age and prefix
-// (developers.cloudflare.com/r2/buckets/object-lifecycles/), so the tier keeps this index of its own and walks it: a
-// page of its listing at a time, at most once per SWEEP_EVERY_MS per isolate, deleting what has expired. A lookup never
-// serves an expired entry whether or not the walk has reached it (r2-cache.ts match): the walk frees what nobody asks
-// for again, which is what stopped paying. Past MAX_RETENTION_S a lifecycle rule on the prefix is the backstop.
+// The R2 tier's entries removed once they stop paying, or once a purge has reached them: each carries the end of the
+// retention its admission gave it and what the read path stored it with (r2-cache.ts, its custom metadata), and R2's
+// lifecycle rules delete only by age and prefix (developers.cloudflare.com/r2/buckets/object-lifecycles/), so the tier
+// keeps this index of its own and walks it: a page of its listing at a time, at most once per SWEEP_EVERY_MS per
+// isolate, deleting what has expired and what the purge list says is purged (a hard purge: a soft one leaves the entry
+// to be revalidated). A lookup never serves either whether or not the walk has reached it (r2-cache.ts match; the read
+// path's purge check): the walk frees what nobody asks for again, so a purge stops costing its storage. Past
+// MAX_RETENTION_S a lifecycle rule on the prefix is the backstop.
 
 import { R2_SWEEP_EVERY_MS } from '../../shared/cost/platform-operations.ts';
-import { expiryOf, R2_PREFIX, type R2Store } from './r2-cache.ts';
+import { type PurgeList, purgedBy } from '../../shared/purge/purge-rules.ts';
+import { expiryOf, listedEntry, R2_PREFIX, type R2Listed, type R2Store } from './r2-cache.ts';
 
 /** One page of the listing a walk reads (R2 lists at most 1,000 keys a call; each call is a Class A operation). */
 export const SWEEP_PAGE = 1000;
@@ -25,11 +28,16 @@ export function newSweep(): SweepState {
 }
 
 /**
- * One page of the walk when one is due at `now` (ms epoch): the expired entries of it deleted (one call; deletes are
- * free), the cursor moved on, back to the start at the listing's end. Resolves with the keys deleted; never rejects
- * (a walk that fails is tried again when the next is due).
+ * One page of the walk when one is due at `now` (ms epoch): the entries of it expired or purged by the list `purges`
+ * reads (none when absent) deleted (one call; deletes are free), the cursor moved on, back to the start at the
+ * listing's end. Resolves with the keys deleted; never rejects (a walk that fails is tried again when the next is due).
  */
-export async function sweepExpired(bucket: R2Store, state: SweepState, now: number): Promise<string[]> {
+export async function sweep(
+  bucket: R2Store,
+  state: SweepState,
+  now: number,
+  purges?: () => Promise<PurgeList>,
+): Promise<string[]> {
   if (state.running || (state.lastAt !== undefined && now - state.lastAt < SWEEP_EVERY_MS)) return [];
   state.running = true;
   state.lastAt = now;
@@ -41,14 +49,33 @@ export async function sweepExpired(bucket: R2Store, state: SweepState, now: numb
       ...(state.cursor !== undefined ? { cursor: state.cursor } : {}),
     });
     state.cursor = page.truncated ? page.cursor : undefined;
-    const expired = page.objects
-      .filter((object) => (expiryOf(object.customMetadata) ?? Number.NEGATIVE_INFINITY) <= now)
-      .map((object) => object.key);
-    if (expired.length > 0) await bucket.delete(expired);
-    return expired;
+    const purged = purges === undefined ? () => [] : purgedOf(await purges());
+    const gone = [
+      ...new Set(
+        page.objects.flatMap((object) =>
+          (expiryOf(object.customMetadata) ?? Number.NEGATIVE_INFINITY) <= now ? [object.key] : purged(object),
+        ),
+      ),
+    ];
+    // R2 deletes up to 1,000 keys a call (developers.cloudflare.com/r2/api/workers/workers-api-reference/).
+    for (let at = 0; at < gone.length; at += SWEEP_PAGE) await bucket.delete(gone.slice(at, at + SWEEP_PAGE));
+    return gone;
   } catch {
     return [];
   } finally {
     state.running = false;
   }
+}
+
+/**
+ * The keys a listed entry that `list` purged takes with it, judged by its target and what it was stored with, as a
+ * lookup would: itself, and a manifest its version's slices (a tag purge names the object, whose slices carry no tags);
+ * none when it is not purged.
+ */
+function purgedOf(list: PurgeList): (object: R2Listed) => string[] {
+  return (object) => {
+    const entry = listedEntry(object);
+    if (entry === undefined || !purgedBy(list, entry.target)(entry.candidate)) return [];
+    return [object.key, ...entry.slices];
+  };
 }

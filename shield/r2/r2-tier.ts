@@ -12,6 +12,7 @@ import { isolateR2, type R2Tally } from '../../shared/observe/r2-tally.ts';
 import { tellOperations, tellRecord } from '../../shared/observe/record-sinks.ts';
 import { RequestMeter } from '../../shared/observe/request-meter.ts';
 import type { PurgeKv } from '../../shared/purge/purge-kv.ts';
+import { isolatePurges } from '../../shared/purge/purge-store.ts';
 import { tierRecord } from '../../shared/stats/record.ts';
 import { FetchHistory } from '../../shared/store/fetch-history.ts';
 import { WriteBudget } from '../../shared/store/write-budget.ts';
@@ -21,7 +22,7 @@ import { countedBucket } from './counted-bucket.ts';
 import { fetchesSeen } from './fetches-seen.ts';
 import { admittedCache } from './r2-admitted.ts';
 import { type R2Store, R2TierCache } from './r2-cache.ts';
-import { newSweep, type SweepState, sweepExpired } from './r2-sweep.ts';
+import { newSweep, type SweepState, sweep } from './r2-sweep.ts';
 
 /** The R2 tier of one isolate: kept across its requests. */
 export interface R2Isolate {
@@ -102,7 +103,7 @@ export function r2Request(
         now,
       });
       // The walk of the index, when one is due: kept alive with the tier's other work.
-      meter.hold(sweepExpired(bucket, r2.sweep, now()));
+      meter.hold(sweep(bucket, r2.sweep, now(), () => isolatePurges.purgeList(purges, now())));
       return heardHop(
         tierHop({ name: 'r2', cache, config, clock, purges, meter }, fetchesSeen(next, r2.history, now)),
         hear,

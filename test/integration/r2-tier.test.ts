@@ -257,6 +257,26 @@ describe('purges of every kind reach what R2 keeps', () => {
   });
 });
 
+describe('the walk of its index after a purge', () => {
+  it("deletes what a purge reached, the object's slices with it, once its minute comes", async () => {
+    const { path } = await put(2.5 * MiB, { 'x-amz-meta-cache-tag': 'r2-walked' });
+    await read(path);
+    const bucket = await f.stack.mf.getR2Bucket('R2_TIER', 'shield');
+    const keysOf = async (): Promise<string[]> =>
+      (await bucket.list({ prefix: 'tiercache-r2/' })).objects
+        .map((object) => object.key)
+        .filter((key) => key.includes(encodeURIComponent(path)) || key.endsWith(path));
+    // Its manifest and three slices.
+    expect(await keysOf()).toHaveLength(4);
+    await purge({ tags: ['r2-walked'] });
+    // The walk's next page is due a minute on; any read that reaches the R2 tier takes it.
+    clock.advance(61);
+    await read((await put(4000)).path);
+    await settle(300);
+    expect(await keysOf()).toEqual([]);
+  });
+});
+
 describe('what a shared cache may not keep', () => {
   it.each([['no-store'], ['private']])('%s: never put in R2, the origin asked on every read', async (directive) => {
     const { path, bytes } = await put(4000, { 'cache-control': directive });

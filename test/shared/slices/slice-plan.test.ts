@@ -3,14 +3,17 @@ import { describe, expect, it } from 'vitest';
 import type { ByteRange } from '../../../shared/http/range.ts';
 import {
   isSliced,
+  isSliceKey,
   type ObjectVersion,
   sliceBytes,
   sliceCount,
+  slicedObjectKey,
   sliceKey,
   sliceLength,
   slicesFor,
   spanBytes,
   spansOf,
+  wholeCopyKey,
 } from '../../../shared/slices/slice-plan.ts';
 
 const MIB = 1024 * 1024;
@@ -189,6 +192,28 @@ describe('spansOf', () => {
         }
       }),
     );
+  });
+});
+
+describe('slicedObjectKey', () => {
+  it('reads back the object key of every slice and whole-copy key, and no other', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'binary', maxLength: 60 }),
+        strongEtag,
+        fc.nat(10 * MIB),
+        fc.nat(1000),
+        (objectKey, etag, size, index) => {
+          const version = { etag, size };
+          for (const key of [sliceKey(objectKey, version, MIB, index), wholeCopyKey(objectKey, version, MIB)]) {
+            expect(isSliceKey(key)).toBe(true);
+            expect(slicedObjectKey(key)).toBe(objectKey);
+          }
+        },
+      ),
+    );
+    for (const other of ['https://r2.tiercache.internal/h/a', 'https://slice.tiercache.internal/%E0%A4%A/1', 'x'])
+      expect(slicedObjectKey(other)).toBeUndefined();
   });
 });
 

@@ -7,7 +7,7 @@ import { R2Tally } from '../../../shared/observe/r2-tally.ts';
 import { toStoredHeaders } from '../../../shared/store/stored-entry.ts';
 import { countedBucket } from '../../../shield/r2/counted-bucket.ts';
 import { R2_PREFIX, R2TierCache } from '../../../shield/r2/r2-cache.ts';
-import { newSweep, sweepExpired } from '../../../shield/r2/r2-sweep.ts';
+import { newSweep, sweep } from '../../../shield/r2/r2-sweep.ts';
 import { FakeR2 } from './fake-r2.ts';
 
 const T0 = Date.parse('2026-12-04T12:00:00Z');
@@ -39,7 +39,7 @@ describe('countedBucket', () => {
     expect(await cache.match(new Request(`${URL_A}1`))).toBeUndefined();
     expect(await cache.delete(new Request(URL_B))).toBe(true);
     clock.at += 3_600_000;
-    await sweepExpired(store, newSweep(), clock.at);
+    await sweep(store, newSweep(), clock.at);
     const counts = tally.take();
     expect(counts).toEqual({
       r2Gets: bucket.operations.get + bucket.operations.head,
@@ -76,7 +76,7 @@ describe('countedBucket', () => {
     expect(told()).toBe(0);
     await cache.put(new Request(URL_A), entry(10, 60));
     expect(told()).toBe(1);
-    await sweepExpired(store, newSweep(), T0);
+    await sweep(store, newSweep(), T0);
     expect(told()).toBe(2);
     await cache.delete(new Request(URL_A));
     expect(told()).toBe(3);

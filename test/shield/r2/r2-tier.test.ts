@@ -8,6 +8,7 @@ import { parseConfig, type RawConfig } from '../../../shared/config/config.ts';
 import type { ObservedTier } from '../../../shared/observe/observed.ts';
 import { R2Tally } from '../../../shared/observe/r2-tally.ts';
 import { RequestMeter } from '../../../shared/observe/request-meter.ts';
+import type { PurgeList, PurgeRecord } from '../../../shared/purge/purge-rules.ts';
 import { requestTarget } from '../../../shared/request/request-target.ts';
 import { lastHost } from '../../../shared/stats/record.ts';
 import { originHealing } from '../../../shared/tier/healing-upstream.ts';
@@ -15,7 +16,7 @@ import { HopLog } from '../../../shared/tier/hop-log.ts';
 import { hopUpstream, type NextHop } from '../../../shared/tier/next-hop.ts';
 import type { Upstream } from '../../../shared/tier/ports.ts';
 import { R2_PREFIX } from '../../../shield/r2/r2-cache.ts';
-import { newSweep, SWEEP_EVERY_MS, SWEEP_PAGE, sweepExpired } from '../../../shield/r2/r2-sweep.ts';
+import { newSweep, SWEEP_EVERY_MS, SWEEP_PAGE, sweep } from '../../../shield/r2/r2-sweep.ts';
 import { r2Isolate, r2Request } from '../../../shield/r2/r2-tier.ts';
 import { EPOCH, FakeHopCalls, FakeUpstream, patterned } from '../../shared/tier/fakes.ts';
 import { FakeR2 } from './fake-r2.ts';
@@ -240,6 +241,30 @@ describe("the R2 tier's operations, counted for the stats", () => {
 });
 
 describe('the walk that removes what stopped paying', () => {
+  it("deletes what a hard purge reached, the object's slices with it, and leaves a soft purge's to be revalidated", async () => {
+    const bucket = new FakeR2();
+    const { clock, read } = tierOver(bucket, { R2_TIER_ADMIT: 'all' });
+    const { next } = originOf(() => clock.at);
+    await read(next, 0, 1);
+    const kept = objects(bucket);
+    // The manifest and both slices, each kept for the retention `all` gives.
+    expect(kept).toHaveLength(3);
+    const list =
+      (records: PurgeRecord[]): (() => Promise<PurgeList>) =>
+      async () => ({ records, vouchedSince: 0 });
+    const at = clock.at + 1;
+    // Another object's purge, and a soft purge of this one: nothing deleted.
+    expect(await sweep(bucket, newSweep(), at, list([{ kind: 'url', value: '/other.bin', at }]))).toEqual([]);
+    expect(await sweep(bucket, newSweep(), at, list([{ kind: 'url', value: '/clip.bin', at, soft: true }]))).toEqual(
+      [],
+    );
+    // A purge made before the bytes came from the origin reaches nothing either.
+    const before = clock.at - 1;
+    expect(await sweep(bucket, newSweep(), at, list([{ kind: 'everything', value: '', at: before }]))).toEqual([]);
+    expect((await sweep(bucket, newSweep(), at, list([{ kind: 'prefix', value: '/cl', at }]))).sort()).toEqual(kept);
+    expect(bucket.objects.size).toBe(0);
+  });
+
   it('deletes the expired entries of one page a minute, the cursor moving on and starting over', async () => {
     const bucket = new FakeR2();
     const now = EPOCH;
@@ -251,11 +276,11 @@ describe('the walk that removes what stopped paying', () => {
     }
     await bucket.put('someone-else/object', new Uint8Array(1), { customMetadata: {} });
     const state = newSweep();
-    expect(await sweepExpired(bucket, state, now)).toHaveLength(SWEEP_PAGE / 2);
+    expect(await sweep(bucket, state, now)).toHaveLength(SWEEP_PAGE / 2);
     // Not due yet: nothing listed.
-    expect(await sweepExpired(bucket, state, now + SWEEP_EVERY_MS - 1)).toEqual([]);
+    expect(await sweep(bucket, state, now + SWEEP_EVERY_MS - 1)).toEqual([]);
     expect(bucket.operations.list).toBe(1);
-    expect(await sweepExpired(bucket, state, now + SWEEP_EVERY_MS)).toHaveLength(5);
+    expect(await sweep(bucket, state, now + SWEEP_EVERY_MS)).toHaveLength(5);
     expect(state.cursor).toBeUndefined();
     expect(bucket.objects.size).toBe(SWEEP_PAGE / 2 + 5 + 1);
     expect(bucket.objects.has('someone-else/object')).toBe(true);
