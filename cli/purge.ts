@@ -1,7 +1,6 @@
 // `npm run purge` (docs/purge.md): what to purge, on which deployment, POSTed as the JSON worker/purge.ts parses;
 // the edge's answer printed as what it accepted (soft or not) and when that reaches every location.
 
-import { readFile } from 'node:fs/promises';
 import type { PurgeRequest } from '../shared/purge/purge-rules.ts';
 import { PURGE_PATH } from '../shared/request/reserved-paths.ts';
 import { formatTime } from '../shared/stats/format.ts';
@@ -19,6 +18,7 @@ import {
   parseJsonAnswer,
 } from './edge-api.ts';
 import { parseFlags, single } from './flags.ts';
+import { fromFile, readInput } from './from-file.ts';
 import { PORT_FLAG } from './local-stacks.ts';
 import { printable } from './print.ts';
 import { joinTargets, type PurgeTargets, parseTargetLines, purgeBatches, targetCount } from './purge-targets.ts';
@@ -105,7 +105,7 @@ export async function runPurge(
       return 0;
     }
     const targets =
-      args.from === undefined ? args.targets : joinTargets(args.targets, await fromFile(args.from, input));
+      args.from === undefined ? args.targets : joinTargets(args.targets, await targetsFrom(args.from, input));
     const deployment = await findDeployment(PURGE_API, args.base, context, args.port);
     // In requests the edge takes, in order; one refused stops the rest (what was accepted is printed).
     for (const batch of purgeBatches(targets)) {
@@ -160,25 +160,10 @@ export function parsePurgeArgs(argv: readonly string[]): PurgeArgs {
 }
 
 /** The targets `--from` names: a usage error (exit 2) for a file that cannot be read, a bad line, or none. */
-async function fromFile(path: string, input: (path: string) => Promise<string>): Promise<PurgeTargets> {
-  let text: string;
-  try {
-    text = await input(path);
-  } catch (error) {
-    throw usageError(`--from ${path}: ${error instanceof Error ? error.message : String(error)}`, PURGE_USAGE);
-  }
-  const parsed = parseTargetLines(text);
-  if ('error' in parsed) throw usageError(`--from ${path}: ${parsed.error}`, PURGE_USAGE);
+async function targetsFrom(path: string, input: (path: string) => Promise<string>): Promise<PurgeTargets> {
+  const parsed = await fromFile(path, input, PURGE_USAGE, parseTargetLines);
   if (targetCount(parsed) === 0 && !parsed.everything) throw usageError(`--from ${path}: no target in it`, PURGE_USAGE);
   return parsed;
-}
-
-/** A file's text, or standard input's for `-`. */
-async function readInput(path: string): Promise<string> {
-  if (path !== '-') return readFile(path, 'utf8');
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** The POST whose body shared/purge/purge-rules.ts parsePurgeBody reads. */

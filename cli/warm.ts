@@ -2,7 +2,6 @@
 // after call: a list of URLs in batches of what one call warms, a playlist as one request continued from where each
 // call says the next starts; a line of progress after each call, and what failed at the end.
 
-import { readFile } from 'node:fs/promises';
 import { WARM_PATH } from '../shared/request/reserved-paths.ts';
 import { formatBytes, formatCount } from '../shared/stats/format.ts';
 import { WARM_URLS_PER_CALL } from '../shared/warm/warm-pacing.ts';
@@ -23,6 +22,7 @@ import {
   parseJsonAnswer,
 } from './edge-api.ts';
 import { parseFlags, single } from './flags.ts';
+import { fromFile, readInput } from './from-file.ts';
 import { PORT_FLAG } from './local-stacks.ts';
 import { printable } from './print.ts';
 
@@ -92,7 +92,10 @@ export async function runWarm(
       context.out(WARM_USAGE);
       return 0;
     }
-    const urls = args.from === undefined ? args.urls : [...args.urls, ...(await fromFile(args.from, input))];
+    const urls =
+      args.from === undefined
+        ? args.urls
+        : [...args.urls, ...(await fromFile(args.from, input, WARM_USAGE, parseUrlLines))];
     const deployment = await findDeployment(WARM_API, args.base, context, args.port);
     const totals: Totals = { done: 0, skipped: 0, shield: tally(), edge: undefined, problems: [] };
     for (const body of warmBodies(urls, args.playlists)) await warmAll(deployment, body, args.tier, totals, context);
@@ -257,26 +260,6 @@ function tally(): TierTally {
 /** A URL's or path's path. */
 function pathOf(value: string): string {
   return URL.canParse(value) ? new URL(value).pathname : (value.split(/[?#]/, 1)[0] ?? value);
-}
-
-async function fromFile(path: string, input: (path: string) => Promise<string>): Promise<string[]> {
-  let text: string;
-  try {
-    text = await input(path);
-  } catch (error) {
-    throw usageError(`--from ${path}: ${error instanceof Error ? error.message : String(error)}`, WARM_USAGE);
-  }
-  const parsed = parseUrlLines(text);
-  if ('error' in parsed) throw usageError(`--from ${path}: ${parsed.error}`, WARM_USAGE);
-  return parsed;
-}
-
-/** A file's text, or standard input's for `-`. */
-async function readInput(path: string): Promise<string> {
-  if (path !== '-') return readFile(path, 'utf8');
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 if (isEntry(import.meta.url)) process.exitCode = await runWarm(process.argv.slice(2), processContext());
