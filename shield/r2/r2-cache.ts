@@ -87,8 +87,11 @@ export class R2TierCache implements TierCache {
     const key = request.method === 'GET' ? r2Key(request.url) : undefined;
     if (key === undefined) return undefined;
     // R2 answering an error (its binding throws: an internal error, a rate limit) is a miss, as a disk cache that
-    // cannot be read is one: the origin answers, and the tier is read again on the next miss.
-    const object = await this.bucket.get(key).catch(() => null);
+    // cannot be read is one: the origin answers, and the tier is read again on the next miss. Said in the logs.
+    const object = await this.bucket.get(key).catch((error: unknown) => {
+      warnUnread(error, this.now());
+      return null;
+    });
     if (object === null) return undefined;
     const entry = readMetadata(object.customMetadata);
     // Not an entry of ours, past its retention, or not the bytes counted in (a size R2 did not get from us): gone.
@@ -199,6 +202,21 @@ export class R2TierCache implements TierCache {
     if (held > UNKNOWN_LENGTH_HELD || tooLarge(metadata(held))) return;
     await this.bucket.put(key, concat(chunks, held), { customMetadata: metadata(held) });
   }
+}
+
+/** When this isolate last logged a get R2 failed (ms epoch, the tier's clock): a line a minute at most. */
+let unreadWarnedAt = Number.NEGATIVE_INFINITY;
+const UNREAD_WARN_EVERY_MS = 60_000;
+
+/**
+ * A get R2 failed, in the logs (Workers Logs): a tier that fails open costs the origin's egress while it does, which
+ * nobody would see; a line a minute per isolate at most, however many fail.
+ */
+function warnUnread(error: unknown, now: number): void {
+  if (now - unreadWarnedAt < UNREAD_WARN_EVERY_MS) return;
+  unreadWarnedAt = now;
+  const reason = error instanceof Error ? error.message : String(error);
+  console.warn(`tiercache r2: a get failed (${reason}); its reads go to the origin while R2 fails`);
 }
 
 /** The object key of an entry's URL, under the tier's prefix; undefined past R2's key length. */

@@ -3,7 +3,7 @@
 // is short or wrong discarded, a put that breaks keeping nothing, every body read to its end whether kept or not.
 
 import { Miniflare } from 'miniflare';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { toStoredHeaders } from '../../../shared/store/stored-entry.ts';
 import { R2_PREFIX, type R2Store, R2TierCache, r2Key } from '../../../shield/r2/r2-cache.ts';
 import { TIER_CACHE_CLAUSES, tierCacheViolations } from '../../shared/tier/tier-cache-contract.ts';
@@ -75,6 +75,30 @@ function breaking(first: string): { body: ReadableStream<Uint8Array>; pulled: ()
 }
 
 describe('R2TierCache', () => {
+  it('is a miss while R2 fails its gets, said in the logs a line a minute at most', async () => {
+    const bucket = new FakeR2();
+    const cache = new R2TierCache(bucket, clock.now);
+    clock.at = T0;
+    await cache.put(get(URL_A), entry('0123456789', 600));
+    bucket.failing = true;
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      expect(await cache.match(get(URL_A))).toBeUndefined();
+      clock.at = T0 + 59_000;
+      expect(await cache.match(get(URL_A))).toBeUndefined();
+      expect(warn).toHaveBeenCalledTimes(1);
+      expect(String(warn.mock.calls[0]?.[0])).toMatch(/^tiercache r2: a get failed \(.*10001\)/);
+      clock.at = T0 + 61_000;
+      await cache.match(get(URL_A));
+      expect(warn).toHaveBeenCalledTimes(2);
+    } finally {
+      warn.mockRestore();
+    }
+    // R2 back: the entry it kept is there.
+    bucket.failing = false;
+    expect(await text(await cache.match(get(URL_A)))).toBe('0123456789');
+  });
+
   it("keeps an entry for its put's max-age, then finds nothing and removes it", async () => {
     const bucket = new FakeR2();
     const cache = new R2TierCache(bucket, clock.now);
