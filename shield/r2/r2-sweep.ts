@@ -29,7 +29,7 @@ export function newSweep(): SweepState {
 
 /**
  * One page of the walk when one is due at `now` (ms epoch): the entries of it expired or purged by the list `purges`
- * reads (none when absent) deleted (one call; deletes are free), the cursor moved on, back to the start at the
+ * reads (none when absent) deleted (a call per SWEEP_PAGE keys; deletes are free), the cursor moved on, back to the start at the
  * listing's end. Resolves with the keys deleted; never rejects (a walk that fails is tried again when the next is due).
  */
 export async function sweep(
@@ -73,9 +73,14 @@ export async function sweep(
  * none when it is not purged.
  */
 function purgedOf(list: PurgeList): (object: R2Listed) => string[] {
+  // By its records alone, not by what the list vouches for: an isolate whose reads of the list fail counts everything
+  // older than a minute as purged until a read succeeds (docs/purge.md "When KV cannot be read"), which a lookup may
+  // act on (it fetches the object again), but the walk must not: it would empty the persistent tier of what nobody
+  // asked for during a KV outage. Past the records' own bound, an entry has expired (MAX_RETENTION_S) anyway.
+  const records = { records: list.records, vouchedSince: Number.NEGATIVE_INFINITY };
   return (object) => {
     const entry = listedEntry(object);
-    if (entry === undefined || !purgedBy(list, entry.target)(entry.candidate)) return [];
+    if (entry === undefined || !purgedBy(records, entry.target)(entry.candidate)) return [];
     return [object.key, ...entry.slices];
   };
 }
