@@ -5,7 +5,14 @@ import { mergeBatch } from '../../../shared/stats/minute-bucket.ts';
 import { DEFAULT_COST_DEPLOYMENT, windowCost } from '../../../shared/stats/stats-cost.ts';
 import { statsView } from '../../../shared/stats/stats-view.ts';
 import { MINUTE_MS } from '../../../shared/stats/stats-window.ts';
-import { addOperations, emptyOperations, mergeOperations } from '../../../shared/stats/store-operations.ts';
+import {
+  addOperations,
+  emptyOperations,
+  mergeOperations,
+  noHedges,
+  noPrefetches,
+  noR2,
+} from '../../../shared/stats/store-operations.ts';
 import { BASE, batchOf, record } from './arbitraries.ts';
 
 const NOW = BASE + 90_000;
@@ -59,20 +66,10 @@ describe('windowCost', () => {
       kvListRequests: 5,
       kvReadRequests: 4,
       kvWriteRequests: 2,
-      hedgesStarted: 0,
-      hedgesWon: 0,
-      hedgesLost: 0,
-      hedgeBytes: 0,
-      prefetched: 0,
-      prefetchesUsed: 0,
-      prefetchesWasted: 0,
-      prefetchBytes: 0,
-      prefetchWastedBytes: 0,
-      r2Gets: 0,
-      r2Puts: 0,
-      r2PutBytes: 0,
-      r2Lists: 0,
-      r2StoredByteSeconds: 0,
+      // No hedge, prefetch or R2 operation in these windows.
+      ...noHedges(),
+      ...noPrefetches(),
+      ...noR2(),
     });
     expect(line(cost, 'Durable Object requests')?.quantity).toBe(2 * MONTH_PER_HOUR);
     expect(line(cost, 'KV list requests')?.quantity).toBe(5 * MONTH_PER_HOUR);
@@ -196,20 +193,10 @@ describe('statsView cost', () => {
       kvListRequests: 2,
       kvReadRequests: 1,
       kvWriteRequests: 0,
-      hedgesStarted: 0,
-      hedgesWon: 0,
-      hedgesLost: 0,
-      hedgeBytes: 0,
-      prefetched: 0,
-      prefetchesUsed: 0,
-      prefetchesWasted: 0,
-      prefetchBytes: 0,
-      prefetchWastedBytes: 0,
-      r2Gets: 0,
-      r2Puts: 0,
-      r2PutBytes: 0,
-      r2Lists: 0,
-      r2StoredByteSeconds: 0,
+      // No hedge, prefetch or R2 operation in these windows.
+      ...noHedges(),
+      ...noPrefetches(),
+      ...noR2(),
     });
   });
 
